@@ -1,0 +1,132 @@
+#include "format.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+namespace sailor::cli {
+
+namespace {
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+std::string pad(const std::string& s, size_t w) { return s.size() >= w ? s + " " : s + std::string(w - s.size(), ' '); }
+std::string rpad(const std::string& s, size_t w) { return s.size() >= w ? " " + s : std::string(w - s.size(), ' ') + s; }
+}  // namespace
+
+std::string seconds(double s) {
+  if (s >= 1.0) return fmt("%.3f s", s);
+  if (s >= 1e-3) return fmt("%.2f ms", s * 1e3);
+  return fmt("%.0f us", s * 1e6);
+}
+
+std::string gib(double bytes) { return fmt("%.2f GiB", bytes / (1024.0 * 1024.0 * 1024.0)); }
+
+std::string formatGpus(const Catalog& c) {
+  std::ostringstream os;
+  os << pad("GPU", 11) << rpad("memory", 11) << rpad("fp32 TF", 9) << rpad("bf16 TF", 9) << rpad("HBM GB/s", 10)
+     << rpad("link GB/s", 11) << rpad("per node", 10) << "  name\n";
+  for (const auto& g : c.gpus())
+    os << pad(g.name, 11) << rpad(gib(static_cast<double>(g.memory_bytes)), 11) << rpad(fmt("%.1f", g.fp32_tflops), 9)
+       << rpad(g.bf16_tflops ? fmt("%.1f", *g.bf16_tflops) : "-", 9) << rpad(fmt("%.0f", g.memory_bandwidth_gb_per_s), 10)
+       << rpad(fmt("%.0f", g.intra_node_bandwidth_gb_per_s), 11) << rpad(std::to_string(g.gpus_per_node), 10) << "  "
+       << g.full_name << "\n";
+  return os.str();
+}
+
+std::string formatModels(const Catalog& c) {
+  std::ostringstream os;
+  os << pad("model", 14) << rpad("params", 9) << rpad("layers", 8) << rpad("hidden", 8) << rpad("heads", 7)
+     << rpad("kv", 5) << rpad("ffn", 7) << rpad("vocab", 8) << rpad("seq", 6) << "  norm/mlp/pos\n";
+  for (const auto& m : c.models())
+    os << pad(m.name, 14) << rpad(fmt("%.2fB", totalParameters(m) / 1e9), 9) << rpad(std::to_string(m.layers), 8)
+       << rpad(std::to_string(m.hidden_size), 8) << rpad(std::to_string(m.heads), 7)
+       << rpad(std::to_string(m.kv_heads), 5) << rpad(std::to_string(m.ffn_hidden_size), 7)
+       << rpad(std::to_string(m.vocab_size), 8) << rpad(std::to_string(m.sequence_length), 6) << "  "
+       << (m.norm == NormType::LayerNorm ? "layernorm" : "rmsnorm") << "/"
+       << (m.mlp == MlpType::Gelu ? "gelu" : "swiglu") << "/"
+       << (m.position_embedding == PositionEmbedding::Learned ? "learned" : "rotary")
+       << (m.tied_embeddings ? ", tied" : "") << "\n";
+  return os.str();
+}
+
+std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& scenario, const Prediction& p) {
+  std::ostringstream os;
+  os << "Scenario " << scenario.name << "; job " << job.model << ", global batch " << job.global_batch_size
+     << ", sequence " << job.sequence_length << ", " << precisionName(job.precision) << ", "
+     << optimizerName(job.optimizer) << "\n";
+  os << "Plan: " << plan.stages.size() << " stage(s), microbatch " << plan.microbatch_size << ", "
+     << plan.gpuCount() << " GPUs\n\n";
+  os << "Stages (per microbatch; straggler replica)\n";
+  os << "  " << pad("stage", 7) << pad("layers", 9) << pad("replicas", 34) << rpad("m", 5) << rpad("forward", 11)
+     << rpad("backward", 11) << rpad("send fwd", 11) << rpad("dp sync", 11) << "\n";
+  for (size_t s = 0; s < plan.stages.size(); ++s) {
+    const Stage& st = plan.stages[s];
+    std::map<std::string, int> groups;
+    for (const auto& r : st.replicas) groups[r.gpu_type + " tp" + std::to_string(r.tp) + " " + r.zone]++;
+    std::string reps;
+    for (const auto& [k, n] : groups) reps += (reps.empty() ? "" : ", ") + std::to_string(n) + "x " + k;
+    const StageTimes& t = p.stages[s];
+    os << "  " << pad(std::to_string(s), 7) << pad(std::to_string(st.first_layer) + "-" + std::to_string(st.last_layer), 9)
+       << pad(reps, 34) << rpad(std::to_string(t.microbatches), 5) << rpad(seconds(t.forward_s), 11)
+       << rpad(seconds(t.backward_s), 11) << rpad(seconds(t.send_forward_s), 11) << rpad(seconds(t.dp_sync_s), 11)
+       << "\n";
+  }
+  os << "\nIteration time " << seconds(p.iteration_s) << "  (" << fmt("%.4f", p.iterations_per_s) << " it/s, "
+     << fmt("%.0f", p.tokens_per_s) << " tokens/s)\n";
+  auto line = [&](const char* name, double v) {
+    os << "  " << pad(name, 12) << rpad(seconds(v), 11) << rpad(fmt("%5.1f %%", p.iteration_s > 0 ? 100 * v / p.iteration_s : 0), 9) << "\n";
+  };
+  line("compute", p.breakdown.compute_s);
+  line("bubble", p.breakdown.bubble_s);
+  line("p2p", p.breakdown.p2p_s);
+  line("dp sync", p.breakdown.dp_sync_s);
+  line("optimizer", p.breakdown.optimizer_s);
+  os << "\nMemory per GPU (peak " << gib(p.peakMemoryBytes()) << ")\n";
+  os << "  " << pad("stage", 7) << pad("GPU", 10) << rpad("states", 11) << rpad("activations", 13)
+     << rpad("in flight", 10) << rpad("transient", 11) << rpad("runtime", 11) << rpad("total", 11)
+     << rpad("capacity", 11) << "\n";
+  std::map<std::string, bool> seen;
+  for (const auto& m : p.memory) {
+    const std::string key = std::to_string(m.stage) + m.gpu_type + std::to_string(m.tp);
+    if (seen[key]) continue;  // replicas of one type and tp in a stage have the same figures
+    seen[key] = true;
+    os << "  " << pad(std::to_string(m.stage), 7) << pad(m.gpu_type + " tp" + std::to_string(m.tp), 10)
+       << rpad(gib(m.model_state_bytes), 11) << rpad(gib(m.activation_bytes), 13)
+       << rpad(std::to_string(m.microbatches_in_flight), 10) << rpad(gib(m.transient_bytes), 11)
+       << rpad(gib(m.runtime_overhead_bytes), 11) << rpad(gib(m.total_bytes), 11) << rpad(gib(m.capacity_bytes), 11)
+       << (m.fits() ? "" : "  OUT OF MEMORY") << "\n";
+  }
+  if (!p.fits) {
+    os << "\nDoes not fit in memory:\n";
+    for (const auto& s : p.out_of_memory) os << "  " << s << "\n";
+  }
+  os << "\nCost per iteration " << fmt("$%.4f", p.usd_per_iteration) << "  (compute " << fmt("$%.4f", p.compute_usd)
+     << ", egress " << fmt("$%.4f", p.egress_usd) << "; " << fmt("$%.2f", p.usd_per_hour) << " per hour)\n";
+  for (const auto& e : p.egress)
+    os << "  egress " << e.from_zone << " -> " << e.to_zone << ": " << fmt("%.2f GB", e.bytes / 1e9) << ", "
+       << fmt("$%.4f", e.usd) << "\n";
+  os << "\nProfile sources\n";
+  for (const auto& [k, v] : p.sources) os << "  " << pad(k, 36) << v << "\n";
+  return os.str();
+}
+
+std::string formatValidation(const ValidationReport& r) {
+  std::ostringstream os;
+  os << pad("point", 36) << rpad("time meas", 11) << rpad("predicted", 11) << rpad("error", 9) << rpad("mem meas", 11)
+     << rpad("predicted", 11) << rpad("error", 9) << "\n";
+  for (const auto& row : r.rows)
+    os << pad(row.id, 36) << rpad(seconds(row.measured_iteration_s), 11) << rpad(seconds(row.predicted_iteration_s), 11)
+       << rpad(fmt("%+.1f%%", 100 * row.time_error), 9) << rpad(gib(row.measured_memory_bytes), 11)
+       << rpad(gib(row.predicted_memory_bytes), 11) << rpad(fmt("%+.1f%%", 100 * row.memory_error), 9) << "\n";
+  os << "\nIteration time: mean error " << fmt("%.1f%%", 100 * r.mean_time_error) << ", max "
+     << fmt("%.1f%%", 100 * r.max_time_error) << "\n";
+  os << "Peak memory:    mean error " << fmt("%.1f%%", 100 * r.mean_memory_error) << ", max "
+     << fmt("%.1f%%", 100 * r.max_memory_error) << "\n";
+  return os.str();
+}
+
+}  // namespace sailor::cli

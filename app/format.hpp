@@ -1,0 +1,23 @@
+// Readable text for the `sailor` command line's outputs (tables, breakdowns).
+#pragma once
+
+#include <string>
+
+#include "sailor/catalog.hpp"
+#include "sailor/reference.hpp"
+#include "sailor/simulator.hpp"
+
+namespace sailor::cli {
+
+std::string formatGpus(const Catalog& catalog);
+std::string formatModels(const Catalog& catalog);
+std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& scenario,
+                             const Prediction& prediction);
+std::string formatValidation(const ValidationReport& report);
+
+// "1.23 s", "45.6 ms", "789 us"
+std::string seconds(double s);
+// "12.34 GiB"
+std::string gib(double bytes);
+
+}  // namespace sailor::cli

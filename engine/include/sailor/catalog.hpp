@@ -1,0 +1,114 @@
+// GPU and model catalogues, and what the engine derives from a model's architecture.
+// The data lives in resources/catalog/*.json (each figure with its source); this file only
+// describes and loads it. Not here: prices (scenario.hpp), measured profiles (profile.hpp).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace sailor {
+
+struct GpuType {
+  std::string name;       // catalogue key, e.g. "A100-40"
+  std::string vendor;     // "NVIDIA", "AMD"
+  std::string full_name;  // e.g. "NVIDIA A100 40GB SXM4"
+  std::int64_t memory_bytes = 0;
+  double fp32_tflops = 0;                 // dense, non-tensor FP32 peak, 1e12 FLOP/s
+  std::optional<double> tf32_tflops;      // dense tensor-core rates; absent when not supported
+  double fp16_tflops = 0;
+  std::optional<double> bf16_tflops;
+  double memory_bandwidth_gb_per_s = 0;   // HBM/GDDR, 1e9 B/s
+  double intra_node_bandwidth_gb_per_s = 0;  // per GPU, one direction (NVLink or PCIe)
+  double inter_node_bandwidth_gb_per_s = 0;  // per GPU share of the node's network
+  int gpus_per_node = 1;
+  // Device memory in use that is not model state or activations: CUDA/ROCm context,
+  // communication buffers, framework kernels, allocator reserve. See docs/simulator.md.
+  std::int64_t runtime_overhead_bytes = 0;
+  std::vector<std::string> sources;
+};
+
+enum class NormType { LayerNorm, RmsNorm };
+enum class MlpType { Gelu, SwiGlu };
+enum class PositionEmbedding { Learned, Rotary };
+
+struct ModelSpec {
+  std::string name;  // catalogue key, e.g. "OPT-350M"
+  std::vector<std::string> aliases;
+  int layers = 0;  // transformer blocks
+  int hidden_size = 0;
+  int heads = 0;
+  int kv_heads = 0;
+  int ffn_hidden_size = 0;
+  int vocab_size = 0;
+  int sequence_length = 0;  // default training sequence length
+  int max_position_embeddings = 0;
+  PositionEmbedding position_embedding = PositionEmbedding::Learned;
+  bool tied_embeddings = false;
+  NormType norm = NormType::LayerNorm;
+  MlpType mlp = MlpType::Gelu;
+  bool bias = true;
+  std::vector<std::string> sources;
+
+  // Layers as the simulator and plans number them: 0 = embedding, 1..layers = blocks,
+  // layers + 1 = final norm + LM head + loss.
+  int numPlanLayers() const { return layers + 2; }
+  int headDim() const { return hidden_size / heads; }
+
+  nlohmann::json toJson() const;
+  static ModelSpec fromJson(const nlohmann::json& j, const std::string& path);
+};
+
+enum class LayerKind { Embedding, Block, Head };
+
+// What one plan layer of a model costs, derived from the architecture, for a microbatch of
+// one sequence (multiply activations, messages and FLOPs by the microbatch size), sharded over
+// `tp` GPUs (Megatron-style column/row-parallel, vocabulary-parallel embedding and head).
+struct LayerInfo {
+  LayerKind kind = LayerKind::Block;
+  double params = 0;            // parameters on one GPU of the tensor-parallel group
+  double activation_bytes = 0;  // bytes kept for backward on one GPU, per sequence
+  double output_elements = 0;   // elements of the layer's output (stage-boundary message)
+  double forward_flops = 0;     // forward FLOPs on one GPU, per sequence (backward = 2x)
+  double forward_bytes = 0;     // HBM bytes moved in forward on one GPU (memory-bound part)
+};
+
+// Derives per-layer figures from a model's architecture. `bytes_per_element` is 4 for fp32
+// training and 2 for bf16/fp16 activations. NOTE [Activation bytes] in catalog.cpp.
+std::vector<LayerInfo> deriveLayers(const ModelSpec& model, int sequence_length, int tp,
+                                    int bytes_per_element);
+// Total parameters of the model (unsharded), counting a tied head once.
+double totalParameters(const ModelSpec& model);
+
+class Catalog {
+public:
+  // Loads resources/catalog/gpus.json and models.json from `resource_dir`.
+  static Catalog load(const std::string& resource_dir);
+  static Catalog fromJson(const nlohmann::json& gpus, const nlohmann::json& models);
+
+  const GpuType* findGpu(const std::string& name) const;  // nullptr when unknown
+  const ModelSpec* findModel(const std::string& name) const;  // by name or alias
+  const GpuType& gpu(const std::string& name, const std::string& field) const;  // throws
+  const ModelSpec& model(const std::string& name, const std::string& field) const;
+
+  const std::vector<GpuType>& gpus() const { return gpus_; }
+  const std::vector<ModelSpec>& models() const { return models_; }
+  std::string gpuNames() const;    // "A100-40, A100-80, ..." for error messages
+  std::string modelNames() const;
+
+  void addGpu(GpuType gpu);  // used by importers for GPU types the catalogue lacks
+
+private:
+  std::vector<GpuType> gpus_;
+  std::vector<ModelSpec> models_;
+};
+
+// Where the resource files are: $SAILOR_RESOURCES, else the build-time source directory, else
+// the install directory. Throws InputError when none exists.
+std::string resourceDir();
+
+}  // namespace sailor

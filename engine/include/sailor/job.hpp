@@ -1,0 +1,34 @@
+// Job: what to train. Validated on construction against the model catalogue.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sailor/catalog.hpp"
+
+namespace sailor {
+
+enum class Precision { Fp32, Bf16, Fp16 };  // bf16/fp16: mixed precision with fp32 master
+enum class Optimizer { Adam, Sgd };
+
+const char* precisionName(Precision p);
+const char* optimizerName(Optimizer o);
+
+struct Job {
+  std::string model;  // catalogue name (aliases are resolved to the name)
+  int global_batch_size = 0;  // sequences per iteration
+  int sequence_length = 0;
+  Precision precision = Precision::Fp32;
+  Optimizer optimizer = Optimizer::Adam;
+
+  int activationBytesPerElement() const { return precision == Precision::Fp32 ? 4 : 2; }
+  // Bytes of model state per parameter on the GPU that holds it: weights, gradients,
+  // optimizer state and fp32 master copy. NOTE [Model-state bytes] in simulator.cpp.
+  double stateBytesPerParameter() const;
+
+  static Job fromJson(const nlohmann::json& j, const Catalog& catalog);
+  nlohmann::json toJson() const;
+};
+
+}  // namespace sailor

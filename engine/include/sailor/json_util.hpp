@@ -1,0 +1,44 @@
+// Helpers to read validated fields out of nlohmann::json with errors that name the field.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sailor/error.hpp"
+
+namespace sailor::json_util {
+
+using nlohmann::json;
+
+std::string describe(const json& v);  // short text of a value for error messages
+const json& require(const json& obj, const std::string& key, const std::string& path);
+void requireObject(const json& v, const std::string& path);
+void requireArray(const json& v, const std::string& path);
+std::string getString(const json& obj, const std::string& key, const std::string& path);
+std::string getStringOr(const json& obj, const std::string& key, const std::string& path,
+                        const std::string& fallback);
+double getNumber(const json& obj, const std::string& key, const std::string& path);
+double getNumberOr(const json& obj, const std::string& key, const std::string& path,
+                   double fallback);
+// Integers: rejects fractions, and values below `min`.
+std::int64_t getInt(const json& obj, const std::string& key, const std::string& path,
+                    std::int64_t min);
+std::int64_t getIntOr(const json& obj, const std::string& key, const std::string& path,
+                      std::int64_t min, std::int64_t fallback);
+bool getBoolOr(const json& obj, const std::string& key, const std::string& path, bool fallback);
+// Non-negative finite number.
+double getNonNegative(const json& obj, const std::string& key, const std::string& path);
+double getPositive(const json& obj, const std::string& key, const std::string& path);
+// Rejects keys not listed, so that typos do not pass silently.
+void rejectUnknownKeys(const json& obj, const std::vector<std::string>& allowed,
+                       const std::string& path);
+
+// Reads and parses a JSON file; errors name the file and the parse position.
+json readFile(const std::string& path);
+// Writes text to path atomically (temporary file in the same directory, then rename).
+void writeFileAtomically(const std::string& path, const std::string& text);
+
+}  // namespace sailor::json_util

@@ -1,0 +1,164 @@
+// Profiles: per (model, GPU type, microbatch size, tp, plan layer) forward and backward
+// seconds, optimizer-step cost and per-layer memory figures. One interface, three sources:
+//  - NativeProfile: this project's file format (docs/formats.md, "Profile").
+//  - SailorProfile: SAILOR's profiler output (simulator_profiles.json + llm_info.json).
+//  - AnalyticProfile: an estimate from the catalogue's datasheet rates and the layer's FLOPs
+//    and bytes, with efficiency factors calibrated against measured profiles (docs/simulator.md).
+// A ProfileSet asks its sources in order and reports which one answered.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sailor/catalog.hpp"
+#include "sailor/job.hpp"
+
+namespace sailor {
+
+struct ProfileKey {
+  std::string model;  // catalogue name
+  std::string gpu_type;
+  int microbatch_size = 1;
+  int tp = 1;
+  auto operator<=>(const ProfileKey&) const = default;
+};
+
+struct LayerTiming {
+  double forward_s = 0;   // one microbatch, tensor-parallel communication included
+  double backward_s = 0;
+};
+
+// Memory figures of one plan layer on one GPU of a tp group, per sequence (microbatch 1).
+struct LayerMemory {
+  double params = 0;            // parameters held by one GPU
+  double activation_bytes = 0;  // kept for backward, per sequence
+  double output_elements = 0;   // stage-boundary message elements, per sequence
+};
+
+class ProfileSource {
+public:
+  virtual ~ProfileSource() = default;
+  virtual std::string name() const = 0;  // e.g. "sailor-import", "analytic", a file name
+  // All layers of the model for this key, or nullopt when the source has no such entry.
+  virtual std::optional<std::vector<LayerTiming>> timings(const ProfileKey& key,
+                                                          const Job& job) const = 0;
+  // Optimizer step seconds per parameter held by one GPU, or nullopt.
+  virtual std::optional<double> optimizerSecondsPerParameter(const ProfileKey& key,
+                                                             const Job& job) const = 0;
+  // Per-layer memory figures for (model, tp), or nullopt.
+  virtual std::optional<std::vector<LayerMemory>> memory(const std::string& model, int tp,
+                                                         const Job& job) const = 0;
+};
+
+template <typename T> struct Sourced {
+  T value;
+  std::string source;
+};
+
+class ProfileSet {
+public:
+  void add(std::shared_ptr<const ProfileSource> source);  // earlier sources take precedence
+  const std::vector<std::shared_ptr<const ProfileSource>>& sources() const { return sources_; }
+  // Throw InputError naming the key when no source answers.
+  Sourced<std::vector<LayerTiming>> timings(const ProfileKey& key, const Job& job) const;
+  Sourced<double> optimizerSecondsPerParameter(const ProfileKey& key, const Job& job) const;
+  Sourced<std::vector<LayerMemory>> memory(const std::string& model, int tp,
+                                           const Job& job) const;
+
+private:
+  std::vector<std::shared_ptr<const ProfileSource>> sources_;
+};
+
+// This project's profile file format, one file per (model, GPU type, precision).
+class NativeProfile : public ProfileSource {
+public:
+  static std::shared_ptr<NativeProfile> fromJson(const nlohmann::json& j, const Catalog& catalog,
+                                                 const std::string& name);
+  static std::shared_ptr<NativeProfile> load(const std::string& path, const Catalog& catalog);
+  nlohmann::json toJson() const;
+
+  std::string name() const override { return name_; }
+  std::optional<std::vector<LayerTiming>> timings(const ProfileKey& key,
+                                                  const Job& job) const override;
+  std::optional<double> optimizerSecondsPerParameter(const ProfileKey& key,
+                                                     const Job& job) const override;
+  std::optional<std::vector<LayerMemory>> memory(const std::string& model, int tp,
+                                                 const Job& job) const override;
+
+  struct Run {
+    int microbatch_size = 1;
+    int tp = 1;
+    double optimizer_seconds_per_parameter = 0;
+    std::vector<LayerTiming> timings;
+    std::vector<LayerMemory> memory;  // empty when not measured
+  };
+  std::string model;
+  std::string gpu_type;
+  Precision precision = Precision::Fp32;
+  std::vector<Run> runs;
+
+private:
+  std::string name_;
+};
+
+// SAILOR's profiler output: simulator_profiles.json ({model: {gpu: {mbs: {tp: {layer:
+// [fwd_s, bwd_s, update_s]}}}}}) and llm_info.json ({model: {tp: {layer: {...}}}}). Model
+// names are matched to the catalogue through aliases. update_s is the optimizer step of the
+// profiled mini-model (embedding + 2 blocks + head), turned into seconds per parameter.
+class SailorProfile : public ProfileSource {
+public:
+  static std::shared_ptr<SailorProfile> load(const std::string& profiles_path,
+                                             const std::string& llm_info_path,
+                                             const Catalog& catalog);
+  static std::shared_ptr<SailorProfile> fromJson(const nlohmann::json& profiles,
+                                                 const nlohmann::json& llm_info,
+                                                 const Catalog& catalog);
+  std::string name() const override { return "sailor-import"; }
+  std::optional<std::vector<LayerTiming>> timings(const ProfileKey& key,
+                                                  const Job& job) const override;
+  std::optional<double> optimizerSecondsPerParameter(const ProfileKey& key,
+                                                     const Job& job) const override;
+  std::optional<std::vector<LayerMemory>> memory(const std::string& model, int tp,
+                                                 const Job& job) const override;
+  // GPU type names that appear in the profiles (the catalogue may lack some).
+  std::vector<std::string> gpuTypes() const;
+
+private:
+  struct Entry {
+    std::vector<LayerTiming> timings;
+    double update_s = 0;
+  };
+  std::map<ProfileKey, Entry> entries_;
+  std::map<std::pair<std::string, int>, std::vector<LayerMemory>> memory_;  // (model, tp)
+};
+
+// Analytic estimate for any catalogue GPU and model. NOTE [Analytic profile] in profile.cpp.
+class AnalyticProfile : public ProfileSource {
+public:
+  explicit AnalyticProfile(const Catalog& catalog) : catalog_(catalog) {}
+  std::string name() const override { return "analytic"; }
+  std::optional<std::vector<LayerTiming>> timings(const ProfileKey& key,
+                                                  const Job& job) const override;
+  std::optional<double> optimizerSecondsPerParameter(const ProfileKey& key,
+                                                     const Job& job) const override;
+  std::optional<std::vector<LayerMemory>> memory(const std::string& model, int tp,
+                                                 const Job& job) const override;
+
+  // Efficiency factors (fraction of datasheet peak reached), calibrated as docs/simulator.md
+  // describes (`sailor calibrate --reference DIR` recomputes them).
+  static constexpr double kMatmulEfficiency = 0.55;
+  static constexpr double kMemoryEfficiency = 0.70;
+  static constexpr double kKernelLatencySeconds = 20e-6;  // per kernel launch, not hidden
+  static constexpr double kKernelsPerBlockForward = 24;
+
+private:
+  const Catalog& catalog_;
+};
+
+}  // namespace sailor

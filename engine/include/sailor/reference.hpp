@@ -1,0 +1,73 @@
+// SAILOR's published data layout (profiles/, network/, cluster/ as in the SAILOR artifact) and
+// measured training runs: importing them, and checking the simulator against measurements.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sailor/catalog.hpp"
+#include "sailor/job.hpp"
+#include "sailor/plan.hpp"
+#include "sailor/profile.hpp"
+#include "sailor/scenario.hpp"
+#include "sailor/simulator.hpp"
+
+namespace sailor {
+
+// What a SAILOR-layout directory provides. Missing optional files are left empty.
+struct SailorReference {
+  std::shared_ptr<SailorProfile> profiles;  // profiles/simulator_profiles.json + llm_info.json
+  std::vector<LinkEntry> links;             // network/multizone_bandwidths_het.json
+  std::map<std::pair<std::string, std::string>, double> egress_usd_per_gb;
+  std::map<std::string, int> gpus_per_node;  // cluster/basic_cluster_config.json
+  std::vector<std::string> zones;            // every zone named in the network or egress files
+
+  static SailorReference load(const std::string& dir, const Catalog& catalog);
+  // A scenario holding the reference's zones (regions from the zone names, e.g. us-central1-a
+  // is in us-central1), links and egress prices, and the given pools.
+  Scenario scenario(std::vector<Pool> pools, const Catalog& catalog) const;
+};
+
+// Region of a cloud zone name: "us-central1-a" -> "us-central1".
+std::string regionOfZone(const std::string& zone);
+
+struct MeasuredPoint {
+  std::string id;
+  Job job;
+  Plan plan;
+  std::vector<Pool> pools;  // one per (zone, GPU type) the plan uses, node size as measured
+  double iteration_s = 0;
+  double peak_memory_bytes = 0;
+};
+
+// Reads measured runs in the format of calibration/measured_points.json.
+std::vector<MeasuredPoint> loadMeasuredPoints(const std::string& path, const Catalog& catalog);
+
+struct ValidationRow {
+  std::string id;
+  double measured_iteration_s = 0;
+  double predicted_iteration_s = 0;
+  double measured_memory_bytes = 0;
+  double predicted_memory_bytes = 0;
+  double time_error = 0;    // signed, (predicted - measured) / measured
+  double memory_error = 0;
+  Prediction prediction;
+};
+
+struct ValidationReport {
+  std::vector<ValidationRow> rows;
+  double mean_time_error = 0;  // mean of |error|
+  double max_time_error = 0;
+  double mean_memory_error = 0;
+  double max_memory_error = 0;
+  nlohmann::json toJson() const;
+};
+
+ValidationReport validatePoints(const std::vector<MeasuredPoint>& points,
+                                const SailorReference& reference, const Catalog& catalog,
+                                const SimulatorOptions& options = {});
+
+}  // namespace sailor

@@ -1,0 +1,119 @@
+// Scenario: the resources a team could use. Zones grouped into regions (regions on
+// continents), GPU pools in zones, the network between (zone, GPU type, GPUs per node) pairs
+// and egress prices between zones. Valid by construction: Scenario::fromJson and the
+// constructor validate, and throw InputError naming the field.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sailor/catalog.hpp"
+
+namespace sailor {
+
+struct Region {
+  std::string name;       // e.g. "us-central1"
+  std::string continent;  // e.g. "north-america"
+  std::vector<std::string> zones;
+};
+
+struct Pool {
+  std::string zone;
+  std::string gpu_type;
+  int count = 0;                 // GPUs available
+  double usd_per_gpu_hour = 0;
+  bool spot = false;
+  std::optional<int> gpus_per_node;  // default: the GPU type's usual node size
+};
+
+enum class Relation { SameZone, SameRegion, SameContinent, CrossContinent };
+const char* relationName(Relation r);
+
+// Time to move a message between two nodes. Two forms:
+//  - LatencyBandwidth: seconds = latency_s + bytes / bytes_per_s.
+//  - SailorFit: SAILOR's fitted form: with x = log2(bytes / 1e6), bandwidth in GB/s is
+//    c0 x^2 + c1 x + c2, capped at max_bytes_per_s; seconds = bytes / bandwidth. The
+//    polynomial is only trusted where it is positive: below 1% of the cap it is clamped there.
+// Either way the figure is the aggregate of the node's GPUs taking part (see Network).
+struct LinkModel {
+  enum class Kind { LatencyBandwidth, SailorFit };
+  Kind kind = Kind::LatencyBandwidth;
+  double latency_s = 0;
+  double bytes_per_s = 1e9;
+  std::array<double, 3> coefficients{0, 0, 0};
+  double max_bytes_per_s = 0;
+
+  static LinkModel latencyBandwidth(double latency_s, double gb_per_s);
+  static LinkModel sailorFit(std::array<double, 3> c, double max_bytes_per_s);
+  double seconds(double bytes) const;
+  double bandwidthBytesPerS(double bytes) const;  // effective, for reports
+
+  nlohmann::json toJson() const;
+  static LinkModel fromJson(const nlohmann::json& j, const std::string& path);
+};
+
+// One measured or declared link. gpu types and GPU counts are optional qualifiers: a lookup
+// prefers the most specific entry. `gpus` is how many GPUs of each node send at once.
+struct LinkEntry {
+  std::string from_zone;
+  std::string to_zone;
+  std::optional<std::string> from_gpu;
+  std::optional<std::string> to_gpu;
+  std::optional<int> gpus;
+  LinkModel model;
+};
+
+struct LinkQuery {
+  std::string from_zone;
+  std::string from_gpu;
+  std::string to_zone;
+  std::string to_gpu;
+  int gpus = 1;  // GPUs of each node taking part at once
+};
+
+struct ResolvedLink {
+  LinkModel model;
+  std::string source;  // "link us-central1-a -> us-west1-b (A100-40, 4 GPUs)" or "default same_region"
+};
+
+class Scenario {
+public:
+  std::string name;
+  std::string description;
+  std::vector<Region> regions;
+  std::vector<Pool> pools;
+  std::map<Relation, LinkModel> default_links;     // by relation, always all four
+  std::vector<LinkEntry> links;
+  std::map<Relation, double> default_egress_usd_per_gb;  // always all four
+  std::map<std::pair<std::string, std::string>, double> egress_usd_per_gb;  // (from, to)
+
+  // Validates everything against the catalogue (GPU types known, zones declared once, counts
+  // and prices non-negative, links between declared zones, ...). Throws InputError.
+  void validate(const Catalog& catalog) const;
+
+  static Scenario fromJson(const nlohmann::json& j, const Catalog& catalog);
+  nlohmann::json toJson() const;
+
+  bool hasZone(const std::string& zone) const;
+  const Region& regionOf(const std::string& zone) const;  // zone must exist
+  Relation relation(const std::string& a, const std::string& b) const;
+  ResolvedLink link(const LinkQuery& q) const;
+  double egressUsdPerGb(const std::string& from, const std::string& to) const;
+  // GPUs per node of `gpu_type` in `zone`: the pool's value, else the catalogue's.
+  int gpusPerNode(const std::string& zone, const std::string& gpu_type,
+                  const Catalog& catalog) const;
+  const Pool* findPool(const std::string& zone, const std::string& gpu_type) const;
+
+  // Built-in defaults by relation, used when a scenario file gives none. See docs/formats.md.
+  static std::map<Relation, LinkModel> builtinDefaultLinks();
+  static std::map<Relation, double> builtinDefaultEgress();
+};
+
+}  // namespace sailor

@@ -1,0 +1,104 @@
+// The simulator: for a plan on a scenario and a job, predicts peak memory per GPU, iteration
+// time with a breakdown, throughput and cost. Pure function of its inputs; never prints.
+// Models and their rationale: docs/simulator.md.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sailor/catalog.hpp"
+#include "sailor/job.hpp"
+#include "sailor/plan.hpp"
+#include "sailor/profile.hpp"
+#include "sailor/scenario.hpp"
+
+namespace sailor {
+
+struct SimulatorOptions {
+  // Gradient all-reduce bucket, bytes per GPU (DeepSpeed/Megatron default: 5e8 elements).
+  double allreduce_bucket_bytes = 2e9;
+  // Point-to-point sends block both ends and are not overlapped with compute (Megatron-
+  // DeepSpeed's pipeline engine). When false, transfers only delay the receiver.
+  bool blocking_p2p = true;
+};
+
+struct MemoryBreakdown {
+  std::string gpu_type;
+  std::string zone;
+  int stage = 0;
+  int replica = 0;
+  int tp = 1;
+  double model_state_bytes = 0;   // weights, gradients, optimizer state, master copy
+  double activation_bytes = 0;    // kept for backward, for the microbatches in flight
+  int microbatches_in_flight = 0;
+  double transient_bytes = 0;     // working set of the largest layer's backward
+  double runtime_overhead_bytes = 0;
+  double total_bytes = 0;
+  double capacity_bytes = 0;
+  bool fits() const { return total_bytes <= capacity_bytes; }
+};
+
+struct TimeBreakdown {  // seconds per iteration; they add up to iteration_s
+  double compute_s = 0;      // busy time of the slowest stage (forward + backward)
+  double bubble_s = 0;       // pipeline fill/drain and waiting
+  double p2p_s = 0;          // point-to-point transfers on the slowest stage's critical path
+  double dp_sync_s = 0;      // data-parallel gradient all-reduce (slowest stage)
+  double optimizer_s = 0;    // optimizer step (slowest replica)
+};
+
+struct StageTimes {
+  double forward_s = 0;   // per microbatch, straggler replica
+  double backward_s = 0;
+  double send_forward_s = 0;   // activation to the next stage, slowest replica pair
+  double send_backward_s = 0;  // gradient to the previous stage
+  double dp_sync_s = 0;
+  double optimizer_s = 0;
+  int straggler_replica = 0;
+  int microbatches = 0;
+};
+
+struct EgressItem {
+  std::string from_zone;
+  std::string to_zone;
+  double bytes = 0;  // per iteration
+  double usd = 0;
+};
+
+// One simulated operation of the 1F1B timeline (for the studio's Gantt chart).
+struct TimelineOp {
+  int stage = 0;
+  int microbatch = 0;
+  char kind = 'F';  // 'F' forward, 'B' backward, 'S' send/recv, 'A' all-reduce, 'O' optimizer
+  double start_s = 0;
+  double end_s = 0;
+};
+
+struct Prediction {
+  bool fits = true;
+  std::vector<MemoryBreakdown> memory;  // one per (stage, replica)
+  std::vector<std::string> out_of_memory;  // readable: which GPU, by how much
+  double iteration_s = 0;
+  TimeBreakdown breakdown;
+  std::vector<StageTimes> stages;
+  double iterations_per_s = 0;
+  double tokens_per_s = 0;
+  double compute_usd = 0;   // per iteration
+  double egress_usd = 0;    // per iteration
+  double usd_per_iteration = 0;
+  double usd_per_hour = 0;
+  std::vector<EgressItem> egress;
+  std::vector<TimelineOp> timeline;
+  // Which profile source each figure came from: "timings A100-40 mbs 4 tp 2" -> "analytic".
+  std::vector<std::pair<std::string, std::string>> sources;
+
+  double peakMemoryBytes() const;  // max over GPUs
+  nlohmann::json toJson() const;
+};
+
+Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
+                    const Catalog& catalog, const ProfileSet& profiles,
+                    const SimulatorOptions& options = {});
+
+}  // namespace sailor

@@ -1,0 +1,281 @@
+#include "sailor/catalog.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "sailor/error.hpp"
+#include "sailor/json_util.hpp"
+
+#ifndef SAILOR_RESOURCE_DIR
+#define SAILOR_RESOURCE_DIR ""
+#endif
+#ifndef SAILOR_INSTALL_RESOURCE_DIR
+#define SAILOR_INSTALL_RESOURCE_DIR ""
+#endif
+
+namespace sailor {
+
+using nlohmann::json;
+namespace ju = json_util;
+
+namespace {
+
+std::optional<double> optionalRate(const json& j, const std::string& key, const std::string& path) {
+  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
+  return ju::getPositive(j, key, path);
+}
+
+std::vector<std::string> stringList(const json& j, const std::string& key, const std::string& path) {
+  std::vector<std::string> out;
+  if (!j.contains(key)) return out;
+  ju::requireArray(j.at(key), path + "." + key);
+  for (const auto& s : j.at(key)) {
+    if (!s.is_string()) throw InputError(path + "." + key, ju::describe(s), "strings");
+    out.push_back(s.get<std::string>());
+  }
+  return out;
+}
+
+GpuType gpuFromJson(const json& j, const std::string& path) {
+  GpuType g;
+  g.name = ju::getString(j, "name", path);
+  g.vendor = ju::getStringOr(j, "vendor", path, "");
+  g.full_name = ju::getStringOr(j, "full_name", path, g.name);
+  g.memory_bytes = ju::getInt(j, "memory_bytes", path, 1);
+  g.fp32_tflops = ju::getPositive(j, "fp32_tflops", path);
+  g.tf32_tflops = optionalRate(j, "tf32_tflops", path);
+  g.fp16_tflops = ju::getPositive(j, "fp16_tflops", path);
+  g.bf16_tflops = optionalRate(j, "bf16_tflops", path);
+  g.memory_bandwidth_gb_per_s = ju::getPositive(j, "memory_bandwidth_gb_per_s", path);
+  g.intra_node_bandwidth_gb_per_s = ju::getPositive(j, "intra_node_bandwidth_gb_per_s", path);
+  g.inter_node_bandwidth_gb_per_s = ju::getPositive(j, "inter_node_bandwidth_gb_per_s", path);
+  g.gpus_per_node = static_cast<int>(ju::getInt(j, "gpus_per_node", path, 1));
+  g.runtime_overhead_bytes = ju::getInt(j, "runtime_overhead_bytes", path, 0);
+  g.sources = stringList(j, "sources", path);
+  if (g.sources.empty()) throw InputError(path + ".sources", "nothing", "at least one source");
+  return g;
+}
+
+}  // namespace
+
+ModelSpec ModelSpec::fromJson(const json& j, const std::string& path) {
+  ModelSpec m;
+  m.name = ju::getString(j, "name", path);
+  m.aliases = stringList(j, "aliases", path);
+  m.layers = static_cast<int>(ju::getInt(j, "layers", path, 1));
+  m.hidden_size = static_cast<int>(ju::getInt(j, "hidden_size", path, 1));
+  m.heads = static_cast<int>(ju::getInt(j, "heads", path, 1));
+  m.kv_heads = static_cast<int>(ju::getIntOr(j, "kv_heads", path, 1, m.heads));
+  m.ffn_hidden_size = static_cast<int>(ju::getInt(j, "ffn_hidden_size", path, 1));
+  m.vocab_size = static_cast<int>(ju::getInt(j, "vocab_size", path, 1));
+  m.sequence_length = static_cast<int>(ju::getInt(j, "sequence_length", path, 1));
+  m.max_position_embeddings =
+      static_cast<int>(ju::getIntOr(j, "max_position_embeddings", path, 1, m.sequence_length));
+  const std::string pos = ju::getStringOr(j, "position_embedding", path, "learned");
+  if (pos == "learned") m.position_embedding = PositionEmbedding::Learned;
+  else if (pos == "rotary") m.position_embedding = PositionEmbedding::Rotary;
+  else throw InputError(path + ".position_embedding", "\"" + pos + "\"", "\"learned\" or \"rotary\"");
+  m.tied_embeddings = ju::getBoolOr(j, "tied_embeddings", path, false);
+  const std::string norm = ju::getStringOr(j, "norm", path, "layernorm");
+  if (norm == "layernorm") m.norm = NormType::LayerNorm;
+  else if (norm == "rmsnorm") m.norm = NormType::RmsNorm;
+  else throw InputError(path + ".norm", "\"" + norm + "\"", "\"layernorm\" or \"rmsnorm\"");
+  const std::string mlp = ju::getStringOr(j, "mlp", path, "gelu");
+  if (mlp == "gelu") m.mlp = MlpType::Gelu;
+  else if (mlp == "swiglu") m.mlp = MlpType::SwiGlu;
+  else throw InputError(path + ".mlp", "\"" + mlp + "\"", "\"gelu\" or \"swiglu\"");
+  m.bias = ju::getBoolOr(j, "bias", path, true);
+  m.sources = stringList(j, "sources", path);
+  if (m.hidden_size % m.heads != 0)
+    throw InputError(path + ".heads", std::to_string(m.heads),
+                     "a divisor of hidden_size " + std::to_string(m.hidden_size));
+  if (m.heads % m.kv_heads != 0)
+    throw InputError(path + ".kv_heads", std::to_string(m.kv_heads),
+                     "a divisor of heads " + std::to_string(m.heads));
+  return m;
+}
+
+json ModelSpec::toJson() const {
+  return json{{"name", name},
+              {"aliases", aliases},
+              {"layers", layers},
+              {"hidden_size", hidden_size},
+              {"heads", heads},
+              {"kv_heads", kv_heads},
+              {"ffn_hidden_size", ffn_hidden_size},
+              {"vocab_size", vocab_size},
+              {"sequence_length", sequence_length},
+              {"max_position_embeddings", max_position_embeddings},
+              {"position_embedding",
+               position_embedding == PositionEmbedding::Learned ? "learned" : "rotary"},
+              {"tied_embeddings", tied_embeddings},
+              {"norm", norm == NormType::LayerNorm ? "layernorm" : "rmsnorm"},
+              {"mlp", mlp == MlpType::Gelu ? "gelu" : "swiglu"},
+              {"bias", bias},
+              {"sources", sources}};
+}
+
+// NOTE [Activation bytes]
+// What a Megatron-style block keeps for backward, per sequence of s tokens, hidden h, a heads,
+// tp-sharded over t GPUs, without activation recomputation or dropout (the saved tensors of
+// each op; Korthikanti et al., "Reducing Activation Recomputation in Large Transformer
+// Models", 2022, Sec. 4, without the 1-byte dropout masks):
+//   replicated over the tp group: the inputs of the two norms and of QKV and the MLP: 4 s h
+//   sharded: Q, K, V (s (h + 2 kv_dim) / t), attention output (s h / t), softmax output
+//            (a s^2 / t), MLP inner activations (2 s f / t for GeLU: pre- and post-activation;
+//            3 s f / t for SwiGLU: gate, up and product).
+// Elements times the activation element size. Measured SAILOR llm_info for OPT-350 lies within
+// about 15% of this (tests/engine/test_catalog.cpp checks the bound).
+std::vector<LayerInfo> deriveLayers(const ModelSpec& m, int s_len, int tp, int e) {
+  const double s = s_len, h = m.hidden_size, a = m.heads, t = tp, f = m.ffn_hidden_size;
+  const double V = m.vocab_size, bytes = e;
+  const double hd = h / a;
+  const double kv_dim = m.kv_heads * hd;
+  const double bias = m.bias ? 1.0 : 0.0;
+  const double norm_params = (m.norm == NormType::LayerNorm ? 2.0 : 1.0) * h;
+  std::vector<LayerInfo> out;
+  out.reserve(static_cast<size_t>(m.numPlanLayers()));
+
+  LayerInfo emb;
+  emb.kind = LayerKind::Embedding;
+  emb.params = V * h / t + (m.position_embedding == PositionEmbedding::Learned
+                                ? static_cast<double>(m.max_position_embeddings) * h
+                                : 0.0);
+  emb.activation_bytes = s * bytes;  // token ids and the embedding output's mask
+  emb.output_elements = s * h;
+  emb.forward_flops = 0;
+  emb.forward_bytes = 2 * s * h * bytes;
+  out.push_back(emb);
+
+  const double mlp_mats = (m.mlp == MlpType::Gelu ? 2.0 : 3.0);
+  LayerInfo blk;
+  blk.kind = LayerKind::Block;
+  const double attn_params = (h * (h + 2 * kv_dim) + h * h) / t + bias * ((h + 2 * kv_dim) / t + h);
+  const double mlp_params = mlp_mats * h * f / t + bias * (f / t + h);
+  blk.params = attn_params + mlp_params + 2 * norm_params;
+  const double mlp_inner = (m.mlp == MlpType::Gelu ? 2.0 : 3.0) * s * f / t;
+  blk.activation_bytes =
+      bytes * (4 * s * h + s * (h + 2 * kv_dim) / t + s * h / t + a * s * s / t + mlp_inner);
+  blk.output_elements = s * h;
+  const double matmul_params = (h * (h + 2 * kv_dim) + h * h + mlp_mats * h * f) / t;
+  blk.forward_flops = 2 * s * matmul_params + 4 * s * s * h / t;
+  blk.forward_bytes = matmul_params * bytes + 2 * blk.activation_bytes;
+  for (int i = 0; i < m.layers; ++i) out.push_back(blk);
+
+  LayerInfo head;
+  head.kind = LayerKind::Head;
+  head.params = V * h / t + norm_params;
+  // Norm input, logits in the activation type and the fp32 softmax of the vocab-parallel
+  // cross-entropy.
+  head.activation_bytes = s * h * bytes + s * V / t * (bytes + 4);
+  head.output_elements = 1;
+  head.forward_flops = 2 * s * h * V / t;
+  head.forward_bytes = V * h / t * bytes + 2 * head.activation_bytes;
+  out.push_back(head);
+  return out;
+}
+
+double totalParameters(const ModelSpec& m) {
+  auto layers = deriveLayers(m, m.sequence_length, 1, 2);
+  double p = 0;
+  for (const auto& l : layers) p += l.params;
+  if (m.tied_embeddings) p -= static_cast<double>(m.vocab_size) * m.hidden_size;
+  return p;
+}
+
+Catalog Catalog::fromJson(const json& gpus, const json& models) {
+  Catalog c;
+  ju::requireArray(ju::require(gpus, "gpus", ""), "gpus");
+  int i = 0;
+  for (const auto& g : gpus.at("gpus")) {
+    GpuType t = gpuFromJson(g, "gpus[" + std::to_string(i++) + "]");
+    if (c.findGpu(t.name)) throw InputError("gpus[" + std::to_string(i - 1) + "].name", t.name, "a name not used before");
+    c.gpus_.push_back(std::move(t));
+  }
+  ju::requireArray(ju::require(models, "models", ""), "models");
+  i = 0;
+  for (const auto& m : models.at("models")) {
+    ModelSpec spec = ModelSpec::fromJson(m, "models[" + std::to_string(i++) + "]");
+    c.models_.push_back(std::move(spec));
+  }
+  return c;
+}
+
+Catalog Catalog::load(const std::string& dir) {
+  const std::string g = dir + "/catalog/gpus.json";
+  const std::string m = dir + "/catalog/models.json";
+  json gj = ju::readFile(g);
+  json mj = ju::readFile(m);
+  Catalog c;
+  try {
+    Catalog gpus_only = fromJson(gj, json{{"models", json::array()}});
+    c.gpus_ = std::move(gpus_only.gpus_);
+  } catch (const InputError& e) {
+    throw withContext(e, g);
+  }
+  try {
+    Catalog models_only = fromJson(json{{"gpus", json::array()}}, mj);
+    c.models_ = std::move(models_only.models_);
+  } catch (const InputError& e) {
+    throw withContext(e, m);
+  }
+  return c;
+}
+
+const GpuType* Catalog::findGpu(const std::string& name) const {
+  for (const auto& g : gpus_)
+    if (g.name == name) return &g;
+  return nullptr;
+}
+
+const ModelSpec* Catalog::findModel(const std::string& name) const {
+  for (const auto& m : models_) {
+    if (m.name == name) return &m;
+    for (const auto& a : m.aliases)
+      if (a == name) return &m;
+  }
+  return nullptr;
+}
+
+const GpuType& Catalog::gpu(const std::string& name, const std::string& field) const {
+  if (const GpuType* g = findGpu(name)) return *g;
+  throw InputError(field, "\"" + name + "\"", "a GPU type of the catalogue (" + gpuNames() + ")");
+}
+
+const ModelSpec& Catalog::model(const std::string& name, const std::string& field) const {
+  if (const ModelSpec* m = findModel(name)) return *m;
+  throw InputError(field, "\"" + name + "\"", "a model of the catalogue (" + modelNames() + ")");
+}
+
+std::string Catalog::gpuNames() const {
+  std::string s;
+  for (const auto& g : gpus_) s += (s.empty() ? "" : ", ") + g.name;
+  return s;
+}
+
+std::string Catalog::modelNames() const {
+  std::string s;
+  for (const auto& m : models_) s += (s.empty() ? "" : ", ") + m.name;
+  return s;
+}
+
+void Catalog::addGpu(GpuType gpu) {
+  if (!findGpu(gpu.name)) gpus_.push_back(std::move(gpu));
+}
+
+std::string resourceDir() {
+  namespace fs = std::filesystem;
+  if (const char* env = std::getenv("SAILOR_RESOURCES"); env && *env) {
+    if (fs::exists(std::string(env) + "/catalog/gpus.json")) return env;
+    throw InputError("SAILOR_RESOURCES", std::string("\"") + env + "\"",
+                     "a directory holding catalog/gpus.json");
+  }
+  for (const char* d : {SAILOR_RESOURCE_DIR, SAILOR_INSTALL_RESOURCE_DIR}) {
+    if (*d && fs::exists(std::string(d) + "/catalog/gpus.json")) return d;
+  }
+  throw InputError("resources", "no catalogue found",
+                   "SAILOR_RESOURCES set to the project's resources/ directory");
+}
+
+}  // namespace sailor

@@ -1,0 +1,69 @@
+#include "sailor/job.hpp"
+
+#include "sailor/error.hpp"
+#include "sailor/json_util.hpp"
+
+namespace sailor {
+
+using nlohmann::json;
+namespace ju = json_util;
+
+const char* precisionName(Precision p) {
+  switch (p) {
+    case Precision::Fp32: return "fp32";
+    case Precision::Bf16: return "bf16";
+    case Precision::Fp16: return "fp16";
+  }
+  return "?";
+}
+
+const char* optimizerName(Optimizer o) { return o == Optimizer::Adam ? "adam" : "sgd"; }
+
+// NOTE [Model-state bytes]
+// Per parameter held by a GPU, without ZeRO sharding (Megatron-DeepSpeed, data parallelism by
+// gradient all-reduce):
+//   fp32 + Adam: weights 4 + gradients 4 + exp_avg 4 + exp_avg_sq 4            = 16
+//   fp32 + SGD (momentum): weights 4 + gradients 4 + momentum 4                = 12
+//   bf16/fp16 + Adam: weights 2 + fp32 main gradients 4 + fp32 master 4 + 8   = 18
+//   bf16/fp16 + SGD: weights 2 + fp32 main gradients 4 + fp32 master 4 + 4    = 14
+// (Megatron accumulates and all-reduces mixed-precision gradients in fp32 by default.)
+double Job::stateBytesPerParameter() const {
+  const bool adam = optimizer == Optimizer::Adam;
+  if (precision == Precision::Fp32) return adam ? 16.0 : 12.0;
+  return adam ? 18.0 : 14.0;
+}
+
+Job Job::fromJson(const json& j, const Catalog& catalog) {
+  ju::rejectUnknownKeys(j, {"model", "global_batch_size", "sequence_length", "precision", "optimizer"}, "");
+  Job job;
+  const ModelSpec& m = catalog.model(ju::getString(j, "model", ""), "model");
+  job.model = m.name;
+  job.global_batch_size = static_cast<int>(ju::getInt(j, "global_batch_size", "", 1));
+  job.sequence_length =
+      static_cast<int>(ju::getIntOr(j, "sequence_length", "", 1, m.sequence_length));
+  if (job.sequence_length > m.max_position_embeddings && m.position_embedding == PositionEmbedding::Learned)
+    throw InputError("sequence_length", std::to_string(job.sequence_length),
+                     "at most " + std::to_string(m.max_position_embeddings) +
+                         " (the learned position table of " + m.name + ")");
+  const std::string p = ju::getStringOr(j, "precision", "", "fp32");
+  if (p == "fp32") job.precision = Precision::Fp32;
+  else if (p == "bf16") job.precision = Precision::Bf16;
+  else if (p == "fp16") job.precision = Precision::Fp16;
+  else throw InputError("precision", "\"" + p + "\"", "\"fp32\", \"bf16\" or \"fp16\"");
+  std::string o = ju::getStringOr(j, "optimizer", "", "adam");
+  for (auto& c : o) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (o == "adam" || o == "adamw") job.optimizer = Optimizer::Adam;
+  else if (o == "sgd") job.optimizer = Optimizer::Sgd;
+  else throw InputError("optimizer", "\"" + o + "\"", "\"adam\" or \"sgd\"");
+  return job;
+}
+
+json Job::toJson() const {
+  return json{{"model", model},
+              {"global_batch_size", global_batch_size},
+              {"sequence_length", sequence_length},
+              {"precision", precisionName(precision)},
+              {"optimizer", optimizerName(optimizer)}};
+}
+
+}  // namespace sailor

@@ -1,0 +1,120 @@
+#include "sailor/plan.hpp"
+
+#include <map>
+
+#include "sailor/error.hpp"
+#include "sailor/json_util.hpp"
+
+namespace sailor {
+
+using nlohmann::json;
+namespace ju = json_util;
+
+int Plan::gpuCount() const {
+  int n = 0;
+  for (const auto& s : stages)
+    for (const auto& r : s.replicas) n += r.tp;
+  return n;
+}
+
+int Plan::microbatches(int global_batch_size, const Stage& s) const {
+  const int d = static_cast<int>(s.replicas.size());
+  const int per = microbatch_size * d;
+  return (global_batch_size + per - 1) / per;
+}
+
+Plan Plan::fromJson(const json& j) {
+  ju::rejectUnknownKeys(j, {"microbatch_size", "stages", "prediction", "name"}, "");
+  Plan p;
+  p.microbatch_size = static_cast<int>(ju::getInt(j, "microbatch_size", "", 1));
+  const json& stages = ju::require(j, "stages", "");
+  ju::requireArray(stages, "stages");
+  if (stages.empty()) throw InputError("stages", "[]", "at least one stage");
+  for (size_t i = 0; i < stages.size(); ++i) {
+    const std::string path = "stages[" + std::to_string(i) + "]";
+    const json& s = stages[i];
+    ju::rejectUnknownKeys(s, {"first_layer", "last_layer", "replicas"}, path);
+    Stage st;
+    st.first_layer = static_cast<int>(ju::getInt(s, "first_layer", path, 0));
+    st.last_layer = static_cast<int>(ju::getInt(s, "last_layer", path, 0));
+    if (st.last_layer < st.first_layer)
+      throw InputError(path + ".last_layer", std::to_string(st.last_layer),
+                       "a layer >= first_layer " + std::to_string(st.first_layer));
+    const json& reps = ju::require(s, "replicas", path);
+    ju::requireArray(reps, path + ".replicas");
+    if (reps.empty()) throw InputError(path + ".replicas", "[]", "at least one replica");
+    for (size_t k = 0; k < reps.size(); ++k) {
+      const std::string rp = path + ".replicas[" + std::to_string(k) + "]";
+      ju::rejectUnknownKeys(reps[k], {"gpu_type", "tp", "zone"}, rp);
+      Replica r;
+      r.gpu_type = ju::getString(reps[k], "gpu_type", rp);
+      r.tp = static_cast<int>(ju::getInt(reps[k], "tp", rp, 1));
+      r.zone = ju::getString(reps[k], "zone", rp);
+      st.replicas.push_back(std::move(r));
+    }
+    p.stages.push_back(std::move(st));
+  }
+  return p;
+}
+
+json Plan::toJson() const {
+  json stages_j = json::array();
+  for (const auto& s : stages) {
+    json reps = json::array();
+    for (const auto& r : s.replicas)
+      reps.push_back({{"gpu_type", r.gpu_type}, {"tp", r.tp}, {"zone", r.zone}});
+    stages_j.push_back({{"first_layer", s.first_layer}, {"last_layer", s.last_layer}, {"replicas", reps}});
+  }
+  return json{{"microbatch_size", microbatch_size}, {"stages", stages_j}};
+}
+
+void Plan::validate(const Job& job, const Catalog& catalog, const Scenario& scenario) const {
+  const ModelSpec& model = catalog.model(job.model, "job.model");
+  const int L = model.numPlanLayers();
+  int expected_first = 0;
+  std::map<std::pair<std::string, std::string>, int> used;
+  for (size_t i = 0; i < stages.size(); ++i) {
+    const Stage& s = stages[i];
+    const std::string path = "stages[" + std::to_string(i) + "]";
+    if (s.first_layer != expected_first)
+      throw InputError(path + ".first_layer", std::to_string(s.first_layer),
+                       std::to_string(expected_first) + " (stages must be contiguous from layer 0)");
+    if (s.last_layer >= L)
+      throw InputError(path + ".last_layer", std::to_string(s.last_layer),
+                       "at most " + std::to_string(L - 1) + " (" + model.name + " has " +
+                           std::to_string(L) + " plan layers: embedding, " +
+                           std::to_string(model.layers) + " blocks, head)");
+    expected_first = s.last_layer + 1;
+    for (size_t k = 0; k < s.replicas.size(); ++k) {
+      const Replica& r = s.replicas[k];
+      const std::string rp = path + ".replicas[" + std::to_string(k) + "]";
+      catalog.gpu(r.gpu_type, rp + ".gpu_type");
+      if (!scenario.hasZone(r.zone))
+        throw InputError(rp + ".zone", "\"" + r.zone + "\"", "a zone of the scenario");
+      const int per_node = scenario.gpusPerNode(r.zone, r.gpu_type, catalog);
+      if (r.tp > per_node)
+        throw InputError(rp + ".tp", std::to_string(r.tp),
+                         "at most " + std::to_string(per_node) + " (" + r.gpu_type +
+                             " GPUs per node: a replica stays inside one node)");
+      if (model.heads % r.tp != 0)
+        throw InputError(rp + ".tp", std::to_string(r.tp),
+                         "a divisor of the model's " + std::to_string(model.heads) + " heads");
+      used[{r.zone, r.gpu_type}] += r.tp;
+    }
+  }
+  if (expected_first != L)
+    throw InputError("stages[" + std::to_string(stages.size() - 1) + "].last_layer",
+                     std::to_string(expected_first - 1),
+                     std::to_string(L - 1) + " (the last stage must end with the head layer)");
+  for (const auto& [key, n] : used) {
+    const Pool* pool = scenario.findPool(key.first, key.second);
+    if (!pool)
+      throw InputError("stages", key.second + " in " + key.first,
+                       "GPU types and zones that have a pool in the scenario");
+    if (n > pool->count)
+      throw InputError("stages", std::to_string(n) + " " + key.second + " in " + key.first,
+                       "at most " + std::to_string(pool->count) + " (the pool's count)");
+  }
+}
+
+}  // namespace sailor

@@ -1,0 +1,238 @@
+#include "sailor/reference.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include "sailor/error.hpp"
+#include "sailor/json_util.hpp"
+
+namespace sailor {
+
+using nlohmann::json;
+namespace ju = json_util;
+namespace fs = std::filesystem;
+
+std::string regionOfZone(const std::string& zone) {
+  auto dash = zone.rfind('-');
+  if (dash == std::string::npos || dash == 0) return zone;
+  return zone.substr(0, dash);
+}
+
+static std::string continentOfRegion(const std::string& region) {
+  const std::string prefix = region.substr(0, region.find('-'));
+  if (prefix == "us" || prefix == "northamerica") return "north-america";
+  if (prefix == "europe") return "europe";
+  if (prefix == "asia") return "asia";
+  if (prefix == "southamerica") return "south-america";
+  if (prefix == "australia") return "oceania";
+  return prefix;
+}
+
+SailorReference SailorReference::load(const std::string& dir, const Catalog& catalog) {
+  SailorReference ref;
+  if (!fs::is_directory(dir))
+    throw InputError("--reference", "\"" + dir + "\"", "a directory in SAILOR's layout (profiles/, network/, cluster/)");
+  ref.profiles = SailorProfile::load(dir + "/profiles/simulator_profiles.json",
+                                     dir + "/profiles/llm_info.json", catalog);
+  std::set<std::string> zones;
+  const std::string net = dir + "/network/multizone_bandwidths_het.json";
+  if (fs::exists(net)) {
+    json j = ju::readFile(net);
+    // {send_zone: {gpu: {count: {recv_zone: {gpu: {count: [[c0, c1, c2], max_bw]}}}}}}
+    for (auto z1 = j.begin(); z1 != j.end(); ++z1) {
+      zones.insert(z1.key());
+      for (auto g1 = z1.value().begin(); g1 != z1.value().end(); ++g1)
+        for (auto c1 = g1.value().begin(); c1 != g1.value().end(); ++c1)
+          for (auto z2 = c1.value().begin(); z2 != c1.value().end(); ++z2) {
+            zones.insert(z2.key());
+            for (auto g2 = z2.value().begin(); g2 != z2.value().end(); ++g2)
+              for (auto c2 = g2.value().begin(); c2 != g2.value().end(); ++c2) {
+                // Our link entries carry one GPU count: keep the entries where both nodes take
+                // part with the same number of GPUs.
+                if (c1.key() != c2.key()) continue;
+                const json& v = c2.value();
+                const std::string path = net + ": " + z1.key() + "." + g1.key() + "." + c1.key() + "." +
+                                         z2.key() + "." + g2.key();
+                if (!v.is_array() || v.size() != 2 || !v[0].is_array() || v[0].size() != 3 || !v[1].is_number())
+                  throw InputError(path, ju::describe(v), "[[c0, c1, c2], max_bytes_per_s]");
+                LinkEntry e;
+                e.from_zone = z1.key();
+                e.to_zone = z2.key();
+                e.from_gpu = g1.key();
+                e.to_gpu = g2.key();
+                e.gpus = std::stoi(c1.key());
+                e.model = LinkModel::sailorFit({v[0][0].get<double>(), v[0][1].get<double>(), v[0][2].get<double>()},
+                                               v[1].get<double>());
+                ref.links.push_back(std::move(e));
+              }
+          }
+    }
+  }
+  const std::string egress = dir + "/network/egress_cost_usd_per_gb.json";
+  if (fs::exists(egress)) {
+    json j = ju::readFile(egress);
+    for (auto a = j.begin(); a != j.end(); ++a)
+      for (auto b = a.value().begin(); b != a.value().end(); ++b) {
+        zones.insert(a.key());
+        zones.insert(b.key());
+        if (!b.value().is_number() || b.value().get<double>() < 0)
+          throw InputError(egress + ": " + a.key() + "." + b.key(), ju::describe(b.value()), "a price >= 0");
+        ref.egress_usd_per_gb[{a.key(), b.key()}] = b.value().get<double>();
+      }
+  }
+  const std::string cluster = dir + "/cluster/basic_cluster_config.json";
+  if (fs::exists(cluster)) {
+    json j = ju::readFile(cluster);
+    for (auto it = j.begin(); it != j.end(); ++it)
+      if (it.value().is_object() && it.value().contains("gpus_per_node"))
+        ref.gpus_per_node[it.key()] = static_cast<int>(ju::getInt(it.value(), "gpus_per_node", cluster + ": " + it.key(), 1));
+  }
+  ref.zones.assign(zones.begin(), zones.end());
+  return ref;
+}
+
+Scenario SailorReference::scenario(std::vector<Pool> pools, const Catalog& catalog) const {
+  Scenario s;
+  s.name = "sailor-reference";
+  std::set<std::string> all(zones.begin(), zones.end());
+  for (const auto& p : pools) all.insert(p.zone);
+  for (const auto& z : all) {
+    const std::string region = regionOfZone(z);
+    auto it = std::find_if(s.regions.begin(), s.regions.end(), [&](const Region& r) { return r.name == region; });
+    if (it == s.regions.end()) s.regions.push_back({region, continentOfRegion(region), {z}});
+    else it->zones.push_back(z);
+  }
+  s.pools = std::move(pools);
+  s.default_links = Scenario::builtinDefaultLinks();
+  s.default_egress_usd_per_gb = Scenario::builtinDefaultEgress();
+  for (const auto& l : links)
+    if (catalog.findGpu(*l.from_gpu) && catalog.findGpu(*l.to_gpu)) s.links.push_back(l);
+  s.egress_usd_per_gb = egress_usd_per_gb;
+  s.validate(catalog);
+  return s;
+}
+
+std::vector<MeasuredPoint> loadMeasuredPoints(const std::string& path, const Catalog& catalog) {
+  json j = ju::readFile(path);
+  std::vector<MeasuredPoint> out;
+  const json& pts = ju::require(j, "points", path);
+  ju::requireArray(pts, path + ": points");
+  for (size_t i = 0; i < pts.size(); ++i) {
+    const std::string p = path + ": points[" + std::to_string(i) + "]";
+    const json& pj = pts[i];
+    MeasuredPoint mp;
+    mp.id = ju::getStringOr(pj, "id", p, "point " + std::to_string(i));
+    json job{{"model", ju::getString(pj, "model", p)},
+             {"global_batch_size", ju::getInt(pj, "global_batch_size", p, 1)},
+             {"precision", ju::getStringOr(pj, "precision", p, "fp32")},
+             {"optimizer", ju::getStringOr(pj, "optimizer", p, "adam")}};
+    if (pj.contains("sequence_length")) job["sequence_length"] = ju::getInt(pj, "sequence_length", p, 1);
+    try {
+      mp.job = Job::fromJson(job, catalog);
+    } catch (const InputError& e) {
+      throw withContext(e, p);
+    }
+    mp.plan.microbatch_size = static_cast<int>(ju::getInt(pj, "microbatch_size", p, 1));
+    const json& layers = ju::require(pj, "layers_per_stage", p);
+    const json& reps = ju::require(pj, "replicas_per_stage", p);
+    ju::requireArray(layers, p + ".layers_per_stage");
+    ju::requireArray(reps, p + ".replicas_per_stage");
+    if (layers.size() != reps.size())
+      throw InputError(p + ".replicas_per_stage", std::to_string(reps.size()) + " stages",
+                       std::to_string(layers.size()) + " (as many as layers_per_stage)");
+    std::map<std::pair<std::string, std::string>, Pool> pools;
+    for (size_t s = 0; s < layers.size(); ++s) {
+      const std::string sp = p + ".layers_per_stage[" + std::to_string(s) + "]";
+      if (!layers[s].is_array() || layers[s].empty())
+        throw InputError(sp, ju::describe(layers[s]), "a non-empty list of layer numbers");
+      Stage st;
+      st.first_layer = layers[s].front().get<int>();
+      st.last_layer = layers[s].back().get<int>();
+      for (size_t k = 0; k < layers[s].size(); ++k)
+        if (!layers[s][k].is_number_integer() || layers[s][k].get<int>() != st.first_layer + static_cast<int>(k))
+          throw InputError(sp, ju::describe(layers[s]), "consecutive layer numbers");
+      for (size_t r = 0; r < reps[s].size(); ++r) {
+        const std::string rp = p + ".replicas_per_stage[" + std::to_string(s) + "][" + std::to_string(r) + "]";
+        Replica rep;
+        rep.gpu_type = catalog.gpu(ju::getString(reps[s][r], "gpu_type", rp), rp + ".gpu_type").name;
+        rep.tp = static_cast<int>(ju::getInt(reps[s][r], "tp", rp, 1));
+        rep.zone = ju::getString(reps[s][r], "zone", rp);
+        const int gpn = static_cast<int>(ju::getIntOr(reps[s][r], "gpus_per_node", rp, 1,
+                                                      catalog.gpu(rep.gpu_type, rp).gpus_per_node));
+        Pool& pool = pools[{rep.zone, rep.gpu_type}];
+        pool.zone = rep.zone;
+        pool.gpu_type = rep.gpu_type;
+        pool.count += rep.tp;
+        pool.gpus_per_node = std::max(pool.gpus_per_node.value_or(1), gpn);
+        st.replicas.push_back(rep);
+      }
+      mp.plan.stages.push_back(std::move(st));
+    }
+    for (auto& [k, v] : pools) mp.pools.push_back(v);
+    const json& meas = ju::require(pj, "measured", p);
+    mp.iteration_s = ju::getPositive(meas, "iteration_time_s", p + ".measured");
+    mp.peak_memory_bytes = ju::getPositive(meas, "peak_memory_bytes", p + ".measured");
+    out.push_back(std::move(mp));
+  }
+  return out;
+}
+
+ValidationReport validatePoints(const std::vector<MeasuredPoint>& points, const SailorReference& reference,
+                                const Catalog& catalog, const SimulatorOptions& options) {
+  ValidationReport rep;
+  ProfileSet profiles;
+  profiles.add(reference.profiles);
+  for (const auto& pt : points) {
+    Scenario sc = reference.scenario(pt.pools, catalog);
+    ValidationRow row;
+    row.id = pt.id;
+    try {
+      row.prediction = simulate(pt.plan, sc, pt.job, catalog, profiles, options);
+    } catch (const InputError& e) {
+      throw withContext(e, pt.id);
+    }
+    row.measured_iteration_s = pt.iteration_s;
+    row.predicted_iteration_s = row.prediction.iteration_s;
+    row.measured_memory_bytes = pt.peak_memory_bytes;
+    row.predicted_memory_bytes = row.prediction.peakMemoryBytes();
+    row.time_error = (row.predicted_iteration_s - pt.iteration_s) / pt.iteration_s;
+    row.memory_error = (row.predicted_memory_bytes - pt.peak_memory_bytes) / pt.peak_memory_bytes;
+    rep.mean_time_error += std::fabs(row.time_error);
+    rep.mean_memory_error += std::fabs(row.memory_error);
+    rep.max_time_error = std::max(rep.max_time_error, std::fabs(row.time_error));
+    rep.max_memory_error = std::max(rep.max_memory_error, std::fabs(row.memory_error));
+    rep.rows.push_back(std::move(row));
+  }
+  if (!rep.rows.empty()) {
+    rep.mean_time_error /= static_cast<double>(rep.rows.size());
+    rep.mean_memory_error /= static_cast<double>(rep.rows.size());
+  }
+  return rep;
+}
+
+json ValidationReport::toJson() const {
+  json pts = json::array();
+  for (const auto& r : rows)
+    pts.push_back({{"id", r.id},
+                   {"measured_iteration_s", r.measured_iteration_s},
+                   {"predicted_iteration_s", r.predicted_iteration_s},
+                   {"time_error", r.time_error},
+                   {"measured_memory_bytes", r.measured_memory_bytes},
+                   {"predicted_memory_bytes", r.predicted_memory_bytes},
+                   {"memory_error", r.memory_error},
+                   {"breakdown",
+                    {{"compute_s", r.prediction.breakdown.compute_s},
+                     {"bubble_s", r.prediction.breakdown.bubble_s},
+                     {"p2p_s", r.prediction.breakdown.p2p_s},
+                     {"dp_sync_s", r.prediction.breakdown.dp_sync_s},
+                     {"optimizer_s", r.prediction.breakdown.optimizer_s}}}});
+  return json{{"points", pts},
+              {"mean_time_error", mean_time_error},
+              {"max_time_error", max_time_error},
+              {"mean_memory_error", mean_memory_error},
+              {"max_memory_error", max_memory_error}};
+}
+
+}  // namespace sailor

@@ -1,0 +1,378 @@
+#include "sailor/scenario.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "sailor/error.hpp"
+#include "sailor/json_util.hpp"
+
+namespace sailor {
+
+using nlohmann::json;
+namespace ju = json_util;
+
+const char* relationName(Relation r) {
+  switch (r) {
+    case Relation::SameZone: return "same_zone";
+    case Relation::SameRegion: return "same_region";
+    case Relation::SameContinent: return "same_continent";
+    case Relation::CrossContinent: return "cross_continent";
+  }
+  return "?";
+}
+
+static const Relation kRelations[] = {Relation::SameZone, Relation::SameRegion,
+                                      Relation::SameContinent, Relation::CrossContinent};
+
+LinkModel LinkModel::latencyBandwidth(double latency_s, double gb_per_s) {
+  LinkModel m;
+  m.kind = Kind::LatencyBandwidth;
+  m.latency_s = latency_s;
+  m.bytes_per_s = gb_per_s * 1e9;
+  return m;
+}
+
+LinkModel LinkModel::sailorFit(std::array<double, 3> c, double max_bytes_per_s) {
+  LinkModel m;
+  m.kind = Kind::SailorFit;
+  m.coefficients = c;
+  m.max_bytes_per_s = max_bytes_per_s;
+  return m;
+}
+
+double LinkModel::bandwidthBytesPerS(double bytes) const {
+  if (kind == Kind::LatencyBandwidth) {
+    double s = seconds(bytes);
+    return s > 0 ? bytes / s : bytes_per_s;
+  }
+  const double x = std::log2(std::max(bytes, 1.0) / 1e6);
+  const double gb = coefficients[0] * x * x + coefficients[1] * x + coefficients[2];
+  double bw = gb * 1e9;
+  if (max_bytes_per_s > 0) bw = std::min(bw, max_bytes_per_s);
+  const double floor = 0.01 * (max_bytes_per_s > 0 ? max_bytes_per_s : 1e9);
+  return std::max(bw, floor);
+}
+
+double LinkModel::seconds(double bytes) const {
+  if (bytes <= 0) return 0;
+  if (kind == Kind::LatencyBandwidth) return latency_s + bytes / bytes_per_s;
+  return bytes / bandwidthBytesPerS(bytes);
+}
+
+json LinkModel::toJson() const {
+  if (kind == Kind::LatencyBandwidth)
+    return json{{"kind", "latency_bandwidth"},
+                {"latency_s", latency_s},
+                {"bandwidth_gb_per_s", bytes_per_s / 1e9}};
+  return json{{"kind", "sailor_fit"},
+              {"coefficients", {coefficients[0], coefficients[1], coefficients[2]}},
+              {"max_bytes_per_s", max_bytes_per_s}};
+}
+
+LinkModel LinkModel::fromJson(const json& j, const std::string& path) {
+  const std::string kind = ju::getString(j, "kind", path);
+  if (kind == "latency_bandwidth") {
+    ju::rejectUnknownKeys(j, {"kind", "latency_s", "bandwidth_gb_per_s"}, path);
+    return latencyBandwidth(ju::getNonNegative(j, "latency_s", path),
+                            ju::getPositive(j, "bandwidth_gb_per_s", path));
+  }
+  if (kind == "sailor_fit") {
+    ju::rejectUnknownKeys(j, {"kind", "coefficients", "max_bytes_per_s"}, path);
+    const json& c = ju::require(j, "coefficients", path);
+    if (!c.is_array() || c.size() != 3 || !c[0].is_number() || !c[1].is_number() ||
+        !c[2].is_number())
+      throw InputError(path + ".coefficients", ju::describe(c), "three numbers [c0, c1, c2]");
+    return sailorFit({c[0].get<double>(), c[1].get<double>(), c[2].get<double>()},
+                     ju::getPositive(j, "max_bytes_per_s", path));
+  }
+  throw InputError(path + ".kind", "\"" + kind + "\"", "\"latency_bandwidth\" or \"sailor_fit\"");
+}
+
+std::map<Relation, LinkModel> Scenario::builtinDefaultLinks() {
+  // Per node, one direction. Same zone: SAILOR measured about 6 GB/s between 4-GPU A100 VMs
+  // in one GCP zone; same region ~5 GB/s; us-central1 <-> us-west1 about 1 GB/s (SAILOR's
+  // network fits); across an ocean we assume half that with 80 ms one-way latency.
+  return {{Relation::SameZone, LinkModel::latencyBandwidth(1e-5, 6.0)},
+          {Relation::SameRegion, LinkModel::latencyBandwidth(1e-4, 5.0)},
+          {Relation::SameContinent, LinkModel::latencyBandwidth(0.02, 1.0)},
+          {Relation::CrossContinent, LinkModel::latencyBandwidth(0.08, 0.5)}};
+}
+
+std::map<Relation, double> Scenario::builtinDefaultEgress() {
+  // GCP inter-zone and inter-region egress list prices (see resources/prices/default.json).
+  return {{Relation::SameZone, 0.0},
+          {Relation::SameRegion, 0.01},
+          {Relation::SameContinent, 0.02},
+          {Relation::CrossContinent, 0.08}};
+}
+
+bool Scenario::hasZone(const std::string& zone) const {
+  for (const auto& r : regions)
+    for (const auto& z : r.zones)
+      if (z == zone) return true;
+  return false;
+}
+
+const Region& Scenario::regionOf(const std::string& zone) const {
+  for (const auto& r : regions)
+    for (const auto& z : r.zones)
+      if (z == zone) return r;
+  throw InputError("zone", "\"" + zone + "\"", "a zone declared in the scenario's regions");
+}
+
+Relation Scenario::relation(const std::string& a, const std::string& b) const {
+  if (a == b) return Relation::SameZone;
+  const Region& ra = regionOf(a);
+  const Region& rb = regionOf(b);
+  if (ra.name == rb.name) return Relation::SameRegion;
+  if (ra.continent == rb.continent) return Relation::SameContinent;
+  return Relation::CrossContinent;
+}
+
+ResolvedLink Scenario::link(const LinkQuery& q) const {
+  // Most specific first: zones + both GPU types + GPU count; then zones + GPU types with the
+  // nearest count; then zones only. Either direction matches (links are symmetric unless both
+  // directions are given). Then the default of the zones' relation.
+  const LinkEntry* best = nullptr;
+  int best_score = -1;
+  for (const auto& l : links) {
+    const bool forward = l.from_zone == q.from_zone && l.to_zone == q.to_zone;
+    const bool backward = l.from_zone == q.to_zone && l.to_zone == q.from_zone;
+    if (!forward && !backward) continue;
+    const std::string& gf = forward ? q.from_gpu : q.to_gpu;
+    const std::string& gt = forward ? q.to_gpu : q.from_gpu;
+    if (l.from_gpu && *l.from_gpu != gf) continue;
+    if (l.to_gpu && *l.to_gpu != gt) continue;
+    int score = (forward ? 1 : 0) + (l.from_gpu ? 4 : 0) + (l.to_gpu ? 4 : 0);
+    if (l.gpus) {
+      if (*l.gpus == q.gpus) score += 100;
+      else score += 50 - std::min(49, std::abs(*l.gpus - q.gpus));
+    }
+    if (score > best_score) {
+      best_score = score;
+      best = &l;
+    }
+  }
+  if (best) {
+    std::string src = "link " + best->from_zone + " -> " + best->to_zone;
+    if (best->from_gpu || best->to_gpu)
+      src += " (" + best->from_gpu.value_or("*") + " -> " + best->to_gpu.value_or("*") + ")";
+    if (best->gpus) src += " x" + std::to_string(*best->gpus);
+    return {best->model, src};
+  }
+  Relation r = relation(q.from_zone, q.to_zone);
+  return {default_links.at(r), std::string("default ") + relationName(r)};
+}
+
+double Scenario::egressUsdPerGb(const std::string& from, const std::string& to) const {
+  if (auto it = egress_usd_per_gb.find({from, to}); it != egress_usd_per_gb.end())
+    return it->second;
+  return default_egress_usd_per_gb.at(relation(from, to));
+}
+
+const Pool* Scenario::findPool(const std::string& zone, const std::string& gpu_type) const {
+  for (const auto& p : pools)
+    if (p.zone == zone && p.gpu_type == gpu_type) return &p;
+  return nullptr;
+}
+
+int Scenario::gpusPerNode(const std::string& zone, const std::string& gpu_type,
+                          const Catalog& catalog) const {
+  if (const Pool* p = findPool(zone, gpu_type); p && p->gpus_per_node) return *p->gpus_per_node;
+  if (const GpuType* g = catalog.findGpu(gpu_type)) return g->gpus_per_node;
+  return 1;
+}
+
+void Scenario::validate(const Catalog& catalog) const {
+  if (regions.empty()) throw InputError("regions", "[]", "at least one region");
+  std::set<std::string> zones, region_names;
+  for (size_t i = 0; i < regions.size(); ++i) {
+    const std::string path = "regions[" + std::to_string(i) + "]";
+    if (regions[i].name.empty()) throw InputError(path + ".name", "\"\"", "a region name");
+    if (!region_names.insert(regions[i].name).second)
+      throw InputError(path + ".name", "\"" + regions[i].name + "\"", "a region name not used before");
+    if (regions[i].zones.empty()) throw InputError(path + ".zones", "[]", "at least one zone");
+    for (const auto& z : regions[i].zones)
+      if (!zones.insert(z).second)
+        throw InputError(path + ".zones", "\"" + z + "\"", "each zone declared once");
+  }
+  std::set<std::pair<std::string, std::string>> pool_keys;
+  for (size_t i = 0; i < pools.size(); ++i) {
+    const Pool& p = pools[i];
+    const std::string path = "pools[" + std::to_string(i) + "]";
+    if (!zones.count(p.zone))
+      throw InputError(path + ".zone", "\"" + p.zone + "\"", "a zone declared in regions");
+    catalog.gpu(p.gpu_type, path + ".gpu_type");
+    if (p.count < 0) throw InputError(path + ".count", std::to_string(p.count), "a count >= 0");
+    if (!(p.usd_per_gpu_hour >= 0) || !std::isfinite(p.usd_per_gpu_hour))
+      throw InputError(path + ".usd_per_gpu_hour", toText(p.usd_per_gpu_hour), "a price >= 0");
+    if (p.gpus_per_node && *p.gpus_per_node < 1)
+      throw InputError(path + ".gpus_per_node", std::to_string(*p.gpus_per_node), "an integer >= 1");
+    if (!pool_keys.insert({p.zone, p.gpu_type}).second)
+      throw InputError(path, p.gpu_type + " in " + p.zone + " twice",
+                       "one pool per (zone, GPU type)");
+  }
+  for (size_t i = 0; i < links.size(); ++i) {
+    const LinkEntry& l = links[i];
+    const std::string path = "network.links[" + std::to_string(i) + "]";
+    if (!zones.count(l.from_zone))
+      throw InputError(path + ".from_zone", "\"" + l.from_zone + "\"", "a zone declared in regions");
+    if (!zones.count(l.to_zone))
+      throw InputError(path + ".to_zone", "\"" + l.to_zone + "\"", "a zone declared in regions");
+    if (l.from_gpu) catalog.gpu(*l.from_gpu, path + ".from_gpu");
+    if (l.to_gpu) catalog.gpu(*l.to_gpu, path + ".to_gpu");
+    if (l.gpus && *l.gpus < 1) throw InputError(path + ".gpus", std::to_string(*l.gpus), "an integer >= 1");
+  }
+  for (const auto& [k, v] : egress_usd_per_gb) {
+    if (!zones.count(k.first))
+      throw InputError("egress_usd_per_gb.pairs", "\"" + k.first + "\"", "a zone declared in regions");
+    if (!zones.count(k.second))
+      throw InputError("egress_usd_per_gb.pairs", "\"" + k.second + "\"", "a zone declared in regions");
+    if (v < 0) throw InputError("egress_usd_per_gb.pairs", toText(v), "a price >= 0");
+  }
+}
+
+Scenario Scenario::fromJson(const json& j, const Catalog& catalog) {
+  Scenario s;
+  ju::rejectUnknownKeys(j, {"name", "description", "regions", "pools", "network",
+                            "egress_usd_per_gb", "job", "objective"},
+                        "");
+  s.name = ju::getStringOr(j, "name", "", "unnamed");
+  s.description = ju::getStringOr(j, "description", "", "");
+  const json& regions = ju::require(j, "regions", "");
+  ju::requireArray(regions, "regions");
+  for (size_t i = 0; i < regions.size(); ++i) {
+    const std::string path = "regions[" + std::to_string(i) + "]";
+    const json& r = regions[i];
+    ju::rejectUnknownKeys(r, {"name", "continent", "zones"}, path);
+    Region reg;
+    reg.name = ju::getString(r, "name", path);
+    reg.continent = ju::getStringOr(r, "continent", path, reg.name);
+    const json& zones = ju::require(r, "zones", path);
+    ju::requireArray(zones, path + ".zones");
+    for (const auto& z : zones) {
+      if (!z.is_string() || z.get<std::string>().empty())
+        throw InputError(path + ".zones", ju::describe(z), "zone names (strings)");
+      reg.zones.push_back(z.get<std::string>());
+    }
+    s.regions.push_back(std::move(reg));
+  }
+  const json& pools = j.contains("pools") ? j.at("pools") : json::array();
+  ju::requireArray(pools, "pools");
+  for (size_t i = 0; i < pools.size(); ++i) {
+    const std::string path = "pools[" + std::to_string(i) + "]";
+    const json& p = pools[i];
+    ju::rejectUnknownKeys(p, {"zone", "gpu_type", "count", "usd_per_gpu_hour", "spot", "gpus_per_node"}, path);
+    Pool pool;
+    pool.zone = ju::getString(p, "zone", path);
+    pool.gpu_type = ju::getString(p, "gpu_type", path);
+    pool.count = static_cast<int>(ju::getInt(p, "count", path, 0));
+    pool.usd_per_gpu_hour = ju::getNonNegative(p, "usd_per_gpu_hour", path);
+    pool.spot = ju::getBoolOr(p, "spot", path, false);
+    if (p.contains("gpus_per_node"))
+      pool.gpus_per_node = static_cast<int>(ju::getInt(p, "gpus_per_node", path, 1));
+    s.pools.push_back(std::move(pool));
+  }
+  s.default_links = builtinDefaultLinks();
+  if (j.contains("network")) {
+    const json& n = j.at("network");
+    ju::rejectUnknownKeys(n, {"defaults", "links"}, "network");
+    if (n.contains("defaults")) {
+      const json& d = n.at("defaults");
+      ju::rejectUnknownKeys(d, {"same_zone", "same_region", "same_continent", "cross_continent"},
+                            "network.defaults");
+      for (Relation r : kRelations) {
+        const std::string key = relationName(r);
+        if (!d.contains(key)) continue;
+        const json& m = d.at(key);
+        const std::string path = "network.defaults." + key;
+        if (m.contains("kind")) s.default_links[r] = LinkModel::fromJson(m, path);
+        else {
+          ju::rejectUnknownKeys(m, {"latency_s", "bandwidth_gb_per_s"}, path);
+          s.default_links[r] = LinkModel::latencyBandwidth(ju::getNonNegative(m, "latency_s", path),
+                                                           ju::getPositive(m, "bandwidth_gb_per_s", path));
+        }
+      }
+    }
+    const json& links = n.contains("links") ? n.at("links") : json::array();
+    ju::requireArray(links, "network.links");
+    for (size_t i = 0; i < links.size(); ++i) {
+      const std::string path = "network.links[" + std::to_string(i) + "]";
+      const json& l = links[i];
+      ju::rejectUnknownKeys(l, {"from_zone", "to_zone", "from_gpu", "to_gpu", "gpus", "model"}, path);
+      LinkEntry e;
+      e.from_zone = ju::getString(l, "from_zone", path);
+      e.to_zone = ju::getString(l, "to_zone", path);
+      if (l.contains("from_gpu")) e.from_gpu = ju::getString(l, "from_gpu", path);
+      if (l.contains("to_gpu")) e.to_gpu = ju::getString(l, "to_gpu", path);
+      if (l.contains("gpus")) e.gpus = static_cast<int>(ju::getInt(l, "gpus", path, 1));
+      e.model = LinkModel::fromJson(ju::require(l, "model", path), path + ".model");
+      s.links.push_back(std::move(e));
+    }
+  }
+  s.default_egress_usd_per_gb = builtinDefaultEgress();
+  if (j.contains("egress_usd_per_gb")) {
+    const json& e = j.at("egress_usd_per_gb");
+    ju::rejectUnknownKeys(e, {"defaults", "pairs"}, "egress_usd_per_gb");
+    if (e.contains("defaults")) {
+      const json& d = e.at("defaults");
+      ju::rejectUnknownKeys(d, {"same_zone", "same_region", "same_continent", "cross_continent"},
+                            "egress_usd_per_gb.defaults");
+      for (Relation r : kRelations)
+        if (d.contains(relationName(r)))
+          s.default_egress_usd_per_gb[r] =
+              ju::getNonNegative(d, relationName(r), "egress_usd_per_gb.defaults");
+    }
+    const json& pairs = e.contains("pairs") ? e.at("pairs") : json::array();
+    ju::requireArray(pairs, "egress_usd_per_gb.pairs");
+    for (size_t i = 0; i < pairs.size(); ++i) {
+      const std::string path = "egress_usd_per_gb.pairs[" + std::to_string(i) + "]";
+      ju::rejectUnknownKeys(pairs[i], {"from_zone", "to_zone", "usd_per_gb"}, path);
+      s.egress_usd_per_gb[{ju::getString(pairs[i], "from_zone", path),
+                           ju::getString(pairs[i], "to_zone", path)}] =
+          ju::getNonNegative(pairs[i], "usd_per_gb", path);
+    }
+  }
+  s.validate(catalog);
+  return s;
+}
+
+json Scenario::toJson() const {
+  json j;
+  j["name"] = name;
+  if (!description.empty()) j["description"] = description;
+  j["regions"] = json::array();
+  for (const auto& r : regions)
+    j["regions"].push_back({{"name", r.name}, {"continent", r.continent}, {"zones", r.zones}});
+  j["pools"] = json::array();
+  for (const auto& p : pools) {
+    json pj{{"zone", p.zone},
+            {"gpu_type", p.gpu_type},
+            {"count", p.count},
+            {"usd_per_gpu_hour", p.usd_per_gpu_hour},
+            {"spot", p.spot}};
+    if (p.gpus_per_node) pj["gpus_per_node"] = *p.gpus_per_node;
+    j["pools"].push_back(pj);
+  }
+  json defaults = json::object();
+  for (const auto& [r, m] : default_links) defaults[relationName(r)] = m.toJson();
+  json links_j = json::array();
+  for (const auto& l : links) {
+    json lj{{"from_zone", l.from_zone}, {"to_zone", l.to_zone}, {"model", l.model.toJson()}};
+    if (l.from_gpu) lj["from_gpu"] = *l.from_gpu;
+    if (l.to_gpu) lj["to_gpu"] = *l.to_gpu;
+    if (l.gpus) lj["gpus"] = *l.gpus;
+    links_j.push_back(lj);
+  }
+  j["network"] = {{"defaults", defaults}, {"links", links_j}};
+  json egress_defaults = json::object();
+  for (const auto& [r, v] : default_egress_usd_per_gb) egress_defaults[relationName(r)] = v;
+  json pairs = json::array();
+  for (const auto& [k, v] : egress_usd_per_gb)
+    pairs.push_back({{"from_zone", k.first}, {"to_zone", k.second}, {"usd_per_gb", v}});
+  j["egress_usd_per_gb"] = {{"defaults", egress_defaults}, {"pairs", pairs}};
+  return j;
+}
+
+}  // namespace sailor

@@ -1,0 +1,410 @@
+#include "sailor/simulator.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "sailor/error.hpp"
+
+namespace sailor {
+
+using nlohmann::json;
+
+namespace {
+
+struct ReplicaData {
+  const Replica* replica = nullptr;
+  const GpuType* gpu = nullptr;
+  double forward_s = 0;   // per microbatch, sum over the stage's layers
+  double backward_s = 0;
+  double params = 0;      // held by one GPU
+  double activation_bytes_per_seq = 0;
+  double max_layer_activation_per_seq = 0;
+  double output_elements = 0;   // of the stage's last layer, per sequence
+  double optimizer_s_per_param = 0;
+  int gpus_per_node = 1;
+  double usd_per_gpu_hour = 0;
+};
+
+// Seconds for `nodes_bytes` to leave a node when `gpus` of its GPUs each send
+// `per_gpu_bytes` at once over `link` (the link figure is the node's aggregate).
+double transferSeconds(const LinkModel& link, double per_gpu_bytes, int gpus) {
+  if (per_gpu_bytes <= 0) return 0;
+  const double total = per_gpu_bytes * gpus;
+  if (link.kind == LinkModel::Kind::LatencyBandwidth) return link.seconds(total);
+  return total / link.bandwidthBytesPerS(per_gpu_bytes);
+}
+
+std::string fmtGiB(double bytes) {
+  std::ostringstream os;
+  os.setf(std::ios::fixed);
+  os.precision(2);
+  os << bytes / (1024.0 * 1024.0 * 1024.0) << " GiB";
+  return os.str();
+}
+
+}  // namespace
+
+double Prediction::peakMemoryBytes() const {
+  double m = 0;
+  for (const auto& b : memory) m = std::max(m, b.total_bytes);
+  return m;
+}
+
+Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
+                    const Catalog& catalog, const ProfileSet& profiles,
+                    const SimulatorOptions& options) {
+  plan.validate(job, catalog, scenario);
+  const ModelSpec& model = catalog.model(job.model, "job.model");
+  const int P = static_cast<int>(plan.stages.size());
+  const int b = plan.microbatch_size;
+  const int e = job.activationBytesPerElement();
+  const int last_layer = model.numPlanLayers() - 1;
+  Prediction pred;
+  std::map<std::string, std::string> sources;
+
+  // ---- Per replica: profile figures summed over the stage's layers.
+  std::vector<std::vector<ReplicaData>> data(static_cast<size_t>(P));
+  for (int s = 0; s < P; ++s) {
+    const Stage& st = plan.stages[static_cast<size_t>(s)];
+    for (const Replica& r : st.replicas) {
+      ReplicaData d;
+      d.replica = &r;
+      d.gpu = &catalog.gpu(r.gpu_type, "replica.gpu_type");
+      const ProfileKey key{model.name, r.gpu_type, b, r.tp};
+      auto t = profiles.timings(key, job);
+      auto mem = profiles.memory(model.name, r.tp, job);
+      auto opt = profiles.optimizerSecondsPerParameter(key, job);
+      if (static_cast<int>(t.value.size()) != model.numPlanLayers() ||
+          static_cast<int>(mem.value.size()) != model.numPlanLayers())
+        throw InputError("profiles", t.source + " has " + std::to_string(t.value.size()) +
+                                         " layers for " + model.name,
+                         std::to_string(model.numPlanLayers()) + " plan layers");
+      sources["timings " + r.gpu_type + " mbs " + std::to_string(b) + " tp " + std::to_string(r.tp)] = t.source;
+      sources["memory " + model.name + " tp " + std::to_string(r.tp)] = mem.source;
+      sources["optimizer " + r.gpu_type + " tp " + std::to_string(r.tp)] = opt.source;
+      for (int l = st.first_layer; l <= st.last_layer; ++l) {
+        const auto& lt = t.value[static_cast<size_t>(l)];
+        const auto& lm = mem.value[static_cast<size_t>(l)];
+        d.forward_s += lt.forward_s;
+        d.backward_s += lt.backward_s;
+        d.params += lm.params;
+        d.activation_bytes_per_seq += lm.activation_bytes;
+        d.max_layer_activation_per_seq = std::max(d.max_layer_activation_per_seq, lm.activation_bytes);
+      }
+      // Tied embeddings: when one stage holds both the embedding and the head they share the
+      // word-embedding matrix; in different stages each keeps a copy (Megatron).
+      if (model.tied_embeddings && st.first_layer == 0 && st.last_layer == last_layer)
+        d.params -= static_cast<double>(model.vocab_size) * model.hidden_size / r.tp;
+      d.output_elements = mem.value[static_cast<size_t>(st.last_layer)].output_elements;
+      d.optimizer_s_per_param = opt.value;
+      d.gpus_per_node = scenario.gpusPerNode(r.zone, r.gpu_type, catalog);
+      if (const Pool* pool = scenario.findPool(r.zone, r.gpu_type)) d.usd_per_gpu_hour = pool->usd_per_gpu_hour;
+      data[static_cast<size_t>(s)].push_back(d);
+    }
+  }
+  for (const auto& [k, v] : sources) pred.sources.emplace_back(k, v);
+
+  // Microbatches: each replica of stage s processes ceil(G / (b * D_s)); the schedule runs the
+  // largest count (stages with more replicas idle for the rest).
+  int M = 0;
+  std::vector<int> m_stage(static_cast<size_t>(P));
+  for (int s = 0; s < P; ++s) {
+    m_stage[static_cast<size_t>(s)] = plan.microbatches(job.global_batch_size, plan.stages[static_cast<size_t>(s)]);
+    M = std::max(M, m_stage[static_cast<size_t>(s)]);
+  }
+
+  // ---- Memory per GPU.
+  for (int s = 0; s < P; ++s) {
+    for (size_t k = 0; k < data[static_cast<size_t>(s)].size(); ++k) {
+      const ReplicaData& d = data[static_cast<size_t>(s)][k];
+      MemoryBreakdown mb;
+      mb.gpu_type = d.replica->gpu_type;
+      mb.zone = d.replica->zone;
+      mb.stage = s;
+      mb.replica = static_cast<int>(k);
+      mb.tp = d.replica->tp;
+      mb.model_state_bytes = d.params * job.stateBytesPerParameter();
+      // NOTE [Why stage s holds min(P - s, m) microbatches]: under 1F1B stage s runs P - s - 1
+      // warm-up forwards before its first backward, so P - s microbatches have activations
+      // alive at its peak; never more than there are microbatches.
+      mb.microbatches_in_flight = std::min(P - s, m_stage[static_cast<size_t>(s)]);
+      mb.activation_bytes = d.activation_bytes_per_seq * b * mb.microbatches_in_flight;
+      // Backward of a layer materialises gradients shaped like its saved activations, while the
+      // autograd engine still holds the incoming gradient and the outputs: about twice the
+      // largest layer's activations of one microbatch on top of what is stored.
+      mb.transient_bytes = 2.0 * d.max_layer_activation_per_seq * b;
+      mb.runtime_overhead_bytes = static_cast<double>(d.gpu->runtime_overhead_bytes);
+      mb.total_bytes = mb.model_state_bytes + mb.activation_bytes + mb.transient_bytes + mb.runtime_overhead_bytes;
+      mb.capacity_bytes = static_cast<double>(d.gpu->memory_bytes);
+      if (!mb.fits()) {
+        pred.fits = false;
+        pred.out_of_memory.push_back("stage " + std::to_string(s) + " replica " + std::to_string(k) + " (" +
+                                     mb.gpu_type + ", tp " + std::to_string(mb.tp) + ", " + mb.zone + ") needs " +
+                                     fmtGiB(mb.total_bytes) + " of " + fmtGiB(mb.capacity_bytes) + ": over by " +
+                                     fmtGiB(mb.total_bytes - mb.capacity_bytes));
+      }
+      pred.memory.push_back(mb);
+    }
+  }
+
+  // ---- Stage times and point-to-point transfers.
+  pred.stages.resize(static_cast<size_t>(P));
+  for (int s = 0; s < P; ++s) {
+    StageTimes& st = pred.stages[static_cast<size_t>(s)];
+    st.microbatches = m_stage[static_cast<size_t>(s)];
+    const auto& reps = data[static_cast<size_t>(s)];
+    for (size_t k = 0; k < reps.size(); ++k) {
+      if (reps[k].forward_s + reps[k].backward_s > st.forward_s + st.backward_s) {
+        st.forward_s = reps[k].forward_s;
+        st.backward_s = reps[k].backward_s;
+        st.straggler_replica = static_cast<int>(k);
+      }
+    }
+  }
+  // Replica pairing across a stage boundary: replica j of one stage talks to replica
+  // j mod D of the other; with different degrees every replica of both sides has a partner.
+  // NOTE [Point-to-point transfers]: each of the sender's tp GPUs sends its 1/tp share of the
+  // boundary activation (b * s * h elements) at once, so the node's aggregate link carries the
+  // whole message; gradients go back the same way.
+  std::vector<EgressItem> egress;
+  auto addEgress = [&](const std::string& from, const std::string& to, double bytes) {
+    if (bytes <= 0 || from == to) return;
+    for (auto& it : egress)
+      if (it.from_zone == from && it.to_zone == to) {
+        it.bytes += bytes;
+        return;
+      }
+    egress.push_back({from, to, bytes, 0});
+  };
+  for (int s = 0; s + 1 < P; ++s) {
+    const auto& a = data[static_cast<size_t>(s)];
+    const auto& c = data[static_cast<size_t>(s) + 1];
+    const size_t pairs = std::max(a.size(), c.size());
+    double fwd = 0, bwd = 0;
+    for (size_t j = 0; j < pairs; ++j) {
+      const ReplicaData& x = a[j % a.size()];
+      const ReplicaData& y = c[j % c.size()];
+      const double msg = x.output_elements * b * e;
+      const int gx = std::min(x.replica->tp, x.gpus_per_node);
+      const int gy = std::min(y.replica->tp, y.gpus_per_node);
+      auto l1 = scenario.link({x.replica->zone, x.replica->gpu_type, y.replica->zone, y.replica->gpu_type, gx});
+      auto l2 = scenario.link({y.replica->zone, y.replica->gpu_type, x.replica->zone, x.replica->gpu_type, gy});
+      fwd = std::max(fwd, transferSeconds(l1.model, msg / gx, gx));
+      bwd = std::max(bwd, transferSeconds(l2.model, msg / gy, gy));
+      // Bytes per iteration: the sender's microbatches, split over the pairs it serves.
+      const double share = static_cast<double>(m_stage[static_cast<size_t>(s)]) *
+                           static_cast<double>(a.size()) / static_cast<double>(pairs);
+      addEgress(x.replica->zone, y.replica->zone, msg * share);
+      addEgress(y.replica->zone, x.replica->zone, msg * share);
+    }
+    pred.stages[static_cast<size_t>(s)].send_forward_s = fwd;
+    pred.stages[static_cast<size_t>(s) + 1].send_backward_s = bwd;
+  }
+
+  // ---- 1F1B, event by event. Each stage executes its operations in order; an operation
+  // starts when its stage is free and its input has arrived. With blocking point-to-point
+  // (Megatron-DeepSpeed), a transfer occupies both the sending and the receiving stage.
+  std::vector<std::vector<std::pair<char, int>>> order(static_cast<size_t>(P));
+  for (int s = 0; s < P; ++s) {
+    const int warm = std::min(P - s - 1, M);
+    auto& ops = order[static_cast<size_t>(s)];
+    for (int i = 0; i < warm; ++i) ops.emplace_back('F', i);
+    int fi = warm;
+    for (int bi = 0; bi < M; ++bi) {
+      if (fi < M) ops.emplace_back('F', fi++);
+      ops.emplace_back('B', bi);
+    }
+  }
+  const bool blocking = options.blocking_p2p;
+  std::vector<double> free_at(static_cast<size_t>(P), 0.0), busy(static_cast<size_t>(P), 0.0),
+      comm(static_cast<size_t>(P), 0.0);
+  std::vector<std::vector<double>> fend(static_cast<size_t>(P), std::vector<double>(static_cast<size_t>(M), -1)),
+      bend(static_cast<size_t>(P), std::vector<double>(static_cast<size_t>(M), -1));
+  std::vector<size_t> next(static_cast<size_t>(P), 0);
+  bool progress = true;
+  while (progress) {
+    progress = false;
+    for (int s = 0; s < P; ++s) {
+      const size_t su = static_cast<size_t>(s);
+      const StageTimes& st = pred.stages[su];
+      while (next[su] < order[su].size()) {
+        const auto [kind, i] = order[su][next[su]];
+        const size_t iu = static_cast<size_t>(i);
+        double start = free_at[su];
+        if (kind == 'F') {
+          double recv = 0;
+          if (s > 0) {
+            const double ready = fend[su - 1][iu];
+            if (ready < 0) break;
+            recv = pred.stages[su - 1].send_forward_s;
+            start = blocking ? std::max(start, ready) + recv : std::max(start, ready + recv);
+            if (blocking) comm[su] += recv;
+            if (recv > 0) pred.timeline.push_back({s, i, 'S', start - recv, start});
+          }
+          const double end = start + st.forward_s;
+          fend[su][iu] = end;
+          pred.timeline.push_back({s, i, 'F', start, end});
+          busy[su] += st.forward_s;
+          double after = end;
+          if (blocking && s + 1 < P) {
+            after += st.send_forward_s;
+            comm[su] += st.send_forward_s;
+          }
+          free_at[su] = after;
+        } else {
+          if (s + 1 < P) {
+            const double ready = bend[su + 1][iu];
+            if (ready < 0) break;
+            const double recv = pred.stages[su + 1].send_backward_s;
+            start = blocking ? std::max(start, ready) + recv : std::max(start, ready + recv);
+            if (blocking) comm[su] += recv;
+            if (recv > 0) pred.timeline.push_back({s, i, 'S', start - recv, start});
+          }
+          const double end = start + st.backward_s;
+          bend[su][iu] = end;
+          pred.timeline.push_back({s, i, 'B', start, end});
+          busy[su] += st.backward_s;
+          double after = end;
+          if (blocking && s > 0) {
+            after += st.send_backward_s;
+            comm[su] += st.send_backward_s;
+          }
+          free_at[su] = after;
+        }
+        ++next[su];
+        progress = true;
+      }
+    }
+  }
+  for (int s = 0; s < P; ++s)
+    assert(next[static_cast<size_t>(s)] == order[static_cast<size_t>(s)].size() && "1F1B schedule deadlocked");
+
+  // ---- Data-parallel gradient all-reduce per stage (bucketed ring among its replicas; every
+  // tp rank all-reduces its shard at once over the node's link), then the optimizer step.
+  // A stage starts its all-reduce when its own last backward is done.
+  const double grad_bytes = 4.0;  // fp32 gradients (also for mixed precision, see job.cpp)
+  double iteration = 0;
+  int critical = 0;
+  std::vector<double> stage_end(static_cast<size_t>(P));
+  for (int s = 0; s < P; ++s) {
+    const size_t su = static_cast<size_t>(s);
+    const auto& reps = data[su];
+    const int D = static_cast<int>(reps.size());
+    double sync = 0;
+    double opt = 0;
+    for (int k = 0; k < D; ++k) {
+      const ReplicaData& x = reps[static_cast<size_t>(k)];
+      opt = std::max(opt, x.optimizer_s_per_param * x.params);
+      if (D < 2) continue;
+      const ReplicaData& y = reps[static_cast<size_t>((k + 1) % D)];
+      const int g = std::min(x.replica->tp, x.gpus_per_node);
+      auto link = scenario.link({x.replica->zone, x.replica->gpu_type, y.replica->zone, y.replica->gpu_type, g});
+      const double shard = x.params * grad_bytes;
+      double t = 0;
+      for (double left = shard; left > 0; left -= options.allreduce_bucket_bytes) {
+        const double bucket = std::min(left, options.allreduce_bucket_bytes);
+        t += 2.0 * (D - 1) * transferSeconds(link.model, bucket / D, g);
+      }
+      sync = std::max(sync, t);
+      // Ring all-reduce: each replica sends 2 (D-1)/D of the stage's gradients to its successor.
+      addEgress(x.replica->zone, y.replica->zone, 2.0 * (D - 1) / D * shard * x.replica->tp);
+    }
+    StageTimes& st = pred.stages[su];
+    st.dp_sync_s = sync;
+    st.optimizer_s = opt;
+    const double last_backward = bend[su][static_cast<size_t>(M - 1)];
+    const double end = std::max(free_at[su], last_backward) + sync + opt;
+    if (sync > 0) pred.timeline.push_back({s, -1, 'A', end - sync - opt, end - opt});
+    pred.timeline.push_back({s, -1, 'O', end - opt, end});
+    stage_end[su] = end;
+    if (end > iteration) {
+      iteration = end;
+      critical = s;
+    }
+  }
+
+  const size_t cu = static_cast<size_t>(critical);
+  pred.iteration_s = iteration;
+  pred.breakdown.compute_s = busy[cu];
+  pred.breakdown.p2p_s = comm[cu];
+  pred.breakdown.dp_sync_s = pred.stages[cu].dp_sync_s;
+  pred.breakdown.optimizer_s = pred.stages[cu].optimizer_s;
+  pred.breakdown.bubble_s = std::max(0.0, iteration - busy[cu] - comm[cu] - pred.stages[cu].dp_sync_s -
+                                              pred.stages[cu].optimizer_s);
+  pred.iterations_per_s = iteration > 0 ? 1.0 / iteration : 0;
+  pred.tokens_per_s = pred.iterations_per_s * job.global_batch_size * job.sequence_length;
+
+  // ---- Cost per iteration: GPUs are rented for the whole iteration.
+  for (const auto& reps : data)
+    for (const auto& d : reps) pred.compute_usd += d.usd_per_gpu_hour / 3600.0 * iteration * d.replica->tp;
+  for (auto& it : egress) {
+    it.usd = it.bytes / 1e9 * scenario.egressUsdPerGb(it.from_zone, it.to_zone);
+    pred.egress_usd += it.usd;
+  }
+  pred.egress = std::move(egress);
+  pred.usd_per_iteration = pred.compute_usd + pred.egress_usd;
+  pred.usd_per_hour = iteration > 0 ? pred.usd_per_iteration * 3600.0 / iteration : 0;
+  std::sort(pred.timeline.begin(), pred.timeline.end(), [](const TimelineOp& x, const TimelineOp& y) {
+    return x.stage != y.stage ? x.stage < y.stage : x.start_s < y.start_s;
+  });
+  return pred;
+}
+
+json Prediction::toJson() const {
+  json mem = json::array();
+  for (const auto& m : memory)
+    mem.push_back({{"stage", m.stage},
+                   {"replica", m.replica},
+                   {"gpu_type", m.gpu_type},
+                   {"zone", m.zone},
+                   {"tp", m.tp},
+                   {"model_state_bytes", m.model_state_bytes},
+                   {"activation_bytes", m.activation_bytes},
+                   {"microbatches_in_flight", m.microbatches_in_flight},
+                   {"transient_bytes", m.transient_bytes},
+                   {"runtime_overhead_bytes", m.runtime_overhead_bytes},
+                   {"total_bytes", m.total_bytes},
+                   {"capacity_bytes", m.capacity_bytes},
+                   {"fits", m.fits()}});
+  json st = json::array();
+  for (const auto& s : stages)
+    st.push_back({{"forward_s", s.forward_s},
+                  {"backward_s", s.backward_s},
+                  {"send_forward_s", s.send_forward_s},
+                  {"send_backward_s", s.send_backward_s},
+                  {"dp_sync_s", s.dp_sync_s},
+                  {"optimizer_s", s.optimizer_s},
+                  {"straggler_replica", s.straggler_replica},
+                  {"microbatches", s.microbatches}});
+  json eg = json::array();
+  for (const auto& e : egress)
+    eg.push_back({{"from_zone", e.from_zone}, {"to_zone", e.to_zone}, {"bytes", e.bytes}, {"usd", e.usd}});
+  json src = json::object();
+  for (const auto& [k, v] : sources) src[k] = v;
+  return json{{"fits", fits},
+              {"out_of_memory", out_of_memory},
+              {"iteration_s", iteration_s},
+              {"breakdown",
+               {{"compute_s", breakdown.compute_s},
+                {"bubble_s", breakdown.bubble_s},
+                {"p2p_s", breakdown.p2p_s},
+                {"dp_sync_s", breakdown.dp_sync_s},
+                {"optimizer_s", breakdown.optimizer_s}}},
+              {"iterations_per_s", iterations_per_s},
+              {"tokens_per_s", tokens_per_s},
+              {"peak_memory_bytes", peakMemoryBytes()},
+              {"memory", mem},
+              {"stages", st},
+              {"cost",
+               {{"compute_usd_per_iteration", compute_usd},
+                {"egress_usd_per_iteration", egress_usd},
+                {"usd_per_iteration", usd_per_iteration},
+                {"usd_per_hour", usd_per_hour},
+                {"egress", eg}}},
+              {"sources", src}};
+}
+
+}  // namespace sailor
