@@ -152,7 +152,7 @@ public:
 
   // Efficiency factors (fraction of datasheet peak reached), calibrated as docs/simulator.md
   // describes (`sailor calibrate --reference DIR` recomputes them).
-  static constexpr double kMatmulEfficiency = 0.55;
+  static constexpr double kMatmulEfficiency = 0.80;
   static constexpr double kMemoryEfficiency = 0.70;
   static constexpr double kKernelLatencySeconds = 20e-6;  // per kernel launch, not hidden
   static constexpr double kKernelsPerBlockForward = 24;
