@@ -203,7 +203,7 @@ int cmdSimulate(int argc, char** argv) {
     profiles.add(SailorProfile::load(*dir + "/simulator_profiles.json", *dir + "/llm_info.json", cat));
   if (!a.has("--no-analytic")) profiles.add(std::make_shared<AnalyticProfile>(cat));
   SimulatorOptions opt;
-  opt.blocking_p2p = !a.has("--non-blocking-p2p");
+  if (a.has("--non-blocking-p2p")) opt.schedule = PipelineSchedule::Async1F1B;
   Prediction p = simulate(plan, scenario, job, cat, profiles, opt);
   if (a.has("--json")) {
     json out = p.toJson();
@@ -229,7 +229,7 @@ int cmdValidate(int argc, char** argv) {
   SailorReference ref = SailorReference::load(a.required("--reference"), cat);
   auto points = loadMeasuredPoints(a.positional[0], cat);
   SimulatorOptions opt;
-  opt.blocking_p2p = !a.has("--non-blocking-p2p");
+  if (a.has("--non-blocking-p2p")) opt.schedule = PipelineSchedule::Async1F1B;
   ValidationReport rep = validatePoints(points, ref, cat, opt);
   if (a.has("--json")) std::cout << rep.toJson().dump(2) << "\n";
   else std::cout << cli::formatValidation(rep);

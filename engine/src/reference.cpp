@@ -52,6 +52,10 @@ SailorReference SailorReference::load(const std::string& dir, const Catalog& cat
                 // Our link entries carry one GPU count: keep the entries where both nodes take
                 // part with the same number of GPUs.
                 if (c1.key() != c2.key()) continue;
+                // Cross-type entries of SAILOR's file are derived, not measured (several RTX
+                // ones copy another pair's fit); the engine derives them from each type's own
+                // link instead (Scenario::link, rule 2).
+                if (g1.key() != g2.key()) continue;
                 const json& v = c2.value();
                 const std::string path = net + ": " + z1.key() + "." + g1.key() + "." + c1.key() + "." +
                                          z2.key() + "." + g2.key();

@@ -130,39 +130,80 @@ Relation Scenario::relation(const std::string& a, const std::string& b) const {
   return Relation::CrossContinent;
 }
 
-ResolvedLink Scenario::link(const LinkQuery& q) const {
-  // Most specific first: zones + both GPU types + GPU count; then zones + GPU types with the
-  // nearest count; then zones only. Either direction matches (links are symmetric unless both
-  // directions are given). Then the default of the zones' relation.
+double ResolvedLink::bandwidthBytesPerS(double bytes) const {
+  double bw = model.bandwidthBytesPerS(bytes);
+  if (slower) bw = std::min(bw, slower->bandwidthBytesPerS(bytes));
+  return bw;
+}
+
+static double modelTransferSeconds(const LinkModel& m, double per_gpu_bytes, int gpus) {
+  if (per_gpu_bytes <= 0) return 0;
+  const double total = per_gpu_bytes * gpus;
+  if (m.kind == LinkModel::Kind::LatencyBandwidth) return m.seconds(total);
+  // SAILOR's fits were measured with each GPU sending a message of this size.
+  return total / m.bandwidthBytesPerS(per_gpu_bytes);
+}
+
+double ResolvedLink::transferSeconds(double per_gpu_bytes, int gpus) const {
+  double t = modelTransferSeconds(model, per_gpu_bytes, gpus);
+  if (slower) t = std::max(t, modelTransferSeconds(*slower, per_gpu_bytes, gpus));
+  return t;
+}
+
+namespace {
+// Best entry between the two zones (either direction) for GPU types gf -> gt, or nullptr.
+// typed: only entries naming both GPU types; untyped: only entries naming neither.
+const LinkEntry* bestEntry(const std::vector<LinkEntry>& links, const std::string& fz,
+                           const std::string& tz, const std::string& gf, const std::string& gt,
+                           int gpus, bool typed) {
   const LinkEntry* best = nullptr;
   int best_score = -1;
   for (const auto& l : links) {
-    const bool forward = l.from_zone == q.from_zone && l.to_zone == q.to_zone;
-    const bool backward = l.from_zone == q.to_zone && l.to_zone == q.from_zone;
+    const bool forward = l.from_zone == fz && l.to_zone == tz;
+    const bool backward = l.from_zone == tz && l.to_zone == fz;
     if (!forward && !backward) continue;
-    const std::string& gf = forward ? q.from_gpu : q.to_gpu;
-    const std::string& gt = forward ? q.to_gpu : q.from_gpu;
-    if (l.from_gpu && *l.from_gpu != gf) continue;
-    if (l.to_gpu && *l.to_gpu != gt) continue;
-    int score = (forward ? 1 : 0) + (l.from_gpu ? 4 : 0) + (l.to_gpu ? 4 : 0);
-    if (l.gpus) {
-      if (*l.gpus == q.gpus) score += 100;
-      else score += 50 - std::min(49, std::abs(*l.gpus - q.gpus));
+    if (typed != (l.from_gpu.has_value() && l.to_gpu.has_value())) continue;
+    if (!typed && (l.from_gpu || l.to_gpu)) continue;
+    if (typed) {
+      const std::string& a = forward ? gf : gt;
+      const std::string& b = forward ? gt : gf;
+      if (*l.from_gpu != a || *l.to_gpu != b) continue;
     }
+    int score = forward ? 1 : 0;
+    if (l.gpus) score += *l.gpus == gpus ? 100 : 50 - std::min(49, std::abs(*l.gpus - gpus));
     if (score > best_score) {
       best_score = score;
       best = &l;
     }
   }
-  if (best) {
-    std::string src = "link " + best->from_zone + " -> " + best->to_zone;
-    if (best->from_gpu || best->to_gpu)
-      src += " (" + best->from_gpu.value_or("*") + " -> " + best->to_gpu.value_or("*") + ")";
-    if (best->gpus) src += " x" + std::to_string(*best->gpus);
-    return {best->model, src};
+  return best;
+}
+
+std::string describeEntry(const LinkEntry& e) {
+  std::string s = "link " + e.from_zone + " -> " + e.to_zone;
+  if (e.from_gpu || e.to_gpu) s += " (" + e.from_gpu.value_or("*") + " -> " + e.to_gpu.value_or("*") + ")";
+  if (e.gpus) s += " x" + std::to_string(*e.gpus);
+  return s;
+}
+}  // namespace
+
+ResolvedLink Scenario::link(const LinkQuery& q) const {
+  // 1. An entry for exactly these GPU types (nearest GPU count, either direction).
+  if (const LinkEntry* e = bestEntry(links, q.from_zone, q.to_zone, q.from_gpu, q.to_gpu, q.gpus, true))
+    return {e->model, std::nullopt, describeEntry(*e)};
+  // 2. Two GPU types without an entry of their own: the slower of each type's own link.
+  if (q.from_gpu != q.to_gpu) {
+    const LinkEntry* a = bestEntry(links, q.from_zone, q.to_zone, q.from_gpu, q.from_gpu, q.gpus, true);
+    const LinkEntry* b = bestEntry(links, q.from_zone, q.to_zone, q.to_gpu, q.to_gpu, q.gpus, true);
+    if (a && b) return {a->model, b->model, "slower of " + describeEntry(*a) + " and " + describeEntry(*b)};
+    if (a) return {a->model, std::nullopt, describeEntry(*a)};
+    if (b) return {b->model, std::nullopt, describeEntry(*b)};
   }
+  // 3. An entry for the zones alone; 4. the default of the zones' relation.
+  if (const LinkEntry* e = bestEntry(links, q.from_zone, q.to_zone, q.from_gpu, q.to_gpu, q.gpus, false))
+    return {e->model, std::nullopt, describeEntry(*e)};
   Relation r = relation(q.from_zone, q.to_zone);
-  return {default_links.at(r), std::string("default ") + relationName(r)};
+  return {default_links.at(r), std::nullopt, std::string("default ") + relationName(r)};
 }
 
 double Scenario::egressUsdPerGb(const std::string& from, const std::string& to) const {

@@ -28,21 +28,172 @@ struct ReplicaData {
   double usd_per_gpu_hour = 0;
 };
 
-// Seconds for `nodes_bytes` to leave a node when `gpus` of its GPUs each send
-// `per_gpu_bytes` at once over `link` (the link figure is the node's aggregate).
-double transferSeconds(const LinkModel& link, double per_gpu_bytes, int gpus) {
-  if (per_gpu_bytes <= 0) return 0;
-  const double total = per_gpu_bytes * gpus;
-  if (link.kind == LinkModel::Kind::LatencyBandwidth) return link.seconds(total);
-  return total / link.bandwidthBytesPerS(per_gpu_bytes);
-}
-
 std::string fmtGiB(double bytes) {
   std::ostringstream os;
   os.setf(std::ios::fixed);
   os.precision(2);
   os << bytes / (1024.0 * 1024.0 * 1024.0) << " GiB";
   return os.str();
+}
+
+
+// NOTE [DeepSpeed pipeline schedule]
+// Megatron-DeepSpeed runs DeepSpeed's PipelineEngine TrainSchedule: 2 (m + P - 1) steps per
+// stage; on even steps even stages run a forward and odd stages a backward, and the other way
+// round on odd steps. Before a forward a stage sends the previous step's input gradient back and
+// receives the activation; before a backward it receives the output gradient and sends the
+// previous step's activation on. Point-to-point operations are blocking NCCL sends and receives
+// on the compute stream, so a transfer starts when both ends have reached it and occupies both
+// for its whole duration. The instruction order makes this deadlock-free.
+struct PipeOp {
+  enum Kind { Forward, Backward, SendAct, RecvAct, SendGrad, RecvGrad } kind;
+  int microbatch;
+};
+
+std::vector<PipeOp> deepSpeedOps(int P, int s, int M) {
+  std::vector<PipeOp> ops;
+  const int steps = 2 * (M + P - 1);
+  auto valid = [&](int mb) { return mb >= 0 && mb < M; };
+  int prev = -1;
+  for (int step = 0; step < steps; ++step) {
+    const bool even_step = step % 2 == 0, even_stage = s % 2 == 0;
+    int mb = 0;
+    bool forward = true;
+    if (even_step && even_stage) mb = step / 2 - s / 2;
+    else if (!even_step && !even_stage) mb = (step - 1) / 2 - s / 2;
+    else if (even_step && !even_stage) mb = step / 2 - P + (s + 1) / 2, forward = false;
+    else mb = (step - 1) / 2 - P + 1 + s / 2, forward = false;
+    if (forward) {
+      if (valid(prev) && s > 0) ops.push_back({PipeOp::SendGrad, prev});
+      if (valid(mb) && s > 0) ops.push_back({PipeOp::RecvAct, mb});
+    } else {
+      if (valid(mb) && s + 1 < P) ops.push_back({PipeOp::RecvGrad, mb});
+      if (valid(prev) && s + 1 < P) ops.push_back({PipeOp::SendAct, prev});
+    }
+    if (valid(mb)) ops.push_back({forward ? PipeOp::Forward : PipeOp::Backward, mb});
+    prev = mb;
+  }
+  return ops;
+}
+
+void runDeepSpeedSchedule(Prediction& pred, int P, int M, std::vector<double>& free_at,
+                          std::vector<double>& busy, std::vector<double>& comm,
+                          std::vector<double>& last_backward) {
+  std::vector<std::vector<PipeOp>> ops(static_cast<size_t>(P));
+  for (int s = 0; s < P; ++s) ops[static_cast<size_t>(s)] = deepSpeedOps(P, s, M);
+  std::vector<size_t> next(static_cast<size_t>(P), 0);
+  auto matches = [](PipeOp::Kind k) {
+    switch (k) {
+      case PipeOp::SendAct: return PipeOp::RecvAct;
+      case PipeOp::RecvAct: return PipeOp::SendAct;
+      case PipeOp::SendGrad: return PipeOp::RecvGrad;
+      default: return PipeOp::SendGrad;
+    }
+  };
+  bool progress = true;
+  while (progress) {
+    progress = false;
+    for (int s = 0; s < P; ++s) {
+      const size_t su = static_cast<size_t>(s);
+      while (next[su] < ops[su].size()) {
+        const PipeOp op = ops[su][next[su]];
+        const StageTimes& st = pred.stages[su];
+        if (op.kind == PipeOp::Forward || op.kind == PipeOp::Backward) {
+          const bool f = op.kind == PipeOp::Forward;
+          const double d = f ? st.forward_s : st.backward_s;
+          pred.timeline.push_back({s, op.microbatch, f ? 'F' : 'B', free_at[su], free_at[su] + d});
+          free_at[su] += d;
+          busy[su] += d;
+          if (!f) last_backward[su] = free_at[su];
+          ++next[su];
+          progress = true;
+          continue;
+        }
+        const bool towards_next = op.kind == PipeOp::SendAct || op.kind == PipeOp::RecvGrad;
+        const int peer = towards_next ? s + 1 : s - 1;
+        const size_t pu = static_cast<size_t>(peer);
+        if (next[pu] >= ops[pu].size()) break;
+        const PipeOp other = ops[pu][next[pu]];
+        if (other.kind != matches(op.kind) || other.microbatch != op.microbatch) break;
+        // Activations travel s -> s+1 (send_forward_s of the lower stage), gradients s+1 -> s
+        // (send_backward_s of the upper stage).
+        const bool activation = op.kind == PipeOp::SendAct || op.kind == PipeOp::RecvAct;
+        const size_t lower = std::min(su, pu);
+        const double d = activation ? pred.stages[lower].send_forward_s : pred.stages[lower + 1].send_backward_s;
+        const double start = std::max(free_at[su], free_at[pu]);
+        if (d > 0) {
+          pred.timeline.push_back({s, op.microbatch, 'S', start, start + d});
+          pred.timeline.push_back({peer, op.microbatch, 'S', start, start + d});
+        }
+        free_at[su] = free_at[pu] = start + d;
+        comm[su] += d;
+        comm[pu] += d;
+        ++next[su];
+        ++next[pu];
+        progress = true;
+      }
+    }
+  }
+  for (int s = 0; s < P; ++s)
+    assert(next[static_cast<size_t>(s)] == ops[static_cast<size_t>(s)].size() && "pipeline schedule deadlocked");
+}
+
+// Non-blocking alternative: 1F1B order (min(P - s - 1, m) warm-up forwards, then alternate),
+// transfers overlap with compute and only delay the operation that needs their data.
+void runAsync1F1B(Prediction& pred, int P, int M, std::vector<double>& free_at,
+                  std::vector<double>& busy, std::vector<double>& /*comm*/,
+                  std::vector<double>& last_backward) {
+  std::vector<std::vector<std::pair<char, int>>> order(static_cast<size_t>(P));
+  for (int s = 0; s < P; ++s) {
+    const int warm = std::min(P - s - 1, M);
+    auto& o = order[static_cast<size_t>(s)];
+    for (int i = 0; i < warm; ++i) o.emplace_back('F', i);
+    int fi = warm;
+    for (int bi = 0; bi < M; ++bi) {
+      if (fi < M) o.emplace_back('F', fi++);
+      o.emplace_back('B', bi);
+    }
+  }
+  std::vector<std::vector<double>> fend(static_cast<size_t>(P), std::vector<double>(static_cast<size_t>(M), -1)),
+      bend(static_cast<size_t>(P), std::vector<double>(static_cast<size_t>(M), -1));
+  std::vector<size_t> next(static_cast<size_t>(P), 0);
+  bool progress = true;
+  while (progress) {
+    progress = false;
+    for (int s = 0; s < P; ++s) {
+      const size_t su = static_cast<size_t>(s);
+      const StageTimes& st = pred.stages[su];
+      while (next[su] < order[su].size()) {
+        const auto [kind, i] = order[su][next[su]];
+        const size_t iu = static_cast<size_t>(i);
+        double start = free_at[su];
+        if (kind == 'F') {
+          if (s > 0) {
+            if (fend[su - 1][iu] < 0) break;
+            start = std::max(start, fend[su - 1][iu] + pred.stages[su - 1].send_forward_s);
+          }
+          fend[su][iu] = start + st.forward_s;
+          pred.timeline.push_back({s, i, 'F', start, fend[su][iu]});
+          busy[su] += st.forward_s;
+          free_at[su] = fend[su][iu];
+        } else {
+          if (s + 1 < P) {
+            if (bend[su + 1][iu] < 0) break;
+            start = std::max(start, bend[su + 1][iu] + pred.stages[su + 1].send_backward_s);
+          }
+          bend[su][iu] = start + st.backward_s;
+          pred.timeline.push_back({s, i, 'B', start, bend[su][iu]});
+          busy[su] += st.backward_s;
+          free_at[su] = bend[su][iu];
+          last_backward[su] = free_at[su];
+        }
+        ++next[su];
+        progress = true;
+      }
+    }
+  }
+  for (int s = 0; s < P; ++s)
+    assert(next[static_cast<size_t>(s)] == order[static_cast<size_t>(s)].size() && "1F1B schedule deadlocked");
 }
 
 }  // namespace
@@ -166,9 +317,10 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
   }
   // Replica pairing across a stage boundary: replica j of one stage talks to replica
   // j mod D of the other; with different degrees every replica of both sides has a partner.
-  // NOTE [Point-to-point transfers]: each of the sender's tp GPUs sends its 1/tp share of the
-  // boundary activation (b * s * h elements) at once, so the node's aggregate link carries the
-  // whole message; gradients go back the same way.
+  // NOTE [Point-to-point transfers]: the boundary activation (b * s * h elements) goes as one
+  // message between one GPU of each replica, over a single GPU's share of the link (SAILOR's
+  // fits at GPU count 1); gradients go back the same way. See docs/simulator.md for the evidence
+  // (GH200 runs, where every GPU has its own NIC, and the RTX cluster, where nodes share one).
   std::vector<EgressItem> egress;
   auto addEgress = [&](const std::string& from, const std::string& to, double bytes) {
     if (bytes <= 0 || from == to) return;
@@ -188,12 +340,10 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
       const ReplicaData& x = a[j % a.size()];
       const ReplicaData& y = c[j % c.size()];
       const double msg = x.output_elements * b * e;
-      const int gx = std::min(x.replica->tp, x.gpus_per_node);
-      const int gy = std::min(y.replica->tp, y.gpus_per_node);
-      auto l1 = scenario.link({x.replica->zone, x.replica->gpu_type, y.replica->zone, y.replica->gpu_type, gx});
-      auto l2 = scenario.link({y.replica->zone, y.replica->gpu_type, x.replica->zone, x.replica->gpu_type, gy});
-      fwd = std::max(fwd, transferSeconds(l1.model, msg / gx, gx));
-      bwd = std::max(bwd, transferSeconds(l2.model, msg / gy, gy));
+      auto l1 = scenario.link({x.replica->zone, x.replica->gpu_type, y.replica->zone, y.replica->gpu_type, 1});
+      auto l2 = scenario.link({y.replica->zone, y.replica->gpu_type, x.replica->zone, x.replica->gpu_type, 1});
+      fwd = std::max(fwd, l1.transferSeconds(msg, 1));
+      bwd = std::max(bwd, l2.transferSeconds(msg, 1));
       // Bytes per iteration: the sender's microbatches, split over the pairs it serves.
       const double share = static_cast<double>(m_stage[static_cast<size_t>(s)]) *
                            static_cast<double>(a.size()) / static_cast<double>(pairs);
@@ -204,83 +354,13 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
     pred.stages[static_cast<size_t>(s) + 1].send_backward_s = bwd;
   }
 
-  // ---- 1F1B, event by event. Each stage executes its operations in order; an operation
-  // starts when its stage is free and its input has arrived. With blocking point-to-point
-  // (Megatron-DeepSpeed), a transfer occupies both the sending and the receiving stage.
-  std::vector<std::vector<std::pair<char, int>>> order(static_cast<size_t>(P));
-  for (int s = 0; s < P; ++s) {
-    const int warm = std::min(P - s - 1, M);
-    auto& ops = order[static_cast<size_t>(s)];
-    for (int i = 0; i < warm; ++i) ops.emplace_back('F', i);
-    int fi = warm;
-    for (int bi = 0; bi < M; ++bi) {
-      if (fi < M) ops.emplace_back('F', fi++);
-      ops.emplace_back('B', bi);
-    }
-  }
-  const bool blocking = options.blocking_p2p;
+  // ---- The pipeline schedule, event by event.
   std::vector<double> free_at(static_cast<size_t>(P), 0.0), busy(static_cast<size_t>(P), 0.0),
-      comm(static_cast<size_t>(P), 0.0);
-  std::vector<std::vector<double>> fend(static_cast<size_t>(P), std::vector<double>(static_cast<size_t>(M), -1)),
-      bend(static_cast<size_t>(P), std::vector<double>(static_cast<size_t>(M), -1));
-  std::vector<size_t> next(static_cast<size_t>(P), 0);
-  bool progress = true;
-  while (progress) {
-    progress = false;
-    for (int s = 0; s < P; ++s) {
-      const size_t su = static_cast<size_t>(s);
-      const StageTimes& st = pred.stages[su];
-      while (next[su] < order[su].size()) {
-        const auto [kind, i] = order[su][next[su]];
-        const size_t iu = static_cast<size_t>(i);
-        double start = free_at[su];
-        if (kind == 'F') {
-          double recv = 0;
-          if (s > 0) {
-            const double ready = fend[su - 1][iu];
-            if (ready < 0) break;
-            recv = pred.stages[su - 1].send_forward_s;
-            start = blocking ? std::max(start, ready) + recv : std::max(start, ready + recv);
-            if (blocking) comm[su] += recv;
-            if (recv > 0) pred.timeline.push_back({s, i, 'S', start - recv, start});
-          }
-          const double end = start + st.forward_s;
-          fend[su][iu] = end;
-          pred.timeline.push_back({s, i, 'F', start, end});
-          busy[su] += st.forward_s;
-          double after = end;
-          if (blocking && s + 1 < P) {
-            after += st.send_forward_s;
-            comm[su] += st.send_forward_s;
-          }
-          free_at[su] = after;
-        } else {
-          if (s + 1 < P) {
-            const double ready = bend[su + 1][iu];
-            if (ready < 0) break;
-            const double recv = pred.stages[su + 1].send_backward_s;
-            start = blocking ? std::max(start, ready) + recv : std::max(start, ready + recv);
-            if (blocking) comm[su] += recv;
-            if (recv > 0) pred.timeline.push_back({s, i, 'S', start - recv, start});
-          }
-          const double end = start + st.backward_s;
-          bend[su][iu] = end;
-          pred.timeline.push_back({s, i, 'B', start, end});
-          busy[su] += st.backward_s;
-          double after = end;
-          if (blocking && s > 0) {
-            after += st.send_backward_s;
-            comm[su] += st.send_backward_s;
-          }
-          free_at[su] = after;
-        }
-        ++next[su];
-        progress = true;
-      }
-    }
-  }
-  for (int s = 0; s < P; ++s)
-    assert(next[static_cast<size_t>(s)] == order[static_cast<size_t>(s)].size() && "1F1B schedule deadlocked");
+      comm(static_cast<size_t>(P), 0.0), last_backward(static_cast<size_t>(P), 0.0);
+  if (options.schedule == PipelineSchedule::DeepSpeed)
+    runDeepSpeedSchedule(pred, P, M, free_at, busy, comm, last_backward);
+  else
+    runAsync1F1B(pred, P, M, free_at, busy, comm, last_backward);
 
   // ---- Data-parallel gradient all-reduce per stage (bucketed ring among its replicas; every
   // tp rank all-reduces its shard at once over the node's link), then the optimizer step.
@@ -300,14 +380,23 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
       opt = std::max(opt, x.optimizer_s_per_param * x.params);
       if (D < 2) continue;
       const ReplicaData& y = reps[static_cast<size_t>((k + 1) % D)];
-      const int g = std::min(x.replica->tp, x.gpus_per_node);
+      const int g = 1;  // NOTE [Point-to-point transfers]: one GPU's stream, at the count-1 figure
       auto link = scenario.link({x.replica->zone, x.replica->gpu_type, y.replica->zone, y.replica->gpu_type, g});
       const double shard = x.params * grad_bytes;
       double t = 0;
       for (double left = shard; left > 0; left -= options.allreduce_bucket_bytes) {
         const double bucket = std::min(left, options.allreduce_bucket_bytes);
-        t += 2.0 * (D - 1) * transferSeconds(link.model, bucket / D, g);
+        t += 2.0 * (D - 1) * link.transferSeconds(bucket / D, g);
       }
+      // NOTE [Collective efficiency]
+      // On both measured clusters the runs with data parallelism spend 2.3-2.8x the ring
+      // all-reduce time that the point-to-point fits predict (GH200/Slingshot, D = 16 and 32 at
+      // microbatch 8, where SAILOR's profile matches single-replica runs; RTX nodes over
+      // Ethernet, D = 2), while runs without data parallelism match. The same ratio on two
+      // unrelated networks points at the collective itself (NCCL's proxy thread driving send and
+      // receive of every ring step through one NIC, chunking and protocol overhead), so the
+      // ring's bandwidth is the link's times this efficiency (docs/simulator.md).
+      t /= options.collective_efficiency;
       sync = std::max(sync, t);
       // Ring all-reduce: each replica sends 2 (D-1)/D of the stage's gradients to its successor.
       addEgress(x.replica->zone, y.replica->zone, 2.0 * (D - 1) / D * shard * x.replica->tp);
@@ -315,8 +404,7 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
     StageTimes& st = pred.stages[su];
     st.dp_sync_s = sync;
     st.optimizer_s = opt;
-    const double last_backward = bend[su][static_cast<size_t>(M - 1)];
-    const double end = std::max(free_at[su], last_backward) + sync + opt;
+    const double end = std::max(free_at[su], last_backward[su]) + sync + opt;
     if (sync > 0) pred.timeline.push_back({s, -1, 'A', end - sync - opt, end - opt});
     pred.timeline.push_back({s, -1, 'O', end - opt, end});
     stage_end[su] = end;

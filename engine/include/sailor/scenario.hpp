@@ -78,9 +78,18 @@ struct LinkQuery {
   int gpus = 1;  // GPUs of each node taking part at once
 };
 
+// The link a transfer uses. Between nodes of two GPU types with no entry of their own, the
+// slower of the two types' own links between those zones (each node's network bounds the
+// transfer): `slower` holds the second model and the bandwidth is the minimum of both.
 struct ResolvedLink {
   LinkModel model;
-  std::string source;  // "link us-central1-a -> us-west1-b (A100-40, 4 GPUs)" or "default same_region"
+  std::optional<LinkModel> slower;
+  std::string source;  // "link us-central1-a -> us-west1-b (A100-40 -> *) x4" or "default same_region"
+
+  double bandwidthBytesPerS(double bytes) const;
+  // Seconds for `gpus` GPUs of a node to each send `per_gpu_bytes` at once (the link figures
+  // are the node's aggregate for that many GPUs).
+  double transferSeconds(double per_gpu_bytes, int gpus) const;
 };
 
 class Scenario {

@@ -16,12 +16,18 @@
 
 namespace sailor {
 
+enum class PipelineSchedule { DeepSpeed, Async1F1B };
+
 struct SimulatorOptions {
   // Gradient all-reduce bucket, bytes per GPU (DeepSpeed/Megatron default: 5e8 elements).
   double allreduce_bucket_bytes = 2e9;
-  // Point-to-point sends block both ends and are not overlapped with compute (Megatron-
-  // DeepSpeed's pipeline engine). When false, transfers only delay the receiver.
-  bool blocking_p2p = true;
+  // Bandwidth a data-parallel ring all-reduce achieves per step, as a fraction of the
+  // point-to-point figure of the same link (NCCL proxy and protocol overheads, both directions
+  // at once). NOTE [Collective efficiency] in simulator.cpp says where 0.4 comes from.
+  double collective_efficiency = 0.4;
+  // DeepSpeed: Megatron-DeepSpeed's pipeline engine (blocking transfers that occupy both ends,
+  // NOTE [DeepSpeed pipeline schedule]). Async1F1B: 1F1B with transfers overlapped with compute.
+  PipelineSchedule schedule = PipelineSchedule::DeepSpeed;
 };
 
 struct MemoryBreakdown {
