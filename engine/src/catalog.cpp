@@ -50,7 +50,7 @@ GpuType gpuFromJson(const json& j, const std::string& path) {
   g.memory_bandwidth_gb_per_s = ju::getPositive(j, "memory_bandwidth_gb_per_s", path);
   g.intra_node_bandwidth_gb_per_s = ju::getPositive(j, "intra_node_bandwidth_gb_per_s", path);
   g.inter_node_bandwidth_gb_per_s = ju::getPositive(j, "inter_node_bandwidth_gb_per_s", path);
-  g.gpus_per_node = static_cast<int>(ju::getInt(j, "gpus_per_node", path, 1));
+  g.gpus_per_node = ju::getInt32(j, "gpus_per_node", path, 1);
   g.runtime_overhead_bytes = ju::getInt(j, "runtime_overhead_bytes", path, 0);
   g.sources = stringList(j, "sources", path);
   if (g.sources.empty()) throw InputError(path + ".sources", "nothing", "at least one source");
@@ -63,15 +63,15 @@ ModelSpec ModelSpec::fromJson(const json& j, const std::string& path) {
   ModelSpec m;
   m.name = ju::getString(j, "name", path);
   m.aliases = stringList(j, "aliases", path);
-  m.layers = static_cast<int>(ju::getInt(j, "layers", path, 1));
-  m.hidden_size = static_cast<int>(ju::getInt(j, "hidden_size", path, 1));
-  m.heads = static_cast<int>(ju::getInt(j, "heads", path, 1));
-  m.kv_heads = static_cast<int>(ju::getIntOr(j, "kv_heads", path, 1, m.heads));
-  m.ffn_hidden_size = static_cast<int>(ju::getInt(j, "ffn_hidden_size", path, 1));
-  m.vocab_size = static_cast<int>(ju::getInt(j, "vocab_size", path, 1));
-  m.sequence_length = static_cast<int>(ju::getInt(j, "sequence_length", path, 1));
+  m.layers = ju::getInt32(j, "layers", path, 1);
+  m.hidden_size = ju::getInt32(j, "hidden_size", path, 1);
+  m.heads = ju::getInt32(j, "heads", path, 1);
+  m.kv_heads = ju::getInt32Or(j, "kv_heads", path, 1, m.heads);
+  m.ffn_hidden_size = ju::getInt32(j, "ffn_hidden_size", path, 1);
+  m.vocab_size = ju::getInt32(j, "vocab_size", path, 1);
+  m.sequence_length = ju::getInt32(j, "sequence_length", path, 1);
   m.max_position_embeddings =
-      static_cast<int>(ju::getIntOr(j, "max_position_embeddings", path, 1, m.sequence_length));
+      ju::getInt32Or(j, "max_position_embeddings", path, 1, m.sequence_length);
   const std::string pos = ju::getStringOr(j, "position_embedding", path, "learned");
   if (pos == "learned") m.position_embedding = PositionEmbedding::Learned;
   else if (pos == "rotary") m.position_embedding = PositionEmbedding::Rotary;

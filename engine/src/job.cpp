@@ -38,9 +38,9 @@ Job Job::fromJson(const json& j, const Catalog& catalog) {
   Job job;
   const ModelSpec& m = catalog.model(ju::getString(j, "model", ""), "model");
   job.model = m.name;
-  job.global_batch_size = static_cast<int>(ju::getInt(j, "global_batch_size", "", 1));
+  job.global_batch_size = ju::getInt32(j, "global_batch_size", "", 1);
   job.sequence_length =
-      static_cast<int>(ju::getIntOr(j, "sequence_length", "", 1, m.sequence_length));
+      ju::getInt32Or(j, "sequence_length", "", 1, m.sequence_length);
   if (job.sequence_length > m.max_position_embeddings && m.position_embedding == PositionEmbedding::Learned)
     throw InputError("sequence_length", std::to_string(job.sequence_length),
                      "at most " + std::to_string(m.max_position_embeddings) +

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <unistd.h>
 
@@ -80,6 +81,20 @@ std::int64_t getIntOr(const json& obj, const std::string& key, const std::string
                       std::int64_t min, std::int64_t fallback) {
   if (!obj.contains(key) || obj.at(key).is_null()) return fallback;
   return getInt(obj, key, path, min);
+}
+
+int getInt32(const json& obj, const std::string& key, const std::string& path, int min) {
+  const std::int64_t v = getInt(obj, key, path, min);
+  if (v > std::numeric_limits<int>::max())
+    throw InputError(fieldOf(path, key), describe(obj.at(key)),
+                     "an integer <= " + std::to_string(std::numeric_limits<int>::max()));
+  return static_cast<int>(v);
+}
+
+int getInt32Or(const json& obj, const std::string& key, const std::string& path, int min,
+               int fallback) {
+  if (!obj.contains(key) || obj.at(key).is_null()) return fallback;
+  return getInt32(obj, key, path, min);
 }
 
 bool getBoolOr(const json& obj, const std::string& key, const std::string& path, bool fallback) {

@@ -26,7 +26,7 @@ int Plan::microbatches(int global_batch_size, const Stage& s) const {
 Plan Plan::fromJson(const json& j) {
   ju::rejectUnknownKeys(j, {"microbatch_size", "stages", "prediction", "name"}, "");
   Plan p;
-  p.microbatch_size = static_cast<int>(ju::getInt(j, "microbatch_size", "", 1));
+  p.microbatch_size = ju::getInt32(j, "microbatch_size", "", 1);
   const json& stages = ju::require(j, "stages", "");
   ju::requireArray(stages, "stages");
   if (stages.empty()) throw InputError("stages", "[]", "at least one stage");
@@ -35,8 +35,8 @@ Plan Plan::fromJson(const json& j) {
     const json& s = stages[i];
     ju::rejectUnknownKeys(s, {"first_layer", "last_layer", "replicas"}, path);
     Stage st;
-    st.first_layer = static_cast<int>(ju::getInt(s, "first_layer", path, 0));
-    st.last_layer = static_cast<int>(ju::getInt(s, "last_layer", path, 0));
+    st.first_layer = ju::getInt32(s, "first_layer", path, 0);
+    st.last_layer = ju::getInt32(s, "last_layer", path, 0);
     if (st.last_layer < st.first_layer)
       throw InputError(path + ".last_layer", std::to_string(st.last_layer),
                        "a layer >= first_layer " + std::to_string(st.first_layer));
@@ -48,7 +48,7 @@ Plan Plan::fromJson(const json& j) {
       ju::rejectUnknownKeys(reps[k], {"gpu_type", "tp", "zone"}, rp);
       Replica r;
       r.gpu_type = ju::getString(reps[k], "gpu_type", rp);
-      r.tp = static_cast<int>(ju::getInt(reps[k], "tp", rp, 1));
+      r.tp = ju::getInt32(reps[k], "tp", rp, 1);
       r.zone = ju::getString(reps[k], "zone", rp);
       st.replicas.push_back(std::move(r));
     }
@@ -71,6 +71,9 @@ json Plan::toJson() const {
 void Plan::validate(const Job& job, const Catalog& catalog, const Scenario& scenario) const {
   const ModelSpec& model = catalog.model(job.model, "job.model");
   const int L = model.numPlanLayers();
+  if (stages.empty()) throw InputError("stages", "[]", "at least one stage");
+  if (microbatch_size < 1)
+    throw InputError("microbatch_size", std::to_string(microbatch_size), "an integer >= 1");
   int expected_first = 0;
   std::map<std::pair<std::string, std::string>, int> used;
   for (size_t i = 0; i < stages.size(); ++i) {

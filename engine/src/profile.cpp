@@ -68,8 +68,8 @@ std::shared_ptr<NativeProfile> NativeProfile::fromJson(const json& j, const Cata
     const json& r = runs[i];
     ju::rejectUnknownKeys(r, {"microbatch_size", "tp", "optimizer_seconds_per_parameter", "layers"}, path);
     Run run;
-    run.microbatch_size = static_cast<int>(ju::getInt(r, "microbatch_size", path, 1));
-    run.tp = static_cast<int>(ju::getInt(r, "tp", path, 1));
+    run.microbatch_size = ju::getInt32(r, "microbatch_size", path, 1);
+    run.tp = ju::getInt32(r, "tp", path, 1);
     run.optimizer_seconds_per_parameter = ju::getNonNegative(r, "optimizer_seconds_per_parameter", path);
     const json& layers = ju::require(r, "layers", path);
     ju::requireArray(layers, path + ".layers");
@@ -246,6 +246,10 @@ std::shared_ptr<SailorProfile> SailorProfile::load(const std::string& profiles_p
     return fromJson(prof, info, catalog);
   } catch (const InputError& e) {
     throw withContext(e, profiles_path + " / " + llm_info_path);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(profiles_path + " / " + llm_info_path,
+                     std::string("data of an unexpected shape (") + e.what() + ")",
+                     "SAILOR's profile formats (docs/formats.md)");
   }
 }
 

@@ -30,7 +30,18 @@ static std::string continentOfRegion(const std::string& region) {
   return prefix;
 }
 
+static SailorReference loadUnchecked(const std::string& dir, const Catalog& catalog);
+
 SailorReference SailorReference::load(const std::string& dir, const Catalog& catalog) {
+  try {
+    return loadUnchecked(dir, catalog);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(dir, std::string("data of an unexpected shape (") + e.what() + ")",
+                     "SAILOR's file formats (docs/formats.md)");
+  }
+}
+
+static SailorReference loadUnchecked(const std::string& dir, const Catalog& catalog) {
   SailorReference ref;
   if (!fs::is_directory(dir))
     throw InputError("--reference", "\"" + dir + "\"", "a directory in SAILOR's layout (profiles/, network/, cluster/)");
@@ -66,7 +77,12 @@ SailorReference SailorReference::load(const std::string& dir, const Catalog& cat
                 e.to_zone = z2.key();
                 e.from_gpu = g1.key();
                 e.to_gpu = g2.key();
-                e.gpus = std::stoi(c1.key());
+                try {
+                  e.gpus = std::stoi(c1.key());
+                } catch (const std::exception&) {
+                  throw InputError(path, "GPU count key \"" + c1.key() + "\"", "an integer key");
+                }
+                if (*e.gpus < 1) throw InputError(path, "GPU count " + c1.key(), "a count >= 1");
                 e.model = LinkModel::sailorFit({v[0][0].get<double>(), v[0][1].get<double>(), v[0][2].get<double>()},
                                                v[1].get<double>());
                 ref.links.push_back(std::move(e));
@@ -91,7 +107,7 @@ SailorReference SailorReference::load(const std::string& dir, const Catalog& cat
     json j = ju::readFile(cluster);
     for (auto it = j.begin(); it != j.end(); ++it)
       if (it.value().is_object() && it.value().contains("gpus_per_node"))
-        ref.gpus_per_node[it.key()] = static_cast<int>(ju::getInt(it.value(), "gpus_per_node", cluster + ": " + it.key(), 1));
+        ref.gpus_per_node[it.key()] = ju::getInt32(it.value(), "gpus_per_node", cluster + ": " + it.key(), 1);
   }
   ref.zones.assign(zones.begin(), zones.end());
   return ref;
@@ -118,7 +134,20 @@ Scenario SailorReference::scenario(std::vector<Pool> pools, const Catalog& catal
   return s;
 }
 
+static std::vector<MeasuredPoint> loadMeasuredPointsUnchecked(const std::string& path,
+                                                              const Catalog& catalog);
+
 std::vector<MeasuredPoint> loadMeasuredPoints(const std::string& path, const Catalog& catalog) {
+  try {
+    return loadMeasuredPointsUnchecked(path, catalog);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(path, std::string("data of an unexpected shape (") + e.what() + ")",
+                     "the measured-points format (docs/formats.md)");
+  }
+}
+
+static std::vector<MeasuredPoint> loadMeasuredPointsUnchecked(const std::string& path,
+                                                              const Catalog& catalog) {
   json j = ju::readFile(path);
   std::vector<MeasuredPoint> out;
   const json& pts = ju::require(j, "points", path);
@@ -138,7 +167,7 @@ std::vector<MeasuredPoint> loadMeasuredPoints(const std::string& path, const Cat
     } catch (const InputError& e) {
       throw withContext(e, p);
     }
-    mp.plan.microbatch_size = static_cast<int>(ju::getInt(pj, "microbatch_size", p, 1));
+    mp.plan.microbatch_size = ju::getInt32(pj, "microbatch_size", p, 1);
     const json& layers = ju::require(pj, "layers_per_stage", p);
     const json& reps = ju::require(pj, "replicas_per_stage", p);
     ju::requireArray(layers, p + ".layers_per_stage");
@@ -151,20 +180,26 @@ std::vector<MeasuredPoint> loadMeasuredPoints(const std::string& path, const Cat
       const std::string sp = p + ".layers_per_stage[" + std::to_string(s) + "]";
       if (!layers[s].is_array() || layers[s].empty())
         throw InputError(sp, ju::describe(layers[s]), "a non-empty list of layer numbers");
+      for (const auto& l : layers[s])
+        if (!l.is_number_integer() || l.get<std::int64_t>() < 0 || l.get<std::int64_t>() > 1000000)
+          throw InputError(sp, ju::describe(layers[s]), "layer numbers (non-negative integers)");
       Stage st;
       st.first_layer = layers[s].front().get<int>();
       st.last_layer = layers[s].back().get<int>();
       for (size_t k = 0; k < layers[s].size(); ++k)
-        if (!layers[s][k].is_number_integer() || layers[s][k].get<int>() != st.first_layer + static_cast<int>(k))
+        if (layers[s][k].get<int>() != st.first_layer + static_cast<int>(k))
           throw InputError(sp, ju::describe(layers[s]), "consecutive layer numbers");
+      const std::string rsp = p + ".replicas_per_stage[" + std::to_string(s) + "]";
+      ju::requireArray(reps[s], rsp);
+      if (reps[s].empty()) throw InputError(rsp, "[]", "at least one replica");
       for (size_t r = 0; r < reps[s].size(); ++r) {
         const std::string rp = p + ".replicas_per_stage[" + std::to_string(s) + "][" + std::to_string(r) + "]";
         Replica rep;
         rep.gpu_type = catalog.gpu(ju::getString(reps[s][r], "gpu_type", rp), rp + ".gpu_type").name;
-        rep.tp = static_cast<int>(ju::getInt(reps[s][r], "tp", rp, 1));
+        rep.tp = ju::getInt32(reps[s][r], "tp", rp, 1);
         rep.zone = ju::getString(reps[s][r], "zone", rp);
-        const int gpn = static_cast<int>(ju::getIntOr(reps[s][r], "gpus_per_node", rp, 1,
-                                                      catalog.gpu(rep.gpu_type, rp).gpus_per_node));
+        const int gpn = ju::getInt32Or(reps[s][r], "gpus_per_node", rp, 1,
+                                                      catalog.gpu(rep.gpu_type, rp).gpus_per_node);
         Pool& pool = pools[{rep.zone, rep.gpu_type}];
         pool.zone = rep.zone;
         pool.gpu_type = rep.gpu_type;

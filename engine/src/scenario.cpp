@@ -261,6 +261,9 @@ void Scenario::validate(const Catalog& catalog) const {
       throw InputError(path + ".from_zone", "\"" + l.from_zone + "\"", "a zone declared in regions");
     if (!zones.count(l.to_zone))
       throw InputError(path + ".to_zone", "\"" + l.to_zone + "\"", "a zone declared in regions");
+    if (l.from_gpu.has_value() != l.to_gpu.has_value())
+      throw InputError(path + (l.from_gpu ? ".to_gpu" : ".from_gpu"), "nothing",
+                       "from_gpu and to_gpu given together (or neither)");
     if (l.from_gpu) catalog.gpu(*l.from_gpu, path + ".from_gpu");
     if (l.to_gpu) catalog.gpu(*l.to_gpu, path + ".to_gpu");
     if (l.gpus && *l.gpus < 1) throw InputError(path + ".gpus", std::to_string(*l.gpus), "an integer >= 1");
@@ -308,11 +311,11 @@ Scenario Scenario::fromJson(const json& j, const Catalog& catalog) {
     Pool pool;
     pool.zone = ju::getString(p, "zone", path);
     pool.gpu_type = ju::getString(p, "gpu_type", path);
-    pool.count = static_cast<int>(ju::getInt(p, "count", path, 0));
+    pool.count = ju::getInt32(p, "count", path, 0);
     pool.usd_per_gpu_hour = ju::getNonNegative(p, "usd_per_gpu_hour", path);
     pool.spot = ju::getBoolOr(p, "spot", path, false);
     if (p.contains("gpus_per_node"))
-      pool.gpus_per_node = static_cast<int>(ju::getInt(p, "gpus_per_node", path, 1));
+      pool.gpus_per_node = ju::getInt32(p, "gpus_per_node", path, 1);
     s.pools.push_back(std::move(pool));
   }
   s.default_links = builtinDefaultLinks();
@@ -347,7 +350,7 @@ Scenario Scenario::fromJson(const json& j, const Catalog& catalog) {
       e.to_zone = ju::getString(l, "to_zone", path);
       if (l.contains("from_gpu")) e.from_gpu = ju::getString(l, "from_gpu", path);
       if (l.contains("to_gpu")) e.to_gpu = ju::getString(l, "to_gpu", path);
-      if (l.contains("gpus")) e.gpus = static_cast<int>(ju::getInt(l, "gpus", path, 1));
+      if (l.contains("gpus")) e.gpus = ju::getInt32(l, "gpus", path, 1);
       e.model = LinkModel::fromJson(ju::require(l, "model", path), path + ".model");
       s.links.push_back(std::move(e));
     }

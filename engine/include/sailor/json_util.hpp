@@ -28,6 +28,10 @@ std::int64_t getInt(const json& obj, const std::string& key, const std::string& 
                     std::int64_t min);
 std::int64_t getIntOr(const json& obj, const std::string& key, const std::string& path,
                       std::int64_t min, std::int64_t fallback);
+// Integers that are held in an int (counts, layers, tp): also rejects values above INT_MAX.
+int getInt32(const json& obj, const std::string& key, const std::string& path, int min);
+int getInt32Or(const json& obj, const std::string& key, const std::string& path, int min,
+               int fallback);
 bool getBoolOr(const json& obj, const std::string& key, const std::string& path, bool fallback);
 // Non-negative finite number.
 double getNonNegative(const json& obj, const std::string& key, const std::string& path);

@@ -1,0 +1,221 @@
+// The `sailor` command line run as a user runs it: QProcess starts the built binary
+// (SAILOR_BIN) with SAILOR_RESOURCES from CTest and files written to a temporary directory.
+// Checks the exit status contract of app/main.cpp (0 ok, 2 bad input, 3 plan does not fit) and
+// that errors name the file and the field.
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace {
+
+struct Result {
+  int exit_code = -1;
+  QString out;
+  QString err;
+};
+
+QString resources() {
+  const QByteArray env = qgetenv("SAILOR_RESOURCES");
+  return env.isEmpty() ? QString(SAILOR_TEST_RESOURCES) : QString::fromLocal8Bit(env);
+}
+
+Result sailor(const QStringList& args) {
+  QProcess p;
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  env.insert("SAILOR_RESOURCES", resources());
+  p.setProcessEnvironment(env);
+  p.start(SAILOR_BIN, args);
+  Result r;
+  if (!p.waitForStarted(10000)) {
+    r.err = "could not start " + QString(SAILOR_BIN);
+    return r;
+  }
+  if (!p.waitForFinished(60000)) {
+    p.kill();
+    p.waitForFinished();
+    r.err = "timed out";
+    return r;
+  }
+  r.exit_code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
+  r.out = QString::fromUtf8(p.readAllStandardOutput());
+  r.err = QString::fromUtf8(p.readAllStandardError());
+  return r;
+}
+
+QString describe(const QStringList& args, const Result& r) {
+  return QString("sailor %1 -> exit %2\nstdout: %3\nstderr: %4").arg(args.join(' ')).arg(r.exit_code).arg(r.out.left(2000), r.err.left(2000));
+}
+
+QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& text) {
+  const QString path = dir.filePath(name);
+  QFile f(path);
+  if (f.open(QIODevice::WriteOnly)) f.write(text);
+  return path;
+}
+
+}  // namespace
+
+class TestCli : public QObject {
+  Q_OBJECT
+
+private:
+  QString scenario_, job_, plan_;  // the shipped defaults
+
+private slots:
+  void initTestCase() {
+    QVERIFY2(QFile::exists(SAILOR_BIN), SAILOR_BIN);
+    scenario_ = resources() + "/scenarios/default.json";
+    job_ = resources() + "/jobs/default.json";
+    plan_ = resources() + "/plans/default.json";
+  }
+
+  void exitStatusAndOutput_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<int>("exit_code");
+    QTest::addColumn<QString>("stdout_needle");
+    QTest::addColumn<QString>("stderr_needle");
+    QTest::newRow("--help") << QStringList({"--help"}) << 0 << "Usage: sailor <command>" << "";
+    QTest::newRow("-h") << QStringList({"-h"}) << 0 << "Commands:" << "";
+    QTest::newRow("catalog --help") << QStringList({"catalog", "--help"}) << 0 << "sailor catalog gpus|models" << "";
+    QTest::newRow("simulate --help") << QStringList({"simulate", "--help"}) << 0 << "--scenario FILE" << "";
+    QTest::newRow("validate --help") << QStringList({"validate", "--help"}) << 0 << "--reference DIR" << "";
+    QTest::newRow("no command") << QStringList() << 2 << "Usage: sailor" << "";
+    QTest::newRow("unknown command") << QStringList({"frobnicate"}) << 2 << "" << "unknown command 'frobnicate'";
+    QTest::newRow("catalog gpus") << QStringList({"catalog", "gpus"}) << 0 << "A100-40" << "";
+    QTest::newRow("catalog gpus lists MI300X") << QStringList({"catalog", "gpus"}) << 0 << "MI300X" << "";
+    QTest::newRow("catalog models") << QStringList({"catalog", "models"}) << 0 << "OPT-350M" << "";
+    QTest::newRow("catalog of something else") << QStringList({"catalog", "bananas"}) << 2 << ""
+                                               << "catalog: got \"bananas\", expected \"gpus\" or \"models\"";
+    QTest::newRow("unknown option") << QStringList({"catalog", "gpus", "--colour"}) << 2 << "" << "--colour: got an unknown option";
+    QTest::newRow("simulate without --plan")
+        << QStringList({"simulate", "--scenario", resources() + "/scenarios/default.json", "--job", resources() + "/jobs/default.json"})
+        << 2 << "" << "--plan: got nothing";
+  }
+  void exitStatusAndOutput() {
+    QFETCH(QStringList, args);
+    QFETCH(int, exit_code);
+    QFETCH(QString, stdout_needle);
+    QFETCH(QString, stderr_needle);
+    const Result r = sailor(args);
+    QVERIFY2(r.exit_code == exit_code, qPrintable(describe(args, r)));
+    if (!stdout_needle.isEmpty()) QVERIFY2(r.out.contains(stdout_needle), qPrintable(describe(args, r)));
+    if (!stderr_needle.isEmpty()) QVERIFY2(r.err.contains(stderr_needle), qPrintable(describe(args, r)));
+  }
+
+  void simulateDefault() {
+    const QStringList args{"simulate", "--scenario", scenario_, "--job", job_, "--plan", plan_};
+    const Result r = sailor(args);
+    QVERIFY2(r.exit_code == 0, qPrintable(describe(args, r)));
+    QVERIFY2(r.out.contains("Iteration time"), qPrintable(describe(args, r)));
+    QVERIFY(r.out.contains("Memory per GPU"));
+    QVERIFY(r.out.contains("Cost per iteration"));
+    QVERIFY(r.err.isEmpty());
+  }
+
+  void simulateJson() {
+    const QStringList args{"simulate", "--scenario", scenario_, "--job", job_, "--plan", plan_, "--json"};
+    const Result r = sailor(args);
+    QVERIFY2(r.exit_code == 0, qPrintable(describe(args, r)));
+    QJsonParseError perr;
+    const QJsonDocument doc = QJsonDocument::fromJson(r.out.toUtf8(), &perr);
+    QVERIFY2(perr.error == QJsonParseError::NoError, qPrintable(perr.errorString() + "\n" + r.out.left(500)));
+    const QJsonObject o = doc.object();
+    QVERIFY(o.contains("iteration_s"));
+    QVERIFY(o.value("iteration_s").toDouble() > 0);
+    QCOMPARE(o.value("fits").toBool(false), true);
+    QCOMPARE(o.value("memory").toArray().size(), 8);  // 2 stages x 4 replicas
+    QCOMPARE(o.value("job").toObject().value("model").toString(), QString("OPT-350M"));
+    QCOMPARE(o.value("scenario").toString(), QString("three-region-mix"));
+    QVERIFY(o.value("cost").toObject().value("usd_per_iteration").toDouble() > 0);
+  }
+
+  void catalogJson() {
+    const Result r = sailor({"catalog", "models", "--json"});
+    QCOMPARE(r.exit_code, 0);
+    const QJsonArray models = QJsonDocument::fromJson(r.out.toUtf8()).array();
+    QCOMPARE(models.size(), 6);
+    for (const auto& m : models)
+      if (m.toObject().value("name").toString() == "GPT-3-175B")
+        QVERIFY(qAbs(m.toObject().value("parameters").toDouble() - 175e9) < 0.02 * 175e9);
+  }
+
+  void badInputs_data() {
+    QTest::addColumn<QString>("which");  // scenario, job or plan: the file replaced by `text`
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QStringList>("needles");  // in stderr; "FILE" stands for the written file
+    QTest::newRow("malformed JSON scenario")
+        << "scenario" << QByteArray("{\"regions\": [\n  {\"name\": \"r1\",, }\n")
+        << QStringList({"FILE", "malformed JSON", "expected valid JSON"});
+    QTest::newRow("unknown GPU in a pool")
+        << "scenario"
+        << QByteArray(R"({"regions": [{"name": "r1", "zones": ["r1-a"]}],
+                         "pools": [{"zone": "r1-a", "gpu_type": "B200", "count": 8, "usd_per_gpu_hour": 1}]})")
+        << QStringList({"FILE", "pools[0].gpu_type", "\"B200\"", "a GPU type of the catalogue"});
+    QTest::newRow("plan with negative tp")
+        << "plan"
+        << QByteArray(R"({"microbatch_size": 1, "stages": [{"first_layer": 0, "last_layer": 25,
+                         "replicas": [{"gpu_type": "A100-40", "tp": -1, "zone": "us-central1-a"}]}]})")
+        << QStringList({"FILE", "stages[0].replicas[0].tp", "got -1", "an integer >= 1"});
+    QTest::newRow("plan in a zone the scenario lacks")
+        << "plan"
+        << QByteArray(R"({"microbatch_size": 1, "stages": [{"first_layer": 0, "last_layer": 25,
+                         "replicas": [{"gpu_type": "A100-40", "tp": 1, "zone": "asia-east1-a"}]}]})")
+        << QStringList({"FILE", "stages[0].replicas[0].zone", "\"asia-east1-a\""});
+    QTest::newRow("job with unknown model")
+        << "job" << QByteArray(R"({"model": "GPT-5", "global_batch_size": 8})")
+        << QStringList({"FILE", "model", "\"GPT-5\""});
+  }
+  void badInputs() {
+    QFETCH(QString, which);
+    QFETCH(QByteArray, text);
+    QFETCH(QStringList, needles);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString file = writeFile(dir, which + ".json", text);
+    const QStringList args{"simulate", "--scenario", which == "scenario" ? file : scenario_,
+                           "--job", which == "job" ? file : job_, "--plan", which == "plan" ? file : plan_};
+    const Result r = sailor(args);
+    QVERIFY2(r.exit_code == 2, qPrintable(describe(args, r)));
+    for (QString n : needles) {
+      if (n == "FILE") n = file;
+      QVERIFY2(r.err.contains(n), qPrintable("stderr lacks \"" + n + "\"\n" + describe(args, r)));
+    }
+    QVERIFY2(r.out.isEmpty(), "nothing on stdout when the input is bad");
+  }
+
+  void planThatDoesNotFitExits3() {
+    // OPT-350M at sequence 2048, microbatch 8, on one V100-16: activations alone are tens of
+    // GiB, far above 16 GiB.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString plan = writeFile(dir, "plan.json", R"({"microbatch_size": 8, "stages": [{"first_layer": 0, "last_layer": 25,
+        "replicas": [{"gpu_type": "V100-16", "tp": 1, "zone": "us-central1-a"}]}]})");
+    const QStringList args{"simulate", "--scenario", scenario_, "--job", job_, "--plan", plan};
+    const Result r = sailor(args);
+    QVERIFY2(r.exit_code == 3, qPrintable(describe(args, r)));
+    QVERIFY2(r.out.contains("Does not fit in memory"), qPrintable(describe(args, r)));
+    QVERIFY(r.out.contains("V100-16"));
+    QVERIFY(r.out.contains("over by"));
+    // Still exit 3 with --json, and the JSON says so.
+    const Result j = sailor(args + QStringList{"--json"});
+    QCOMPARE(j.exit_code, 3);
+    QCOMPARE(QJsonDocument::fromJson(j.out.toUtf8()).object().value("fits").toBool(true), false);
+  }
+
+  void noProfileSourceExits2() {
+    // Without the analytic fallback and with no profile files, nothing can answer.
+    const QStringList args{"simulate", "--scenario", scenario_, "--job", job_, "--plan", plan_, "--no-analytic"};
+    const Result r = sailor(args);
+    QVERIFY2(r.exit_code == 2, qPrintable(describe(args, r)));
+    QVERIFY2(r.err.contains("no timings for OPT-350M on A100-40"), qPrintable(describe(args, r)));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "test_cli.moc"

@@ -1,0 +1,718 @@
+// The simulator (engine/src/simulator.cpp) on cases small enough to work out by hand, under both
+// pipeline schedules (DeepSpeed's, the default, and the asynchronous 1F1B). A tiny
+// catalogue (model "Tiny", GPU types G1, G2 and SmallMem) and native profiles with round
+// figures make every expected value exact; each case states the figure and why, SimGrid style.
+// Also: which profile source answered, and sanity of the analytic profile on the real catalogue.
+#include <cmath>
+#include <iterator>
+#include <memory>
+#include <vector>
+
+#include <QObject>
+#include <QTest>
+
+#include "sailor/catalog.hpp"
+#include "sailor/json_util.hpp"
+#include "sailor/profile.hpp"
+#include "sailor/scenario.hpp"
+#include "sailor/simulator.hpp"
+#include "test_support.hpp"
+
+using namespace sailor;
+using nlohmann::json;
+using sailor::test::inputErrorOf;
+
+namespace {
+
+// ---- The tiny world every case runs in.
+//
+// Model "Tiny": 2 blocks -> 4 plan layers (0 embedding, 1-2 blocks, 3 head). Its architecture
+// only matters to the analytic profile; the native profiles below give every figure.
+//
+// Native profile of G1, microbatch b, tp 1 (runs for b = 1 and 2), per plan layer:
+//   layer             0      1      2      3
+//   forward_s       1 b    2 b    3 b    1 b
+//   backward_s      2 b    4 b    6 b    2 b
+//   params          1e6    2e6    2e6    1e6        (6e6 in all)
+//   activation_B    1e6    2e6    4e6    1e6        (per sequence)
+//   output_elements 2.5e8  2.5e8  2.5e8  1          (2.5e8 x 4 B = 1e9 B per sequence)
+//   optimizer: 1e-6 s per parameter
+// At tp 2 (runs for b = 1 and 2) seconds, params and activations are halved; output_elements
+// (the full boundary activation) stay.
+// G2 is the same at 1.5 times the seconds (slower); SmallMem is G1's profile on a GPU with
+// 150 MB. Every GPU type carries 1e8 B of runtime overhead.
+//
+// Scenario: regions r1 (zones r1-a, r1-b) and r2 (zone r2-a), both on continent c1. Links are
+// latency + bytes / bandwidth: same zone and same region 0.5 s + 1 GB/s, same continent
+// 0.1 s + 0.1 GB/s. Egress $/GB: same continent 0.05, and the pair r2-a -> r1-a 0.2.
+// Prices $/GPU-hour: G1 in r1-a 3.6, G2 in r1-a 1.8, G1 in r2-a 7.2, SmallMem in r1-a 1.0.
+
+json gpuJson(const std::string& name, double fp32_tflops, std::int64_t memory_bytes) {
+  return json{{"name", name},
+              {"memory_bytes", memory_bytes},
+              {"fp32_tflops", fp32_tflops},
+              {"fp16_tflops", 2 * fp32_tflops},
+              {"memory_bandwidth_gb_per_s", 100 * fp32_tflops},
+              {"intra_node_bandwidth_gb_per_s", 100},
+              {"inter_node_bandwidth_gb_per_s", 10},
+              {"gpus_per_node", 4},
+              {"runtime_overhead_bytes", 100000000},
+              {"sources", {"test fixture"}}};
+}
+
+Catalog tinyCatalog() {
+  json gpus{{"gpus", {gpuJson("G1", 10, 1000000000), gpuJson("G2", 5, 1000000000), gpuJson("SmallMem", 10, 150000000)}}};
+  json models{{"models",
+               {{{"name", "Tiny"},
+                 {"aliases", {"TINY"}},
+                 {"layers", 2},
+                 {"hidden_size", 64},
+                 {"heads", 4},
+                 {"ffn_hidden_size", 256},
+                 {"vocab_size", 1000},
+                 {"sequence_length", 128},
+                 {"max_position_embeddings", 128},
+                 {"position_embedding", "learned"},
+                 {"tied_embeddings", false},
+                 {"sources", {"test fixture"}}}}}};
+  return Catalog::fromJson(gpus, models);
+}
+
+Scenario tinyScenario(const Catalog& cat) {
+  const json j = json::parse(R"({
+    "name": "tiny",
+    "regions": [
+      {"name": "r1", "continent": "c1", "zones": ["r1-a", "r1-b"]},
+      {"name": "r2", "continent": "c1", "zones": ["r2-a"]}
+    ],
+    "pools": [
+      {"zone": "r1-a", "gpu_type": "G1", "count": 8, "usd_per_gpu_hour": 3.6},
+      {"zone": "r1-a", "gpu_type": "G2", "count": 8, "usd_per_gpu_hour": 1.8},
+      {"zone": "r1-a", "gpu_type": "SmallMem", "count": 4, "usd_per_gpu_hour": 1.0},
+      {"zone": "r2-a", "gpu_type": "G1", "count": 8, "usd_per_gpu_hour": 7.2}
+    ],
+    "network": {"defaults": {
+      "same_zone": {"latency_s": 0.5, "bandwidth_gb_per_s": 1.0},
+      "same_region": {"latency_s": 0.5, "bandwidth_gb_per_s": 1.0},
+      "same_continent": {"latency_s": 0.1, "bandwidth_gb_per_s": 0.1},
+      "cross_continent": {"latency_s": 1.0, "bandwidth_gb_per_s": 0.01}
+    }},
+    "egress_usd_per_gb": {
+      "defaults": {"same_zone": 0, "same_region": 0.01, "same_continent": 0.05, "cross_continent": 0.1},
+      "pairs": [{"from_zone": "r2-a", "to_zone": "r1-a", "usd_per_gb": 0.2}]
+    }
+  })");
+  return Scenario::fromJson(j, cat);
+}
+
+std::shared_ptr<NativeProfile> tinyProfile(const Catalog& cat, const std::string& gpu, double time_scale) {
+  const double fwd[] = {1, 2, 3, 1}, bwd[] = {2, 4, 6, 2};
+  const double params[] = {1e6, 2e6, 2e6, 1e6}, act[] = {1e6, 2e6, 4e6, 1e6}, out[] = {2.5e8, 2.5e8, 2.5e8, 1};
+  json runs = json::array();
+  for (int tp : {1, 2})
+    for (int b : {1, 2}) {
+      json layers = json::array();
+      for (int l = 0; l < 4; ++l)
+        layers.push_back({{"forward_s", fwd[l] * b * time_scale / tp},
+                          {"backward_s", bwd[l] * b * time_scale / tp},
+                          {"params", params[l] / tp},
+                          {"activation_bytes", act[l] / tp},
+                          {"output_elements", out[l]}});
+      runs.push_back({{"microbatch_size", b}, {"tp", tp}, {"optimizer_seconds_per_parameter", 1e-6 * time_scale}, {"layers", layers}});
+    }
+  const json j{{"format", "sailor-studio-profile/1"}, {"model", "Tiny"}, {"gpu_type", gpu}, {"precision", "fp32"}, {"runs", runs}};
+  return NativeProfile::fromJson(j, cat, "native-" + gpu);
+}
+
+Job tinyJob(const Catalog& cat, int global_batch_size, const char* precision = "fp32") {
+  return Job::fromJson(json{{"model", "Tiny"}, {"global_batch_size", global_batch_size}, {"precision", precision}}, cat);
+}
+
+Replica rep(const char* gpu, const char* zone) { return Replica{gpu, 1, zone}; }
+
+Plan onePlan(int b, std::vector<Stage> stages) {
+  Plan p;
+  p.microbatch_size = b;
+  p.stages = std::move(stages);
+  return p;
+}
+
+// Stage 0 = layers 0-1, stage 1 = layers 2-3, one G1 replica each in r1-a.
+Plan twoStagePlan(int b) {
+  return onePlan(b, {Stage{0, 1, {rep("G1", "r1-a")}}, Stage{2, 3, {rep("G1", "r1-a")}}});
+}
+
+}  // namespace
+
+class TestSimulator : public QObject {
+  Q_OBJECT
+
+private:
+  Catalog cat_;
+  Scenario sc_;
+  ProfileSet native_;  // G1, G2, SmallMem native profiles; no analytic fallback
+
+  Prediction run(const Plan& plan, const Job& job, const SimulatorOptions& opt = {}) {
+    return simulate(plan, sc_, job, cat_, native_, opt);
+  }
+
+  struct Op {
+    int stage;
+    char kind;  // 'F' or 'B'
+    int microbatch;
+    double start, end;
+  };
+  // The prediction's forwards and backwards, stage by stage in start order, equal `golden`;
+  // and no stage runs two operations (compute or transfer) at once.
+  static void checkTimeline(const Prediction& p, const std::vector<Op>& golden) {
+    std::vector<Op> got;
+    double last_end[2] = {-1, -1};
+    for (const TimelineOp& op : p.timeline) {
+      QVERIFY2(op.start_s >= last_end[op.stage] - 1e-9,
+               qPrintable(QString("stage %1: %2(%3) starts at %4, before the previous operation ends at %5")
+                              .arg(op.stage).arg(op.kind).arg(op.microbatch).arg(op.start_s).arg(last_end[op.stage])));
+      last_end[op.stage] = op.end_s;
+      if (op.kind == 'F' || op.kind == 'B') got.push_back({op.stage, op.kind, op.microbatch, op.start_s, op.end_s});
+    }
+    QCOMPARE(got.size(), golden.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      const Op& g = golden[i];
+      const QString what = QString("op %1: stage %2 %3(%4)").arg(i).arg(g.stage).arg(g.kind).arg(g.microbatch);
+      QVERIFY2(got[i].stage == g.stage && got[i].kind == g.kind && got[i].microbatch == g.microbatch,
+               qPrintable(what + QString(" expected, got stage %1 %2(%3)").arg(got[i].stage).arg(got[i].kind).arg(got[i].microbatch)));
+      QVERIFY2(sailor::test::closeRel(got[i].start, g.start, 1e-12) && sailor::test::closeRel(got[i].end, g.end, 1e-12),
+               qPrintable(what + QString(" ran %1-%2, expected %3-%4").arg(got[i].start).arg(got[i].end).arg(g.start).arg(g.end)));
+    }
+  }
+
+private slots:
+  void initTestCase() {
+    try {
+      cat_ = tinyCatalog();
+      sc_ = tinyScenario(cat_);
+      native_.add(tinyProfile(cat_, "G1", 1.0));
+      native_.add(tinyProfile(cat_, "G2", 1.5));
+      native_.add(tinyProfile(cat_, "SmallMem", 1.0));
+    } catch (const InputError& e) {
+      QFAIL(e.what());
+    }
+  }
+
+  // (a) One stage, one replica: no pipeline, no transfers, no all-reduce.
+  void singleStageSingleReplica_data() {
+    QTest::addColumn<int>("b");
+    QTest::addColumn<int>("G");
+    QTest::addColumn<double>("expected");
+    // F = 1+2+3+1 = 7 b, B = 2+4+6+2 = 14 b per microbatch; m = G / b microbatches;
+    // optimizer = 1e-6 s x 6e6 parameters = 6 s.
+    // expected = m * (F + B) + optimizer
+    QTest::newRow("b 1, m 4") << 1 << 4 << 4 * (7.0 + 14.0) + 6.0;        // 90
+    QTest::newRow("b 2, m 4") << 2 << 8 << 4 * (14.0 + 28.0) + 6.0;       // 174
+    QTest::newRow("b 1, m 1") << 1 << 1 << 1 * (7.0 + 14.0) + 6.0;        // 27
+    QTest::newRow("b 2, G 7 -> m 4 (rounded up)") << 2 << 7 << 4 * (14.0 + 28.0) + 6.0;
+  }
+  void singleStageSingleReplica() {
+    QFETCH(int, b);
+    QFETCH(int, G);
+    QFETCH(double, expected);
+    const Prediction p = run(onePlan(b, {Stage{0, 3, {rep("G1", "r1-a")}}}), tinyJob(cat_, G));
+    SAILOR_COMPARE_REL(p.iteration_s, expected, 1e-12);
+    SAILOR_COMPARE_REL(p.breakdown.compute_s, expected - 6.0, 1e-12);
+    QCOMPARE(p.breakdown.bubble_s, 0.0);
+    QCOMPARE(p.breakdown.p2p_s, 0.0);
+    QCOMPARE(p.breakdown.dp_sync_s, 0.0);
+    SAILOR_COMPARE_REL(p.breakdown.optimizer_s, 6.0, 1e-12);
+    // Throughput: G sequences of 128 tokens per iteration.
+    SAILOR_COMPARE_REL(p.tokens_per_s, G * 128.0 / expected, 1e-12);
+    SAILOR_COMPARE_REL(p.iterations_per_s, 1.0 / expected, 1e-12);
+    // Cost: one G1 at $3.6/h for the iteration; no egress inside one zone.
+    SAILOR_COMPARE_REL(p.compute_usd, 3.6 * expected / 3600.0, 1e-12);
+    QCOMPARE(p.egress_usd, 0.0);
+    QVERIFY(p.egress.empty());
+    SAILOR_COMPARE_REL(p.usd_per_hour, 3.6, 1e-12);  // renting one G1 costs its hourly price
+    QVERIFY(p.fits);
+    // Memory: states 6e6 x 16 B (fp32 Adam) = 96e6; one microbatch in flight, so activations
+    // (1+2+4+1)e6 x b; transient 2 x 4e6 (largest layer) x b; runtime 1e8.
+    QCOMPARE(p.memory.size(), size_t{1});
+    const MemoryBreakdown& m = p.memory[0];
+    QCOMPARE(m.microbatches_in_flight, 1);
+    SAILOR_COMPARE_REL(m.model_state_bytes, 96e6, 1e-12);
+    SAILOR_COMPARE_REL(m.activation_bytes, 8e6 * b, 1e-12);
+    SAILOR_COMPARE_REL(m.transient_bytes, 8e6 * b, 1e-12);
+    SAILOR_COMPARE_REL(m.runtime_overhead_bytes, 1e8, 1e-12);
+    SAILOR_COMPARE_REL(m.total_bytes, 96e6 + 8e6 * b + 8e6 * b + 1e8, 1e-12);
+    QCOMPARE(m.capacity_bytes, 1e9);
+    QCOMPARE(p.peakMemoryBytes(), m.total_bytes);
+  }
+
+  // (b) Two stages under the default schedule, DeepSpeed's (NOTE [DeepSpeed pipeline schedule]
+  // in simulator.cpp): m = 3 microbatches of b = 1.
+  void twoStagePipelineDeepSpeed() {
+    // Stage 0 (layers 0-1): F0 = 1+2 = 3, B0 = 2+4 = 6. Stage 1 (layers 2-3): F1 = 3+1 = 4,
+    // B1 = 6+2 = 8. Transfer T = 0.5 s + 1e9 B / 1e9 B/s = 1.5 s each way (the boundary
+    // activation of layer 1 is 2.5e8 elements x 4 B, one message; its gradient the same).
+    // Instruction streams (2 (m + P - 1) = 8 steps; even stages compute forwards on even steps,
+    // odd stages on odd steps; SA/RA send/receive activation, SG/RG gradient):
+    //   stage 0: F(0) SA(0) F(1) RG(0) SA(1) B(0) F(2) RG(1) SA(2) B(1) RG(2) B(2)
+    //   stage 1: RA(0) F(0) B(0) SG(0) RA(1) F(1) B(1) SG(1) RA(2) F(2) B(2) SG(2)
+    // A transfer starts when both ends have reached it and occupies both for T.
+    //   stage 0  F(0) 0-3;  SA(0)/RA(0) 3-4.5;  F(1) 4.5-7.5, then waits in RG(0)
+    //   stage 1  F(0) 4.5-8.5;  B(0) 8.5-16.5;  SG(0)/RG(0) max(16.5, 7.5) = 16.5-18
+    //            RA(1)/SA(1) 18-19.5;  F(1) 19.5-23.5;  B(1) 23.5-31.5, then waits in SG(1)
+    //   stage 0  B(0) 19.5-25.5;  F(2) 25.5-28.5;  RG(1) max(28.5, 31.5) = 31.5-33;
+    //            SA(2) 33-34.5;  B(1) 34.5-40.5, then waits in RG(2)
+    //   stage 1  F(2) 34.5-38.5;  B(2) 38.5-46.5;  SG(2) max(46.5, 40.5) = 46.5-48
+    //   stage 0  B(2) 48-54
+    // Optimizer: 1e-6 x 3e6 parameters = 3 s on each stage. Stage 0 ends at 54 + 3 = 57,
+    // stage 1 at 48 + 3 = 51: expected iteration = 57, stage 0 is the critical one.
+    const Prediction p = run(twoStagePlan(1), tinyJob(cat_, 3));
+    SAILOR_COMPARE_REL(p.iteration_s, 57.0, 1e-12);
+    QCOMPARE(p.stages.size(), size_t{2});
+    SAILOR_COMPARE_REL(p.stages[0].forward_s, 3.0, 1e-12);
+    SAILOR_COMPARE_REL(p.stages[1].backward_s, 8.0, 1e-12);
+    SAILOR_COMPARE_REL(p.stages[0].send_forward_s, 1.5, 1e-12);
+    SAILOR_COMPARE_REL(p.stages[1].send_backward_s, 1.5, 1e-12);
+    QCOMPARE(p.stages[0].send_backward_s, 0.0);  // nothing before stage 0
+    QCOMPARE(p.stages[1].send_forward_s, 0.0);   // nothing after the last stage
+    QCOMPARE(p.stages[0].microbatches, 3);
+    // Breakdown of stage 0: compute 3 x (3 + 6) = 27; p2p = 3 activation sends + 3 gradient
+    // receives of 1.5 = 9; optimizer 3; bubble = 57 - 27 - 9 - 3 = 18.
+    SAILOR_COMPARE_REL(p.breakdown.compute_s, 27.0, 1e-12);
+    SAILOR_COMPARE_REL(p.breakdown.p2p_s, 9.0, 1e-12);
+    SAILOR_COMPARE_REL(p.breakdown.optimizer_s, 3.0, 1e-12);
+    QCOMPARE(p.breakdown.dp_sync_s, 0.0);
+    SAILOR_COMPARE_REL(p.breakdown.bubble_s, 18.0, 1e-12);
+    // The parts add up to the iteration.
+    SAILOR_COMPARE_REL(p.breakdown.compute_s + p.breakdown.bubble_s + p.breakdown.p2p_s + p.breakdown.dp_sync_s +
+                           p.breakdown.optimizer_s,
+                       p.iteration_s, 1e-12);
+    // Timeline: every forward and backward where the trace above puts it (a golden timeline,
+    // in the order each stage runs them), and no stage runs two operations at once.
+    checkTimeline(p, {{0, 'F', 0, 0, 3},       {0, 'F', 1, 4.5, 7.5},     {0, 'B', 0, 19.5, 25.5},
+                      {0, 'F', 2, 25.5, 28.5}, {0, 'B', 1, 34.5, 40.5},   {0, 'B', 2, 48, 54},
+                      {1, 'F', 0, 4.5, 8.5},   {1, 'B', 0, 8.5, 16.5},    {1, 'F', 1, 19.5, 23.5},
+                      {1, 'B', 1, 23.5, 31.5}, {1, 'F', 2, 34.5, 38.5},   {1, 'B', 2, 38.5, 46.5}});
+    if (QTest::currentTestFailed()) return;
+    // Transfers ('S') appear on both ends with the same interval: 6 per stage.
+    int sends[2] = {0, 0};
+    for (const TimelineOp& op : p.timeline)
+      if (op.kind == 'S') {
+        ++sends[op.stage];
+        SAILOR_COMPARE_REL(op.end_s - op.start_s, 1.5, 1e-12);
+      }
+    QCOMPARE(sends[0], 6);
+    QCOMPARE(sends[1], 6);
+  }
+
+  void twoStagePipelineAsync1F1B() {
+    // Same pipeline, 1F1B order (stage s runs min(P-s-1, m) warm-up forwards, then alternates),
+    // transfers overlapped with compute: an operation starts at max(stage free, sender's end + T).
+    //   stage 0  F(0) 0-3, F(1) 3-6
+    //   stage 1  F(0) 4.5-8.5, B(0) 8.5-16.5, F(1) max(16.5, 7.5) = 16.5-20.5, B(1) 20.5-28.5
+    //   stage 0  B(0) max(6, 18) = 18-24, F(2) 24-27, B(1) max(27, 30) = 30-36
+    //   stage 1  F(2) max(28.5, 28.5) = 28.5-32.5, B(2) 32.5-40.5
+    //   stage 0  B(2) max(36, 42) = 42-48
+    // expected = 48 + 3 (optimizer) = 51, 6 s less than DeepSpeed's; no p2p time on a stage.
+    SimulatorOptions opt;
+    opt.schedule = PipelineSchedule::Async1F1B;
+    const Prediction p = run(twoStagePlan(1), tinyJob(cat_, 3), opt);
+    SAILOR_COMPARE_REL(p.iteration_s, 51.0, 1e-12);
+    QCOMPARE(p.breakdown.p2p_s, 0.0);
+    SAILOR_COMPARE_REL(p.breakdown.bubble_s, 51.0 - 27.0 - 3.0, 1e-12);
+    checkTimeline(p, {{0, 'F', 0, 0, 3},     {0, 'F', 1, 3, 6},       {0, 'B', 0, 18, 24},
+                      {0, 'F', 2, 24, 27},   {0, 'B', 1, 30, 36},     {0, 'B', 2, 42, 48},
+                      {1, 'F', 0, 4.5, 8.5}, {1, 'B', 0, 8.5, 16.5},  {1, 'F', 1, 16.5, 20.5},
+                      {1, 'B', 1, 20.5, 28.5}, {1, 'F', 2, 28.5, 32.5}, {1, 'B', 2, 32.5, 40.5}});
+  }
+
+  void singleStageSchedulesAgree() {
+    // With one stage there is nothing to overlap: both schedules give m (F + B) + optimizer.
+    SimulatorOptions async;
+    async.schedule = PipelineSchedule::Async1F1B;
+    const Plan plan = onePlan(1, {Stage{0, 3, {rep("G1", "r1-a")}}});
+    SAILOR_COMPARE_REL(run(plan, tinyJob(cat_, 5), async).iteration_s, 5 * 21.0 + 6.0, 1e-12);
+    SAILOR_COMPARE_REL(run(plan, tinyJob(cat_, 5)).iteration_s, 5 * 21.0 + 6.0, 1e-12);
+  }
+
+  // (b) Memory of the two-stage pipeline: microbatches in flight and the four parts.
+  void twoStageMemory_data() {
+    QTest::addColumn<int>("b");
+    QTest::addColumn<int>("G");
+    QTest::addColumn<int>("inflight0");
+    QTest::addColumn<double>("total0");
+    QTest::addColumn<double>("total1");
+    // NOTE [Why stage s holds min(P - s, m) microbatches]: stage 0 holds min(2, m), stage 1 holds 1.
+    // Stage 0: states 3e6 x 16 = 48e6; activations (1+2)e6 x b x in-flight; transient
+    //          2 x 2e6 x b; runtime 1e8.
+    // Stage 1: states 48e6; activations (4+1)e6 x b x 1; transient 2 x 4e6 x b; runtime 1e8.
+    QTest::newRow("m 1: one microbatch, nothing to overlap")
+        << 1 << 1 << 1 << 48e6 + 3e6 * 1 * 1 + 4e6 + 1e8 << 48e6 + 5e6 + 8e6 + 1e8;  // 155e6, 161e6
+    QTest::newRow("m 3: stage 0 holds 2")
+        << 1 << 3 << 2 << 48e6 + 3e6 * 1 * 2 + 4e6 + 1e8 << 48e6 + 5e6 + 8e6 + 1e8;  // 158e6, 161e6
+    QTest::newRow("b 2, m 4")
+        << 2 << 8 << 2 << 48e6 + 3e6 * 2 * 2 + 8e6 + 1e8 << 48e6 + 10e6 + 16e6 + 1e8;  // 168e6, 174e6
+  }
+  void twoStageMemory() {
+    QFETCH(int, b);
+    QFETCH(int, G);
+    QFETCH(int, inflight0);
+    QFETCH(double, total0);
+    QFETCH(double, total1);
+    const Prediction p = run(twoStagePlan(b), tinyJob(cat_, G));
+    QCOMPARE(p.memory.size(), size_t{2});
+    const MemoryBreakdown& s0 = p.memory[0];
+    const MemoryBreakdown& s1 = p.memory[1];
+    QCOMPARE(s0.stage, 0);
+    QCOMPARE(s1.stage, 1);
+    QCOMPARE(s0.microbatches_in_flight, inflight0);
+    QCOMPARE(s1.microbatches_in_flight, 1);
+    SAILOR_COMPARE_REL(s0.model_state_bytes, 48e6, 1e-12);
+    SAILOR_COMPARE_REL(s0.activation_bytes, 3e6 * b * inflight0, 1e-12);
+    SAILOR_COMPARE_REL(s0.transient_bytes, 2 * 2e6 * b, 1e-12);
+    SAILOR_COMPARE_REL(s1.activation_bytes, 5e6 * b, 1e-12);
+    SAILOR_COMPARE_REL(s1.transient_bytes, 2 * 4e6 * b, 1e-12);
+    SAILOR_COMPARE_REL(s0.total_bytes, total0, 1e-12);
+    SAILOR_COMPARE_REL(s1.total_bytes, total1, 1e-12);
+    SAILOR_COMPARE_REL(p.peakMemoryBytes(), std::max(total0, total1), 1e-12);
+    QVERIFY(p.fits);
+  }
+
+  void stateBytesFollowPrecisionAndOptimizer() {
+    // NOTE [Model-state bytes]: 6e6 parameters x 16 (fp32 Adam) / 12 (fp32 SGD).
+    const Plan plan = onePlan(1, {Stage{0, 3, {rep("G1", "r1-a")}}});
+    Job sgd = tinyJob(cat_, 1);
+    sgd.optimizer = Optimizer::Sgd;
+    SAILOR_COMPARE_REL(run(plan, sgd).memory[0].model_state_bytes, 6e6 * 12, 1e-12);
+    SAILOR_COMPARE_REL(run(plan, tinyJob(cat_, 1)).memory[0].model_state_bytes, 6e6 * 16, 1e-12);
+  }
+
+  // (c) A stage with mixed GPU types runs at the pace of its slowest replica.
+  void mixedGpuStraggler_data() {
+    QTest::addColumn<QString>("first");
+    QTest::addColumn<QString>("second");
+    QTest::addColumn<int>("straggler");
+    QTest::newRow("G1, G2") << "G1" << "G2" << 1;
+    QTest::newRow("G2, G1") << "G2" << "G1" << 0;
+  }
+  void mixedGpuStraggler() {
+    QFETCH(QString, first);
+    QFETCH(QString, second);
+    QFETCH(int, straggler);
+    const std::string a = first.toStdString(), c = second.toStdString();
+    // One stage, replicas G1 and G2 in r1-a; G = 8, b = 1, D = 2: m = ceil(8 / 2) = 4.
+    // G2 is 1.5 times slower: F = 7 x 1.5 = 10.5, B = 14 x 1.5 = 21, so the stage takes
+    // 4 x 31.5 = 126 (G1 alone would take 4 x 21 = 84 and then wait).
+    // DP sync (same zone, 0.5 s + 1 GB/s): gradients 6e6 x 4 B = 24e6 B in one bucket;
+    // ring: 2 (D-1) x transfer(24e6 / 2 B) = 2 x (0.5 + 0.012) = 1.024 at the link's speed,
+    // divided by the default collective efficiency 0.4 (NOTE [Collective efficiency]) = 2.56.
+    // Optimizer: the slower of G1 (1e-6 x 6e6 = 6) and G2 (1.5e-6 x 6e6 = 9) = 9.
+    // expected = 126 + 2.56 + 9 = 137.56
+    const Plan plan = onePlan(1, {Stage{0, 3, {Replica{a, 1, "r1-a"}, Replica{c, 1, "r1-a"}}}});
+    const Prediction p = run(plan, tinyJob(cat_, 8));
+    SAILOR_COMPARE_REL(p.iteration_s, 137.56, 1e-12);
+    QCOMPARE(p.stages[0].straggler_replica, straggler);
+    SAILOR_COMPARE_REL(p.stages[0].forward_s, 10.5, 1e-12);
+    SAILOR_COMPARE_REL(p.stages[0].backward_s, 21.0, 1e-12);
+    SAILOR_COMPARE_REL(p.breakdown.dp_sync_s, 1.024 / 0.4, 1e-12);
+    SAILOR_COMPARE_REL(p.breakdown.optimizer_s, 9.0, 1e-12);
+    QCOMPARE(p.stages[0].microbatches, 4);
+    // Same as a stage of two G2 replicas: the faster GPU buys nothing here.
+    const Plan g2g2 = onePlan(1, {Stage{0, 3, {rep("G2", "r1-a"), rep("G2", "r1-a")}}});
+    SAILOR_COMPARE_REL(run(g2g2, tinyJob(cat_, 8)).iteration_s, p.iteration_s, 1e-12);
+    // Cost: G1 $3.6/h + G2 $1.8/h for the iteration; no egress within r1-a.
+    SAILOR_COMPARE_REL(p.compute_usd, (3.6 + 1.8) * 137.56 / 3600.0, 1e-12);
+    QVERIFY(p.egress.empty());
+  }
+
+  // (d) A data-parallel group across regions: sync over the slow link, egress billed.
+  void crossRegionDataParallel_data() {
+    QTest::addColumn<int>("tp");
+    QTest::addColumn<double>("bucket_bytes");
+    QTest::addColumn<double>("efficiency");
+    QTest::addColumn<double>("compute");
+    QTest::addColumn<double>("dp_sync");
+    QTest::addColumn<double>("optimizer");
+    // Replicas G1 in r1-a and G1 in r2-a: regions r1 and r2 on continent c1, so the default
+    // same_continent link: 0.1 s + bytes / 1e8 B/s, one GPU's stream (NOTE [Point-to-point
+    // transfers]). D = 2, m = ceil(8 / 2) = 4. The ring's time is divided by the collective
+    // efficiency (NOTE [Collective efficiency]); 1 gives the link's own speed.
+    // tp 1: compute 4 x (7 + 14) = 84, optimizer 1e-6 x 6e6 = 6, gradients 6e6 x 4 B = 24e6 B.
+    // One 2e9 B bucket: 2 (D-1) x (0.1 + 12e6 / 1e8) = 2 x 0.22 = 0.44.
+    QTest::newRow("tp 1, one bucket") << 1 << 2e9 << 1.0 << 84.0 << 0.44 << 6.0;
+    // The default efficiency 0.4: 0.44 / 0.4 = 1.1.
+    QTest::newRow("tp 1, one bucket, default efficiency") << 1 << 2e9 << 0.4 << 84.0 << 1.1 << 6.0;
+    // 8e6 B buckets: 3 of them, each 2 (D-1) x (0.1 + 4e6 / 1e8) = 2 x 0.14 = 0.28: 0.84
+    // (every bucket pays the latency again).
+    QTest::newRow("tp 1, three buckets") << 1 << 8e6 << 1.0 << 84.0 << 0.84 << 6.0;
+    // tp 2: each GPU holds 3e6 parameters (12e6 B of gradients) and all-reduces its shard:
+    // 2 (D-1) x (0.1 + 6e6 / 1e8) = 0.32. Compute 4 x (3.5 + 7) = 42, optimizer 3.
+    QTest::newRow("tp 2, one bucket") << 2 << 2e9 << 1.0 << 42.0 << 0.32 << 3.0;
+    // tp 2, 8e6 B buckets: 8e6 then 4e6 B: 2 x (0.1 + 4e6 / 1e8) + 2 x (0.1 + 2e6 / 1e8)
+    // = 0.28 + 0.24 = 0.52.
+    QTest::newRow("tp 2, two buckets") << 2 << 8e6 << 1.0 << 42.0 << 0.52 << 3.0;
+  }
+  void crossRegionDataParallel() {
+    QFETCH(int, tp);
+    QFETCH(double, bucket_bytes);
+    QFETCH(double, efficiency);
+    QFETCH(double, compute);
+    QFETCH(double, dp_sync);
+    QFETCH(double, optimizer);
+    SimulatorOptions opt;
+    opt.allreduce_bucket_bytes = bucket_bytes;
+    opt.collective_efficiency = efficiency;
+    const Plan plan = onePlan(1, {Stage{0, 3, {Replica{"G1", tp, "r1-a"}, Replica{"G1", tp, "r2-a"}}}});
+    const Prediction p = run(plan, tinyJob(cat_, 8), opt);
+    const double expected = compute + dp_sync + optimizer;
+    SAILOR_COMPARE_REL(p.breakdown.compute_s, compute, 1e-12);
+    SAILOR_COMPARE_REL(p.breakdown.optimizer_s, optimizer, 1e-12);
+    SAILOR_COMPARE_REL(p.breakdown.dp_sync_s, dp_sync, 1e-12);
+    SAILOR_COMPARE_REL(p.iteration_s, expected, 1e-12);
+    // Egress: in a ring of 2 each replica sends 2 (D-1)/D x 24e6 B = 24e6 B to the other (at
+    // tp 2: 12e6 B from each of 2 GPUs).
+    // r1-a -> r2-a at the same_continent default 0.05 $/GB: 0.024 GB x 0.05 = $0.0012;
+    // r2-a -> r1-a at the declared pair price 0.2 $/GB: 0.024 GB x 0.2 = $0.0048.
+    QCOMPARE(p.egress.size(), size_t{2});
+    double bytes_out = 0, bytes_back = 0, usd_out = 0, usd_back = 0;
+    for (const EgressItem& e : p.egress) {
+      if (e.from_zone == "r1-a" && e.to_zone == "r2-a") bytes_out = e.bytes, usd_out = e.usd;
+      if (e.from_zone == "r2-a" && e.to_zone == "r1-a") bytes_back = e.bytes, usd_back = e.usd;
+    }
+    SAILOR_COMPARE_REL(bytes_out, 24e6, 1e-12);
+    SAILOR_COMPARE_REL(bytes_back, 24e6, 1e-12);
+    SAILOR_COMPARE_REL(usd_out, 0.0012, 1e-12);
+    SAILOR_COMPARE_REL(usd_back, 0.0048, 1e-12);
+    SAILOR_COMPARE_REL(p.egress_usd, 0.006, 1e-12);
+    // Compute: sum of price x tp x iteration / 3600 = (3.6 + 7.2) x tp x iteration / 3600.
+    SAILOR_COMPARE_REL(p.compute_usd, (3.6 + 7.2) * tp * expected / 3600.0, 1e-12);
+    SAILOR_COMPARE_REL(p.usd_per_iteration, p.compute_usd + 0.006, 1e-12);
+    SAILOR_COMPARE_REL(p.usd_per_hour, p.usd_per_iteration * 3600.0 / expected, 1e-12);
+  }
+
+  void crossRegionPipelineEgress_data() {
+    QTest::addColumn<int>("b");
+    QTest::addColumn<int>("G");
+    QTest::addColumn<double>("transfer");
+    QTest::addColumn<double>("bytes_each_way");
+    // Stage 0 in r1-a, stage 1 in r2-a. Each microbatch sends its activation forward and its
+    // gradient back: 2.5e8 elements x 4 B x b each, over 0.1 s + bytes / 1e8 B/s.
+    // b 1, m 3: 1e9 B per message, 10.1 s; 3e9 B each way.
+    QTest::newRow("b 1, m 3") << 1 << 3 << 10.1 << 3e9;
+    // b 2, m = ceil(4 / 2) = 2: 2e9 B per message, 0.1 + 20 = 20.1 s; 4e9 B each way.
+    QTest::newRow("b 2, m 2") << 2 << 4 << 20.1 << 4e9;
+  }
+  void crossRegionPipelineEgress() {
+    QFETCH(int, b);
+    QFETCH(int, G);
+    QFETCH(double, transfer);
+    QFETCH(double, bytes_each_way);
+    const Plan plan = onePlan(b, {Stage{0, 1, {rep("G1", "r1-a")}}, Stage{2, 3, {rep("G1", "r2-a")}}});
+    const Prediction p = run(plan, tinyJob(cat_, G));
+    SAILOR_COMPARE_REL(p.stages[0].send_forward_s, transfer, 1e-12);
+    SAILOR_COMPARE_REL(p.stages[1].send_backward_s, transfer, 1e-12);
+    QCOMPARE(p.egress.size(), size_t{2});
+    for (const EgressItem& e : p.egress) SAILOR_COMPARE_REL(e.bytes, bytes_each_way, 1e-12);
+    // r1-a -> r2-a at 0.05 $/GB, r2-a -> r1-a at the pair price 0.2 $/GB.
+    SAILOR_COMPARE_REL(p.egress_usd, bytes_each_way / 1e9 * (0.05 + 0.2), 1e-12);
+  }
+
+  void tiedEmbeddingsCountedOncePerStage() {
+    // OPT-350M ties its head to the word embedding. A stage holding both keeps one copy of the
+    // V x h matrix; split over two stages each keeps its own (Megatron). Analytic memory.
+    const Catalog real = Catalog::load(sailor::test::resources());
+    const std::string dir = sailor::test::resources();
+    const Scenario sc = Scenario::fromJson(json_util::readFile(dir + "/scenarios/default.json"), real);
+    const Job job = Job::fromJson(json{{"model", "OPT-350M"}, {"global_batch_size", 8}}, real);
+    ProfileSet set;
+    set.add(std::make_shared<AnalyticProfile>(real));
+    double all = 0;
+    for (const auto& l : deriveLayers(real.model("OPT-350M", "t"), 2048, 1, 4)) all += l.params;
+    const double shared = 50272.0 * 1024.0;  // V x h
+    const Replica a100{"A100-40", 1, "us-central1-a"};
+    const Prediction one = simulate(onePlan(1, {Stage{0, 25, {a100}}}), sc, job, real, set);
+    SAILOR_COMPARE_REL(one.memory[0].model_state_bytes, (all - shared) * 16, 1e-12);
+    const Prediction two = simulate(onePlan(1, {Stage{0, 12, {a100}}, Stage{13, 25, {a100}}}), sc, job, real, set);
+    SAILOR_COMPARE_REL(two.memory[0].model_state_bytes + two.memory[1].model_state_bytes, all * 16, 1e-12);
+  }
+
+  // (e) A plan that does not fit: reported, not thrown; the message says where and by how much.
+  void doesNotFit_data() {
+    QTest::addColumn<int>("small_stage");  // which stage of a 2-stage plan runs on SmallMem; -1: one stage
+    QTest::addColumn<QStringList>("needles");
+    // One stage on SmallMem (150e6 B): 96e6 states + 8e6 activations + 8e6 transient + 1e8
+    // runtime = 212e6 B: over by 62e6 B = 0.06 GiB.
+    QTest::newRow("one stage") << -1
+                               << QStringList({"stage 0 replica 0", "SmallMem", "r1-a", "needs 0.20 GiB of 0.14 GiB",
+                                               "over by 0.06 GiB"});
+    // Stage 1 of the two-stage pipeline on SmallMem: 48e6 + 5e6 + 8e6 + 1e8 = 161e6 B: over by
+    // 11e6 B = 0.01 GiB; stage 0 on G1 fits.
+    QTest::newRow("second stage") << 1 << QStringList({"stage 1 replica 0", "SmallMem", "over by 0.01 GiB"});
+  }
+  void doesNotFit() {
+    QFETCH(int, small_stage);
+    QFETCH(QStringList, needles);
+    const Plan plan = small_stage < 0 ? onePlan(1, {Stage{0, 3, {rep("SmallMem", "r1-a")}}})
+                                      : onePlan(1, {Stage{0, 1, {rep("G1", "r1-a")}}, Stage{2, 3, {rep("SmallMem", "r1-a")}}});
+    Prediction p;
+    try {
+      p = run(plan, tinyJob(cat_, 3));
+    } catch (const InputError& e) {
+      QFAIL(qPrintable(QString("a plan that does not fit must be predicted, not rejected: ") + e.what()));
+    }
+    QVERIFY(!p.fits);
+    QCOMPARE(p.out_of_memory.size(), size_t{1});
+    SAILOR_VERIFY_MESSAGE(QString::fromStdString(p.out_of_memory[0]), needles);
+    int over = 0;
+    for (const auto& m : p.memory)
+      if (!m.fits()) {
+        ++over;
+        QCOMPARE(QString::fromStdString(m.gpu_type), QString("SmallMem"));
+        QCOMPARE(m.capacity_bytes, 150e6);
+      }
+    QCOMPARE(over, 1);
+    QVERIFY(p.iteration_s > 0);  // the timing is still predicted
+    QCOMPARE(p.toJson().at("fits").get<bool>(), false);
+  }
+
+  void invalidPlanThrows() {
+    // simulate() validates the plan first: a gap in the layers is an InputError, not a prediction.
+    const Plan plan = onePlan(1, {Stage{0, 1, {rep("G1", "r1-a")}}, Stage{3, 3, {rep("G1", "r1-a")}}});
+    SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { run(plan, tinyJob(cat_, 1)); }), QStringList({"stages[1].first_layer"}));
+  }
+
+  // ---- Profile sources.
+
+  void profileSourceReported() {
+    // Native G1 first, then the analytic estimate. G1 is answered by its native profile, G2
+    // (no native profile in this set) by the analytic one; memory comes from the native file.
+    ProfileSet set;
+    set.add(tinyProfile(cat_, "G1", 1.0));
+    set.add(std::make_shared<AnalyticProfile>(cat_));
+    const Job job = tinyJob(cat_, 2);
+    QCOMPARE(QString::fromStdString(set.timings({"Tiny", "G1", 1, 1}, job).source), QString("native-G1"));
+    QCOMPARE(QString::fromStdString(set.timings({"Tiny", "G2", 1, 1}, job).source), QString("analytic"));
+    QCOMPARE(QString::fromStdString(set.optimizerSecondsPerParameter({"Tiny", "G2", 1, 1}, job).source), QString("analytic"));
+    QCOMPARE(QString::fromStdString(set.memory("Tiny", 1, job).source), QString("native-G1"));
+    // Microbatch 4 was not measured: the analytic profile answers for G1 too.
+    QCOMPARE(QString::fromStdString(set.timings({"Tiny", "G1", 4, 1}, job).source), QString("analytic"));
+    // A bf16 job: the fp32 native profile does not answer.
+    QCOMPARE(QString::fromStdString(set.timings({"Tiny", "G1", 1, 1}, tinyJob(cat_, 2, "bf16")).source), QString("analytic"));
+
+    // The prediction lists them.
+    const Plan plan = onePlan(1, {Stage{0, 1, {rep("G1", "r1-a")}}, Stage{2, 3, {rep("G2", "r1-a")}}});
+    const Prediction p = simulate(plan, sc_, job, cat_, set);
+    auto sourceOf = [&](const std::string& key) -> QString {
+      for (const auto& [k, v] : p.sources)
+        if (k == key) return QString::fromStdString(v);
+      return QString("<no entry \"%1\">").arg(QString::fromStdString(key));
+    };
+    QCOMPARE(sourceOf("timings G1 mbs 1 tp 1"), QString("native-G1"));
+    QCOMPARE(sourceOf("timings G2 mbs 1 tp 1"), QString("analytic"));
+    QCOMPARE(sourceOf("optimizer G2 tp 1"), QString("analytic"));
+    QCOMPARE(sourceOf("memory Tiny tp 1"), QString("native-G1"));
+  }
+
+  void noProfileSourceIsAnInputError() {
+    ProfileSet set;
+    set.add(tinyProfile(cat_, "G1", 1.0));
+    const QString msg = inputErrorOf([&] { set.timings({"Tiny", "G2", 1, 1}, tinyJob(cat_, 1)); });
+    SAILOR_VERIFY_MESSAGE(msg, QStringList({"profiles", "no timings for Tiny on G2, microbatch 1, tp 1"}));
+    const Plan plan = onePlan(1, {Stage{0, 3, {rep("G2", "r1-a")}}});
+    SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { simulate(plan, sc_, tinyJob(cat_, 1), cat_, set); }),
+                          QStringList({"no timings for Tiny on G2"}));
+  }
+
+  void nativeProfileRejects() {
+    // A profile must have one entry per plan layer of its model.
+    const json j = json::parse(R"({"format": "sailor-studio-profile/1", "model": "Tiny", "gpu_type": "G1",
+        "runs": [{"microbatch_size": 1, "tp": 1, "optimizer_seconds_per_parameter": 0,
+                  "layers": [{"forward_s": 1, "backward_s": 2}]}]})");
+    SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { NativeProfile::fromJson(j, cat_, "x"); }),
+                          QStringList({"runs[0].layers", "1 layers", "4 (embedding, blocks, head of Tiny)"}));
+    json wrong = j;
+    wrong["format"] = "sailor-studio-profile/2";
+    SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { NativeProfile::fromJson(wrong, cat_, "x"); }),
+                          QStringList({"format", "sailor-studio-profile/1"}));
+  }
+
+  void nativeProfileRoundTrip() {
+    const auto p = tinyProfile(cat_, "G2", 1.5);
+    const auto back = NativeProfile::fromJson(p->toJson(), cat_, "again");
+    QVERIFY(back->toJson() == p->toJson());
+    QCOMPARE(back->runs.size(), size_t{4});
+    SAILOR_COMPARE_REL(back->runs[1].timings[2].backward_s, 6 * 2 * 1.5, 1e-12);
+  }
+
+  // ---- The analytic profile on the shipped catalogue.
+
+  void analyticMonotonic_data() {
+    QTest::addColumn<QString>("gpu");
+    QTest::addColumn<QString>("precision");
+    const Catalog real = Catalog::load(sailor::test::resources());
+    for (const auto& g : real.gpus())
+      for (const char* prec : {"fp32", "bf16"})
+        QTest::newRow(qPrintable(QString::fromStdString(g.name) + " " + prec)) << QString::fromStdString(g.name) << QString(prec);
+  }
+  void analyticMonotonic() {
+    QFETCH(QString, gpu);
+    QFETCH(QString, precision);
+    const Catalog real = Catalog::load(sailor::test::resources());
+    const AnalyticProfile analytic(real);
+    const Job job = Job::fromJson(json{{"model", "OPT-350M"}, {"global_batch_size", 64}, {"precision", precision.toStdString()}}, real);
+    for (int tp : {1, 2}) {
+      std::vector<LayerTiming> previous;
+      for (int b : {1, 2, 4, 8}) {
+        const auto t = analytic.timings({"OPT-350M", gpu.toStdString(), b, tp}, job);
+        QVERIFY(t.has_value());
+        QCOMPARE(static_cast<int>(t->size()), 26);
+        for (size_t l = 0; l < t->size(); ++l) {
+          const LayerTiming& x = (*t)[l];
+          QVERIFY2(std::isfinite(x.forward_s) && x.forward_s > 0, qPrintable(QString("layer %1 forward %2").arg(l).arg(x.forward_s)));
+          QVERIFY2(std::isfinite(x.backward_s) && x.backward_s > 0, qPrintable(QString("layer %1 backward").arg(l)));
+          QVERIFY2(x.backward_s > x.forward_s, "backward does about twice the work of forward");
+          if (!previous.empty()) {
+            QVERIFY2(x.forward_s > previous[l].forward_s,
+                     qPrintable(QString("tp %1 layer %2: forward at microbatch %3 (%4 s) not above microbatch %5 (%6 s)")
+                                    .arg(tp).arg(l).arg(b).arg(x.forward_s).arg(b / 2).arg(previous[l].forward_s)));
+            QVERIFY(x.backward_s > previous[l].backward_s);
+          }
+        }
+        previous = *t;
+      }
+    }
+    const auto opt = analytic.optimizerSecondsPerParameter({"OPT-350M", gpu.toStdString(), 1, 1}, job);
+    QVERIFY(opt.has_value() && std::isfinite(*opt) && *opt > 0);
+    // Unknown GPU or model: the analytic source declines rather than guessing.
+    QVERIFY(!analytic.timings({"OPT-350M", "B200", 1, 1}, job).has_value());
+    QVERIFY(!analytic.memory("GPT-5", 1, job).has_value());
+  }
+
+  void defaultPlanSimulates() {
+    // The shipped default scenario, job and plan with the analytic profile: a sane prediction.
+    const Catalog real = Catalog::load(sailor::test::resources());
+    const std::string dir = sailor::test::resources();
+    const Scenario sc = Scenario::fromJson(json_util::readFile(dir + "/scenarios/default.json"), real);
+    const Job job = Job::fromJson(json_util::readFile(dir + "/jobs/default.json"), real);
+    const Plan plan = Plan::fromJson(json_util::readFile(dir + "/plans/default.json"));
+    ProfileSet set;
+    set.add(std::make_shared<AnalyticProfile>(real));
+    const Prediction p = simulate(plan, sc, job, real, set);
+    QVERIFY(p.fits);
+    QVERIFY(std::isfinite(p.iteration_s) && p.iteration_s > 0);
+    QCOMPARE(p.memory.size(), size_t{8});
+    QCOMPARE(p.stages[0].microbatches, 128);  // 1024 / (2 x 4)
+    QVERIFY(p.breakdown.compute_s > 0 && p.breakdown.dp_sync_s > 0 && p.breakdown.p2p_s > 0);
+    SAILOR_COMPARE_REL(p.breakdown.compute_s + p.breakdown.bubble_s + p.breakdown.p2p_s + p.breakdown.dp_sync_s +
+                           p.breakdown.optimizer_s,
+                       p.iteration_s, 1e-9);
+    // Replicas span us-central1-a and -b: the all-reduce ring crosses zones and pays egress.
+    QVERIFY(p.egress_usd > 0);
+    QVERIFY(p.compute_usd > 0);
+    const json j = p.toJson();
+    QVERIFY(j.at("iteration_s").get<double>() == p.iteration_s);
+    QCOMPARE(static_cast<int>(j.at("memory").size()), 8);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestSimulator)
+#include "test_simulator.moc"

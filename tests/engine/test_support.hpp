@@ -1,0 +1,71 @@
+// Helpers shared by the engine test suites: where the resources and the reference data are,
+// relative comparisons of doubles, and checking that a call throws an InputError whose message
+// names the field and the expectation. Header-only; included by each test_*.cpp.
+#pragma once
+
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <string>
+
+#include <QString>
+#include <QStringList>
+#include <QTest>
+
+#include "sailor/error.hpp"
+
+namespace sailor::test {
+
+// The shipped resources/: $SAILOR_RESOURCES (set by CTest), else the source tree's.
+inline std::string resources() {
+  if (const char* env = std::getenv("SAILOR_RESOURCES"); env && *env) return env;
+  return SAILOR_TEST_RESOURCES;
+}
+
+// ../shared beside the project (read-only reference data); may be absent.
+inline std::string sharedDir() { return SAILOR_TEST_SHARED_DIR; }
+
+// |actual - expected| <= rel * |expected| (or <= rel when expected is 0).
+inline bool closeRel(double actual, double expected, double rel = 1e-9) {
+  const double scale = std::fabs(expected) > 0 ? std::fabs(expected) : 1.0;
+  return std::isfinite(actual) && std::fabs(actual - expected) <= rel * scale;
+}
+
+inline QString describeMismatch(double actual, double expected, double rel) {
+  return QStringLiteral("actual %1, expected %2 (relative tolerance %3, relative error %4)")
+      .arg(actual, 0, 'g', 17)
+      .arg(expected, 0, 'g', 17)
+      .arg(rel, 0, 'g', 3)
+      .arg(expected != 0 ? std::fabs(actual - expected) / std::fabs(expected) : std::fabs(actual), 0, 'g', 3);
+}
+
+// Runs f and returns the InputError message it throws, or a marker when it throws nothing.
+inline QString inputErrorOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return QString::fromStdString(e.what());
+  }
+  return QStringLiteral("<no InputError thrown>");
+}
+
+}  // namespace sailor::test
+
+// QCOMPARE for doubles with an explicit relative tolerance and a message that prints both values.
+#define SAILOR_COMPARE_REL(actual, expected, rel)                                                 \
+  do {                                                                                            \
+    const double sailor_a_ = (actual);                                                            \
+    const double sailor_e_ = (expected);                                                          \
+    if (!sailor::test::closeRel(sailor_a_, sailor_e_, (rel)))                                     \
+      QFAIL(qPrintable(QStringLiteral(#actual ": ") +                                             \
+                       sailor::test::describeMismatch(sailor_a_, sailor_e_, (rel))));             \
+  } while (false)
+
+// Every needle must occur in the message.
+#define SAILOR_VERIFY_MESSAGE(message, needles)                                                   \
+  do {                                                                                            \
+    const QString sailor_m_ = (message);                                                          \
+    for (const QString& sailor_n_ : (needles))                                                    \
+      if (!sailor_m_.contains(sailor_n_))                                                         \
+        QFAIL(qPrintable(QStringLiteral("message \"%1\" lacks \"%2\"").arg(sailor_m_, sailor_n_))); \
+  } while (false)
