@@ -129,4 +129,69 @@ std::string formatValidation(const ValidationReport& r) {
   return os.str();
 }
 
+namespace {
+std::string describeStages(const Plan& plan) {
+  std::ostringstream os;
+  for (size_t s = 0; s < plan.stages.size(); ++s) {
+    const Stage& st = plan.stages[s];
+    std::map<std::string, int> groups;
+    for (const auto& r : st.replicas) groups[r.gpu_type + " tp" + std::to_string(r.tp) + " " + r.zone]++;
+    std::string reps;
+    for (const auto& [k, n] : groups) reps += (reps.empty() ? "" : ", ") + std::to_string(n) + "x " + k;
+    os << "    stage " << s << "  layers " << st.first_layer << "-" << st.last_layer << "  " << reps << "\n";
+  }
+  return os.str();
+}
+
+void printOne(std::ostringstream& os, const PlannedPlan& p, const Job& job) {
+  const Prediction& pr = p.prediction;
+  double headroom = 1e300;
+  std::string tight;
+  for (const auto& m : pr.memory)
+    if (m.capacity_bytes - m.total_bytes < headroom) {
+      headroom = m.capacity_bytes - m.total_bytes;
+      tight = m.gpu_type + " in stage " + std::to_string(m.stage);
+    }
+  os << "  " << p.plan.gpuCount() << " GPUs, " << p.plan.stages.size() << " stage(s), microbatch "
+     << p.plan.microbatch_size << ", data-parallel degree " << p.plan.stages.front().replicas.size() << "\n";
+  os << describeStages(p.plan);
+  os << "    iteration " << seconds(pr.iteration_s) << " (" << fmt("%.4f", pr.iterations_per_s) << " it/s, "
+     << fmt("%.0f", pr.tokens_per_s) << " tokens/s; planning model " << seconds(p.model_iteration_s) << ")\n";
+  os << "    cost " << fmt("$%.4f", pr.usd_per_iteration) << " per iteration (egress " << fmt("$%.4f", pr.egress_usd)
+     << "), " << fmt("$%.2f", pr.usd_per_hour) << " per hour\n";
+  os << "    memory: peak " << gib(pr.peakMemoryBytes()) << ", least headroom " << gib(headroom) << " (" << tight
+     << ")\n";
+  (void)job;
+}
+}  // namespace
+
+std::string formatPlanResult(const PlanResult& r, const Job& job, int top_k) {
+  std::ostringstream os;
+  if (r.best.empty()) {
+    os << "  no plan: " << r.no_plan_reason << "\n";
+    return os.str();
+  }
+  os << "Best plans for " << job.model << " (global batch " << job.global_batch_size << "), searched "
+     << r.candidates << " candidates in " << seconds(r.search_seconds) << "\n";
+  for (size_t i = 0; i < r.best.size() && static_cast<int>(i) < top_k; ++i) {
+    os << "\n#" << i + 1 << "\n";
+    printOne(os, r.best[i], job);
+  }
+  if (!r.pareto.empty()) {
+    os << "\nPareto frontier (cost per iteration against throughput)\n";
+    os << "  " << pad("USD/iter", 11) << pad("it/s", 9) << pad("GPUs", 6) << "plan\n";
+    for (const auto& p : r.pareto) {
+      std::map<std::string, int> types;
+      for (const auto& st : p.plan.stages)
+        for (const auto& rep : st.replicas) types[rep.gpu_type] += rep.tp;
+      std::string t;
+      for (const auto& [k, n] : types) t += (t.empty() ? "" : " + ") + std::to_string(n) + " " + k;
+      os << "  " << pad(fmt("%.4f", p.prediction.usd_per_iteration), 11) << pad(fmt("%.4f", p.prediction.iterations_per_s), 9)
+         << pad(std::to_string(p.plan.gpuCount()), 6) << p.plan.stages.size() << " stage(s), mbs "
+         << p.plan.microbatch_size << ", " << t << "\n";
+    }
+  }
+  return os.str();
+}
+
 }  // namespace sailor::cli

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "sailor/catalog.hpp"
+#include "sailor/planner.hpp"
 #include "sailor/reference.hpp"
 #include "sailor/simulator.hpp"
 
@@ -14,6 +15,7 @@ std::string formatModels(const Catalog& catalog);
 std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& scenario,
                              const Prediction& prediction);
 std::string formatValidation(const ValidationReport& report);
+std::string formatPlanResult(const PlanResult& result, const Job& job, int top_k);
 
 // "1.23 s", "45.6 ms", "789 us"
 std::string seconds(double s);

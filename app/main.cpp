@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <cmath>
 #include <cstring>
+#include <sstream>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -13,6 +15,8 @@
 #include "sailor/catalog.hpp"
 #include "sailor/error.hpp"
 #include "sailor/json_util.hpp"
+#include "sailor/planner.hpp"
+#include "sailor/prices.hpp"
 #include "sailor/reference.hpp"
 #include "sailor/simulator.hpp"
 
@@ -24,6 +28,7 @@ using nlohmann::json;
 namespace {
 
 constexpr int kExitInput = 2;
+constexpr int kExitNoPlan = 3;
 
 const char* kUsage =
     "Usage: sailor <command> [options]\n"
@@ -32,6 +37,7 @@ const char* kUsage =
     "\n"
     "Commands:\n"
     "  catalog gpus|models      List the GPU types or models of the catalogue\n"
+    "  plan                     Search GPUs and parallelization for throughput or cost\n"
     "  simulate                 Predict memory, iteration time and cost of a plan\n"
     "  validate POINTS.json     Compare predictions with measured runs\n"
     "\n"
@@ -60,6 +66,43 @@ const char* kSimulateHelp =
     "  --json                  print the prediction as JSON\n"
     "\n"
     "Exit status: 0 when the plan fits in memory, 3 when it does not, 2 on bad input.\n";
+
+const char* kPlanHelp =
+    "Usage: sailor plan [--scenario FILE | --reference DIR] [--job FILE | --model NAME ...]\n"
+    "                   [options]\n"
+    "\n"
+    "Searches which GPUs to use and how to parallelize over them (pipeline depth, layer\n"
+    "partition, microbatch size, data-parallel degree, replicas per stage) for the most\n"
+    "throughput or the least cost per iteration, and prints the best plans (docs/planner.md).\n"
+    "\n"
+    "Resources:\n"
+    "  --scenario FILE             zones, pools, network, egress (default: the built-in one)\n"
+    "  --reference DIR             SAILOR's layout: profiles, model memory info, network fits\n"
+    "                              and egress prices; pools from DIR/cluster/quotas.json priced\n"
+    "                              with resources/prices/default.json (unless --scenario)\n"
+    "  --trace FILE                plan for each row of an availability trace (CSV with\n"
+    "                              <gpu>_<zone> columns): the row's counts replace the pools\n"
+    "Job:\n"
+    "  --job FILE                  a job file (default: resources/jobs/default.json)\n"
+    "  --model NAME --global-batch N [--seq-len N] [--precision fp32|bf16|fp16]\n"
+    "              [--optimizer adam|sgd]   the job inline\n"
+    "Objective and constraints:\n"
+    "  --objective throughput|cost (default throughput)\n"
+    "  --max-cost-per-iteration X  USD    --max-cost-per-hour X  USD\n"
+    "  --min-throughput X          iterations per second\n"
+    "  --max-gpus N\n"
+    "Output:\n"
+    "  --top K                     plans to print (default 3)\n"
+    "  --pareto                    also the Pareto frontier of throughput against cost\n"
+    "  --output FILE               write the best plan as a plan file (sailor simulate --plan)\n"
+    "  --json                      print the result as JSON\n"
+    "Search:\n"
+    "  --threads N                 worker threads (default: all cores)\n"
+    "  --microbatch-sizes LIST     e.g. 1,2,4,8 (default: powers of two up to 64)\n"
+    "  --max-stages N              deepest pipeline tried (H9, default 8; 0: no limit)\n"
+    "  --no-heuristic H            switch a heuristic off: h1 h2 h3 h4 h5 h6 h8 (repeatable)\n"
+    "\n"
+    "Exit status: 0, 2 on bad input, 3 when no plan exists (the message says why).\n";
 
 const char* kValidateHelp =
     "Usage: sailor validate POINTS.json --reference DIR [--json]\n"
@@ -217,6 +260,193 @@ int cmdSimulate(int argc, char** argv) {
   return p.fits ? 0 : 3;
 }
 
+Job jobFromArgs(const Args& a, const Catalog& cat) {
+  if (auto jp = a.get("--job"))
+    return loadWithContext<Job>(*jp, [&](const json& j) { return Job::fromJson(j, cat); });
+  if (auto model = a.get("--model")) {
+    json j{{"model", *model}};
+    auto number = [&](const std::string& opt) -> json {
+      const std::string v = a.required(opt);
+      try {
+        size_t used = 0;
+        long long n = std::stoll(v, &used);
+        if (used == v.size()) return n;
+      } catch (...) {
+      }
+      throw InputError(opt, "\"" + v + "\"", "an integer");
+    };
+    j["global_batch_size"] = number("--global-batch");
+    if (a.has("--seq-len")) j["sequence_length"] = number("--seq-len");
+    if (auto p = a.get("--precision")) j["precision"] = *p;
+    if (auto o = a.get("--optimizer")) j["optimizer"] = *o;
+    return Job::fromJson(j, cat);
+  }
+  const std::string def = resourceDir() + "/jobs/default.json";
+  return loadWithContext<Job>(def, [&](const json& j) { return Job::fromJson(j, cat); });
+}
+
+double positiveNumber(const Args& a, const std::string& opt) {
+  const std::string v = a.required(opt);
+  try {
+    size_t used = 0;
+    double d = std::stod(v, &used);
+    if (used == v.size() && d > 0 && std::isfinite(d)) return d;
+  } catch (...) {
+  }
+  throw InputError(opt, "\"" + v + "\"", "a positive number");
+}
+
+int positiveInt(const Args& a, const std::string& opt, int min) {
+  const std::string v = a.required(opt);
+  try {
+    size_t used = 0;
+    long n = std::stol(v, &used);
+    if (used == v.size() && n >= min && n <= 1000000) return static_cast<int>(n);
+  } catch (...) {
+  }
+  throw InputError(opt, "\"" + v + "\"", "an integer >= " + std::to_string(min));
+}
+
+int cmdPlan(int argc, char** argv) {
+  if (wantsHelp(argc, argv, 2)) {
+    std::cout << kPlanHelp;
+    return 0;
+  }
+  Args a = parse(argc, argv, 2, {"--json", "--pareto"},
+                 {"--scenario", "--reference", "--trace", "--job", "--model", "--global-batch", "--seq-len",
+                  "--precision", "--optimizer", "--objective", "--max-cost-per-iteration", "--max-cost-per-hour",
+                  "--min-throughput", "--max-gpus", "--top", "--threads", "--output", "--microbatch-sizes",
+                  "--max-stages", "--no-heuristic"});
+  if (!a.positional.empty()) throw InputError("plan", "\"" + a.positional[0] + "\"", "options only (see --help)");
+  Catalog cat = Catalog::load(resourceDir());
+  Job job = jobFromArgs(a, cat);
+  ProfileSet profiles;
+  std::optional<SailorReference> ref;
+  if (auto dir = a.get("--reference")) {
+    ref = SailorReference::load(*dir, cat);
+    profiles.add(ref->profiles);
+  }
+  profiles.add(std::make_shared<AnalyticProfile>(cat));
+  PriceSheet prices = PriceSheet::load(resourceDir() + "/prices/default.json");
+  auto pricedPools = [&](const std::vector<std::pair<std::pair<std::string, std::string>, int>>& counts) {
+    std::vector<Pool> pools;
+    for (const auto& [site, n] : counts) {
+      Pool p;
+      p.gpu_type = site.first;
+      p.zone = site.second;
+      p.count = n;
+      auto price = prices.usdPerGpuHour(regionOfZone(p.zone), p.gpu_type);
+      if (!price)
+        throw InputError("prices", p.gpu_type + " in " + regionOfZone(p.zone),
+                         "a price in resources/prices/default.json");
+      p.usd_per_gpu_hour = *price;
+      if (ref && ref->gpus_per_node.count(p.gpu_type)) p.gpus_per_node = ref->gpus_per_node.at(p.gpu_type);
+      pools.push_back(p);
+    }
+    return pools;
+  };
+  Scenario scenario;
+  if (auto sp = a.get("--scenario")) {
+    scenario = loadWithContext<Scenario>(*sp, [&](const json& j) { return Scenario::fromJson(j, cat); });
+  } else if (ref) {
+    std::vector<std::pair<std::pair<std::string, std::string>, int>> counts;
+    for (const auto& [k, n] : ref->quotas) counts.push_back({k, n});
+    scenario = ref->scenario(pricedPools(counts), cat);
+  } else {
+    const std::string def = resourceDir() + "/scenarios/default.json";
+    scenario = loadWithContext<Scenario>(def, [&](const json& j) { return Scenario::fromJson(j, cat); });
+  }
+
+  PlannerOptions opt;
+  if (auto o = a.get("--objective")) {
+    if (*o == "throughput") opt.objective = Objective::Throughput;
+    else if (*o == "cost") opt.objective = Objective::Cost;
+    else throw InputError("--objective", "\"" + *o + "\"", "\"throughput\" or \"cost\"");
+  }
+  if (a.has("--max-cost-per-iteration")) opt.max_usd_per_iteration = positiveNumber(a, "--max-cost-per-iteration");
+  if (a.has("--max-cost-per-hour")) opt.max_usd_per_hour = positiveNumber(a, "--max-cost-per-hour");
+  if (a.has("--min-throughput")) opt.min_iterations_per_s = positiveNumber(a, "--min-throughput");
+  if (a.has("--max-gpus")) opt.max_gpus = positiveInt(a, "--max-gpus", 1);
+  if (a.has("--top")) opt.top_k = positiveInt(a, "--top", 1);
+  if (a.has("--threads")) opt.threads = positiveInt(a, "--threads", 1);
+  if (a.has("--max-stages")) opt.heuristics.max_stages = positiveInt(a, "--max-stages", 0);
+  opt.pareto = a.has("--pareto");
+  if (auto list = a.get("--microbatch-sizes")) {
+    std::stringstream ss(*list);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+      Args one;
+      one.options["--microbatch-sizes"] = {item};
+      opt.microbatch_sizes.push_back(positiveInt(one, "--microbatch-sizes", 1));
+    }
+  }
+  if (a.has("--no-heuristic"))
+    for (const auto& h : a.options.at("--no-heuristic")) {
+      auto& H = opt.heuristics;
+      if (h == "h1") H.h1_tp_rule = false;
+      else if (h == "h2") H.h2_oom_pruning = false;
+      else if (h == "h3") H.h3_dp_descending = false;
+      else if (h == "h4") H.h4_dp_ascending = false;
+      else if (h == "h5") H.h5_dp_in_region = false;
+      else if (h == "h6") H.h6_region_pools = false;
+      else if (h == "h8") H.h8_homogeneous_stages = false;
+      else throw InputError("--no-heuristic", "\"" + h + "\"", "one of h1 h2 h3 h4 h5 h6 h8");
+    }
+
+  auto runOnce = [&](const Scenario& sc) {
+    return planSearch(sc, job, cat, profiles, opt);
+  };
+  if (auto trace = a.get("--trace")) {
+    auto rows = loadTrace(*trace, cat);
+    json out = json::array();
+    int exit = 0;
+    for (const auto& row : rows) {
+      std::vector<std::pair<std::pair<std::string, std::string>, int>> counts;
+      for (size_t k = 0; k < row.sites.size(); ++k) counts.push_back({row.sites[k], row.counts[k]});
+      Scenario sc = scenario;
+      if (ref) {
+        sc = ref->scenario(pricedPools(counts), cat);
+      } else {
+        for (auto& p : sc.pools) p.count = 0;
+        for (const auto& [site, n] : counts) {
+          bool found = false;
+          for (auto& p : sc.pools)
+            if (p.gpu_type == site.first && p.zone == site.second) p.count = n, found = true;
+          if (!found) {
+            auto extra = pricedPools({{site, n}});
+            sc.pools.push_back(extra.front());
+          }
+        }
+        sc.validate(cat);
+      }
+      PlanResult r = runOnce(sc);
+      if (r.best.empty()) exit = kExitNoPlan;
+      if (a.has("--json")) {
+        json j = r.toJson();
+        j["row"] = row.label;
+        out.push_back(j);
+      } else {
+        std::cout << "== trace row " << row.label << ":";
+        for (size_t k = 0; k < row.sites.size(); ++k)
+          std::cout << " " << row.sites[k].first << "@" << row.sites[k].second << "=" << row.counts[k];
+        std::cout << "\n" << cli::formatPlanResult(r, job, 1) << "\n";
+      }
+    }
+    if (a.has("--json")) std::cout << out.dump(2) << "\n";
+    return exit;
+  }
+  PlanResult r = runOnce(scenario);
+  if (r.best.empty()) {
+    if (a.has("--json")) std::cout << r.toJson().dump(2) << "\n";
+    std::cerr << "sailor plan: no plan: " << r.no_plan_reason << "\n";
+    return kExitNoPlan;
+  }
+  if (auto out = a.get("--output")) json_util::writeFileAtomically(*out, r.best.front().plan.toJson().dump(2) + "\n");
+  if (a.has("--json")) std::cout << r.toJson().dump(2) << "\n";
+  else std::cout << cli::formatPlanResult(r, job, opt.top_k);
+  return 0;
+}
+
 int cmdValidate(int argc, char** argv) {
   if (wantsHelp(argc, argv, 2)) {
     std::cout << kValidateHelp;
@@ -247,12 +477,16 @@ int main(int argc, char** argv) {
   try {
     if (cmd == "catalog") return cmdCatalog(argc, argv);
     if (cmd == "simulate") return cmdSimulate(argc, argv);
+    if (cmd == "plan") return cmdPlan(argc, argv);
     if (cmd == "validate") return cmdValidate(argc, argv);
     std::cerr << "sailor: unknown command '" << cmd << "'\n\n" << kUsage;
     return kExitInput;
   } catch (const InputError& e) {
     std::cerr << "sailor " << cmd << ": error: " << e.what() << "\n";
     return kExitInput;
+  } catch (const Cancelled&) {
+    std::cerr << "sailor " << cmd << ": cancelled\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "sailor " << cmd << ": internal error: " << e.what() << "\n";
     return 1;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "sailor/error.hpp"
@@ -109,6 +110,17 @@ static SailorReference loadUnchecked(const std::string& dir, const Catalog& cata
       if (it.value().is_object() && it.value().contains("gpus_per_node"))
         ref.gpus_per_node[it.key()] = ju::getInt32(it.value(), "gpus_per_node", cluster + ": " + it.key(), 1);
   }
+  const std::string quotas = dir + "/cluster/quotas.json";
+  if (fs::exists(quotas)) {
+    json j = ju::readFile(quotas);
+    for (auto g = j.begin(); g != j.end(); ++g)
+      for (auto z = g.value().begin(); z != g.value().end(); ++z) {
+        if (!z.value().is_number_integer() || z.value().get<int>() < 0)
+          throw InputError(quotas + ": " + g.key() + "." + z.key(), ju::describe(z.value()), "a count >= 0");
+        ref.quotas[{g.key(), z.key()}] = z.value().get<int>();
+        zones.insert(z.key());
+      }
+  }
   ref.zones.assign(zones.begin(), zones.end());
   return ref;
 }
@@ -136,6 +148,67 @@ Scenario SailorReference::scenario(std::vector<Pool> pools, const Catalog& catal
 
 static std::vector<MeasuredPoint> loadMeasuredPointsUnchecked(const std::string& path,
                                                               const Catalog& catalog);
+
+std::vector<TraceRow> loadTrace(const std::string& path, const Catalog& catalog) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, "a file that cannot be opened", "a readable CSV trace");
+  std::string line;
+  std::vector<TraceRow> rows;
+  std::vector<std::pair<std::string, std::string>> sites;
+  std::vector<int> columns;
+  auto split = [](const std::string& l) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (char ch : l) {
+      if (ch == ',') {
+        out.push_back(cur);
+        cur.clear();
+      } else if (ch != '\r') {
+        cur += ch;
+      }
+    }
+    out.push_back(cur);
+    return out;
+  };
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.empty()) continue;
+    auto cells = split(line);
+    if (sites.empty()) {
+      for (size_t i = 0; i < cells.size(); ++i) {
+        auto us = cells[i].find('_');
+        if (us == std::string::npos || us == 0) continue;  // index and Timestamp columns
+        const std::string gpu = cells[i].substr(0, us);
+        catalog.gpu(gpu, path + ": column \"" + cells[i] + "\"");
+        sites.emplace_back(gpu, cells[i].substr(us + 1));
+        columns.push_back(static_cast<int>(i));
+      }
+      if (sites.empty())
+        throw InputError(path + ": header", "no <gpu>_<zone> columns", "columns such as A100-40_us-central1-a");
+      continue;
+    }
+    TraceRow row;
+    row.label = cells.size() > 1 ? cells[1] : std::to_string(rows.size());
+    row.sites = sites;
+    for (size_t k = 0; k < columns.size(); ++k) {
+      const size_t c = static_cast<size_t>(columns[k]);
+      const std::string field = path + ": line " + std::to_string(line_no) + ", column " + sites[k].first + "_" + sites[k].second;
+      if (c >= cells.size()) throw InputError(field, "nothing", "a GPU count");
+      try {
+        size_t used = 0;
+        const double v = std::stod(cells[c], &used);
+        if (used != cells[c].size() || v < 0 || std::floor(v) != v) throw std::invalid_argument("count");
+        row.counts.push_back(static_cast<int>(v));
+      } catch (const std::exception&) {
+        throw InputError(field, "\"" + cells[c] + "\"", "a non-negative integer");
+      }
+    }
+    rows.push_back(std::move(row));
+  }
+  if (rows.empty()) throw InputError(path, "no rows", "at least one row of GPU counts");
+  return rows;
+}
 
 std::vector<MeasuredPoint> loadMeasuredPoints(const std::string& path, const Catalog& catalog) {
   try {

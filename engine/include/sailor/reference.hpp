@@ -24,12 +24,22 @@ struct SailorReference {
   std::map<std::pair<std::string, std::string>, double> egress_usd_per_gb;
   std::map<std::string, int> gpus_per_node;  // cluster/basic_cluster_config.json
   std::vector<std::string> zones;            // every zone named in the network or egress files
+  std::map<std::pair<std::string, std::string>, int> quotas;  // (gpu, zone) -> GPUs, cluster/quotas.json
 
   static SailorReference load(const std::string& dir, const Catalog& catalog);
   // A scenario holding the reference's zones (regions from the zone names, e.g. us-central1-a
   // is in us-central1), links and egress prices, and the given pools.
   Scenario scenario(std::vector<Pool> pools, const Catalog& catalog) const;
 };
+
+// One row of an availability trace (SAILOR's traces/gpu_trace_*.csv: a column per
+// <gpu>_<zone> with the GPUs available).
+struct TraceRow {
+  std::string label;  // the row's timestamp as written
+  std::vector<std::pair<std::string, std::string>> sites;  // (gpu type, zone) per column
+  std::vector<int> counts;
+};
+std::vector<TraceRow> loadTrace(const std::string& path, const Catalog& catalog);
 
 // Region of a cloud zone name: "us-central1-a" -> "us-central1".
 std::string regionOfZone(const std::string& zone);

@@ -1,0 +1,102 @@
+// The planner: searches GPU allocation jointly with the parallelization plan (pipeline depth,
+// layer partition, microbatch size, data-parallel degree, per stage the replicas and where they
+// run) for maximum throughput or minimum cost under constraints, and the Pareto frontier of
+// (throughput, cost per iteration). Exact for its planning model (docs/planner.md): a dynamic
+// program over (stages left, first layer, GPUs used per site, previous stage's kind) keeping,
+// per state, the Pareto set of partial plans. Every heuristic is named and switchable.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sailor/catalog.hpp"
+#include "sailor/job.hpp"
+#include "sailor/plan.hpp"
+#include "sailor/profile.hpp"
+#include "sailor/progress.hpp"
+#include "sailor/scenario.hpp"
+#include "sailor/simulator.hpp"
+
+namespace sailor {
+
+enum class Objective { Throughput, Cost };
+
+struct Heuristics {
+  // H1: a replica's tp is limited to the smallest degree that fits memory and the degrees up to
+  // the one after which the per-GPU speed-up drops below 1.5x per doubling (SAILOR's rule). Off:
+  // every power-of-two tp dividing the heads and fitting in a node.
+  bool h1_tp_rule = true;
+  // H2: drop stage choices that cannot fit in memory before combining them (off: they are
+  // combined and rejected on complete plans; same result, slower).
+  bool h2_oom_pruning = true;
+  // H3 (throughput) / H4 (cost): data-parallel degrees from high to low (throughput) or low to
+  // high (cost), stopping after `patience` degrees in a row that do not improve the best plan.
+  bool h3_dp_descending = true;
+  bool h4_dp_ascending = true;
+  int patience = 3;
+  // H5: the replicas of a stage stay in one region (stages may span regions).
+  bool h5_dp_in_region = true;
+  // H6: the zones of a region form one pool: replicas are placed in the region's zones after
+  // the search, cheapest zone first, and the search prices them at the region's cheapest zone.
+  bool h6_region_pools = true;
+  // H8 (ours): every replica of a stage has the same GPU type, tp and site. Off: a stage is any
+  // multiset of replica kinds (only practical on small instances).
+  bool h8_homogeneous_stages = true;
+  // H9 (ours): pipelines at most this deep (0: as many stages as layers).
+  int max_stages = 8;
+};
+
+struct PlannerOptions {
+  Objective objective = Objective::Throughput;
+  std::optional<double> max_usd_per_iteration;
+  std::optional<double> max_usd_per_hour;
+  std::optional<double> min_iterations_per_s;
+  std::optional<int> max_gpus;
+  bool pareto = false;  // also return the Pareto frontier of (throughput, cost per iteration)
+  int top_k = 3;
+  int threads = 0;  // 0: all hardware threads
+  std::vector<int> microbatch_sizes;  // empty: powers of two up to 64
+  Heuristics heuristics;
+  SimulatorOptions simulator;
+};
+
+// One plan and its figures: the planning model's estimate and the simulator's prediction.
+struct PlannedPlan {
+  Plan plan;
+  double model_iteration_s = 0;  // planning model (docs/planner.md)
+  double model_usd_per_iteration = 0;
+  Prediction prediction;         // the simulator's, for the plan as placed in zones
+};
+
+struct PlanResult {
+  std::vector<PlannedPlan> best;     // top K by the objective, best first
+  std::vector<PlannedPlan> pareto;   // by increasing cost per iteration (when requested)
+  long candidates = 0;               // complete plans the search compared
+  double search_seconds = 0;
+  std::string no_plan_reason;        // set when best is empty
+  nlohmann::json toJson() const;
+};
+
+// Throws InputError for bad input (no GPUs at all, contradictory constraints); returns a result
+// with an empty `best` and a reason when no plan satisfies memory or the constraints.
+PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& catalog,
+                      const ProfileSet& profiles, const PlannerOptions& options,
+                      const ProgressSink& progress = {}, const CancelToken* cancel = nullptr);
+
+// The planning model for one complete plan (what the search optimises), for tests and the
+// exhaustive enumerator. Returns nullopt when the plan does not fit in memory.
+struct ModelEstimate {
+  double iteration_s = 0;
+  double usd_per_iteration = 0;
+  double usd_per_hour = 0;
+  int gpus = 0;
+};
+std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& scenario,
+                                           const Job& job, const Catalog& catalog,
+                                           const ProfileSet& profiles,
+                                           const SimulatorOptions& simulator = {});
+
+}  // namespace sailor

@@ -1,0 +1,53 @@
+// Progress reporting and cooperative cancellation for long engine operations (the planner).
+// The engine never runs its own UI loop: a caller passes a ProgressSink and a CancelToken; the
+// operation reports fractions that never go down and never exceed 1, and polls the token.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <mutex>
+#include <string>
+
+namespace sailor {
+
+class CancelToken {
+public:
+  void cancel() { cancelled_.store(true, std::memory_order_relaxed); }
+  bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
+
+private:
+  std::atomic<bool> cancelled_{false};
+};
+
+// Called with a fraction in [0, 1] (non-decreasing) and a short description of the step.
+using ProgressSink = std::function<void(double fraction, const std::string& step)>;
+
+// Thread-safe, monotone progress over a known number of work units.
+class ProgressCounter {
+public:
+  ProgressCounter(ProgressSink sink, long total) : sink_(std::move(sink)), total_(total) {}
+  void advance(const std::string& step) {
+    if (!sink_ || total_ <= 0) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++done_;
+    const double f = done_ >= total_ ? 1.0 : static_cast<double>(done_) / static_cast<double>(total_);
+    if (f > last_) {
+      last_ = f;
+      sink_(f, step);
+    }
+  }
+
+private:
+  ProgressSink sink_;
+  long total_;
+  long done_ = 0;
+  double last_ = 0;
+  std::mutex mutex_;
+};
+
+class Cancelled : public std::runtime_error {
+public:
+  Cancelled() : std::runtime_error("cancelled") {}
+};
+
+}  // namespace sailor

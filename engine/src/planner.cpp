@@ -1,0 +1,766 @@
+#include "sailor/planner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <future>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+#include <unordered_map>
+
+#include "sailor/error.hpp"
+
+namespace sailor {
+
+using nlohmann::json;
+
+namespace {
+
+// A site is where replicas of one GPU type come from: a zone's pool (H6 off) or all pools of
+// that type in a region (H6 on).
+struct Site {
+  std::string gpu_type;
+  std::string region;
+  struct ZoneSlot {
+    std::string zone;
+    int count;
+    double usd_per_gpu_hour;
+  };
+  std::vector<ZoneSlot> zones;  // cheapest first, then by name
+  int capacity = 0;
+  int gpus_per_node = 1;
+  const GpuType* gpu = nullptr;
+  const std::string& zone() const { return zones.front().zone; }  // representative
+  double price() const { return zones.front().usd_per_gpu_hour; }
+};
+
+// Per (GPU type, tp): range tables over layers [l, r] for the planning model.
+struct KindTable {
+  int L = 0;
+  std::vector<double> fb;       // (F + B)[l][r] per microbatch
+  std::vector<double> params;   // params[l][r] per GPU (tie-adjusted)
+  std::vector<double> act;      // activation bytes per sequence [l][r]
+  std::vector<double> maxact;   // largest layer's activation bytes per sequence [l][r]
+  std::vector<double> out_elements;  // per layer
+  double optimizer_s_per_param = 0;
+  double at(const std::vector<double>& v, int l, int r) const { return v[static_cast<size_t>(l * L + r)]; }
+};
+
+struct Kind {
+  int site = 0;
+  int tp = 1;
+  int table = 0;  // index into tables for this microbatch size
+};
+
+// A stage option: D replicas (kind indices, sorted), with per-site GPU use.
+struct StageOption {
+  std::vector<int> replicas;  // kind index per replica, non-decreasing
+  std::vector<int> use;       // GPUs per site
+  double rate = 0;            // USD per hour
+};
+
+struct Summary {
+  double maxc = 0, sumc = 0, maxx = 0, rate = 0, egress = 0, boundary_in = 0;
+  int gpus = 0;
+  bool fits = true;
+};
+
+struct Entry {
+  Summary s;
+  int option = -1;
+  int last_layer = -1;
+  const std::vector<Entry>* child = nullptr;
+  int child_index = -1;
+};
+
+struct Dims {
+  bool cost = false;
+  bool gpus = false;
+};
+
+bool dominates(const Summary& a, const Summary& b, const Dims& d) {
+  if (!a.fits && b.fits) return false;
+  if (a.maxc > b.maxc || a.sumc > b.sumc || a.maxx > b.maxx || a.boundary_in > b.boundary_in) return false;
+  if (d.cost && (a.rate > b.rate || a.egress > b.egress)) return false;
+  if (d.gpus && a.gpus > b.gpus) return false;
+  return true;
+}
+
+void insertPareto(std::vector<Entry>& set, const Entry& e, const Dims& d) {
+  for (const auto& x : set)
+    if (dominates(x.s, e.s, d)) return;
+  set.erase(std::remove_if(set.begin(), set.end(), [&](const Entry& x) { return dominates(e.s, x.s, d); }),
+            set.end());
+  set.push_back(e);
+}
+
+struct Candidate {
+  double iteration_s = 0;
+  double usd = 0;
+  double usd_per_hour = 0;
+  int microbatch = 0;
+  int dp = 0;
+  Plan plan;  // zones are representative sites until placed
+  std::string key;  // canonical text for deterministic ordering
+};
+
+std::string planKey(const Plan& p) { return p.toJson().dump(); }
+
+class Search {
+public:
+  Search(const Scenario& sc, const Job& job, const Catalog& cat, const ProfileSet& profiles,
+         const PlannerOptions& opt)
+      : sc_(sc), job_(job), cat_(cat), profiles_(profiles), opt_(opt),
+        model_(cat.model(job.model, "job.model")), L_(model_.numPlanLayers()) {
+    buildSites();
+    for (const auto& a : sites_)
+      for (const auto& b : sites_) links_.push_back(sc_.link({a.zone(), a.gpu_type, b.zone(), b.gpu_type, 1}));
+  }
+
+  const ResolvedLink& linkBetween(int a, int b) const {
+    return links_[static_cast<size_t>(a) * sites_.size() + static_cast<size_t>(b)];
+  }
+
+  const std::vector<Site>& sites() const { return sites_; }
+  int totalGpus() const {
+    int n = 0;
+    for (const auto& s : sites_) n += s.capacity;
+    return n;
+  }
+
+  // Searches one microbatch size over data-parallel degrees; appends complete candidates.
+  void runMicrobatch(int b, std::vector<Candidate>& out, long& compared, const CancelToken* cancel) {
+    std::vector<KindTable> tables;
+    std::vector<Kind> kinds;
+    buildKinds(b, tables, kinds);
+    if (kinds.empty()) return;
+    const bool throughput = opt_.objective == Objective::Throughput;
+    const int maxD = std::min(totalGpus(), std::max(1, job_.global_batch_size / b));
+    std::vector<int> degrees;
+    for (int d = 1; d <= maxD; ++d) degrees.push_back(d);
+    const bool early = throughput ? opt_.heuristics.h3_dp_descending : opt_.heuristics.h4_dp_ascending;
+    if (throughput && early) std::reverse(degrees.begin(), degrees.end());
+    double best = std::numeric_limits<double>::infinity();
+    int since = 0;
+    for (int D : degrees) {
+      if (cancel && cancel->cancelled()) throw Cancelled();
+      std::vector<Candidate> found;
+      runDegree(b, D, tables, kinds, found, compared);
+      double local = std::numeric_limits<double>::infinity();
+      for (const auto& c : found) local = std::min(local, throughput ? c.iteration_s : c.usd);
+      for (auto& c : found) out.push_back(std::move(c));
+      if (early) {
+        if (local < best) {
+          best = local;
+          since = 0;
+        } else if (std::isfinite(best) && ++since >= opt_.heuristics.patience) {
+          break;
+        }
+      }
+    }
+  }
+
+private:
+  void buildSites() {
+    std::map<std::pair<std::string, std::string>, Site> by;
+    for (const auto& p : sc_.pools) {
+      if (p.count <= 0) continue;
+      const Region& reg = sc_.regionOf(p.zone);
+      const std::string key = opt_.heuristics.h6_region_pools ? reg.name : p.zone;
+      Site& s = by[{key, p.gpu_type}];
+      s.gpu_type = p.gpu_type;
+      s.region = reg.name;
+      s.gpu = &cat_.gpu(p.gpu_type, "pools.gpu_type");
+      s.zones.push_back({p.zone, p.count, p.usd_per_gpu_hour});
+      s.capacity += p.count;
+      const int gpn = sc_.gpusPerNode(p.zone, p.gpu_type, cat_);
+      s.gpus_per_node = s.zones.size() == 1 ? gpn : std::min(s.gpus_per_node, gpn);
+    }
+    for (auto& [k, s] : by) {
+      std::sort(s.zones.begin(), s.zones.end(), [](const Site::ZoneSlot& a, const Site::ZoneSlot& b) {
+        return a.usd_per_gpu_hour != b.usd_per_gpu_hour ? a.usd_per_gpu_hour < b.usd_per_gpu_hour : a.zone < b.zone;
+      });
+      sites_.push_back(s);
+    }
+  }
+
+  void buildKinds(int b, std::vector<KindTable>& tables, std::vector<Kind>& kinds) {
+    std::map<std::pair<std::string, int>, int> table_of;
+    for (size_t si = 0; si < sites_.size(); ++si) {
+      const Site& site = sites_[si];
+      std::vector<int> tps;
+      for (int tp = 1; tp <= site.gpus_per_node; tp *= 2)
+        if (model_.heads % tp == 0) tps.push_back(tp);
+      std::vector<int> chosen;
+      for (int tp : tps) {
+        auto key = std::make_pair(site.gpu_type, tp);
+        if (!table_of.count(key)) {
+          KindTable t;
+          if (!makeTable(site.gpu_type, b, tp, t)) continue;
+          table_of[key] = static_cast<int>(tables.size());
+          tables.push_back(std::move(t));
+        }
+        chosen.push_back(tp);
+      }
+      if (opt_.heuristics.h1_tp_rule && chosen.size() > 1) {
+        // Keep tp degrees while doubling still speeds a block up by >= 1.5x.
+        std::vector<int> kept{chosen.front()};
+        for (size_t i = 1; i < chosen.size(); ++i) {
+          const KindTable& a = tables[static_cast<size_t>(table_of[{site.gpu_type, chosen[i - 1]}])];
+          const KindTable& c = tables[static_cast<size_t>(table_of[{site.gpu_type, chosen[i]}])];
+          const int mid = std::min(1, L_ - 1);
+          if (a.at(a.fb, mid, mid) / c.at(c.fb, mid, mid) >= 1.5) kept.push_back(chosen[i]);
+          else break;
+        }
+        // Memory may need a larger tp than the speed rule keeps: always keep the next degree up.
+        if (kept.size() < chosen.size()) kept.push_back(chosen[kept.size()]);
+        chosen = kept;
+      }
+      for (int tp : chosen) kinds.push_back({static_cast<int>(si), tp, table_of[{site.gpu_type, tp}]});
+    }
+  }
+
+  bool makeTable(const std::string& gpu, int b, int tp, KindTable& t) {
+    const ProfileKey key{model_.name, gpu, b, tp};
+    std::vector<LayerTiming> timing;
+    std::vector<LayerMemory> mem;
+    double opt = 0;
+    try {
+      timing = profiles_.timings(key, job_).value;
+      mem = profiles_.memory(model_.name, tp, job_).value;
+      opt = profiles_.optimizerSecondsPerParameter(key, job_).value;
+    } catch (const InputError&) {
+      return false;  // no profile for this combination: not a candidate
+    }
+    if (static_cast<int>(timing.size()) != L_ || static_cast<int>(mem.size()) != L_) return false;
+    t.L = L_;
+    const size_t n = static_cast<size_t>(L_ * L_);
+    t.fb.assign(n, 0);
+    t.params.assign(n, 0);
+    t.act.assign(n, 0);
+    t.maxact.assign(n, 0);
+    for (int l = 0; l < L_; ++l) {
+      double fb = 0, p = 0, a = 0, ma = 0;
+      for (int r = l; r < L_; ++r) {
+        fb += timing[static_cast<size_t>(r)].forward_s + timing[static_cast<size_t>(r)].backward_s;
+        p += mem[static_cast<size_t>(r)].params;
+        a += mem[static_cast<size_t>(r)].activation_bytes;
+        ma = std::max(ma, mem[static_cast<size_t>(r)].activation_bytes);
+        const size_t i = static_cast<size_t>(l * L_ + r);
+        t.fb[i] = fb;
+        t.params[i] = p;
+        if (model_.tied_embeddings && l == 0 && r == L_ - 1)
+          t.params[i] -= static_cast<double>(model_.vocab_size) * model_.hidden_size / tp;
+        t.act[i] = a;
+        t.maxact[i] = ma;
+      }
+    }
+    for (const auto& m : mem) t.out_elements.push_back(m.output_elements);
+    t.optimizer_s_per_param = opt;
+    return true;
+  }
+
+  void stageOptions(int D, const std::vector<Kind>& kinds, std::vector<StageOption>& out) {
+    const size_t S = sites_.size();
+    auto add = [&](const std::vector<int>& reps) {
+      StageOption o;
+      o.replicas = reps;
+      o.use.assign(S, 0);
+      std::set<std::string> regions;
+      for (int k : reps) {
+        const Kind& kd = kinds[static_cast<size_t>(k)];
+        o.use[static_cast<size_t>(kd.site)] += kd.tp;
+        o.rate += kd.tp * sites_[static_cast<size_t>(kd.site)].price();
+        regions.insert(sites_[static_cast<size_t>(kd.site)].region);
+      }
+      if (opt_.heuristics.h5_dp_in_region && regions.size() > 1) return;
+      for (size_t s = 0; s < S; ++s)
+        if (o.use[s] > sites_[s].capacity) return;
+      out.push_back(std::move(o));
+    };
+    if (opt_.heuristics.h8_homogeneous_stages) {
+      for (size_t k = 0; k < kinds.size(); ++k) add(std::vector<int>(static_cast<size_t>(D), static_cast<int>(k)));
+      return;
+    }
+    // Every multiset of D kinds (non-decreasing sequences).
+    std::vector<int> cur;
+    std::function<void(int)> rec = [&](int start) {
+      if (static_cast<int>(cur.size()) == D) {
+        add(cur);
+        return;
+      }
+      for (int k = start; k < static_cast<int>(kinds.size()); ++k) {
+        cur.push_back(k);
+        rec(k);
+        cur.pop_back();
+        if (out.size() > 200000) return;
+      }
+    };
+    rec(0);
+  }
+
+  // Link time of one message of `bytes` from a replica of kind a to one of kind b.
+  double p2p(const Kind& a, const Kind& b, double bytes) const {
+    return linkBetween(a.site, b.site).transferSeconds(bytes, 1);
+  }
+
+  void runDegree(int b, int D, const std::vector<KindTable>& tables, const std::vector<Kind>& kinds,
+                 std::vector<Candidate>& found, long& compared) {
+    const int M = (job_.global_batch_size + b * D - 1) / (b * D);
+    const int e = job_.activationBytesPerElement();
+    std::vector<StageOption> options;
+    stageOptions(D, kinds, options);
+    if (options.empty()) return;
+    const size_t S = sites_.size();
+    Dims dims;
+    dims.cost = opt_.objective == Objective::Cost || opt_.pareto || opt_.max_usd_per_iteration ||
+                opt_.max_usd_per_hour;
+    dims.gpus = opt_.max_gpus.has_value();
+
+    // Per option and layer range: data-parallel sync + optimizer, and its egress.
+    struct SyncInfo {
+      double x = 0;
+      double egress = 0;
+    };
+    std::vector<SyncInfo> sync(options.size() * static_cast<size_t>(L_ * L_));
+    for (size_t oi = 0; oi < options.size(); ++oi) {
+      const auto& reps = options[oi].replicas;
+      for (int l = 0; l < L_; ++l)
+        for (int r = l; r < L_; ++r) {
+          SyncInfo si;
+          double opt_s = 0, t = 0;
+          // Ring neighbours (kind j, kind j+1): the time and egress depend only on the pair.
+          std::map<std::pair<int, int>, std::pair<double, double>> pair_cost;
+          for (size_t j = 0; j < reps.size(); ++j) {
+            const Kind& kx = kinds[static_cast<size_t>(reps[j])];
+            const KindTable& tx = tables[static_cast<size_t>(kx.table)];
+            const double params = tx.at(tx.params, l, r);
+            opt_s = std::max(opt_s, params * tx.optimizer_s_per_param);
+            if (D < 2) continue;
+            const int ky_index = reps[(j + 1) % reps.size()];
+            auto it = pair_cost.find({reps[j], ky_index});
+            if (it == pair_cost.end()) {
+              const Kind& ky = kinds[static_cast<size_t>(ky_index)];
+              const ResolvedLink& link = linkBetween(kx.site, ky.site);
+              const double shard = params * 4.0;
+              double tj = 0;
+              for (double left = shard; left > 0; left -= opt_.simulator.allreduce_bucket_bytes) {
+                const double bucket = std::min(left, opt_.simulator.allreduce_bucket_bytes);
+                tj += 2.0 * (D - 1) * link.transferSeconds(bucket / D, 1);
+              }
+              const Site& sx = sites_[static_cast<size_t>(kx.site)];
+              const Site& sy = sites_[static_cast<size_t>(ky.site)];
+              const double eg = 2.0 * (D - 1) / D * shard * kx.tp / 1e9 * sc_.egressUsdPerGb(sx.zone(), sy.zone());
+              it = pair_cost.emplace(std::make_pair(reps[j], ky_index),
+                                     std::make_pair(tj / opt_.simulator.collective_efficiency, eg)).first;
+            }
+            t = std::max(t, it->second.first);
+            si.egress += it->second.second;
+          }
+          si.x = t + opt_s;
+          sync[oi * static_cast<size_t>(L_ * L_) + static_cast<size_t>(l * L_ + r)] = si;
+        }
+    }
+
+    // Memo: key = (stages left, first layer, used per site, previous option).
+    std::map<std::vector<int>, std::vector<Entry>> memo;
+    const int max_stages = opt_.heuristics.max_stages > 0 ? std::min(opt_.heuristics.max_stages, L_) : L_;
+
+    std::function<const std::vector<Entry>&(int, int, std::vector<int>&, int)> f =
+        [&](int k, int l, std::vector<int>& used, int prev) -> const std::vector<Entry>& {
+      std::vector<int> key;
+      key.reserve(S + 3);
+      key.push_back(k);
+      key.push_back(l);
+      key.push_back(prev);
+      key.insert(key.end(), used.begin(), used.end());
+      if (auto it = memo.find(key); it != memo.end()) return it->second;
+      std::vector<Entry> set;
+      const int r_max = L_ - k;  // leave k - 1 layers for the stages after this one
+      const int r_min = k == 1 ? L_ - 1 : l;
+      for (int r = r_min; r <= r_max; ++r) {
+        for (size_t oi = 0; oi < options.size(); ++oi) {
+          const StageOption& o = options[oi];
+          bool room = true;
+          for (size_t s = 0; s < S; ++s) room = room && used[s] + o.use[s] <= sites_[s].capacity;
+          if (!room) continue;
+          // Memory of every replica with min(k, M) microbatches in flight.
+          bool fits = true;
+          double fb = 0;
+          for (int kidx : o.replicas) {
+            const Kind& kd = kinds[static_cast<size_t>(kidx)];
+            const KindTable& t = tables[static_cast<size_t>(kd.table)];
+            fb = std::max(fb, t.at(t.fb, l, r));
+            const Site& site = sites_[static_cast<size_t>(kd.site)];
+            const double mem = t.at(t.params, l, r) * job_.stateBytesPerParameter() +
+                               t.at(t.act, l, r) * b * std::min(k, M) + 2.0 * t.at(t.maxact, l, r) * b +
+                               static_cast<double>(site.gpu->runtime_overhead_bytes);
+            fits = fits && mem <= static_cast<double>(site.gpu->memory_bytes);
+          }
+          if (!fits && opt_.heuristics.h2_oom_pruning) continue;
+          // Incoming boundary from the previous stage (its last layer is l - 1).
+          double t_in = 0, egress_in = 0;
+          if (prev >= 0) {
+            const StageOption& po = options[static_cast<size_t>(prev)];
+            const KindTable& pt = tables[static_cast<size_t>(kinds[static_cast<size_t>(po.replicas[0])].table)];
+            const double msg = pt.out_elements[static_cast<size_t>(l - 1)] * b * e;
+            for (size_t j = 0; j < o.replicas.size(); ++j) {
+              const Kind& a = kinds[static_cast<size_t>(po.replicas[j % po.replicas.size()])];
+              const Kind& c = kinds[static_cast<size_t>(o.replicas[j])];
+              t_in = std::max({t_in, p2p(a, c, msg), p2p(c, a, msg)});
+              const std::string& za = sites_[static_cast<size_t>(a.site)].zone();
+              const std::string& zc = sites_[static_cast<size_t>(c.site)].zone();
+              egress_in += msg * M / 1e9 * (sc_.egressUsdPerGb(za, zc) + sc_.egressUsdPerGb(zc, za));
+            }
+          }
+          const SyncInfo& si = sync[oi * static_cast<size_t>(L_ * L_) + static_cast<size_t>(l * L_ + r)];
+          auto combine = [&](const Summary* child, const std::vector<Entry>* cset, int cidx) {
+            Entry en;
+            const double c = fb + 2 * t_in + 2 * (child ? child->boundary_in : 0.0);
+            en.s.maxc = std::max(c, child ? child->maxc : 0.0);
+            en.s.sumc = c + (child ? child->sumc : 0.0);
+            en.s.maxx = std::max(si.x, child ? child->maxx : 0.0);
+            en.s.rate = o.rate + (child ? child->rate : 0.0);
+            en.s.egress = si.egress + egress_in + (child ? child->egress : 0.0);
+            en.s.gpus = (child ? child->gpus : 0);
+            for (int u : o.use) en.s.gpus += u;
+            en.s.boundary_in = t_in;
+            en.s.fits = fits && (child ? child->fits : true);
+            en.option = static_cast<int>(oi);
+            en.last_layer = r;
+            en.child = cset;
+            en.child_index = cidx;
+            insertPareto(set, en, dims);
+          };
+          if (k == 1) {
+            combine(nullptr, nullptr, -1);
+          } else {
+            for (size_t s = 0; s < S; ++s) used[s] += o.use[s];
+            const std::vector<Entry>& cs = f(k - 1, r + 1, used, static_cast<int>(oi));
+            for (size_t s = 0; s < S; ++s) used[s] -= o.use[s];
+            for (size_t ci = 0; ci < cs.size(); ++ci) combine(&cs[ci].s, &cs, static_cast<int>(ci));
+          }
+        }
+      }
+      // Deterministic order inside a set.
+      std::sort(set.begin(), set.end(), [](const Entry& a, const Entry& b2) {
+        return std::tie(a.s.maxc, a.s.sumc, a.s.maxx, a.s.rate, a.s.egress, a.option, a.last_layer) <
+               std::tie(b2.s.maxc, b2.s.sumc, b2.s.maxx, b2.s.rate, b2.s.egress, b2.option, b2.last_layer);
+      });
+      return memo.emplace(std::move(key), std::move(set)).first->second;
+    };
+
+    for (int P = 1; P <= max_stages; ++P) {
+      std::vector<int> used(S, 0);
+      const std::vector<Entry>& top = f(P, 0, used, -1);
+      for (const Entry& en : top) {
+        ++compared;
+        if (!en.s.fits) continue;
+        Candidate c;
+        c.iteration_s = (M - 1) * en.s.maxc + en.s.sumc + en.s.maxx;
+        c.usd = en.s.rate * c.iteration_s / 3600.0 + en.s.egress;
+        c.usd_per_hour = c.usd * 3600.0 / c.iteration_s;
+        if (opt_.max_usd_per_iteration && c.usd > *opt_.max_usd_per_iteration) continue;
+        if (opt_.max_usd_per_hour && c.usd_per_hour > *opt_.max_usd_per_hour) continue;
+        if (opt_.min_iterations_per_s && 1.0 / c.iteration_s < *opt_.min_iterations_per_s) continue;
+        if (opt_.max_gpus && en.s.gpus > *opt_.max_gpus) continue;
+        c.microbatch = b;
+        c.dp = D;
+        c.plan.microbatch_size = b;
+        const Entry* cur = &en;
+        int first = 0;
+        while (cur) {
+          Stage st;
+          st.first_layer = first;
+          st.last_layer = cur->last_layer;
+          for (int kidx : options[static_cast<size_t>(cur->option)].replicas) {
+            const Kind& kd = kinds[static_cast<size_t>(kidx)];
+            st.replicas.push_back({sites_[static_cast<size_t>(kd.site)].gpu_type, kd.tp, std::to_string(kd.site)});
+          }
+          c.plan.stages.push_back(std::move(st));
+          first = cur->last_layer + 1;
+          cur = cur->child ? &(*cur->child)[static_cast<size_t>(cur->child_index)] : nullptr;
+        }
+        c.key = planKey(c.plan);
+        found.push_back(std::move(c));
+      }
+    }
+  }
+
+  const Scenario& sc_;
+  const Job& job_;
+  const Catalog& cat_;
+  const ProfileSet& profiles_;
+  const PlannerOptions& opt_;
+  const ModelSpec& model_;
+  int L_;
+  std::vector<Site> sites_;
+  std::vector<ResolvedLink> links_;  // site x site
+
+public:
+  // Replaces site indices in replica zones by zones, filling each site's cheapest zones first,
+  // in stage order (a replica stays inside one zone). Returns false when it cannot.
+  bool place(Plan& plan) const {
+    std::vector<std::vector<int>> left(sites_.size());
+    for (size_t s = 0; s < sites_.size(); ++s)
+      for (const auto& z : sites_[s].zones) left[s].push_back(z.count);
+    for (auto& st : plan.stages)
+      for (auto& r : st.replicas) {
+        const size_t s = static_cast<size_t>(std::stoi(r.zone));
+        bool ok = false;
+        for (size_t z = 0; z < sites_[s].zones.size() && !ok; ++z)
+          if (left[s][z] >= r.tp) {
+            left[s][z] -= r.tp;
+            r.zone = sites_[s].zones[z].zone;
+            ok = true;
+          }
+        if (!ok) return false;
+      }
+    return true;
+  }
+};
+
+bool better(const Candidate& a, const Candidate& b, Objective o) {
+  const double x = o == Objective::Throughput ? a.iteration_s : a.usd;
+  const double y = o == Objective::Throughput ? b.iteration_s : b.usd;
+  if (x != y) return x < y;
+  const double x2 = o == Objective::Throughput ? a.usd : a.iteration_s;
+  const double y2 = o == Objective::Throughput ? b.usd : b.iteration_s;
+  if (x2 != y2) return x2 < y2;
+  return a.key < b.key;
+}
+
+}  // namespace
+
+PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& catalog,
+                      const ProfileSet& profiles, const PlannerOptions& options,
+                      const ProgressSink& progress, const CancelToken* cancel) {
+  const auto t0 = std::chrono::steady_clock::now();
+  PlanResult result;
+  if (options.max_gpus && *options.max_gpus < 1)
+    throw InputError("--max-gpus", std::to_string(*options.max_gpus), "at least 1");
+  if (options.top_k < 1) throw InputError("--top", std::to_string(options.top_k), "at least 1");
+  for (auto v : {options.max_usd_per_iteration, options.max_usd_per_hour, options.min_iterations_per_s})
+    if (v && !(*v > 0)) throw InputError("constraint", toText(*v), "a positive number");
+  Search search(scenario, job, catalog, profiles, options);
+  if (search.totalGpus() == 0) {
+    result.no_plan_reason = "the scenario has no GPUs (every pool's count is 0)";
+    return result;
+  }
+  std::vector<int> bs = options.microbatch_sizes;
+  if (bs.empty())
+    for (int b = 1; b <= 64 && b <= job.global_batch_size; b *= 2) bs.push_back(b);
+  for (int b : bs)
+    if (b < 1) throw InputError("microbatch size", std::to_string(b), "at least 1");
+
+  // One task per microbatch size, in parallel; results merged in a fixed order.
+  const int threads = options.threads > 0 ? options.threads
+                                          : std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::vector<Candidate>> per_b(bs.size());
+  std::vector<long> compared(bs.size(), 0);
+  ProgressCounter counter(progress, static_cast<long>(bs.size()));
+  std::atomic<size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  auto worker = [&] {
+    for (size_t i = next++; i < bs.size(); i = next++) {
+      try {
+        search.runMicrobatch(bs[i], per_b[i], compared[i], cancel);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+        if (cancel) {
+        }
+      }
+      counter.advance("microbatch " + std::to_string(bs[i]));
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 0; t < std::min<int>(threads, static_cast<int>(bs.size())); ++t) pool.emplace_back(worker);
+  for (auto& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+
+  std::vector<Candidate> all;
+  for (size_t i = 0; i < bs.size(); ++i) {
+    result.candidates += compared[i];
+    for (auto& c : per_b[i]) all.push_back(std::move(c));
+  }
+  if (all.empty()) {
+    std::ostringstream why;
+    PlannerOptions relaxed = options;
+    relaxed.max_usd_per_iteration.reset();
+    relaxed.max_usd_per_hour.reset();
+    relaxed.min_iterations_per_s.reset();
+    relaxed.max_gpus.reset();
+    const bool constrained = options.max_usd_per_iteration || options.max_usd_per_hour ||
+                             options.min_iterations_per_s || options.max_gpus;
+    if (constrained && !planSearch(scenario, job, catalog, profiles, relaxed, {}, cancel).best.empty()) {
+      why << "plans fit in memory, but none meets the constraints (";
+      std::string sep;
+      if (options.max_usd_per_iteration) why << sep << "cost per iteration <= " << *options.max_usd_per_iteration, sep = ", ";
+      if (options.max_usd_per_hour) why << sep << "cost per hour <= " << *options.max_usd_per_hour, sep = ", ";
+      if (options.min_iterations_per_s) why << sep << "throughput >= " << *options.min_iterations_per_s << " it/s", sep = ", ";
+      if (options.max_gpus) why << sep << "at most " << *options.max_gpus << " GPUs", sep = ", ";
+      why << ")";
+    } else {
+      why << "no plan fits in memory: " << job.model << " with global batch " << job.global_batch_size
+          << " does not fit on the scenario's GPUs at any pipeline depth up to "
+          << (options.heuristics.max_stages > 0 ? options.heuristics.max_stages : catalog.model(job.model, "job.model").numPlanLayers())
+          << " stages and tp within a node";
+    }
+    result.no_plan_reason = why.str();
+    result.search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return result;
+  }
+  std::sort(all.begin(), all.end(), [&](const Candidate& a, const Candidate& b) { return better(a, b, options.objective); });
+
+  auto finish = [&](Candidate c) -> std::optional<PlannedPlan> {
+    if (!search.place(c.plan)) return std::nullopt;
+    PlannedPlan pp;
+    pp.plan = c.plan;
+    pp.model_iteration_s = c.iteration_s;
+    pp.model_usd_per_iteration = c.usd;
+    pp.prediction = simulate(pp.plan, scenario, job, catalog, profiles, options.simulator);
+    return pp;
+  };
+  for (const auto& c : all) {
+    if (static_cast<int>(result.best.size()) >= options.top_k) break;
+    if (auto pp = finish(c)) result.best.push_back(std::move(*pp));
+  }
+  if (options.pareto) {
+    std::vector<Candidate> byCost = all;
+    std::sort(byCost.begin(), byCost.end(), [](const Candidate& a, const Candidate& b) {
+      return a.usd != b.usd ? a.usd < b.usd : (a.iteration_s != b.iteration_s ? a.iteration_s < b.iteration_s : a.key < b.key);
+    });
+    double best_t = std::numeric_limits<double>::infinity();
+    for (const auto& c : byCost)
+      if (c.iteration_s < best_t) {
+        best_t = c.iteration_s;
+        if (auto pp = finish(c)) result.pareto.push_back(std::move(*pp));
+      }
+  }
+  result.search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return result;
+}
+
+// The planning model for a complete plan with zones: the same closed form the search
+// optimises (docs/planner.md), evaluated directly.
+std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc, const Job& job,
+                                           const Catalog& cat, const ProfileSet& profiles,
+                                           const SimulatorOptions& sim) {
+  plan.validate(job, cat, sc);
+  const ModelSpec& model = cat.model(job.model, "job.model");
+  const int L = model.numPlanLayers();
+  const int P = static_cast<int>(plan.stages.size());
+  const int b = plan.microbatch_size;
+  const int e = job.activationBytesPerElement();
+  const int D = static_cast<int>(plan.stages.front().replicas.size());
+  for (const auto& st : plan.stages)
+    if (static_cast<int>(st.replicas.size()) != D)
+      throw InputError("stages", "different data-parallel degrees",
+                       "one degree for all stages (the planning model's assumption)");
+  const int M = (job.global_batch_size + b * D - 1) / (b * D);
+  std::vector<double> fb(static_cast<size_t>(P), 0), x(static_cast<size_t>(P), 0);
+  double rate = 0, egress = 0;
+  int gpus = 0;
+  std::vector<std::vector<double>> out_elements(static_cast<size_t>(P));
+  for (int s = 0; s < P; ++s) {
+    const Stage& st = plan.stages[static_cast<size_t>(s)];
+    double opt_s = 0, sync = 0;
+    for (size_t j = 0; j < st.replicas.size(); ++j) {
+      const Replica& r = st.replicas[j];
+      const GpuType& g = cat.gpu(r.gpu_type, "gpu_type");
+      const ProfileKey key{model.name, r.gpu_type, b, r.tp};
+      const auto t = profiles.timings(key, job).value;
+      const auto mem = profiles.memory(model.name, r.tp, job).value;
+      const double opt = profiles.optimizerSecondsPerParameter(key, job).value;
+      double f = 0, params = 0, act = 0, maxact = 0;
+      for (int l = st.first_layer; l <= st.last_layer; ++l) {
+        f += t[static_cast<size_t>(l)].forward_s + t[static_cast<size_t>(l)].backward_s;
+        params += mem[static_cast<size_t>(l)].params;
+        act += mem[static_cast<size_t>(l)].activation_bytes;
+        maxact = std::max(maxact, mem[static_cast<size_t>(l)].activation_bytes);
+      }
+      if (model.tied_embeddings && st.first_layer == 0 && st.last_layer == L - 1)
+        params -= static_cast<double>(model.vocab_size) * model.hidden_size / r.tp;
+      const double need = params * job.stateBytesPerParameter() + act * b * std::min(P - s, M) + 2.0 * maxact * b +
+                          static_cast<double>(g.runtime_overhead_bytes);
+      if (need > static_cast<double>(g.memory_bytes)) return std::nullopt;
+      fb[static_cast<size_t>(s)] = std::max(fb[static_cast<size_t>(s)], f);
+      opt_s = std::max(opt_s, params * opt);
+      const Pool* pool = sc.findPool(r.zone, r.gpu_type);
+      rate += r.tp * (pool ? pool->usd_per_gpu_hour : 0.0);
+      gpus += r.tp;
+      if (j == 0)
+        for (const auto& m : mem) out_elements[static_cast<size_t>(s)].push_back(m.output_elements);
+      if (D < 2) continue;
+      const Replica& y = st.replicas[(j + 1) % st.replicas.size()];
+      auto link = sc.link({r.zone, r.gpu_type, y.zone, y.gpu_type, 1});
+      const double shard = params * 4.0;
+      double tj = 0;
+      for (double left = shard; left > 0; left -= sim.allreduce_bucket_bytes) {
+        const double bucket = std::min(left, sim.allreduce_bucket_bytes);
+        tj += 2.0 * (D - 1) * link.transferSeconds(bucket / D, 1);
+      }
+      sync = std::max(sync, tj / sim.collective_efficiency);
+      egress += 2.0 * (D - 1) / D * shard * r.tp / 1e9 * sc.egressUsdPerGb(r.zone, y.zone);
+    }
+    x[static_cast<size_t>(s)] = sync + opt_s;
+  }
+  std::vector<double> boundary(static_cast<size_t>(P), 0);  // between s - 1 and s
+  for (int s = 1; s < P; ++s) {
+    const Stage& a = plan.stages[static_cast<size_t>(s) - 1];
+    const Stage& c = plan.stages[static_cast<size_t>(s)];
+    const double msg = out_elements[static_cast<size_t>(s) - 1][static_cast<size_t>(a.last_layer)] * b * e;
+    double t = 0;
+    for (size_t j = 0; j < c.replicas.size(); ++j) {
+      const Replica& ra = a.replicas[j % a.replicas.size()];
+      const Replica& rc = c.replicas[j];
+      t = std::max({t, sc.link({ra.zone, ra.gpu_type, rc.zone, rc.gpu_type, 1}).transferSeconds(msg, 1),
+                    sc.link({rc.zone, rc.gpu_type, ra.zone, ra.gpu_type, 1}).transferSeconds(msg, 1)});
+      egress += msg * M / 1e9 * (sc.egressUsdPerGb(ra.zone, rc.zone) + sc.egressUsdPerGb(rc.zone, ra.zone));
+    }
+    boundary[static_cast<size_t>(s)] = t;
+  }
+  double maxc = 0, sumc = 0, maxx = 0;
+  for (int s = 0; s < P; ++s) {
+    const double c = fb[static_cast<size_t>(s)] + 2 * boundary[static_cast<size_t>(s)] +
+                     2 * (s + 1 < P ? boundary[static_cast<size_t>(s) + 1] : 0.0);
+    maxc = std::max(maxc, c);
+    sumc += c;
+    maxx = std::max(maxx, x[static_cast<size_t>(s)]);
+  }
+  ModelEstimate m;
+  m.iteration_s = (M - 1) * maxc + sumc + maxx;
+  m.usd_per_iteration = rate * m.iteration_s / 3600.0 + egress;
+  m.usd_per_hour = m.usd_per_iteration * 3600.0 / m.iteration_s;
+  m.gpus = gpus;
+  return m;
+}
+
+json PlanResult::toJson() const {
+  auto one = [](const PlannedPlan& p) {
+    json j = p.plan.toJson();
+    j["prediction"] = {{"iteration_s", p.prediction.iteration_s},
+                       {"iterations_per_s", p.prediction.iterations_per_s},
+                       {"tokens_per_s", p.prediction.tokens_per_s},
+                       {"usd_per_iteration", p.prediction.usd_per_iteration},
+                       {"usd_per_hour", p.prediction.usd_per_hour},
+                       {"peak_memory_bytes", p.prediction.peakMemoryBytes()},
+                       {"gpus", p.plan.gpuCount()},
+                       {"planning_model_iteration_s", p.model_iteration_s},
+                       {"planning_model_usd_per_iteration", p.model_usd_per_iteration}};
+    return j;
+  };
+  json best_j = json::array(), pareto_j = json::array();
+  for (const auto& p : best) best_j.push_back(one(p));
+  for (const auto& p : pareto) pareto_j.push_back(one(p));
+  json j{{"plans", best_j}, {"candidates", candidates}, {"search_seconds", search_seconds}};
+  if (!pareto.empty()) j["pareto"] = pareto_j;
+  if (!no_plan_reason.empty()) j["no_plan_reason"] = no_plan_reason;
+  return j;
+}
+
+}  // namespace sailor
