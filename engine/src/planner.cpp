@@ -106,7 +106,14 @@ struct Candidate {
   std::string key;  // canonical text for deterministic ordering
 };
 
-std::string planKey(const Plan& p) { return p.toJson().dump(); }
+std::string planKey(const Plan& p) {
+  std::string k = std::to_string(p.microbatch_size);
+  for (const auto& st : p.stages) {
+    k += "|" + std::to_string(st.first_layer) + "-" + std::to_string(st.last_layer);
+    for (const auto& r : st.replicas) k += "," + r.gpu_type + "/" + std::to_string(r.tp) + "/" + r.zone;
+  }
+  return k;
+}
 
 class Search {
 public:
@@ -116,7 +123,10 @@ public:
         model_(cat.model(job.model, "job.model")), L_(model_.numPlanLayers()) {
     buildSites();
     for (const auto& a : sites_)
-      for (const auto& b : sites_) links_.push_back(sc_.link({a.zone(), a.gpu_type, b.zone(), b.gpu_type, 1}));
+      for (const auto& b : sites_) {
+        links_.push_back(sc_.link({a.zone(), a.gpu_type, b.zone(), b.gpu_type, 1}));
+        egress_.push_back(sc_.egressUsdPerGb(a.zone(), b.zone()));
+      }
   }
 
   const ResolvedLink& linkBetween(int a, int b) const {
@@ -325,40 +335,44 @@ private:
       double egress = 0;
     };
     std::vector<SyncInfo> sync(options.size() * static_cast<size_t>(L_ * L_));
+    // Per option: its distinct kinds and its distinct ring-neighbour pairs with multiplicity.
+    struct Ring {
+      std::vector<int> kinds;
+      std::map<std::pair<int, int>, int> pairs;
+    };
+    std::vector<Ring> ring(options.size());
     for (size_t oi = 0; oi < options.size(); ++oi) {
       const auto& reps = options[oi].replicas;
+      for (size_t j = 0; j < reps.size(); ++j) {
+        if (ring[oi].kinds.empty() || ring[oi].kinds.back() != reps[j]) ring[oi].kinds.push_back(reps[j]);
+        ring[oi].pairs[{reps[j], reps[(j + 1) % reps.size()]}]++;
+      }
+    }
+    for (size_t oi = 0; oi < options.size(); ++oi) {
       for (int l = 0; l < L_; ++l)
         for (int r = l; r < L_; ++r) {
           SyncInfo si;
           double opt_s = 0, t = 0;
-          // Ring neighbours (kind j, kind j+1): the time and egress depend only on the pair.
-          std::map<std::pair<int, int>, std::pair<double, double>> pair_cost;
-          for (size_t j = 0; j < reps.size(); ++j) {
-            const Kind& kx = kinds[static_cast<size_t>(reps[j])];
+          for (int k : ring[oi].kinds) {
+            const Kind& kx = kinds[static_cast<size_t>(k)];
             const KindTable& tx = tables[static_cast<size_t>(kx.table)];
-            const double params = tx.at(tx.params, l, r);
-            opt_s = std::max(opt_s, params * tx.optimizer_s_per_param);
-            if (D < 2) continue;
-            const int ky_index = reps[(j + 1) % reps.size()];
-            auto it = pair_cost.find({reps[j], ky_index});
-            if (it == pair_cost.end()) {
-              const Kind& ky = kinds[static_cast<size_t>(ky_index)];
+            opt_s = std::max(opt_s, tx.at(tx.params, l, r) * tx.optimizer_s_per_param);
+          }
+          if (D >= 2)
+            for (const auto& [pair, count] : ring[oi].pairs) {
+              const Kind& kx = kinds[static_cast<size_t>(pair.first)];
+              const Kind& ky = kinds[static_cast<size_t>(pair.second)];
+              const KindTable& tx = tables[static_cast<size_t>(kx.table)];
               const ResolvedLink& link = linkBetween(kx.site, ky.site);
-              const double shard = params * 4.0;
+              const double shard = tx.at(tx.params, l, r) * 4.0;
               double tj = 0;
               for (double left = shard; left > 0; left -= opt_.simulator.allreduce_bucket_bytes) {
                 const double bucket = std::min(left, opt_.simulator.allreduce_bucket_bytes);
                 tj += 2.0 * (D - 1) * link.transferSeconds(bucket / D, 1);
               }
-              const Site& sx = sites_[static_cast<size_t>(kx.site)];
-              const Site& sy = sites_[static_cast<size_t>(ky.site)];
-              const double eg = 2.0 * (D - 1) / D * shard * kx.tp / 1e9 * sc_.egressUsdPerGb(sx.zone(), sy.zone());
-              it = pair_cost.emplace(std::make_pair(reps[j], ky_index),
-                                     std::make_pair(tj / opt_.simulator.collective_efficiency, eg)).first;
+              t = std::max(t, tj / opt_.simulator.collective_efficiency);
+              si.egress += count * 2.0 * (D - 1) / D * shard * kx.tp / 1e9 * egressBetween(kx.site, ky.site);
             }
-            t = std::max(t, it->second.first);
-            si.egress += it->second.second;
-          }
           si.x = t + opt_s;
           sync[oi * static_cast<size_t>(L_ * L_) + static_cast<size_t>(l * L_ + r)] = si;
         }
@@ -366,6 +380,9 @@ private:
 
     // Memo: key = (stages left, first layer, used per site, previous option).
     std::map<std::vector<int>, std::vector<Entry>> memo;
+    std::vector<std::pair<double, double>> p2p_cache(options.size() * options.size() * static_cast<size_t>(L_),
+                                                     {-1.0, 0.0});
+    const double state_bytes = job_.stateBytesPerParameter();
     const int max_stages = opt_.heuristics.max_stages > 0 ? std::min(opt_.heuristics.max_stages, L_) : L_;
 
     std::function<const std::vector<Entry>&(int, int, std::vector<int>&, int)> f =
@@ -380,41 +397,59 @@ private:
       std::vector<Entry> set;
       const int r_max = L_ - k;  // leave k - 1 layers for the stages after this one
       const int r_min = k == 1 ? L_ - 1 : l;
-      for (int r = r_min; r <= r_max; ++r) {
-        for (size_t oi = 0; oi < options.size(); ++oi) {
-          const StageOption& o = options[oi];
-          bool room = true;
-          for (size_t s = 0; s < S; ++s) room = room && used[s] + o.use[s] <= sites_[s].capacity;
-          if (!room) continue;
+      for (size_t oi = 0; oi < options.size(); ++oi) {
+        const StageOption& o = options[oi];
+        bool room = true;
+        for (size_t s = 0; s < S; ++s) room = room && used[s] + o.use[s] <= sites_[s].capacity;
+        if (!room) continue;
+        // Incoming boundary from the previous stage (its last layer is l - 1): depends on
+        // (previous option, option, l) only, cached.
+        double t_in = 0, egress_in = 0;
+        if (prev >= 0) {
+          const size_t ck = (static_cast<size_t>(prev) * options.size() + oi) * static_cast<size_t>(L_) + static_cast<size_t>(l);
+          if (p2p_cache[ck].first < 0) {
+            const StageOption& po = options[static_cast<size_t>(prev)];
+            const KindTable& pt = tables[static_cast<size_t>(kinds[static_cast<size_t>(po.replicas[0])].table)];
+            const double msg = pt.out_elements[static_cast<size_t>(l - 1)] * b * e;
+            std::map<std::pair<int, int>, std::pair<double, double>> seen;
+            double tt = 0, eg = 0;
+            for (size_t j = 0; j < o.replicas.size(); ++j) {
+              const int ka = po.replicas[j % po.replicas.size()];
+              const int kc = o.replicas[j];
+              auto it = seen.find({ka, kc});
+              if (it == seen.end()) {
+                const Kind& a = kinds[static_cast<size_t>(ka)];
+                const Kind& c = kinds[static_cast<size_t>(kc)];
+                const double t = std::max(p2p(a, c, msg), p2p(c, a, msg));
+                const double g = msg * M / 1e9 * (egressBetween(a.site, c.site) + egressBetween(c.site, a.site));
+                it = seen.emplace(std::make_pair(ka, kc), std::make_pair(t, g)).first;
+              }
+              tt = std::max(tt, it->second.first);
+              eg += it->second.second;
+            }
+            p2p_cache[ck] = {tt, eg};
+          }
+          t_in = p2p_cache[ck].first;
+          egress_in = p2p_cache[ck].second;
+        }
+        for (int r = r_min; r <= r_max; ++r) {
           // Memory of every replica with min(k, M) microbatches in flight.
           bool fits = true;
           double fb = 0;
+          int last_kind = -1;
           for (int kidx : o.replicas) {
+            if (kidx == last_kind) continue;  // replicas of one kind: same figures
+            last_kind = kidx;
             const Kind& kd = kinds[static_cast<size_t>(kidx)];
             const KindTable& t = tables[static_cast<size_t>(kd.table)];
             fb = std::max(fb, t.at(t.fb, l, r));
             const Site& site = sites_[static_cast<size_t>(kd.site)];
-            const double mem = t.at(t.params, l, r) * job_.stateBytesPerParameter() +
+            const double mem = t.at(t.params, l, r) * state_bytes +
                                t.at(t.act, l, r) * b * std::min(k, M) + 2.0 * t.at(t.maxact, l, r) * b +
                                static_cast<double>(site.gpu->runtime_overhead_bytes);
             fits = fits && mem <= static_cast<double>(site.gpu->memory_bytes);
           }
           if (!fits && opt_.heuristics.h2_oom_pruning) continue;
-          // Incoming boundary from the previous stage (its last layer is l - 1).
-          double t_in = 0, egress_in = 0;
-          if (prev >= 0) {
-            const StageOption& po = options[static_cast<size_t>(prev)];
-            const KindTable& pt = tables[static_cast<size_t>(kinds[static_cast<size_t>(po.replicas[0])].table)];
-            const double msg = pt.out_elements[static_cast<size_t>(l - 1)] * b * e;
-            for (size_t j = 0; j < o.replicas.size(); ++j) {
-              const Kind& a = kinds[static_cast<size_t>(po.replicas[j % po.replicas.size()])];
-              const Kind& c = kinds[static_cast<size_t>(o.replicas[j])];
-              t_in = std::max({t_in, p2p(a, c, msg), p2p(c, a, msg)});
-              const std::string& za = sites_[static_cast<size_t>(a.site)].zone();
-              const std::string& zc = sites_[static_cast<size_t>(c.site)].zone();
-              egress_in += msg * M / 1e9 * (sc_.egressUsdPerGb(za, zc) + sc_.egressUsdPerGb(zc, za));
-            }
-          }
           const SyncInfo& si = sync[oi * static_cast<size_t>(L_ * L_) + static_cast<size_t>(l * L_ + r)];
           auto combine = [&](const Summary* child, const std::vector<Entry>* cset, int cidx) {
             Entry en;
@@ -498,6 +533,10 @@ private:
   int L_;
   std::vector<Site> sites_;
   std::vector<ResolvedLink> links_;  // site x site
+  std::vector<double> egress_;       // site x site, USD per GB
+  double egressBetween(int a, int b) const {
+    return egress_[static_cast<size_t>(a) * sites_.size() + static_cast<size_t>(b)];
+  }
 
 public:
   // Replaces site indices in replica zones by zones, filling each site's cheapest zones first,
