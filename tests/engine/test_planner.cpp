@@ -1,0 +1,1078 @@
+// The planner (engine/src/planner.cpp) against brute force. On small instances (a 2-block
+// model, 2-3 GPU types, 2-3 zones in 1-2 regions, 3-10 GPUs) an enumerator written here,
+// independent of the search, lists every plan of the planner's plan space with all heuristics
+// off and evaluates each with planningModel(), the closed form the search optimises. The search
+// must find the enumerated optimum of every objective and constraint (to 1e-9 relative), the
+// same plans with 1 and 2 threads, and the exact Pareto frontier. Also: how far each heuristic
+// (and the defaults) moves the result, the no-plan reasons, option checks, cancellation and
+// progress. Known bugs and heuristic gaps are QEXPECT_FAIL with the measured figures.
+//
+// The plan space (heuristics off, docs in planner.hpp):
+//  - microbatch size b from options.microbatch_sizes ({1, 2} here);
+//  - one data-parallel degree D for every stage, D >= 1;
+//  - P stages over a contiguous partition of the plan layers 0..3 (any partition);
+//  - per stage a multiset of D replica kinds, a kind being (zone, GPU type, tp) with tp a power
+//    of two dividing the heads and at most the pool's GPUs per node; replicas of a stage in
+//    canonical order (kinds ordered by zone name, GPU name, then tp ascending);
+//  - GPUs used per (zone, GPU type) at most the pool's count;
+//  - fits in memory (planningModel returns nullopt otherwise).
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QTest>
+
+#include "sailor/catalog.hpp"
+#include "sailor/job.hpp"
+#include "sailor/plan.hpp"
+#include "sailor/planner.hpp"
+#include "sailor/profile.hpp"
+#include "sailor/progress.hpp"
+#include "sailor/scenario.hpp"
+#include "test_support.hpp"
+
+using namespace sailor;
+using nlohmann::json;
+using sailor::test::closeRel;
+using sailor::test::inputErrorOf;
+
+namespace {
+
+constexpr double kRel = 1e-9;  // planner vs enumerator: the same closed form, summed in another order
+
+// ---- The world.
+//
+// Model "Tiny": 2 blocks -> 4 plan layers (0 embedding, 1-2 blocks, 3 head), 4 heads (tp 1, 2, 4).
+// Native profile of a GPU type with time scale s, microbatch b, tp t, per plan layer:
+//   layer             0      1      2      3
+//   forward_s       0.1    0.2    0.3    0.1    x s x B(b) x T(t)
+//   backward_s      0.2    0.4    0.6    0.2    x s x B(b) x T(t)
+//   params          1e6    2e6    2e6    1e6    / t   (x param_scale)
+//   activation_B    1e6    2e6    4e6    1e6    / t   (per sequence)
+//   output_elements 2.5e7  2.5e7  2.5e7  1            (1e8 B per sequence in fp32)
+//   optimizer 1e-7 s x s per parameter
+// with B(1) = 1, B(2) = 1.8 (a larger microbatch is a little more efficient) and T(1) = 1,
+// T(2) = 0.7, T(4) = 0.5 (each doubling of tp speeds up by less than SAILOR's 1.5x).
+// GPU types: Fast (s = 1, 1e9 B), Slow (s = 2, 2.2e8 B: the whole model at b 2 needs 2.28e8 B),
+// Small (s = 1.2, 2e8 B: the whole model at tp 1 needs 2.12e8 B, so Small only holds it split by
+// tp or pipeline). Runtime 1e8 B each. (Memory: 16 B of state per parameter, activations x b x
+// microbatches in flight, 2 x the largest layer's activations x b, runtime.)
+
+json gpuJson(const std::string& name, double fp32_tflops, std::int64_t memory_bytes) {
+  return json{{"name", name},
+              {"memory_bytes", memory_bytes},
+              {"fp32_tflops", fp32_tflops},
+              {"fp16_tflops", 2 * fp32_tflops},
+              {"memory_bandwidth_gb_per_s", 100 * fp32_tflops},
+              {"intra_node_bandwidth_gb_per_s", 100},
+              {"inter_node_bandwidth_gb_per_s", 10},
+              {"gpus_per_node", 4},
+              {"runtime_overhead_bytes", 100000000},
+              {"sources", {"test fixture"}}};
+}
+
+Catalog plannerCatalog() {
+  json gpus{{"gpus",
+             {gpuJson("Fast", 20, 1000000000), gpuJson("Slow", 10, 220000000), gpuJson("Small", 15, 200000000)}}};
+  json models{{"models",
+               {{{"name", "Tiny"},
+                 {"layers", 2},
+                 {"hidden_size", 64},
+                 {"heads", 4},
+                 {"ffn_hidden_size", 256},
+                 {"vocab_size", 1000},
+                 {"sequence_length", 128},
+                 {"max_position_embeddings", 128},
+                 {"position_embedding", "learned"},
+                 {"tied_embeddings", false},
+                 {"sources", {"test fixture"}}}}}};
+  return Catalog::fromJson(gpus, models);
+}
+
+std::shared_ptr<NativeProfile> plannerProfile(const Catalog& cat, const std::string& gpu, double time_scale,
+                                              double param_scale = 1.0) {
+  const double fwd[] = {0.1, 0.2, 0.3, 0.1}, bwd[] = {0.2, 0.4, 0.6, 0.2};
+  const double params[] = {1e6, 2e6, 2e6, 1e6}, act[] = {1e6, 2e6, 4e6, 1e6}, out[] = {2.5e7, 2.5e7, 2.5e7, 1};
+  const std::map<int, double> b_factor{{1, 1.0}, {2, 1.8}}, tp_factor{{1, 1.0}, {2, 0.7}, {4, 0.5}};
+  json runs = json::array();
+  for (const auto& [tp, tf] : tp_factor)
+    for (const auto& [b, bf] : b_factor) {
+      json layers = json::array();
+      for (size_t l = 0; l < 4; ++l)
+        layers.push_back({{"forward_s", fwd[l] * time_scale * bf * tf},
+                          {"backward_s", bwd[l] * time_scale * bf * tf},
+                          {"params", params[l] * param_scale / tp},
+                          {"activation_bytes", act[l] / tp},
+                          {"output_elements", out[l]}});
+      runs.push_back({{"microbatch_size", b},
+                      {"tp", tp},
+                      {"optimizer_seconds_per_parameter", 1e-7 * time_scale},
+                      {"layers", layers}});
+    }
+  const json j{{"format", "sailor-studio-profile/1"}, {"model", "Tiny"}, {"gpu_type", gpu}, {"precision", "fp32"}, {"runs", runs}};
+  return NativeProfile::fromJson(j, cat, "planner-" + gpu);
+}
+
+ProfileSet plannerProfiles(const Catalog& cat, double param_scale = 1.0) {
+  ProfileSet set;
+  set.add(plannerProfile(cat, "Fast", 1.0, param_scale));
+  set.add(plannerProfile(cat, "Slow", 2.0, param_scale));
+  set.add(plannerProfile(cat, "Small", 1.2, param_scale));
+  return set;
+}
+
+// Network and egress defaults shared by the instances (round numbers):
+//   same zone 0.01 s + 10 GB/s, same region 0.05 s + 1 GB/s, same continent 0.2 s + 0.2 GB/s,
+//   cross continent 0.5 s + 0.05 GB/s; egress $/GB 0, 0.01, 0.05, 0.1.
+const char* kNetworkDefaults = R"({
+  "same_zone": {"latency_s": 0.01, "bandwidth_gb_per_s": 10},
+  "same_region": {"latency_s": 0.05, "bandwidth_gb_per_s": 1},
+  "same_continent": {"latency_s": 0.2, "bandwidth_gb_per_s": 0.2},
+  "cross_continent": {"latency_s": 0.5, "bandwidth_gb_per_s": 0.05}})";
+const char* kEgressDefaults = R"({"same_zone": 0, "same_region": 0.01, "same_continent": 0.05, "cross_continent": 0.1})";
+
+json scenarioJson(const std::string& name, const std::string& regions, const std::string& pools,
+                  const std::string& links, const std::string& egress_pairs) {
+  return json::parse(R"({"name": ")" + name + R"(", "regions": )" + regions + R"(, "pools": )" + pools +
+                     R"(, "network": {"defaults": )" + kNetworkDefaults + R"(, "links": )" + links +
+                     R"(}, "egress_usd_per_gb": {"defaults": )" + kEgressDefaults + R"(, "pairs": )" +
+                     egress_pairs + "}}");
+}
+
+struct InstanceSpec {
+  const char* name;
+  int global_batch;
+  json scenario;
+};
+
+// A: one region, two zones, two GPU types, 10 GPUs; the cheaper Fast pool allows tp <= 2.
+// B: two regions on one continent, three zones, three GPU types, 10 GPUs; an explicit
+//    cross-region link, a typed link inside r1-b and egress prices that differ by direction.
+// C: two continents, three zones, three types, 8 GPUs, global batch 6 (D and b do not divide it).
+std::vector<InstanceSpec> instanceSpecs() {
+  return {
+      {"A", 8,
+       scenarioJson("A", R"([{"name": "r1", "continent": "c1", "zones": ["r1-a", "r1-b"]}])",
+                    R"([{"zone": "r1-a", "gpu_type": "Fast", "count": 4, "usd_per_gpu_hour": 4.0},
+                        {"zone": "r1-a", "gpu_type": "Slow", "count": 4, "usd_per_gpu_hour": 1.2},
+                        {"zone": "r1-b", "gpu_type": "Fast", "count": 2, "usd_per_gpu_hour": 3.0, "gpus_per_node": 2}])",
+                    "[]", R"([{"from_zone": "r1-b", "to_zone": "r1-a", "usd_per_gb": 0.03}])")},
+      {"B", 8,
+       scenarioJson("B",
+                    R"([{"name": "r1", "continent": "c1", "zones": ["r1-a", "r1-b"]},
+                        {"name": "r2", "continent": "c1", "zones": ["r2-a"]}])",
+                    R"([{"zone": "r1-a", "gpu_type": "Fast", "count": 2, "usd_per_gpu_hour": 4.0, "gpus_per_node": 2},
+                        {"zone": "r1-b", "gpu_type": "Slow", "count": 3, "usd_per_gpu_hour": 1.2, "gpus_per_node": 2},
+                        {"zone": "r1-b", "gpu_type": "Small", "count": 2, "usd_per_gpu_hour": 1.5, "gpus_per_node": 2},
+                        {"zone": "r2-a", "gpu_type": "Fast", "count": 3, "usd_per_gpu_hour": 2.5}])",
+                    R"([{"from_zone": "r1-a", "to_zone": "r2-a", "model": {"kind": "latency_bandwidth", "latency_s": 0.1, "bandwidth_gb_per_s": 0.5}},
+                        {"from_zone": "r1-b", "to_zone": "r1-b", "from_gpu": "Slow", "to_gpu": "Small",
+                         "model": {"kind": "latency_bandwidth", "latency_s": 0.02, "bandwidth_gb_per_s": 2}}])",
+                    R"([{"from_zone": "r2-a", "to_zone": "r1-a", "usd_per_gb": 0.08},
+                        {"from_zone": "r1-a", "to_zone": "r2-a", "usd_per_gb": 0.03},
+                        {"from_zone": "r1-b", "to_zone": "r2-a", "usd_per_gb": 0.06}])")},
+      {"C", 6,
+       scenarioJson("C",
+                    R"([{"name": "r1", "continent": "c1", "zones": ["r1-a"]},
+                        {"name": "r2", "continent": "c2", "zones": ["r2-a", "r2-b"]}])",
+                    R"([{"zone": "r1-a", "gpu_type": "Slow", "count": 3, "usd_per_gpu_hour": 1.0},
+                        {"zone": "r2-a", "gpu_type": "Fast", "count": 2, "usd_per_gpu_hour": 3.6, "gpus_per_node": 2},
+                        {"zone": "r2-b", "gpu_type": "Small", "count": 3, "usd_per_gpu_hour": 1.4, "gpus_per_node": 2}])",
+                    R"([{"from_zone": "r2-a", "to_zone": "r2-b", "model": {"kind": "latency_bandwidth", "latency_s": 0.03, "bandwidth_gb_per_s": 4}}])",
+                    R"([{"from_zone": "r2-b", "to_zone": "r1-a", "usd_per_gb": 0.2}])")},
+  };
+}
+
+// D: three zones of one region, one GPU each at the same price: Small in r1-a and r1-b, Slow in
+//    r1-c. Neither Small holds the model alone; Slow does (at b 1). A pipeline over two zones
+//    pays egress, so its cost per hour (rate + 3600 x egress / iteration) is higher the faster
+//    it runs: Small + Small costs more per hour than Small + Slow at the same rate and egress.
+InstanceSpec instanceD() {
+  return {"D", 8,
+          scenarioJson("D", R"([{"name": "r1", "continent": "c1", "zones": ["r1-a", "r1-b", "r1-c"]}])",
+                       R"([{"zone": "r1-a", "gpu_type": "Small", "count": 1, "usd_per_gpu_hour": 2.0},
+                           {"zone": "r1-b", "gpu_type": "Small", "count": 1, "usd_per_gpu_hour": 2.0},
+                           {"zone": "r1-c", "gpu_type": "Slow", "count": 1, "usd_per_gpu_hour": 2.0}])",
+                       "[]", "[]")};
+}
+
+// ---- The brute-force enumerator (independent of the search: it only calls planningModel).
+
+struct Point {
+  double t = 0;     // iteration_s
+  double usd = 0;   // usd_per_iteration
+  double usdh = 0;  // usd_per_hour
+  int gpus = 0;
+  int b = 0, D = 0, P = 0;
+  std::string plan;  // the plan's JSON, kept for small instances (messages)
+  double throughput() const { return 1.0 / t; }
+};
+
+struct Instance {
+  std::string name;
+  Scenario sc;
+  Job job;
+  std::vector<Point> points;  // every plan that fits
+  long plans = 0;             // every plan enumerated (fitting or not)
+  int total_gpus = 0;
+  bool keep_plans = false;
+};
+
+void enumeratePlans(Instance& inst, const Catalog& cat, const ProfileSet& profiles, const std::vector<int>& bs) {
+  const ModelSpec& model = cat.model(inst.job.model, "model");
+  const int L = model.numPlanLayers();
+  // Sites: pools with GPUs, by (zone, GPU type); kinds: per site, tp ascending.
+  std::vector<Pool> sites;
+  for (const Pool& p : inst.sc.pools)
+    if (p.count > 0) sites.push_back(p);
+  std::sort(sites.begin(), sites.end(), [](const Pool& a, const Pool& c) {
+    return std::tie(a.zone, a.gpu_type) < std::tie(c.zone, c.gpu_type);
+  });
+  struct K {
+    Replica replica;
+    size_t site;
+  };
+  std::vector<K> kinds;
+  std::vector<int> capacity;
+  inst.total_gpus = 0;
+  for (size_t s = 0; s < sites.size(); ++s) {
+    const int per_node = sites[s].gpus_per_node.value_or(cat.gpu(sites[s].gpu_type, "gpu").gpus_per_node);
+    for (int tp = 1; tp <= per_node && tp <= sites[s].count; tp *= 2)
+      if (model.heads % tp == 0) kinds.push_back({Replica{sites[s].gpu_type, tp, sites[s].zone}, s});
+    capacity.push_back(sites[s].count);
+    inst.total_gpus += sites[s].count;
+  }
+  for (int b : bs)
+    for (int D = 1; D <= inst.total_gpus; ++D) {
+      // Every stage: a non-decreasing sequence of D kinds within the capacities.
+      struct StageChoice {
+        std::vector<Replica> replicas;
+        std::vector<int> use;
+      };
+      std::vector<StageChoice> choices;
+      std::vector<size_t> seq;
+      std::function<void(size_t)> pick = [&](size_t from) {
+        if (static_cast<int>(seq.size()) == D) {
+          StageChoice c;
+          c.use.assign(sites.size(), 0);
+          for (size_t k : seq) {
+            c.replicas.push_back(kinds[k].replica);
+            c.use[kinds[k].site] += kinds[k].replica.tp;
+          }
+          for (size_t s = 0; s < sites.size(); ++s)
+            if (c.use[s] > capacity[s]) return;
+          choices.push_back(std::move(c));
+          return;
+        }
+        for (size_t k = from; k < kinds.size(); ++k) {
+          seq.push_back(k);
+          pick(k);
+          seq.pop_back();
+        }
+      };
+      pick(0);
+      if (choices.empty()) break;  // no larger degree fits either
+      Plan plan;
+      plan.microbatch_size = b;
+      std::vector<int> left = capacity;
+      std::function<void(int)> stage = [&](int first) {
+        for (int last = first; last < L; ++last)
+          for (const StageChoice& c : choices) {
+            bool room = true;
+            for (size_t s = 0; s < sites.size(); ++s) room = room && c.use[s] <= left[s];
+            if (!room) continue;
+            for (size_t s = 0; s < sites.size(); ++s) left[s] -= c.use[s];
+            plan.stages.push_back(Stage{first, last, c.replicas});
+            if (last == L - 1) {
+              ++inst.plans;
+              if (const auto m = planningModel(plan, inst.sc, inst.job, cat, profiles)) {
+                Point p;
+                p.t = m->iteration_s;
+                p.usd = m->usd_per_iteration;
+                p.usdh = m->usd_per_hour;
+                p.gpus = m->gpus;
+                p.b = b;
+                p.D = D;
+                p.P = static_cast<int>(plan.stages.size());
+                if (inst.keep_plans) p.plan = plan.toJson().dump();
+                inst.points.push_back(p);
+              }
+            } else {
+              stage(last + 1);
+            }
+            plan.stages.pop_back();
+            for (size_t s = 0; s < sites.size(); ++s) left[s] += c.use[s];
+          }
+      };
+      stage(0);
+    }
+}
+
+// ---- Objective and constraint combinations.
+
+enum class Combo { Throughput, Cost, ThroughputMaxUsdPerIteration, CostMinIterationsPerS, ThroughputMaxUsdPerHour, ThroughputMaxGpus };
+const Combo kCombos[] = {Combo::Throughput, Combo::Cost, Combo::ThroughputMaxUsdPerIteration,
+                         Combo::CostMinIterationsPerS, Combo::ThroughputMaxUsdPerHour, Combo::ThroughputMaxGpus};
+
+const char* comboName(Combo c) {
+  switch (c) {
+    case Combo::Throughput: return "max throughput";
+    case Combo::Cost: return "min cost";
+    case Combo::ThroughputMaxUsdPerIteration: return "throughput, max usd/iteration";
+    case Combo::CostMinIterationsPerS: return "cost, min iterations/s";
+    case Combo::ThroughputMaxUsdPerHour: return "throughput, max usd/hour";
+    case Combo::ThroughputMaxGpus: return "throughput, max gpus";
+  }
+  return "?";
+}
+
+// A value between the q-quantile of `values` and the next distinct value (relative gap above
+// 1e-6), so that the rounding of either side never decides whether a plan meets it.
+double between(std::vector<double> values, double q) {
+  if (values.empty()) return std::numeric_limits<double>::quiet_NaN();  // planSearch rejects it, naming the row
+  std::sort(values.begin(), values.end());
+  size_t i = std::min(values.size() - 1, static_cast<size_t>(q * static_cast<double>(values.size())));
+  for (size_t j = i + 1; j < values.size(); ++j)
+    if (values[j] > values[i] * (1 + 1e-6)) return 0.5 * (values[i] + values[j]);
+  return values.back() * (1 + 1e-3);
+}
+
+bool meets(const Point& p, const PlannerOptions& o, double rel = 0) {
+  if (o.max_usd_per_iteration && p.usd > *o.max_usd_per_iteration * (1 + rel)) return false;
+  if (o.max_usd_per_hour && p.usdh > *o.max_usd_per_hour * (1 + rel)) return false;
+  if (o.min_iterations_per_s && p.throughput() < *o.min_iterations_per_s * (1 - rel)) return false;
+  if (o.max_gpus && p.gpus > *o.max_gpus) return false;
+  return true;
+}
+
+double objectiveOf(const Point& p, Objective o) { return o == Objective::Throughput ? p.t : p.usd; }
+
+struct Optimum {
+  double value = std::numeric_limits<double>::infinity();
+  const Point* point = nullptr;
+};
+
+Optimum optimumOf(const std::vector<Point>& points, const PlannerOptions& o) {
+  Optimum best;
+  for (const Point& p : points)
+    if (meets(p, o) && objectiveOf(p, o.objective) < best.value) {
+      best.value = objectiveOf(p, o.objective);
+      best.point = &p;
+    }
+  return best;
+}
+
+// Objective and constraint of a combination. The constraint binds by construction: it is the
+// median of the enumerated values on the far side of the unconstrained optimum (e.g. for
+// throughput under a cost cap, the median cost of the plans cheaper than the fastest plan).
+PlannerOptions comboOptions(Combo c, const Instance& inst) {
+  PlannerOptions o;
+  o.objective = c == Combo::Cost || c == Combo::CostMinIterationsPerS ? Objective::Cost : Objective::Throughput;
+  const Point& free_opt = *optimumOf(inst.points, o).point;
+  std::vector<double> values;
+  switch (c) {
+    case Combo::Throughput:
+    case Combo::Cost: break;
+    case Combo::ThroughputMaxUsdPerIteration:
+      for (const Point& p : inst.points)
+        if (p.usd < free_opt.usd * (1 - 1e-6)) values.push_back(p.usd);
+      o.max_usd_per_iteration = between(values, 0.5);
+      break;
+    case Combo::CostMinIterationsPerS:
+      for (const Point& p : inst.points)
+        if (p.throughput() > free_opt.throughput() * (1 + 1e-6)) values.push_back(p.throughput());
+      o.min_iterations_per_s = between(values, 0.5);
+      break;
+    case Combo::ThroughputMaxUsdPerHour:
+      for (const Point& p : inst.points)
+        if (p.usdh < free_opt.usdh * (1 - 1e-6)) values.push_back(p.usdh);
+      o.max_usd_per_hour = between(values, 0.5);
+      break;
+    case Combo::ThroughputMaxGpus: {
+      std::vector<int> g;
+      for (const Point& p : inst.points)
+        if (p.gpus < free_opt.gpus) g.push_back(p.gpus);
+      std::sort(g.begin(), g.end());
+      o.max_gpus = g.empty() ? 0 : g[g.size() / 2];
+      break;
+    }
+  }
+  return o;
+}
+
+Heuristics allOff() {
+  Heuristics h;
+  h.h1_tp_rule = false;
+  h.h2_oom_pruning = false;
+  h.h3_dp_descending = false;
+  h.h4_dp_ascending = false;
+  h.h5_dp_in_region = false;
+  h.h6_region_pools = false;
+  h.h8_homogeneous_stages = false;
+  h.max_stages = 0;
+  return h;
+}
+
+const std::vector<int> kMicrobatches{1, 2};
+
+QString describePoint(const Point& p) {
+  return QString("t %1 s, $%2/it, $%3/h, %4 GPUs, b %5, D %6, P %7")
+             .arg(p.t, 0, 'g', 12).arg(p.usd, 0, 'g', 12).arg(p.usdh, 0, 'g', 12).arg(p.gpus).arg(p.b).arg(p.D).arg(p.P) +
+         (p.plan.empty() ? QString() : ", plan " + QString::fromStdString(p.plan));
+}
+
+std::string bestJson(const PlanResult& r) {
+  json j = json::array();
+  for (const PlannedPlan& p : r.best)
+    j.push_back({{"plan", p.plan.toJson()}, {"t", p.model_iteration_s}, {"usd", p.model_usd_per_iteration}});
+  return j.dump();
+}
+
+// The enumerated Pareto frontier of (iteration_s, usd_per_iteration): by increasing cost, each
+// point strictly faster (beyond the tolerance) than every cheaper one.
+std::vector<Point> frontierOf(std::vector<Point> points) {
+  std::sort(points.begin(), points.end(), [](const Point& a, const Point& c) {
+    return a.usd != c.usd ? a.usd < c.usd : a.t < c.t;
+  });
+  std::vector<Point> f;
+  double best_t = std::numeric_limits<double>::infinity();
+  for (const Point& p : points)
+    if (p.t < best_t * (1 - kRel)) {
+      if (!f.empty() && closeRel(p.usd, f.back().usd, kRel)) f.back() = p;  // same cost, faster
+      else f.push_back(p);
+      best_t = p.t;
+    }
+  return f;
+}
+
+}  // namespace
+
+class TestPlanner : public QObject {
+  Q_OBJECT
+
+private:
+  Catalog cat_;
+  ProfileSet profiles_;
+  std::vector<Instance> instances_;  // A, B, C: every objective and constraint
+  Instance d_;                       // D: constraint sweeps only
+
+  const Instance& instance(const QString& name) const {
+    for (const Instance& i : instances_)
+      if (QString::fromStdString(i.name) == name) return i;
+    if (name == "D") return d_;
+    qFatal("no instance %s", qPrintable(name));
+  }
+
+  PlanResult search(const Instance& inst, PlannerOptions o) const {
+    if (o.microbatch_sizes.empty()) o.microbatch_sizes = kMicrobatches;
+    return planSearch(inst.sc, inst.job, cat_, profiles_, o);
+  }
+
+  std::optional<ModelEstimate> evaluate(const Instance& inst, const Plan& plan) const {
+    return planningModel(plan, inst.sc, inst.job, cat_, profiles_);
+  }
+
+  static Point toPoint(const ModelEstimate& m, const Plan& plan) {
+    Point p;
+    p.t = m.iteration_s;
+    p.usd = m.usd_per_iteration;
+    p.usdh = m.usd_per_hour;
+    p.gpus = m.gpus;
+    p.b = plan.microbatch_size;
+    p.D = static_cast<int>(plan.stages.front().replicas.size());
+    p.P = static_cast<int>(plan.stages.size());
+    return p;
+  }
+
+  void addComboRows() {
+    QTest::addColumn<QString>("inst");
+    QTest::addColumn<int>("combo");
+    for (const Instance& i : instances_)
+      for (Combo c : kCombos)
+        QTest::newRow(qPrintable(QString::fromStdString(i.name) + ": " + comboName(c)))
+            << QString::fromStdString(i.name) << static_cast<int>(c);
+  }
+
+private slots:
+  void initTestCase() {
+    QElapsedTimer timer;
+    timer.start();
+    try {
+      cat_ = plannerCatalog();
+      profiles_ = plannerProfiles(cat_);
+      for (const InstanceSpec& s : instanceSpecs()) {
+        Instance inst;
+        inst.name = s.name;
+        inst.sc = Scenario::fromJson(s.scenario, cat_);
+        inst.job = Job::fromJson(json{{"model", "Tiny"}, {"global_batch_size", s.global_batch}}, cat_);
+        enumeratePlans(inst, cat_, profiles_, kMicrobatches);
+        qInfo("instance %s: %d GPUs, %ld plans enumerated, %zu fit in memory", s.name, inst.total_gpus, inst.plans,
+              inst.points.size());
+        instances_.push_back(std::move(inst));
+      }
+      const InstanceSpec d = instanceD();
+      d_.name = d.name;
+      d_.sc = Scenario::fromJson(d.scenario, cat_);
+      d_.job = Job::fromJson(json{{"model", "Tiny"}, {"global_batch_size", d.global_batch}}, cat_);
+      d_.keep_plans = true;
+      enumeratePlans(d_, cat_, profiles_, kMicrobatches);
+    } catch (const std::exception& e) {
+      QFAIL(e.what());
+    }
+    qInfo("enumeration took %lld ms", static_cast<long long>(timer.elapsed()));
+  }
+
+  // The enumerator's space is what it should be: every instance has plans that fit and plans
+  // that do not (Small alone; Slow alone at b 2), several degrees, depths and both
+  // microbatch sizes among the fitting ones.
+  void enumeratorCoversTheSpace_data() {
+    QTest::addColumn<QString>("inst");
+    for (const Instance& i : instances_) QTest::newRow(i.name.c_str()) << QString::fromStdString(i.name);
+  }
+  void enumeratorCoversTheSpace() {
+    QFETCH(QString, inst);
+    const Instance& in = instance(inst);
+    QVERIFY(in.points.size() > 1000);
+    QVERIFY2(static_cast<long>(in.points.size()) < in.plans, "some plans must not fit in memory");
+    int maxD = 0, maxP = 0;
+    bool b1 = false, b2 = false;
+    for (const Point& p : in.points) {
+      maxD = std::max(maxD, p.D);
+      maxP = std::max(maxP, p.P);
+      b1 = b1 || p.b == 1;
+      b2 = b2 || p.b == 2;
+    }
+    QVERIFY(maxD >= 4);
+    QCOMPARE(maxP, 4);
+    QVERIFY(b1 && b2);
+  }
+
+  // planningModel, the enumerator's yardstick, on three plans worked out by hand (instance A).
+  void planningModelByHand() {
+    const Instance& a = instance("A");
+    // One stage, one Fast tp 1 in r1-a, b 1, G 8: M = 8 microbatches of F + B = 0.7 + 1.4 = 2.1 s;
+    // optimizer 6e6 x 1e-7 = 0.6 s: 7 x 2.1 + 2.1 + 0.6 = 17.4 s at $4/h.
+    Plan one;
+    one.microbatch_size = 1;
+    one.stages = {Stage{0, 3, {Replica{"Fast", 1, "r1-a"}}}};
+    auto m = evaluate(a, one);
+    QVERIFY(m.has_value());
+    SAILOR_COMPARE_REL(m->iteration_s, 17.4, 1e-12);
+    SAILOR_COMPARE_REL(m->usd_per_iteration, 4.0 * 17.4 / 3600, 1e-12);
+    SAILOR_COMPARE_REL(m->usd_per_hour, 4.0, 1e-12);
+    QCOMPARE(m->gpus, 1);
+    // Two stages, b 2 (M = 4): Fast layers 0-1, F + B = 0.9 x 1.8 = 1.62; Slow layers 2-3,
+    // 1.2 x 1.8 x 2 = 4.32. Boundary message 2.5e7 x 2 x 4 B = 2e8 B in one zone: 0.01 + 0.02
+    // = 0.03 s each way. c0 = 1.62 + 2 x 0.03 = 1.68, c1 = 4.32 + 0.06 = 4.38; optimizer
+    // max(3e6 x 1e-7, 3e6 x 2e-7) = 0.6: 3 x 4.38 + (1.68 + 4.38) + 0.6 = 19.8 s at $5.2/h.
+    Plan two;
+    two.microbatch_size = 2;
+    two.stages = {Stage{0, 1, {Replica{"Fast", 1, "r1-a"}}}, Stage{2, 3, {Replica{"Slow", 1, "r1-a"}}}};
+    m = evaluate(a, two);
+    QVERIFY(m.has_value());
+    SAILOR_COMPARE_REL(m->iteration_s, 19.8, 1e-12);
+    SAILOR_COMPARE_REL(m->usd_per_iteration, 5.2 * 19.8 / 3600, 1e-12);
+    // Data parallel across zones, b 1, D 2 (M = 4): all-reduce of 24e6 B in a ring of 2:
+    // 2 x (0.05 + 12e6 / 1e9) / 0.4 = 0.31 s, plus the optimizer 0.6: 3 x 2.1 + 2.1 + 0.91 = 9.31.
+    // Egress: each replica sends 24e6 B: 0.024 GB x (0.01 r1-a -> r1-b + 0.03 r1-b -> r1-a).
+    Plan dp;
+    dp.microbatch_size = 1;
+    dp.stages = {Stage{0, 3, {Replica{"Fast", 1, "r1-a"}, Replica{"Fast", 1, "r1-b"}}}};
+    m = evaluate(a, dp);
+    QVERIFY(m.has_value());
+    SAILOR_COMPARE_REL(m->iteration_s, 9.31, 1e-12);
+    SAILOR_COMPARE_REL(m->usd_per_iteration, 7.0 * 9.31 / 3600 + 0.024 * 0.04, 1e-12);
+    // Small alone cannot hold the model: 96e6 + 8e6 + 8e6 + 1e8 = 2.12e8 B > 2e8 B.
+    const Instance& b = instance("B");
+    Plan small;
+    small.microbatch_size = 1;
+    small.stages = {Stage{0, 3, {Replica{"Small", 1, "r1-b"}}}};
+    QVERIFY(!evaluate(b, small).has_value());
+  }
+
+  // The search with every heuristic off finds the enumerated optimum, with 1 and 2 threads,
+  // and the same plans either way.
+  void exactOptimum_data() { addComboRows(); }
+  void exactOptimum() {
+    QFETCH(QString, inst);
+    QFETCH(int, combo);
+    const Instance& in = instance(inst);
+    PlannerOptions o = comboOptions(static_cast<Combo>(combo), in);
+    o.heuristics = allOff();
+    const Optimum opt = optimumOf(in.points, o);
+    QVERIFY2(opt.point, "the enumerated space has a plan for this combination");
+    // The constraint binds: the unconstrained optimum does not meet it.
+    if (static_cast<Combo>(combo) != Combo::Throughput && static_cast<Combo>(combo) != Combo::Cost) {
+      PlannerOptions unconstrained = o;
+      unconstrained.max_usd_per_iteration.reset();
+      unconstrained.max_usd_per_hour.reset();
+      unconstrained.min_iterations_per_s.reset();
+      unconstrained.max_gpus.reset();
+      QVERIFY2(!meets(*optimumOf(in.points, unconstrained).point, o), "the constraint must bind");
+    }
+    const bool throughput = o.objective == Objective::Throughput;
+    std::string first_json;
+    for (int threads : {1, 2}) {
+      o.threads = threads;
+      PlanResult r;
+      try {
+        r = search(in, o);
+      } catch (const std::exception& e) {
+        QFAIL(e.what());
+      }
+      QVERIFY2(!r.best.empty(), r.no_plan_reason.c_str());
+      const PlannedPlan& best = r.best.front();
+      const double got = throughput ? best.model_iteration_s : best.model_usd_per_iteration;
+      if (!closeRel(got, opt.value, kRel)) {
+        QString msg = QString("threads %1: search %2 (t %3, $%4/it), enumerated optimum %5 (%6)")
+                          .arg(threads)
+                          .arg(got, 0, 'g', 15)
+                          .arg(best.model_iteration_s, 0, 'g', 15)
+                          .arg(best.model_usd_per_iteration, 0, 'g', 15)
+                          .arg(opt.value, 0, 'g', 15)
+                          .arg(describePoint(*opt.point));
+        if (const auto m = evaluate(in, best.plan)) msg += "; search's plan: " + describePoint(toPoint(*m, best.plan));
+        msg += " plan " + QString::fromStdString(best.plan.toJson().dump());
+        QFAIL(qPrintable(msg));
+      }
+      // The figures reported are the planning model of the plan returned, which meets the
+      // constraints.
+      const auto m = evaluate(in, best.plan);
+      QVERIFY2(m.has_value(), "the best plan fits in memory");
+      SAILOR_COMPARE_REL(m->iteration_s, best.model_iteration_s, kRel);
+      SAILOR_COMPARE_REL(m->usd_per_iteration, best.model_usd_per_iteration, kRel);
+      QVERIFY2(meets(toPoint(*m, best.plan), o, kRel), qPrintable(describePoint(toPoint(*m, best.plan))));
+      // top K by the objective, best first.
+      for (size_t k = 1; k < r.best.size(); ++k) {
+        const double prev = throughput ? r.best[k - 1].model_iteration_s : r.best[k - 1].model_usd_per_iteration;
+        const double cur = throughput ? r.best[k].model_iteration_s : r.best[k].model_usd_per_iteration;
+        QVERIFY(prev <= cur);
+      }
+      if (threads == 1) first_json = bestJson(r);
+      else QCOMPARE(QString::fromStdString(bestJson(r)), QString::fromStdString(first_json));
+    }
+  }
+
+  // Each constraint swept over the enumerated distribution (a cap between every pair of
+  // neighbouring distinct values, up to 24 caps): the search with heuristics off finds the
+  // enumerated optimum under every cap, or no plan exactly when there is none.
+  void constraintSweep_data() {
+    QTest::addColumn<QString>("inst");
+    QTest::addColumn<int>("kind");  // 0 max $/it, 1 max $/h, 2 min it/s (cost objective), 3 max GPUs
+    for (const char* i : {"C", "D"})
+      for (int k = 0; k < 4; ++k) {
+        const char* names[] = {"max usd/iteration", "max usd/hour", "min iterations/s", "max gpus"};
+        QTest::newRow(qPrintable(QString("%1: %2").arg(i, names[k]))) << QString(i) << k;
+      }
+  }
+  void constraintSweep() {
+    QFETCH(QString, inst);
+    QFETCH(int, kind);
+    const Instance& in = instance(inst);
+    std::vector<double> values;
+    for (const Point& p : in.points)
+      values.push_back(kind == 0 ? p.usd : kind == 1 ? p.usdh : kind == 2 ? p.throughput() : p.gpus);
+    std::sort(values.begin(), values.end());
+    std::vector<double> distinct;
+    for (double v : values)
+      if (distinct.empty() || v > distinct.back() * (1 + 1e-6)) distinct.push_back(v);
+    std::vector<double> caps;
+    const size_t n = distinct.size() - (kind == 3 ? 0 : 1);
+    const size_t step = std::max<size_t>(1, n / 24);
+    for (size_t i = 0; i < n; i += step)
+      caps.push_back(kind == 3 ? distinct[i] : 0.5 * (distinct[i] + distinct[i + 1]));
+    int mismatches = 0;
+    QString first;
+    for (double cap : caps) {
+      PlannerOptions o;
+      o.heuristics = allOff();
+      o.threads = 1;
+      if (kind == 0) o.max_usd_per_iteration = cap;
+      if (kind == 1) o.max_usd_per_hour = cap;
+      if (kind == 2) o.objective = Objective::Cost, o.min_iterations_per_s = cap;
+      if (kind == 3) o.max_gpus = static_cast<int>(cap);
+      const Optimum opt = optimumOf(in.points, o);
+      const PlanResult r = search(in, o);
+      QString what;
+      if (!opt.point && !r.best.empty()) what = "search found a plan, enumeration none";
+      if (opt.point && r.best.empty()) what = "no plan (" + QString::fromStdString(r.no_plan_reason) + ")";
+      if (opt.point && !r.best.empty()) {
+        const PlannedPlan& b = r.best.front();
+        const double got = o.objective == Objective::Throughput ? b.model_iteration_s : b.model_usd_per_iteration;
+        if (!closeRel(got, opt.value, kRel)) {
+          what = QString("search %1").arg(got, 0, 'g', 12);
+          if (const auto m = evaluate(in, b.plan)) what += " (" + describePoint(toPoint(*m, b.plan)) + ", plan " + QString::fromStdString(b.plan.toJson().dump()) + ")";
+        }
+      }
+      if (what.isEmpty()) continue;
+      if (mismatches++ == 0)
+        first = QString("cap %1: %2; enumerated optimum %3")
+                    .arg(cap, 0, 'g', 12)
+                    .arg(what, opt.point ? describePoint(*opt.point) : QString("none"));
+    }
+    // BUG: the search prunes a partial plan dominated in (time terms, rate, egress), but the
+    // cost per hour, rate + 3600 x egress / iteration_s, falls as the iteration gets slower: the
+    // dominated plan can meet a usd/hour cap that the dominating one misses. Instance D, cap
+    // $5.8343/h: optimum b 1, [Small r1-a: layer 0 | Slow r1-c: layers 1-3], 32.86 s at
+    // $5.7529/h; the search drops it for [Small r1-a | Small r1-b] (same rate and egress, faster,
+    // over the cap) and returns Slow r1-c alone, 34.8 s at $2/h.
+    QEXPECT_FAIL("D: max usd/hour", "BUG: max_usd_per_hour is not exact (Pareto pruning assumes cost per hour "
+                                    "grows with iteration time); 8 of 25 caps differ on instance D",
+                 Continue);
+    qInfo("%s: %d of %zu caps differ%s", qPrintable(QTest::currentDataTag()), mismatches, caps.size(),
+          mismatches ? qPrintable("; first: " + first) : "");
+    QVERIFY2(mismatches == 0, qPrintable(QString("%1 of %2 caps differ; first: %3").arg(mismatches).arg(caps.size()).arg(first)));
+  }
+
+  // The Pareto frontier of (iteration_s, usd_per_iteration): non-dominated among every plan,
+  // the throughput and cost optima at its ends, and nothing of the enumerated frontier missing.
+  void paretoFrontier_data() {
+    QTest::addColumn<QString>("inst");
+    for (const Instance& i : instances_) QTest::newRow(i.name.c_str()) << QString::fromStdString(i.name);
+  }
+  void paretoFrontier() {
+    QFETCH(QString, inst);
+    const Instance& in = instance(inst);
+    PlannerOptions o;
+    o.heuristics = allOff();
+    o.pareto = true;
+    o.threads = 2;
+    const PlanResult r = search(in, o);
+    QVERIFY(!r.pareto.empty());
+    const std::vector<Point> enumerated = frontierOf(in.points);
+    for (size_t i = 0; i < r.pareto.size(); ++i) {
+      const PlannedPlan& pp = r.pareto[i];
+      const double t = pp.model_iteration_s, c = pp.model_usd_per_iteration;
+      if (i > 0) {
+        QVERIFY2(c >= r.pareto[i - 1].model_usd_per_iteration, "by increasing cost");
+        QVERIFY2(t < r.pareto[i - 1].model_iteration_s, "each point faster than the cheaper ones");
+      }
+      const auto m = evaluate(in, pp.plan);
+      QVERIFY(m.has_value());
+      SAILOR_COMPARE_REL(m->iteration_s, t, kRel);
+      SAILOR_COMPARE_REL(m->usd_per_iteration, c, kRel);
+      for (const Point& e : in.points) {
+        const bool dominated = (e.t < t * (1 - kRel) && e.usd <= c * (1 + kRel)) ||
+                               (e.usd < c * (1 - kRel) && e.t <= t * (1 + kRel));
+        if (dominated)
+          QFAIL(qPrintable(QString("frontier point %1 (t %2, $%3) dominated by %4")
+                               .arg(i).arg(t, 0, 'g', 15).arg(c, 0, 'g', 15).arg(describePoint(e))));
+      }
+    }
+    PlannerOptions tp = o, cost = o;
+    tp.objective = Objective::Throughput;
+    cost.objective = Objective::Cost;
+    const double t_opt = optimumOf(in.points, tp).value, c_opt = optimumOf(in.points, cost).value;
+    auto hasT = [&](double v) {
+      return std::any_of(r.pareto.begin(), r.pareto.end(), [&](const PlannedPlan& p) { return closeRel(p.model_iteration_s, v, kRel); });
+    };
+    auto hasC = [&](double v) {
+      return std::any_of(r.pareto.begin(), r.pareto.end(), [&](const PlannedPlan& p) { return closeRel(p.model_usd_per_iteration, v, kRel); });
+    };
+    QVERIFY2(hasT(t_opt), qPrintable(QString("throughput optimum %1 s on the frontier").arg(t_opt, 0, 'g', 15)));
+    QVERIFY2(hasC(c_opt), qPrintable(QString("cost optimum $%1 on the frontier").arg(c_opt, 0, 'g', 15)));
+    // Complete: every enumerated frontier point is there.
+    for (const Point& e : enumerated) {
+      const bool found = std::any_of(r.pareto.begin(), r.pareto.end(), [&](const PlannedPlan& p) {
+        return closeRel(p.model_iteration_s, e.t, kRel) && closeRel(p.model_usd_per_iteration, e.usd, kRel);
+      });
+      QVERIFY2(found, qPrintable("enumerated frontier point missing: " + describePoint(e)));
+    }
+    qInfo("%s: frontier of %zu points (enumerated %zu)", qPrintable(inst), r.pareto.size(), enumerated.size());
+  }
+
+  // How far each heuristic alone, and the defaults, move the result from the exact optimum
+  // (the planning model of the plan returned, as placed in zones). Reported; the defaults must
+  // stay within 1% and meet the constraints.
+  void heuristicReport_data() { addComboRows(); }
+  void heuristicReport() {
+    QFETCH(QString, inst);
+    QFETCH(int, combo);
+    const Instance& in = instance(inst);
+    const PlannerOptions base = comboOptions(static_cast<Combo>(combo), in);
+    PlannerOptions exact = base;
+    exact.heuristics = allOff();
+    const Optimum opt = optimumOf(in.points, exact);
+    QVERIFY(opt.point);
+    struct Setting {
+      const char* name;
+      std::function<void(Heuristics&)> set;
+    };
+    const std::vector<Setting> settings{
+        {"h1", [](Heuristics& h) { h.h1_tp_rule = true; }},
+        {"h2", [](Heuristics& h) { h.h2_oom_pruning = true; }},
+        {"h3", [](Heuristics& h) { h.h3_dp_descending = true; }},
+        {"h4", [](Heuristics& h) { h.h4_dp_ascending = true; }},
+        {"h5", [](Heuristics& h) { h.h5_dp_in_region = true; }},
+        {"h6", [](Heuristics& h) { h.h6_region_pools = true; }},
+        {"h8", [](Heuristics& h) { h.h8_homogeneous_stages = true; }},
+        {"h9=2", [](Heuristics& h) { h.max_stages = 2; }},
+        {"defaults", [](Heuristics& h) { h = Heuristics{}; }},
+    };
+    QString line = inst + " / " + comboName(static_cast<Combo>(combo)) + ":";
+    double defaults_gap = 0;
+    bool defaults_meet = false;
+    for (const Setting& s : settings) {
+      PlannerOptions o = base;
+      o.heuristics = allOff();
+      s.set(o.heuristics);
+      o.threads = 2;
+      const PlanResult r = search(in, o);
+      double gap = std::numeric_limits<double>::infinity();
+      bool ok = false;
+      QString text = "no plan";
+      if (!r.best.empty()) {
+        const auto m = evaluate(in, r.best.front().plan);
+        if (m) {
+          const Point p = toPoint(*m, r.best.front().plan);
+          gap = (objectiveOf(p, base.objective) - opt.value) / opt.value * 100;
+          ok = meets(p, base, kRel);
+          text = QString("%1%2%").arg(gap >= 0 ? "+" : "").arg(gap, 0, 'f', 2);
+          if (!ok) text += " (violates the constraint)";
+        } else {
+          text = "plan does not fit";
+        }
+      }
+      line += QString(" %1 %2;").arg(s.name, text);
+      if (QString(s.name) == "defaults") {
+        defaults_gap = gap;
+        defaults_meet = ok;
+        // Where the search's own figures (priced before placing in zones) differ from the
+        // planning model of the plan as placed.
+        if (!r.best.empty())
+          if (const auto m = evaluate(in, r.best.front().plan);
+              m && !(closeRel(m->iteration_s, r.best.front().model_iteration_s, kRel) &&
+                     closeRel(m->usd_per_iteration, r.best.front().model_usd_per_iteration, kRel)))
+            line += QString(" [defaults: search's figures t %1 s, $%2/it; as placed t %3 s, $%4/it]")
+                        .arg(r.best.front().model_iteration_s, 0, 'g', 6)
+                        .arg(r.best.front().model_usd_per_iteration, 0, 'g', 6)
+                        .arg(m->iteration_s, 0, 'g', 6)
+                        .arg(m->usd_per_iteration, 0, 'g', 6);
+      }
+    }
+    qInfo("%s", qPrintable(line));
+    // Measured with the defaults (threads 2) when this suite was written; the lead documents them.
+    // H6 (region pools) checks constraints against the search's own figures, which price every
+    // replica at the region's cheapest zone and link them as if in that zone; placed (cheapest
+    // zone first) the plan can cost more than the cap. Instance A: 4 Fast replicas, searched as
+    // 4 in r1-b at $3/h ($0.01513/it, 4.539 s), placed 2 in r1-b + 2 in r1-a ($0.02174/it, 5.22 s).
+    QEXPECT_FAIL("A: throughput, max usd/iteration",
+                 "BUG (H6, on by default): the plan returned costs $0.02174/it as placed, over the cap; "
+                 "the search checked its own figure $0.01513/it (priced at r1-b, the region's cheapest zone)",
+                 Continue);
+    QEXPECT_FAIL("A: throughput, max usd/hour",
+                 "BUG (H6, on by default): the plan returned, as placed, is over the usd/hour cap; the "
+                 "search checked its own figures (priced and linked as if every Fast were in r1-b)",
+                 Continue);
+    QVERIFY2(defaults_meet, qPrintable("defaults return a plan that meets the constraints: " + line));
+    QEXPECT_FAIL("A: max throughput",
+                 "defaults +15.00% (H6): 4 Fast searched as one zone (4.539 s), placed across r1-b and r1-a "
+                 "(5.22 s); the exact optimum keeps all 4 in r1-a",
+                 Continue);
+    QEXPECT_FAIL("A: throughput, max gpus", "defaults +6.74% (H6): 3 Fast placed across r1-b and r1-a (7.48 s, "
+                                            "searched as 7.008 s); the exact optimum keeps them in r1-a",
+                 Continue);
+    QEXPECT_FAIL("B: max throughput",
+                 "defaults +15.64% (H8; H5 alone +11.09%): the optimum's one stage holds 2 Fast in r1-a and "
+                 "2 Fast in r2-a (b 2, 6.06 s); the defaults find 3 Fast in r2-a (b 1, 7.008 s)",
+                 Continue);
+    QEXPECT_FAIL("C: max throughput",
+                 "defaults +17.72% (H8): the optimum's one stage mixes 2 Fast tp 1 and 1 Small tp 2 (b 2, 4.7 s)",
+                 Continue);
+    QVERIFY2(defaults_gap <= 1.0, qPrintable(QString("defaults %1% from the optimum").arg(defaults_gap, 0, 'f', 2)));
+  }
+
+  // ---- No plan: a reason, not an exception.
+
+  void noGpus() {
+    json j = instanceSpecs()[0].scenario;
+    for (json& p : j["pools"]) p["count"] = 0;
+    const Scenario sc = Scenario::fromJson(j, cat_);
+    const Job job = instance("A").job;
+    for (bool exact : {true, false}) {
+      PlannerOptions o;
+      o.microbatch_sizes = kMicrobatches;
+      if (exact) o.heuristics = allOff();
+      PlanResult r;
+      try {
+        r = planSearch(sc, job, cat_, profiles_, o);
+      } catch (const std::exception& e) {
+        QFAIL(qPrintable(QString("must not throw: ") + e.what()));
+      }
+      QVERIFY(r.best.empty());
+      SAILOR_VERIFY_MESSAGE(QString::fromStdString(r.no_plan_reason), QStringList({"no GPUs"}));
+    }
+  }
+
+  void modelTooBig() {
+    // Parameters x 1000: layer 1 alone holds 2e9 / 4 parameters per GPU at tp 4, 8e9 B of state.
+    const ProfileSet huge = plannerProfiles(cat_, 1000.0);
+    const Instance& a = instance("B");
+    for (bool exact : {true, false}) {
+      PlannerOptions o;
+      o.microbatch_sizes = kMicrobatches;
+      if (exact) o.heuristics = allOff();
+      PlanResult r;
+      try {
+        r = planSearch(a.sc, a.job, cat_, huge, o);
+      } catch (const std::exception& e) {
+        QFAIL(qPrintable(QString("must not throw: ") + e.what()));
+      }
+      QVERIFY(r.best.empty());
+      SAILOR_VERIFY_MESSAGE(QString::fromStdString(r.no_plan_reason), QStringList({"memory"}));
+    }
+  }
+
+  void contradictoryConstraints_data() {
+    QTest::addColumn<int>("which");  // 0 min it/s, 1 max $/it, 2 max $/h, 3 max GPUs
+    QTest::addColumn<QStringList>("needles");
+    QTest::newRow("min throughput") << 0 << QStringList({"constraints", "throughput"});
+    QTest::newRow("max cost per iteration") << 1 << QStringList({"constraints", "cost per iteration"});
+    QTest::newRow("max cost per hour") << 2 << QStringList({"constraints", "cost per hour"});
+    QTest::newRow("max gpus with a throughput floor") << 3 << QStringList({"constraints", "GPUs"});
+  }
+  void contradictoryConstraints() {
+    QFETCH(int, which);
+    QFETCH(QStringList, needles);
+    const Instance& in = instance("A");
+    PlannerOptions o;
+    o.heuristics = allOff();
+    if (which == 0) o.min_iterations_per_s = 1e6;
+    if (which == 1) o.max_usd_per_iteration = 1e-9;
+    if (which == 2) o.max_usd_per_hour = 1e-6;
+    if (which == 3) {
+      // One GPU cannot reach the throughput of the best plan.
+      PlannerOptions tp;
+      tp.objective = Objective::Throughput;
+      o.max_gpus = 1;
+      o.min_iterations_per_s = optimumOf(in.points, tp).point->throughput() * 0.99;
+    }
+    PlanResult r;
+    try {
+      r = search(in, o);
+    } catch (const std::exception& e) {
+      QFAIL(qPrintable(QString("must not throw: ") + e.what()));
+    }
+    QVERIFY(r.best.empty());
+    SAILOR_VERIFY_MESSAGE(QString::fromStdString(r.no_plan_reason), needles);
+  }
+
+  // ---- Invalid options: InputError naming the option.
+
+  void invalidOptions_data() {
+    QTest::addColumn<int>("which");
+    QTest::addColumn<QStringList>("names");  // any of these spellings names the option
+    QTest::newRow("max_gpus 0") << 0 << QStringList({"max_gpus", "max-gpus"});
+    QTest::newRow("max_gpus -3") << 1 << QStringList({"max_gpus", "max-gpus"});
+    QTest::newRow("top_k 0") << 2 << QStringList({"top_k", "--top"});
+    QTest::newRow("max_usd_per_iteration -1") << 3 << QStringList({"max_usd_per_iteration", "max-cost-per-iteration"});
+    QTest::newRow("max_usd_per_hour -2") << 4 << QStringList({"max_usd_per_hour", "max-cost-per-hour"});
+    QTest::newRow("min_iterations_per_s 0") << 5 << QStringList({"min_iterations_per_s", "min-throughput"});
+    QTest::newRow("microbatch size 0") << 6 << QStringList({"microbatch"});
+  }
+  void invalidOptions() {
+    QFETCH(int, which);
+    QFETCH(QStringList, names);
+    const Instance& in = instance("A");
+    PlannerOptions o;
+    o.microbatch_sizes = kMicrobatches;
+    switch (which) {
+      case 0: o.max_gpus = 0; break;
+      case 1: o.max_gpus = -3; break;
+      case 2: o.top_k = 0; break;
+      case 3: o.max_usd_per_iteration = -1.0; break;
+      case 4: o.max_usd_per_hour = -2.0; break;
+      case 5: o.min_iterations_per_s = 0.0; break;
+      case 6: o.microbatch_sizes = {1, 0}; break;
+    }
+    const QString msg = inputErrorOf([&] { planSearch(in.sc, in.job, cat_, profiles_, o); });
+    QVERIFY2(msg != "<no InputError thrown>", "an InputError");
+    const bool named = std::any_of(names.begin(), names.end(), [&](const QString& n) { return msg.contains(n); });
+    if (which >= 3 && which <= 5)
+      QEXPECT_FAIL("", "BUG: planSearch reports a bad max_usd_per_iteration / max_usd_per_hour / "
+                       "min_iterations_per_s as field \"constraint\", without saying which one",
+                   Continue);
+    QVERIFY2(named, qPrintable(QString("message \"%1\" names none of %2").arg(msg, names.join(", "))));
+  }
+
+  // ---- Cancellation and progress.
+
+  void cancelledBeforeTheCall() {
+    const Instance& in = instance("A");
+    for (bool exact : {true, false}) {
+      PlannerOptions o;
+      o.microbatch_sizes = kMicrobatches;
+      if (exact) o.heuristics = allOff();
+      CancelToken token;
+      token.cancel();
+      bool cancelled = false;
+      try {
+        planSearch(in.sc, in.job, cat_, profiles_, o, {}, &token);
+      } catch (const Cancelled&) {
+        cancelled = true;
+      } catch (const std::exception& e) {
+        QFAIL(qPrintable(QString("expected sailor::Cancelled, got ") + e.what()));
+      }
+      QVERIFY2(cancelled, "planSearch returned instead of throwing Cancelled");
+    }
+  }
+
+  void cancelledDuringTheSearch() {
+    // Cancelled from the progress sink after the first microbatch size: the search stops at
+    // its next check and throws.
+    const Instance& in = instance("A");
+    PlannerOptions o;
+    o.microbatch_sizes = {1, 2, 4};
+    o.threads = 1;
+    CancelToken token;
+    bool cancelled = false;
+    try {
+      planSearch(in.sc, in.job, cat_, profiles_, o, [&](double, const std::string&) { token.cancel(); }, &token);
+    } catch (const Cancelled&) {
+      cancelled = true;
+    }
+    QVERIFY(cancelled);
+  }
+
+  void progressIsMonotone_data() {
+    QTest::addColumn<int>("threads");
+    QTest::addColumn<bool>("exact");
+    QTest::newRow("1 thread, heuristics off") << 1 << true;
+    QTest::newRow("2 threads, heuristics off") << 2 << true;
+    QTest::newRow("2 threads, defaults") << 2 << false;
+  }
+  void progressIsMonotone() {
+    QFETCH(int, threads);
+    QFETCH(bool, exact);
+    const Instance& in = instance("B");
+    PlannerOptions o;
+    o.microbatch_sizes = kMicrobatches;
+    o.threads = threads;
+    if (exact) o.heuristics = allOff();
+    std::mutex mutex;
+    std::vector<double> fractions;
+    const PlanResult r = planSearch(in.sc, in.job, cat_, profiles_, o, [&](double f, const std::string&) {
+      std::lock_guard<std::mutex> lock(mutex);
+      fractions.push_back(f);
+    });
+    QVERIFY(!r.best.empty());
+    QVERIFY(!fractions.empty());
+    for (size_t i = 0; i < fractions.size(); ++i) {
+      QVERIFY2(fractions[i] >= 0 && fractions[i] <= 1, qPrintable(QString::number(fractions[i])));
+      if (i > 0) QVERIFY2(fractions[i] >= fractions[i - 1], "fractions never go down");
+    }
+    QCOMPARE(fractions.back(), 1.0);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestPlanner)
+#include "test_planner.moc"
