@@ -78,6 +78,9 @@ struct Entry {
 struct Dims {
   bool cost = false;
   bool gpus = false;
+  // A cost-per-hour cap: rate + 3600 egress / T falls as T grows, so a faster partial plan only
+  // dominates one with the very same time figures (otherwise the slower may meet the cap).
+  bool per_hour = false;
 };
 
 bool dominates(const Summary& a, const Summary& b, const Dims& d) {
@@ -85,6 +88,8 @@ bool dominates(const Summary& a, const Summary& b, const Dims& d) {
   if (a.maxc > b.maxc || a.sumc > b.sumc || a.maxx > b.maxx || a.boundary_in > b.boundary_in) return false;
   if (d.cost && (a.rate > b.rate || a.egress > b.egress)) return false;
   if (d.gpus && a.gpus > b.gpus) return false;
+  if (d.per_hour && (a.maxc != b.maxc || a.sumc != b.sumc || a.maxx != b.maxx || a.boundary_in != b.boundary_in))
+    return false;
   return true;
 }
 
@@ -290,7 +295,10 @@ private:
         if (o.use[s] > sites_[s].capacity) return;
       out.push_back(std::move(o));
     };
-    if (opt_.heuristics.h8_homogeneous_stages) {
+    // Multisets of D replicas over K kinds: C(K + D - 1, D).
+    double multisets = 1;
+    for (int i = 1; i <= D; ++i) multisets = multisets * (static_cast<double>(kinds.size()) + i - 1) / i;
+    if (opt_.heuristics.h8_homogeneous_stages && multisets > opt_.heuristics.h8_mixed_budget) {
       for (size_t k = 0; k < kinds.size(); ++k) add(std::vector<int>(static_cast<size_t>(D), static_cast<int>(k)));
       return;
     }
@@ -328,6 +336,7 @@ private:
     dims.cost = opt_.objective == Objective::Cost || opt_.pareto || opt_.max_usd_per_iteration ||
                 opt_.max_usd_per_hour;
     dims.gpus = opt_.max_gpus.has_value();
+    dims.per_hour = opt_.max_usd_per_hour.has_value();
 
     // Per option and layer range: data-parallel sync + optimizer, and its egress.
     struct SyncInfo {
@@ -545,10 +554,30 @@ public:
     std::vector<std::vector<int>> left(sites_.size());
     for (size_t s = 0; s < sites_.size(); ++s)
       for (const auto& z : sites_[s].zones) left[s].push_back(z.count);
-    for (auto& st : plan.stages)
+    for (auto& st : plan.stages) {
+      // GPUs this stage needs per site. The search modelled a site's replicas of one stage as
+      // sitting in the site's cheapest zone: keep them together in the cheapest zone that can
+      // hold them all, and only split a stage over zones when no single zone can.
+      std::map<size_t, int> need;
+      for (const auto& r : st.replicas) need[static_cast<size_t>(std::stoi(r.zone))] += r.tp;
+      std::map<size_t, int> whole;  // site -> zone index holding the whole group, or -1
+      for (const auto& [s, n] : need) {
+        whole[s] = -1;
+        for (size_t z = 0; z < sites_[s].zones.size(); ++z)
+          if (left[s][z] >= n) {
+            whole[s] = static_cast<int>(z);
+            break;
+          }
+      }
       for (auto& r : st.replicas) {
         const size_t s = static_cast<size_t>(std::stoi(r.zone));
         bool ok = false;
+        if (whole[s] >= 0) {
+          const size_t z = static_cast<size_t>(whole[s]);
+          left[s][z] -= r.tp;
+          r.zone = sites_[s].zones[z].zone;
+          ok = true;
+        }
         for (size_t z = 0; z < sites_[s].zones.size() && !ok; ++z)
           if (left[s][z] >= r.tp) {
             left[s][z] -= r.tp;
@@ -557,6 +586,7 @@ public:
           }
         if (!ok) return false;
       }
+    }
     return true;
   }
 };
@@ -581,8 +611,12 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
   if (options.max_gpus && *options.max_gpus < 1)
     throw InputError("--max-gpus", std::to_string(*options.max_gpus), "at least 1");
   if (options.top_k < 1) throw InputError("--top", std::to_string(options.top_k), "at least 1");
-  for (auto v : {options.max_usd_per_iteration, options.max_usd_per_hour, options.min_iterations_per_s})
-    if (v && !(*v > 0)) throw InputError("constraint", toText(*v), "a positive number");
+  const std::pair<const char*, std::optional<double>> limits[] = {
+      {"max_usd_per_iteration", options.max_usd_per_iteration},
+      {"max_usd_per_hour", options.max_usd_per_hour},
+      {"min_iterations_per_s", options.min_iterations_per_s}};
+  for (const auto& [name, v] : limits)
+    if (v && !(*v > 0 && std::isfinite(*v))) throw InputError(name, toText(*v), "a positive number");
   Search search(scenario, job, catalog, profiles, options);
   if (search.totalGpus() == 0) {
     result.no_plan_reason = "the scenario has no GPUs (every pool's count is 0)";
@@ -655,8 +689,24 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
   }
   std::sort(all.begin(), all.end(), [&](const Candidate& a, const Candidate& b) { return better(a, b, options.objective); });
 
-  auto finish = [&](Candidate c) -> std::optional<PlannedPlan> {
+  // Place replicas in zones (H6 priced them at the region's cheapest zone) and evaluate the
+  // placed plan with the planning model again: constraints are checked and plans ranked on the
+  // placed figures, so a returned plan never breaks a constraint.
+  auto place = [&](Candidate c) -> std::optional<Candidate> {
     if (!search.place(c.plan)) return std::nullopt;
+    auto m = planningModel(c.plan, scenario, job, catalog, profiles, options.simulator);
+    if (!m) return std::nullopt;
+    c.iteration_s = m->iteration_s;
+    c.usd = m->usd_per_iteration;
+    c.usd_per_hour = m->usd_per_hour;
+    if (options.max_usd_per_iteration && c.usd > *options.max_usd_per_iteration) return std::nullopt;
+    if (options.max_usd_per_hour && c.usd_per_hour > *options.max_usd_per_hour) return std::nullopt;
+    if (options.min_iterations_per_s && 1.0 / c.iteration_s < *options.min_iterations_per_s) return std::nullopt;
+    if (options.max_gpus && m->gpus > *options.max_gpus) return std::nullopt;
+    c.key = planKey(c.plan);
+    return c;
+  };
+  auto finish = [&](const Candidate& c) {
     PlannedPlan pp;
     pp.plan = c.plan;
     pp.model_iteration_s = c.iteration_s;
@@ -664,20 +714,32 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
     pp.prediction = simulate(pp.plan, scenario, job, catalog, profiles, options.simulator);
     return pp;
   };
+  const bool exact_sites = !options.heuristics.h6_region_pools;
+  // With exact sites the search's figures are the placed ones; otherwise look further down.
+  const size_t window = exact_sites ? static_cast<size_t>(options.top_k) : static_cast<size_t>(options.top_k) * 50;
+  std::vector<Candidate> placed;
   for (const auto& c : all) {
-    if (static_cast<int>(result.best.size()) >= options.top_k) break;
-    if (auto pp = finish(c)) result.best.push_back(std::move(*pp));
+    if (placed.size() >= window) break;
+    if (auto p = place(c)) placed.push_back(std::move(*p));
   }
+  std::sort(placed.begin(), placed.end(), [&](const Candidate& a, const Candidate& b) { return better(a, b, options.objective); });
+  for (const auto& c : placed) {
+    if (static_cast<int>(result.best.size()) >= options.top_k) break;
+    result.best.push_back(finish(c));
+  }
+  if (result.best.empty()) result.no_plan_reason = "no candidate could be placed in zones within the constraints";
   if (options.pareto) {
-    std::vector<Candidate> byCost = all;
-    std::sort(byCost.begin(), byCost.end(), [](const Candidate& a, const Candidate& b) {
+    std::vector<Candidate> pts;
+    for (const auto& c : all)
+      if (auto p = place(c)) pts.push_back(std::move(*p));
+    std::sort(pts.begin(), pts.end(), [](const Candidate& a, const Candidate& b) {
       return a.usd != b.usd ? a.usd < b.usd : (a.iteration_s != b.iteration_s ? a.iteration_s < b.iteration_s : a.key < b.key);
     });
     double best_t = std::numeric_limits<double>::infinity();
-    for (const auto& c : byCost)
+    for (const auto& c : pts)
       if (c.iteration_s < best_t) {
         best_t = c.iteration_s;
-        if (auto pp = finish(c)) result.pareto.push_back(std::move(*pp));
+        result.pareto.push_back(finish(c));
       }
   }
   result.search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -42,9 +42,12 @@ struct Heuristics {
   // H6: the zones of a region form one pool: replicas are placed in the region's zones after
   // the search, cheapest zone first, and the search prices them at the region's cheapest zone.
   bool h6_region_pools = true;
-  // H8 (ours): every replica of a stage has the same GPU type, tp and site. Off: a stage is any
-  // multiset of replica kinds (only practical on small instances).
+  // H8 (ours): every replica of a stage has the same GPU type, tp and site, unless the stages
+  // of that data-parallel degree have at most h8_mixed_budget possible replica multisets
+  // (C(kinds + D - 1, D)), which are then all tried. Off: every multiset at every degree (only
+  // practical on small instances).
   bool h8_homogeneous_stages = true;
+  double h8_mixed_budget = 0;
   // H9 (ours): pipelines at most this deep (0: as many stages as layers).
   int max_stages = 8;
 };
