@@ -100,6 +100,7 @@ const char* kPlanHelp =
     "  --threads N                 worker threads (default: all cores)\n"
     "  --microbatch-sizes LIST     e.g. 1,2,4,8 (default: powers of two up to 64)\n"
     "  --max-stages N              deepest pipeline tried (H9, default 8; 0: no limit)\n"
+    "  --max-partial-plans N       partial plans kept per search state (H10, default 64; 0: all)\n"
     "  --no-heuristic H            switch a heuristic off: h1 h2 h3 h4 h5 h6 h8 (repeatable)\n"
     "\n"
     "Exit status: 0, 2 on bad input, 3 when no plan exists (the message says why).\n";
@@ -316,7 +317,7 @@ int cmdPlan(int argc, char** argv) {
                  {"--scenario", "--reference", "--trace", "--job", "--model", "--global-batch", "--seq-len",
                   "--precision", "--optimizer", "--objective", "--max-cost-per-iteration", "--max-cost-per-hour",
                   "--min-throughput", "--max-gpus", "--top", "--threads", "--output", "--microbatch-sizes",
-                  "--max-stages", "--no-heuristic"});
+                  "--max-stages", "--no-heuristic", "--max-partial-plans"});
   if (!a.positional.empty()) throw InputError("plan", "\"" + a.positional[0] + "\"", "options only (see --help)");
   Catalog cat = Catalog::load(resourceDir());
   Job job = jobFromArgs(a, cat);
@@ -370,6 +371,7 @@ int cmdPlan(int argc, char** argv) {
   if (a.has("--top")) opt.top_k = positiveInt(a, "--top", 1);
   if (a.has("--threads")) opt.threads = positiveInt(a, "--threads", 1);
   if (a.has("--max-stages")) opt.heuristics.max_stages = positiveInt(a, "--max-stages", 0);
+  if (a.has("--max-partial-plans")) opt.heuristics.max_partial_plans = positiveInt(a, "--max-partial-plans", 0);
   opt.pareto = a.has("--pareto");
   if (auto list = a.get("--microbatch-sizes")) {
     std::stringstream ss(*list);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <future>
 #include <map>
 #include <set>
@@ -162,14 +164,21 @@ public:
     for (int D : degrees) {
       if (cancel && cancel->cancelled()) throw Cancelled();
       std::vector<Candidate> found;
+      const auto td = std::chrono::steady_clock::now();
       runDegree(b, D, tables, kinds, found, compared);
+      if (std::getenv("SAILOR_PLANNER_TRACE"))
+        std::fprintf(stderr, "b %d D %d: %zu candidates, %.3f s\n", b, D, found.size(),
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - td).count());
       double local = std::numeric_limits<double>::infinity();
       for (const auto& c : found) local = std::min(local, throughput ? c.iteration_s : c.usd);
       for (auto& c : found) out.push_back(std::move(c));
       if (early) {
-        if (local < best) {
+        if (local < best * (1.0 - opt_.heuristics.min_improvement)) {
           best = local;
           since = 0;
+        } else if (local < best) {
+          best = local;
+          if (++since >= opt_.heuristics.patience) break;
         } else if (std::isfinite(best) && ++since >= opt_.heuristics.patience) {
           break;
         }
@@ -328,6 +337,17 @@ private:
                  std::vector<Candidate>& found, long& compared) {
     const int M = (job_.global_batch_size + b * D - 1) / (b * D);
     const int e = job_.activationBytesPerElement();
+    if (opt_.min_iterations_per_s) {
+      // Lower bound: each microbatch passes every layer once; with at most max_stages stages
+      // working at once the pipeline needs at least M x (fastest whole-model time) / stages.
+      double fastest = std::numeric_limits<double>::infinity();
+      for (const auto& kd : kinds) {
+        const KindTable& t = tables[static_cast<size_t>(kd.table)];
+        fastest = std::min(fastest, t.at(t.fb, 0, L_ - 1));
+      }
+      const int stages = opt_.heuristics.max_stages > 0 ? std::min(opt_.heuristics.max_stages, L_) : L_;
+      if (M * fastest / stages * *opt_.min_iterations_per_s > 1.0) return;
+    }
     std::vector<StageOption> options;
     stageOptions(D, kinds, options);
     if (options.empty()) return;
@@ -388,6 +408,16 @@ private:
     }
 
     // Memo: key = (stages left, first layer, used per site, previous option).
+    // A site whose GPUs cannot run out with this degree (every stage taking its largest tp from
+    // it still fits) needs no accounting: leaving it out of the key shrinks the state space
+    // without changing any result.
+    const int depth = opt_.heuristics.max_stages > 0 ? std::min(opt_.heuristics.max_stages, L_) : L_;
+    std::vector<char> track(S, 0);
+    std::vector<int> max_use(S, 0);
+    for (size_t si2 = 0; si2 < S; ++si2) {
+      for (const auto& o : options) max_use[si2] = std::max(max_use[si2], o.use[si2]);
+      track[si2] = static_cast<long>(max_use[si2]) * depth > sites_[si2].capacity ? 1 : 0;
+    }
     std::map<std::vector<int>, std::vector<Entry>> memo;
     std::vector<std::pair<double, double>> p2p_cache(options.size() * options.size() * static_cast<size_t>(L_),
                                                      {-1.0, 0.0});
@@ -401,15 +431,25 @@ private:
       key.push_back(k);
       key.push_back(l);
       key.push_back(prev);
-      key.insert(key.end(), used.begin(), used.end());
+      // With k stages left, usage up to capacity - k x (largest use of a stage) leaves every
+      // choice open: all such states are the same state.
+      for (size_t si2 = 0; si2 < S; ++si2) {
+        if (!track[si2]) {
+          key.push_back(0);
+          continue;
+        }
+        const int abundant = sites_[si2].capacity - k * max_use[si2];
+        key.push_back(std::max(used[si2], abundant));
+      }
       if (auto it = memo.find(key); it != memo.end()) return it->second;
       std::vector<Entry> set;
+      std::vector<Entry> pool;  // every combination of this state, before dominance
       const int r_max = L_ - k;  // leave k - 1 layers for the stages after this one
       const int r_min = k == 1 ? L_ - 1 : l;
       for (size_t oi = 0; oi < options.size(); ++oi) {
         const StageOption& o = options[oi];
         bool room = true;
-        for (size_t s = 0; s < S; ++s) room = room && used[s] + o.use[s] <= sites_[s].capacity;
+        for (size_t s = 0; s < S; ++s) room = room && (!track[s] || used[s] + o.use[s] <= sites_[s].capacity);
         if (!room) continue;
         // Incoming boundary from the previous stage (its last layer is l - 1): depends on
         // (previous option, option, l) only, cached.
@@ -472,20 +512,59 @@ private:
             for (int u : o.use) en.s.gpus += u;
             en.s.boundary_in = t_in;
             en.s.fits = fits && (child ? child->fits : true);
+            // Exact bounds: completing a partial plan only adds stages, so its iteration time is
+            // at least (M - 1) max c + sum c + max x, and its cost at least rate x that + egress.
+            const double t_lb = (M - 1) * en.s.maxc + en.s.sumc + en.s.maxx;
+            if (opt_.min_iterations_per_s && t_lb * *opt_.min_iterations_per_s > 1.0) return;
+            if (opt_.max_usd_per_iteration && en.s.rate * t_lb / 3600.0 + en.s.egress > *opt_.max_usd_per_iteration)
+              return;
+            if (opt_.max_gpus && en.s.gpus > *opt_.max_gpus) return;
             en.option = static_cast<int>(oi);
             en.last_layer = r;
             en.child = cset;
             en.child_index = cidx;
-            insertPareto(set, en, dims);
+            pool.push_back(en);
           };
           if (k == 1) {
             combine(nullptr, nullptr, -1);
           } else {
-            for (size_t s = 0; s < S; ++s) used[s] += o.use[s];
+            for (size_t s = 0; s < S; ++s) used[s] += track[s] ? o.use[s] : 0;
             const std::vector<Entry>& cs = f(k - 1, r + 1, used, static_cast<int>(oi));
-            for (size_t s = 0; s < S; ++s) used[s] -= o.use[s];
+            for (size_t s = 0; s < S; ++s) used[s] -= track[s] ? o.use[s] : 0;
             for (size_t ci = 0; ci < cs.size(); ++ci) combine(&cs[ci].s, &cs, static_cast<int>(ci));
           }
+        }
+      }
+      // Non-dominated combinations. H10: at most max_partial_plans of them, taken in order of the
+      // objective's lower bound (half by iteration time, half by cost when cost matters).
+      const size_t cap = static_cast<size_t>(std::max(0, opt_.heuristics.max_partial_plans));
+      if (cap == 0 || pool.size() <= cap) {
+        for (const auto& en : pool) insertPareto(set, en, dims);
+      } else {
+        auto t_lb = [&](const Entry& x) { return (M - 1) * x.s.maxc + x.s.sumc + x.s.maxx; };
+        auto c_lb = [&](const Entry& x) { return x.s.rate * t_lb(x) / 3600.0 + x.s.egress; };
+        auto tie = [](const Entry& a, const Entry& b2) {
+          return std::tie(a.s.maxc, a.s.sumc, a.s.rate, a.s.egress, a.option, a.last_layer, a.child_index) <
+                 std::tie(b2.s.maxc, b2.s.sumc, b2.s.rate, b2.s.egress, b2.option, b2.last_layer, b2.child_index);
+        };
+        const bool cost_first = opt_.objective == Objective::Cost;
+        auto sweep = [&](bool by_cost, size_t limit) {
+          std::stable_sort(pool.begin(), pool.end(), [&](const Entry& a, const Entry& b2) {
+            const double x = by_cost ? c_lb(a) : t_lb(a), y = by_cost ? c_lb(b2) : t_lb(b2);
+            return x != y ? x < y : tie(a, b2);
+          });
+          for (const auto& en : pool) {
+            if (set.size() >= limit) break;
+            bool dominated = false;
+            for (const auto& x : set) dominated = dominated || dominates(x.s, en.s, dims) || dominates(en.s, x.s, dims);
+            if (!dominated) set.push_back(en);
+          }
+        };
+        if (dims.cost) {
+          sweep(cost_first, cap / 2);
+          sweep(!cost_first, cap);
+        } else {
+          sweep(false, cap);
         }
       }
       // Deterministic order inside a set.

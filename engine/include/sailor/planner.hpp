@@ -37,6 +37,7 @@ struct Heuristics {
   bool h3_dp_descending = true;
   bool h4_dp_ascending = true;
   int patience = 3;
+  double min_improvement = 0.002;  // a degree "improves" when it beats the best by 0.2 %
   // H5: the replicas of a stage stay in one region (stages may span regions).
   bool h5_dp_in_region = true;
   // H6: the zones of a region form one pool: replicas are placed in the region's zones after
@@ -50,6 +51,9 @@ struct Heuristics {
   double h8_mixed_budget = 0;
   // H9 (ours): pipelines at most this deep (0: as many stages as layers).
   int max_stages = 8;
+  // H10 (ours): at most this many non-dominated partial plans per search state, the best by
+  // the objective's lower bound (half by time, half by cost when cost matters); 0: all.
+  int max_partial_plans = 64;
 };
 
 struct PlannerOptions {
