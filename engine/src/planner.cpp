@@ -377,35 +377,38 @@ private:
         ring[oi].pairs[{reps[j], reps[(j + 1) % reps.size()]}]++;
       }
     }
-    for (size_t oi = 0; oi < options.size(); ++oi) {
-      for (int l = 0; l < L_; ++l)
-        for (int r = l; r < L_; ++r) {
-          SyncInfo si;
-          double opt_s = 0, t = 0;
-          for (int k : ring[oi].kinds) {
-            const Kind& kx = kinds[static_cast<size_t>(k)];
-            const KindTable& tx = tables[static_cast<size_t>(kx.table)];
-            opt_s = std::max(opt_s, tx.at(tx.params, l, r) * tx.optimizer_s_per_param);
+    // Sync figures per (option, layer range), computed on first use.
+    std::vector<char> sync_done(sync.size(), 0);
+    auto syncOf = [&](size_t oi, int l, int r) -> const SyncInfo& {
+      const size_t idx = oi * static_cast<size_t>(L_ * L_) + static_cast<size_t>(l * L_ + r);
+      if (sync_done[idx]) return sync[idx];
+      SyncInfo si;
+      double opt_s = 0, t = 0;
+      for (int k : ring[oi].kinds) {
+        const Kind& kx = kinds[static_cast<size_t>(k)];
+        const KindTable& tx = tables[static_cast<size_t>(kx.table)];
+        opt_s = std::max(opt_s, tx.at(tx.params, l, r) * tx.optimizer_s_per_param);
+      }
+      if (D >= 2)
+        for (const auto& [pair, count] : ring[oi].pairs) {
+          const Kind& kx = kinds[static_cast<size_t>(pair.first)];
+          const Kind& ky = kinds[static_cast<size_t>(pair.second)];
+          const KindTable& tx = tables[static_cast<size_t>(kx.table)];
+          const ResolvedLink& link = linkBetween(kx.site, ky.site);
+          const double shard = tx.at(tx.params, l, r) * 4.0;
+          double tj = 0;
+          for (double left = shard; left > 0; left -= opt_.simulator.allreduce_bucket_bytes) {
+            const double bucket = std::min(left, opt_.simulator.allreduce_bucket_bytes);
+            tj += 2.0 * (D - 1) * link.transferSeconds(bucket / D, 1);
           }
-          if (D >= 2)
-            for (const auto& [pair, count] : ring[oi].pairs) {
-              const Kind& kx = kinds[static_cast<size_t>(pair.first)];
-              const Kind& ky = kinds[static_cast<size_t>(pair.second)];
-              const KindTable& tx = tables[static_cast<size_t>(kx.table)];
-              const ResolvedLink& link = linkBetween(kx.site, ky.site);
-              const double shard = tx.at(tx.params, l, r) * 4.0;
-              double tj = 0;
-              for (double left = shard; left > 0; left -= opt_.simulator.allreduce_bucket_bytes) {
-                const double bucket = std::min(left, opt_.simulator.allreduce_bucket_bytes);
-                tj += 2.0 * (D - 1) * link.transferSeconds(bucket / D, 1);
-              }
-              t = std::max(t, tj / opt_.simulator.collective_efficiency);
-              si.egress += count * 2.0 * (D - 1) / D * shard * kx.tp / 1e9 * egressBetween(kx.site, ky.site);
-            }
-          si.x = t + opt_s;
-          sync[oi * static_cast<size_t>(L_ * L_) + static_cast<size_t>(l * L_ + r)] = si;
+          t = std::max(t, tj / opt_.simulator.collective_efficiency);
+          si.egress += count * 2.0 * (D - 1) / D * shard * kx.tp / 1e9 * egressBetween(kx.site, ky.site);
         }
-    }
+      si.x = t + opt_s;
+      sync[idx] = si;
+      sync_done[idx] = 1;
+      return sync[idx];
+    };
 
     // Memo: key = (stages left, first layer, used per site, previous option).
     // A site whose GPUs cannot run out with this degree (every stage taking its largest tp from
@@ -499,7 +502,7 @@ private:
             fits = fits && mem <= static_cast<double>(site.gpu->memory_bytes);
           }
           if (!fits && opt_.heuristics.h2_oom_pruning) continue;
-          const SyncInfo& si = sync[oi * static_cast<size_t>(L_ * L_) + static_cast<size_t>(l * L_ + r)];
+          const SyncInfo& si = syncOf(oi, l, r);
           auto combine = [&](const Summary* child, const std::vector<Entry>* cset, int cidx) {
             Entry en;
             const double c = fb + 2 * t_in + 2 * (child ? child->boundary_in : 0.0);
