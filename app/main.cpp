@@ -99,7 +99,7 @@ const char* kPlanHelp =
     "Search:\n"
     "  --threads N                 worker threads (default: all cores)\n"
     "  --microbatch-sizes LIST     e.g. 1,2,4,8 (default: powers of two up to 64)\n"
-    "  --max-stages N              deepest pipeline tried (H9, default 8; 0: no limit)\n"
+    "  --max-stages N              deepest pipeline tried (H9, default 4; 0: no limit)\n"
     "  --max-partial-plans N       partial plans kept per search state (H10, default 64; 0: all)\n"
     "  --no-heuristic H            switch a heuristic off: h1 h2 h3 h4 h5 h6 h8 (repeatable)\n"
     "\n"

@@ -167,7 +167,7 @@ public:
       const auto td = std::chrono::steady_clock::now();
       runDegree(b, D, tables, kinds, found, compared);
       if (std::getenv("SAILOR_PLANNER_TRACE"))
-        std::fprintf(stderr, "b %d D %d: %zu candidates, %.3f s\n", b, D, found.size(),
+        std::fprintf(stderr, "b %d D %d (%zu kinds): %zu candidates, %.3f s\n", b, D, kinds.size(), found.size(),
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - td).count());
       double local = std::numeric_limits<double>::infinity();
       for (const auto& c : found) local = std::min(local, throughput ? c.iteration_s : c.usd);

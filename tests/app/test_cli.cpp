@@ -96,6 +96,20 @@ private slots:
     QTest::newRow("simulate without --plan")
         << QStringList({"simulate", "--scenario", resources() + "/scenarios/default.json", "--job", resources() + "/jobs/default.json"})
         << 2 << "" << "--plan: got nothing";
+    QTest::newRow("plan --help") << QStringList({"plan", "--help"}) << 0 << "--max-cost-per-iteration" << "";
+    QTest::newRow("plan on the default scenario")
+        << QStringList({"plan", "--top", "1", "--microbatch-sizes", "4,8"}) << 0 << "Best plans for OPT-350M" << "";
+    QTest::newRow("plan with --max-gpus 0") << QStringList({"plan", "--max-gpus", "0"}) << 2 << "" << "--max-gpus";
+    QTest::newRow("plan with an unknown objective") << QStringList({"plan", "--objective", "speed"}) << 2 << ""
+                                                    << "\"throughput\" or \"cost\"";
+    // No plan reaches 1000 iterations per second: exit 3 and say which constraint.
+    QTest::newRow("plan with an impossible constraint")
+        << QStringList({"plan", "--microbatch-sizes", "8", "--min-throughput", "1000"}) << 3 << ""
+        << "none meets the constraints (throughput >= 1000 it/s)";
+    // A 175B-parameter model with a global batch of 8 sequences fits on none of these GPUs.
+    QTest::newRow("plan for a model that fits nowhere")
+        << QStringList({"plan", "--model", "GPT-3-175B", "--global-batch", "8", "--microbatch-sizes", "1"}) << 3 << ""
+        << "no plan fits in memory";
   }
   void exitStatusAndOutput() {
     QFETCH(QStringList, args);
@@ -116,6 +130,21 @@ private slots:
     QVERIFY(r.out.contains("Memory per GPU"));
     QVERIFY(r.out.contains("Cost per iteration"));
     QVERIFY(r.err.isEmpty());
+  }
+
+  // The best plan written by `sailor plan --output` is accepted by `sailor simulate --plan`.
+  void planOutputSimulates() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString out = dir.filePath("best.json");
+    const QStringList plan_args{"plan", "--scenario", scenario_, "--job", job_, "--top", "1", "--microbatch-sizes", "8",
+                                "--output", out};
+    const Result p = sailor(plan_args);
+    QVERIFY2(p.exit_code == 0, qPrintable(describe(plan_args, p)));
+    const QStringList sim_args{"simulate", "--scenario", scenario_, "--job", job_, "--plan", out};
+    const Result r = sailor(sim_args);
+    QVERIFY2(r.exit_code == 0, qPrintable(describe(sim_args, r)));
+    QVERIFY(r.out.contains("Iteration time"));
   }
 
   void simulateJson() {

@@ -50,7 +50,7 @@ struct Heuristics {
   bool h8_homogeneous_stages = true;
   double h8_mixed_budget = 0;
   // H9 (ours): pipelines at most this deep (0: as many stages as layers).
-  int max_stages = 8;
+  int max_stages = 4;
   // H10 (ours): at most this many non-dominated partial plans per search state, the best by
   // the objective's lower bound (half by time, half by cost when cost matters); 0: all.
   int max_partial_plans = 64;
