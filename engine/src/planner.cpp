@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <future>
 #include <map>
 #include <set>
@@ -164,11 +162,7 @@ public:
     for (int D : degrees) {
       if (cancel && cancel->cancelled()) throw Cancelled();
       std::vector<Candidate> found;
-      const auto td = std::chrono::steady_clock::now();
       runDegree(b, D, tables, kinds, found, compared);
-      if (std::getenv("SAILOR_PLANNER_TRACE"))
-        std::fprintf(stderr, "b %d D %d (%zu kinds): %zu candidates, %.3f s\n", b, D, kinds.size(), found.size(),
-                     std::chrono::duration<double>(std::chrono::steady_clock::now() - td).count());
       double local = std::numeric_limits<double>::infinity();
       for (const auto& c : found) local = std::min(local, throughput ? c.iteration_s : c.usd);
       for (auto& c : found) out.push_back(std::move(c));
