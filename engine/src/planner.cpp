@@ -151,33 +151,80 @@ public:
     std::vector<Kind> kinds;
     buildKinds(b, tables, kinds);
     if (kinds.empty()) return;
-    const bool throughput = opt_.objective == Objective::Throughput;
     const int maxD = std::min(totalGpus(), std::max(1, job_.global_batch_size / b));
-    std::vector<int> degrees;
-    for (int d = 1; d <= maxD; ++d) degrees.push_back(d);
-    const bool early = throughput ? opt_.heuristics.h3_dp_descending : opt_.heuristics.h4_dp_ascending;
-    if (throughput && early) std::reverse(degrees.begin(), degrees.end());
-    double best = std::numeric_limits<double>::infinity();
-    int since = 0;
-    for (int D : degrees) {
-      if (cancel && cancel->cancelled()) throw Cancelled();
-      std::vector<Candidate> found;
-      runDegree(b, D, tables, kinds, found, compared);
-      double local = std::numeric_limits<double>::infinity();
-      for (const auto& c : found) local = std::min(local, throughput ? c.iteration_s : c.usd);
-      for (auto& c : found) out.push_back(std::move(c));
-      if (early) {
+    // Visited degrees, per dominance mode (with or without cost figures).
+    std::vector<char> visited(2 * (static_cast<size_t>(maxD) + 1), 0);
+    int last_best_degree = 0;
+    // One sweep over degrees; with `early`, stop after `patience` degrees without a gain in
+    // the metric (iteration time or cost).
+    auto sweep = [&](std::vector<int> degrees, bool by_cost, bool early, bool cost_dims) {
+      double best = std::numeric_limits<double>::infinity();
+      int since = 0;
+      int best_degree = 0;
+      auto enough = [&]() {
+        return since >= std::max(opt_.heuristics.patience,
+                                 static_cast<int>(opt_.heuristics.patience_fraction * best_degree));
+      };
+      for (int D : degrees) {
+        if (cancel && cancel->cancelled()) throw Cancelled();
+        const size_t vi = (cost_dims ? static_cast<size_t>(maxD) + 1 : 0) + static_cast<size_t>(D);
+        if (visited[vi]) continue;
+        visited[vi] = 1;
+        std::vector<Candidate> found;
+        runDegree(b, D, tables, kinds, found, compared, cost_dims);
+        double local = std::numeric_limits<double>::infinity();
+        for (const auto& c : found) local = std::min(local, by_cost ? c.usd : c.iteration_s);
+        for (auto& c : found) out.push_back(std::move(c));
+        if (!early) continue;
         if (local < best * (1.0 - opt_.heuristics.min_improvement)) {
           best = local;
+          best_degree = D;
+          last_best_degree = D;
           since = 0;
         } else if (local < best) {
           best = local;
-          if (++since >= opt_.heuristics.patience) break;
-        } else if (std::isfinite(best) && ++since >= opt_.heuristics.patience) {
-          break;
+          ++since;
+          if (enough()) break;
+        } else if (std::isfinite(best)) {
+          ++since;
+          if (enough()) break;
         }
       }
+    };
+    std::vector<int> up;
+    for (int d = 1; d <= maxD; ++d) up.push_back(d);
+    std::vector<int> down(up.rbegin(), up.rend());
+    const auto& H = opt_.heuristics;
+    if (!opt_.pareto) {
+      const bool throughput = opt_.objective == Objective::Throughput;
+      const bool early = throughput ? H.h3_dp_descending : H.h4_dp_ascending;
+      sweep(throughput && early ? down : up, !throughput, early, !throughput || constrainedByCost());
+      return;
     }
+    // Pareto: the throughput end (H3's descending sweep), the cost end (H4's ascending sweep),
+    // and between them (H11) degrees on a geometric grid with ratio pareto_grid (1: every one).
+    // The two ends are searched as the single-objective searches do (the throughput sweep
+    // without cost figures in its dominance, which keeps it fast); the grid with them.
+    sweep(down, false, H.h3_dp_descending, constrainedByCost());
+    const int fast_degree = H.h3_dp_descending ? last_best_degree : maxD;
+    last_best_degree = 0;
+    sweep(up, true, H.h4_dp_ascending, true);
+    const int cheap_degree = H.h4_dp_ascending ? std::max(1, last_best_degree) : 1;
+    // The grid spans the degrees between the two ends (all of them without H3/H4).
+    const int lo = std::min(cheap_degree, std::max(1, fast_degree)), hi = std::max(cheap_degree, fast_degree);
+    std::vector<int> grid;
+    if (H.pareto_grid <= 1.0) {
+      for (int d = 1; d <= maxD; ++d) grid.push_back(d);
+    } else {
+      for (double d = lo; d <= hi; d *= H.pareto_grid) {
+        const int n = static_cast<int>(std::lround(d));
+        if (grid.empty() || grid.back() != n) grid.push_back(n);
+      }
+      if (hi >= 1 && (grid.empty() || grid.back() != hi)) grid.push_back(hi);
+    }
+    // Grid points keep the fastest plans of each degree (time-only dominance): cheap, and the
+    // frontier between the ends is made of such plans unless egress or prices differ by zone.
+    sweep(grid, false, false, H.pareto_grid <= 1.0);
   }
 
 private:
@@ -327,8 +374,12 @@ private:
     return linkBetween(a.site, b.site).transferSeconds(bytes, 1);
   }
 
+  bool constrainedByCost() const {
+    return opt_.max_usd_per_iteration.has_value() || opt_.max_usd_per_hour.has_value();
+  }
+
   void runDegree(int b, int D, const std::vector<KindTable>& tables, const std::vector<Kind>& kinds,
-                 std::vector<Candidate>& found, long& compared) {
+                 std::vector<Candidate>& found, long& compared, bool cost_dims) {
     const int M = (job_.global_batch_size + b * D - 1) / (b * D);
     const int e = job_.activationBytesPerElement();
     if (opt_.min_iterations_per_s) {
@@ -347,8 +398,7 @@ private:
     if (options.empty()) return;
     const size_t S = sites_.size();
     Dims dims;
-    dims.cost = opt_.objective == Objective::Cost || opt_.pareto || opt_.max_usd_per_iteration ||
-                opt_.max_usd_per_hour;
+    dims.cost = cost_dims;
     dims.gpus = opt_.max_gpus.has_value();
     dims.per_hour = opt_.max_usd_per_hour.has_value();
 
@@ -805,9 +855,20 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
   }
   if (result.best.empty()) result.no_plan_reason = "no candidate could be placed in zones within the constraints";
   if (options.pareto) {
+    // Frontier of the search's own figures first; only its plans are placed and re-evaluated
+    // (placing every candidate of a 512-GPU search costs more than the search).
+    std::vector<const Candidate*> order;
+    for (const auto& c : all) order.push_back(&c);
+    std::sort(order.begin(), order.end(), [](const Candidate* a, const Candidate* b) {
+      return a->usd != b->usd ? a->usd < b->usd : (a->iteration_s != b->iteration_s ? a->iteration_s < b->iteration_s : a->key < b->key);
+    });
     std::vector<Candidate> pts;
-    for (const auto& c : all)
-      if (auto p = place(c)) pts.push_back(std::move(*p));
+    double front_t = std::numeric_limits<double>::infinity();
+    for (const Candidate* c : order)
+      if (c->iteration_s < front_t) {
+        front_t = c->iteration_s;
+        if (auto p = place(*c)) pts.push_back(std::move(*p));
+      }
     std::sort(pts.begin(), pts.end(), [](const Candidate& a, const Candidate& b) {
       return a.usd != b.usd ? a.usd < b.usd : (a.iteration_s != b.iteration_s ? a.iteration_s < b.iteration_s : a.key < b.key);
     });

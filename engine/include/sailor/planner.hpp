@@ -33,10 +33,12 @@ struct Heuristics {
   // combined and rejected on complete plans; same result, slower).
   bool h2_oom_pruning = true;
   // H3 (throughput) / H4 (cost): data-parallel degrees from high to low (throughput) or low to
-  // high (cost), stopping after `patience` degrees in a row that do not improve the best plan.
+  // high (cost), stopping after max(patience, patience_fraction x best degree) degrees in a row
+  // that do not improve the best plan.
   bool h3_dp_descending = true;
   bool h4_dp_ascending = true;
   int patience = 3;
+  double patience_fraction = 0.25;  // ... or a quarter of the best degree, whichever is more
   double min_improvement = 0.002;  // a degree "improves" when it beats the best by 0.2 %
   // H5: the replicas of a stage stay in one region (stages may span regions).
   bool h5_dp_in_region = true;
@@ -54,6 +56,9 @@ struct Heuristics {
   // H10 (ours): at most this many non-dominated partial plans per search state, the best by
   // the objective's lower bound (half by time, half by cost when cost matters); 0: all.
   int max_partial_plans = 64;
+  // H11 (ours): for the Pareto frontier, besides H3's and H4's sweeps (which give its two ends),
+  // data-parallel degrees on a geometric grid with this ratio (1: every degree).
+  double pareto_grid = 2.0;
 };
 
 struct PlannerOptions {
