@@ -440,12 +440,7 @@ private:
           const KindTable& tx = tables[static_cast<size_t>(kx.table)];
           const ResolvedLink& link = linkBetween(kx.site, ky.site);
           const double shard = tx.at(tx.params, l, r) * 4.0;
-          double tj = 0;
-          for (double left = shard; left > 0; left -= opt_.simulator.allreduce_bucket_bytes) {
-            const double bucket = std::min(left, opt_.simulator.allreduce_bucket_bytes);
-            tj += 2.0 * (D - 1) * link.transferSeconds(bucket / D, 1);
-          }
-          t = std::max(t, tj / opt_.simulator.collective_efficiency);
+          t = std::max(t, ringAllReduceSeconds(link, shard, D, opt_.simulator));
           si.egress += count * 2.0 * (D - 1) / D * shard * kx.tp / 1e9 * egressBetween(kx.site, ky.site);
         }
       si.x = t + opt_s;
@@ -937,12 +932,7 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
       const Replica& y = st.replicas[(j + 1) % st.replicas.size()];
       auto link = sc.link({r.zone, r.gpu_type, y.zone, y.gpu_type, 1});
       const double shard = params * 4.0;
-      double tj = 0;
-      for (double left = shard; left > 0; left -= sim.allreduce_bucket_bytes) {
-        const double bucket = std::min(left, sim.allreduce_bucket_bytes);
-        tj += 2.0 * (D - 1) * link.transferSeconds(bucket / D, 1);
-      }
-      sync = std::max(sync, tj / sim.collective_efficiency);
+      sync = std::max(sync, ringAllReduceSeconds(link, shard, D, sim));
       egress += 2.0 * (D - 1) / D * shard * r.tp / 1e9 * sc.egressUsdPerGb(r.zone, y.zone);
     }
     x[static_cast<size_t>(s)] = sync + opt_s;

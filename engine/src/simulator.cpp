@@ -198,6 +198,25 @@ void runAsync1F1B(Prediction& pred, int P, int M, std::vector<double>& free_at,
 
 }  // namespace
 
+// NOTE [Collective efficiency]
+// On both measured clusters the runs with data parallelism spend 2.3-2.8x the ring all-reduce
+// time that the point-to-point fits predict (GH200/Slingshot, D = 16 and 32 at microbatch 8,
+// where SAILOR's profile matches single-replica runs; RTX nodes over Ethernet, D = 2), while runs
+// without data parallelism match. The same ratio on two unrelated networks points at the
+// collective itself (NCCL's proxy thread driving send and receive of every ring step through one
+// NIC, chunking and protocol overhead), so the ring's bandwidth is the link's times this
+// efficiency (docs/simulator.md).
+double ringAllReduceSeconds(const ResolvedLink& link, double shard_bytes, int D,
+                            const SimulatorOptions& options) {
+  if (D < 2 || shard_bytes <= 0) return 0;
+  double t = 0;
+  for (double left = shard_bytes; left > 0; left -= options.allreduce_bucket_bytes) {
+    const double bucket = std::min(left, options.allreduce_bucket_bytes);
+    t += 2.0 * (D - 1) * link.transferSeconds(bucket / D, 1);
+  }
+  return t / options.collective_efficiency;
+}
+
 double Prediction::peakMemoryBytes() const {
   double m = 0;
   for (const auto& b : memory) m = std::max(m, b.total_bytes);
@@ -383,20 +402,7 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
       const int g = 1;  // NOTE [Point-to-point transfers]: one GPU's stream, at the count-1 figure
       auto link = scenario.link({x.replica->zone, x.replica->gpu_type, y.replica->zone, y.replica->gpu_type, g});
       const double shard = x.params * grad_bytes;
-      double t = 0;
-      for (double left = shard; left > 0; left -= options.allreduce_bucket_bytes) {
-        const double bucket = std::min(left, options.allreduce_bucket_bytes);
-        t += 2.0 * (D - 1) * link.transferSeconds(bucket / D, g);
-      }
-      // NOTE [Collective efficiency]
-      // On both measured clusters the runs with data parallelism spend 2.3-2.8x the ring
-      // all-reduce time that the point-to-point fits predict (GH200/Slingshot, D = 16 and 32 at
-      // microbatch 8, where SAILOR's profile matches single-replica runs; RTX nodes over
-      // Ethernet, D = 2), while runs without data parallelism match. The same ratio on two
-      // unrelated networks points at the collective itself (NCCL's proxy thread driving send and
-      // receive of every ring step through one NIC, chunking and protocol overhead), so the
-      // ring's bandwidth is the link's times this efficiency (docs/simulator.md).
-      t /= options.collective_efficiency;
+      const double t = ringAllReduceSeconds(link, shard, D, options);
       sync = std::max(sync, t);
       // Ring all-reduce: each replica sends 2 (D-1)/D of the stage's gradients to its successor.
       addEgress(x.replica->zone, y.replica->zone, 2.0 * (D - 1) / D * shard * x.replica->tp);

@@ -103,6 +103,12 @@ struct Prediction {
   nlohmann::json toJson() const;
 };
 
+// Seconds of a bucketed ring all-reduce of `shard_bytes` per GPU among D replicas over `link`
+// (2 (D - 1) steps of bucket / D bytes, one GPU's stream each), divided by the collective
+// efficiency. NOTE [Collective efficiency] in simulator.cpp.
+double ringAllReduceSeconds(const ResolvedLink& link, double shard_bytes, int D,
+                            const SimulatorOptions& options);
+
 Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
                     const Catalog& catalog, const ProfileSet& profiles,
                     const SimulatorOptions& options = {});
