@@ -174,6 +174,7 @@ public:
         runDegree(b, D, tables, kinds, found, compared, cost_dims);
         double local = std::numeric_limits<double>::infinity();
         for (const auto& c : found) local = std::min(local, by_cost ? c.usd : c.iteration_s);
+        keepUseful(found);
         for (auto& c : found) out.push_back(std::move(c));
         if (!early) continue;
         if (local < best * (1.0 - opt_.heuristics.min_improvement)) {
@@ -372,6 +373,42 @@ private:
   // Link time of one message of `bytes` from a replica of kind a to one of kind b.
   double p2p(const Kind& a, const Kind& b, double bytes) const {
     return linkBetween(a.site, b.site).transferSeconds(bytes, 1);
+  }
+
+  // Of one degree's candidates, keeps those that can still be chosen: the best by the
+  // objective within the window planSearch places (top_k x 50), and (for --pareto) the degree's
+  // own frontier. The overall choice and frontier lie in the union of these, so nothing changes
+  // but memory.
+  void keepUseful(std::vector<Candidate>& found) const {
+    const size_t window = static_cast<size_t>(opt_.top_k) * 50;
+    if (found.size() <= window) return;
+    std::vector<size_t> idx(found.size());
+    for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+    const bool by_cost = opt_.objective == Objective::Cost;
+    std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+      const double x = by_cost ? found[a].usd : found[a].iteration_s, y = by_cost ? found[b].usd : found[b].iteration_s;
+      return x != y ? x < y : a < b;
+    });
+    std::vector<char> keep(found.size(), 0);
+    for (size_t i = 0; i < window; ++i) keep[idx[i]] = 1;
+    if (opt_.pareto) {
+      std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+        return found[a].usd != found[b].usd ? found[a].usd < found[b].usd
+                                            : (found[a].iteration_s != found[b].iteration_s
+                                                   ? found[a].iteration_s < found[b].iteration_s
+                                                   : a < b);
+      });
+      double best_t = std::numeric_limits<double>::infinity();
+      for (size_t i : idx)
+        if (found[i].iteration_s <= best_t) {
+          best_t = found[i].iteration_s;
+          keep[i] = 1;
+        }
+    }
+    std::vector<Candidate> kept;
+    for (size_t i = 0; i < found.size(); ++i)
+      if (keep[i]) kept.push_back(std::move(found[i]));
+    found = std::move(kept);
   }
 
   bool constrainedByCost() const {
