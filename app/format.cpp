@@ -13,6 +13,14 @@ std::string fmt(const char* f, double v) {
   std::snprintf(buf, sizeof buf, f, v);
   return buf;
 }
+// "2x A100-40 tp1 us-central1-a, 2x A100-40 tp1 us-central1-b"
+std::string replicaSummary(const Stage& st) {
+  std::map<std::string, int> groups;
+  for (const auto& r : st.replicas) groups[r.gpu_type + " tp" + std::to_string(r.tp) + " " + r.zone]++;
+  std::string reps;
+  for (const auto& [k, n] : groups) reps += (reps.empty() ? "" : ", ") + std::to_string(n) + "x " + k;
+  return reps;
+}
 std::string pad(const std::string& s, size_t w) { return s.size() >= w ? s + " " : s + std::string(w - s.size(), ' '); }
 std::string rpad(const std::string& s, size_t w) { return s.size() >= w ? " " + s : std::string(w - s.size(), ' ') + s; }
 }  // namespace
@@ -65,10 +73,7 @@ std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& s
      << rpad("backward", 11) << rpad("send fwd", 11) << rpad("dp sync", 11) << "\n";
   for (size_t s = 0; s < plan.stages.size(); ++s) {
     const Stage& st = plan.stages[s];
-    std::map<std::string, int> groups;
-    for (const auto& r : st.replicas) groups[r.gpu_type + " tp" + std::to_string(r.tp) + " " + r.zone]++;
-    std::string reps;
-    for (const auto& [k, n] : groups) reps += (reps.empty() ? "" : ", ") + std::to_string(n) + "x " + k;
+    const std::string reps = replicaSummary(st);
     const StageTimes& t = p.stages[s];
     os << "  " << pad(std::to_string(s), 7) << pad(std::to_string(st.first_layer) + "-" + std::to_string(st.last_layer), 9)
        << pad(reps, 34) << rpad(std::to_string(t.microbatches), 5) << rpad(seconds(t.forward_s), 11)
@@ -134,10 +139,7 @@ std::string describeStages(const Plan& plan) {
   std::ostringstream os;
   for (size_t s = 0; s < plan.stages.size(); ++s) {
     const Stage& st = plan.stages[s];
-    std::map<std::string, int> groups;
-    for (const auto& r : st.replicas) groups[r.gpu_type + " tp" + std::to_string(r.tp) + " " + r.zone]++;
-    std::string reps;
-    for (const auto& [k, n] : groups) reps += (reps.empty() ? "" : ", ") + std::to_string(n) + "x " + k;
+    const std::string reps = replicaSummary(st);
     os << "    stage " << s << "  layers " << st.first_layer << "-" << st.last_layer << "  " << reps << "\n";
   }
   return os.str();

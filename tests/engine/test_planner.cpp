@@ -42,6 +42,7 @@
 
 using namespace sailor;
 using nlohmann::json;
+using sailor::test::gpuJson;
 using sailor::test::closeRel;
 using sailor::test::inputErrorOf;
 
@@ -66,19 +67,6 @@ constexpr double kRel = 1e-9;  // planner vs enumerator: the same closed form, s
 // Small (s = 1.2, 2e8 B: the whole model at tp 1 needs 2.12e8 B, so Small only holds it split by
 // tp or pipeline). Runtime 1e8 B each. (Memory: 16 B of state per parameter, activations x b x
 // microbatches in flight, 2 x the largest layer's activations x b, runtime.)
-
-json gpuJson(const std::string& name, double fp32_tflops, std::int64_t memory_bytes) {
-  return json{{"name", name},
-              {"memory_bytes", memory_bytes},
-              {"fp32_tflops", fp32_tflops},
-              {"fp16_tflops", 2 * fp32_tflops},
-              {"memory_bandwidth_gb_per_s", 100 * fp32_tflops},
-              {"intra_node_bandwidth_gb_per_s", 100},
-              {"inter_node_bandwidth_gb_per_s", 10},
-              {"gpus_per_node", 4},
-              {"runtime_overhead_bytes", 100000000},
-              {"sources", {"test fixture"}}};
-}
 
 Catalog plannerCatalog() {
   json gpus{{"gpus",

@@ -20,6 +20,7 @@
 
 using namespace sailor;
 using nlohmann::json;
+using sailor::test::gpuJson;
 using sailor::test::inputErrorOf;
 
 namespace {
@@ -46,19 +47,6 @@ namespace {
 // latency + bytes / bandwidth: same zone and same region 0.5 s + 1 GB/s, same continent
 // 0.1 s + 0.1 GB/s. Egress $/GB: same continent 0.05, and the pair r2-a -> r1-a 0.2.
 // Prices $/GPU-hour: G1 in r1-a 3.6, G2 in r1-a 1.8, G1 in r2-a 7.2, SmallMem in r1-a 1.0.
-
-json gpuJson(const std::string& name, double fp32_tflops, std::int64_t memory_bytes) {
-  return json{{"name", name},
-              {"memory_bytes", memory_bytes},
-              {"fp32_tflops", fp32_tflops},
-              {"fp16_tflops", 2 * fp32_tflops},
-              {"memory_bandwidth_gb_per_s", 100 * fp32_tflops},
-              {"intra_node_bandwidth_gb_per_s", 100},
-              {"inter_node_bandwidth_gb_per_s", 10},
-              {"gpus_per_node", 4},
-              {"runtime_overhead_bytes", 100000000},
-              {"sources", {"test fixture"}}};
-}
 
 Catalog tinyCatalog() {
   json gpus{{"gpus", {gpuJson("G1", 10, 1000000000), gpuJson("G2", 5, 1000000000), gpuJson("SmallMem", 10, 150000000)}}};

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <functional>
 #include <string>
@@ -11,6 +12,8 @@
 #include <QString>
 #include <QStringList>
 #include <QTest>
+
+#include <nlohmann/json.hpp>
 
 #include "sailor/error.hpp"
 
@@ -37,6 +40,21 @@ inline QString describeMismatch(double actual, double expected, double rel) {
       .arg(expected, 0, 'g', 17)
       .arg(rel, 0, 'g', 3)
       .arg(expected != 0 ? std::fabs(actual - expected) / std::fabs(expected) : std::fabs(actual), 0, 'g', 3);
+}
+
+// A catalogue GPU entry for test fixtures: rates derived from fp32_tflops, 4 GPUs per node,
+// 1e8 bytes of runtime overhead.
+inline nlohmann::json gpuJson(const std::string& name, double fp32_tflops, std::int64_t memory_bytes) {
+  return nlohmann::json{{"name", name},
+                        {"memory_bytes", memory_bytes},
+                        {"fp32_tflops", fp32_tflops},
+                        {"fp16_tflops", 2 * fp32_tflops},
+                        {"memory_bandwidth_gb_per_s", 100 * fp32_tflops},
+                        {"intra_node_bandwidth_gb_per_s", 100},
+                        {"inter_node_bandwidth_gb_per_s", 10},
+                        {"gpus_per_node", 4},
+                        {"runtime_overhead_bytes", 100000000},
+                        {"sources", {"test fixture"}}};
 }
 
 // Runs f and returns the InputError message it throws, or a marker when it throws nothing.
