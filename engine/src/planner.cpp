@@ -500,7 +500,6 @@ private:
     std::map<std::vector<int>, std::vector<Entry>> memo;
     std::vector<std::pair<double, double>> p2p_cache(options.size() * options.size() * static_cast<size_t>(L_),
                                                      {-1.0, 0.0});
-    const double state_bytes = job_.stateBytesPerParameter();
     const int max_stages = opt_.heuristics.max_stages > 0 ? std::min(opt_.heuristics.max_stages, L_) : L_;
 
     std::function<const std::vector<Entry>&(int, int, std::vector<int>&, int)> f =
@@ -572,9 +571,8 @@ private:
             const KindTable& t = tables[static_cast<size_t>(kd.table)];
             fb = std::max(fb, t.at(t.fb, l, r));
             const Site& site = sites_[static_cast<size_t>(kd.site)];
-            const double mem = t.at(t.params, l, r) * state_bytes +
-                               t.at(t.act, l, r) * b * std::min(k, M) + 2.0 * t.at(t.maxact, l, r) * b +
-                               static_cast<double>(site.gpu->runtime_overhead_bytes);
+            const double mem = replicaMemoryBytes(t.at(t.params, l, r), t.at(t.act, l, r), t.at(t.maxact, l, r), b,
+                                                  std::min(k, M), job_, *site.gpu);
             fits = fits && mem <= static_cast<double>(site.gpu->memory_bytes);
           }
           if (!fits && opt_.heuristics.h2_oom_pruning) continue;
@@ -955,8 +953,7 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
       }
       if (model.tied_embeddings && st.first_layer == 0 && st.last_layer == L - 1)
         params -= static_cast<double>(model.vocab_size) * model.hidden_size / r.tp;
-      const double need = params * job.stateBytesPerParameter() + act * b * std::min(P - s, M) + 2.0 * maxact * b +
-                          static_cast<double>(g.runtime_overhead_bytes);
+      const double need = replicaMemoryBytes(params, act, maxact, b, std::min(P - s, M), job, g);
       if (need > static_cast<double>(g.memory_bytes)) return std::nullopt;
       fb[static_cast<size_t>(s)] = std::max(fb[static_cast<size_t>(s)], f);
       opt_s = std::max(opt_s, params * opt);

@@ -198,6 +198,13 @@ void runAsync1F1B(Prediction& pred, int P, int M, std::vector<double>& free_at,
 
 }  // namespace
 
+double replicaMemoryBytes(double params, double activation_bytes_per_seq,
+                          double max_layer_activation_per_seq, int microbatch_size, int in_flight,
+                          const Job& job, const GpuType& gpu) {
+  return params * job.stateBytesPerParameter() + activation_bytes_per_seq * microbatch_size * in_flight +
+         2.0 * max_layer_activation_per_seq * microbatch_size + static_cast<double>(gpu.runtime_overhead_bytes);
+}
+
 // NOTE [Collective efficiency]
 // On both measured clusters the runs with data parallelism spend 2.3-2.8x the ring all-reduce
 // time that the point-to-point fits predict (GH200/Slingshot, D = 16 and 32 at microbatch 8,
@@ -308,6 +315,10 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
       mb.transient_bytes = 2.0 * d.max_layer_activation_per_seq * b;
       mb.runtime_overhead_bytes = static_cast<double>(d.gpu->runtime_overhead_bytes);
       mb.total_bytes = mb.model_state_bytes + mb.activation_bytes + mb.transient_bytes + mb.runtime_overhead_bytes;
+      assert(std::fabs(mb.total_bytes - replicaMemoryBytes(d.params, d.activation_bytes_per_seq,
+                                                           d.max_layer_activation_per_seq, b,
+                                                           mb.microbatches_in_flight, job, *d.gpu)) <=
+             1e-6 * mb.total_bytes);
       mb.capacity_bytes = static_cast<double>(d.gpu->memory_bytes);
       if (!mb.fits()) {
         pred.fits = false;

@@ -103,6 +103,13 @@ struct Prediction {
   nlohmann::json toJson() const;
 };
 
+// Peak bytes on one GPU of a replica: model states + activations x in-flight microbatches +
+// transient (2 x the largest layer's activations) + runtime overhead; per-sequence activation
+// figures, times the microbatch size. The simulator's MemoryBreakdown holds the same terms.
+double replicaMemoryBytes(double params, double activation_bytes_per_seq,
+                          double max_layer_activation_per_seq, int microbatch_size, int in_flight,
+                          const Job& job, const GpuType& gpu);
+
 // Seconds of a bucketed ring all-reduce of `shard_bytes` per GPU among D replicas over `link`
 // (2 (D - 1) steps of bucket / D bytes, one GPU's stream each), divided by the collective
 // efficiency. NOTE [Collective efficiency] in simulator.cpp.
