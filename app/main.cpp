@@ -5,6 +5,7 @@
 #include <functional>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <sstream>
 #include <iostream>
 #include <map>
@@ -18,6 +19,7 @@
 #include "sailor/planner.hpp"
 #include "sailor/prices.hpp"
 #include "sailor/reference.hpp"
+#include "sailor/run_store.hpp"
 #include "sailor/simulator.hpp"
 
 #include "format.hpp"
@@ -40,6 +42,7 @@ const char* kUsage =
     "  plan                     Search GPUs and parallelization for throughput or cost\n"
     "  simulate                 Predict memory, iteration time and cost of a plan\n"
     "  validate POINTS.json     Compare predictions with measured runs\n"
+    "  runs list|show ID        List recorded training runs, or show one\n"
     "\n"
     "Run 'sailor <command> --help' for a command's options.\n";
 
@@ -470,6 +473,146 @@ int cmdValidate(int argc, char** argv) {
 
 }  // namespace
 
+namespace {
+
+const char* kRunsHelp =
+    "Usage: sailor runs list [--json] [--store FILE]\n"
+    "       sailor runs show ID [--json] [--store FILE]\n"
+    "\n"
+    "Reads the run store in which 'sailor run' records training runs (docs/formats.md).\n"
+    "  list          the runs, newest first: id, status, start time (UTC), world size,\n"
+    "                iterations done of planned, name\n"
+    "  show ID       one run: its fields, its iterations (loss, seconds, tokens/s) and how\n"
+    "                many events it recorded\n"
+    "  --json        list: an array of runs; show: {run, iterations, events}\n"
+    "  --store FILE  the SQLite run store (default: $SAILOR_RUN_STORE, else\n"
+    "                $XDG_DATA_HOME/sailor-studio/runs.sqlite, else\n"
+    "                ~/.local/share/sailor-studio/runs.sqlite)\n"
+    "\n"
+    "Exit status: 0, 2 on bad input, an unknown run id or a store that cannot be opened.\n";
+
+std::string fixed(double v, int decimals) {
+  if (std::isnan(v))
+    return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+// `sailor runs list|show ID`: reads the run store; never creates one (a store that does not
+// exist yet has no runs).
+int cmdRuns(int argc, char** argv) {
+  if (wantsHelp(argc, argv, 2)) {
+    std::cout << kRunsHelp;
+    return 0;
+  }
+  Args a = parse(argc, argv, 2, {"--json"}, {"--store"});
+  const std::string sub = a.positional.empty() ? "" : a.positional[0];
+  if (sub != "list" && sub != "show")
+    throw InputError("runs", sub.empty() ? "nothing" : "\"" + sub + "\"",
+                     "\"list\" or \"show ID\"");
+  if (sub == "list" && a.positional.size() != 1)
+    throw InputError("runs list", "\"" + a.positional[1] + "\"", "options only (see --help)");
+  std::int64_t id = 0;
+  if (sub == "show") {
+    if (a.positional.size() != 2)
+      throw InputError("runs show", std::to_string(a.positional.size() - 1) + " ids", "one run id");
+    const std::string& v = a.positional[1];
+    size_t used = 0;
+    try {
+      id = std::stoll(v, &used);
+    } catch (...) {
+      used = 0;
+    }
+    if (used != v.size() || id < 1)
+      throw InputError("runs show", "\"" + v + "\"", "a run id (a positive integer)");
+  }
+  const bool as_json = a.has("--json");
+  try {
+    const std::string path = a.has("--store") ? a.required("--store") : RunStore::defaultPath();
+    std::error_code ec;
+    const bool exists = std::filesystem::exists(path, ec);
+    if (sub == "list") {
+      std::vector<RunRecord> runs;
+      if (exists)
+        runs = RunStore(path).listRuns();
+      if (as_json) {
+        json out = json::array();
+        for (const auto& r : runs)
+          out.push_back(toJson(r));
+        std::cout << out.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+      } else if (runs.empty()) {
+        std::cout << "No runs recorded in " << path << "\n";
+      } else {
+        char line[160];
+        std::snprintf(line, sizeof line, "%6s  %-8s  %-24s  %5s  %12s  %s\n", "id", "status",
+                      "started (UTC)", "world", "iterations", "name");
+        std::cout << line;
+        for (const auto& r : runs) {
+          const std::string its =
+              std::to_string(r.iterations_done) + "/" + std::to_string(r.iterations_planned);
+          std::snprintf(line, sizeof line, "%6lld  %-8s  %-24s  %5d  %12s  ",
+                        static_cast<long long>(r.id), runStatusName(r.status), r.started_at.c_str(),
+                        r.world_size, its.c_str());
+          std::cout << line << r.name << "\n";
+        }
+      }
+      return 0;
+    }
+    std::optional<RunStore> store;
+    std::optional<RunRecord> run;
+    if (exists) {
+      store.emplace(path);
+      run = store->run(id);
+    }
+    if (!run) {
+      std::cerr << "sailor runs: no run " << id << " in " << path << "\n";
+      return kExitInput;
+    }
+    const auto iterations = store->iterations(id);
+    if (as_json) {
+      json out{{"run", toJson(*run)}, {"iterations", json::array()}, {"events", json::array()}};
+      for (const auto& it : iterations)
+        out["iterations"].push_back(toJson(it));
+      for (const auto& e : store->events(id))
+        out["events"].push_back(toJson(e));
+      std::cout << out.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+      return 0;
+    }
+    std::cout << "Run " << run->id << ": " << run->name << "\n"
+              << "  status       " << runStatusName(run->status) << "\n"
+              << "  started      " << run->started_at << "\n"
+              << "  finished     " << (run->finished_at.empty() ? "-" : run->finished_at) << "\n"
+              << "  world size   " << run->world_size << "\n"
+              << "  backend      " << run->backend << "\n"
+              << "  iterations   " << run->iterations_done << " of " << run->iterations_planned
+              << "\n";
+    if (!run->error.empty())
+      std::cout << "  error        " << run->error << "\n";
+    if (iterations.empty()) {
+      std::cout << "No iterations recorded.\n";
+    } else {
+      char line[160];
+      std::snprintf(line, sizeof line, "%11s  %12s  %10s  %12s\n", "iteration", "loss", "seconds",
+                    "tokens/s");
+      std::cout << "Iterations:\n" << line;
+      for (const auto& it : iterations) {
+        std::snprintf(line, sizeof line, "%11d  %12s  %10s  %12s\n", it.iteration,
+                      fixed(it.loss, 4).c_str(), fixed(it.iteration_seconds, 3).c_str(),
+                      fixed(it.tokens_per_second, 1).c_str());
+        std::cout << line;
+      }
+    }
+    std::cout << "Events: " << store->eventCount(id) << "\n";
+    return 0;
+  } catch (const StoreError& e) {
+    std::cerr << "sailor runs: error: " << e.what() << "\n";
+    return kExitInput;
+  }
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
     std::cout << kUsage;
@@ -481,6 +624,7 @@ int main(int argc, char** argv) {
     if (cmd == "simulate") return cmdSimulate(argc, argv);
     if (cmd == "plan") return cmdPlan(argc, argv);
     if (cmd == "validate") return cmdValidate(argc, argv);
+    if (cmd == "runs") return cmdRuns(argc, argv);
     std::cerr << "sailor: unknown command '" << cmd << "'\n\n" << kUsage;
     return kExitInput;
   } catch (const InputError& e) {

@@ -12,6 +12,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "sailor/run_store.hpp"
+
 namespace {
 
 struct Result {
@@ -25,7 +27,7 @@ QString resources() {
   return env.isEmpty() ? QString(SAILOR_TEST_RESOURCES) : QString::fromLocal8Bit(env);
 }
 
-Result sailor(const QStringList& args) {
+Result runSailor(const QStringList& args) {
   QProcess p;
   QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
   env.insert("SAILOR_RESOURCES", resources());
@@ -84,6 +86,12 @@ private slots:
     QTest::newRow("-h") << QStringList({"-h"}) << 0 << "Commands:" << "";
     QTest::newRow("catalog --help") << QStringList({"catalog", "--help"}) << 0 << "sailor catalog gpus|models" << "";
     QTest::newRow("simulate --help") << QStringList({"simulate", "--help"}) << 0 << "--scenario FILE" << "";
+    QTest::newRow("runs --help") << QStringList({"runs", "--help"}) << 0 << "sailor runs show ID"
+                                 << "";
+    QTest::newRow("--help lists runs") << QStringList({"--help"}) << 0 << "runs list|show ID"
+                                       << "";
+    QTest::newRow("runs without a subcommand") << QStringList({"runs"}) << 2 << ""
+                                               << "\"list\" or \"show ID\"";
     QTest::newRow("validate --help") << QStringList({"validate", "--help"}) << 0 << "--reference DIR" << "";
     QTest::newRow("no command") << QStringList() << 2 << "Usage: sailor" << "";
     QTest::newRow("unknown command") << QStringList({"frobnicate"}) << 2 << "" << "unknown command 'frobnicate'";
@@ -116,7 +124,7 @@ private slots:
     QFETCH(int, exit_code);
     QFETCH(QString, stdout_needle);
     QFETCH(QString, stderr_needle);
-    const Result r = sailor(args);
+    const Result r = runSailor(args);
     QVERIFY2(r.exit_code == exit_code, qPrintable(describe(args, r)));
     if (!stdout_needle.isEmpty()) QVERIFY2(r.out.contains(stdout_needle), qPrintable(describe(args, r)));
     if (!stderr_needle.isEmpty()) QVERIFY2(r.err.contains(stderr_needle), qPrintable(describe(args, r)));
@@ -124,7 +132,7 @@ private slots:
 
   void simulateDefault() {
     const QStringList args{"simulate", "--scenario", scenario_, "--job", job_, "--plan", plan_};
-    const Result r = sailor(args);
+    const Result r = runSailor(args);
     QVERIFY2(r.exit_code == 0, qPrintable(describe(args, r)));
     QVERIFY2(r.out.contains("Iteration time"), qPrintable(describe(args, r)));
     QVERIFY(r.out.contains("Memory per GPU"));
@@ -139,17 +147,17 @@ private slots:
     const QString out = dir.filePath("best.json");
     const QStringList plan_args{"plan", "--scenario", scenario_, "--job", job_, "--top", "1", "--microbatch-sizes", "8",
                                 "--output", out};
-    const Result p = sailor(plan_args);
+    const Result p = runSailor(plan_args);
     QVERIFY2(p.exit_code == 0, qPrintable(describe(plan_args, p)));
     const QStringList sim_args{"simulate", "--scenario", scenario_, "--job", job_, "--plan", out};
-    const Result r = sailor(sim_args);
+    const Result r = runSailor(sim_args);
     QVERIFY2(r.exit_code == 0, qPrintable(describe(sim_args, r)));
     QVERIFY(r.out.contains("Iteration time"));
   }
 
   void simulateJson() {
     const QStringList args{"simulate", "--scenario", scenario_, "--job", job_, "--plan", plan_, "--json"};
-    const Result r = sailor(args);
+    const Result r = runSailor(args);
     QVERIFY2(r.exit_code == 0, qPrintable(describe(args, r)));
     QJsonParseError perr;
     const QJsonDocument doc = QJsonDocument::fromJson(r.out.toUtf8(), &perr);
@@ -165,7 +173,7 @@ private slots:
   }
 
   void catalogJson() {
-    const Result r = sailor({"catalog", "models", "--json"});
+    const Result r = runSailor({"catalog", "models", "--json"});
     QCOMPARE(r.exit_code, 0);
     const QJsonArray models = QJsonDocument::fromJson(r.out.toUtf8()).array();
     QCOMPARE(models.size(), 6);
@@ -209,13 +217,186 @@ private slots:
     const QString file = writeFile(dir, which + ".json", text);
     const QStringList args{"simulate", "--scenario", which == "scenario" ? file : scenario_,
                            "--job", which == "job" ? file : job_, "--plan", which == "plan" ? file : plan_};
-    const Result r = sailor(args);
+    const Result r = runSailor(args);
     QVERIFY2(r.exit_code == 2, qPrintable(describe(args, r)));
     for (QString n : needles) {
       if (n == "FILE") n = file;
       QVERIFY2(r.err.contains(n), qPrintable("stderr lacks \"" + n + "\"\n" + describe(args, r)));
     }
     QVERIFY2(r.out.isEmpty(), "nothing on stdout when the input is bad");
+  }
+
+  // `sailor runs` on stores without the run asked for. "STORE" in args stands for a path in a
+  // temporary directory: a file that does not exist, or (create) an empty store made by RunStore.
+  void runsWithoutRuns_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<bool>("create");
+    QTest::addColumn<int>("exit_code");
+    QTest::addColumn<QString>("stdout_needle");
+    QTest::addColumn<QString>("stderr_needle");
+    QTest::newRow("list on a new store")
+        << QStringList({"runs", "list", "--store", "STORE"}) << false << 0 << "No runs recorded"
+        << "";
+    QTest::newRow("list --json on a new store")
+        << QStringList({"runs", "list", "--json", "--store", "STORE"}) << false << 0 << "[]"
+        << "";
+    QTest::newRow("list on an empty store")
+        << QStringList({"runs", "list", "--store", "STORE"}) << true << 0 << "No runs recorded"
+        << "";
+    QTest::newRow("show 42 on a new store")
+        << QStringList({"runs", "show", "42", "--store", "STORE"}) << false << 2 << ""
+        << "no run 42";
+    QTest::newRow("show 42 on an empty store")
+        << QStringList({"runs", "show", "42", "--store", "STORE"}) << true << 2 << ""
+        << "no run 42";
+    QTest::newRow("show without an id")
+        << QStringList({"runs", "show", "--store", "STORE"}) << true << 2 << ""
+        << "one run id";
+    QTest::newRow("show a non-numeric id")
+        << QStringList({"runs", "show", "first", "--store", "STORE"}) << true << 2 << ""
+        << "\"first\", expected a run id";
+  }
+  void runsWithoutRuns() {
+    QFETCH(QStringList, args);
+    QFETCH(bool, create);
+    QFETCH(int, exit_code);
+    QFETCH(QString, stdout_needle);
+    QFETCH(QString, stderr_needle);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString store = dir.filePath("sub/runs.sqlite");
+    if (create)
+      sailor::RunStore s(store.toStdString());
+    args.replaceInStrings("STORE", store);
+    const Result r = runSailor(args);
+    QVERIFY2(r.exit_code == exit_code, qPrintable(describe(args, r)));
+    if (!stdout_needle.isEmpty())
+      QVERIFY2(r.out.contains(stdout_needle), qPrintable(describe(args, r)));
+    if (!stderr_needle.isEmpty())
+      QVERIFY2(r.err.contains(stderr_needle), qPrintable(describe(args, r)));
+    QVERIFY2(create || !QFile::exists(store), "reading a store that does not exist created it");
+  }
+
+  // A store path that cannot be opened (a directory, a file that is not SQLite): exit 2, named.
+  void runsOnAnUnopenableStore() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString text = writeFile(dir, "notes.txt", "not a database\n");
+    for (const QString& store : {dir.path(), text}) {
+      const QStringList args{"runs", "list", "--store", store};
+      const Result r = runSailor(args);
+      QVERIFY2(r.exit_code == 2, qPrintable(describe(args, r)));
+      QVERIFY2(r.err.contains(store), qPrintable(describe(args, r)));
+    }
+  }
+
+  // Without --store: $SAILOR_RUN_STORE; a default store that does not exist yet has no runs.
+  void runsDefaultStore() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString store = dir.filePath("default/runs.sqlite");
+    const QByteArray old = qgetenv("SAILOR_RUN_STORE");
+    const bool had = qEnvironmentVariableIsSet("SAILOR_RUN_STORE");
+    qputenv("SAILOR_RUN_STORE", store.toLocal8Bit());
+    const Result r = runSailor({"runs", "list"});
+    if (had)
+      qputenv("SAILOR_RUN_STORE", old);
+    else
+      qunsetenv("SAILOR_RUN_STORE");
+    QVERIFY2(r.exit_code == 0, qPrintable(describe({"runs", "list"}, r)));
+    QVERIFY(r.out.contains("No runs recorded"));
+    QVERIFY(r.out.contains(store));
+    QVERIFY(!QFile::exists(store));
+  }
+
+  // A store with one finished run of two iterations, written with RunStore, read by the CLI.
+  void runsListAndShow() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString store = dir.filePath("runs.sqlite");
+    {
+      sailor::RunStore s(store.toStdString());
+      sailor::RunRecord run;
+      run.name = "tiny-plan.json";
+      run.world_size = 2;
+      run.iterations_planned = 5;
+      run.backend = "gloo";
+      run.plan = {{"microbatch_size", 1}};
+      run.job = {{"model", "OPT-350M"}};
+      const auto id = s.createRun(run);
+      for (int i = 0; i < 2; ++i) {
+        sailor::IterationRecord it;
+        it.run_id = id;
+        it.iteration = i;
+        it.loss = 6.5 - i;
+        it.iteration_seconds = 0.25;
+        it.tokens_per_second = 4096;
+        it.detail = {{"stages", nlohmann::json::array()}};
+        s.addIteration(it, {{"event", "iteration"}, {"iteration", i}});
+      }
+      s.finishRun(id, sailor::RunStatus::Stopped, "");
+    }
+
+    const QStringList list_args{"runs", "list", "--store", store};
+    const Result list = runSailor(list_args);
+    QVERIFY2(list.exit_code == 0, qPrintable(describe(list_args, list)));
+    QVERIFY2(list.out.contains("tiny-plan.json") && list.out.contains("stopped") &&
+                 list.out.contains("2/5"),
+             qPrintable(describe(list_args, list)));
+
+    const QStringList list_json_args{"runs", "list", "--json", "--store", store};
+    const Result lj = runSailor(list_json_args);
+    QVERIFY2(lj.exit_code == 0, qPrintable(describe(list_json_args, lj)));
+    QJsonParseError perr;
+    const QJsonArray runs = QJsonDocument::fromJson(lj.out.toUtf8(), &perr).array();
+    QVERIFY2(perr.error == QJsonParseError::NoError,
+             qPrintable(perr.errorString() + "\n" + lj.out));
+    QCOMPARE(runs.size(), 1);
+    const QJsonObject r0 = runs.at(0).toObject();
+    QCOMPARE(r0.value("id").toInt(), 1);
+    QCOMPARE(r0.value("name").toString(), QString("tiny-plan.json"));
+    QCOMPARE(r0.value("status").toString(), QString("stopped"));
+    QCOMPARE(r0.value("world_size").toInt(), 2);
+    QCOMPARE(r0.value("iterations_done").toInt(), 2);
+    QCOMPARE(r0.value("iterations_planned").toInt(), 5);
+    QCOMPARE(r0.value("backend").toString(), QString("gloo"));
+    QVERIFY(!r0.value("finished_at").toString().isEmpty());
+    QVERIFY(r0.value("error").isNull());
+    QCOMPARE(r0.value("job").toObject().value("model").toString(), QString("OPT-350M"));
+
+    const QStringList show_args{"runs", "show", "1", "--json", "--store", store};
+    const Result sj = runSailor(show_args);
+    QVERIFY2(sj.exit_code == 0, qPrintable(describe(show_args, sj)));
+    const QJsonObject shown = QJsonDocument::fromJson(sj.out.toUtf8(), &perr).object();
+    QVERIFY2(perr.error == QJsonParseError::NoError,
+             qPrintable(perr.errorString() + "\n" + sj.out));
+    QCOMPARE(shown.value("run").toObject().value("name").toString(), QString("tiny-plan.json"));
+    const QJsonArray its = shown.value("iterations").toArray();
+    QCOMPARE(its.size(), 2);
+    for (int i = 0; i < 2; ++i) {
+      const QJsonObject it = its.at(i).toObject();
+      QCOMPARE(it.value("iteration").toInt(), i);
+      QCOMPARE(it.value("loss").toDouble(), 6.5 - i);
+      QCOMPARE(it.value("iteration_seconds").toDouble(), 0.25);
+      QCOMPARE(it.value("tokens_per_second").toDouble(), 4096.0);
+    }
+    const QJsonArray events = shown.value("events").toArray();
+    QCOMPARE(events.size(), 2);
+    QCOMPARE(events.at(1).toObject().value("seq").toInt(), 2);
+    QCOMPARE(events.at(1).toObject().value("kind").toString(), QString("iteration"));
+    QCOMPARE(events.at(1).toObject().value("payload").toObject().value("iteration").toInt(), 1);
+
+    const QStringList show_text_args{"runs", "show", "1", "--store", store};
+    const Result st = runSailor(show_text_args);
+    QVERIFY2(st.exit_code == 0, qPrintable(describe(show_text_args, st)));
+    QVERIFY2(st.out.contains("Run 1: tiny-plan.json") && st.out.contains("5.5000") &&
+                 st.out.contains("Events: 2"),
+             qPrintable(describe(show_text_args, st)));
+
+    const QStringList missing_args{"runs", "show", "42", "--store", store};
+    const Result m = runSailor(missing_args);
+    QVERIFY2(m.exit_code == 2, qPrintable(describe(missing_args, m)));
+    QVERIFY2(m.err.contains("42") && m.out.isEmpty(), qPrintable(describe(missing_args, m)));
   }
 
   void planThatDoesNotFitExits3() {
@@ -226,13 +407,13 @@ private slots:
     const QString plan = writeFile(dir, "plan.json", R"({"microbatch_size": 8, "stages": [{"first_layer": 0, "last_layer": 25,
         "replicas": [{"gpu_type": "V100-16", "tp": 1, "zone": "us-central1-a"}]}]})");
     const QStringList args{"simulate", "--scenario", scenario_, "--job", job_, "--plan", plan};
-    const Result r = sailor(args);
+    const Result r = runSailor(args);
     QVERIFY2(r.exit_code == 3, qPrintable(describe(args, r)));
     QVERIFY2(r.out.contains("Does not fit in memory"), qPrintable(describe(args, r)));
     QVERIFY(r.out.contains("V100-16"));
     QVERIFY(r.out.contains("over by"));
     // Still exit 3 with --json, and the JSON says so.
-    const Result j = sailor(args + QStringList{"--json"});
+    const Result j = runSailor(args + QStringList{"--json"});
     QCOMPARE(j.exit_code, 3);
     QCOMPARE(QJsonDocument::fromJson(j.out.toUtf8()).object().value("fits").toBool(true), false);
   }
@@ -240,7 +421,7 @@ private slots:
   void noProfileSourceExits2() {
     // Without the analytic fallback and with no profile files, nothing can answer.
     const QStringList args{"simulate", "--scenario", scenario_, "--job", job_, "--plan", plan_, "--no-analytic"};
-    const Result r = sailor(args);
+    const Result r = runSailor(args);
     QVERIFY2(r.exit_code == 2, qPrintable(describe(args, r)));
     QVERIFY2(r.err.contains("no timings for OPT-350M on A100-40"), qPrintable(describe(args, r)));
   }

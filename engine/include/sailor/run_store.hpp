@@ -1,0 +1,141 @@
+// The run store: a SQLite database in which the runtime (`sailor run`) records each training
+// run, its iterations and its events, and from which `sailor runs` and the studio read them.
+//
+// Schema (version 1, docs/formats.md "Run store"):
+//   runs(id INTEGER PRIMARY KEY AUTOINCREMENT, name, status, started_at, finished_at,
+//        world_size, iterations_planned, iterations_done, backend, error,
+//        plan, scenario, job, model)
+//     status is one of running|finished|failed|stopped; times are UTC ISO-8601 with
+//     milliseconds ("2026-11-30T13:05:00.123Z"); finished_at and error are NULL until set;
+//     plan/scenario/job/model are JSON text; iterations_done is the number of iteration rows.
+//   iterations(run_id, iteration, loss, iteration_seconds, tokens_per_second, detail)
+//     PRIMARY KEY(run_id, iteration); run_id references runs(id) ON DELETE CASCADE; detail is
+//     JSON text; a NaN figure (a diverged loss) is stored as NULL and read back as NaN.
+//   events(run_id, seq, time, kind, payload)
+//     PRIMARY KEY(run_id, seq); seq counts 1, 2, 3... per run; kind is the event's "event" field
+//     and payload the whole event object as JSON text; ON DELETE CASCADE as above.
+//
+// Migration policy: the schema version is SQLite's `PRAGMA user_version` (0 for a new file).
+// run_store.cpp holds an append-only list of migrations; migration N takes a version N-1
+// database to version N. Opening a store applies the missing ones in order, each in its own
+// BEGIN IMMEDIATE transaction that also sets user_version, so a crash leaves a whole version and
+// two processes opening a new file at once do not both migrate it. A released migration is
+// never edited: a schema change appends a migration and raises kSchemaVersion. A database whose
+// version is newer than this build's is refused (StoreError naming both versions) rather than
+// written to by code that does not know its schema.
+//
+// Concurrency: the database is in WAL mode, so readers (the CLI, the studio) read while the
+// runtime writes; writers wait up to 5 s for each other (busy timeout). Every write is one
+// transaction. A RunStore is one connection: use it from one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+struct sqlite3;
+
+namespace sailor {
+
+// Thrown for database failures (cannot open, schema newer than this build, constraint errors,
+// unknown run id); the message names the database path and SQLite's message.
+class StoreError : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+enum class RunStatus { Running, Finished, Failed, Stopped };
+const char* runStatusName(RunStatus s);                // "running", "finished", "failed", "stopped"
+RunStatus runStatusFromName(const std::string& name);  // throws InputError on an unknown name
+
+struct RunRecord {
+  std::int64_t id = 0;
+  std::string name;  // free text, e.g. the plan file's name
+  RunStatus status = RunStatus::Running;
+  std::string started_at;   // UTC ISO-8601 "2026-11-30T13:05:00.123Z", set by createRun
+  std::string finished_at;  // empty while running
+  int world_size = 0;
+  int iterations_planned = 0;
+  int iterations_done = 0;  // number of iteration rows, maintained by addIteration
+  std::string backend;      // "gloo" / "nccl"
+  std::string error;        // empty unless failed
+  nlohmann::json plan, scenario, job, model;  // stored as JSON text; model: runtime model config
+};
+
+struct IterationRecord {
+  std::int64_t run_id = 0;
+  int iteration = 0;  // 0-based
+  double loss = 0;
+  double iteration_seconds = 0;
+  double tokens_per_second = 0;
+  nlohmann::json detail;  // per-stage / per-rank figures, stored as JSON text
+};
+
+struct EventRecord {
+  std::int64_t run_id = 0;
+  std::int64_t seq = 0;    // 1, 2, 3... per run, assigned by the store
+  std::string time;        // UTC ISO-8601, assigned by the store
+  std::string kind;        // the event's "event" field ("" when it has none)
+  nlohmann::json payload;  // the whole event object
+};
+
+// JSON views of the records (what `sailor runs ... --json` prints). Run: every field, status as
+// its name, finished_at and error null when empty. Iteration: iteration, loss,
+// iteration_seconds, tokens_per_second (each null when NaN), detail. Event: seq, time, kind,
+// payload.
+nlohmann::json toJson(const RunRecord& r);
+nlohmann::json toJson(const IterationRecord& it);
+nlohmann::json toJson(const EventRecord& e);
+
+class RunStore {
+ public:
+  static constexpr int kSchemaVersion = 1;
+
+  // Opens or creates the database (creating parent directories), sets WAL mode, a busy timeout
+  // of 5 s and foreign keys on, and migrates the schema up to kSchemaVersion (see above). A
+  // database whose version is newer than kSchemaVersion is refused with a StoreError saying
+  // both versions.
+  explicit RunStore(const std::string& path);
+  ~RunStore();
+  RunStore(const RunStore&) = delete;
+  RunStore& operator=(const RunStore&) = delete;
+
+  // $SAILOR_RUN_STORE, else $XDG_DATA_HOME/sailor-studio/runs.sqlite (XDG_DATA_HOME absolute),
+  // else $HOME/.local/share/sailor-studio/runs.sqlite (HOME from the password database when
+  // unset). Throws StoreError when none of them gives a directory.
+  static std::string defaultPath();
+  const std::string& path() const;
+  int schemaVersion() const;  // read from the file
+
+  // Inserts a run with status Running, started_at now, iterations_done 0, no finished_at and no
+  // error (those fields of r are ignored); returns its id.
+  std::int64_t createRun(const RunRecord& r);
+  // Iteration row + its event row (kind and seq as addEvent) + runs.iterations_done, in one
+  // transaction: when any part fails (a duplicate iteration number, an unknown run id) nothing
+  // is stored.
+  void addIteration(const IterationRecord& it, const nlohmann::json& event);
+  void addEvent(std::int64_t run_id, const nlohmann::json& event);  // kind = event["event"]
+  // Sets status, finished_at (now) and error (stored as NULL when empty). status may not be
+  // Running (InputError).
+  void finishRun(std::int64_t run_id, RunStatus status, const std::string& error);
+
+  std::vector<RunRecord> listRuns() const;  // newest first (by id, i.e. creation order)
+  std::optional<RunRecord> run(std::int64_t id) const;
+  std::vector<IterationRecord> iterations(std::int64_t run_id) const;  // by iteration
+  std::vector<EventRecord> events(std::int64_t run_id) const;          // by seq
+  std::int64_t eventCount(std::int64_t run_id) const;
+
+ private:
+  void migrate();
+  void requireRun(std::int64_t run_id) const;
+  void insertEvent(std::int64_t run_id, const nlohmann::json& event);
+  [[noreturn]] void fail(const std::string& what) const;
+
+  std::string path_;
+  sqlite3* db_ = nullptr;
+};
+
+}  // namespace sailor

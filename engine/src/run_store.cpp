@@ -1,0 +1,533 @@
+#include "sailor/run_store.hpp"
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <limits>
+#include <system_error>
+
+#include <sqlite3.h>
+
+#include "sailor/error.hpp"
+
+namespace sailor {
+
+using nlohmann::json;
+
+namespace {
+
+// The schema, one entry per version, append-only (see run_store.hpp): migration i takes a
+// database from version i to version i + 1. Never edit a released entry.
+const char* const kMigrations[] = {
+    // 0 -> 1: runs, iterations, events.
+    R"sql(
+CREATE TABLE runs (
+  id                 INTEGER PRIMARY KEY AUTOINCREMENT,
+  name               TEXT    NOT NULL,
+  status             TEXT    NOT NULL
+                     CHECK (status IN ('running', 'finished', 'failed', 'stopped')),
+  started_at         TEXT    NOT NULL,
+  finished_at        TEXT,
+  world_size         INTEGER NOT NULL CHECK (world_size >= 0),
+  iterations_planned INTEGER NOT NULL CHECK (iterations_planned >= 0),
+  iterations_done    INTEGER NOT NULL DEFAULT 0,
+  backend            TEXT    NOT NULL,
+  error              TEXT,
+  plan               TEXT    NOT NULL,
+  scenario           TEXT    NOT NULL,
+  job                TEXT    NOT NULL,
+  model              TEXT    NOT NULL
+);
+CREATE TABLE iterations (
+  run_id             INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  iteration          INTEGER NOT NULL CHECK (iteration >= 0),
+  loss               REAL,
+  iteration_seconds  REAL,
+  tokens_per_second  REAL,
+  detail             TEXT    NOT NULL,
+  PRIMARY KEY (run_id, iteration)
+);
+CREATE TABLE events (
+  run_id             INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  seq                INTEGER NOT NULL CHECK (seq >= 1),
+  time               TEXT    NOT NULL,
+  kind               TEXT    NOT NULL,
+  payload            TEXT    NOT NULL,
+  PRIMARY KEY (run_id, seq)
+);
+)sql",
+};
+static_assert(std::size(kMigrations) == RunStore::kSchemaVersion,
+              "one migration per schema version");
+
+constexpr int kBusyTimeoutMs = 5000;
+
+// UTC now as ISO-8601 with milliseconds: "2026-11-30T13:05:00.123Z".
+std::string utcNow() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t t = std::chrono::system_clock::to_time_t(now);
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  char out[40];
+  std::snprintf(out, sizeof out, "%s.%03dZ", buf, static_cast<int>(ms));
+  return out;
+}
+
+// JSON as stored: compact, invalid UTF-8 replaced rather than throwing.
+std::string jsonText(const json& j) {
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string eventKind(const json& event) {
+  if (!event.is_object())
+    return "";
+  auto it = event.find("event");
+  return it != event.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// A prepared statement; errors name the database path and SQLite's message.
+class Statement {
+ public:
+  Statement(sqlite3* db, const std::string& path, const char* sql)
+      : db_(db), path_(path), sql_(sql) {
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK)
+      fail("preparing");
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  Statement& bind(int i, std::int64_t v) { return check(sqlite3_bind_int64(stmt_, i, v)); }
+  Statement& bind(int i, int v) { return check(sqlite3_bind_int(stmt_, i, v)); }
+  Statement& bind(int i, double v) { return check(sqlite3_bind_double(stmt_, i, v)); }
+  Statement& bind(int i, const std::string& v) {
+    return check(
+        sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
+  }
+  Statement& bindTextOrNull(int i, const std::string& v) {
+    return v.empty() ? check(sqlite3_bind_null(stmt_, i)) : bind(i, v);
+  }
+
+  // True while there is a row; false when done.
+  bool step() {
+    const int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW)
+      return true;
+    if (rc == SQLITE_DONE)
+      return false;
+    fail("executing");
+  }
+  void run() {
+    while (step()) {
+    }
+  }
+
+  std::int64_t int64(int col) const { return sqlite3_column_int64(stmt_, col); }
+  int int32(int col) const { return sqlite3_column_int(stmt_, col); }
+  bool isNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+  double real(int col) const {
+    return isNull(col) ? std::numeric_limits<double>::quiet_NaN()
+                       : sqlite3_column_double(stmt_, col);
+  }
+  std::string text(int col) const {
+    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
+    return p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(stmt_, col)))
+             : std::string();
+  }
+  json jsonColumn(int col, const char* what) const {
+    const std::string s = text(col);
+    try {
+      return json::parse(s);
+    } catch (const json::exception& e) {
+      throw StoreError(path_ + ": " + what + " is not valid JSON: " + e.what());
+    }
+  }
+
+ private:
+  Statement& check(int rc) {
+    if (rc != SQLITE_OK)
+      fail("binding a value");
+    return *this;
+  }
+  [[noreturn]] void fail(const char* what) const {
+    throw StoreError(path_ + ": " + sqlite3_errmsg(db_) + " (" + what + " \"" + sql_ + "\")");
+  }
+
+  sqlite3* db_;
+  const std::string& path_;
+  const char* sql_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+// BEGIN IMMEDIATE on construction; ROLLBACK on destruction unless commit() succeeded.
+class Transaction {
+ public:
+  Transaction(sqlite3* db, const std::string& path) : db_(db), path_(path) {
+    exec("BEGIN IMMEDIATE");
+  }
+  ~Transaction() {
+    if (!done_)
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  void commit() {
+    exec("COMMIT");
+    done_ = true;
+  }
+
+ private:
+  void exec(const char* sql) {
+    if (sqlite3_exec(db_, sql, nullptr, nullptr, nullptr) != SQLITE_OK)
+      throw StoreError(path_ + ": " + sql + ": " + sqlite3_errmsg(db_));
+  }
+  sqlite3* db_;
+  const std::string& path_;
+  bool done_ = false;
+};
+
+int userVersion(sqlite3* db, const std::string& path) {
+  Statement s(db, path, "PRAGMA user_version");
+  return s.step() ? s.int32(0) : 0;
+}
+
+const char* const kRunColumns =
+    "id, name, status, started_at, finished_at, world_size, iterations_planned, "
+    "iterations_done, backend, error, plan, scenario, job, model";
+
+RunRecord readRun(const Statement& s, const std::string& path) {
+  RunRecord r;
+  r.id = s.int64(0);
+  r.name = s.text(1);
+  try {
+    r.status = runStatusFromName(s.text(2));
+  } catch (const InputError& e) {
+    throw StoreError(path + ": run " + std::to_string(r.id) + ": " + e.what());
+  }
+  r.started_at = s.text(3);
+  r.finished_at = s.text(4);
+  r.world_size = s.int32(5);
+  r.iterations_planned = s.int32(6);
+  r.iterations_done = s.int32(7);
+  r.backend = s.text(8);
+  r.error = s.text(9);
+  r.plan = s.jsonColumn(10, "runs.plan");
+  r.scenario = s.jsonColumn(11, "runs.scenario");
+  r.job = s.jsonColumn(12, "runs.job");
+  r.model = s.jsonColumn(13, "runs.model");
+  return r;
+}
+
+}  // namespace
+
+const char* runStatusName(RunStatus s) {
+  switch (s) {
+    case RunStatus::Running:
+      return "running";
+    case RunStatus::Finished:
+      return "finished";
+    case RunStatus::Failed:
+      return "failed";
+    case RunStatus::Stopped:
+      return "stopped";
+  }
+  return "unknown";
+}
+
+RunStatus runStatusFromName(const std::string& name) {
+  for (RunStatus s :
+       {RunStatus::Running, RunStatus::Finished, RunStatus::Failed, RunStatus::Stopped})
+    if (name == runStatusName(s))
+      return s;
+  throw InputError("status", "\"" + name + "\"",
+                   "\"running\", \"finished\", \"failed\" or \"stopped\"");
+}
+
+json toJson(const RunRecord& r) {
+  auto orNull = [](const std::string& s) {
+    return s.empty() ? json() : json(s);
+  };
+  return {{"id", r.id},
+          {"name", r.name},
+          {"status", runStatusName(r.status)},
+          {"started_at", r.started_at},
+          {"finished_at", orNull(r.finished_at)},
+          {"world_size", r.world_size},
+          {"iterations_planned", r.iterations_planned},
+          {"iterations_done", r.iterations_done},
+          {"backend", r.backend},
+          {"error", orNull(r.error)},
+          {"plan", r.plan},
+          {"scenario", r.scenario},
+          {"job", r.job},
+          {"model", r.model}};
+}
+
+json toJson(const IterationRecord& it) {
+  auto number = [](double v) {
+    return std::isnan(v) ? json() : json(v);
+  };
+  return {{"iteration", it.iteration},
+          {"loss", number(it.loss)},
+          {"iteration_seconds", number(it.iteration_seconds)},
+          {"tokens_per_second", number(it.tokens_per_second)},
+          {"detail", it.detail}};
+}
+
+json toJson(const EventRecord& e) {
+  return {{"seq", e.seq}, {"time", e.time}, {"kind", e.kind}, {"payload", e.payload}};
+}
+
+RunStore::RunStore(const std::string& path) : path_(path) {
+  try {
+    const auto parent = std::filesystem::path(path).parent_path();
+    if (!parent.empty())
+      std::filesystem::create_directories(parent);
+  } catch (const std::filesystem::filesystem_error& e) {
+    throw StoreError(path + ": cannot create its directory: " + e.code().message());
+  }
+  const int rc =
+      sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  if (rc != SQLITE_OK) {
+    const std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+    throw StoreError(path + ": cannot open the run store: " + msg);
+  }
+  try {
+    sqlite3_extended_result_codes(db_, 1);
+    sqlite3_busy_timeout(db_, kBusyTimeoutMs);
+    Statement(db_, path_, "PRAGMA foreign_keys = ON").run();
+    std::string mode;
+    {
+      Statement wal(db_, path_, "PRAGMA journal_mode = WAL");
+      if (wal.step())
+        mode = wal.text(0);
+    }  // finalized: an unfinished statement would keep the migration from committing
+    if (mode != "wal")
+      throw StoreError(path_ + ": cannot switch the run store to WAL journal mode (got \"" + mode +
+                       "\")");
+    migrate();
+  } catch (...) {
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+    throw;
+  }
+}
+
+RunStore::~RunStore() {
+  sqlite3_close_v2(db_);
+}
+
+void RunStore::fail(const std::string& what) const {
+  throw StoreError(path_ + ": " + what);
+}
+
+void RunStore::migrate() {
+  const int found = userVersion(db_, path_);
+  if (found > kSchemaVersion)
+    fail("the run store has schema version " + std::to_string(found) +
+         ", newer than this build's version " + std::to_string(kSchemaVersion) +
+         "; use a newer sailor or another store");
+  for (int from = found; from < kSchemaVersion; ++from) {
+    Transaction tx(db_, path_);
+    // Another process may have migrated between our read and the write lock.
+    const int now = userVersion(db_, path_);
+    if (now > from)
+      continue;  // tx rolls back (nothing written)
+    char* err = nullptr;
+    if (sqlite3_exec(db_, kMigrations[from], nullptr, nullptr, &err) != SQLITE_OK) {
+      const std::string msg = err ? err : sqlite3_errmsg(db_);
+      sqlite3_free(err);
+      fail("migrating the schema from version " + std::to_string(from) + " to " +
+           std::to_string(from + 1) + ": " + msg);
+    }
+    // PRAGMA takes no bound parameters; the value is this build's own integer constant.
+    const std::string set = "PRAGMA user_version = " + std::to_string(from + 1);
+    Statement(db_, path_, set.c_str()).run();
+    tx.commit();
+  }
+}
+
+std::string RunStore::defaultPath() {
+  auto env = [](const char* name) -> std::string {
+    const char* v = std::getenv(name);
+    return v ? v : "";
+  };
+  if (std::string s = env("SAILOR_RUN_STORE"); !s.empty())
+    return s;
+  // The XDG spec says relative values are invalid and to be ignored.
+  if (std::string x = env("XDG_DATA_HOME"); !x.empty() && x.front() == '/')
+    return x + "/sailor-studio/runs.sqlite";
+  std::string home = env("HOME");
+  if (home.empty())
+    if (const passwd* pw = getpwuid(getuid()); pw && pw->pw_dir)
+      home = pw->pw_dir;
+  if (home.empty())
+    throw StoreError("no run store location: set SAILOR_RUN_STORE, XDG_DATA_HOME or HOME");
+  return home + "/.local/share/sailor-studio/runs.sqlite";
+}
+
+const std::string& RunStore::path() const {
+  return path_;
+}
+
+int RunStore::schemaVersion() const {
+  return userVersion(db_, path_);
+}
+
+std::int64_t RunStore::createRun(const RunRecord& r) {
+  Transaction tx(db_, path_);
+  Statement s(db_, path_,
+              "INSERT INTO runs (name, status, started_at, finished_at, world_size, "
+              "iterations_planned, iterations_done, backend, error, plan, scenario, job, model) "
+              "VALUES (?1, ?2, ?3, NULL, ?4, ?5, 0, ?6, NULL, ?7, ?8, ?9, ?10)");
+  s.bind(1, r.name)
+      .bind(2, std::string(runStatusName(RunStatus::Running)))
+      .bind(3, utcNow())
+      .bind(4, r.world_size)
+      .bind(5, r.iterations_planned)
+      .bind(6, r.backend)
+      .bind(7, jsonText(r.plan))
+      .bind(8, jsonText(r.scenario))
+      .bind(9, jsonText(r.job))
+      .bind(10, jsonText(r.model));
+  s.run();
+  const std::int64_t id = sqlite3_last_insert_rowid(db_);
+  tx.commit();
+  return id;
+}
+
+void RunStore::requireRun(std::int64_t run_id) const {
+  Statement s(db_, path_, "SELECT 1 FROM runs WHERE id = ?1");
+  s.bind(1, run_id);
+  if (!s.step())
+    fail("no run " + std::to_string(run_id));
+}
+
+void RunStore::insertEvent(std::int64_t run_id, const json& event) {
+  // Inside the caller's write transaction, so no other writer can take the same seq.
+  Statement s(db_, path_,
+              "INSERT INTO events (run_id, seq, time, kind, payload) VALUES (?1, "
+              "(SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE run_id = ?1), ?2, ?3, ?4)");
+  s.bind(1, run_id).bind(2, utcNow()).bind(3, eventKind(event)).bind(4, jsonText(event));
+  s.run();
+}
+
+void RunStore::addIteration(const IterationRecord& it, const json& event) {
+  Transaction tx(db_, path_);
+  requireRun(it.run_id);
+  // The event goes first: when the iteration row is refused (a duplicate iteration number), the
+  // rollback takes the event row with it.
+  insertEvent(it.run_id, event);
+  {
+    Statement s(db_, path_,
+                "INSERT INTO iterations (run_id, iteration, loss, iteration_seconds, "
+                "tokens_per_second, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+    s.bind(1, it.run_id)
+        .bind(2, it.iteration)
+        .bind(3, it.loss)  // SQLite stores NaN as NULL; real() reads NULL as NaN
+        .bind(4, it.iteration_seconds)
+        .bind(5, it.tokens_per_second)
+        .bind(6, jsonText(it.detail));
+    s.run();
+  }
+  Statement u(db_, path_,
+              "UPDATE runs SET iterations_done = "
+              "(SELECT COUNT(*) FROM iterations WHERE run_id = ?1) WHERE id = ?1");
+  u.bind(1, it.run_id).run();
+  tx.commit();
+}
+
+void RunStore::addEvent(std::int64_t run_id, const json& event) {
+  Transaction tx(db_, path_);
+  requireRun(run_id);
+  insertEvent(run_id, event);
+  tx.commit();
+}
+
+void RunStore::finishRun(std::int64_t run_id, RunStatus status, const std::string& error) {
+  if (status == RunStatus::Running)
+    throw InputError("status", "\"running\"", "\"finished\", \"failed\" or \"stopped\"");
+  Transaction tx(db_, path_);
+  Statement s(db_, path_,
+              "UPDATE runs SET status = ?2, finished_at = ?3, error = ?4 WHERE id = ?1");
+  s.bind(1, run_id).bind(2, std::string(runStatusName(status))).bind(3, utcNow());
+  s.bindTextOrNull(4, error);
+  s.run();
+  if (sqlite3_changes(db_) == 0)
+    fail("no run " + std::to_string(run_id));
+  tx.commit();
+}
+
+std::vector<RunRecord> RunStore::listRuns() const {
+  const std::string sql = std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY id DESC";
+  Statement s(db_, path_, sql.c_str());
+  std::vector<RunRecord> out;
+  while (s.step())
+    out.push_back(readRun(s, path_));
+  return out;
+}
+
+std::optional<RunRecord> RunStore::run(std::int64_t id) const {
+  const std::string sql = std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?1";
+  Statement s(db_, path_, sql.c_str());
+  s.bind(1, id);
+  if (!s.step())
+    return std::nullopt;
+  return readRun(s, path_);
+}
+
+std::vector<IterationRecord> RunStore::iterations(std::int64_t run_id) const {
+  Statement s(db_, path_,
+              "SELECT run_id, iteration, loss, iteration_seconds, tokens_per_second, detail "
+              "FROM iterations WHERE run_id = ?1 ORDER BY iteration");
+  s.bind(1, run_id);
+  std::vector<IterationRecord> out;
+  while (s.step()) {
+    IterationRecord it;
+    it.run_id = s.int64(0);
+    it.iteration = s.int32(1);
+    it.loss = s.real(2);
+    it.iteration_seconds = s.real(3);
+    it.tokens_per_second = s.real(4);
+    it.detail = s.jsonColumn(5, "iterations.detail");
+    out.push_back(std::move(it));
+  }
+  return out;
+}
+
+std::vector<EventRecord> RunStore::events(std::int64_t run_id) const {
+  Statement s(db_, path_,
+              "SELECT run_id, seq, time, kind, payload FROM events WHERE run_id = ?1 "
+              "ORDER BY seq");
+  s.bind(1, run_id);
+  std::vector<EventRecord> out;
+  while (s.step()) {
+    EventRecord e;
+    e.run_id = s.int64(0);
+    e.seq = s.int64(1);
+    e.time = s.text(2);
+    e.kind = s.text(3);
+    e.payload = s.jsonColumn(4, "events.payload");
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::int64_t RunStore::eventCount(std::int64_t run_id) const {
+  Statement s(db_, path_, "SELECT COUNT(*) FROM events WHERE run_id = ?1");
+  s.bind(1, run_id);
+  return s.step() ? s.int64(0) : 0;
+}
+
+}  // namespace sailor

@@ -1,0 +1,444 @@
+// The run store (engine/include/sailor/run_store.hpp) on real SQLite files in a temporary
+// directory: a run, its iterations and events round trip (JSON equal); the file is in WAL mode at
+// schema version 1; a newer schema is refused; unknown run ids throw; a failed write leaves
+// nothing half-written; a second connection reads what the first writes while both are open;
+// finishRun; the default location.
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include <QDir>
+#include <QFile>
+#include <QObject>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+#include <sqlite3.h>
+
+#include "sailor/error.hpp"
+#include "sailor/run_store.hpp"
+
+using namespace sailor;
+using nlohmann::json;
+
+namespace {
+
+// Runs one SQL statement on a separate raw connection and returns the first column of the first
+// row as text (empty when there is none).
+std::string rawQuery(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+    sqlite3_close_v2(db);
+    return "<cannot open>";
+  }
+  sqlite3_stmt* st = nullptr;
+  std::string out;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
+    out = std::string("<error: ") + sqlite3_errmsg(db) + ">";
+  } else {
+    const int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+      const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+      out = t ? t : "";
+    } else if (rc != SQLITE_DONE) {
+      out = std::string("<error: ") + sqlite3_errmsg(db) + ">";
+    }
+  }
+  sqlite3_finalize(st);
+  sqlite3_close_v2(db);
+  return out;
+}
+
+RunRecord sampleRun(const std::string& name = "plan.json") {
+  RunRecord r;
+  r.name = name;
+  r.status = RunStatus::Finished;       // ignored by createRun
+  r.finished_at = "1999-01-01T00:00Z";  // ignored
+  r.error = "ignored";
+  r.world_size = 4;
+  r.iterations_planned = 10;
+  r.iterations_done = 7;  // ignored
+  r.backend = "gloo";
+  r.plan = json::parse(R"({"microbatch_size": 2, "stages": [{"first_layer": 0, "last_layer": 25,
+      "replicas": [{"gpu_type": "A100-40", "tp": 1, "zone": "us-central1-a"}]}]})");
+  r.scenario = {{"name", "three-region-mix"}, {"pools", json::array()}};
+  r.job = {{"model", "OPT-350M"}, {"global_batch_size", 8}, {"unicode", "µs ✓"}};
+  r.model = {{"layers", 2}, {"hidden", 64}, {"vocab", 1000}, {"dropout", 0.1}};
+  return r;
+}
+
+IterationRecord sampleIteration(std::int64_t run, int i) {
+  IterationRecord it;
+  it.run_id = run;
+  it.iteration = i;
+  it.loss = 10.0 - i * 0.5;
+  it.iteration_seconds = 1.25 + i;
+  it.tokens_per_second = 12000.5 - i;
+  it.detail = {{"stages", json::array({{{"stage", 0}, {"forward_s", 0.1 * (i + 1)}},
+                                       {{"stage", 1}, {"forward_s", 0.2}}})},
+               {"ranks", {{"0", {{"peak_bytes", 123456789012LL}}}}}};
+  return it;
+}
+
+json iterationEvent(int i, const std::string& marker = "") {
+  json e{{"event", "iteration"}, {"iteration", i}, {"loss", 10.0 - i * 0.5}};
+  if (!marker.empty())
+    e["marker"] = marker;
+  return e;
+}
+
+template <typename F>
+std::optional<std::string> storeErrorOf(F&& f) {
+  try {
+    f();
+  } catch (const StoreError& e) {
+    return std::string(e.what());
+  }
+  return std::nullopt;
+}
+
+bool isUtcIso(const std::string& s) {
+  static const QRegularExpression re(R"(^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$)");
+  return re.match(QString::fromStdString(s)).hasMatch();
+}
+
+// Sets (or unsets, for nullptr) an environment variable for the scope, restoring it after.
+class EnvGuard {
+ public:
+  EnvGuard(const char* name, const char* value) : name_(name) {
+    had_ = qEnvironmentVariableIsSet(name);
+    old_ = qgetenv(name);
+    if (value)
+      qputenv(name, value);
+    else
+      qunsetenv(name);
+  }
+  ~EnvGuard() {
+    if (had_)
+      qputenv(name_, old_);
+    else
+      qunsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  bool had_;
+  QByteArray old_;
+};
+
+}  // namespace
+
+class TestRunStore : public QObject {
+  Q_OBJECT
+
+ private:
+  QTemporaryDir dir_;
+  std::string fresh(const char* name) { return dir_.filePath(name).toStdString(); }
+
+ private slots:
+  void initTestCase() { QVERIFY(dir_.isValid()); }
+
+  void statusNames() {
+    for (RunStatus s :
+         {RunStatus::Running, RunStatus::Finished, RunStatus::Failed, RunStatus::Stopped})
+      QCOMPARE(runStatusFromName(runStatusName(s)), s);
+    QCOMPARE(std::string(runStatusName(RunStatus::Stopped)), std::string("stopped"));
+    bool threw = false;
+    try {
+      runStatusFromName("crashed");
+    } catch (const InputError& e) {
+      threw = true;
+      QCOMPARE(e.value(), std::string("\"crashed\""));
+    }
+    QVERIFY(threw);
+  }
+
+  void roundTrip() {
+    const std::string path = fresh("roundtrip.sqlite");
+    RunStore store(path);
+    QCOMPARE(store.path(), path);
+    QVERIFY(store.listRuns().empty());
+
+    const RunRecord in = sampleRun();
+    const std::int64_t id = store.createRun(in);
+    QVERIFY(id > 0);
+    store.addEvent(id, {{"event", "started"}, {"world_size", 4}});
+    store.addIteration(sampleIteration(id, 0), iterationEvent(0));
+    store.addIteration(sampleIteration(id, 1), iterationEvent(1));
+    store.addEvent(id, json::array({1, 2}));  // not an object: stored, kind ""
+
+    const auto runs = store.listRuns();
+    QCOMPARE(runs.size(), size_t(1));
+    const RunRecord& r = runs.front();
+    QCOMPARE(r.id, id);
+    QCOMPARE(r.name, in.name);
+    QCOMPARE(r.status, RunStatus::Running);
+    QVERIFY2(isUtcIso(r.started_at), r.started_at.c_str());
+    QVERIFY(r.finished_at.empty());
+    QVERIFY(r.error.empty());
+    QCOMPARE(r.world_size, 4);
+    QCOMPARE(r.iterations_planned, 10);
+    QCOMPARE(r.iterations_done, 2);
+    QCOMPARE(r.backend, std::string("gloo"));
+    QVERIFY(r.plan == in.plan);
+    QVERIFY(r.scenario == in.scenario);
+    QVERIFY(r.job == in.job);
+    QVERIFY(r.model == in.model);
+    QVERIFY(store.run(id).has_value());
+    QCOMPARE(store.run(id)->started_at, r.started_at);
+
+    const auto its = store.iterations(id);
+    QCOMPARE(its.size(), size_t(2));
+    for (int i = 0; i < 2; ++i) {
+      const IterationRecord want = sampleIteration(id, i);
+      QCOMPARE(its[i].run_id, id);
+      QCOMPARE(its[i].iteration, i);
+      QCOMPARE(its[i].loss, want.loss);
+      QCOMPARE(its[i].iteration_seconds, want.iteration_seconds);
+      QCOMPARE(its[i].tokens_per_second, want.tokens_per_second);
+      QVERIFY2(its[i].detail == want.detail, its[i].detail.dump().c_str());
+    }
+
+    const auto evs = store.events(id);
+    QCOMPARE(evs.size(), size_t(4));
+    QCOMPARE(store.eventCount(id), std::int64_t(4));
+    const char* kinds[] = {"started", "iteration", "iteration", ""};
+    for (size_t k = 0; k < evs.size(); ++k) {
+      QCOMPARE(evs[k].run_id, id);
+      QCOMPARE(evs[k].seq, std::int64_t(k + 1));
+      QCOMPARE(evs[k].kind, std::string(kinds[k]));
+      QVERIFY2(isUtcIso(evs[k].time), evs[k].time.c_str());
+    }
+    QVERIFY(evs[1].payload == iterationEvent(0));
+    QVERIFY(evs[2].payload == iterationEvent(1));
+    QVERIFY(evs[3].payload == json::array({1, 2}));
+
+    // The JSON views carry the same values.
+    const json rj = toJson(r);
+    QCOMPARE(rj.at("status").get<std::string>(), std::string("running"));
+    QVERIFY(rj.at("finished_at").is_null());
+    QVERIFY(rj.at("plan") == in.plan);
+    QCOMPARE(toJson(its[1]).at("loss").get<double>(), 9.5);
+    QCOMPARE(toJson(evs[0]).at("seq").get<std::int64_t>(), std::int64_t(1));
+  }
+
+  // Runs come newest first; each run counts its events from 1.
+  void severalRuns() {
+    RunStore store(fresh("several.sqlite"));
+    const auto a = store.createRun(sampleRun("a"));
+    const auto b = store.createRun(sampleRun("b"));
+    const auto c = store.createRun(sampleRun("c"));
+    store.addEvent(a, {{"event", "x"}});
+    store.addEvent(b, {{"event", "y"}});
+    store.addEvent(a, {{"event", "z"}});
+    const auto runs = store.listRuns();
+    QCOMPARE(runs.size(), size_t(3));
+    QCOMPARE(runs[0].id, c);
+    QCOMPARE(runs[1].id, b);
+    QCOMPARE(runs[2].id, a);
+    QCOMPARE(store.events(a).back().seq, std::int64_t(2));
+    QCOMPARE(store.events(b).front().seq, std::int64_t(1));
+    QVERIFY(store.events(c).empty());
+  }
+
+  void walModeAndSchemaVersion() {
+    const std::string path = fresh("wal.sqlite");
+    RunStore store(path);
+    QCOMPARE(store.schemaVersion(), 1);
+    QCOMPARE(RunStore::kSchemaVersion, 1);
+    QCOMPARE(rawQuery(path, "PRAGMA journal_mode"), std::string("wal"));
+    QCOMPARE(rawQuery(path, "PRAGMA user_version"), std::string("1"));
+    // Opening again does not migrate twice.
+    { RunStore again(path); }
+    QCOMPARE(rawQuery(path, "PRAGMA user_version"), std::string("1"));
+  }
+
+  void deletingARunCascades() {
+    const std::string path = fresh("cascade.sqlite");
+    RunStore store(path);
+    const auto id = store.createRun(sampleRun());
+    store.addIteration(sampleIteration(id, 0), iterationEvent(0));
+    sqlite3* db = nullptr;
+    QCOMPARE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr), SQLITE_OK);
+    QCOMPARE(
+        sqlite3_exec(db, "PRAGMA foreign_keys = ON; DELETE FROM runs;", nullptr, nullptr, nullptr),
+        SQLITE_OK);
+    sqlite3_close_v2(db);
+    QVERIFY(!store.run(id));
+    QVERIFY(store.iterations(id).empty());
+    QVERIFY(store.events(id).empty());
+  }
+
+  void newerSchemaRefused() {
+    const std::string path = fresh("newer.sqlite");
+    { RunStore store(path); }
+    sqlite3* db = nullptr;
+    QCOMPARE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr), SQLITE_OK);
+    QCOMPARE(sqlite3_exec(db, "PRAGMA user_version = 99", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close_v2(db);
+    const auto err = storeErrorOf([&] { RunStore store(path); });
+    QVERIFY2(err.has_value(), "a version 99 store was opened");
+    QVERIFY2(err->find("99") != std::string::npos, err->c_str());
+    QVERIFY2(err->find("version 1") != std::string::npos, err->c_str());
+    QVERIFY2(err->find(path) != std::string::npos, err->c_str());
+    QCOMPARE(rawQuery(path, "PRAGMA user_version"), std::string("99"));  // left alone
+  }
+
+  void unknownRunIdThrows() {
+    const std::string path = fresh("unknown.sqlite");
+    RunStore store(path);
+    store.createRun(sampleRun());
+    for (const auto& [what, f] :
+         std::initializer_list<std::pair<const char*, std::function<void()>>>{
+             {"addIteration",
+              [&] {
+                store.addIteration(sampleIteration(42, 0), iterationEvent(0));
+              }},
+             {"addEvent",
+              [&] {
+                store.addEvent(42, {{"event", "x"}});
+              }},
+             {"finishRun", [&] {
+                store.finishRun(42, RunStatus::Failed, "boom");
+              }}}) {
+      const auto err = storeErrorOf(f);
+      QVERIFY2(err.has_value(), what);
+      QVERIFY2(err->find("42") != std::string::npos, err->c_str());
+      QVERIFY2(err->find(path) != std::string::npos, err->c_str());
+    }
+    QVERIFY(!store.run(42));
+    QVERIFY(store.iterations(42).empty());
+    QVERIFY(store.events(42).empty());
+    QCOMPARE(rawQuery(path, "SELECT COUNT(*) FROM events"), std::string("0"));
+  }
+
+  // A duplicate iteration number fails the whole addIteration: its event row is not stored and
+  // iterations_done does not move.
+  void failedTransactionLeavesNothing() {
+    const std::string path = fresh("atomic.sqlite");
+    RunStore store(path);
+    const auto id = store.createRun(sampleRun());
+    store.addIteration(sampleIteration(id, 0), iterationEvent(0, "first"));
+    IterationRecord dup = sampleIteration(id, 0);
+    dup.loss = 123.0;
+    const auto err = storeErrorOf([&] { store.addIteration(dup, iterationEvent(0, "dup")); });
+    QVERIFY2(err.has_value(), "a duplicate iteration was accepted");
+    QVERIFY2(err->find("UNIQUE") != std::string::npos, err->c_str());
+    QCOMPARE(store.run(id)->iterations_done, 1);
+    QCOMPARE(store.iterations(id).size(), size_t(1));
+    QCOMPARE(store.iterations(id).front().loss, 10.0);
+    const auto evs = store.events(id);
+    QCOMPARE(evs.size(), size_t(1));
+    QCOMPARE(evs.front().payload.value("marker", ""), std::string("first"));
+    QCOMPARE(rawQuery(path, "SELECT COUNT(*) FROM events WHERE payload LIKE '%dup%'"),
+             std::string("0"));
+    // The store is still usable, and seq continues without a gap.
+    store.addIteration(sampleIteration(id, 1), iterationEvent(1));
+    QCOMPARE(store.run(id)->iterations_done, 2);
+    QCOMPARE(store.events(id).back().seq, std::int64_t(2));
+  }
+
+  void concurrentReader() {
+    const std::string path = fresh("concurrent.sqlite");
+    RunStore writer(path);
+    const auto id = writer.createRun(sampleRun("live"));
+    writer.addIteration(sampleIteration(id, 0), iterationEvent(0));
+    RunStore reader(path);  // while the writer is open
+    QCOMPARE(reader.listRuns().size(), size_t(1));
+    QCOMPARE(reader.run(id)->name, std::string("live"));
+    QCOMPARE(reader.iterations(id).size(), size_t(1));
+    writer.addIteration(sampleIteration(id, 1), iterationEvent(1));
+    QCOMPARE(reader.run(id)->iterations_done, 2);
+    QCOMPARE(reader.events(id).size(), size_t(2));
+    // The second connection may write too; the first sees it.
+    reader.addEvent(id, {{"event", "note"}});
+    QCOMPARE(writer.events(id).back().kind, std::string("note"));
+    QCOMPARE(writer.events(id).back().seq, std::int64_t(3));
+  }
+
+  void finishRunSetsStatus() {
+    RunStore store(fresh("finish.sqlite"));
+    const auto ok = store.createRun(sampleRun("ok"));
+    const auto bad = store.createRun(sampleRun("bad"));
+    QCOMPARE(store.run(ok)->status, RunStatus::Running);
+    store.finishRun(ok, RunStatus::Finished, "");
+    store.finishRun(bad, RunStatus::Failed, "rank 3: CUDA out of memory");
+    const RunRecord a = *store.run(ok), b = *store.run(bad);
+    QCOMPARE(a.status, RunStatus::Finished);
+    QVERIFY2(isUtcIso(a.finished_at), a.finished_at.c_str());
+    QVERIFY(a.finished_at >= a.started_at);
+    QVERIFY(a.error.empty());
+    QCOMPARE(b.status, RunStatus::Failed);
+    QVERIFY(isUtcIso(b.finished_at));
+    QCOMPARE(b.error, std::string("rank 3: CUDA out of memory"));
+    bool threw = false;
+    try {
+      store.finishRun(ok, RunStatus::Running, "");
+    } catch (const InputError&) {
+      threw = true;
+    }
+    QVERIFY2(threw, "finishRun accepted Running");
+  }
+
+  // SQLite stores a NaN as NULL; the store reads it back as NaN (a diverged loss).
+  void nanLossRoundTrips() {
+    RunStore store(fresh("nan.sqlite"));
+    const auto id = store.createRun(sampleRun());
+    IterationRecord it = sampleIteration(id, 0);
+    it.loss = std::nan("");
+    it.tokens_per_second = std::nan("");
+    store.addIteration(it, iterationEvent(0));
+    const IterationRecord back = store.iterations(id).front();
+    QVERIFY(std::isnan(back.loss));
+    QVERIFY(std::isnan(back.tokens_per_second));
+    QCOMPARE(back.iteration_seconds, it.iteration_seconds);
+    QVERIFY(toJson(back).at("loss").is_null());
+    QVERIFY(toJson(back).at("tokens_per_second").is_null());
+  }
+
+  void createsParentDirectories() {
+    const std::string path = fresh("a/b/c/runs.sqlite");
+    RunStore store(path);
+    QVERIFY(QFile::exists(QString::fromStdString(path)));
+  }
+
+  void unopenableStores() {
+    // A directory, a text file, and a path under a regular file.
+    const std::string text = fresh("not-a-db.txt");
+    {
+      QFile f(QString::fromStdString(text));
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write("hello, not sqlite\n");
+    }
+    for (const std::string& path : {dir_.path().toStdString(), text, text + "/runs.sqlite"}) {
+      const auto err = storeErrorOf([&] { RunStore store(path); });
+      QVERIFY2(err.has_value(), path.c_str());
+      QVERIFY2(err->find(path) != std::string::npos, err->c_str());
+    }
+  }
+
+  void defaultPath() {
+    {
+      EnvGuard s("SAILOR_RUN_STORE", "/tmp/x/runs.db");
+      EnvGuard x("XDG_DATA_HOME", "/data");
+      QCOMPARE(RunStore::defaultPath(), std::string("/tmp/x/runs.db"));
+    }
+    {
+      EnvGuard s("SAILOR_RUN_STORE", nullptr);
+      EnvGuard x("XDG_DATA_HOME", "/data");
+      QCOMPARE(RunStore::defaultPath(), std::string("/data/sailor-studio/runs.sqlite"));
+    }
+    {
+      EnvGuard s("SAILOR_RUN_STORE", "");
+      EnvGuard x("XDG_DATA_HOME", "relative/ignored");
+      EnvGuard h("HOME", "/home/someone");
+      QCOMPARE(RunStore::defaultPath(),
+               std::string("/home/someone/.local/share/sailor-studio/runs.sqlite"));
+    }
+  }
+};
+
+QTEST_GUILESS_MAIN(TestRunStore)
+#include "test_run_store.moc"
