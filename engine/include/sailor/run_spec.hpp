@@ -1,0 +1,116 @@
+// What a training run executes: the plan mapped onto processes (one rank per GPU), the model the
+// workers build (the catalogue model, scaled to the machine) and the training settings. The
+// controller builds a RunSpec from plan + job + catalogue and checks it before any process
+// starts; every worker reads the same RunSpec (JSON) and derives its own place from its rank.
+// Qt-free and libtorch-free like the rest of the engine. See docs/runtime.md.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sailor/catalog.hpp"
+#include "sailor/job.hpp"
+#include "sailor/plan.hpp"
+
+namespace sailor {
+
+// The decoder the workers build. Layer count and head count are the catalogue model's, so that
+// the plan's layer ranges and tensor-parallel degrees mean the same thing; width, vocabulary and
+// sequence length may be scaled down to what the machine can run.
+struct RuntimeModel {
+  std::string name;  // catalogue model it stands for
+  int layers = 0;    // transformer blocks; plan layers are 0 (embedding) .. layers + 1 (head)
+  int hidden_size = 0;
+  int heads = 0;
+  int ffn_hidden_size = 0;
+  int vocab_size = 0;  // 256: byte-level tokens
+  int sequence_length = 0;
+  bool tied_embeddings = false;
+  NormType norm = NormType::LayerNorm;
+  bool bias = true;
+
+  int headDim() const { return hidden_size / heads; }
+  nlohmann::json toJson() const;
+  static RuntimeModel fromJson(const nlohmann::json& j, const std::string& path);
+};
+
+// One process of the run: one GPU of the plan (one CPU process on a machine without GPUs).
+struct RankPlacement {
+  int rank = 0;
+  int stage = 0;
+  int replica = 0;  // index within the stage; pipeline d is replica d of every stage
+  int tp_rank = 0;  // index within the replica's tensor-parallel group
+  int tp = 1;
+  std::string gpu_type;
+  std::string zone;
+  nlohmann::json toJson() const;
+};
+
+// Overrides for scaling a model to the machine; unset fields keep the defaults described at
+// RunSpec::build.
+struct RunOptions {
+  std::optional<int> hidden_size;
+  std::optional<int> sequence_length;
+  std::optional<int> global_batch_size;
+  int iterations = 20;
+  std::uint64_t seed = 1234;
+  std::string data = "synthetic";  // "synthetic", or a path to a text file (byte-level)
+  std::string dtype = "float32";   // "float32" or "float64" (for exactness checks)
+  std::string backend = "auto";    // "auto", "gloo" or "nccl"
+  double learning_rate = 1e-3;
+  double min_learning_rate = 1e-4;
+  int warmup_iterations = 2;
+  double grad_clip = 1.0;
+  double weight_decay = 0.01;
+  std::int64_t bucket_elements = 1 << 20;  // gradient all-reduce bucket size
+};
+
+struct RunSpec {
+  RuntimeModel model;
+  Plan plan;
+  int global_batch_size = 0;
+  int microbatches = 0;   // per pipeline (replica) per iteration
+  int data_parallel = 0;  // replicas per stage (the same for every stage)
+  int iterations = 0;
+  std::uint64_t seed = 0;
+  std::string data;
+  std::string dtype;
+  std::string backend;
+  double learning_rate = 0;
+  double min_learning_rate = 0;
+  int warmup_iterations = 0;
+  double grad_clip = 0;
+  double weight_decay = 0;
+  std::int64_t bucket_elements = 0;
+  std::vector<RankPlacement> ranks;  // rank r at index r: stage-major, replica, tp rank
+
+  int worldSize() const { return static_cast<int>(ranks.size()); }
+  // Ranks of stage s, replica d, in tp-rank order.
+  std::vector<int> replicaRanks(int stage, int replica) const;
+  std::vector<int> stageRanks(int stage) const;
+  // Learning rate of an iteration: linear warm-up, then cosine decay to min_learning_rate.
+  double learningRateAt(int iteration) const;
+  std::int64_t tokensPerIteration() const {
+    return static_cast<std::int64_t>(global_batch_size) * model.sequence_length;
+  }
+
+  // Builds and checks a run of `plan` for `job`. Checks (InputError naming the field):
+  //  - the plan's layers cover the model's plan layers 0..L+1 contiguously;
+  //  - every stage has the same number of replicas (pipelines are replica d of every stage);
+  //  - every tp divides the model's heads (and the scaled MLP width);
+  //  - the global batch splits evenly into data_parallel x microbatch_size sequences.
+  // Defaults: hidden size = heads x 16 (at least 64), MLP width keeps the catalogue's ratio to
+  // the hidden size (rounded to a multiple of the heads), vocabulary 256 (bytes), sequence length
+  // min(job, 64); the job's global batch size unless overridden.
+  static RunSpec build(const Plan& plan, const Job& job, const ModelSpec& model,
+                       const RunOptions& options);
+
+  nlohmann::json toJson() const;
+  static RunSpec fromJson(const nlohmann::json& j);
+};
+
+}  // namespace sailor

@@ -1,0 +1,196 @@
+#include "comm.hpp"
+
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#ifdef SAILOR_WITH_NCCL
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
+
+namespace sailor::runner {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+GroupPtr g_tensor_parallel;
+
+struct GroupSpec {
+  std::string name;
+  std::vector<int> members;  // world ranks, ascending; group rank = index
+};
+
+GroupPtr makeGroup(const c10::intrusive_ptr<c10d::Store>& store, const std::string& name,
+                   int group_rank, int size, const std::string& backend,
+                   std::chrono::milliseconds timeout) {
+  auto prefixed = c10::make_intrusive<c10d::PrefixStore>(name, store);
+#ifdef SAILOR_WITH_NCCL
+  if (backend == "nccl") {
+    auto options = c10d::ProcessGroupNCCL::Options::create();
+    options->timeout = timeout;
+    return c10::make_intrusive<c10d::ProcessGroupNCCL>(prefixed, group_rank, size, options);
+  }
+#endif
+  if (backend != "gloo") throw std::runtime_error("backend " + backend + " is not built in");
+  auto options = c10d::ProcessGroupGloo::Options::create(timeout);
+  options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
+  options->threads = 2;
+  return c10::make_intrusive<c10d::ProcessGroupGloo>(prefixed, group_rank, size, options);
+}
+
+// Every group of the run, in one order that every worker computes identically.
+std::vector<GroupSpec> allGroups(const RunSpec& spec) {
+  std::vector<GroupSpec> groups;
+  const int stages = static_cast<int>(spec.plan.stages.size());
+  for (int s = 0; s < stages; ++s)
+    for (int d = 0; d < spec.data_parallel; ++d) {
+      std::vector<int> ranks = spec.replicaRanks(s, d);
+      if (ranks.size() > 1)
+        groups.push_back({"tp/" + std::to_string(s) + "/" + std::to_string(d), ranks});
+    }
+  if (spec.data_parallel > 1)
+    for (int s = 0; s < stages; ++s) {
+      const auto& reps = spec.plan.stages[s].replicas;
+      bool same_tp = true;
+      for (const Replica& r : reps) same_tp = same_tp && r.tp == reps[0].tp;
+      if (same_tp) {
+        for (int t = 0; t < reps[0].tp; ++t) {
+          std::vector<int> ranks;
+          for (int d = 0; d < spec.data_parallel; ++d) ranks.push_back(spec.replicaRanks(s, d)[t]);
+          groups.push_back({"dp/" + std::to_string(s) + "/" + std::to_string(t), ranks});
+        }
+      } else {
+        groups.push_back({"dp/" + std::to_string(s) + "/padded", spec.stageRanks(s)});
+      }
+    }
+  if (spec.model.tied_embeddings && stages > 1) {
+    std::vector<int> ranks = spec.stageRanks(0);
+    for (int r : spec.stageRanks(stages - 1)) ranks.push_back(r);
+    groups.push_back({"embedding", ranks});
+  }
+  return groups;
+}
+
+// Identity forward, all-reduce backward.
+struct CopyToTp : torch::autograd::Function<CopyToTp> {
+  static torch::Tensor forward(torch::autograd::AutogradContext*, const torch::Tensor& x) {
+    return x.view_as(x);
+  }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext*,
+                                                 torch::autograd::variable_list grads) {
+    std::vector<at::Tensor> t{grads[0].contiguous().clone()};
+    allReduceSum(g_tensor_parallel, t, &CommTimes::tp);
+    return {t[0]};
+  }
+};
+
+// All-reduce forward, identity backward.
+struct ReduceFromTp : torch::autograd::Function<ReduceFromTp> {
+  static torch::Tensor forward(torch::autograd::AutogradContext*, const torch::Tensor& x) {
+    std::vector<at::Tensor> t{x.contiguous().clone()};
+    allReduceSum(g_tensor_parallel, t, &CommTimes::tp);
+    return t[0];
+  }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext*,
+                                                 torch::autograd::variable_list grads) {
+    return {grads[0]};
+  }
+};
+
+}  // namespace
+
+CommTimes& commTimes() {
+  static CommTimes times;
+  return times;
+}
+
+bool ncclCompiledIn() {
+#ifdef SAILOR_WITH_NCCL
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::string chooseBackend(const std::string& requested) {
+  const bool nccl_usable = ncclCompiledIn() && torch::cuda::is_available();
+  if (requested == "nccl" && !nccl_usable)
+    throw std::runtime_error(ncclCompiledIn()
+                                 ? "backend nccl: no CUDA device is visible to this worker"
+                                 : "backend nccl: this build has no NCCL (libtorch without CUDA)");
+  if (requested == "gloo") return "gloo";
+  return nccl_usable ? "nccl" : "gloo";
+}
+
+Groups createGroups(const RunSpec& spec, int rank, const c10::intrusive_ptr<c10d::Store>& store,
+                    int generation, const std::string& backend, std::chrono::milliseconds timeout) {
+  auto gen = c10::make_intrusive<c10d::PrefixStore>("gen/" + std::to_string(generation), store);
+  Groups g;
+  g.backend = backend;
+  g.world = makeGroup(gen, "world", rank, spec.worldSize(), backend, timeout);
+  const RankPlacement& me = spec.ranks.at(rank);
+  for (const GroupSpec& gs : allGroups(spec)) {
+    const auto it = std::find(gs.members.begin(), gs.members.end(), rank);
+    if (it == gs.members.end()) continue;
+    GroupPtr pg = makeGroup(gen, gs.name, static_cast<int>(it - gs.members.begin()),
+                            static_cast<int>(gs.members.size()), backend, timeout);
+    if (gs.name.rfind("tp/", 0) == 0) {
+      g.tp = pg;
+    } else if (gs.name.rfind("dp/", 0) == 0) {
+      g.dp = pg;
+      g.dp_padded = gs.name.ends_with("/padded");
+    } else if (gs.name == "embedding") {
+      g.embedding = pg;
+      // One contributor per stage: its lowest rank.
+      const std::vector<int> first = spec.stageRanks(0);
+      const std::vector<int> last = spec.stageRanks(static_cast<int>(spec.plan.stages.size()) - 1);
+      g.embedding_contributor = rank == first.front() || rank == last.front();
+    }
+  }
+  (void)me;
+  return g;
+}
+
+void allReduceSum(const GroupPtr& group, std::vector<at::Tensor>& tensors,
+                  double CommTimes::*kind) {
+  const auto t0 = Clock::now();
+  group->allreduce(tensors)->wait();
+  commTimes().*kind += since(t0);
+}
+
+void setTensorParallelGroup(GroupPtr group) { g_tensor_parallel = std::move(group); }
+
+torch::Tensor copyToTensorParallel(const torch::Tensor& x) {
+  return g_tensor_parallel ? CopyToTp::apply(x) : x;
+}
+
+torch::Tensor reduceFromTensorParallel(const torch::Tensor& x) {
+  return g_tensor_parallel ? ReduceFromTp::apply(x) : x;
+}
+
+void P2p::send(const torch::Tensor& t, int dst, int tag) {
+  std::vector<at::Tensor> v{t.contiguous()};
+  keep_.push_back(v[0]);
+  pending_.push_back(world_->send(v, dst, tag));
+}
+
+void P2p::recv(torch::Tensor& t, int src, int tag) {
+  std::vector<at::Tensor> v{t};
+  pending_.push_back(world_->recv(v, src, tag));
+}
+
+void P2p::wait() {
+  const auto t0 = Clock::now();
+  for (auto& w : pending_) w->wait();
+  pending_.clear();
+  keep_.clear();
+  commTimes().p2p += since(t0);
+}
+
+}  // namespace sailor::runner

@@ -1,0 +1,80 @@
+// The worker's communication: process groups over a c10d rendezvous store, point-to-point
+// transfers between pipeline stages, and the tensor-parallel autograd functions.
+//
+// Groups are created under a PrefixStore named by the run's generation ("gen/<G>/"), so that a
+// later generation (a reconfigured world: other ranks, other sizes) can form new groups on the
+// same store while nothing of the old one is reused. Every worker walks the same ordered list of
+// groups (derived from the RunSpec) and joins those it belongs to; that common order is what
+// makes group creation deadlock-free. See docs/runtime.md.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#include <torch/csrc/distributed/c10d/Store.hpp>
+
+#include "sailor/run_spec.hpp"
+
+namespace sailor::runner {
+
+// Seconds spent waiting on communication, by kind; reset every iteration.
+struct CommTimes {
+  double p2p = 0;  // pipeline activations and gradients
+  double tp = 0;   // tensor-parallel all-reduces (forward and backward)
+  double dp = 0;   // data-parallel gradient all-reduce, tied-embedding and norm reductions
+  double total() const { return p2p + tp + dp; }
+};
+CommTimes& commTimes();
+
+using GroupPtr = c10::intrusive_ptr<c10d::ProcessGroup>;
+
+struct Groups {
+  GroupPtr world;
+  GroupPtr tp;         // this replica's tensor-parallel group; null when tp == 1
+  GroupPtr dp;         // gradient all-reduce among this stage's replicas; null when D == 1
+  bool dp_padded = false;  // replicas of this stage differ in tp: dp spans the whole stage and
+                           // gradients travel as zero-padded full tensors (see grad_sync)
+  GroupPtr embedding;  // tied input/output embedding across first and last stage; else null
+  bool embedding_contributor = false;  // this rank adds its gradient in the embedding group
+  std::string backend;  // "gloo" or "nccl"
+};
+
+// "auto" picks nccl when this build has it and a CUDA device is present, else gloo. Throws
+// when "nccl" is asked for and unavailable.
+std::string chooseBackend(const std::string& requested);
+bool ncclCompiledIn();
+
+Groups createGroups(const RunSpec& spec, int rank, const c10::intrusive_ptr<c10d::Store>& store,
+                    int generation, const std::string& backend, std::chrono::milliseconds timeout);
+
+// Blocking helpers that add their waiting time to commTimes().
+void allReduceSum(const GroupPtr& group, std::vector<at::Tensor>& tensors, double CommTimes::*kind);
+
+// Installs the group the tensor-parallel autograd functions reduce over (one per process).
+void setTensorParallelGroup(GroupPtr group);
+// Megatron's f and g: identity forward and all-reduce backward (entering a column-parallel
+// layer), and all-reduce forward and identity backward (leaving a row-parallel layer). Both are
+// the identity when tp == 1.
+torch::Tensor copyToTensorParallel(const torch::Tensor& x);
+torch::Tensor reduceFromTensorParallel(const torch::Tensor& x);
+
+// Point-to-point transfers of the pipeline. A send or receive is posted at once; wait() blocks
+// for every posted transfer (so paired exchanges, as 1F1B needs, cannot deadlock).
+class P2p {
+public:
+  explicit P2p(GroupPtr world) : world_(std::move(world)) {}
+  void send(const torch::Tensor& t, int dst, int tag);
+  void recv(torch::Tensor& t, int src, int tag);
+  void wait();
+
+private:
+  GroupPtr world_;
+  std::vector<c10::intrusive_ptr<c10d::Work>> pending_;
+  std::vector<torch::Tensor> keep_;  // buffers that must outlive their transfer
+};
+
+}  // namespace sailor::runner

@@ -1,0 +1,39 @@
+// The controller behind `sailor run`: checks the run before any process starts, hosts the c10d
+// rendezvous store, launches one sailor-worker per rank, supervises them (exit status and
+// heartbeats), turns their reports into the run's events (JSON lines on stdout, one writer) and
+// records everything in the run store. docs/runtime.md has the event schema.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sailor/run_spec.hpp"
+
+namespace sailor::runner {
+
+struct ControllerOptions {
+  std::string worker_path;       // sailor-worker binary
+  std::string store_path;        // run store (SQLite)
+  std::string name;              // run name shown in `sailor runs list`
+  int max_local_processes = 8;   // refuse plans needing more processes on this machine
+  double heartbeat_timeout_s = 5;  // a worker silent this long has stopped reporting
+  int collective_timeout_s = 60;   // c10d timeout inside workers
+};
+
+// Exit codes of `sailor run`.
+constexpr int kExitRunOk = 0;
+constexpr int kExitRunInput = 2;    // bad input: nothing was started
+constexpr int kExitRunFailed = 4;   // a worker died, stopped reporting or reported an error
+constexpr int kExitRunStopped = 130;  // interrupted (SIGINT/SIGTERM): workers stopped
+
+// Runs `spec` to completion. `emit` receives every event (the CLI prints it as one line).
+// plan/scenario/job JSON are stored with the run. Returns an exit code above.
+int runController(const RunSpec& spec, const nlohmann::json& scenario, const nlohmann::json& job,
+                  const ControllerOptions& options,
+                  const std::function<void(const nlohmann::json&)>& emit);
+
+}  // namespace sailor::runner

@@ -1,0 +1,164 @@
+#include "model.hpp"
+
+#include "comm.hpp"
+
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include <ATen/CPUGeneratorImpl.h>
+
+namespace sailor::runner {
+
+namespace {
+
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+std::uint64_t nameSeed(std::uint64_t seed, const std::string& name) {
+  std::uint64_t h = mix(seed);
+  for (unsigned char c : name) h = mix(h ^ c);
+  return h;
+}
+
+std::vector<std::int64_t> range(std::int64_t begin, std::int64_t end) {
+  std::vector<std::int64_t> v(static_cast<std::size_t>(end - begin));
+  std::iota(v.begin(), v.end(), begin);
+  return v;
+}
+
+}  // namespace
+
+Param* StageModel::add(const std::string& name, std::vector<std::int64_t> shape, int shard_dim,
+                       std::vector<std::int64_t> index, double init_std, double init_value) {
+  torch::Tensor full;
+  if (init_std > 0) {
+    at::Generator gen = at::detail::createCPUGenerator(nameSeed(spec_.seed, name));
+    full = at::randn(shape, gen, torch::TensorOptions().dtype(torch::kFloat64)) * init_std;
+  } else {
+    full = torch::full(shape, init_value, torch::TensorOptions().dtype(torch::kFloat64));
+  }
+  Param p;
+  p.name = name;
+  p.full_shape = shape;
+  p.shard_dim = shard_dim;
+  torch::Tensor local = full;
+  if (shard_dim >= 0) {
+    p.full_index = torch::tensor(index, torch::kInt64);
+    local = full.index_select(shard_dim, p.full_index);
+  }
+  p.value = local.to(dtype_).contiguous().set_requires_grad(true);
+  params_.push_back(std::move(p));
+  return &params_.back();
+}
+
+StageModel::StageModel(const RunSpec& spec, const RankPlacement& placement, torch::Dtype dtype)
+    : spec_(spec), me_(placement), dtype_(dtype) {
+  const RuntimeModel& m = spec.model;
+  const Stage& stage = spec.plan.stages.at(placement.stage);
+  first_ = stage.first_layer;
+  last_ = stage.last_layer;
+  params_.reserve(static_cast<std::size_t>(16 * (last_ - first_ + 1) + 8));
+  const std::int64_t h = m.hidden_size, V = m.vocab_size, S = m.sequence_length, F = m.ffn_hidden_size;
+  const int tp = placement.tp, k = placement.tp_rank;
+  const std::int64_t hd = m.headDim(), local_heads = m.heads / tp, lf = F / tp;
+  const double std0 = 0.02, std_out = 0.02 / std::sqrt(2.0 * m.layers);
+  const bool rms = m.norm == NormType::RmsNorm;
+
+  auto addNorm = [&](const std::string& prefix, Param*& w, Param*& b) {
+    w = add(prefix + ".weight", {h}, -1, {}, 0, 1.0);
+    b = rms ? nullptr : add(prefix + ".bias", {h}, -1, {}, 0, 0.0);
+  };
+  if (first_ == 0) {
+    tok_ = add("embedding.token", {V, h}, -1, {}, std0, 0);
+    pos_ = add("embedding.position", {S, h}, -1, {}, std0, 0);
+  }
+  // Column-parallel QKV: rows of q, k and v for this rank's heads.
+  std::vector<std::int64_t> qkv_index;
+  for (int part = 0; part < 3; ++part) {
+    const auto r = range(part * h + k * local_heads * hd, part * h + (k + 1) * local_heads * hd);
+    qkv_index.insert(qkv_index.end(), r.begin(), r.end());
+  }
+  const auto head_cols = range(k * local_heads * hd, (k + 1) * local_heads * hd);
+  const auto ffn_rows = range(k * lf, (k + 1) * lf);
+  for (int layer = std::max(first_, 1); layer <= std::min(last_, m.layers); ++layer) {
+    const std::string p = "layer" + std::to_string(layer);
+    Block b;
+    addNorm(p + ".ln1", b.ln1_w, b.ln1_b);
+    b.qkv_w = add(p + ".attn.qkv.weight", {3 * h, h}, 0, qkv_index, std0, 0);
+    if (m.bias) b.qkv_b = add(p + ".attn.qkv.bias", {3 * h}, 0, qkv_index, 0, 0.0);
+    b.out_w = add(p + ".attn.out.weight", {h, h}, 1, head_cols, std_out, 0);
+    if (m.bias) b.out_b = add(p + ".attn.out.bias", {h}, -1, {}, 0, 0.0);
+    addNorm(p + ".ln2", b.ln2_w, b.ln2_b);
+    b.fc1_w = add(p + ".mlp.fc1.weight", {F, h}, 0, ffn_rows, std0, 0);
+    if (m.bias) b.fc1_b = add(p + ".mlp.fc1.bias", {F}, 0, ffn_rows, 0, 0.0);
+    b.fc2_w = add(p + ".mlp.fc2.weight", {h, F}, 1, ffn_rows, std_out, 0);
+    if (m.bias) b.fc2_b = add(p + ".mlp.fc2.bias", {h}, -1, {}, 0, 0.0);
+    blocks_.push_back(b);
+  }
+  if (isLast()) {
+    addNorm("final_norm", lnf_w_, lnf_b_);
+    if (m.tied_embeddings && tok_) {
+      head_ = tok_;  // same stage: one tensor
+    } else if (m.tied_embeddings) {
+      head_ = add("embedding.token", {V, h}, -1, {}, std0, 0);  // same seed, same values
+      head_->tied_copy = true;
+    } else {
+      head_ = add("head.weight", {V, h}, -1, {}, std0, 0);
+    }
+  }
+  causal_mask_ = torch::full({S, S}, -std::numeric_limits<double>::infinity(),
+                             torch::TensorOptions().dtype(dtype_))
+                     .triu(1);
+}
+
+torch::Tensor StageModel::norm(const torch::Tensor& x, Param* w, Param* b) const {
+  if (b) return at::layer_norm(x, {x.size(-1)}, w->value, b->value, 1e-5);
+  return x * torch::rsqrt(x.pow(2).mean(-1, true) + 1e-5) * w->value;  // RMSNorm
+}
+
+torch::Tensor StageModel::block(const torch::Tensor& x, const Block& b) const {
+  const std::int64_t B = x.size(0), S = x.size(1);
+  const std::int64_t hd = spec_.model.headDim(), nl = spec_.model.heads / me_.tp;
+  auto linear = [](const torch::Tensor& in, Param* w, Param* bias) {
+    return torch::linear(in, w->value, bias ? bias->value : torch::Tensor());
+  };
+  // Attention.
+  torch::Tensor a = copyToTensorParallel(norm(x, b.ln1_w, b.ln1_b));
+  torch::Tensor qkv = linear(a, b.qkv_w, b.qkv_b);  // [B, S, 3 * nl * hd]
+  auto parts = qkv.chunk(3, -1);
+  auto heads = [&](const torch::Tensor& t) { return t.view({B, S, nl, hd}).transpose(1, 2); };
+  torch::Tensor q = heads(parts[0]), k = heads(parts[1]), v = heads(parts[2]);
+  torch::Tensor scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(hd));
+  scores = scores + causal_mask_.slice(0, 0, S).slice(1, 0, S);
+  torch::Tensor ctx = torch::matmul(torch::softmax(scores, -1), v);
+  ctx = ctx.transpose(1, 2).reshape({B, S, nl * hd});
+  torch::Tensor o = reduceFromTensorParallel(torch::linear(ctx, b.out_w->value));
+  if (b.out_b) o = o + b.out_b->value;
+  torch::Tensor hidden = x + o;
+  // MLP.
+  torch::Tensor m = copyToTensorParallel(norm(hidden, b.ln2_w, b.ln2_b));
+  m = torch::gelu(linear(m, b.fc1_w, b.fc1_b));
+  m = reduceFromTensorParallel(torch::linear(m, b.fc2_w->value));
+  if (b.fc2_b) m = m + b.fc2_b->value;
+  return hidden + m;
+}
+
+torch::Tensor StageModel::forward(const torch::Tensor& input, const torch::Tensor& labels) {
+  torch::Tensor x = input;
+  if (tok_) {
+    const std::int64_t S = input.size(1);
+    x = torch::embedding(tok_->value, input) + pos_->value.slice(0, 0, S);
+  }
+  for (const Block& b : blocks_) x = block(x, b);
+  if (!isLast()) return x;
+  x = norm(x, lnf_w_, lnf_b_);
+  torch::Tensor logits = torch::linear(x, head_->value);
+  return torch::cross_entropy_loss(logits.reshape({-1, logits.size(-1)}), labels.reshape({-1}));
+}
+
+}  // namespace sailor::runner

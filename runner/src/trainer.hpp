@@ -1,0 +1,50 @@
+// One worker's training loop: the 1F1B pipeline schedule over this rank's stage, gradient
+// synchronization among the stage's replicas, the tied-embedding reduction, global-norm
+// clipping, AdamW with the run's learning-rate schedule.
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "comm.hpp"
+#include "model.hpp"
+#include "sailor/run_spec.hpp"
+#include "sailor/token_data.hpp"
+
+namespace sailor::runner {
+
+struct IterationReport {
+  int iteration = 0;
+  double loss_sum = 0;   // sum of microbatch losses (last stage, tp rank 0 only)
+  int loss_count = 0;    // microbatches in loss_sum
+  double seconds = 0;
+  CommTimes comm;
+  double grad_norm = 0;
+  double learning_rate = 0;
+};
+
+class Trainer {
+public:
+  Trainer(const RunSpec& spec, int rank, Groups groups, torch::Dtype dtype, torch::Device device);
+  IterationReport step(int iteration);
+
+private:
+  torch::Tensor tokens(int iteration, int pipeline, int microbatch, int offset) const;
+  void syncGradients();
+  double clipGradients();
+
+  const RunSpec& spec_;
+  RankPlacement me_;
+  Groups groups_;
+  torch::Dtype dtype_;
+  torch::Device device_;
+  TokenSource data_;
+  std::unique_ptr<StageModel> model_;
+  std::unique_ptr<torch::optim::AdamW> optimizer_;
+  std::vector<int> prev_ranks_;  // previous stage, same pipeline, by tp rank
+  std::vector<int> next_ranks_;
+};
+
+}  // namespace sailor::runner

@@ -1,0 +1,141 @@
+// sailor-worker: one rank of a training run. Started by the controller (`sailor run`), never by
+// hand: it reads the run spec, joins the process groups through the controller's TCPStore and
+// trains its share of the plan, reporting to the controller as JSON lines on stdout:
+//   {"type":"ready", ...}  {"type":"heartbeat"}  {"type":"iteration", ...}
+//   {"type":"error","message":...}  {"type":"done"}
+// The controller alone talks to the user (docs/runtime.md).
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+#include "comm.hpp"
+#include "sailor/json_util.hpp"
+#include "trainer.hpp"
+
+using nlohmann::json;
+using namespace sailor;
+using namespace sailor::runner;
+
+namespace {
+
+std::mutex g_out;
+
+void report(const json& j) {
+  const std::string line = j.dump() + "\n";
+  std::lock_guard<std::mutex> lock(g_out);
+  std::fwrite(line.data(), 1, line.size(), stdout);
+  std::fflush(stdout);
+}
+
+std::int64_t peakMemoryBytes(const torch::Device& device) {
+  (void)device;
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<std::int64_t>(u.ru_maxrss) * 1024;  // Linux: KiB
+}
+
+struct Args {
+  std::string spec, store_host = "127.0.0.1";
+  int rank = -1, port = 0, generation = 0, timeout_s = 60;
+};
+
+Args parse(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string k = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::runtime_error(k + " needs a value");
+      return argv[++i];
+    };
+    if (k == "--spec") a.spec = value();
+    else if (k == "--rank") a.rank = std::stoi(value());
+    else if (k == "--store") {
+      const std::string v = value();
+      const auto colon = v.rfind(':');
+      if (colon == std::string::npos) throw std::runtime_error("--store expects HOST:PORT");
+      a.store_host = v.substr(0, colon);
+      a.port = std::stoi(v.substr(colon + 1));
+    } else if (k == "--generation") a.generation = std::stoi(value());
+    else if (k == "--timeout") a.timeout_s = std::stoi(value());
+    else throw std::runtime_error("unknown option " + k);
+  }
+  if (a.spec.empty() || a.rank < 0 || a.port <= 0)
+    throw std::runtime_error("usage: sailor-worker --spec FILE --rank R --store HOST:PORT "
+                             "[--generation G] [--timeout SECONDS] (started by `sailor run`)");
+  return a;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::atomic<bool> running{true};
+  std::thread heartbeat;
+  try {
+    const Args args = parse(argc, argv);
+    const RunSpec spec = RunSpec::fromJson(json_util::readFile(args.spec));
+    if (args.rank >= spec.worldSize())
+      throw std::runtime_error("--rank " + std::to_string(args.rank) + " outside world size " +
+                               std::to_string(spec.worldSize()));
+    at::set_num_threads(1);
+    at::set_num_interop_threads(1);
+    heartbeat = std::thread([&running] {
+      while (running) {
+        report(json{{"type", "heartbeat"}});
+        for (int i = 0; i < 10 && running; ++i)
+          std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+    });
+
+    const std::string backend = chooseBackend(spec.backend);
+    torch::Device device(torch::kCPU);
+    if (backend == "nccl") {
+      const int gpus = static_cast<int>(torch::cuda::device_count());
+      device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(args.rank % gpus));
+    }
+    c10d::TCPStoreOptions so;
+    so.port = static_cast<std::uint16_t>(args.port);
+    so.isServer = false;
+    so.timeout = std::chrono::seconds(args.timeout_s);
+    auto store = c10::make_intrusive<c10d::TCPStore>(args.store_host, so);
+    Groups groups = createGroups(spec, args.rank, store, args.generation, backend,
+                                 std::chrono::seconds(args.timeout_s));
+    const torch::Dtype dtype = spec.dtype == "float64" ? torch::kFloat64 : torch::kFloat32;
+    Trainer trainer(spec, args.rank, groups, dtype, device);
+    report(json{{"type", "ready"}, {"rank", args.rank}, {"pid", getpid()}, {"backend", backend},
+                {"device", device.str()}});
+
+    for (int it = 0; it < spec.iterations; ++it) {
+      const IterationReport r = trainer.step(it);
+      report(json{{"type", "iteration"},
+                  {"iteration", r.iteration},
+                  {"loss_sum", r.loss_sum},
+                  {"loss_count", r.loss_count},
+                  {"seconds", r.seconds},
+                  {"p2p_seconds", r.comm.p2p},
+                  {"tp_seconds", r.comm.tp},
+                  {"dp_seconds", r.comm.dp},
+                  {"grad_norm", r.grad_norm},
+                  {"learning_rate", r.learning_rate},
+                  {"peak_memory_bytes", peakMemoryBytes(device)}});
+    }
+    groups.world->barrier()->wait();
+    running = false;
+    heartbeat.join();
+    report(json{{"type", "done"}});
+    return 0;
+  } catch (const std::exception& e) {
+    report(json{{"type", "error"}, {"message", e.what()}});
+    running = false;
+    if (heartbeat.joinable()) heartbeat.join();
+    return 1;
+  }
+}
