@@ -1,6 +1,9 @@
 // The `sailor` command line: catalogue listing, simulation of a plan, validation of the
 // simulator against measured runs. Exit codes: 0 success, 1 internal error, 2 bad input.
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <functional>
 #include <cmath>
@@ -42,6 +45,7 @@ const char* kUsage =
     "  plan                     Search GPUs and parallelization for throughput or cost\n"
     "  simulate                 Predict memory, iteration time and cost of a plan\n"
     "  validate POINTS.json     Compare predictions with measured runs\n"
+    "  run                      Train on a plan with the bundled runtime (live JSON events)\n"
     "  runs list|show ID        List recorded training runs, or show one\n"
     "\n"
     "Run 'sailor <command> --help' for a command's options.\n";
@@ -613,6 +617,26 @@ int cmdRuns(int argc, char** argv) {
 
 }  // namespace
 
+// `sailor run` is the runtime's controller, a separate program (sailor-run) so that this command
+// line never links libtorch: hand the whole command line over to it.
+int cmdRun(char** argv) {
+  std::string path;
+  if (const char* env = std::getenv("SAILOR_RUN")) {
+    path = env;
+  } else {
+    char self[4096];
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+      self[n] = '\0';
+      path = std::string(self).substr(0, std::string(self).rfind('/') + 1) + "sailor-run";
+    }
+  }
+  execv(path.c_str(), argv);
+  throw InputError("run", "\"" + path + "\" (" + std::strerror(errno) + ")",
+                   "the runtime controller sailor-run next to sailor (build target sailor-run, or "
+                   "set SAILOR_RUN)");
+}
+
 int main(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
     std::cout << kUsage;
@@ -625,6 +649,7 @@ int main(int argc, char** argv) {
     if (cmd == "plan") return cmdPlan(argc, argv);
     if (cmd == "validate") return cmdValidate(argc, argv);
     if (cmd == "runs") return cmdRuns(argc, argv);
+    if (cmd == "run") return cmdRun(argv);
     std::cerr << "sailor: unknown command '" << cmd << "'\n\n" << kUsage;
     return kExitInput;
   } catch (const InputError& e) {

@@ -40,7 +40,7 @@ std::string utcNow() {
       std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
   std::tm tm{};
   gmtime_r(&t, &tm);
-  char buf[40];
+  char buf[64];
   std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
                 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
   return buf;
@@ -69,6 +69,7 @@ struct Worker {
   bool ready = false, done = false, exited = false;
   int status = 0;
   std::string error;  // what the worker itself reported
+  std::string backend, device;
 };
 
 // Starts one worker with stdout and stderr on pipes. The child dies with the controller
@@ -161,6 +162,16 @@ void Run::onLine(Worker& w, const std::string& line) {
   const std::string type = msg.value("type", "");
   if (type == "ready") {
     w.ready = true;
+    w.backend = msg.value("backend", "");
+    w.device = msg.value("device", "");
+    if (std::all_of(workers_.begin(), workers_.end(), [](const Worker& x) { return x.ready; })) {
+      json devices = json::array();
+      for (const Worker& x : workers_) devices.push_back(x.device);
+      event({{"event", "workers_ready"},
+             {"backend", workers_[0].backend},
+             {"devices", devices},
+             {"startup_seconds", std::chrono::duration<double>(Clock::now() - started_).count()}});
+    }
   } else if (type == "iteration") {
     const int it = msg.value("iteration", -1);
     auto& slot = pending_[it];
@@ -208,7 +219,7 @@ void Run::onIterationComplete(int iteration) {
                          {"compute_seconds", stage_compute[s]},
                          {"communication_seconds", stage_comm[s]}});
   const double loss = loss_count > 0 ? loss_sum / loss_count : 0.0;
-  const double tokens_per_s = seconds > 0 ? spec_.tokensPerIteration() / seconds : 0.0;
+  const double tokens_per_s = seconds > 0 ? static_cast<double>(spec_.tokensPerIteration()) / seconds : 0.0;
   json e{{"event", "iteration"},
          {"run_id", run_id_},
          {"time", utcNow()},
@@ -236,7 +247,10 @@ void Run::onIterationComplete(int iteration) {
 
 void Run::stopAll() {
   for (Worker& w : workers_)
-    if (!w.exited && w.pid > 0) kill(w.pid, SIGTERM);
+    if (!w.exited && w.pid > 0) {
+      kill(w.pid, SIGTERM);
+      kill(w.pid, SIGCONT);  // a stopped worker must run to act on SIGTERM
+    }
   const auto deadline = Clock::now() + std::chrono::seconds(2);
   for (Worker& w : workers_) {
     while (!w.exited && Clock::now() < deadline) {
