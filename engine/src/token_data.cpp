@@ -66,7 +66,7 @@ std::vector<std::int64_t> TokenSource::sample(std::int64_t index, int length) co
   for (std::size_t t = 0; t < out.size(); ++t) {
     const std::uint64_t noise = hash3(seed_, i, 3 + t);
     out[t] = static_cast<std::int64_t>((noise & 0xf0U) == 0 ? (noise >> 8) & 0xffU : x);
-    x = (31 * x + 7 + step) & 0xffU;
+    x = (5 * x + 7 + 2 * step) & 0xffU;
   }
   return out;
 }

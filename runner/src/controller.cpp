@@ -462,6 +462,11 @@ int runController(const RunSpec& spec, const json& scenario, const json& job,
                {"store", store.path()}};
   store.addEvent(run_id, started);
   emit(started);
+  for (const std::string& w : options.warnings) {
+    const json e{{"event", "warning"}, {"run_id", run_id}, {"time", utcNow()}, {"message", w}};
+    store.addEvent(run_id, e);
+    emit(e);
+  }
   int code = kExitRunFailed;
   try {
     Run run(spec, options, emit, store, run_id);

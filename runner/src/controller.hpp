@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -22,6 +23,7 @@ struct ControllerOptions {
   int max_local_processes = 8;   // refuse plans needing more processes on this machine
   double heartbeat_timeout_s = 5;  // a worker silent this long has stopped reporting
   int collective_timeout_s = 60;   // c10d timeout inside workers
+  std::vector<std::string> warnings;  // emitted as warning events right after run_started
 };
 
 // Exit codes of `sailor run`.

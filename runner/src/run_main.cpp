@@ -172,6 +172,13 @@ int main(int argc, char** argv) {
     if (opt.count("--heartbeat-timeout"))
       co.heartbeat_timeout_s = numberArg("--heartbeat-timeout", opt["--heartbeat-timeout"]);
 
+    if (job.precision != Precision::Fp32)
+      co.warnings.push_back(std::string("job precision ") + precisionName(job.precision) +
+                            ": the runtime trains in " + spec.dtype +
+                            " (mixed precision is not implemented yet)");
+    if (job.optimizer != Optimizer::Adam)
+      co.warnings.push_back(std::string("job optimizer ") + optimizerName(job.optimizer) +
+                            ": the runtime trains with AdamW");
     return runController(spec, scenario.toJson(), job.toJson(), co, [](const json& e) {
       const std::string line = e.dump() + "\n";
       std::fwrite(line.data(), 1, line.size(), stdout);

@@ -12,8 +12,8 @@ namespace sailor {
 class TokenSource {
 public:
   // A learnable synthetic stream: each sample starts at a seeded random byte and follows
-  // x[t+1] = (31 x[t] + 7 + k) mod 256, with k in {0, 1} chosen per sample, and one token in
-  // sixteen replaced by a seeded random byte. A model can learn it (loss falls well below
+  // x[t+1] = (5 x[t] + 7 + 2k) mod 256 (full period 256), with k in {0, 1} chosen per sample,
+  // and one token in sixteen replaced by a seeded random byte. A model can learn it (loss falls well below
   // ln 256), and it costs nothing to generate.
   static TokenSource synthetic(std::uint64_t seed);
   // Byte-level text: sample i is a window of the file at a seeded random offset. Throws
