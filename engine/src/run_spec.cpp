@@ -19,7 +19,9 @@ constexpr int kLocalHeadDim = 16;
 constexpr int kLocalMinHidden = 64;
 constexpr int kLocalMaxSequence = 64;
 
-const char* normName(NormType n) { return n == NormType::LayerNorm ? "layernorm" : "rmsnorm"; }
+const char* normName(NormType n) {
+  return n == NormType::LayerNorm ? "layernorm" : "rmsnorm";
+}
 
 }  // namespace
 
@@ -48,9 +50,12 @@ RuntimeModel RuntimeModel::fromJson(const json& j, const std::string& path) {
   m.sequence_length = ju::getInt32(j, "sequence_length", path, 1);
   m.tied_embeddings = ju::getBoolOr(j, "tied_embeddings", path, false);
   const std::string norm = ju::getStringOr(j, "norm", path, "layernorm");
-  if (norm == "layernorm") m.norm = NormType::LayerNorm;
-  else if (norm == "rmsnorm") m.norm = NormType::RmsNorm;
-  else throw InputError(path + ".norm", "\"" + norm + "\"", "\"layernorm\" or \"rmsnorm\"");
+  if (norm == "layernorm")
+    m.norm = NormType::LayerNorm;
+  else if (norm == "rmsnorm")
+    m.norm = NormType::RmsNorm;
+  else
+    throw InputError(path + ".norm", "\"" + norm + "\"", "\"layernorm\" or \"rmsnorm\"");
   m.bias = ju::getBoolOr(j, "bias", path, true);
   if (m.hidden_size % m.heads != 0)
     throw InputError(path + ".hidden_size", std::to_string(m.hidden_size),
@@ -66,14 +71,16 @@ json RankPlacement::toJson() const {
 std::vector<int> RunSpec::replicaRanks(int stage, int replica) const {
   std::vector<int> out;
   for (const RankPlacement& r : ranks)
-    if (r.stage == stage && r.replica == replica) out.push_back(r.rank);
+    if (r.stage == stage && r.replica == replica)
+      out.push_back(r.rank);
   return out;
 }
 
 std::vector<int> RunSpec::stageRanks(int stage) const {
   std::vector<int> out;
   for (const RankPlacement& r : ranks)
-    if (r.stage == stage) out.push_back(r.rank);
+    if (r.stage == stage)
+      out.push_back(r.rank);
   return out;
 }
 
@@ -81,7 +88,8 @@ double RunSpec::learningRateAt(int iteration) const {
   if (iteration < warmup_iterations)
     return learning_rate * (iteration + 1) / static_cast<double>(warmup_iterations);
   const int decay = std::max(1, iterations - warmup_iterations);
-  const double progress = std::min(1.0, (iteration - warmup_iterations) / static_cast<double>(decay));
+  const double progress =
+      std::min(1.0, (iteration - warmup_iterations) / static_cast<double>(decay));
   return min_learning_rate +
          0.5 * (learning_rate - min_learning_rate) * (1.0 + std::cos(std::numbers::pi * progress));
 }
@@ -94,15 +102,18 @@ RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
   m.name = spec.name;
   m.layers = spec.layers;
   m.heads = spec.heads;
-  m.hidden_size = options.hidden_size.value_or(std::max(kLocalMinHidden, spec.heads * kLocalHeadDim));
+  m.hidden_size =
+      options.hidden_size.value_or(std::max(kLocalMinHidden, spec.heads * kLocalHeadDim));
   if (m.hidden_size < m.heads || m.hidden_size % m.heads != 0)
     throw InputError("--hidden", std::to_string(m.hidden_size),
                      "a positive multiple of the model's " + std::to_string(m.heads) + " heads");
   const double ffn_ratio = spec.ffn_hidden_size / static_cast<double>(spec.hidden_size);
-  const int ffn_units = std::max(1, static_cast<int>(std::lround(ffn_ratio * m.hidden_size / m.heads)));
+  const int ffn_units =
+      std::max(1, static_cast<int>(std::lround(ffn_ratio * m.hidden_size / m.heads)));
   m.ffn_hidden_size = ffn_units * m.heads;
   m.vocab_size = kByteVocabulary;
-  m.sequence_length = options.sequence_length.value_or(std::min(job.sequence_length, kLocalMaxSequence));
+  m.sequence_length =
+      options.sequence_length.value_or(std::min(job.sequence_length, kLocalMaxSequence));
   if (m.sequence_length < 1)
     throw InputError("--seq-len", std::to_string(m.sequence_length), "an integer >= 1");
   m.tied_embeddings = spec.tied_embeddings;
@@ -110,7 +121,8 @@ RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
   m.bias = spec.bias;
 
   // The plan against the model.
-  if (plan.stages.empty()) throw InputError("stages", "[]", "at least one stage");
+  if (plan.stages.empty())
+    throw InputError("stages", "[]", "at least one stage");
   if (plan.microbatch_size < 1)
     throw InputError("microbatch_size", std::to_string(plan.microbatch_size), "an integer >= 1");
   int next = 0;
@@ -127,13 +139,15 @@ RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
                            std::to_string(spec.numPlanLayers()) + " plan layers)");
     next = st.last_layer + 1;
     if (st.replicas.size() != plan.stages[0].replicas.size())
-      throw InputError(path + ".replicas", std::to_string(st.replicas.size()) + " replicas",
-                       std::to_string(plan.stages[0].replicas.size()) +
-                           " like stage 0 (the runtime runs replica d of every stage as pipeline d)");
+      throw InputError(
+          path + ".replicas", std::to_string(st.replicas.size()) + " replicas",
+          std::to_string(plan.stages[0].replicas.size()) +
+              " like stage 0 (the runtime runs replica d of every stage as pipeline d)");
     for (std::size_t k = 0; k < st.replicas.size(); ++k) {
       const int tp = st.replicas[k].tp;
       const std::string rp = path + ".replicas[" + std::to_string(k) + "].tp";
-      if (tp < 1) throw InputError(rp, std::to_string(tp), "an integer >= 1");
+      if (tp < 1)
+        throw InputError(rp, std::to_string(tp), "an integer >= 1");
       if (m.heads % tp != 0)
         throw InputError(rp, std::to_string(tp),
                          "a divisor of " + spec.name + "'s " + std::to_string(m.heads) + " heads");
@@ -142,8 +156,8 @@ RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
   if (next != spec.numPlanLayers())
     throw InputError("stages[" + std::to_string(plan.stages.size() - 1) + "].last_layer",
                      std::to_string(next - 1),
-                     std::to_string(spec.numPlanLayers() - 1) + " (the last layer of " +
-                         spec.name + ": its stages must cover every layer)");
+                     std::to_string(spec.numPlanLayers() - 1) + " (the last layer of " + spec.name +
+                         ": its stages must cover every layer)");
 
   r.plan = plan;
   r.data_parallel = static_cast<int>(plan.stages[0].replicas.size());
@@ -163,15 +177,16 @@ RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
     throw InputError("--backend", "\"" + options.backend + "\"", "\"auto\", \"gloo\" or \"nccl\"");
   if (!(options.learning_rate > 0) || !(options.min_learning_rate >= 0) ||
       options.min_learning_rate > options.learning_rate)
-    throw InputError("--lr", std::to_string(options.learning_rate),
-                     "a positive rate not below the minimum rate " +
-                         std::to_string(options.min_learning_rate));
+    throw InputError(
+        "--lr", std::to_string(options.learning_rate),
+        "a positive rate not below the minimum rate " + std::to_string(options.min_learning_rate));
   if (options.warmup_iterations < 0)
     throw InputError("--warmup", std::to_string(options.warmup_iterations), "an integer >= 0");
   if (!(options.grad_clip >= 0))
     throw InputError("--grad-clip", std::to_string(options.grad_clip), "a number >= 0 (0: off)");
   if (options.bucket_elements < 1)
-    throw InputError("--bucket-elements", std::to_string(options.bucket_elements), "an integer >= 1");
+    throw InputError("--bucket-elements", std::to_string(options.bucket_elements),
+                     "an integer >= 1");
   r.iterations = options.iterations;
   r.seed = options.seed;
   r.data = options.data;
@@ -189,8 +204,8 @@ RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
     for (std::size_t d = 0; d < plan.stages[s].replicas.size(); ++d) {
       const Replica& rep = plan.stages[s].replicas[d];
       for (int t = 0; t < rep.tp; ++t)
-        r.ranks.push_back(RankPlacement{rank++, static_cast<int>(s), static_cast<int>(d), t,
-                                        rep.tp, rep.gpu_type, rep.zone});
+        r.ranks.push_back(RankPlacement{rank++, static_cast<int>(s), static_cast<int>(d), t, rep.tp,
+                                        rep.gpu_type, rep.zone});
     }
   return r;
 }

@@ -32,7 +32,8 @@ TokenSource TokenSource::synthetic(std::uint64_t seed) {
 
 TokenSource TokenSource::textFile(const std::string& path, std::uint64_t seed) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("--data", "\"" + path + "\"", "a readable text file or \"synthetic\"");
+  if (!in)
+    throw InputError("--data", "\"" + path + "\"", "a readable text file or \"synthetic\"");
   std::ostringstream buf;
   buf << in.rdbuf();
   TokenSource s;

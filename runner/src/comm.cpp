@@ -37,7 +37,8 @@ GroupPtr makeGroup(const c10::intrusive_ptr<c10d::Store>& store, const std::stri
     return c10::make_intrusive<c10d::ProcessGroupNCCL>(prefixed, group_rank, size, options);
   }
 #endif
-  if (backend != "gloo") throw std::runtime_error("backend " + backend + " is not built in");
+  if (backend != "gloo")
+    throw std::runtime_error("backend " + backend + " is not built in");
   auto options = c10d::ProcessGroupGloo::Options::create(timeout);
   options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
   options->threads = 2;
@@ -58,11 +59,13 @@ std::vector<GroupSpec> allGroups(const RunSpec& spec) {
     for (int s = 0; s < stages; ++s) {
       const auto& reps = spec.plan.stages[s].replicas;
       bool same_tp = true;
-      for (const Replica& r : reps) same_tp = same_tp && r.tp == reps[0].tp;
+      for (const Replica& r : reps)
+        same_tp = same_tp && r.tp == reps[0].tp;
       if (same_tp) {
         for (int t = 0; t < reps[0].tp; ++t) {
           std::vector<int> ranks;
-          for (int d = 0; d < spec.data_parallel; ++d) ranks.push_back(spec.replicaRanks(s, d)[t]);
+          for (int d = 0; d < spec.data_parallel; ++d)
+            ranks.push_back(spec.replicaRanks(s, d)[t]);
           groups.push_back({"dp/" + std::to_string(s) + "/" + std::to_string(t), ranks});
         }
       } else {
@@ -71,7 +74,8 @@ std::vector<GroupSpec> allGroups(const RunSpec& spec) {
     }
   if (spec.model.tied_embeddings && stages > 1) {
     std::vector<int> ranks = spec.stageRanks(0);
-    for (int r : spec.stageRanks(stages - 1)) ranks.push_back(r);
+    for (int r : spec.stageRanks(stages - 1))
+      ranks.push_back(r);
     groups.push_back({"embedding", ranks});
   }
   return groups;
@@ -124,7 +128,8 @@ std::string chooseBackend(const std::string& requested) {
     throw std::runtime_error(ncclCompiledIn()
                                  ? "backend nccl: no CUDA device is visible to this worker"
                                  : "backend nccl: this build has no NCCL (libtorch without CUDA)");
-  if (requested == "gloo") return "gloo";
+  if (requested == "gloo")
+    return "gloo";
   return nccl_usable ? "nccl" : "gloo";
 }
 
@@ -137,7 +142,8 @@ Groups createGroups(const RunSpec& spec, int rank, const c10::intrusive_ptr<c10d
   const RankPlacement& me = spec.ranks.at(rank);
   for (const GroupSpec& gs : allGroups(spec)) {
     const auto it = std::find(gs.members.begin(), gs.members.end(), rank);
-    if (it == gs.members.end()) continue;
+    if (it == gs.members.end())
+      continue;
     GroupPtr pg = makeGroup(gen, gs.name, static_cast<int>(it - gs.members.begin()),
                             static_cast<int>(gs.members.size()), backend, timeout);
     if (gs.name.rfind("tp/", 0) == 0) {
@@ -164,7 +170,9 @@ void allReduceSum(const GroupPtr& group, std::vector<at::Tensor>& tensors,
   commTimes().*kind += since(t0);
 }
 
-void setTensorParallelGroup(GroupPtr group) { g_tensor_parallel = std::move(group); }
+void setTensorParallelGroup(GroupPtr group) {
+  g_tensor_parallel = std::move(group);
+}
 
 torch::Tensor copyToTensorParallel(const torch::Tensor& x) {
   return g_tensor_parallel ? CopyToTp::apply(x) : x;
@@ -187,7 +195,8 @@ void P2p::recv(torch::Tensor& t, int src, int tag) {
 
 void P2p::wait() {
   const auto t0 = Clock::now();
-  for (auto& w : pending_) w->wait();
+  for (auto& w : pending_)
+    w->wait();
   pending_.clear();
   keep_.clear();
   commTimes().p2p += since(t0);

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include <torch/torch.h>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/distributed/c10d/Store.hpp>
+#include <torch/torch.h>
 
 #include "sailor/run_spec.hpp"
 
@@ -34,13 +34,13 @@ using GroupPtr = c10::intrusive_ptr<c10d::ProcessGroup>;
 
 struct Groups {
   GroupPtr world;
-  GroupPtr tp;         // this replica's tensor-parallel group; null when tp == 1
-  GroupPtr dp;         // gradient all-reduce among this stage's replicas; null when D == 1
+  GroupPtr tp;             // this replica's tensor-parallel group; null when tp == 1
+  GroupPtr dp;             // gradient all-reduce among this stage's replicas; null when D == 1
   bool dp_padded = false;  // replicas of this stage differ in tp: dp spans the whole stage and
                            // gradients travel as zero-padded full tensors (see grad_sync)
-  GroupPtr embedding;  // tied input/output embedding across first and last stage; else null
+  GroupPtr embedding;      // tied input/output embedding across first and last stage; else null
   bool embedding_contributor = false;  // this rank adds its gradient in the embedding group
-  std::string backend;  // "gloo" or "nccl"
+  std::string backend;                 // "gloo" or "nccl"
 };
 
 // "auto" picks nccl when this build has it and a CUDA device is present, else gloo. Throws
@@ -65,13 +65,13 @@ torch::Tensor reduceFromTensorParallel(const torch::Tensor& x);
 // Point-to-point transfers of the pipeline. A send or receive is posted at once; wait() blocks
 // for every posted transfer (so paired exchanges, as 1F1B needs, cannot deadlock).
 class P2p {
-public:
+ public:
   explicit P2p(GroupPtr world) : world_(std::move(world)) {}
   void send(const torch::Tensor& t, int dst, int tag);
   void recv(torch::Tensor& t, int src, int tag);
   void wait();
 
-private:
+ private:
   GroupPtr world_;
   std::vector<c10::intrusive_ptr<c10d::Work>> pending_;
   std::vector<torch::Tensor> keep_;  // buffers that must outlive their transfer

@@ -31,7 +31,9 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 volatile sig_atomic_t g_interrupted = 0;
-void onSignal(int) { g_interrupted = 1; }
+void onSignal(int) {
+  g_interrupted = 1;
+}
 
 std::string utcNow() {
   const auto now = std::chrono::system_clock::now();
@@ -47,7 +49,8 @@ std::string utcNow() {
 }
 
 std::string describeStatus(int status) {
-  if (WIFEXITED(status)) return "exited with code " + std::to_string(WEXITSTATUS(status));
+  if (WIFEXITED(status))
+    return "exited with code " + std::to_string(WEXITSTATUS(status));
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
     const char* name = sigabbrev_np(sig);
@@ -80,18 +83,22 @@ void launch(Worker& w, const std::vector<std::string>& argv) {
     throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   const pid_t parent = getpid();
   const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid < 0)
+    throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(127);
+    if (getppid() != parent)
+      _exit(127);
     dup2(out[1], STDOUT_FILENO);
     dup2(err[1], STDERR_FILENO);
     std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    for (const std::string& a : argv)
+      args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     setenv("OMP_NUM_THREADS", "1", 1);
     execv(args[0], args.data());
-    const std::string msg = std::string("cannot start ") + argv[0] + ": " + std::strerror(errno) + "\n";
+    const std::string msg =
+        std::string("cannot start ") + argv[0] + ": " + std::strerror(errno) + "\n";
     (void)!write(STDERR_FILENO, msg.data(), msg.size());
     _exit(127);
   }
@@ -116,14 +123,14 @@ std::vector<std::string> takeLines(std::string& buf) {
 }
 
 class Run {
-public:
+ public:
   Run(const RunSpec& spec, const ControllerOptions& options,
       const std::function<void(const json&)>& emit, RunStore& store, std::int64_t run_id)
       : spec_(spec), options_(options), emit_(emit), store_(store), run_id_(run_id) {}
 
   int execute(const std::string& spec_file);
 
-private:
+ private:
   void event(json e) {
     e["run_id"] = run_id_;
     e["time"] = utcNow();
@@ -166,7 +173,8 @@ void Run::onLine(Worker& w, const std::string& line) {
     w.device = msg.value("device", "");
     if (std::all_of(workers_.begin(), workers_.end(), [](const Worker& x) { return x.ready; })) {
       json devices = json::array();
-      for (const Worker& x : workers_) devices.push_back(x.device);
+      for (const Worker& x : workers_)
+        devices.push_back(x.device);
       event({{"event", "workers_ready"},
              {"backend", workers_[0].backend},
              {"devices", devices},
@@ -175,7 +183,8 @@ void Run::onLine(Worker& w, const std::string& line) {
   } else if (type == "iteration") {
     const int it = msg.value("iteration", -1);
     auto& slot = pending_[it];
-    if (slot.empty()) slot.assign(workers_.size(), json());
+    if (slot.empty())
+      slot.assign(workers_.size(), json());
     slot[w.place.rank] = msg;
     if (std::all_of(slot.begin(), slot.end(), [](const json& j) { return !j.is_null(); }))
       onIterationComplete(it);
@@ -198,8 +207,8 @@ void Run::onIterationComplete(int iteration) {
     loss_sum += r.value("loss_sum", 0.0);
     loss_count += r.value("loss_count", 0);
     const double s = r.value("seconds", 0.0);
-    const double comm = r.value("p2p_seconds", 0.0) + r.value("tp_seconds", 0.0) +
-                        r.value("dp_seconds", 0.0);
+    const double comm =
+        r.value("p2p_seconds", 0.0) + r.value("tp_seconds", 0.0) + r.value("dp_seconds", 0.0);
     seconds = std::max(seconds, s);
     stage_compute[w.place.stage] = std::max(stage_compute[w.place.stage], s - comm);
     stage_comm[w.place.stage] = std::max(stage_comm[w.place.stage], comm);
@@ -219,7 +228,8 @@ void Run::onIterationComplete(int iteration) {
                          {"compute_seconds", stage_compute[s]},
                          {"communication_seconds", stage_comm[s]}});
   const double loss = loss_count > 0 ? loss_sum / loss_count : 0.0;
-  const double tokens_per_s = seconds > 0 ? static_cast<double>(spec_.tokensPerIteration()) / seconds : 0.0;
+  const double tokens_per_s =
+      seconds > 0 ? static_cast<double>(spec_.tokensPerIteration()) / seconds : 0.0;
   json e{{"event", "iteration"},
          {"run_id", run_id_},
          {"time", utcNow()},
@@ -237,7 +247,9 @@ void Run::onIterationComplete(int iteration) {
   rec.loss = loss;
   rec.iteration_seconds = seconds;
   rec.tokens_per_second = tokens_per_s;
-  rec.detail = json{{"stages", per_stage}, {"ranks", ranks}, {"grad_norm", e["grad_norm"]},
+  rec.detail = json{{"stages", per_stage},
+                    {"ranks", ranks},
+                    {"grad_norm", e["grad_norm"]},
                     {"learning_rate", e["learning_rate"]}};
   store_.addIteration(rec, e);
   emit_(e);
@@ -254,8 +266,10 @@ void Run::stopAll() {
   const auto deadline = Clock::now() + std::chrono::seconds(2);
   for (Worker& w : workers_) {
     while (!w.exited && Clock::now() < deadline) {
-      if (waitpid(w.pid, &w.status, WNOHANG) == w.pid) w.exited = true;
-      else std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      if (waitpid(w.pid, &w.status, WNOHANG) == w.pid)
+        w.exited = true;
+      else
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     if (!w.exited) {
       kill(w.pid, SIGKILL);
@@ -273,7 +287,8 @@ int Run::fail(const Worker* w, const std::string& message) {
     e["replica"] = w->place.replica;
     e["tp_rank"] = w->place.tp_rank;
     json tail = json::array();
-    for (const std::string& l : w->err_tail) tail.push_back(l);
+    for (const std::string& l : w->err_tail)
+      tail.push_back(l);
     e["stderr_tail"] = tail;
   }
   event(e);
@@ -314,7 +329,9 @@ int Run::execute(const std::string& spec_file) {
     j["pid"] = w.pid;
     list.push_back(j);
   }
-  event({{"event", "workers_started"}, {"store", store_addr}, {"generation", generation},
+  event({{"event", "workers_started"},
+         {"store", store_addr},
+         {"generation", generation},
          {"workers", list}});
 
   std::vector<pollfd> fds;
@@ -323,19 +340,29 @@ int Run::execute(const std::string& spec_file) {
       event({{"event", "warning"}, {"message", "interrupted: stopping the workers"}});
       stopAll();
       store_.finishRun(run_id_, RunStatus::Stopped, "");
-      event({{"event", "finished"}, {"status", "stopped"}, {"iterations_done", iterations_done_},
+      event({{"event", "finished"},
+             {"status", "stopped"},
+             {"iterations_done", iterations_done_},
              {"seconds", std::chrono::duration<double>(Clock::now() - started_).count()}});
       return kExitRunStopped;
     }
     fds.clear();
     std::vector<std::pair<Worker*, bool>> owners;  // (worker, is stderr)
     for (Worker& w : workers_) {
-      if (w.out_fd >= 0) { fds.push_back({w.out_fd, POLLIN, 0}); owners.emplace_back(&w, false); }
-      if (w.err_fd >= 0) { fds.push_back({w.err_fd, POLLIN, 0}); owners.emplace_back(&w, true); }
+      if (w.out_fd >= 0) {
+        fds.push_back({w.out_fd, POLLIN, 0});
+        owners.emplace_back(&w, false);
+      }
+      if (w.err_fd >= 0) {
+        fds.push_back({w.err_fd, POLLIN, 0});
+        owners.emplace_back(&w, true);
+      }
     }
-    if (!fds.empty()) poll(fds.data(), fds.size(), 100);
+    if (!fds.empty())
+      poll(fds.data(), fds.size(), 100);
     for (std::size_t i = 0; i < fds.size(); ++i) {
-      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+        continue;
       Worker& w = *owners[i].first;
       const bool is_err = owners[i].second;
       char buf[65536];
@@ -352,7 +379,8 @@ int Run::execute(const std::string& spec_file) {
       for (const std::string& line : takeLines(acc)) {
         if (is_err) {
           w.err_tail.push_back(line);
-          if (w.err_tail.size() > 20) w.err_tail.pop_front();
+          if (w.err_tail.size() > 20)
+            w.err_tail.pop_front();
           event({{"event", "warning"}, {"rank", w.place.rank}, {"message", line}});
         } else {
           onLine(w, line);
@@ -366,21 +394,29 @@ int Run::execute(const std::string& spec_file) {
         w.exited = true;
         // Drain what it wrote last (its error report, usually).
         for (int* fd : {&w.out_fd, &w.err_fd}) {
-          if (*fd < 0) continue;
+          if (*fd < 0)
+            continue;
           char buf[65536];
           ssize_t n;
           std::string& acc = fd == &w.out_fd ? w.out_buf : w.err_buf;
-          while ((n = read(*fd, buf, sizeof buf)) > 0) acc.append(buf, static_cast<std::size_t>(n));
+          while ((n = read(*fd, buf, sizeof buf)) > 0)
+            acc.append(buf, static_cast<std::size_t>(n));
           for (const std::string& line : takeLines(acc)) {
-            if (fd == &w.out_fd) onLine(w, line);
-            else { w.err_tail.push_back(line); if (w.err_tail.size() > 20) w.err_tail.pop_front(); }
+            if (fd == &w.out_fd)
+              onLine(w, line);
+            else {
+              w.err_tail.push_back(line);
+              if (w.err_tail.size() > 20)
+                w.err_tail.pop_front();
+            }
           }
           close(*fd);
           *fd = -1;
         }
         if (!(WIFEXITED(w.status) && WEXITSTATUS(w.status) == 0 && w.done)) {
           std::string msg = who(w) + " " + describeStatus(w.status);
-          if (!w.error.empty()) msg += ": " + w.error;
+          if (!w.error.empty())
+            msg += ": " + w.error;
           else if (!w.done && WIFEXITED(w.status) && WEXITSTATUS(w.status) == 0)
             msg += " before finishing its iterations";
           return fail(&w, msg);
@@ -388,13 +424,14 @@ int Run::execute(const std::string& spec_file) {
       }
       all_exited = all_exited && w.exited;
     }
-    if (all_exited) break;
+    if (all_exited)
+      break;
     const auto now = Clock::now();
     for (Worker& w : workers_) {
       const double silent = std::chrono::duration<double>(now - w.last_seen).count();
       // Loading libtorch in many processes at once on a small machine takes a while.
-      const double limit = w.heard ? options_.heartbeat_timeout_s
-                                   : std::max(options_.heartbeat_timeout_s, 60.0);
+      const double limit =
+          w.heard ? options_.heartbeat_timeout_s : std::max(options_.heartbeat_timeout_s, 60.0);
       if (!w.exited && silent > limit)
         return fail(&w, who(w) + " stopped reporting (no heartbeat for " +
                             std::to_string(static_cast<int>(silent)) + " s)");
@@ -404,7 +441,9 @@ int Run::execute(const std::string& spec_file) {
     return fail(nullptr, "workers finished after " + std::to_string(iterations_done_) + " of " +
                              std::to_string(spec_.iterations) + " iterations");
   store_.finishRun(run_id_, RunStatus::Finished, "");
-  event({{"event", "finished"}, {"status", "finished"}, {"iterations_done", iterations_done_},
+  event({{"event", "finished"},
+         {"status", "finished"},
+         {"iterations_done", iterations_done_},
          {"seconds", std::chrono::duration<double>(Clock::now() - started_).count()}});
   return kExitRunOk;
 }
@@ -435,11 +474,12 @@ int runController(const RunSpec& spec, const json& scenario, const json& job,
 
   // The spec every worker reads, in a private directory removed at the end.
   char tmpl[] = "/tmp/sailor-run-XXXXXX";
-  if (!mkdtemp(tmpl)) throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
+  if (!mkdtemp(tmpl))
+    throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
   const std::string dir = tmpl, spec_file = dir + "/spec.json";
   json_util::writeFileAtomically(spec_file, spec.toJson().dump(2));
 
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_handler = onSignal;
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);

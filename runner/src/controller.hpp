@@ -17,19 +17,19 @@
 namespace sailor::runner {
 
 struct ControllerOptions {
-  std::string worker_path;       // sailor-worker binary
-  std::string store_path;        // run store (SQLite)
-  std::string name;              // run name shown in `sailor runs list`
-  int max_local_processes = 8;   // refuse plans needing more processes on this machine
-  double heartbeat_timeout_s = 5;  // a worker silent this long has stopped reporting
-  int collective_timeout_s = 60;   // c10d timeout inside workers
+  std::string worker_path;            // sailor-worker binary
+  std::string store_path;             // run store (SQLite)
+  std::string name;                   // run name shown in `sailor runs list`
+  int max_local_processes = 8;        // refuse plans needing more processes on this machine
+  double heartbeat_timeout_s = 5;     // a worker silent this long has stopped reporting
+  int collective_timeout_s = 60;      // c10d timeout inside workers
   std::vector<std::string> warnings;  // emitted as warning events right after run_started
 };
 
 // Exit codes of `sailor run`.
 constexpr int kExitRunOk = 0;
-constexpr int kExitRunInput = 2;    // bad input: nothing was started
-constexpr int kExitRunFailed = 4;   // a worker died, stopped reporting or reported an error
+constexpr int kExitRunInput = 2;      // bad input: nothing was started
+constexpr int kExitRunFailed = 4;     // a worker died, stopped reporting or reported an error
 constexpr int kExitRunStopped = 130;  // interrupted (SIGINT/SIGTERM): workers stopped
 
 // Runs `spec` to completion. `emit` receives every event (the CLI prints it as one line).

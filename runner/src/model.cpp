@@ -1,10 +1,10 @@
 #include "model.hpp"
 
-#include "comm.hpp"
-
 #include <cmath>
 #include <limits>
 #include <numeric>
+
+#include "comm.hpp"
 
 #include <ATen/CPUGeneratorImpl.h>
 
@@ -21,7 +21,8 @@ std::uint64_t mix(std::uint64_t x) {
 
 std::uint64_t nameSeed(std::uint64_t seed, const std::string& name) {
   std::uint64_t h = mix(seed);
-  for (unsigned char c : name) h = mix(h ^ c);
+  for (unsigned char c : name)
+    h = mix(h ^ c);
   return h;
 }
 
@@ -63,7 +64,8 @@ StageModel::StageModel(const RunSpec& spec, const RankPlacement& placement, torc
   first_ = stage.first_layer;
   last_ = stage.last_layer;
   params_.reserve(static_cast<std::size_t>(16 * (last_ - first_ + 1) + 8));
-  const std::int64_t h = m.hidden_size, V = m.vocab_size, S = m.sequence_length, F = m.ffn_hidden_size;
+  const std::int64_t h = m.hidden_size, V = m.vocab_size, S = m.sequence_length,
+                     F = m.ffn_hidden_size;
   const int tp = placement.tp, k = placement.tp_rank;
   const std::int64_t hd = m.headDim(), local_heads = m.heads / tp, lf = F / tp;
   const double std0 = 0.02, std_out = 0.02 / std::sqrt(2.0 * m.layers);
@@ -90,14 +92,18 @@ StageModel::StageModel(const RunSpec& spec, const RankPlacement& placement, torc
     Block b;
     addNorm(p + ".ln1", b.ln1_w, b.ln1_b);
     b.qkv_w = add(p + ".attn.qkv.weight", {3 * h, h}, 0, qkv_index, std0, 0);
-    if (m.bias) b.qkv_b = add(p + ".attn.qkv.bias", {3 * h}, 0, qkv_index, 0, 0.0);
+    if (m.bias)
+      b.qkv_b = add(p + ".attn.qkv.bias", {3 * h}, 0, qkv_index, 0, 0.0);
     b.out_w = add(p + ".attn.out.weight", {h, h}, 1, head_cols, std_out, 0);
-    if (m.bias) b.out_b = add(p + ".attn.out.bias", {h}, -1, {}, 0, 0.0);
+    if (m.bias)
+      b.out_b = add(p + ".attn.out.bias", {h}, -1, {}, 0, 0.0);
     addNorm(p + ".ln2", b.ln2_w, b.ln2_b);
     b.fc1_w = add(p + ".mlp.fc1.weight", {F, h}, 0, ffn_rows, std0, 0);
-    if (m.bias) b.fc1_b = add(p + ".mlp.fc1.bias", {F}, 0, ffn_rows, 0, 0.0);
+    if (m.bias)
+      b.fc1_b = add(p + ".mlp.fc1.bias", {F}, 0, ffn_rows, 0, 0.0);
     b.fc2_w = add(p + ".mlp.fc2.weight", {h, F}, 1, ffn_rows, std_out, 0);
-    if (m.bias) b.fc2_b = add(p + ".mlp.fc2.bias", {h}, -1, {}, 0, 0.0);
+    if (m.bias)
+      b.fc2_b = add(p + ".mlp.fc2.bias", {h}, -1, {}, 0, 0.0);
     blocks_.push_back(b);
   }
   if (isLast()) {
@@ -117,7 +123,8 @@ StageModel::StageModel(const RunSpec& spec, const RankPlacement& placement, torc
 }
 
 torch::Tensor StageModel::norm(const torch::Tensor& x, Param* w, Param* b) const {
-  if (b) return at::layer_norm(x, {x.size(-1)}, w->value, b->value, 1e-5);
+  if (b)
+    return at::layer_norm(x, {x.size(-1)}, w->value, b->value, 1e-5);
   return x * torch::rsqrt(x.pow(2).mean(-1, true) + 1e-5) * w->value;  // RMSNorm
 }
 
@@ -131,20 +138,24 @@ torch::Tensor StageModel::block(const torch::Tensor& x, const Block& b) const {
   torch::Tensor a = copyToTensorParallel(norm(x, b.ln1_w, b.ln1_b));
   torch::Tensor qkv = linear(a, b.qkv_w, b.qkv_b);  // [B, S, 3 * nl * hd]
   auto parts = qkv.chunk(3, -1);
-  auto heads = [&](const torch::Tensor& t) { return t.view({B, S, nl, hd}).transpose(1, 2); };
+  auto heads = [&](const torch::Tensor& t) {
+    return t.view({B, S, nl, hd}).transpose(1, 2);
+  };
   torch::Tensor q = heads(parts[0]), k = heads(parts[1]), v = heads(parts[2]);
   torch::Tensor scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(hd));
   scores = scores + causal_mask_.slice(0, 0, S).slice(1, 0, S);
   torch::Tensor ctx = torch::matmul(torch::softmax(scores, -1), v);
   ctx = ctx.transpose(1, 2).reshape({B, S, nl * hd});
   torch::Tensor o = reduceFromTensorParallel(torch::linear(ctx, b.out_w->value));
-  if (b.out_b) o = o + b.out_b->value;
+  if (b.out_b)
+    o = o + b.out_b->value;
   torch::Tensor hidden = x + o;
   // MLP.
   torch::Tensor m = copyToTensorParallel(norm(hidden, b.ln2_w, b.ln2_b));
   m = torch::gelu(linear(m, b.fc1_w, b.fc1_b));
   m = reduceFromTensorParallel(torch::linear(m, b.fc2_w->value));
-  if (b.fc2_b) m = m + b.fc2_b->value;
+  if (b.fc2_b)
+    m = m + b.fc2_b->value;
   return hidden + m;
 }
 
@@ -154,8 +165,10 @@ torch::Tensor StageModel::forward(const torch::Tensor& input, const torch::Tenso
     const std::int64_t S = input.size(1);
     x = torch::embedding(tok_->value, input) + pos_->value.slice(0, 0, S);
   }
-  for (const Block& b : blocks_) x = block(x, b);
-  if (!isLast()) return x;
+  for (const Block& b : blocks_)
+    x = block(x, b);
+  if (!isLast())
+    return x;
   x = norm(x, lnf_w_, lnf_b_);
   torch::Tensor logits = torch::linear(x, head_->value);
   return torch::cross_entropy_loss(logits.reshape({-1, logits.size(-1)}), labels.reshape({-1}));

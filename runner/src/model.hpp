@@ -23,13 +23,13 @@ struct Param {
   std::string name;     // e.g. "layer3.attn.qkv.weight"
   torch::Tensor value;  // this rank's shard, a leaf that requires grad
   std::vector<std::int64_t> full_shape;
-  int shard_dim = -1;         // -1: replicated inside the tensor-parallel group
-  torch::Tensor full_index;   // int64 positions of the shard along shard_dim in the full tensor
-  bool tied_copy = false;     // the last stage's copy of a tied embedding (counted once in norms)
+  int shard_dim = -1;        // -1: replicated inside the tensor-parallel group
+  torch::Tensor full_index;  // int64 positions of the shard along shard_dim in the full tensor
+  bool tied_copy = false;    // the last stage's copy of a tied embedding (counted once in norms)
 };
 
 class StageModel {
-public:
+ public:
   StageModel(const RunSpec& spec, const RankPlacement& placement, torch::Dtype dtype);
 
   // First stage: `input` is int64 tokens [b, s]; other stages: hidden states [b, s, h]. Returns
@@ -40,14 +40,20 @@ public:
   bool isFirst() const { return first_ == 0; }
   bool isLast() const { return last_ == spec_.model.layers + 1; }
 
-private:
+ private:
   struct Block {
-    Param* ln1_w = nullptr; Param* ln1_b = nullptr;
-    Param* qkv_w = nullptr; Param* qkv_b = nullptr;
-    Param* out_w = nullptr; Param* out_b = nullptr;
-    Param* ln2_w = nullptr; Param* ln2_b = nullptr;
-    Param* fc1_w = nullptr; Param* fc1_b = nullptr;
-    Param* fc2_w = nullptr; Param* fc2_b = nullptr;
+    Param* ln1_w = nullptr;
+    Param* ln1_b = nullptr;
+    Param* qkv_w = nullptr;
+    Param* qkv_b = nullptr;
+    Param* out_w = nullptr;
+    Param* out_b = nullptr;
+    Param* ln2_w = nullptr;
+    Param* ln2_b = nullptr;
+    Param* fc1_w = nullptr;
+    Param* fc1_b = nullptr;
+    Param* fc2_w = nullptr;
+    Param* fc2_b = nullptr;
   };
   Param* add(const std::string& name, std::vector<std::int64_t> shape, int shard_dim,
              std::vector<std::int64_t> index, double init_std, double init_value);

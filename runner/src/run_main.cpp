@@ -66,7 +66,8 @@ std::string selfDir() {
   return ec ? std::string(".") : p.parent_path().string();
 }
 
-template <typename T, typename F> T load(const std::string& path, F f) {
+template <typename T, typename F>
+T load(const std::string& path, F f) {
   const json j = json_util::readFile(path);
   try {
     return f(j);
@@ -79,7 +80,8 @@ int intArg(const std::string& opt, const std::string& v) {
   try {
     std::size_t used = 0;
     const long x = std::stol(v, &used);
-    if (used == v.size() && x >= 0 && x <= 1'000'000'000) return static_cast<int>(x);
+    if (used == v.size() && x >= 0 && x <= 1'000'000'000)
+      return static_cast<int>(x);
   } catch (const std::exception&) {
   }
   throw InputError(opt, "\"" + v + "\"", "a non-negative integer");
@@ -89,7 +91,8 @@ double numberArg(const std::string& opt, const std::string& v) {
   try {
     std::size_t used = 0;
     const double x = std::stod(v, &used);
-    if (used == v.size() && std::isfinite(x) && x >= 0) return x;
+    if (used == v.size() && std::isfinite(x) && x >= 0)
+      return x;
   } catch (const std::exception&) {
   }
   throw InputError(opt, "\"" + v + "\"", "a non-negative number");
@@ -100,12 +103,26 @@ double numberArg(const std::string& opt, const std::string& v) {
 int main(int argc, char** argv) {
   // `sailor run ...` execs us with argv[1] == "run".
   int first = 1;
-  if (argc > 1 && std::strcmp(argv[1], "run") == 0) first = 2;
+  if (argc > 1 && std::strcmp(argv[1], "run") == 0)
+    first = 2;
   std::map<std::string, std::string> opt;
-  const std::vector<std::string> with_value{
-      "--plan", "--scenario", "--job", "--iterations", "--max-local-processes", "--data",
-      "--hidden", "--seq-len", "--global-batch", "--seed", "--lr", "--dtype", "--backend",
-      "--store", "--name", "--heartbeat-timeout", "--worker"};
+  const std::vector<std::string> with_value{"--plan",
+                                            "--scenario",
+                                            "--job",
+                                            "--iterations",
+                                            "--max-local-processes",
+                                            "--data",
+                                            "--hidden",
+                                            "--seq-len",
+                                            "--global-batch",
+                                            "--seed",
+                                            "--lr",
+                                            "--dtype",
+                                            "--backend",
+                                            "--store",
+                                            "--name",
+                                            "--heartbeat-timeout",
+                                            "--worker"};
   try {
     for (int i = first; i < argc; ++i) {
       const std::string k = argv[i];
@@ -113,21 +130,24 @@ int main(int argc, char** argv) {
         std::cout << kHelp;
         return 0;
       }
-      if (k == "--local") continue;
+      if (k == "--local")
+        continue;
       if (std::find(with_value.begin(), with_value.end(), k) == with_value.end())
         throw InputError("run", "\"" + k + "\"", "an option of `sailor run --help`");
-      if (i + 1 >= argc) throw InputError(k, "nothing", "a value");
+      if (i + 1 >= argc)
+        throw InputError(k, "nothing", "a value");
       opt[k] = argv[++i];
     }
     for (const char* req : {"--plan", "--scenario", "--job"})
-      if (!opt.count(req)) throw InputError(req, "nothing", "a file (see `sailor run --help`)");
+      if (!opt.count(req))
+        throw InputError(req, "nothing", "a file (see `sailor run --help`)");
 
     const Catalog catalog = Catalog::load(resourceDir());
     const std::string plan_path = opt["--plan"];
-    const Scenario scenario = load<Scenario>(opt["--scenario"], [&](const json& j) {
-      return Scenario::fromJson(j, catalog);
-    });
-    const Job job = load<Job>(opt["--job"], [&](const json& j) { return Job::fromJson(j, catalog); });
+    const Scenario scenario = load<Scenario>(
+        opt["--scenario"], [&](const json& j) { return Scenario::fromJson(j, catalog); });
+    const Job job =
+        load<Job>(opt["--job"], [&](const json& j) { return Job::fromJson(j, catalog); });
     const Plan plan = load<Plan>(plan_path, [](const json& j) { return Plan::fromJson(j); });
     try {
       plan.validate(job, catalog, scenario);
@@ -136,17 +156,24 @@ int main(int argc, char** argv) {
     }
 
     RunOptions ro;
-    if (opt.count("--iterations")) ro.iterations = intArg("--iterations", opt["--iterations"]);
-    if (opt.count("--hidden")) ro.hidden_size = intArg("--hidden", opt["--hidden"]);
-    if (opt.count("--seq-len")) ro.sequence_length = intArg("--seq-len", opt["--seq-len"]);
-    if (opt.count("--global-batch")) ro.global_batch_size = intArg("--global-batch", opt["--global-batch"]);
-    if (opt.count("--seed")) ro.seed = static_cast<std::uint64_t>(intArg("--seed", opt["--seed"]));
+    if (opt.count("--iterations"))
+      ro.iterations = intArg("--iterations", opt["--iterations"]);
+    if (opt.count("--hidden"))
+      ro.hidden_size = intArg("--hidden", opt["--hidden"]);
+    if (opt.count("--seq-len"))
+      ro.sequence_length = intArg("--seq-len", opt["--seq-len"]);
+    if (opt.count("--global-batch"))
+      ro.global_batch_size = intArg("--global-batch", opt["--global-batch"]);
+    if (opt.count("--seed"))
+      ro.seed = static_cast<std::uint64_t>(intArg("--seed", opt["--seed"]));
     if (opt.count("--lr")) {
       ro.learning_rate = numberArg("--lr", opt["--lr"]);
       ro.min_learning_rate = ro.learning_rate / 10;
     }
-    if (opt.count("--dtype")) ro.dtype = opt["--dtype"];
-    if (opt.count("--backend")) ro.backend = opt["--backend"];
+    if (opt.count("--dtype"))
+      ro.dtype = opt["--dtype"];
+    if (opt.count("--backend"))
+      ro.backend = opt["--backend"];
     if (opt.count("--data")) {
       const std::string d = opt["--data"];
       ro.data = d == "text" ? resourceDir() + "/text/public-domain.txt" : d;
@@ -159,12 +186,12 @@ int main(int argc, char** argv) {
       (void)TokenSource::textFile(ro.data, ro.seed).sample(0, spec.model.sequence_length);
 
     ControllerOptions co;
-    co.worker_path = opt.count("--worker") ? opt["--worker"]
+    co.worker_path = opt.count("--worker")          ? opt["--worker"]
                      : std::getenv("SAILOR_WORKER") ? std::getenv("SAILOR_WORKER")
-                                                     : selfDir() + "/sailor-worker";
+                                                    : selfDir() + "/sailor-worker";
     co.store_path = opt.count("--store") ? opt["--store"] : RunStore::defaultPath();
-    co.name = opt.count("--name") ? opt["--name"]
-                                  : std::filesystem::path(plan_path).filename().string();
+    co.name =
+        opt.count("--name") ? opt["--name"] : std::filesystem::path(plan_path).filename().string();
     if (const char* env = std::getenv("SAILOR_MAX_LOCAL_PROCESSES"))
       co.max_local_processes = intArg("SAILOR_MAX_LOCAL_PROCESSES", env);
     if (opt.count("--max-local-processes"))

@@ -11,14 +11,20 @@ namespace {
 
 constexpr int kTagActivation = 0;
 constexpr int kTagGradient = 1;
-int tagOf(int microbatch, int kind) { return 2 * microbatch + kind; }
+int tagOf(int microbatch, int kind) {
+  return 2 * microbatch + kind;
+}
 
 }  // namespace
 
 Trainer::Trainer(const RunSpec& spec, int rank, Groups groups, torch::Dtype dtype,
                  torch::Device device)
-    : spec_(spec), me_(spec.ranks.at(rank)), groups_(std::move(groups)), dtype_(dtype),
-      device_(device), data_(TokenSource::open(spec.data, spec.seed)) {
+    : spec_(spec),
+      me_(spec.ranks.at(rank)),
+      groups_(std::move(groups)),
+      dtype_(dtype),
+      device_(device),
+      data_(TokenSource::open(spec.data, spec.seed)) {
   setTensorParallelGroup(groups_.tp);
   model_ = std::make_unique<StageModel>(spec, me_, dtype);
   std::vector<torch::Tensor> values;
@@ -30,8 +36,10 @@ Trainer::Trainer(const RunSpec& spec, int rank, Groups groups, torch::Dtype dtyp
   optimizer_ = std::make_unique<torch::optim::AdamW>(
       values, torch::optim::AdamWOptions(spec.learning_rate).weight_decay(spec.weight_decay));
   const int stages = static_cast<int>(spec.plan.stages.size());
-  if (me_.stage > 0) prev_ranks_ = spec.replicaRanks(me_.stage - 1, me_.replica);
-  if (me_.stage + 1 < stages) next_ranks_ = spec.replicaRanks(me_.stage + 1, me_.replica);
+  if (me_.stage > 0)
+    prev_ranks_ = spec.replicaRanks(me_.stage - 1, me_.replica);
+  if (me_.stage + 1 < stages)
+    next_ranks_ = spec.replicaRanks(me_.stage + 1, me_.replica);
 }
 
 // Inputs (offset 0) or labels (offset 1) of one microbatch of one pipeline. Global sample order:
@@ -41,8 +49,9 @@ torch::Tensor Trainer::tokens(int iteration, int pipeline, int microbatch, int o
   const int b = spec_.plan.microbatch_size, S = spec_.model.sequence_length;
   std::vector<std::int64_t> flat;
   flat.reserve(static_cast<std::size_t>(b) * S);
-  const std::int64_t base = static_cast<std::int64_t>(iteration) * spec_.global_batch_size +
-                            (static_cast<std::int64_t>(microbatch) * spec_.data_parallel + pipeline) * b;
+  const std::int64_t base =
+      static_cast<std::int64_t>(iteration) * spec_.global_batch_size +
+      (static_cast<std::int64_t>(microbatch) * spec_.data_parallel + pipeline) * b;
   for (int i = 0; i < b; ++i) {
     const std::vector<std::int64_t> s = data_.sample(base + i, S);
     flat.insert(flat.end(), s.begin() + offset, s.begin() + offset + S);
@@ -59,7 +68,8 @@ IterationReport Trainer::step(int iteration) {
   report.learning_rate = spec_.learningRateAt(iteration);
   for (auto& group : optimizer_->param_groups())
     static_cast<torch::optim::AdamWOptions&>(group.options()).lr(report.learning_rate);
-  for (Param& p : model_->params()) p.value.mutable_grad() = torch::Tensor();
+  for (Param& p : model_->params())
+    p.value.mutable_grad() = torch::Tensor();
 
   const int P = static_cast<int>(spec_.plan.stages.size()), s = me_.stage;
   const int m = spec_.microbatches, d = me_.replica;
@@ -98,9 +108,12 @@ IterationReport Trainer::step(int iteration) {
   std::deque<std::pair<torch::Tensor, torch::Tensor>> in_flight;  // (input, output) per microbatch
   auto forward = [&](int mb, torch::Tensor input) {
     torch::Tensor labels;
-    if (first) input = tokens(iteration, d, mb, 0);
-    else input.set_requires_grad(true);
-    if (last) labels = tokens(iteration, d, mb, 1);
+    if (first)
+      input = tokens(iteration, d, mb, 0);
+    else
+      input.set_requires_grad(true);
+    if (last)
+      labels = tokens(iteration, d, mb, 1);
     torch::Tensor out = model_->forward(input, labels);
     if (last && me_.tp_rank == 0) {
       report.loss_sum += out.item<double>();
@@ -112,8 +125,10 @@ IterationReport Trainer::step(int iteration) {
   auto backward = [&](const torch::Tensor& grad_out) {
     auto [input, out] = in_flight.front();
     in_flight.pop_front();
-    if (last) (out / static_cast<double>(m)).backward();
-    else out.backward(grad_out);
+    if (last)
+      (out / static_cast<double>(m)).backward();
+    else
+      out.backward(grad_out);
     return first ? torch::Tensor() : input.grad();
   };
 
@@ -122,12 +137,21 @@ IterationReport Trainer::step(int iteration) {
   const int steady = m - warmup;
   for (int i = 0; i < warmup; ++i) {
     torch::Tensor in;
-    if (!first) { in = postRecvForward(i); p2p.wait(); }
+    if (!first) {
+      in = postRecvForward(i);
+      p2p.wait();
+    }
     torch::Tensor out = forward(i, in);
-    if (!last) { postSendForward(out, i); p2p.wait(); }
+    if (!last) {
+      postSendForward(out, i);
+      p2p.wait();
+    }
   }
   torch::Tensor input;
-  if (steady > 0 && !first) { input = postRecvForward(warmup); p2p.wait(); }
+  if (steady > 0 && !first) {
+    input = postRecvForward(warmup);
+    p2p.wait();
+  }
   for (int i = 0; i < steady; ++i) {
     const int fwd_mb = warmup + i, bwd_mb = i;
     torch::Tensor out = forward(fwd_mb, input);
@@ -138,15 +162,23 @@ IterationReport Trainer::step(int iteration) {
       p2p.wait();
     }
     torch::Tensor grad_in = backward(grad_out);
-    if (!first) postSendBackward(grad_in, bwd_mb);
-    if (i + 1 < steady && !first) input = postRecvForward(fwd_mb + 1);
+    if (!first)
+      postSendBackward(grad_in, bwd_mb);
+    if (i + 1 < steady && !first)
+      input = postRecvForward(fwd_mb + 1);
     p2p.wait();
   }
   for (int i = steady; i < m; ++i) {
     torch::Tensor grad_out;
-    if (!last) { grad_out = postRecvBackward(i); p2p.wait(); }
+    if (!last) {
+      grad_out = postRecvBackward(i);
+      p2p.wait();
+    }
     torch::Tensor grad_in = backward(grad_out);
-    if (!first) { postSendBackward(grad_in, i); p2p.wait(); }
+    if (!first) {
+      postSendBackward(grad_in, i);
+      p2p.wait();
+    }
   }
 
   syncGradients();
@@ -167,7 +199,8 @@ IterationReport Trainer::step(int iteration) {
 void Trainer::syncGradients() {
   std::vector<Param>& params = model_->params();
   for (Param& p : params)
-    if (!p.value.grad().defined()) p.value.mutable_grad() = torch::zeros_like(p.value);
+    if (!p.value.grad().defined())
+      p.value.mutable_grad() = torch::zeros_like(p.value);
   const double D = spec_.data_parallel;
   if (groups_.dp) {
     std::vector<std::vector<Param*>> buckets(1);
@@ -194,15 +227,19 @@ void Trainer::syncGradients() {
           continue;
         }
         torch::Tensor full = torch::zeros(p->full_shape, p->value.options());
-        if (p->shard_dim >= 0) full.index_copy_(p->shard_dim, p->full_index.to(device_), p->value.grad());
-        else if (me_.tp_rank == 0) full.copy_(p->value.grad());
+        if (p->shard_dim >= 0)
+          full.index_copy_(p->shard_dim, p->full_index.to(device_), p->value.grad());
+        else if (me_.tp_rank == 0)
+          full.copy_(p->value.grad());
         pieces.push_back(full.reshape({-1}));
       }
       flats.push_back({torch::cat(pieces)});
     }
     const auto t0 = std::chrono::steady_clock::now();
-    for (auto& flat : flats) works.push_back(groups_.dp->allreduce(flat));
-    for (auto& w : works) w->wait();
+    for (auto& flat : flats)
+      works.push_back(groups_.dp->allreduce(flat));
+    for (auto& w : works)
+      w->wait();
     commTimes().dp += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     for (std::size_t i = 0; i < buckets.size(); ++i) {
       torch::Tensor flat = flats[i][0] / D;
@@ -225,7 +262,8 @@ void Trainer::syncGradients() {
   }
   if (groups_.embedding) {
     for (Param& p : params) {
-      if (p.name != "embedding.token") continue;
+      if (p.name != "embedding.token")
+        continue;
       std::vector<at::Tensor> t{groups_.embedding_contributor ? p.value.grad().clone()
                                                               : torch::zeros_like(p.value)};
       allReduceSum(groups_.embedding, t, &CommTimes::dp);
@@ -238,9 +276,11 @@ void Trainer::syncGradients() {
 // replicated tensors by tp rank 0, the tied copy not at all; summed over the world, whose D
 // pipelines each hold the full model.
 double Trainer::clipGradients() {
-  torch::Tensor sq = torch::zeros({1}, torch::TensorOptions().dtype(torch::kFloat64).device(device_));
+  torch::Tensor sq =
+      torch::zeros({1}, torch::TensorOptions().dtype(torch::kFloat64).device(device_));
   for (Param& p : model_->params()) {
-    if (p.tied_copy || (p.shard_dim < 0 && me_.tp_rank != 0)) continue;
+    if (p.tied_copy || (p.shard_dim < 0 && me_.tp_rank != 0))
+      continue;
     sq += p.value.grad().to(torch::kFloat64).pow(2).sum();
   }
   if (spec_.worldSize() > 1) {
@@ -251,7 +291,8 @@ double Trainer::clipGradients() {
   const double norm = std::sqrt(sq.item<double>() / spec_.data_parallel);
   if (spec_.grad_clip > 0 && norm > spec_.grad_clip) {
     const double scale = spec_.grad_clip / (norm + 1e-6);
-    for (Param& p : model_->params()) p.value.mutable_grad().mul_(scale);
+    for (Param& p : model_->params())
+      p.value.mutable_grad().mul_(scale);
   }
   return norm;
 }

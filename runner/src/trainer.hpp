@@ -17,8 +17,8 @@ namespace sailor::runner {
 
 struct IterationReport {
   int iteration = 0;
-  double loss_sum = 0;   // sum of microbatch losses (last stage, tp rank 0 only)
-  int loss_count = 0;    // microbatches in loss_sum
+  double loss_sum = 0;  // sum of microbatch losses (last stage, tp rank 0 only)
+  int loss_count = 0;   // microbatches in loss_sum
   double seconds = 0;
   CommTimes comm;
   double grad_norm = 0;
@@ -26,11 +26,11 @@ struct IterationReport {
 };
 
 class Trainer {
-public:
+ public:
   Trainer(const RunSpec& spec, int rank, Groups groups, torch::Dtype dtype, torch::Device device);
   IterationReport step(int iteration);
 
-private:
+ private:
   torch::Tensor tokens(int iteration, int pipeline, int microbatch, int offset) const;
   void syncGradients();
   double clipGradients();

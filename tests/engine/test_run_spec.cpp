@@ -3,11 +3,11 @@
 // learning-rate schedule and data determinism are what every worker relies on to agree with
 // the others without talking to them; rejections are what `sailor run` refuses before any
 // process starts.
-#include <QTemporaryDir>
-#include <QTest>
-
 #include <fstream>
 #include <set>
+
+#include <QTemporaryDir>
+#include <QTest>
 
 #include "sailor/catalog.hpp"
 #include "sailor/plan.hpp"
@@ -20,7 +20,9 @@ using nlohmann::json;
 
 namespace {
 
-Plan planOf(const json& j) { return Plan::fromJson(j); }
+Plan planOf(const json& j) {
+  return Plan::fromJson(j);
+}
 
 json replica(const std::string& gpu, int tp) {
   return json{{"gpu_type", gpu}, {"tp", tp}, {"zone", "z"}};
@@ -30,8 +32,12 @@ json replica(const std::string& gpu, int tp) {
 json heteroPlan() {
   return json{{"microbatch_size", 2},
               {"stages",
-               {{{"first_layer", 0}, {"last_layer", 10}, {"replicas", {replica("V100-16", 1), replica("A100-40", 2)}}},
-                {{"first_layer", 11}, {"last_layer", 25}, {"replicas", {replica("A100-40", 4), replica("V100-16", 1)}}}}}};
+               {{{"first_layer", 0},
+                 {"last_layer", 10},
+                 {"replicas", {replica("V100-16", 1), replica("A100-40", 2)}}},
+                {{"first_layer", 11},
+                 {"last_layer", 25},
+                 {"replicas", {replica("A100-40", 4), replica("V100-16", 1)}}}}}};
 }
 
 Job jobOf(int global_batch, int seq) {
@@ -49,7 +55,7 @@ class TestRunSpec : public QObject {
   Catalog cat_ = Catalog::load(test::resources());
   const ModelSpec& opt() { return cat_.model("OPT-350M", "model"); }
 
-private slots:
+ private slots:
   void ranksAreStageMajorThenReplicaThenTpRank() {
     const RunSpec s = RunSpec::build(planOf(heteroPlan()), jobOf(8, 2048), opt(), RunOptions{});
     QCOMPARE(s.worldSize(), 1 + 2 + 4 + 1);
@@ -109,10 +115,11 @@ private slots:
     const RunSpec s = RunSpec::build(planOf(heteroPlan()), jobOf(8, 64), opt(), o);
     SAILOR_COMPARE_REL(s.learningRateAt(0), 5e-4, 1e-12);
     SAILOR_COMPARE_REL(s.learningRateAt(1), 1e-3, 1e-12);
-    SAILOR_COMPARE_REL(s.learningRateAt(2), 1e-3, 1e-12);   // cosine starts at the peak
-    SAILOR_COMPARE_REL(s.learningRateAt(7), 5.5e-4, 1e-12); // halfway: (peak + min) / 2
+    SAILOR_COMPARE_REL(s.learningRateAt(2), 1e-3, 1e-12);    // cosine starts at the peak
+    SAILOR_COMPARE_REL(s.learningRateAt(7), 5.5e-4, 1e-12);  // halfway: (peak + min) / 2
     SAILOR_COMPARE_REL(s.learningRateAt(12), 1e-4, 1e-12);
-    for (int i = 3; i <= 12; ++i) QVERIFY(s.learningRateAt(i) < s.learningRateAt(i - 1));
+    for (int i = 3; i <= 12; ++i)
+      QVERIFY(s.learningRateAt(i) < s.learningRateAt(i - 1));
   }
 
   void rejections_data() {
@@ -146,7 +153,8 @@ private slots:
       (void)RunSpec::build(planOf(json::parse(plan.toStdString())), jobOf(global_batch, 64), opt(),
                            RunOptions{});
     });
-    for (const QString& n : needles) QVERIFY2(msg.contains(n), qPrintable(msg + " lacks " + n));
+    for (const QString& n : needles)
+      QVERIFY2(msg.contains(n), qPrintable(msg + " lacks " + n));
   }
 
   void optionRejections() {
@@ -188,7 +196,8 @@ private slots:
     QTemporaryDir dir;
     const std::string path = dir.filePath("t.txt").toStdString();
     std::string text;
-    for (int i = 0; i < 50; ++i) text += "line " + std::to_string(i) + " of the text. ";
+    for (int i = 0; i < 50; ++i)
+      text += "line " + std::to_string(i) + " of the text. ";
     std::ofstream(path) << text;
     const TokenSource src = TokenSource::textFile(path, 1);
     QVERIFY(src.isText());
@@ -196,13 +205,16 @@ private slots:
     std::string window(s.begin(), s.end());
     QVERIFY2(text.find(window) != std::string::npos, window.c_str());
     QCOMPARE(TokenSource::textFile(path, 1).sample(5, 32), s);
-    QVERIFY(test::inputErrorOf([&] { (void)TokenSource::textFile(dir.filePath("none").toStdString(), 1); })
-                .contains("--data"));
+    QVERIFY(test::inputErrorOf([&] {
+              (void)TokenSource::textFile(dir.filePath("none").toStdString(), 1);
+            }).contains("--data"));
     std::ofstream(dir.filePath("short.txt").toStdString()) << "too short";
-    QVERIFY(test::inputErrorOf([&] { (void)TokenSource::textFile(dir.filePath("short.txt").toStdString(), 1); })
-                .contains("at least 130 bytes"));
+    QVERIFY(test::inputErrorOf([&] {
+              (void)TokenSource::textFile(dir.filePath("short.txt").toStdString(), 1);
+            }).contains("at least 130 bytes"));
     // The shipped text is long enough for the runtime's default windows.
-    const TokenSource shipped = TokenSource::textFile(test::resources() + "/text/public-domain.txt", 1);
+    const TokenSource shipped =
+        TokenSource::textFile(test::resources() + "/text/public-domain.txt", 1);
     QCOMPARE(shipped.sample(0, 64).size(), std::size_t{65});
   }
 };

@@ -10,6 +10,10 @@
 //    keeps the run and every completed iteration; a stopped (SIGSTOP) worker is reported as
 //    silent;
 //  - bad input is refused before any process starts.
+#include <signal.h>
+
+#include <cmath>
+
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
@@ -18,10 +22,6 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
-
-#include <signal.h>
-
-#include <cmath>
 
 #include "sailor/run_store.hpp"
 
@@ -37,21 +37,31 @@ struct Run {
   QList<double> losses() const {
     QList<double> out;
     for (const QJsonObject& e : events)
-      if (e["event"].toString() == "iteration") out.push_back(e["loss"].toDouble());
+      if (e["event"].toString() == "iteration")
+        out.push_back(e["loss"].toDouble());
     return out;
   }
   QJsonObject first(const QString& kind) const {
     for (const QJsonObject& e : events)
-      if (e["event"].toString() == kind) return e;
+      if (e["event"].toString() == kind)
+        return e;
     return {};
   }
 };
 
 QStringList runArgs(const QString& plan, const QString& store, const QStringList& extra) {
-  return QStringList{"run",       "--plan",   kData + "/" + plan,
-                     "--scenario", kScenario, "--job",
-                     kData + "/job.json", "--hidden", "64",
-                     "--seq-len", "16",     "--store",
+  return QStringList{"run",
+                     "--plan",
+                     kData + "/" + plan,
+                     "--scenario",
+                     kScenario,
+                     "--job",
+                     kData + "/job.json",
+                     "--hidden",
+                     "64",
+                     "--seq-len",
+                     "16",
+                     "--store",
                      store} +
          extra;
 }
@@ -69,7 +79,8 @@ Run sailorRun(const QStringList& args, int timeout_ms = 600000) {
   r.exit_code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
   r.err = QString::fromUtf8(p.readAllStandardError());
   for (const QByteArray& line : p.readAllStandardOutput().split('\n')) {
-    if (line.trimmed().isEmpty()) continue;
+    if (line.trimmed().isEmpty())
+      continue;
     QJsonParseError pe{};
     const QJsonDocument doc = QJsonDocument::fromJson(line, &pe);
     if (pe.error != QJsonParseError::NoError || !doc.isObject()) {
@@ -94,11 +105,11 @@ double maxRelativeDifference(const QList<double>& a, const QList<double>& b) {
 class TestRuntime : public QObject {
   Q_OBJECT
 
-private:
+ private:
   QTemporaryDir dir_;
   QString store() const { return dir_.filePath("runs.sqlite"); }
 
-private slots:
+ private slots:
   void parallelPlansMatchSingleProcess_data() {
     QTest::addColumn<QString>("dtype");
     QTest::addColumn<double>("tolerance");
@@ -124,7 +135,8 @@ private slots:
       const double diff = maxRelativeDifference(reference, run.losses());
       qInfo("%s %s: max relative loss difference %.3g over 20 iterations", qPrintable(plan),
             qPrintable(dtype), diff);
-      QVERIFY2(diff <= tolerance, qPrintable(QString("%1: %2 > %3").arg(plan).arg(diff).arg(tolerance)));
+      QVERIFY2(diff <= tolerance,
+               qPrintable(QString("%1: %2 > %3").arg(plan).arg(diff).arg(tolerance)));
     }
   }
 
@@ -152,7 +164,8 @@ private slots:
     QCOMPARE(it["stages"].toArray().size(), 2);
     const QJsonArray ranks = it["ranks"].toArray();
     QCOMPARE(ranks.size(), 2);
-    for (const QJsonValue& r : ranks) QVERIFY(r.toObject()["peak_memory_bytes"].toDouble() > 1e6);
+    for (const QJsonValue& r : ranks)
+      QVERIFY(r.toObject()["peak_memory_bytes"].toDouble() > 1e6);
     // The stage that waits for its neighbour spends time in p2p.
     QVERIFY(ranks[1].toObject()["p2p_seconds"].toDouble() > 0);
 
@@ -176,33 +189,39 @@ private slots:
     QList<QJsonObject> after;
     while (p.state() != QProcess::NotRunning || p.bytesAvailable() > 0) {
       if (!p.canReadLine()) {
-        if (!p.waitForReadyRead(120000) && p.state() != QProcess::NotRunning) break;
+        if (!p.waitForReadyRead(120000) && p.state() != QProcess::NotRunning)
+          break;
         continue;
       }
       const QJsonObject e = QJsonDocument::fromJson(p.readLine()).object();
       const QString kind = e["event"].toString();
-      if (kind == "run_started") run_id = e["run_id"].toInteger();
+      if (kind == "run_started")
+        run_id = e["run_id"].toInteger();
       if (kind == "workers_started")
         for (const QJsonValue& w : e["workers"].toArray())
           pids[w.toObject()["rank"].toInt()] = w.toObject()["pid"].toInteger();
-      if (since_kill.isValid()) after.push_back(e);
+      if (since_kill.isValid())
+        after.push_back(e);
       if (kind == "iteration" && ++iterations == 2) {
         QVERIFY(pids.contains(1));
         ::kill(static_cast<pid_t>(pids[1]), SIGKILL);
         since_kill.start();
       }
     }
-    if (p.state() != QProcess::NotRunning) QVERIFY(p.waitForFinished(30000));
+    if (p.state() != QProcess::NotRunning)
+      QVERIFY(p.waitForFinished(30000));
     const qint64 ms = since_kill.elapsed();
     qInfo("controller exited %lld ms after SIGKILL of rank 1", ms);
     QVERIFY2(ms < 5000, qPrintable(QString::number(ms)));
     QCOMPARE(p.exitCode(), 4);
     QJsonObject error;
     for (const QJsonObject& e : after)
-      if (e["event"].toString() == "error") error = e;
+      if (e["event"].toString() == "error")
+        error = e;
     QCOMPARE(error["rank"].toInt(), 1);
     QCOMPARE(error["replica"].toInt(), 0);
-    QVERIFY2(error["message"].toString().contains("SIGKILL"), qPrintable(error["message"].toString()));
+    QVERIFY2(error["message"].toString().contains("SIGKILL"),
+             qPrintable(error["message"].toString()));
     QCOMPARE(after.back()["event"].toString(), QString("finished"));
     QCOMPARE(after.back()["status"].toString(), QString("failed"));
 
@@ -215,20 +234,22 @@ private slots:
     QCOMPARE(rec->iterations_done, iterations);
     QCOMPARE(static_cast<int>(db.iterations(run_id).size()), rec->iterations_done);
     // No worker is left behind.
-    for (qint64 pid : pids) QCOMPARE(::kill(static_cast<pid_t>(pid), 0), -1);
+    for (qint64 pid : pids)
+      QCOMPARE(::kill(static_cast<pid_t>(pid), 0), -1);
   }
 
   void stoppedWorkerIsReportedAsSilent() {
     QProcess p;
-    p.start(SAILOR_BIN, runArgs("pp2.json", store(),
-                                {"--iterations", "500", "--heartbeat-timeout", "2"}));
+    p.start(SAILOR_BIN,
+            runArgs("pp2.json", store(), {"--iterations", "500", "--heartbeat-timeout", "2"}));
     QVERIFY(p.waitForStarted(10000));
     qint64 victim = 0;
     QElapsedTimer since_stop;
     QJsonObject error;
     while (p.state() != QProcess::NotRunning || p.bytesAvailable() > 0) {
       if (!p.canReadLine()) {
-        if (!p.waitForReadyRead(120000) && p.state() != QProcess::NotRunning) break;
+        if (!p.waitForReadyRead(120000) && p.state() != QProcess::NotRunning)
+          break;
         continue;
       }
       const QJsonObject e = QJsonDocument::fromJson(p.readLine()).object();
@@ -238,9 +259,11 @@ private slots:
         ::kill(static_cast<pid_t>(victim), SIGSTOP);
         since_stop.start();
       }
-      if (e["event"].toString() == "error") error = e;
+      if (e["event"].toString() == "error")
+        error = e;
     }
-    if (p.state() != QProcess::NotRunning) QVERIFY(p.waitForFinished(30000));
+    if (p.state() != QProcess::NotRunning)
+      QVERIFY(p.waitForFinished(30000));
     qInfo("stopped worker reported after %lld ms", since_stop.elapsed());
     QCOMPARE(p.exitCode(), 4);
     QCOMPARE(error["rank"].toInt(), 0);
@@ -265,7 +288,8 @@ private slots:
     QTest::newRow("more processes than allowed")
         << QString() << QStringList{"--max-local-processes", "4"} << "at most 4 local processes";
     QTest::newRow("unreadable plan file") << QString("MISSING") << QStringList{} << "missing.json";
-    QTest::newRow("malformed plan JSON") << QString("{\"stages\": [") << QStringList{} << "plan.json";
+    QTest::newRow("malformed plan JSON")
+        << QString("{\"stages\": [") << QStringList{} << "plan.json";
     QTest::newRow("global batch does not split")
         << QString() << QStringList{"--global-batch", "6"} << "global_batch_size: got 6";
     QTest::newRow("missing text file")
@@ -284,8 +308,15 @@ private slots:
       QVERIFY(f.open(QIODevice::WriteOnly));
       f.write(plan.toUtf8());
     }
-    QStringList args{"run", "--plan", plan_path, "--scenario", kScenario, "--job",
-                     kData + "/job.json", "--store", dir_.filePath("bad.sqlite")};
+    QStringList args{"run",
+                     "--plan",
+                     plan_path,
+                     "--scenario",
+                     kScenario,
+                     "--job",
+                     kData + "/job.json",
+                     "--store",
+                     dir_.filePath("bad.sqlite")};
     const Run run = sailorRun(args + extra, 60000);
     QCOMPARE(run.exit_code, 2);
     QVERIFY2(run.events.isEmpty(), "events were printed: a run started");

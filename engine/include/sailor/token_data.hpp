@@ -10,11 +10,11 @@
 namespace sailor {
 
 class TokenSource {
-public:
+ public:
   // A learnable synthetic stream: each sample starts at a seeded random byte and follows
   // x[t+1] = (5 x[t] + 7 + 2k) mod 256 (full period 256), with k in {0, 1} chosen per sample,
-  // and one token in sixteen replaced by a seeded random byte. A model can learn it (loss falls well below
-  // ln 256), and it costs nothing to generate.
+  // and one token in sixteen replaced by a seeded random byte. A model can learn it (loss falls
+  // well below ln 256), and it costs nothing to generate.
   static TokenSource synthetic(std::uint64_t seed);
   // Byte-level text: sample i is a window of the file at a seeded random offset. Throws
   // InputError when the file cannot be read or is shorter than two windows of 65 bytes.
@@ -26,7 +26,7 @@ public:
   std::vector<std::int64_t> sample(std::int64_t index, int length) const;
   bool isText() const { return !text_.empty(); }
 
-private:
+ private:
   std::uint64_t seed_ = 0;
   std::string text_;
 };
