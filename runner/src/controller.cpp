@@ -96,6 +96,7 @@ void launch(Worker& w, const std::vector<std::string>& argv) {
       args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     setenv("OMP_NUM_THREADS", "1", 1);
+    setenv("OPENBLAS_NUM_THREADS", "1", 1);  // OpenBLAS's own pool, besides torch's
     execv(args[0], args.data());
     const std::string msg =
         std::string("cannot start ") + argv[0] + ": " + std::strerror(errno) + "\n";

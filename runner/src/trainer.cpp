@@ -281,7 +281,7 @@ double Trainer::clipGradients() {
   for (Param& p : model_->params()) {
     if (p.tied_copy || (p.shard_dim < 0 && me_.tp_rank != 0))
       continue;
-    sq += p.value.grad().to(torch::kFloat64).pow(2).sum();
+    sq += p.value.grad().pow(2).sum().to(torch::kFloat64);  // per tensor in its dtype
   }
   if (spec_.worldSize() > 1) {
     std::vector<at::Tensor> t{sq};
