@@ -37,6 +37,8 @@ class StageModel {
   torch::Tensor forward(const torch::Tensor& input, const torch::Tensor& labels);
 
   std::vector<Param>& params() { return params_; }
+  // Moves the non-parameter tensors (the causal mask) to the device the parameters train on.
+  void moveBuffersTo(const torch::Device& device) { causal_mask_ = causal_mask_.to(device); }
   bool isFirst() const { return first_ == 0; }
   bool isLast() const { return last_ == spec_.model.layers + 1; }
 

@@ -27,6 +27,7 @@ Trainer::Trainer(const RunSpec& spec, int rank, Groups groups, torch::Dtype dtyp
       data_(TokenSource::open(spec.data, spec.seed)) {
   setTensorParallelGroup(groups_.tp);
   model_ = std::make_unique<StageModel>(spec, me_, dtype);
+  model_->moveBuffersTo(device_);
   std::vector<torch::Tensor> values;
   for (Param& p : model_->params()) {
     p.value = p.value.detach().to(device_).set_requires_grad(true);
