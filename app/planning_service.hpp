@@ -1,0 +1,104 @@
+// The studio's background planning service: runs the engine's planSearch off the GUI thread,
+// one request at a time, with throttled progress, cancellation and supersession. Qt Core only
+// (no widgets): widgets connect to its signals and never see the worker thread.
+//
+// Contract, per request id (ids start at 1 and increase):
+// - exactly one terminal signal: finished, failed or cancelled;
+// - started, progress, finished and failed are emitted only while the id is the current request
+//   (the latest one, not cancelled): a superseded or cancelled request never emits them, even if
+//   its search completes anyway (its results are dropped);
+// - cancelled(id) is emitted synchronously, from cancel() or from the request() that supersedes
+//   it, before the search has actually stopped; busy() stays true until it has.
+// All signals are emitted on the thread the service lives in (the GUI thread in the studio):
+// the worker posts queued calls to the service, which checks the id there, so that check and the
+// current id are only ever touched on one thread.
+#pragma once
+
+#include <memory>
+
+#include <QObject>
+#include <QString>
+#include <QThreadPool>
+#include <QtGlobal>
+
+#include "sailor/catalog.hpp"
+#include "sailor/job.hpp"
+#include "sailor/planner.hpp"
+#include "sailor/profile.hpp"
+#include "sailor/progress.hpp"
+#include "sailor/scenario.hpp"
+
+namespace sailor::studio {
+
+// What to plan. The inputs are shared and immutable: the worker reads them while the GUI may
+// already hold the next version, so they are never copied and never changed in place.
+struct PlanRequest {
+  std::shared_ptr<const Scenario> scenario;
+  std::shared_ptr<const Job> job;
+  std::shared_ptr<const Catalog> catalog;
+  // Null: the analytic profile of `catalog` alone. A given set must outlive the search on its
+  // own (an AnalyticProfile in it refers to a catalogue it does not own: keep that one alive).
+  std::shared_ptr<const ProfileSet> profiles;
+  PlannerOptions options;  // objective, constraints, pareto, threads, heuristics
+};
+
+class PlanningService : public QObject {
+  Q_OBJECT
+
+ public:
+  // At most this many progress signals per second per request (the engine may report faster).
+  static constexpr int kMaxProgressPerSecond = 20;
+
+  explicit PlanningService(QObject* parent = nullptr);
+  // Cancels the current request and waits for the worker to stop. Emits nothing. How long that
+  // takes is the engine's cancel latency: planSearch polls its token between data-parallel
+  // degrees only, so it is well under a second for most searches but about a minute for a
+  // Pareto search on the default scenario (one degree of its cost sweep is that long).
+  ~PlanningService() override;
+
+  PlanningService(const PlanningService&) = delete;
+  PlanningService& operator=(const PlanningService&) = delete;
+
+  // Starts planning `request` in the background and returns its id. A current request is
+  // superseded: its search is cancelled, cancelled(old id) is emitted before this returns, and
+  // the new search starts once the old one has stopped. A request without scenario, job or
+  // catalogue fails (failed(id, ...), queued like every other outcome).
+  quint64 request(PlanRequest request);
+  // Cancels the current request, if any: its search is cancelled and cancelled(id) is emitted
+  // before this returns. No-op when nothing is current.
+  void cancel();
+
+  // The current request's id (0: none: idle, finished, failed or cancelled).
+  quint64 currentRequest() const { return current_id_; }
+  // True while a search runs or winds down on the worker, including cancelled ones.
+  bool busy() const { return outstanding_ > 0; }
+
+ signals:
+  void started(quint64 id);
+  // fraction in [0, 1], non-decreasing; stage: the engine's last completed step (e.g.
+  // "microbatch 8"). At most kMaxProgressPerSecond per second; 1.0 is always delivered.
+  void progress(quint64 id, double fraction, QString stage);
+  void finished(quint64 id, std::shared_ptr<const sailor::PlanResult> result);
+  // An InputError (bad input, e.g. max GPUs 0) or any other exception's text.
+  void failed(quint64 id, QString message);
+  void cancelled(quint64 id);
+
+ private:
+  void deliverStarted(quint64 id);
+  void deliverProgress(quint64 id, double fraction, const QString& stage);
+  void deliverFinished(quint64 id, std::shared_ptr<const PlanResult> result);
+  void deliverFailed(quint64 id, const QString& message);
+  void deliverDone();
+
+  // One worker thread (see the constructor). Declared first among the state so that it is
+  // destroyed last; the destructor drains it explicitly anyway.
+  QThreadPool pool_;
+  quint64 next_id_ = 1;
+  quint64 current_id_ = 0;
+  std::shared_ptr<CancelToken> current_token_;
+  int outstanding_ = 0;  // searches submitted whose worker has not finished yet
+};
+
+}  // namespace sailor::studio
+
+Q_DECLARE_METATYPE(std::shared_ptr<const sailor::PlanResult>)

@@ -1,0 +1,327 @@
+// The studio's background planning service (app/planning_service.hpp) on the default scenario
+// and job: results equal to a direct planSearch, cancellation, supersession, errors, the
+// one-terminal-signal-per-request contract, and that the owning thread's event loop keeps
+// running during a search. The long searches (longSearch()) are cancelled by the tests.
+#include <algorithm>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include <QElapsedTimer>
+#include <QList>
+#include <QObject>
+#include <QSignalSpy>
+#include <QTest>
+#include <QTimer>
+#include <QVariant>
+#include <nlohmann/json.hpp>
+
+#include "planning_service.hpp"
+#include "sailor/catalog.hpp"
+#include "sailor/job.hpp"
+#include "sailor/planner.hpp"
+#include "sailor/profile.hpp"
+#include "sailor/scenario.hpp"
+
+using sailor::studio::PlanningService;
+using sailor::studio::PlanRequest;
+using ResultPtr = std::shared_ptr<const sailor::PlanResult>;
+
+namespace {
+
+nlohmann::json readJson(const std::string& path) {
+  std::ifstream in(path);
+  if (!in)
+    throw std::runtime_error("cannot read " + path);
+  return nlohmann::json::parse(in);
+}
+
+// Ids carried by a spy's first argument, in emission order.
+QList<quint64> ids(const QSignalSpy& spy) {
+  QList<quint64> out;
+  for (const auto& args : spy)
+    out.append(args.at(0).toULongLong());
+  return out;
+}
+
+}  // namespace
+
+class TestPlanningService : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase();
+  void finishesWithTheSameBestPlansAsPlanSearch();
+  void cancelEmitsCancelledAndNeverFinished();
+  void newerRequestSupersedesTheRunningOne();
+  void maxGpusZeroFails();
+  void unreachableThroughputFinishesWithoutPlans();
+  void requestWithoutInputsFails();
+  void eventLoopKeepsRunningDuringASearch();
+  void destructorCancelsAndJoins();
+
+ private:
+  PlanRequest request(const sailor::PlannerOptions& options) const {
+    PlanRequest r;
+    r.scenario = scenario_;
+    r.job = job_;
+    r.catalog = catalog_;
+    r.options = options;
+    return r;
+  }
+  // A search of a few seconds that stops soon when cancelled: maximum throughput with H3 off
+  // (every data-parallel degree, no early stop) and pipelines of at most 3 stages: about 3 s on
+  // two cores here, each degree well under 0.5 s. The engine polls its cancel token only
+  // between degrees, so searches with slow degrees run on long after cancel(): the Pareto
+  // search on the default scenario takes 60-80 s to stop, H3 off at microbatch size 8 up to
+  // 3 s (20 s under ASan); hence this one.
+  sailor::PlannerOptions longSearch() const {
+    sailor::PlannerOptions o;
+    o.heuristics.h3_dp_descending = false;
+    o.heuristics.max_stages = 3;
+    return o;
+  }
+
+  std::shared_ptr<const sailor::Catalog> catalog_;
+  std::shared_ptr<const sailor::Scenario> scenario_;
+  std::shared_ptr<const sailor::Job> job_;
+};
+
+void TestPlanningService::initTestCase() {
+  const std::string dir = sailor::resourceDir();
+  auto catalog = std::make_shared<const sailor::Catalog>(sailor::Catalog::load(dir));
+  scenario_ = std::make_shared<const sailor::Scenario>(
+      sailor::Scenario::fromJson(readJson(dir + "/scenarios/default.json"), *catalog));
+  job_ = std::make_shared<const sailor::Job>(
+      sailor::Job::fromJson(readJson(dir + "/jobs/default.json"), *catalog));
+  catalog_ = catalog;
+}
+
+void TestPlanningService::finishesWithTheSameBestPlansAsPlanSearch() {
+  PlanningService service;
+  QSignalSpy started(&service, &PlanningService::started);
+  QSignalSpy progress(&service, &PlanningService::progress);
+  QSignalSpy finished(&service, &PlanningService::finished);
+  QSignalSpy failed(&service, &PlanningService::failed);
+  QSignalSpy cancelled(&service, &PlanningService::cancelled);
+
+  const sailor::PlannerOptions options;  // maximum throughput, top 3, all threads
+  const quint64 id = service.request(request(options));
+  QVERIFY(id != 0);
+  QCOMPARE(service.currentRequest(), id);
+  QVERIFY(service.busy());
+  QVERIFY(finished.wait(120000));
+  QCOMPARE(finished.count(), 1);
+  QCOMPARE(finished.at(0).at(0).toULongLong(), id);
+  QCOMPARE(ids(started), QList<quint64>{id});
+  QCOMPARE(failed.count(), 0);
+  QCOMPARE(cancelled.count(), 0);
+  QCOMPARE(service.currentRequest(), quint64{0});
+  QTRY_VERIFY(!service.busy());
+
+  // Progress: this request's id, fractions in (0, 1], non-decreasing, ending at 1 (the throttle
+  // always lets the last one through), each naming the engine's step.
+  QVERIFY(progress.count() >= 1);
+  double last = 0;
+  for (const auto& args : progress) {
+    QCOMPARE(args.at(0).toULongLong(), id);
+    const double f = args.at(1).toDouble();
+    QVERIFY2(f > 0 && f <= 1 && f >= last, qPrintable(QString::number(f)));
+    last = f;
+    QVERIFY(args.at(2).toString().startsWith("microbatch "));
+  }
+  QCOMPARE(last, 1.0);
+
+  const auto result = finished.at(0).at(1).value<ResultPtr>();
+  QVERIFY(result);
+  QVERIFY(!result->best.empty());
+  QVERIFY(result->no_plan_reason.empty());
+
+  // The same search called directly (the engine merges its threads' results in a fixed order,
+  // so the ranking is deterministic).
+  sailor::ProfileSet profiles;
+  profiles.add(std::make_shared<sailor::AnalyticProfile>(*catalog_));
+  const sailor::PlanResult direct =
+      sailor::planSearch(*scenario_, *job_, *catalog_, profiles, options);
+  QCOMPARE(result->best.size(), direct.best.size());
+  for (size_t i = 0; i < direct.best.size(); ++i) {
+    QCOMPARE(QString::fromStdString(result->best[i].plan.toJson().dump()),
+             QString::fromStdString(direct.best[i].plan.toJson().dump()));
+    QCOMPARE(result->best[i].model_iteration_s, direct.best[i].model_iteration_s);
+    QCOMPARE(result->best[i].model_usd_per_iteration, direct.best[i].model_usd_per_iteration);
+  }
+  QCOMPARE(result->candidates, direct.candidates);
+}
+
+void TestPlanningService::cancelEmitsCancelledAndNeverFinished() {
+  PlanningService service;
+  QSignalSpy started(&service, &PlanningService::started);
+  QSignalSpy finished(&service, &PlanningService::finished);
+  QSignalSpy failed(&service, &PlanningService::failed);
+  QSignalSpy cancelled(&service, &PlanningService::cancelled);
+
+  const quint64 id = service.request(request(longSearch()));
+  QVERIFY(started.wait(30000));
+  QTest::qWait(300);  // well inside the search
+  QVERIFY(service.busy());
+  QCOMPARE(finished.count(), 0);
+
+  QElapsedTimer stopping;
+  stopping.start();
+  service.cancel();
+  // Synchronous: cancelled(id) before cancel() returns, and the request is no longer current.
+  QCOMPARE(ids(cancelled), QList<quint64>{id});
+  QCOMPARE(service.currentRequest(), quint64{0});
+  service.cancel();  // nothing current: no second signal
+  QCOMPARE(cancelled.count(), 1);
+
+  // The search stops soon (it polls the token between data-parallel degrees); whatever it
+  // posted is delivered before busy() turns false, and none of it is emitted.
+  QTRY_VERIFY_WITH_TIMEOUT(!service.busy(), 30000);
+  qInfo("cancel to worker stopped: %lld ms", static_cast<long long>(stopping.elapsed()));
+  QTest::qWait(100);
+  QCOMPARE(finished.count(), 0);
+  QCOMPARE(failed.count(), 0);
+  QCOMPARE(cancelled.count(), 1);
+}
+
+void TestPlanningService::newerRequestSupersedesTheRunningOne() {
+  PlanningService service;
+  QSignalSpy started(&service, &PlanningService::started);
+  QSignalSpy progress(&service, &PlanningService::progress);
+  QSignalSpy finished(&service, &PlanningService::finished);
+  QSignalSpy failed(&service, &PlanningService::failed);
+  QSignalSpy cancelled(&service, &PlanningService::cancelled);
+
+  const quint64 a = service.request(request(longSearch()));
+  const quint64 b = service.request(request(sailor::PlannerOptions{}));
+  QVERIFY(b > a);
+  QCOMPARE(ids(cancelled), QList<quint64>{a});  // A is cancelled by B, synchronously
+  QCOMPARE(service.currentRequest(), b);
+
+  QVERIFY(finished.wait(120000));
+  QTRY_VERIFY_WITH_TIMEOUT(!service.busy(), 30000);
+  QTest::qWait(100);
+  QCOMPARE(ids(finished), QList<quint64>{b});
+  QVERIFY(!finished.at(0).at(1).value<ResultPtr>()->best.empty());
+  // A's worker may have begun before B arrived, but its signals reach the service after B is
+  // current, so they are all dropped: nothing of A but cancelled(A).
+  QCOMPARE(ids(started), QList<quint64>{b});
+  for (const auto& args : progress)
+    QCOMPARE(args.at(0).toULongLong(), b);
+  QCOMPARE(failed.count(), 0);
+  QCOMPARE(ids(cancelled), QList<quint64>{a});
+}
+
+void TestPlanningService::maxGpusZeroFails() {
+  // The engine rejects max GPUs 0 as bad input (InputError) before searching.
+  PlanningService service;
+  QSignalSpy finished(&service, &PlanningService::finished);
+  QSignalSpy failed(&service, &PlanningService::failed);
+  sailor::PlannerOptions options;
+  options.max_gpus = 0;
+  const quint64 id = service.request(request(options));
+  QVERIFY(failed.wait(30000));
+  QCOMPARE(failed.count(), 1);
+  QCOMPARE(failed.at(0).at(0).toULongLong(), id);
+  QCOMPARE(failed.at(0).at(1).toString(), QString("--max-gpus: got 0, expected at least 1"));
+  QTRY_VERIFY(!service.busy());
+  QCOMPARE(finished.count(), 0);
+  QCOMPARE(service.currentRequest(), quint64{0});
+}
+
+void TestPlanningService::unreachableThroughputFinishesWithoutPlans() {
+  // A minimum throughput no plan reaches is not an input error: the search finishes with no
+  // plan and says why (plans fit in memory, none meets the constraint).
+  PlanningService service;
+  QSignalSpy finished(&service, &PlanningService::finished);
+  QSignalSpy failed(&service, &PlanningService::failed);
+  sailor::PlannerOptions options;
+  options.min_iterations_per_s = 1e9;
+  const quint64 id = service.request(request(options));
+  QVERIFY(finished.wait(120000));
+  QCOMPARE(failed.count(), 0);
+  QCOMPARE(ids(finished), QList<quint64>{id});
+  const auto result = finished.at(0).at(1).value<ResultPtr>();
+  QVERIFY(result);
+  QVERIFY(result->best.empty());
+  QVERIFY(result->pareto.empty());
+  QCOMPARE(QString::fromStdString(result->no_plan_reason),
+           QString("plans fit in memory, but none meets the constraints (throughput >= 1e+09 "
+                   "it/s)"));
+}
+
+void TestPlanningService::requestWithoutInputsFails() {
+  PlanningService service;
+  QSignalSpy failed(&service, &PlanningService::failed);
+  PlanRequest r = request(sailor::PlannerOptions{});
+  r.job.reset();
+  const quint64 id = service.request(std::move(r));
+  QVERIFY(failed.wait(10000));
+  QCOMPARE(ids(failed), QList<quint64>{id});
+  QVERIFY(failed.at(0).at(1).toString().contains("job"));
+}
+
+void TestPlanningService::eventLoopKeepsRunningDuringASearch() {
+  PlanningService service;
+  QSignalSpy started(&service, &PlanningService::started);
+  QSignalSpy finished(&service, &PlanningService::finished);
+  service.request(request(longSearch()));
+  QVERIFY(started.wait(30000));
+
+  // 10 ms ticks on this (the service's) thread for 1.5 s of searching, or until the search
+  // ends if it is faster on this machine (at least 0.5 s of it for the check to mean anything).
+  QElapsedTimer clock;
+  clock.start();
+  qint64 last = 0;
+  qint64 max_gap = 0;
+  int ticks = 0;
+  QTimer timer;
+  timer.setInterval(10);
+  connect(&timer, &QTimer::timeout, this, [&] {
+    const qint64 now = clock.elapsed();
+    max_gap = std::max(max_gap, now - last);
+    last = now;
+    ++ticks;
+  });
+  timer.start();
+  (void)QTest::qWaitFor([&] { return !finished.isEmpty() || clock.elapsed() >= 1500; }, 3000);
+  timer.stop();
+  const qint64 window = clock.elapsed();
+  if (finished.isEmpty())
+    service.cancel();
+  QTRY_VERIFY_WITH_TIMEOUT(!service.busy(), 30000);
+
+  qInfo("event loop during a search: %d ticks of 10 ms in %lld ms, longest gap %lld ms", ticks,
+        static_cast<long long>(window), static_cast<long long>(max_gap));
+  QVERIFY2(window >= 500, qPrintable(QString("the search lasted only %1 ms").arg(window)));
+  QVERIFY(ticks > 0);
+  QVERIFY2(max_gap < 200, qPrintable(QString("longest gap %1 ms").arg(max_gap)));
+}
+
+void TestPlanningService::destructorCancelsAndJoins() {
+  // Destroyed mid-search: cancels, waits for the worker, emits nothing afterwards, no crash.
+  {
+    auto service = std::make_unique<PlanningService>();
+    QSignalSpy started(service.get(), &PlanningService::started);
+    service->request(request(longSearch()));
+    QVERIFY(started.wait(30000));
+    QTest::qWait(200);
+    QElapsedTimer clock;
+    clock.start();
+    service.reset();
+    qInfo("destructor during a search: %lld ms", static_cast<long long>(clock.elapsed()));
+    QVERIFY(clock.elapsed() < 20000);
+  }
+  // Destroyed before its worker's first signal was delivered, with a second request queued.
+  {
+    auto service = std::make_unique<PlanningService>();
+    service->request(request(longSearch()));
+    service->request(request(longSearch()));
+    service.reset();
+  }
+  QTest::qWait(50);  // any stray queued call would land (and crash) here
+}
+
+QTEST_GUILESS_MAIN(TestPlanningService)
+#include "test_planning_service.moc"
