@@ -171,7 +171,7 @@ public:
         if (visited[vi]) continue;
         visited[vi] = 1;
         std::vector<Candidate> found;
-        runDegree(b, D, tables, kinds, found, compared, cost_dims);
+        runDegree(b, D, tables, kinds, found, compared, cost_dims, cancel);
         double local = std::numeric_limits<double>::infinity();
         for (const auto& c : found) local = std::min(local, by_cost ? c.usd : c.iteration_s);
         keepUseful(found);
@@ -416,7 +416,8 @@ private:
   }
 
   void runDegree(int b, int D, const std::vector<KindTable>& tables, const std::vector<Kind>& kinds,
-                 std::vector<Candidate>& found, long& compared, bool cost_dims) {
+                 std::vector<Candidate>& found, long& compared, bool cost_dims,
+                 const CancelToken* cancel) {
     const int M = (job_.global_batch_size + b * D - 1) / (b * D);
     const int e = job_.activationBytesPerElement();
     if (opt_.min_iterations_per_s) {
@@ -502,6 +503,7 @@ private:
                                                      {-1.0, 0.0});
     const int max_stages = opt_.heuristics.max_stages > 0 ? std::min(opt_.heuristics.max_stages, L_) : L_;
 
+    long new_states = 0;
     std::function<const std::vector<Entry>&(int, int, std::vector<int>&, int)> f =
         [&](int k, int l, std::vector<int>& used, int prev) -> const std::vector<Entry>& {
       std::vector<int> key;
@@ -520,6 +522,8 @@ private:
         key.push_back(std::max(used[si2], abundant));
       }
       if (auto it = memo.find(key); it != memo.end()) return it->second;
+      // One degree can take a minute on large scenarios: honour a cancel every 256 new states.
+      if (cancel && (++new_states & 255) == 0 && cancel->cancelled()) throw Cancelled();
       std::vector<Entry> set;
       std::vector<Entry> pool;  // every combination of this state, before dominance
       const int r_max = L_ - k;  // leave k - 1 layers for the stages after this one
