@@ -17,6 +17,20 @@
 
 namespace sailor {
 
+std::string utcNow() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t t = std::chrono::system_clock::to_time_t(now);
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  char out[40];
+  std::snprintf(out, sizeof out, "%s.%03dZ", buf, static_cast<int>(ms));
+  return out;
+}
+
 using nlohmann::json;
 
 namespace {
@@ -66,21 +80,6 @@ static_assert(std::size(kMigrations) == RunStore::kSchemaVersion,
               "one migration per schema version");
 
 constexpr int kBusyTimeoutMs = 5000;
-
-// UTC now as ISO-8601 with milliseconds: "2026-11-30T13:05:00.123Z".
-std::string utcNow() {
-  const auto now = std::chrono::system_clock::now();
-  const std::time_t t = std::chrono::system_clock::to_time_t(now);
-  const auto ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  char out[40];
-  std::snprintf(out, sizeof out, "%s.%03dZ", buf, static_cast<int>(ms));
-  return out;
-}
 
 // JSON as stored: compact, invalid UTF-8 replaced rather than throwing.
 std::string jsonText(const json& j) {

@@ -7,17 +7,18 @@
 
 namespace sailor {
 
-namespace {
-
-// SplitMix64: a well-mixed 64-bit hash of (seed, a, b), the same on every platform.
-std::uint64_t mix(std::uint64_t x) {
+std::uint64_t splitmix64(std::uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
   return x ^ (x >> 31);
 }
+
+namespace {
+
+// A hash of (seed, a, b).
 std::uint64_t hash3(std::uint64_t seed, std::uint64_t a, std::uint64_t b) {
-  return mix(mix(mix(seed) ^ a) ^ b);
+  return splitmix64(splitmix64(splitmix64(seed) ^ a) ^ b);
 }
 
 constexpr int kMinTextWindow = 65;

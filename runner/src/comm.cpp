@@ -139,7 +139,6 @@ Groups createGroups(const RunSpec& spec, int rank, const c10::intrusive_ptr<c10d
   Groups g;
   g.backend = backend;
   g.world = makeGroup(gen, "world", rank, spec.worldSize(), backend, timeout);
-  const RankPlacement& me = spec.ranks.at(rank);
   for (const GroupSpec& gs : allGroups(spec)) {
     const auto it = std::find(gs.members.begin(), gs.members.end(), rank);
     if (it == gs.members.end())
@@ -159,7 +158,6 @@ Groups createGroups(const RunSpec& spec, int rank, const c10::intrusive_ptr<c10d
       g.embedding_contributor = rank == first.front() || rank == last.front();
     }
   }
-  (void)me;
   return g;
 }
 

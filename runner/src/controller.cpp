@@ -35,19 +35,6 @@ void onSignal(int) {
   g_interrupted = 1;
 }
 
-std::string utcNow() {
-  const auto now = std::chrono::system_clock::now();
-  const std::time_t t = std::chrono::system_clock::to_time_t(now);
-  const auto ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
-  return buf;
-}
-
 std::string describeStatus(int status) {
   if (WIFEXITED(status))
     return "exited with code " + std::to_string(WEXITSTATUS(status));
@@ -67,6 +54,11 @@ struct Worker {
   int err_fd = -1;
   std::string out_buf, err_buf;
   std::deque<std::string> err_tail;  // last lines of stderr, for error reports
+  void keepStderr(const std::string& line) {
+    err_tail.push_back(line);
+    if (err_tail.size() > 20)
+      err_tail.pop_front();
+  }
   Clock::time_point last_seen;
   bool heard = false;  // has written anything yet (start-up gets a longer grace period)
   bool ready = false, done = false, exited = false;
@@ -379,9 +371,7 @@ int Run::execute(const std::string& spec_file) {
       acc.append(buf, static_cast<std::size_t>(n));
       for (const std::string& line : takeLines(acc)) {
         if (is_err) {
-          w.err_tail.push_back(line);
-          if (w.err_tail.size() > 20)
-            w.err_tail.pop_front();
+          w.keepStderr(line);
           event({{"event", "warning"}, {"rank", w.place.rank}, {"message", line}});
         } else {
           onLine(w, line);
@@ -406,9 +396,7 @@ int Run::execute(const std::string& spec_file) {
             if (fd == &w.out_fd)
               onLine(w, line);
             else {
-              w.err_tail.push_back(line);
-              if (w.err_tail.size() > 20)
-                w.err_tail.pop_front();
+              w.keepStderr(line);
             }
           }
           close(*fd);

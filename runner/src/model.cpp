@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "comm.hpp"
+#include "sailor/token_data.hpp"
 
 #include <ATen/CPUGeneratorImpl.h>
 
@@ -12,17 +13,10 @@ namespace sailor::runner {
 
 namespace {
 
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 std::uint64_t nameSeed(std::uint64_t seed, const std::string& name) {
-  std::uint64_t h = mix(seed);
+  std::uint64_t h = splitmix64(seed);
   for (unsigned char c : name)
-    h = mix(h ^ c);
+    h = splitmix64(h ^ c);
   return h;
 }
 

@@ -13,6 +13,7 @@
 #include <signal.h>
 
 #include <cmath>
+#include <functional>
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -91,6 +92,18 @@ Run sailorRun(const QStringList& args, int timeout_ms = 600000) {
     r.events.push_back(doc.object());
   }
   return r;
+}
+
+// Calls `on` with each event of a running `sailor run` as it is printed, until the process ends.
+void forEachEvent(QProcess& p, const std::function<void(const QJsonObject&)>& on) {
+  while (p.state() != QProcess::NotRunning || p.bytesAvailable() > 0) {
+    if (!p.canReadLine()) {
+      if (!p.waitForReadyRead(120000) && p.state() != QProcess::NotRunning)
+        return;
+      continue;
+    }
+    on(QJsonDocument::fromJson(p.readLine()).object());
+  }
 }
 
 double maxRelativeDifference(const QList<double>& a, const QList<double>& b) {
@@ -184,16 +197,9 @@ class TestRuntime : public QObject {
     QMap<int, qint64> pids;
     int iterations = 0;
     qint64 run_id = 0;
-    QByteArray pending;
     QElapsedTimer since_kill;
     QList<QJsonObject> after;
-    while (p.state() != QProcess::NotRunning || p.bytesAvailable() > 0) {
-      if (!p.canReadLine()) {
-        if (!p.waitForReadyRead(120000) && p.state() != QProcess::NotRunning)
-          break;
-        continue;
-      }
-      const QJsonObject e = QJsonDocument::fromJson(p.readLine()).object();
+    forEachEvent(p, [&](const QJsonObject& e) {
       const QString kind = e["event"].toString();
       if (kind == "run_started")
         run_id = e["run_id"].toInteger();
@@ -207,7 +213,7 @@ class TestRuntime : public QObject {
         ::kill(static_cast<pid_t>(pids[1]), SIGKILL);
         since_kill.start();
       }
-    }
+    });
     if (p.state() != QProcess::NotRunning)
       QVERIFY(p.waitForFinished(30000));
     const qint64 ms = since_kill.elapsed();
@@ -246,13 +252,7 @@ class TestRuntime : public QObject {
     qint64 victim = 0;
     QElapsedTimer since_stop;
     QJsonObject error;
-    while (p.state() != QProcess::NotRunning || p.bytesAvailable() > 0) {
-      if (!p.canReadLine()) {
-        if (!p.waitForReadyRead(120000) && p.state() != QProcess::NotRunning)
-          break;
-        continue;
-      }
-      const QJsonObject e = QJsonDocument::fromJson(p.readLine()).object();
+    forEachEvent(p, [&](const QJsonObject& e) {
       if (e["event"].toString() == "workers_started")
         victim = e["workers"].toArray()[0].toObject()["pid"].toInteger();
       if (e["event"].toString() == "iteration" && !since_stop.isValid()) {
@@ -261,7 +261,7 @@ class TestRuntime : public QObject {
       }
       if (e["event"].toString() == "error")
         error = e;
-    }
+    });
     if (p.state() != QProcess::NotRunning)
       QVERIFY(p.waitForFinished(30000));
     qInfo("stopped worker reported after %lld ms", since_stop.elapsed());

@@ -41,6 +41,10 @@ struct sqlite3;
 
 namespace sailor {
 
+// UTC now as ISO-8601 with milliseconds, "2026-11-30T13:05:00.123Z": the time of runs, events and
+// the runtime's event stream.
+std::string utcNow();
+
 // Thrown for database failures (cannot open, schema newer than this build, constraint errors,
 // unknown run id); the message names the database path and SQLite's message.
 class StoreError : public std::runtime_error {

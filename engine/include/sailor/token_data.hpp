@@ -9,6 +9,10 @@
 
 namespace sailor {
 
+// SplitMix64's finaliser: a well-mixed 64-bit hash, the same on every platform. The runtime
+// derives every seed (data samples, initial weights) from it.
+std::uint64_t splitmix64(std::uint64_t x);
+
 class TokenSource {
  public:
   // A learnable synthetic stream: each sample starts at a seeded random byte and follows
