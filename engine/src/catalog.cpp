@@ -264,6 +264,15 @@ void Catalog::addGpu(GpuType gpu) {
   if (!findGpu(gpu.name)) gpus_.push_back(std::move(gpu));
 }
 
+void Catalog::addModel(const ModelSpec& model) {
+  ModelSpec checked = ModelSpec::fromJson(model.toJson(), "model");
+  std::erase_if(models_, [&](const ModelSpec& m) {
+    if (m.name == checked.name) return true;
+    return std::find(m.aliases.begin(), m.aliases.end(), checked.name) != m.aliases.end();
+  });
+  models_.push_back(std::move(checked));
+}
+
 std::string resourceDir() {
   namespace fs = std::filesystem;
   if (const char* env = std::getenv("SAILOR_RESOURCES"); env && *env) {

@@ -101,6 +101,9 @@ public:
   std::string modelNames() const;
 
   void addGpu(GpuType gpu);  // used by importers for GPU types the catalogue lacks
+  // A user's own model (the studio's custom model): replaces a model of the same name or alias.
+  // Throws InputError when the architecture is inconsistent (ModelSpec::fromJson's checks).
+  void addModel(const ModelSpec& model);
 
 private:
   std::vector<GpuType> gpus_;

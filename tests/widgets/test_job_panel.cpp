@@ -1,0 +1,128 @@
+// The job and objective panel: valid edits reach job()/options() and emit changed(); rejected
+// values show an error under their field, keep the typed text and change nothing.
+#include <QLabel>
+#include <QLineEdit>
+#include <QComboBox>
+#include <QSignalSpy>
+#include <QTest>
+
+#include "job_panel.hpp"
+#include "sailor/catalog.hpp"
+
+using sailor::studio::JobPanel;
+
+class TestJobPanel : public QObject {
+  Q_OBJECT
+
+ private:
+  sailor::Catalog catalog_ = sailor::Catalog::load(sailor::resourceDir());
+
+  static void type(QLineEdit* edit, const QString& text) {
+    edit->setText(text);
+    emit edit->editingFinished();
+  }
+
+ private slots:
+  void setJobRoundTrip() {
+    JobPanel panel(catalog_);
+    sailor::Job job;
+    job.model = "GPT-Neo-2.7B";
+    job.global_batch_size = 512;
+    job.sequence_length = 1024;
+    job.precision = sailor::Precision::Bf16;
+    job.optimizer = sailor::Optimizer::Sgd;
+    panel.setJob(job);
+    QVERIFY(panel.job().toJson() == job.toJson());
+    QVERIFY(panel.isValid());
+  }
+
+  void validEditEmitsChanged() {
+    JobPanel panel(catalog_);
+    QSignalSpy changed(&panel, &JobPanel::changed);
+    type(panel.field("global_batch"), "256");
+    QCOMPARE(changed.count(), qsizetype(1));
+    QCOMPARE(panel.job().global_batch_size, 256);
+    type(panel.field("max_usd_per_iteration"), "1.5");
+    QCOMPARE(changed.count(), qsizetype(2));
+    QCOMPARE(*panel.options().max_usd_per_iteration, 1.5);
+    type(panel.field("max_usd_per_iteration"), "");
+    QVERIFY(!panel.options().max_usd_per_iteration.has_value());
+    // The same value again is not a change.
+    const qsizetype before = changed.count();
+    type(panel.field("global_batch"), "256");
+    QCOMPARE(changed.count(), before);
+  }
+
+  void rejectedValuesShowNearTheFieldAndKeepTheLastValidJob() {
+    JobPanel panel(catalog_);
+    type(panel.field("global_batch"), "128");
+    QSignalSpy changed(&panel, &JobPanel::changed);
+    type(panel.field("global_batch"), "-4");
+    QCOMPARE(changed.count(), qsizetype(0));
+    QVERIFY(!panel.isValid());
+    QVERIFY2(panel.fieldError("global_batch").contains("-4"), qPrintable(panel.fieldError("global_batch")));
+    QCOMPARE(panel.field("global_batch")->text(), QString("-4"));  // the user's text stays
+    QCOMPARE(panel.job().global_batch_size, 128);
+
+    type(panel.field("max_usd_per_hour"), "-10");
+    QVERIFY(panel.fieldError("max_usd_per_hour").contains("positive"));
+    QVERIFY(!panel.options().max_usd_per_hour.has_value());
+    type(panel.field("max_gpus"), "0");
+    QVERIFY(!panel.fieldError("max_gpus").isEmpty());
+
+    // Fixing every field clears the errors and applies.
+    type(panel.field("global_batch"), "64");
+    type(panel.field("max_usd_per_hour"), "100");
+    type(panel.field("max_gpus"), "16");
+    QVERIFY(panel.isValid());
+    QCOMPARE(panel.job().global_batch_size, 64);
+    QCOMPARE(*panel.options().max_gpus, 16);
+    QCOMPARE(*panel.options().max_usd_per_hour, 100.0);
+  }
+
+  void sequenceLengthCheckedAgainstTheModel() {
+    JobPanel panel(catalog_);
+    sailor::Job job;
+    job.model = "OPT-350M";
+    job.global_batch_size = 8;
+    job.sequence_length = 512;
+    panel.setJob(job);
+    type(panel.field("sequence_length"), "100000");  // beyond OPT's learned positions
+    QVERIFY(!panel.fieldError("sequence_length").isEmpty());
+    QCOMPARE(panel.job().sequence_length, 512);
+  }
+
+  void customArchitecture() {
+    JobPanel panel(catalog_);
+    auto* model = panel.findChild<QComboBox*>("model");
+    QVERIFY(model);
+    model->setCurrentIndex(model->count() - 1);  // "Custom architecture…"
+    QVERIFY(panel.customModel().has_value());
+    type(panel.field("custom.name"), "my-model");
+    type(panel.field("custom.layers"), "12");
+    type(panel.field("custom.hidden_size"), "768");
+    type(panel.field("custom.heads"), "12");
+    QVERIFY(panel.isValid());
+    QCOMPARE(panel.job().model, std::string("my-model"));
+    QCOMPARE(panel.customModel()->layers, 12);
+    // Heads must divide the hidden size: the engine's check, shown under the heads field.
+    type(panel.field("custom.heads"), "7");
+    QVERIFY2(panel.fieldError("custom.heads").contains("7"), qPrintable(panel.fieldError("custom.heads")));
+    QCOMPARE(panel.customModel()->heads, 12);
+    // A catalogue name is refused.
+    type(panel.field("custom.heads"), "12");
+    type(panel.field("custom.name"), "OPT-350M");
+    QVERIFY(!panel.fieldError("custom.name").isEmpty());
+  }
+
+  void planProblemShownUntilNextEdit() {
+    JobPanel panel(catalog_);
+    panel.showPlanProblem("no plan meets the constraints (throughput >= 1000 it/s)");
+    QVERIFY(panel.planProblem().contains("1000"));
+    type(panel.field("min_iterations_per_s"), "0.5");
+    QVERIFY(panel.planProblem().isEmpty());
+  }
+};
+
+QTEST_MAIN(TestJobPanel)
+#include "test_job_panel.moc"

@@ -1,0 +1,432 @@
+#include "job_panel.hpp"
+
+#include <cmath>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QVBoxLayout>
+
+#include "sailor/error.hpp"
+
+namespace sailor::studio {
+
+namespace {
+
+constexpr const char* kCustom = "__custom__";
+
+QString number(double v) { return QString::number(v, 'g', 6); }
+
+// Parses a whole number >= min; nullopt and a message otherwise.
+std::optional<int> parseInt(const QString& text, int min, QString* error) {
+  bool ok = false;
+  const int v = text.trimmed().toInt(&ok);
+  if (!ok || v < min) {
+    *error = JobPanel::tr("Expected a whole number ≥ %1, got \"%2\"").arg(min).arg(text.trimmed());
+    return std::nullopt;
+  }
+  return v;
+}
+
+// Parses an optional positive number (empty: none).
+std::optional<double> parseLimit(const QString& text, bool* ok, QString* error) {
+  *ok = true;
+  const QString t = text.trimmed();
+  if (t.isEmpty()) return std::nullopt;
+  bool parsed = false;
+  const double v = t.toDouble(&parsed);
+  if (!parsed || !std::isfinite(v) || v <= 0) {
+    *ok = false;
+    *error = JobPanel::tr("Expected a positive number, or empty for no limit; got \"%1\"").arg(t);
+    return std::nullopt;
+  }
+  return v;
+}
+
+}  // namespace
+
+JobPanel::JobPanel(const sailor::Catalog& catalog, QWidget* parent)
+    : QWidget(parent), catalog_(catalog) {
+  auto* outer = new QVBoxLayout(this);
+  outer->setContentsMargins(6, 6, 6, 6);
+
+  // What to train.
+  auto* job_group = new QGroupBox(tr("Job"), this);
+  auto* job_form = new QFormLayout(job_group);
+  model_ = new QComboBox(job_group);
+  model_->setObjectName(QStringLiteral("model"));
+  for (const auto& m : catalog_.models())
+    model_->addItem(QString::fromStdString(m.name), QString::fromStdString(m.name));
+  model_->addItem(tr("Custom architecture…"), QString::fromLatin1(kCustom));
+  model_->setToolTip(tr("A model from the catalogue (sailor catalog models) or your own "
+                        "architecture"));
+  job_form->addRow(tr("Model"), model_);
+  model_info_ = new QLabel(job_group);
+  model_info_->setWordWrap(true);
+  model_info_->setStyleSheet(QStringLiteral("color: palette(mid);"));
+  job_form->addRow(QString(), model_info_);
+
+  custom_group_ = new QGroupBox(tr("Custom architecture"), job_group);
+  auto* custom_form = new QFormLayout(custom_group_);
+  addField(custom_form, QStringLiteral("custom.name"), tr("Name"), QString(),
+           tr("A name for this architecture"));
+  addField(custom_form, QStringLiteral("custom.layers"), tr("Layers"), QString(),
+           tr("Transformer blocks"));
+  addField(custom_form, QStringLiteral("custom.hidden_size"), tr("Hidden size"), QString(), {});
+  addField(custom_form, QStringLiteral("custom.heads"), tr("Attention heads"), QString(),
+           tr("Must divide the hidden size"));
+  addField(custom_form, QStringLiteral("custom.ffn_hidden_size"), tr("FFN size"), QString(), {});
+  addField(custom_form, QStringLiteral("custom.vocab_size"), tr("Vocabulary"), QString(), {});
+  custom_group_->setVisible(false);
+  job_form->addRow(custom_group_);
+
+  addField(job_form, QStringLiteral("global_batch"), tr("Global batch"), QString(),
+           tr("Sequences per iteration"));
+  addField(job_form, QStringLiteral("sequence_length"), tr("Sequence length"),
+           tr("model default"), tr("Tokens per sequence; empty: the model's default"));
+  precision_ = new QComboBox(job_group);
+  precision_->setObjectName(QStringLiteral("precision"));
+  precision_->addItem(tr("fp32"), static_cast<int>(Precision::Fp32));
+  precision_->addItem(tr("bf16 mixed"), static_cast<int>(Precision::Bf16));
+  precision_->addItem(tr("fp16 mixed"), static_cast<int>(Precision::Fp16));
+  job_form->addRow(tr("Precision"), precision_);
+  optimizer_ = new QComboBox(job_group);
+  optimizer_->setObjectName(QStringLiteral("optimizer"));
+  optimizer_->addItem(tr("Adam"), static_cast<int>(Optimizer::Adam));
+  optimizer_->addItem(tr("SGD"), static_cast<int>(Optimizer::Sgd));
+  job_form->addRow(tr("Optimizer"), optimizer_);
+  outer->addWidget(job_group);
+
+  // What to plan for.
+  auto* goal_group = new QGroupBox(tr("Objective and constraints"), this);
+  auto* goal_form = new QFormLayout(goal_group);
+  objective_ = new QComboBox(goal_group);
+  objective_->setObjectName(QStringLiteral("objective"));
+  objective_->addItem(tr("Maximum throughput"), static_cast<int>(Objective::Throughput));
+  objective_->addItem(tr("Minimum cost per iteration"), static_cast<int>(Objective::Cost));
+  goal_form->addRow(tr("Objective"), objective_);
+  pareto_ = new QCheckBox(tr("Pareto frontier of throughput against cost"), goal_group);
+  pareto_->setObjectName(QStringLiteral("pareto"));
+  pareto_->setToolTip(tr("Also search the whole trade-off between throughput and cost per "
+                         "iteration (slower on large scenarios)"));
+  goal_form->addRow(QString(), pareto_);
+  addField(goal_form, QStringLiteral("max_usd_per_iteration"), tr("Max $ / iteration"),
+           tr("no limit"), tr("Compute and egress cost of one iteration, USD"));
+  addField(goal_form, QStringLiteral("max_usd_per_hour"), tr("Max $ / hour"), tr("no limit"),
+           tr("GPU rental and egress per hour of training, USD"));
+  addField(goal_form, QStringLiteral("min_iterations_per_s"), tr("Min iterations / s"),
+           tr("no limit"), tr("Lowest acceptable throughput"));
+  addField(goal_form, QStringLiteral("max_gpus"), tr("Max GPUs"), tr("no limit"),
+           tr("GPUs the plan may use at most"));
+  addField(goal_form, QStringLiteral("top_k"), tr("Plans listed"), QString(),
+           tr("How many of the best plans the search returns"));
+  plan_problem_ = new QLabel(goal_group);
+  plan_problem_->setObjectName(QStringLiteral("plan_problem"));
+  plan_problem_->setWordWrap(true);
+  plan_problem_->setStyleSheet(QStringLiteral("color: #b00020; font-weight: bold;"));
+  plan_problem_->setVisible(false);
+  goal_form->addRow(plan_problem_);
+  outer->addWidget(goal_group);
+  outer->addStretch(1);
+
+  connect(model_, &QComboBox::currentIndexChanged, this, [this] { onModelChosen(); });
+  for (QComboBox* box : {precision_, optimizer_, objective_})
+    connect(box, &QComboBox::currentIndexChanged, this, [this] { revalidate(); });
+  connect(pareto_, &QCheckBox::toggled, this, [this] { revalidate(); });
+
+  sailor::Job job;
+  job.model = catalog_.models().empty() ? std::string() : catalog_.models().front().name;
+  job.global_batch_size = 1024;
+  job.sequence_length = catalog_.models().empty() ? 2048 : catalog_.models().front().sequence_length;
+  setJob(job);
+  setOptions(sailor::PlannerOptions{});
+}
+
+QLineEdit* JobPanel::addField(QFormLayout* form, const QString& name, const QString& label,
+                              const QString& placeholder, const QString& tooltip) {
+  auto* column = new QWidget(form->parentWidget());
+  auto* v = new QVBoxLayout(column);
+  v->setContentsMargins(0, 0, 0, 0);
+  v->setSpacing(1);
+  auto* edit = new QLineEdit(column);
+  edit->setObjectName(name);
+  edit->setPlaceholderText(placeholder);
+  if (!tooltip.isEmpty()) edit->setToolTip(tooltip);
+  auto* error = new QLabel(column);
+  error->setObjectName(name + QStringLiteral(".error"));
+  error->setWordWrap(true);
+  error->setStyleSheet(QStringLiteral("color: #b00020;"));
+  error->setVisible(false);
+  v->addWidget(edit);
+  v->addWidget(error);
+  form->addRow(label, column);
+  fields_[name] = Field{edit, error};
+  connect(edit, &QLineEdit::editingFinished, this, [this] { revalidate(); });
+  return edit;
+}
+
+QLineEdit* JobPanel::field(const QString& name) const {
+  auto it = fields_.find(name);
+  return it == fields_.end() ? nullptr : it->second.edit;
+}
+
+QString JobPanel::fieldError(const QString& name) const {
+  auto it = fields_.find(name);
+  if (it == fields_.end() || it->second.error->isHidden()) return {};
+  return it->second.error->text();
+}
+
+void JobPanel::setError(const QString& name, const QString& message) {
+  auto it = fields_.find(name);
+  if (it == fields_.end()) return;
+  it->second.error->setText(message);
+  it->second.error->setVisible(!message.isEmpty());
+  it->second.edit->setStyleSheet(message.isEmpty() ? QString()
+                                                   : QStringLiteral("border: 1px solid #b00020;"));
+}
+
+bool JobPanel::isValid() const {
+  for (const auto& [name, f] : fields_)
+    if (!f.error->isHidden()) return false;
+  return true;
+}
+
+std::optional<sailor::ModelSpec> JobPanel::customModel() const {
+  if (model_->currentData().toString() != QLatin1String(kCustom)) return std::nullopt;
+  return custom_;
+}
+
+void JobPanel::setJob(const sailor::Job& job) {
+  updating_ = true;
+  job_.model = job.model;  // so that choosing its model below keeps the job's sequence length
+  const sailor::ModelSpec* m = catalog_.findModel(job.model);
+  if (m) {
+    model_->setCurrentIndex(model_->findData(QString::fromStdString(m->name)));
+  } else if (custom_ && custom_->name == job.model) {
+    model_->setCurrentIndex(model_->findData(QString::fromLatin1(kCustom)));
+  }
+  field(QStringLiteral("global_batch"))->setText(QString::number(job.global_batch_size));
+  field(QStringLiteral("sequence_length"))->setText(QString::number(job.sequence_length));
+  precision_->setCurrentIndex(precision_->findData(static_cast<int>(job.precision)));
+  optimizer_->setCurrentIndex(optimizer_->findData(static_cast<int>(job.optimizer)));
+  updating_ = false;
+  onModelChosen();
+}
+
+void JobPanel::setOptions(const sailor::PlannerOptions& options) {
+  updating_ = true;
+  objective_->setCurrentIndex(objective_->findData(static_cast<int>(options.objective)));
+  pareto_->setChecked(options.pareto);
+  auto put = [this](const char* name, const std::optional<double>& v) {
+    field(QString::fromLatin1(name))->setText(v ? number(*v) : QString());
+  };
+  put("max_usd_per_iteration", options.max_usd_per_iteration);
+  put("max_usd_per_hour", options.max_usd_per_hour);
+  put("min_iterations_per_s", options.min_iterations_per_s);
+  field(QStringLiteral("max_gpus"))
+      ->setText(options.max_gpus ? QString::number(*options.max_gpus) : QString());
+  field(QStringLiteral("top_k"))->setText(QString::number(options.top_k));
+  updating_ = false;
+  revalidate();
+}
+
+void JobPanel::onModelChosen() {
+  const bool custom = model_->currentData().toString() == QLatin1String(kCustom);
+  if (custom && !custom_) {
+    // Start from the architecture that was chosen before, under a new name.
+    const sailor::ModelSpec* base = catalog_.findModel(job_.model);
+    sailor::ModelSpec spec = base ? *base : catalog_.models().front();
+    spec.name = "custom-model";
+    spec.aliases.clear();
+    spec.sources = {"defined in Sailor Studio"};
+    custom_ = spec;
+  }
+  if (custom && custom_) {
+    updating_ = true;
+    field(QStringLiteral("custom.name"))->setText(QString::fromStdString(custom_->name));
+    field(QStringLiteral("custom.layers"))->setText(QString::number(custom_->layers));
+    field(QStringLiteral("custom.hidden_size"))->setText(QString::number(custom_->hidden_size));
+    field(QStringLiteral("custom.heads"))->setText(QString::number(custom_->heads));
+    field(QStringLiteral("custom.ffn_hidden_size"))
+        ->setText(QString::number(custom_->ffn_hidden_size));
+    field(QStringLiteral("custom.vocab_size"))->setText(QString::number(custom_->vocab_size));
+    updating_ = false;
+  }
+  custom_group_->setVisible(custom);
+  if (!custom) {
+    // A catalogue model's own sequence length replaces the previous model's default.
+    const sailor::ModelSpec* m = catalog_.findModel(model_->currentData().toString().toStdString());
+    if (m && !updating_ && job_.model != m->name && !job_.model.empty())
+      field(QStringLiteral("sequence_length"))->setText(QString::number(m->sequence_length));
+  }
+  revalidate();
+}
+
+void JobPanel::revalidate() {
+  if (updating_) return;
+  plan_problem_->setVisible(false);
+  plan_problem_->clear();
+  bool ok = true;
+  auto text = [this](const char* name) { return field(QString::fromLatin1(name))->text(); };
+
+  // The model: a catalogue entry, or the custom architecture checked by the engine.
+  sailor::Catalog local = catalog_;
+  std::string model_name = model_->currentData().toString().toStdString();
+  const bool custom = model_name == kCustom;
+  for (const char* f : {"custom.name", "custom.layers", "custom.hidden_size", "custom.heads",
+                        "custom.ffn_hidden_size", "custom.vocab_size"})
+    setError(QString::fromLatin1(f), {});
+  std::optional<sailor::ModelSpec> spec;
+  if (custom) {
+    sailor::ModelSpec s = custom_ ? *custom_ : catalog_.models().front();
+    s.name = text("custom.name").trimmed().toStdString();
+    bool fields_ok = true;
+    if (s.name.empty()) {
+      setError(QStringLiteral("custom.name"), tr("Expected a name"));
+      fields_ok = false;
+    } else if (catalog_.findModel(s.name)) {
+      setError(QStringLiteral("custom.name"),
+               tr("\"%1\" is a catalogue model; choose another name").arg(text("custom.name")));
+      fields_ok = false;
+    }
+    const std::pair<const char*, int*> ints[] = {{"custom.layers", &s.layers},
+                                                 {"custom.hidden_size", &s.hidden_size},
+                                                 {"custom.heads", &s.heads},
+                                                 {"custom.ffn_hidden_size", &s.ffn_hidden_size},
+                                                 {"custom.vocab_size", &s.vocab_size}};
+    for (const auto& [name, target] : ints) {
+      QString why;
+      if (auto v = parseInt(text(name), 1, &why)) *target = *v;
+      else {
+        setError(QString::fromLatin1(name), why);
+        fields_ok = false;
+      }
+    }
+    s.kv_heads = s.heads;
+    if (fields_ok) {
+      try {
+        local.addModel(s);
+        spec = s;
+        model_name = s.name;
+      } catch (const InputError& e) {
+        // "model.heads" -> the custom.heads field.
+        QString f = QString::fromStdString(e.field());
+        f.replace(QStringLiteral("model."), QStringLiteral("custom."));
+        if (!fields_.count(f)) f = QStringLiteral("custom.name");
+        setError(f, tr("Got %1, expected %2")
+                        .arg(QString::fromStdString(e.value()), QString::fromStdString(e.expected())));
+        fields_ok = false;
+      }
+    }
+    ok = ok && fields_ok;
+  }
+  const sailor::ModelSpec* chosen = spec ? &*spec : catalog_.findModel(model_name);
+  if (chosen) {
+    const double params = sailor::totalParameters(*chosen);
+    model_info_->setText(tr("%1 layers, hidden %2, %3 heads, %4 B parameters")
+                             .arg(chosen->layers)
+                             .arg(chosen->hidden_size)
+                             .arg(chosen->heads)
+                             .arg(params / 1e9, 0, 'f', params < 1e10 ? 2 : 1));
+  } else {
+    model_info_->clear();
+  }
+
+  // The job, checked by the engine (sequence length against learned positions, ...).
+  setError(QStringLiteral("global_batch"), {});
+  setError(QStringLiteral("sequence_length"), {});
+  sailor::Job job = job_;
+  {
+    QString why;
+    if (auto v = parseInt(text("global_batch"), 1, &why)) job.global_batch_size = *v;
+    else {
+      setError(QStringLiteral("global_batch"), why);
+      ok = false;
+    }
+  }
+  nlohmann::json j{{"model", model_name},
+                   {"global_batch_size", job.global_batch_size},
+                   {"precision", precisionName(static_cast<Precision>(precision_->currentData().toInt()))},
+                   {"optimizer", optimizerName(static_cast<Optimizer>(optimizer_->currentData().toInt()))}};
+  if (!text("sequence_length").trimmed().isEmpty()) {
+    QString why;
+    if (auto v = parseInt(text("sequence_length"), 1, &why)) j["sequence_length"] = *v;
+    else {
+      setError(QStringLiteral("sequence_length"), why);
+      ok = false;
+    }
+  }
+  if (ok && chosen) {
+    try {
+      job = sailor::Job::fromJson(j, local);
+    } catch (const InputError& e) {
+      const QString f = QString::fromStdString(e.field());
+      setError(f == QLatin1String("sequence_length") ? f : QStringLiteral("global_batch"),
+               tr("Got %1, expected %2")
+                   .arg(QString::fromStdString(e.value()), QString::fromStdString(e.expected())));
+      ok = false;
+    }
+  }
+
+  // Objective and constraints.
+  sailor::PlannerOptions o = options_;
+  o.objective = static_cast<Objective>(objective_->currentData().toInt());
+  o.pareto = pareto_->isChecked();
+  const std::pair<const char*, std::optional<double>*> limits[] = {
+      {"max_usd_per_iteration", &o.max_usd_per_iteration},
+      {"max_usd_per_hour", &o.max_usd_per_hour},
+      {"min_iterations_per_s", &o.min_iterations_per_s}};
+  for (const auto& [name, target] : limits) {
+    bool valid = true;
+    QString why;
+    const auto v = parseLimit(text(name), &valid, &why);
+    setError(QString::fromLatin1(name), why);
+    if (valid) *target = v;
+    else ok = false;
+  }
+  if (text("max_gpus").trimmed().isEmpty()) {
+    o.max_gpus.reset();
+    setError(QStringLiteral("max_gpus"), {});
+  } else {
+    QString why;
+    const auto v = parseInt(text("max_gpus"), 1, &why);
+    setError(QStringLiteral("max_gpus"), why);
+    if (v) o.max_gpus = *v;
+    else ok = false;
+  }
+  {
+    QString why;
+    const auto v = parseInt(text("top_k"), 1, &why);
+    if (v && *v > 100) why = tr("Expected at most 100 plans, got %1").arg(*v);
+    setError(QStringLiteral("top_k"), why);
+    if (v && why.isEmpty()) o.top_k = *v;
+    else ok = false;
+  }
+
+  if (!ok) return;
+  const bool same = job.toJson() == job_.toJson() && o.objective == options_.objective &&
+                    o.pareto == options_.pareto &&
+                    o.max_usd_per_iteration == options_.max_usd_per_iteration &&
+                    o.max_usd_per_hour == options_.max_usd_per_hour &&
+                    o.min_iterations_per_s == options_.min_iterations_per_s &&
+                    o.max_gpus == options_.max_gpus && o.top_k == options_.top_k &&
+                    (!spec || !custom_ || spec->toJson() == custom_->toJson());
+  job_ = job;
+  options_ = o;
+  if (spec) custom_ = spec;
+  if (!same) emit changed();
+}
+
+void JobPanel::showPlanProblem(const QString& reason) {
+  plan_problem_->setText(reason);
+  plan_problem_->setVisible(!reason.isEmpty());
+}
+
+QString JobPanel::planProblem() const {
+  return plan_problem_->isHidden() ? QString() : plan_problem_->text();
+}
+
+}  // namespace sailor::studio
