@@ -403,7 +403,17 @@ int cmdPlan(int argc, char** argv) {
     }
 
   auto runOnce = [&](const Scenario& sc) {
-    return planSearch(sc, job, cat, profiles, opt);
+    try {
+      return planSearch(sc, job, cat, profiles, opt);
+    } catch (const InputError& e) {
+      // The engine names its PlannerOptions fields; say which command-line option that is.
+      static const std::map<std::string, std::string> option{
+          {"max_gpus", "--max-gpus"}, {"top_k", "--top"}, {"max_usd_per_iteration", "--max-cost-per-iteration"},
+          {"max_usd_per_hour", "--max-cost-per-hour"}, {"min_iterations_per_s", "--min-throughput"},
+          {"microbatch_sizes", "--microbatch-sizes"}};
+      if (auto it = option.find(e.field()); it != option.end()) throw InputError(it->second, e.value(), e.expected());
+      throw;
+    }
   };
   if (auto trace = a.get("--trace")) {
     auto rows = loadTrace(*trace, cat);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <future>
 #include <map>
+#include <queue>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -63,6 +64,7 @@ struct StageOption {
 
 struct Summary {
   double maxc = 0, sumc = 0, maxx = 0, rate = 0, egress = 0, boundary_in = 0;
+  double work = 0;  // sum over stages of rate x c (bounds only, not a dominance figure)
   int gpus = 0;
   bool fits = true;
 };
@@ -109,7 +111,30 @@ struct Candidate {
   int dp = 0;
   Plan plan;  // zones are representative sites until placed
   std::string key;  // canonical text for deterministic ordering
+  // Seed plans (Search::buildSeeds) before their plan is written out: kind and stage ends.
+  int seed_kind = -1;
+  std::vector<int> seed_last;
 };
+
+// A short text naming a homogeneous plan (every replica of one kind) by its degree, kind and
+// stage ends: the same for a seed and for the plan the search finds equal to it.
+std::string seedSignature(int D, int site, int tp, const std::vector<int>& last) {
+  std::string k = "seed/" + std::to_string(D) + "/" + std::to_string(site) + "/" + std::to_string(tp);
+  for (int r : last) k += "/" + std::to_string(r);
+  return k;
+}
+
+// The signature of a found plan when it is homogeneous, else its full key.
+std::string knownKey(const Candidate& c) {
+  const Replica& r0 = c.plan.stages.front().replicas.front();
+  std::vector<int> last;
+  for (const auto& st : c.plan.stages) {
+    for (const auto& r : st.replicas)
+      if (!(r == r0)) return c.key;
+    last.push_back(st.last_layer);
+  }
+  return seedSignature(static_cast<int>(c.plan.stages.front().replicas.size()), std::stoi(r0.zone), r0.tp, last);
+}
 
 std::string planKey(const Plan& p) {
   std::string k = std::to_string(p.microbatch_size);
@@ -119,6 +144,92 @@ std::string planKey(const Plan& p) {
   }
   return k;
 }
+
+// When a search task must stop: the caller cancelled, or a sibling task failed.
+struct StopFlag {
+  const CancelToken* user = nullptr;
+  CancelToken sibling_failed;
+  bool operator()() const { return (user && user->cancelled()) || sibling_failed.cancelled(); }
+};
+
+// Progress of the whole search from its parallel tasks: each microbatch size's task owns an
+// equal share of [0, search_share]; the post-search steps fill the rest. Monotone, thread-safe,
+// and throttled (a report when the fraction grows by 0.1 % or more, or the search ends).
+class SearchProgress {
+public:
+  SearchProgress(const ProgressSink& sink, size_t tasks, double search_share)
+      : sink_(sink), task_(tasks, 0.0), share_(search_share) {}
+  void task(size_t i, double f, const std::string& step) {
+    if (!sink_) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    task_[i] = std::max(task_[i], std::min(1.0, f));
+    double sum = 0;
+    for (double x : task_) sum += x;
+    emit(share_ * sum / static_cast<double>(task_.size()), step, false);
+  }
+  void at(double f, const std::string& step) {
+    if (!sink_) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    emit(f, step, true);
+  }
+
+private:
+  void emit(double f, const std::string& step, bool always) {
+    f = std::min(1.0, f);
+    if (f < last_ || (!always && f < last_ + 1e-3 && f < 1.0) || (f == last_ && f > 0)) return;
+    last_ = f;
+    sink_(f, step);
+  }
+  const ProgressSink& sink_;
+  std::vector<double> task_;
+  double share_;
+  double last_ = 0;
+  std::mutex mutex_;
+};
+
+// Complete plans already known in one microbatch size's task (seed plans and the plans found at
+// earlier degrees), all of them in that task's output. A partial plan whose lower bounds
+// (iteration time, cost) are weakly dominated by a known plan cannot put a new point on the
+// frontier, and one whose objective bound is worse than the `window`-th best known plan cannot
+// enter the ranked window: the search drops it when both hold (only the second for a single
+// objective). Exact: every plan it drops is matched or beaten by plans in the output.
+struct Known {
+  bool pareto = false;
+  bool by_cost = false;
+  size_t window = 150;
+  std::set<std::string> keys;
+  std::vector<std::pair<double, double>> front;  // staircase: iteration_s up, usd down
+  std::priority_queue<double> best;              // the `window` best objective values
+  double threshold = std::numeric_limits<double>::infinity();
+  void add(const std::string& key, double t, double c) {
+    if (!keys.insert(key).second) return;
+    const double v = by_cost ? c : t;
+    if (best.size() < window) {
+      best.push(v);
+    } else if (v < best.top()) {
+      best.pop();
+      best.push(v);
+    }
+    if (best.size() >= window) threshold = best.top();
+    if (!pareto || dominated(t, c)) return;
+    // Insert (t, c) and drop the points it dominates (iteration_s >= t and usd >= c).
+    auto pos = std::lower_bound(front.begin(), front.end(), std::make_pair(t, -std::numeric_limits<double>::infinity()));
+    auto last = pos;
+    while (last != front.end() && last->second >= c) ++last;
+    pos = front.erase(pos, last);
+    front.insert(pos, {t, c});
+  }
+  bool dominated(double t, double c) const {
+    auto it = std::upper_bound(front.begin(), front.end(), std::make_pair(t, std::numeric_limits<double>::infinity()));
+    return it != front.begin() && std::prev(it)->second <= c;
+  }
+  // Whether a partial plan whose completions all take >= t_lb seconds and cost >= c_lb can be
+  // dropped.
+  bool prunes(double t_lb, double c_lb) const {
+    if ((by_cost ? c_lb : t_lb) <= threshold) return false;
+    return !pareto || dominated(t_lb, c_lb);
+  }
+};
 
 class Search {
 public:
@@ -146,38 +257,65 @@ public:
   }
 
   // Searches one microbatch size over data-parallel degrees; appends complete candidates.
-  void runMicrobatch(int b, std::vector<Candidate>& out, long& compared, const CancelToken* cancel) {
+  // `report(fraction, step)` gets this task's own progress (non-decreasing, in [0, 1]).
+  void runMicrobatch(int b, std::vector<Candidate>& out, long& compared, const StopFlag& stop,
+                     const std::function<void(double, const std::string&)>& report) {
     std::vector<KindTable> tables;
     std::vector<Kind> kinds;
     buildKinds(b, tables, kinds);
     if (kinds.empty()) return;
     const int maxD = std::min(totalGpus(), std::max(1, job_.global_batch_size / b));
-    // Visited degrees, per dominance mode (with or without cost figures).
+    const auto& H = opt_.heuristics;
+    // Seed plans and the known-plan bound (see Known): found plans join it degree by degree.
+    Known known;
+    known.pareto = opt_.pareto;
+    known.by_cost = opt_.objective == Objective::Cost;
+    // planSearch places the top_k best with exact sites, 50 times more with H6 (placing changes
+    // the figures).
+    known.window = static_cast<size_t>(opt_.top_k) * (H.h6_region_pools ? 50 : 1);
+    std::vector<Candidate> seeds;
+    buildSeeds(b, maxD, tables, kinds, seeds);
+    for (const auto& c : seeds) known.add(c.key, c.iteration_s, c.usd);
+    // Visited degrees, per dominance mode (with or without cost figures). A degree searched with
+    // cost figures need not be searched again without them: its partial-plan sets keep the
+    // fastest ones too.
     std::vector<char> visited(2 * (static_cast<size_t>(maxD) + 1), 0);
     int last_best_degree = 0;
+    // Progress: the sweeps share this task's fraction equally; inside a sweep, by degrees done.
+    const int sweeps = opt_.pareto ? 3 : 1;
+    int sweep_index = 0;
     // One sweep over degrees; with `early`, stop after `patience` degrees without a gain in
     // the metric (iteration time or cost).
-    auto sweep = [&](std::vector<int> degrees, bool by_cost, bool early, bool cost_dims) {
+    auto sweep = [&](std::vector<int> degrees, bool by_cost, bool early, bool cost_dims, const char* what) {
       double best = std::numeric_limits<double>::infinity();
       int since = 0;
       int best_degree = 0;
       auto enough = [&]() {
-        return since >= std::max(opt_.heuristics.patience,
-                                 static_cast<int>(opt_.heuristics.patience_fraction * best_degree));
+        return since >= std::max(H.patience, static_cast<int>(H.patience_fraction * best_degree));
       };
-      for (int D : degrees) {
-        if (cancel && cancel->cancelled()) throw Cancelled();
+      for (size_t di = 0; di < degrees.size(); ++di) {
+        const int D = degrees[di];
+        if (stop()) throw Cancelled();
+        if (report)
+          report((sweep_index + static_cast<double>(di) / static_cast<double>(degrees.size())) / sweeps,
+                 "microbatch " + std::to_string(b) + ", " + what + ": data-parallel degree " + std::to_string(D));
         const size_t vi = (cost_dims ? static_cast<size_t>(maxD) + 1 : 0) + static_cast<size_t>(D);
-        if (visited[vi]) continue;
+        const size_t vc = static_cast<size_t>(maxD) + 1 + static_cast<size_t>(D);
+        if (visited[vi] || visited[vc]) continue;
         visited[vi] = 1;
         std::vector<Candidate> found;
-        runDegree(b, D, tables, kinds, found, compared, cost_dims, cancel);
+        runDegree(b, D, tables, kinds, found, compared, cost_dims, known, stop);
+        // H3/H4 judge a degree by the plans found at it (not the seeds: seeding their "best"
+        // stopped the sweeps earlier and cost 7 % throughput on A100+V100 80+240).
         double local = std::numeric_limits<double>::infinity();
         for (const auto& c : found) local = std::min(local, by_cost ? c.usd : c.iteration_s);
         keepUseful(found);
-        for (auto& c : found) out.push_back(std::move(c));
-        if (!early) continue;
-        if (local < best * (1.0 - opt_.heuristics.min_improvement)) {
+        for (auto& c : found) {
+          known.add(knownKey(c), c.iteration_s, c.usd);
+          out.push_back(std::move(c));
+        }
+          if (!early) continue;
+        if (local < best * (1.0 - H.min_improvement)) {
           best = local;
           best_degree = D;
           last_best_degree = D;
@@ -191,25 +329,47 @@ public:
           if (enough()) break;
         }
       }
+      ++sweep_index;
+    };
+    // The seeds the bound relied on are part of the output (the window by the objective and
+    // the seeds' own frontier; duplicates of found plans are merged in planSearch).
+    auto finishSeeds = [&] {
+      keepUseful(seeds);
+      for (auto& c : seeds) {
+        const Kind& kd = kinds[static_cast<size_t>(c.seed_kind)];
+        c.plan.microbatch_size = b;
+        for (size_t st = 0; st < c.seed_last.size(); ++st) {
+          Stage stage;
+          stage.first_layer = st == 0 ? 0 : c.seed_last[st - 1] + 1;
+          stage.last_layer = c.seed_last[st];
+          stage.replicas.assign(static_cast<size_t>(c.dp),
+                                {sites_[static_cast<size_t>(kd.site)].gpu_type, kd.tp, std::to_string(kd.site)});
+          c.plan.stages.push_back(std::move(stage));
+        }
+        c.key = planKey(c.plan);
+        out.push_back(std::move(c));
+      }
+      if (report) report(1.0, "microbatch " + std::to_string(b) + " done");
     };
     std::vector<int> up;
     for (int d = 1; d <= maxD; ++d) up.push_back(d);
     std::vector<int> down(up.rbegin(), up.rend());
-    const auto& H = opt_.heuristics;
     if (!opt_.pareto) {
       const bool throughput = opt_.objective == Objective::Throughput;
       const bool early = throughput ? H.h3_dp_descending : H.h4_dp_ascending;
-      sweep(throughput && early ? down : up, !throughput, early, !throughput || constrainedByCost());
+      sweep(throughput && early ? down : up, !throughput, early, !throughput || constrainedByCost(),
+            throughput ? "fastest plans" : "cheapest plans");
+      finishSeeds();
       return;
     }
     // Pareto: the throughput end (H3's descending sweep), the cost end (H4's ascending sweep),
     // and between them (H11) degrees on a geometric grid with ratio pareto_grid (1: every one).
     // The two ends are searched as the single-objective searches do (the throughput sweep
     // without cost figures in its dominance, which keeps it fast); the grid with them.
-    sweep(down, false, H.h3_dp_descending, constrainedByCost());
+    sweep(down, false, H.h3_dp_descending, constrainedByCost(), "fast end");
     const int fast_degree = H.h3_dp_descending ? last_best_degree : maxD;
     last_best_degree = 0;
-    sweep(up, true, H.h4_dp_ascending, true);
+    sweep(up, true, H.h4_dp_ascending, true, "cheap end");
     const int cheap_degree = H.h4_dp_ascending ? std::max(1, last_best_degree) : 1;
     // The grid spans the degrees between the two ends (all of them without H3/H4).
     const int lo = std::min(cheap_degree, std::max(1, fast_degree)), hi = std::max(cheap_degree, fast_degree);
@@ -225,7 +385,8 @@ public:
     }
     // Grid points keep the fastest plans of each degree (time-only dominance): cheap, and the
     // frontier between the ends is made of such plans unless egress or prices differ by zone.
-    sweep(grid, false, false, H.pareto_grid <= 1.0);
+    sweep(grid, false, false, H.pareto_grid <= 1.0, "frontier");
+    finishSeeds();
   }
 
 private:
@@ -411,13 +572,105 @@ private:
     found = std::move(kept);
   }
 
+  // Seed plans: for every degree D, kind and depth P, the pipeline with every stage holding D
+  // replicas of that kind and the layers split evenly by that kind's compute time. Cheap to
+  // list (kinds x degrees x depths), each a plan of the search space, with figures computed as
+  // the search computes them (same operations, same order). They bound the search (Known).
+  void buildSeeds(int b, int maxD, const std::vector<KindTable>& tables, const std::vector<Kind>& kinds,
+                  std::vector<Candidate>& seeds) const {
+    const int depth = opt_.heuristics.max_stages > 0 ? std::min(opt_.heuristics.max_stages, L_) : L_;
+    const int e = job_.activationBytesPerElement();
+    for (int D = 1; D <= maxD; ++D) {
+      const int M = (job_.global_batch_size + b * D - 1) / (b * D);
+      for (size_t ki = 0; ki < kinds.size(); ++ki) {
+        const Kind& kd = kinds[ki];
+        const Site& site = sites_[static_cast<size_t>(kd.site)];
+        const KindTable& t = tables[static_cast<size_t>(kd.table)];
+        double rate = 0;
+        for (int j = 0; j < D; ++j) rate += kd.tp * site.price();
+        for (int P = 1; P <= depth; ++P) {
+          if (static_cast<long>(P) * D * kd.tp > site.capacity) break;
+          // Even split by compute time: stage s ends at the first layer where the running
+          // total reaches (s + 1) / P of the whole, leaving a layer for each later stage.
+          std::vector<int> last(static_cast<size_t>(P));
+          const double total = t.at(t.fb, 0, L_ - 1);
+          int l = 0;
+          for (int st = 0; st < P; ++st) {
+            int r = l;
+            while (r < L_ - (P - st) && t.at(t.fb, 0, r) < total * (st + 1) / P) ++r;
+            if (st == P - 1) r = L_ - 1;
+            last[static_cast<size_t>(st)] = r;
+            l = r + 1;
+          }
+          Summary sum;
+          bool ok = true, has_child = false;
+          for (int st = P - 1; st >= 0 && ok; --st) {
+            const int first = st == 0 ? 0 : last[static_cast<size_t>(st) - 1] + 1, r = last[static_cast<size_t>(st)];
+            const int k = P - st;
+            const double mem = replicaMemoryBytes(t.at(t.params, first, r), t.at(t.act, first, r),
+                                                  t.at(t.maxact, first, r), b, std::min(k, M), job_, *site.gpu);
+            if (mem > static_cast<double>(site.gpu->memory_bytes)) ok = false;
+            double t_in = 0, egress_in = 0;
+            if (st > 0) {
+              const double msg = t.out_elements[static_cast<size_t>(first - 1)] * b * e;
+              const double tt = std::max(p2p(kd, kd, msg), p2p(kd, kd, msg));
+              const double g = msg * M / 1e9 * (egressBetween(kd.site, kd.site) + egressBetween(kd.site, kd.site));
+              for (int j = 0; j < D; ++j) {
+                t_in = std::max(t_in, tt);
+                egress_in += g;
+              }
+            }
+            double x = 0, sync_egress = 0;
+            {
+              const double opt_s = t.at(t.params, first, r) * t.optimizer_s_per_param;
+              double tr = 0;
+              if (D >= 2) {
+                const double shard = t.at(t.params, first, r) * 4.0;
+                tr = ringAllReduceSeconds(linkBetween(kd.site, kd.site), shard, D, opt_.simulator);
+                sync_egress += D * 2.0 * (D - 1) / D * shard * kd.tp / 1e9 * egressBetween(kd.site, kd.site);
+              }
+              x = tr + opt_s;
+            }
+            const double fb = t.at(t.fb, first, r);
+            Summary n;
+            const double c = fb + 2 * t_in + 2 * (has_child ? sum.boundary_in : 0.0);
+            n.maxc = std::max(c, has_child ? sum.maxc : 0.0);
+            n.sumc = c + (has_child ? sum.sumc : 0.0);
+            n.maxx = std::max(x, has_child ? sum.maxx : 0.0);
+            n.rate = rate + (has_child ? sum.rate : 0.0);
+            n.egress = sync_egress + egress_in + (has_child ? sum.egress : 0.0);
+            n.gpus = (has_child ? sum.gpus : 0) + D * kd.tp;
+            n.boundary_in = t_in;
+            sum = n;
+            has_child = true;
+          }
+          if (!ok) continue;
+          Candidate c;
+          c.iteration_s = (M - 1) * sum.maxc + sum.sumc + sum.maxx;
+          c.usd = sum.rate * c.iteration_s / 3600.0 + sum.egress;
+          c.usd_per_hour = c.usd * 3600.0 / c.iteration_s;
+          if (opt_.max_usd_per_iteration && c.usd > *opt_.max_usd_per_iteration) continue;
+          if (opt_.max_usd_per_hour && c.usd_per_hour > *opt_.max_usd_per_hour) continue;
+          if (opt_.min_iterations_per_s && 1.0 / c.iteration_s < *opt_.min_iterations_per_s) continue;
+          if (opt_.max_gpus && sum.gpus > *opt_.max_gpus) continue;
+          c.microbatch = b;
+          c.dp = D;
+          c.seed_kind = static_cast<int>(ki);
+          c.seed_last = last;
+          c.key = seedSignature(D, kd.site, kd.tp, last);
+          seeds.push_back(std::move(c));
+        }
+      }
+    }
+  }
+
   bool constrainedByCost() const {
     return opt_.max_usd_per_iteration.has_value() || opt_.max_usd_per_hour.has_value();
   }
 
   void runDegree(int b, int D, const std::vector<KindTable>& tables, const std::vector<Kind>& kinds,
-                 std::vector<Candidate>& found, long& compared, bool cost_dims,
-                 const CancelToken* cancel) {
+                 std::vector<Candidate>& found, long& compared, bool cost_dims, Known& known,
+                 const StopFlag& stop) {
     const int M = (job_.global_batch_size + b * D - 1) / (b * D);
     const int e = job_.activationBytesPerElement();
     if (opt_.min_iterations_per_s) {
@@ -503,6 +756,45 @@ private:
                                                      {-1.0, 0.0});
     const int max_stages = opt_.heuristics.max_stages > 0 ? std::min(opt_.heuristics.max_stages, L_) : L_;
 
+    // Lower bounds for the layers a partial plan does not cover, per layer over every kind:
+    // compute time (a stage's c is at least its straggler's F + B, at least the fastest kind's)
+    // and D x tp x $/GPU-hour x (F + B) (a stage's rate x c is at least that of its cheapest
+    // replica kind per unit of work, times D); and the least rate of a stage (D x the cheapest
+    // replica). pre_*[l]: layers before l; suf_*[l]: layers from l on.
+    std::vector<double> pre_fb(static_cast<size_t>(L_) + 1, 0), pre_w(static_cast<size_t>(L_) + 1, 0);
+    std::vector<double> suf_fb(static_cast<size_t>(L_) + 1, 0), suf_w(static_cast<size_t>(L_) + 1, 0);
+    double min_rate = std::numeric_limits<double>::infinity();
+    for (const auto& kd : kinds) min_rate = std::min(min_rate, kd.tp * sites_[static_cast<size_t>(kd.site)].price());
+    min_rate *= D;
+    {
+      std::vector<double> lf(static_cast<size_t>(L_), std::numeric_limits<double>::infinity()), lw = lf;
+      for (const auto& kd : kinds) {
+        const KindTable& t = tables[static_cast<size_t>(kd.table)];
+        for (int j = 0; j < L_; ++j) {
+          lf[static_cast<size_t>(j)] = std::min(lf[static_cast<size_t>(j)], t.at(t.fb, j, j));
+          lw[static_cast<size_t>(j)] = std::min(lw[static_cast<size_t>(j)],
+                                                kd.tp * sites_[static_cast<size_t>(kd.site)].price() * t.at(t.fb, j, j));
+        }
+      }
+      for (int j = 0; j < L_; ++j) {
+        pre_fb[static_cast<size_t>(j) + 1] = pre_fb[static_cast<size_t>(j)] + lf[static_cast<size_t>(j)];
+        pre_w[static_cast<size_t>(j) + 1] = pre_w[static_cast<size_t>(j)] + D * lw[static_cast<size_t>(j)];
+      }
+      for (int j = L_ - 1; j >= 0; --j) {
+        suf_fb[static_cast<size_t>(j)] = suf_fb[static_cast<size_t>(j) + 1] + lf[static_cast<size_t>(j)];
+        suf_w[static_cast<size_t>(j)] = suf_w[static_cast<size_t>(j) + 1] + D * lw[static_cast<size_t>(j)];
+      }
+    }
+    // Whether every completion of partial figures (max c, sum c, max x, rate, rate x c summed,
+    // egress), extended by the bounds above, is matched by a known plan (Known::prunes).
+    // T >= (M - 1) max c + sum c + max x; rate x T >= (M - 1) max(rate x max c, sum of rate x c)
+    // + rate x (sum c + max x). Relaxed by 1e-12 against rounding.
+    auto bounded = [&](double mc, double sc, double mx, double rate, double work, double egress) {
+      const double t_lb = (M - 1) * mc + sc + mx;
+      const double c_lb = ((M - 1) * std::max(rate * mc, work) + rate * (sc + mx)) / 3600.0 + egress;
+      return known.prunes(t_lb * (1 - 1e-12), c_lb * (1 - 1e-12));
+    };
+
     long new_states = 0;
     std::function<const std::vector<Entry>&(int, int, std::vector<int>&, int)> f =
         [&](int k, int l, std::vector<int>& used, int prev) -> const std::vector<Entry>& {
@@ -523,7 +815,7 @@ private:
       }
       if (auto it = memo.find(key); it != memo.end()) return it->second;
       // One degree can take a minute on large scenarios: honour a cancel every 256 new states.
-      if (cancel && (++new_states & 255) == 0 && cancel->cancelled()) throw Cancelled();
+      if ((++new_states & 255) == 0 && stop()) throw Cancelled();
       std::vector<Entry> set;
       std::vector<Entry> pool;  // every combination of this state, before dominance
       const int r_max = L_ - k;  // leave k - 1 layers for the stages after this one
@@ -581,6 +873,19 @@ private:
           }
           if (!fits && opt_.heuristics.h2_oom_pruning) continue;
           const SyncInfo& si = syncOf(oi, l, r);
+          // Layers before l: at least one more stage when l > 0, at most max_stages - k.
+          const double p_fb = pre_fb[static_cast<size_t>(l)], p_w = pre_w[static_cast<size_t>(l)];
+          const double p_rate = l > 0 ? min_rate : 0.0;
+          const double p_mc = l > 0 && max_stages > k ? p_fb / (max_stages - k) : 0.0;
+          {
+            // This stage with the least the later stages (k - 1 of them, layers r + 1 on) add.
+            const double c0 = fb + 2 * t_in;
+            const double s_fb = suf_fb[static_cast<size_t>(r) + 1];
+            const double s_mc = k > 1 ? s_fb / (k - 1) : 0.0;
+            if (bounded(std::max({c0, s_mc, p_mc}), c0 + s_fb + p_fb, si.x, o.rate + (k - 1) * min_rate + p_rate,
+                        o.rate * c0 + suf_w[static_cast<size_t>(r) + 1] + p_w, si.egress + egress_in))
+              continue;
+          }
           auto combine = [&](const Summary* child, const std::vector<Entry>* cset, int cidx) {
             Entry en;
             const double c = fb + 2 * t_in + 2 * (child ? child->boundary_in : 0.0);
@@ -592,7 +897,11 @@ private:
             en.s.gpus = (child ? child->gpus : 0);
             for (int u : o.use) en.s.gpus += u;
             en.s.boundary_in = t_in;
+            en.s.work = o.rate * c + (child ? child->work : 0.0);
             en.s.fits = fits && (child ? child->fits : true);
+            if (bounded(std::max(en.s.maxc, p_mc), en.s.sumc + p_fb, en.s.maxx, en.s.rate + p_rate,
+                        en.s.work + p_w, en.s.egress))
+              return;
             // Exact bounds: completing a partial plan only adds stages, so its iteration time is
             // at least (M - 1) max c + sum c + max x, and its cost at least rate x that + egress.
             const double t_lb = (M - 1) * en.s.maxc + en.s.sumc + en.s.maxx;
@@ -657,6 +966,7 @@ private:
     };
 
     for (int P = 1; P <= max_stages; ++P) {
+      const size_t found_before = found.size();
       std::vector<int> used(S, 0);
       const std::vector<Entry>& top = f(P, 0, used, -1);
       for (const Entry& en : top) {
@@ -690,6 +1000,9 @@ private:
         c.key = planKey(c.plan);
         found.push_back(std::move(c));
       }
+      // The plans of this depth bound the deeper ones (partial plans computed under the weaker
+      // bound stay valid: the bound only tightens).
+      for (size_t i = found_before; i < found.size(); ++i) known.add(knownKey(found[i]), found[i].iteration_s, found[i].usd);
     }
   }
 
@@ -768,15 +1081,21 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
                       const ProgressSink& progress, const CancelToken* cancel) {
   const auto t0 = std::chrono::steady_clock::now();
   PlanResult result;
+  // Option errors name the planner option (PlannerOptions); the command line maps them to its
+  // own spelling.
   if (options.max_gpus && *options.max_gpus < 1)
-    throw InputError("--max-gpus", std::to_string(*options.max_gpus), "at least 1");
-  if (options.top_k < 1) throw InputError("--top", std::to_string(options.top_k), "at least 1");
+    throw InputError("max_gpus", std::to_string(*options.max_gpus), "at least 1");
+  if (options.top_k < 1) throw InputError("top_k", std::to_string(options.top_k), "at least 1");
   const std::pair<const char*, std::optional<double>> limits[] = {
       {"max_usd_per_iteration", options.max_usd_per_iteration},
       {"max_usd_per_hour", options.max_usd_per_hour},
       {"min_iterations_per_s", options.min_iterations_per_s}};
   for (const auto& [name, v] : limits)
     if (v && !(*v > 0 && std::isfinite(*v))) throw InputError(name, toText(*v), "a positive number");
+  auto checkCancel = [&] {
+    if (cancel && cancel->cancelled()) throw Cancelled();
+  };
+  checkCancel();
   Search search(scenario, job, catalog, profiles, options);
   if (search.totalGpus() == 0) {
     result.no_plan_reason = "the scenario has no GPUs (every pool's count is 0)";
@@ -786,40 +1105,52 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
   if (bs.empty())
     for (int b = 1; b <= 64 && b <= job.global_batch_size; b *= 2) bs.push_back(b);
   for (int b : bs)
-    if (b < 1) throw InputError("microbatch size", std::to_string(b), "at least 1");
+    if (b < 1) throw InputError("microbatch_sizes", std::to_string(b), "at least 1");
 
-  // One task per microbatch size, in parallel; results merged in a fixed order.
+  // One task per microbatch size, in parallel; results merged in a fixed order. The search
+  // takes the first 90 % of the progress; placing and simulating the chosen plans the rest.
   const int threads = options.threads > 0 ? options.threads
                                           : std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::vector<Candidate>> per_b(bs.size());
   std::vector<long> compared(bs.size(), 0);
-  ProgressCounter counter(progress, static_cast<long>(bs.size()));
+  constexpr double kSearchShare = 0.9;
+  SearchProgress bar(progress, bs.size(), kSearchShare);
   std::atomic<size_t> next{0};
   std::exception_ptr failure;
   std::mutex failure_mutex;
+  StopFlag stop;
+  stop.user = cancel;
   auto worker = [&] {
     for (size_t i = next++; i < bs.size(); i = next++) {
+      if (stop()) break;
       try {
-        search.runMicrobatch(bs[i], per_b[i], compared[i], cancel);
+        search.runMicrobatch(bs[i], per_b[i], compared[i], stop,
+                             [&, i](double f, const std::string& step) { bar.task(i, f, step); });
       } catch (...) {
+        // The first failure is reported; the sibling tasks stop at their next check.
         std::lock_guard<std::mutex> lock(failure_mutex);
         if (!failure) failure = std::current_exception();
-        if (cancel) {
-        }
+        stop.sibling_failed.cancel();
       }
-      counter.advance("microbatch " + std::to_string(bs[i]));
+      bar.task(i, 1.0, "microbatch " + std::to_string(bs[i]) + " done");
     }
   };
   std::vector<std::thread> pool;
   for (int t = 0; t < std::min<int>(threads, static_cast<int>(bs.size())); ++t) pool.emplace_back(worker);
   for (auto& t : pool) t.join();
   if (failure) std::rethrow_exception(failure);
+  checkCancel();
 
   std::vector<Candidate> all;
   for (size_t i = 0; i < bs.size(); ++i) {
     result.candidates += compared[i];
     for (auto& c : per_b[i]) all.push_back(std::move(c));
   }
+  // A plan can be found more than once (a seed the search also finds, a degree searched with
+  // and without cost figures): keep one of each.
+  std::sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) { return a.key < b.key; });
+  all.erase(std::unique(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) { return a.key == b.key; }),
+            all.end());
   if (all.empty()) {
     std::ostringstream why;
     PlannerOptions relaxed = options;
@@ -827,9 +1158,18 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
     relaxed.max_usd_per_hour.reset();
     relaxed.min_iterations_per_s.reset();
     relaxed.max_gpus.reset();
+    relaxed.pareto = false;  // only whether any plan exists matters
+    relaxed.top_k = 1;
     const bool constrained = options.max_usd_per_iteration || options.max_usd_per_hour ||
                              options.min_iterations_per_s || options.max_gpus;
-    if (constrained && !planSearch(scenario, job, catalog, profiles, relaxed, {}, cancel).best.empty()) {
+    // The search without constraints tells a constraint from memory; it reports progress in
+    // the remaining share and honours the cancel token.
+    auto relaxedProgress = [&](double f, const std::string& step) {
+      bar.at(kSearchShare + (1.0 - kSearchShare) * 0.99 * f, "no plan meets the constraints; without them: " + step);
+    };
+    if (constrained && !planSearch(scenario, job, catalog, profiles, relaxed,
+                                   progress ? ProgressSink(relaxedProgress) : ProgressSink(), cancel)
+                            .best.empty()) {
       why << "plans fit in memory, but none meets the constraints (";
       std::string sep;
       if (options.max_usd_per_iteration) why << sep << "cost per iteration <= " << *options.max_usd_per_iteration, sep = ", ";
@@ -845,6 +1185,7 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
     }
     result.no_plan_reason = why.str();
     result.search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    bar.at(1.0, "no plan");
     return result;
   }
   std::sort(all.begin(), all.end(), [&](const Candidate& a, const Candidate& b) { return better(a, b, options.objective); });
@@ -852,7 +1193,10 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
   // Place replicas in zones (H6 priced them at the region's cheapest zone) and evaluate the
   // placed plan with the planning model again: constraints are checked and plans ranked on the
   // placed figures, so a returned plan never breaks a constraint.
+  // Every step below honours the cancel token (placing and simulating hundreds of plans of a
+  // 512-GPU scenario takes a noticeable time) and reports progress in the last 10 %.
   auto place = [&](Candidate c) -> std::optional<Candidate> {
+    checkCancel();
     if (!search.place(c.plan)) return std::nullopt;
     auto m = planningModel(c.plan, scenario, job, catalog, profiles, options.simulator);
     if (!m) return std::nullopt;
@@ -867,6 +1211,7 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
     return c;
   };
   auto finish = [&](const Candidate& c) {
+    checkCancel();
     PlannedPlan pp;
     pp.plan = c.plan;
     pp.model_iteration_s = c.iteration_s;
@@ -877,14 +1222,19 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
   const bool exact_sites = !options.heuristics.h6_region_pools;
   // With exact sites the search's figures are the placed ones; otherwise look further down.
   const size_t window = exact_sites ? static_cast<size_t>(options.top_k) : static_cast<size_t>(options.top_k) * 50;
+  const double post_end = options.pareto ? 0.95 : 1.0;  // the Pareto frontier takes the rest
+  bar.at(kSearchShare, "placing the best plans in zones");
   std::vector<Candidate> placed;
   for (const auto& c : all) {
     if (placed.size() >= window) break;
     if (auto p = place(c)) placed.push_back(std::move(*p));
   }
   std::sort(placed.begin(), placed.end(), [&](const Candidate& a, const Candidate& b) { return better(a, b, options.objective); });
+  const double simulate_start = kSearchShare + (post_end - kSearchShare) / 2;
   for (const auto& c : placed) {
     if (static_cast<int>(result.best.size()) >= options.top_k) break;
+    bar.at(simulate_start + (post_end - simulate_start) * static_cast<double>(result.best.size()) / options.top_k,
+           "simulating plan " + std::to_string(result.best.size() + 1));
     result.best.push_back(finish(c));
   }
   if (result.best.empty()) result.no_plan_reason = "no candidate could be placed in zones within the constraints";
@@ -896,6 +1246,7 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
     std::sort(order.begin(), order.end(), [](const Candidate* a, const Candidate* b) {
       return a->usd != b->usd ? a->usd < b->usd : (a->iteration_s != b->iteration_s ? a->iteration_s < b->iteration_s : a->key < b->key);
     });
+    bar.at(0.95, "placing the Pareto frontier in zones");
     std::vector<Candidate> pts;
     double front_t = std::numeric_limits<double>::infinity();
     for (const Candidate* c : order)
@@ -907,12 +1258,15 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
       return a.usd != b.usd ? a.usd < b.usd : (a.iteration_s != b.iteration_s ? a.iteration_s < b.iteration_s : a.key < b.key);
     });
     double best_t = std::numeric_limits<double>::infinity();
-    for (const auto& c : pts)
-      if (c.iteration_s < best_t) {
-        best_t = c.iteration_s;
-        result.pareto.push_back(finish(c));
+    for (size_t i = 0; i < pts.size(); ++i)
+      if (pts[i].iteration_s < best_t) {
+        best_t = pts[i].iteration_s;
+        bar.at(0.97 + 0.03 * static_cast<double>(i) / static_cast<double>(pts.size()),
+               "simulating the Pareto frontier (" + std::to_string(result.pareto.size() + 1) + ")");
+        result.pareto.push_back(finish(pts[i]));
       }
   }
+  bar.at(1.0, "done");
   result.search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;
 }

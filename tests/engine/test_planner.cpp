@@ -1041,6 +1041,69 @@ private slots:
     }
     QCOMPARE(fractions.back(), 1.0);
   }
+
+  // Progress is finer than one step per microbatch size (the studio's bar), each step says
+  // what is being searched, and a cancel during the post-search steps (placing, simulating)
+  // is honoured too.
+  void progressIsFineAndNamed() {
+    const Instance& in = instance("B");
+    PlannerOptions o;
+    o.microbatch_sizes = kMicrobatches;
+    o.threads = 1;
+    o.pareto = true;
+    std::vector<std::pair<double, std::string>> reports;
+    const PlanResult r = planSearch(in.sc, in.job, cat_, profiles_, o, [&](double f, const std::string& step) {
+      reports.emplace_back(f, step);
+    });
+    QVERIFY(!r.best.empty());
+    QVERIFY2(reports.size() > 2 * kMicrobatches.size(), qPrintable(QString::number(reports.size())));
+    const bool degrees = std::any_of(reports.begin(), reports.end(), [](const auto& x) {
+      return x.second.find("data-parallel degree") != std::string::npos;
+    });
+    QVERIFY(degrees);
+    for (const auto& x : reports) QVERIFY(!x.second.empty());
+    for (const char* phase : {"placing", "simulating"}) {
+      CancelToken token;
+      bool cancelled = false;
+      try {
+        planSearch(in.sc, in.job, cat_, profiles_, o, [&](double, const std::string& step) {
+          if (step.find(phase) != std::string::npos) token.cancel();
+        }, &token);
+      } catch (const Cancelled&) {
+        cancelled = true;
+      }
+      QVERIFY2(cancelled, phase);
+    }
+  }
+
+  // With no plan under the constraints, the search without them (for the reason) reports
+  // progress and stops on cancel.
+  void relaxedSearchReportsAndCancels() {
+    const Instance& in = instance("A");
+    PlannerOptions o;
+    o.microbatch_sizes = kMicrobatches;
+    o.min_iterations_per_s = 1e6;
+    std::vector<double> fractions;
+    bool relaxed_step = false;
+    const PlanResult r = planSearch(in.sc, in.job, cat_, profiles_, o, [&](double f, const std::string& step) {
+      fractions.push_back(f);
+      relaxed_step = relaxed_step || step.find("without them") != std::string::npos;
+    });
+    QVERIFY(r.best.empty());
+    QVERIFY(relaxed_step);
+    for (size_t i = 1; i < fractions.size(); ++i) QVERIFY(fractions[i] >= fractions[i - 1]);
+    QCOMPARE(fractions.back(), 1.0);
+    CancelToken token;
+    bool cancelled = false;
+    try {
+      planSearch(in.sc, in.job, cat_, profiles_, o, [&](double, const std::string& step) {
+        if (step.find("without them") != std::string::npos) token.cancel();
+      }, &token);
+    } catch (const Cancelled&) {
+      cancelled = true;
+    }
+    QVERIFY(cancelled);
+  }
 };
 
 QTEST_GUILESS_MAIN(TestPlanner)
