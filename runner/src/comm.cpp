@@ -5,7 +5,9 @@
 #include <stdexcept>
 
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#ifdef SAILOR_WITH_GLOO
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#endif
 #ifdef SAILOR_WITH_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
@@ -39,10 +41,21 @@ GroupPtr makeGroup(const c10::intrusive_ptr<c10d::Store>& store, const std::stri
 #endif
   if (backend != "gloo")
     throw std::runtime_error("backend " + backend + " is not built in");
+#ifdef SAILOR_WITH_GLOO
   auto options = c10d::ProcessGroupGloo::Options::create(timeout);
   options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
   options->threads = 2;
   return c10::make_intrusive<c10d::ProcessGroupGloo>(prefixed, group_rank, size, options);
+#else
+  // PyTorch's wheels ship c10d's Gloo header but not Gloo's own headers. A one-process run
+  // needs no communication; anything larger needs Gloo (or NCCL).
+  (void)timeout;
+  if (size == 1)
+    return {};
+  throw std::runtime_error(
+      "backend gloo is not built in (libtorch without Gloo headers; set GLOO_INCLUDE_DIR when "
+      "building): use --backend nccl with a GPU per rank, or a one-process plan");
+#endif
 }
 
 // Every group of the run, in one order that every worker computes identically.
@@ -166,6 +179,20 @@ void allReduceSum(const GroupPtr& group, std::vector<at::Tensor>& tensors,
   const auto t0 = Clock::now();
   group->allreduce(tensors)->wait();
   commTimes().*kind += since(t0);
+}
+
+void finishGroups(Groups& groups, const torch::Device& device) {
+  std::vector<at::Tensor> one{torch::zeros({1}, torch::TensorOptions().device(device))};
+  if (groups.world)  // null: one process without Gloo, nothing to wait for
+    groups.world->allreduce(one)->wait();
+  (void)one[0].item<float>();  // host waits for the device (NCCL's wait() does not block)
+#if defined(SAILOR_WITH_NCCL) && \
+    (TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4))
+  if (groups.backend == "nccl")
+    for (GroupPtr* g : {&groups.tp, &groups.dp, &groups.embedding, &groups.world})
+      if (*g)
+        static_cast<c10d::ProcessGroupNCCL*>(g->get())->shutdown();
+#endif
 }
 
 void setTensorParallelGroup(GroupPtr group) {

@@ -13,7 +13,12 @@
 #include <string>
 #include <vector>
 
+#include <torch/version.h>
+#if TORCH_VERSION_MAJOR >= 2
+#include <torch/csrc/distributed/c10d/Backend.hpp>
+#else
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#endif
 #include <torch/csrc/distributed/c10d/Store.hpp>
 #include <torch/torch.h>
 
@@ -30,7 +35,14 @@ struct CommTimes {
 };
 CommTimes& commTimes();
 
+// A process group as the worker drives it. libtorch 1.x: ProcessGroupGloo/NCCL derive from
+// c10d::ProcessGroup; 2.x split that class into a dispatching ProcessGroup and the per-transport
+// c10d::Backend that Gloo and NCCL now derive from, with the same collective calls.
+#if TORCH_VERSION_MAJOR >= 2
+using GroupPtr = c10::intrusive_ptr<c10d::Backend>;
+#else
 using GroupPtr = c10::intrusive_ptr<c10d::ProcessGroup>;
+#endif
 
 struct Groups {
   GroupPtr world;
@@ -50,6 +62,11 @@ bool ncclCompiledIn();
 
 Groups createGroups(const RunSpec& spec, int rank, const c10::intrusive_ptr<c10d::Store>& store,
                     int generation, const std::string& backend, std::chrono::milliseconds timeout);
+
+// Waits until every rank of the world got here (an all-reduce of one element on `device`; c10d's
+// barrier() on NCCL has to guess the device and warns about it), then releases NCCL
+// communicators explicitly where libtorch has the call (2.4+: its destructor warns otherwise).
+void finishGroups(Groups& groups, const torch::Device& device);
 
 // Blocking helpers that add their waiting time to commTimes().
 void allReduceSum(const GroupPtr& group, std::vector<at::Tensor>& tensors, double CommTimes::*kind);

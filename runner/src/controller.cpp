@@ -461,12 +461,16 @@ int runController(const RunSpec& spec, const json& scenario, const json& job,
   rec.model = spec.model.toJson();
   const std::int64_t run_id = store.createRun(rec);
 
-  // The spec every worker reads, in a private directory removed at the end.
+  // The spec every worker reads, in a private directory removed at the end. It names the
+  // backend the controller resolved ("auto" is decided once, here, for every rank).
+  RunSpec worker_spec = spec;
+  if (!options.backend.empty())
+    worker_spec.backend = options.backend;
   char tmpl[] = "/tmp/sailor-run-XXXXXX";
   if (!mkdtemp(tmpl))
     throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
   const std::string dir = tmpl, spec_file = dir + "/spec.json";
-  json_util::writeFileAtomically(spec_file, spec.toJson().dump(2));
+  json_util::writeFileAtomically(spec_file, worker_spec.toJson().dump(2));
 
   struct sigaction sa {};
   sa.sa_handler = onSignal;
@@ -498,7 +502,7 @@ int runController(const RunSpec& spec, const json& scenario, const json& job,
   }
   int code = kExitRunFailed;
   try {
-    Run run(spec, options, emit, store, run_id);
+    Run run(worker_spec, options, emit, store, run_id);
     code = run.execute(spec_file);
   } catch (const std::exception& e) {
     std::filesystem::remove_all(dir);

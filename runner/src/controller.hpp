@@ -24,6 +24,7 @@ struct ControllerOptions {
   double heartbeat_timeout_s = 5;     // a worker silent this long has stopped reporting
   int collective_timeout_s = 60;      // c10d timeout inside workers
   std::vector<std::string> warnings;  // emitted as warning events right after run_started
+  std::string backend;  // resolved backend for the workers (resolveBackend); empty: spec.backend
 };
 
 // Exit codes of `sailor run`.

@@ -12,6 +12,9 @@
 #include <optional>
 #include <string>
 
+#include <torch/cuda.h>
+
+#include "backend_choice.hpp"
 #include "controller.hpp"
 #include "sailor/catalog.hpp"
 #include "sailor/error.hpp"
@@ -198,6 +201,23 @@ int main(int argc, char** argv) {
       co.max_local_processes = intArg("--max-local-processes", opt["--max-local-processes"]);
     if (opt.count("--heartbeat-timeout"))
       co.heartbeat_timeout_s = numberArg("--heartbeat-timeout", opt["--heartbeat-timeout"]);
+
+    // NCCL needs one GPU per rank: refuse (--backend nccl) or fall back to Gloo (auto) here,
+    // rather than let every worker fail in its first collective.
+#ifdef SAILOR_WITH_NCCL
+    const bool nccl_built = true;
+    const int visible_gpus = static_cast<int>(torch::cuda::device_count());
+#else
+    const bool nccl_built = false;
+    const int visible_gpus = 0;
+#endif
+    const char* sharing = std::getenv("SAILOR_ALLOW_GPU_SHARING");
+    const BackendChoice backend =
+        resolveBackend(spec.backend, spec.worldSize(), nccl_built, visible_gpus,
+                       sharing && std::string(sharing) == "1");
+    co.backend = backend.backend;
+    if (!backend.warning.empty())
+      co.warnings.push_back(backend.warning);
 
     if (job.precision != Precision::Fp32)
       co.warnings.push_back(std::string("job precision ") + precisionName(job.precision) +

@@ -185,6 +185,8 @@ IterationReport Trainer::step(int iteration) {
   syncGradients();
   report.grad_norm = clipGradients();
   optimizer_->step();
+  if (device_.is_cuda())  // kernels run asynchronously: the iteration ends when they finish
+    torch::cuda::synchronize(device_.index());
   report.comm = commTimes();
   report.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return report;

@@ -138,13 +138,17 @@ int main(int argc, char** argv) {
                   {"learning_rate", r.learning_rate},
                   {"peak_memory_bytes", peakMemoryBytes(device)}});
     }
-    groups.world->barrier()->wait();
+    finishGroups(groups, device);
     running = false;
     heartbeat.join();
     report(json{{"type", "done"}});
     return 0;
   } catch (const std::exception& e) {
-    report(json{{"type", "error"}, {"message", e.what()}});
+    // libtorch's errors (c10::Error, and c10d's DistBackendError derived from it) carry a C++
+    // backtrace in what(); the controller shows the message, the backtrace stays out of it.
+    const auto* c10_error = dynamic_cast<const c10::Error*>(&e);
+    report(json{{"type", "error"},
+                {"message", c10_error ? c10_error->what_without_backtrace() : e.what()}});
     running = false;
     if (heartbeat.joinable())
       heartbeat.join();

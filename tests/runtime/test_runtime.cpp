@@ -292,6 +292,10 @@ class TestRuntime : public QObject {
         << QString("{\"stages\": [") << QStringList{} << "plan.json";
     QTest::newRow("global batch does not split")
         << QString() << QStringList{"--global-batch", "6"} << "global_batch_size: got 6";
+    // A CPU build has no NCCL; a CUDA build with fewer GPUs than the plan's 8 ranks refuses it
+    // too (NCCL needs a GPU per rank). Either way: exit 2, nothing started.
+    QTest::newRow("nccl without a GPU per rank")
+        << QString() << QStringList{"--backend", "nccl"} << "--backend: got nccl";
     QTest::newRow("missing text file")
         << QString() << QStringList{"--data", "/nonexistent/text.txt"} << "--data";
   }
