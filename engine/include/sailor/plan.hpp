@@ -34,6 +34,7 @@ struct Plan {
   std::vector<Stage> stages;
 
   int gpuCount() const;
+  bool operator==(const Plan&) const = default;
   // Microbatches each replica of a stage processes: ceil(G / (b * D_s)). Stages may have
   // different data-parallel degrees; the pipeline runs max over stages.
   int microbatches(int global_batch_size, const Stage& s) const;

@@ -1,0 +1,555 @@
+#include "main_window.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QKeySequence>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QToolBar>
+#include <QToolButton>
+#include <QUndoStack>
+#include <QVBoxLayout>
+
+#include "job_panel.hpp"
+#include "plan_inspector.hpp"
+#include "property_panel.hpp"
+#include "resource_canvas.hpp"
+#include "run_history.hpp"
+#include "run_monitor.hpp"
+#include "sailor/error.hpp"
+#include "sailor/run_store.hpp"
+#include "scenario_document.hpp"
+#include "tradeoff_plot.hpp"
+
+namespace sailor::studio {
+
+namespace {
+
+// Processes a local run may start (sailor run --max-local-processes, default 8).
+int maxLocalProcesses() {
+  if (const char* env = std::getenv("SAILOR_MAX_LOCAL_PROCESSES"); env && *env) {
+    const int v = std::atoi(env);
+    if (v > 0) return v;
+  }
+  return 8;
+}
+
+QString money(double usd) {
+  return usd < 10 ? QStringLiteral("$%1").arg(usd, 0, 'f', 3) : QStringLiteral("$%1").arg(usd, 0, 'f', 2);
+}
+
+}  // namespace
+
+MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
+    : QMainWindow(parent),
+      options_(options),
+      catalog_(sailor::Catalog::load(sailor::resourceDir())),
+      planner_(std::make_unique<PlanningService>()) {
+  setObjectName(QStringLiteral("SailorStudio"));
+  run_client_ = new RunClient(this);
+  document_ = new ScenarioDocument(catalog_, this);
+
+  // --- Resources tab: the canvas, and beside it the selection's properties and the job.
+  canvas_ = new ResourceCanvas(document_, this);
+  properties_ = new PropertyPanel(document_, this);
+  job_panel_ = new JobPanel(catalog_, this);
+  auto* side = new QTabWidget(this);
+  side->setObjectName(QStringLiteral("sideTabs"));
+  auto scrolled = [this](QWidget* w) {
+    auto* area = new QScrollArea(this);
+    area->setWidget(w);
+    area->setWidgetResizable(true);
+    area->setFrameShape(QFrame::NoFrame);
+    return area;
+  };
+  side->addTab(scrolled(job_panel_), tr("Job and objective"));
+  side->addTab(scrolled(properties_), tr("Selection"));
+  auto* resources = new QWidget(this);
+  auto* resources_layout = new QVBoxLayout(resources);
+  resources_layout->setContentsMargins(0, 0, 0, 0);
+  banner_ = new QLabel(resources);
+  banner_->setObjectName(QStringLiteral("banner"));
+  banner_->setWordWrap(true);
+  banner_->setStyleSheet(QStringLiteral(
+      "background: #fdecea; color: #8a1c12; border: 1px solid #e0a39c; padding: 6px;"));
+  banner_->setVisible(false);
+  resources_layout->addWidget(banner_);
+  auto* split = new QSplitter(Qt::Horizontal, resources);
+  split->addWidget(canvas_);
+  split->addWidget(side);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 1);
+  split->setSizes({880, 380});
+  resources_layout->addWidget(split, 1);
+
+  // --- Plans tab: the trade-off plot above, the selected plan's inspector below.
+  plot_ = new TradeoffPlot(this);
+  inspector_ = new PlanInspector(this);
+  map_ = new ResourceCanvas(document_, this);
+  map_->setReadOnly(true);
+  inspector_->addMapTab(map_);
+  auto* plans = new QSplitter(Qt::Vertical, this);
+  plans->addWidget(plot_);
+  plans->addWidget(inspector_);
+  plans->setStretchFactor(0, 1);
+  plans->setStretchFactor(1, 1);
+
+  // --- Run tab.
+  monitor_ = new RunMonitor(this);
+  monitor_->setStartAvailable(false, tr("Select a plan first (Plans tab)"));
+
+  tabs_ = new QTabWidget(this);
+  tabs_->setObjectName(QStringLiteral("mainTabs"));
+  tabs_->addTab(resources, tr("Resources"));
+  tabs_->addTab(plans, tr("Plans"));
+  tabs_->addTab(monitor_, tr("Run"));
+  setCentralWidget(tabs_);
+
+  // --- Status bar: planning progress and cancel.
+  plan_status_ = new QLabel(this);
+  plan_status_->setObjectName(QStringLiteral("planStatus"));
+  progress_ = new QProgressBar(this);
+  progress_->setRange(0, 1000);
+  progress_->setMaximumWidth(220);
+  progress_->setTextVisible(false);
+  progress_->setVisible(false);
+  statusBar()->addWidget(plan_status_, 1);
+  statusBar()->addPermanentWidget(progress_);
+
+  buildActions();
+  buildMenus();
+  buildToolBar();
+
+  // --- Wiring.
+  connect(canvas_, &ResourceCanvas::selectionChanged, properties_, &PropertyPanel::setSelection);
+  connect(canvas_, &ResourceCanvas::selectionChanged, this, [side] { side->setCurrentIndex(1); });
+  connect(canvas_, &ResourceCanvas::editFailed, this,
+          [this](const QString& m) { statusBar()->showMessage(m, 8000); });
+  connect(properties_, &PropertyPanel::editRejected, this,
+          [this](const QString&, const QString& m) { statusBar()->showMessage(m, 8000); });
+  connect(document_, &ScenarioDocument::changed, this, [this] {
+    banner_->setVisible(false);
+    scheduleReplan();
+  });
+  connect(document_, &ScenarioDocument::fileChanged, this, &MainWindow::updateTitle);
+  connect(document_, &ScenarioDocument::modifiedChanged, this, &MainWindow::updateTitle);
+  connect(job_panel_, &JobPanel::changed, this, &MainWindow::scheduleReplan);
+
+  replan_timer_.setSingleShot(true);
+  replan_timer_.setInterval(options_.replan_delay_ms);
+  connect(&replan_timer_, &QTimer::timeout, this, &MainWindow::planNow);
+
+  connect(planner_.get(), &PlanningService::started, this, [this](quint64) {
+    progress_->setValue(0);
+    progress_->setVisible(true);
+    cancel_->setEnabled(true);
+    plan_status_->setText(tr("Planning…"));
+  });
+  connect(planner_.get(), &PlanningService::progress, this,
+          [this](quint64, double fraction, const QString& stage) {
+            progress_->setValue(static_cast<int>(std::lround(fraction * 1000)));
+            plan_status_->setText(tr("Planning… %1").arg(stage));
+          });
+  connect(planner_.get(), &PlanningService::finished, this, &MainWindow::onPlanFinished);
+  connect(planner_.get(), &PlanningService::failed, this, &MainWindow::onPlanFailed);
+  connect(planner_.get(), &PlanningService::cancelled, this, [this](quint64) {
+    if (planner_->currentRequest() != 0) return;  // superseded: the next search is going
+    progress_->setVisible(false);
+    cancel_->setEnabled(false);
+    plan_status_->setText(tr("Planning cancelled; the plans shown are from the previous search"));
+  });
+
+  connect(plot_, &TradeoffPlot::planSelected, this, &MainWindow::selectPlan);
+
+  connect(monitor_, &RunMonitor::startRequested, this, &MainWindow::startRun);
+  connect(monitor_, &RunMonitor::stopRequested, run_client_, &RunClient::stop);
+  connect(monitor_, &RunMonitor::reopenRequested, this, &MainWindow::reopenRun);
+  connect(monitor_, &RunMonitor::refreshRunsRequested, this, &MainWindow::refreshPastRuns);
+  connect(run_client_, &RunClient::eventReceived, monitor_, &RunMonitor::applyEvent);
+  connect(run_client_, &RunClient::finished, this, &MainWindow::onRunFinished);
+
+  // --- Content: the scenario, the default job, past runs.
+  bool loaded = false;
+  if (!options_.scenario_file.isEmpty()) loaded = openScenario(options_.scenario_file);
+  if (!loaded) {
+    const EditResult r = document_->newFromDefault();
+    if (!r.ok()) showBanner(r.message);
+  }
+  // The studio lists more plans than the command line's default: they are the plot's points.
+  sailor::PlannerOptions planner_defaults;
+  planner_defaults.top_k = 20;
+  job_panel_->setOptions(planner_defaults);
+  try {
+    std::ifstream in(sailor::resourceDir() + "/jobs/default.json");
+    job_panel_->setJob(sailor::Job::fromJson(nlohmann::json::parse(in), catalog_));
+  } catch (const std::exception& e) {
+    showBanner(tr("The default job could not be read: %1").arg(QString::fromUtf8(e.what())));
+  }
+  try {
+    history_ = std::make_unique<RunHistory>(options_.run_store);
+  } catch (const std::exception& e) {
+    monitor_->showFailure(tr("The run store cannot be used: %1").arg(QString::fromUtf8(e.what())));
+  }
+  refreshPastRuns();
+  updateTitle();
+  resize(1280, 800);
+  replan_timer_.stop();
+  if (options_.plan_on_start) QTimer::singleShot(0, this, &MainWindow::planNow);
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildActions() {
+  new_ = new QAction(tr("&New from default scenario"), this);
+  new_->setShortcut(QKeySequence::New);
+  open_ = new QAction(tr("&Open scenario…"), this);
+  open_->setShortcut(QKeySequence::Open);
+  save_ = new QAction(tr("&Save scenario"), this);
+  save_->setShortcut(QKeySequence::Save);
+  save_as_ = new QAction(tr("Save scenario &as…"), this);
+  save_as_->setShortcut(QKeySequence::SaveAs);
+  export_plan_ = new QAction(tr("&Export selected plan…"), this);
+  export_plan_->setEnabled(false);
+  quit_ = new QAction(tr("&Quit"), this);
+  quit_->setShortcut(QKeySequence::Quit);
+  undo_ = document_->undoStack()->createUndoAction(this, tr("&Undo"));
+  undo_->setShortcut(QKeySequence::Undo);
+  redo_ = document_->undoStack()->createRedoAction(this, tr("&Redo"));
+  redo_->setShortcut(QKeySequence::Redo);
+  plan_ = new QAction(tr("&Plan now"), this);
+  plan_->setShortcut(QKeySequence(Qt::Key_F5));
+  cancel_ = new QAction(tr("&Cancel planning"), this);
+  cancel_->setShortcut(QKeySequence(Qt::Key_Escape));
+  cancel_->setEnabled(false);
+  auto_replan_ = new QAction(tr("Re-plan on every &edit"), this);
+  auto_replan_->setCheckable(true);
+  auto_replan_->setChecked(true);
+
+  connect(new_, &QAction::triggered, this, [this] {
+    if (!maybeSave()) return;
+    const EditResult r = document_->newFromDefault();
+    if (!r.ok()) showBanner(r.message);
+  });
+  connect(open_, &QAction::triggered, this, [this] {
+    if (!maybeSave()) return;
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open scenario"), QString(),
+                                                      tr("Scenario JSON (*.json)"));
+    if (!path.isEmpty()) openScenario(path);
+  });
+  connect(save_, &QAction::triggered, this, [this] {
+    QString path = document_->filePath();
+    if (path.isEmpty())
+      path = QFileDialog::getSaveFileName(this, tr("Save scenario"), QStringLiteral("scenario.json"),
+                                          tr("Scenario JSON (*.json)"));
+    if (!path.isEmpty()) saveScenario(path);
+  });
+  connect(save_as_, &QAction::triggered, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save scenario as"),
+                                                      document_->filePath(),
+                                                      tr("Scenario JSON (*.json)"));
+    if (!path.isEmpty()) saveScenario(path);
+  });
+  connect(export_plan_, &QAction::triggered, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export plan"), QStringLiteral("plan.json"),
+                                                      tr("Plan JSON (*.json)"));
+    QString error;
+    if (!path.isEmpty() && !inspector_->exportPlan(path, &error))
+      QMessageBox::warning(this, tr("Export plan"), error);
+  });
+  connect(quit_, &QAction::triggered, this, &QWidget::close);
+  connect(plan_, &QAction::triggered, this, &MainWindow::planNow);
+  connect(cancel_, &QAction::triggered, this, &MainWindow::cancelPlanning);
+}
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addActions({new_, open_, save_, save_as_});
+  file->addSeparator();
+  file->addAction(export_plan_);
+  file->addSeparator();
+  QMenu* language = file->addMenu(tr("&Language"));
+  auto* group = new QActionGroup(this);
+  const QString current = QSettings().value(QStringLiteral("language")).toString();
+  // Language names are written in their own language, so that anyone can find theirs.
+  const std::pair<QString, QString> languages[] = {{QString(), tr("System default")},
+                                                   {QStringLiteral("en"), QStringLiteral("English")},
+                                                   {QStringLiteral("zh_CN"), QStringLiteral("简体中文")}};
+  for (const auto& [code, name] : languages) {
+    QAction* a = language->addAction(name);
+    a->setCheckable(true);
+    a->setChecked(code == current);
+    group->addAction(a);
+    connect(a, &QAction::triggered, this, [this, code = code] { setLanguage(code); });
+  }
+  file->addSeparator();
+  file->addAction(quit_);
+
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  edit->addActions({undo_, redo_});
+  edit->addSeparator();
+  edit->addActions(canvas_->editActions());
+
+  QMenu* plan = menuBar()->addMenu(tr("&Plan"));
+  plan->addActions({plan_, cancel_, auto_replan_});
+}
+
+void MainWindow::buildToolBar() {
+  QToolBar* bar = addToolBar(tr("Main"));
+  bar->setObjectName(QStringLiteral("mainToolBar"));
+  bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+  bar->setMovable(false);
+  bar->addActions({open_, save_});
+  bar->addSeparator();
+  bar->addActions({undo_, redo_});
+  bar->addSeparator();
+  bar->addActions(canvas_->editActions());
+  bar->addSeparator();
+  bar->addAction(plan_);
+  bar->addAction(cancel_);
+}
+
+void MainWindow::updateTitle() {
+  const QString name = document_->filePath().isEmpty()
+                           ? tr("default scenario")
+                           : QFileInfo(document_->filePath()).fileName();
+  setWindowTitle(tr("%1%2 — Sailor Studio").arg(name, document_->isModified() ? QStringLiteral("*") : QString()));
+}
+
+void MainWindow::showBanner(const QString& text) {
+  banner_->setText(text);
+  banner_->setVisible(!text.isEmpty());
+}
+
+QString MainWindow::bannerText() const { return banner_->isHidden() ? QString() : banner_->text(); }
+
+QString MainWindow::planStatus() const { return plan_status_->text(); }
+
+void MainWindow::scheduleReplan() {
+  if (auto_replan_->isChecked()) replan_timer_.start();
+}
+
+std::shared_ptr<const sailor::Catalog> MainWindow::planningCatalog() const {
+  auto catalog = std::make_shared<sailor::Catalog>(catalog_);
+  if (auto custom = job_panel_->customModel()) catalog->addModel(*custom);
+  return catalog;
+}
+
+void MainWindow::planNow() {
+  replan_timer_.stop();
+  if (!job_panel_->isValid()) {
+    plan_status_->setText(tr("Fix the highlighted fields in the job panel to plan"));
+    return;
+  }
+  PlanRequest request;
+  request.scenario = document_->snapshot();
+  request.job = std::make_shared<const sailor::Job>(job_panel_->job());
+  try {
+    request.catalog = planningCatalog();
+  } catch (const sailor::InputError& e) {
+    job_panel_->showPlanProblem(QString::fromUtf8(e.what()));
+    return;
+  }
+  request.options = job_panel_->options();
+  pending_scenario_ = request.scenario;
+  pending_job_ = request.job;
+  pending_catalog_ = request.catalog;
+  pending_options_ = request.options;
+  planner_->request(std::move(request));
+}
+
+void MainWindow::cancelPlanning() { planner_->cancel(); }
+
+void MainWindow::onPlanFinished(quint64, std::shared_ptr<const sailor::PlanResult> result) {
+  progress_->setVisible(false);
+  cancel_->setEnabled(false);
+  result_ = std::move(result);
+  result_scenario_ = pending_scenario_;
+  result_job_ = pending_job_;
+  result_catalog_ = pending_catalog_;
+  result_options_ = pending_options_;
+  plot_->setConstraints(result_options_);
+  plot_->setResult(result_, *result_job_);
+  if (result_->best.empty()) {
+    const QString why = QString::fromStdString(result_->no_plan_reason);
+    job_panel_->showPlanProblem(tr("No plan: %1").arg(why));
+    plan_status_->setText(tr("No plan: %1").arg(why));
+    selected_.reset();
+    inspector_->clear();
+    map_->setPlanOverlay(std::nullopt);
+    export_plan_->setEnabled(false);
+    monitor_->setStartAvailable(false, tr("No plan to run"));
+    return;
+  }
+  const auto& best = result_->best.front();
+  plan_status_->setText(
+      tr("%n plan(s) · best %1 it/s, %2/iteration, %3 GPUs · %4 candidates in %5 s", "",
+         static_cast<int>(plot_->points().size()))
+          .arg(best.prediction.iterations_per_s, 0, 'f', 4)
+          .arg(money(best.prediction.usd_per_iteration))
+          .arg(best.plan.gpuCount())
+          .arg(result_->candidates)
+          .arg(result_->search_seconds, 0, 'f', 2));
+  // Select the objective's best plan.
+  const auto& points = plot_->points();
+  int index = 0;
+  for (size_t i = 0; i < points.size(); ++i)
+    if (points[i]->plan == best.plan) index = static_cast<int>(i);
+  plot_->selectPlan(index);
+  selectPlan(index);
+}
+
+void MainWindow::onPlanFailed(quint64, const QString& message) {
+  progress_->setVisible(false);
+  cancel_->setEnabled(false);
+  job_panel_->showPlanProblem(message);
+  plan_status_->setText(tr("Planning failed: %1").arg(message));
+}
+
+void MainWindow::selectPlan(int index) {
+  const auto& points = plot_->points();
+  if (index < 0 || index >= static_cast<int>(points.size()) || !result_scenario_) return;
+  selected_ = *points[static_cast<size_t>(index)];
+  inspector_->setPlan(*selected_, result_scenario_, *result_job_, *result_catalog_);
+  map_->setPlanOverlay(selected_->plan);
+  export_plan_->setEnabled(true);
+  monitor_->setPredictedIterationSeconds(selected_->prediction.iteration_s);
+  const int gpus = selected_->plan.gpuCount();
+  if (!catalog_.findModel(result_job_->model)) {
+    monitor_->setStartAvailable(false, tr("Runs need a catalogue model; %1 is a custom architecture")
+                                           .arg(QString::fromStdString(result_job_->model)));
+  } else if (gpus > maxLocalProcesses()) {
+    monitor_->setStartAvailable(
+        false, tr("This plan uses %1 GPUs; a local run starts one process per GPU, at most %2. "
+                  "Set \"Max GPUs\" to %2 to plan a run of this size.")
+                   .arg(gpus)
+                   .arg(maxLocalProcesses()));
+  } else {
+    monitor_->setStartAvailable(true);
+  }
+}
+
+void MainWindow::startRun(int iterations, const QString& data) {
+  if (!selected_ || !result_scenario_ || run_client_->isRunning()) return;
+  if (selected_->plan.gpuCount() > maxLocalProcesses() || !catalog_.findModel(result_job_->model)) {
+    monitor_->showFailure(tr("This plan cannot run on this machine: it uses %1 GPUs (one process "
+                             "each, at most %2) with model %3.")
+                              .arg(selected_->plan.gpuCount())
+                              .arg(maxLocalProcesses())
+                              .arg(QString::fromStdString(result_job_->model)));
+    return;
+  }
+  RunClientOptions o;
+  o.iterations = iterations;
+  o.data = data;
+  o.store_path = options_.run_store;
+  // A local run rehearses the plan on this machine's CPU with the runtime's scaled model
+  // (docs/runtime.md). The job's global batch (often 1024 sequences) would make each iteration
+  // last minutes there; two microbatches per replica keep the plan's pipeline schedule, its
+  // stage boundaries and every collective, at a size that gives an iteration every few seconds.
+  size_t widest = 1;
+  for (const auto& stage : selected_->plan.stages) widest = std::max(widest, stage.replicas.size());
+  const int local_batch = std::min(result_job_->global_batch_size,
+                                   selected_->plan.microbatch_size * static_cast<int>(widest) * 2);
+  o.extra_args = {QStringLiteral("--global-batch"), QString::number(local_batch)};
+  run_scenario_ = result_scenario_;
+  monitor_->clearRun();
+  if (run_client_->start(selected_->plan, *result_scenario_, *result_job_, o))
+    monitor_->setRunning(true);
+}
+
+void MainWindow::onRunFinished(int exit_code, const RunOutcome& outcome) {
+  monitor_->setRunning(false);
+  // Exit 4 comes with the error event (already in the banner); a refusal (2) or a process that
+  // could not start (-1) has only sailor's message.
+  if (exit_code != 0 && !outcome.stop_requested && (exit_code == 2 || exit_code == -1) &&
+      !outcome.message.isEmpty())
+    monitor_->showFailure(outcome.message);
+  refreshPastRuns();
+}
+
+void MainWindow::refreshPastRuns() {
+  if (!history_) return;
+  try {
+    monitor_->setPastRuns(history_->list());
+  } catch (const std::exception& e) {
+    monitor_->showFailure(tr("The run store cannot be read: %1").arg(QString::fromUtf8(e.what())));
+  }
+}
+
+void MainWindow::reopenRun(qint64 id) {
+  if (!history_ || run_client_->isRunning()) return;
+  try {
+    if (auto stored = history_->open(id))
+      monitor_->showRun(stored->run, stored->iterations, stored->events);
+  } catch (const std::exception& e) {
+    monitor_->showFailure(tr("Run %1 cannot be read: %2").arg(id).arg(QString::fromUtf8(e.what())));
+  }
+}
+
+bool MainWindow::openScenario(const QString& path) {
+  const EditResult r = document_->load(path);
+  if (!r.ok()) {
+    showBanner(tr("Could not open %1: %2. The scenario you were editing is unchanged.")
+                   .arg(QFileInfo(path).fileName(), r.message));
+    return false;
+  }
+  showBanner({});
+  return true;
+}
+
+bool MainWindow::saveScenario(const QString& path) {
+  const EditResult r = document_->save(path);
+  if (!r.ok()) {
+    showBanner(tr("Could not save %1: %2").arg(path, r.message));
+    return false;
+  }
+  statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
+  return true;
+}
+
+bool MainWindow::maybeSave() {
+  if (!document_->isModified()) return true;
+  const auto answer = QMessageBox::warning(
+      this, tr("Unsaved changes"), tr("The scenario has unsaved changes. Save them first?"),
+      QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+  if (answer == QMessageBox::Cancel) return false;
+  if (answer == QMessageBox::Discard) return true;
+  QString path = document_->filePath();
+  if (path.isEmpty())
+    path = QFileDialog::getSaveFileName(this, tr("Save scenario"), QStringLiteral("scenario.json"),
+                                        tr("Scenario JSON (*.json)"));
+  return !path.isEmpty() && saveScenario(path);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (!maybeSave()) {
+    event->ignore();
+    return;
+  }
+  planner_->cancel();
+  event->accept();
+}
+
+void MainWindow::setLanguage(const QString& code) {
+  QSettings().setValue(QStringLiteral("language"), code);
+  statusBar()->showMessage(tr("The language changes when Sailor Studio is started again"), 8000);
+}
+
+}  // namespace sailor::studio

@@ -1,0 +1,146 @@
+// The studio's main window: wires the widgets (resource editor, job panel, trade-off plot, plan
+// inspector, run monitor) to the background services (planning, runs, run history). Three tabs
+// follow a session's flow: Resources (draw what you could rent; the job and objective beside
+// it), Plans (the trade-off of every plan found, and the selected plan inspected), Run (train the
+// selected plan with the bundled runtime and watch it; past runs).
+//
+// Planning: every valid edit (scenario, job, objective) re-plans after a short pause when "Re-plan
+// on every edit" is on (the default); a newer request supersedes the running one, whose result is
+// dropped (PlanningService). The scenario and job a result was planned for are kept with it: the
+// inspector and a run use those, not the document edited since.
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include <QMainWindow>
+#include <QPointer>
+#include <QTimer>
+
+#include "planning_service.hpp"
+#include "run_client.hpp"
+#include "sailor/catalog.hpp"
+#include "sailor/planner.hpp"
+
+class QAction;
+class QLabel;
+class QProgressBar;
+class QTabWidget;
+class QToolButton;
+
+namespace sailor::studio {
+
+class JobPanel;
+class PlanInspector;
+class PropertyPanel;
+class ResourceCanvas;
+class RunHistory;
+class RunMonitor;
+class ScenarioDocument;
+class TradeoffPlot;
+
+struct MainWindowOptions {
+  QString scenario_file;     // empty: the built-in default scenario
+  QString run_store;         // empty: the runtime's default store
+  int replan_delay_ms = 400; // pause after the last edit before re-planning
+  bool plan_on_start = true;
+};
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  explicit MainWindow(const MainWindowOptions& options = {}, QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  // For tests, the benchmark and screenshots.
+  ScenarioDocument* document() const { return document_; }
+  ResourceCanvas* canvas() const { return canvas_; }
+  PropertyPanel* propertyPanel() const { return properties_; }
+  JobPanel* jobPanel() const { return job_panel_; }
+  TradeoffPlot* tradeoffPlot() const { return plot_; }
+  PlanInspector* inspector() const { return inspector_; }
+  RunMonitor* runMonitor() const { return monitor_; }
+  PlanningService* planningService() const { return &*planner_; }
+  RunClient* runClient() const { return run_client_; }
+  QTabWidget* tabs() const { return tabs_; }
+  std::shared_ptr<const sailor::PlanResult> result() const { return result_; }
+  QString planStatus() const;
+  QString bannerText() const;  // the Resources tab's message (e.g. a file that failed to open)
+
+ public slots:
+  void planNow();
+  void cancelPlanning();
+  bool openScenario(const QString& path);  // false: the banner says why; nothing else changes
+  bool saveScenario(const QString& path);
+  void selectPlan(int index);              // index into tradeoffPlot()->points()
+  void refreshPastRuns();
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  void buildActions();
+  void buildMenus();
+  void buildToolBar();
+  void updateTitle();
+  void scheduleReplan();
+  void showBanner(const QString& text);
+  bool maybeSave();  // asks about unsaved edits; false: the user cancelled
+  void onPlanFinished(quint64 id, std::shared_ptr<const sailor::PlanResult> result);
+  void onPlanFailed(quint64 id, const QString& message);
+  void startRun(int iterations, const QString& data);
+  void onRunFinished(int exit_code, const RunOutcome& outcome);
+  void reopenRun(qint64 id);
+  void setLanguage(const QString& code);
+  std::shared_ptr<const sailor::Catalog> planningCatalog() const;
+
+  MainWindowOptions options_;
+  sailor::Catalog catalog_;
+  std::unique_ptr<PlanningService> planner_;
+  std::unique_ptr<RunHistory> history_;
+  RunClient* run_client_ = nullptr;
+
+  ScenarioDocument* document_ = nullptr;
+  ResourceCanvas* canvas_ = nullptr;
+  ResourceCanvas* map_ = nullptr;  // the inspector's read-only map with the plan overlay
+  PropertyPanel* properties_ = nullptr;
+  JobPanel* job_panel_ = nullptr;
+  TradeoffPlot* plot_ = nullptr;
+  PlanInspector* inspector_ = nullptr;
+  RunMonitor* monitor_ = nullptr;
+  QTabWidget* tabs_ = nullptr;
+  QLabel* banner_ = nullptr;
+  QLabel* plan_status_ = nullptr;
+  QProgressBar* progress_ = nullptr;
+  QToolButton* cancel_button_ = nullptr;
+
+  QAction* new_ = nullptr;
+  QAction* open_ = nullptr;
+  QAction* save_ = nullptr;
+  QAction* save_as_ = nullptr;
+  QAction* export_plan_ = nullptr;
+  QAction* quit_ = nullptr;
+  QAction* undo_ = nullptr;
+  QAction* redo_ = nullptr;
+  QAction* plan_ = nullptr;
+  QAction* cancel_ = nullptr;
+  QAction* auto_replan_ = nullptr;
+
+  QTimer replan_timer_;
+  // What the last result was planned for (the inspector and runs use these).
+  std::shared_ptr<const sailor::PlanResult> result_;
+  std::shared_ptr<const sailor::Scenario> result_scenario_;
+  std::shared_ptr<const sailor::Job> result_job_;
+  std::shared_ptr<const sailor::Catalog> result_catalog_;
+  sailor::PlannerOptions result_options_;
+  std::optional<sailor::PlannedPlan> selected_;
+  // What the current request was made with (moved to result_* when it finishes).
+  std::shared_ptr<const sailor::Scenario> pending_scenario_;
+  std::shared_ptr<const sailor::Job> pending_job_;
+  std::shared_ptr<const sailor::Catalog> pending_catalog_;
+  sailor::PlannerOptions pending_options_;
+  std::shared_ptr<const sailor::Scenario> run_scenario_;  // of the run going, if any
+};
+
+}  // namespace sailor::studio

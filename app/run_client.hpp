@@ -1,0 +1,156 @@
+// The studio's run client: starts `sailor run` on a plan as a child process, reads its JSON-lines
+// event stream (docs/runtime.md "Events") and re-emits each event as a typed signal; stops it the
+// way a user's Ctrl-C would. Qt Core only (no widgets): the run monitor is fed from these
+// signals by the studio, and never sees the process.
+//
+// Why a child process: the GUI never links libtorch, and a crashed worker (or controller) cannot
+// take the studio down (docs/design.md).
+//
+// Contract, per start() that returned true:
+// - exactly one finished(exit code, outcome), always from the event loop, never from inside
+//   start() or stop(); that includes a binary that cannot be started and files that cannot be
+//   written (exit code -1, outcome.message says why);
+// - before it, the events in the order sailor printed them: eventReceived(e) then the typed
+//   signal of its kind (runStarted, warning, workersStarted, workersReady, iteration,
+//   errorReported; the finished event is carried by the outcome);
+// - a stdout line that does not decode is skipped and reported by protocolError(message naming
+//   the field); the run goes on.
+// stop() sends SIGINT to the controller (it stops its workers with SIGTERM, then SIGKILL after
+// 2 s, records the run as stopped and exits 130); if it is still running after
+// RunClientOptions::stop_grace_ms, it is killed (SIGKILL; its workers die with it through
+// PR_SET_PDEATHSIG).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include <QByteArray>
+#include <QMetaType>
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <QTimer>
+#include <nlohmann/json.hpp>
+
+#include "sailor/job.hpp"
+#include "sailor/plan.hpp"
+#include "sailor/run_events.hpp"
+#include "sailor/scenario.hpp"
+
+class QProcess;
+class QTemporaryDir;
+
+namespace sailor::studio {
+
+struct RunClientOptions {
+  int iterations = 20;                           // --iterations
+  QString data = QStringLiteral("synthetic");    // --data: "synthetic", "text" or a text file
+  QString store_path;  // --store; empty: the runtime's default ($SAILOR_RUN_STORE, else
+                       // ~/.local/share/sailor-studio/runs.sqlite)
+  QString name;        // --name; empty: the runtime's default (the plan file's name)
+  QStringList extra_args;  // appended as given, e.g. {"--hidden", "64", "--seq-len", "16"}
+  QString sailor_binary;   // empty: RunClient::defaultSailorBinary()
+  int stop_grace_ms = 10000;  // after stop()'s SIGINT, SIGKILL if still running this long
+};
+
+// How a run ended, as finished() reports it.
+struct RunOutcome {
+  // sailor's exit status: 0 finished, 2 bad input (nothing started), 4 the run failed, 130
+  // stopped; -1 when it could not be started or ended by a signal.
+  int exit_code = -1;
+  std::optional<sailor::RunFinishedEvent> finished;  // its finished event, when it printed one
+  std::int64_t run_id = 0;       // from run_started; 0 when the run never started
+  bool stop_requested = false;   // stop() was called
+  QString message;      // empty when the run finished; otherwise what went wrong, in words
+  QString stderr_tail;  // the last lines sailor wrote on stderr
+  int rejected_lines = 0;  // stdout lines that did not decode
+};
+
+class RunClient : public QObject {
+  Q_OBJECT
+
+ public:
+  static constexpr int kStderrTailLines = 40;
+
+  explicit RunClient(QObject* parent = nullptr);
+  // A run still going is stopped and waited for (SIGINT, then SIGKILL after the grace period):
+  // blocks up to stop_grace_ms plus the kill. Emits nothing.
+  ~RunClient() override;
+
+  RunClient(const RunClient&) = delete;
+  RunClient& operator=(const RunClient&) = delete;
+
+  // $SAILOR_BIN when set, else `sailor` next to the running executable
+  // (QCoreApplication::applicationDirPath(): the studio is installed beside it).
+  static QString defaultSailorBinary();
+
+  // Writes plan.json, scenario.json and job.json into a private temporary directory (removed
+  // when the run has ended) and starts `sailor run` on them. False, emitting nothing, only when a
+  // run is already going; every other failure comes as finished(-1, ...).
+  bool start(const nlohmann::json& plan, const nlohmann::json& scenario,
+             const nlohmann::json& job, const RunClientOptions& options = {});
+  bool start(const sailor::Plan& plan, const sailor::Scenario& scenario, const sailor::Job& job,
+             const RunClientOptions& options = {});
+  // Starts `sailor run` on files the user already has (sailor checks and reports them).
+  bool startFiles(const QString& plan_file, const QString& scenario_file, const QString& job_file,
+                  const RunClientOptions& options = {});
+
+  // Asks the run to stop (see the file comment). No-op when nothing runs.
+  void stop();
+
+  bool isRunning() const;
+  qint64 processId() const;        // the controller's pid while running, else 0
+  std::int64_t runId() const { return run_id_; }  // from run_started; 0 before it
+  QString program() const { return program_; }   // of the last start
+  QStringList arguments() const { return arguments_; }  // of the last start
+  QString stderrTail() const;
+
+ signals:
+  void eventReceived(const sailor::RunEvent& event);
+  void runStarted(qint64 run_id, const sailor::RunStartedEvent& event);
+  void warning(const sailor::RunWarningEvent& event);
+  void workersStarted(const sailor::WorkersStartedEvent& event);
+  void workersReady(const sailor::WorkersReadyEvent& event);
+  void iteration(const sailor::IterationEvent& event);
+  void errorReported(const sailor::RunErrorEvent& event);
+  void protocolError(const QString& message);
+  void finished(int exit_code, const sailor::studio::RunOutcome& outcome);
+
+ private:
+  bool launch(const QString& plan, const QString& scenario, const QString& job,
+              const RunClientOptions& options);
+  void failLater(const QString& message);  // finished(-1, message) from the event loop
+  void readStdout();
+  void readStderr();
+  void handleLine(const QByteArray& line);
+  void onProcessFinished(int exit_code, bool crashed);
+  QString describeFailure(int exit_code, bool crashed) const;
+  QString withoutTempDir(QString text) const;
+
+  QProcess* process_ = nullptr;  // owned (child QObject), one per start
+  std::unique_ptr<QTemporaryDir> files_;
+  QTimer kill_timer_;
+  RunClientOptions options_;
+  QString program_;
+  QStringList arguments_;
+  QByteArray stdout_buf_, stderr_buf_;
+  QStringList stderr_tail_;
+  std::int64_t run_id_ = 0;
+  std::optional<sailor::RunFinishedEvent> finished_event_;
+  std::optional<sailor::RunErrorEvent> last_error_;
+  bool stop_requested_ = false;
+  bool ended_ = true;  // finished() was emitted (or nothing was started)
+  int rejected_lines_ = 0;
+};
+
+}  // namespace sailor::studio
+
+Q_DECLARE_METATYPE(sailor::RunEvent)
+Q_DECLARE_METATYPE(sailor::RunStartedEvent)
+Q_DECLARE_METATYPE(sailor::RunWarningEvent)
+Q_DECLARE_METATYPE(sailor::WorkersStartedEvent)
+Q_DECLARE_METATYPE(sailor::WorkersReadyEvent)
+Q_DECLARE_METATYPE(sailor::IterationEvent)
+Q_DECLARE_METATYPE(sailor::RunErrorEvent)
+Q_DECLARE_METATYPE(sailor::studio::RunOutcome)

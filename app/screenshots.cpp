@@ -1,0 +1,108 @@
+#include "screenshots.hpp"
+
+#include <cstdio>
+#include <functional>
+#include <memory>
+
+#include <QApplication>
+#include <QDeadlineTimer>
+#include <QDir>
+#include <QLineEdit>
+#include <QTabWidget>
+#include <QThread>
+
+#include "job_panel.hpp"
+#include "main_window.hpp"
+#include "plan_inspector.hpp"
+#include "resource_canvas.hpp"
+#include "run_monitor.hpp"
+#include "scenario_document.hpp"
+#include "tradeoff_plot.hpp"
+
+namespace sailor::studio {
+
+namespace {
+
+// Runs the event loop until `done` holds or `seconds` pass.
+bool waitFor(const std::function<bool()>& done, int seconds) {
+  QDeadlineTimer deadline(seconds * 1000);
+  while (!done()) {
+    if (deadline.hasExpired()) return false;
+    QApplication::processEvents(QEventLoop::AllEvents, 50);
+    QThread::msleep(10);
+  }
+  return true;
+}
+
+// Until the search that follows an edit (after the re-plan pause) has delivered its result.
+bool settle(MainWindow& w, const std::shared_ptr<const sailor::PlanResult>& before) {
+  return waitFor([&] { return w.result() != before && !w.planningService()->busy(); }, 300);
+}
+
+}  // namespace
+
+int takeScreenshots(MainWindow& w, const QString& dir) {
+  QDir().mkpath(dir);
+  w.resize(1280, 800);
+  auto shot = [&](const char* name) {
+    QApplication::processEvents();
+    const QString path = QDir(dir).filePath(QString::fromLatin1(name));
+    if (!w.grab().save(path)) {
+      std::fprintf(stderr, "sailor-studio: cannot write %s\n", qPrintable(path));
+      return false;
+    }
+    std::printf("%s\n", qPrintable(path));
+    return true;
+  };
+  if (!settle(w, nullptr) || !w.result()) {
+    std::fprintf(stderr, "sailor-studio: planning did not finish: %s\n", qPrintable(w.planStatus()));
+    return 1;
+  }
+
+  // Resources: a zone selected, its properties beside the canvas.
+  w.tabs()->setCurrentIndex(0);
+  const auto& regions = w.document()->scenario().regions;
+  if (!regions.empty() && !regions.front().zones.empty())
+    w.canvas()->select(Selection{Selection::Zone, 0, QString::fromStdString(regions.front().zones.front())});
+  if (!shot("resources.png")) return 1;
+
+  // Plans: the trade-off and the chosen plan, then its memory, timeline and map.
+  w.tabs()->setCurrentIndex(1);
+  QTabWidget* views = w.inspector()->tabs();
+  views->setCurrentIndex(0);
+  if (!shot("plans.png")) return 1;
+  for (int i = 0; i < views->count(); ++i) {
+    // By the English tab titles: screenshots are taken in English (scripts/screenshots).
+    const QString title = views->tabText(i).remove(QLatin1Char('&'));
+    const char* file = nullptr;
+    if (title == QLatin1String("Memory")) file = "plan-memory.png";
+    if (title == QLatin1String("Timeline")) file = "plan-timeline.png";
+    if (title == QLatin1String("Map")) file = "plan-map.png";
+    if (!file) continue;
+    views->setCurrentIndex(i);
+    if (!shot(file)) return 1;
+  }
+  views->setCurrentIndex(0);
+
+  // Run: a plan that fits this machine (one process per GPU, at most 8), trained for real.
+  const auto unconstrained = w.result();
+  QLineEdit* max_gpus = w.jobPanel()->field(QStringLiteral("max_gpus"));
+  max_gpus->setText(QStringLiteral("4"));
+  emit max_gpus->editingFinished();
+  if (!settle(w, unconstrained) || !w.result() || w.result()->best.empty()) {
+    std::fprintf(stderr, "sailor-studio: no plan with at most 4 GPUs: %s\n", qPrintable(w.planStatus()));
+    return 1;
+  }
+  w.tabs()->setCurrentIndex(2);
+  emit w.runMonitor()->startRequested(40, QStringLiteral("text"));
+  if (!waitFor([&] { return w.runMonitor()->isRunning(); }, 10) ||
+      !waitFor([&] { return !w.runMonitor()->isRunning(); }, 600)) {
+    std::fprintf(stderr, "sailor-studio: the run did not finish\n");
+    return 1;
+  }
+  w.refreshPastRuns();
+  if (!shot("run.png")) return 1;
+  return 0;
+}
+
+}  // namespace sailor::studio

@@ -1,0 +1,155 @@
+// The runtime's event protocol, decoded: what `sailor run` prints on stdout, one JSON object per
+// line, and what the run store keeps in its events table (docs/runtime.md "Events"). Typed
+// values for each event kind, and the decoder that turns one line (or one stored payload) into
+// them. Qt-free; the studio's run client (app/run_client.hpp) and run monitor
+// (widgets/run_monitor.hpp) consume these types, the command line could too.
+//
+// Not here: the worker-to-controller messages (internal, docs/runtime.md), and anything that
+// starts processes or reads the store.
+//
+// Decoding is strict about the fields the schema promises (a missing or mistyped one is an
+// InputError naming it, e.g. "iteration.ranks[1].peak_memory_bytes") and lenient about fields
+// it does not know (the protocol may grow; an older studio keeps working). A diverged loss is
+// printed by the runtime as null (JSON has no NaN) and decodes as NaN.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sailor/plan.hpp"
+#include "sailor/run_spec.hpp"
+#include "sailor/run_store.hpp"
+
+namespace sailor {
+
+// run_started: the run as the controller built it, before any worker starts.
+struct RunStartedEvent {
+  std::string name;               // run name (default: the plan file's name)
+  int world_size = 0;             // processes (one per GPU of the plan)
+  std::string backend_requested;  // "auto" / "gloo" / "nccl"
+  Plan plan;
+  RuntimeModel model;  // the model the workers build (scaled to the machine)
+  int global_batch_size = 0;  // sequences per iteration
+  int microbatches = 0;       // per pipeline
+  int data_parallel = 0;      // replicas per stage (pipelines)
+  int iterations = 0;         // planned
+  std::string data;           // "synthetic" or the absolute path of a text file
+  std::string dtype;          // "float32" / "float64"
+  std::string store;          // path of the run store the run is recorded in
+};
+
+// warning: from the controller, or a line of a worker's stderr (then `rank` is set).
+struct RunWarningEvent {
+  std::string message;  // may be empty (a blank stderr line)
+  std::optional<int> rank;
+};
+
+// One worker process as workers_started lists it.
+struct RunWorker {
+  RankPlacement place;  // rank, stage, replica, tp_rank, tp, gpu_type, zone
+  std::int64_t pid = 0;
+};
+
+// workers_started: every worker process has been launched (not yet joined its groups).
+struct WorkersStartedEvent {
+  std::string store;  // the rendezvous store, "127.0.0.1:PORT"
+  int generation = 0;
+  std::vector<RunWorker> workers;  // by rank
+};
+
+// workers_ready: every worker has formed its process groups and built its model.
+struct WorkersReadyEvent {
+  std::string backend;               // "gloo" / "nccl"
+  std::vector<std::string> devices;  // per rank: "cpu", "cuda:0", ...
+  double startup_seconds = 0;        // from the controller's start to the last worker ready
+};
+
+// Per stage of one iteration: the slowest rank of the stage.
+struct RunStageTimes {
+  int stage = 0;
+  double compute_seconds = 0;
+  double communication_seconds = 0;  // waiting on transfers and collectives
+};
+
+// Per rank of one iteration.
+struct RunRankTimes {
+  int rank = 0;
+  int stage = 0;
+  int replica = 0;
+  double seconds = 0;          // the rank's whole iteration
+  double compute_seconds = 0;  // seconds minus the three communication figures
+  double p2p_seconds = 0;      // pipeline sends/receives
+  double tp_seconds = 0;       // tensor-parallel all-reduces
+  double dp_seconds = 0;       // data-parallel gradient all-reduce (and tied embeddings)
+  std::int64_t peak_memory_bytes = 0;  // peak resident set of the process (CPU)
+};
+
+// iteration: every rank has reported iteration `iteration`.
+struct IterationEvent {
+  int iteration = 0;  // 0-based
+  double loss = 0;    // mean over the global batch; NaN when the runtime printed null
+  double iteration_seconds = 0;  // the slowest rank's
+  double tokens_per_second = 0;
+  double learning_rate = 0;
+  double grad_norm = 0;  // global norm before clipping; NaN when printed as null
+  std::vector<RunStageTimes> stages;  // by stage
+  std::vector<RunRankTimes> ranks;    // by rank
+};
+
+// error: the run failed. For a worker, which one and the end of its stderr.
+struct RunErrorEvent {
+  std::string message;
+  std::optional<int> rank, stage, replica, tp_rank;  // all set for a worker, none otherwise
+  std::vector<std::string> stderr_tail;              // oldest first
+};
+
+// finished: the last event of every run that started.
+struct RunFinishedEvent {
+  RunStatus status = RunStatus::Finished;  // Finished, Failed or Stopped (never Running)
+  int iterations_done = 0;
+  double seconds = 0;  // wall time of the controller's run
+  std::string error;   // set when Failed
+};
+
+using RunEventBody = std::variant<RunStartedEvent, RunWarningEvent, WorkersStartedEvent,
+                                  WorkersReadyEvent, IterationEvent, RunErrorEvent,
+                                  RunFinishedEvent>;
+
+// One decoded event: the fields every event carries, and its kind's own.
+struct RunEvent {
+  std::int64_t run_id = 0;
+  std::string time;  // UTC ISO-8601 with milliseconds, as printed
+  RunEventBody body;
+
+  // The "event" field: "run_started", "warning", "workers_started", "workers_ready",
+  // "iteration", "error", "finished".
+  const char* kind() const;
+  template <typename T> const T* as() const { return std::get_if<T>(&body); }
+};
+
+// Decodes one line of `sailor run`'s stdout (surrounding whitespace ignored). Throws InputError
+// naming the field for malformed lines: not JSON ("event line", the parse error), not an object,
+// a missing or unknown "event" kind, a missing or mistyped field of the kind
+// ("workers_started.workers[0].pid").
+RunEvent parseRunEvent(std::string_view line);
+// The same from a parsed object (a stored event's payload).
+RunEvent runEventFromJson(const nlohmann::json& j);
+
+// An iteration row of the run store as the iteration event it was recorded from: loss, seconds
+// and tokens/s from the row's columns, stages, ranks, learning rate and grad norm from its
+// detail. Throws InputError naming the field when the detail lacks them.
+IterationEvent iterationFromRecord(const IterationRecord& record);
+
+// One line of a list of past runs: the stored run and its last iteration's loss.
+struct RunListEntry {
+  RunRecord run;
+  std::optional<double> final_loss;  // none when no iteration was recorded; NaN if diverged
+};
+
+}  // namespace sailor

@@ -1,0 +1,275 @@
+#include "sailor/run_events.hpp"
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "sailor/error.hpp"
+#include "sailor/json_util.hpp"
+
+namespace sailor {
+
+using nlohmann::json;
+namespace ju = json_util;
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::string fieldOf(const std::string& path, const std::string& key) {
+  return path.empty() ? key : path + "." + key;
+}
+
+// Any string, empty included (json_util::getString refuses empty ones; a warning relays blank
+// stderr lines).
+std::string text(const json& obj, const std::string& key, const std::string& path) {
+  const json& v = ju::require(obj, key, path);
+  if (!v.is_string())
+    throw InputError(fieldOf(path, key), ju::describe(v), "a string");
+  return v.get<std::string>();
+}
+
+// A finite number, or null read as NaN: how the runtime prints a diverged loss.
+double numberOrNull(const json& obj, const std::string& key, const std::string& path) {
+  const json& v = ju::require(obj, key, path);
+  if (v.is_null())
+    return kNaN;
+  return ju::getNumber(obj, key, path);
+}
+
+std::optional<int> optionalInt(const json& obj, const std::string& key, const std::string& path) {
+  if (!obj.contains(key) || obj.at(key).is_null())
+    return std::nullopt;
+  return ju::getInt32(obj, key, path, 0);
+}
+
+const json& array(const json& obj, const std::string& key, const std::string& path) {
+  const json& v = ju::require(obj, key, path);
+  ju::requireArray(v, fieldOf(path, key));
+  return v;
+}
+
+std::string item(const std::string& path, const std::string& key, std::size_t i) {
+  return fieldOf(path, key) + "[" + std::to_string(i) + "]";
+}
+
+RunStartedEvent runStarted(const json& j, const std::string& p) {
+  RunStartedEvent e;
+  e.name = text(j, "name", p);
+  e.world_size = ju::getInt32(j, "world_size", p, 1);
+  e.backend_requested = ju::getString(j, "backend_requested", p);
+  try {
+    e.plan = Plan::fromJson(ju::require(j, "plan", p));
+  } catch (const InputError& err) {
+    throw withContext(err, fieldOf(p, "plan"));
+  }
+  e.model = RuntimeModel::fromJson(ju::require(j, "model", p), fieldOf(p, "model"));
+  e.global_batch_size = ju::getInt32(j, "global_batch_size", p, 1);
+  e.microbatches = ju::getInt32(j, "microbatches", p, 1);
+  e.data_parallel = ju::getInt32(j, "data_parallel", p, 1);
+  e.iterations = ju::getInt32(j, "iterations", p, 0);
+  e.data = ju::getString(j, "data", p);
+  e.dtype = ju::getString(j, "dtype", p);
+  e.store = ju::getString(j, "store", p);
+  return e;
+}
+
+RunWarningEvent warning(const json& j, const std::string& p) {
+  RunWarningEvent e;
+  e.message = text(j, "message", p);
+  e.rank = optionalInt(j, "rank", p);
+  return e;
+}
+
+WorkersStartedEvent workersStarted(const json& j, const std::string& p) {
+  WorkersStartedEvent e;
+  e.store = ju::getString(j, "store", p);
+  e.generation = ju::getInt32(j, "generation", p, 0);
+  const json& list = array(j, "workers", p);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string wp = item(p, "workers", i);
+    const json& w = list[i];
+    ju::requireObject(w, wp);
+    RunWorker r;
+    r.place.rank = ju::getInt32(w, "rank", wp, 0);
+    r.place.stage = ju::getInt32(w, "stage", wp, 0);
+    r.place.replica = ju::getInt32(w, "replica", wp, 0);
+    r.place.tp_rank = ju::getInt32(w, "tp_rank", wp, 0);
+    r.place.tp = ju::getInt32(w, "tp", wp, 1);
+    r.place.gpu_type = ju::getString(w, "gpu_type", wp);
+    r.place.zone = ju::getString(w, "zone", wp);
+    r.pid = ju::getInt(w, "pid", wp, 1);
+    e.workers.push_back(std::move(r));
+  }
+  return e;
+}
+
+WorkersReadyEvent workersReady(const json& j, const std::string& p) {
+  WorkersReadyEvent e;
+  e.backend = ju::getString(j, "backend", p);
+  const json& devices = array(j, "devices", p);
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    if (!devices[i].is_string())
+      throw InputError(item(p, "devices", i), ju::describe(devices[i]), "a string");
+    e.devices.push_back(devices[i].get<std::string>());
+  }
+  e.startup_seconds = ju::getNonNegative(j, "startup_seconds", p);
+  return e;
+}
+
+// The stages and ranks arrays of an iteration event (also an iteration row's detail).
+void iterationParts(const json& j, const std::string& p, IterationEvent& e) {
+  const json& stages = array(j, "stages", p);
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    const std::string sp = item(p, "stages", i);
+    ju::requireObject(stages[i], sp);
+    RunStageTimes s;
+    s.stage = ju::getInt32(stages[i], "stage", sp, 0);
+    s.compute_seconds = ju::getNumber(stages[i], "compute_seconds", sp);
+    s.communication_seconds = ju::getNonNegative(stages[i], "communication_seconds", sp);
+    e.stages.push_back(s);
+  }
+  const json& ranks = array(j, "ranks", p);
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    const std::string rp = item(p, "ranks", i);
+    const json& r = ranks[i];
+    ju::requireObject(r, rp);
+    RunRankTimes t;
+    t.rank = ju::getInt32(r, "rank", rp, 0);
+    t.stage = ju::getInt32(r, "stage", rp, 0);
+    t.replica = ju::getInt32(r, "replica", rp, 0);
+    t.seconds = ju::getNonNegative(r, "seconds", rp);
+    // seconds minus the communication figures, each measured separately: may dip below zero
+    // by round-off, so only finiteness is required.
+    t.compute_seconds = ju::getNumber(r, "compute_seconds", rp);
+    t.p2p_seconds = ju::getNonNegative(r, "p2p_seconds", rp);
+    t.tp_seconds = ju::getNonNegative(r, "tp_seconds", rp);
+    t.dp_seconds = ju::getNonNegative(r, "dp_seconds", rp);
+    t.peak_memory_bytes = ju::getInt(r, "peak_memory_bytes", rp, 0);
+    e.ranks.push_back(t);
+  }
+}
+
+IterationEvent iteration(const json& j, const std::string& p) {
+  IterationEvent e;
+  e.iteration = ju::getInt32(j, "iteration", p, 0);
+  e.loss = numberOrNull(j, "loss", p);
+  e.iteration_seconds = ju::getNonNegative(j, "iteration_seconds", p);
+  e.tokens_per_second = ju::getNonNegative(j, "tokens_per_second", p);
+  e.learning_rate = ju::getNonNegative(j, "learning_rate", p);
+  e.grad_norm = numberOrNull(j, "grad_norm", p);
+  iterationParts(j, p, e);
+  return e;
+}
+
+RunErrorEvent error(const json& j, const std::string& p) {
+  RunErrorEvent e;
+  e.message = text(j, "message", p);
+  e.rank = optionalInt(j, "rank", p);
+  e.stage = optionalInt(j, "stage", p);
+  e.replica = optionalInt(j, "replica", p);
+  e.tp_rank = optionalInt(j, "tp_rank", p);
+  if (j.contains("stderr_tail") && !j.at("stderr_tail").is_null()) {
+    const json& tail = array(j, "stderr_tail", p);
+    for (std::size_t i = 0; i < tail.size(); ++i) {
+      if (!tail[i].is_string())
+        throw InputError(item(p, "stderr_tail", i), ju::describe(tail[i]), "a string");
+      e.stderr_tail.push_back(tail[i].get<std::string>());
+    }
+  }
+  return e;
+}
+
+RunFinishedEvent finished(const json& j, const std::string& p) {
+  RunFinishedEvent e;
+  const std::string status = ju::getString(j, "status", p);
+  if (status == "finished")
+    e.status = RunStatus::Finished;
+  else if (status == "failed")
+    e.status = RunStatus::Failed;
+  else if (status == "stopped")
+    e.status = RunStatus::Stopped;
+  else
+    throw InputError(fieldOf(p, "status"), "\"" + status + "\"",
+                     "\"finished\", \"failed\" or \"stopped\"");
+  e.iterations_done = ju::getInt32(j, "iterations_done", p, 0);
+  e.seconds = ju::getNonNegative(j, "seconds", p);
+  if (j.contains("error") && !j.at("error").is_null())
+    e.error = text(j, "error", p);
+  return e;
+}
+
+}  // namespace
+
+const char* RunEvent::kind() const {
+  struct Name {
+    const char* operator()(const RunStartedEvent&) const { return "run_started"; }
+    const char* operator()(const RunWarningEvent&) const { return "warning"; }
+    const char* operator()(const WorkersStartedEvent&) const { return "workers_started"; }
+    const char* operator()(const WorkersReadyEvent&) const { return "workers_ready"; }
+    const char* operator()(const IterationEvent&) const { return "iteration"; }
+    const char* operator()(const RunErrorEvent&) const { return "error"; }
+    const char* operator()(const RunFinishedEvent&) const { return "finished"; }
+  };
+  return std::visit(Name{}, body);
+}
+
+RunEvent runEventFromJson(const json& j) {
+  ju::requireObject(j, "event line");
+  const std::string kind = ju::getString(j, "event", "");
+  RunEvent e;
+  // The common fields are named after the kind ("iteration.run_id"), so that a message says
+  // which event was wrong.
+  e.run_id = ju::getInt(j, "run_id", kind, 1);
+  e.time = ju::getString(j, "time", kind);
+  if (kind == "run_started")
+    e.body = runStarted(j, kind);
+  else if (kind == "warning")
+    e.body = warning(j, kind);
+  else if (kind == "workers_started")
+    e.body = workersStarted(j, kind);
+  else if (kind == "workers_ready")
+    e.body = workersReady(j, kind);
+  else if (kind == "iteration")
+    e.body = iteration(j, kind);
+  else if (kind == "error")
+    e.body = error(j, kind);
+  else if (kind == "finished")
+    e.body = finished(j, kind);
+  else
+    throw InputError("event", "\"" + kind + "\"",
+                     "one of run_started, warning, workers_started, workers_ready, iteration, "
+                     "error, finished");
+  return e;
+}
+
+RunEvent parseRunEvent(std::string_view line) {
+  json j;
+  try {
+    j = json::parse(line);
+  } catch (const json::parse_error& err) {
+    std::string shown(line.substr(0, 60));
+    if (line.size() > 60)
+      shown += "...";
+    throw InputError("event line", "\"" + shown + "\" (" + err.what() + ")",
+                     "one JSON object per line");
+  }
+  return runEventFromJson(j);
+}
+
+IterationEvent iterationFromRecord(const IterationRecord& record) {
+  IterationEvent e;
+  e.iteration = record.iteration;
+  e.loss = record.loss;
+  e.iteration_seconds = record.iteration_seconds;
+  e.tokens_per_second = record.tokens_per_second;
+  const std::string p = "iterations[" + std::to_string(record.iteration) + "].detail";
+  ju::requireObject(record.detail, p);
+  e.learning_rate = ju::getNumberOr(record.detail, "learning_rate", p, kNaN);
+  e.grad_norm = record.detail.contains("grad_norm") ? numberOrNull(record.detail, "grad_norm", p)
+                                                    : kNaN;
+  iterationParts(record.detail, p, e);
+  return e;
+}
+
+}  // namespace sailor

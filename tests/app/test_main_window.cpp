@@ -1,0 +1,139 @@
+// The studio's main window, offscreen, driven as a user would: it opens the default scenario and
+// plans it; edits re-plan; a file that fails to parse leaves the unsaved work alone; an
+// impossible constraint says so near the constraints; choosing a point shows that plan; a small
+// plan is trained for real by `sailor run` and the monitor shows it.
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QTreeWidget>
+#include <qcustomplot.h>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+
+#include "job_panel.hpp"
+#include "main_window.hpp"
+#include "plan_inspector.hpp"
+#include "run_monitor.hpp"
+#include "scenario_document.hpp"
+#include "tradeoff_plot.hpp"
+
+using namespace sailor::studio;
+
+class TestMainWindow : public QObject {
+  Q_OBJECT
+
+ private:
+  QTemporaryDir tmp_;
+
+  static bool waitForPlan(MainWindow& w, int ms = 120000) {
+    // A request may be pending on the re-plan timer: wait until one started and ended.
+    QTest::qWait(50);
+    return QTest::qWaitFor([&] { return !w.planningService()->busy() && w.planningService()->currentRequest() == 0; }, ms);
+  }
+  static void type(QLineEdit* edit, const QString& text) {
+    edit->setText(text);
+    emit edit->editingFinished();
+  }
+  MainWindowOptions options() const {
+    MainWindowOptions o;
+    o.run_store = tmp_.filePath("runs.sqlite");
+    o.replan_delay_ms = 50;
+    return o;
+  }
+
+ private slots:
+  void opensTheDefaultScenarioAndPlansIt() {
+    MainWindow w(options());
+    w.show();
+    QSignalSpy finished(w.planningService(), &PlanningService::finished);
+    QVERIFY(finished.wait(120000));
+    QVERIFY(w.result());
+    QVERIFY(!w.result()->best.empty());
+    QVERIFY(!w.tradeoffPlot()->points().empty());
+    QVERIFY(w.inspector()->hasPlan());
+    QVERIFY(w.inspector()->plan()->plan == w.result()->best.front().plan);
+    QVERIFY(!w.document()->scenario().pools.empty());
+    QVERIFY2(w.planStatus().contains("it/s"), qPrintable(w.planStatus()));
+  }
+
+  void anEditReplansAndChoosingAPointShowsThatPlan() {
+    MainWindow w(options());
+    QVERIFY(waitForPlan(w));
+    const auto first = w.result();
+    // Halve the first pool: the scenario changes, a new search runs on its own.
+    sailor::Pool pool = w.document()->scenario().pools.front();
+    pool.count /= 2;
+    QSignalSpy finished(w.planningService(), &PlanningService::finished);
+    QVERIFY(w.document()->editPool(0, pool).ok());
+    QVERIFY(finished.wait(120000));
+    QVERIFY(w.result() != first);
+    // Each point of the plot, chosen, is the plan the inspector shows.
+    const auto& points = w.tradeoffPlot()->points();
+    QVERIFY(points.size() >= 2);
+    const int last = static_cast<int>(points.size()) - 1;
+    w.tradeoffPlot()->selectPlan(last);
+    QVERIFY(w.inspector()->plan()->plan == points[static_cast<size_t>(last)]->plan);
+    w.tradeoffPlot()->selectPlan(0);
+    QVERIFY(w.inspector()->plan()->plan == points[0]->plan);
+  }
+
+  void aBrokenFileKeepsTheUnsavedWork() {
+    MainWindow w(options());
+    QVERIFY(waitForPlan(w));
+    sailor::Pool pool = w.document()->scenario().pools.front();
+    pool.count += 3;
+    QVERIFY(w.document()->editPool(0, pool).ok());
+    const auto before = w.document()->scenario().toJson();
+    QFile bad(tmp_.filePath("bad.json"));
+    QVERIFY(bad.open(QIODevice::WriteOnly));
+    bad.write("{\"regions\": [ oops");
+    bad.close();
+    QVERIFY(!w.openScenario(bad.fileName()));
+    QVERIFY2(w.bannerText().contains("bad.json"), qPrintable(w.bannerText()));
+    QVERIFY(w.document()->scenario().toJson() == before);
+    QVERIFY(w.document()->isModified());
+    QVERIFY(w.document()->undoStack()->canUndo());
+  }
+
+  void anImpossibleConstraintIsExplainedNearTheConstraints() {
+    MainWindow w(options());
+    QVERIFY(waitForPlan(w));
+    QSignalSpy finished(w.planningService(), &PlanningService::finished);
+    type(w.jobPanel()->field("min_iterations_per_s"), "1000");
+    QVERIFY(finished.wait(120000));
+    QVERIFY(w.result()->best.empty());
+    QVERIFY2(w.jobPanel()->planProblem().contains("constraint"), qPrintable(w.jobPanel()->planProblem()));
+    QVERIFY(!w.inspector()->hasPlan());
+    // A negative price never reaches the planner: the field says why.
+    type(w.jobPanel()->field("max_usd_per_hour"), "-5");
+    QVERIFY(!w.jobPanel()->fieldError("max_usd_per_hour").isEmpty());
+  }
+
+  void aSmallPlanRunsForRealInTheMonitor() {
+    MainWindow w(options());
+    QVERIFY(waitForPlan(w));
+    // One process per GPU: plan for at most 2 GPUs so that the run is quick.
+    QSignalSpy finished(w.planningService(), &PlanningService::finished);
+    type(w.jobPanel()->field("max_gpus"), "2");
+    QVERIFY(finished.wait(120000));
+    QVERIFY(!w.result()->best.empty());
+    QVERIFY(w.result()->best.front().plan.gpuCount() <= 2);
+    QSignalSpy run_finished(w.runClient(), &RunClient::finished);
+    emit w.runMonitor()->startRequested(3, QStringLiteral("synthetic"));
+    QVERIFY(w.runMonitor()->isRunning());
+    QVERIFY2(run_finished.wait(180000) || run_finished.count() == 1,
+             qPrintable(w.runMonitor()->statusText() + " | " + w.runMonitor()->errorText() + " | " +
+                        w.runMonitor()->logView()->toPlainText().right(2000)));
+    QCOMPARE(run_finished.front().at(0).toInt(), 0);
+    QVERIFY(!w.runMonitor()->isRunning());
+    QVERIFY(w.runMonitor()->runId() > 0);
+    QVERIFY(!w.runMonitor()->errorShown());
+    QCOMPARE(w.runMonitor()->lossPlot()->graph(0)->dataCount(), 3);
+    QVERIFY(w.runMonitor()->pastRunsView()->topLevelItemCount() >= 1);
+  }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "test_main_window.moc"

@@ -1,0 +1,79 @@
+// The plan inspector: one plan and its prediction, in detail. A summary line, then tabs:
+// stages (layers, replicas, microbatches, per-microbatch times, straggler), memory per GPU
+// against capacity, the iteration-time breakdown, cost (compute and egress), the simulated
+// pipeline timeline, and optionally a map the caller provides. "Export plan…" writes the plan
+// in the format `sailor simulate --plan` reads. A view only: it never simulates.
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include <QString>
+#include <QWidget>
+
+#include "sailor/catalog.hpp"
+#include "sailor/job.hpp"
+#include "sailor/planner.hpp"
+#include "sailor/scenario.hpp"
+
+class QCustomPlot;
+class QLabel;
+class QPushButton;
+class QTabWidget;
+class QTableWidget;
+
+namespace sailor::studio {
+
+class PlanInspector : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit PlanInspector(QWidget* parent = nullptr);
+  ~PlanInspector() override;
+
+  // Shows `plan` (copied). `scenario` is kept for zone relations; job and catalogue are read
+  // during the call only.
+  void setPlan(const sailor::PlannedPlan& plan, std::shared_ptr<const sailor::Scenario> scenario,
+               const sailor::Job& job, const sailor::Catalog& catalog);
+  void clear();
+  bool hasPlan() const { return plan_.has_value(); }
+  const std::optional<sailor::PlannedPlan>& plan() const { return plan_; }
+
+  // Inserts `map` (reparented) as the "Map" tab after "Stages"; a second call replaces the
+  // previous map, which is deleted.
+  void addMapTab(QWidget* map);
+
+  // Writes plan().plan.toJson() with a 2-space indent to `path`, atomically (QSaveFile). On
+  // failure returns false and, when `error` is given, says why.
+  bool exportPlan(const QString& path, QString* error = nullptr) const;
+
+  // Tab indices, in order (the Map tab, when added, comes right after Stages).
+  QTabWidget* tabs() const { return tabs_; }
+
+ private:
+  void buildStages(const sailor::Job& job, const sailor::Catalog& catalog);
+  void buildMemory();
+  void buildTime();
+  void buildCost();
+  void buildTimeline();
+  void onExportClicked();
+
+  QLabel* summary_ = nullptr;
+  QPushButton* export_button_ = nullptr;
+  QTabWidget* tabs_ = nullptr;
+  QTableWidget* stages_table_ = nullptr;
+  QCustomPlot* memory_plot_ = nullptr;
+  QLabel* memory_messages_ = nullptr;
+  QTableWidget* time_table_ = nullptr;
+  QCustomPlot* time_plot_ = nullptr;
+  QLabel* model_estimate_ = nullptr;
+  QTableWidget* cost_table_ = nullptr;
+  QTableWidget* egress_table_ = nullptr;
+  QCustomPlot* timeline_plot_ = nullptr;
+  QWidget* map_ = nullptr;
+
+  std::optional<sailor::PlannedPlan> plan_;
+  std::shared_ptr<const sailor::Scenario> scenario_;
+};
+
+}  // namespace sailor::studio

@@ -1,0 +1,937 @@
+#include "resource_canvas.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include <QAction>
+#include <QFontMetricsF>
+#include <QGraphicsPathItem>
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPathStroker>
+#include <QResizeEvent>
+#include <QShowEvent>
+#include <QWheelEvent>
+
+#include "stage_palette.hpp"
+
+namespace sailor::studio {
+
+namespace {
+
+// Layout, in scene pixels (1 scene pixel = 1 screen pixel at zoom 1).
+constexpr double kZoneW = 236;
+constexpr double kZoneHeader = 30;
+constexpr double kChipH = 22;
+constexpr double kChipGap = 4;
+constexpr double kZonePad = 8;
+constexpr double kRegionPad = 14;
+constexpr double kRegionHeader = 52;
+constexpr double kZoneGap = 16;
+constexpr double kRegionGapX = 48;
+constexpr double kRegionGapY = 110;
+constexpr double kMaxRowWidth = 1240;
+constexpr int kMaxZoneColumns = 3;
+// Zoom limits for fit-to-view: below kMinFitScale text gets too small to read (scroll instead).
+constexpr double kMinFitScale = 0.72;
+constexpr double kMaxFitScale = 1.25;
+
+const QColor kInk(0x1d, 0x23, 0x30);
+const QColor kMuted(0x5f, 0x67, 0x75);
+const QColor kSelectColor(0x1f, 0x6f, 0xeb);
+const QColor kRegionFill(0xf4, 0xf6, 0xf9);
+const QColor kRegionBorder(0xc3, 0xca, 0xd4);
+const QColor kZoneFill(0xff, 0xff, 0xff);
+const QColor kZoneBorder(0x8d, 0x96, 0xa3);
+const QColor kZoneUnusedFill(0xf0, 0xf1, 0xf3);
+const QColor kChipFill(0xea, 0xef, 0xf6);
+const QColor kChipBorder(0xcf, 0xd7, 0xe2);
+const QColor kSpotFill(0xd9, 0x77, 0x06);
+const QColor kLinkColor(0x6b, 0x7a, 0x90);
+const QColor kLabelBorder(0xb8, 0xc1, 0xcc);
+
+QFont pixelFont(int px, bool bold = false) {
+  QFont f;
+  f.setPixelSize(px);
+  f.setBold(bold);
+  return f;
+}
+
+QPainterPath roundedRect(const QRectF& r, double radius) {
+  QPainterPath p;
+  p.addRoundedRect(r, radius, radius);
+  return p;
+}
+
+QString fmt(double v, int digits = 3) {
+  return QString::number(v, 'g', digits);
+}
+QString q(const std::string& s) {
+  return QString::fromStdString(s);
+}
+
+QPointF quadAt(const QPointF& p0, const QPointF& c, const QPointF& p2, double t) {
+  const double u = 1 - t;
+  return u * u * p0 + 2 * u * t * c + t * t * p2;
+}
+
+}  // namespace
+
+// An item of the map: a region, zone, pool chip, link curve or link label (kind != None: it can
+// be selected), or a decoration (kind None: badges, overlay chips).
+class CanvasItem : public QGraphicsPathItem {
+ public:
+  CanvasItem(Selection::Kind kind, int index, QString key, const QPainterPath& path,
+             bool open = false)
+      : QGraphicsPathItem(path), kind_(kind), index_(index), key_(std::move(key)), open_(open) {}
+
+  Selection::Kind kind_;
+  int index_;
+  QString key_;
+  bool open_;              // an open curve (a link): hit by a band around it
+  bool is_label_ = false;  // a link's label (counted with its curve)
+  bool highlighted_ = false;
+
+  QRectF boundingRect() const override {
+    return QGraphicsPathItem::boundingRect().adjusted(-3, -3, 3, 3);
+  }
+  QPainterPath shape() const override {
+    if (!open_)
+      return QGraphicsPathItem::shape();
+    QPainterPathStroker stroker;
+    stroker.setWidth(14);
+    return stroker.createStroke(path());
+  }
+  void paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) override {
+    painter->setRenderHint(QPainter::Antialiasing);
+    QPen p = pen();
+    if (highlighted_) {
+      p.setColor(kSelectColor);
+      p.setWidthF(p.widthF() + 2);
+    }
+    painter->setPen(p);
+    painter->setBrush(open_ ? QBrush(Qt::NoBrush) : brush());
+    painter->drawPath(path());
+  }
+};
+
+namespace {
+
+// A text child that never takes the mouse (clicks reach the item below).
+QGraphicsSimpleTextItem* addText(QGraphicsItem* parent, const QString& text, const QFont& font,
+                                 const QColor& color, const QPointF& pos) {
+  auto* t = new QGraphicsSimpleTextItem(text, parent);
+  t->setFont(font);
+  t->setBrush(color);
+  t->setPos(pos);
+  t->setAcceptedMouseButtons(Qt::NoButton);
+  return t;
+}
+
+}  // namespace
+
+ResourceCanvas::ResourceCanvas(ScenarioDocument* document, QWidget* parent)
+    : QGraphicsView(parent), doc_(document), scene_(new QGraphicsScene(this)) {
+  setScene(scene_);
+  setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+  setBackgroundBrush(Qt::white);
+  setDragMode(QGraphicsView::NoDrag);
+  setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+  setResizeAnchor(QGraphicsView::AnchorViewCenter);
+  setMinimumSize(420, 300);
+  setToolTip(QString());
+
+  add_region_ = new QAction(tr("Add region"), this);
+  add_region_->setToolTip(tr("Add a region with one zone (same continent as the selected region)"));
+  add_zone_ = new QAction(tr("Add zone"), this);
+  add_zone_->setToolTip(tr("Add a zone to the selected region"));
+  add_pool_ = new QAction(tr("Add pool"), this);
+  add_pool_->setToolTip(tr("Add a GPU pool (8 GPUs) to the selected zone"));
+  add_link_ = new QAction(tr("Add link"), this);
+  add_link_->setToolTip(
+      tr("Add a network link between the two selected zones: click one zone, then Ctrl+click "
+         "the other"));
+  delete_ = new QAction(tr("Delete"), this);
+  delete_->setToolTip(tr("Delete the selected region, zone, pool or link (with what it holds)"));
+  delete_->setShortcut(QKeySequence::Delete);
+  delete_->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+  for (QAction* a : editActions()) {
+    a->setStatusTip(a->toolTip());
+    addAction(a);
+  }
+  connect(add_region_, &QAction::triggered, this, [this] { addRegion(); });
+  connect(add_zone_, &QAction::triggered, this, [this] { addZone(); });
+  connect(add_pool_, &QAction::triggered, this, [this] { addPool(); });
+  connect(add_link_, &QAction::triggered, this, [this] { addLink(); });
+  connect(delete_, &QAction::triggered, this, [this] { deleteSelection(); });
+
+  connect(doc_, &ScenarioDocument::changed, this, &ResourceCanvas::rebuild);
+  rebuild();
+}
+
+ResourceCanvas::~ResourceCanvas() = default;
+
+QList<QAction*> ResourceCanvas::editActions() const {
+  return {add_region_, add_zone_, add_pool_, add_link_, delete_};
+}
+
+QColor ResourceCanvas::stageColor(int stage) {
+  return stagePalette(stage);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Building the scene
+
+void ResourceCanvas::rebuild() {
+  const Scenario& sc = doc_->scenario();
+  int old_counts[6];
+  std::copy(std::begin(counts_), std::end(counts_), std::begin(old_counts));
+
+  scene_->clear();
+  items_.clear();
+  label_rects_.clear();
+  overlay_chips_.clear();
+
+  const QFont region_font = pixelFont(16, true);
+  const QFont continent_font = pixelFont(13);
+  const QFont zone_font = pixelFont(14, true);
+  const QFont chip_font = pixelFont(13);
+  const QFont chip_bold = pixelFont(13, true);
+  const QFont badge_font = pixelFont(11, true);
+  const QFont link_font = pixelFont(12);
+  const QFontMetricsF chip_metrics(chip_font), bold_metrics(chip_bold), zone_metrics(zone_font),
+      link_metrics(link_font), badge_metrics(badge_font);
+
+  // Overlay: per zone, the stages using it and a chip per (stage, GPU type, tp).
+  std::map<std::string, int> zone_stage;  // first stage using the zone
+  if (overlay_) {
+    for (size_t s = 0; s < overlay_->stages.size(); ++s) {
+      std::map<std::tuple<std::string, std::string, int>, int> gpus;  // zone, gpu, tp -> GPUs
+      for (const Replica& r : overlay_->stages[s].replicas)
+        gpus[{r.zone, r.gpu_type, r.tp}] += r.tp;
+      for (const auto& [k, n] : gpus) {
+        const auto& [zone, gpu, tp] = k;
+        zone_stage.emplace(zone, static_cast<int>(s));
+        overlay_chips_[q(zone)] << tr("S%1: %2× %3 tp%4").arg(s).arg(n).arg(q(gpu)).arg(tp);
+      }
+    }
+  }
+
+  std::map<std::string, std::vector<int>> zone_pools;
+  for (size_t i = 0; i < sc.pools.size(); ++i)
+    zone_pools[sc.pools[i].zone].push_back(static_cast<int>(i));
+
+  auto zoneHeight = [&](const std::string& zone) {
+    const auto it = zone_pools.find(zone);
+    const qsizetype lines =
+        (it == zone_pools.end() ? 0 : static_cast<qsizetype>(it->second.size())) +
+        overlay_chips_.value(q(zone)).size();
+    return kZoneHeader + static_cast<double>(std::max<qsizetype>(1, lines)) * (kChipH + kChipGap) +
+           kZonePad;
+  };
+
+  // Regions grouped by continent (in order of first appearance), then wrapped into rows.
+  std::vector<int> order;
+  {
+    std::vector<std::string> continents;
+    for (const auto& r : sc.regions)
+      if (std::find(continents.begin(), continents.end(), r.continent) == continents.end())
+        continents.push_back(r.continent);
+    for (const auto& c : continents)
+      for (size_t i = 0; i < sc.regions.size(); ++i)
+        if (sc.regions[i].continent == c)
+          order.push_back(static_cast<int>(i));
+  }
+
+  struct RegionGeom {
+    int cols = 1;
+    std::vector<double> row_heights;
+    QSizeF size;
+    QPointF pos;
+  };
+  std::vector<RegionGeom> geom(sc.regions.size());
+  for (size_t i = 0; i < sc.regions.size(); ++i) {
+    const Region& r = sc.regions[i];
+    const int n = static_cast<int>(r.zones.size());
+    RegionGeom& g = geom[i];
+    g.cols = std::clamp(n, 1, kMaxZoneColumns);
+    const int rows = (n + g.cols - 1) / g.cols;
+    g.row_heights.assign(static_cast<size_t>(std::max(rows, 1)), 0.0);
+    for (int k = 0; k < n; ++k)
+      g.row_heights[static_cast<size_t>(k / g.cols)] =
+          std::max(g.row_heights[static_cast<size_t>(k / g.cols)], zoneHeight(r.zones[k]));
+    double h = kRegionHeader + kRegionPad;
+    for (double rh : g.row_heights)
+      h += rh;
+    h += kZoneGap * static_cast<double>(g.row_heights.size() - 1);
+    const double w = 2 * kRegionPad + g.cols * kZoneW + (g.cols - 1) * kZoneGap;
+    g.size = QSizeF(std::max(w, 2 * kRegionPad + kZoneW), h);
+  }
+  {
+    double x = 0, y = 0, row_h = 0;
+    for (int i : order) {
+      RegionGeom& g = geom[static_cast<size_t>(i)];
+      if (x > 0 && x + g.size.width() > kMaxRowWidth) {
+        x = 0;
+        y += row_h + kRegionGapY;
+        row_h = 0;
+      }
+      g.pos = QPointF(x, y);
+      x += g.size.width() + kRegionGapX;
+      row_h = std::max(row_h, g.size.height());
+    }
+  }
+
+  std::vector<QRectF> obstacles;  // where link labels must not go
+  std::map<std::string, QRectF> zone_rects;
+  int flat_zone = 0;
+  for (size_t i = 0; i < sc.regions.size(); ++i) {
+    const Region& r = sc.regions[i];
+    const RegionGeom& g = geom[i];
+    const QRectF rr(g.pos, g.size);
+    auto* region =
+        new CanvasItem(Selection::Region, static_cast<int>(i), q(r.name), roundedRect(rr, 14));
+    region->setBrush(kRegionFill);
+    region->setPen(QPen(kRegionBorder, 1.2));
+    region->setZValue(0);
+    region->setToolTip(tr("Region %1 (%2): %n zone(s)", nullptr, static_cast<int>(r.zones.size()))
+                           .arg(q(r.name), q(r.continent)));
+    scene_->addItem(region);
+    items_.push_back(region);
+    // The header's texts sit above the link curves (on a patch of the region's colour), so a
+    // curve passing through the header never crosses them.
+    const double text_w = rr.width() - 2 * kRegionPad;
+    auto header_text = [&](const QString& text, const QFont& font, const QColor& color, double dy) {
+      const QFontMetricsF fm(font);
+      const QString shown = fm.elidedText(text, Qt::ElideRight, text_w);
+      const QRectF tr_(rr.left() + kRegionPad, rr.top() + dy, fm.horizontalAdvance(shown),
+                       fm.height());
+      auto* patch =
+          new CanvasItem(Selection::None, -1, QString(), roundedRect(tr_.adjusted(-3, 0, 3, 0), 3));
+      patch->setBrush(kRegionFill);
+      patch->setPen(Qt::NoPen);
+      patch->setZValue(3);
+      patch->setAcceptedMouseButtons(Qt::NoButton);
+      scene_->addItem(patch);
+      addText(patch, shown, font, color, tr_.topLeft());
+      label_rects_.push_back(tr_);
+      obstacles.push_back(tr_.adjusted(-2, -2, 2, 2));
+    };
+    header_text(q(r.name), region_font, kInk, 8);
+    header_text(q(r.continent), continent_font, kMuted, 29);
+
+    double row_y = rr.top() + kRegionHeader;
+    for (size_t k = 0; k < r.zones.size(); ++k, ++flat_zone) {
+      const int col = static_cast<int>(k) % g.cols;
+      const size_t row = k / static_cast<size_t>(g.cols);
+      if (col == 0 && row > 0)
+        row_y += g.row_heights[row - 1] + kZoneGap;
+      const std::string& zname = r.zones[k];
+      const QRectF zr(rr.left() + kRegionPad + col * (kZoneW + kZoneGap), row_y, kZoneW,
+                      zoneHeight(zname));
+      zone_rects[zname] = zr;
+      obstacles.push_back(zr.adjusted(-3, -3, 3, 3));
+
+      QColor accent = kZoneBorder;
+      QColor fill = kZoneFill;
+      double border = 1.4;
+      if (overlay_) {
+        if (auto it = zone_stage.find(zname); it != zone_stage.end()) {
+          accent = stageColor(it->second);
+          // A light tint of the stage colour: 28% colour over white.
+          fill = QColor::fromRgbF(0.72f + 0.28f * accent.redF(), 0.72f + 0.28f * accent.greenF(),
+                                  0.72f + 0.28f * accent.blueF());
+          border = 3;
+        } else {
+          fill = kZoneUnusedFill;
+        }
+      }
+      auto* zone = new CanvasItem(Selection::Zone, flat_zone, q(zname), roundedRect(zr, 8));
+      zone->setBrush(fill);
+      zone->setPen(QPen(accent, border));
+      zone->setZValue(2);
+      zone->setData(0, accent);
+      zone->setToolTip(tr("Zone %1 in %2 (%3)").arg(q(zname), q(r.name), q(r.continent)));
+      scene_->addItem(zone);
+      items_.push_back(zone);
+      auto* zt = addText(zone, zone_metrics.elidedText(q(zname), Qt::ElideRight, kZoneW - 20),
+                         zone_font, kInk, zr.topLeft() + QPointF(10, 7));
+      label_rects_.push_back(zt->sceneBoundingRect());
+
+      double chip_y = zr.top() + kZoneHeader;
+      const QRectF chip_base(zr.left() + kZonePad, 0, kZoneW - 2 * kZonePad, kChipH);
+      const auto pit = zone_pools.find(zname);
+      const std::vector<int> pools = pit == zone_pools.end() ? std::vector<int>{} : pit->second;
+      for (int pi : pools) {
+        const Pool& p = sc.pools[static_cast<size_t>(pi)];
+        const QRectF cr = chip_base.translated(0, chip_y);
+        auto* chip = new CanvasItem(Selection::Pool, pi, q(p.zone + "|" + p.gpu_type),
+                                    roundedRect(cr, 5), false);
+        chip->setParentItem(zone);
+        chip->setBrush(kChipFill);
+        chip->setPen(QPen(kChipBorder, 1));
+        const double badge_w = p.spot ? badge_metrics.horizontalAdvance(tr("spot")) + 12 : 0;
+        const QString text = tr("%1× %2 · $%3/h")
+                                 .arg(p.count)
+                                 .arg(q(p.gpu_type))
+                                 .arg(QString::number(p.usd_per_gpu_hour, 'f', 2));
+        const double avail = cr.width() - 12 - (p.spot ? badge_w + 6 : 0);
+        auto* ct =
+            addText(chip, chip_metrics.elidedText(text, Qt::ElideRight, avail), chip_font, kInk,
+                    QPointF(cr.left() + 6, cr.top() + (kChipH - chip_metrics.height()) / 2));
+        Q_UNUSED(ct);
+        if (p.spot) {
+          const QRectF br(cr.right() - 4 - badge_w, cr.top() + 3, badge_w, kChipH - 6);
+          auto* badge = new CanvasItem(Selection::None, -1, QString(), roundedRect(br, 4));
+          badge->setParentItem(chip);
+          badge->setBrush(kSpotFill);
+          badge->setPen(Qt::NoPen);
+          badge->setAcceptedMouseButtons(Qt::NoButton);
+          addText(badge, tr("spot"), badge_font, Qt::white,
+                  QPointF(br.left() + 6, br.top() + (br.height() - badge_metrics.height()) / 2));
+        }
+        const GpuType* gpu = doc_->catalog().findGpu(p.gpu_type);
+        chip->setToolTip(
+            tr("%1 pool in %2: %3 GPUs at $%4 per GPU-hour, %5; %6 GPUs per node")
+                .arg(q(p.gpu_type), q(p.zone))
+                .arg(p.count)
+                .arg(fmt(p.usd_per_gpu_hour, 6))
+                .arg(p.spot ? tr("spot") : tr("on demand"))
+                .arg(p.gpus_per_node ? *p.gpus_per_node : (gpu ? gpu->gpus_per_node : 1)) +
+            (gpu ? QStringLiteral("\n") + q(gpu->full_name) : QString()));
+        label_rects_.push_back(cr);
+        items_.push_back(chip);
+        chip_y += kChipH + kChipGap;
+      }
+      const QStringList over = overlay_chips_.value(q(zname));
+      for (const QString& text : over) {
+        const QRectF cr = chip_base.translated(0, chip_y);
+        const int stage = text.mid(1, text.indexOf(QLatin1Char(':')) - 1).toInt();
+        auto* chip = new CanvasItem(Selection::None, -1, QString(), roundedRect(cr, 5));
+        chip->setParentItem(zone);
+        QColor c = stageColor(stage);
+        chip->setBrush(c.lighter(135));
+        chip->setPen(QPen(c.darker(115), 1.2));
+        chip->setAcceptedMouseButtons(Qt::NoButton);
+        addText(chip, bold_metrics.elidedText(text, Qt::ElideRight, cr.width() - 12), chip_bold,
+                kInk, QPointF(cr.left() + 6, cr.top() + (kChipH - bold_metrics.height()) / 2));
+        label_rects_.push_back(cr);
+        chip_y += kChipH + kChipGap;
+      }
+      if (pools.empty() && over.isEmpty()) {
+        QFont italic = chip_font;
+        italic.setItalic(true);
+        auto* t = addText(zone, tr("no pools"), italic, kMuted,
+                          QPointF(zr.left() + 10, chip_y + (kChipH - chip_metrics.height()) / 2));
+        label_rects_.push_back(t->sceneBoundingRect());
+      }
+    }
+    Q_UNUSED(flat_zone);
+  }
+
+  // Links: curves between zones, under the zones, with labels on top placed where they do not
+  // cover a zone, a header or another label.
+  std::map<std::pair<std::string, std::string>, int> pair_count;
+  std::map<QString, int> key_count;
+  std::vector<QRectF> placed;
+  for (size_t i = 0; i < sc.links.size(); ++i) {
+    const LinkEntry& l = sc.links[i];
+    const auto fa = zone_rects.find(l.from_zone), fb = zone_rects.find(l.to_zone);
+    if (fa == zone_rects.end() || fb == zone_rects.end())
+      continue;
+    const QRectF ra = fa->second, rb = fb->second;
+    const auto pair_key = std::minmax(l.from_zone, l.to_zone);
+    const int parallel = pair_count[{pair_key.first, pair_key.second}]++;
+
+    QPainterPath path;
+    QPointF p0, c, p2;
+    if (l.from_zone == l.to_zone) {
+      // A link inside one zone (between its nodes): a small loop over the zone's top right.
+      p0 = QPointF(ra.right() - 46, ra.top());
+      p2 = QPointF(ra.right() - 14, ra.top());
+      c = QPointF(ra.right() - 30, ra.top() - 44 - 16 * parallel);
+      path.moveTo(p0);
+      path.cubicTo(QPointF(p0.x() - 10, c.y()), QPointF(p2.x() + 10, c.y()), p2);
+      c = QPointF(c.x(), (c.y() + ra.top()) / 2);
+      p0 = p2 = c;
+    } else if (ra.top() < rb.bottom() && rb.top() < ra.bottom()) {
+      // Same row: an arc over the zones, higher for zones further apart.
+      p0 = QPointF(ra.center().x(), ra.top());
+      p2 = QPointF(rb.center().x(), rb.top());
+      const double dx = std::abs(p2.x() - p0.x());
+      c = QPointF((p0.x() + p2.x()) / 2,
+                  std::min(p0.y(), p2.y()) - (40 + 0.3 * dx + 34 * parallel));
+      path.moveTo(p0);
+      path.quadTo(c, p2);
+    } else {
+      // Different rows: from the upper zone's bottom to the lower zone's top.
+      const bool a_up = ra.center().y() < rb.center().y();
+      const QRectF up = a_up ? ra : rb, low = a_up ? rb : ra;
+      p0 = QPointF(up.center().x(), up.bottom());
+      p2 = QPointF(low.center().x(), low.top());
+      const QPointF mid = (p0 + p2) / 2;
+      const QPointF d = p2 - p0;
+      const double len = std::hypot(d.x(), d.y());
+      const QPointF normal = len > 0 ? QPointF(-d.y() / len, d.x() / len) : QPointF(1, 0);
+      c = mid + normal * (0.12 * len + 34 * parallel);
+      path.moveTo(p0);
+      path.quadTo(c, p2);
+    }
+
+    QString key = q(l.from_zone + "|" + l.to_zone + "|" + l.from_gpu.value_or("") + "|" +
+                    l.to_gpu.value_or("") + "|" + (l.gpus ? std::to_string(*l.gpus) : ""));
+    if (const int n = key_count[key]++; n > 0)
+      key += QStringLiteral("#%1").arg(n);
+
+    const double bw_gb = l.model.kind == LinkModel::Kind::LatencyBandwidth
+                             ? l.model.bytes_per_s / 1e9
+                             : l.model.max_bytes_per_s / 1e9;
+    const double egress = sc.egressUsdPerGb(l.from_zone, l.to_zone);
+    const bool own_egress = doc_->pairEgress(q(l.from_zone), q(l.to_zone)).has_value();
+    QString text = l.model.kind == LinkModel::Kind::LatencyBandwidth
+                       ? tr("%1 GB/s · $%2/GB").arg(fmt(bw_gb), fmt(egress))
+                       : tr("≤%1 GB/s (fit) · $%2/GB").arg(fmt(bw_gb), fmt(egress));
+    if (l.from_gpu && l.to_gpu)
+      text = tr("%1→%2: %3").arg(q(*l.from_gpu), q(*l.to_gpu), text);
+    if (l.gpus)
+      text += tr(" ×%1").arg(*l.gpus);
+    const Relation rel = sc.relation(l.from_zone, l.to_zone);
+    const QString tip =
+        tr("Link %1 ↔ %2 (%3)\n%4\nEgress $%5/GB (%6)")
+            .arg(q(l.from_zone), q(l.to_zone), ScenarioDocument::relationLabel(rel))
+            .arg(l.model.kind == LinkModel::Kind::LatencyBandwidth
+                     ? tr("%1 GB/s, latency %2 ms").arg(fmt(bw_gb), fmt(l.model.latency_s * 1e3))
+                     : tr("SAILOR fit: bandwidth = %1·x² + %2·x + %3 GB/s, x = log2(MB), cap %4 "
+                          "GB/s")
+                           .arg(fmt(l.model.coefficients[0]), fmt(l.model.coefficients[1]),
+                                fmt(l.model.coefficients[2]), fmt(bw_gb)))
+            .arg(fmt(egress, 6))
+            .arg(own_egress ? tr("this pair")
+                            : tr("%1 default").arg(ScenarioDocument::relationLabel(rel)));
+
+    auto* curve = new CanvasItem(Selection::Link, static_cast<int>(i), key, path, true);
+    curve->setPen(QPen(kLinkColor, 2.2, Qt::SolidLine, Qt::RoundCap));
+    curve->setZValue(1);
+    curve->setToolTip(tip);
+    scene_->addItem(curve);
+    items_.push_back(curve);
+
+    const QSizeF ls(link_metrics.horizontalAdvance(text) + 12, link_metrics.height() + 6);
+    QRectF best;
+    for (double t : {0.5, 0.42, 0.58, 0.34, 0.66, 0.26, 0.74, 0.18, 0.82}) {
+      const QPointF at = l.from_zone == l.to_zone ? c : quadAt(p0, c, p2, t);
+      const QRectF cand(at - QPointF(ls.width() / 2, ls.height() / 2), ls);
+      if (best.isNull())
+        best = cand;
+      const auto hits = [&](const QRectF& o) {
+        return o.intersects(cand);
+      };
+      if (std::none_of(obstacles.begin(), obstacles.end(), hits) &&
+          std::none_of(placed.begin(), placed.end(), hits)) {
+        best = cand;
+        break;
+      }
+    }
+    placed.push_back(best.adjusted(-2, -2, 2, 2));
+    auto* label = new CanvasItem(Selection::Link, static_cast<int>(i), key, roundedRect(best, 5));
+    label->is_label_ = true;
+    label->setBrush(Qt::white);
+    label->setPen(QPen(kLabelBorder, 1));
+    label->setZValue(4);
+    label->setToolTip(tip);
+    addText(label, text, link_font, kInk, best.topLeft() + QPointF(6, 3));
+    scene_->addItem(label);
+    items_.push_back(label);
+    label_rects_.push_back(best);
+  }
+
+  counts_[Selection::Region] = static_cast<int>(sc.regions.size());
+  counts_[Selection::Zone] = flat_zone;
+  counts_[Selection::Pool] = static_cast<int>(sc.pools.size());
+  counts_[Selection::Link] = static_cast<int>(sc.links.size());
+
+  const QRectF bounds = scene_->itemsBoundingRect().adjusted(-24, -24, 24, 24);
+  scene_->setSceneRect(bounds);
+
+  // Keep the selection: same identity, else (a rename) the same position when nothing was
+  // added or removed.
+  QList<Key> restored;
+  for (const Key& k : selected_) {
+    const auto same = std::find_if(items_.begin(), items_.end(), [&](CanvasItem* it) {
+      return it->kind_ == k.kind && it->key_ == k.key;
+    });
+    if (same != items_.end()) {
+      restored.append({k.kind, k.key, (*same)->index_});
+      continue;
+    }
+    if (old_counts[k.kind] == counts_[k.kind]) {
+      const auto at = std::find_if(items_.begin(), items_.end(), [&](CanvasItem* it) {
+        return it->kind_ == k.kind && it->index_ == k.index;
+      });
+      if (at != items_.end())
+        restored.append({k.kind, (*at)->key_, k.index});
+    }
+  }
+  applySelection(restored);
+  if (!user_zoomed_)
+    fitToView();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Selection
+
+Selection ResourceCanvas::selectionOf(const Key& k) const {
+  const Scenario& sc = doc_->scenario();
+  Selection s;
+  s.kind = k.kind;
+  s.index = k.index;
+  switch (k.kind) {
+    case Selection::Region:
+    case Selection::Zone:
+      s.name = k.key;
+      break;
+    case Selection::Pool:
+      if (k.index >= 0 && k.index < static_cast<int>(sc.pools.size()))
+        s.name = tr("%1 in %2")
+                     .arg(q(sc.pools[static_cast<size_t>(k.index)].gpu_type),
+                          q(sc.pools[static_cast<size_t>(k.index)].zone));
+      break;
+    case Selection::Link:
+      if (k.index >= 0 && k.index < static_cast<int>(sc.links.size()))
+        s.name = QStringLiteral("%1 ↔ %2").arg(q(sc.links[static_cast<size_t>(k.index)].from_zone),
+                                               q(sc.links[static_cast<size_t>(k.index)].to_zone));
+      break;
+    default:
+      break;
+  }
+  return s;
+}
+
+Selection ResourceCanvas::selection() const {
+  if (selected_.isEmpty())
+    return {Selection::Scenario, -1, q(doc_->scenario().name)};
+  return selectionOf(selected_.last());
+}
+
+QStringList ResourceCanvas::selectedZones() const {
+  QStringList out;
+  for (const Key& k : selected_)
+    if (k.kind == Selection::Zone)
+      out << k.key;
+  return out;
+}
+
+ResourceCanvas::Key ResourceCanvas::keyOf(Selection::Kind kind, int index) const {
+  for (CanvasItem* it : items_)
+    if (it->kind_ == kind && it->index_ == index)
+      return {kind, it->key_, index};
+  return {};
+}
+
+int ResourceCanvas::countOf(Selection::Kind kind) const {
+  return counts_[kind];
+}
+
+bool ResourceCanvas::select(const Selection& selection) {
+  if (selection.kind == Selection::None || selection.kind == Selection::Scenario) {
+    applySelection({});
+    return true;
+  }
+  for (CanvasItem* it : items_) {
+    if (it->kind_ != selection.kind)
+      continue;
+    const bool by_name =
+        (selection.kind == Selection::Zone || selection.kind == Selection::Region) &&
+        !selection.name.isEmpty();
+    if (by_name ? it->key_ == selection.name : it->index_ == selection.index) {
+      applySelection({{it->kind_, it->key_, it->index_}});
+      return true;
+    }
+  }
+  return false;
+}
+
+bool ResourceCanvas::selectZones(const QStringList& zones) {
+  QList<Key> keys;
+  for (const QString& z : zones) {
+    const auto it = std::find_if(items_.begin(), items_.end(), [&](CanvasItem* c) {
+      return c->kind_ == Selection::Zone && c->key_ == z;
+    });
+    if (it == items_.end())
+      return false;
+    keys.append({Selection::Zone, z, (*it)->index_});
+  }
+  applySelection(keys);
+  return true;
+}
+
+void ResourceCanvas::applySelection(QList<Key> keys) {
+  selected_ = std::move(keys);
+  updateHighlights();
+  updateActions();
+  const Selection now = selection();
+  if (!(now == last_emitted_)) {
+    last_emitted_ = now;
+    emit selectionChanged(now);
+  }
+}
+
+void ResourceCanvas::updateHighlights() {
+  for (CanvasItem* it : items_) {
+    const bool on = selected_.contains(Key{it->kind_, it->key_, it->index_});
+    if (on != it->highlighted_) {
+      it->highlighted_ = on;
+      it->update();
+    }
+  }
+}
+
+void ResourceCanvas::updateActions() {
+  const Selection s = selection();
+  const bool edit = !read_only_;
+  add_region_->setEnabled(edit);
+  add_zone_->setEnabled(edit && (s.kind == Selection::Region || s.kind == Selection::Zone));
+  add_pool_->setEnabled(edit && (s.kind == Selection::Zone || s.kind == Selection::Pool));
+  add_link_->setEnabled(edit && selectedZones().size() == 2);
+  delete_->setEnabled(edit && (s.kind == Selection::Region || s.kind == Selection::Zone ||
+                               s.kind == Selection::Pool || s.kind == Selection::Link));
+}
+
+CanvasItem* ResourceCanvas::hitItem(const QPoint& view_pos) const {
+  for (QGraphicsItem* it : items(view_pos))
+    if (auto* c = dynamic_cast<CanvasItem*>(it); c && c->kind_ != Selection::None)
+      return c;
+  return nullptr;
+}
+
+void ResourceCanvas::mousePressEvent(QMouseEvent* event) {
+  if (event->button() != Qt::LeftButton) {
+    QGraphicsView::mousePressEvent(event);
+    return;
+  }
+  CanvasItem* hit = hitItem(event->position().toPoint());
+  QList<Key> keys = selected_;
+  const bool ctrl = event->modifiers() & Qt::ControlModifier;
+  if (!hit) {
+    if (!ctrl)
+      keys.clear();
+  } else {
+    const Key k{hit->kind_, hit->key_, hit->index_};
+    if (ctrl) {
+      if (keys.contains(k))
+        keys.removeAll(k);
+      else
+        keys.append(k);
+    } else {
+      keys = {k};
+    }
+  }
+  applySelection(keys);
+  event->accept();
+}
+
+void ResourceCanvas::mouseDoubleClickEvent(QMouseEvent* event) {
+  // A double click is two clicks for selection purposes; nothing else happens on it.
+  mousePressEvent(event);
+}
+
+// ---------------------------------------------------------------------------------------------
+// View
+
+void ResourceCanvas::fitToView() {
+  const QRectF r = scene_->sceneRect();
+  if (r.isEmpty() || viewport()->width() <= 0)
+    return;
+  fitInView(r, Qt::KeepAspectRatio);
+  const double s = transform().m11();
+  const double clamped = std::clamp(s, kMinFitScale, kMaxFitScale);
+  if (clamped != s)
+    setTransform(QTransform::fromScale(clamped, clamped));
+  if (clamped > s)  // too large to fit legibly: show the top left, scroll for the rest
+    centerOn(QPointF(r.left() + viewport()->width() / (2 * clamped),
+                     r.top() + viewport()->height() / (2 * clamped)));
+  else
+    centerOn(r.center());
+  user_zoomed_ = false;
+}
+
+void ResourceCanvas::wheelEvent(QWheelEvent* event) {
+  const double factor = std::pow(1.0015, event->angleDelta().y());
+  const double s = transform().m11() * factor;
+  if (s < 0.2 || s > 5) {
+    event->accept();
+    return;
+  }
+  scale(factor, factor);
+  user_zoomed_ = true;
+  event->accept();
+}
+
+void ResourceCanvas::resizeEvent(QResizeEvent* event) {
+  QGraphicsView::resizeEvent(event);
+  fitToView();
+}
+
+void ResourceCanvas::showEvent(QShowEvent* event) {
+  QGraphicsView::showEvent(event);
+  fitToView();
+}
+
+void ResourceCanvas::setPlanOverlay(std::optional<Plan> plan) {
+  overlay_ = std::move(plan);
+  rebuild();
+}
+
+void ResourceCanvas::setReadOnly(bool read_only) {
+  read_only_ = read_only;
+  updateActions();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inspection
+
+int ResourceCanvas::itemCount(Selection::Kind kind) const {
+  return static_cast<int>(std::count_if(items_.begin(), items_.end(), [&](CanvasItem* it) {
+    return it->kind_ == kind && !it->is_label_;
+  }));
+}
+
+QColor ResourceCanvas::zoneAccent(const QString& zone) const {
+  for (CanvasItem* it : items_)
+    if (it->kind_ == Selection::Zone && it->key_ == zone)
+      return it->data(0).value<QColor>();
+  return {};
+}
+
+QStringList ResourceCanvas::overlayChips(const QString& zone) const {
+  return overlay_chips_.value(zone);
+}
+
+QRectF ResourceCanvas::itemRect(const Selection& selection) const {
+  for (CanvasItem* it : items_)
+    if (it->kind_ == selection.kind && !it->is_label_ &&
+        ((selection.kind == Selection::Zone || selection.kind == Selection::Region) &&
+                 !selection.name.isEmpty()
+             ? it->key_ == selection.name
+             : it->index_ == selection.index))
+      return it->mapRectToScene(it->path().boundingRect());
+  return {};
+}
+
+std::vector<QRectF> ResourceCanvas::labelRects() const {
+  return label_rects_;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Edits
+
+EditResult ResourceCanvas::report(const EditResult& result) {
+  if (!result.ok())
+    emit editFailed(result.message);
+  return result;
+}
+
+EditResult ResourceCanvas::addRegion() {
+  if (read_only_)
+    return report({QStringLiteral("canvas"), tr("The map is read-only")});
+  const Scenario& sc = doc_->scenario();
+  std::string continent = sc.regions.empty() ? "north-america" : sc.regions.front().continent;
+  const Selection s = selection();
+  int region = -1;
+  if (s.kind == Selection::Region)
+    region = s.index;
+  else if (s.kind == Selection::Zone)
+    region = doc_->regionIndexOfZone(s.name);
+  if (region >= 0)
+    continent = sc.regions[static_cast<size_t>(region)].continent;
+  const QString name = doc_->uniqueRegionName();
+  const EditResult r = doc_->addRegion(name, q(continent), doc_->uniqueZoneName());
+  if (r.ok())
+    select({Selection::Region, -1, name});
+  return report(r);
+}
+
+EditResult ResourceCanvas::addZone() {
+  if (read_only_)
+    return report({QStringLiteral("canvas"), tr("The map is read-only")});
+  const Selection s = selection();
+  int region = -1;
+  if (s.kind == Selection::Region)
+    region = s.index;
+  else if (s.kind == Selection::Zone)
+    region = doc_->regionIndexOfZone(s.name);
+  if (region < 0)
+    return report({QStringLiteral("region"), tr("Select a region (or one of its zones) first")});
+  const QString name = doc_->uniqueZoneName();
+  const EditResult r = doc_->addZone(region, name);
+  if (r.ok())
+    select({Selection::Zone, -1, name});
+  return report(r);
+}
+
+EditResult ResourceCanvas::addPool() {
+  if (read_only_)
+    return report({QStringLiteral("canvas"), tr("The map is read-only")});
+  const Selection s = selection();
+  QString zone;
+  if (s.kind == Selection::Zone)
+    zone = s.name;
+  else if (s.kind == Selection::Pool && s.index >= 0)
+    zone = q(doc_->scenario().pools[static_cast<size_t>(s.index)].zone);
+  if (zone.isEmpty())
+    return report({QStringLiteral("zone"), tr("Select a zone first")});
+  const std::optional<Pool> pool = doc_->suggestedPool(zone);
+  if (!pool)
+    return report({QStringLiteral("gpu_type"),
+                   tr("Zone %1 already has a pool of every GPU type in the catalogue").arg(zone)});
+  const EditResult r = doc_->addPool(*pool);
+  if (r.ok())
+    select({Selection::Pool, static_cast<int>(doc_->scenario().pools.size()) - 1, QString()});
+  return report(r);
+}
+
+EditResult ResourceCanvas::addLink() {
+  if (read_only_)
+    return report({QStringLiteral("canvas"), tr("The map is read-only")});
+  const QStringList zones = selectedZones();
+  if (zones.size() != 2)
+    return report({QStringLiteral("zones"),
+                   tr("Select two zones for a link: click one, Ctrl+click the other (%n "
+                      "selected)",
+                      nullptr, static_cast<int>(zones.size()))});
+  const Scenario& sc = doc_->scenario();
+  const LinkModel& def =
+      sc.default_links.at(sc.relation(zones[0].toStdString(), zones[1].toStdString()));
+  const double gb = def.kind == LinkModel::Kind::LatencyBandwidth ? def.bytes_per_s / 1e9
+                                                                  : def.max_bytes_per_s / 1e9;
+  const double latency = def.kind == LinkModel::Kind::LatencyBandwidth ? def.latency_s : 0.0;
+  const EditResult r = doc_->addLink(zones[0], zones[1], gb, latency);
+  if (r.ok())
+    select({Selection::Link, static_cast<int>(doc_->scenario().links.size()) - 1, QString()});
+  return report(r);
+}
+
+EditResult ResourceCanvas::deleteSelection() {
+  if (read_only_)
+    return report({QStringLiteral("canvas"), tr("The map is read-only")});
+  const Selection s = selection();
+  switch (s.kind) {
+    case Selection::Region:
+      return report(doc_->removeRegion(s.index));
+    case Selection::Zone:
+      return report(doc_->removeZone(s.name));
+    case Selection::Pool:
+      return report(doc_->removePool(s.index));
+    case Selection::Link:
+      return report(doc_->removeLink(s.index));
+    default:
+      return report({QStringLiteral("selection"), tr("Select something to delete")});
+  }
+}
+
+}  // namespace sailor::studio

@@ -1,0 +1,809 @@
+#include "run_monitor.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <set>
+#include <type_traits>
+#include <variant>
+
+#include <QComboBox>
+#include <QDateTime>
+#include <QFont>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLocale>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+#include "stage_palette.hpp"
+
+namespace sailor::studio {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kMiB = 1024.0 * 1024.0;
+
+template <class... F> struct Overloaded : F... {
+  using F::operator()...;
+};
+template <class... F> Overloaded(F...) -> Overloaded<F...>;
+
+// "2026-11-30T13:05:00.123Z" as local wall-clock time, "14:05:00"; the text as given when it
+// does not parse.
+QString clockTime(const QString& iso) {
+  if (iso.isEmpty())
+    return {};
+  const QDateTime t = QDateTime::fromString(iso, Qt::ISODateWithMs);
+  return t.isValid() ? t.toLocalTime().toString(QStringLiteral("HH:mm:ss")) : iso;
+}
+
+QString seconds(double s) {
+  if (!std::isfinite(s))
+    return QStringLiteral("-");
+  return s >= 10 ? QString::number(s, 'f', 1) : QString::number(s, 'g', 3);
+}
+
+// Ticks on whole numbers only (iterations, ranks).
+void integerTicks(QCPAxis* axis) {
+  QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
+  ticker->setTickStep(1.0);
+  ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+  axis->setTicker(ticker);
+}
+
+// Sets an axis to [0, max of the data (and `extra`) + 10 %]: times, rates and sizes start at 0.
+void zeroBasedRange(QCPAxis* axis, double data_max, double extra = kNaN) {
+  double top = std::isfinite(data_max) ? data_max : 0;
+  if (std::isfinite(extra))
+    top = std::max(top, extra);
+  axis->setRange(0, top > 0 ? top * 1.1 : 1.0);
+}
+
+double graphMax(const QCPGraph* g) {
+  double m = kNaN;
+  for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
+    if (std::isfinite(it->value))
+      m = std::isfinite(m) ? std::max(m, it->value) : it->value;
+  return m;
+}
+
+}  // namespace
+
+RunMonitor::RunMonitor(QWidget* parent) : QWidget(parent), predicted_s_(kNaN) {
+  buildUi();
+  clearRun();
+  updateButtons();
+}
+
+RunMonitor::~RunMonitor() = default;
+
+QString RunMonitor::workerStateName(WorkerState state) {
+  switch (state) {
+    case WorkerState::Starting: return tr("starting");
+    case WorkerState::Ready: return tr("ready");
+    case WorkerState::Running: return tr("running");
+    case WorkerState::Finished: return tr("finished");
+    case WorkerState::Stopped: return tr("stopped");
+    case WorkerState::Failed: return tr("failed");
+  }
+  return {};
+}
+
+QString RunMonitor::runStatusText(sailor::RunStatus status) {
+  switch (status) {
+    case sailor::RunStatus::Running: return tr("running");
+    case sailor::RunStatus::Finished: return tr("finished");
+    case sailor::RunStatus::Failed: return tr("failed");
+    case sailor::RunStatus::Stopped: return tr("stopped");
+  }
+  return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Layout
+
+QCustomPlot* RunMonitor::makePlot(const QString& title, const QString& x_label,
+                                  const QString& y_label) {
+  auto* plot = new QCustomPlot(this);
+  plot->setMinimumSize(220, 170);
+  plot->plotLayout()->insertRow(0);
+  QFont title_font = font();
+  title_font.setBold(true);
+  plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, title, title_font));
+  plot->xAxis->setLabel(x_label);
+  plot->yAxis->setLabel(y_label);
+  integerTicks(plot->xAxis);
+  plot->xAxis->setRange(0, 1);
+  plot->yAxis->setRange(0, 1);
+  return plot;
+}
+
+void RunMonitor::buildUi() {
+  // Header: Start / Stop and the run options, then the one-line status.
+  start_ = new QPushButton(tr("Start"), this);
+  start_->setToolTip(tr("Run the selected plan with the bundled runtime"));
+  stop_ = new QPushButton(tr("Stop"), this);
+  stop_->setToolTip(tr("Interrupt the run: the workers are stopped and the run is recorded as "
+                       "stopped"));
+  iterations_ = new QSpinBox(this);
+  iterations_->setRange(1, 1000000);
+  iterations_->setValue(20);
+  iterations_->setToolTip(tr("Training iterations to run"));
+  data_ = new QComboBox(this);
+  data_->addItem(tr("Synthetic tokens"), QStringLiteral("synthetic"));
+  data_->addItem(tr("Shipped text"), QStringLiteral("text"));
+  data_->setToolTip(tr("Training data: a learnable synthetic byte stream, or the shipped "
+                       "public-domain text"));
+  auto* iterations_label = new QLabel(tr("&Iterations:"), this);
+  iterations_label->setBuddy(iterations_);
+  auto* data_label = new QLabel(tr("&Data:"), this);
+  data_label->setBuddy(data_);
+  status_ = new QLabel(this);
+  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+  auto* header = new QHBoxLayout;
+  header->addWidget(start_);
+  header->addWidget(stop_);
+  header->addSpacing(12);
+  header->addWidget(iterations_label);
+  header->addWidget(iterations_);
+  header->addWidget(data_label);
+  header->addWidget(data_);
+  header->addSpacing(12);
+  header->addWidget(status_, 1);
+
+  banner_ = new QLabel(this);
+  banner_->setObjectName(QStringLiteral("runErrorBanner"));
+  banner_->setWordWrap(true);
+  banner_->setTextFormat(Qt::PlainText);
+  banner_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  banner_->setStyleSheet(QStringLiteral(
+      "QLabel#runErrorBanner { background: #fdecea; color: #611a15; border: 1px solid #e57373;"
+      " border-radius: 3px; padding: 6px; font-weight: bold; }"));
+  banner_->hide();
+
+  // Plots: loss, iteration time, throughput on top; stage times (wide) and memory below.
+  loss_plot_ = makePlot(tr("Loss"), tr("iteration"), tr("loss (nats)"));
+  loss_plot_->addGraph();
+  loss_plot_->graph(0)->setName(tr("loss"));
+  loss_plot_->graph(0)->setPen(QPen(QColor(0x4E79A7), 2));
+  loss_plot_->setToolTip(tr("Training loss, mean over the global batch (cross-entropy, nats per "
+                            "token; ln 256 = 5.55 is a uniform guess over bytes)"));
+
+  time_plot_ = makePlot(tr("Iteration time"), tr("iteration"), tr("seconds"));
+  time_plot_->addGraph();
+  time_plot_->graph(0)->setName(tr("measured"));
+  time_plot_->graph(0)->setPen(QPen(QColor(0xF28E2B), 2));
+  time_plot_->graph(0)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
+  prediction_line_ = new QCPItemStraightLine(time_plot_);
+  QPen dashed(QColor(0x555555), 1.5, Qt::DashLine);
+  prediction_line_->setPen(dashed);
+  prediction_label_ = new QCPItemText(time_plot_);
+  prediction_label_->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+  prediction_label_->position->setTypeY(QCPItemPosition::ptPlotCoords);
+  prediction_label_->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+  prediction_label_->setColor(QColor(0x555555));
+  prediction_label_->setClipToAxisRect(true);
+  time_plot_->setToolTip(
+      tr("Measured: the slowest rank's time per iteration. Dashed: the plan's predicted iteration "
+         "time on its GPUs (simulator).\nThe local runtime trains a scaled-down model on CPU "
+         "processes, so absolute times differ from the prediction for the real GPUs: compare "
+         "trends and ratios between plans, not the values."));
+
+  throughput_plot_ = makePlot(tr("Throughput"), tr("iteration"), tr("tokens/s"));
+  throughput_plot_->addGraph();
+  throughput_plot_->graph(0)->setName(tr("tokens/s"));
+  throughput_plot_->graph(0)->setPen(QPen(QColor(0x59A14F), 2));
+  throughput_plot_->setToolTip(tr("Tokens trained per second: global batch x sequence length / "
+                                  "iteration time"));
+
+  stage_plot_ = makePlot(tr("Time per stage"), tr("iteration"), tr("seconds"));
+  stage_plot_->legend->setVisible(true);
+  QFont legend_font = font();
+  legend_font.setPointSizeF(std::max(7.0, legend_font.pointSizeF() * 0.85));
+  stage_plot_->legend->setFont(legend_font);
+  stage_plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+  stage_plot_->legend->setBrush(QColor(255, 255, 255, 190));  // the lines show through
+  stage_plot_->setToolTip(tr("Per stage, its slowest rank: compute (solid) and time spent "
+                             "waiting on transfers and collectives (dashed)"));
+
+  memory_plot_ = makePlot(tr("Peak memory per rank"), tr("rank"), tr("MiB"));
+  memory_bars_ = new QCPBars(memory_plot_->xAxis, memory_plot_->yAxis);
+  memory_bars_->setName(tr("peak memory"));
+  memory_bars_->setWidth(0.6);
+  memory_bars_->setPen(QPen(QColor(0x4E79A7).darker(130)));
+  memory_bars_->setBrush(QColor(0x4E79A7));
+  memory_plot_->setToolTip(tr("Highest peak resident memory of each worker process so far (on "
+                              "CPU: the process's peak resident set)"));
+
+  auto* plots = new QWidget(this);
+  auto* grid = new QGridLayout(plots);
+  grid->setContentsMargins(0, 0, 0, 0);
+  grid->addWidget(loss_plot_, 0, 0);
+  grid->addWidget(time_plot_, 0, 1);
+  grid->addWidget(throughput_plot_, 0, 2);
+  grid->addWidget(stage_plot_, 1, 0, 1, 2);
+  grid->addWidget(memory_plot_, 1, 2);
+
+  // Workers.
+  workers_ = new QTableWidget(0, ColumnCount, this);
+  workers_->setHorizontalHeaderLabels({tr("Rank"), tr("Stage"), tr("Replica"), tr("TP rank"),
+                                       tr("GPU"), tr("Zone"), tr("PID"), tr("Device"), tr("State"),
+                                       tr("Last iteration"), tr("Last report")});
+  workers_->horizontalHeaderItem(ColLastReport)
+      ->setToolTip(tr("Local time of the last event about this worker"));
+  workers_->horizontalHeaderItem(ColLastIteration)
+      ->setToolTip(tr("The last iteration this worker reported, and its time for it"));
+  workers_->verticalHeader()->setVisible(false);
+  workers_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  workers_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  workers_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  workers_->horizontalHeader()->setStretchLastSection(true);
+
+  // Log of warnings and errors.
+  log_ = new QPlainTextEdit(this);
+  log_->setReadOnly(true);
+  log_->setMaximumBlockCount(5000);
+  log_->setLineWrapMode(QPlainTextEdit::NoWrap);
+
+  // Past runs.
+  runs_ = new QTreeWidget(this);
+  runs_->setColumnCount(RunColumnCount);
+  runs_->setHeaderLabels({tr("ID"), tr("Name"), tr("Started"), tr("Status"), tr("Iterations"),
+                          tr("Final loss")});
+  runs_->setRootIsDecorated(false);
+  runs_->setUniformRowHeights(true);
+  runs_->setSelectionMode(QAbstractItemView::SingleSelection);
+  runs_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  runs_->setToolTip(tr("Runs recorded in the run store; double-click one to show it"));
+  auto* open = new QPushButton(tr("&Open"), this);
+  open->setToolTip(tr("Show the selected run's metrics and events"));
+  auto* refresh = new QPushButton(tr("&Refresh"), this);
+  refresh->setToolTip(tr("Read the list of runs from the run store again"));
+  auto* runs_page = new QWidget(this);
+  auto* runs_layout = new QVBoxLayout(runs_page);
+  runs_layout->setContentsMargins(0, 0, 0, 0);
+  runs_layout->addWidget(runs_);
+  auto* runs_buttons = new QHBoxLayout;
+  runs_buttons->addWidget(open);
+  runs_buttons->addWidget(refresh);
+  runs_buttons->addStretch(1);
+  runs_layout->addLayout(runs_buttons);
+
+  tabs_ = new QTabWidget(this);
+  tabs_->addTab(workers_, tr("Workers"));
+  tabs_->addTab(log_, tr("Log"));
+  tabs_->addTab(runs_page, tr("Past runs"));
+
+  auto* splitter = new QSplitter(Qt::Vertical, this);
+  splitter->addWidget(plots);
+  splitter->addWidget(tabs_);
+  splitter->setStretchFactor(0, 3);
+  splitter->setStretchFactor(1, 1);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(header);
+  layout->addWidget(banner_);
+  layout->addWidget(splitter, 1);
+
+  connect(start_, &QPushButton::clicked, this,
+          [this] { emit startRequested(iterationsRequested(), dataSource()); });
+  connect(stop_, &QPushButton::clicked, this, &RunMonitor::stopRequested);
+  connect(refresh, &QPushButton::clicked, this, &RunMonitor::refreshRunsRequested);
+  auto reopen = [this](QTreeWidgetItem* item) {
+    if (item)
+      emit reopenRequested(item->data(RunColId, Qt::UserRole).toLongLong());
+  };
+  connect(runs_, &QTreeWidget::itemActivated, this, [reopen](QTreeWidgetItem* item, int) {
+    reopen(item);
+  });
+  connect(open, &QPushButton::clicked, this, [this, reopen] { reopen(runs_->currentItem()); });
+  connect(runs_, &QTreeWidget::currentItemChanged, open,
+          [open](QTreeWidgetItem* current) { open->setEnabled(current != nullptr); });
+  open->setEnabled(false);
+}
+
+// ---------------------------------------------------------------------------------------------
+// State for the studio and tests
+
+std::optional<RunMonitor::WorkerState> RunMonitor::workerState(int rank) const {
+  const auto it = worker_rows_.find(rank);
+  if (it == worker_rows_.end())
+    return std::nullopt;
+  return it->second.state;
+}
+
+bool RunMonitor::errorShown() const {
+  return !banner_->isHidden();
+}
+
+QString RunMonitor::errorText() const {
+  return banner_->isHidden() ? QString() : banner_->text();
+}
+
+QString RunMonitor::statusText() const {
+  return status_->text();
+}
+
+int RunMonitor::iterationsRequested() const {
+  return iterations_->value();
+}
+
+QString RunMonitor::dataSource() const {
+  return data_->currentData().toString();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Controls
+
+void RunMonitor::setRunning(bool running) {
+  running_ = running;
+  updateButtons();
+}
+
+void RunMonitor::setStartAvailable(bool available, const QString& reason) {
+  start_available_ = available;
+  start_unavailable_reason_ = reason;
+  updateButtons();
+}
+
+void RunMonitor::updateButtons() {
+  start_->setEnabled(!running_ && start_available_);
+  start_->setToolTip(!start_available_ && !start_unavailable_reason_.isEmpty()
+                         ? start_unavailable_reason_
+                         : tr("Run the selected plan with the bundled runtime"));
+  stop_->setEnabled(running_);
+  iterations_->setEnabled(!running_);
+  data_->setEnabled(!running_);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The run shown
+
+void RunMonitor::clearRun() {
+  run_id_ = 0;
+  started_.reset();
+  last_iteration_.reset();
+  finished_.reset();
+  stored_ = false;
+  worker_rows_.clear();
+  peak_memory_.clear();
+  for (QCustomPlot* p : {loss_plot_, time_plot_, throughput_plot_})
+    p->graph(0)->data()->clear();
+  stage_plot_->clearGraphs();
+  stage_graphs_ = 0;
+  memory_bars_->data()->clear();
+  workers_->setRowCount(0);
+  log_->clear();
+  banner_->clear();
+  banner_->setToolTip({});
+  banner_->hide();
+  for (QCustomPlot* p : {loss_plot_, time_plot_, throughput_plot_, stage_plot_, memory_plot_})
+    replot(p, p == time_plot_);
+  updatePrediction();
+  updateStatus();
+}
+
+void RunMonitor::applyEvent(const sailor::RunEvent& event) {
+  const QString time = QString::fromStdString(event.time);
+  std::visit(Overloaded{
+                 [&](const sailor::RunStartedEvent& e) { onRunStarted(event.run_id, e); },
+                 [&](const sailor::RunWarningEvent& e) { onWarning(e, time); },
+                 [&](const sailor::WorkersStartedEvent& e) { onWorkersStarted(e, time); },
+                 [&](const sailor::WorkersReadyEvent& e) { onWorkersReady(e, time); },
+                 [&](const sailor::IterationEvent& e) { onIteration(e, time); },
+                 [&](const sailor::RunErrorEvent& e) { onError(e, time); },
+                 [&](const sailor::RunFinishedEvent& e) { onFinished(e, time); },
+             },
+             event.body);
+}
+
+void RunMonitor::onRunStarted(std::int64_t run_id, const sailor::RunStartedEvent& event) {
+  const bool stored = stored_;
+  clearRun();
+  stored_ = stored;
+  run_id_ = run_id;
+  started_ = event;
+  appendLog({}, tr("Run %1 (%2): %3 processes, %4 iterations, %5 data, %6; model %7 scaled to "
+                   "hidden %8, sequence %9")
+                    .arg(run_id)
+                    .arg(QString::fromStdString(event.name))
+                    .arg(event.world_size)
+                    .arg(event.iterations)
+                    .arg(QString::fromStdString(event.data))
+                    .arg(QString::fromStdString(event.dtype))
+                    .arg(QString::fromStdString(event.model.name))
+                    .arg(event.model.hidden_size)
+                    .arg(event.model.sequence_length));
+  ensureStageGraphs(static_cast<int>(event.plan.stages.size()));
+  updateStatus();
+}
+
+void RunMonitor::onWarning(const sailor::RunWarningEvent& event, const QString& time) {
+  if (event.rank) {
+    appendLog(time, tr("rank %1: %2").arg(*event.rank).arg(QString::fromStdString(event.message)));
+    markReport(*event.rank, time);
+  } else {
+    appendLog(time, tr("warning: %1").arg(QString::fromStdString(event.message)));
+  }
+}
+
+void RunMonitor::onWorkersStarted(const sailor::WorkersStartedEvent& event, const QString& time) {
+  workers_->setRowCount(0);
+  worker_rows_.clear();
+  std::vector<sailor::RunWorker> sorted = event.workers;
+  std::sort(sorted.begin(), sorted.end(),
+            [](const sailor::RunWorker& a, const sailor::RunWorker& b) {
+              return a.place.rank < b.place.rank;
+            });
+  workers_->setRowCount(static_cast<int>(sorted.size()));
+  for (std::size_t i = 0; i < sorted.size(); ++i) {
+    const sailor::RunWorker& w = sorted[i];
+    const int row = static_cast<int>(i);
+    worker_rows_[w.place.rank] = WorkerRow{row, WorkerState::Starting};
+    setCell(row, ColRank, QString::number(w.place.rank));
+    setCell(row, ColStage, QString::number(w.place.stage));
+    setCell(row, ColReplica, QString::number(w.place.replica));
+    setCell(row, ColTpRank, QStringLiteral("%1 / %2").arg(w.place.tp_rank).arg(w.place.tp));
+    setCell(row, ColGpu, QString::fromStdString(w.place.gpu_type));
+    setCell(row, ColZone, QString::fromStdString(w.place.zone));
+    setCell(row, ColPid, QString::number(w.pid));
+    setCell(row, ColDevice, {});
+    setCell(row, ColLastIteration, {});
+    setCell(row, ColLastReport, clockTime(time));
+    setWorkerState(w.place.rank, WorkerState::Starting);
+    workers_->item(row, ColStage)->setForeground(stagePalette(w.place.stage).darker(120));
+  }
+  appendLog(time, tr("%n worker process(es) started", "", static_cast<int>(sorted.size())));
+  updateStatus();
+}
+
+void RunMonitor::onWorkersReady(const sailor::WorkersReadyEvent& event, const QString& time) {
+  for (auto& [rank, w] : worker_rows_) {
+    if (rank >= 0 && static_cast<std::size_t>(rank) < event.devices.size())
+      setCell(w.row, ColDevice, QString::fromStdString(event.devices[static_cast<std::size_t>(rank)]));
+    if (w.state == WorkerState::Starting)
+      setWorkerState(rank, WorkerState::Ready);
+    markReport(rank, time);
+  }
+  appendLog(time, tr("workers ready (%1) after %2 s")
+                      .arg(QString::fromStdString(event.backend))
+                      .arg(seconds(event.startup_seconds)));
+  updateStatus();
+}
+
+void RunMonitor::ensureStageGraphs(int stages) {
+  for (int s = stage_graphs_; s < stages; ++s) {
+    const QColor colour = stagePalette(s);
+    QCPGraph* compute = stage_plot_->addGraph();
+    compute->setName(tr("stage %1 compute").arg(s));
+    compute->setPen(QPen(colour, 2));
+    QCPGraph* comm = stage_plot_->addGraph();
+    comm->setName(tr("stage %1 communication").arg(s));
+    comm->setPen(QPen(colour, 1.5, Qt::DashLine));
+  }
+  stage_graphs_ = std::max(stage_graphs_, stages);
+}
+
+void RunMonitor::onIteration(const sailor::IterationEvent& event, const QString& time) {
+  const double x = event.iteration;
+  loss_plot_->graph(0)->addData(x, event.loss);
+  time_plot_->graph(0)->addData(x, event.iteration_seconds);
+  throughput_plot_->graph(0)->addData(x, event.tokens_per_second);
+
+  int max_stage = -1;
+  for (const sailor::RunStageTimes& s : event.stages)
+    max_stage = std::max(max_stage, s.stage);
+  ensureStageGraphs(max_stage + 1);
+  for (const sailor::RunStageTimes& s : event.stages) {
+    stage_plot_->graph(2 * s.stage)->addData(x, s.compute_seconds);
+    stage_plot_->graph(2 * s.stage + 1)->addData(x, s.communication_seconds);
+  }
+
+  for (const sailor::RunRankTimes& r : event.ranks) {
+    std::int64_t& peak = peak_memory_[r.rank];
+    peak = std::max(peak, r.peak_memory_bytes);
+    const auto it = worker_rows_.find(r.rank);
+    if (it == worker_rows_.end())
+      continue;
+    const WorkerState st = it->second.state;
+    if (st == WorkerState::Starting || st == WorkerState::Ready)
+      setWorkerState(r.rank, WorkerState::Running);
+    setCell(it->second.row, ColLastIteration,
+            tr("%1 (%2 s)").arg(event.iteration).arg(seconds(r.seconds)));
+    markReport(r.rank, time);
+  }
+  memory_bars_->data()->clear();
+  for (const auto& [rank, bytes] : peak_memory_)
+    memory_bars_->addData(rank, static_cast<double>(bytes) / kMiB);
+
+  last_iteration_ = event;
+  for (QCustomPlot* p : {loss_plot_, time_plot_, throughput_plot_, stage_plot_, memory_plot_})
+    replot(p, p == time_plot_);
+  updateStatus();
+}
+
+void RunMonitor::onError(const sailor::RunErrorEvent& event, const QString& time) {
+  const QString message = QString::fromStdString(event.message);
+  QString text;
+  if (event.rank) {
+    text = tr("Rank %1 failed (stage %2, replica %3, tp rank %4): %5")
+               .arg(*event.rank)
+               .arg(event.stage.value_or(-1))
+               .arg(event.replica.value_or(-1))
+               .arg(event.tp_rank.value_or(-1))
+               .arg(message);
+    setWorkerState(*event.rank, WorkerState::Failed, message);
+    markReport(*event.rank, time);
+  } else {
+    text = tr("The run failed: %1").arg(message);
+  }
+  QStringList tail;
+  for (const std::string& l : event.stderr_tail)
+    tail.append(QString::fromStdString(l));
+  showBanner(text, tail.isEmpty() ? QString()
+                                  : tr("Last lines of its stderr:\n%1").arg(tail.join('\n')));
+  appendLog(time, tr("error: %1").arg(message));
+  for (const QString& l : tail)
+    appendLog(time, QStringLiteral("  | ") + l);
+  updateStatus();
+}
+
+void RunMonitor::onFinished(const sailor::RunFinishedEvent& event, const QString& time) {
+  finished_ = event;
+  const WorkerState end =
+      event.status == sailor::RunStatus::Finished ? WorkerState::Finished : WorkerState::Stopped;
+  for (auto& [rank, w] : worker_rows_)
+    if (w.state != WorkerState::Failed)
+      setWorkerState(rank, end);
+  if (event.status == sailor::RunStatus::Failed && banner_->isHidden())
+    showBanner(tr("The run failed: %1").arg(QString::fromStdString(event.error)), {});
+  appendLog(time, tr("run %1 after %n iteration(s), %2 s", "", event.iterations_done)
+                      .arg(runStatusText(event.status))
+                      .arg(seconds(event.seconds)));
+  updateStatus();
+}
+
+void RunMonitor::showFailure(const QString& message) {
+  showBanner(message, {});
+  appendLog(QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs), message);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stored runs
+
+void RunMonitor::setPastRuns(const std::vector<sailor::RunListEntry>& runs) {
+  const qint64 selected = runs_->currentItem()
+                              ? runs_->currentItem()->data(RunColId, Qt::UserRole).toLongLong()
+                              : 0;
+  runs_->clear();
+  for (const sailor::RunListEntry& e : runs) {
+    auto* item = new QTreeWidgetItem(runs_);
+    const sailor::RunRecord& r = e.run;
+    item->setData(RunColId, Qt::UserRole, static_cast<qint64>(r.id));
+    item->setText(RunColId, QString::number(r.id));
+    item->setTextAlignment(RunColId, Qt::AlignRight | Qt::AlignVCenter);
+    item->setText(RunColName, QString::fromStdString(r.name));
+    const QDateTime started =
+        QDateTime::fromString(QString::fromStdString(r.started_at), Qt::ISODateWithMs);
+    item->setText(RunColStarted, started.isValid()
+                                     ? QLocale().toString(started.toLocalTime(), QLocale::ShortFormat)
+                                     : QString::fromStdString(r.started_at));
+    item->setText(RunColStatus, runStatusText(r.status));
+    if (!r.error.empty())
+      item->setToolTip(RunColStatus, QString::fromStdString(r.error));
+    if (r.status == sailor::RunStatus::Failed)
+      item->setForeground(RunColStatus, QColor(0xB00020));
+    item->setText(RunColIterations,
+                  tr("%1 of %2").arg(r.iterations_done).arg(r.iterations_planned));
+    item->setTextAlignment(RunColIterations, Qt::AlignRight | Qt::AlignVCenter);
+    item->setText(RunColFinalLoss, e.final_loss ? QString::number(*e.final_loss, 'f', 4)
+                                                : QStringLiteral("-"));
+    item->setTextAlignment(RunColFinalLoss, Qt::AlignRight | Qt::AlignVCenter);
+    if (r.id == selected)
+      runs_->setCurrentItem(item);
+  }
+}
+
+void RunMonitor::showRun(const sailor::RunRecord& run,
+                         const std::vector<sailor::IterationRecord>& iterations,
+                         const std::vector<sailor::EventRecord>& events) {
+  clearRun();
+  stored_ = true;
+  run_id_ = run.id;
+  std::set<int> seen;  // iterations shown from their events
+  for (const sailor::EventRecord& rec : events) {
+    try {
+      const sailor::RunEvent e = sailor::runEventFromJson(rec.payload);
+      if (const auto* it = e.as<sailor::IterationEvent>())
+        seen.insert(it->iteration);
+      applyEvent(e);
+      stored_ = true;  // run_started clears the run shown
+      run_id_ = run.id;
+    } catch (const std::exception& err) {
+      appendLog(QString::fromStdString(rec.time),
+                tr("stored event %1 (%2) could not be read: %3")
+                    .arg(rec.seq)
+                    .arg(QString::fromStdString(rec.kind))
+                    .arg(QString::fromUtf8(err.what())));
+    }
+  }
+  for (const sailor::IterationRecord& rec : iterations) {
+    if (seen.count(rec.iteration))
+      continue;
+    try {
+      onIteration(sailor::iterationFromRecord(rec), {});
+    } catch (const std::exception& err) {
+      appendLog({}, tr("stored iteration %1 could not be read: %2")
+                        .arg(rec.iteration)
+                        .arg(QString::fromUtf8(err.what())));
+    }
+  }
+  if (!finished_ && run.status != sailor::RunStatus::Running) {
+    sailor::RunFinishedEvent f;
+    f.status = run.status;
+    f.iterations_done = run.iterations_done;
+    f.seconds = kNaN;
+    f.error = run.error;
+    onFinished(f, QString::fromStdString(run.finished_at));
+  }
+  if (!started_) {
+    // No run_started event: the header from the record.
+    sailor::RunStartedEvent s;
+    s.name = run.name;
+    s.world_size = run.world_size;
+    s.iterations = run.iterations_planned;
+    started_ = s;
+  }
+  updateStatus();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Drawing helpers
+
+void RunMonitor::replot(QCustomPlot* plot, bool include_prediction) {
+  if (plot == memory_plot_) {
+    double top = 0;
+    int ranks = 0;
+    for (const auto& [rank, bytes] : peak_memory_) {
+      top = std::max(top, static_cast<double>(bytes) / kMiB);
+      ranks = std::max(ranks, rank + 1);
+    }
+    plot->xAxis->setRange(-0.5, std::max(ranks, 1) - 0.5);
+    zeroBasedRange(plot->yAxis, top);
+  } else {
+    double last = 0, top = kNaN, bottom = kNaN;
+    for (int g = 0; g < plot->graphCount(); ++g) {
+      const QCPGraph* graph = plot->graph(g);
+      if (graph->data()->isEmpty())
+        continue;
+      last = std::max(last, (graph->data()->constEnd() - 1)->key);
+      const double m = graphMax(graph);
+      if (std::isfinite(m))
+        top = std::isfinite(top) ? std::max(top, m) : m;
+      for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it)
+        if (std::isfinite(it->value))
+          bottom = std::isfinite(bottom) ? std::min(bottom, it->value) : it->value;
+    }
+    // A little room at both ends, so that the first and last points are not cut by the frame.
+    const double span = std::max(1.0, last);
+    plot->xAxis->setRange(-0.02 * span, span * 1.02);
+    if (plot == loss_plot_) {
+      // Loss: the data's own range (it starts near ln 256 and falls), with a margin.
+      if (std::isfinite(top)) {
+        const double pad = std::max(0.05, (top - bottom) * 0.08);
+        plot->yAxis->setRange(bottom - pad, top + pad);
+      } else {
+        plot->yAxis->setRange(0, 1);
+      }
+    } else {
+      zeroBasedRange(plot->yAxis, top, include_prediction ? predicted_s_ : kNaN);
+    }
+  }
+  plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void RunMonitor::setPredictedIterationSeconds(double s) {
+  predicted_s_ = std::isfinite(s) && s > 0 ? s : kNaN;
+  updatePrediction();
+  replot(time_plot_, true);
+}
+
+void RunMonitor::updatePrediction() {
+  const bool shown = std::isfinite(predicted_s_);
+  prediction_line_->setVisible(shown);
+  prediction_label_->setVisible(shown);
+  if (!shown)
+    return;
+  prediction_line_->point1->setCoords(0, predicted_s_);
+  prediction_line_->point2->setCoords(1, predicted_s_);
+  prediction_label_->position->setCoords(0.98, predicted_s_);
+  prediction_label_->setText(tr("predicted %1 s (plan's GPUs)").arg(seconds(predicted_s_)));
+}
+
+void RunMonitor::setCell(int row, int column, const QString& text) {
+  QTableWidgetItem* item = workers_->item(row, column);
+  if (!item) {
+    item = new QTableWidgetItem;
+    if (column == ColRank || column == ColStage || column == ColReplica || column == ColTpRank ||
+        column == ColPid)
+      item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    workers_->setItem(row, column, item);
+  }
+  item->setText(text);
+}
+
+void RunMonitor::setWorkerState(int rank, WorkerState state, const QString& detail) {
+  const auto it = worker_rows_.find(rank);
+  if (it == worker_rows_.end())
+    return;
+  it->second.state = state;
+  setCell(it->second.row, ColState, workerStateName(state));
+  QTableWidgetItem* item = workers_->item(it->second.row, ColState);
+  QColor colour;
+  switch (state) {
+    case WorkerState::Starting:
+    case WorkerState::Ready: colour = QColor(0x6c6c6c); break;
+    case WorkerState::Running: colour = QColor(0x1b5e20); break;
+    case WorkerState::Finished: colour = palette().color(QPalette::Text); break;
+    case WorkerState::Stopped: colour = QColor(0x8d6e00); break;
+    case WorkerState::Failed: colour = QColor(0xB00020); break;
+  }
+  item->setForeground(colour);
+  QFont f = workers_->font();
+  f.setBold(state == WorkerState::Failed);
+  item->setFont(f);
+  item->setToolTip(detail);
+}
+
+void RunMonitor::markReport(int rank, const QString& time) {
+  const auto it = worker_rows_.find(rank);
+  if (it != worker_rows_.end() && !time.isEmpty())
+    setCell(it->second.row, ColLastReport, clockTime(time));
+}
+
+void RunMonitor::appendLog(const QString& time, const QString& text) {
+  const QString when = clockTime(time);
+  log_->appendPlainText(when.isEmpty() ? text : when + QStringLiteral("  ") + text);
+}
+
+void RunMonitor::showBanner(const QString& text, const QString& details) {
+  banner_->setText(text);
+  banner_->setToolTip(details);
+  banner_->show();
+}
+
+void RunMonitor::updateStatus() {
+  if (!started_ && run_id_ == 0) {
+    status_->setText(tr("No run yet: choose a plan and press Start, or open a past run."));
+    return;
+  }
+  QStringList parts;
+  const QString name = started_ ? QString::fromStdString(started_->name) : QString();
+  parts << (stored_ ? tr("Stored run %1 (%2)") : tr("Run %1 (%2)")).arg(run_id_).arg(name);
+  const int planned = started_ ? started_->iterations : 0;
+  if (last_iteration_) {
+    parts << tr("iteration %1 of %2").arg(last_iteration_->iteration + 1).arg(planned);
+    parts << tr("loss %1").arg(QString::number(last_iteration_->loss, 'f', 3));
+    parts << tr("%1 s per iteration").arg(seconds(last_iteration_->iteration_seconds));
+  } else if (!worker_rows_.empty()) {
+    parts << tr("%n worker(s) starting", "", static_cast<int>(worker_rows_.size()));
+  }
+  if (finished_)
+    parts << runStatusText(finished_->status);
+  status_->setText(parts.join(QStringLiteral(" \u00b7 ")));
+}
+
+}  // namespace sailor::studio

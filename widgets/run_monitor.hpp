@@ -1,0 +1,195 @@
+// The run monitor: one training run of the bundled runtime, live or reopened from the run store.
+// Plots of loss, iteration time against the plan's prediction, throughput, per-stage compute and
+// communication times and peak memory per rank; a table of the workers and their state; an
+// error banner; a log of warnings; the list of past runs; Start and Stop buttons.
+//
+// A view only: fed through its public slots with the engine's decoded events
+// (sailor/run_events.hpp) and stored records (sailor/run_store.hpp). It never starts a process
+// nor opens the store: the studio wires RunClient's signals and RunHistory's results to it, and
+// its startRequested / stopRequested / reopenRequested / refreshRunsRequested signals back.
+//
+// One run at a time: a run_started event (or showRun) clears what was shown before, except the
+// predicted iteration time (set per plan by the studio) and the past-runs list.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include <QString>
+#include <QWidget>
+
+#include "sailor/run_events.hpp"
+#include "sailor/run_store.hpp"
+
+class QComboBox;
+class QCustomPlot;
+class QCPItemStraightLine;
+class QCPItemText;
+class QCPBars;
+class QLabel;
+class QPlainTextEdit;
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+class QTabWidget;
+class QTreeWidget;
+class QTreeWidgetItem;
+
+namespace sailor::studio {
+
+class RunMonitor : public QWidget {
+  Q_OBJECT
+
+ public:
+  enum class WorkerState { Starting, Ready, Running, Finished, Stopped, Failed };
+  // Worker table columns.
+  enum Column {
+    ColRank,
+    ColStage,
+    ColReplica,
+    ColTpRank,
+    ColGpu,
+    ColZone,
+    ColPid,
+    ColDevice,
+    ColState,
+    ColLastIteration,
+    ColLastReport,
+    ColumnCount
+  };
+  // Past-runs list columns.
+  enum RunColumn {
+    RunColId,
+    RunColName,
+    RunColStarted,
+    RunColStatus,
+    RunColIterations,
+    RunColFinalLoss,
+    RunColumnCount
+  };
+
+  explicit RunMonitor(QWidget* parent = nullptr);
+  ~RunMonitor() override;
+
+  static QString workerStateName(WorkerState state);  // translated: "starting", "ready", ...
+  static QString runStatusText(sailor::RunStatus status);  // translated status names
+
+  // --- state, for the studio and the tests ---
+  QCustomPlot* lossPlot() const { return loss_plot_; }
+  QCustomPlot* iterationTimePlot() const { return time_plot_; }  // graph 0: measured
+  QCustomPlot* throughputPlot() const { return throughput_plot_; }
+  // Per stage s: graph 2s compute, graph 2s + 1 communication (dashed), in the stage's colour.
+  QCustomPlot* stageTimePlot() const { return stage_plot_; }
+  QCustomPlot* memoryPlot() const { return memory_plot_; }  // bars: x = rank, MiB
+  QCPBars* memoryBars() const { return memory_bars_; }
+  QTableWidget* workerTable() const { return workers_; }  // one row per rank, by rank
+  QTreeWidget* pastRunsView() const { return runs_; }
+  QPlainTextEdit* logView() const { return log_; }
+  std::optional<WorkerState> workerState(int rank) const;
+  bool errorShown() const;
+  QString errorText() const;   // the banner's text (empty when hidden)
+  QString statusText() const;  // the one-line summary above the plots
+  std::int64_t runId() const { return run_id_; }  // the run shown (0: none)
+  double predictedIterationSeconds() const { return predicted_s_; }  // NaN: none
+  bool isRunning() const { return running_; }
+  int iterationsRequested() const;  // the iterations box, for startRequested
+  QString dataSource() const;       // "synthetic" or "text", for startRequested
+
+ public slots:
+  // --- a run, live or replayed ---
+  // One decoded event of the run (RunClient::eventReceived, or a stored event): run_started
+  // clears the previous run; workers_* fill the worker table; iteration adds a point to every
+  // plot; error shows the banner and marks the rank failed; finished ends the workers' states.
+  void applyEvent(const sailor::RunEvent& event);
+  // A failure with no error event to show (sailor refused its input, could not be started,
+  // was killed): shows `message` in the error banner as given.
+  void showFailure(const QString& message);
+  // Forgets the shown run (plots, workers, banner, log). Keeps the prediction and past runs.
+  void clearRun();
+
+  // The plan's predicted iteration time (simulator), drawn as a dashed reference line on the
+  // iteration time plot; NaN or <= 0 hides it.
+  void setPredictedIterationSeconds(double seconds);
+  // Whether a run is going: enables Stop and disables Start (and the run options).
+  void setRunning(bool running);
+  // Whether Start may be pressed when no run is going (e.g. no plan selected); `reason` is the
+  // button's tooltip while it may not.
+  void setStartAvailable(bool available, const QString& reason = {});
+
+  // --- stored runs ---
+  void setPastRuns(const std::vector<sailor::RunListEntry>& runs);
+  // Shows a stored run the way a live one is shown: its events replayed in order (iteration
+  // events decoded from the event payloads; iteration rows without an event are added after).
+  // Events that do not decode are listed in the log, not shown.
+  void showRun(const sailor::RunRecord& run, const std::vector<sailor::IterationRecord>& iterations,
+               const std::vector<sailor::EventRecord>& events);
+
+ signals:
+  void startRequested(int iterations, const QString& data);
+  void stopRequested();
+  void reopenRequested(qint64 run_id);
+  void refreshRunsRequested();
+
+ private:
+  struct WorkerRow {
+    int row = 0;
+    WorkerState state = WorkerState::Starting;
+  };
+  void onRunStarted(std::int64_t run_id, const sailor::RunStartedEvent& event);
+  void onWarning(const sailor::RunWarningEvent& event, const QString& time);
+  void onWorkersStarted(const sailor::WorkersStartedEvent& event, const QString& time);
+  void onWorkersReady(const sailor::WorkersReadyEvent& event, const QString& time);
+  void onIteration(const sailor::IterationEvent& event, const QString& time);
+  void onError(const sailor::RunErrorEvent& event, const QString& time);
+  void onFinished(const sailor::RunFinishedEvent& event, const QString& time);
+  void buildUi();
+  QCustomPlot* makePlot(const QString& title, const QString& x_label, const QString& y_label);
+  void replot(QCustomPlot* plot, bool include_prediction = false);
+  void setWorkerState(int rank, WorkerState state, const QString& detail = {});
+  void setCell(int row, int column, const QString& text);
+  void markReport(int rank, const QString& time);
+  void ensureStageGraphs(int stages);
+  void updatePrediction();
+  void updateStatus();
+  void updateButtons();
+  void appendLog(const QString& time, const QString& text);
+  void showBanner(const QString& text, const QString& details);
+
+  // Widgets (owned by Qt's parent tree).
+  QPushButton* start_ = nullptr;
+  QPushButton* stop_ = nullptr;
+  QSpinBox* iterations_ = nullptr;
+  QComboBox* data_ = nullptr;
+  QLabel* status_ = nullptr;
+  QLabel* banner_ = nullptr;
+  QTabWidget* tabs_ = nullptr;
+  QCustomPlot* loss_plot_ = nullptr;
+  QCustomPlot* time_plot_ = nullptr;
+  QCustomPlot* throughput_plot_ = nullptr;
+  QCustomPlot* stage_plot_ = nullptr;
+  QCustomPlot* memory_plot_ = nullptr;
+  QCPBars* memory_bars_ = nullptr;
+  QCPItemStraightLine* prediction_line_ = nullptr;
+  QCPItemText* prediction_label_ = nullptr;
+  QTableWidget* workers_ = nullptr;
+  QTreeWidget* runs_ = nullptr;
+  QPlainTextEdit* log_ = nullptr;
+
+  // The run shown.
+  std::int64_t run_id_ = 0;
+  std::optional<sailor::RunStartedEvent> started_;
+  std::map<int, WorkerRow> worker_rows_;       // by rank
+  std::map<int, std::int64_t> peak_memory_;    // by rank: bytes, max over iterations so far
+  std::optional<sailor::IterationEvent> last_iteration_;
+  std::optional<sailor::RunFinishedEvent> finished_;
+  int stage_graphs_ = 0;  // stages with graphs in stage_plot_
+  double predicted_s_;    // NaN: none
+  bool running_ = false;
+  bool start_available_ = true;
+  QString start_unavailable_reason_;
+  bool stored_ = false;  // the run shown was reopened from the store
+};
+
+}  // namespace sailor::studio

@@ -1,0 +1,573 @@
+// TradeoffPlot: see tradeoff_plot.hpp.
+#include "tradeoff_plot.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QLocale>
+#include <QMouseEvent>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+namespace sailor::studio {
+
+namespace {
+
+bool samePlan(const sailor::Plan& a, const sailor::Plan& b) {
+  return a.microbatch_size == b.microbatch_size && a.stages == b.stages;
+}
+
+// "1.23", "0.0123", "12,345": four significant digits, no exponent for everyday magnitudes.
+QString number(double v) {
+  const QLocale locale;
+  if (std::abs(v) >= 1000)
+    return locale.toString(v, 'f', 0);
+  if (std::abs(v) >= 1)
+    return locale.toString(v, 'f', 2);
+  return locale.toString(v, 'g', 3);
+}
+
+// Breaks a long message into lines of about `width` characters at spaces (QCPItemText does not
+// wrap).
+QString wrap(const QString& text, int width = 72) {
+  QStringList lines;
+  QString line;
+  for (const QString& word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+    if (!line.isEmpty() && line.size() + 1 + word.size() > width) {
+      lines.append(line);
+      line.clear();
+    }
+    if (!line.isEmpty())
+      line += QLatin1Char(' ');
+    line += word;
+  }
+  if (!line.isEmpty())
+    lines.append(line);
+  return lines.join(QLatin1Char('\n'));
+}
+
+}  // namespace
+
+TradeoffPlot::TradeoffPlot(QWidget* parent) : QWidget(parent) {
+  setFocusPolicy(Qt::StrongFocus);
+
+  throughput_combo_ = new QComboBox(this);
+  throughput_combo_->addItem(tr("iterations/s"));
+  throughput_combo_->addItem(tr("tokens/s"));
+  cost_combo_ = new QComboBox(this);
+  cost_combo_->addItem(tr("USD per iteration"));
+  cost_combo_->addItem(tr("USD per hour"));
+  cost_combo_->addItem(tr("USD per million tokens"));
+  throughput_combo_->setObjectName(QStringLiteral("throughputUnit"));
+  cost_combo_->setObjectName(QStringLiteral("costUnit"));
+
+  auto* header = new QHBoxLayout;
+  header->setContentsMargins(0, 0, 0, 0);
+  auto* throughput_label = new QLabel(tr("&Throughput in"), this);
+  throughput_label->setBuddy(throughput_combo_);
+  auto* cost_label = new QLabel(tr("&Cost in"), this);
+  cost_label->setBuddy(cost_combo_);
+  header->addWidget(throughput_label);
+  header->addWidget(throughput_combo_);
+  header->addSpacing(16);
+  header->addWidget(cost_label);
+  header->addWidget(cost_combo_);
+  header->addStretch(1);
+  constraints_label_ = new QLabel(this);
+  constraints_label_->setObjectName(QStringLiteral("constraints"));
+  header->addWidget(constraints_label_);
+
+  plot_ = new QCustomPlot(this);
+  plot_->setObjectName(QStringLiteral("tradeoffPlot"));
+  plot_->setMinimumSize(320, 240);
+  plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  plot_->setToolTip(QString());  // tooltips are per point (onMouseMove)
+
+  // Drawing order: frontier line under every point, the selection ring on top.
+  frontier_graph_ = plot_->addGraph();
+  frontier_graph_->setName(tr("Pareto frontier"));
+  frontier_graph_->setLineStyle(QCPGraph::lsStepLeft);
+  frontier_graph_->setPen(QPen(QColor(0x4E79A7), 2));
+  frontier_graph_->setScatterStyle(QCPScatterStyle::ssNone);
+
+  all_graph_ = plot_->addGraph();
+  all_graph_->setName(tr("Other Pareto plans"));
+  all_graph_->setLineStyle(QCPGraph::lsNone);
+  all_graph_->setScatterStyle(
+      QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(0x4E79A7), 1.5), QColor(0xD0DDEB), 8));
+
+  top_graph_ = plot_->addGraph();
+  top_graph_->setName(tr("Top plans"));
+  top_graph_->setLineStyle(QCPGraph::lsNone);
+  top_graph_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle,
+                                              QPen(QColor(0xB8641A), 1.5), QColor(0xF28E2B), 10));
+
+  best_graph_ = plot_->addGraph();
+  best_graph_->setName(tr("Best plan"));
+  best_graph_->setLineStyle(QCPGraph::lsNone);
+  best_graph_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond,
+                                               QPen(QColor(0x8B1A1A), 1.5), QColor(0xE15759), 15));
+
+  selected_graph_ = plot_->addGraph();
+  selected_graph_->setName(tr("Selected"));
+  selected_graph_->setLineStyle(QCPGraph::lsNone);
+  selected_graph_->setScatterStyle(
+      QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(Qt::black, 2.5), Qt::NoBrush, 22));
+  selected_graph_->removeFromLegend();
+
+  // The legend in a row above the axes, where it never hides a point.
+  plot_->legend->setVisible(true);
+  plot_->legend->setBorderPen(Qt::NoPen);
+  plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
+  plot_->legend->setWrap(4);
+  plot_->plotLayout()->insertRow(0);
+  plot_->plotLayout()->addElement(0, 0, plot_->legend);
+  plot_->plotLayout()->setRowStretchFactor(0, 0.001);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addLayout(header);
+  layout->addWidget(plot_, 1);
+
+  connect(throughput_combo_, &QComboBox::currentIndexChanged, this, [this](int i) {
+    setThroughputUnit(i == 1 ? ThroughputUnit::TokensPerS : ThroughputUnit::IterationsPerS);
+  });
+  connect(cost_combo_, &QComboBox::currentIndexChanged, this, [this](int i) {
+    setCostUnit(i == 1   ? CostUnit::UsdPerHour
+                : i == 2 ? CostUnit::UsdPerMillionTokens
+                         : CostUnit::UsdPerIteration);
+  });
+  connect(plot_, &QCustomPlot::mouseMove, this, &TradeoffPlot::onMouseMove);
+  connect(plot_, &QCustomPlot::mousePress, this, &TradeoffPlot::onMousePress);
+  connect(plot_, &QCustomPlot::mouseRelease, this, &TradeoffPlot::onMouseRelease);
+  connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent*) { rebuild(); });
+
+  rebuild();
+}
+
+TradeoffPlot::~TradeoffPlot() = default;
+
+void TradeoffPlot::setResult(std::shared_ptr<const sailor::PlanResult> result,
+                             const sailor::Job& job) {
+  result_ = std::move(result);
+  job_ = job;
+  points_.clear();
+  in_best_.clear();
+  selected_ = -1;
+  if (result_) {
+    for (const auto& p : result_->best) {
+      const bool seen = std::any_of(points_.begin(), points_.end(), [&](const auto* q) {
+        return samePlan(q->plan, p.plan);
+      });
+      if (!seen) {
+        points_.push_back(&p);
+        in_best_.push_back(true);
+      }
+    }
+    for (const auto& p : result_->pareto) {
+      const bool seen = std::any_of(points_.begin(), points_.end(), [&](const auto* q) {
+        return samePlan(q->plan, p.plan);
+      });
+      if (!seen) {
+        points_.push_back(&p);
+        in_best_.push_back(false);
+      }
+    }
+  }
+  rebuild();
+}
+
+void TradeoffPlot::setConstraints(const sailor::PlannerOptions& options) {
+  constraints_ = options;
+  rebuild();
+}
+
+void TradeoffPlot::clear() {
+  result_.reset();
+  points_.clear();
+  in_best_.clear();
+  selected_ = -1;
+  rebuild();
+}
+
+void TradeoffPlot::setThroughputUnit(ThroughputUnit unit) {
+  const int index = unit == ThroughputUnit::TokensPerS ? 1 : 0;
+  if (throughput_combo_->currentIndex() != index)
+    throughput_combo_->setCurrentIndex(index);  // re-enters through the combo's signal
+  if (unit == throughput_unit_)
+    return;
+  throughput_unit_ = unit;
+  rebuild();
+}
+
+void TradeoffPlot::setCostUnit(CostUnit unit) {
+  const int index = unit == CostUnit::UsdPerHour ? 1 : unit == CostUnit::UsdPerMillionTokens ? 2 : 0;
+  if (cost_combo_->currentIndex() != index)
+    cost_combo_->setCurrentIndex(index);
+  if (unit == cost_unit_)
+    return;
+  cost_unit_ = unit;
+  rebuild();
+}
+
+double TradeoffPlot::tokensPerIteration() const {
+  return static_cast<double>(job_.global_batch_size) * job_.sequence_length;
+}
+
+double TradeoffPlot::costOf(const sailor::PlannedPlan& p) const {
+  switch (cost_unit_) {
+    case CostUnit::UsdPerIteration: return p.prediction.usd_per_iteration;
+    case CostUnit::UsdPerHour: return p.prediction.usd_per_hour;
+    case CostUnit::UsdPerMillionTokens:
+      return tokensPerIteration() > 0 ? p.prediction.usd_per_iteration / tokensPerIteration() * 1e6
+                                      : 0;
+  }
+  return 0;
+}
+
+double TradeoffPlot::throughputOf(const sailor::PlannedPlan& p) const {
+  return throughput_unit_ == ThroughputUnit::TokensPerS ? p.prediction.tokens_per_s
+                                                        : p.prediction.iterations_per_s;
+}
+
+QPointF TradeoffPlot::pointValue(int index) const {
+  if (index < 0 || index >= static_cast<int>(points_.size()))
+    return {};
+  const auto& p = *points_[static_cast<std::size_t>(index)];
+  return {costOf(p), throughputOf(p)};
+}
+
+QPoint TradeoffPlot::pointPixel(int index) const {
+  const QPointF v = pointValue(index);
+  return QPointF(plot_->xAxis->coordToPixel(v.x()), plot_->yAxis->coordToPixel(v.y())).toPoint();
+}
+
+int TradeoffPlot::nearestPoint(const QPointF& pixel) const {
+  int best = -1;
+  double best_d2 = kPickRadiusPx * kPickRadiusPx;
+  for (int i = 0; i < static_cast<int>(points_.size()); ++i) {
+    const QPointF v = pointValue(i);
+    const double dx = plot_->xAxis->coordToPixel(v.x()) - pixel.x();
+    const double dy = plot_->yAxis->coordToPixel(v.y()) - pixel.y();
+    const double d2 = dx * dx + dy * dy;
+    if (d2 <= best_d2) {
+      best_d2 = d2;
+      best = i;
+    }
+  }
+  return best;
+}
+
+QString TradeoffPlot::tooltipText(int index) const {
+  const auto& pp = *points_[static_cast<std::size_t>(index)];
+  const auto& pred = pp.prediction;
+  // GPUs by type, in order of first appearance.
+  std::vector<std::pair<std::string, int>> gpus;
+  for (const auto& s : pp.plan.stages)
+    for (const auto& r : s.replicas) {
+      auto it = std::find_if(gpus.begin(), gpus.end(), [&](const auto& g) { return g.first == r.gpu_type; });
+      if (it == gpus.end())
+        gpus.emplace_back(r.gpu_type, r.tp);
+      else
+        it->second += r.tp;
+    }
+  QStringList by_type;
+  for (const auto& [type, n] : gpus)
+    by_type.append(tr("%1× %2").arg(n).arg(QString::fromStdString(type)));
+
+  QString role;
+  if (result_ && !result_->best.empty() && samePlan(result_->best.front().plan, pp.plan))
+    role = tr("Best plan");
+  else if (in_best_[static_cast<std::size_t>(index)])
+    role = tr("Top plan");
+  else
+    role = tr("Pareto plan");
+  if (std::find(frontier_.begin(), frontier_.end(), index) != frontier_.end())
+    role += tr(", on the displayed frontier");
+
+  QStringList lines;
+  lines << tr("Plan %1 (%2)").arg(index + 1).arg(role);
+  lines << tr("Stages: %1, microbatch size %2")
+               .arg(pp.plan.stages.size())
+               .arg(pp.plan.microbatch_size);
+  lines << tr("GPUs: %1 (%2)").arg(pp.plan.gpuCount()).arg(by_type.join(QStringLiteral(", ")));
+  lines << tr("Throughput: %1 it/s, %2 tokens/s")
+               .arg(number(pred.iterations_per_s), number(pred.tokens_per_s));
+  lines << tr("Cost: $%1 per iteration, $%2 per hour")
+               .arg(number(pred.usd_per_iteration), number(pred.usd_per_hour));
+  return lines.join(QLatin1Char('\n'));
+}
+
+void TradeoffPlot::rebuild() {
+  plot_->clearItems();
+  const int n = static_cast<int>(points_.size());
+
+  // The frontier of what is displayed: cost per iteration and per million tokens differ by a
+  // constant factor (tokens per iteration), as do iterations/s and tokens/s, so they share one
+  // frontier; cost per hour is cost per iteration x iterations per hour and does not: a plan
+  // can be cheaper per iteration yet dearer per hour. So the frontier is recomputed here in the
+  // displayed units rather than taken from result.pareto (which is per iteration).
+  std::vector<int> order(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i)
+    order[static_cast<std::size_t>(i)] = i;
+  std::sort(order.begin(), order.end(), [this](int a, int b) {
+    const QPointF pa = pointValue(a), pb = pointValue(b);
+    return pa.x() != pb.x() ? pa.x() < pb.x() : pa.y() > pb.y();
+  });
+  frontier_.clear();
+  double best_throughput = -std::numeric_limits<double>::infinity();
+  for (int i : order)
+    if (pointValue(i).y() > best_throughput) {
+      best_throughput = pointValue(i).y();
+      frontier_.push_back(i);
+    }
+
+  QVector<double> ax, ay, fx, fy, tx, ty, bx, by;
+  for (int i = 0; i < n; ++i) {
+    const QPointF v = pointValue(i);
+    if (!in_best_[static_cast<std::size_t>(i)]) {
+      ax << v.x();
+      ay << v.y();
+    } else {
+      if (i == 0) {  // result.best is first in points() and best first
+        bx << v.x();
+        by << v.y();
+      } else {
+        tx << v.x();
+        ty << v.y();
+      }
+    }
+  }
+  for (int i : frontier_) {
+    fx << pointValue(i).x();
+    fy << pointValue(i).y();
+  }
+  if (!frontier_.empty()) {
+    // The last step goes on to the right (paying more buys no more throughput), so that a
+    // frontier of one plan is still drawn; the axis clips it.
+    const double span = std::max(std::abs(fx.back()), std::abs(fx.back() - fx.front()));
+    fx << fx.back() + 1000 * std::max(span, 1e-12);
+    fy << fy.back();
+  }
+  all_graph_->setData(ax, ay);
+  frontier_graph_->setData(fx, fy);
+  top_graph_->setData(tx, ty);
+  best_graph_->setData(bx, by);
+
+  const bool cost_objective =
+      constraints_ && constraints_->objective == sailor::Objective::Cost;
+  best_graph_->setName(cost_objective ? tr("Best plan (minimum cost per iteration)")
+                                      : tr("Best plan (maximum throughput)"));
+  frontier_graph_->setName(tr("Pareto frontier (in the displayed units)"));
+  // Legend entries only for what is there, always in this order.
+  const std::array<QCPGraph*, 4> legend_order = {all_graph_, top_graph_, best_graph_,
+                                                 frontier_graph_};
+  for (QCPGraph* g : legend_order)
+    g->removeFromLegend();
+  for (QCPGraph* g : legend_order)
+    if (!g->data()->isEmpty())
+      g->addToLegend();
+  plot_->legend->setVisible(n > 0);
+
+  switch (cost_unit_) {
+    case CostUnit::UsdPerIteration: plot_->xAxis->setLabel(tr("Cost (USD per iteration)")); break;
+    case CostUnit::UsdPerHour: plot_->xAxis->setLabel(tr("Cost (USD per hour)")); break;
+    case CostUnit::UsdPerMillionTokens:
+      plot_->xAxis->setLabel(tr("Cost (USD per million tokens)"));
+      break;
+  }
+  plot_->yAxis->setLabel(throughput_unit_ == ThroughputUnit::TokensPerS
+                             ? tr("Throughput (tokens/s)")
+                             : tr("Throughput (iterations/s)"));
+
+  // Ranges: the points, plus the constraint values near them.
+  double xmin = std::numeric_limits<double>::infinity(), xmax = -xmin, ymin = xmin, ymax = -xmin;
+  for (int i = 0; i < n; ++i) {
+    const QPointF v = pointValue(i);
+    xmin = std::min(xmin, v.x());
+    xmax = std::max(xmax, v.x());
+    ymin = std::min(ymin, v.y());
+    ymax = std::max(ymax, v.y());
+  }
+
+  // Constraint lines. A budget per iteration is also a budget per million tokens (a constant
+  // factor); a budget per hour has no equivalent per iteration and is drawn only per hour.
+  struct Line {
+    bool vertical;
+    double value;
+    QString label;
+  };
+  std::vector<Line> lines;
+  // All constraints, drawn or not, in the header.
+  QStringList constraint_texts;
+  if (constraints_) {
+    if (constraints_->max_usd_per_iteration)
+      constraint_texts << tr("max $%1 per iteration").arg(number(*constraints_->max_usd_per_iteration));
+    if (constraints_->max_usd_per_hour)
+      constraint_texts << tr("max $%1 per hour").arg(number(*constraints_->max_usd_per_hour));
+    if (constraints_->min_iterations_per_s)
+      constraint_texts << tr("min %1 iterations/s").arg(number(*constraints_->min_iterations_per_s));
+  }
+  constraints_label_->setText(constraint_texts.isEmpty()
+                                  ? QString()
+                                  : tr("Constraints: %1").arg(constraint_texts.join(QStringLiteral(" · "))));
+  if (constraints_ && n > 0) {
+    if (constraints_->max_usd_per_iteration) {
+      const double usd = *constraints_->max_usd_per_iteration;
+      const QString label = tr("max $%1 per iteration").arg(number(usd));
+      if (cost_unit_ == CostUnit::UsdPerIteration)
+        lines.push_back({true, usd, label});
+      else if (cost_unit_ == CostUnit::UsdPerMillionTokens && tokensPerIteration() > 0)
+        lines.push_back({true, usd / tokensPerIteration() * 1e6, label});
+    }
+    if (constraints_->max_usd_per_hour && cost_unit_ == CostUnit::UsdPerHour)
+      lines.push_back({true, *constraints_->max_usd_per_hour,
+                       tr("max $%1 per hour").arg(number(*constraints_->max_usd_per_hour))});
+    if (constraints_->min_iterations_per_s) {
+      const double its = *constraints_->min_iterations_per_s;
+      lines.push_back({false,
+                       throughput_unit_ == ThroughputUnit::TokensPerS ? its * tokensPerIteration()
+                                                                      : its,
+                       tr("min %1 iterations/s").arg(number(its))});
+    }
+  }
+  // A constraint far from every point would squash them; it widens the range only when within
+  // the points' own span of them.
+  const double xspan = std::max(xmax - xmin, std::abs(xmax) * 0.2);
+  const double yspan = std::max(ymax - ymin, std::abs(ymax) * 0.2);
+  for (const auto& l : lines) {
+    if (l.vertical && l.value >= xmin - xspan && l.value <= xmax + xspan) {
+      xmin = std::min(xmin, l.value);
+      xmax = std::max(xmax, l.value);
+    } else if (!l.vertical && l.value >= ymin - yspan && l.value <= ymax + yspan) {
+      ymin = std::min(ymin, l.value);
+      ymax = std::max(ymax, l.value);
+    }
+  }
+  const QPen constraint_pen(QColor(0xC0392B), 1.5, Qt::DashLine);
+  for (const auto& l : lines) {
+    auto* line = new QCPItemStraightLine(plot_);
+    line->setPen(constraint_pen);
+    auto* text = new QCPItemText(plot_);
+    text->setText(l.label);
+    text->setColor(constraint_pen.color());
+    text->setPadding(QMargins(3, 1, 3, 1));
+    if (l.vertical) {
+      line->point1->setCoords(l.value, 0);
+      line->point2->setCoords(l.value, 1);
+      text->position->setTypeX(QCPItemPosition::ptPlotCoords);
+      text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+      text->position->setCoords(l.value, 0.0);
+      text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    } else {
+      line->point1->setCoords(0, l.value);
+      line->point2->setCoords(1, l.value);
+      text->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+      text->position->setTypeY(QCPItemPosition::ptPlotCoords);
+      text->position->setCoords(0.0, l.value);
+      text->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+    }
+  }
+
+  if (n > 0) {
+    message_.clear();
+    const double xpad = std::max(xmax - xmin, std::abs(xmax) * 0.1) * 0.08;
+    const double ypad = std::max(ymax - ymin, std::abs(ymax) * 0.1) * 0.08;
+    plot_->xAxis->setRange(std::max(0.0, xmin - xpad), xmax + xpad);
+    plot_->yAxis->setRange(std::max(0.0, ymin - ypad), ymax + ypad * 2.5);  // room for labels
+  } else {
+    if (!result_)
+      message_ = tr("No planner result yet: plan to see the trade-off between throughput and cost.");
+    else if (!result_->no_plan_reason.empty())
+      message_ = tr("No plan: %1").arg(QString::fromStdString(result_->no_plan_reason));
+    else
+      message_ = tr("The planner returned no plan.");
+    auto* text = new QCPItemText(plot_);
+    text->position->setType(QCPItemPosition::ptAxisRectRatio);
+    text->position->setCoords(0.5, 0.5);
+    text->setPositionAlignment(Qt::AlignCenter);
+    text->setTextAlignment(Qt::AlignCenter);
+    text->setText(wrap(message_));
+    QFont font = text->font();
+    font.setPointSizeF(font.pointSizeF() * 1.15);
+    text->setFont(font);
+    text->setColor(QColor(0x555555));
+    plot_->xAxis->setRange(0, 1);
+    plot_->yAxis->setRange(0, 1);
+  }
+  updateSelectionGraph();
+}
+
+void TradeoffPlot::updateSelectionGraph() {
+  if (selected_ >= 0 && selected_ < static_cast<int>(points_.size())) {
+    const QPointF v = pointValue(selected_);
+    selected_graph_->setData(QVector<double>{v.x()}, QVector<double>{v.y()});
+  } else {
+    selected_graph_->data()->clear();
+  }
+  plot_->replot();
+}
+
+void TradeoffPlot::selectPlan(int index) {
+  if (index < -1 || index >= static_cast<int>(points_.size()))
+    index = -1;
+  if (index == selected_)
+    return;
+  selected_ = index;
+  updateSelectionGraph();
+  emit planSelected(index);
+}
+
+void TradeoffPlot::keyPressEvent(QKeyEvent* event) {
+  // Left/Right step through the plans by increasing displayed cost.
+  if ((event->key() == Qt::Key_Left || event->key() == Qt::Key_Right) && !points_.empty()) {
+    std::vector<int> order(points_.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+      order[i] = static_cast<int>(i);
+    std::stable_sort(order.begin(), order.end(),
+                     [this](int a, int b) { return pointValue(a).x() < pointValue(b).x(); });
+    const auto at = std::find(order.begin(), order.end(), selected_);
+    int pos = at == order.end() ? -1 : static_cast<int>(at - order.begin());
+    pos = event->key() == Qt::Key_Right ? std::min(pos + 1, static_cast<int>(order.size()) - 1)
+                                        : std::max(pos - 1, 0);
+    selectPlan(order[static_cast<std::size_t>(pos)]);
+    event->accept();
+    return;
+  }
+  QWidget::keyPressEvent(event);
+}
+
+void TradeoffPlot::onMouseMove(QMouseEvent* event) {
+  if (event->buttons() != Qt::NoButton)
+    return;  // dragging the view
+  const int i = nearestPoint(event->position());
+  if (i >= 0)
+    QToolTip::showText(event->globalPosition().toPoint(), tooltipText(i), plot_);
+  else
+    QToolTip::hideText();
+}
+
+void TradeoffPlot::onMousePress(QMouseEvent* event) {
+  press_pos_ = event->position().toPoint();
+}
+
+void TradeoffPlot::onMouseRelease(QMouseEvent* event) {
+  if (event->button() != Qt::LeftButton)
+    return;
+  // A click, not the end of a drag of the view.
+  if ((event->position().toPoint() - press_pos_).manhattanLength() > 4)
+    return;
+  const int i = nearestPoint(event->position());
+  if (i >= 0)
+    selectPlan(i);
+}
+
+}  // namespace sailor::studio

@@ -1,0 +1,112 @@
+// The trade-off plot: every plan of a planner result (its top plans and its Pareto set) as a
+// point of throughput (Y) against cost (X), in units the user picks, with the Pareto frontier of
+// what is displayed, the best plans highlighted, the planner's constraints as lines, hover
+// tooltips and click-to-select. A view only: it never runs the planner.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <QPoint>
+#include <QPointF>
+#include <QWidget>
+
+#include "sailor/job.hpp"
+#include "sailor/planner.hpp"
+
+class QComboBox;
+class QCustomPlot;
+class QCPGraph;
+class QKeyEvent;
+class QLabel;
+class QMouseEvent;
+
+namespace sailor::studio {
+
+class TradeoffPlot : public QWidget {
+  Q_OBJECT
+
+ public:
+  enum class ThroughputUnit { IterationsPerS, TokensPerS };
+  enum class CostUnit { UsdPerIteration, UsdPerHour, UsdPerMillionTokens };
+
+  explicit TradeoffPlot(QWidget* parent = nullptr);
+  ~TradeoffPlot() override;
+
+  // Shows every plan of `result` (best ∪ pareto, without duplicates). A null or empty result
+  // shows its no_plan_reason. Clears the selection. The widget keeps `result` alive.
+  void setResult(std::shared_ptr<const sailor::PlanResult> result, const sailor::Job& job);
+  // Constraint lines and which plan the objective ranks first (for the legend).
+  void setConstraints(const sailor::PlannerOptions& options);
+  void clear();
+
+  // The plotted plans, in index order: result.best in order, then the Pareto plans that are
+  // not among them, by increasing cost. Pointers into the result given to setResult().
+  const std::vector<const sailor::PlannedPlan*>& points() const { return points_; }
+
+  ThroughputUnit throughputUnit() const { return throughput_unit_; }
+  CostUnit costUnit() const { return cost_unit_; }
+  void setThroughputUnit(ThroughputUnit unit);  // also updates the header's combo box
+  void setCostUnit(CostUnit unit);
+
+  // Point `index` in displayed units: x = cost, y = throughput.
+  QPointF pointValue(int index) const;
+  // Point `index` in pixels of plot() (for QTest::mouseClick on plot()).
+  QPoint pointPixel(int index) const;
+  // Indices of points() on the Pareto frontier of the displayed units, by increasing cost.
+  const std::vector<int>& frontier() const { return frontier_; }
+
+  int selectedIndex() const { return selected_; }
+  // Selects point `index` (-1: none) and emits planSelected when the selection changes.
+  void selectPlan(int index);
+
+  QCustomPlot* plot() const { return plot_; }
+  // What the plot says instead of points (no plan, no result); empty when it shows points.
+  QString message() const { return message_; }
+
+  // Pixels around a point within which hovering shows its tooltip and a click selects it.
+  static constexpr double kPickRadiusPx = 12.0;
+
+ signals:
+  void planSelected(int index);
+
+ protected:
+  void keyPressEvent(QKeyEvent* event) override;
+
+ private:
+  double costOf(const sailor::PlannedPlan& p) const;
+  double throughputOf(const sailor::PlannedPlan& p) const;
+  double tokensPerIteration() const;
+  int nearestPoint(const QPointF& pixel) const;  // -1 when none within kPickRadiusPx
+  QString tooltipText(int index) const;
+  void rebuild();  // after a change of data or units
+  void updateSelectionGraph();
+  void onMouseMove(QMouseEvent* event);
+  void onMousePress(QMouseEvent* event);
+  void onMouseRelease(QMouseEvent* event);
+
+  QComboBox* throughput_combo_ = nullptr;
+  QComboBox* cost_combo_ = nullptr;
+  QLabel* constraints_label_ = nullptr;
+  QCustomPlot* plot_ = nullptr;
+  QCPGraph* all_graph_ = nullptr;
+  QCPGraph* frontier_graph_ = nullptr;
+  QCPGraph* top_graph_ = nullptr;
+  QCPGraph* best_graph_ = nullptr;
+  QCPGraph* selected_graph_ = nullptr;
+
+  std::shared_ptr<const sailor::PlanResult> result_;
+  sailor::Job job_;
+  std::optional<sailor::PlannerOptions> constraints_;
+  std::vector<const sailor::PlannedPlan*> points_;
+  std::vector<bool> in_best_;  // per point: among result.best
+  std::vector<int> frontier_;
+  int selected_ = -1;
+  QString message_;
+  QPoint press_pos_;
+  ThroughputUnit throughput_unit_ = ThroughputUnit::IterationsPerS;
+  CostUnit cost_unit_ = CostUnit::UsdPerIteration;
+};
+
+}  // namespace sailor::studio
