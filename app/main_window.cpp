@@ -18,6 +18,7 @@
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QScrollArea>
+#include <QSignalBlocker>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -192,9 +193,13 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     const EditResult r = document_->newFromDefault();
     if (!r.ok()) showBanner(r.message);
   }
-  // The studio lists more plans than the command line's default: they are the plot's points.
+  // The studio asks for the Pareto frontier too (a few seconds on the default scenario): with
+  // the best plans it makes the plot's points. More best plans cost more than they show: the
+  // planner's pruning window grows with them (docs/planner.md), e.g. 4 s for 3 plans but 100 s
+  // for 20 with the frontier on the default scenario.
   sailor::PlannerOptions planner_defaults;
-  planner_defaults.top_k = 20;
+  planner_defaults.top_k = 3;
+  planner_defaults.pareto = true;
   job_panel_->setOptions(planner_defaults);
   try {
     std::ifstream in(sailor::resourceDir() + "/jobs/default.json");
@@ -411,7 +416,10 @@ void MainWindow::onPlanFinished(quint64, std::shared_ptr<const sailor::PlanResul
   int index = 0;
   for (size_t i = 0; i < points.size(); ++i)
     if (points[i]->plan == best.plan) index = static_cast<int>(i);
-  plot_->selectPlan(index);
+  {
+    const QSignalBlocker quiet(plot_);  // selectPlan below, once, whether the index changed or not
+    plot_->selectPlan(index);
+  }
   selectPlan(index);
 }
 
@@ -445,7 +453,7 @@ void MainWindow::selectPlan(int index) {
   }
 }
 
-void MainWindow::startRun(int iterations, const QString& data) {
+void MainWindow::startRun(int iterations, const QString& data_source) {
   if (!selected_ || !result_scenario_ || run_client_->isRunning()) return;
   if (selected_->plan.gpuCount() > maxLocalProcesses() || !catalog_.findModel(result_job_->model)) {
     monitor_->showFailure(tr("This plan cannot run on this machine: it uses %1 GPUs (one process "
@@ -457,7 +465,7 @@ void MainWindow::startRun(int iterations, const QString& data) {
   }
   RunClientOptions o;
   o.iterations = iterations;
-  o.data = data;
+  o.data = data_source;
   o.store_path = options_.run_store;
   // A local run rehearses the plan on this machine's CPU with the runtime's scaled model
   // (docs/runtime.md). The job's global batch (often 1024 sequences) would make each iteration

@@ -8,6 +8,12 @@
 #include <string>
 #include <utility>
 
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 #include <QMetaObject>
 #include <QMetaType>
 
@@ -34,6 +40,20 @@ class ProgressThrottle {
   std::optional<std::chrono::steady_clock::time_point> last_;
   std::mutex mutex_;
 };
+
+// The search's threads (this one and those planSearch starts, which inherit it) run at a lower
+// scheduling priority than the GUI thread: on a machine with as many busy search threads as
+// cores, the GUI thread would otherwise wait for a time slice behind them (tens to hundreds of
+// ms: docs/benchmarks.md, studio responsiveness). The search still gets every idle cycle.
+void lowerThreadPriority() {
+#ifdef __linux__
+  static thread_local bool done = false;
+  if (done) return;
+  done = true;
+  // On Linux the nice value is per thread; new threads inherit it from their creator.
+  (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
+#endif
+}
 
 }  // namespace
 
@@ -75,6 +95,7 @@ quint64 PlanningService::request(PlanRequest req) {
   // The lambda owns everything the search reads (the shared inputs and the token); `this`
   // outlives it because the destructor waits for the pool.
   pool_.start([this, id, token, req = std::move(req)]() {
+    lowerThreadPriority();
     auto post = [this](auto&& call) {
       QMetaObject::invokeMethod(this, std::forward<decltype(call)>(call), Qt::QueuedConnection);
     };

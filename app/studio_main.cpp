@@ -47,9 +47,10 @@ int main(int argc, char** argv) {
   if (qt_translator.load(locale, QStringLiteral("qtbase"), QStringLiteral("_"),
                          QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
     QApplication::installTranslator(&qt_translator);
-  // English is the source language: nothing to load for it.
-  if (locale.language() != QLocale::English &&
-      translator.load(locale, QStringLiteral("sailor_studio"), QStringLiteral("_"), QStringLiteral(":/i18n")))
+  // English is the source language, but its catalogue is loaded too: it holds the plural forms
+  // of the %n strings. A language without a catalogue gets the English UI, so the English one.
+  if (translator.load(locale, QStringLiteral("sailor_studio"), QStringLiteral("_"), QStringLiteral(":/i18n")) ||
+      translator.load(QStringLiteral("sailor_studio_en"), QStringLiteral(":/i18n")))
     QApplication::installTranslator(&translator);
 
   sailor::studio::MainWindowOptions options;

@@ -170,7 +170,7 @@ ResourceCanvas::ResourceCanvas(ScenarioDocument* document, QWidget* parent)
   connect(add_link_, &QAction::triggered, this, [this] { addLink(); });
   connect(delete_, &QAction::triggered, this, [this] { deleteSelection(); });
 
-  connect(doc_, &ScenarioDocument::changed, this, &ResourceCanvas::rebuild);
+  connect(doc_, &ScenarioDocument::changed, this, &ResourceCanvas::onDocumentChanged);
   rebuild();
 }
 
@@ -187,7 +187,19 @@ QColor ResourceCanvas::stageColor(int stage) {
 // ---------------------------------------------------------------------------------------------
 // Building the scene
 
+// A hidden canvas (the plan inspector's map while another tab shows) rebuilds when it is shown
+// or inspected, not on every edit: an edit then costs the GUI thread one scene, not two.
+void ResourceCanvas::onDocumentChanged() {
+  if (isVisible()) rebuild();
+  else stale_ = true;
+}
+
+void ResourceCanvas::ensureFresh() const {
+  if (stale_) const_cast<ResourceCanvas*>(this)->rebuild();
+}
+
 void ResourceCanvas::rebuild() {
+  stale_ = false;
   const Scenario& sc = doc_->scenario();
   int old_counts[6];
   std::copy(std::begin(counts_), std::end(counts_), std::begin(old_counts));
@@ -613,12 +625,14 @@ Selection ResourceCanvas::selectionOf(const Key& k) const {
 }
 
 Selection ResourceCanvas::selection() const {
+  ensureFresh();
   if (selected_.isEmpty())
     return {Selection::Scenario, -1, q(doc_->scenario().name)};
   return selectionOf(selected_.last());
 }
 
 QStringList ResourceCanvas::selectedZones() const {
+  ensureFresh();
   QStringList out;
   for (const Key& k : selected_)
     if (k.kind == Selection::Zone)
@@ -638,6 +652,7 @@ int ResourceCanvas::countOf(Selection::Kind kind) const {
 }
 
 bool ResourceCanvas::select(const Selection& selection) {
+  ensureFresh();
   if (selection.kind == Selection::None || selection.kind == Selection::Scenario) {
     applySelection({});
     return true;
@@ -657,6 +672,7 @@ bool ResourceCanvas::select(const Selection& selection) {
 }
 
 bool ResourceCanvas::selectZones(const QStringList& zones) {
+  ensureFresh();
   QList<Key> keys;
   for (const QString& z : zones) {
     const auto it = std::find_if(items_.begin(), items_.end(), [&](CanvasItem* c) {
@@ -779,12 +795,13 @@ void ResourceCanvas::resizeEvent(QResizeEvent* event) {
 
 void ResourceCanvas::showEvent(QShowEvent* event) {
   QGraphicsView::showEvent(event);
+  ensureFresh();
   fitToView();
 }
 
 void ResourceCanvas::setPlanOverlay(std::optional<Plan> plan) {
   overlay_ = std::move(plan);
-  rebuild();
+  onDocumentChanged();
 }
 
 void ResourceCanvas::setReadOnly(bool read_only) {
@@ -796,12 +813,14 @@ void ResourceCanvas::setReadOnly(bool read_only) {
 // Inspection
 
 int ResourceCanvas::itemCount(Selection::Kind kind) const {
+  ensureFresh();
   return static_cast<int>(std::count_if(items_.begin(), items_.end(), [&](CanvasItem* it) {
     return it->kind_ == kind && !it->is_label_;
   }));
 }
 
 QColor ResourceCanvas::zoneAccent(const QString& zone) const {
+  ensureFresh();
   for (CanvasItem* it : items_)
     if (it->kind_ == Selection::Zone && it->key_ == zone)
       return it->data(0).value<QColor>();
@@ -809,10 +828,12 @@ QColor ResourceCanvas::zoneAccent(const QString& zone) const {
 }
 
 QStringList ResourceCanvas::overlayChips(const QString& zone) const {
+  ensureFresh();
   return overlay_chips_.value(zone);
 }
 
 QRectF ResourceCanvas::itemRect(const Selection& selection) const {
+  ensureFresh();
   for (CanvasItem* it : items_)
     if (it->kind_ == selection.kind && !it->is_label_ &&
         ((selection.kind == Selection::Zone || selection.kind == Selection::Region) &&
@@ -824,6 +845,7 @@ QRectF ResourceCanvas::itemRect(const Selection& selection) const {
 }
 
 std::vector<QRectF> ResourceCanvas::labelRects() const {
+  ensureFresh();
   return label_rects_;
 }
 

@@ -99,6 +99,9 @@ class ResourceCanvas : public QGraphicsView {
   void selectionChanged(const sailor::studio::Selection& selection);
   void editFailed(const QString& message);
 
+ private slots:
+  void onDocumentChanged();
+
  protected:
   void mousePressEvent(QMouseEvent* event) override;
   void mouseDoubleClickEvent(QMouseEvent* event) override;
@@ -115,6 +118,7 @@ class ResourceCanvas : public QGraphicsView {
   };
 
   void rebuild();
+  void ensureFresh() const;  // rebuilds now if an edit came while hidden
   void applySelection(QList<Key> keys);
   void updateHighlights();
   void updateActions();
@@ -133,6 +137,7 @@ class ResourceCanvas : public QGraphicsView {
   Selection last_emitted_;
   std::optional<Plan> overlay_;
   bool read_only_ = false;
+  bool stale_ = false;  // the document changed while the canvas was hidden
   bool user_zoomed_ = false;
   int counts_[6] = {0, 0, 0, 0, 0, 0};  // kind -> items of that kind in the scenario
 

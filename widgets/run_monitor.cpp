@@ -117,7 +117,7 @@ QString RunMonitor::runStatusText(sailor::RunStatus status) {
 QCustomPlot* RunMonitor::makePlot(const QString& title, const QString& x_label,
                                   const QString& y_label) {
   auto* plot = new QCustomPlot(this);
-  plot->setMinimumSize(220, 170);
+  plot->setMinimumSize(220, 130);  // two rows of plots, the tables and the banner fit in 800 px
   plot->plotLayout()->insertRow(0);
   QFont title_font = font();
   title_font.setBold(true);
