@@ -108,7 +108,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
   inspector_->addMapTab(map_);
   auto* plans = new QSplitter(Qt::Vertical, this);
   plans->addWidget(plot_);
-  plans->addWidget(inspector_);
+  plans->addWidget(scrolled(inspector_));  // a tall memory chart scrolls, the window stays
   plans->setStretchFactor(0, 1);
   plans->setStretchFactor(1, 1);
 
@@ -120,7 +120,9 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
   tabs_->setObjectName(QStringLiteral("mainTabs"));
   tabs_->addTab(resources, tr("Resources"));
   tabs_->addTab(plans, tr("Plans"));
-  tabs_->addTab(monitor_, tr("Run"));
+  // In a scroll area: the monitor's plots and tables then never make the window taller than
+  // the screen (1280x800 included); they scroll instead.
+  tabs_->addTab(scrolled(monitor_), tr("Run"));
   setCentralWidget(tabs_);
 
   // --- Status bar: planning progress and cancel.
