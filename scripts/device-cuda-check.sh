@@ -138,6 +138,12 @@ runs() {
              --job tests/data/runtime/job.json)
   local two=(--plan tests/data/runtime/pp2.json --scenario resources/scenarios/default.json
              --job tests/data/runtime/job.json)
+  if [[ "${QUICK:-0}" == 1 ]]; then  # exit status of one short run per backend only
+    run gpu-nccl-quick 60 -- "${one[@]}" --iterations 3 --backend nccl
+    run pp2-nccl-refused 30 -- "${two[@]}" --iterations 3 --backend nccl
+    step "done"
+    return
+  fi
   # (b) one rank, default model (OPT-350M scaled: hidden 256, sequence 32, global batch 8).
   run gpu-nccl 120 -- "${one[@]}" --iterations 20 --backend nccl
   run cpu-gloo 120 -- "${one[@]}" --iterations 20 --backend gloo

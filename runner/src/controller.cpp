@@ -13,7 +13,8 @@
 #include <cstring>
 #include <ctime>
 #include <deque>
-#include <filesystem>
+#include <dirent.h>
+#include <unistd.h>
 #include <map>
 #include <stdexcept>
 #include <thread>
@@ -439,6 +440,22 @@ int Run::execute(const std::string& spec_file) {
 
 }  // namespace
 
+// Removes the controller's private directory (the workers' spec and, after a crash mid-write,
+// its temporary file). Plain POSIX calls, not std::filesystem::remove_all: PyTorch's own libtorch
+// builds (pip wheels, 2.x) export a copy of libstdc++'s filesystem code that the dynamic linker
+// binds instead, and its remove_all crashed sailor-run at exit (NULL call, seen with cuda-gdb on
+// libtorch 2.11+cu130).
+static void removeSpecDir(const std::string& dir) {
+  if (DIR* d = opendir(dir.c_str())) {
+    while (const dirent* e = readdir(d)) {
+      const std::string name = e->d_name;
+      if (name != "." && name != "..") (void)unlink((dir + "/" + name).c_str());
+    }
+    closedir(d);
+  }
+  (void)rmdir(dir.c_str());
+}
+
 int runController(const RunSpec& spec, const json& scenario, const json& job,
                   const ControllerOptions& options, const std::function<void(const json&)>& emit) {
   if (spec.worldSize() > options.max_local_processes)
@@ -505,11 +522,11 @@ int runController(const RunSpec& spec, const json& scenario, const json& job,
     Run run(worker_spec, options, emit, store, run_id);
     code = run.execute(spec_file);
   } catch (const std::exception& e) {
-    std::filesystem::remove_all(dir);
+    removeSpecDir(dir);
     store.finishRun(run_id, RunStatus::Failed, e.what());
     throw;
   }
-  std::filesystem::remove_all(dir);
+  removeSpecDir(dir);
   return code;
 }
 
