@@ -858,17 +858,19 @@ EditResult ResourceCanvas::report(const EditResult& result) {
   return result;
 }
 
+int ResourceCanvas::selectedRegion() const {
+  const Selection s = selection();
+  if (s.kind == Selection::Region) return s.index;
+  if (s.kind == Selection::Zone) return doc_->regionIndexOfZone(s.name);
+  return -1;
+}
+
 EditResult ResourceCanvas::addRegion() {
   if (read_only_)
     return report({QStringLiteral("canvas"), tr("The map is read-only")});
   const Scenario& sc = doc_->scenario();
   std::string continent = sc.regions.empty() ? "north-america" : sc.regions.front().continent;
-  const Selection s = selection();
-  int region = -1;
-  if (s.kind == Selection::Region)
-    region = s.index;
-  else if (s.kind == Selection::Zone)
-    region = doc_->regionIndexOfZone(s.name);
+  const int region = selectedRegion();
   if (region >= 0)
     continent = sc.regions[static_cast<size_t>(region)].continent;
   const QString name = doc_->uniqueRegionName();
@@ -881,12 +883,7 @@ EditResult ResourceCanvas::addRegion() {
 EditResult ResourceCanvas::addZone() {
   if (read_only_)
     return report({QStringLiteral("canvas"), tr("The map is read-only")});
-  const Selection s = selection();
-  int region = -1;
-  if (s.kind == Selection::Region)
-    region = s.index;
-  else if (s.kind == Selection::Zone)
-    region = doc_->regionIndexOfZone(s.name);
+  const int region = selectedRegion();
   if (region < 0)
     return report({QStringLiteral("region"), tr("Select a region (or one of its zones) first")});
   const QString name = doc_->uniqueZoneName();

@@ -16,6 +16,7 @@
 #include <QTest>
 #include <nlohmann/json.hpp>
 
+#include "recorded_events.hpp"
 #include "sailor/run_events.hpp"
 #include "sailor/run_store.hpp"
 #include "test_support.hpp"
@@ -24,27 +25,8 @@ using nlohmann::json;
 using sailor::parseRunEvent;
 using sailor::RunEvent;
 
-namespace {
-
-std::vector<std::string> readLines(const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
-    throw std::runtime_error("cannot read " + path);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty())
-      lines.push_back(line);
-  return lines;
-}
-
-std::vector<RunEvent> decodeAll(const std::vector<std::string>& lines) {
-  std::vector<RunEvent> out;
-  for (const std::string& l : lines)
-    out.push_back(parseRunEvent(l));
-  return out;
-}
-
-}  // namespace
+using sailor::testing::decodeAll;
+using sailor::testing::readLines;
 
 class TestRunEvents : public QObject {
   Q_OBJECT

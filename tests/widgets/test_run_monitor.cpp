@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 #include <qcustomplot.h>
 
+#include "recorded_events.hpp"
 #include "run_monitor.hpp"
 #include "sailor/run_events.hpp"
 
@@ -29,25 +30,10 @@ using nlohmann::json;
 using sailor::studio::RunMonitor;
 using State = RunMonitor::WorkerState;
 
+using sailor::testing::decodeAll;
+using sailor::testing::readLines;
+
 namespace {
-
-std::vector<std::string> readLines(const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
-    throw std::runtime_error("cannot read " + path);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty())
-      lines.push_back(line);
-  return lines;
-}
-
-std::vector<sailor::RunEvent> decode(const std::vector<std::string>& lines) {
-  std::vector<sailor::RunEvent> out;
-  for (const std::string& l : lines)
-    out.push_back(sailor::parseRunEvent(l));
-  return out;
-}
 
 QString cell(const QTableWidget* t, int row, int column) {
   const QTableWidgetItem* item = t->item(row, column);
@@ -161,8 +147,8 @@ class TestRunMonitor : public QObject {
   void initTestCase() {
     ok_lines_ = readLines(SAILOR_TEST_DATA "/events_pp2.jsonl");
     failed_lines_ = readLines(SAILOR_TEST_DATA "/events_pp2_failed.jsonl");
-    ok_ = decode(ok_lines_);
-    failed_ = decode(failed_lines_);
+    ok_ = decodeAll(ok_lines_);
+    failed_ = decodeAll(failed_lines_);
     QCOMPARE(ok_.size(), std::size_t{9});
     QCOMPARE(failed_.size(), std::size_t{9});
   }
