@@ -250,8 +250,11 @@ int cmdSimulate(int argc, char** argv) {
   ProfileSet profiles;
   if (a.has("--profiles"))
     for (const auto& f : a.options.at("--profiles")) profiles.add(NativeProfile::load(f, cat));
-  if (auto dir = a.get("--sailor-profiles"))
-    profiles.add(SailorProfile::load(*dir + "/simulator_profiles.json", *dir + "/llm_info.json", cat));
+  if (auto dir = a.get("--sailor-profiles")) {
+    auto sailor = SailorProfile::load(*dir + "/simulator_profiles.json", *dir + "/llm_info.json", cat);
+    profiles.add(sailor);
+    profiles.add(std::make_shared<MicrobatchScaledProfile>(sailor));
+  }
   if (!a.has("--no-analytic")) profiles.add(std::make_shared<AnalyticProfile>(cat));
   SimulatorOptions opt;
   if (a.has("--non-blocking-p2p")) opt.schedule = PipelineSchedule::Async1F1B;
@@ -480,8 +483,18 @@ int cmdValidate(int argc, char** argv) {
   SimulatorOptions opt;
   if (a.has("--non-blocking-p2p")) opt.schedule = PipelineSchedule::Async1F1B;
   ValidationReport rep = validatePoints(points, ref, cat, opt);
-  if (a.has("--json")) std::cout << rep.toJson().dump(2) << "\n";
-  else std::cout << cli::formatValidation(rep);
+  const auto& adjusted = ref.profiles->adjustments();
+  if (a.has("--json")) {
+    json out = rep.toJson();
+    out["profile_adjustments"] = adjusted;
+    std::cout << out.dump(2) << "\n";
+  } else {
+    std::cout << cli::formatValidation(rep);
+    if (!adjusted.empty()) {
+      std::cout << "\nSAILOR profiles brought to the catalogue's layer conventions (docs/simulator.md):\n";
+      for (const auto& line : adjusted) std::cout << "  " << line << "\n";
+    }
+  }
   return 0;
 }
 

@@ -478,8 +478,7 @@ private:
         const size_t i = static_cast<size_t>(l * L_ + r);
         t.fb[i] = fb;
         t.params[i] = p;
-        if (model_.tied_embeddings && l == 0 && r == L_ - 1)
-          t.params[i] -= static_cast<double>(model_.vocab_size) * model_.hidden_size / tp;
+        if (l == 0 && r == L_ - 1) t.params[i] -= mem.back().shared_with_embedding;
         t.act[i] = a;
         t.maxact[i] = ma;
       }
@@ -1309,8 +1308,7 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
         act += mem[static_cast<size_t>(l)].activation_bytes;
         maxact = std::max(maxact, mem[static_cast<size_t>(l)].activation_bytes);
       }
-      if (model.tied_embeddings && st.first_layer == 0 && st.last_layer == L - 1)
-        params -= static_cast<double>(model.vocab_size) * model.hidden_size / r.tp;
+      if (st.first_layer == 0 && st.last_layer == L - 1) params -= mem.back().shared_with_embedding;
       const double need = replicaMemoryBytes(params, act, maxact, b, std::min(P - s, M), job, g);
       if (need > static_cast<double>(g.memory_bytes)) return std::nullopt;
       fb[static_cast<size_t>(s)] = std::max(fb[static_cast<size_t>(s)], f);

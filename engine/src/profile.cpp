@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <set>
 
 #include "sailor/error.hpp"
 #include "sailor/json_util.hpp"
@@ -92,6 +94,9 @@ std::shared_ptr<NativeProfile> NativeProfile::fromJson(const json& j, const Cata
       }
     }
     if (!has_memory) run.memory.clear();
+    // The format's head holds its output matrix (docs/formats.md); tied models share it.
+    if (!run.memory.empty() && m.tied_embeddings)
+      run.memory.back().shared_with_embedding = static_cast<double>(m.vocab_size) * m.hidden_size / run.tp;
     for (const auto& other : p->runs)
       if (other.microbatch_size == run.microbatch_size && other.tp == run.tp)
         throw InputError(path, "microbatch " + std::to_string(run.microbatch_size) + ", tp " +
@@ -234,7 +239,161 @@ std::shared_ptr<SailorProfile> SailorProfile::fromJson(const json& profiles, con
       p->memory_[{model, tp}] = std::move(layers);
     }
   }
+  p->adoptCatalogConventions(catalog);
   return p;
+}
+
+// NOTE [SAILOR layer conventions]
+// SAILOR's profiles describe layers as its Megatron-DeepSpeed build split them, which is not
+// always the catalogue's plan layering (embedding, blocks, head with final norm + LM head +
+// loss, the head counting its output matrix). Three differences are in the published data, each
+// detected from the numbers rather than from the model's name:
+//  1. One layer too many (LLAMA-3-8: 35 for 34 plan layers): SAILOR profiles the final RMSNorm
+//     as its own layer at L-2. It is merged into the head (times, parameters and activations
+//     added).
+//  2. A head whose parameters are only its norm (GPT-Neo-2.7: 5,120; LLAMA-3-8: 4,096): the
+//     run tied the output matrix to the word embedding and counted it there. The head is given
+//     the matrix (the embedding's parameters less learned position rows), marked as shared, so
+//     a stage holding both keeps one copy and a last stage alone keeps its own, as Megatron does.
+//  3. A head whose saved activations are smaller than its logits (GPT-Neo-2.7: 42 MB per
+//     sequence at tp 1, where the fp32 logits alone take 412 MB; OPT-350 and LLAMA-3-8 keep
+//     835 MB and 2 GB): the profiler timed and sized only the final norm, not the LM head and
+//     loss. They are added from the architecture: the activations of deriveLayers' head
+//     (logits and the fp32 softmax of the cross-entropy), and forward and backward time equal to
+//     the profiled blocks' mean times scaled by the FLOPs ratio of the LM head to a block
+//     (same GPU, microbatch and tp, so the efficiency SAILOR measured carries over). On
+//     OPT-350, where SAILOR profiled the head, the architecture's head activations give 832 MB
+//     against the 835 MB measured.
+void SailorProfile::adoptCatalogConventions(const Catalog& catalog) {
+  std::map<std::string, std::set<int>> lm_head_missing;  // model -> tp degrees
+  std::map<std::pair<std::string, int>, double> head_ratio;  // (model, tp) -> LM head / block FLOPs
+  for (auto& [mk, layers] : memory_) {
+    const ModelSpec* m = catalog.findModel(mk.first);
+    if (!m || layers.size() < 3) continue;
+    const int tp = mk.second;
+    const size_t plan = static_cast<size_t>(m->numPlanLayers());
+    sailor_layers_[m->name] = static_cast<int>(layers.size());
+    if (layers.size() == plan + 1) {
+      LayerMemory& norm = layers[plan - 1];
+      LayerMemory& head = layers[plan];
+      head.params += norm.params;
+      head.activation_bytes += norm.activation_bytes;
+      layers.erase(layers.begin() + static_cast<std::ptrdiff_t>(plan - 1));
+      if (tp == 1)
+        adjustments_.push_back(m->name + ": SAILOR's layer " + std::to_string(plan - 1) +
+                               " (the final norm) merged into the head");
+    }
+    if (layers.size() != plan) continue;
+    LayerMemory& emb = layers.front();
+    LayerMemory& head = layers.back();
+    const double h = m->hidden_size;
+    const double positions =
+        m->position_embedding == PositionEmbedding::Learned ? static_cast<double>(m->max_position_embeddings) * h : 0.0;
+    const double word = std::max(0.0, emb.params - positions);
+    if (head.params < 0.25 * word) {
+      head.params += word;
+      head.shared_with_embedding = word;
+      if (tp == 1)
+        adjustments_.push_back(m->name + ": the head's output matrix is tied to the embedding (" +
+                               std::to_string(static_cast<long long>(word)) + " parameters at tp 1)");
+    } else {
+      head.shared_with_embedding = m->tied_embeddings ? std::min(word, head.params) : 0.0;
+    }
+    // Sequence length of the profile: a block's output is s x h elements per sequence.
+    const double seq = layers[1].output_elements / h;
+    const int s_len = seq >= 1 ? static_cast<int>(std::lround(seq)) : m->sequence_length;
+    const double logits_bytes = 4.0 * s_len * static_cast<double>(m->vocab_size) / tp;
+    if (head.activation_bytes < 0.5 * logits_bytes) {
+      const auto arch = deriveLayers(*m, s_len, tp, 4);
+      const LayerInfo& ah = arch.back();
+      const LayerInfo& ab = arch[1];
+      const double before = head.activation_bytes;
+      // The architecture's head less its norm input (which the profiled norm already holds).
+      head.activation_bytes += ah.activation_bytes - static_cast<double>(s_len) * h * 4.0;
+      lm_head_missing[m->name].insert(tp);
+      head_ratio[{m->name, tp}] = ab.forward_flops > 0 ? ah.forward_flops / ab.forward_flops : 0.0;
+      if (tp == 1) {
+        char buf[200];
+        std::snprintf(buf, sizeof buf,
+                      ": the profiled head has no LM head (%.0f MB of activations per sequence, "
+                      "%.0f MB after adding it; time added as %.2f x a block)",
+                      before / 1e6, head.activation_bytes / 1e6, head_ratio[{m->name, tp}]);
+        adjustments_.push_back(m->name + buf);
+      }
+    }
+  }
+  for (auto& [key, e] : entries_) {
+    const ModelSpec* m = catalog.findModel(key.model);
+    if (!m) continue;
+    const size_t plan = static_cast<size_t>(m->numPlanLayers());
+    auto& t = e.timings;
+    if (t.size() == plan + 1) {
+      t[plan].forward_s += t[plan - 1].forward_s;
+      t[plan].backward_s += t[plan - 1].backward_s;
+      t.erase(t.begin() + static_cast<std::ptrdiff_t>(plan - 1));
+    }
+    if (t.size() != plan) continue;
+    if (auto it = lm_head_missing.find(m->name); it != lm_head_missing.end() && it->second.count(key.tp)) {
+      double f = 0, b = 0;
+      for (size_t l = 1; l + 1 < plan; ++l) {
+        f += t[l].forward_s;
+        b += t[l].backward_s;
+      }
+      const double blocks = static_cast<double>(plan - 2);
+      const double ratio = head_ratio[{m->name, key.tp}];
+      t.back().forward_s += ratio * f / blocks;
+      t.back().backward_s += ratio * b / blocks;
+    }
+  }
+}
+
+int SailorProfile::sailorLayers(const std::string& model) const {
+  auto it = sailor_layers_.find(model);
+  return it == sailor_layers_.end() ? 0 : it->second;
+}
+
+std::optional<std::vector<LayerTiming>> SailorProfile::scaledTimings(const ProfileKey& key,
+                                                                     const Job& job) const {
+  if (job.precision != Precision::Fp32) return std::nullopt;
+  const Entry* below = nullptr;
+  const Entry* above = nullptr;
+  int b_below = 0, b_above = 0;
+  for (const auto& [k, e] : entries_) {
+    if (k.model != key.model || k.gpu_type != key.gpu_type || k.tp != key.tp) continue;
+    if (k.microbatch_size == key.microbatch_size) return std::nullopt;  // the exact source answers
+    if (k.microbatch_size < key.microbatch_size && k.microbatch_size > b_below) {
+      below = &e;
+      b_below = k.microbatch_size;
+    }
+    if (k.microbatch_size > key.microbatch_size && (!above || k.microbatch_size < b_above)) {
+      above = &e;
+      b_above = k.microbatch_size;
+    }
+  }
+  if (!below && !above) return std::nullopt;
+  const double b = key.microbatch_size;
+  std::vector<LayerTiming> out;
+  if (below && above) {
+    if (below->timings.size() != above->timings.size()) return std::nullopt;
+    const double w = (b - b_below) / static_cast<double>(b_above - b_below);
+    for (size_t l = 0; l < below->timings.size(); ++l)
+      out.push_back({below->timings[l].forward_s + w * (above->timings[l].forward_s - below->timings[l].forward_s),
+                     below->timings[l].backward_s + w * (above->timings[l].backward_s - below->timings[l].backward_s)});
+  } else if (below) {
+    const double f = b / b_below;
+    for (const auto& l : below->timings) out.push_back({l.forward_s * f, l.backward_s * f});
+  } else {
+    out = above->timings;
+  }
+  return out;
+}
+
+std::optional<double> SailorProfile::anySizeOptimizerSecondsPerParameter(const ProfileKey& key,
+                                                                         const Job& job) const {
+  for (const auto& [k, e] : entries_)
+    if (k.model == key.model && k.gpu_type == key.gpu_type && k.tp == key.tp)
+      return optimizerSecondsPerParameter(k, job);
+  return std::nullopt;
 }
 
 std::shared_ptr<SailorProfile> SailorProfile::load(const std::string& profiles_path,
@@ -349,6 +508,7 @@ std::optional<std::vector<LayerMemory>> AnalyticProfile::memory(const std::strin
   std::vector<LayerMemory> out;
   for (const auto& l : deriveLayers(*m, job.sequence_length, tp, job.activationBytesPerElement()))
     out.push_back({l.params, l.activation_bytes, l.output_elements});
+  if (m->tied_embeddings) out.back().shared_with_embedding = static_cast<double>(m->vocab_size) * m->hidden_size / tp;
   return out;
 }
 

@@ -234,7 +234,8 @@ static std::vector<MeasuredPoint> loadMeasuredPointsUnchecked(const std::string&
              {"global_batch_size", ju::getInt(pj, "global_batch_size", p, 1)},
              {"precision", ju::getStringOr(pj, "precision", p, "fp32")},
              {"optimizer", ju::getStringOr(pj, "optimizer", p, "adam")}};
-    if (pj.contains("sequence_length")) job["sequence_length"] = ju::getInt(pj, "sequence_length", p, 1);
+    // SAILOR's runs and profiles use sequence length 2048 (the format's convention when absent).
+    job["sequence_length"] = pj.contains("sequence_length") ? ju::getInt(pj, "sequence_length", p, 1) : 2048;
     try {
       mp.job = Job::fromJson(job, catalog);
     } catch (const InputError& e) {
@@ -291,17 +292,43 @@ static std::vector<MeasuredPoint> loadMeasuredPointsUnchecked(const std::string&
   return out;
 }
 
+// Measured points number layers as SAILOR does. Where SAILOR counts one layer more than the
+// catalogue (a separate final norm at L-2, NOTE [SAILOR layer conventions] in profile.cpp),
+// SAILOR's layers map to plan layers by merging that norm into the head: a stage ending at the
+// norm while the next holds the head gives the norm to the head's stage.
+Plan toPlanLayers(const Plan& plan, const ModelSpec& model, int sailor_layers) {
+  const int head = model.numPlanLayers() - 1;
+  if (sailor_layers != model.numPlanLayers() + 1 || plan.stages.empty() ||
+      plan.stages.back().last_layer != head + 1)
+    return plan;
+  Plan out = plan;
+  for (size_t s = 0; s < out.stages.size(); ++s) {
+    Stage& st = out.stages[s];
+    const bool last = s + 1 == out.stages.size();
+    st.first_layer = std::min(st.first_layer, head);
+    st.last_layer = last ? head : std::min(st.last_layer, head - 1);
+    if (st.last_layer < st.first_layer)
+      throw InputError("stages[" + std::to_string(s) + "]", "only SAILOR's final-norm layer " + std::to_string(head),
+                       "a stage with a block, the embedding or the head (" + model.name +
+                           "'s final norm is part of the head here)");
+  }
+  return out;
+}
+
 ValidationReport validatePoints(const std::vector<MeasuredPoint>& points, const SailorReference& reference,
                                 const Catalog& catalog, const SimulatorOptions& options) {
   ValidationReport rep;
   ProfileSet profiles;
   profiles.add(reference.profiles);
+  profiles.add(std::make_shared<MicrobatchScaledProfile>(reference.profiles));
   for (const auto& pt : points) {
     Scenario sc = reference.scenario(pt.pools, catalog);
     ValidationRow row;
     row.id = pt.id;
     try {
-      row.prediction = simulate(pt.plan, sc, pt.job, catalog, profiles, options);
+      const Plan plan = toPlanLayers(pt.plan, catalog.model(pt.job.model, "model"),
+                                     reference.profiles->sailorLayers(pt.job.model));
+      row.prediction = simulate(plan, sc, pt.job, catalog, profiles, options);
     } catch (const InputError& e) {
       throw withContext(e, pt.id);
     }

@@ -273,8 +273,8 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
       }
       // Tied embeddings: when one stage holds both the embedding and the head they share the
       // word-embedding matrix; in different stages each keeps a copy (Megatron).
-      if (model.tied_embeddings && st.first_layer == 0 && st.last_layer == last_layer)
-        d.params -= static_cast<double>(model.vocab_size) * model.hidden_size / r.tp;
+      if (st.first_layer == 0 && st.last_layer == last_layer)
+        d.params -= mem.value.back().shared_with_embedding;
       d.output_elements = mem.value[static_cast<size_t>(st.last_layer)].output_elements;
       d.optimizer_s_per_param = opt.value;
       d.gpus_per_node = scenario.gpusPerNode(r.zone, r.gpu_type, catalog);

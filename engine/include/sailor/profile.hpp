@@ -39,6 +39,9 @@ struct LayerMemory {
   double params = 0;            // parameters held by one GPU
   double activation_bytes = 0;  // kept for backward, per sequence
   double output_elements = 0;   // stage-boundary message elements, per sequence
+  // Head only: parameters it shares with the embedding (tied word embeddings). A stage that
+  // holds both layers keeps one copy; in different stages each keeps its own (Megatron).
+  double shared_with_embedding = 0;
 };
 
 class ProfileSource {
@@ -111,6 +114,9 @@ private:
 // [fwd_s, bwd_s, update_s]}}}}}) and llm_info.json ({model: {tp: {layer: {...}}}}). Model
 // names are matched to the catalogue through aliases. update_s is the optimizer step of the
 // profiled mini-model (embedding + 2 blocks + head), turned into seconds per parameter.
+// SAILOR's layer conventions are brought to the catalogue's on import (NOTE [SAILOR layer
+// conventions] in profile.cpp): a separate final-norm layer is merged into the head, the head
+// counts its output matrix, and a head profiled without its LM head gets one from the blocks.
 class SailorProfile : public ProfileSource {
 public:
   static std::shared_ptr<SailorProfile> load(const std::string& profiles_path,
@@ -128,14 +134,51 @@ public:
                                                  const Job& job) const override;
   // GPU type names that appear in the profiles (the catalogue may lack some).
   std::vector<std::string> gpuTypes() const;
+  // Layers as SAILOR numbers them for a catalogue model (0 when the model is not imported).
+  int sailorLayers(const std::string& model) const;
+  // What the import changed to reach the catalogue's conventions, one line per change.
+  const std::vector<std::string>& adjustments() const { return adjustments_; }
+  // Timings for a microbatch size SAILOR did not profile, derived from the sizes it did with
+  // the same model, GPU type and tp (MicrobatchScaledProfile below).
+  std::optional<std::vector<LayerTiming>> scaledTimings(const ProfileKey& key, const Job& job) const;
+  // The optimizer step does not depend on the microbatch size: any profiled size answers.
+  std::optional<double> anySizeOptimizerSecondsPerParameter(const ProfileKey& key, const Job& job) const;
 
 private:
   struct Entry {
     std::vector<LayerTiming> timings;
     double update_s = 0;
   };
+  void adoptCatalogConventions(const Catalog& catalog);
   std::map<ProfileKey, Entry> entries_;
   std::map<std::pair<std::string, int>, std::vector<LayerMemory>> memory_;  // (model, tp)
+  std::map<std::string, int> sailor_layers_;
+  std::vector<std::string> adjustments_;
+};
+
+// The imported SAILOR profiles at microbatch sizes they lack: per layer, linear in the
+// microbatch size between the nearest profiled sizes below and above; above the largest,
+// proportional to it (the compute-bound regime); below the smallest, the smallest's time (the
+// latency floor). Placed after the exact source so measured figures always win.
+class MicrobatchScaledProfile : public ProfileSource {
+public:
+  explicit MicrobatchScaledProfile(std::shared_ptr<const SailorProfile> base) : base_(std::move(base)) {}
+  std::string name() const override { return "sailor-import, scaled over microbatch size"; }
+  std::optional<std::vector<LayerTiming>> timings(const ProfileKey& key,
+                                                  const Job& job) const override {
+    return base_->scaledTimings(key, job);
+  }
+  std::optional<double> optimizerSecondsPerParameter(const ProfileKey& key,
+                                                     const Job& job) const override {
+    return base_->anySizeOptimizerSecondsPerParameter(key, job);
+  }
+  std::optional<std::vector<LayerMemory>> memory(const std::string& model, int tp,
+                                                 const Job& job) const override {
+    return base_->memory(model, tp, job);
+  }
+
+private:
+  std::shared_ptr<const SailorProfile> base_;
 };
 
 // Analytic estimate for any catalogue GPU and model. NOTE [Analytic profile] in profile.cpp.

@@ -76,6 +76,10 @@ struct ValidationReport {
   nlohmann::json toJson() const;
 };
 
+// A measured point's plan in SAILOR's layer numbering, as plan layers of the catalogue model
+// (the identity unless SAILOR counts a separate final-norm layer; see reference.cpp).
+Plan toPlanLayers(const Plan& plan, const ModelSpec& model, int sailor_layers);
+
 ValidationReport validatePoints(const std::vector<MeasuredPoint>& points,
                                 const SailorReference& reference, const Catalog& catalog,
                                 const SimulatorOptions& options = {});

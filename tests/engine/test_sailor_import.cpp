@@ -1,0 +1,272 @@
+// Importing SAILOR's profiles: the layer conventions brought to the catalogue's (NOTE [SAILOR
+// layer conventions] in profile.cpp), microbatch sizes SAILOR did not profile, and measured
+// points numbered in SAILOR's layering. Hand-computed on a tiny model; then, when ../shared is
+// present, on SAILOR's published files.
+#include <filesystem>
+#include <fstream>
+
+#include <QObject>
+#include <QTest>
+
+#include "sailor/catalog.hpp"
+#include "sailor/profile.hpp"
+#include "sailor/reference.hpp"
+#include "sailor/simulator.hpp"
+#include "test_support.hpp"
+
+using namespace sailor;
+using nlohmann::json;
+
+namespace {
+
+// Tiny: 2 blocks, hidden 8, ffn 32, vocabulary 100, learned positions (16), tied, sequence 16.
+// Plan layers 0..3. SAILOR-style files below number 5 layers: a separate final norm at 3.
+ModelSpec tinyModel(const Catalog& cat) {
+  json j = cat.model("OPT-350M", "model").toJson();
+  j["name"] = "Tiny";
+  j["aliases"] = json::array({"TINY"});
+  j["layers"] = 2;
+  j["hidden_size"] = 8;
+  j["heads"] = 2;
+  j["kv_heads"] = 2;
+  j["ffn_hidden_size"] = 32;
+  j["vocab_size"] = 100;
+  j["sequence_length"] = 16;
+  j["max_position_embeddings"] = 16;
+  j["tied_embeddings"] = true;
+  return ModelSpec::fromJson(j, "model");
+}
+
+json layerInfo(double params, double act_mem_floats, double out_floats) {
+  return json{{"params_floats", params},
+              {"params_bytes", 4 * params},
+              {"act_output_floats", out_floats},
+              {"act_output_bytes", 4 * out_floats},
+              {"act_input_floats", out_floats},
+              {"act_mem_floats", act_mem_floats},
+              {"act_mem_bytes", 4 * act_mem_floats}};
+}
+
+// Embedding 100 x 8 words + 16 x 8 positions = 928; blocks 1000; the final norm 16; the head
+// only its 16 norm parameters and 64 floats of activations (no logits): SAILOR's GPT-Neo shape.
+json tinyLlmInfo() {
+  json layers{{"0", layerInfo(928, 16, 128)},
+              {"1", layerInfo(1000, 500, 128)},
+              {"2", layerInfo(1000, 500, 128)},
+              {"3", layerInfo(16, 256, 128)},
+              {"4", layerInfo(16, 64, 1)}};
+  return json{{"TINY", {{"1", layers}}}};
+}
+
+json tinyTimings(double scale) {
+  return json{{"0", {0.1 * scale, 0.0, 0.01}},
+              {"1", {1.0 * scale, 2.0 * scale, 0.01}},
+              {"2", {3.0 * scale, 4.0 * scale, 0.01}},
+              {"3", {0.5 * scale, 0.5 * scale, 0.01}},
+              {"4", {0.25 * scale, 0.25 * scale, 0.01}}};
+}
+
+// Profiled at microbatch 1 and 4 (times x1 and x3), tp 1, on one GPU type.
+json tinyProfiles() {
+  return json{{"TINY", {{"A100-40", {{"1", {{"1", tinyTimings(1)}}}, {"4", {{"1", tinyTimings(3)}}}}}}}};
+}
+
+}  // namespace
+
+class TestSailorImport : public QObject {
+  Q_OBJECT
+
+private:
+  Catalog cat_;
+  Job job_;
+  std::shared_ptr<SailorProfile> tiny_;
+
+private slots:
+  void initTestCase() {
+    cat_ = Catalog::load(sailor::test::resources());
+    cat_.addModel(tinyModel(cat_));
+    job_.model = "Tiny";
+    job_.sequence_length = 16;
+    job_.global_batch_size = 8;
+    tiny_ = SailorProfile::fromJson(tinyProfiles(), tinyLlmInfo(), cat_);
+  }
+
+  // SAILOR's 5 layers become the catalogue's 4: the final norm (layer 3) joins the head.
+  void finalNormMergedIntoHead() {
+    QCOMPARE(tiny_->sailorLayers("Tiny"), 5);
+    const auto mem = tiny_->memory("Tiny", 1, job_);
+    QVERIFY(mem.has_value());
+    QCOMPARE(static_cast<int>(mem->size()), 4);
+    const auto t = tiny_->timings({"Tiny", "A100-40", 1, 1}, job_);
+    QVERIFY(t.has_value());
+    QCOMPARE(static_cast<int>(t->size()), 4);
+    // Blocks keep their own figures.
+    SAILOR_COMPARE_REL((*t)[1].forward_s, 1.0, 1e-12);
+    SAILOR_COMPARE_REL((*t)[2].backward_s, 4.0, 1e-12);
+    SAILOR_COMPARE_REL((*mem)[1].params, 1000, 1e-12);
+  }
+
+  // The head held only norms (16 + 16 parameters): the run tied the output matrix to the
+  // embedding. The head gets the embedding's words, 928 - 16 x 8 positions = 800, marked shared.
+  void tiedHeadGetsItsMatrix() {
+    const auto mem = tiny_->memory("Tiny", 1, job_);
+    SAILOR_COMPARE_REL(mem->back().params, 32 + 800, 1e-12);
+    SAILOR_COMPARE_REL(mem->back().shared_with_embedding, 800, 1e-12);
+    SAILOR_COMPARE_REL(mem->front().shared_with_embedding, 0, 1e-12);
+  }
+
+  // The head kept (64 + 256) x 4 = 1,280 bytes, less than half the 4 x 16 x 100 = 6,400 bytes of
+  // fp32 logits: the LM head is missing. Added from the architecture: logits and fp32 softmax,
+  // 16 x 100 x (4 + 4) = 12,800 bytes. Time: the blocks' mean (fwd 2, bwd 3) times the FLOPs
+  // ratio LM head / block = (2 x 16 x 8 x 100) / (2 x 16 x 768 + 4 x 16^2 x 8) = 25,600 / 32,768.
+  void missingLmHeadAddedFromBlocks() {
+    const auto mem = tiny_->memory("Tiny", 1, job_);
+    SAILOR_COMPARE_REL(mem->back().activation_bytes, 1280 + 12800, 1e-12);
+    const double ratio = 25600.0 / 32768.0;
+    const auto t = tiny_->timings({"Tiny", "A100-40", 1, 1}, job_);
+    SAILOR_COMPARE_REL(t->back().forward_s, 0.25 + 0.5 + ratio * 2.0, 1e-12);
+    SAILOR_COMPARE_REL(t->back().backward_s, 0.25 + 0.5 + ratio * 3.0, 1e-12);
+    // The same at the other profiled size (times x3).
+    const auto t4 = tiny_->timings({"Tiny", "A100-40", 4, 1}, job_);
+    SAILOR_COMPARE_REL(t4->back().forward_s, 3 * (0.75 + ratio * 2.0), 1e-12);
+    bool reported = false;
+    for (const auto& line : tiny_->adjustments()) reported = reported || line.find("no LM head") != std::string::npos;
+    QVERIFY2(reported, "the import says what it added");
+  }
+
+  // A head that holds its matrix and logits (OPT's shape) is left as profiled.
+  void completeHeadUntouched() {
+    json info = tinyLlmInfo();
+    info["TINY"]["1"]["4"] = layerInfo(816, 3200, 1);  // 800 words + 16, 12,800 bytes of logits
+    auto p = SailorProfile::fromJson(tinyProfiles(), info, cat_);
+    const auto mem = p->memory("Tiny", 1, job_);
+    SAILOR_COMPARE_REL(mem->back().params, 816 + 16, 1e-12);
+    SAILOR_COMPARE_REL(mem->back().activation_bytes, 4.0 * (3200 + 256), 1e-12);
+    // Tied in the catalogue: the matrix is shared when both sit in one stage.
+    SAILOR_COMPARE_REL(mem->back().shared_with_embedding, 800, 1e-12);
+    const auto t = p->timings({"Tiny", "A100-40", 1, 1}, job_);
+    SAILOR_COMPARE_REL(t->back().forward_s, 0.75, 1e-12);
+  }
+
+  // Microbatch sizes SAILOR did not profile: linear between 1 and 4, proportional above 4.
+  void microbatchScaling() {
+    QVERIFY(!tiny_->timings({"Tiny", "A100-40", 2, 1}, job_).has_value());
+    QVERIFY(!tiny_->scaledTimings({"Tiny", "A100-40", 4, 1}, job_).has_value());  // profiled
+    const auto t2 = tiny_->scaledTimings({"Tiny", "A100-40", 2, 1}, job_);
+    QVERIFY(t2.has_value());
+    // Block 1 forward: 1 at microbatch 1, 3 at 4; at 2: 1 + (2 - 1) / (4 - 1) x 2.
+    SAILOR_COMPARE_REL((*t2)[1].forward_s, 1.0 + 2.0 / 3.0, 1e-12);
+    const auto t8 = tiny_->scaledTimings({"Tiny", "A100-40", 8, 1}, job_);
+    SAILOR_COMPARE_REL((*t8)[2].backward_s, 2 * 12.0, 1e-12);
+    QVERIFY(!tiny_->scaledTimings({"Tiny", "A100-40", 2, 2}, job_).has_value());  // no tp 2 at all
+    QVERIFY(!tiny_->scaledTimings({"Tiny", "V100-16", 2, 1}, job_).has_value());
+
+    // In a profile set the exact source answers first and the scaled one names itself.
+    ProfileSet set;
+    set.add(tiny_);
+    set.add(std::make_shared<MicrobatchScaledProfile>(tiny_));
+    QCOMPARE(QString::fromStdString(set.timings({"Tiny", "A100-40", 4, 1}, job_).source), QString("sailor-import"));
+    QCOMPARE(QString::fromStdString(set.timings({"Tiny", "A100-40", 2, 1}, job_).source),
+             QString("sailor-import, scaled over microbatch size"));
+    QVERIFY(set.optimizerSecondsPerParameter({"Tiny", "A100-40", 2, 1}, job_).value > 0);
+  }
+
+  // A one-stage plan shares the tied matrix once; two stages each keep a copy.
+  void tiedCopyPerStage() {
+    const auto mem = *tiny_->memory("Tiny", 1, job_);
+    double all = 0;
+    for (const auto& l : mem) all += l.params;
+    const Scenario sc = Scenario::fromJson(json::parse(R"({
+      "name": "one zone",
+      "regions": [{"name": "r", "continent": "c", "zones": ["r-a"]}],
+      "pools": [{"zone": "r-a", "gpu_type": "A100-40", "count": 2, "usd_per_gpu_hour": 1.0}]
+    })"), cat_);
+    ProfileSet set;
+    set.add(tiny_);
+    Plan one;
+    one.microbatch_size = 1;
+    one.stages.push_back({0, 3, {{"A100-40", 1, "r-a"}}});
+    const Prediction p1 = simulate(one, sc, job_, cat_, set);
+    SAILOR_COMPARE_REL(p1.memory.at(0).model_state_bytes, (all - 800) * 16, 1e-12);  // fp32 Adam
+    Plan two = one;
+    two.stages = {{0, 1, {{"A100-40", 1, "r-a"}}}, {2, 3, {{"A100-40", 1, "r-a"}}}};
+    const Prediction p2 = simulate(two, sc, job_, cat_, set);
+    SAILOR_COMPARE_REL(p2.memory.at(0).model_state_bytes + p2.memory.at(1).model_state_bytes, all * 16, 1e-12);
+  }
+
+  // Measured points numbered as SAILOR numbers them (5 layers) map to plan layers.
+  void pointsInSailorLayering() {
+    const ModelSpec& m = cat_.model("Tiny", "model");
+    Plan p;
+    p.microbatch_size = 1;
+    p.stages = {{0, 2, {{"A100-40", 1, "r-a"}}}, {3, 4, {{"A100-40", 1, "r-a"}}}};
+    Plan q = toPlanLayers(p, m, 5);
+    QCOMPARE(q.stages[0].last_layer, 2);
+    QCOMPARE(q.stages[1].first_layer, 3);
+    QCOMPARE(q.stages[1].last_layer, 3);
+    // The norm ends the first stage, the head alone is the second: the norm goes with the head.
+    p.stages = {{0, 3, {{"A100-40", 1, "r-a"}}}, {4, 4, {{"A100-40", 1, "r-a"}}}};
+    q = toPlanLayers(p, m, 5);
+    QCOMPARE(q.stages[0].last_layer, 2);
+    QCOMPARE(q.stages[1].first_layer, 3);
+    // Plans already in plan layers, or models SAILOR numbers like the catalogue: unchanged.
+    p.stages = {{0, 1, {{"A100-40", 1, "r-a"}}}, {2, 3, {{"A100-40", 1, "r-a"}}}};
+    QVERIFY(toPlanLayers(p, m, 5) == p);
+    p.stages = {{0, 2, {{"A100-40", 1, "r-a"}}}, {3, 4, {{"A100-40", 1, "r-a"}}}};
+    QVERIFY(toPlanLayers(p, m, 4) == p);
+    // A stage of nothing but the final norm has no plan-layer counterpart.
+    p.stages = {{0, 2, {{"A100-40", 1, "r-a"}}}, {3, 3, {{"A100-40", 1, "r-a"}}}, {4, 4, {{"A100-40", 1, "r-a"}}}};
+    const QString msg = sailor::test::inputErrorOf([&] { toPlanLayers(p, m, 5); });
+    SAILOR_VERIFY_MESSAGE(msg, (QStringList{"stages[1]", "final-norm layer 3", "part of the head"}));
+  }
+
+  // SAILOR's published files: GPT-Neo-2.7's head lacks its LM head, LLAMA-3-8 counts 35 layers;
+  // a LLAMA point numbered as SAILOR numbers it is predicted from SAILOR's figures.
+  void publishedProfiles() {
+    const std::string dir = sailor::test::sharedDir() + "/reference/sailor";
+    if (!std::filesystem::is_directory(dir))
+      QSKIP(qPrintable(QString::fromStdString("SAILOR reference data absent (" + dir +
+                                              "); the shared/ directory beside the project provides it")));
+    const SailorReference ref = SailorReference::load(dir, cat_);
+    Job neo;
+    neo.model = "GPT-Neo-2.7B";
+    neo.sequence_length = 2048;
+    const auto mem = *ref.profiles->memory("GPT-Neo-2.7B", 1, neo);
+    // fp32 logits and softmax of one 2048-token sequence over 50,257 words: 823 MB.
+    QVERIFY2(mem.back().activation_bytes > 8.0e8, qPrintable(QString::number(mem.back().activation_bytes)));
+    const auto t = *ref.profiles->timings({"GPT-Neo-2.7B", "GH-96", 8, 4}, neo);
+    QVERIFY2(t.back().forward_s > t[1].forward_s, "an LM head of 50,257 x 2,560 outweighs a block");
+    QCOMPARE(ref.profiles->sailorLayers("Llama-3-8B"), 35);
+    QCOMPARE(ref.profiles->sailorLayers("OPT-350M"), 26);
+
+    json point{{"id", "llama"},
+               {"model", "LLAMA-3-8"},
+               {"global_batch_size", 8},
+               {"microbatch_size", 1},
+               {"layers_per_stage", json::array()},
+               {"replicas_per_stage", json::array()},
+               {"measured", {{"iteration_time_s", 1.0}, {"peak_memory_bytes", 1e10}}}};
+    json first = json::array(), second = json::array();
+    for (int l = 0; l < 18; ++l) first.push_back(l);
+    for (int l = 18; l < 35; ++l) second.push_back(l);
+    point["layers_per_stage"] = {first, second};
+    const json rep{{"gpu_type", "GH-96"}, {"tp", 4}, {"gpus_per_node", 4}, {"zone", "us-central1-a"}};
+    point["replicas_per_stage"] = {{rep}, {rep}};
+    const std::string path = (std::filesystem::temp_directory_path() / "sailor_llama_point.json").string();
+    {
+      std::ofstream f(path);
+      f << json{{"points", {point}}}.dump();
+    }
+    const auto points = loadMeasuredPoints(path, cat_);
+    std::filesystem::remove(path);
+    QCOMPARE(points.at(0).job.sequence_length, 2048);  // the format's default
+    const ValidationReport r = validatePoints(points, ref, cat_);
+    QCOMPARE(static_cast<int>(r.rows.size()), 1);
+    QVERIFY(r.rows[0].predicted_iteration_s > 0);
+    for (const auto& [k, v] : r.rows[0].prediction.sources)
+      QVERIFY2(v == "sailor-import", qPrintable(QString::fromStdString(k + " from " + v)));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestSailorImport)
+#include "test_sailor_import.moc"
