@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <future>
+#include <limits>
 #include <map>
 #include <queue>
 #include <set>
@@ -59,6 +60,7 @@ struct Kind {
 struct StageOption {
   std::vector<int> replicas;  // kind index per replica, non-decreasing
   std::vector<int> use;       // GPUs per site
+  int gpus = 0;               // all sites
   double rate = 0;            // USD per hour
 };
 
@@ -498,10 +500,12 @@ private:
       for (int k : reps) {
         const Kind& kd = kinds[static_cast<size_t>(k)];
         o.use[static_cast<size_t>(kd.site)] += kd.tp;
+        o.gpus += kd.tp;
         o.rate += kd.tp * sites_[static_cast<size_t>(kd.site)].price();
         regions.insert(sites_[static_cast<size_t>(kd.site)].region);
       }
       if (opt_.heuristics.h5_dp_in_region && regions.size() > 1) return;
+      if (opt_.max_gpus && o.gpus > *opt_.max_gpus) return;
       for (size_t s = 0; s < S; ++s)
         if (o.use[s] > sites_[s].capacity) return;
       out.push_back(std::move(o));
@@ -689,7 +693,9 @@ private:
     const size_t S = sites_.size();
     Dims dims;
     dims.cost = cost_dims;
-    dims.gpus = opt_.max_gpus.has_value();
+    // A GPU cap is accounted in the search state (used[S] below), so every partial plan of a
+    // state fits the GPUs left: the count needs no dominance dimension.
+    dims.gpus = false;
     dims.per_hour = opt_.max_usd_per_hour.has_value();
 
     // Per option and layer range: data-parallel sync + optimizer, and its egress.
@@ -749,6 +755,12 @@ private:
     for (size_t si2 = 0; si2 < S; ++si2) {
       for (const auto& o : options) max_use[si2] = std::max(max_use[si2], o.use[si2]);
       track[si2] = static_cast<long>(max_use[si2]) * depth > sites_[si2].capacity ? 1 : 0;
+    }
+    // A GPU cap is one more resource: used[S] counts the GPUs of the stages placed so far.
+    int max_opt_gpus = 0, min_opt_gpus = std::numeric_limits<int>::max();
+    for (const auto& o : options) {
+      max_opt_gpus = std::max(max_opt_gpus, o.gpus);
+      min_opt_gpus = std::min(min_opt_gpus, o.gpus);
     }
     std::map<std::vector<int>, std::vector<Entry>> memo;
     std::vector<std::pair<double, double>> p2p_cache(options.size() * options.size() * static_cast<size_t>(L_),
@@ -812,6 +824,7 @@ private:
         const int abundant = sites_[si2].capacity - k * max_use[si2];
         key.push_back(std::max(used[si2], abundant));
       }
+      if (opt_.max_gpus) key.push_back(std::max(used[S], *opt_.max_gpus - k * max_opt_gpus));
       if (auto it = memo.find(key); it != memo.end()) return it->second;
       // One degree can take a minute on large scenarios: honour a cancel every 256 new states.
       if ((++new_states & 255) == 0 && stop()) throw Cancelled();
@@ -823,6 +836,8 @@ private:
         const StageOption& o = options[oi];
         bool room = true;
         for (size_t s = 0; s < S; ++s) room = room && (!track[s] || used[s] + o.use[s] <= sites_[s].capacity);
+        // The k - 1 stages after this one take at least the smallest option's GPUs each.
+        if (opt_.max_gpus && used[S] + o.gpus + (k - 1) * min_opt_gpus > *opt_.max_gpus) room = false;
         if (!room) continue;
         // Incoming boundary from the previous stage (its last layer is l - 1): depends on
         // (previous option, option, l) only, cached.
@@ -918,7 +933,9 @@ private:
             combine(nullptr, nullptr, -1);
           } else {
             for (size_t s = 0; s < S; ++s) used[s] += track[s] ? o.use[s] : 0;
+            used[S] += o.gpus;
             const std::vector<Entry>& cs = f(k - 1, r + 1, used, static_cast<int>(oi));
+            used[S] -= o.gpus;
             for (size_t s = 0; s < S; ++s) used[s] -= track[s] ? o.use[s] : 0;
             for (size_t ci = 0; ci < cs.size(); ++ci) combine(&cs[ci].s, &cs, static_cast<int>(ci));
           }
@@ -965,8 +982,9 @@ private:
     };
 
     for (int P = 1; P <= max_stages; ++P) {
+      if (opt_.max_gpus && static_cast<long>(P) * min_opt_gpus > *opt_.max_gpus) break;
       const size_t found_before = found.size();
-      std::vector<int> used(S, 0);
+      std::vector<int> used(S + 1, 0);
       const std::vector<Entry>& top = f(P, 0, used, -1);
       for (const Entry& en : top) {
         ++compared;
@@ -1174,7 +1192,7 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
       if (options.max_usd_per_iteration) why << sep << "cost per iteration <= " << *options.max_usd_per_iteration, sep = ", ";
       if (options.max_usd_per_hour) why << sep << "cost per hour <= " << *options.max_usd_per_hour, sep = ", ";
       if (options.min_iterations_per_s) why << sep << "throughput >= " << *options.min_iterations_per_s << " it/s", sep = ", ";
-      if (options.max_gpus) why << sep << "at most " << *options.max_gpus << " GPUs", sep = ", ";
+      if (options.max_gpus) why << sep << "at most " << *options.max_gpus << (*options.max_gpus == 1 ? " GPU" : " GPUs"), sep = ", ";
       why << ")";
     } else {
       why << "no plan fits in memory: " << job.model << " with global batch " << job.global_batch_size

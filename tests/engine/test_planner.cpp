@@ -911,7 +911,7 @@ private slots:
     QTest::newRow("min throughput") << 0 << QStringList({"constraints", "throughput"});
     QTest::newRow("max cost per iteration") << 1 << QStringList({"constraints", "cost per iteration"});
     QTest::newRow("max cost per hour") << 2 << QStringList({"constraints", "cost per hour"});
-    QTest::newRow("max gpus with a throughput floor") << 3 << QStringList({"constraints", "GPUs"});
+    QTest::newRow("max gpus with a throughput floor") << 3 << QStringList({"constraints", "at most 1 GPU)"});
   }
   void contradictoryConstraints() {
     QFETCH(int, which);
