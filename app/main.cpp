@@ -108,7 +108,8 @@ const char* kPlanHelp =
     "  --microbatch-sizes LIST     e.g. 1,2,4,8 (default: powers of two up to 64)\n"
     "  --max-stages N              deepest pipeline tried (H9, default 4; 0: no limit)\n"
     "  --max-partial-plans N       partial plans kept per search state (H10, default 64; 0: all)\n"
-    "  --no-heuristic H            switch a heuristic off: h1 h2 h3 h4 h5 h6 h8 (repeatable)\n"
+    "  --no-heuristic H            switch a heuristic off: h1 h2 h3 h4 h5 h6 h8 h12\n"
+    "                              (repeatable)\n"
     "\n"
     "Exit status: 0, 2 on bad input, 3 when no plan exists (the message says why).\n";
 
@@ -402,7 +403,8 @@ int cmdPlan(int argc, char** argv) {
       else if (h == "h5") H.h5_dp_in_region = false;
       else if (h == "h6") H.h6_region_pools = false;
       else if (h == "h8") H.h8_homogeneous_stages = false;
-      else throw InputError("--no-heuristic", "\"" + h + "\"", "one of h1 h2 h3 h4 h5 h6 h8");
+      else if (h == "h12") H.h12_smallest_degree_per_m = false;
+      else throw InputError("--no-heuristic", "\"" + h + "\"", "one of h1 h2 h3 h4 h5 h6 h8 h12");
     }
 
   auto runOnce = [&](const Scenario& sc) {

@@ -195,6 +195,16 @@ private:
 // frontier, and one whose objective bound is worse than the `window`-th best known plan cannot
 // enter the ranked window: the search drops it when both hold (only the second for a single
 // objective). Exact: every plan it drops is matched or beaten by plans in the output.
+// How many of the search's best candidates planSearch places in zones. With exact sites (H6
+// off) the search's figures are the placed ones, so top_k. With H6 a region's pool is priced at
+// its cheapest zone and placing can make a plan dearer or not fit: a margin of 150 more (what
+// top_k 3 had as 50 x top_k) is placed. A fixed margin rather than a multiple: the bound below
+// prunes only past the window-th best known plan, and top_k x 50 left --pareto --top 20 with
+// no bound until a thousand plans were known (186 s instead of 3 s).
+size_t placementWindow(int top_k, bool h6_region_pools) {
+  return static_cast<size_t>(top_k) + (h6_region_pools ? 150 : 0);
+}
+
 struct Known {
   bool pareto = false;
   bool by_cost = false;
@@ -272,9 +282,7 @@ public:
     Known known;
     known.pareto = opt_.pareto;
     known.by_cost = opt_.objective == Objective::Cost;
-    // planSearch places the top_k best with exact sites, 50 times more with H6 (placing changes
-    // the figures).
-    known.window = static_cast<size_t>(opt_.top_k) * (H.h6_region_pools ? 50 : 1);
+    known.window = placementWindow(opt_.top_k, H.h6_region_pools);
     std::vector<Candidate> seeds;
     buildSeeds(b, maxD, tables, kinds, seeds);
     for (const auto& c : seeds) known.add(c.key, c.iteration_s, c.usd);
@@ -292,8 +300,12 @@ public:
       double best = std::numeric_limits<double>::infinity();
       int since = 0;
       int best_degree = 0;
-      auto enough = [&]() {
-        return since >= std::max(H.patience, static_cast<int>(H.patience_fraction * best_degree));
+      // Enough: `patience` degrees in a row without a gain, and (H12 leaves few degrees, far
+      // apart at the low end) the sweep at least a factor patience_span past the best degree.
+      auto enough = [&](int D) {
+        if (since < std::max(H.patience, static_cast<int>(H.patience_fraction * best_degree))) return false;
+        if (!H.h12_smallest_degree_per_m || best_degree == 0) return true;
+        return by_cost ? D >= best_degree * H.patience_span : D * H.patience_span <= best_degree;
       };
       for (size_t di = 0; di < degrees.size(); ++di) {
         const int D = degrees[di];
@@ -325,10 +337,10 @@ public:
         } else if (local < best) {
           best = local;
           ++since;
-          if (enough()) break;
+          if (enough(D)) break;
         } else if (std::isfinite(best)) {
           ++since;
-          if (enough()) break;
+          if (enough(D)) break;
         }
       }
       ++sweep_index;
@@ -354,7 +366,10 @@ public:
       if (report) report(1.0, "microbatch " + std::to_string(b) + " done");
     };
     std::vector<int> up;
-    for (int d = 1; d <= maxD; ++d) up.push_back(d);
+    const int G = job_.global_batch_size;
+    auto microbatches = [&](int d) { return (G + b * d - 1) / (b * d); };
+    for (int d = 1; d <= maxD; ++d)
+      if (!H.h12_smallest_degree_per_m || d == 1 || microbatches(d - 1) != microbatches(d)) up.push_back(d);
     std::vector<int> down(up.rbegin(), up.rend());
     if (!opt_.pareto) {
       const bool throughput = opt_.objective == Objective::Throughput;
@@ -376,14 +391,20 @@ public:
     // The grid spans the degrees between the two ends (all of them without H3/H4).
     const int lo = std::min(cheap_degree, std::max(1, fast_degree)), hi = std::max(cheap_degree, fast_degree);
     std::vector<int> grid;
+    // H12: a grid point stands for the smallest degree with its number of microbatches.
+    auto smallest = [&](int d) {
+      if (!H.h12_smallest_degree_per_m) return d;
+      const int m = microbatches(d);
+      return std::max(1, (G + b * m - 1) / (b * m));
+    };
     if (H.pareto_grid <= 1.0) {
-      for (int d = 1; d <= maxD; ++d) grid.push_back(d);
+      grid = up;
     } else {
       for (double d = lo; d <= hi; d *= H.pareto_grid) {
-        const int n = static_cast<int>(std::lround(d));
+        const int n = smallest(static_cast<int>(std::lround(d)));
         if (grid.empty() || grid.back() != n) grid.push_back(n);
       }
-      if (hi >= 1 && (grid.empty() || grid.back() != hi)) grid.push_back(hi);
+      if (hi >= 1 && (grid.empty() || grid.back() != smallest(hi))) grid.push_back(smallest(hi));
     }
     // Grid points keep the fastest plans of each degree (time-only dominance): cheap, and the
     // frontier between the ends is made of such plans unless egress or prices differ by zone.
@@ -540,11 +561,11 @@ private:
   }
 
   // Of one degree's candidates, keeps those that can still be chosen: the best by the
-  // objective within the window planSearch places (top_k x 50), and (for --pareto) the degree's
+  // objective within the window planSearch places (placementWindow), and (for --pareto) the degree's
   // own frontier. The overall choice and frontier lie in the union of these, so nothing changes
   // but memory.
   void keepUseful(std::vector<Candidate>& found) const {
-    const size_t window = static_cast<size_t>(opt_.top_k) * 50;
+    const size_t window = placementWindow(opt_.top_k, true);
     if (found.size() <= window) return;
     std::vector<size_t> idx(found.size());
     for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
@@ -1236,9 +1257,7 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
     pp.prediction = simulate(pp.plan, scenario, job, catalog, profiles, options.simulator);
     return pp;
   };
-  const bool exact_sites = !options.heuristics.h6_region_pools;
-  // With exact sites the search's figures are the placed ones; otherwise look further down.
-  const size_t window = exact_sites ? static_cast<size_t>(options.top_k) : static_cast<size_t>(options.top_k) * 50;
+  const size_t window = placementWindow(options.top_k, options.heuristics.h6_region_pools);
   const double post_end = options.pareto ? 0.95 : 1.0;  // the Pareto frontier takes the rest
   bar.at(kSearchShare, "placing the best plans in zones");
   std::vector<Candidate> placed;
@@ -1248,13 +1267,48 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
   }
   std::sort(placed.begin(), placed.end(), [&](const Candidate& a, const Candidate& b) { return better(a, b, options.objective); });
   const double simulate_start = kSearchShare + (post_end - kSearchShare) / 2;
-  for (const auto& c : placed) {
-    if (static_cast<int>(result.best.size()) >= options.top_k) break;
-    bar.at(simulate_start + (post_end - simulate_start) * static_cast<double>(result.best.size()) / options.top_k,
-           "simulating plan " + std::to_string(result.best.size() + 1));
-    result.best.push_back(finish(c));
+  if (!options.rank_by_simulator) {
+    for (const auto& c : placed) {
+      if (static_cast<int>(result.best.size()) >= options.top_k) break;
+      bar.at(simulate_start + (post_end - simulate_start) * static_cast<double>(result.best.size()) / options.top_k,
+             "simulating plan " + std::to_string(result.best.size() + 1));
+      result.best.push_back(finish(c));
+    }
+  } else {
+    // NOTE [Ranking by the simulator]: the planning model is the search's closed form; the
+    // simulator (event by event, DeepSpeed's blocking schedule) is the product's yardstick and
+    // the two can order near-equal plans differently (A100+V100 2 zones: the model's best took
+    // 2.141 s simulated, its 14th 2.035 s). Every placed plan of the window is simulated; the
+    // best are those the simulator ranks first among the ones meeting the constraints by its
+    // own figures too.
+    std::vector<PlannedPlan> sims;
+    for (size_t i = 0; i < placed.size(); ++i) {
+      bar.at(simulate_start + (post_end - simulate_start) * static_cast<double>(i) / static_cast<double>(placed.size()),
+             "simulating plan " + std::to_string(i + 1) + " of " + std::to_string(placed.size()));
+      PlannedPlan pp = finish(placed[i]);
+      const Prediction& pr = pp.prediction;
+      if (!pr.fits) continue;
+      if (options.max_usd_per_iteration && pr.usd_per_iteration > *options.max_usd_per_iteration) continue;
+      if (options.max_usd_per_hour && pr.usd_per_hour > *options.max_usd_per_hour) continue;
+      if (options.min_iterations_per_s && pr.iterations_per_s < *options.min_iterations_per_s) continue;
+      sims.push_back(std::move(pp));
+    }
+    // Stable: equal simulated figures keep the planning model's order.
+    std::stable_sort(sims.begin(), sims.end(), [&](const PlannedPlan& a, const PlannedPlan& b) {
+      const double x = options.objective == Objective::Throughput ? a.prediction.iteration_s : a.prediction.usd_per_iteration;
+      const double y = options.objective == Objective::Throughput ? b.prediction.iteration_s : b.prediction.usd_per_iteration;
+      if (x != y) return x < y;
+      const double x2 = options.objective == Objective::Throughput ? a.prediction.usd_per_iteration : a.prediction.iteration_s;
+      const double y2 = options.objective == Objective::Throughput ? b.prediction.usd_per_iteration : b.prediction.iteration_s;
+      return x2 < y2;
+    });
+    if (sims.size() > static_cast<size_t>(options.top_k)) sims.resize(static_cast<size_t>(options.top_k));
+    result.best = std::move(sims);
+    if (result.best.empty() && !placed.empty())
+      result.no_plan_reason = "plans meet the constraints by the planning model but none by the simulator";
   }
-  if (result.best.empty()) result.no_plan_reason = "no candidate could be placed in zones within the constraints";
+  if (result.best.empty() && result.no_plan_reason.empty())
+    result.no_plan_reason = "no candidate could be placed in zones within the constraints";
   if (options.pareto) {
     // Frontier of the search's own figures first; only its plans are placed and re-evaluated
     // (placing every candidate of a 512-GPU search costs more than the search).
@@ -1282,6 +1336,26 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
                "simulating the Pareto frontier (" + std::to_string(result.pareto.size() + 1) + ")");
         result.pareto.push_back(finish(pts[i]));
       }
+    if (options.rank_by_simulator) {
+      // The frontier in the simulator's figures, with the best plans in it: the fastest plan
+      // the simulator ranked first belongs to the frontier it is plotted with.
+      std::vector<PlannedPlan> all_pts = result.pareto;
+      for (const auto& b : result.best)
+        if (std::none_of(all_pts.begin(), all_pts.end(), [&](const PlannedPlan& x) { return x.plan == b.plan; }))
+          all_pts.push_back(b);
+      std::stable_sort(all_pts.begin(), all_pts.end(), [](const PlannedPlan& a, const PlannedPlan& b) {
+        if (a.prediction.usd_per_iteration != b.prediction.usd_per_iteration)
+          return a.prediction.usd_per_iteration < b.prediction.usd_per_iteration;
+        return a.prediction.iteration_s < b.prediction.iteration_s;
+      });
+      result.pareto.clear();
+      double front = std::numeric_limits<double>::infinity();
+      for (auto& x : all_pts)
+        if (x.prediction.fits && x.prediction.iteration_s < front) {
+          front = x.prediction.iteration_s;
+          result.pareto.push_back(std::move(x));
+        }
+    }
   }
   bar.at(1.0, "done");
   result.search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -1305,6 +1379,22 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
       throw InputError("stages", "different data-parallel degrees",
                        "one degree for all stages (the planning model's assumption)");
   const int M = (job.global_batch_size + b * D - 1) / (b * D);
+  LinkResolver linkOf(sc);
+  // Profile figures per (GPU type, tp), looked up once.
+  struct Figures {
+    std::vector<LayerTiming> t;
+    std::vector<LayerMemory> mem;
+    double opt = 0;
+  };
+  std::map<std::pair<std::string, int>, Figures> figures;
+  auto figuresOf = [&](const Replica& r) -> const Figures& {
+    auto it = figures.find({r.gpu_type, r.tp});
+    if (it != figures.end()) return it->second;
+    const ProfileKey key{model.name, r.gpu_type, b, r.tp};
+    Figures f{profiles.timings(key, job).value, profiles.memory(model.name, r.tp, job).value,
+              profiles.optimizerSecondsPerParameter(key, job).value};
+    return figures.emplace(std::make_pair(r.gpu_type, r.tp), std::move(f)).first->second;
+  };
   std::vector<double> fb(static_cast<size_t>(P), 0), x(static_cast<size_t>(P), 0);
   double rate = 0, egress = 0;
   int gpus = 0;
@@ -1315,10 +1405,10 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
     for (size_t j = 0; j < st.replicas.size(); ++j) {
       const Replica& r = st.replicas[j];
       const GpuType& g = cat.gpu(r.gpu_type, "gpu_type");
-      const ProfileKey key{model.name, r.gpu_type, b, r.tp};
-      const auto t = profiles.timings(key, job).value;
-      const auto mem = profiles.memory(model.name, r.tp, job).value;
-      const double opt = profiles.optimizerSecondsPerParameter(key, job).value;
+      const Figures& fig = figuresOf(r);
+      const auto& t = fig.t;
+      const auto& mem = fig.mem;
+      const double opt = fig.opt;
       double f = 0, params = 0, act = 0, maxact = 0;
       for (int l = st.first_layer; l <= st.last_layer; ++l) {
         f += t[static_cast<size_t>(l)].forward_s + t[static_cast<size_t>(l)].backward_s;
@@ -1338,7 +1428,7 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
         for (const auto& m : mem) out_elements[static_cast<size_t>(s)].push_back(m.output_elements);
       if (D < 2) continue;
       const Replica& y = st.replicas[(j + 1) % st.replicas.size()];
-      auto link = sc.link({r.zone, r.gpu_type, y.zone, y.gpu_type, 1});
+      const ResolvedLink& link = linkOf({r.zone, r.gpu_type, y.zone, y.gpu_type, 1});
       const double shard = params * 4.0;
       sync = std::max(sync, ringAllReduceSeconds(link, shard, D, sim));
       egress += 2.0 * (D - 1) / D * shard * r.tp / 1e9 * sc.egressUsdPerGb(r.zone, y.zone);
@@ -1354,8 +1444,8 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
     for (size_t j = 0; j < c.replicas.size(); ++j) {
       const Replica& ra = a.replicas[j % a.replicas.size()];
       const Replica& rc = c.replicas[j];
-      t = std::max({t, sc.link({ra.zone, ra.gpu_type, rc.zone, rc.gpu_type, 1}).transferSeconds(msg, 1),
-                    sc.link({rc.zone, rc.gpu_type, ra.zone, ra.gpu_type, 1}).transferSeconds(msg, 1)});
+      t = std::max({t, linkOf({ra.zone, ra.gpu_type, rc.zone, rc.gpu_type, 1}).transferSeconds(msg, 1),
+                    linkOf({rc.zone, rc.gpu_type, ra.zone, ra.gpu_type, 1}).transferSeconds(msg, 1)});
       egress += msg * M / 1e9 * (sc.egressUsdPerGb(ra.zone, rc.zone) + sc.egressUsdPerGb(rc.zone, ra.zone));
     }
     boundary[static_cast<size_t>(s)] = t;

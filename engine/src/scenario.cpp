@@ -206,6 +206,13 @@ ResolvedLink Scenario::link(const LinkQuery& q) const {
   return {default_links.at(r), std::nullopt, std::string("default ") + relationName(r)};
 }
 
+const ResolvedLink& LinkResolver::operator()(const LinkQuery& q) {
+  auto key = std::make_tuple(q.from_zone, q.from_gpu, q.to_zone, q.to_gpu, q.gpus);
+  auto it = cache_.find(key);
+  if (it == cache_.end()) it = cache_.emplace(std::move(key), sc_.link(q)).first;
+  return it->second;
+}
+
 double Scenario::egressUsdPerGb(const std::string& from, const std::string& to) const {
   if (auto it = egress_usd_per_gb.find({from, to}); it != egress_usd_per_gb.end())
     return it->second;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 #include "sailor/error.hpp"
 
@@ -246,7 +247,16 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
   std::vector<std::vector<ReplicaData>> data(static_cast<size_t>(P));
   for (int s = 0; s < P; ++s) {
     const Stage& st = plan.stages[static_cast<size_t>(s)];
+    // Replicas of one kind (GPU type, tp, zone) in a stage have the same figures: looked up once.
+    std::map<std::tuple<std::string, int, std::string>, size_t> same_kind;
     for (const Replica& r : st.replicas) {
+      if (auto it = same_kind.find({r.gpu_type, r.tp, r.zone}); it != same_kind.end()) {
+        ReplicaData d = data[static_cast<size_t>(s)][it->second];
+        d.replica = &r;
+        data[static_cast<size_t>(s)].push_back(d);
+        continue;
+      }
+      same_kind[{r.gpu_type, r.tp, r.zone}] = data[static_cast<size_t>(s)].size();
       ReplicaData d;
       d.replica = &r;
       d.gpu = &catalog.gpu(r.gpu_type, "replica.gpu_type");
@@ -361,6 +371,8 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
       }
     egress.push_back({from, to, bytes, 0});
   };
+  // Links between (zone, GPU type) pairs, resolved once per plan.
+  LinkResolver linkOf(scenario);
   for (int s = 0; s + 1 < P; ++s) {
     const auto& a = data[static_cast<size_t>(s)];
     const auto& c = data[static_cast<size_t>(s) + 1];
@@ -370,8 +382,8 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
       const ReplicaData& x = a[j % a.size()];
       const ReplicaData& y = c[j % c.size()];
       const double msg = x.output_elements * b * e;
-      auto l1 = scenario.link({x.replica->zone, x.replica->gpu_type, y.replica->zone, y.replica->gpu_type, 1});
-      auto l2 = scenario.link({y.replica->zone, y.replica->gpu_type, x.replica->zone, x.replica->gpu_type, 1});
+      const ResolvedLink& l1 = linkOf({x.replica->zone, x.replica->gpu_type, y.replica->zone, y.replica->gpu_type, 1});
+      const ResolvedLink& l2 = linkOf({y.replica->zone, y.replica->gpu_type, x.replica->zone, x.replica->gpu_type, 1});
       fwd = std::max(fwd, l1.transferSeconds(msg, 1));
       bwd = std::max(bwd, l2.transferSeconds(msg, 1));
       // Bytes per iteration: the sender's microbatches, split over the pairs it serves.
@@ -411,7 +423,7 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
       if (D < 2) continue;
       const ReplicaData& y = reps[static_cast<size_t>((k + 1) % D)];
       const int g = 1;  // NOTE [Point-to-point transfers]: one GPU's stream, at the count-1 figure
-      auto link = scenario.link({x.replica->zone, x.replica->gpu_type, y.replica->zone, y.replica->gpu_type, g});
+      const ResolvedLink& link = linkOf({x.replica->zone, x.replica->gpu_type, y.replica->zone, y.replica->gpu_type, g});
       const double shard = x.params * grad_bytes;
       const double t = ringAllReduceSeconds(link, shard, D, options);
       sync = std::max(sync, t);

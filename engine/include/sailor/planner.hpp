@@ -40,6 +40,9 @@ struct Heuristics {
   int patience = 3;
   double patience_fraction = 0.25;  // ... or a quarter of the best degree, whichever is more
   double min_improvement = 0.002;  // a degree "improves" when it beats the best by 0.2 %
+  // With H12 the sweep also goes on until the degree is a factor patience_span past the best one
+  // (below best / span for throughput, above best x span for cost).
+  double patience_span = 2.0;
   // H5: the replicas of a stage stay in one region (stages may span regions).
   bool h5_dp_in_region = true;
   // H6: the zones of a region form one pool: replicas are placed in the region's zones after
@@ -59,6 +62,13 @@ struct Heuristics {
   // H11 (ours): for the Pareto frontier, besides H3's and H4's sweeps (which give its two ends),
   // data-parallel degrees on a geometric grid with this ratio (1: every degree).
   double pareto_grid = 2.0;
+  // H12 (ours): of the data-parallel degrees giving one number of microbatches per replica
+  // (m = ceil(G / (b D))), only the smallest is searched. A plan at a larger degree with the same
+  // m is matched by keeping D of its replicas per stage: the same compute per replica, a
+  // cheaper all-reduce (2 (D - 1) / D of the gradients), fewer GPUs, lower cost. Exact for
+  // stages of one replica kind; a mixed stage's ring over a subset of its replicas may pair
+  // kinds it did not pair before. Shrinks the degrees of G = 1024, b = 2 from 320 to 44.
+  bool h12_smallest_degree_per_m = true;
 };
 
 struct PlannerOptions {
@@ -73,6 +83,10 @@ struct PlannerOptions {
   std::vector<int> microbatch_sizes;  // empty: powers of two up to 64
   Heuristics heuristics;
   SimulatorOptions simulator;
+  // The best plans: the placed candidates of the search's window ranked by the simulator
+  // (true), or the window's top by the planning model the search optimises (false; what the
+  // exactness tests compare with their enumeration). NOTE [Ranking by the simulator].
+  bool rank_by_simulator = true;
 };
 
 // One plan and its figures: the planning model's estimate and the simulator's prediction.

@@ -125,4 +125,17 @@ public:
   static std::map<Relation, double> builtinDefaultEgress();
 };
 
+// Links resolved once per (from zone, from GPU, to zone, to GPU, GPUs) for one computation (a
+// simulation, a planning-model evaluation): Scenario::link scans the scenario's entries, and a
+// 512-GPU plan asks for the same few pairs hundreds of times. Not shared between threads.
+class LinkResolver {
+public:
+  explicit LinkResolver(const Scenario& sc) : sc_(sc) {}
+  const ResolvedLink& operator()(const LinkQuery& q);
+
+private:
+  const Scenario& sc_;
+  std::map<std::tuple<std::string, std::string, std::string, std::string, int>, ResolvedLink> cache_;
+};
+
 }  // namespace sailor
