@@ -131,6 +131,12 @@ std::string formatValidation(const ValidationReport& r) {
      << fmt("%.1f%%", 100 * r.max_time_error) << "\n";
   os << "Peak memory:    mean error " << fmt("%.1f%%", 100 * r.mean_memory_error) << ", max "
      << fmt("%.1f%%", 100 * r.max_memory_error) << "\n";
+  // Figures that did not come from SAILOR's measurements as they stand.
+  std::string derived;
+  for (const auto& row : r.rows)
+    for (const auto& [what, source] : row.prediction.sources)
+      if (source != "sailor-import") derived += "  " + row.id + ": " + what + " from " + source + "\n";
+  if (!derived.empty()) os << "\nFigures not measured by SAILOR as such:\n" << derived;
   return os.str();
 }
 

@@ -321,6 +321,9 @@ ValidationReport validatePoints(const std::vector<MeasuredPoint>& points, const 
   ProfileSet profiles;
   profiles.add(reference.profiles);
   profiles.add(std::make_shared<MicrobatchScaledProfile>(reference.profiles));
+  // Last resort for a GPU type or tp SAILOR did not profile at all: the datasheet estimate
+  // (named as the source of those figures), rather than no prediction for any point.
+  profiles.add(std::make_shared<AnalyticProfile>(catalog));
   for (const auto& pt : points) {
     Scenario sc = reference.scenario(pt.pools, catalog);
     ValidationRow row;

@@ -167,7 +167,7 @@ private slots:
     set.add(std::make_shared<MicrobatchScaledProfile>(tiny_));
     QCOMPARE(QString::fromStdString(set.timings({"Tiny", "A100-40", 4, 1}, job_).source), QString("sailor-import"));
     QCOMPARE(QString::fromStdString(set.timings({"Tiny", "A100-40", 2, 1}, job_).source),
-             QString("sailor-import, scaled over microbatch size"));
+             QString("sailor-import, from other microbatch sizes"));
     QVERIFY(set.optimizerSecondsPerParameter({"Tiny", "A100-40", 2, 1}, job_).value > 0);
   }
 

@@ -163,7 +163,7 @@ private:
 class MicrobatchScaledProfile : public ProfileSource {
 public:
   explicit MicrobatchScaledProfile(std::shared_ptr<const SailorProfile> base) : base_(std::move(base)) {}
-  std::string name() const override { return "sailor-import, scaled over microbatch size"; }
+  std::string name() const override { return "sailor-import, from other microbatch sizes"; }
   std::optional<std::vector<LayerTiming>> timings(const ProfileKey& key,
                                                   const Job& job) const override {
     return base_->scaledTimings(key, job);
