@@ -1248,13 +1248,15 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
     c.key = planKey(c.plan);
     return c;
   };
-  auto finish = [&](const Candidate& c) {
+  SimulatorOptions figures_only = options.simulator;
+  figures_only.timeline = false;
+  auto finish = [&](const Candidate& c, bool timeline = true) {
     checkCancel();
     PlannedPlan pp;
     pp.plan = c.plan;
     pp.model_iteration_s = c.iteration_s;
     pp.model_usd_per_iteration = c.usd;
-    pp.prediction = simulate(pp.plan, scenario, job, catalog, profiles, options.simulator);
+    pp.prediction = simulate(pp.plan, scenario, job, catalog, profiles, timeline ? options.simulator : figures_only);
     return pp;
   };
   const size_t window = placementWindow(options.top_k, options.heuristics.h6_region_pools);
@@ -1285,7 +1287,7 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
     for (size_t i = 0; i < placed.size(); ++i) {
       bar.at(simulate_start + (post_end - simulate_start) * static_cast<double>(i) / static_cast<double>(placed.size()),
              "simulating plan " + std::to_string(i + 1) + " of " + std::to_string(placed.size()));
-      PlannedPlan pp = finish(placed[i]);
+      PlannedPlan pp = finish(placed[i], false);  // figures only; the chosen ones again below
       const Prediction& pr = pp.prediction;
       if (!pr.fits) continue;
       if (options.max_usd_per_iteration && pr.usd_per_iteration > *options.max_usd_per_iteration) continue;
@@ -1303,6 +1305,7 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
       return x2 < y2;
     });
     if (sims.size() > static_cast<size_t>(options.top_k)) sims.resize(static_cast<size_t>(options.top_k));
+    for (auto& pp : sims) pp.prediction = simulate(pp.plan, scenario, job, catalog, profiles, options.simulator);
     result.best = std::move(sims);
     if (result.best.empty() && !placed.empty())
       result.no_plan_reason = "plans meet the constraints by the planning model but none by the simulator";

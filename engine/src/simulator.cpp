@@ -79,7 +79,7 @@ std::vector<PipeOp> deepSpeedOps(int P, int s, int M) {
 
 void runDeepSpeedSchedule(Prediction& pred, int P, int M, std::vector<double>& free_at,
                           std::vector<double>& busy, std::vector<double>& comm,
-                          std::vector<double>& last_backward) {
+                          std::vector<double>& last_backward, bool record) {
   std::vector<std::vector<PipeOp>> ops(static_cast<size_t>(P));
   for (int s = 0; s < P; ++s) ops[static_cast<size_t>(s)] = deepSpeedOps(P, s, M);
   std::vector<size_t> next(static_cast<size_t>(P), 0);
@@ -102,7 +102,7 @@ void runDeepSpeedSchedule(Prediction& pred, int P, int M, std::vector<double>& f
         if (op.kind == PipeOp::Forward || op.kind == PipeOp::Backward) {
           const bool f = op.kind == PipeOp::Forward;
           const double d = f ? st.forward_s : st.backward_s;
-          pred.timeline.push_back({s, op.microbatch, f ? 'F' : 'B', free_at[su], free_at[su] + d});
+          if (record) pred.timeline.push_back({s, op.microbatch, f ? 'F' : 'B', free_at[su], free_at[su] + d});
           free_at[su] += d;
           busy[su] += d;
           if (!f) last_backward[su] = free_at[su];
@@ -123,8 +123,8 @@ void runDeepSpeedSchedule(Prediction& pred, int P, int M, std::vector<double>& f
         const double d = activation ? pred.stages[lower].send_forward_s : pred.stages[lower + 1].send_backward_s;
         const double start = std::max(free_at[su], free_at[pu]);
         if (d > 0) {
-          pred.timeline.push_back({s, op.microbatch, 'S', start, start + d});
-          pred.timeline.push_back({peer, op.microbatch, 'S', start, start + d});
+          if (record) pred.timeline.push_back({s, op.microbatch, 'S', start, start + d});
+          if (record) pred.timeline.push_back({peer, op.microbatch, 'S', start, start + d});
         }
         free_at[su] = free_at[pu] = start + d;
         comm[su] += d;
@@ -143,7 +143,7 @@ void runDeepSpeedSchedule(Prediction& pred, int P, int M, std::vector<double>& f
 // transfers overlap with compute and only delay the operation that needs their data.
 void runAsync1F1B(Prediction& pred, int P, int M, std::vector<double>& free_at,
                   std::vector<double>& busy, std::vector<double>& /*comm*/,
-                  std::vector<double>& last_backward) {
+                  std::vector<double>& last_backward, bool record) {
   std::vector<std::vector<std::pair<char, int>>> order(static_cast<size_t>(P));
   for (int s = 0; s < P; ++s) {
     const int warm = std::min(P - s - 1, M);
@@ -174,7 +174,7 @@ void runAsync1F1B(Prediction& pred, int P, int M, std::vector<double>& free_at,
             start = std::max(start, fend[su - 1][iu] + pred.stages[su - 1].send_forward_s);
           }
           fend[su][iu] = start + st.forward_s;
-          pred.timeline.push_back({s, i, 'F', start, fend[su][iu]});
+          if (record) pred.timeline.push_back({s, i, 'F', start, fend[su][iu]});
           busy[su] += st.forward_s;
           free_at[su] = fend[su][iu];
         } else {
@@ -183,7 +183,7 @@ void runAsync1F1B(Prediction& pred, int P, int M, std::vector<double>& free_at,
             start = std::max(start, bend[su + 1][iu] + pred.stages[su + 1].send_backward_s);
           }
           bend[su][iu] = start + st.backward_s;
-          pred.timeline.push_back({s, i, 'B', start, bend[su][iu]});
+          if (record) pred.timeline.push_back({s, i, 'B', start, bend[su][iu]});
           busy[su] += st.backward_s;
           free_at[su] = bend[su][iu];
           last_backward[su] = free_at[su];
@@ -397,12 +397,13 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
   }
 
   // ---- The pipeline schedule, event by event.
+  const bool record = options.timeline;
   std::vector<double> free_at(static_cast<size_t>(P), 0.0), busy(static_cast<size_t>(P), 0.0),
       comm(static_cast<size_t>(P), 0.0), last_backward(static_cast<size_t>(P), 0.0);
   if (options.schedule == PipelineSchedule::DeepSpeed)
-    runDeepSpeedSchedule(pred, P, M, free_at, busy, comm, last_backward);
+    runDeepSpeedSchedule(pred, P, M, free_at, busy, comm, last_backward, record);
   else
-    runAsync1F1B(pred, P, M, free_at, busy, comm, last_backward);
+    runAsync1F1B(pred, P, M, free_at, busy, comm, last_backward, record);
 
   // ---- Data-parallel gradient all-reduce per stage (bucketed ring among its replicas; every
   // tp rank all-reduces its shard at once over the node's link), then the optimizer step.
@@ -434,8 +435,8 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
     st.dp_sync_s = sync;
     st.optimizer_s = opt;
     const double end = std::max(free_at[su], last_backward[su]) + sync + opt;
-    if (sync > 0) pred.timeline.push_back({s, -1, 'A', end - sync - opt, end - opt});
-    pred.timeline.push_back({s, -1, 'O', end - opt, end});
+    if (sync > 0 && record) pred.timeline.push_back({s, -1, 'A', end - sync - opt, end - opt});
+    if (record) pred.timeline.push_back({s, -1, 'O', end - opt, end});
     stage_end[su] = end;
     if (end > iteration) {
       iteration = end;
@@ -464,9 +465,23 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
   pred.egress = std::move(egress);
   pred.usd_per_iteration = pred.compute_usd + pred.egress_usd;
   pred.usd_per_hour = iteration > 0 ? pred.usd_per_iteration * 3600.0 / iteration : 0;
-  std::sort(pred.timeline.begin(), pred.timeline.end(), [](const TimelineOp& x, const TimelineOp& y) {
-    return x.stage != y.stage ? x.stage < y.stage : x.start_s < y.start_s;
-  });
+  if (options.timeline) {
+    // By stage, then start: the schedules emit each stage's ops in time order, so a stable
+    // bucketing by stage is the sort (each bucket checked, sorted only if it is not).
+    std::vector<size_t> offset(static_cast<size_t>(P) + 1, 0);
+    for (const auto& op : pred.timeline) ++offset[static_cast<size_t>(op.stage) + 1];
+    for (size_t i = 1; i < offset.size(); ++i) offset[i] += offset[i - 1];
+    std::vector<TimelineOp> sorted(pred.timeline.size());
+    std::vector<size_t> fill(offset.begin(), offset.end() - 1);
+    for (const auto& op : pred.timeline) sorted[fill[static_cast<size_t>(op.stage)]++] = op;
+    auto by_start = [](const TimelineOp& x, const TimelineOp& y) { return x.start_s < y.start_s; };
+    for (size_t st = 0; st + 1 < offset.size(); ++st) {
+      auto first = sorted.begin() + static_cast<std::ptrdiff_t>(offset[st]);
+      auto last = sorted.begin() + static_cast<std::ptrdiff_t>(offset[st + 1]);
+      if (!std::is_sorted(first, last, by_start)) std::stable_sort(first, last, by_start);
+    }
+    pred.timeline = std::move(sorted);
+  }
   return pred;
 }
 

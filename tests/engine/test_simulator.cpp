@@ -292,6 +292,29 @@ private slots:
     QCOMPARE(sends[1], 6);
   }
 
+  // The timeline is optional (the planner ranks hundreds of plans without it): the figures do
+  // not change, and when recorded it is ordered by stage, then start time.
+  void timelineOptional() {
+    for (const auto schedule : {PipelineSchedule::DeepSpeed, PipelineSchedule::Async1F1B}) {
+      SimulatorOptions with;
+      with.schedule = schedule;
+      SimulatorOptions without = with;
+      without.timeline = false;
+      const Prediction a = run(twoStagePlan(1), tinyJob(cat_, 3), with);
+      const Prediction b = run(twoStagePlan(1), tinyJob(cat_, 3), without);
+      QCOMPARE(a.iteration_s, b.iteration_s);
+      QCOMPARE(a.usd_per_iteration, b.usd_per_iteration);
+      QCOMPARE(a.breakdown.bubble_s, b.breakdown.bubble_s);
+      QVERIFY(b.timeline.empty());
+      QVERIFY(a.timeline.size() >= 2 * 3 * 2);  // at least F and B of 3 microbatches on 2 stages
+      for (size_t i = 1; i < a.timeline.size(); ++i) {
+        const TimelineOp& x = a.timeline[i - 1];
+        const TimelineOp& y = a.timeline[i];
+        QVERIFY(x.stage < y.stage || (x.stage == y.stage && x.start_s <= y.start_s));
+      }
+    }
+  }
+
   void twoStagePipelineAsync1F1B() {
     // Same pipeline, 1F1B order (stage s runs min(P-s-1, m) warm-up forwards, then alternates),
     // transfers overlapped with compute: an operation starts at max(stage free, sender's end + T).

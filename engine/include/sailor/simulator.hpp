@@ -28,6 +28,9 @@ struct SimulatorOptions {
   // DeepSpeed: Megatron-DeepSpeed's pipeline engine (blocking transfers that occupy both ends,
   // NOTE [DeepSpeed pipeline schedule]). Async1F1B: 1F1B with transfers overlapped with compute.
   PipelineSchedule schedule = PipelineSchedule::DeepSpeed;
+  // Record the per-op timeline (Prediction::timeline, the studio's Gantt). Off where only the
+  // figures matter (the planner ranking hundreds of plans): a third of a 512-GPU simulation.
+  bool timeline = true;
 };
 
 struct MemoryBreakdown {
