@@ -1248,6 +1248,14 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
     c.key = planKey(c.plan);
     return c;
   };
+  // The constraints by the simulator's figures (with rank_by_simulator).
+  auto meetsSimulated = [&](const Prediction& pr) {
+    if (!pr.fits) return false;
+    if (options.max_usd_per_iteration && pr.usd_per_iteration > *options.max_usd_per_iteration) return false;
+    if (options.max_usd_per_hour && pr.usd_per_hour > *options.max_usd_per_hour) return false;
+    if (options.min_iterations_per_s && pr.iterations_per_s < *options.min_iterations_per_s) return false;
+    return true;
+  };
   SimulatorOptions figures_only = options.simulator;
   figures_only.timeline = false;
   auto finish = [&](const Candidate& c, bool timeline = true) {
@@ -1288,12 +1296,7 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
       bar.at(simulate_start + (post_end - simulate_start) * static_cast<double>(i) / static_cast<double>(placed.size()),
              "simulating plan " + std::to_string(i + 1) + " of " + std::to_string(placed.size()));
       PlannedPlan pp = finish(placed[i], false);  // figures only; the chosen ones again below
-      const Prediction& pr = pp.prediction;
-      if (!pr.fits) continue;
-      if (options.max_usd_per_iteration && pr.usd_per_iteration > *options.max_usd_per_iteration) continue;
-      if (options.max_usd_per_hour && pr.usd_per_hour > *options.max_usd_per_hour) continue;
-      if (options.min_iterations_per_s && pr.iterations_per_s < *options.min_iterations_per_s) continue;
-      sims.push_back(std::move(pp));
+      if (meetsSimulated(pp.prediction)) sims.push_back(std::move(pp));
     }
     // Stable: equal simulated figures keep the planning model's order.
     std::stable_sort(sims.begin(), sims.end(), [&](const PlannedPlan& a, const PlannedPlan& b) {
@@ -1354,7 +1357,7 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
       result.pareto.clear();
       double front = std::numeric_limits<double>::infinity();
       for (auto& x : all_pts)
-        if (x.prediction.fits && x.prediction.iteration_s < front) {
+        if (meetsSimulated(x.prediction) && x.prediction.iteration_s < front) {
           front = x.prediction.iteration_s;
           result.pareto.push_back(std::move(x));
         }

@@ -903,6 +903,22 @@ private slots:
                qPrintable(QString("simulator's first %1, planning model's first %2")
                               .arg(value(by_sim.best.front().prediction))
                               .arg(value(by_model.best.front().prediction))));
+    // With the frontier: in the simulator's figures, every point meeting the constraints, the
+    // fastest of the best plans on it.
+    o.pareto = true;
+    const PlanResult front = planSearch(in.sc, in.job, cat_, profiles_, o);
+    QVERIFY(!front.pareto.empty());
+    for (size_t i = 0; i < front.pareto.size(); ++i) {
+      QVERIFY(meetsSimulated(front.pareto[i].prediction));
+      if (i > 0) {
+        QVERIFY(front.pareto[i].prediction.usd_per_iteration >= front.pareto[i - 1].prediction.usd_per_iteration);
+        QVERIFY(front.pareto[i].prediction.iteration_s < front.pareto[i - 1].prediction.iteration_s);
+      }
+    }
+    if (throughput && !front.best.empty())
+      QVERIFY2(std::any_of(front.pareto.begin(), front.pareto.end(),
+                           [&](const PlannedPlan& p) { return p.plan == front.best.front().plan; }),
+               "the fastest plan is on the frontier");
   }
 
   void noGpus() {
