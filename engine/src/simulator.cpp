@@ -27,6 +27,7 @@ struct ReplicaData {
   double optimizer_s_per_param = 0;
   int gpus_per_node = 1;
   double usd_per_gpu_hour = 0;
+  int site = -1;  // (zone, GPU type) of the replica, numbered per simulation: links depend on it
 };
 
 std::string fmtGiB(double bytes) {
@@ -245,6 +246,8 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
 
   // ---- Per replica: profile figures summed over the stage's layers.
   std::vector<std::vector<ReplicaData>> data(static_cast<size_t>(P));
+  std::map<std::pair<std::string, std::string>, int> site_of;
+  std::vector<const Replica*> site_replica;  // one replica of each site, for link queries
   for (int s = 0; s < P; ++s) {
     const Stage& st = plan.stages[static_cast<size_t>(s)];
     // Replicas of one kind (GPU type, tp, zone) in a stage have the same figures: looked up once.
@@ -259,6 +262,13 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
       same_kind[{r.gpu_type, r.tp, r.zone}] = data[static_cast<size_t>(s)].size();
       ReplicaData d;
       d.replica = &r;
+      if (auto it = site_of.find({r.zone, r.gpu_type}); it != site_of.end()) {
+        d.site = it->second;
+      } else {
+        d.site = static_cast<int>(site_replica.size());
+        site_of.emplace(std::make_pair(r.zone, r.gpu_type), d.site);
+        site_replica.push_back(&r);
+      }
       d.gpu = &catalog.gpu(r.gpu_type, "replica.gpu_type");
       const ProfileKey key{model.name, r.gpu_type, b, r.tp};
       auto t = profiles.timings(key, job);
@@ -373,6 +383,18 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
   };
   // Links between (zone, GPU type) pairs, resolved once per plan.
   LinkResolver linkOf(scenario);
+  // By site pair (integers): a 512-replica plan asks for the same few pairs a thousand times.
+  std::map<std::tuple<int, int, int>, const ResolvedLink*> by_site;
+  auto linkBetween = [&](const ReplicaData& x, const ReplicaData& y, int g) -> const ResolvedLink& {
+    auto key = std::make_tuple(x.site, y.site, g);
+    auto it = by_site.find(key);
+    if (it != by_site.end()) return *it->second;
+    const Replica& a = *site_replica[static_cast<size_t>(x.site)];
+    const Replica& c = *site_replica[static_cast<size_t>(y.site)];
+    const ResolvedLink& l = linkOf({a.zone, a.gpu_type, c.zone, c.gpu_type, g});
+    by_site.emplace(key, &l);
+    return l;
+  };
   for (int s = 0; s + 1 < P; ++s) {
     const auto& a = data[static_cast<size_t>(s)];
     const auto& c = data[static_cast<size_t>(s) + 1];
@@ -382,8 +404,8 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
       const ReplicaData& x = a[j % a.size()];
       const ReplicaData& y = c[j % c.size()];
       const double msg = x.output_elements * b * e;
-      const ResolvedLink& l1 = linkOf({x.replica->zone, x.replica->gpu_type, y.replica->zone, y.replica->gpu_type, 1});
-      const ResolvedLink& l2 = linkOf({y.replica->zone, y.replica->gpu_type, x.replica->zone, x.replica->gpu_type, 1});
+      const ResolvedLink& l1 = linkBetween(x, y, 1);
+      const ResolvedLink& l2 = linkBetween(y, x, 1);
       fwd = std::max(fwd, l1.transferSeconds(msg, 1));
       bwd = std::max(bwd, l2.transferSeconds(msg, 1));
       // Bytes per iteration: the sender's microbatches, split over the pairs it serves.
@@ -424,7 +446,7 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
       if (D < 2) continue;
       const ReplicaData& y = reps[static_cast<size_t>((k + 1) % D)];
       const int g = 1;  // NOTE [Point-to-point transfers]: one GPU's stream, at the count-1 figure
-      const ResolvedLink& link = linkOf({x.replica->zone, x.replica->gpu_type, y.replica->zone, y.replica->gpu_type, g});
+      const ResolvedLink& link = linkBetween(x, y, g);
       const double shard = x.params * grad_bytes;
       const double t = ringAllReduceSeconds(link, shard, D, options);
       sync = std::max(sync, t);
