@@ -23,6 +23,7 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
+#include "display_number.hpp"
 #include "stage_palette.hpp"
 
 namespace sailor::studio {
@@ -31,14 +32,6 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-QString number(double v) {
-  const QLocale locale;
-  if (std::abs(v) >= 1000)
-    return locale.toString(v, 'f', 0);
-  if (std::abs(v) >= 1)
-    return locale.toString(v, 'f', 2);
-  return locale.toString(v, 'g', 3);
-}
 
 // "1.23 s", "45.6 ms", "789 µs".
 QString duration(double s) {
@@ -54,7 +47,7 @@ QString gib(double bytes) {
   return PlanInspector::tr("%1 GiB").arg(QLocale().toString(bytes / kGiB, 'f', 1));
 }
 
-QString usd(double v) { return QStringLiteral("$") + number(v); }
+QString usd(double v) { return QStringLiteral("$") + displayNumber(v); }
 
 QString percent(double part, double whole) {
   return whole > 0 ? QLocale().toString(100.0 * part / whole, 'f', 1) + QStringLiteral(" %")
@@ -337,8 +330,8 @@ void PlanInspector::setPlan(const sailor::PlannedPlan& plan,
                                   .arg(plan_->plan.stages.size());
   QString summary = tr("<b>Iteration %1</b> · %2 it/s · %3 tokens/s · <b>%4 per iteration</b> · "
                        "%5 per hour · %6 · peak memory %7 of %8")
-                        .arg(duration(pred.iteration_s), number(pred.iterations_per_s),
-                             number(pred.tokens_per_s), usd(pred.usd_per_iteration),
+                        .arg(duration(pred.iteration_s), displayNumber(pred.iterations_per_s),
+                             displayNumber(pred.tokens_per_s), usd(pred.usd_per_iteration),
                              usd(pred.usd_per_hour), shape, gib(pred.peakMemoryBytes()),
                              gib(peak_capacity));
   if (!pred.fits)

@@ -17,23 +17,11 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
+#include "display_number.hpp"
+
 namespace sailor::studio {
 
 namespace {
-
-bool samePlan(const sailor::Plan& a, const sailor::Plan& b) {
-  return a.microbatch_size == b.microbatch_size && a.stages == b.stages;
-}
-
-// "1.23", "0.0123", "12,345": four significant digits, no exponent for everyday magnitudes.
-QString number(double v) {
-  const QLocale locale;
-  if (std::abs(v) >= 1000)
-    return locale.toString(v, 'f', 0);
-  if (std::abs(v) >= 1)
-    return locale.toString(v, 'f', 2);
-  return locale.toString(v, 'g', 3);
-}
 
 // Breaks a long message into lines of about `width` characters at spaces (QCPItemText does not
 // wrap).
@@ -165,7 +153,7 @@ void TradeoffPlot::setResult(std::shared_ptr<const sailor::PlanResult> result,
   if (result_) {
     for (const auto& p : result_->best) {
       const bool seen = std::any_of(points_.begin(), points_.end(), [&](const auto* q) {
-        return samePlan(q->plan, p.plan);
+        return q->plan == p.plan;
       });
       if (!seen) {
         points_.push_back(&p);
@@ -174,7 +162,7 @@ void TradeoffPlot::setResult(std::shared_ptr<const sailor::PlanResult> result,
     }
     for (const auto& p : result_->pareto) {
       const bool seen = std::any_of(points_.begin(), points_.end(), [&](const auto* q) {
-        return samePlan(q->plan, p.plan);
+        return q->plan == p.plan;
       });
       if (!seen) {
         points_.push_back(&p);
@@ -284,7 +272,7 @@ QString TradeoffPlot::tooltipText(int index) const {
     by_type.append(tr("%1× %2").arg(n).arg(QString::fromStdString(type)));
 
   QString role;
-  if (result_ && !result_->best.empty() && samePlan(result_->best.front().plan, pp.plan))
+  if (result_ && !result_->best.empty() && result_->best.front().plan == pp.plan)
     role = tr("Best plan");
   else if (in_best_[static_cast<std::size_t>(index)])
     role = tr("Top plan");
@@ -300,9 +288,9 @@ QString TradeoffPlot::tooltipText(int index) const {
                .arg(pp.plan.microbatch_size);
   lines << tr("GPUs: %1 (%2)").arg(pp.plan.gpuCount()).arg(by_type.join(QStringLiteral(", ")));
   lines << tr("Throughput: %1 it/s, %2 tokens/s")
-               .arg(number(pred.iterations_per_s), number(pred.tokens_per_s));
+               .arg(displayNumber(pred.iterations_per_s), displayNumber(pred.tokens_per_s));
   lines << tr("Cost: $%1 per iteration, $%2 per hour")
-               .arg(number(pred.usd_per_iteration), number(pred.usd_per_hour));
+               .arg(displayNumber(pred.usd_per_iteration), displayNumber(pred.usd_per_hour));
   return lines.join(QLatin1Char('\n'));
 }
 
@@ -410,11 +398,11 @@ void TradeoffPlot::rebuild() {
   QStringList constraint_texts;
   if (constraints_) {
     if (constraints_->max_usd_per_iteration)
-      constraint_texts << tr("max $%1 per iteration").arg(number(*constraints_->max_usd_per_iteration));
+      constraint_texts << tr("max $%1 per iteration").arg(displayNumber(*constraints_->max_usd_per_iteration));
     if (constraints_->max_usd_per_hour)
-      constraint_texts << tr("max $%1 per hour").arg(number(*constraints_->max_usd_per_hour));
+      constraint_texts << tr("max $%1 per hour").arg(displayNumber(*constraints_->max_usd_per_hour));
     if (constraints_->min_iterations_per_s)
-      constraint_texts << tr("min %1 iterations/s").arg(number(*constraints_->min_iterations_per_s));
+      constraint_texts << tr("min %1 iterations/s").arg(displayNumber(*constraints_->min_iterations_per_s));
   }
   constraints_label_->setText(constraint_texts.isEmpty()
                                   ? QString()
@@ -422,7 +410,7 @@ void TradeoffPlot::rebuild() {
   if (constraints_ && n > 0) {
     if (constraints_->max_usd_per_iteration) {
       const double usd = *constraints_->max_usd_per_iteration;
-      const QString label = tr("max $%1 per iteration").arg(number(usd));
+      const QString label = tr("max $%1 per iteration").arg(displayNumber(usd));
       if (cost_unit_ == CostUnit::UsdPerIteration)
         lines.push_back({true, usd, label});
       else if (cost_unit_ == CostUnit::UsdPerMillionTokens && tokensPerIteration() > 0)
@@ -430,13 +418,13 @@ void TradeoffPlot::rebuild() {
     }
     if (constraints_->max_usd_per_hour && cost_unit_ == CostUnit::UsdPerHour)
       lines.push_back({true, *constraints_->max_usd_per_hour,
-                       tr("max $%1 per hour").arg(number(*constraints_->max_usd_per_hour))});
+                       tr("max $%1 per hour").arg(displayNumber(*constraints_->max_usd_per_hour))});
     if (constraints_->min_iterations_per_s) {
       const double its = *constraints_->min_iterations_per_s;
       lines.push_back({false,
                        throughput_unit_ == ThroughputUnit::TokensPerS ? its * tokensPerIteration()
                                                                       : its,
-                       tr("min %1 iterations/s").arg(number(its))});
+                       tr("min %1 iterations/s").arg(displayNumber(its))});
     }
   }
   // A constraint far from every point would squash them; it widens the range only when within

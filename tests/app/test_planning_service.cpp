@@ -3,7 +3,6 @@
 // one-terminal-signal-per-request contract, and that the owning thread's event loop keeps
 // running during a search. The long searches (longSearch()) are cancelled by the tests.
 #include <algorithm>
-#include <fstream>
 #include <memory>
 #include <string>
 
@@ -19,6 +18,7 @@
 #include "planning_service.hpp"
 #include "sailor/catalog.hpp"
 #include "sailor/job.hpp"
+#include "sailor/json_util.hpp"
 #include "sailor/planner.hpp"
 #include "sailor/profile.hpp"
 #include "sailor/scenario.hpp"
@@ -28,13 +28,6 @@ using sailor::studio::PlanRequest;
 using ResultPtr = std::shared_ptr<const sailor::PlanResult>;
 
 namespace {
-
-nlohmann::json readJson(const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
-    throw std::runtime_error("cannot read " + path);
-  return nlohmann::json::parse(in);
-}
 
 // Ids carried by a spy's first argument, in emission order.
 QList<quint64> ids(const QSignalSpy& spy) {
@@ -95,9 +88,9 @@ void TestPlanningService::initTestCase() {
   const std::string dir = sailor::resourceDir();
   auto catalog = std::make_shared<const sailor::Catalog>(sailor::Catalog::load(dir));
   scenario_ = std::make_shared<const sailor::Scenario>(
-      sailor::Scenario::fromJson(readJson(dir + "/scenarios/default.json"), *catalog));
+      sailor::Scenario::fromJson(sailor::json_util::readFile(dir + "/scenarios/default.json"), *catalog));
   job_ = std::make_shared<const sailor::Job>(
-      sailor::Job::fromJson(readJson(dir + "/jobs/default.json"), *catalog));
+      sailor::Job::fromJson(sailor::json_util::readFile(dir + "/jobs/default.json"), *catalog));
   catalog_ = catalog;
 }
 

@@ -6,7 +6,6 @@
 // chart's rectangles and the exported plan's round trip.
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <memory>
 #include <set>
 #include <string>
@@ -26,6 +25,7 @@
 #include "plan_inspector.hpp"
 #include "sailor/catalog.hpp"
 #include "sailor/job.hpp"
+#include "sailor/json_util.hpp"
 #include "sailor/planner.hpp"
 #include "sailor/profile.hpp"
 #include "sailor/scenario.hpp"
@@ -39,16 +39,6 @@ using ResultPtr = std::shared_ptr<const sailor::PlanResult>;
 
 namespace {
 
-nlohmann::json readJson(const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
-    throw std::runtime_error("cannot read " + path);
-  return nlohmann::json::parse(in);
-}
-
-bool samePlan(const sailor::Plan& a, const sailor::Plan& b) {
-  return a.microbatch_size == b.microbatch_size && a.stages == b.stages;
-}
 
 sailor::Stage stage(int first, int last, int count, const std::string& gpu,
                     const std::string& zone, int tp = 1) {
@@ -119,10 +109,10 @@ void TestPlotInspector::initTestCase() {
   const std::string dir = sailor::resourceDir();
   catalog_ = sailor::Catalog::load(dir);
   scenario_ = std::make_shared<const sailor::Scenario>(
-      sailor::Scenario::fromJson(readJson(dir + "/scenarios/default.json"), catalog_));
-  job_ = sailor::Job::fromJson(readJson(dir + "/jobs/default.json"), catalog_);
+      sailor::Scenario::fromJson(sailor::json_util::readFile(dir + "/scenarios/default.json"), catalog_));
+  job_ = sailor::Job::fromJson(sailor::json_util::readFile(dir + "/jobs/default.json"), catalog_);
   profiles_.add(std::make_shared<sailor::AnalyticProfile>(catalog_));
-  default_plan_ = sailor::Plan::fromJson(readJson(dir + "/plans/default.json"));
+  default_plan_ = sailor::Plan::fromJson(sailor::json_util::readFile(dir + "/plans/default.json"));
 
   sailor::PlannerOptions options;  // maximum throughput; not Pareto (minutes on this scenario)
   options.top_k = 10;
@@ -159,9 +149,9 @@ void TestPlotInspector::pointsAreTheDeduplicatedPlans() {
   plot.setResult(synthetic_, job_);
   // A (best #1), B (best #2), then C: the Pareto copies of A and B are not plotted twice.
   QCOMPARE(plot.points().size(), std::size_t{3});
-  QVERIFY(samePlan(plot.points()[0]->plan, synthetic_->best[0].plan));
-  QVERIFY(samePlan(plot.points()[1]->plan, synthetic_->best[1].plan));
-  QVERIFY(samePlan(plot.points()[2]->plan, synthetic_->pareto[1].plan));
+  QVERIFY(plot.points()[0]->plan == synthetic_->best[0].plan);
+  QVERIFY(plot.points()[1]->plan == synthetic_->best[1].plan);
+  QVERIFY(plot.points()[2]->plan == synthetic_->pareto[1].plan);
   // Each plan is one marker: the marker graphs (no line; the selection ring is empty) hold
   // three points in all.
   int markers = 0;
@@ -180,12 +170,12 @@ void TestPlotInspector::realResultPlotsEveryPlanAndHighlightsTheBest() {
   for (const auto* list : {&searched_->best, &searched_->pareto})
     for (const auto& p : *list)
       if (std::none_of(distinct.begin(), distinct.end(),
-                       [&](const auto* q) { return samePlan(*q, p.plan); }))
+                       [&](const auto* q) { return *q == p.plan; }))
         distinct.push_back(&p.plan);
   QCOMPARE(plot.points().size(), distinct.size());
   // Exactly one point carries the best marker: the objective's best, best[0].
   const QPointF best = plot.pointValue(0);
-  QVERIFY(samePlan(plot.points()[0]->plan, searched_->best[0].plan));
+  QVERIFY(plot.points()[0]->plan == searched_->best[0].plan);
   int single_point_graphs_at_best = 0;
   for (int g = 0; g < plot.plot()->graphCount(); ++g) {
     auto* graph = plot.plot()->graph(g);
@@ -492,7 +482,7 @@ void TestPlotInspector::exportRoundTrip() {
   const QByteArray text = file.readAll();
   QVERIFY(text.contains("\n  \"microbatch_size\""));  // 2-space indent
   const auto back = sailor::Plan::fromJson(nlohmann::json::parse(text.toStdString()));
-  QVERIFY(samePlan(back, p.plan));
+  QVERIFY(back == p.plan);
   back.validate(job_, catalog_, *scenario_);  // a plan `sailor simulate --plan` accepts
 
   error.clear();
