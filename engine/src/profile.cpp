@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <set>
 
 #include "sailor/error.hpp"
 #include "sailor/json_util.hpp"
@@ -265,8 +264,8 @@ std::shared_ptr<SailorProfile> SailorProfile::fromJson(const json& profiles, con
 //     OPT-350, where SAILOR profiled the head, the architecture's head activations give 832 MB
 //     against the 835 MB measured.
 void SailorProfile::adoptCatalogConventions(const Catalog& catalog) {
-  std::map<std::string, std::set<int>> lm_head_missing;  // model -> tp degrees
-  std::map<std::pair<std::string, int>, double> head_ratio;  // (model, tp) -> LM head / block FLOPs
+  // (model, tp) whose head lacks its LM head -> FLOPs of the LM head / FLOPs of a block.
+  std::map<std::pair<std::string, int>, double> head_ratio;
   for (auto& [mk, layers] : memory_) {
     const ModelSpec* m = catalog.findModel(mk.first);
     if (!m || layers.size() < 3) continue;
@@ -310,7 +309,6 @@ void SailorProfile::adoptCatalogConventions(const Catalog& catalog) {
       const double before = head.activation_bytes;
       // The architecture's head less its norm input (which the profiled norm already holds).
       head.activation_bytes += ah.activation_bytes - static_cast<double>(s_len) * h * 4.0;
-      lm_head_missing[m->name].insert(tp);
       head_ratio[{m->name, tp}] = ab.forward_flops > 0 ? ah.forward_flops / ab.forward_flops : 0.0;
       if (tp == 1) {
         char buf[200];
@@ -333,16 +331,15 @@ void SailorProfile::adoptCatalogConventions(const Catalog& catalog) {
       t.erase(t.begin() + static_cast<std::ptrdiff_t>(plan - 1));
     }
     if (t.size() != plan) continue;
-    if (auto it = lm_head_missing.find(m->name); it != lm_head_missing.end() && it->second.count(key.tp)) {
+    if (auto it = head_ratio.find({m->name, key.tp}); it != head_ratio.end()) {
       double f = 0, b = 0;
       for (size_t l = 1; l + 1 < plan; ++l) {
         f += t[l].forward_s;
         b += t[l].backward_s;
       }
       const double blocks = static_cast<double>(plan - 2);
-      const double ratio = head_ratio[{m->name, key.tp}];
-      t.back().forward_s += ratio * f / blocks;
-      t.back().backward_s += ratio * b / blocks;
+      t.back().forward_s += it->second * f / blocks;
+      t.back().backward_s += it->second * b / blocks;
     }
   }
 }

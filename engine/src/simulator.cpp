@@ -382,18 +382,18 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
     egress.push_back({from, to, bytes, 0});
   };
   // Links between (zone, GPU type) pairs, resolved once per plan.
-  LinkResolver linkOf(scenario);
-  // By site pair (integers): a 512-replica plan asks for the same few pairs a thousand times.
-  std::map<std::tuple<int, int, int>, const ResolvedLink*> by_site;
+  // Resolved once per site pair (integers): a 512-replica plan asks for the same few pairs a
+  // thousand times.
+  std::map<std::tuple<int, int, int>, ResolvedLink> by_site;
   auto linkBetween = [&](const ReplicaData& x, const ReplicaData& y, int g) -> const ResolvedLink& {
     auto key = std::make_tuple(x.site, y.site, g);
     auto it = by_site.find(key);
-    if (it != by_site.end()) return *it->second;
-    const Replica& a = *site_replica[static_cast<size_t>(x.site)];
-    const Replica& c = *site_replica[static_cast<size_t>(y.site)];
-    const ResolvedLink& l = linkOf({a.zone, a.gpu_type, c.zone, c.gpu_type, g});
-    by_site.emplace(key, &l);
-    return l;
+    if (it == by_site.end()) {
+      const Replica& a = *site_replica[static_cast<size_t>(x.site)];
+      const Replica& c = *site_replica[static_cast<size_t>(y.site)];
+      it = by_site.emplace(key, scenario.link({a.zone, a.gpu_type, c.zone, c.gpu_type, g})).first;
+    }
+    return it->second;
   };
   for (int s = 0; s + 1 < P; ++s) {
     const auto& a = data[static_cast<size_t>(s)];
