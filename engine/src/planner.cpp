@@ -1102,13 +1102,19 @@ public:
   }
 };
 
+// -1, 0, 1: whether (time a, cost a) is better, as good or worse than b by the objective (its
+// figure first, the other one second).
+int compareFigures(double t_a, double c_a, double t_b, double c_b, Objective o) {
+  const bool tp = o == Objective::Throughput;
+  const double x = tp ? t_a : c_a, y = tp ? t_b : c_b;
+  if (x != y) return x < y ? -1 : 1;
+  const double x2 = tp ? c_a : t_a, y2 = tp ? c_b : t_b;
+  if (x2 != y2) return x2 < y2 ? -1 : 1;
+  return 0;
+}
+
 bool better(const Candidate& a, const Candidate& b, Objective o) {
-  const double x = o == Objective::Throughput ? a.iteration_s : a.usd;
-  const double y = o == Objective::Throughput ? b.iteration_s : b.usd;
-  if (x != y) return x < y;
-  const double x2 = o == Objective::Throughput ? a.usd : a.iteration_s;
-  const double y2 = o == Objective::Throughput ? b.usd : b.iteration_s;
-  if (x2 != y2) return x2 < y2;
+  if (const int c = compareFigures(a.iteration_s, a.usd, b.iteration_s, b.usd, o)) return c < 0;
   return a.key < b.key;
 }
 
@@ -1300,12 +1306,8 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
     }
     // Stable: equal simulated figures keep the planning model's order.
     std::stable_sort(sims.begin(), sims.end(), [&](const PlannedPlan& a, const PlannedPlan& b) {
-      const double x = options.objective == Objective::Throughput ? a.prediction.iteration_s : a.prediction.usd_per_iteration;
-      const double y = options.objective == Objective::Throughput ? b.prediction.iteration_s : b.prediction.usd_per_iteration;
-      if (x != y) return x < y;
-      const double x2 = options.objective == Objective::Throughput ? a.prediction.usd_per_iteration : a.prediction.iteration_s;
-      const double y2 = options.objective == Objective::Throughput ? b.prediction.usd_per_iteration : b.prediction.iteration_s;
-      return x2 < y2;
+      return compareFigures(a.prediction.iteration_s, a.prediction.usd_per_iteration, b.prediction.iteration_s,
+                            b.prediction.usd_per_iteration, options.objective) < 0;
     });
     if (sims.size() > static_cast<size_t>(options.top_k)) sims.resize(static_cast<size_t>(options.top_k));
     for (auto& pp : sims) pp.prediction = simulate(pp.plan, scenario, job, catalog, profiles, options.simulator);
