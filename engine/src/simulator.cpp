@@ -78,9 +78,9 @@ std::vector<PipeOp> deepSpeedOps(int P, int s, int M) {
   return ops;
 }
 
-void runDeepSpeedSchedule(Prediction& pred, int P, int M, std::vector<double>& free_at,
-                          std::vector<double>& busy, std::vector<double>& comm,
-                          std::vector<double>& last_backward, bool record) {
+void runDeepSpeedSchedule(const std::vector<StageTimes>& stages, std::vector<TimelineOp>* timeline, int P,
+                          int M, std::vector<double>& free_at, std::vector<double>& busy,
+                          std::vector<double>& comm, std::vector<double>& last_backward) {
   std::vector<std::vector<PipeOp>> ops(static_cast<size_t>(P));
   for (int s = 0; s < P; ++s) ops[static_cast<size_t>(s)] = deepSpeedOps(P, s, M);
   std::vector<size_t> next(static_cast<size_t>(P), 0);
@@ -99,11 +99,11 @@ void runDeepSpeedSchedule(Prediction& pred, int P, int M, std::vector<double>& f
       const size_t su = static_cast<size_t>(s);
       while (next[su] < ops[su].size()) {
         const PipeOp op = ops[su][next[su]];
-        const StageTimes& st = pred.stages[su];
+        const StageTimes& st = stages[su];
         if (op.kind == PipeOp::Forward || op.kind == PipeOp::Backward) {
           const bool f = op.kind == PipeOp::Forward;
           const double d = f ? st.forward_s : st.backward_s;
-          if (record) pred.timeline.push_back({s, op.microbatch, f ? 'F' : 'B', free_at[su], free_at[su] + d});
+          if (timeline) timeline->push_back({s, op.microbatch, f ? 'F' : 'B', free_at[su], free_at[su] + d});
           free_at[su] += d;
           busy[su] += d;
           if (!f) last_backward[su] = free_at[su];
@@ -121,11 +121,11 @@ void runDeepSpeedSchedule(Prediction& pred, int P, int M, std::vector<double>& f
         // (send_backward_s of the upper stage).
         const bool activation = op.kind == PipeOp::SendAct || op.kind == PipeOp::RecvAct;
         const size_t lower = std::min(su, pu);
-        const double d = activation ? pred.stages[lower].send_forward_s : pred.stages[lower + 1].send_backward_s;
+        const double d = activation ? stages[lower].send_forward_s : stages[lower + 1].send_backward_s;
         const double start = std::max(free_at[su], free_at[pu]);
-        if (d > 0) {
-          if (record) pred.timeline.push_back({s, op.microbatch, 'S', start, start + d});
-          if (record) pred.timeline.push_back({peer, op.microbatch, 'S', start, start + d});
+        if (d > 0 && timeline) {
+          timeline->push_back({s, op.microbatch, 'S', start, start + d});
+          timeline->push_back({peer, op.microbatch, 'S', start, start + d});
         }
         free_at[su] = free_at[pu] = start + d;
         comm[su] += d;
@@ -142,9 +142,9 @@ void runDeepSpeedSchedule(Prediction& pred, int P, int M, std::vector<double>& f
 
 // Non-blocking alternative: 1F1B order (min(P - s - 1, m) warm-up forwards, then alternate),
 // transfers overlap with compute and only delay the operation that needs their data.
-void runAsync1F1B(Prediction& pred, int P, int M, std::vector<double>& free_at,
-                  std::vector<double>& busy, std::vector<double>& /*comm*/,
-                  std::vector<double>& last_backward, bool record) {
+void runAsync1F1B(const std::vector<StageTimes>& stages, std::vector<TimelineOp>* timeline, int P, int M,
+                  std::vector<double>& free_at, std::vector<double>& busy, std::vector<double>& /*comm*/,
+                  std::vector<double>& last_backward) {
   std::vector<std::vector<std::pair<char, int>>> order(static_cast<size_t>(P));
   for (int s = 0; s < P; ++s) {
     const int warm = std::min(P - s - 1, M);
@@ -164,7 +164,7 @@ void runAsync1F1B(Prediction& pred, int P, int M, std::vector<double>& free_at,
     progress = false;
     for (int s = 0; s < P; ++s) {
       const size_t su = static_cast<size_t>(s);
-      const StageTimes& st = pred.stages[su];
+      const StageTimes& st = stages[su];
       while (next[su] < order[su].size()) {
         const auto [kind, i] = order[su][next[su]];
         const size_t iu = static_cast<size_t>(i);
@@ -172,19 +172,19 @@ void runAsync1F1B(Prediction& pred, int P, int M, std::vector<double>& free_at,
         if (kind == 'F') {
           if (s > 0) {
             if (fend[su - 1][iu] < 0) break;
-            start = std::max(start, fend[su - 1][iu] + pred.stages[su - 1].send_forward_s);
+            start = std::max(start, fend[su - 1][iu] + stages[su - 1].send_forward_s);
           }
           fend[su][iu] = start + st.forward_s;
-          if (record) pred.timeline.push_back({s, i, 'F', start, fend[su][iu]});
+          if (timeline) timeline->push_back({s, i, 'F', start, fend[su][iu]});
           busy[su] += st.forward_s;
           free_at[su] = fend[su][iu];
         } else {
           if (s + 1 < P) {
             if (bend[su + 1][iu] < 0) break;
-            start = std::max(start, bend[su + 1][iu] + pred.stages[su + 1].send_backward_s);
+            start = std::max(start, bend[su + 1][iu] + stages[su + 1].send_backward_s);
           }
           bend[su][iu] = start + st.backward_s;
-          if (record) pred.timeline.push_back({s, i, 'B', start, bend[su][iu]});
+          if (timeline) timeline->push_back({s, i, 'B', start, bend[su][iu]});
           busy[su] += st.backward_s;
           free_at[su] = bend[su][iu];
           last_backward[su] = free_at[su];
@@ -395,6 +395,8 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
     }
     return it->second;
   };
+  // Per boundary s and pair j: seconds of the activation (s -> s+1) and the gradient (back).
+  std::vector<std::vector<std::pair<double, double>>> pair_s(static_cast<size_t>(P));
   for (int s = 0; s + 1 < P; ++s) {
     const auto& a = data[static_cast<size_t>(s)];
     const auto& c = data[static_cast<size_t>(s) + 1];
@@ -404,10 +406,11 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
       const ReplicaData& x = a[j % a.size()];
       const ReplicaData& y = c[j % c.size()];
       const double msg = x.output_elements * b * e;
-      const ResolvedLink& l1 = linkBetween(x, y, 1);
-      const ResolvedLink& l2 = linkBetween(y, x, 1);
-      fwd = std::max(fwd, l1.transferSeconds(msg, 1));
-      bwd = std::max(bwd, l2.transferSeconds(msg, 1));
+      const double f = linkBetween(x, y, 1).transferSeconds(msg, 1);
+      const double g = linkBetween(y, x, 1).transferSeconds(msg, 1);
+      pair_s[static_cast<size_t>(s)].emplace_back(f, g);
+      fwd = std::max(fwd, f);
+      bwd = std::max(bwd, g);
       // Bytes per iteration: the sender's microbatches, split over the pairs it serves.
       const double share = static_cast<double>(m_stage[static_cast<size_t>(s)]) *
                            static_cast<double>(a.size()) / static_cast<double>(pairs);
@@ -418,18 +421,77 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
     pred.stages[static_cast<size_t>(s) + 1].send_backward_s = bwd;
   }
 
-  // ---- The pipeline schedule, event by event.
-  const bool record = options.timeline;
-  std::vector<double> free_at(static_cast<size_t>(P), 0.0), busy(static_cast<size_t>(P), 0.0),
-      comm(static_cast<size_t>(P), 0.0), last_backward(static_cast<size_t>(P), 0.0);
-  if (options.schedule == PipelineSchedule::DeepSpeed)
-    runDeepSpeedSchedule(pred, P, M, free_at, busy, comm, last_backward, record);
-  else
-    runAsync1F1B(pred, P, M, free_at, busy, comm, last_backward, record);
+  // ---- The pipeline schedule, event by event, per data-parallel pipeline.
+  // NOTE [Data-parallel pipelines]: with the same number of replicas D in every stage, replica j
+  // of every stage forms pipeline j: its microbatches flow only through its own replicas and
+  // links, so the D pipelines run their schedules independently until each stage's gradient
+  // all-reduce, which waits for the last of them. A pipeline is as slow as its own GPUs and its
+  // own links: a slow GPU in one pipeline and a slow link in another do not add up, as taking
+  // the straggler's compute with the slowest pair's transfer would have them do. Pipelines no
+  // slower anywhere than another one (the same kinds of replica, the same links) cannot finish
+  // later (the schedule only adds and takes maxima) and are not simulated. With different
+  // degrees per stage (replica j talks to j mod D) pipelines share replicas; one pipeline of the
+  // straggler and slowest-pair figures of every stage then bounds them.
+  std::vector<std::vector<StageTimes>> pipelines;
+  const size_t D0 = data[0].size();
+  bool same_degree = true;
+  for (const auto& reps : data) same_degree = same_degree && reps.size() == D0;
+  if (!same_degree || D0 == 1) {
+    pipelines.push_back(pred.stages);
+  } else {
+    auto noSlower = [P](const std::vector<StageTimes>& x, const std::vector<StageTimes>& y) {
+      for (int s = 0; s < P; ++s) {
+        const StageTimes& u = x[static_cast<size_t>(s)];
+        const StageTimes& v = y[static_cast<size_t>(s)];
+        if (u.forward_s > v.forward_s || u.backward_s > v.backward_s || u.send_forward_s > v.send_forward_s ||
+            u.send_backward_s > v.send_backward_s)
+          return false;
+      }
+      return true;
+    };
+    std::vector<StageTimes> p(static_cast<size_t>(P));
+    for (size_t j = 0; j < D0; ++j) {
+      for (int s = 0; s < P; ++s) {
+        const size_t su = static_cast<size_t>(s);
+        p[su].forward_s = data[su][j].forward_s;
+        p[su].backward_s = data[su][j].backward_s;
+        p[su].microbatches = m_stage[su];
+        if (s + 1 < P) {
+          p[su].send_forward_s = pair_s[su][j].first;
+          p[su + 1].send_backward_s = pair_s[su][j].second;
+        }
+      }
+      if (std::any_of(pipelines.begin(), pipelines.end(),
+                      [&](const std::vector<StageTimes>& q) { return noSlower(p, q); }))
+        continue;
+      std::erase_if(pipelines, [&](const std::vector<StageTimes>& q) { return noSlower(q, p); });
+      pipelines.push_back(p);
+    }
+  }
+  struct PipelineRun {
+    std::vector<double> free_at, busy, comm, last_backward;
+  };
+  auto runPipeline = [&](const std::vector<StageTimes>& stages, std::vector<TimelineOp>* timeline) {
+    PipelineRun r{std::vector<double>(static_cast<size_t>(P), 0.0), std::vector<double>(static_cast<size_t>(P), 0.0),
+                  std::vector<double>(static_cast<size_t>(P), 0.0), std::vector<double>(static_cast<size_t>(P), 0.0)};
+    if (options.schedule == PipelineSchedule::DeepSpeed)
+      runDeepSpeedSchedule(stages, timeline, P, M, r.free_at, r.busy, r.comm, r.last_backward);
+    else
+      runAsync1F1B(stages, timeline, P, M, r.free_at, r.busy, r.comm, r.last_backward);
+    return r;
+  };
+  std::vector<PipelineRun> runs;
+  runs.reserve(pipelines.size());
+  for (const auto& p : pipelines) runs.push_back(runPipeline(p, nullptr));
+  // A stage is done with its microbatches when the last of its pipelines is.
+  auto doneAt = [](const PipelineRun& r, size_t s) { return std::max(r.free_at[s], r.last_backward[s]); };
+  std::vector<double> stage_done(static_cast<size_t>(P), 0.0);
+  for (const auto& r : runs)
+    for (size_t s = 0; s < static_cast<size_t>(P); ++s) stage_done[s] = std::max(stage_done[s], doneAt(r, s));
 
   // ---- Data-parallel gradient all-reduce per stage (bucketed ring among its replicas; every
   // tp rank all-reduces its shard at once over the node's link), then the optimizer step.
-  // A stage starts its all-reduce when its own last backward is done.
+  // A stage starts its all-reduce when the last of its pipelines has finished its last backward.
   const double grad_bytes = 4.0;  // fp32 gradients (also for mixed precision, see job.cpp)
   double iteration = 0;
   int critical = 0;
@@ -456,9 +518,7 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
     StageTimes& st = pred.stages[su];
     st.dp_sync_s = sync;
     st.optimizer_s = opt;
-    const double end = std::max(free_at[su], last_backward[su]) + sync + opt;
-    if (sync > 0 && record) pred.timeline.push_back({s, -1, 'A', end - sync - opt, end - opt});
-    if (record) pred.timeline.push_back({s, -1, 'O', end - opt, end});
+    const double end = stage_done[su] + sync + opt;
     stage_end[su] = end;
     if (end > iteration) {
       iteration = end;
@@ -466,13 +526,27 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
     }
   }
 
+  // The breakdown and the timeline are those of the pipeline that finishes the critical stage last.
   const size_t cu = static_cast<size_t>(critical);
+  size_t slowest = 0;
+  for (size_t k = 1; k < runs.size(); ++k)
+    if (doneAt(runs[k], cu) > doneAt(runs[slowest], cu)) slowest = k;
+  const PipelineRun& cr = runs[slowest];
+  if (options.timeline) {
+    runPipeline(pipelines[slowest], &pred.timeline);
+    for (int s = 0; s < P; ++s) {
+      const StageTimes& st = pred.stages[static_cast<size_t>(s)];
+      const double end = stage_end[static_cast<size_t>(s)];
+      if (st.dp_sync_s > 0) pred.timeline.push_back({s, -1, 'A', end - st.dp_sync_s - st.optimizer_s, end - st.optimizer_s});
+      pred.timeline.push_back({s, -1, 'O', end - st.optimizer_s, end});
+    }
+  }
   pred.iteration_s = iteration;
-  pred.breakdown.compute_s = busy[cu];
-  pred.breakdown.p2p_s = comm[cu];
+  pred.breakdown.compute_s = cr.busy[cu];
+  pred.breakdown.p2p_s = cr.comm[cu];
   pred.breakdown.dp_sync_s = pred.stages[cu].dp_sync_s;
   pred.breakdown.optimizer_s = pred.stages[cu].optimizer_s;
-  pred.breakdown.bubble_s = std::max(0.0, iteration - busy[cu] - comm[cu] - pred.stages[cu].dp_sync_s -
+  pred.breakdown.bubble_s = std::max(0.0, iteration - cr.busy[cu] - cr.comm[cu] - pred.stages[cu].dp_sync_s -
                                               pred.stages[cu].optimizer_s);
   pred.iterations_per_s = iteration > 0 ? 1.0 / iteration : 0;
   pred.tokens_per_s = pred.iterations_per_s * job.global_batch_size * job.sequence_length;

@@ -435,6 +435,61 @@ private slots:
     QVERIFY(p.egress.empty());
   }
 
+  // (c') Data-parallel pipelines run on their own until the all-reduce (NOTE [Data-parallel
+  // pipelines]): a slow GPU in one pipeline and a slow link in the other do not add up.
+  void dataParallelPipelines_data() {
+    QTest::addColumn<bool>("slow_together");
+    QTest::addColumn<double>("expected");
+    QTest::addColumn<double>("compute");
+    QTest::addColumn<double>("p2p");
+    // Two stages (layers 0-1, 2-3), two replicas each, b = 1, G = 2: m = ceil(2 / (1 x 2)) = 1.
+    // Stage 1: G1 in r1-a and G1 in r2-a. Replica j of stage 0 feeds replica j of stage 1.
+    // One microbatch per pipeline: F0 + T + F1 + B1 + T + B0 (both schedules).
+    //   G1 stage 0: F 3, B 6; G2 stage 0 (1.5x): F 4.5, B 9; G1 stage 1: F 4, B 8.
+    //   T in r1-a: 0.5 + 1e9 / 1e9 = 1.5; r1-a to r2-a (same continent): 0.1 + 1e9 / 1e8 = 10.1.
+    // DP sync (ring of 2, 3e6 parameters x 4 B = 12e6 B per stage, / efficiency 0.4):
+    //   stage 0 in r1-a: 2 x (0.5 + 6e6 / 1e9) / 0.4 = 2.53; stage 1 across regions:
+    //   2 x (0.1 + 6e6 / 1e8) / 0.4 = 0.8. Optimizer: stage 0 has a G2, 1.5e-6 x 3e6 = 4.5;
+    //   stage 1: 1e-6 x 3e6 = 3.
+    // Apart: stage 0 = [G2, G1] in r1-a. Pipeline 0 (G2 -> G1 r1-a): 4.5 + 1.5 + 12 + 1.5 + 9
+    //   = 28.5; pipeline 1 (G1 -> G1 r2-a): 3 + 10.1 + 12 + 10.1 + 6 = 41.2. Stage 0 is done
+    //   at 41.2, ends at 41.2 + 2.53 + 4.5 = 48.23; stage 1 is done at 3 + 10.1 + 12 = 25.1,
+    //   ends at 25.1 + 0.8 + 3 = 28.9. Iteration 48.23, pipeline 1 critical on stage 0:
+    //   compute 3 + 6 = 9, p2p 10.1 x 2 = 20.2 (the straggler with the slowest link would
+    //   give 4.5 + 10.1 + 12 + 10.1 + 9 + 2.53 + 4.5 = 52.73).
+    QTest::newRow("slow GPU and slow link apart") << false << 48.23 << 9.0 << 20.2;
+    // Together: stage 0 = [G1, G2]: pipeline 1 is G2 -> G1 in r2-a, 45.7; pipeline 0 is 25.
+    //   Iteration 45.7 + 2.53 + 4.5 = 52.73; compute 4.5 + 9 = 13.5, p2p 20.2.
+    QTest::newRow("slow GPU and slow link together") << true << 52.73 << 13.5 << 20.2;
+  }
+  void dataParallelPipelines() {
+    QFETCH(bool, slow_together);
+    QFETCH(double, expected);
+    QFETCH(double, compute);
+    QFETCH(double, p2p);
+    const std::vector<Replica> first = slow_together ? std::vector<Replica>{rep("G1", "r1-a"), rep("G2", "r1-a")}
+                                                     : std::vector<Replica>{rep("G2", "r1-a"), rep("G1", "r1-a")};
+    const Plan plan = onePlan(1, {Stage{0, 1, first}, Stage{2, 3, {rep("G1", "r1-a"), rep("G1", "r2-a")}}});
+    for (const auto schedule : {PipelineSchedule::DeepSpeed, PipelineSchedule::Async1F1B}) {
+      SimulatorOptions opt;
+      opt.schedule = schedule;
+      const Prediction p = run(plan, tinyJob(cat_, 2), opt);
+      SAILOR_COMPARE_REL(p.iteration_s, expected, 1e-12);
+      SAILOR_COMPARE_REL(p.breakdown.compute_s, compute, 1e-12);
+      SAILOR_COMPARE_REL(p.breakdown.p2p_s, schedule == PipelineSchedule::DeepSpeed ? p2p : 0.0, 1e-12);
+      SAILOR_COMPARE_REL(p.breakdown.dp_sync_s, 2.53, 1e-12);
+      SAILOR_COMPARE_REL(p.breakdown.optimizer_s, 4.5, 1e-12);
+      // The stage figures still name the straggler and the slowest pair.
+      SAILOR_COMPARE_REL(p.stages[0].forward_s, 4.5, 1e-12);
+      SAILOR_COMPARE_REL(p.stages[0].send_forward_s, 10.1, 1e-12);
+      // The timeline is the critical pipeline's: stage 0's backward ends where its sync starts.
+      double last_b = 0;
+      for (const TimelineOp& op : p.timeline)
+        if (op.stage == 0 && op.kind == 'B') last_b = std::max(last_b, op.end_s);
+      SAILOR_COMPARE_REL(last_b, expected - 2.53 - 4.5, 1e-12);
+    }
+  }
+
   // (d) A data-parallel group across regions: sync over the slow link, egress billed.
   void crossRegionDataParallel_data() {
     QTest::addColumn<int>("tp");
