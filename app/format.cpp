@@ -131,6 +131,22 @@ std::string formatValidation(const ValidationReport& r) {
      << fmt("%.1f%%", 100 * r.max_time_error) << "\n";
   os << "Peak memory:    mean error " << fmt("%.1f%%", 100 * r.mean_memory_error) << ", max "
      << fmt("%.1f%%", 100 * r.max_memory_error) << "\n";
+  if (r.sailor_model) {
+    os << "\nSAILOR's published simulator on the same profiles and links (--compare-sailor):\n"
+       << pad("point", 36) << rpad("time meas", 11) << rpad("SAILOR", 11) << rpad("error", 9) << rpad("mem meas", 11)
+       << rpad("SAILOR", 11) << rpad("error", 9) << "\n";
+    for (const auto& row : r.rows)
+      if (row.sailor_model)
+        os << pad(row.id, 36) << rpad(seconds(row.measured_iteration_s), 11)
+           << rpad(seconds(row.sailor_model->iteration_s), 11) << rpad(fmt("%+.1f%%", 100 * row.sailor_time_error), 9)
+           << rpad(gib(row.measured_memory_bytes), 11) << rpad(gib(row.sailor_model->peak_memory_bytes), 11)
+           << rpad(fmt("%+.1f%%", 100 * row.sailor_memory_error), 9) << "\n";
+    const ErrorSummary& e = *r.sailor_model;
+    os << "\nIteration time: mean error " << fmt("%.1f%%", 100 * e.mean_time_error) << ", max "
+       << fmt("%.1f%%", 100 * e.max_time_error) << " (SAILOR's model)\n";
+    os << "Peak memory:    mean error " << fmt("%.1f%%", 100 * e.mean_memory_error) << ", max "
+       << fmt("%.1f%%", 100 * e.max_memory_error) << " (SAILOR's model)\n";
+  }
   // Figures that did not come from SAILOR's measurements as they stand.
   std::string derived;
   for (const auto& row : r.rows)

@@ -114,7 +114,7 @@ const char* kPlanHelp =
     "Exit status: 0, 2 on bad input, 3 when no plan exists (the message says why).\n";
 
 const char* kValidateHelp =
-    "Usage: sailor validate POINTS.json --reference DIR [--json]\n"
+    "Usage: sailor validate POINTS.json --reference DIR [--compare-sailor] [--json]\n"
     "\n"
     "Predicts each measured run of POINTS.json (the format of\n"
     "calibration/measured_points.json) with the SAILOR-format profiles, model memory info and\n"
@@ -122,8 +122,13 @@ const char* kValidateHelp =
     "point predicted against measured, then the mean and max relative errors.\n"
     "\n"
     "  --reference DIR   SAILOR-layout data directory\n"
+    "  --compare-sailor  also predict each point with SAILOR's published simulator (its\n"
+    "                    formulas on the same profiles and links) and print its errors beside\n"
+    "                    ours: the baseline this simulator is measured against\n"
+    "  --non-blocking-p2p  transfers between stages overlap with compute\n"
     "  --json            one object: points, mean_time_error, max_time_error,\n"
-    "                    mean_memory_error, max_memory_error (fractions)\n";
+    "                    mean_memory_error, max_memory_error (fractions); with\n"
+    "                    --compare-sailor also sailor_model, the same fields for SAILOR's model\n";
 
 struct Args {
   std::vector<std::string> positional;
@@ -476,7 +481,7 @@ int cmdValidate(int argc, char** argv) {
     std::cout << kValidateHelp;
     return 0;
   }
-  Args a = parse(argc, argv, 2, {"--json", "--non-blocking-p2p"}, {"--reference"});
+  Args a = parse(argc, argv, 2, {"--json", "--non-blocking-p2p", "--compare-sailor"}, {"--reference"});
   if (a.positional.size() != 1)
     throw InputError("validate", std::to_string(a.positional.size()) + " files", "one POINTS.json");
   Catalog cat = Catalog::load(resourceDir());
@@ -484,7 +489,7 @@ int cmdValidate(int argc, char** argv) {
   auto points = loadMeasuredPoints(a.positional[0], cat);
   SimulatorOptions opt;
   if (a.has("--non-blocking-p2p")) opt.schedule = PipelineSchedule::Async1F1B;
-  ValidationReport rep = validatePoints(points, ref, cat, opt);
+  ValidationReport rep = validatePoints(points, ref, cat, opt, a.has("--compare-sailor"));
   const auto& adjusted = ref.profiles->adjustments();
   if (a.has("--json")) {
     json out = rep.toJson();

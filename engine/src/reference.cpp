@@ -315,8 +315,108 @@ Plan toPlanLayers(const Plan& plan, const ModelSpec& model, int sailor_layers) {
   return out;
 }
 
+// NOTE [SAILOR's published model]
+// The baseline, as SAILOR's simulator computes a plan (../shared/docs/sailor-reference.md), on the
+// figures our simulator uses (the imported profiles and llm_info, the scenario's links):
+//   memory of a replica of stage s = 24 B x its parameters (no tied-matrix sharing)
+//       + b x its activation bytes per sequence x (P - s) (in-flight not capped at m) + K,
+//       K = 5.06e9 (fitted on GH200, the same for every GPU);
+//   t_s = the slowest replica's sum of forward + backward over the stage's layers;
+//   comm_s = the stage's sends: its activation to the next stage and its gradient to the
+//       previous one, one message of output elements x b x activation bytes each, over the link
+//       between the replicas' zones and GPU types at the replica's GPU count (tp), slowest pair;
+//   T_pp = (m - 1) max_s (t_s + comm_s) + sum_s comm_s + sum_s t_s + the largest optimizer step;
+//   T_sync = the slowest stage's ring all-reduce of its fp32 gradients in 500 MB buckets,
+//       2 (D - 1) sends of bucket / D bytes each over the slowest link of the ring;
+//   T_iter = T_pp + T_sync (no overlap).
+// The optimizer step is our per-parameter figure times the replica's parameters (SAILOR's
+// update time of its profiled mini-model differs by milliseconds).
+SailorModelPrediction sailorPublishedModel(const Plan& plan, const Scenario& scenario, const Job& job,
+                                           const Catalog& catalog, const ProfileSet& profiles) {
+  plan.validate(job, catalog, scenario);
+  const ModelSpec& model = catalog.model(job.model, "job.model");
+  constexpr double kBytesPerParameter = 24, kConstantBytes = 5.06e9, kBucketBytes = 5e8;
+  const int P = static_cast<int>(plan.stages.size());
+  const int b = plan.microbatch_size;
+  struct Rep {
+    const Replica* r = nullptr;
+    double seconds = 0, params = 0, activation = 0, output = 0, optimizer = 0;
+  };
+  std::vector<std::vector<Rep>> reps(static_cast<size_t>(P));
+  SailorModelPrediction out;
+  int m = 0;
+  double update = 0;
+  for (int s = 0; s < P; ++s) {
+    const Stage& st = plan.stages[static_cast<size_t>(s)];
+    m = std::max(m, plan.microbatches(job.global_batch_size, st));
+    for (const Replica& r : st.replicas) {
+      const ProfileKey key{model.name, r.gpu_type, b, r.tp};
+      const auto t = profiles.timings(key, job).value;
+      const auto mem = profiles.memory(model.name, r.tp, job).value;
+      Rep x;
+      x.r = &r;
+      for (int l = st.first_layer; l <= st.last_layer; ++l) {
+        x.seconds += t[static_cast<size_t>(l)].forward_s + t[static_cast<size_t>(l)].backward_s;
+        x.params += mem[static_cast<size_t>(l)].params;
+        x.activation += mem[static_cast<size_t>(l)].activation_bytes;
+      }
+      x.output = mem[static_cast<size_t>(st.last_layer)].output_elements;
+      x.optimizer = profiles.optimizerSecondsPerParameter(key, job).value * x.params;
+      update = std::max(update, x.optimizer);
+      out.peak_memory_bytes = std::max(
+          out.peak_memory_bytes, kBytesPerParameter * x.params + b * x.activation * (P - s) + kConstantBytes);
+      reps[static_cast<size_t>(s)].push_back(x);
+    }
+  }
+  auto sendSeconds = [&](const Rep& from, const Rep& to, double bytes) {
+    if (bytes <= 0) return 0.0;
+    const ResolvedLink link =
+        scenario.link({from.r->zone, from.r->gpu_type, to.r->zone, to.r->gpu_type, from.r->tp});
+    return bytes / link.bandwidthBytesPerS(bytes);
+  };
+  std::vector<double> t(static_cast<size_t>(P), 0.0), comm(static_cast<size_t>(P), 0.0);
+  for (int s = 0; s < P; ++s) {
+    const auto& a = reps[static_cast<size_t>(s)];
+    for (const Rep& x : a) t[static_cast<size_t>(s)] = std::max(t[static_cast<size_t>(s)], x.seconds);
+    if (s + 1 == P) continue;
+    const auto& c = reps[static_cast<size_t>(s) + 1];
+    double fwd = 0, bwd = 0;
+    for (size_t j = 0; j < std::max(a.size(), c.size()); ++j) {
+      const Rep& x = a[j % a.size()];
+      const Rep& y = c[j % c.size()];
+      const double msg = x.output * b * job.activationBytesPerElement();
+      fwd = std::max(fwd, sendSeconds(x, y, msg));
+      bwd = std::max(bwd, sendSeconds(y, x, msg));
+    }
+    comm[static_cast<size_t>(s)] += fwd;
+    comm[static_cast<size_t>(s) + 1] += bwd;
+  }
+  double slowest = 0, sum = 0;
+  for (int s = 0; s < P; ++s) {
+    slowest = std::max(slowest, t[static_cast<size_t>(s)] + comm[static_cast<size_t>(s)]);
+    sum += t[static_cast<size_t>(s)] + comm[static_cast<size_t>(s)];
+  }
+  const double pipeline = (m - 1) * slowest + sum + update;
+  double sync = 0;
+  for (const auto& a : reps) {
+    const int D = static_cast<int>(a.size());
+    if (D < 2) continue;
+    for (int k = 0; k < D; ++k) {
+      const Rep& x = a[static_cast<size_t>(k)];
+      const Rep& y = a[static_cast<size_t>((k + 1) % D)];
+      double ring = 0;
+      for (double left = x.params * 4.0; left > 0; left -= kBucketBytes)
+        ring += 2.0 * (D - 1) * sendSeconds(x, y, std::min(left, kBucketBytes) / D);
+      sync = std::max(sync, ring);
+    }
+  }
+  out.iteration_s = pipeline + sync;
+  return out;
+}
+
 ValidationReport validatePoints(const std::vector<MeasuredPoint>& points, const SailorReference& reference,
-                                const Catalog& catalog, const SimulatorOptions& options) {
+                                const Catalog& catalog, const SimulatorOptions& options,
+                                bool compare_sailor) {
   ValidationReport rep;
   ProfileSet profiles;
   profiles.add(reference.profiles);
@@ -332,6 +432,7 @@ ValidationReport validatePoints(const std::vector<MeasuredPoint>& points, const 
       const Plan plan = toPlanLayers(pt.plan, catalog.model(pt.job.model, "model"),
                                      reference.profiles->sailorLayers(pt.job.model));
       row.prediction = simulate(plan, sc, pt.job, catalog, profiles, options);
+      if (compare_sailor) row.sailor_model = sailorPublishedModel(plan, sc, pt.job, catalog, profiles);
     } catch (const InputError& e) {
       throw withContext(e, pt.id);
     }
@@ -345,11 +446,25 @@ ValidationReport validatePoints(const std::vector<MeasuredPoint>& points, const 
     rep.mean_memory_error += std::fabs(row.memory_error);
     rep.max_time_error = std::max(rep.max_time_error, std::fabs(row.time_error));
     rep.max_memory_error = std::max(rep.max_memory_error, std::fabs(row.memory_error));
+    if (row.sailor_model) {
+      ErrorSummary& e = rep.sailor_model ? *rep.sailor_model : rep.sailor_model.emplace();
+      row.sailor_time_error = (row.sailor_model->iteration_s - pt.iteration_s) / pt.iteration_s;
+      row.sailor_memory_error = (row.sailor_model->peak_memory_bytes - pt.peak_memory_bytes) / pt.peak_memory_bytes;
+      e.mean_time_error += std::fabs(row.sailor_time_error);
+      e.mean_memory_error += std::fabs(row.sailor_memory_error);
+      e.max_time_error = std::max(e.max_time_error, std::fabs(row.sailor_time_error));
+      e.max_memory_error = std::max(e.max_memory_error, std::fabs(row.sailor_memory_error));
+    }
     rep.rows.push_back(std::move(row));
   }
   if (!rep.rows.empty()) {
-    rep.mean_time_error /= static_cast<double>(rep.rows.size());
-    rep.mean_memory_error /= static_cast<double>(rep.rows.size());
+    const double n = static_cast<double>(rep.rows.size());
+    rep.mean_time_error /= n;
+    rep.mean_memory_error /= n;
+    if (rep.sailor_model) {
+      rep.sailor_model->mean_time_error /= n;
+      rep.sailor_model->mean_memory_error /= n;
+    }
   }
   return rep;
 }
@@ -370,11 +485,26 @@ json ValidationReport::toJson() const {
                      {"p2p_s", r.prediction.breakdown.p2p_s},
                      {"dp_sync_s", r.prediction.breakdown.dp_sync_s},
                      {"optimizer_s", r.prediction.breakdown.optimizer_s}}}});
-  return json{{"points", pts},
-              {"mean_time_error", mean_time_error},
-              {"max_time_error", max_time_error},
-              {"mean_memory_error", mean_memory_error},
-              {"max_memory_error", max_memory_error}};
+  json out{{"points", pts},
+           {"mean_time_error", mean_time_error},
+           {"max_time_error", max_time_error},
+           {"mean_memory_error", mean_memory_error},
+           {"max_memory_error", max_memory_error}};
+  if (sailor_model) {
+    json per = json::array();
+    for (const auto& r : rows)
+      per.push_back({{"id", r.id},
+                     {"predicted_iteration_s", r.sailor_model ? r.sailor_model->iteration_s : 0.0},
+                     {"time_error", r.sailor_time_error},
+                     {"predicted_memory_bytes", r.sailor_model ? r.sailor_model->peak_memory_bytes : 0.0},
+                     {"memory_error", r.sailor_memory_error}});
+    out["sailor_model"] = {{"points", per},
+                           {"mean_time_error", sailor_model->mean_time_error},
+                           {"max_time_error", sailor_model->max_time_error},
+                           {"mean_memory_error", sailor_model->mean_memory_error},
+                           {"max_memory_error", sailor_model->max_memory_error}};
+  }
+  return out;
 }
 
 }  // namespace sailor

@@ -93,6 +93,8 @@ private slots:
     QTest::newRow("runs without a subcommand") << QStringList({"runs"}) << 2 << ""
                                                << "\"list\" or \"show ID\"";
     QTest::newRow("validate --help") << QStringList({"validate", "--help"}) << 0 << "--reference DIR" << "";
+    QTest::newRow("validate --help names the baseline") << QStringList({"validate", "--help"}) << 0
+                                                        << "--compare-sailor" << "";
     QTest::newRow("no command") << QStringList() << 2 << "Usage: sailor" << "";
     QTest::newRow("unknown command") << QStringList({"frobnicate"}) << 2 << "" << "unknown command 'frobnicate'";
     QTest::newRow("catalog gpus") << QStringList({"catalog", "gpus"}) << 0 << "A100-40" << "";

@@ -14,6 +14,7 @@
 #include "sailor/catalog.hpp"
 #include "sailor/json_util.hpp"
 #include "sailor/profile.hpp"
+#include "sailor/reference.hpp"
 #include "sailor/scenario.hpp"
 #include "sailor/simulator.hpp"
 #include "test_support.hpp"
@@ -488,6 +489,34 @@ private slots:
         if (op.stage == 0 && op.kind == 'B') last_b = std::max(last_b, op.end_s);
       SAILOR_COMPARE_REL(last_b, expected - 2.53 - 4.5, 1e-12);
     }
+  }
+
+  // SAILOR's published simulator (NOTE [SAILOR's published model] in reference.cpp), the
+  // baseline `sailor validate --compare-sailor` prints, on the same tiny world.
+  void sailorPublishedModel_data() {
+    QTest::addColumn<int>("G");
+    QTest::addColumn<double>("iteration");
+    // Stage 0 = layers 0-1 on two G1, stage 1 = layers 2-3 on G1 and G2, all in r1-a, b = 1.
+    // t_0 = 3 + 6 = 9; t_1 = max(G1 12, G2 18) = 18. comm: the 2.5e8 x 4 B = 1e9 B activation
+    // and its gradient over the same-zone link, 0.5 + 1 = 1.5 s each: comm_0 = comm_1 = 1.5.
+    // max_s (t_s + comm_s) = 19.5; sum = 10.5 + 19.5 = 30; largest update: G2's
+    // 1.5e-6 x 3e6 = 4.5. Sync: 3e6 x 4 B = 12e6 B in one 500 MB bucket, D = 2:
+    // 2 x (0.5 + 6e6 / 1e9) = 1.012 (both stages; no collective efficiency, no overlap).
+    // G 6, m 3: T_pp = 2 x 19.5 + 30 + 4.5 = 73.5; T_iter = 74.512.
+    QTest::newRow("m 3") << 6 << 74.512;
+    // G 2, m 1: T_pp = 0 + 30 + 4.5 = 34.5; T_iter = 35.512.
+    QTest::newRow("m 1") << 2 << 35.512;
+  }
+  void sailorPublishedModel() {
+    QFETCH(int, G);
+    QFETCH(double, iteration);
+    const Plan plan = onePlan(1, {Stage{0, 1, {rep("G1", "r1-a"), rep("G1", "r1-a")}},
+                                  Stage{2, 3, {rep("G1", "r1-a"), rep("G2", "r1-a")}}});
+    const SailorModelPrediction p = sailor::sailorPublishedModel(plan, sc_, tinyJob(cat_, G), cat_, native_);
+    SAILOR_COMPARE_REL(p.iteration_s, iteration, 1e-12);
+    // Memory: 24 B x 3e6 parameters + b x activations x (P - s) + 5.06e9, in-flight not capped
+    // at m: stage 0 = 72e6 + 3e6 x 2 + 5.06e9 = 5.138e9 (stage 1: 72e6 + 5e6 + 5.06e9).
+    SAILOR_COMPARE_REL(p.peak_memory_bytes, 5.138e9, 1e-12);
   }
 
   // (d) A data-parallel group across regions: sync over the slow link, egress billed.

@@ -94,6 +94,31 @@ private slots:
     QVERIFY(rep.mean_time_error >= 0 && std::isfinite(rep.mean_time_error));
     QVERIFY(rep.max_time_error >= rep.mean_time_error);
     QVERIFY(rep.toJson().at("points").size() == points.size());
+    QVERIFY(!rep.sailor_model.has_value());  // only when asked
+  }
+
+  // --compare-sailor: SAILOR's published model on the same points, reported beside ours. Our
+  // simulator must stay ahead of it on both figures (the product's reason to exist); the
+  // absolute errors are tracked in docs/simulator.md.
+  void comparedWithSailorsModel() {
+    if (!present_) QSKIP(qPrintable(absent_message_));
+    const SailorReference ref = SailorReference::load(reference_dir_, cat_);
+    const auto points = loadMeasuredPoints(points_path_, cat_);
+    const ValidationReport rep = validatePoints(points, ref, cat_, {}, true);
+    QVERIFY(rep.sailor_model.has_value());
+    for (const ValidationRow& r : rep.rows) {
+      QVERIFY2(r.sailor_model.has_value(), r.id.c_str());
+      QVERIFY(r.sailor_model->iteration_s > 0 && r.sailor_model->peak_memory_bytes > 0);
+      SAILOR_COMPARE_REL(r.sailor_time_error, (r.sailor_model->iteration_s - r.measured_iteration_s) / r.measured_iteration_s, 1e-12);
+    }
+    const ErrorSummary& e = *rep.sailor_model;
+    QVERIFY2(rep.mean_time_error < e.mean_time_error,
+             qPrintable(QString("time: ours %1, SAILOR's %2").arg(rep.mean_time_error).arg(e.mean_time_error)));
+    QVERIFY2(rep.mean_memory_error < e.mean_memory_error,
+             qPrintable(QString("memory: ours %1, SAILOR's %2").arg(rep.mean_memory_error).arg(e.mean_memory_error)));
+    const nlohmann::json j = rep.toJson();
+    QVERIFY(j.at("sailor_model").at("points").size() == points.size());
+    QVERIFY(j.at("sailor_model").at("mean_time_error").get<double>() == e.mean_time_error);
   }
 };
 

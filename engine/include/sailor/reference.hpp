@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,17 @@ struct MeasuredPoint {
 // Reads measured runs in the format of calibration/measured_points.json.
 std::vector<MeasuredPoint> loadMeasuredPoints(const std::string& path, const Catalog& catalog);
 
+// SAILOR's published simulator (SOSP'25; ../shared/docs/sailor-reference.md, "SAILOR's
+// simulator, as published"), evaluated on the same profile figures and links as ours: the
+// baseline `sailor validate --compare-sailor` measures this project's simulator against.
+// NOTE [SAILOR's published model] in reference.cpp lists its formulas.
+struct SailorModelPrediction {
+  double iteration_s = 0;
+  double peak_memory_bytes = 0;  // the largest replica's figure
+};
+SailorModelPrediction sailorPublishedModel(const Plan& plan, const Scenario& scenario, const Job& job,
+                                           const Catalog& catalog, const ProfileSet& profiles);
+
 struct ValidationRow {
   std::string id;
   double measured_iteration_s = 0;
@@ -65,6 +77,17 @@ struct ValidationRow {
   double time_error = 0;    // signed, (predicted - measured) / measured
   double memory_error = 0;
   Prediction prediction;
+  // With compare_sailor: SAILOR's published model on the same point (signed errors).
+  std::optional<SailorModelPrediction> sailor_model;
+  double sailor_time_error = 0;
+  double sailor_memory_error = 0;
+};
+
+struct ErrorSummary {  // of |error| over the points
+  double mean_time_error = 0;
+  double max_time_error = 0;
+  double mean_memory_error = 0;
+  double max_memory_error = 0;
 };
 
 struct ValidationReport {
@@ -73,6 +96,7 @@ struct ValidationReport {
   double max_time_error = 0;
   double mean_memory_error = 0;
   double max_memory_error = 0;
+  std::optional<ErrorSummary> sailor_model;  // with compare_sailor
   nlohmann::json toJson() const;
 };
 
@@ -82,6 +106,6 @@ Plan toPlanLayers(const Plan& plan, const ModelSpec& model, int sailor_layers);
 
 ValidationReport validatePoints(const std::vector<MeasuredPoint>& points,
                                 const SailorReference& reference, const Catalog& catalog,
-                                const SimulatorOptions& options = {});
+                                const SimulatorOptions& options = {}, bool compare_sailor = false);
 
 }  // namespace sailor
