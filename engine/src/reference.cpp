@@ -91,6 +91,33 @@ static SailorReference loadUnchecked(const std::string& dir, const Catalog& cata
           }
     }
   }
+  const std::string intra = dir + "/network/intra_node_bandwidths.json";
+  if (fs::exists(intra)) {
+    json j = ju::readFile(intra);
+    // {gpu: {n: [[c0, c1, c2], max_bytes_per_s]}}, n GPUs of the node taking part. A transfer
+    // between two GPUs of a node (NOTE [Node placement] in simulator.cpp) is the smallest n.
+    for (auto g = j.begin(); g != j.end(); ++g) {
+      int best = 0;
+      for (auto c = g.value().begin(); c != g.value().end(); ++c) {
+        const std::string path = intra + ": " + g.key() + "." + c.key();
+        const json& v = c.value();
+        if (!v.is_array() || v.size() != 2 || !v[0].is_array() || v[0].size() != 3 || !v[1].is_number())
+          throw InputError(path, ju::describe(v), "[[c0, c1, c2], max_bytes_per_s]");
+        int n = 0;
+        try {
+          n = std::stoi(c.key());
+        } catch (const std::exception&) {
+          throw InputError(path, "GPU count key \"" + c.key() + "\"", "an integer key");
+        }
+        if (n < 1) throw InputError(path, "GPU count " + c.key(), "a count >= 1");
+        if (best != 0 && n >= best) continue;
+        best = n;
+        ref.intra_node_links.insert_or_assign(
+            g.key(), LinkModel::sailorFit({v[0][0].get<double>(), v[0][1].get<double>(), v[0][2].get<double>()},
+                                          v[1].get<double>()));
+      }
+    }
+  }
   const std::string egress = dir + "/network/egress_cost_usd_per_gb.json";
   if (fs::exists(egress)) {
     json j = ju::readFile(egress);
@@ -142,6 +169,8 @@ Scenario SailorReference::scenario(std::vector<Pool> pools, const Catalog& catal
   for (const auto& l : links)
     if (catalog.findGpu(*l.from_gpu) && catalog.findGpu(*l.to_gpu)) s.links.push_back(l);
   s.egress_usd_per_gb = egress_usd_per_gb;
+  for (const auto& [gpu, m] : intra_node_links)
+    if (catalog.findGpu(gpu)) s.intra_node_links.emplace(gpu, m);
   s.validate(catalog);
   return s;
 }

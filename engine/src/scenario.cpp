@@ -206,6 +206,14 @@ ResolvedLink Scenario::link(const LinkQuery& q) const {
   return {default_links.at(r), std::nullopt, std::string("default ") + relationName(r)};
 }
 
+ResolvedLink Scenario::intraNodeLink(const std::string& gpu_type, const Catalog& catalog) const {
+  if (auto it = intra_node_links.find(gpu_type); it != intra_node_links.end())
+    return {it->second, std::nullopt, "intra-node " + gpu_type};
+  const GpuType& g = catalog.gpu(gpu_type, "replica.gpu_type");
+  return {LinkModel::latencyBandwidth(1e-5, g.intra_node_bandwidth_gb_per_s), std::nullopt,
+          "catalogue intra-node " + gpu_type};
+}
+
 const ResolvedLink& LinkResolver::operator()(const LinkQuery& q) {
   auto key = std::make_tuple(q.from_zone, q.from_gpu, q.to_zone, q.to_gpu, q.gpus);
   auto it = cache_.find(key);
@@ -275,6 +283,7 @@ void Scenario::validate(const Catalog& catalog) const {
     if (l.to_gpu) catalog.gpu(*l.to_gpu, path + ".to_gpu");
     if (l.gpus && *l.gpus < 1) throw InputError(path + ".gpus", std::to_string(*l.gpus), "an integer >= 1");
   }
+  for (const auto& [gpu, m] : intra_node_links) catalog.gpu(gpu, "network.intra_node.gpu_type");
   for (const auto& [k, v] : egress_usd_per_gb) {
     if (!zones.count(k.first))
       throw InputError("egress_usd_per_gb.pairs", "\"" + k.first + "\"", "a zone declared in regions");
@@ -328,7 +337,7 @@ Scenario Scenario::fromJson(const json& j, const Catalog& catalog) {
   s.default_links = builtinDefaultLinks();
   if (j.contains("network")) {
     const json& n = j.at("network");
-    ju::rejectUnknownKeys(n, {"defaults", "links"}, "network");
+    ju::rejectUnknownKeys(n, {"defaults", "links", "intra_node"}, "network");
     if (n.contains("defaults")) {
       const json& d = n.at("defaults");
       ju::rejectUnknownKeys(d, {"same_zone", "same_region", "same_continent", "cross_continent"},
@@ -360,6 +369,17 @@ Scenario Scenario::fromJson(const json& j, const Catalog& catalog) {
       if (l.contains("gpus")) e.gpus = ju::getInt32(l, "gpus", path, 1);
       e.model = LinkModel::fromJson(ju::require(l, "model", path), path + ".model");
       s.links.push_back(std::move(e));
+    }
+    const json& intra = n.contains("intra_node") ? n.at("intra_node") : json::array();
+    ju::requireArray(intra, "network.intra_node");
+    for (size_t i = 0; i < intra.size(); ++i) {
+      const std::string path = "network.intra_node[" + std::to_string(i) + "]";
+      ju::rejectUnknownKeys(intra[i], {"gpu_type", "model"}, path);
+      const std::string gpu = ju::getString(intra[i], "gpu_type", path);
+      catalog.gpu(gpu, path + ".gpu_type");
+      if (s.intra_node_links.count(gpu))
+        throw InputError(path + ".gpu_type", "\"" + gpu + "\" twice", "one intra-node link per GPU type");
+      s.intra_node_links.emplace(gpu, LinkModel::fromJson(ju::require(intra[i], "model", path), path + ".model"));
     }
   }
   s.default_egress_usd_per_gb = builtinDefaultEgress();
@@ -417,6 +437,11 @@ json Scenario::toJson() const {
     links_j.push_back(lj);
   }
   j["network"] = {{"defaults", defaults}, {"links", links_j}};
+  if (!intra_node_links.empty()) {
+    json intra = json::array();
+    for (const auto& [gpu, m] : intra_node_links) intra.push_back({{"gpu_type", gpu}, {"model", m.toJson()}});
+    j["network"]["intra_node"] = intra;
+  }
   json egress_defaults = json::object();
   for (const auto& [r, v] : default_egress_usd_per_gb) egress_defaults[relationName(r)] = v;
   json pairs = json::array();

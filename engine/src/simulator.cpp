@@ -28,6 +28,7 @@ struct ReplicaData {
   int gpus_per_node = 1;
   double usd_per_gpu_hour = 0;
   int site = -1;  // (zone, GPU type) of the replica, numbered per simulation: links depend on it
+  int node = 0;   // node of its site holding the replica's GPUs (NOTE [Node placement])
 };
 
 std::string fmtGiB(double bytes) {
@@ -304,6 +305,25 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
   }
   for (const auto& [k, v] : sources) pred.sources.emplace_back(k, v);
 
+  // NOTE [Node placement]: GPUs are handed out as Megatron-DeepSpeed numbers ranks (pipeline
+  // stage slowest, then data-parallel replica, tensor-parallel rank fastest) and a launcher
+  // fills nodes with consecutive ranks: per (zone, GPU type), stage by stage and replica by
+  // replica, tp GPUs at a time, a tensor-parallel group never split across nodes. Replicas whose
+  // GPUs land on the same node exchange activations, gradients and all-reduce traffic over the
+  // node's own fabric (Scenario::intraNodeLink) instead of the network: two tp-2 stages on one
+  // 4-GPU node, or four tp-2 replicas on one 8-GPU node.
+  {
+    std::map<int, int> handed_out;  // site -> GPUs given to replicas so far
+    for (auto& reps : data)
+      for (ReplicaData& d : reps) {
+        const int n = std::max(1, d.gpus_per_node);
+        int& used = handed_out[d.site];
+        if (used % n + d.replica->tp > n) used += n - used % n;
+        d.node = used / n;
+        used += d.replica->tp;
+      }
+  }
+
   // Microbatches: each replica of stage s processes ceil(G / (b * D_s)); the schedule runs the
   // largest count (stages with more replicas idle for the rest).
   int M = 0;
@@ -385,7 +405,14 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
   // Resolved once per site pair (integers): a 512-replica plan asks for the same few pairs a
   // thousand times.
   std::map<std::tuple<int, int, int>, ResolvedLink> by_site;
+  std::map<int, ResolvedLink> in_node;  // by site
   auto linkBetween = [&](const ReplicaData& x, const ReplicaData& y, int g) -> const ResolvedLink& {
+    if (x.site == y.site && x.node == y.node) {
+      auto it = in_node.find(x.site);
+      if (it == in_node.end())
+        it = in_node.emplace(x.site, scenario.intraNodeLink(x.replica->gpu_type, catalog)).first;
+      return it->second;
+    }
     auto key = std::make_tuple(x.site, y.site, g);
     auto it = by_site.find(key);
     if (it == by_site.end()) {

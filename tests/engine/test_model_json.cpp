@@ -58,6 +58,9 @@ std::string scenarioDiff(const Scenario& a, const Scenario& b) {
         x.to_gpu != y.to_gpu || x.gpus != y.gpus || !sameLink(x.model, y.model))
       return "links[" + std::to_string(i) + "]";
   }
+  if (a.intra_node_links.size() != b.intra_node_links.size()) return "intra_node_links.size";
+  for (const auto& [g, m] : a.intra_node_links)
+    if (!b.intra_node_links.count(g) || !sameLink(m, b.intra_node_links.at(g))) return "intra_node_links." + g;
   if (a.default_egress_usd_per_gb != b.default_egress_usd_per_gb) return "default_egress_usd_per_gb";
   if (a.egress_usd_per_gb != b.egress_usd_per_gb) return "egress_usd_per_gb";
   return "";
@@ -94,6 +97,9 @@ const char* kRichScenario = R"({
        "model": {"kind": "latency_bandwidth", "latency_s": 0, "bandwidth_gb_per_s": 8}},
       {"from_zone": "us-central1-b", "to_zone": "us-central1-a", "from_gpu": "A100-40", "to_gpu": "A100-40",
        "model": {"kind": "latency_bandwidth", "latency_s": 0.001, "bandwidth_gb_per_s": 2}}
+    ],
+    "intra_node": [
+      {"gpu_type": "A100-40", "model": {"kind": "sailor_fit", "coefficients": [0.8, 16.4, 33.0], "max_bytes_per_s": 2.4e11}}
     ]
   },
   "egress_usd_per_gb": {
@@ -195,6 +201,13 @@ private slots:
     // ... then an entry for the zones alone, ...
     QCOMPARE(QString::fromStdString(s.link({"us-central1-a", "V100-16", "us-central1-b", "V100-16", 1}).source),
              QString("link us-central1-a -> us-central1-b x1"));
+    // Inside a node: the scenario's entry for the GPU type, else the catalogue's injection
+    // bandwidth (H100-80: 450 GB/s) after 10 us.
+    QCOMPARE(QString::fromStdString(s.intraNodeLink("A100-40", cat_).source), QString("intra-node A100-40"));
+    QVERIFY(s.intraNodeLink("A100-40", cat_).model.kind == LinkModel::Kind::SailorFit);
+    const ResolvedLink h100 = s.intraNodeLink("H100-80", cat_);
+    QCOMPARE(QString::fromStdString(h100.source), QString("catalogue intra-node H100-80"));
+    QCOMPARE(h100.model.seconds(450e9), 1e-5 + 1.0);
     // ... else the default of the zones' relation.
     QCOMPARE(QString::fromStdString(s.link({"us-central1-a", "A100-40", "europe-west4-a", "H100-80", 1}).source),
              QString("default cross_continent"));
@@ -353,6 +366,20 @@ private slots:
         << scenarioWith(R"("network": {"links": [{"from_zone": "r1-a", "to_zone": "r1-b",
                            "model": {"kind": "sailor_fit", "coefficients": [0, 0, 1]}}]})")
         << QStringList({"network.links[0].model.max_bytes_per_s", "field missing"});
+    QTest::newRow("scenario: intra-node link of an unknown GPU type")
+        << "scenario"
+        << scenarioWith(R"("network": {"intra_node": [{"gpu_type": "Z80",
+                           "model": {"kind": "latency_bandwidth", "latency_s": 0, "bandwidth_gb_per_s": 1}}]})")
+        << QStringList({"network.intra_node[0].gpu_type", "Z80"});
+    QTest::newRow("scenario: intra-node link given twice")
+        << "scenario"
+        << scenarioWith(R"("network": {"intra_node": [
+                           {"gpu_type": "A100-40", "model": {"kind": "latency_bandwidth", "latency_s": 0, "bandwidth_gb_per_s": 1}},
+                           {"gpu_type": "A100-40", "model": {"kind": "latency_bandwidth", "latency_s": 0, "bandwidth_gb_per_s": 2}}]})")
+        << QStringList({"network.intra_node[1].gpu_type", "\"A100-40\" twice", "one intra-node link per GPU type"});
+    QTest::newRow("scenario: intra-node link without a model")
+        << "scenario" << scenarioWith(R"("network": {"intra_node": [{"gpu_type": "A100-40"}]})")
+        << QStringList({"network.intra_node[0].model", "field missing"});
     QTest::newRow("scenario: zero bandwidth")
         << "scenario"
         << scenarioWith(R"("network": {"links": [{"from_zone": "r1-a", "to_zone": "r1-b",

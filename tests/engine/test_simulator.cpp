@@ -46,7 +46,8 @@ namespace {
 //
 // Scenario: regions r1 (zones r1-a, r1-b) and r2 (zone r2-a), both on continent c1. Links are
 // latency + bytes / bandwidth: same zone and same region 0.5 s + 1 GB/s, same continent
-// 0.1 s + 0.1 GB/s. Egress $/GB: same continent 0.05, and the pair r2-a -> r1-a 0.2.
+// 0.1 s + 0.1 GB/s. Inside a node (4 GPUs, the catalogue's) also 0.5 s + 1 GB/s, so where the
+// replicas land (NOTE [Node placement]) changes no figure below except in nodePlacement. Egress $/GB: same continent 0.05, and the pair r2-a -> r1-a 0.2.
 // Prices $/GPU-hour: G1 in r1-a 3.6, G2 in r1-a 1.8, G1 in r2-a 7.2, SmallMem in r1-a 1.0.
 
 Catalog tinyCatalog() {
@@ -85,7 +86,11 @@ Scenario tinyScenario(const Catalog& cat) {
       "same_region": {"latency_s": 0.5, "bandwidth_gb_per_s": 1.0},
       "same_continent": {"latency_s": 0.1, "bandwidth_gb_per_s": 0.1},
       "cross_continent": {"latency_s": 1.0, "bandwidth_gb_per_s": 0.01}
-    }},
+    }, "intra_node": [
+      {"gpu_type": "G1", "model": {"kind": "latency_bandwidth", "latency_s": 0.5, "bandwidth_gb_per_s": 1.0}},
+      {"gpu_type": "G2", "model": {"kind": "latency_bandwidth", "latency_s": 0.5, "bandwidth_gb_per_s": 1.0}},
+      {"gpu_type": "SmallMem", "model": {"kind": "latency_bandwidth", "latency_s": 0.5, "bandwidth_gb_per_s": 1.0}}
+    ]},
     "egress_usd_per_gb": {
       "defaults": {"same_zone": 0, "same_region": 0.01, "same_continent": 0.05, "cross_continent": 0.1},
       "pairs": [{"from_zone": "r2-a", "to_zone": "r1-a", "usd_per_gb": 0.2}]
@@ -517,6 +522,42 @@ private slots:
     // Memory: 24 B x 3e6 parameters + b x activations x (P - s) + 5.06e9, in-flight not capped
     // at m: stage 0 = 72e6 + 3e6 x 2 + 5.06e9 = 5.138e9 (stage 1: 72e6 + 5e6 + 5.06e9).
     SAILOR_COMPARE_REL(p.peak_memory_bytes, 5.138e9, 1e-12);
+  }
+
+  // NOTE [Node placement]: GPUs handed out stage by stage, replica by replica, tp at a time,
+  // nodes filled in order, a tp group never split. Here G1 nodes in r1-a hold `gpn` GPUs and
+  // talk inside a node at 0.01 s + 10 GB/s (between nodes: the same-zone 0.5 s + 1 GB/s).
+  void nodePlacement_data() {
+    QTest::addColumn<int>("gpn");
+    QTest::addColumn<int>("tp1");
+    QTest::addColumn<double>("send");
+    // Stage 0 (G1 tp 1) takes GPU 0. The boundary message is 2.5e8 x 4 B = 1e9 B:
+    // inside a node 0.01 + 1e9 / 1e10 = 0.11 s, between nodes 0.5 + 1e9 / 1e9 = 1.5 s.
+    QTest::newRow("nodes of 1: stage 1 on node 1") << 1 << 1 << 1.5;
+    QTest::newRow("nodes of 2: both on node 0") << 2 << 1 << 0.11;
+    // Stage 1 at tp 2 would straddle GPUs 1-2 of nodes 0 and 1: it starts node 1.
+    QTest::newRow("nodes of 2, stage 1 tp 2: aligned to node 1") << 2 << 2 << 1.5;
+    QTest::newRow("nodes of 4, stage 1 tp 2: GPUs 1-2 of node 0") << 4 << 2 << 0.11;
+  }
+  void nodePlacement() {
+    QFETCH(int, gpn);
+    QFETCH(int, tp1);
+    QFETCH(double, send);
+    Scenario sc = sc_;
+    for (Pool& p : sc.pools)
+      if (p.zone == "r1-a" && p.gpu_type == "G1") p.gpus_per_node = gpn;
+    sc.intra_node_links.insert_or_assign("G1", LinkModel::latencyBandwidth(0.01, 10.0));
+    const Plan plan = onePlan(1, {Stage{0, 1, {rep("G1", "r1-a")}}, Stage{2, 3, {Replica{"G1", tp1, "r1-a"}}}});
+    const Prediction p = simulate(plan, sc, tinyJob(cat_, 3), cat_, native_);
+    SAILOR_COMPARE_REL(p.stages[0].send_forward_s, send, 1e-12);
+    SAILOR_COMPARE_REL(p.stages[1].send_backward_s, send, 1e-12);
+
+    // Data parallelism inside a node: one stage, two G1 tp 1 replicas (GPUs 0 and 1). Ring of
+    // 6e6 x 4 B = 24e6 B: 2 x transfer(12e6 B) / efficiency 0.4. Inside a node:
+    // 2 x (0.01 + 12e6 / 1e10) / 0.4 = 0.056; between nodes 2 x (0.5 + 12e6 / 1e9) / 0.4 = 2.56.
+    const Plan dp = onePlan(1, {Stage{0, 3, {rep("G1", "r1-a"), rep("G1", "r1-a")}}});
+    const double sync = simulate(dp, sc, tinyJob(cat_, 8), cat_, native_).breakdown.dp_sync_s;
+    SAILOR_COMPARE_REL(sync, gpn >= 2 ? 0.056 : 2.56, 1e-12);
   }
 
   // (d) A data-parallel group across regions: sync over the slow link, egress billed.

@@ -22,6 +22,7 @@ namespace sailor {
 struct SailorReference {
   std::shared_ptr<SailorProfile> profiles;  // profiles/simulator_profiles.json + llm_info.json
   std::vector<LinkEntry> links;             // network/multizone_bandwidths_het.json
+  std::map<std::string, LinkModel> intra_node_links;  // network/intra_node_bandwidths.json
   std::map<std::pair<std::string, std::string>, double> egress_usd_per_gb;
   std::map<std::string, int> gpus_per_node;  // cluster/basic_cluster_config.json
   std::vector<std::string> zones;            // every zone named in the network or egress files

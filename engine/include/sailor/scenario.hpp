@@ -102,6 +102,10 @@ public:
   std::vector<LinkEntry> links;
   std::map<Relation, double> default_egress_usd_per_gb;  // always all four
   std::map<std::pair<std::string, std::string>, double> egress_usd_per_gb;  // (from, to)
+  // Between two GPUs of one node, by GPU type (NVLink, Infinity Fabric or PCIe as measured);
+  // a type without an entry uses its catalogue injection bandwidth. NOTE [Node placement] in
+  // simulator.cpp says when a transfer stays inside a node.
+  std::map<std::string, LinkModel> intra_node_links;
 
   // Validates everything against the catalogue (GPU types known, zones declared once, counts
   // and prices non-negative, links between declared zones, ...). Throws InputError.
@@ -114,6 +118,9 @@ public:
   const Region& regionOf(const std::string& zone) const;  // zone must exist
   Relation relation(const std::string& a, const std::string& b) const;
   ResolvedLink link(const LinkQuery& q) const;
+  // The link between two GPUs of one node of `gpu_type`: the scenario's entry, else the
+  // catalogue's intra-node bandwidth with a 10 us latency.
+  ResolvedLink intraNodeLink(const std::string& gpu_type, const Catalog& catalog) const;
   double egressUsdPerGb(const std::string& from, const std::string& to) const;
   // GPUs per node of `gpu_type` in `zone`: the pool's value, else the catalogue's.
   int gpusPerNode(const std::string& zone, const std::string& gpu_type,
