@@ -25,6 +25,7 @@ struct ReplicaData {
   double max_layer_activation_per_seq = 0;
   double output_elements = 0;   // of the stage's last layer, per sequence
   double optimizer_s_per_param = 0;
+  double tied_params = 0;  // head only: parameters tied to the embedding, per GPU
   int gpus_per_node = 1;
   double usd_per_gpu_hour = 0;
   int site = -1;  // (zone, GPU type) of the replica, numbered per simulation: links depend on it
@@ -296,6 +297,8 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
       // word-embedding matrix; in different stages each keeps a copy (Megatron).
       if (st.first_layer == 0 && st.last_layer == last_layer)
         d.params -= mem.value.back().shared_with_embedding;
+      else if (st.last_layer == last_layer)
+        d.tied_params = mem.value.back().shared_with_embedding;
       d.output_elements = mem.value[static_cast<size_t>(st.last_layer)].output_elements;
       d.optimizer_s_per_param = opt.value;
       d.gpus_per_node = scenario.gpusPerNode(r.zone, r.gpu_type, catalog);
@@ -520,6 +523,30 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
   // tp rank all-reduces its shard at once over the node's link), then the optimizer step.
   // A stage starts its all-reduce when the last of its pipelines has finished its last backward.
   const double grad_bytes = 4.0;  // fp32 gradients (also for mixed precision, see job.cpp)
+  // NOTE [Tied embedding gradients]: with the word embedding tied to the head and the two in
+  // different stages, each keeps a copy, and DeepSpeed's pipeline engine all-reduces the copies'
+  // gradients between the first and the last stage (ReduceTiedGrads) before the data-parallel
+  // all-reduce and the step: a ring of two per pipeline (replica j of stage 0 with replica j of
+  // the last stage), each tp rank its shard of the matrix. Both stages wait for it.
+  double tied_sync = 0;
+  if (P >= 2) {
+    const auto& first = data.front();
+    const auto& last = data.back();
+    for (size_t j = 0; j < std::max(first.size(), last.size()); ++j) {
+      const ReplicaData& y = last[j % last.size()];
+      if (y.tied_params <= 0) continue;
+      const ReplicaData& x = first[j % first.size()];
+      const double shard = y.tied_params * grad_bytes;
+      tied_sync = std::max(tied_sync, ringAllReduceSeconds(linkBetween(y, x, 1), shard, 2, options));
+      // A ring of two: each side sends half of the matrix's gradients to the other.
+      addEgress(x.replica->zone, y.replica->zone, 0.5 * shard * x.replica->tp);
+      addEgress(y.replica->zone, x.replica->zone, 0.5 * shard * y.replica->tp);
+    }
+    if (tied_sync > 0) {
+      const double start = std::max(stage_done.front(), stage_done.back());
+      stage_done.front() = stage_done.back() = start + tied_sync;
+    }
+  }
   double iteration = 0;
   int critical = 0;
   std::vector<double> stage_end(static_cast<size_t>(P));
@@ -543,7 +570,8 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
       addEgress(x.replica->zone, y.replica->zone, 2.0 * (D - 1) / D * shard * x.replica->tp);
     }
     StageTimes& st = pred.stages[su];
-    st.dp_sync_s = sync;
+    const double tied = (s == 0 || s == P - 1) ? tied_sync : 0.0;
+    st.dp_sync_s = tied + sync;
     st.optimizer_s = opt;
     const double end = stage_done[su] + sync + opt;
     stage_end[su] = end;

@@ -30,6 +30,8 @@ namespace {
 //
 // Model "Tiny": 2 blocks -> 4 plan layers (0 embedding, 1-2 blocks, 3 head). Its architecture
 // only matters to the analytic profile; the native profiles below give every figure.
+// "TinyTied" is Tiny with its head tied to the word embedding (V x h = 1000 x 64 = 64,000
+// parameters shared), profiled on G1 only.
 //
 // Native profile of G1, microbatch b, tp 1 (runs for b = 1 and 2), per plan layer:
 //   layer             0      1      2      3
@@ -64,6 +66,17 @@ Catalog tinyCatalog() {
                  {"max_position_embeddings", 128},
                  {"position_embedding", "learned"},
                  {"tied_embeddings", false},
+                 {"sources", {"test fixture"}}},
+                {{"name", "TinyTied"},
+                 {"layers", 2},
+                 {"hidden_size", 64},
+                 {"heads", 4},
+                 {"ffn_hidden_size", 256},
+                 {"vocab_size", 1000},
+                 {"sequence_length", 128},
+                 {"max_position_embeddings", 128},
+                 {"position_embedding", "learned"},
+                 {"tied_embeddings", true},
                  {"sources", {"test fixture"}}}}}};
   return Catalog::fromJson(gpus, models);
 }
@@ -99,7 +112,8 @@ Scenario tinyScenario(const Catalog& cat) {
   return Scenario::fromJson(j, cat);
 }
 
-std::shared_ptr<NativeProfile> tinyProfile(const Catalog& cat, const std::string& gpu, double time_scale) {
+std::shared_ptr<NativeProfile> tinyProfile(const Catalog& cat, const std::string& gpu, double time_scale,
+                                           const std::string& model = "Tiny") {
   const double fwd[] = {1, 2, 3, 1}, bwd[] = {2, 4, 6, 2};
   const double params[] = {1e6, 2e6, 2e6, 1e6}, act[] = {1e6, 2e6, 4e6, 1e6}, out[] = {2.5e8, 2.5e8, 2.5e8, 1};
   json runs = json::array();
@@ -114,8 +128,8 @@ std::shared_ptr<NativeProfile> tinyProfile(const Catalog& cat, const std::string
                           {"output_elements", out[l]}});
       runs.push_back({{"microbatch_size", b}, {"tp", tp}, {"optimizer_seconds_per_parameter", 1e-6 * time_scale}, {"layers", layers}});
     }
-  const json j{{"format", "sailor-studio-profile/1"}, {"model", "Tiny"}, {"gpu_type", gpu}, {"precision", "fp32"}, {"runs", runs}};
-  return NativeProfile::fromJson(j, cat, "native-" + gpu);
+  const json j{{"format", "sailor-studio-profile/1"}, {"model", model}, {"gpu_type", gpu}, {"precision", "fp32"}, {"runs", runs}};
+  return NativeProfile::fromJson(j, cat, model == "Tiny" ? "native-" + gpu : "native-" + gpu + "-" + model);
 }
 
 Job tinyJob(const Catalog& cat, int global_batch_size, const char* precision = "fp32") {
@@ -187,6 +201,7 @@ private slots:
       native_.add(tinyProfile(cat_, "G1", 1.0));
       native_.add(tinyProfile(cat_, "G2", 1.5));
       native_.add(tinyProfile(cat_, "SmallMem", 1.0));
+      native_.add(tinyProfile(cat_, "G1", 1.0, "TinyTied"));
     } catch (const InputError& e) {
       QFAIL(e.what());
     }
@@ -296,6 +311,28 @@ private slots:
       }
     QCOMPARE(sends[0], 6);
     QCOMPARE(sends[1], 6);
+  }
+
+  // NOTE [Tied embedding gradients]: the first and last stage all-reduce the tied matrix's
+  // gradients after the pipeline, before the data-parallel all-reduce and the step.
+  void tiedEmbeddingGradients() {
+    // twoStagePipelineDeepSpeed's plan and trace on TinyTied: stage 0 is done at 54, stage 1 at
+    // 48. Tied gradients 64,000 x 4 B = 256,000 B, a ring of two over the r1-a link:
+    // 2 x (0.5 + 128,000 / 1e9) / 0.4 = 2.50064, from max(54, 48) = 54. Then the optimizer
+    // (3 s on each stage): both stages end at 54 + 2.50064 + 3 = 59.50064.
+    const Job tied = Job::fromJson(json{{"model", "TinyTied"}, {"global_batch_size", 3}}, cat_);
+    const Prediction p = run(twoStagePlan(1), tied);
+    SAILOR_COMPARE_REL(p.iteration_s, 59.50064, 1e-12);
+    SAILOR_COMPARE_REL(p.stages[0].dp_sync_s, 2.50064, 1e-12);
+    SAILOR_COMPARE_REL(p.stages[1].dp_sync_s, 2.50064, 1e-12);
+    SAILOR_COMPARE_REL(p.breakdown.dp_sync_s, 2.50064, 1e-12);
+    // One stage holds both: one copy, nothing to reduce. 3 microbatches x (7 + 14) + the step
+    // over 6e6 - 64,000 parameters (1e-6 s each) = 63 + 5.936 = 68.936.
+    const Prediction one = run(onePlan(1, {Stage{0, 3, {rep("G1", "r1-a")}}}), tied);
+    SAILOR_COMPARE_REL(one.iteration_s, 68.936, 1e-12);
+    QCOMPARE(one.breakdown.dp_sync_s, 0.0);
+    // The untied model has no such step (twoStagePipelineDeepSpeed: 57).
+    SAILOR_COMPARE_REL(run(twoStagePlan(1), tinyJob(cat_, 3)).iteration_s, 57.0, 1e-12);
   }
 
   // The timeline is optional (the planner ranks hundreds of plans without it): the figures do

@@ -62,7 +62,7 @@ struct StageTimes {
   double backward_s = 0;
   double send_forward_s = 0;   // activation to the next stage, slowest replica pair
   double send_backward_s = 0;  // gradient to the previous stage
-  double dp_sync_s = 0;
+  double dp_sync_s = 0;  // gradient all-reduces: data-parallel, and tied embeddings on the first and last stage
   double optimizer_s = 0;
   int straggler_replica = 0;
   int microbatches = 0;
