@@ -47,6 +47,7 @@ struct KindTable {
   std::vector<double> maxact;   // largest layer's activation bytes per sequence [l][r]
   std::vector<double> out_elements;  // per layer
   double optimizer_s_per_param = 0;
+  double tied_params = 0;  // head parameters tied to the embedding, per GPU
   double at(const std::vector<double>& v, int l, int r) const { return v[static_cast<size_t>(l * L + r)]; }
 };
 
@@ -255,6 +256,15 @@ public:
         links_.push_back(sc_.link({a.zone(), a.gpu_type, b.zone(), b.gpu_type, 1}));
         egress_.push_back(sc_.egressUsdPerGb(a.zone(), b.zone()));
       }
+  }
+
+  // A last stage of several (layers [l, L-1], l > 0) first all-reduces the tied embedding's
+  // gradients with the first stage (the simulator's NOTE [Tied embedding gradients]). The closed
+  // form takes the link of the last stage's own site: the first stage is not known yet when the
+  // search prices the last one (exact when both stages are on one site).
+  double tiedSeconds(const Kind& kd, const KindTable& t) const {
+    if (t.tied_params <= 0) return 0.0;
+    return ringAllReduceSeconds(linkBetween(kd.site, kd.site), t.tied_params * 4.0, 2, opt_.simulator);
   }
 
   const ResolvedLink& linkBetween(int a, int b) const {
@@ -508,6 +518,7 @@ private:
     }
     for (const auto& m : mem) t.out_elements.push_back(m.output_elements);
     t.optimizer_s_per_param = opt;
+    t.tied_params = mem.back().shared_with_embedding;
     return true;
   }
 
@@ -647,10 +658,10 @@ private:
             double x = 0, sync_egress = 0;
             {
               const double opt_s = t.at(t.params, first, r) * t.optimizer_s_per_param;
-              double tr = 0;
+              double tr = st == P - 1 && P >= 2 ? tiedSeconds(kd, t) : 0.0;
               if (D >= 2) {
                 const double shard = t.at(t.params, first, r) * 4.0;
-                tr = ringAllReduceSeconds(linkBetween(kd.site, kd.site), shard, D, opt_.simulator);
+                tr += ringAllReduceSeconds(linkBetween(kd.site, kd.site), shard, D, opt_.simulator);
                 sync_egress += D * 2.0 * (D - 1) / D * shard * kd.tp / 1e9 * egressBetween(kd.site, kd.site);
               }
               x = tr + opt_s;
@@ -744,11 +755,12 @@ private:
       const size_t idx = oi * static_cast<size_t>(L_ * L_) + static_cast<size_t>(l * L_ + r);
       if (sync_done[idx]) return sync[idx];
       SyncInfo si;
-      double opt_s = 0, t = 0;
+      double opt_s = 0, t = 0, tied = 0;
       for (int k : ring[oi].kinds) {
         const Kind& kx = kinds[static_cast<size_t>(k)];
         const KindTable& tx = tables[static_cast<size_t>(kx.table)];
         opt_s = std::max(opt_s, tx.at(tx.params, l, r) * tx.optimizer_s_per_param);
+        if (r == L_ - 1 && l > 0) tied = std::max(tied, tiedSeconds(kx, tx));
       }
       if (D >= 2)
         for (const auto& [pair, count] : ring[oi].pairs) {
@@ -760,7 +772,7 @@ private:
           t = std::max(t, ringAllReduceSeconds(link, shard, D, opt_.simulator));
           si.egress += count * 2.0 * (D - 1) / D * shard * kx.tp / 1e9 * egressBetween(kx.site, ky.site);
         }
-      si.x = t + opt_s;
+      si.x = tied + t + opt_s;
       sync[idx] = si;
       sync_done[idx] = 1;
       return sync[idx];
@@ -1409,7 +1421,7 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
   std::vector<std::vector<double>> out_elements(static_cast<size_t>(P));
   for (int s = 0; s < P; ++s) {
     const Stage& st = plan.stages[static_cast<size_t>(s)];
-    double opt_s = 0, sync = 0;
+    double opt_s = 0, sync = 0, tied = 0;
     for (size_t j = 0; j < st.replicas.size(); ++j) {
       const Replica& r = st.replicas[j];
       const GpuType& g = cat.gpu(r.gpu_type, "gpu_type");
@@ -1434,6 +1446,10 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
       gpus += r.tp;
       if (j == 0)
         for (const auto& m : mem) out_elements[static_cast<size_t>(s)].push_back(m.output_elements);
+      // The search's tiedSeconds: the last of several stages, over its own site's link.
+      if (s == P - 1 && P >= 2 && mem.back().shared_with_embedding > 0)
+        tied = std::max(tied, ringAllReduceSeconds(linkOf({r.zone, r.gpu_type, r.zone, r.gpu_type, 1}),
+                                                   mem.back().shared_with_embedding * 4.0, 2, sim));
       if (D < 2) continue;
       const Replica& y = st.replicas[(j + 1) % st.replicas.size()];
       const ResolvedLink& link = linkOf({r.zone, r.gpu_type, y.zone, y.gpu_type, 1});
@@ -1441,7 +1457,7 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
       sync = std::max(sync, ringAllReduceSeconds(link, shard, D, sim));
       egress += 2.0 * (D - 1) / D * shard * r.tp / 1e9 * sc.egressUsdPerGb(r.zone, y.zone);
     }
-    x[static_cast<size_t>(s)] = sync + opt_s;
+    x[static_cast<size_t>(s)] = tied + sync + opt_s;
   }
   std::vector<double> boundary(static_cast<size_t>(P), 0);  // between s - 1 and s
   for (int s = 1; s < P; ++s) {
