@@ -71,29 +71,7 @@ constexpr double kRel = 1e-9;  // planner vs enumerator: the same closed form, s
 Catalog plannerCatalog() {
   json gpus{{"gpus",
              {gpuJson("Fast", 20, 1000000000), gpuJson("Slow", 10, 220000000), gpuJson("Small", 15, 200000000)}}};
-  json models{{"models",
-               {{{"name", "Tiny"},
-                 {"layers", 2},
-                 {"hidden_size", 64},
-                 {"heads", 4},
-                 {"ffn_hidden_size", 256},
-                 {"vocab_size", 1000},
-                 {"sequence_length", 128},
-                 {"max_position_embeddings", 128},
-                 {"position_embedding", "learned"},
-                 {"tied_embeddings", false},
-                 {"sources", {"test fixture"}}},
-                {{"name", "TinyTied"},
-                 {"layers", 2},
-                 {"hidden_size", 64},
-                 {"heads", 4},
-                 {"ffn_hidden_size", 256},
-                 {"vocab_size", 1000},
-                 {"sequence_length", 128},
-                 {"max_position_embeddings", 128},
-                 {"position_embedding", "learned"},
-                 {"tied_embeddings", true},
-                 {"sources", {"test fixture"}}}}}};
+  json models{{"models", {sailor::test::tinyModelJson("Tiny", false), sailor::test::tinyModelJson("TinyTied", true)}}};
   return Catalog::fromJson(gpus, models);
 }
 

@@ -54,30 +54,9 @@ namespace {
 
 Catalog tinyCatalog() {
   json gpus{{"gpus", {gpuJson("G1", 10, 1000000000), gpuJson("G2", 5, 1000000000), gpuJson("SmallMem", 10, 150000000)}}};
-  json models{{"models",
-               {{{"name", "Tiny"},
-                 {"aliases", {"TINY"}},
-                 {"layers", 2},
-                 {"hidden_size", 64},
-                 {"heads", 4},
-                 {"ffn_hidden_size", 256},
-                 {"vocab_size", 1000},
-                 {"sequence_length", 128},
-                 {"max_position_embeddings", 128},
-                 {"position_embedding", "learned"},
-                 {"tied_embeddings", false},
-                 {"sources", {"test fixture"}}},
-                {{"name", "TinyTied"},
-                 {"layers", 2},
-                 {"hidden_size", 64},
-                 {"heads", 4},
-                 {"ffn_hidden_size", 256},
-                 {"vocab_size", 1000},
-                 {"sequence_length", 128},
-                 {"max_position_embeddings", 128},
-                 {"position_embedding", "learned"},
-                 {"tied_embeddings", true},
-                 {"sources", {"test fixture"}}}}}};
+  json tiny = sailor::test::tinyModelJson("Tiny", false);
+  tiny["aliases"] = {"TINY"};
+  json models{{"models", {tiny, sailor::test::tinyModelJson("TinyTied", true)}}};
   return Catalog::fromJson(gpus, models);
 }
 

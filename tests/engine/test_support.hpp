@@ -57,6 +57,22 @@ inline nlohmann::json gpuJson(const std::string& name, double fp32_tflops, std::
                         {"sources", {"test fixture"}}};
 }
 
+// The tests' two-block model "Tiny" (4 plan layers: embedding, 2 blocks, head) under `name`,
+// its head tied to the word embedding or not.
+inline nlohmann::json tinyModelJson(const std::string& name, bool tied_embeddings) {
+  return nlohmann::json{{"name", name},
+                        {"layers", 2},
+                        {"hidden_size", 64},
+                        {"heads", 4},
+                        {"ffn_hidden_size", 256},
+                        {"vocab_size", 1000},
+                        {"sequence_length", 128},
+                        {"max_position_embeddings", 128},
+                        {"position_embedding", "learned"},
+                        {"tied_embeddings", tied_embeddings},
+                        {"sources", {"test fixture"}}};
+}
+
 // Runs f and returns the InputError message it throws, or a marker when it throws nothing.
 inline QString inputErrorOf(const std::function<void()>& f) {
   try {
