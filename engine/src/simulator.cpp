@@ -346,6 +346,7 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
       mb.stage = s;
       mb.replica = static_cast<int>(k);
       mb.tp = d.replica->tp;
+      mb.node = d.node;
       mb.model_state_bytes = d.params * job.stateBytesPerParameter();
       // NOTE [Why stage s holds min(P - s, m) microbatches]: under 1F1B stage s runs P - s - 1
       // warm-up forwards before its first backward, so P - s microbatches have activations
@@ -644,6 +645,7 @@ json Prediction::toJson() const {
                    {"gpu_type", m.gpu_type},
                    {"zone", m.zone},
                    {"tp", m.tp},
+                   {"node", m.node},
                    {"model_state_bytes", m.model_state_bytes},
                    {"activation_bytes", m.activation_bytes},
                    {"microbatches_in_flight", m.microbatches_in_flight},

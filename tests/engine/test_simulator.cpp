@@ -565,6 +565,9 @@ private slots:
     sc.intra_node_links.insert_or_assign("G1", LinkModel::latencyBandwidth(0.01, 10.0));
     const Plan plan = onePlan(1, {Stage{0, 1, {rep("G1", "r1-a")}}, Stage{2, 3, {Replica{"G1", tp1, "r1-a"}}}});
     const Prediction p = simulate(plan, sc, tinyJob(cat_, 3), cat_, native_);
+    QCOMPARE(p.memory[0].node, 0);
+    QCOMPARE(p.memory[1].node, send < 1 ? 0 : 1);  // the placement the prediction reports
+    QCOMPARE(p.toJson().at("memory")[1].at("node").get<int>(), p.memory[1].node);
     SAILOR_COMPARE_REL(p.stages[0].send_forward_s, send, 1e-12);
     SAILOR_COMPARE_REL(p.stages[1].send_backward_s, send, 1e-12);
 

@@ -39,6 +39,7 @@ struct MemoryBreakdown {
   int stage = 0;
   int replica = 0;
   int tp = 1;
+  int node = 0;  // which node of its (zone, GPU type) holds it, counted from 0 (NOTE [Node placement])
   double model_state_bytes = 0;   // weights, gradients, optimizer state, master copy
   double activation_bytes = 0;    // kept for backward, for the microbatches in flight
   int microbatches_in_flight = 0;
