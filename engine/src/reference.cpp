@@ -42,6 +42,26 @@ SailorReference SailorReference::load(const std::string& dir, const Catalog& cat
   }
 }
 
+// One fit of SAILOR's network files: [[c0, c1, c2], max_bytes_per_s].
+static LinkModel sailorFitAt(const json& v, const std::string& path) {
+  if (!v.is_array() || v.size() != 2 || !v[0].is_array() || v[0].size() != 3 || !v[1].is_number())
+    throw InputError(path, ju::describe(v), "[[c0, c1, c2], max_bytes_per_s]");
+  return LinkModel::sailorFit({v[0][0].get<double>(), v[0][1].get<double>(), v[0][2].get<double>()},
+                              v[1].get<double>());
+}
+
+// A GPU-count key of SAILOR's network files ("1", "4", ...).
+static int gpuCountKey(const std::string& key, const std::string& path) {
+  int n = 0;
+  try {
+    n = std::stoi(key);
+  } catch (const std::exception&) {
+    throw InputError(path, "GPU count key \"" + key + "\"", "an integer key");
+  }
+  if (n < 1) throw InputError(path, "GPU count " + key, "a count >= 1");
+  return n;
+}
+
 static SailorReference loadUnchecked(const std::string& dir, const Catalog& catalog) {
   SailorReference ref;
   if (!fs::is_directory(dir))
@@ -68,24 +88,15 @@ static SailorReference loadUnchecked(const std::string& dir, const Catalog& cata
                 // ones copy another pair's fit); the engine derives them from each type's own
                 // link instead (Scenario::link, rule 2).
                 if (g1.key() != g2.key()) continue;
-                const json& v = c2.value();
                 const std::string path = net + ": " + z1.key() + "." + g1.key() + "." + c1.key() + "." +
                                          z2.key() + "." + g2.key();
-                if (!v.is_array() || v.size() != 2 || !v[0].is_array() || v[0].size() != 3 || !v[1].is_number())
-                  throw InputError(path, ju::describe(v), "[[c0, c1, c2], max_bytes_per_s]");
                 LinkEntry e;
                 e.from_zone = z1.key();
                 e.to_zone = z2.key();
                 e.from_gpu = g1.key();
                 e.to_gpu = g2.key();
-                try {
-                  e.gpus = std::stoi(c1.key());
-                } catch (const std::exception&) {
-                  throw InputError(path, "GPU count key \"" + c1.key() + "\"", "an integer key");
-                }
-                if (*e.gpus < 1) throw InputError(path, "GPU count " + c1.key(), "a count >= 1");
-                e.model = LinkModel::sailorFit({v[0][0].get<double>(), v[0][1].get<double>(), v[0][2].get<double>()},
-                                               v[1].get<double>());
+                e.model = sailorFitAt(c2.value(), path);
+                e.gpus = gpuCountKey(c1.key(), path);
                 ref.links.push_back(std::move(e));
               }
           }
@@ -100,21 +111,11 @@ static SailorReference loadUnchecked(const std::string& dir, const Catalog& cata
       int best = 0;
       for (auto c = g.value().begin(); c != g.value().end(); ++c) {
         const std::string path = intra + ": " + g.key() + "." + c.key();
-        const json& v = c.value();
-        if (!v.is_array() || v.size() != 2 || !v[0].is_array() || v[0].size() != 3 || !v[1].is_number())
-          throw InputError(path, ju::describe(v), "[[c0, c1, c2], max_bytes_per_s]");
-        int n = 0;
-        try {
-          n = std::stoi(c.key());
-        } catch (const std::exception&) {
-          throw InputError(path, "GPU count key \"" + c.key() + "\"", "an integer key");
-        }
-        if (n < 1) throw InputError(path, "GPU count " + c.key(), "a count >= 1");
+        const LinkModel fit = sailorFitAt(c.value(), path);
+        const int n = gpuCountKey(c.key(), path);
         if (best != 0 && n >= best) continue;
         best = n;
-        ref.intra_node_links.insert_or_assign(
-            g.key(), LinkModel::sailorFit({v[0][0].get<double>(), v[0][1].get<double>(), v[0][2].get<double>()},
-                                          v[1].get<double>()));
+        ref.intra_node_links.insert_or_assign(g.key(), fit);
       }
     }
   }
@@ -397,10 +398,10 @@ SailorModelPrediction sailorPublishedModel(const Plan& plan, const Scenario& sce
       reps[static_cast<size_t>(s)].push_back(x);
     }
   }
+  LinkResolver linkOf(scenario);
   auto sendSeconds = [&](const Rep& from, const Rep& to, double bytes) {
     if (bytes <= 0) return 0.0;
-    const ResolvedLink link =
-        scenario.link({from.r->zone, from.r->gpu_type, to.r->zone, to.r->gpu_type, from.r->tp});
+    const ResolvedLink& link = linkOf({from.r->zone, from.r->gpu_type, to.r->zone, to.r->gpu_type, from.r->tp});
     return bytes / link.bandwidthBytesPerS(bytes);
   };
   std::vector<double> t(static_cast<size_t>(P), 0.0), comm(static_cast<size_t>(P), 0.0);
@@ -447,6 +448,7 @@ ValidationReport validatePoints(const std::vector<MeasuredPoint>& points, const 
                                 const Catalog& catalog, const SimulatorOptions& options,
                                 bool compare_sailor) {
   ValidationReport rep;
+  ErrorSummary ours;
   ProfileSet profiles;
   profiles.add(reference.profiles);
   profiles.add(std::make_shared<MicrobatchScaledProfile>(reference.profiles));
@@ -471,31 +473,35 @@ ValidationReport validatePoints(const std::vector<MeasuredPoint>& points, const 
     row.predicted_memory_bytes = row.prediction.peakMemoryBytes();
     row.time_error = (row.predicted_iteration_s - pt.iteration_s) / pt.iteration_s;
     row.memory_error = (row.predicted_memory_bytes - pt.peak_memory_bytes) / pt.peak_memory_bytes;
-    rep.mean_time_error += std::fabs(row.time_error);
-    rep.mean_memory_error += std::fabs(row.memory_error);
-    rep.max_time_error = std::max(rep.max_time_error, std::fabs(row.time_error));
-    rep.max_memory_error = std::max(rep.max_memory_error, std::fabs(row.memory_error));
+    ours.add(row.time_error, row.memory_error);
     if (row.sailor_model) {
-      ErrorSummary& e = rep.sailor_model ? *rep.sailor_model : rep.sailor_model.emplace();
       row.sailor_time_error = (row.sailor_model->iteration_s - pt.iteration_s) / pt.iteration_s;
       row.sailor_memory_error = (row.sailor_model->peak_memory_bytes - pt.peak_memory_bytes) / pt.peak_memory_bytes;
-      e.mean_time_error += std::fabs(row.sailor_time_error);
-      e.mean_memory_error += std::fabs(row.sailor_memory_error);
-      e.max_time_error = std::max(e.max_time_error, std::fabs(row.sailor_time_error));
-      e.max_memory_error = std::max(e.max_memory_error, std::fabs(row.sailor_memory_error));
+      (rep.sailor_model ? *rep.sailor_model : rep.sailor_model.emplace())
+          .add(row.sailor_time_error, row.sailor_memory_error);
     }
     rep.rows.push_back(std::move(row));
   }
-  if (!rep.rows.empty()) {
-    const double n = static_cast<double>(rep.rows.size());
-    rep.mean_time_error /= n;
-    rep.mean_memory_error /= n;
-    if (rep.sailor_model) {
-      rep.sailor_model->mean_time_error /= n;
-      rep.sailor_model->mean_memory_error /= n;
-    }
-  }
+  ours.average(rep.rows.size());
+  if (rep.sailor_model) rep.sailor_model->average(rep.rows.size());
+  rep.mean_time_error = ours.mean_time_error;
+  rep.max_time_error = ours.max_time_error;
+  rep.mean_memory_error = ours.mean_memory_error;
+  rep.max_memory_error = ours.max_memory_error;
   return rep;
+}
+
+void ErrorSummary::add(double time_error, double memory_error) {
+  mean_time_error += std::fabs(time_error);
+  mean_memory_error += std::fabs(memory_error);
+  max_time_error = std::max(max_time_error, std::fabs(time_error));
+  max_memory_error = std::max(max_memory_error, std::fabs(memory_error));
+}
+
+void ErrorSummary::average(size_t points) {
+  if (points == 0) return;
+  mean_time_error /= static_cast<double>(points);
+  mean_memory_error /= static_cast<double>(points);
 }
 
 json ValidationReport::toJson() const {

@@ -89,6 +89,8 @@ struct ErrorSummary {  // of |error| over the points
   double max_time_error = 0;
   double mean_memory_error = 0;
   double max_memory_error = 0;
+  void add(double time_error, double memory_error);  // one point's signed errors
+  void average(size_t points);                        // the sums become means
 };
 
 struct ValidationReport {
