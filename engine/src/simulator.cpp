@@ -501,19 +501,21 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
   }
   struct PipelineRun {
     std::vector<double> free_at, busy, comm, last_backward;
-  };
-  auto runPipeline = [&](const std::vector<StageTimes>& stages, std::vector<TimelineOp>* timeline) {
-    PipelineRun r{std::vector<double>(static_cast<size_t>(P), 0.0), std::vector<double>(static_cast<size_t>(P), 0.0),
-                  std::vector<double>(static_cast<size_t>(P), 0.0), std::vector<double>(static_cast<size_t>(P), 0.0)};
-    if (options.schedule == PipelineSchedule::DeepSpeed)
-      runDeepSpeedSchedule(stages, timeline, P, M, r.free_at, r.busy, r.comm, r.last_backward);
-    else
-      runAsync1F1B(stages, timeline, P, M, r.free_at, r.busy, r.comm, r.last_backward);
-    return r;
+    std::vector<TimelineOp> ops;  // with options.timeline
   };
   std::vector<PipelineRun> runs;
   runs.reserve(pipelines.size());
-  for (const auto& p : pipelines) runs.push_back(runPipeline(p, nullptr));
+  for (const auto& p : pipelines) {
+    PipelineRun r{std::vector<double>(static_cast<size_t>(P), 0.0), std::vector<double>(static_cast<size_t>(P), 0.0),
+                  std::vector<double>(static_cast<size_t>(P), 0.0), std::vector<double>(static_cast<size_t>(P), 0.0),
+                  {}};
+    std::vector<TimelineOp>* timeline = options.timeline ? &r.ops : nullptr;
+    if (options.schedule == PipelineSchedule::DeepSpeed)
+      runDeepSpeedSchedule(p, timeline, P, M, r.free_at, r.busy, r.comm, r.last_backward);
+    else
+      runAsync1F1B(p, timeline, P, M, r.free_at, r.busy, r.comm, r.last_backward);
+    runs.push_back(std::move(r));
+  }
   // A stage is done with its microbatches when the last of its pipelines is.
   auto doneAt = [](const PipelineRun& r, size_t s) { return std::max(r.free_at[s], r.last_backward[s]); };
   std::vector<double> stage_done(static_cast<size_t>(P), 0.0);
@@ -587,9 +589,9 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
   size_t slowest = 0;
   for (size_t k = 1; k < runs.size(); ++k)
     if (doneAt(runs[k], cu) > doneAt(runs[slowest], cu)) slowest = k;
-  const PipelineRun& cr = runs[slowest];
+  PipelineRun& cr = runs[slowest];
   if (options.timeline) {
-    runPipeline(pipelines[slowest], &pred.timeline);
+    pred.timeline = std::move(cr.ops);
     for (int s = 0; s < P; ++s) {
       const StageTimes& st = pred.stages[static_cast<size_t>(s)];
       const double end = stage_end[static_cast<size_t>(s)];
