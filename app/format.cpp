@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 namespace sailor::cli {
 
@@ -121,31 +122,34 @@ std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& s
 
 std::string formatValidation(const ValidationReport& r) {
   std::ostringstream os;
-  os << pad("point", 36) << rpad("time meas", 11) << rpad("predicted", 11) << rpad("error", 9) << rpad("mem meas", 11)
-     << rpad("predicted", 11) << rpad("error", 9) << "\n";
-  for (const auto& row : r.rows)
-    os << pad(row.id, 36) << rpad(seconds(row.measured_iteration_s), 11) << rpad(seconds(row.predicted_iteration_s), 11)
-       << rpad(fmt("%+.1f%%", 100 * row.time_error), 9) << rpad(gib(row.measured_memory_bytes), 11)
-       << rpad(gib(row.predicted_memory_bytes), 11) << rpad(fmt("%+.1f%%", 100 * row.memory_error), 9) << "\n";
-  os << "\nIteration time: mean error " << fmt("%.1f%%", 100 * r.mean_time_error) << ", max "
-     << fmt("%.1f%%", 100 * r.max_time_error) << "\n";
-  os << "Peak memory:    mean error " << fmt("%.1f%%", 100 * r.mean_memory_error) << ", max "
-     << fmt("%.1f%%", 100 * r.max_memory_error) << "\n";
-  if (r.sailor_model) {
-    os << "\nSAILOR's published simulator on the same profiles and links (--compare-sailor):\n"
-       << pad("point", 36) << rpad("time meas", 11) << rpad("SAILOR", 11) << rpad("error", 9) << rpad("mem meas", 11)
-       << rpad("SAILOR", 11) << rpad("error", 9) << "\n";
-    for (const auto& row : r.rows)
-      if (row.sailor_model)
-        os << pad(row.id, 36) << rpad(seconds(row.measured_iteration_s), 11)
-           << rpad(seconds(row.sailor_model->iteration_s), 11) << rpad(fmt("%+.1f%%", 100 * row.sailor_time_error), 9)
-           << rpad(gib(row.measured_memory_bytes), 11) << rpad(gib(row.sailor_model->peak_memory_bytes), 11)
-           << rpad(fmt("%+.1f%%", 100 * row.sailor_memory_error), 9) << "\n";
-    const ErrorSummary& e = *r.sailor_model;
+  // One table of predicted against measured (ours, or SAILOR's model's), then its summary.
+  auto table = [&](const char* predicted, auto figures, const ErrorSummary& e, const char* suffix) {
+    os << pad("point", 36) << rpad("time meas", 11) << rpad(predicted, 11) << rpad("error", 9)
+       << rpad("mem meas", 11) << rpad(predicted, 11) << rpad("error", 9) << "\n";
+    for (const auto& row : r.rows) {
+      const auto [t, t_err, m, m_err] = figures(row);
+      os << pad(row.id, 36) << rpad(seconds(row.measured_iteration_s), 11) << rpad(seconds(t), 11)
+         << rpad(fmt("%+.1f%%", 100 * t_err), 9) << rpad(gib(row.measured_memory_bytes), 11) << rpad(gib(m), 11)
+         << rpad(fmt("%+.1f%%", 100 * m_err), 9) << "\n";
+    }
     os << "\nIteration time: mean error " << fmt("%.1f%%", 100 * e.mean_time_error) << ", max "
-       << fmt("%.1f%%", 100 * e.max_time_error) << " (SAILOR's model)\n";
+       << fmt("%.1f%%", 100 * e.max_time_error) << suffix << "\n";
     os << "Peak memory:    mean error " << fmt("%.1f%%", 100 * e.mean_memory_error) << ", max "
-       << fmt("%.1f%%", 100 * e.max_memory_error) << " (SAILOR's model)\n";
+       << fmt("%.1f%%", 100 * e.max_memory_error) << suffix << "\n";
+  };
+  table("predicted",
+        [](const ValidationRow& row) {
+          return std::tuple{row.predicted_iteration_s, row.time_error, row.predicted_memory_bytes, row.memory_error};
+        },
+        ErrorSummary{r.mean_time_error, r.max_time_error, r.mean_memory_error, r.max_memory_error}, "");
+  if (r.sailor_model) {
+    os << "\nSAILOR's published simulator on the same profiles and links (--compare-sailor):\n";
+    table("SAILOR",
+          [](const ValidationRow& row) {
+            return std::tuple{row.sailor_model->iteration_s, row.sailor_time_error,
+                              row.sailor_model->peak_memory_bytes, row.sailor_memory_error};
+          },
+          *r.sailor_model, " (SAILOR's model)");
   }
   // Figures that did not come from SAILOR's measurements as they stand.
   std::string derived;

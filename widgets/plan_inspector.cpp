@@ -32,7 +32,6 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-
 // "1.23 s", "45.6 ms", "789 µs".
 QString duration(double s) {
   const QLocale locale;
