@@ -1,5 +1,6 @@
 #include "format.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -70,14 +71,16 @@ std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& s
   os << "Plan: " << plan.stages.size() << " stage(s), microbatch " << plan.microbatch_size << ", "
      << plan.gpuCount() << " GPUs\n\n";
   os << "Stages (per microbatch; straggler replica)\n";
-  os << "  " << pad("stage", 7) << pad("layers", 9) << pad("replicas", 34) << rpad("m", 5) << rpad("forward", 11)
+  // Columns as wide as their longest entry, so that the figures line up.
+  size_t reps_w = 10;
+  for (const Stage& st : plan.stages) reps_w = std::max(reps_w, replicaSummary(st).size() + 2);
+  os << "  " << pad("stage", 7) << pad("layers", 9) << pad("replicas", reps_w) << rpad("m", 5) << rpad("forward", 11)
      << rpad("backward", 11) << rpad("send fwd", 11) << rpad("dp sync", 11) << "\n";
   for (size_t s = 0; s < plan.stages.size(); ++s) {
     const Stage& st = plan.stages[s];
-    const std::string reps = replicaSummary(st);
     const StageTimes& t = p.stages[s];
     os << "  " << pad(std::to_string(s), 7) << pad(std::to_string(st.first_layer) + "-" + std::to_string(st.last_layer), 9)
-       << pad(reps, 34) << rpad(std::to_string(t.microbatches), 5) << rpad(seconds(t.forward_s), 11)
+       << pad(replicaSummary(st), reps_w) << rpad(std::to_string(t.microbatches), 5) << rpad(seconds(t.forward_s), 11)
        << rpad(seconds(t.backward_s), 11) << rpad(seconds(t.send_forward_s), 11) << rpad(seconds(t.dp_sync_s), 11)
        << "\n";
   }
@@ -92,7 +95,10 @@ std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& s
   line("dp sync", p.breakdown.dp_sync_s);
   line("optimizer", p.breakdown.optimizer_s);
   os << "\nMemory per GPU (peak " << gib(p.peakMemoryBytes()) << ")\n";
-  os << "  " << pad("stage", 7) << pad("GPU", 10) << rpad("states", 11) << rpad("activations", 13)
+  auto gpuLabel = [](const MemoryBreakdown& m) { return m.gpu_type + " tp" + std::to_string(m.tp); };
+  size_t gpu_w = 5;
+  for (const auto& m : p.memory) gpu_w = std::max(gpu_w, gpuLabel(m).size() + 2);
+  os << "  " << pad("stage", 7) << pad("GPU", gpu_w) << rpad("states", 11) << rpad("activations", 13)
      << rpad("in flight", 10) << rpad("transient", 11) << rpad("runtime", 11) << rpad("total", 11)
      << rpad("capacity", 11) << "\n";
   std::map<std::string, bool> seen;
@@ -100,7 +106,7 @@ std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& s
     const std::string key = std::to_string(m.stage) + m.gpu_type + std::to_string(m.tp);
     if (seen[key]) continue;  // replicas of one type and tp in a stage have the same figures
     seen[key] = true;
-    os << "  " << pad(std::to_string(m.stage), 7) << pad(m.gpu_type + " tp" + std::to_string(m.tp), 10)
+    os << "  " << pad(std::to_string(m.stage), 7) << pad(gpuLabel(m), gpu_w)
        << rpad(gib(m.model_state_bytes), 11) << rpad(gib(m.activation_bytes), 13)
        << rpad(std::to_string(m.microbatches_in_flight), 10) << rpad(gib(m.transient_bytes), 11)
        << rpad(gib(m.runtime_overhead_bytes), 11) << rpad(gib(m.total_bytes), 11) << rpad(gib(m.capacity_bytes), 11)
@@ -116,7 +122,9 @@ std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& s
     os << "  egress " << e.from_zone << " -> " << e.to_zone << ": " << fmt("%.2f GB", e.bytes / 1e9) << ", "
        << fmt("$%.4f", e.usd) << "\n";
   os << "\nProfile sources\n";
-  for (const auto& [k, v] : p.sources) os << "  " << pad(k, 36) << v << "\n";
+  size_t key_w = 0;
+  for (const auto& kv : p.sources) key_w = std::max(key_w, kv.first.size() + 2);
+  for (const auto& [k, v] : p.sources) os << "  " << pad(k, key_w) << v << "\n";
   return os.str();
 }
 

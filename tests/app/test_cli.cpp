@@ -9,6 +9,7 @@
 #include <QJsonObject>
 #include <QObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -140,6 +141,18 @@ private slots:
     QVERIFY(r.out.contains("Memory per GPU"));
     QVERIFY(r.out.contains("Cost per iteration"));
     QVERIFY(r.err.isEmpty());
+    // The tables line up: the default plan's replica list ("2x A100-40 tp1 us-central1-a, 2x
+    // A100-40 tp1 us-central1-b") and "A100-40 tp1" are wider than a fixed column would be, and
+    // every row must still end its right-aligned figures where its header's last column ends.
+    const QStringList lines = r.out.split('\n');
+    for (const QString& header : {QString("  stage  layers"), QString("  stage  GPU")}) {
+      const qsizetype h = lines.indexOf(QRegularExpression("^" + QRegularExpression::escape(header) + ".*"));
+      QVERIFY2(h >= 0, qPrintable(header + " not found in\n" + r.out));
+      int rows = 0;
+      for (qsizetype i = h + 1; i < lines.size() && lines[i].startsWith("  ") && !lines[i].trimmed().isEmpty(); ++i, ++rows)
+        QVERIFY2(lines[i].size() == lines[h].size(), qPrintable("misaligned:\n" + lines[h] + "\n" + lines[i]));
+      QVERIFY2(rows == 2, qPrintable(header + ": " + QString::number(rows) + " rows"));
+    }
   }
 
   // The best plan written by `sailor plan --output` is accepted by `sailor simulate --plan`.
