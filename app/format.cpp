@@ -130,13 +130,15 @@ std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& s
 
 std::string formatValidation(const ValidationReport& r) {
   std::ostringstream os;
+  size_t id_w = 8;
+  for (const auto& row : r.rows) id_w = std::max(id_w, row.id.size() + 2);
   // One table of predicted against measured (ours, or SAILOR's model's), then its summary.
   auto table = [&](const char* predicted, auto figures, const ErrorSummary& e, const char* suffix) {
-    os << pad("point", 36) << rpad("time meas", 11) << rpad(predicted, 11) << rpad("error", 9)
+    os << pad("point", id_w) << rpad("time meas", 11) << rpad(predicted, 11) << rpad("error", 9)
        << rpad("mem meas", 11) << rpad(predicted, 11) << rpad("error", 9) << "\n";
     for (const auto& row : r.rows) {
       const auto [t, t_err, m, m_err] = figures(row);
-      os << pad(row.id, 36) << rpad(seconds(row.measured_iteration_s), 11) << rpad(seconds(t), 11)
+      os << pad(row.id, id_w) << rpad(seconds(row.measured_iteration_s), 11) << rpad(seconds(t), 11)
          << rpad(fmt("%+.1f%%", 100 * t_err), 9) << rpad(gib(row.measured_memory_bytes), 11) << rpad(gib(m), 11)
          << rpad(fmt("%+.1f%%", 100 * m_err), 9) << "\n";
     }

@@ -155,6 +155,36 @@ private slots:
     }
   }
 
+  // `sailor validate` on two measured runs, one renamed to an id longer than any of the shipped
+  // ones: the table's columns widen with it and the summary follows. Needs SAILOR's reference
+  // data in ../shared.
+  void validateTableLinesUp() {
+    const QString shared = SAILOR_TEST_SHARED_DIR;
+    const QString points_path = shared + "/reference/calibration/measured_points.json";
+    if (!QFile::exists(points_path))
+      QSKIP(qPrintable("no " + points_path + ": SAILOR's reference data (../shared) is not beside this checkout"));
+    QFile f(points_path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QJsonObject doc = QJsonDocument::fromJson(f.readAll()).object();
+    QJsonArray points = doc.value("points").toArray();
+    QVERIFY(points.size() >= 2);
+    QJsonObject first = points[0].toObject();
+    const QString long_id = "a-point-id/longer/than/the/shipped/ones/by/far";
+    first["id"] = long_id;
+    doc["points"] = QJsonArray{first, points[1]};
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = writeFile(dir, "points.json", QJsonDocument(doc).toJson());
+    const QStringList args{"validate", path, "--reference", shared + "/reference/sailor"};
+    const Result r = runSailor(args);
+    QVERIFY2(r.exit_code == 0, qPrintable(describe(args, r)));
+    const QStringList lines = r.out.split('\n');
+    QVERIFY2(lines.size() > 3 && lines[0].startsWith("point "), qPrintable(r.out));
+    QVERIFY2(lines[1].startsWith(long_id + " "), qPrintable(r.out));
+    QVERIFY2(lines[1].size() == lines[0].size() && lines[2].size() == lines[0].size(), qPrintable("misaligned:\n" + r.out));
+    QVERIFY2(lines[4].startsWith("Iteration time: mean error"), qPrintable(r.out));
+  }
+
   // The best plan written by `sailor plan --output` is accepted by `sailor simulate --plan`.
   void planOutputSimulates() {
     QTemporaryDir dir;
