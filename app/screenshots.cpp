@@ -7,8 +7,11 @@
 #include <QApplication>
 #include <QDeadlineTimer>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDir>
 #include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
 #include <QTabWidget>
 #include <QThread>
 
@@ -98,7 +101,12 @@ int takeScreenshots(MainWindow& w, const QString& dir) {
     return 1;
   }
   w.tabs()->setCurrentIndex(2);
-  emit w.runMonitor()->startRequested(40, QStringLiteral("text"));
+  // Through the monitor's own controls, so that the picture shows what was run.
+  RunMonitor* monitor = w.runMonitor();
+  monitor->findChild<QSpinBox*>(QStringLiteral("iterations"))->setValue(40);
+  auto* data = monitor->findChild<QComboBox*>(QStringLiteral("dataSource"));
+  data->setCurrentIndex(data->findData(QStringLiteral("text")));
+  monitor->findChild<QPushButton*>(QStringLiteral("start"))->click();
   if (!waitFor([&] { return w.runMonitor()->isRunning(); }, 10) ||
       !waitFor([&] { return !w.runMonitor()->isRunning(); }, 600)) {
     std::fprintf(stderr, "sailor-studio: the run did not finish\n");

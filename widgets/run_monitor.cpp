@@ -133,15 +133,18 @@ QCustomPlot* RunMonitor::makePlot(const QString& title, const QString& x_label,
 void RunMonitor::buildUi() {
   // Header: Start / Stop and the run options, then the one-line status.
   start_ = new QPushButton(tr("Start"), this);
+  start_->setObjectName(QStringLiteral("start"));
   start_->setToolTip(tr("Run the selected plan with the bundled runtime"));
   stop_ = new QPushButton(tr("Stop"), this);
   stop_->setToolTip(tr("Interrupt the run: the workers are stopped and the run is recorded as "
                        "stopped"));
   iterations_ = new QSpinBox(this);
+  iterations_->setObjectName(QStringLiteral("iterations"));
   iterations_->setRange(1, 1000000);
   iterations_->setValue(20);
   iterations_->setToolTip(tr("Training iterations to run"));
   data_ = new QComboBox(this);
+  data_->setObjectName(QStringLiteral("dataSource"));
   data_->addItem(tr("Synthetic tokens"), QStringLiteral("synthetic"));
   data_->addItem(tr("Shipped text"), QStringLiteral("text"));
   data_->setToolTip(tr("Training data: a learnable synthetic byte stream, or the shipped "
