@@ -217,8 +217,15 @@ void RunMonitor::buildUi() {
   QFont legend_font = font();
   legend_font.setPointSizeF(std::max(7.0, legend_font.pointSizeF() * 0.85));
   stage_plot_->legend->setFont(legend_font);
-  stage_plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
-  stage_plot_->legend->setBrush(QColor(255, 255, 255, 190));  // the lines show through
+  // The legend goes in a row under the axes, two stages (compute and communication) per line:
+  // inside the axes it would hide the latest iterations, where the lines are read.
+  stage_plot_->axisRect()->insetLayout()->take(stage_plot_->legend);
+  stage_plot_->plotLayout()->addElement(2, 0, stage_plot_->legend);
+  stage_plot_->plotLayout()->setRowStretchFactor(2, 0.001);
+  stage_plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  stage_plot_->legend->setWrap(4);
+  stage_plot_->legend->setBorderPen(Qt::NoPen);
+  stage_plot_->legend->setBrush(Qt::NoBrush);
   stage_plot_->setToolTip(tr("Per stage, its slowest rank: compute (solid) and time spent "
                              "waiting on transfers and collectives (dashed)"));
 
