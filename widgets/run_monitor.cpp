@@ -235,6 +235,8 @@ void RunMonitor::buildUi() {
   memory_bars_->setWidth(0.6);
   memory_bars_->setPen(QPen(QColor(0x4E79A7).darker(130)));
   memory_bars_->setBrush(QColor(0x4E79A7));
+  // Ranks are categories: no vertical grid (its zero line would stick out above rank 0's bar).
+  memory_plot_->xAxis->grid()->setVisible(false);
   memory_plot_->setToolTip(tr("Highest peak resident memory of each worker process so far (on "
                               "CPU: the process's peak resident set)"));
 
