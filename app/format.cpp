@@ -161,6 +161,11 @@ std::string formatValidation(const ValidationReport& r) {
           },
           *r.sailor_model, " (SAILOR's model)");
   }
+  // The runs were measured, so they fitted: a prediction over a GPU's capacity is the model's error.
+  std::string too_big;
+  for (const auto& row : r.rows)
+    for (const auto& what : row.prediction.out_of_memory) too_big += "  " + row.id + ": " + what + "\n";
+  if (!too_big.empty()) os << "\nPredicted not to fit in memory, though the run was measured:\n" << too_big;
   // Figures that did not come from SAILOR's measurements as they stand.
   std::string derived;
   for (const auto& row : r.rows)

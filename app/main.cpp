@@ -126,7 +126,9 @@ const char* kValidateHelp =
     "                    formulas on the same profiles and links) and print its errors beside\n"
     "                    ours: the baseline this simulator is measured against\n"
     "  --non-blocking-p2p  transfers between stages overlap with compute\n"
-    "  --json            one object: points, mean_time_error, max_time_error,\n"
+    "  --json            one object: points (each with its errors, breakdown, and\n"
+    "                    fits / out_of_memory: a measured run the model says would\n"
+    "                    not fit), mean_time_error, max_time_error,\n"
     "                    mean_memory_error, max_memory_error (fractions); with\n"
     "                    --compare-sailor also sailor_model, the same fields for SAILOR's model\n";
 

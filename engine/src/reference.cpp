@@ -514,6 +514,9 @@ json ValidationReport::toJson() const {
                    {"measured_memory_bytes", r.measured_memory_bytes},
                    {"predicted_memory_bytes", r.predicted_memory_bytes},
                    {"memory_error", r.memory_error},
+                   // A measured run that the model says does not fit points at the model.
+                   {"fits", r.prediction.fits},
+                   {"out_of_memory", r.prediction.out_of_memory},
                    {"breakdown",
                     {{"compute_s", r.prediction.breakdown.compute_s},
                      {"bubble_s", r.prediction.breakdown.bubble_s},

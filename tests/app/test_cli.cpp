@@ -185,6 +185,45 @@ private slots:
     QVERIFY2(lines[4].startsWith("Iteration time: mean error"), qPrintable(r.out));
   }
 
+  // A measured run that the model says would not fit (here: a clariden run given microbatch 64,
+  // 64 x the activations on GH-96's 96 GiB) is listed under its own heading and flagged in the
+  // JSON, since the run did fit and the disagreement is the model's.
+  void validateFlagsRunsPredictedNotToFit() {
+    const QString shared = SAILOR_TEST_SHARED_DIR;
+    const QString points_path = shared + "/reference/calibration/measured_points.json";
+    if (!QFile::exists(points_path))
+      QSKIP(qPrintable("no " + points_path + ": SAILOR's reference data (../shared) is not beside this checkout"));
+    QFile f(points_path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QJsonObject doc = QJsonDocument::fromJson(f.readAll()).object();
+    const QJsonArray points = doc.value("points").toArray();
+    QJsonObject big = points[0].toObject();
+    QCOMPARE(big.value("id").toString(), QString("clariden/OPT-350/N1/N1_D1_M4_G1"));
+    big["id"] = "too-big";
+    big["microbatch_size"] = 64;
+    big["global_batch_size"] = 64;
+    doc["points"] = QJsonArray{big, points[1]};
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = writeFile(dir, "points.json", QJsonDocument(doc).toJson());
+    const QStringList args{"validate", path, "--reference", shared + "/reference/sailor"};
+    const Result r = runSailor(args);
+    QVERIFY2(r.exit_code == 0, qPrintable(describe(args, r)));
+    const qsizetype at = r.out.indexOf("Predicted not to fit in memory, though the run was measured:\n");
+    QVERIFY2(at >= 0, qPrintable(r.out));
+    QVERIFY2(r.out.mid(at).contains("\n  too-big: stage 0 replica 0 (GH-96, tp 4"), qPrintable(r.out));
+    QVERIFY2(!r.out.mid(at).contains("N1_D1_M4_G32"), qPrintable(r.out));
+    const QStringList json_args = args + QStringList{"--json"};
+    const Result j = runSailor(json_args);
+    QVERIFY2(j.exit_code == 0, qPrintable(describe(json_args, j)));
+    const QJsonArray rows = QJsonDocument::fromJson(j.out.toUtf8()).object().value("points").toArray();
+    QCOMPARE(rows.size(), 2);
+    QCOMPARE(rows[0].toObject().value("fits").toBool(true), false);
+    QVERIFY(rows[0].toObject().value("out_of_memory").toArray().size() == 1);
+    QCOMPARE(rows[1].toObject().value("fits").toBool(false), true);
+    QVERIFY(rows[1].toObject().value("out_of_memory").toArray().isEmpty());
+  }
+
   // The best plan written by `sailor plan --output` is accepted by `sailor simulate --plan`.
   void planOutputSimulates() {
     QTemporaryDir dir;

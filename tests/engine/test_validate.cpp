@@ -75,6 +75,9 @@ private slots:
       QVERIFY2(std::isfinite(r.predicted_memory_bytes) && r.predicted_memory_bytes > 0, qPrintable(id));
       QCOMPARE(r.measured_iteration_s, points[i].iteration_s);
       QVERIFY(std::isfinite(r.time_error) && std::isfinite(r.memory_error));
+      // Every run was measured, so it fitted: the model must agree.
+      QVERIFY2(r.prediction.fits, qPrintable(id + ": predicted not to fit"));
+      QVERIFY(rep.toJson().at("points").at(i).at("fits").get<bool>());
       // Every profile figure came from the SAILOR import (no analytic fallback is configured).
       for (const auto& [k, v] : r.prediction.sources)
         QVERIFY2(v == "sailor-import", qPrintable(id + ": " + QString::fromStdString(k + " from " + v)));
