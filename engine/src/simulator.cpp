@@ -639,6 +639,63 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
   return pred;
 }
 
+json timelineTrace(const Prediction& prediction, const Plan& plan) {
+  json events = json::array();
+  auto meta = [&](const char* what, int tid, const std::string& name) {
+    events.push_back({{"name", what}, {"ph", "M"}, {"pid", 0}, {"tid", tid}, {"args", {{"name", name}}}});
+  };
+  meta("process_name", 0, "critical pipeline");
+  for (size_t s = 0; s < plan.stages.size(); ++s) {
+    const Stage& st = plan.stages[s];
+    const std::string name = "stage " + std::to_string(s) + " (layers " + std::to_string(st.first_layer) + "-" +
+                             std::to_string(st.last_layer) + ")";
+    const int compute = 2 * static_cast<int>(s);
+    meta("thread_name", compute, name + " compute");
+    meta("thread_name", compute + 1, name + " communication");
+    for (int tid : {compute, compute + 1})  // stage order, not alphabetical
+      events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 0}, {"tid", tid},
+                        {"args", {{"sort_index", tid}}}});
+  }
+  for (const TimelineOp& op : prediction.timeline) {
+    const char* category = "forward";
+    std::string name = "F " + std::to_string(op.microbatch);
+    bool communication = false;
+    switch (op.kind) {
+      case 'F':
+        break;
+      case 'B':
+        category = "backward";
+        name = "B " + std::to_string(op.microbatch);
+        break;
+      case 'S':
+        category = "transfer";
+        name = "send/recv " + std::to_string(op.microbatch);
+        communication = true;
+        break;
+      case 'A':
+        category = "all-reduce";
+        name = "gradient all-reduce";
+        communication = true;
+        break;
+      case 'O':
+        category = "optimizer";
+        name = "optimizer step";
+        break;
+      default:
+        category = "other";
+        name = std::string(1, op.kind);
+        break;
+    }
+    json e{{"name", name}, {"cat", category}, {"ph", "X"}, {"pid", 0},
+           {"tid", 2 * op.stage + (communication ? 1 : 0)}, {"ts", op.start_s * 1e6},
+           {"dur", (op.end_s - op.start_s) * 1e6}};
+    if (op.kind == 'F' || op.kind == 'B' || op.kind == 'S') e["args"] = {{"microbatch", op.microbatch}};
+    events.push_back(std::move(e));
+  }
+  return {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ms"},
+          {"otherData", {{"iteration_s", prediction.iteration_s}, {"source", "sailor simulate"}}}};
+}
+
 json Prediction::toJson() const {
   json mem = json::array();
   for (const auto& m : memory)

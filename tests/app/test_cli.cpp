@@ -239,6 +239,36 @@ private slots:
     QVERIFY(r.out.contains("Iteration time"));
   }
 
+  // --trace writes the schedule as a Chrome trace (atomically); an unwritable path is bad input.
+  void simulateTrace() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath("trace.json");
+    const QStringList args{"simulate", "--scenario", scenario_, "--job", job_, "--plan", plan_, "--trace", path};
+    const Result r = runSailor(args);
+    QVERIFY2(r.exit_code == 0, qPrintable(describe(args, r)));
+    QVERIFY(r.out.contains("Iteration time"));  // the usual report still goes to stdout
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject trace = QJsonDocument::fromJson(f.readAll()).object();
+    const QJsonArray events = trace.value("traceEvents").toArray();
+    int forwards = 0;
+    for (const auto& v : events) {
+      const QJsonObject e = v.toObject();
+      if (e.value("ph").toString() == "X" && e.value("cat").toString() == "forward") ++forwards;
+    }
+    // The default plan: 2 stages, 128 microbatches per replica, one forward each on each stage.
+    QCOMPARE(forwards, 2 * 128);
+    QVERIFY(trace.value("otherData").toObject().value("iteration_s").toDouble() > 0);
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 1);  // no temporary left
+
+    const QString bad = dir.filePath("no/such/dir/trace.json");
+    const QStringList bad_args{"simulate", "--scenario", scenario_, "--job", job_, "--plan", plan_, "--trace", bad};
+    const Result b = runSailor(bad_args);
+    QVERIFY2(b.exit_code == 2, qPrintable(describe(bad_args, b)));
+    QVERIFY2(b.err.contains(bad) && b.err.contains("a writable path"), qPrintable(describe(bad_args, b)));
+  }
+
   void simulateJson() {
     const QStringList args{"simulate", "--scenario", scenario_, "--job", job_, "--plan", plan_, "--json"};
     const Result r = runSailor(args);

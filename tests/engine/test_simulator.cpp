@@ -5,6 +5,7 @@
 // Also: which profile source answered, and sanity of the analytic profile on the real catalogue.
 #include <cmath>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -312,6 +313,51 @@ private slots:
     QCOMPARE(one.breakdown.dp_sync_s, 0.0);
     // The untied model has no such step (twoStagePipelineDeepSpeed: 57).
     SAILOR_COMPARE_REL(run(twoStagePlan(1), tinyJob(cat_, 3)).iteration_s, 57.0, 1e-12);
+  }
+
+  // `sailor simulate --trace`: the timeline of tiedEmbeddingGradients' prediction as Chrome
+  // trace events. Stage 0's B(2) runs 48-54 s (twoStagePipelineDeepSpeed's trace), the tied
+  // all-reduce 54-56.50064 on both stages' communication tracks, the step 56.50064-59.50064.
+  void timelineAsChromeTrace() {
+    const Job tied = Job::fromJson(json{{"model", "TinyTied"}, {"global_batch_size", 3}}, cat_);
+    const Plan plan = twoStagePlan(1);
+    const Prediction p = run(plan, tied);
+    const json trace = timelineTrace(p, plan);
+    const json& events = trace.at("traceEvents");
+    std::map<int, std::string> tracks;
+    int complete = 0;
+    for (const json& e : events) {
+      if (e.at("ph") == "M" && e.at("name") == "thread_name")
+        tracks[e.at("tid").get<int>()] = e.at("args").at("name").get<std::string>();
+      if (e.at("ph") == "X") ++complete;
+    }
+    QCOMPARE(static_cast<size_t>(complete), p.timeline.size());  // one event per operation
+    QCOMPARE(tracks.size(), size_t{4});
+    QCOMPARE(tracks[0], std::string("stage 0 (layers 0-1) compute"));
+    QCOMPARE(tracks[3], std::string("stage 1 (layers 2-3) communication"));
+    auto find = [&](const std::string& name, int tid) -> const json* {
+      for (const json& e : events)
+        if (e.at("ph") == "X" && e.at("name") == name && e.at("tid") == tid) return &e;
+      return nullptr;
+    };
+    const json* b2 = find("B 2", 0);
+    QVERIFY(b2);
+    SAILOR_COMPARE_REL(b2->at("ts").get<double>(), 48e6, 1e-12);  // microseconds
+    SAILOR_COMPARE_REL(b2->at("dur").get<double>(), 6e6, 1e-12);
+    QCOMPARE(b2->at("cat").get<std::string>(), std::string("backward"));
+    QCOMPARE(b2->at("args").at("microbatch").get<int>(), 2);
+    for (int tid : {1, 3}) {
+      const json* ar = find("gradient all-reduce", tid);
+      QVERIFY2(ar, qPrintable(QString("no all-reduce on track %1").arg(tid)));
+      SAILOR_COMPARE_REL(ar->at("ts").get<double>(), 54e6, 1e-12);
+      SAILOR_COMPARE_REL(ar->at("dur").get<double>(), 2.50064e6, 1e-12);
+    }
+    const json* step = find("optimizer step", 0);
+    QVERIFY(step);
+    SAILOR_COMPARE_REL(step->at("ts").get<double>() + step->at("dur").get<double>(), 59.50064e6, 1e-12);
+    QVERIFY(find("send/recv 0", 1) != nullptr);    // transfers on the communication track
+    QVERIFY(find("send/recv 0", 0) == nullptr);
+    QVERIFY(trace.at("otherData").at("iteration_s").get<double>() == p.iteration_s);
   }
 
   // The timeline is optional (the planner ranks hundreds of plans without it): the figures do

@@ -124,4 +124,10 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
                     const Catalog& catalog, const ProfileSet& profiles,
                     const SimulatorOptions& options = {});
 
+// The prediction's timeline (the critical pipeline's operations) in the Chrome trace-event
+// format that Perfetto (ui.perfetto.dev) and chrome://tracing open: one process, per stage a
+// compute track (forward, backward, optimizer) and a communication track (transfers, gradient
+// all-reduces), complete events in microseconds named by kind and microbatch ("F 3", "B 3").
+nlohmann::json timelineTrace(const Prediction& prediction, const Plan& plan);
+
 }  // namespace sailor
