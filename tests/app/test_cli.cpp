@@ -62,6 +62,23 @@ QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArra
   return path;
 }
 
+QString measuredPointsPath() { return QString(SAILOR_TEST_SHARED_DIR) + "/reference/calibration/measured_points.json"; }
+
+// SAILOR's measured runs from ../shared; an empty object when they are not beside this checkout.
+QJsonObject measuredPoints() {
+  QFile f(measuredPointsPath());
+  if (!f.open(QIODevice::ReadOnly)) return {};
+  return QJsonDocument::fromJson(f.readAll()).object();
+}
+
+// `sailor validate` on the given points (written to dir) against SAILOR's reference data.
+Result validatePoints(const QTemporaryDir& dir, const QJsonArray& points, const QStringList& extra = {}) {
+  const QJsonObject doc{{"points", points}};
+  const QString path = writeFile(dir, "points.json", QJsonDocument(doc).toJson());
+  return runSailor(QStringList{"validate", path, "--reference", QString(SAILOR_TEST_SHARED_DIR) + "/reference/sailor"} +
+                   extra);
+}
+
 }  // namespace
 
 class TestCli : public QObject {
@@ -159,25 +176,15 @@ private slots:
   // ones: the table's columns widen with it and the summary follows. Needs SAILOR's reference
   // data in ../shared.
   void validateTableLinesUp() {
-    const QString shared = SAILOR_TEST_SHARED_DIR;
-    const QString points_path = shared + "/reference/calibration/measured_points.json";
-    if (!QFile::exists(points_path))
-      QSKIP(qPrintable("no " + points_path + ": SAILOR's reference data (../shared) is not beside this checkout"));
-    QFile f(points_path);
-    QVERIFY(f.open(QIODevice::ReadOnly));
-    QJsonObject doc = QJsonDocument::fromJson(f.readAll()).object();
-    QJsonArray points = doc.value("points").toArray();
-    QVERIFY(points.size() >= 2);
+    const QJsonArray points = measuredPoints().value("points").toArray();
+    if (points.isEmpty()) QSKIP(qPrintable("no " + measuredPointsPath() + ": ../shared is not beside this checkout"));
     QJsonObject first = points[0].toObject();
     const QString long_id = "a-point-id/longer/than/the/shipped/ones/by/far";
     first["id"] = long_id;
-    doc["points"] = QJsonArray{first, points[1]};
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    const QString path = writeFile(dir, "points.json", QJsonDocument(doc).toJson());
-    const QStringList args{"validate", path, "--reference", shared + "/reference/sailor"};
-    const Result r = runSailor(args);
-    QVERIFY2(r.exit_code == 0, qPrintable(describe(args, r)));
+    const Result r = validatePoints(dir, QJsonArray{first, points[1]});
+    QVERIFY2(r.exit_code == 0, qPrintable(r.err));
     const QStringList lines = r.out.split('\n');
     QVERIFY2(lines.size() > 3 && lines[0].startsWith("point "), qPrintable(r.out));
     QVERIFY2(lines[1].startsWith(long_id + " "), qPrintable(r.out));
@@ -189,33 +196,23 @@ private slots:
   // 64 x the activations on GH-96's 96 GiB) is listed under its own heading and flagged in the
   // JSON, since the run did fit and the disagreement is the model's.
   void validateFlagsRunsPredictedNotToFit() {
-    const QString shared = SAILOR_TEST_SHARED_DIR;
-    const QString points_path = shared + "/reference/calibration/measured_points.json";
-    if (!QFile::exists(points_path))
-      QSKIP(qPrintable("no " + points_path + ": SAILOR's reference data (../shared) is not beside this checkout"));
-    QFile f(points_path);
-    QVERIFY(f.open(QIODevice::ReadOnly));
-    QJsonObject doc = QJsonDocument::fromJson(f.readAll()).object();
-    const QJsonArray points = doc.value("points").toArray();
+    const QJsonArray points = measuredPoints().value("points").toArray();
+    if (points.isEmpty()) QSKIP(qPrintable("no " + measuredPointsPath() + ": ../shared is not beside this checkout"));
     QJsonObject big = points[0].toObject();
     QCOMPARE(big.value("id").toString(), QString("clariden/OPT-350/N1/N1_D1_M4_G1"));
     big["id"] = "too-big";
     big["microbatch_size"] = 64;
     big["global_batch_size"] = 64;
-    doc["points"] = QJsonArray{big, points[1]};
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    const QString path = writeFile(dir, "points.json", QJsonDocument(doc).toJson());
-    const QStringList args{"validate", path, "--reference", shared + "/reference/sailor"};
-    const Result r = runSailor(args);
-    QVERIFY2(r.exit_code == 0, qPrintable(describe(args, r)));
+    const Result r = validatePoints(dir, QJsonArray{big, points[1]});
+    QVERIFY2(r.exit_code == 0, qPrintable(r.err));
     const qsizetype at = r.out.indexOf("Predicted not to fit in memory, though the run was measured:\n");
     QVERIFY2(at >= 0, qPrintable(r.out));
     QVERIFY2(r.out.mid(at).contains("\n  too-big: stage 0 replica 0 (GH-96, tp 4"), qPrintable(r.out));
     QVERIFY2(!r.out.mid(at).contains("N1_D1_M4_G32"), qPrintable(r.out));
-    const QStringList json_args = args + QStringList{"--json"};
-    const Result j = runSailor(json_args);
-    QVERIFY2(j.exit_code == 0, qPrintable(describe(json_args, j)));
+    const Result j = validatePoints(dir, QJsonArray{big, points[1]}, {"--json"});
+    QVERIFY2(j.exit_code == 0, qPrintable(j.err));
     const QJsonArray rows = QJsonDocument::fromJson(j.out.toUtf8()).object().value("points").toArray();
     QCOMPARE(rows.size(), 2);
     QCOMPARE(rows[0].toObject().value("fits").toBool(true), false);
