@@ -71,7 +71,7 @@ const char* kSimulateHelp =
     "  --no-analytic           do not fall back to the analytic profile\n"
     "  --non-blocking-p2p      transfers between stages overlap with compute\n"
     "  --json                  print the prediction as JSON\n"
-    "  --trace FILE            write the simulated schedule (the critical pipeline) as a\n"
+    "  --timeline FILE         write the simulated schedule (the critical pipeline) as a\n"
     "                          Chrome trace, for ui.perfetto.dev or chrome://tracing\n"
     "\n"
     "Exit status: 0 when the plan fits in memory, 3 when it does not, 2 on bad input.\n";
@@ -245,7 +245,7 @@ int cmdSimulate(int argc, char** argv) {
     return 0;
   }
   Args a = parse(argc, argv, 2, {"--json", "--no-analytic", "--non-blocking-p2p"},
-                 {"--scenario", "--job", "--plan", "--profiles", "--sailor-profiles", "--trace"});
+                 {"--scenario", "--job", "--plan", "--profiles", "--sailor-profiles", "--timeline"});
   if (!a.positional.empty()) throw InputError("simulate", "\"" + a.positional[0] + "\"", "options only (see --help)");
   Catalog cat = Catalog::load(resourceDir());
   const std::string sp = a.required("--scenario"), jp = a.required("--job"), pp = a.required("--plan");
@@ -269,7 +269,7 @@ int cmdSimulate(int argc, char** argv) {
   SimulatorOptions opt;
   if (a.has("--non-blocking-p2p")) opt.schedule = PipelineSchedule::Async1F1B;
   Prediction p = simulate(plan, scenario, job, cat, profiles, opt);
-  if (auto trace = a.get("--trace")) json_util::writeFileAtomically(*trace, timelineTrace(p, plan).dump() + "\n");
+  if (auto out = a.get("--timeline")) json_util::writeFileAtomically(*out, timelineTrace(p, plan).dump() + "\n");
   if (a.has("--json")) {
     json out = p.toJson();
     out["plan"] = plan.toJson();

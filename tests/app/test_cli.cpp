@@ -236,12 +236,12 @@ private slots:
     QVERIFY(r.out.contains("Iteration time"));
   }
 
-  // --trace writes the schedule as a Chrome trace (atomically); an unwritable path is bad input.
-  void simulateTrace() {
+  // --timeline writes the schedule as a Chrome trace (atomically); an unwritable path is bad input.
+  void simulateTimeline() {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString path = dir.filePath("trace.json");
-    const QStringList args{"simulate", "--scenario", scenario_, "--job", job_, "--plan", plan_, "--trace", path};
+    const QStringList args{"simulate", "--scenario", scenario_, "--job", job_, "--plan", plan_, "--timeline", path};
     const Result r = runSailor(args);
     QVERIFY2(r.exit_code == 0, qPrintable(describe(args, r)));
     QVERIFY(r.out.contains("Iteration time"));  // the usual report still goes to stdout
@@ -260,7 +260,7 @@ private slots:
     QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 1);  // no temporary left
 
     const QString bad = dir.filePath("no/such/dir/trace.json");
-    const QStringList bad_args{"simulate", "--scenario", scenario_, "--job", job_, "--plan", plan_, "--trace", bad};
+    const QStringList bad_args{"simulate", "--scenario", scenario_, "--job", job_, "--plan", plan_, "--timeline", bad};
     const Result b = runSailor(bad_args);
     QVERIFY2(b.exit_code == 2, qPrintable(describe(bad_args, b)));
     QVERIFY2(b.err.contains(bad) && b.err.contains("a writable path"), qPrintable(describe(bad_args, b)));

@@ -315,7 +315,7 @@ private slots:
     SAILOR_COMPARE_REL(run(twoStagePlan(1), tinyJob(cat_, 3)).iteration_s, 57.0, 1e-12);
   }
 
-  // `sailor simulate --trace`: the timeline of tiedEmbeddingGradients' prediction as Chrome
+  // `sailor simulate --timeline`: the timeline of tiedEmbeddingGradients' prediction as Chrome
   // trace events. Stage 0's B(2) runs 48-54 s (twoStagePipelineDeepSpeed's trace), the tied
   // all-reduce 54-56.50064 on both stages' communication tracks, the step 56.50064-59.50064.
   void timelineAsChromeTrace() {
