@@ -787,6 +787,26 @@
         <source>Plans (*.json);;All files (*)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Export &amp;timeline…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save the simulated schedule as a Chrome trace, to open in ui.perfetto.dev or chrome://tracing</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No timeline to export.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export timeline</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chrome traces (*.json);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::PlanningService</name>

@@ -786,6 +786,26 @@
         <source>Plans (*.json);;All files (*)</source>
         <translation>方案 (*.json);;所有文件 (*)</translation>
     </message>
+    <message>
+        <source>Export &amp;timeline…</source>
+        <translation>导出时间线(&amp;T)…</translation>
+    </message>
+    <message>
+        <source>Save the simulated schedule as a Chrome trace, to open in ui.perfetto.dev or chrome://tracing</source>
+        <translation>将模拟的调度保存为 Chrome trace 文件，可在 ui.perfetto.dev 或 chrome://tracing 中打开</translation>
+    </message>
+    <message>
+        <source>No timeline to export.</source>
+        <translation>没有可导出的时间线。</translation>
+    </message>
+    <message>
+        <source>Export timeline</source>
+        <translation>导出时间线</translation>
+    </message>
+    <message>
+        <source>Chrome traces (*.json);;All files (*)</source>
+        <translation>Chrome trace 文件 (*.json);;所有文件 (*)</translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::PlanningService</name>

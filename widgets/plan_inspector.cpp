@@ -174,10 +174,17 @@ PlanInspector::PlanInspector(QWidget* parent) : QWidget(parent) {
   export_button_ = new QPushButton(tr("E&xport plan…"), this);
   export_button_->setToolTip(tr("Save the plan as JSON, the format `sailor simulate --plan` reads"));
   connect(export_button_, &QPushButton::clicked, this, &PlanInspector::onExportClicked);
+  export_timeline_button_ = new QPushButton(tr("Export &timeline…"), this);
+  export_timeline_button_->setObjectName(QStringLiteral("exportTimeline"));
+  export_timeline_button_->setToolTip(
+      tr("Save the simulated schedule as a Chrome trace, to open in ui.perfetto.dev or "
+         "chrome://tracing"));
+  connect(export_timeline_button_, &QPushButton::clicked, this, &PlanInspector::onExportTimelineClicked);
 
   auto* header = new QHBoxLayout;
   header->addWidget(summary_, 1);
   header->addWidget(export_button_, 0, Qt::AlignTop);
+  header->addWidget(export_timeline_button_, 0, Qt::AlignTop);
 
   tabs_ = new QTabWidget(this);
 
@@ -288,6 +295,7 @@ void PlanInspector::clear() {
   scenario_.reset();
   summary_->setText(tr("No plan selected: pick one on the trade-off plot."));
   export_button_->setEnabled(false);
+  export_timeline_button_->setEnabled(false);
   stages_table_->setRowCount(0);
   memory_plot_->clearPlottables();
   memory_plot_->clearItems();
@@ -338,6 +346,7 @@ void PlanInspector::setPlan(const sailor::PlannedPlan& plan,
                    .arg(tr("does not fit in memory"));
   summary_->setText(summary);
   export_button_->setEnabled(true);
+  export_timeline_button_->setEnabled(!pred.timeline.empty());
 
   buildStages(job, catalog);
   buildMemory();
@@ -700,17 +709,32 @@ void PlanInspector::addMapTab(QWidget* map) {
 }
 
 bool PlanInspector::exportPlan(const QString& path, QString* error) const {
+  if (!plan_) {
+    if (error)
+      *error = tr("No plan to export.");
+    return false;
+  }
+  return saveText(path, plan_->plan.toJson().dump(2) + "\n", error);
+}
+
+bool PlanInspector::exportTimeline(const QString& path, QString* error) const {
+  if (!plan_ || plan_->prediction.timeline.empty()) {
+    if (error)
+      *error = tr("No timeline to export.");
+    return false;
+  }
+  return saveText(path, sailor::timelineTrace(plan_->prediction, plan_->plan).dump() + "\n", error);
+}
+
+bool PlanInspector::saveText(const QString& path, const std::string& text, QString* error) {
   auto fail = [&](const QString& why) {
     if (error)
       *error = why;
     return false;
   };
-  if (!plan_)
-    return fail(tr("No plan to export."));
   QSaveFile file(path);
   if (!file.open(QIODevice::WriteOnly))
     return fail(tr("Cannot write %1: %2").arg(path, file.errorString()));
-  const std::string text = plan_->plan.toJson().dump(2) + "\n";
   if (file.write(text.data(), static_cast<qint64>(text.size())) !=
       static_cast<qint64>(text.size()))
     return fail(tr("Cannot write %1: %2").arg(path, file.errorString()));
@@ -728,6 +752,17 @@ void PlanInspector::onExportClicked() {
   QString error;
   if (!exportPlan(path, &error))
     QMessageBox::warning(this, tr("Export plan"), error);
+}
+
+void PlanInspector::onExportTimelineClicked() {
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export timeline"),
+                                                    QStringLiteral("timeline.json"),
+                                                    tr("Chrome traces (*.json);;All files (*)"));
+  if (path.isEmpty())
+    return;
+  QString error;
+  if (!exportTimeline(path, &error))
+    QMessageBox::warning(this, tr("Export timeline"), error);
 }
 
 }  // namespace sailor::studio

@@ -2,7 +2,8 @@
 // stages (layers, replicas, microbatches, per-microbatch times, straggler), memory per GPU
 // against capacity, the iteration-time breakdown, cost (compute and egress), the simulated
 // pipeline timeline, and optionally a map the caller provides. "Export plan…" writes the plan
-// in the format `sailor simulate --plan` reads. A view only: it never simulates.
+// in the format `sailor simulate --plan` reads; "Export timeline…" writes the simulated schedule
+// as a Chrome trace (as `sailor simulate --timeline` does). A view only: it never simulates.
 #pragma once
 
 #include <memory>
@@ -46,6 +47,8 @@ class PlanInspector : public QWidget {
   // Writes plan().plan.toJson() with a 2-space indent to `path`, atomically (QSaveFile). On
   // failure returns false and, when `error` is given, says why.
   bool exportPlan(const QString& path, QString* error = nullptr) const;
+  // Writes the prediction's timeline as Chrome trace events (sailor::timelineTrace), atomically.
+  bool exportTimeline(const QString& path, QString* error = nullptr) const;
 
   // Tab indices, in order (the Map tab, when added, comes right after Stages).
   QTabWidget* tabs() const { return tabs_; }
@@ -57,9 +60,13 @@ class PlanInspector : public QWidget {
   void buildCost();
   void buildTimeline();
   void onExportClicked();
+  void onExportTimelineClicked();
+  // Writes text to path through QSaveFile; false and why in *error on failure.
+  static bool saveText(const QString& path, const std::string& text, QString* error);
 
   QLabel* summary_ = nullptr;
   QPushButton* export_button_ = nullptr;
+  QPushButton* export_timeline_button_ = nullptr;
   QTabWidget* tabs_ = nullptr;
   QTableWidget* stages_table_ = nullptr;
   QCustomPlot* memory_plot_ = nullptr;

@@ -9,11 +9,13 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <QComboBox>
 #include <QFile>
 #include <QLabel>
 #include <QPointer>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -84,6 +86,7 @@ class TestPlotInspector : public QObject {
   void inspectorShowsOverCapacity();
   void ganttHasOneRectanglePerTimelineOp();
   void exportRoundTrip();
+  void exportTimelineWritesTheGanttAsATrace();
   void mapTabIsInsertedOnce();
   void stagePaletteColoursAreDistinct();
 
@@ -487,6 +490,41 @@ void TestPlotInspector::exportRoundTrip() {
 
   error.clear();
   QVERIFY(!inspector.exportPlan(dir.filePath(QStringLiteral("missing/dir/plan.json")), &error));
+  QVERIFY(!error.isEmpty());
+}
+
+// "Export timeline…": the Gantt chart's operations as Chrome trace events, one complete event
+// per operation at the same times (microseconds); disabled and refused without a plan.
+void TestPlotInspector::exportTimelineWritesTheGanttAsATrace() {
+  QTemporaryDir dir;
+  QVERIFY(dir.isValid());
+  PlanInspector inspector;
+  auto* timeline_button = inspector.findChild<QPushButton*>(QStringLiteral("exportTimeline"));
+  QVERIFY(timeline_button);
+  QVERIFY(!timeline_button->isEnabled());
+  QString error;
+  QVERIFY(!inspector.exportTimeline(dir.filePath(QStringLiteral("none.json")), &error));
+  QVERIFY(!error.isEmpty());
+
+  const auto& p = searched_->best[0];
+  QVERIFY(!p.prediction.timeline.empty());
+  inspector.setPlan(p, scenario_, job_, catalog_);
+  QVERIFY(timeline_button->isEnabled());
+  const QString path = dir.filePath(QStringLiteral("timeline.json"));
+  QVERIFY2(inspector.exportTimeline(path, &error), qPrintable(error));
+  QFile file(path);
+  QVERIFY(file.open(QIODevice::ReadOnly));
+  const auto trace = nlohmann::json::parse(file.readAll().toStdString());
+  std::vector<const nlohmann::json*> ops;
+  for (const auto& e : trace.at("traceEvents"))
+    if (e.at("ph") == "X") ops.push_back(&e);
+  QCOMPARE(ops.size(), p.prediction.timeline.size());
+  const auto& last = p.prediction.timeline.back();
+  QVERIFY(near(ops.back()->at("ts").get<double>(), last.start_s * 1e6));
+  QVERIFY(near(ops.back()->at("dur").get<double>(), (last.end_s - last.start_s) * 1e6));
+
+  error.clear();
+  QVERIFY(!inspector.exportTimeline(dir.filePath(QStringLiteral("missing/dir/timeline.json")), &error));
   QVERIFY(!error.isEmpty());
 }
 
