@@ -173,13 +173,19 @@ PlanInspector::PlanInspector(QWidget* parent) : QWidget(parent) {
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   export_button_ = new QPushButton(tr("E&xport plan…"), this);
   export_button_->setToolTip(tr("Save the plan as JSON, the format `sailor simulate --plan` reads"));
-  connect(export_button_, &QPushButton::clicked, this, &PlanInspector::onExportClicked);
+  connect(export_button_, &QPushButton::clicked, this, [this] {
+    exportWithDialog(tr("Export plan"), QStringLiteral("plan.json"), tr("Plans (*.json);;All files (*)"),
+                     &PlanInspector::exportPlan);
+  });
   export_timeline_button_ = new QPushButton(tr("Export &timeline…"), this);
   export_timeline_button_->setObjectName(QStringLiteral("exportTimeline"));
   export_timeline_button_->setToolTip(
       tr("Save the simulated schedule as a Chrome trace, to open in ui.perfetto.dev or "
          "chrome://tracing"));
-  connect(export_timeline_button_, &QPushButton::clicked, this, &PlanInspector::onExportTimelineClicked);
+  connect(export_timeline_button_, &QPushButton::clicked, this, [this] {
+    exportWithDialog(tr("Export timeline"), QStringLiteral("timeline.json"),
+                     tr("Chrome traces (*.json);;All files (*)"), &PlanInspector::exportTimeline);
+  });
 
   auto* header = new QHBoxLayout;
   header->addWidget(summary_, 1);
@@ -743,26 +749,14 @@ bool PlanInspector::saveText(const QString& path, const std::string& text, QStri
   return true;
 }
 
-void PlanInspector::onExportClicked() {
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export plan"),
-                                                    QStringLiteral("plan.json"),
-                                                    tr("Plans (*.json);;All files (*)"));
+void PlanInspector::exportWithDialog(const QString& title, const QString& file_name, const QString& filter,
+                                     bool (PlanInspector::*write)(const QString&, QString*) const) {
+  const QString path = QFileDialog::getSaveFileName(this, title, file_name, filter);
   if (path.isEmpty())
     return;
   QString error;
-  if (!exportPlan(path, &error))
-    QMessageBox::warning(this, tr("Export plan"), error);
-}
-
-void PlanInspector::onExportTimelineClicked() {
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export timeline"),
-                                                    QStringLiteral("timeline.json"),
-                                                    tr("Chrome traces (*.json);;All files (*)"));
-  if (path.isEmpty())
-    return;
-  QString error;
-  if (!exportTimeline(path, &error))
-    QMessageBox::warning(this, tr("Export timeline"), error);
+  if (!(this->*write)(path, &error))
+    QMessageBox::warning(this, title, error);
 }
 
 }  // namespace sailor::studio

@@ -59,8 +59,9 @@ class PlanInspector : public QWidget {
   void buildTime();
   void buildCost();
   void buildTimeline();
-  void onExportClicked();
-  void onExportTimelineClicked();
+  // A save dialog titled `title`, then `write` to the chosen path; a warning if it fails.
+  void exportWithDialog(const QString& title, const QString& file_name, const QString& filter,
+                        bool (PlanInspector::*write)(const QString&, QString*) const);
   // Writes text to path through QSaveFile; false and why in *error on failure.
   static bool saveText(const QString& path, const std::string& text, QString* error);
 
