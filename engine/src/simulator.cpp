@@ -656,40 +656,28 @@ json timelineTrace(const Prediction& prediction, const Plan& plan) {
       events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 0}, {"tid", tid},
                         {"args", {{"sort_index", tid}}}});
   }
-  for (const TimelineOp& op : prediction.timeline) {
-    const char* category = "forward";
-    std::string name = "F " + std::to_string(op.microbatch);
-    bool communication = false;
-    switch (op.kind) {
-      case 'F':
-        break;
-      case 'B':
-        category = "backward";
-        name = "B " + std::to_string(op.microbatch);
-        break;
-      case 'S':
-        category = "transfer";
-        name = "send/recv " + std::to_string(op.microbatch);
-        communication = true;
-        break;
-      case 'A':
-        category = "all-reduce";
-        name = "gradient all-reduce";
-        communication = true;
-        break;
-      case 'O':
-        category = "optimizer";
-        name = "optimizer step";
-        break;
-      default:
-        category = "other";
-        name = std::string(1, op.kind);
-        break;
+  // Per operation kind: category, label, on the communication track, numbered by microbatch.
+  struct Kind {
+    const char* category;
+    const char* label;
+    bool communication, per_microbatch;
+  };
+  auto kindOf = [](char k) -> Kind {
+    switch (k) {
+      case 'F': return {"forward", "F", false, true};
+      case 'B': return {"backward", "B", false, true};
+      case 'S': return {"transfer", "send/recv", true, true};
+      case 'A': return {"all-reduce", "gradient all-reduce", true, false};
+      case 'O': return {"optimizer", "optimizer step", false, false};
+      default: return {"other", "?", false, false};
     }
-    json e{{"name", name}, {"cat", category}, {"ph", "X"}, {"pid", 0},
-           {"tid", 2 * op.stage + (communication ? 1 : 0)}, {"ts", op.start_s * 1e6},
-           {"dur", (op.end_s - op.start_s) * 1e6}};
-    if (op.kind == 'F' || op.kind == 'B' || op.kind == 'S') e["args"] = {{"microbatch", op.microbatch}};
+  };
+  for (const TimelineOp& op : prediction.timeline) {
+    const Kind k = kindOf(op.kind);
+    json e{{"name", k.per_microbatch ? std::string(k.label) + " " + std::to_string(op.microbatch) : k.label},
+           {"cat", k.category}, {"ph", "X"}, {"pid", 0}, {"tid", 2 * op.stage + (k.communication ? 1 : 0)},
+           {"ts", op.start_s * 1e6}, {"dur", (op.end_s - op.start_s) * 1e6}};
+    if (k.per_microbatch) e["args"] = {{"microbatch", op.microbatch}};
     events.push_back(std::move(e));
   }
   return {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ms"},
