@@ -1,14 +1,22 @@
 // The planner on the SAILOR paper's scenarios (OPT-350M, global batch 1024, fp32, SAILOR's
 // reference profiles, network fits, egress, and the price sheet's GCP prices): search time with
 // set-up (loading the reference data) included, peak memory (max RSS of this process) and the
-// chosen plan in the JSON `sailor simulate --plan` accepts, with its predicted throughput and
-// cost. Prints one JSON object per scenario, then a table.
-// Usage: planner_bench REFERENCE_DIR [--quick]   (REFERENCE_DIR: ../shared/reference/sailor)
+// chosen plan, with its predicted throughput and cost. Prints the chosen plans in brief, then a
+// table; --json prints instead one JSON object per scenario (the plan in the format
+// `sailor simulate --plan` accepts).
+//
+// --baseline FILE takes such JSON lines from an earlier run (another commit) and simulates each
+// scenario's earlier plan with this build's simulator, beside this build's plan: whether the
+// planner finds plans as good as before, judged by one simulator, whatever changed in the model.
+// Usage: planner_bench REFERENCE_DIR [--quick] [--json] [--baseline FILE]
+//        (REFERENCE_DIR: ../shared/reference/sailor)
 #include <sys/resource.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,6 +26,7 @@
 #include "sailor/planner.hpp"
 #include "sailor/prices.hpp"
 #include "sailor/reference.hpp"
+#include "sailor/simulator.hpp"
 
 using namespace sailor;
 using nlohmann::json;
@@ -28,6 +37,38 @@ double maxRssMb() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
   return static_cast<double>(u.ru_maxrss) / 1024.0;
+}
+
+// "mbs 4 | 0-4: 32x V100-16 tp4 us-central1-a | 5-25: 16x A100-40 tp4 us-central1-a, ..."
+std::string planBrief(const Plan& plan) {
+  std::string out = "mbs " + std::to_string(plan.microbatch_size);
+  for (const Stage& st : plan.stages) {
+    std::map<std::string, int> groups;
+    for (const Replica& r : st.replicas) groups[r.gpu_type + " tp" + std::to_string(r.tp) + " " + r.zone]++;
+    out += " | " + std::to_string(st.first_layer) + "-" + std::to_string(st.last_layer) + ":";
+    bool first = true;
+    for (const auto& [k, n] : groups) {
+      out += (first ? " " : ", ") + std::to_string(n) + "x " + k;
+      first = false;
+    }
+  }
+  return out;
+}
+
+// Scenario name -> plan, from JSON lines of an earlier `--json` run; other lines are skipped.
+std::map<std::string, Plan> loadBaseline(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, "a path that cannot be read", "a readable file");
+  std::map<std::string, Plan> plans;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line.front() != '{') continue;
+    const json j = json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.contains("scenario") || !j.contains("plan")) continue;
+    plans[j.at("scenario").get<std::string>()] = Plan::fromJson(j.at("plan"));
+  }
+  if (plans.empty()) throw InputError(path, "no line with a scenario and a plan", "JSON lines of planner_bench --json");
+  return plans;
 }
 
 struct Case {
@@ -45,11 +86,24 @@ struct Case {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s REFERENCE_DIR [--quick]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s REFERENCE_DIR [--quick] [--json] [--baseline FILE]\n", argv[0]);
     return 2;
   }
   const std::string dir = argv[1];
-  const bool quick = argc > 2 && !std::strcmp(argv[2], "--quick");
+  bool quick = false, as_json = false;
+  std::string baseline_path;
+  for (int i = 2; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--quick")) {
+      quick = true;
+    } else if (!std::strcmp(argv[i], "--json")) {
+      as_json = true;
+    } else if (!std::strcmp(argv[i], "--baseline") && i + 1 < argc) {
+      baseline_path = argv[++i];
+    } else {
+      std::fprintf(stderr, "%s: unknown argument %s\n", argv[0], argv[i]);
+      return 2;
+    }
+  }
   std::vector<Case> cases;
   const std::string a = "A100-40", v = "V100-16", c1a = "us-central1-a";
   for (int n : {32, 80, 128}) cases.push_back(Case("A100 " + std::to_string(n), {{{a, c1a}, n}}));
@@ -80,8 +134,10 @@ int main(int argc, char** argv) {
   pareto.pareto = true;
   cases.push_back(pareto);
 
-  std::vector<std::string> table;
+  std::vector<std::string> table, against;
   try {
+    const std::map<std::string, Plan> baseline =
+        baseline_path.empty() ? std::map<std::string, Plan>{} : loadBaseline(baseline_path);
     for (const auto& c : cases) {
       const auto t0 = std::chrono::steady_clock::now();
       // Set-up included: catalogue, reference data and price sheet are loaded for every case.
@@ -130,9 +186,31 @@ int main(int argc, char** argv) {
                       p.prediction.usd_per_iteration, p.plan.gpuCount(), p.plan.stages.size(),
                       c.pareto ? (" pareto " + std::to_string(r.pareto.size())).c_str() : "");
       }
-      std::printf("%s\n", out.dump().c_str());
+      if (as_json)
+        std::printf("%s\n", out.dump().c_str());
+      else if (!r.best.empty())
+        std::printf("%s\n  %s\n", c.name.c_str(), planBrief(r.best.front().plan).c_str());
       std::fflush(stdout);
       table.push_back(line);
+      if (const auto b = baseline.find(c.name); b != baseline.end()) {
+        // The earlier plan on this build's simulator; the objective decides which figure counts.
+        std::snprintf(line, sizeof line, "%-62s  earlier plan not valid here", c.name.c_str());
+        try {
+          b->second.validate(job, cat, sc);
+          const Prediction was = simulate(b->second, sc, job, cat, profiles, opt.simulator);
+          if (!r.best.empty()) {
+            const Prediction& now = r.best.front().prediction;
+            std::snprintf(line, sizeof line, "%-62s %8.4f it/s %8.4f USD/it  now %8.4f it/s %8.4f USD/it %9.3f",
+                          c.name.c_str(), was.iterations_per_s, was.usd_per_iteration, now.iterations_per_s,
+                          now.usd_per_iteration,
+                          c.objective == Objective::Cost ? was.usd_per_iteration / now.usd_per_iteration
+                                                         : now.iterations_per_s / was.iterations_per_s);
+          }
+        } catch (const InputError& e) {
+          std::snprintf(line, sizeof line, "%-62s  earlier plan not valid here: %s", c.name.c_str(), e.what());
+        }
+        against.push_back(line);
+      }
     }
   } catch (const InputError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
@@ -140,5 +218,11 @@ int main(int argc, char** argv) {
   }
   std::printf("\n%-62s %10s %10s %13s %15s %10s %9s\n", "scenario", "time", "max RSS", "throughput", "cost", "GPUs", "stages");
   for (const auto& l : table) std::printf("%s\n", l.c_str());
+  if (!against.empty()) {
+    std::printf("\nAgainst %s: the earlier plan simulated by this build;\nratio > 1: this build's plan is better "
+                "in throughput, or in cost for a cost objective\n%-62s %29s %34s %9s\n",
+                baseline_path.c_str(), "scenario", "earlier plan", "this build's plan", "ratio");
+    for (const auto& l : against) std::printf("%s\n", l.c_str());
+  }
   return 0;
 }
