@@ -174,7 +174,13 @@ void runAsync1F1B(const std::vector<StageTimes>& stages, std::vector<TimelineOp>
         if (kind == 'F') {
           if (s > 0) {
             if (fend[su - 1][iu] < 0) break;
-            start = std::max(start, fend[su - 1][iu] + stages[su - 1].send_forward_s);
+            const double sent = fend[su - 1][iu], d = stages[su - 1].send_forward_s;
+            start = std::max(start, sent + d);
+            // The transfer runs beside compute, on both ends' communication; transfers may overlap.
+            if (d > 0 && timeline) {
+              timeline->push_back({s - 1, i, 'S', sent, sent + d});
+              timeline->push_back({s, i, 'S', sent, sent + d});
+            }
           }
           fend[su][iu] = start + st.forward_s;
           if (timeline) timeline->push_back({s, i, 'F', start, fend[su][iu]});
@@ -183,7 +189,12 @@ void runAsync1F1B(const std::vector<StageTimes>& stages, std::vector<TimelineOp>
         } else {
           if (s + 1 < P) {
             if (bend[su + 1][iu] < 0) break;
-            start = std::max(start, bend[su + 1][iu] + stages[su + 1].send_backward_s);
+            const double sent = bend[su + 1][iu], d = stages[su + 1].send_backward_s;
+            start = std::max(start, sent + d);
+            if (d > 0 && timeline) {
+              timeline->push_back({s + 1, i, 'S', sent, sent + d});
+              timeline->push_back({s, i, 'S', sent, sent + d});
+            }
           }
           bend[su][iu] = start + st.backward_s;
           if (timeline) timeline->push_back({s, i, 'B', start, bend[su][iu]});
@@ -644,17 +655,21 @@ json timelineTrace(const Prediction& prediction, const Plan& plan) {
   auto meta = [&](const char* what, int tid, const std::string& name) {
     events.push_back({{"name", what}, {"ph", "M"}, {"pid", 0}, {"tid", tid}, {"args", {{"name", name}}}});
   };
+  // Tracks in stage order (not alphabetical): the stage's compute, then its communication lanes.
+  auto track = [&](int tid, int sort_index, const std::string& name) {
+    meta("thread_name", tid, name);
+    events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 0}, {"tid", tid},
+                      {"args", {{"sort_index", sort_index}}}});
+  };
   meta("process_name", 0, "critical pipeline");
-  for (size_t s = 0; s < plan.stages.size(); ++s) {
-    const Stage& st = plan.stages[s];
-    const std::string name = "stage " + std::to_string(s) + " (layers " + std::to_string(st.first_layer) + "-" +
-                             std::to_string(st.last_layer) + ")";
-    const int compute = 2 * static_cast<int>(s);
-    meta("thread_name", compute, name + " compute");
-    meta("thread_name", compute + 1, name + " communication");
-    for (int tid : {compute, compute + 1})  // stage order, not alphabetical
-      events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 0}, {"tid", tid},
-                        {"args", {{"sort_index", tid}}}});
+  const int P = static_cast<int>(plan.stages.size());
+  std::vector<std::string> stage_names;
+  for (int s = 0; s < P; ++s) {
+    const Stage& st = plan.stages[static_cast<size_t>(s)];
+    stage_names.push_back("stage " + std::to_string(s) + " (layers " + std::to_string(st.first_layer) + "-" +
+                          std::to_string(st.last_layer) + ")");
+    track(2 * s, 1000 * s, stage_names.back() + " compute");
+    track(2 * s + 1, 1000 * s + 1, stage_names.back() + " communication");
   }
   // Per operation kind: category, label, on the communication track, numbered by microbatch.
   struct Kind {
@@ -672,10 +687,39 @@ json timelineTrace(const Prediction& prediction, const Plan& plan) {
       default: return {"other", "?", false, false};
     }
   };
-  for (const TimelineOp& op : prediction.timeline) {
+  // A stage's communication goes on lanes: the first one free when it starts. Under the blocking
+  // schedule transfers are serialised on the stage, so one lane; with non-blocking transfers
+  // several can be in flight at once (a slow link), and each more gets a lane of its own, since
+  // complete events on one track must nest. Extra lanes take thread ids after the 2P tracks.
+  std::vector<std::vector<double>> lane_free(static_cast<size_t>(P));  // per stage: lane -> end
+  std::vector<std::vector<int>> lane_tid(static_cast<size_t>(P));
+  int next_tid = 2 * P;
+  auto laneOf = [&](const TimelineOp& op) {
+    auto& free = lane_free[static_cast<size_t>(op.stage)];
+    auto& tids = lane_tid[static_cast<size_t>(op.stage)];
+    size_t lane = 0;
+    while (lane < free.size() && free[lane] > op.start_s + 1e-12 * std::max(1.0, op.start_s)) ++lane;
+    if (lane == free.size()) {
+      free.push_back(op.end_s);
+      tids.push_back(lane == 0 ? 2 * op.stage + 1 : next_tid++);
+      if (lane > 0)
+        track(tids.back(), 1000 * op.stage + 1 + static_cast<int>(lane),
+              stage_names[static_cast<size_t>(op.stage)] + " communication " + std::to_string(lane + 1));
+    }
+    free[lane] = std::max(free[lane], op.end_s);
+    return tids[lane];
+  };
+  // Lanes are assigned in order of stage, then start time (simulate's order already).
+  std::vector<const TimelineOp*> ordered;
+  for (const TimelineOp& op : prediction.timeline) ordered.push_back(&op);
+  std::stable_sort(ordered.begin(), ordered.end(), [](const TimelineOp* x, const TimelineOp* y) {
+    return x->stage != y->stage ? x->stage < y->stage : x->start_s < y->start_s;
+  });
+  for (const TimelineOp* o : ordered) {
+    const TimelineOp& op = *o;
     const Kind k = kindOf(op.kind);
     json e{{"name", k.per_microbatch ? std::string(k.label) + " " + std::to_string(op.microbatch) : k.label},
-           {"cat", k.category}, {"ph", "X"}, {"pid", 0}, {"tid", 2 * op.stage + (k.communication ? 1 : 0)},
+           {"cat", k.category}, {"ph", "X"}, {"pid", 0}, {"tid", k.communication ? laneOf(op) : 2 * op.stage},
            {"ts", op.start_s * 1e6}, {"dur", (op.end_s - op.start_s) * 1e6}};
     if (k.per_microbatch) e["args"] = {{"microbatch", op.microbatch}};
     events.push_back(std::move(e));

@@ -152,10 +152,13 @@ private:
   };
   // The prediction's forwards and backwards, stage by stage in start order, equal `golden`;
   // and no stage runs two operations (compute or transfer) at once.
-  static void checkTimeline(const Prediction& p, const std::vector<Op>& golden) {
+  // golden: the forward and backward operations. No two operations of a stage overlap, except
+  // that non-blocking transfers (transfers_block false) run beside compute.
+  static void checkTimeline(const Prediction& p, const std::vector<Op>& golden, bool transfers_block = true) {
     std::vector<Op> got;
     double last_end[2] = {-1, -1};
     for (const TimelineOp& op : p.timeline) {
+      if (!transfers_block && op.kind == 'S') continue;
       QVERIFY2(op.start_s >= last_end[op.stage] - 1e-9,
                qPrintable(QString("stage %1: %2(%3) starts at %4, before the previous operation ends at %5")
                               .arg(op.stage).arg(op.kind).arg(op.microbatch).arg(op.start_s).arg(last_end[op.stage])));
@@ -360,6 +363,46 @@ private slots:
     QVERIFY(trace.at("otherData").at("iteration_s").get<double>() == p.iteration_s);
   }
 
+  // Non-blocking transfers can be in flight together (a link slower than compute); complete
+  // events on one trace track must not overlap, so each more gets a lane (track) of its own.
+  // Stage 0's transfers 0-4, 1-3, 3.5-5, 4-6 by first free lane: 0-4 -> lane 1; 1-3 -> lane 2
+  // (lane 1 busy until 4); 3.5-5 -> lane 2 (free since 3); 4-6 -> lane 1 (free at 4).
+  void timelineTraceLanesForOverlappingTransfers() {
+    const Plan plan = twoStagePlan(1);
+    Prediction p;
+    p.iteration_s = 6;
+    p.timeline = {{0, 0, 'F', 0, 1}, {0, 0, 'S', 0, 4}, {0, 1, 'S', 1, 3}, {0, 2, 'S', 3.5, 5},
+                  {0, 3, 'S', 4, 6},  {1, 0, 'S', 0, 4}, {1, 0, 'F', 4, 5}};
+    const json trace = timelineTrace(p, plan);
+    std::map<int, std::string> names;
+    std::map<int, int> sort_index;
+    std::map<int, std::vector<std::pair<double, double>>> spans;  // per track
+    std::map<std::string, int> track_of;
+    for (const json& e : trace.at("traceEvents")) {
+      const int tid = e.at("tid").get<int>();
+      if (e.at("ph") == "M" && e.at("name") == "thread_name") names[tid] = e.at("args").at("name").get<std::string>();
+      if (e.at("ph") == "M" && e.at("name") == "thread_sort_index") sort_index[tid] = e.at("args").at("sort_index").get<int>();
+      if (e.at("ph") == "X") {
+        const double ts = e.at("ts").get<double>(), dur = e.at("dur").get<double>();
+        spans[tid].emplace_back(ts, ts + dur);
+        if (e.at("cat") == "transfer" && e.at("tid") != 3) track_of[e.at("name").get<std::string>()] = tid;
+      }
+    }
+    QCOMPARE(names.size(), size_t{5});  // two stages' compute and communication, one extra lane
+    QCOMPARE(names[4], std::string("stage 0 (layers 0-1) communication 2"));
+    QCOMPARE(track_of["send/recv 0"], 1);
+    QCOMPARE(track_of["send/recv 1"], 4);
+    QCOMPARE(track_of["send/recv 2"], 4);
+    QCOMPARE(track_of["send/recv 3"], 1);
+    // The extra lane sorts right after stage 0's communication track, before stage 1's tracks.
+    QVERIFY(sort_index[1] < sort_index[4] && sort_index[4] < sort_index[2]);
+    for (auto& [tid, v] : spans) {
+      std::sort(v.begin(), v.end());
+      for (size_t i = 1; i < v.size(); ++i)
+        QVERIFY2(v[i].first >= v[i - 1].second, qPrintable(QString("track %1 overlaps at %2 us").arg(tid).arg(v[i].first)));
+    }
+  }
+
   // The timeline is optional (the planner ranks hundreds of plans without it): the figures do
   // not change, and when recorded it is ordered by stage, then start time.
   void timelineOptional() {
@@ -401,7 +444,24 @@ private slots:
     checkTimeline(p, {{0, 'F', 0, 0, 3},     {0, 'F', 1, 3, 6},       {0, 'B', 0, 18, 24},
                       {0, 'F', 2, 24, 27},   {0, 'B', 1, 30, 36},     {0, 'B', 2, 42, 48},
                       {1, 'F', 0, 4.5, 8.5}, {1, 'B', 0, 8.5, 16.5},  {1, 'F', 1, 16.5, 20.5},
-                      {1, 'B', 1, 20.5, 28.5}, {1, 'F', 2, 28.5, 32.5}, {1, 'B', 2, 32.5, 40.5}});
+                      {1, 'B', 1, 20.5, 28.5}, {1, 'F', 2, 28.5, 32.5}, {1, 'B', 2, 32.5, 40.5}},
+                  false);
+    // The transfers run beside compute, from the sender's end for T = 1.5 s, on both stages:
+    // activations after F(0), F(1), F(2) of stage 0; gradients after B(0), B(1), B(2) of stage 1.
+    const std::vector<std::pair<double, double>> transfers{{3, 4.5},     {6, 7.5},   {16.5, 18},
+                                                           {27, 28.5}, {28.5, 30}, {40.5, 42}};
+    for (int s : {0, 1}) {
+      std::vector<std::pair<double, double>> got;
+      for (const TimelineOp& op : p.timeline)
+        if (op.stage == s && op.kind == 'S') got.emplace_back(op.start_s, op.end_s);
+      QCOMPARE(got.size(), transfers.size());
+      for (size_t i = 0; i < got.size(); ++i)
+        QVERIFY2(sailor::test::closeRel(got[i].first, transfers[i].first, 1e-12) &&
+                     sailor::test::closeRel(got[i].second, transfers[i].second, 1e-12),
+                 qPrintable(QString("stage %1 transfer %2: %3-%4, expected %5-%6")
+                                .arg(s).arg(i).arg(got[i].first).arg(got[i].second)
+                                .arg(transfers[i].first).arg(transfers[i].second)));
+    }
   }
 
   void singleStageSchedulesAgree() {
