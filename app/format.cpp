@@ -37,11 +37,15 @@ std::string gib(double bytes) { return fmt("%.2f GiB", bytes / (1024.0 * 1024.0 
 
 std::string formatGpus(const Catalog& c) {
   std::ostringstream os;
-  os << pad("GPU", 11) << rpad("memory", 11) << rpad("fp32 TF", 9) << rpad("bf16 TF", 9) << rpad("HBM GB/s", 10)
-     << rpad("link GB/s", 11) << rpad("per node", 10) << "  name\n";
+  // Dense peak rates; "-" where the GPU has no such tensor-core path (no TF32 or bf16 before
+  // Ampere: V100, T4 and the Turing cards train in fp32 or fp16).
+  auto rate = [](const std::optional<double>& r) { return r ? fmt("%.1f", *r) : std::string("-"); };
+  os << pad("GPU", 11) << rpad("memory", 11) << rpad("fp32 TF", 9) << rpad("tf32 TF", 9) << rpad("fp16 TF", 9)
+     << rpad("bf16 TF", 9) << rpad("HBM GB/s", 10) << rpad("link GB/s", 11) << rpad("per node", 10) << "  name\n";
   for (const auto& g : c.gpus())
     os << pad(g.name, 11) << rpad(gib(static_cast<double>(g.memory_bytes)), 11) << rpad(fmt("%.1f", g.fp32_tflops), 9)
-       << rpad(g.bf16_tflops ? fmt("%.1f", *g.bf16_tflops) : "-", 9) << rpad(fmt("%.0f", g.memory_bandwidth_gb_per_s), 10)
+       << rpad(rate(g.tf32_tflops), 9) << rpad(rate(g.fp16_tflops), 9) << rpad(rate(g.bf16_tflops), 9)
+       << rpad(fmt("%.0f", g.memory_bandwidth_gb_per_s), 10)
        << rpad(fmt("%.0f", g.intra_node_bandwidth_gb_per_s), 11) << rpad(std::to_string(g.gpus_per_node), 10) << "  "
        << g.full_name << "\n";
   return os.str();
@@ -216,6 +220,7 @@ std::string formatPlanResult(const PlanResult& r, const Job& job, int top_k) {
   }
   os << "Best plans for " << job.model << " (global batch " << job.global_batch_size << "), searched "
      << r.candidates << " candidates in " << seconds(r.search_seconds) << "\n";
+  for (const auto& note : r.notes) os << "  note: " << note << "\n";
   for (size_t i = 0; i < r.best.size() && static_cast<int>(i) < top_k; ++i) {
     os << "\n#" << i + 1 << "\n";
     printOne(os, r.best[i], job);

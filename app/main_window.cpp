@@ -413,6 +413,8 @@ void MainWindow::onPlanFinished(quint64, std::shared_ptr<const sailor::PlanResul
           .arg(best.plan.gpuCount())
           .arg(result_->candidates)
           .arg(result_->search_seconds, 0, 'f', 2));
+  for (const auto& note : result_->notes)  // e.g. pools left out for lack of the job's precision
+    plan_status_->setText(plan_status_->text() + QStringLiteral(" · ") + QString::fromStdString(note));
   // Select the objective's best plan.
   const auto& points = plot_->points();
   int index = 0;

@@ -19,6 +19,10 @@ const char* precisionName(Precision p) {
 
 const char* optimizerName(Optimizer o) { return o == Optimizer::Adam ? "adam" : "sgd"; }
 
+bool supportsPrecision(const GpuType& gpu, Precision p) {
+  return p != Precision::Bf16 || gpu.bf16_tflops.has_value();
+}
+
 // NOTE [Model-state bytes]
 // Per parameter held by a GPU, without ZeRO sharding (Megatron-DeepSpeed, data parallelism by
 // gradient all-reduce):

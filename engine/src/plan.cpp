@@ -91,7 +91,11 @@ void Plan::validate(const Job& job, const Catalog& catalog, const Scenario& scen
     for (size_t k = 0; k < s.replicas.size(); ++k) {
       const Replica& r = s.replicas[k];
       const std::string rp = path + ".replicas[" + std::to_string(k) + "]";
-      catalog.gpu(r.gpu_type, rp + ".gpu_type");
+      const GpuType& gpu = catalog.gpu(r.gpu_type, rp + ".gpu_type");
+      if (!supportsPrecision(gpu, job.precision))
+        throw InputError(rp + ".gpu_type", "\"" + r.gpu_type + "\"",
+                         std::string("a GPU type with ") + precisionName(job.precision) + " arithmetic for a " +
+                             precisionName(job.precision) + " job (" + r.gpu_type + " has none; a fp16 job can use it)");
       if (!scenario.hasZone(r.zone))
         throw InputError(rp + ".zone", "\"" + r.zone + "\"", "a zone of the scenario");
       const int per_node = scenario.gpusPerNode(r.zone, r.gpu_type, catalog);

@@ -272,6 +272,8 @@ public:
   }
 
   const std::vector<Site>& sites() const { return sites_; }
+  // GPU types of non-empty pools left out for lack of the job's precision (supportsPrecision).
+  const std::set<std::string>& unsupported() const { return unsupported_; }
   int totalGpus() const {
     int n = 0;
     for (const auto& s : sites_) n += s.capacity;
@@ -427,6 +429,10 @@ private:
     std::map<std::pair<std::string, std::string>, Site> by;
     for (const auto& p : sc_.pools) {
       if (p.count <= 0) continue;
+      if (!supportsPrecision(cat_.gpu(p.gpu_type, "pools.gpu_type"), job_.precision)) {
+        unsupported_.insert(p.gpu_type);
+        continue;
+      }
       const Region& reg = sc_.regionOf(p.zone);
       const std::string key = opt_.heuristics.h6_region_pools ? reg.name : p.zone;
       Site& s = by[{key, p.gpu_type}];
@@ -1064,6 +1070,7 @@ private:
   const ModelSpec& model_;
   int L_;
   std::vector<Site> sites_;
+  std::set<std::string> unsupported_;
   std::vector<ResolvedLink> links_;  // site x site
   std::vector<double> egress_;       // site x site, USD per GB
   double egressBetween(int a, int b) const {
@@ -1153,6 +1160,17 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
   };
   checkCancel();
   Search search(scenario, job, catalog, profiles, options);
+  if (!search.unsupported().empty()) {
+    std::string types;
+    for (const auto& t : search.unsupported()) types += (types.empty() ? "" : ", ") + t;
+    const std::string p = precisionName(job.precision);
+    if (search.totalGpus() == 0) {
+      result.no_plan_reason = "no GPU of the scenario has " + p + " arithmetic (its GPU types: " + types +
+                              "; a fp16 job can use them)";
+      return result;
+    }
+    result.notes.push_back("left out " + types + ": no " + p + " arithmetic (a fp16 job can use them)");
+  }
   if (search.totalGpus() == 0) {
     result.no_plan_reason = "the scenario has no GPUs (every pool's count is 0)";
     return result;
@@ -1510,6 +1528,7 @@ json PlanResult::toJson() const {
   json j{{"plans", best_j}, {"candidates", candidates}, {"search_seconds", search_seconds}};
   if (!pareto.empty()) j["pareto"] = pareto_j;
   if (!no_plan_reason.empty()) j["no_plan_reason"] = no_plan_reason;
+  if (!notes.empty()) j["notes"] = notes;
   return j;
 }
 

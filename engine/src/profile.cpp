@@ -470,7 +470,10 @@ std::optional<std::vector<LayerTiming>> AnalyticProfile::timings(const ProfileKe
   const int e = job.activationBytesPerElement();
   const auto layers = deriveLayers(*m, job.sequence_length, key.tp, e);
   double peak = g->fp32_tflops;
-  if (job.precision == Precision::Bf16) peak = g->bf16_tflops.value_or(g->fp16_tflops);
+  if (job.precision == Precision::Bf16) {
+    if (!g->bf16_tflops) return std::nullopt;  // no bf16 arithmetic (Plan::validate says so)
+    peak = *g->bf16_tflops;
+  }
   if (job.precision == Precision::Fp16) peak = g->fp16_tflops;
   const double flops_per_s = peak * 1e12 * kMatmulEfficiency;
   const double bytes_per_s = g->memory_bandwidth_gb_per_s * 1e9 * kMemoryEfficiency;

@@ -236,6 +236,46 @@ private slots:
     QVERIFY(r.out.contains("Iteration time"));
   }
 
+  // A bf16 job: the default scenario's V100-16 pools (no bf16 arithmetic) are left out, and said
+  // to be; with only V100s there is no plan (exit 3) and the reason names the GPU type.
+  void planBf16LeavesOutGpusWithoutBf16() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QFile jf(job_);
+    QVERIFY(jf.open(QIODevice::ReadOnly));
+    QJsonObject job = QJsonDocument::fromJson(jf.readAll()).object();
+    job["precision"] = "bf16";
+    const QString bf16 = writeFile(dir, "bf16.json", QJsonDocument(job).toJson());
+    const QStringList args{"plan", "--scenario", scenario_, "--job", bf16, "--top", "3", "--microbatch-sizes", "8", "--json"};
+    const Result r = runSailor(args);
+    QVERIFY2(r.exit_code == 0, qPrintable(describe(args, r)));
+    const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    const QJsonArray notes = o.value("notes").toArray();
+    QVERIFY2(notes.size() == 1 && notes[0].toString().contains("left out V100-16: no bf16 arithmetic"),
+             qPrintable(describe(args, r)));
+    const QJsonArray plans = o.value("plans").toArray();
+    QVERIFY(!plans.isEmpty());
+    for (const auto& p : plans)
+      for (const auto& st : p.toObject().value("stages").toArray())
+        for (const auto& rep : st.toObject().value("replicas").toArray())
+          QVERIFY2(rep.toObject().value("gpu_type").toString() != "V100-16", qPrintable(describe(args, r)));
+
+    QFile sf(scenario_);
+    QVERIFY(sf.open(QIODevice::ReadOnly));
+    QJsonObject sc = QJsonDocument::fromJson(sf.readAll()).object();
+    QJsonArray v100;
+    for (const auto& p : sc.value("pools").toArray())
+      if (p.toObject().value("gpu_type").toString() == "V100-16") v100.append(p);
+    QVERIFY(!v100.isEmpty());
+    sc["pools"] = v100;
+    const QString only = writeFile(dir, "v100.json", QJsonDocument(sc).toJson());
+    const QStringList none_args{"plan", "--scenario", only, "--job", bf16};
+    const Result n = runSailor(none_args);
+    QVERIFY2(n.exit_code == 3, qPrintable(describe(none_args, n)));
+    QVERIFY2(n.err.contains("no GPU of the scenario has bf16 arithmetic") && n.err.contains("V100-16"),
+             qPrintable(describe(none_args, n)));
+  }
+
   // --timeline writes the schedule as a Chrome trace (atomically); an unwritable path is bad input.
   void simulateTimeline() {
     QTemporaryDir dir;

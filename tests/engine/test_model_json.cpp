@@ -542,6 +542,10 @@ private slots:
     QTest::newRow("validate: tp larger than GPUs per node")
         << "validate" << plan({stage(0, 25, R"({"gpu_type": "A100-40", "tp": 16, "zone": "us-central1-a"})")})
         << QStringList({"stages[0].replicas[0].tp", "got 16", "at most 8", "GPUs per node"});
+    QTest::newRow("validate: a bf16 job on a GPU without bf16")
+        << "validate-bf16" << plan({stage(0, 25, R"({"gpu_type": "V100-16", "tp": 1, "zone": "us-central1-a"})")})
+        << QStringList({"stages[0].replicas[0].gpu_type", "\"V100-16\"", "bf16 arithmetic for a bf16 job",
+                        "a fp16 job can use it"});
     QTest::newRow("validate: tp not dividing the heads")
         << "validate" << plan({stage(0, 25, R"({"gpu_type": "A100-40", "tp": 3, "zone": "us-central1-a"})")})
         << QStringList({"stages[0].replicas[0].tp", "got 3", "a divisor of the model's 16 heads"});
@@ -574,18 +578,41 @@ private slots:
     if (kind == "scenario") msg = inputErrorOf([&] { Scenario::fromJson(j, cat_); });
     else if (kind == "job") msg = inputErrorOf([&] { Job::fromJson(j, cat_); });
     else if (kind == "plan") msg = inputErrorOf([&] { Plan::fromJson(j); });
-    else if (kind == "validate") {
+    else if (kind == "validate" || kind == "validate-bf16") {
+      Job job = default_job_;
+      if (kind == "validate-bf16") job.precision = Precision::Bf16;
       Plan p;
       try {
         p = Plan::fromJson(j);  // structurally valid: only validate() may object
       } catch (const InputError& e) {
         QFAIL(qPrintable(QString("Plan::fromJson rejected a validate row: ") + e.what()));
       }
-      msg = inputErrorOf([&] { p.validate(default_job_, cat_, default_scenario_); });
+      msg = inputErrorOf([&] { p.validate(job, cat_, default_scenario_); });
     } else {
       QFAIL("unknown row kind");
     }
     SAILOR_VERIFY_MESSAGE(msg, needles);
+  }
+
+  // The same V100 plan is valid for fp32 and fp16 jobs (only bf16 lacks arithmetic on it), and a
+  // bf16 job runs on an A100.
+  void precisionSupportByGpu() {
+    Plan v100;
+    v100.microbatch_size = 1;
+    v100.stages = {Stage{0, 25, {Replica{"V100-16", 1, "us-central1-a"}}}};
+    Plan a100 = v100;
+    a100.stages[0].replicas[0].gpu_type = "A100-40";
+    for (const Precision pr : {Precision::Fp32, Precision::Fp16, Precision::Bf16}) {
+      Job job = default_job_;
+      job.precision = pr;
+      const QString none = QStringLiteral("<no InputError thrown>");
+      QCOMPARE(inputErrorOf([&] { a100.validate(job, cat_, default_scenario_); }), none);
+      const QString v = inputErrorOf([&] { v100.validate(job, cat_, default_scenario_); });
+      QVERIFY2((v == none) == (pr != Precision::Bf16), qPrintable(QString(precisionName(pr)) + ": " + v));
+    }
+    QVERIFY(!supportsPrecision(cat_.gpu("T4", "t"), Precision::Bf16));
+    QVERIFY(supportsPrecision(cat_.gpu("MI300X", "t"), Precision::Bf16));
+    QVERIFY(supportsPrecision(cat_.gpu("T4", "t"), Precision::Fp16));
   }
 
   void inputErrorCarriesItsParts() {

@@ -973,6 +973,22 @@ private slots:
     }
   }
 
+  // The fixture GPUs have no bf16 rate: a bf16 job has no GPU to run on, which is a reason, not
+  // "no GPUs" or "does not fit".
+  void noGpuWithTheJobsPrecision() {
+    const Instance& a = instance("A");
+    Job job = a.job;
+    job.precision = Precision::Bf16;
+    PlannerOptions o;
+    o.microbatch_sizes = kMicrobatches;
+    const PlanResult r = planSearch(a.sc, job, cat_, profiles_, o);
+    QVERIFY(r.best.empty());
+    SAILOR_VERIFY_MESSAGE(QString::fromStdString(r.no_plan_reason),
+                          QStringList({"no GPU of the scenario has bf16 arithmetic", "Fast", "a fp16 job can use them"}));
+    job.precision = Precision::Fp32;
+    QVERIFY(planSearch(a.sc, job, cat_, profiles_, o).notes.empty());
+  }
+
   void modelTooBig() {
     // Parameters x 1000: layer 1 alone holds 2e9 / 4 parameters per GPU at tp 4, 8e9 B of state.
     const ProfileSet huge = plannerProfiles(cat_, 1000.0);

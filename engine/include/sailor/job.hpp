@@ -15,6 +15,11 @@ enum class Optimizer { Adam, Sgd };
 const char* precisionName(Precision p);
 const char* optimizerName(Optimizer o);
 
+// Whether the GPU has arithmetic for the precision: fp32 and fp16 everywhere, bf16 only with a
+// bf16 rate in the catalogue (Ampere and later, CDNA 3; not V100, T4 or the Turing cards, where
+// frameworks refuse bf16 or emulate it far below the fp16 rate).
+bool supportsPrecision(const GpuType& gpu, Precision p);
+
 struct Job {
   std::string model;  // catalogue name (aliases are resolved to the name)
   int global_batch_size = 0;  // sequences per iteration

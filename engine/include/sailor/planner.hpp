@@ -103,6 +103,8 @@ struct PlanResult {
   long candidates = 0;               // complete plans the search compared
   double search_seconds = 0;
   std::string no_plan_reason;        // set when best is empty
+  std::vector<std::string> notes;    // what the search left out and why, e.g. pools lacking
+                                     // the job's precision
   nlohmann::json toJson() const;
 };
 
