@@ -273,13 +273,7 @@ void MainWindow::buildActions() {
                                                       tr("Scenario JSON (*.json)"));
     if (!path.isEmpty()) saveScenario(path);
   });
-  connect(export_plan_, &QAction::triggered, this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export plan"), QStringLiteral("plan.json"),
-                                                      tr("Plan JSON (*.json)"));
-    QString error;
-    if (!path.isEmpty() && !inspector_->exportPlan(path, &error))
-      QMessageBox::warning(this, tr("Export plan"), error);
-  });
+  connect(export_plan_, &QAction::triggered, inspector_, &PlanInspector::exportPlanWithDialog);
   connect(quit_, &QAction::triggered, this, &QWidget::close);
   connect(plan_, &QAction::triggered, this, &MainWindow::planNow);
   connect(cancel_, &QAction::triggered, this, &MainWindow::cancelPlanning);

@@ -334,14 +334,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Export plan</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Plan JSON (*.json)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>&amp;File</source>
         <translation type="unfinished"></translation>
     </message>

@@ -334,14 +334,6 @@
         <translation>场景另存为</translation>
     </message>
     <message>
-        <source>Export plan</source>
-        <translation>导出方案</translation>
-    </message>
-    <message>
-        <source>Plan JSON (*.json)</source>
-        <translation>方案 JSON (*.json)</translation>
-    </message>
-    <message>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>

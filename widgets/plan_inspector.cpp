@@ -173,10 +173,7 @@ PlanInspector::PlanInspector(QWidget* parent) : QWidget(parent) {
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   export_button_ = new QPushButton(tr("E&xport plan…"), this);
   export_button_->setToolTip(tr("Save the plan as JSON, the format `sailor simulate --plan` reads"));
-  connect(export_button_, &QPushButton::clicked, this, [this] {
-    exportWithDialog(tr("Export plan"), QStringLiteral("plan.json"), tr("Plans (*.json);;All files (*)"),
-                     &PlanInspector::exportPlan);
-  });
+  connect(export_button_, &QPushButton::clicked, this, &PlanInspector::exportPlanWithDialog);
   export_timeline_button_ = new QPushButton(tr("Export &timeline…"), this);
   export_timeline_button_->setObjectName(QStringLiteral("exportTimeline"));
   export_timeline_button_->setToolTip(
@@ -747,6 +744,11 @@ bool PlanInspector::saveText(const QString& path, const std::string& text, QStri
   if (!file.commit())
     return fail(tr("Cannot write %1: %2").arg(path, file.errorString()));
   return true;
+}
+
+void PlanInspector::exportPlanWithDialog() {
+  exportWithDialog(tr("Export plan"), QStringLiteral("plan.json"), tr("Plans (*.json);;All files (*)"),
+                   &PlanInspector::exportPlan);
 }
 
 void PlanInspector::exportWithDialog(const QString& title, const QString& file_name, const QString& filter,

@@ -49,6 +49,9 @@ class PlanInspector : public QWidget {
   bool exportPlan(const QString& path, QString* error = nullptr) const;
   // Writes the prediction's timeline as Chrome trace events (sailor::timelineTrace), atomically.
   bool exportTimeline(const QString& path, QString* error = nullptr) const;
+  // The Export plan… button's action (a save dialog, then exportPlan; a warning if it fails),
+  // also File > Export selected plan… in the main window.
+  void exportPlanWithDialog();
 
   // Tab indices, in order (the Map tab, when added, comes right after Stages).
   QTabWidget* tabs() const { return tabs_; }
