@@ -95,7 +95,7 @@ void Plan::validate(const Job& job, const Catalog& catalog, const Scenario& scen
       if (!supportsPrecision(gpu, job.precision))
         throw InputError(rp + ".gpu_type", "\"" + r.gpu_type + "\"",
                          std::string("a GPU type with ") + precisionName(job.precision) + " arithmetic for a " +
-                             precisionName(job.precision) + " job (" + r.gpu_type + " has none; a fp16 job can use it)");
+                             precisionName(job.precision) + " job (" + r.gpu_type + " has none; an fp16 job can use it)");
       if (!scenario.hasZone(r.zone))
         throw InputError(rp + ".zone", "\"" + r.zone + "\"", "a zone of the scenario");
       const int per_node = scenario.gpusPerNode(r.zone, r.gpu_type, catalog);

@@ -1166,10 +1166,10 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
     const std::string p = precisionName(job.precision);
     if (search.totalGpus() == 0) {
       result.no_plan_reason = "no GPU of the scenario has " + p + " arithmetic (its GPU types: " + types +
-                              "; a fp16 job can use them)";
+                              "; an fp16 job can use them)";
       return result;
     }
-    result.notes.push_back("left out " + types + ": no " + p + " arithmetic (a fp16 job can use them)");
+    result.notes.push_back("left out " + types + ": no " + p + " arithmetic (an fp16 job can use them)");
   }
   if (search.totalGpus() == 0) {
     result.no_plan_reason = "the scenario has no GPUs (every pool's count is 0)";

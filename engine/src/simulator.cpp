@@ -689,8 +689,8 @@ json timelineTrace(const Prediction& prediction, const Plan& plan) {
   };
   // A stage's communication goes on lanes: the first one free when it starts. Under the blocking
   // schedule transfers are serialised on the stage, so one lane; with non-blocking transfers
-  // several can be in flight at once (a slow link), and each more gets a lane of its own, since
-  // complete events on one track must nest. Extra lanes take thread ids after the 2P tracks.
+  // several can be in flight at once (a slow link), and each one beyond the first gets a lane of
+  // its own, since complete events on one track must nest. Extra lanes take thread ids after the 2P tracks.
   std::vector<std::vector<double>> lane_free(static_cast<size_t>(P));  // per stage: lane -> end
   std::vector<std::vector<int>> lane_tid(static_cast<size_t>(P));
   int next_tid = 2 * P;

@@ -545,7 +545,7 @@ private slots:
     QTest::newRow("validate: a bf16 job on a GPU without bf16")
         << "validate-bf16" << plan({stage(0, 25, R"({"gpu_type": "V100-16", "tp": 1, "zone": "us-central1-a"})")})
         << QStringList({"stages[0].replicas[0].gpu_type", "\"V100-16\"", "bf16 arithmetic for a bf16 job",
-                        "a fp16 job can use it"});
+                        "an fp16 job can use it"});
     QTest::newRow("validate: tp not dividing the heads")
         << "validate" << plan({stage(0, 25, R"({"gpu_type": "A100-40", "tp": 3, "zone": "us-central1-a"})")})
         << QStringList({"stages[0].replicas[0].tp", "got 3", "a divisor of the model's 16 heads"});

@@ -984,7 +984,7 @@ private slots:
     const PlanResult r = planSearch(a.sc, job, cat_, profiles_, o);
     QVERIFY(r.best.empty());
     SAILOR_VERIFY_MESSAGE(QString::fromStdString(r.no_plan_reason),
-                          QStringList({"no GPU of the scenario has bf16 arithmetic", "Fast", "a fp16 job can use them"}));
+                          QStringList({"no GPU of the scenario has bf16 arithmetic", "Fast", "an fp16 job can use them"}));
     job.precision = Precision::Fp32;
     QVERIFY(planSearch(a.sc, job, cat_, profiles_, o).notes.empty());
   }
