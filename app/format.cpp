@@ -90,6 +90,8 @@ std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& s
   }
   os << "\nIteration time " << seconds(p.iteration_s) << "  (" << fmt("%.4f", p.iterations_per_s) << " it/s, "
      << fmt("%.0f", p.tokens_per_s) << " tokens/s)\n";
+  if (p.stages.size() > 1)
+    os << "  on stage " << p.breakdown.stage << ", the busiest (the others wait longer):\n";
   auto line = [&](const char* name, double v) {
     os << "  " << pad(name, 12) << rpad(seconds(v), 11) << rpad(fmt("%5.1f %%", p.iteration_s > 0 ? 100 * v / p.iteration_s : 0), 9) << "\n";
   };

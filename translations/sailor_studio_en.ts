@@ -799,6 +799,14 @@
         <source>Chrome traces (*.json);;All files (*)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Where the iteration goes on stage %1, the busiest (the other stages wait longer):</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Where the iteration goes:</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::PlanningService</name>

@@ -798,6 +798,14 @@
         <source>Chrome traces (*.json);;All files (*)</source>
         <translation>Chrome trace 文件 (*.json);;所有文件 (*)</translation>
     </message>
+    <message>
+        <source>Where the iteration goes on stage %1, the busiest (the other stages wait longer):</source>
+        <translation>最繁忙的阶段 %1 上一次迭代的时间构成（其他阶段等待更久）：</translation>
+    </message>
+    <message>
+        <source>Where the iteration goes:</source>
+        <translation>一次迭代的时间构成：</translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::PlanningService</name>

@@ -223,6 +223,9 @@ PlanInspector::PlanInspector(QWidget* parent) : QWidget(parent) {
 
   // Time.
   auto* time_page = new QWidget(this);
+  time_caption_ = new QLabel(time_page);
+  time_caption_->setObjectName(QStringLiteral("timeCaption"));
+  time_caption_->setWordWrap(true);
   time_table_ = makeTable(time_page, {tr("Part"), tr("Seconds per iteration"), tr("Share")},
                           QStringLiteral("timeTable"));
   time_plot_ = makePlot(time_page, QStringLiteral("timePlot"));
@@ -231,6 +234,7 @@ PlanInspector::PlanInspector(QWidget* parent) : QWidget(parent) {
   model_estimate_->setObjectName(QStringLiteral("modelEstimate"));
   model_estimate_->setWordWrap(true);
   auto* time_layout = new QVBoxLayout(time_page);
+  time_layout->addWidget(time_caption_);
   time_layout->addWidget(time_table_, 0, Qt::AlignLeft);
   time_layout->addWidget(time_plot_);
   time_layout->addWidget(model_estimate_);
@@ -308,6 +312,7 @@ void PlanInspector::clear() {
   memory_messages_->clear();
   memory_messages_->setVisible(false);
   time_table_->setRowCount(0);
+  time_caption_->clear();
   model_estimate_->clear();
   time_plot_->clearPlottables();
   time_plot_->replot();
@@ -558,6 +563,11 @@ void PlanInspector::buildTime() {
       {tr("Data-parallel sync"), b.dp_sync_s, QColor(0x59A14F)},
       {tr("Optimizer"), b.optimizer_s, QColor(0xB07AA1)},
   }};
+  // The breakdown is the busiest stage's (the simulator's NOTE [Breakdown of the busiest stage]).
+  time_caption_->setText(plan_->plan.stages.size() > 1
+                             ? tr("Where the iteration goes on stage %1, the busiest (the other stages wait longer):")
+                                   .arg(b.stage)
+                             : tr("Where the iteration goes:"));
   time_table_->setRowCount(static_cast<int>(parts.size()) + 1);
   int row = 0;
   for (const auto& [name, seconds, colour] : parts) {

@@ -75,6 +75,7 @@ class PlanInspector : public QWidget {
   QTableWidget* stages_table_ = nullptr;
   QCustomPlot* memory_plot_ = nullptr;
   QLabel* memory_messages_ = nullptr;
+  QLabel* time_caption_ = nullptr;
   QTableWidget* time_table_ = nullptr;
   QCustomPlot* time_plot_ = nullptr;
   QLabel* model_estimate_ = nullptr;

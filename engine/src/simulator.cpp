@@ -595,11 +595,30 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
     }
   }
 
-  // The breakdown and the timeline are those of the pipeline that finishes the critical stage last.
-  const size_t cu = static_cast<size_t>(critical);
+  // The timeline is that of the critical pipeline: the one that finishes the stage that ends
+  // last, last.
   size_t slowest = 0;
   for (size_t k = 1; k < runs.size(); ++k)
-    if (doneAt(runs[k], cu) > doneAt(runs[slowest], cu)) slowest = k;
+    if (doneAt(runs[k], static_cast<size_t>(critical)) > doneAt(runs[slowest], static_cast<size_t>(critical)))
+      slowest = k;
+  // NOTE [Breakdown of the busiest stage]: the breakdown is that of the critical pipeline's
+  // bottleneck: its stage with the most work (compute, blocking transfers, data-parallel sync,
+  // step); its bubble is the rest of the iteration (fill, drain, waiting). The stage that ends
+  // last is not always it: a fast first stage ends with the pipeline's last backward and would
+  // report the slow stage's work as its own waiting. Near-equal work (relative 1e-9) goes to
+  // the stage that ends last.
+  const PipelineRun& run = runs[slowest];
+  size_t cu = static_cast<size_t>(critical);
+  double most = -1;
+  for (size_t s = 0; s < static_cast<size_t>(P); ++s) {
+    const double work = run.busy[s] + run.comm[s] + pred.stages[s].dp_sync_s + pred.stages[s].optimizer_s;
+    const double tol = 1e-9 * std::max(1.0, most);
+    if (work > most + tol || (work > most - tol && stage_end[s] > stage_end[cu])) {
+      most = std::max(most, work);
+      cu = s;
+    }
+  }
+  pred.breakdown.stage = static_cast<int>(cu);
   PipelineRun& cr = runs[slowest];
   if (options.timeline) {
     pred.timeline = std::move(cr.ops);
@@ -764,7 +783,8 @@ json Prediction::toJson() const {
               {"out_of_memory", out_of_memory},
               {"iteration_s", iteration_s},
               {"breakdown",
-               {{"compute_s", breakdown.compute_s},
+               {{"stage", breakdown.stage},
+                {"compute_s", breakdown.compute_s},
                 {"bubble_s", breakdown.bubble_s},
                 {"p2p_s", breakdown.p2p_s},
                 {"dp_sync_s", breakdown.dp_sync_s},

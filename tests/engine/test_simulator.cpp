@@ -256,7 +256,7 @@ private slots:
     //   stage 1  F(2) 34.5-38.5;  B(2) 38.5-46.5;  SG(2) max(46.5, 40.5) = 46.5-48
     //   stage 0  B(2) 48-54
     // Optimizer: 1e-6 x 3e6 parameters = 3 s on each stage. Stage 0 ends at 54 + 3 = 57,
-    // stage 1 at 48 + 3 = 51: expected iteration = 57, stage 0 is the critical one.
+    // stage 1 at 48 + 3 = 51: expected iteration = 57.
     const Prediction p = run(twoStagePlan(1), tinyJob(cat_, 3));
     SAILOR_COMPARE_REL(p.iteration_s, 57.0, 1e-12);
     QCOMPARE(p.stages.size(), size_t{2});
@@ -267,13 +267,17 @@ private slots:
     QCOMPARE(p.stages[0].send_backward_s, 0.0);  // nothing before stage 0
     QCOMPARE(p.stages[1].send_forward_s, 0.0);   // nothing after the last stage
     QCOMPARE(p.stages[0].microbatches, 3);
-    // Breakdown of stage 0: compute 3 x (3 + 6) = 27; p2p = 3 activation sends + 3 gradient
-    // receives of 1.5 = 9; optimizer 3; bubble = 57 - 27 - 9 - 3 = 18.
-    SAILOR_COMPARE_REL(p.breakdown.compute_s, 27.0, 1e-12);
+    // Breakdown of the busiest stage (NOTE [Breakdown of the busiest stage]): stage 1 does
+    // 3 x (4 + 8) = 36 of compute, 3 activation receives + 3 gradient sends of 1.5 = 9 of p2p
+    // and a step of 3 (48 in all), stage 0 27 + 9 + 3 = 39. Stage 1's bubble is the rest,
+    // 57 - 36 - 9 - 3 = 9: 4.5 waiting for F(0) at the start, 6 of stage 0's last B(2) after
+    // its own end, none in between.
+    QCOMPARE(p.breakdown.stage, 1);
+    SAILOR_COMPARE_REL(p.breakdown.compute_s, 36.0, 1e-12);
     SAILOR_COMPARE_REL(p.breakdown.p2p_s, 9.0, 1e-12);
     SAILOR_COMPARE_REL(p.breakdown.optimizer_s, 3.0, 1e-12);
     QCOMPARE(p.breakdown.dp_sync_s, 0.0);
-    SAILOR_COMPARE_REL(p.breakdown.bubble_s, 18.0, 1e-12);
+    SAILOR_COMPARE_REL(p.breakdown.bubble_s, 9.0, 1e-12);
     // The parts add up to the iteration.
     SAILOR_COMPARE_REL(p.breakdown.compute_s + p.breakdown.bubble_s + p.breakdown.p2p_s + p.breakdown.dp_sync_s +
                            p.breakdown.optimizer_s,
@@ -440,7 +444,9 @@ private slots:
     const Prediction p = run(twoStagePlan(1), tinyJob(cat_, 3), opt);
     SAILOR_COMPARE_REL(p.iteration_s, 51.0, 1e-12);
     QCOMPARE(p.breakdown.p2p_s, 0.0);
-    SAILOR_COMPARE_REL(p.breakdown.bubble_s, 51.0 - 27.0 - 3.0, 1e-12);
+    // The busiest stage is stage 1 (3 x (4 + 8) + 3 = 39 against 30): bubble 51 - 36 - 3.
+    QCOMPARE(p.breakdown.stage, 1);
+    SAILOR_COMPARE_REL(p.breakdown.bubble_s, 51.0 - 36.0 - 3.0, 1e-12);
     checkTimeline(p, {{0, 'F', 0, 0, 3},     {0, 'F', 1, 3, 6},       {0, 'B', 0, 18, 24},
                       {0, 'F', 2, 24, 27},   {0, 'B', 1, 30, 36},     {0, 'B', 2, 42, 48},
                       {1, 'F', 0, 4.5, 8.5}, {1, 'B', 0, 8.5, 16.5},  {1, 'F', 1, 16.5, 20.5},
@@ -568,7 +574,8 @@ private slots:
   void dataParallelPipelines_data() {
     QTest::addColumn<bool>("slow_together");
     QTest::addColumn<double>("expected");
-    QTest::addColumn<double>("compute");
+    QTest::addColumn<double>("compute");        // the breakdown's, under DeepSpeed's schedule
+    QTest::addColumn<double>("compute_async");  // and with non-blocking transfers
     QTest::addColumn<double>("p2p");
     // Two stages (layers 0-1, 2-3), two replicas each, b = 1, G = 2: m = ceil(2 / (1 x 2)) = 1.
     // Stage 1: G1 in r1-a and G1 in r2-a. Replica j of stage 0 feeds replica j of stage 1.
@@ -582,18 +589,22 @@ private slots:
     // Apart: stage 0 = [G2, G1] in r1-a. Pipeline 0 (G2 -> G1 r1-a): 4.5 + 1.5 + 12 + 1.5 + 9
     //   = 28.5; pipeline 1 (G1 -> G1 r2-a): 3 + 10.1 + 12 + 10.1 + 6 = 41.2. Stage 0 is done
     //   at 41.2, ends at 41.2 + 2.53 + 4.5 = 48.23; stage 1 is done at 3 + 10.1 + 12 = 25.1,
-    //   ends at 25.1 + 0.8 + 3 = 28.9. Iteration 48.23, pipeline 1 critical on stage 0:
-    //   compute 3 + 6 = 9, p2p 10.1 x 2 = 20.2 (the straggler with the slowest link would
-    //   give 4.5 + 10.1 + 12 + 10.1 + 9 + 2.53 + 4.5 = 52.73).
-    QTest::newRow("slow GPU and slow link apart") << false << 48.23 << 9.0 << 20.2;
+    //   ends at 25.1 + 0.8 + 3 = 28.9. Iteration 48.23 (the straggler with the slowest link
+    //   would give 4.5 + 10.1 + 12 + 10.1 + 9 + 2.53 + 4.5 = 52.73).
+    //   Pipeline 1 is critical; the breakdown is its busiest stage's (work = compute +
+    //   blocking transfers + sync + step): stage 0, 9 + 20.2 + 2.53 + 4.5 = 36.23 against
+    //   stage 1's 12 + 20.2 + 0.8 + 3 = 36: compute 3 + 6 = 9, p2p 10.1 x 2 = 20.2. With
+    //   non-blocking transfers, 9 + 7.03 = 16.03 against 12 + 3.8 = 15.8: stage 0 again.
+    QTest::newRow("slow GPU and slow link apart") << false << 48.23 << 9.0 << 9.0 << 20.2;
     // Together: stage 0 = [G1, G2]: pipeline 1 is G2 -> G1 in r2-a, 45.7; pipeline 0 is 25.
     //   Iteration 45.7 + 2.53 + 4.5 = 52.73; compute 4.5 + 9 = 13.5, p2p 20.2.
-    QTest::newRow("slow GPU and slow link together") << true << 52.73 << 13.5 << 20.2;
+    QTest::newRow("slow GPU and slow link together") << true << 52.73 << 13.5 << 13.5 << 20.2;
   }
   void dataParallelPipelines() {
     QFETCH(bool, slow_together);
     QFETCH(double, expected);
     QFETCH(double, compute);
+    QFETCH(double, compute_async);
     QFETCH(double, p2p);
     const std::vector<Replica> first = slow_together ? std::vector<Replica>{rep("G1", "r1-a"), rep("G2", "r1-a")}
                                                      : std::vector<Replica>{rep("G2", "r1-a"), rep("G1", "r1-a")};
@@ -603,8 +614,10 @@ private slots:
       opt.schedule = schedule;
       const Prediction p = run(plan, tinyJob(cat_, 2), opt);
       SAILOR_COMPARE_REL(p.iteration_s, expected, 1e-12);
-      SAILOR_COMPARE_REL(p.breakdown.compute_s, compute, 1e-12);
-      SAILOR_COMPARE_REL(p.breakdown.p2p_s, schedule == PipelineSchedule::DeepSpeed ? p2p : 0.0, 1e-12);
+      const bool blocking = schedule == PipelineSchedule::DeepSpeed;
+      QCOMPARE(p.breakdown.stage, 0);
+      SAILOR_COMPARE_REL(p.breakdown.compute_s, blocking ? compute : compute_async, 1e-12);
+      SAILOR_COMPARE_REL(p.breakdown.p2p_s, blocking ? p2p : 0.0, 1e-12);
       SAILOR_COMPARE_REL(p.breakdown.dp_sync_s, 2.53, 1e-12);
       SAILOR_COMPARE_REL(p.breakdown.optimizer_s, 4.5, 1e-12);
       // The stage figures still name the straggler and the slowest pair.

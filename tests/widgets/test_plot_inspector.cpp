@@ -410,6 +410,10 @@ void TestPlotInspector::inspectorShowsTheDefaultPlan() {
   auto* time = inspector.findChild<QTableWidget*>(QStringLiteral("timeTable"));
   QCOMPARE(time->rowCount(), 6);
   QCOMPARE(time->item(5, 1)->text(), QLocale().toString(p.prediction.iteration_s, 'f', 4));
+  // The breakdown is the busiest stage's, and the caption names it: stage 1 (layers 13-25 and
+  // the head do more work than layers 0-12 on the same GPUs).
+  QCOMPARE(p.prediction.breakdown.stage, 1);
+  QVERIFY(inspector.findChild<QLabel*>(QStringLiteral("timeCaption"))->text().contains(QStringLiteral("stage 1")));
 
   // Cost: egress rows as the prediction lists them (two zones: traffic between them).
   auto* egress = inspector.findChild<QTableWidget*>(QStringLiteral("egressTable"));

@@ -50,12 +50,16 @@ struct MemoryBreakdown {
   bool fits() const { return total_bytes <= capacity_bytes; }
 };
 
-struct TimeBreakdown {  // seconds per iteration; they add up to iteration_s
-  double compute_s = 0;      // busy time of the slowest stage (forward + backward)
-  double bubble_s = 0;       // pipeline fill/drain and waiting
-  double p2p_s = 0;          // point-to-point transfers on the slowest stage's critical path
-  double dp_sync_s = 0;      // data-parallel gradient all-reduce (slowest stage)
-  double optimizer_s = 0;    // optimizer step (slowest replica)
+// Where the iteration goes on the busiest stage (the bottleneck: most compute, transfers, sync
+// and step; NOTE [Breakdown of the busiest stage]). Seconds per iteration; they add up to
+// iteration_s.
+struct TimeBreakdown {
+  int stage = 0;             // which stage
+  double compute_s = 0;      // its busy time (forward + backward)
+  double bubble_s = 0;       // the rest: pipeline fill/drain and waiting for other stages
+  double p2p_s = 0;          // its blocking point-to-point transfers
+  double dp_sync_s = 0;      // its data-parallel gradient all-reduce (and tied-embedding one)
+  double optimizer_s = 0;    // its optimizer step (slowest replica)
 };
 
 struct StageTimes {
