@@ -74,19 +74,20 @@ std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& s
      << optimizerName(job.optimizer) << "\n";
   os << "Plan: " << plan.stages.size() << " stage(s), microbatch " << plan.microbatch_size << ", "
      << plan.gpuCount() << " GPUs\n\n";
-  os << "Stages (per microbatch; straggler replica)\n";
+  os << "Stages (per microbatch; straggler replica; busy: share of the iteration the stage computes,\n"
+        "transfers or synchronises, the rest it waits)\n";
   // Columns as wide as their longest entry, so that the figures line up.
   size_t reps_w = 10;
   for (const Stage& st : plan.stages) reps_w = std::max(reps_w, replicaSummary(st).size() + 2);
   os << "  " << pad("stage", 7) << pad("layers", 9) << pad("replicas", reps_w) << rpad("m", 5) << rpad("forward", 11)
-     << rpad("backward", 11) << rpad("send fwd", 11) << rpad("dp sync", 11) << "\n";
+     << rpad("backward", 11) << rpad("send fwd", 11) << rpad("dp sync", 11) << rpad("busy", 9) << "\n";
   for (size_t s = 0; s < plan.stages.size(); ++s) {
     const Stage& st = plan.stages[s];
     const StageTimes& t = p.stages[s];
     os << "  " << pad(std::to_string(s), 7) << pad(std::to_string(st.first_layer) + "-" + std::to_string(st.last_layer), 9)
        << pad(replicaSummary(st), reps_w) << rpad(std::to_string(t.microbatches), 5) << rpad(seconds(t.forward_s), 11)
        << rpad(seconds(t.backward_s), 11) << rpad(seconds(t.send_forward_s), 11) << rpad(seconds(t.dp_sync_s), 11)
-       << "\n";
+       << rpad(fmt("%.1f %%", p.iteration_s > 0 ? 100 * t.work_s / p.iteration_s : 0), 9) << "\n";
   }
   os << "\nIteration time " << seconds(p.iteration_s) << "  (" << fmt("%.4f", p.iterations_per_s) << " it/s, "
      << fmt("%.0f", p.tokens_per_s) << " tokens/s)\n";

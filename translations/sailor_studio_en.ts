@@ -807,6 +807,14 @@
         <source>Where the iteration goes:</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Busy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Share of the iteration the stage computes, transfers or synchronises; the rest it waits for other stages. The busiest stage is the bottleneck (the Time tab&apos;s)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::PlanningService</name>

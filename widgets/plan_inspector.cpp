@@ -195,7 +195,7 @@ PlanInspector::PlanInspector(QWidget* parent) : QWidget(parent) {
   stages_table_ = makeTable(this,
                             {tr("Stage"), tr("Layers"), tr("Replicas"), tr("DP degree"),
                              tr("GPUs"), tr("Microbatches"), tr("Forward (ms)"),
-                             tr("Backward (ms)"), tr("Straggler")},
+                             tr("Backward (ms)"), tr("Busy"), tr("Straggler")},
                             QStringLiteral("stagesTable"));
   stages_table_->horizontalHeaderItem(2)->setToolTip(
       tr("Replicas of one kind: count × GPU type, tensor-parallel degree @ zone"));
@@ -205,6 +205,9 @@ PlanInspector::PlanInspector(QWidget* parent) : QWidget(parent) {
   stages_table_->horizontalHeaderItem(7)->setToolTip(
       tr("Backward time of one microbatch on the stage's slowest replica"));
   stages_table_->horizontalHeaderItem(8)->setToolTip(
+      tr("Share of the iteration the stage computes, transfers or synchronises; the rest it "
+         "waits for other stages. The busiest stage is the bottleneck (the Time tab's)"));
+  stages_table_->horizontalHeaderItem(9)->setToolTip(
       tr("The replica whose compute sets the stage's time"));
   tabs_->addTab(stages_table_, tr("Stages"));
 
@@ -422,7 +425,8 @@ void PlanInspector::buildStages(const sailor::Job& job, const sailor::Catalog& c
                         .arg(rep.tp)
                         .arg(QString::fromStdString(rep.zone));
       }
-      stages_table_->setItem(s, 8, cell(straggler));
+      stages_table_->setItem(s, 8, cell(percent(times->work_s, pred.iteration_s), true));
+      stages_table_->setItem(s, 9, cell(straggler));
     }
   }
   stages_table_->resizeColumnsToContents();

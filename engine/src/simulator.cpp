@@ -612,6 +612,7 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
   double most = -1;
   for (size_t s = 0; s < static_cast<size_t>(P); ++s) {
     const double work = run.busy[s] + run.comm[s] + pred.stages[s].dp_sync_s + pred.stages[s].optimizer_s;
+    pred.stages[s].work_s = work;
     const double tol = 1e-9 * std::max(1.0, most);
     if (work > most + tol || (work > most - tol && stage_end[s] > stage_end[cu])) {
       most = std::max(most, work);
@@ -772,6 +773,7 @@ json Prediction::toJson() const {
                   {"send_backward_s", s.send_backward_s},
                   {"dp_sync_s", s.dp_sync_s},
                   {"optimizer_s", s.optimizer_s},
+                  {"work_s", s.work_s},
                   {"straggler_replica", s.straggler_replica},
                   {"microbatches", s.microbatches}});
   json eg = json::array();

@@ -273,6 +273,8 @@ private slots:
     // 57 - 36 - 9 - 3 = 9: 4.5 waiting for F(0) at the start, 6 of stage 0's last B(2) after
     // its own end, none in between.
     QCOMPARE(p.breakdown.stage, 1);
+    SAILOR_COMPARE_REL(p.stages[0].work_s, 39.0, 1e-12);
+    SAILOR_COMPARE_REL(p.stages[1].work_s, 48.0, 1e-12);
     SAILOR_COMPARE_REL(p.breakdown.compute_s, 36.0, 1e-12);
     SAILOR_COMPARE_REL(p.breakdown.p2p_s, 9.0, 1e-12);
     SAILOR_COMPARE_REL(p.breakdown.optimizer_s, 3.0, 1e-12);

@@ -398,6 +398,10 @@ void TestPlotInspector::inspectorShowsTheDefaultPlan() {
   QCOMPARE(stages->item(0, 2)->text(),
            QStringLiteral("2× A100-40 tp1 @ us-central1-a\n2× A100-40 tp1 @ us-central1-b"));
   QCOMPARE(stages->item(1, 3)->text(), QStringLiteral("4"));  // DP degree
+  // Busy: each stage's work over the iteration; stage 1 (the bottleneck) more than stage 0.
+  QCOMPARE(stages->horizontalHeaderItem(8)->text(), QStringLiteral("Busy"));
+  QVERIFY(p.prediction.stages[1].work_s > p.prediction.stages[0].work_s);
+  QVERIFY(stages->item(1, 8)->text().endsWith(QLatin1Char('%')));
   QCOMPARE(stages->item(0, 5)->text(),
            QString::number(default_plan_.microbatches(job_.global_batch_size,
                                                       default_plan_.stages[0])));

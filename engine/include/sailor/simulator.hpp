@@ -69,6 +69,9 @@ struct StageTimes {
   double send_backward_s = 0;  // gradient to the previous stage
   double dp_sync_s = 0;  // gradient all-reduces: data-parallel, and tied embeddings on the first and last stage
   double optimizer_s = 0;
+  // Seconds of the iteration the stage works in the critical pipeline: compute, blocking
+  // transfers, all-reduces and step (the rest it waits). The busiest stage has the breakdown.
+  double work_s = 0;
   int straggler_replica = 0;
   int microbatches = 0;
 };
