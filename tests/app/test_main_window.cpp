@@ -2,6 +2,7 @@
 // plans it; edits re-plan; a file that fails to parse leaves the unsaved work alone; an
 // impossible constraint says so near the constraints; choosing a point shows that plan; a small
 // plan is trained for real by `sailor run` and the monitor shows it.
+#include <QComboBox>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QTreeWidget>
@@ -109,6 +110,24 @@ class TestMainWindow : public QObject {
     // A negative price never reaches the planner: the field says why.
     type(w.jobPanel()->field("max_usd_per_hour"), "-5");
     QVERIFY(!w.jobPanel()->fieldError("max_usd_per_hour").isEmpty());
+  }
+
+  // A bf16 job: the default scenario's V100-16 pools have no bf16 arithmetic; the search leaves
+  // them out and the status bar says so, and no plan found uses one.
+  void aBf16JobLeavesOutGpusWithoutBf16() {
+    MainWindow w(options());
+    QVERIFY(waitForPlan(w));
+    QVERIFY2(!w.planStatus().contains("left out"), qPrintable(w.planStatus()));  // fp32: all pools
+    auto* precision = w.jobPanel()->findChild<QComboBox*>(QStringLiteral("precision"));
+    QVERIFY(precision);
+    QSignalSpy finished(w.planningService(), &PlanningService::finished);
+    precision->setCurrentIndex(precision->findData(static_cast<int>(sailor::Precision::Bf16)));
+    QVERIFY(finished.wait(120000));
+    QVERIFY(!w.result()->best.empty());
+    QVERIFY2(w.planStatus().contains("left out V100-16: no bf16 arithmetic"), qPrintable(w.planStatus()));
+    for (const auto& point : w.tradeoffPlot()->points())
+      for (const auto& stage : point->plan.stages)
+        for (const auto& replica : stage.replicas) QVERIFY(replica.gpu_type != "V100-16");
   }
 
   void aSmallPlanRunsForRealInTheMonitor() {
