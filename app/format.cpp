@@ -15,14 +15,6 @@ std::string fmt(const char* f, double v) {
   std::snprintf(buf, sizeof buf, f, v);
   return buf;
 }
-// "2x A100-40 tp1 us-central1-a, 2x A100-40 tp1 us-central1-b"
-std::string replicaSummary(const Stage& st) {
-  std::map<std::string, int> groups;
-  for (const auto& r : st.replicas) groups[r.gpu_type + " tp" + std::to_string(r.tp) + " " + r.zone]++;
-  std::string reps;
-  for (const auto& [k, n] : groups) reps += (reps.empty() ? "" : ", ") + std::to_string(n) + "x " + k;
-  return reps;
-}
 std::string pad(const std::string& s, size_t w) { return s.size() >= w ? s + " " : s + std::string(w - s.size(), ' '); }
 std::string rpad(const std::string& s, size_t w) { return s.size() >= w ? " " + s : std::string(w - s.size(), ' ') + s; }
 }  // namespace
@@ -78,14 +70,14 @@ std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& s
         "transfers or synchronises, the rest it waits)\n";
   // Columns as wide as their longest entry, so that the figures line up.
   size_t reps_w = 10;
-  for (const Stage& st : plan.stages) reps_w = std::max(reps_w, replicaSummary(st).size() + 2);
+  for (const Stage& st : plan.stages) reps_w = std::max(reps_w, st.replicaSummary().size() + 2);
   os << "  " << pad("stage", 7) << pad("layers", 9) << pad("replicas", reps_w) << rpad("m", 5) << rpad("forward", 11)
      << rpad("backward", 11) << rpad("send fwd", 11) << rpad("dp sync", 11) << rpad("busy", 9) << "\n";
   for (size_t s = 0; s < plan.stages.size(); ++s) {
     const Stage& st = plan.stages[s];
     const StageTimes& t = p.stages[s];
     os << "  " << pad(std::to_string(s), 7) << pad(std::to_string(st.first_layer) + "-" + std::to_string(st.last_layer), 9)
-       << pad(replicaSummary(st), reps_w) << rpad(std::to_string(t.microbatches), 5) << rpad(seconds(t.forward_s), 11)
+       << pad(st.replicaSummary(), reps_w) << rpad(std::to_string(t.microbatches), 5) << rpad(seconds(t.forward_s), 11)
        << rpad(seconds(t.backward_s), 11) << rpad(seconds(t.send_forward_s), 11) << rpad(seconds(t.dp_sync_s), 11)
        << rpad(fmt("%.1f %%", p.iteration_s > 0 ? 100 * t.work_s / p.iteration_s : 0), 9) << "\n";
   }
@@ -187,7 +179,7 @@ std::string describeStages(const Plan& plan) {
   std::ostringstream os;
   for (size_t s = 0; s < plan.stages.size(); ++s) {
     const Stage& st = plan.stages[s];
-    const std::string reps = replicaSummary(st);
+    const std::string reps = st.replicaSummary();
     os << "    stage " << s << "  layers " << st.first_layer << "-" << st.last_layer << "  " << reps << "\n";
   }
   return os.str();

@@ -68,6 +68,14 @@ json Plan::toJson() const {
   return json{{"microbatch_size", microbatch_size}, {"stages", stages_j}};
 }
 
+std::string Stage::replicaSummary() const {
+  std::map<std::string, int> groups;
+  for (const Replica& r : replicas) groups[r.gpu_type + " tp" + std::to_string(r.tp) + " " + r.zone]++;
+  std::string out;
+  for (const auto& [k, n] : groups) out += (out.empty() ? "" : ", ") + std::to_string(n) + "x " + k;
+  return out;
+}
+
 void Plan::validate(const Job& job, const Catalog& catalog, const Scenario& scenario) const {
   const ModelSpec& model = catalog.model(job.model, "job.model");
   const int L = model.numPlanLayers();

@@ -42,16 +42,8 @@ double maxRssMb() {
 // "mbs 4 | 0-4: 32x V100-16 tp4 us-central1-a | 5-25: 16x A100-40 tp4 us-central1-a, ..."
 std::string planBrief(const Plan& plan) {
   std::string out = "mbs " + std::to_string(plan.microbatch_size);
-  for (const Stage& st : plan.stages) {
-    std::map<std::string, int> groups;
-    for (const Replica& r : st.replicas) groups[r.gpu_type + " tp" + std::to_string(r.tp) + " " + r.zone]++;
-    out += " | " + std::to_string(st.first_layer) + "-" + std::to_string(st.last_layer) + ":";
-    bool first = true;
-    for (const auto& [k, n] : groups) {
-      out += (first ? " " : ", ") + std::to_string(n) + "x " + k;
-      first = false;
-    }
-  }
+  for (const Stage& st : plan.stages)
+    out += " | " + std::to_string(st.first_layer) + "-" + std::to_string(st.last_layer) + ": " + st.replicaSummary();
   return out;
 }
 

@@ -285,6 +285,18 @@ private slots:
     QCOMPARE(p.microbatches(1025, p.stages[0]), 129);
   }
 
+  void replicaSummaryGroupsByTypeTpAndZone() {
+    // Three replicas of one kind in two zones and one of another: grouped, counted, and
+    // listed in (type, tp, zone) order whatever the order in the plan.
+    const Plan p = Plan::fromJson(parse(R"({"microbatch_size": 1, "stages": [{"first_layer": 0, "last_layer": 25,
+      "replicas": [{"gpu_type": "V100-16", "tp": 4, "zone": "b"}, {"gpu_type": "A100-40", "tp": 2, "zone": "b"},
+                   {"gpu_type": "A100-40", "tp": 2, "zone": "a"}, {"gpu_type": "A100-40", "tp": 2, "zone": "b"},
+                   {"gpu_type": "A100-40", "tp": 1, "zone": "a"}]}]})"));
+    QCOMPARE(p.stages[0].replicaSummary(),
+             std::string("1x A100-40 tp1 a, 1x A100-40 tp2 a, 2x A100-40 tp2 b, 1x V100-16 tp4 b"));
+    QCOMPARE(Stage{}.replicaSummary(), std::string());
+  }
+
   // ------------------------------------------------------------------ rejections
 
   void rejects_data() {

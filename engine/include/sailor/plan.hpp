@@ -26,6 +26,9 @@ struct Stage {
   int last_layer = 0;   // inclusive
   std::vector<Replica> replicas;
   int layerCount() const { return last_layer - first_layer + 1; }
+  // The replicas grouped by (GPU type, tp, zone), in that order:
+  // "2x A100-40 tp1 us-central1-a, 2x A100-40 tp1 us-central1-b".
+  std::string replicaSummary() const;
   bool operator==(const Stage&) const = default;
 };
 
