@@ -19,8 +19,10 @@
 #include "run_monitor.hpp"
 #include "scenario_document.hpp"
 #include "tradeoff_plot.hpp"
+#include "test_time.hpp"
 
 using namespace sailor::studio;
+using sailor::test::scaledMs;
 
 class TestMainWindow : public QObject {
   Q_OBJECT
@@ -29,6 +31,7 @@ class TestMainWindow : public QObject {
   QTemporaryDir tmp_;
 
   static bool waitForPlan(MainWindow& w, int ms = 120000) {
+    ms = scaledMs(ms);
     // A request may be pending on the re-plan timer: wait until one started and ended.
     QTest::qWait(50);
     return QTest::qWaitFor([&] { return !w.planningService()->busy() && w.planningService()->currentRequest() == 0; }, ms);
@@ -49,7 +52,7 @@ class TestMainWindow : public QObject {
     MainWindow w(options());
     w.show();
     QSignalSpy finished(w.planningService(), &PlanningService::finished);
-    QVERIFY(finished.wait(120000));
+    QVERIFY(finished.wait(scaledMs(120000)));
     QVERIFY(w.result());
     QVERIFY(!w.result()->best.empty());
     QVERIFY(!w.tradeoffPlot()->points().empty());
@@ -68,7 +71,7 @@ class TestMainWindow : public QObject {
     pool.count /= 2;
     QSignalSpy finished(w.planningService(), &PlanningService::finished);
     QVERIFY(w.document()->editPool(0, pool).ok());
-    QVERIFY(finished.wait(120000));
+    QVERIFY(finished.wait(scaledMs(120000)));
     QVERIFY(w.result() != first);
     // Each point of the plot, chosen, is the plan the inspector shows.
     const auto& points = w.tradeoffPlot()->points();
@@ -103,7 +106,7 @@ class TestMainWindow : public QObject {
     QVERIFY(waitForPlan(w));
     QSignalSpy finished(w.planningService(), &PlanningService::finished);
     type(w.jobPanel()->field("min_iterations_per_s"), "1000");
-    QVERIFY(finished.wait(120000));
+    QVERIFY(finished.wait(scaledMs(120000)));
     QVERIFY(w.result()->best.empty());
     QVERIFY2(w.jobPanel()->planProblem().contains("constraint"), qPrintable(w.jobPanel()->planProblem()));
     QVERIFY(!w.inspector()->hasPlan());
@@ -122,7 +125,7 @@ class TestMainWindow : public QObject {
     QVERIFY(precision);
     QSignalSpy finished(w.planningService(), &PlanningService::finished);
     precision->setCurrentIndex(precision->findData(static_cast<int>(sailor::Precision::Bf16)));
-    QVERIFY(finished.wait(120000));
+    QVERIFY(finished.wait(scaledMs(120000)));
     QVERIFY(!w.result()->best.empty());
     QVERIFY2(w.planStatus().contains("left out V100-16: no bf16 arithmetic"), qPrintable(w.planStatus()));
     for (const auto& point : w.tradeoffPlot()->points())
@@ -136,16 +139,19 @@ class TestMainWindow : public QObject {
     // One process per GPU: plan for at most 2 GPUs so that the run is quick.
     QSignalSpy finished(w.planningService(), &PlanningService::finished);
     type(w.jobPanel()->field("max_gpus"), "2");
-    QVERIFY(finished.wait(120000));
+    QVERIFY(finished.wait(scaledMs(120000)));
     QVERIFY(!w.result()->best.empty());
     QVERIFY(w.result()->best.front().plan.gpuCount() <= 2);
     QSignalSpy run_finished(w.runClient(), &RunClient::finished);
     emit w.runMonitor()->startRequested(3, QStringLiteral("synthetic"));
     QVERIFY(w.runMonitor()->isRunning());
-    QVERIFY2(run_finished.wait(180000) || run_finished.count() == 1,
+    QVERIFY2(run_finished.wait(scaledMs(180000)) || run_finished.count() == 1,
              qPrintable(w.runMonitor()->statusText() + " | " + w.runMonitor()->errorText() + " | " +
                         w.runMonitor()->logView()->toPlainText().right(2000)));
-    QCOMPARE(run_finished.front().at(0).toInt(), 0);
+    QVERIFY2(run_finished.front().at(0).toInt() == 0,
+             qPrintable(QStringLiteral("exit %1 | ").arg(run_finished.front().at(0).toInt()) +
+                        w.runMonitor()->statusText() + " | " + w.runMonitor()->errorText() + " | " +
+                        w.runMonitor()->logView()->toPlainText().right(2000)));
     QVERIFY(!w.runMonitor()->isRunning());
     QVERIFY(w.runMonitor()->runId() > 0);
     QVERIFY(!w.runMonitor()->errorShown());

@@ -22,9 +22,11 @@
 #include "sailor/planner.hpp"
 #include "sailor/profile.hpp"
 #include "sailor/scenario.hpp"
+#include "test_time.hpp"
 
 using sailor::studio::PlanningService;
 using sailor::studio::PlanRequest;
+using sailor::test::scaledMs;
 using ResultPtr = std::shared_ptr<const sailor::PlanResult>;
 
 namespace {
@@ -107,7 +109,7 @@ void TestPlanningService::finishesWithTheSameBestPlansAsPlanSearch() {
   QVERIFY(id != 0);
   QCOMPARE(service.currentRequest(), id);
   QVERIFY(service.busy());
-  QVERIFY(finished.wait(120000));
+  QVERIFY(finished.wait(scaledMs(120000)));
   QCOMPARE(finished.count(), 1);
   QCOMPARE(finished.at(0).at(0).toULongLong(), id);
   QCOMPARE(ids(started), QList<quint64>{id});
@@ -163,7 +165,7 @@ void TestPlanningService::cancelEmitsCancelledAndNeverFinished() {
   QSignalSpy cancelled(&service, &PlanningService::cancelled);
 
   const quint64 id = service.request(request(longSearch()));
-  QVERIFY(started.wait(30000));
+  QVERIFY(started.wait(scaledMs(30000)));
   QTest::qWait(300);  // well inside the search
   QVERIFY(service.busy());
   QCOMPARE(finished.count(), 0);
@@ -201,7 +203,7 @@ void TestPlanningService::newerRequestSupersedesTheRunningOne() {
   QCOMPARE(ids(cancelled), QList<quint64>{a});  // A is cancelled by B, synchronously
   QCOMPARE(service.currentRequest(), b);
 
-  QVERIFY(finished.wait(120000));
+  QVERIFY(finished.wait(scaledMs(120000)));
   QTRY_VERIFY_WITH_TIMEOUT(!service.busy(), 30000);
   QTest::qWait(100);
   QCOMPARE(ids(finished), QList<quint64>{b});
@@ -223,7 +225,7 @@ void TestPlanningService::maxGpusZeroFails() {
   sailor::PlannerOptions options;
   options.max_gpus = 0;
   const quint64 id = service.request(request(options));
-  QVERIFY(failed.wait(30000));
+  QVERIFY(failed.wait(scaledMs(30000)));
   QCOMPARE(failed.count(), 1);
   QCOMPARE(failed.at(0).at(0).toULongLong(), id);
   QCOMPARE(failed.at(0).at(1).toString(), QString("max_gpus: got 0, expected at least 1"));
@@ -241,7 +243,7 @@ void TestPlanningService::unreachableThroughputFinishesWithoutPlans() {
   sailor::PlannerOptions options;
   options.min_iterations_per_s = 1e9;
   const quint64 id = service.request(request(options));
-  QVERIFY(finished.wait(120000));
+  QVERIFY(finished.wait(scaledMs(120000)));
   QCOMPARE(failed.count(), 0);
   QCOMPARE(ids(finished), QList<quint64>{id});
   const auto result = finished.at(0).at(1).value<ResultPtr>();
@@ -259,7 +261,7 @@ void TestPlanningService::requestWithoutInputsFails() {
   PlanRequest r = request(sailor::PlannerOptions{});
   r.job.reset();
   const quint64 id = service.request(std::move(r));
-  QVERIFY(failed.wait(10000));
+  QVERIFY(failed.wait(scaledMs(10000)));
   QCOMPARE(ids(failed), QList<quint64>{id});
   QVERIFY(failed.at(0).at(1).toString().contains("job"));
 }
@@ -269,7 +271,7 @@ void TestPlanningService::eventLoopKeepsRunningDuringASearch() {
   QSignalSpy started(&service, &PlanningService::started);
   QSignalSpy finished(&service, &PlanningService::finished);
   service.request(request(longSearch()));
-  QVERIFY(started.wait(30000));
+  QVERIFY(started.wait(scaledMs(30000)));
 
   // 10 ms ticks on this (the service's) thread for 1.5 s of searching, or until the search
   // ends if it is faster on this machine (at least 0.5 s of it for the check to mean anything).
@@ -307,7 +309,7 @@ void TestPlanningService::destructorCancelsAndJoins() {
     auto service = std::make_unique<PlanningService>();
     QSignalSpy started(service.get(), &PlanningService::started);
     service->request(request(longSearch()));
-    QVERIFY(started.wait(30000));
+    QVERIFY(started.wait(scaledMs(30000)));
     QTest::qWait(200);
     QElapsedTimer clock;
     clock.start();
