@@ -25,6 +25,22 @@ const char* relationName(Relation r) {
 static const Relation kRelations[] = {Relation::SameZone, Relation::SameRegion,
                                       Relation::SameContinent, Relation::CrossContinent};
 
+// Upper bounds on figures a user types. Beyond them a value is a slip (a latency typed in
+// milliseconds, 1e308) rather than a link or a price: a geostationary satellite hop takes 0.3 s,
+// list egress prices are cents per GB, and values near the top of double overflow the costs.
+constexpr double kMaxLatencyS = 10.0;
+constexpr double kMaxEgressUsdPerGb = 1000.0;
+
+static void checkLatency(const LinkModel& m, const std::string& path) {
+  if (m.kind == LinkModel::Kind::LatencyBandwidth && !(m.latency_s >= 0 && m.latency_s <= kMaxLatencyS))
+    throw InputError(path + ".latency_s", toText(m.latency_s), "a latency in seconds from 0 to 10");
+}
+
+static void checkEgress(double usd_per_gb, const std::string& path) {
+  if (!(usd_per_gb >= 0 && usd_per_gb <= kMaxEgressUsdPerGb))
+    throw InputError(path, toText(usd_per_gb), "a price in USD per GB from 0 to 1000");
+}
+
 LinkModel LinkModel::latencyBandwidth(double latency_s, double gb_per_s) {
   LinkModel m;
   m.kind = Kind::LatencyBandwidth;
@@ -282,14 +298,20 @@ void Scenario::validate(const Catalog& catalog) const {
     if (l.from_gpu) catalog.gpu(*l.from_gpu, path + ".from_gpu");
     if (l.to_gpu) catalog.gpu(*l.to_gpu, path + ".to_gpu");
     if (l.gpus && *l.gpus < 1) throw InputError(path + ".gpus", std::to_string(*l.gpus), "an integer >= 1");
+    checkLatency(l.model, path + ".model");
   }
+  for (const auto& [r, m] : default_links) checkLatency(m, std::string("network.defaults.") + relationName(r));
+  for (const auto& [gpu, m] : intra_node_links) checkLatency(m, "network.intra_node." + gpu + ".model");
+  for (const auto& [r, v] : default_egress_usd_per_gb) checkEgress(v, std::string("egress_usd_per_gb.defaults.") + relationName(r));
   for (const auto& [gpu, m] : intra_node_links) catalog.gpu(gpu, "network.intra_node.gpu_type");
   for (const auto& [k, v] : egress_usd_per_gb) {
     if (!zones.count(k.first))
       throw InputError("egress_usd_per_gb.pairs", "\"" + k.first + "\"", "a zone declared in regions");
     if (!zones.count(k.second))
       throw InputError("egress_usd_per_gb.pairs", "\"" + k.second + "\"", "a zone declared in regions");
-    if (v < 0) throw InputError("egress_usd_per_gb.pairs", toText(v), "a price >= 0");
+    if (!(v >= 0 && v <= kMaxEgressUsdPerGb))
+      throw InputError("egress_usd_per_gb.pairs", toText(v) + " from " + k.first + " to " + k.second,
+                       "a price in USD per GB from 0 to 1000");
   }
 }
 

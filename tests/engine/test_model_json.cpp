@@ -2,7 +2,11 @@
 // rejection row per invalid input (the InputError names the field path and the expectation, as
 // docs/formats.md promises), Plan::validate against model, catalogue and scenario, and the JSON
 // file helpers (readFile, writeFileAtomically).
+#include <cmath>
 #include <filesystem>
+#include <iterator>
+#include <regex>
+#include <set>
 #include <fstream>
 #include <sstream>
 
@@ -16,7 +20,9 @@
 #include "sailor/json_util.hpp"
 #include "sailor/plan.hpp"
 #include "sailor/reference.hpp"
+#include "sailor/profile.hpp"
 #include "sailor/scenario.hpp"
+#include "sailor/simulator.hpp"
 #include "test_support.hpp"
 
 using namespace sailor;
@@ -297,6 +303,73 @@ private slots:
     QCOMPARE(Stage{}.replicaSummary(), std::string());
   }
 
+  // Every field of the shipped scenario, job and plan (each value, object and array, at every
+  // depth; arrays through their first two elements), replaced by a value of another kind or
+  // removed: the chain a user's files go through (fromJson, Plan::validate, simulate on the
+  // analytic profile) either accepts it and predicts finite figures, or throws an InputError
+  // whose one-line message names a field. Any other exception (a JSON type error escaping, a
+  // range error) or a NaN would reach the user as a crash or a nonsense table.
+  void everyFieldTakesAWrongValueCleanly() {
+    const std::string res = sailor::test::resources();
+    const json docs[3] = {json_util::readFile(res + "/scenarios/default.json"),
+                          json_util::readFile(res + "/jobs/default.json"),
+                          json_util::readFile(res + "/plans/default.json")};
+    const json values[] = {nullptr, "x", -1, 0, 1.5, -0.5, 1e308, json::array(), json::object(), true};
+    ProfileSet profiles;
+    profiles.add(std::make_shared<AnalyticProfile>(cat_));
+    int accepted = 0, rejected = 0;
+    for (int which = 0; which < 3; ++which) {
+      // Leaf pointers from flatten(), their parents, and array elements past the second left out.
+      std::set<std::string> pointers;
+      const json flat = docs[which].flatten();
+      for (const auto& [leaf, v] : flat.items()) {
+        (void)v;
+        for (json::json_pointer p(leaf); !p.empty(); p = p.parent_pointer()) pointers.insert(p.to_string());
+      }
+      for (const std::string& ptr : pointers) {
+        if (ptr.find("/2") != std::string::npos && std::regex_search(ptr, std::regex("/[2-9][0-9]*(/|$)")))
+          continue;
+        for (int m = 0; m <= static_cast<int>(std::size(values)); ++m) {
+          json mutated[3] = {docs[0], docs[1], docs[2]};
+          const json::json_pointer p(ptr);
+          json& parent = mutated[which].at(p.parent_pointer());
+          if (m == static_cast<int>(std::size(values))) {  // removed
+            if (parent.is_array()) parent.erase(static_cast<size_t>(std::stoul(p.back())));
+            else parent.erase(p.back());
+          } else {
+            mutated[which].at(p) = values[m];
+          }
+          const QString what = QString("%1%2 = %3")
+                                   .arg(which == 0 ? "scenario" : which == 1 ? "job" : "plan")
+                                   .arg(QString::fromStdString(ptr))
+                                   .arg(m < static_cast<int>(std::size(values)) ? QString::fromStdString(values[m].dump())
+                                                                                : QString("(removed)"));
+          try {
+            const Scenario sc = Scenario::fromJson(mutated[0], cat_);
+            const Job job = Job::fromJson(mutated[1], cat_);
+            const Plan plan = Plan::fromJson(mutated[2]);
+            plan.validate(job, cat_, sc);
+            const Prediction pr = simulate(plan, sc, job, cat_, profiles);
+            QVERIFY2(std::isfinite(pr.iteration_s) && pr.iteration_s > 0, qPrintable(what));
+            QVERIFY2(std::isfinite(pr.peakMemoryBytes()) && pr.peakMemoryBytes() > 0, qPrintable(what));
+            QVERIFY2(std::isfinite(pr.usd_per_iteration) && pr.usd_per_iteration >= 0, qPrintable(what));
+            ++accepted;
+          } catch (const InputError& e) {
+            const std::string msg = e.what();
+            QVERIFY2(!e.field().empty() && msg.find('\n') == std::string::npos,
+                     qPrintable(what + " -> " + QString::fromStdString(msg)));
+            ++rejected;
+          } catch (const std::exception& e) {
+            QFAIL(qPrintable(what + " -> not an InputError: " + e.what()));
+          }
+        }
+      }
+    }
+    qInfo("%d wrong values rejected, %d accepted and predicted", rejected, accepted);
+    // The defaults have well over a hundred fields; most wrong values are refused.
+    QVERIFY2(rejected > 800 && accepted > 0, qPrintable(QString("%1 rejected, %2 accepted").arg(rejected).arg(accepted)));
+  }
+
   // ------------------------------------------------------------------ rejections
 
   void rejects_data() {
@@ -401,6 +474,21 @@ private slots:
         << "scenario"
         << scenarioWith(R"("network": {"defaults": {"same_region": {"latency_s": -1, "bandwidth_gb_per_s": 1}}})")
         << QStringList({"network.defaults.same_region.latency_s", "a number >= 0"});
+    // A latency typed in milliseconds (or 1e308, which overflows the predicted times).
+    QTest::newRow("scenario: link latency of 30 s")
+        << "scenario"
+        << scenarioWith(R"("network": {"links": [{"from_zone": "r1-a", "to_zone": "r1-b",
+                           "model": {"kind": "latency_bandwidth", "latency_s": 30, "bandwidth_gb_per_s": 1}}]})")
+        << QStringList({"network.links[0].model.latency_s", "got 30", "a latency in seconds from 0 to 10"});
+    QTest::newRow("scenario: default latency 1e308")
+        << "scenario"
+        << scenarioWith(R"("network": {"defaults": {"same_zone": {"latency_s": 1e308, "bandwidth_gb_per_s": 1}}})")
+        << QStringList({"network.defaults.same_zone.latency_s", "a latency in seconds from 0 to 10"});
+    QTest::newRow("scenario: intra-node latency 11 s")
+        << "scenario"
+        << scenarioWith(R"("network": {"intra_node": [{"gpu_type": "A100-40",
+                           "model": {"kind": "latency_bandwidth", "latency_s": 11, "bandwidth_gb_per_s": 300}}]})")
+        << QStringList({"network.intra_node.A100-40.model.latency_s", "got 11", "from 0 to 10"});
     QTest::newRow("scenario: unknown default relation")
         << "scenario" << scenarioWith(R"("network": {"defaults": {"same_planet": {"latency_s": 1, "bandwidth_gb_per_s": 1}}})")
         << QStringList({"network.defaults.same_planet", "an unknown field"});
@@ -433,6 +521,13 @@ private slots:
     QTest::newRow("scenario: negative egress default")
         << "scenario" << scenarioWith(R"("egress_usd_per_gb": {"defaults": {"same_region": -1}})")
         << QStringList({"egress_usd_per_gb.defaults.same_region", "a number >= 0"});
+    QTest::newRow("scenario: default egress 1e308 USD/GB")
+        << "scenario" << scenarioWith(R"("egress_usd_per_gb": {"defaults": {"cross_continent": 1e308}})")
+        << QStringList({"egress_usd_per_gb.defaults.cross_continent", "a price in USD per GB from 0 to 1000"});
+    QTest::newRow("scenario: egress pair of 2000 USD/GB")
+        << "scenario"
+        << scenarioWith(R"("egress_usd_per_gb": {"pairs": [{"from_zone": "r1-a", "to_zone": "r1-b", "usd_per_gb": 2000}]})")
+        << QStringList({"egress_usd_per_gb.pairs", "got 2000 from r1-a to r1-b", "from 0 to 1000"});
     QTest::newRow("scenario: egress pair to unknown zone")
         << "scenario"
         << scenarioWith(R"("egress_usd_per_gb": {"pairs": [{"from_zone": "r1-a", "to_zone": "mars-1", "usd_per_gb": 0.1}]})")
