@@ -63,7 +63,8 @@ std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& s
   std::ostringstream os;
   os << "Scenario " << scenario.name << "; job " << job.model << ", global batch " << job.global_batch_size
      << ", sequence " << job.sequence_length << ", " << precisionName(job.precision) << ", "
-     << optimizerName(job.optimizer) << "\n";
+     << optimizerName(job.optimizer) << (job.recompute == Recompute::Full ? ", full activation recomputation" : "")
+     << "\n";
   os << "Plan: " << plan.stages.size() << " stage(s), microbatch " << plan.microbatch_size << ", "
      << plan.gpuCount() << " GPUs\n\n";
   os << "Stages (per microbatch; straggler replica; busy: share of the iteration the stage computes,\n"
@@ -213,7 +214,8 @@ std::string formatPlanResult(const PlanResult& r, const Job& job, int top_k) {
     os << "  no plan: " << r.no_plan_reason << "\n";
     return os.str();
   }
-  os << "Best plans for " << job.model << " (global batch " << job.global_batch_size << "), searched "
+  os << "Best plans for " << job.model << " (global batch " << job.global_batch_size
+     << (job.recompute == Recompute::Full ? ", full activation recomputation" : "") << "), searched "
      << r.candidates << " candidates in " << seconds(r.search_seconds) << "\n";
   for (const auto& note : r.notes) os << "  note: " << note << "\n";
   for (size_t i = 0; i < r.best.size() && static_cast<int>(i) < top_k; ++i) {

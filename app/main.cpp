@@ -94,7 +94,8 @@ const char* kPlanHelp =
     "Job:\n"
     "  --job FILE                  a job file (default: resources/jobs/default.json)\n"
     "  --model NAME --global-batch N [--seq-len N] [--precision fp32|bf16|fp16]\n"
-    "              [--optimizer adam|sgd]   the job inline\n"
+    "              [--optimizer adam|sgd] [--recompute none|full]   the job inline\n"
+    "              (full: activation recomputation, each block keeps only its input)\n"
     "Objective and constraints:\n"
     "  --objective throughput|cost (default throughput)\n"
     "  --max-cost-per-iteration X  USD    --max-cost-per-hour X  USD\n"
@@ -301,6 +302,7 @@ Job jobFromArgs(const Args& a, const Catalog& cat) {
     if (a.has("--seq-len")) j["sequence_length"] = number("--seq-len");
     if (auto p = a.get("--precision")) j["precision"] = *p;
     if (auto o = a.get("--optimizer")) j["optimizer"] = *o;
+    if (auto r = a.get("--recompute")) j["recompute"] = *r;
     return Job::fromJson(j, cat);
   }
   const std::string def = resourceDir() + "/jobs/default.json";
@@ -336,7 +338,7 @@ int cmdPlan(int argc, char** argv) {
   }
   Args a = parse(argc, argv, 2, {"--json", "--pareto"},
                  {"--scenario", "--reference", "--trace", "--job", "--model", "--global-batch", "--seq-len",
-                  "--precision", "--optimizer", "--objective", "--max-cost-per-iteration", "--max-cost-per-hour",
+                  "--precision", "--optimizer", "--recompute", "--objective", "--max-cost-per-iteration", "--max-cost-per-hour",
                   "--min-throughput", "--max-gpus", "--top", "--threads", "--output", "--microbatch-sizes",
                   "--max-stages", "--no-heuristic", "--max-partial-plans"});
   if (!a.positional.empty()) throw InputError("plan", "\"" + a.positional[0] + "\"", "options only (see --help)");

@@ -226,6 +226,22 @@
         <source>Expected at most 100 plans, got %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>None</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Full</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Activation recomputation: Full keeps only each block&apos;s input and recomputes its forward during backward (less memory, about a third more compute)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Recomputation</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::MainWindow</name>

@@ -226,6 +226,22 @@
         <source>Expected at most 100 plans, got %1</source>
         <translation>最多 100 个方案，实际为 %1</translation>
     </message>
+    <message>
+        <source>None</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>Full</source>
+        <translation>完整</translation>
+    </message>
+    <message>
+        <source>Activation recomputation: Full keeps only each block&apos;s input and recomputes its forward during backward (less memory, about a third more compute)</source>
+        <translation>激活重计算：完整模式只保留每个块的输入，在反向传播时重新计算其前向（内存更少，计算量约增加三分之一）</translation>
+    </message>
+    <message>
+        <source>Recomputation</source>
+        <translation>重计算</translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::MainWindow</name>

@@ -98,6 +98,14 @@ JobPanel::JobPanel(const sailor::Catalog& catalog, QWidget* parent)
   optimizer_->addItem(tr("Adam"), static_cast<int>(Optimizer::Adam));
   optimizer_->addItem(tr("SGD"), static_cast<int>(Optimizer::Sgd));
   job_form->addRow(tr("Optimizer"), optimizer_);
+  recompute_ = new QComboBox(job_group);
+  recompute_->setObjectName(QStringLiteral("recompute"));
+  recompute_->addItem(tr("None"), static_cast<int>(Recompute::None));
+  recompute_->addItem(tr("Full"), static_cast<int>(Recompute::Full));
+  recompute_->setToolTip(tr("Activation recomputation: Full keeps only each block's input and "
+                            "recomputes its forward during backward (less memory, about a third "
+                            "more compute)"));
+  job_form->addRow(tr("Recomputation"), recompute_);
   outer->addWidget(job_group);
 
   // What to plan for.
@@ -133,7 +141,7 @@ JobPanel::JobPanel(const sailor::Catalog& catalog, QWidget* parent)
   outer->addStretch(1);
 
   connect(model_, &QComboBox::currentIndexChanged, this, [this] { onModelChosen(); });
-  for (QComboBox* box : {precision_, optimizer_, objective_})
+  for (QComboBox* box : {precision_, optimizer_, recompute_, objective_})
     connect(box, &QComboBox::currentIndexChanged, this, [this] { revalidate(); });
   connect(pareto_, &QCheckBox::toggled, this, [this] { revalidate(); });
 
@@ -212,6 +220,7 @@ void JobPanel::setJob(const sailor::Job& job) {
   field(QStringLiteral("sequence_length"))->setText(QString::number(job.sequence_length));
   precision_->setCurrentIndex(precision_->findData(static_cast<int>(job.precision)));
   optimizer_->setCurrentIndex(optimizer_->findData(static_cast<int>(job.optimizer)));
+  recompute_->setCurrentIndex(recompute_->findData(static_cast<int>(job.recompute)));
   updating_ = false;
   onModelChosen();
 }
@@ -350,7 +359,8 @@ void JobPanel::revalidate() {
   nlohmann::json j{{"model", model_name},
                    {"global_batch_size", job.global_batch_size},
                    {"precision", precisionName(static_cast<Precision>(precision_->currentData().toInt()))},
-                   {"optimizer", optimizerName(static_cast<Optimizer>(optimizer_->currentData().toInt()))}};
+                   {"optimizer", optimizerName(static_cast<Optimizer>(optimizer_->currentData().toInt()))},
+                   {"recompute", recomputeName(static_cast<Recompute>(recompute_->currentData().toInt()))}};
   if (!text("sequence_length").trimmed().isEmpty()) {
     QString why;
     if (auto v = parseInt(text("sequence_length"), 1, &why)) j["sequence_length"] = *v;

@@ -80,6 +80,7 @@ class JobPanel : public QWidget {
   QGroupBox* custom_group_ = nullptr;
   QComboBox* precision_ = nullptr;
   QComboBox* optimizer_ = nullptr;
+  QComboBox* recompute_ = nullptr;
   QComboBox* objective_ = nullptr;
   QCheckBox* pareto_ = nullptr;
   QLabel* plan_problem_ = nullptr;

@@ -19,6 +19,8 @@ const char* precisionName(Precision p) {
 
 const char* optimizerName(Optimizer o) { return o == Optimizer::Adam ? "adam" : "sgd"; }
 
+const char* recomputeName(Recompute r) { return r == Recompute::Full ? "full" : "none"; }
+
 bool supportsPrecision(const GpuType& gpu, Precision p) {
   return p != Precision::Bf16 || gpu.bf16_tflops.has_value();
 }
@@ -38,7 +40,7 @@ double Job::stateBytesPerParameter() const {
 }
 
 Job Job::fromJson(const json& j, const Catalog& catalog) {
-  ju::rejectUnknownKeys(j, {"model", "global_batch_size", "sequence_length", "precision", "optimizer"}, "");
+  ju::rejectUnknownKeys(j, {"model", "global_batch_size", "sequence_length", "precision", "optimizer", "recompute"}, "");
   Job job;
   const ModelSpec& m = catalog.model(ju::getString(j, "model", ""), "model");
   job.model = m.name;
@@ -59,15 +61,21 @@ Job Job::fromJson(const json& j, const Catalog& catalog) {
   if (o == "adam" || o == "adamw") job.optimizer = Optimizer::Adam;
   else if (o == "sgd") job.optimizer = Optimizer::Sgd;
   else throw InputError("optimizer", "\"" + o + "\"", "\"adam\" or \"sgd\"");
+  const std::string r = ju::getStringOr(j, "recompute", "", "none");
+  if (r == "none") job.recompute = Recompute::None;
+  else if (r == "full") job.recompute = Recompute::Full;
+  else throw InputError("recompute", "\"" + r + "\"", "\"none\" or \"full\"");
   return job;
 }
 
 json Job::toJson() const {
-  return json{{"model", model},
-              {"global_batch_size", global_batch_size},
-              {"sequence_length", sequence_length},
-              {"precision", precisionName(precision)},
-              {"optimizer", optimizerName(optimizer)}};
+  json j{{"model", model},
+         {"global_batch_size", global_batch_size},
+         {"sequence_length", sequence_length},
+         {"precision", precisionName(precision)},
+         {"optimizer", optimizerName(optimizer)}};
+  if (recompute != Recompute::None) j["recompute"] = recomputeName(recompute);  // "none" is the default
+  return j;
 }
 
 }  // namespace sailor

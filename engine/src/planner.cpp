@@ -513,7 +513,7 @@ private:
         fb += timing[static_cast<size_t>(r)].forward_s + timing[static_cast<size_t>(r)].backward_s;
         p += mem[static_cast<size_t>(r)].params;
         a += mem[static_cast<size_t>(r)].activation_bytes;
-        ma = std::max(ma, mem[static_cast<size_t>(r)].activation_bytes);
+        ma = std::max(ma, mem[static_cast<size_t>(r)].working_bytes);
         const size_t i = static_cast<size_t>(l * L_ + r);
         t.fb[i] = fb;
         t.params[i] = p;
@@ -1452,7 +1452,7 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
         f += t[static_cast<size_t>(l)].forward_s + t[static_cast<size_t>(l)].backward_s;
         params += mem[static_cast<size_t>(l)].params;
         act += mem[static_cast<size_t>(l)].activation_bytes;
-        maxact = std::max(maxact, mem[static_cast<size_t>(l)].activation_bytes);
+        maxact = std::max(maxact, mem[static_cast<size_t>(l)].working_bytes);
       }
       if (st.first_layer == 0 && st.last_layer == L - 1) params -= mem.back().shared_with_embedding;
       const double need = replicaMemoryBytes(params, act, maxact, b, std::min(P - s, M), job, g);

@@ -23,9 +23,29 @@ void ProfileSet::add(std::shared_ptr<const ProfileSource> source) {
   sources_.push_back(std::move(source));
 }
 
+// NOTE [Activation recomputation]
+// Full recomputation as Megatron-LM does it (--recompute-granularity full --recompute-method
+// uniform --recompute-num-layers 1; DeepSpeed's activation checkpointing per layer): each
+// transformer block keeps only its input (s x h elements per sequence in the activation type,
+// whole on every GPU of the tp group) from its forward to its backward; its backward first runs
+// the block's forward again, tensor-parallel all-reduces included, and then the usual backward,
+// with that one block's activations live meanwhile. The embedding and the head keep theirs.
+// So, per block and against the figures without recomputation (what every source gives):
+//   backward_s      += forward_s
+//   activation_bytes = s h x bytes per element  (the checkpointed input)
+//   working_bytes    = the block's activation_bytes without recomputation
+// The memory model's transient term (twice the largest layer's working set, replicaMemoryBytes
+// in simulator.cpp) then covers the recomputed block while its gradients are formed.
+static bool isBlock(size_t l, size_t layers) { return l > 0 && l + 1 < layers; }
+
 Sourced<std::vector<LayerTiming>> ProfileSet::timings(const ProfileKey& key, const Job& job) const {
   for (const auto& s : sources_)
-    if (auto t = s->timings(key, job)) return {std::move(*t), s->name()};
+    if (auto t = s->timings(key, job)) {
+      if (job.recompute == Recompute::Full)
+        for (size_t l = 0; l < t->size(); ++l)
+          if (isBlock(l, t->size())) (*t)[l].backward_s += (*t)[l].forward_s;
+      return {std::move(*t), s->name()};
+    }
   throw InputError("profiles", "no timings for " + keyText(key),
                    "a profile source covering it (add --profiles or the analytic source)");
 }
@@ -39,7 +59,15 @@ Sourced<double> ProfileSet::optimizerSecondsPerParameter(const ProfileKey& key, 
 Sourced<std::vector<LayerMemory>> ProfileSet::memory(const std::string& model, int tp,
                                                      const Job& job) const {
   for (const auto& s : sources_)
-    if (auto m = s->memory(model, tp, job)) return {std::move(*m), s->name()};
+    if (auto m = s->memory(model, tp, job)) {
+      for (size_t l = 0; l < m->size(); ++l) {
+        LayerMemory& lm = (*m)[l];
+        lm.working_bytes = lm.activation_bytes;
+        if (job.recompute == Recompute::Full && isBlock(l, m->size()))
+          lm.activation_bytes = std::min(lm.activation_bytes, (*m)[l - 1].output_elements * job.activationBytesPerElement());
+      }
+      return {std::move(*m), s->name()};
+    }
   throw InputError("profiles", "no memory figures for " + model + " at tp " + std::to_string(tp),
                    "a profile source covering it");
 }

@@ -302,7 +302,7 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
         d.backward_s += lt.backward_s;
         d.params += lm.params;
         d.activation_bytes_per_seq += lm.activation_bytes;
-        d.max_layer_activation_per_seq = std::max(d.max_layer_activation_per_seq, lm.activation_bytes);
+        d.max_layer_activation_per_seq = std::max(d.max_layer_activation_per_seq, lm.working_bytes);
       }
       // Tied embeddings: when one stage holds both the embedding and the head they share the
       // word-embedding matrix; in different stages each keeps a copy (Megatron).

@@ -226,6 +226,9 @@ int main(int argc, char** argv) {
     if (job.optimizer != Optimizer::Adam)
       co.warnings.push_back(std::string("job optimizer ") + optimizerName(job.optimizer) +
                             ": the runtime trains with AdamW");
+    if (job.recompute != Recompute::None)
+      co.warnings.push_back(std::string("job recompute ") + recomputeName(job.recompute) +
+                            ": the runtime keeps every activation (recomputation is not implemented yet)");
     return runController(spec, scenario.toJson(), job.toJson(), co, [](const json& e) {
       const std::string line = e.dump() + "\n";
       std::fwrite(line.data(), 1, line.size(), stdout);

@@ -238,6 +238,40 @@ private slots:
 
   // A bf16 job: the default scenario's V100-16 pools (no bf16 arithmetic) are left out, and said
   // to be; with only V100s there is no plan (exit 3) and the reason names the GPU type.
+  // Llama-3-70B at 8192 tokens on the default scenario: without recomputation no plan of up to
+  // four stages fits (a block keeps 3 GB per sequence at tp 8, mostly the 64 x 8192^2 softmax),
+  // exit 3 naming the memory limit; with --recompute full a block keeps its 134 MB input and a
+  // plan fits, the job line says so, and its prediction leaves headroom on every GPU.
+  void planWithFullRecomputation() {
+    const QStringList base{"plan", "--scenario", scenario_, "--model", "Llama-3-70B", "--global-batch", "512",
+                           "--seq-len", "8192", "--precision", "bf16", "--top", "1"};
+    const Result none = runSailor(base);
+    QVERIFY2(none.exit_code == 3 && none.err.contains("does not fit"), qPrintable(describe(base, none)));
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString best = dir.filePath("best.json");
+    QStringList args = base;
+    args << "--recompute" << "full" << "--output" << best;
+    const Result r = runSailor(args);
+    QVERIFY2(r.exit_code == 0 && r.out.contains("full activation recomputation"), qPrintable(describe(args, r)));
+    // The chosen plan, simulated from files: it fits (exit 0) with the recomputing job and
+    // does not (exit 3) with the same job keeping every activation.
+    const QString job = writeFile(dir, "job.json", R"({"model": "Llama-3-70B", "global_batch_size": 512,
+      "sequence_length": 8192, "precision": "bf16", "recompute": "full"})");
+    const QString job_none = writeFile(dir, "none.json", R"({"model": "Llama-3-70B", "global_batch_size": 512,
+      "sequence_length": 8192, "precision": "bf16"})");
+    const QStringList sim{"simulate", "--scenario", scenario_, "--job", job, "--plan", best};
+    const Result s1 = runSailor(sim);
+    QVERIFY2(s1.exit_code == 0 && s1.out.contains("full activation recomputation"), qPrintable(describe(sim, s1)));
+    const QStringList sim_none{"simulate", "--scenario", scenario_, "--job", job_none, "--plan", best};
+    const Result s0 = runSailor(sim_none);
+    QVERIFY2(s0.exit_code == 3, qPrintable(describe(sim_none, s0)));
+    const QStringList bad{"plan", "--model", "OPT-350M", "--global-batch", "8", "--recompute", "some"};
+    const Result b = runSailor(bad);
+    QVERIFY2(b.exit_code == 2 && b.err.contains("recompute: got \"some\", expected \"none\" or \"full\""),
+             qPrintable(describe(bad, b)));
+  }
+
   void planBf16LeavesOutGpusWithoutBf16() {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());

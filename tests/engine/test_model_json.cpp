@@ -232,6 +232,9 @@ private slots:
     QTest::newRow("rotary model beyond its pre-training context")
         << QByteArray(R"({"model": "LLAMA-3-8", "global_batch_size": 8, "sequence_length": 16384, "precision": "fp16", "optimizer": "AdamW"})")
         << "Llama-3-8B";
+    QTest::newRow("full recomputation")
+        << QByteArray(R"({"model": "Llama-3-70B", "global_batch_size": 512, "precision": "bf16", "recompute": "full"})")
+        << "Llama-3-70B";
   }
   void jobRoundTrip() {
     QFETCH(QByteArray, text);
@@ -244,6 +247,7 @@ private slots:
     QCOMPARE(back.sequence_length, j.sequence_length);
     QVERIFY(back.precision == j.precision);
     QVERIFY(back.optimizer == j.optimizer);
+    QVERIFY(back.recompute == j.recompute);
     QVERIFY(j.sequence_length > 0);
   }
 
@@ -257,6 +261,13 @@ private slots:
     QCOMPARE(j.stateBytesPerParameter(), 14.0);
     QCOMPARE(default_job_.stateBytesPerParameter(), 16.0);  // fp32 + Adam: 4 + 4 + 4 + 4
     QCOMPARE(default_job_.activationBytesPerElement(), 4);
+    // Recomputation: none unless asked; written out only when it is not the default, so job
+    // files and recorded runs from before it existed read and write the same.
+    QVERIFY(j.recompute == Recompute::None);
+    QVERIFY(!j.toJson().contains("recompute"));
+    const Job r = Job::fromJson(parse(R"({"model": "OPT-350", "global_batch_size": 64, "recompute": "full"})"), cat_);
+    QVERIFY(r.recompute == Recompute::Full);
+    QVERIFY(r.toJson().at("recompute") == "full");
   }
 
   void planRoundTrip_data() {
@@ -542,6 +553,9 @@ private slots:
     QTest::newRow("job: unknown model")
         << "job" << QByteArray(R"({"model": "GPT-5", "global_batch_size": 8})")
         << QStringList({"model", "\"GPT-5\"", "a model of the catalogue", "OPT-350M"});
+    QTest::newRow("job: unknown recompute")
+        << "job" << QByteArray(R"({"model": "OPT-350M", "global_batch_size": 8, "recompute": "selective"})")
+        << QStringList({"recompute", "\"selective\"", "\"none\" or \"full\""});
     QTest::newRow("job: missing model")
         << "job" << QByteArray(R"({"global_batch_size": 8})") << QStringList({"model", "field missing"});
     QTest::newRow("job: global_batch_size 0")

@@ -524,6 +524,69 @@ private slots:
     QVERIFY(p.fits);
   }
 
+  // NOTE [Activation recomputation]: under full recomputation each block's backward runs its
+  // forward again. Tiny, one G1, b 1, G 4 (m 4): blocks 1 and 2 add 2 + 3 s to every backward,
+  // so 4 x (7 + 14 + 5) + 6 = 110 s instead of 90. Memory does not change here: Tiny's block
+  // input (2.5e8 elements x 4 B = 1e9 B per sequence) is larger than what its blocks keep
+  // (2e6, 4e6 B), and a block never keeps more under recomputation than without.
+  void recomputationTimeOnTiny() {
+    Job job = tinyJob(cat_, 4);
+    job.recompute = Recompute::Full;
+    const Prediction p = run(onePlan(1, {Stage{0, 3, {rep("G1", "r1-a")}}}), job);
+    SAILOR_COMPARE_REL(p.iteration_s, 110.0, 1e-12);
+    SAILOR_COMPARE_REL(p.stages[0].forward_s, 7.0, 1e-12);
+    SAILOR_COMPARE_REL(p.stages[0].backward_s, 19.0, 1e-12);
+    SAILOR_COMPARE_REL(p.memory[0].activation_bytes, 8e6, 1e-12);
+    SAILOR_COMPARE_REL(p.memory[0].transient_bytes, 8e6, 1e-12);
+  }
+
+  // The same on a real model, where it matters: OPT-350M (24 blocks, h 1024), sequence 2048,
+  // fp32, analytic profile, one A100-80 at tp 1, microbatch 2. Per block, recomputation keeps
+  // the input, 2048 x 1024 x 4 B = 8,388,608 B per sequence, instead of its activations
+  // (NOTE [Activation bytes]: 4 s h + 3 s h + s h + a s^2 + 2 s f elements with a = 16 heads
+  // and f = 4096, 4 B each: 4 x 2048 x (8 x 1024 + 16 x 2048 + 2 x 4096) B = 403 MB); the transient term is still twice
+  // the largest layer's own activations; each block's backward grows by its forward.
+  void recomputationOnARealModel() {
+    const Catalog real = Catalog::load(sailor::test::resources());
+    ProfileSet set;
+    set.add(std::make_shared<AnalyticProfile>(real));
+    Job none = Job::fromJson(json{{"model", "OPT-350M"}, {"global_batch_size", 8}, {"sequence_length", 2048}}, real);
+    Job full = none;
+    full.recompute = Recompute::Full;
+    const auto mn = set.memory("OPT-350M", 1, none).value, mf = set.memory("OPT-350M", 1, full).value;
+    const auto tn = set.timings({"OPT-350M", "A100-80", 2, 1}, none).value;
+    const auto tf = set.timings({"OPT-350M", "A100-80", 2, 1}, full).value;
+    QCOMPARE(mf.size(), size_t{26});
+    const double block_act = 4.0 * 2048 * (8 * 1024 + 16 * 2048 + 2 * 4096);
+    SAILOR_COMPARE_REL(mn[1].activation_bytes, block_act, 1e-12);
+    double saved = 0, recomputed = 0;
+    for (size_t l = 0; l < mf.size(); ++l) {
+      QCOMPARE(mf[l].working_bytes, mn[l].activation_bytes);
+      QCOMPARE(mn[l].working_bytes, mn[l].activation_bytes);
+      QCOMPARE(tf[l].forward_s, tn[l].forward_s);
+      if (l == 0 || l == 25) {  // the embedding and the head keep theirs
+        QCOMPARE(mf[l].activation_bytes, mn[l].activation_bytes);
+        QCOMPARE(tf[l].backward_s, tn[l].backward_s);
+      } else {
+        QCOMPARE(mf[l].activation_bytes, 2048.0 * 1024 * 4);
+        SAILOR_COMPARE_REL(tf[l].backward_s, tn[l].backward_s + tn[l].forward_s, 1e-12);
+        saved += mn[l].activation_bytes - mf[l].activation_bytes;
+        recomputed += tn[l].forward_s;
+      }
+    }
+    // A single-stage plan, m = 8 / 2 = 4 microbatches, one in flight: activations shrink by
+    // b x (what the blocks no longer keep), the transient stays, every microbatch recomputes.
+    const Scenario sc = Scenario::fromJson(json_util::readFile(sailor::test::resources() + "/scenarios/default.json"), real);
+    Plan plan;
+    plan.microbatch_size = 2;
+    plan.stages = {Stage{0, 25, {Replica{"A100-80", 1, "europe-west4-a"}}}};
+    const Prediction pn = simulate(plan, sc, none, real, set), pf = simulate(plan, sc, full, real, set);
+    SAILOR_COMPARE_REL(pn.memory[0].activation_bytes - pf.memory[0].activation_bytes, 2 * saved, 1e-9);
+    SAILOR_COMPARE_REL(pf.memory[0].transient_bytes, pn.memory[0].transient_bytes, 1e-12);
+    SAILOR_COMPARE_REL(pf.iteration_s - pn.iteration_s, 4 * recomputed, 1e-9);
+    QCOMPARE(saved, 24 * (block_act - 2048.0 * 1024 * 4));  // 24 blocks, each 403 MB - 8 MB
+  }
+
   void stateBytesFollowPrecisionAndOptimizer() {
     // NOTE [Model-state bytes]: 6e6 parameters x 16 (fp32 Adam) / 12 (fp32 SGD).
     const Plan plan = onePlan(1, {Stage{0, 3, {rep("G1", "r1-a")}}});

@@ -31,9 +31,25 @@ class TestJobPanel : public QObject {
     job.sequence_length = 1024;
     job.precision = sailor::Precision::Bf16;
     job.optimizer = sailor::Optimizer::Sgd;
+    job.recompute = sailor::Recompute::Full;
     panel.setJob(job);
     QVERIFY(panel.job().toJson() == job.toJson());
+    QVERIFY(panel.job().recompute == sailor::Recompute::Full);
     QVERIFY(panel.isValid());
+  }
+
+  // The recomputation box is part of the job: choosing Full changes the job and says so.
+  void recomputationChoiceChangesTheJob() {
+    JobPanel panel(catalog_);
+    QVERIFY(panel.job().recompute == sailor::Recompute::None);
+    auto* box = panel.findChild<QComboBox*>(QStringLiteral("recompute"));
+    QVERIFY(box);
+    QSignalSpy changed(&panel, &JobPanel::changed);
+    box->setCurrentIndex(box->findData(static_cast<int>(sailor::Recompute::Full)));
+    QCOMPARE(changed.count(), qsizetype(1));
+    QVERIFY(panel.job().recompute == sailor::Recompute::Full);
+    box->setCurrentIndex(box->findData(static_cast<int>(sailor::Recompute::None)));
+    QVERIFY(panel.job().recompute == sailor::Recompute::None);
   }
 
   void validEditEmitsChanged() {

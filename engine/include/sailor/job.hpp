@@ -11,9 +11,14 @@ namespace sailor {
 
 enum class Precision { Fp32, Bf16, Fp16 };  // bf16/fp16: mixed precision with fp32 master
 enum class Optimizer { Adam, Sgd };
+// Activation recomputation (NOTE [Activation recomputation] in profile.cpp). None keeps every
+// block's activations for backward; Full keeps only each block's input and recomputes the
+// block's forward during its backward (Megatron's --recompute-granularity full, uniform, 1).
+enum class Recompute { None, Full };
 
 const char* precisionName(Precision p);
 const char* optimizerName(Optimizer o);
+const char* recomputeName(Recompute r);
 
 // Whether the GPU has arithmetic for the precision: fp32 and fp16 everywhere, bf16 only with a
 // bf16 rate in the catalogue (Ampere and later, CDNA 3; not V100, T4 or the Turing cards, where
@@ -26,6 +31,7 @@ struct Job {
   int sequence_length = 0;
   Precision precision = Precision::Fp32;
   Optimizer optimizer = Optimizer::Adam;
+  Recompute recompute = Recompute::None;
 
   int activationBytesPerElement() const { return precision == Precision::Fp32 ? 4 : 2; }
   // Bytes of model state per parameter on the GPU that holds it: weights, gradients,

@@ -42,6 +42,10 @@ struct LayerMemory {
   // Head only: parameters it shares with the embedding (tied word embeddings). A stage that
   // holds both layers keeps one copy; in different stages each keeps its own (Megatron).
   double shared_with_embedding = 0;
+  // The layer's activations while its backward runs, per sequence: activation_bytes, except
+  // under full recomputation, where a block keeps only its input between its forward and its
+  // backward and rebuilds the rest then. ProfileSet::memory fills it; sources leave it 0.
+  double working_bytes = 0;
 };
 
 class ProfileSource {
@@ -68,7 +72,9 @@ class ProfileSet {
 public:
   void add(std::shared_ptr<const ProfileSource> source);  // earlier sources take precedence
   const std::vector<std::shared_ptr<const ProfileSource>>& sources() const { return sources_; }
-  // Throw InputError naming the key when no source answers.
+  // Throw InputError naming the key when no source answers. Sources give figures without
+  // activation recomputation; timings() and memory() apply the job's (NOTE [Activation
+  // recomputation] in profile.cpp).
   Sourced<std::vector<LayerTiming>> timings(const ProfileKey& key, const Job& job) const;
   Sourced<double> optimizerSecondsPerParameter(const ProfileKey& key, const Job& job) const;
   Sourced<std::vector<LayerMemory>> memory(const std::string& model, int tp,
