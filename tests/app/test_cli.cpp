@@ -239,7 +239,7 @@ private slots:
   // A bf16 job: the default scenario's V100-16 pools (no bf16 arithmetic) are left out, and said
   // to be; with only V100s there is no plan (exit 3) and the reason names the GPU type.
   // Llama-3-70B at 8192 tokens on the default scenario: without recomputation no plan of up to
-  // four stages fits (a block keeps 3 GB per sequence at tp 8, mostly the 64 x 8192^2 softmax),
+  // four stages fits (a bf16 block keeps 1.8 GB per sequence at tp 8, 1.07 GB of it the 64 x 8192^2 softmax),
   // exit 3 naming the memory limit; with --recompute full a block keeps its 134 MB input and a
   // plan fits, the job line says so, and its prediction leaves headroom on every GPU.
   void planWithFullRecomputation() {
