@@ -1256,6 +1256,12 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
           << " does not fit on the scenario's GPUs at any pipeline depth up to "
           << (options.heuristics.max_stages > 0 ? options.heuristics.max_stages : catalog.model(job.model, "job.model").numPlanLayers())
           << " stages and tp within a node";
+      // What could make it fit, as far as the job and the search limits go.
+      std::vector<std::string> levers;
+      if (job.recompute == Recompute::None) levers.push_back("full activation recomputation (the job's recompute)");
+      if (options.heuristics.max_stages > 0 && options.heuristics.max_stages < catalog.model(job.model, "job.model").numPlanLayers())
+        levers.push_back("deeper pipelines (a higher max_stages)");
+      for (size_t i = 0; i < levers.size(); ++i) why << (i == 0 ? "; it may fit with " : " or ") << levers[i];
     }
     result.no_plan_reason = why.str();
     result.search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -247,6 +247,10 @@ private slots:
                            "--seq-len", "8192", "--precision", "bf16", "--top", "1"};
     const Result none = runSailor(base);
     QVERIFY2(none.exit_code == 3 && none.err.contains("does not fit"), qPrintable(describe(base, none)));
+    // The message says what could make it fit: recomputation, and a deeper pipeline limit.
+    QVERIFY2(none.err.contains("it may fit with full activation recomputation (the job's recompute) or deeper "
+                               "pipelines (a higher max_stages)"),
+             qPrintable(describe(base, none)));
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString best = dir.filePath("best.json");
