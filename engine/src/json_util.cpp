@@ -110,6 +110,13 @@ double getNonNegative(const json& obj, const std::string& key, const std::string
   return d;
 }
 
+double getInRange(const json& obj, const std::string& key, const std::string& path, double max,
+                  const std::string& expected) {
+  const double d = getNumber(obj, key, path);
+  if (!(d >= 0 && d <= max)) throw InputError(fieldOf(path, key), describe(obj.at(key)), expected);
+  return d;
+}
+
 double getPositive(const json& obj, const std::string& key, const std::string& path) {
   double d = getNumber(obj, key, path);
   if (d <= 0) throw InputError(fieldOf(path, key), describe(obj.at(key)), "a number > 0");

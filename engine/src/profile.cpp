@@ -99,7 +99,11 @@ std::shared_ptr<NativeProfile> NativeProfile::fromJson(const json& j, const Cata
     Run run;
     run.microbatch_size = ju::getInt32(r, "microbatch_size", path, 1);
     run.tp = ju::getInt32(r, "tp", path, 1);
-    run.optimizer_seconds_per_parameter = ju::getNonNegative(r, "optimizer_seconds_per_parameter", path);
+    // Bounds far above any real figure (the largest blocks have ~2e9 parameters and take
+    // seconds per microbatch; an optimizer step is nanoseconds per parameter), so that only slips
+    // such as 1e308 are refused, which would overflow the predictions.
+    run.optimizer_seconds_per_parameter =
+        ju::getInRange(r, "optimizer_seconds_per_parameter", path, 1e-3, "seconds per parameter from 0 to 0.001");
     const json& layers = ju::require(r, "layers", path);
     ju::requireArray(layers, path + ".layers");
     if (static_cast<int>(layers.size()) != m.numPlanLayers())
@@ -109,13 +113,13 @@ std::shared_ptr<NativeProfile> NativeProfile::fromJson(const json& j, const Cata
     for (size_t l = 0; l < layers.size(); ++l) {
       const std::string lp = path + ".layers[" + std::to_string(l) + "]";
       ju::rejectUnknownKeys(layers[l], {"forward_s", "backward_s", "params", "activation_bytes", "output_elements"}, lp);
-      run.timings.push_back({ju::getNonNegative(layers[l], "forward_s", lp),
-                             ju::getNonNegative(layers[l], "backward_s", lp)});
+      run.timings.push_back({ju::getInRange(layers[l], "forward_s", lp, 3600, "seconds from 0 to 3600"),
+                             ju::getInRange(layers[l], "backward_s", lp, 3600, "seconds from 0 to 3600")});
       if (layers[l].contains("params") && layers[l].contains("activation_bytes") &&
           layers[l].contains("output_elements")) {
-        run.memory.push_back({ju::getNonNegative(layers[l], "params", lp),
-                              ju::getNonNegative(layers[l], "activation_bytes", lp),
-                              ju::getNonNegative(layers[l], "output_elements", lp)});
+        run.memory.push_back({ju::getInRange(layers[l], "params", lp, 1e12, "a count from 0 to 1e12"),
+                              ju::getInRange(layers[l], "activation_bytes", lp, 1e13, "bytes from 0 to 1e13"),
+                              ju::getInRange(layers[l], "output_elements", lp, 1e12, "a count from 0 to 1e12")});
       } else {
         has_memory = false;
       }

@@ -972,6 +972,22 @@ private slots:
     wrong["format"] = "sailor-studio-profile/2";
     SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { NativeProfile::fromJson(wrong, cat_, "x"); }),
                           QStringList({"format", "sailor-studio-profile/1"}));
+    // Figures beyond any real layer (1e308 overflowed the predicted time and memory to inf).
+    const json good = tinyProfile(cat_, "G1", 1.0)->toJson();
+    const std::vector<std::pair<json::json_pointer, QStringList>> rows = {
+        {json::json_pointer("/runs/0/layers/1/forward_s"), {"runs[0].layers[1].forward_s", "1e+308", "seconds from 0 to 3600"}},
+        {json::json_pointer("/runs/0/layers/2/backward_s"), {"runs[0].layers[2].backward_s", "seconds from 0 to 3600"}},
+        {json::json_pointer("/runs/0/layers/0/params"), {"runs[0].layers[0].params", "a count from 0 to 1e12"}},
+        {json::json_pointer("/runs/0/layers/3/activation_bytes"), {"runs[0].layers[3].activation_bytes", "bytes from 0 to 1e13"}},
+        {json::json_pointer("/runs/0/layers/1/output_elements"), {"runs[0].layers[1].output_elements", "a count from 0 to 1e12"}},
+        {json::json_pointer("/runs/0/optimizer_seconds_per_parameter"), {"runs[0].optimizer_seconds_per_parameter", "from 0 to 0.001"}},
+    };
+    QVERIFY(NativeProfile::fromJson(good, cat_, "x") != nullptr);
+    for (const auto& [ptr, needles] : rows) {
+      json bad = good;
+      bad[ptr] = 1e308;
+      SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { NativeProfile::fromJson(bad, cat_, "x"); }), needles);
+    }
   }
 
   void nativeProfileRoundTrip() {

@@ -35,6 +35,9 @@ int getInt32Or(const json& obj, const std::string& key, const std::string& path,
 bool getBoolOr(const json& obj, const std::string& key, const std::string& path, bool fallback);
 // Non-negative finite number.
 double getNonNegative(const json& obj, const std::string& key, const std::string& path);
+// A number from 0 to max; `expected` describes the range for the error ("seconds from 0 to 3600").
+double getInRange(const json& obj, const std::string& key, const std::string& path, double max,
+                  const std::string& expected);
 double getPositive(const json& obj, const std::string& key, const std::string& path);
 // Rejects keys not listed, so that typos do not pass silently.
 void rejectUnknownKeys(const json& obj, const std::vector<std::string>& allowed,
