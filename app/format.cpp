@@ -15,6 +15,10 @@ std::string fmt(const char* f, double v) {
   std::snprintf(buf, sizeof buf, f, v);
   return buf;
 }
+// The job's recomputation, as the plan and prediction headers mention it.
+const char* recomputeNote(const Job& job) {
+  return job.recompute == Recompute::Full ? ", full activation recomputation" : "";
+}
 std::string pad(const std::string& s, size_t w) { return s.size() >= w ? s + " " : s + std::string(w - s.size(), ' '); }
 std::string rpad(const std::string& s, size_t w) { return s.size() >= w ? " " + s : std::string(w - s.size(), ' ') + s; }
 }  // namespace
@@ -63,7 +67,7 @@ std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& s
   std::ostringstream os;
   os << "Scenario " << scenario.name << "; job " << job.model << ", global batch " << job.global_batch_size
      << ", sequence " << job.sequence_length << ", " << precisionName(job.precision) << ", "
-     << optimizerName(job.optimizer) << (job.recompute == Recompute::Full ? ", full activation recomputation" : "")
+     << optimizerName(job.optimizer) << recomputeNote(job)
      << "\n";
   os << "Plan: " << plan.stages.size() << " stage(s), microbatch " << plan.microbatch_size << ", "
      << plan.gpuCount() << " GPUs\n\n";
@@ -215,7 +219,7 @@ std::string formatPlanResult(const PlanResult& r, const Job& job, int top_k) {
     return os.str();
   }
   os << "Best plans for " << job.model << " (global batch " << job.global_batch_size
-     << (job.recompute == Recompute::Full ? ", full activation recomputation" : "") << "), searched "
+     << recomputeNote(job) << "), searched "
      << r.candidates << " candidates in " << seconds(r.search_seconds) << "\n";
   for (const auto& note : r.notes) os << "  note: " << note << "\n";
   for (size_t i = 0; i < r.best.size() && static_cast<int>(i) < top_k; ++i) {

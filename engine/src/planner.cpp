@@ -1252,14 +1252,15 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
       if (options.max_gpus) why << sep << "at most " << *options.max_gpus << (*options.max_gpus == 1 ? " GPU" : " GPUs"), sep = ", ";
       why << ")";
     } else {
+      const int layers = catalog.model(job.model, "job.model").numPlanLayers();
       why << "no plan fits in memory: " << job.model << " with global batch " << job.global_batch_size
           << " does not fit on the scenario's GPUs at any pipeline depth up to "
-          << (options.heuristics.max_stages > 0 ? options.heuristics.max_stages : catalog.model(job.model, "job.model").numPlanLayers())
+          << (options.heuristics.max_stages > 0 ? options.heuristics.max_stages : layers)
           << " stages and tp within a node";
       // What could make it fit, as far as the job and the search limits go.
       std::vector<std::string> levers;
       if (job.recompute == Recompute::None) levers.push_back("full activation recomputation (the job's recompute)");
-      if (options.heuristics.max_stages > 0 && options.heuristics.max_stages < catalog.model(job.model, "job.model").numPlanLayers())
+      if (options.heuristics.max_stages > 0 && options.heuristics.max_stages < layers)
         levers.push_back("deeper pipelines (a higher max_stages)");
       for (size_t i = 0; i < levers.size(); ++i) why << (i == 0 ? "; it may fit with " : " or ") << levers[i];
     }

@@ -36,9 +36,10 @@ static void checkLatency(const LinkModel& m, const std::string& path) {
     throw InputError(path + ".latency_s", toText(m.latency_s), "a latency in seconds from 0 to 10");
 }
 
-static void checkEgress(double usd_per_gb, const std::string& path) {
+// `value` is how the error shows the price (with its zone pair, for pairs).
+static void checkEgress(double usd_per_gb, const std::string& path, const std::string& value) {
   if (!(usd_per_gb >= 0 && usd_per_gb <= kMaxEgressUsdPerGb))
-    throw InputError(path, toText(usd_per_gb), "a price in USD per GB from 0 to 1000");
+    throw InputError(path, value, "a price in USD per GB from 0 to 1000");
 }
 
 LinkModel LinkModel::latencyBandwidth(double latency_s, double gb_per_s) {
@@ -302,16 +303,14 @@ void Scenario::validate(const Catalog& catalog) const {
   }
   for (const auto& [r, m] : default_links) checkLatency(m, std::string("network.defaults.") + relationName(r));
   for (const auto& [gpu, m] : intra_node_links) checkLatency(m, "network.intra_node." + gpu + ".model");
-  for (const auto& [r, v] : default_egress_usd_per_gb) checkEgress(v, std::string("egress_usd_per_gb.defaults.") + relationName(r));
+  for (const auto& [r, v] : default_egress_usd_per_gb) checkEgress(v, std::string("egress_usd_per_gb.defaults.") + relationName(r), toText(v));
   for (const auto& [gpu, m] : intra_node_links) catalog.gpu(gpu, "network.intra_node.gpu_type");
   for (const auto& [k, v] : egress_usd_per_gb) {
     if (!zones.count(k.first))
       throw InputError("egress_usd_per_gb.pairs", "\"" + k.first + "\"", "a zone declared in regions");
     if (!zones.count(k.second))
       throw InputError("egress_usd_per_gb.pairs", "\"" + k.second + "\"", "a zone declared in regions");
-    if (!(v >= 0 && v <= kMaxEgressUsdPerGb))
-      throw InputError("egress_usd_per_gb.pairs", toText(v) + " from " + k.first + " to " + k.second,
-                       "a price in USD per GB from 0 to 1000");
+    checkEgress(v, "egress_usd_per_gb.pairs", toText(v) + " from " + k.first + " to " + k.second);
   }
 }
 
