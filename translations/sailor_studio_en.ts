@@ -1677,6 +1677,22 @@ The local runtime trains a scaled-down model on CPU processes, so absolute times
             <numerusform>%n workers starting</numerusform>
         </translation>
     </message>
+    <message>
+        <source>bf16 compute</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>SGD with momentum</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>AdamW</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>activations recomputed</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::ScenarioDocument</name>

@@ -1671,6 +1671,22 @@ The local runtime trains a scaled-down model on CPU processes, so absolute times
             <numerusform>%n 个工作进程启动中</numerusform>
         </translation>
     </message>
+    <message>
+        <source>bf16 compute</source>
+        <translation>bf16 计算</translation>
+    </message>
+    <message>
+        <source>SGD with momentum</source>
+        <translation>带动量的 SGD</translation>
+    </message>
+    <message>
+        <source>AdamW</source>
+        <translation>AdamW</translation>
+    </message>
+    <message>
+        <source>activations recomputed</source>
+        <translation>激活重计算</translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::ScenarioDocument</name>

@@ -428,6 +428,14 @@ void RunMonitor::onRunStarted(std::int64_t run_id, const sailor::RunStartedEvent
   stored_ = stored;
   run_id_ = run_id;
   started_ = event;
+  // The training settings the workers apply: master dtype, compute precision, optimizer,
+  // recomputation.
+  QStringList training{QString::fromStdString(event.dtype)};
+  if (event.precision == sailor::Precision::Bf16)
+    training << tr("bf16 compute");
+  training << (event.optimizer == sailor::Optimizer::Sgd ? tr("SGD with momentum") : tr("AdamW"));
+  if (event.recompute == sailor::Recompute::Full)
+    training << tr("activations recomputed");
   appendLog({}, tr("Run %1 (%2): %3 processes, %4 iterations, %5 data, %6; model %7 scaled to "
                    "hidden %8, sequence %9")
                     .arg(run_id)
@@ -435,7 +443,7 @@ void RunMonitor::onRunStarted(std::int64_t run_id, const sailor::RunStartedEvent
                     .arg(event.world_size)
                     .arg(event.iterations)
                     .arg(QString::fromStdString(event.data))
-                    .arg(QString::fromStdString(event.dtype))
+                    .arg(training.join(QStringLiteral(", ")))
                     .arg(QString::fromStdString(event.model.name))
                     .arg(event.model.hidden_size)
                     .arg(event.model.sequence_length));

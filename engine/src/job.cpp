@@ -1,5 +1,7 @@
 #include "sailor/job.hpp"
 
+#include <cctype>
+
 #include "sailor/error.hpp"
 #include "sailor/json_util.hpp"
 
@@ -20,6 +22,35 @@ const char* precisionName(Precision p) {
 const char* optimizerName(Optimizer o) { return o == Optimizer::Adam ? "adam" : "sgd"; }
 
 const char* recomputeName(Recompute r) { return r == Recompute::Full ? "full" : "none"; }
+
+Precision parsePrecision(const std::string& p, const std::string& field) {
+  if (p == "fp32")
+    return Precision::Fp32;
+  if (p == "bf16")
+    return Precision::Bf16;
+  if (p == "fp16")
+    return Precision::Fp16;
+  throw InputError(field, "\"" + p + "\"", "\"fp32\", \"bf16\" or \"fp16\"");
+}
+
+Optimizer parseOptimizer(const std::string& name, const std::string& field) {
+  std::string o = name;
+  for (auto& c : o)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (o == "adam" || o == "adamw")
+    return Optimizer::Adam;
+  if (o == "sgd")
+    return Optimizer::Sgd;
+  throw InputError(field, "\"" + o + "\"", "\"adam\" or \"sgd\"");
+}
+
+Recompute parseRecompute(const std::string& r, const std::string& field) {
+  if (r == "none")
+    return Recompute::None;
+  if (r == "full")
+    return Recompute::Full;
+  throw InputError(field, "\"" + r + "\"", "\"none\" or \"full\"");
+}
 
 bool supportsPrecision(const GpuType& gpu, Precision p) {
   return p != Precision::Bf16 || gpu.bf16_tflops.has_value();
@@ -51,20 +82,9 @@ Job Job::fromJson(const json& j, const Catalog& catalog) {
     throw InputError("sequence_length", std::to_string(job.sequence_length),
                      "at most " + std::to_string(m.max_position_embeddings) +
                          " (the learned position table of " + m.name + ")");
-  const std::string p = ju::getStringOr(j, "precision", "", "fp32");
-  if (p == "fp32") job.precision = Precision::Fp32;
-  else if (p == "bf16") job.precision = Precision::Bf16;
-  else if (p == "fp16") job.precision = Precision::Fp16;
-  else throw InputError("precision", "\"" + p + "\"", "\"fp32\", \"bf16\" or \"fp16\"");
-  std::string o = ju::getStringOr(j, "optimizer", "", "adam");
-  for (auto& c : o) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (o == "adam" || o == "adamw") job.optimizer = Optimizer::Adam;
-  else if (o == "sgd") job.optimizer = Optimizer::Sgd;
-  else throw InputError("optimizer", "\"" + o + "\"", "\"adam\" or \"sgd\"");
-  const std::string r = ju::getStringOr(j, "recompute", "", "none");
-  if (r == "none") job.recompute = Recompute::None;
-  else if (r == "full") job.recompute = Recompute::Full;
-  else throw InputError("recompute", "\"" + r + "\"", "\"none\" or \"full\"");
+  job.precision = parsePrecision(ju::getStringOr(j, "precision", "", "fp32"), "precision");
+  job.optimizer = parseOptimizer(ju::getStringOr(j, "optimizer", "", "adam"), "optimizer");
+  job.recompute = parseRecompute(ju::getStringOr(j, "recompute", "", "none"), "recompute");
   return job;
 }
 

@@ -70,6 +70,9 @@ RunStartedEvent runStarted(const json& j, const std::string& p) {
   e.iterations = ju::getInt32(j, "iterations", p, 0);
   e.data = ju::getString(j, "data", p);
   e.dtype = ju::getString(j, "dtype", p);
+  e.precision = parsePrecision(ju::getStringOr(j, "precision", p, "fp32"), fieldOf(p, "precision"));
+  e.optimizer = parseOptimizer(ju::getStringOr(j, "optimizer", p, "adam"), fieldOf(p, "optimizer"));
+  e.recompute = parseRecompute(ju::getStringOr(j, "recompute", p, "none"), fieldOf(p, "recompute"));
   e.store = ju::getString(j, "store", p);
   return e;
 }

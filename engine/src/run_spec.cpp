@@ -198,6 +198,9 @@ RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
   r.grad_clip = options.grad_clip;
   r.weight_decay = options.weight_decay;
   r.bucket_elements = options.bucket_elements;
+  r.precision = job.precision;
+  r.optimizer = job.optimizer;
+  r.recompute = job.recompute;
 
   int rank = 0;
   for (std::size_t s = 0; s < plan.stages.size(); ++s)
@@ -225,7 +228,10 @@ json RunSpec::toJson() const {
               {"warmup_iterations", warmup_iterations},
               {"grad_clip", grad_clip},
               {"weight_decay", weight_decay},
-              {"bucket_elements", bucket_elements}};
+              {"bucket_elements", bucket_elements},
+              {"precision", precisionName(precision)},
+              {"optimizer", optimizerName(optimizer)},
+              {"recompute", recomputeName(recompute)}};
 }
 
 RunSpec RunSpec::fromJson(const json& j) {
@@ -248,6 +254,9 @@ RunSpec RunSpec::fromJson(const json& j) {
   job.model = model.name;
   job.sequence_length = model.sequence_length;
   job.global_batch_size = ju::getInt32(j, "global_batch_size", "", 1);
+  job.precision = parsePrecision(ju::getString(j, "precision", ""), "precision");
+  job.optimizer = parseOptimizer(ju::getString(j, "optimizer", ""), "optimizer");
+  job.recompute = parseRecompute(ju::getString(j, "recompute", ""), "recompute");
   RunOptions o;
   o.hidden_size = model.hidden_size;
   o.sequence_length = model.sequence_length;

@@ -177,7 +177,19 @@ Groups createGroups(const RunSpec& spec, int rank, const c10::intrusive_ptr<c10d
 void allReduceSum(const GroupPtr& group, std::vector<at::Tensor>& tensors,
                   double CommTimes::*kind) {
   const auto t0 = Clock::now();
-  group->allreduce(tensors)->wait();
+  // Gloo (libtorch 1.13) has no bfloat16 sum: reduce float32 copies, then round once back to
+  // bfloat16 (NCCL sums bfloat16 itself).
+  if (!tensors.empty() && tensors[0].scalar_type() == at::kBFloat16 &&
+      group->getBackendName() == "gloo") {
+    std::vector<at::Tensor> wide;
+    for (const at::Tensor& t : tensors)
+      wide.push_back(t.to(at::kFloat));
+    group->allreduce(wide)->wait();
+    for (std::size_t i = 0; i < tensors.size(); ++i)
+      tensors[i].copy_(wide[i]);
+  } else {
+    group->allreduce(tensors)->wait();
+  }
   commTimes().*kind += since(t0);
 }
 

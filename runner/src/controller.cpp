@@ -509,6 +509,9 @@ int runController(const RunSpec& spec, const json& scenario, const json& job,
                {"iterations", spec.iterations},
                {"data", spec.data},
                {"dtype", spec.dtype},
+               {"precision", precisionName(spec.precision)},
+               {"optimizer", optimizerName(spec.optimizer)},
+               {"recompute", recomputeName(spec.recompute)},
                {"store", store.path()}};
   store.addEvent(run_id, started);
   emit(started);

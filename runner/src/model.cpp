@@ -28,6 +28,40 @@ std::vector<std::int64_t> range(std::int64_t begin, std::int64_t end) {
 
 }  // namespace
 
+// NOTE [Recomputed blocks]
+// Full activation recomputation (job "recompute": "full"; the engine's NOTE [Activation
+// recomputation] models it): a block's forward runs without recording a graph and keeps only
+// its input; its backward re-runs the block's forward with the graph, then backpropagates the
+// incoming gradient through it (a reentrant backward, as torch.utils.checkpoint does). The
+// parameters' gradients accumulate in their leaves during that inner backward, and the block's
+// input gradient is what this node returns. The recomputed forward repeats the block's
+// tensor-parallel all-reduces in the same order on every rank of the group, and the block has
+// no randomness (no dropout), so it reproduces the first forward exactly.
+struct RecomputedBlock : torch::autograd::Function<RecomputedBlock> {
+  // `model` is carried as an integer: AutogradContext keeps IValues only. The StageModel outlives
+  // every graph built from it.
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x,
+                               std::int64_t model, std::int64_t index) {
+    ctx->save_for_backward({x});
+    ctx->saved_data["model"] = model;
+    ctx->saved_data["index"] = index;
+    return reinterpret_cast<const StageModel*>(model)->blockAt(x, static_cast<std::size_t>(index));
+  }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grad_out) {
+    const auto* model = reinterpret_cast<const StageModel*>(ctx->saved_data["model"].toInt());
+    const auto index = static_cast<std::size_t>(ctx->saved_data["index"].toInt());
+    torch::Tensor x = ctx->get_saved_variables()[0].detach().requires_grad_(true);
+    torch::Tensor out;
+    {
+      torch::AutoGradMode enable(true);
+      out = model->blockAt(x, index);
+    }
+    torch::autograd::backward({out}, {grad_out[0]});
+    return {x.grad(), torch::Tensor(), torch::Tensor()};
+  }
+};
+
 Param* StageModel::add(const std::string& name, std::vector<std::int64_t> shape, int shard_dim,
                        std::vector<std::int64_t> index, double init_std, double init_value) {
   torch::Tensor full;
@@ -52,7 +86,10 @@ Param* StageModel::add(const std::string& name, std::vector<std::int64_t> shape,
 }
 
 StageModel::StageModel(const RunSpec& spec, const RankPlacement& placement, torch::Dtype dtype)
-    : spec_(spec), me_(placement), dtype_(dtype) {
+    : spec_(spec),
+      me_(placement),
+      dtype_(dtype),
+      compute_(spec.precision == Precision::Bf16 ? torch::kBFloat16 : dtype) {
   const RuntimeModel& m = spec.model;
   const Stage& stage = spec.plan.stages.at(placement.stage);
   first_ = stage.first_layer;
@@ -116,17 +153,31 @@ StageModel::StageModel(const RunSpec& spec, const RankPlacement& placement, torc
                      .triu(1);
 }
 
+// NOTE [Mixed precision]
+// Job precision bf16 (Megatron's --bf16): the parameters, their gradients and the optimizer state
+// stay in the master dtype (float32); every forward casts the weights it multiplies by to
+// bfloat16 (the cast's backward brings the gradient back to the master dtype), so the matrix
+// products, the activations kept for backward, the residual stream and the pipeline's
+// point-to-point messages are bfloat16. Norms, the softmax and the loss compute in the master
+// dtype, as autocast and Megatron's fused kernels do: their reductions lose too much in 8 bits
+// of mantissa. Gradients are reduced among replicas in the master dtype (Megatron's default
+// fp32 main gradients). bf16 needs no loss scaling: its exponent range is float32's.
+torch::Tensor StageModel::weight(const Param* p) const {
+  return p->value.to(compute_);  // no copy when the dtypes agree
+}
+
 torch::Tensor StageModel::norm(const torch::Tensor& x, Param* w, Param* b) const {
+  const torch::Tensor x32 = x.to(dtype_);
   if (b)
-    return at::layer_norm(x, {x.size(-1)}, w->value, b->value, 1e-5);
-  return x * torch::rsqrt(x.pow(2).mean(-1, true) + 1e-5) * w->value;  // RMSNorm
+    return at::layer_norm(x32, {x.size(-1)}, w->value, b->value, 1e-5).to(compute_);
+  return (x32 * torch::rsqrt(x32.pow(2).mean(-1, true) + 1e-5) * w->value).to(compute_);  // RMSNorm
 }
 
 torch::Tensor StageModel::block(const torch::Tensor& x, const Block& b) const {
   const std::int64_t B = x.size(0), S = x.size(1);
   const std::int64_t hd = spec_.model.headDim(), nl = spec_.model.heads / me_.tp;
-  auto linear = [](const torch::Tensor& in, Param* w, Param* bias) {
-    return torch::linear(in, w->value, bias ? bias->value : torch::Tensor());
+  auto linear = [this](const torch::Tensor& in, Param* w, Param* bias) {
+    return torch::linear(in, weight(w), bias ? weight(bias) : torch::Tensor());
   };
   // Attention.
   torch::Tensor a = copyToTensorParallel(norm(x, b.ln1_w, b.ln1_b));
@@ -137,19 +188,19 @@ torch::Tensor StageModel::block(const torch::Tensor& x, const Block& b) const {
   };
   torch::Tensor q = heads(parts[0]), k = heads(parts[1]), v = heads(parts[2]);
   torch::Tensor scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(hd));
-  scores = scores + causal_mask_.slice(0, 0, S).slice(1, 0, S);
-  torch::Tensor ctx = torch::matmul(torch::softmax(scores, -1), v);
+  scores = scores.to(dtype_) + causal_mask_.slice(0, 0, S).slice(1, 0, S);
+  torch::Tensor ctx = torch::matmul(torch::softmax(scores, -1).to(compute_), v);
   ctx = ctx.transpose(1, 2).reshape({B, S, nl * hd});
-  torch::Tensor o = reduceFromTensorParallel(torch::linear(ctx, b.out_w->value));
+  torch::Tensor o = reduceFromTensorParallel(torch::linear(ctx, weight(b.out_w)));
   if (b.out_b)
-    o = o + b.out_b->value;
+    o = o + weight(b.out_b);
   torch::Tensor hidden = x + o;
   // MLP.
   torch::Tensor m = copyToTensorParallel(norm(hidden, b.ln2_w, b.ln2_b));
   m = torch::gelu(linear(m, b.fc1_w, b.fc1_b));
-  m = reduceFromTensorParallel(torch::linear(m, b.fc2_w->value));
+  m = reduceFromTensorParallel(torch::linear(m, weight(b.fc2_w)));
   if (b.fc2_b)
-    m = m + b.fc2_b->value;
+    m = m + weight(b.fc2_b);
   return hidden + m;
 }
 
@@ -157,14 +208,17 @@ torch::Tensor StageModel::forward(const torch::Tensor& input, const torch::Tenso
   torch::Tensor x = input;
   if (tok_) {
     const std::int64_t S = input.size(1);
-    x = torch::embedding(tok_->value, input) + pos_->value.slice(0, 0, S);
+    x = (torch::embedding(tok_->value, input) + pos_->value.slice(0, 0, S)).to(compute_);
   }
-  for (const Block& b : blocks_)
-    x = block(x, b);
+  for (std::size_t i = 0; i < blocks_.size(); ++i)
+    x = spec_.recompute == Recompute::Full && x.requires_grad()
+            ? RecomputedBlock::apply(x, reinterpret_cast<std::int64_t>(this),
+                                     static_cast<std::int64_t>(i))
+            : block(x, blocks_[i]);
   if (!isLast())
     return x;
   x = norm(x, lnf_w_, lnf_b_);
-  torch::Tensor logits = torch::linear(x, head_->value);
+  torch::Tensor logits = torch::linear(x, weight(head_)).to(dtype_);
   return torch::cross_entropy_loss(logits.reshape({-1, logits.size(-1)}), labels.reshape({-1}));
 }
 

@@ -37,8 +37,15 @@ class StageModel {
   torch::Tensor forward(const torch::Tensor& input, const torch::Tensor& labels);
 
   std::vector<Param>& params() { return params_; }
+  // Block `index` of this stage (0-based) on hidden states [b, s, h].
+  torch::Tensor blockAt(const torch::Tensor& x, std::size_t index) const {
+    return block(x, blocks_.at(index));
+  }
   // Moves the non-parameter tensors (the causal mask) to the device the parameters train on.
   void moveBuffersTo(const torch::Device& device) { causal_mask_ = causal_mask_.to(device); }
+  // Dtype of the hidden states between blocks and stages: bfloat16 under bf16 mixed precision
+  // (NOTE [Mixed precision] in model.cpp), else the parameters' dtype.
+  torch::Dtype activationDtype() const { return compute_; }
   bool isFirst() const { return first_ == 0; }
   bool isLast() const { return last_ == spec_.model.layers + 1; }
 
@@ -59,12 +66,14 @@ class StageModel {
   };
   Param* add(const std::string& name, std::vector<std::int64_t> shape, int shard_dim,
              std::vector<std::int64_t> index, double init_std, double init_value);
+  torch::Tensor weight(const Param* p) const;  // the parameter in the compute dtype
   torch::Tensor norm(const torch::Tensor& x, Param* w, Param* b) const;
   torch::Tensor block(const torch::Tensor& x, const Block& blk) const;
 
   const RunSpec& spec_;
   RankPlacement me_;
-  torch::Dtype dtype_;
+  torch::Dtype dtype_;    // parameters, gradients, optimizer state
+  torch::Dtype compute_;  // matrix products and activations
   int first_ = 0;
   int last_ = 0;
   std::vector<Param> params_;  // reserved up front: Block holds pointers into it

@@ -33,9 +33,17 @@ Trainer::Trainer(const RunSpec& spec, int rank, Groups groups, torch::Dtype dtyp
     p.value = p.value.detach().to(device_).set_requires_grad(true);
     values.push_back(p.value);
   }
-  // torch's AdamW: decoupled weight decay, betas (0.9, 0.999), eps 1e-8 (the defaults).
-  optimizer_ = std::make_unique<torch::optim::AdamW>(
-      values, torch::optim::AdamWOptions(spec.learning_rate).weight_decay(spec.weight_decay));
+  if (spec.optimizer == Optimizer::Sgd) {
+    // SGD with heavy-ball momentum 0.9 and L2 weight decay (torch.optim.SGD's coupled decay),
+    // as the engine's NOTE [Model-state bytes] counts it: one momentum buffer per parameter.
+    optimizer_ = std::make_unique<torch::optim::SGD>(
+        values,
+        torch::optim::SGDOptions(spec.learning_rate).momentum(0.9).weight_decay(spec.weight_decay));
+  } else {
+    // torch's AdamW: decoupled weight decay, betas (0.9, 0.999), eps 1e-8 (the defaults).
+    optimizer_ = std::make_unique<torch::optim::AdamW>(
+        values, torch::optim::AdamWOptions(spec.learning_rate).weight_decay(spec.weight_decay));
+  }
   const int stages = static_cast<int>(spec.plan.stages.size());
   if (me_.stage > 0)
     prev_ranks_ = spec.replicaRanks(me_.stage - 1, me_.replica);
@@ -68,7 +76,7 @@ IterationReport Trainer::step(int iteration) {
   report.iteration = iteration;
   report.learning_rate = spec_.learningRateAt(iteration);
   for (auto& group : optimizer_->param_groups())
-    static_cast<torch::optim::AdamWOptions&>(group.options()).lr(report.learning_rate);
+    group.options().set_lr(report.learning_rate);
   for (Param& p : model_->params())
     p.value.mutable_grad() = torch::Tensor();
 
@@ -78,7 +86,7 @@ IterationReport Trainer::step(int iteration) {
                      h = spec_.model.hidden_size;
   const bool first = s == 0, last = s == P - 1;
   P2p p2p(groups_.world);
-  const auto hiddenShape = torch::TensorOptions().dtype(dtype_).device(device_);
+  const auto hiddenShape = torch::TensorOptions().dtype(model_->activationDtype()).device(device_);
 
   // Posting helpers; the matching wait() happens where the schedule needs the data.
   auto postRecvForward = [&](int mb) {

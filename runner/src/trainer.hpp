@@ -1,6 +1,6 @@
 // One worker's training loop: the 1F1B pipeline schedule over this rank's stage, gradient
 // synchronization among the stage's replicas, the tied-embedding reduction, global-norm
-// clipping, AdamW with the run's learning-rate schedule.
+// clipping, AdamW or SGD with momentum under the run's learning-rate schedule.
 #pragma once
 
 #include <functional>
@@ -42,7 +42,7 @@ class Trainer {
   torch::Device device_;
   TokenSource data_;
   std::unique_ptr<StageModel> model_;
-  std::unique_ptr<torch::optim::AdamW> optimizer_;
+  std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::vector<int> prev_ranks_;  // previous stage, same pipeline, by tp rank
   std::vector<int> next_ranks_;
 };

@@ -98,6 +98,24 @@ class TestRunEvents : public QObject {
     QCOMPARE(s->data, std::string("synthetic"));
     QCOMPARE(s->dtype, std::string("float32"));
     QVERIFY(!s->store.empty());
+    // These runs were recorded before run_started carried the job's training settings: the
+    // defaults, which is what the runtime then did.
+    QVERIFY(s->precision == sailor::Precision::Fp32);
+    QVERIFY(s->optimizer == sailor::Optimizer::Adam);
+    QVERIFY(s->recompute == sailor::Recompute::None);
+  }
+
+  void runStartedCarriesTheTrainingSettings() {
+    json j = realLine("run_started");
+    j["precision"] = "bf16";
+    j["optimizer"] = "sgd";
+    j["recompute"] = "full";
+    const RunEvent e = parseRunEvent(j.dump());
+    const auto* s = e.as<sailor::RunStartedEvent>();
+    QVERIFY(s);
+    QVERIFY(s->precision == sailor::Precision::Bf16);
+    QVERIFY(s->optimizer == sailor::Optimizer::Sgd);
+    QVERIFY(s->recompute == sailor::Recompute::Full);
   }
 
   void warningWithoutRank() {
@@ -246,6 +264,11 @@ class TestRunEvents : public QObject {
     QTest::newRow("run_started world size")
         << mutated("run_started", [](json& j) { j["world_size"] = 0; })
         << "run_started.world_size:";
+    QTest::newRow("run_started precision")
+        << mutated("run_started", [](json& j) { j["precision"] = "fp8"; })
+        << "run_started.precision: got \"fp8\"";
+    QTest::newRow("run_started recompute")
+        << mutated("run_started", [](json& j) { j["recompute"] = 1; }) << "run_started.recompute:";
     QTest::newRow("warning message")
         << mutated("warning", [](json& j) { j["message"] = 3; }) << "warning.message:";
     QTest::newRow("worker pid")

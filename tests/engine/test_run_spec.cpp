@@ -98,12 +98,24 @@ class TestRunSpec : public QObject {
     o.iterations = 7;
     o.seed = 99;
     o.dtype = "float64";
-    const RunSpec a = RunSpec::build(planOf(heteroPlan()), jobOf(16, 32), opt(), o);
+    Job job = jobOf(16, 32);
+    job.precision = Precision::Bf16;
+    job.optimizer = Optimizer::Sgd;
+    job.recompute = Recompute::Full;
+    const RunSpec a = RunSpec::build(planOf(heteroPlan()), job, opt(), o);
     const RunSpec b = RunSpec::fromJson(json::parse(a.toJson().dump()));
     QVERIFY(b.toJson() == a.toJson());
     QCOMPARE(b.worldSize(), a.worldSize());
     QCOMPARE(b.microbatches, 4);
     QCOMPARE(b.seed, std::uint64_t{99});
+    // The job's training settings reach the workers.
+    QVERIFY(b.precision == Precision::Bf16);
+    QVERIFY(b.optimizer == Optimizer::Sgd);
+    QVERIFY(b.recompute == Recompute::Full);
+    json bad = a.toJson();
+    bad["recompute"] = "selective";
+    const QString e = test::inputErrorOf([&] { (void)RunSpec::fromJson(bad); });
+    QVERIFY2(e.contains("recompute") && e.contains("selective"), qPrintable(e));
   }
 
   void learningRateWarmsUpThenDecaysToTheMinimum() {

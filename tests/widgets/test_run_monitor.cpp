@@ -227,6 +227,24 @@ class TestRunMonitor : public QObject {
     QCOMPARE(m.workerTable()->rowCount(), 0);
   }
 
+  // The log's first line says how the workers train: the recorded run's defaults, then a run of
+  // a bf16, SGD, recomputing job.
+  void trainingSettingsInTheLog() {
+    RunMonitor m;
+    m.applyEvent(ok_[0]);
+    QString log = m.logView()->toPlainText();
+    QVERIFY2(log.contains(QLatin1String("float32, AdamW;")), qPrintable(log));
+    json j = json::parse(ok_lines_[0]);
+    j["precision"] = "bf16";
+    j["optimizer"] = "sgd";
+    j["recompute"] = "full";
+    m.applyEvent(sailor::parseRunEvent(j.dump()));
+    log = m.logView()->toPlainText();
+    QVERIFY2(log.contains(QLatin1String(
+                 "float32, bf16 compute, SGD with momentum, activations recomputed;")),
+             qPrintable(log));
+  }
+
   void failureWithoutEventsShowsTheMessage() {
     RunMonitor m;
     m.showFailure(QStringLiteral("sailor run refused its input: plan.json.stages[1] ..."));

@@ -19,6 +19,10 @@ enum class Recompute { None, Full };
 const char* precisionName(Precision p);
 const char* optimizerName(Optimizer o);
 const char* recomputeName(Recompute r);
+// The inverses, for the names above (and "adamw" for Adam); InputError naming `field` otherwise.
+Precision parsePrecision(const std::string& name, const std::string& field);
+Optimizer parseOptimizer(const std::string& name, const std::string& field);
+Recompute parseRecompute(const std::string& name, const std::string& field);
 
 // Whether the GPU has arithmetic for the precision: fp32 and fp16 everywhere, bf16 only with a
 // bf16 rate in the catalogue (Ampere and later, CDNA 3; not V100, T4 or the Turing cards, where

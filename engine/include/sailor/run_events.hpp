@@ -40,7 +40,12 @@ struct RunStartedEvent {
   int data_parallel = 0;      // replicas per stage (pipelines)
   int iterations = 0;         // planned
   std::string data;           // "synthetic" or the absolute path of a text file
-  std::string dtype;          // "float32" / "float64"
+  std::string dtype;          // "float32" / "float64": parameters and optimizer state
+  // The job's training settings as the workers apply them (absent in runs recorded before they
+  // were: fp32, adam, none).
+  Precision precision = Precision::Fp32;
+  Optimizer optimizer = Optimizer::Adam;
+  Recompute recompute = Recompute::None;
   std::string store;          // path of the run store the run is recorded in
 };
 

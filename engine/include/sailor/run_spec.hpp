@@ -86,6 +86,12 @@ struct RunSpec {
   double grad_clip = 0;
   double weight_decay = 0;
   std::int64_t bucket_elements = 0;
+  // From the job. precision: bf16 computes in bfloat16 over `dtype` master weights (fp16 is
+  // trained in `dtype`, with a warning); optimizer: AdamW or SGD with momentum 0.9; recompute:
+  // full keeps only each block's input and recomputes the block during backward.
+  Precision precision = Precision::Fp32;
+  Optimizer optimizer = Optimizer::Adam;
+  Recompute recompute = Recompute::None;
   std::vector<RankPlacement> ranks;  // rank r at index r: stage-major, replica, tp rank
 
   int worldSize() const { return static_cast<int>(ranks.size()); }
@@ -103,6 +109,7 @@ struct RunSpec {
   //  - every stage has the same number of replicas (pipelines are replica d of every stage);
   //  - every tp divides the model's heads (and the scaled MLP width);
   //  - the global batch splits evenly into data_parallel x microbatch_size sequences.
+  // The job's precision, optimizer and recomputation are carried over.
   // Defaults: hidden size = heads x 16 (at least 64), MLP width keeps the catalogue's ratio to
   // the hidden size (rounded to a multiple of the heads), vocabulary 256 (bytes), sequence length
   // min(job, 64); the job's global batch size unless overridden.
