@@ -154,6 +154,12 @@ runs() {
     --backend nccl --heartbeat-timeout 30
   run pp2-auto 90 -- "${two[@]}" --iterations 3
   run auto 60 -- "${one[@]}" --iterations 3
+  # (d) bf16 mixed precision with full recomputation: NCCL sums bf16 itself, Gloo float32 copies.
+  local mixed=(--plan tests/data/runtime/single.json --scenario resources/scenarios/default.json
+               --job tests/data/runtime/job-bf16-recompute.json)
+  run gpu-nccl-bf16-recompute 120 -- "${mixed[@]}" --iterations 20 --backend nccl
+  run cpu-gloo-bf16-recompute 120 -- "${mixed[@]}" --iterations 20 --backend gloo
+  compare gpu-nccl-bf16-recompute cpu-gloo-bf16-recompute
   # Throughput with more work per kernel.
   run gpu-nccl-h512 120 -- "${one[@]}" --iterations 8 --backend nccl --hidden 512 --seq-len 64 \
     --global-batch 16
