@@ -1143,10 +1143,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Delete the selected region, zone, pool or link (with what it holds)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>S%1: %2× %3 tp%4</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1248,6 +1244,10 @@ Egress $%5/GB (%6)</source>
     </message>
     <message>
         <source>Select something to delete</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete the selected regions, zones, pools and links (with what they hold) in one step; Ctrl+click selects several</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1931,6 +1931,21 @@ The local runtime trains a scaled-down model on CPU processes, so absolute times
     <message>
         <source>across continents</source>
         <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Only regions, zones, pools and links can be removed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Select something to delete</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Remove %n items</source>
+        <translation>
+            <numerusform>Remove %n item</numerusform>
+            <numerusform>Remove %n items</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -1140,10 +1140,6 @@
         <translation>删除</translation>
     </message>
     <message>
-        <source>Delete the selected region, zone, pool or link (with what it holds)</source>
-        <translation>删除所选的区域、可用区、GPU 池或链路（连同其包含的内容）</translation>
-    </message>
-    <message>
         <source>S%1: %2× %3 tp%4</source>
         <translation>S%1：%2× %3 tp%4</translation>
     </message>
@@ -1246,6 +1242,10 @@ Egress $%5/GB (%6)</source>
     <message>
         <source>Select something to delete</source>
         <translation>请先选择要删除的对象</translation>
+    </message>
+    <message>
+        <source>Delete the selected regions, zones, pools and links (with what they hold) in one step; Ctrl+click selects several</source>
+        <translation>一步删除所选的区域、可用区、GPU 池和链路（连同其包含的内容）；按住 Ctrl 点击可多选</translation>
     </message>
 </context>
 <context>
@@ -1925,6 +1925,20 @@ The local runtime trains a scaled-down model on CPU processes, so absolute times
     <message>
         <source>across continents</source>
         <translation>跨大洲</translation>
+    </message>
+    <message>
+        <source>Only regions, zones, pools and links can be removed</source>
+        <translation>只能删除区域、可用区、GPU 池和链路</translation>
+    </message>
+    <message>
+        <source>Select something to delete</source>
+        <translation>请先选择要删除的对象</translation>
+    </message>
+    <message numerus="yes">
+        <source>Remove %n items</source>
+        <translation>
+            <numerusform>删除 %n 项</numerusform>
+        </translation>
     </message>
 </context>
 <context>

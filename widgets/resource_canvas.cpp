@@ -157,7 +157,9 @@ ResourceCanvas::ResourceCanvas(ScenarioDocument* document, QWidget* parent)
       tr("Add a network link between the two selected zones: click one zone, then Ctrl+click "
          "the other"));
   delete_ = new QAction(tr("Delete"), this);
-  delete_->setToolTip(tr("Delete the selected region, zone, pool or link (with what it holds)"));
+  delete_->setToolTip(
+      tr("Delete the selected regions, zones, pools and links (with what they "
+         "hold) in one step; Ctrl+click selects several"));
   delete_->setShortcut(QKeySequence::Delete);
   delete_->setShortcutContext(Qt::WidgetWithChildrenShortcut);
   for (QAction* a : editActions()) {
@@ -938,6 +940,13 @@ EditResult ResourceCanvas::addLink() {
 EditResult ResourceCanvas::deleteSelection() {
   if (read_only_)
     return report({QStringLiteral("canvas"), tr("The map is read-only")});
+  ensureFresh();
+  if (selected_.size() > 1) {
+    QList<Selection> items;
+    for (const Key& k : selected_)
+      items << selectionOf(k);
+    return report(doc_->removeItems(items));
+  }
   const Selection s = selection();
   switch (s.kind) {
     case Selection::Region:

@@ -322,18 +322,11 @@ EditResult ScenarioDocument::setRegionContinent(int region, const QString& conti
 }
 
 EditResult ScenarioDocument::removeRegion(int region) {
-  if (region < 0 || region >= static_cast<int>(scenario_->regions.size()))
-    return fail(QStringLiteral("region"), tr("No region %1").arg(region));
-  if (scenario_->regions.size() == 1)
-    return fail(QStringLiteral("region"),
-                tr("A scenario needs at least one region: add another before removing %1")
-                    .arg(q(scenario_->regions[region].name)));
   Scenario e = *scenario_;
-  const Region removed = e.regions[region];
-  for (const auto& z : removed.zones)
-    dropZoneReferences(e, z);
-  e.regions.erase(e.regions.begin() + region);
-  return commit(std::move(e), tr("Remove region %1").arg(q(removed.name)));
+  QString text;
+  if (auto r = removeRegionFrom(e, region, &text); !r.ok())
+    return r;
+  return commit(std::move(e), text);
 }
 
 EditResult ScenarioDocument::addZone(int region, const QString& zone) {
@@ -389,19 +382,11 @@ EditResult ScenarioDocument::renameZone(const QString& zone, const QString& new_
 }
 
 EditResult ScenarioDocument::removeZone(const QString& zone) {
-  const std::string z = zone.toStdString();
-  const int r = regionIndexOfZone(zone);
-  if (r < 0)
-    return fail(QStringLiteral("zone"), tr("No zone \"%1\"").arg(zone));
-  if (scenario_->regions[r].zones.size() == 1)
-    return fail(QStringLiteral("zone"),
-                tr("Region %1 needs at least one zone: remove the region instead of its last "
-                   "zone %2")
-                    .arg(q(scenario_->regions[r].name), zone));
   Scenario e = *scenario_;
-  dropZoneReferences(e, z);
-  std::erase(e.regions[r].zones, z);
-  return commit(std::move(e), tr("Remove zone %1").arg(zone));
+  QString text;
+  if (auto r = removeZoneFrom(e, zone, &text); !r.ok())
+    return r;
+  return commit(std::move(e), text);
 }
 
 EditResult ScenarioDocument::addPool(const Pool& pool) {
@@ -433,12 +418,11 @@ EditResult ScenarioDocument::editPool(int index, const Pool& value) {
 }
 
 EditResult ScenarioDocument::removePool(int index) {
-  if (index < 0 || index >= static_cast<int>(scenario_->pools.size()))
-    return fail(QStringLiteral("pool"), tr("No pool %1").arg(index));
   Scenario e = *scenario_;
-  const Pool p = e.pools[index];
-  e.pools.erase(e.pools.begin() + index);
-  return commit(std::move(e), tr("Remove %1 pool in %2").arg(q(p.gpu_type), q(p.zone)));
+  QString text;
+  if (auto r = removePoolFrom(e, index, &text); !r.ok())
+    return r;
+  return commit(std::move(e), text);
 }
 
 namespace {
@@ -518,9 +502,59 @@ EditResult ScenarioDocument::editLink(int index, double gb_per_s, double latency
 }
 
 EditResult ScenarioDocument::removeLink(int index) {
-  if (index < 0 || index >= static_cast<int>(scenario_->links.size()))
-    return fail(QStringLiteral("link"), tr("No link %1").arg(index));
   Scenario e = *scenario_;
+  QString text;
+  if (auto r = removeLinkFrom(e, index, &text); !r.ok())
+    return r;
+  return commit(std::move(e), text);
+}
+
+// Removals on a working copy `e`; each checks against `e`, so that removeItems can chain them.
+EditResult ScenarioDocument::removeRegionFrom(Scenario& e, int region, QString* text) {
+  if (region < 0 || region >= static_cast<int>(e.regions.size()))
+    return fail(QStringLiteral("region"), tr("No region %1").arg(region));
+  if (e.regions.size() == 1)
+    return fail(QStringLiteral("region"),
+                tr("A scenario needs at least one region: add another before removing %1")
+                    .arg(q(e.regions[region].name)));
+  const Region removed = e.regions[region];
+  for (const auto& z : removed.zones)
+    dropZoneReferences(e, z);
+  e.regions.erase(e.regions.begin() + region);
+  *text = tr("Remove region %1").arg(q(removed.name));
+  return {};
+}
+
+EditResult ScenarioDocument::removeZoneFrom(Scenario& e, const QString& zone, QString* text) {
+  const std::string z = zone.toStdString();
+  auto region = std::find_if(e.regions.begin(), e.regions.end(), [&](const Region& r) {
+    return std::find(r.zones.begin(), r.zones.end(), z) != r.zones.end();
+  });
+  if (region == e.regions.end())
+    return fail(QStringLiteral("zone"), tr("No zone \"%1\"").arg(zone));
+  if (region->zones.size() == 1)
+    return fail(QStringLiteral("zone"),
+                tr("Region %1 needs at least one zone: remove the region instead of its last "
+                   "zone %2")
+                    .arg(q(region->name), zone));
+  dropZoneReferences(e, z);
+  std::erase(region->zones, z);
+  *text = tr("Remove zone %1").arg(zone);
+  return {};
+}
+
+EditResult ScenarioDocument::removePoolFrom(Scenario& e, int index, QString* text) {
+  if (index < 0 || index >= static_cast<int>(e.pools.size()))
+    return fail(QStringLiteral("pool"), tr("No pool %1").arg(index));
+  const Pool p = e.pools[index];
+  e.pools.erase(e.pools.begin() + index);
+  *text = tr("Remove %1 pool in %2").arg(q(p.gpu_type), q(p.zone));
+  return {};
+}
+
+EditResult ScenarioDocument::removeLinkFrom(Scenario& e, int index, QString* text) {
+  if (index < 0 || index >= static_cast<int>(e.links.size()))
+    return fail(QStringLiteral("link"), tr("No link %1").arg(index));
   const LinkEntry l = e.links[index];
   e.links.erase(e.links.begin() + index);
   bool still_linked = false;
@@ -529,7 +563,73 @@ EditResult ScenarioDocument::removeLink(int index) {
                     (o.from_zone == l.to_zone && o.to_zone == l.from_zone);
   if (!still_linked)
     setEgressBothWays(e, l.from_zone, l.to_zone, std::nullopt);
-  return commit(std::move(e), tr("Remove link %1 ↔ %2").arg(q(l.from_zone), q(l.to_zone)));
+  *text = tr("Remove link %1 ↔ %2").arg(q(l.from_zone), q(l.to_zone));
+  return {};
+}
+
+// Links and pools first, by falling index (removing one does not move the ones before it, and
+// neither touches zones); then zones by name, except those of a region that goes too (its last
+// zone would be refused on its own); then regions by name. Any refusal refuses the whole set.
+EditResult ScenarioDocument::removeItems(const QList<Selection>& items) {
+  QList<int> links, pools;
+  QStringList zones, regions;
+  for (const Selection& it : items) {
+    switch (it.kind) {
+      case Selection::Link:
+        links << it.index;
+        break;
+      case Selection::Pool:
+        pools << it.index;
+        break;
+      case Selection::Zone:
+        zones << it.name;
+        break;
+      case Selection::Region:
+        if (it.index < 0 || it.index >= static_cast<int>(scenario_->regions.size()))
+          return fail(QStringLiteral("region"), tr("No region %1").arg(it.index));
+        regions << q(scenario_->regions[static_cast<size_t>(it.index)].name);
+        break;
+      default:
+        return fail(QStringLiteral("selection"),
+                    tr("Only regions, zones, pools and links can be removed"));
+    }
+  }
+  std::sort(links.begin(), links.end(), std::greater<>());
+  std::sort(pools.begin(), pools.end(), std::greater<>());
+  links.erase(std::unique(links.begin(), links.end()), links.end());
+  pools.erase(std::unique(pools.begin(), pools.end()), pools.end());
+  zones.removeDuplicates();
+  regions.removeDuplicates();
+  Scenario e = *scenario_;
+  QString text;
+  int count = 0;
+  for (int l : links)
+    if (auto r = removeLinkFrom(e, l, &text); !r.ok())
+      return r;
+  for (int p : pools)
+    if (auto r = removePoolFrom(e, p, &text); !r.ok())
+      return r;
+  count = static_cast<int>(links.size() + pools.size());
+  for (const QString& z : zones) {
+    const int region = regionIndexOfZone(z);
+    if (region >= 0 && regions.contains(q(scenario_->regions[static_cast<size_t>(region)].name))) {
+      ++count;  // goes with its region
+      continue;
+    }
+    if (auto r = removeZoneFrom(e, z, &text); !r.ok())
+      return r;
+    ++count;
+  }
+  for (const QString& name : regions) {
+    const auto it = std::find_if(e.regions.begin(), e.regions.end(),
+                                 [&](const Region& r) { return q(r.name) == name; });
+    if (auto r = removeRegionFrom(e, static_cast<int>(it - e.regions.begin()), &text); !r.ok())
+      return r;
+    ++count;
+  }
+  if (count == 0)
+    return fail(QStringLiteral("selection"), tr("Select something to delete"));
+  return commit(std::move(e), count == 1 ? text : tr("Remove %n items", nullptr, count));
 }
 
 EditResult ScenarioDocument::setPairEgress(const QString& zone_a, const QString& zone_b,

@@ -114,6 +114,11 @@ class ScenarioDocument : public QObject {
   // replaced only through this call). Qualifiers (GPU types, gpus) are kept.
   EditResult editLink(int link, double gb_per_s, double latency_s);
   EditResult removeLink(int link);
+  // Removes several regions, zones, pools and links (a canvas multi-selection) as one undoable
+  // command, each with what it holds as the single removals do. All or nothing: if one removal
+  // is refused (the last region, a region's last zone) nothing changes and its reason is
+  // returned. A zone or pool that goes with a selected region is not refused.
+  EditResult removeItems(const QList<Selection>& items);
   // The egress price of a zone pair, both directions; nullopt: the default by relation.
   EditResult setPairEgress(const QString& zone_a, const QString& zone_b,
                            std::optional<double> usd_per_gb);
@@ -147,6 +152,11 @@ class ScenarioDocument : public QObject {
 
   EditResult check(const Scenario& s) const;
   EditResult checkPool(const Pool& pool) const;
+  // One removal on a working copy, checked against it; `text` gets the undo text.
+  static EditResult removeRegionFrom(Scenario& e, int region, QString* text);
+  static EditResult removeZoneFrom(Scenario& e, const QString& zone, QString* text);
+  static EditResult removePoolFrom(Scenario& e, int pool, QString* text);
+  static EditResult removeLinkFrom(Scenario& e, int link, QString* text);
   EditResult commit(Scenario edited, const QString& text);
   void apply(std::shared_ptr<const Scenario> s);  // from the undo commands
   EditResult replaceFromFile(const QString& path, const QString& new_file_path);

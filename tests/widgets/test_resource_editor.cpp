@@ -92,6 +92,7 @@ class TestResourceEditor : public QObject {
   void invalidEditsAreRejectedAndChangeNothing_data();
   void invalidEditsAreRejectedAndChangeNothing();
   void removingAZoneRemovesItsPoolsLinksAndEgressInOneCommand();
+  void removingSeveralItemsIsOneCommandAndAllOrNothing();
   void renamingAZoneUpdatesEveryReference();
   void changedFollowsEditUndoRedoButNotNoOps();
   void saveLoadRoundTripIsExactAndKeepsJob();
@@ -105,6 +106,7 @@ class TestResourceEditor : public QObject {
   void canvasActionsAddZonePoolLinkAndDelete();
   void canvasClickSelectsAndCtrlClickSelectsTwoZones();
   void canvasKeepsSelectionAcrossRenameAndDropsItOnRemoval();
+  void canvasDeletesACtrlClickedSelectionInOneStep();
   void overlayColoursZonesUsedByStages();
   void readOnlyDisablesEditing();
   void layoutAt1280x800IsLegibleAndLabelsDoNotOverlap();
@@ -317,6 +319,60 @@ void TestResourceEditor::removingAZoneRemovesItsPoolsLinksAndEgressInOneCommand(
   QCOMPARE(doc.scenario().links.size(), size_t(1));  // us-west1-b <-> europe-west4-a
   doc.undoStack()->undo();
   QCOMPARE(dump(doc), before);
+}
+
+// The default scenario: us-central1 {a, b, c}, us-west1 {b}, europe-west4 {a}; pools 0-1 in
+// us-central1-a, 4-5 in us-central1-c, 6-7 in us-west1-b, 8-9 in europe-west4-a; links 0 a-b,
+// 1 a-west, 2 b-west, 3 c-west, 4 a-europe, 5 west-europe.
+void TestResourceEditor::removingSeveralItemsIsOneCommandAndAllOrNothing() {
+  ScenarioDocument& doc = *doc_;
+  const std::string before = dump(doc);
+  const int commands = doc.undoStack()->count();
+  // Two pools, a link, a zone, and a region together with its only zone (which alone would be
+  // refused as the region's last zone).
+  const QList<Selection> items{{Selection::Pool, 9, {}},
+                               {Selection::Link, 5, {}},
+                               {Selection::Zone, -1, QStringLiteral("us-central1-c")},
+                               {Selection::Pool, 0, {}},
+                               {Selection::Zone, -1, QStringLiteral("us-west1-b")},
+                               {Selection::Region, 1, QStringLiteral("us-west1")}};
+  const EditResult r = doc.removeItems(items);
+  QVERIFY2(r.ok(), qPrintable(r.message));
+  const sailor::Scenario& sc = doc.scenario();
+  QCOMPARE(sc.regions.size(), size_t(2));
+  QCOMPARE(sc.regions[0].zones, (std::vector<std::string>{"us-central1-a", "us-central1-b"}));
+  // Left: pool 1 (V100-16 in a), 2-3 (b), 8 (A100-80 in europe).
+  QCOMPARE(sc.pools.size(), size_t(4));
+  QCOMPARE(sc.pools[0].gpu_type, std::string("V100-16"));
+  QCOMPARE(sc.pools[3].gpu_type, std::string("A100-80"));
+  // Left: links 0 (a-b) and 4 (a-europe); 1, 2, 3 went with their zones.
+  QCOMPARE(sc.links.size(), size_t(2));
+  QCOMPARE(sc.links[1].to_zone, std::string("europe-west4-a"));
+  QCOMPARE(doc.undoStack()->count(), commands + 1);
+  QCOMPARE(doc.undoStack()->undoText(), QStringLiteral("Remove 6 items"));
+  doc.undoStack()->undo();
+  QCOMPARE(dump(doc), before);
+  doc.undoStack()->redo();
+  QCOMPARE(doc.scenario().pools.size(), size_t(4));
+  doc.undoStack()->undo();
+
+  // All or nothing: every zone of us-central1 without the region leaves it empty; every region
+  // leaves no region. Nothing changes and the reason is the single removal's.
+  EditResult refused = doc.removeItems({{Selection::Pool, 9, {}},
+                                        {Selection::Zone, -1, QStringLiteral("us-central1-a")},
+                                        {Selection::Zone, -1, QStringLiteral("us-central1-b")},
+                                        {Selection::Zone, -1, QStringLiteral("us-central1-c")}});
+  QVERIFY(!refused.ok());
+  QVERIFY2(refused.message.contains(QStringLiteral("needs at least one zone")),
+           qPrintable(refused.message));
+  refused = doc.removeItems(
+      {{Selection::Region, 0, {}}, {Selection::Region, 1, {}}, {Selection::Region, 2, {}}});
+  QVERIFY2(refused.message.contains(QStringLiteral("at least one region")),
+           qPrintable(refused.message));
+  QVERIFY(!doc.removeItems({}).ok());
+  QCOMPARE(dump(doc), before);
+  QCOMPARE(doc.undoStack()->count(), commands + 1);  // the undone removal, nothing new
+  QCOMPARE(doc.undoStack()->index(), commands);
 }
 
 void TestResourceEditor::renamingAZoneUpdatesEveryReference() {
@@ -644,6 +700,27 @@ void TestResourceEditor::canvasKeepsSelectionAcrossRenameAndDropsItOnRemoval() {
   QCOMPARE(canvas.selection().name, QStringLiteral("us-central1-z"));
   QVERIFY(doc_->removeZone(QStringLiteral("us-central1-z")).ok());
   QCOMPARE(canvas.selection().kind, Selection::Scenario);
+}
+
+// Ctrl+click gathers items of any kind; Delete removes them all as one undo step.
+void TestResourceEditor::canvasDeletesACtrlClickedSelectionInOneStep() {
+  ResourceCanvas canvas(doc_.get());
+  canvas.resize(1100, 700);
+  canvas.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&canvas));
+  const std::string before = dump(*doc_);
+  const int commands = doc_->undoStack()->count();
+  clickScene(canvas, canvas.itemRect({Selection::Pool, 0, {}}).center());  // A100-40 in a
+  clickScene(canvas, canvas.itemRect({Selection::Pool, 9, {}}).center(), Qt::ControlModifier);
+  clickScene(canvas, zoneHeaderPoint(canvas, QStringLiteral("us-central1-c")), Qt::ControlModifier);
+  QVERIFY(canvas.deleteAction()->isEnabled());
+  QVERIFY(canvas.deleteSelection().ok());
+  QCOMPARE(doc_->undoStack()->count(), commands + 1);
+  QCOMPARE(doc_->scenario().pools.size(), size_t(6));  // 10 - 2 chosen - 2 in us-central1-c
+  QVERIFY(!doc_->scenario().hasZone("us-central1-c"));
+  QCOMPARE(canvas.selection().kind, Selection::Scenario);  // the removed items are deselected
+  doc_->undoStack()->undo();
+  QCOMPARE(dump(*doc_), before);
 }
 
 void TestResourceEditor::overlayColoursZonesUsedByStages() {
