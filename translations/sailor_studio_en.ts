@@ -1135,10 +1135,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Add a network link between the two selected zones: click one zone, then Ctrl+click the other</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Delete</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1248,6 +1244,14 @@ Egress $%5/GB (%6)</source>
     </message>
     <message>
         <source>Delete the selected regions, zones, pools and links (with what they hold) in one step; Ctrl+click selects several</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add a network link between the two selected zones: click one zone, then Ctrl+click the other (or drag from one zone onto the other)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No zone pair %1, %2</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

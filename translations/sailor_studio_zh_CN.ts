@@ -1132,10 +1132,6 @@
         <translation>添加链路</translation>
     </message>
     <message>
-        <source>Add a network link between the two selected zones: click one zone, then Ctrl+click the other</source>
-        <translation>在所选的两个可用区之间添加网络链路：先单击一个可用区，再按住 Ctrl 单击另一个</translation>
-    </message>
-    <message>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
@@ -1246,6 +1242,14 @@ Egress $%5/GB (%6)</source>
     <message>
         <source>Delete the selected regions, zones, pools and links (with what they hold) in one step; Ctrl+click selects several</source>
         <translation>一步删除所选的区域、可用区、GPU 池和链路（连同其包含的内容）；按住 Ctrl 点击可多选</translation>
+    </message>
+    <message>
+        <source>Add a network link between the two selected zones: click one zone, then Ctrl+click the other (or drag from one zone onto the other)</source>
+        <translation>在所选的两个可用区之间添加网络链路：先点击一个可用区，再按住 Ctrl 点击另一个（或从一个可用区拖到另一个）</translation>
+    </message>
+    <message>
+        <source>No zone pair %1, %2</source>
+        <translation>不存在可用区对 %1、%2</translation>
     </message>
 </context>
 <context>

@@ -7,7 +7,9 @@
 #include <tuple>
 
 #include <QAction>
+#include <QApplication>
 #include <QFontMetricsF>
+#include <QGraphicsLineItem>
 #include <QGraphicsPathItem>
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
@@ -155,7 +157,7 @@ ResourceCanvas::ResourceCanvas(ScenarioDocument* document, QWidget* parent)
   add_link_ = new QAction(tr("Add link"), this);
   add_link_->setToolTip(
       tr("Add a network link between the two selected zones: click one zone, then Ctrl+click "
-         "the other"));
+         "the other (or drag from one zone onto the other)"));
   delete_ = new QAction(tr("Delete"), this);
   delete_->setToolTip(
       tr("Delete the selected regions, zones, pools and links (with what they "
@@ -207,6 +209,7 @@ void ResourceCanvas::rebuild() {
   std::copy(std::begin(counts_), std::end(counts_), std::begin(old_counts));
 
   scene_->clear();
+  drag_line_ = nullptr;  // deleted with the scene's items
   items_.clear();
   label_rects_.clear();
   overlay_chips_.clear();
@@ -750,7 +753,62 @@ void ResourceCanvas::mousePressEvent(QMouseEvent* event) {
     }
   }
   applySelection(keys);
+  // A press on a zone may start drawing a link from it.
+  drag_zone_ = !read_only_ && !ctrl && hit && hit->kind_ == Selection::Zone ? hit->key_ : QString();
+  drag_start_ = event->position().toPoint();
   event->accept();
+}
+
+QString ResourceCanvas::zoneAt(const QPoint& view_pos) const {
+  CanvasItem* hit = hitItem(view_pos);
+  if (!hit)
+    return {};
+  if (hit->kind_ == Selection::Zone)
+    return hit->key_;
+  const auto& pools = doc_->scenario().pools;
+  if (hit->kind_ == Selection::Pool && hit->index_ >= 0 &&
+      hit->index_ < static_cast<int>(pools.size()))
+    return q(pools[static_cast<size_t>(hit->index_)].zone);
+  return {};
+}
+
+void ResourceCanvas::mouseMoveEvent(QMouseEvent* event) {
+  if (drag_zone_.isEmpty() || !(event->buttons() & Qt::LeftButton)) {
+    QGraphicsView::mouseMoveEvent(event);
+    return;
+  }
+  const QPoint at = event->position().toPoint();
+  if (!drag_line_ && (at - drag_start_).manhattanLength() < QApplication::startDragDistance())
+    return;
+  const QRectF from = itemRect({Selection::Zone, -1, drag_zone_});
+  if (!drag_line_) {
+    drag_line_ = scene_->addLine(QLineF(), QPen(QColor(0x1f, 0x6f, 0xd0), 2, Qt::DashLine));
+    drag_line_->setZValue(100);
+  }
+  drag_line_->setLine(QLineF(from.center(), mapToScene(at)));
+  event->accept();
+}
+
+void ResourceCanvas::mouseReleaseEvent(QMouseEvent* event) {
+  if (event->button() != Qt::LeftButton || !drag_line_) {
+    drag_zone_.clear();
+    QGraphicsView::mouseReleaseEvent(event);
+    return;
+  }
+  const QString from = drag_zone_, to = zoneAt(event->position().toPoint());
+  endLinkDrag();
+  event->accept();
+  if (!to.isEmpty() && to != from)
+    addLinkBetween(from, to);
+}
+
+void ResourceCanvas::endLinkDrag() {
+  drag_zone_.clear();
+  if (drag_line_) {
+    scene_->removeItem(drag_line_);
+    delete drag_line_;
+    drag_line_ = nullptr;
+  }
 }
 
 void ResourceCanvas::mouseDoubleClickEvent(QMouseEvent* event) {
@@ -925,13 +983,21 @@ EditResult ResourceCanvas::addLink() {
                    tr("Select two zones for a link: click one, Ctrl+click the other (%n "
                       "selected)",
                       nullptr, static_cast<int>(zones.size()))});
+  return addLinkBetween(zones[0], zones[1]);
+}
+
+EditResult ResourceCanvas::addLinkBetween(const QString& zone_a, const QString& zone_b) {
+  if (read_only_)
+    return report({QStringLiteral("canvas"), tr("The map is read-only")});
   const Scenario& sc = doc_->scenario();
+  if (!sc.hasZone(zone_a.toStdString()) || !sc.hasZone(zone_b.toStdString()))
+    return report({QStringLiteral("zones"), tr("No zone pair %1, %2").arg(zone_a, zone_b)});
   const LinkModel& def =
-      sc.default_links.at(sc.relation(zones[0].toStdString(), zones[1].toStdString()));
+      sc.default_links.at(sc.relation(zone_a.toStdString(), zone_b.toStdString()));
   const double gb = def.kind == LinkModel::Kind::LatencyBandwidth ? def.bytes_per_s / 1e9
                                                                   : def.max_bytes_per_s / 1e9;
   const double latency = def.kind == LinkModel::Kind::LatencyBandwidth ? def.latency_s : 0.0;
-  const EditResult r = doc_->addLink(zones[0], zones[1], gb, latency);
+  const EditResult r = doc_->addLink(zone_a, zone_b, gb, latency);
   if (r.ok())
     select({Selection::Link, static_cast<int>(doc_->scenario().links.size()) - 1, QString()});
   return report(r);

@@ -6,7 +6,9 @@
 // (scenario_document.hpp): the canvas edits only through the document's undoable methods.
 //
 // Interaction: click selects a region, zone, pool or link; Ctrl+click adds or removes a zone
-// (or any item) from the selection, which is how two zones are chosen for "Add link". The
+// (or any item) from the selection, which is how two zones are chosen for "Add link" and how
+// several items are deleted at once. Dragging from one zone onto another (or onto a pool in it)
+// draws a link between them, with the default figures of the pair's relation. The
 // selection survives rebuilds (matched by name, or by position after a rename). Wheel zooms;
 // resizing fits the map to the view.
 //
@@ -29,6 +31,7 @@
 #include "scenario_document.hpp"
 
 class QAction;
+class QGraphicsLineItem;
 class QGraphicsScene;
 
 namespace sailor::studio {
@@ -92,6 +95,8 @@ class ResourceCanvas : public QGraphicsView {
   EditResult addZone();  // into the selected region (or the selected zone's region)
   EditResult addPool();  // into the selected zone (or the selected pool's zone)
   EditResult addLink();  // between the two selected zones (Ctrl+click the second one)
+  // A link between two zones with the default bandwidth and latency of their relation.
+  EditResult addLinkBetween(const QString& zone_a, const QString& zone_b);
   EditResult deleteSelection();
   void fitToView();
 
@@ -105,6 +110,8 @@ class ResourceCanvas : public QGraphicsView {
  protected:
   void mousePressEvent(QMouseEvent* event) override;
   void mouseDoubleClickEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
   void wheelEvent(QWheelEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
   void showEvent(QShowEvent* event) override;
@@ -125,6 +132,8 @@ class ResourceCanvas : public QGraphicsView {
   void updateActions();
   Selection selectionOf(const Key& key) const;
   CanvasItem* hitItem(const QPoint& view_pos) const;
+  QString zoneAt(const QPoint& view_pos) const;  // the zone under the point (or its pool's)
+  void endLinkDrag();
   Key keyOf(Selection::Kind kind, int index) const;
   int countOf(Selection::Kind kind) const;
   EditResult report(const EditResult& result);
@@ -140,6 +149,11 @@ class ResourceCanvas : public QGraphicsView {
   bool read_only_ = false;
   bool stale_ = false;  // the document changed while the canvas was hidden
   bool user_zoomed_ = false;
+  // Drawing a link by dragging: the zone pressed on, where, and the line shown once the mouse
+  // has moved past the drag distance (owned by the scene).
+  QString drag_zone_;
+  QPoint drag_start_;
+  QGraphicsLineItem* drag_line_ = nullptr;
   int counts_[6] = {0, 0, 0, 0, 0, 0};  // kind -> items of that kind in the scenario
 
   QAction* add_region_;

@@ -107,6 +107,7 @@ class TestResourceEditor : public QObject {
   void canvasClickSelectsAndCtrlClickSelectsTwoZones();
   void canvasKeepsSelectionAcrossRenameAndDropsItOnRemoval();
   void canvasDeletesACtrlClickedSelectionInOneStep();
+  void canvasDrawsALinkByDraggingFromZoneToZone();
   void overlayColoursZonesUsedByStages();
   void readOnlyDisablesEditing();
   void layoutAt1280x800IsLegibleAndLabelsDoNotOverlap();
@@ -720,6 +721,62 @@ void TestResourceEditor::canvasDeletesACtrlClickedSelectionInOneStep() {
   QVERIFY(!doc_->scenario().hasZone("us-central1-c"));
   QCOMPARE(canvas.selection().kind, Selection::Scenario);  // the removed items are deselected
   doc_->undoStack()->undo();
+  QCOMPARE(dump(*doc_), before);
+}
+
+// Press on a zone, move, release on another zone (or a pool chip in it): one new link with the
+// relation's default figures, selected, undoable. A drag that ends where it started, on empty
+// space or on a read-only map adds nothing; a pair already linked is refused with the reason.
+void TestResourceEditor::canvasDrawsALinkByDraggingFromZoneToZone() {
+  ResourceCanvas canvas(doc_.get());
+  canvas.resize(1100, 700);
+  canvas.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&canvas));
+  auto drag = [&](const QPointF& from, const QPointF& to) {
+    const QPoint a = canvas.mapFromScene(from), b = canvas.mapFromScene(to);
+    QTest::mousePress(canvas.viewport(), Qt::LeftButton, Qt::NoModifier, a);
+    QTest::mouseMove(canvas.viewport(), (a + b) / 2);
+    QTest::mouseMove(canvas.viewport(), b);
+    QTest::mouseRelease(canvas.viewport(), Qt::LeftButton, Qt::NoModifier, b);
+  };
+  const std::string before = dump(*doc_);
+  const size_t links = doc_->scenario().links.size();
+  const QPointF c = zoneHeaderPoint(canvas, QStringLiteral("us-central1-c"));
+  const QPointF europe = zoneHeaderPoint(canvas, QStringLiteral("europe-west4-a"));
+
+  drag(c, europe);
+  const auto& sc = doc_->scenario();
+  QCOMPARE(sc.links.size(), links + 1);
+  QCOMPARE(sc.links.back().from_zone, std::string("us-central1-c"));
+  QCOMPARE(sc.links.back().to_zone, std::string("europe-west4-a"));
+  // The default scenario's cross-continent default.
+  const sailor::LinkModel& def = sc.default_links.at(sailor::Relation::CrossContinent);
+  QCOMPARE(sc.links.back().model.bytes_per_s, def.bytes_per_s);
+  QCOMPARE(canvas.selection().kind, Selection::Link);
+  QCOMPARE(canvas.selection().index, static_cast<int>(links));
+  doc_->undoStack()->undo();
+  QCOMPARE(dump(*doc_), before);
+
+  // Onto a pool chip: its zone.
+  drag(c, canvas.itemRect({Selection::Pool, 1, {}}).center());  // V100-16 in us-central1-a
+  QCOMPARE(doc_->scenario().links.size(), links + 1);
+  QCOMPARE(doc_->scenario().links.back().to_zone, std::string("us-central1-a"));
+  doc_->undoStack()->undo();
+
+  // Back onto itself, and into empty space: nothing.
+  drag(c, c + QPointF(-30, 20));
+  drag(c, canvas.sceneRect().bottomRight() - QPointF(3, 3));
+  QCOMPARE(dump(*doc_), before);
+
+  // Already linked (link 3: us-central1-c <-> us-west1-b): refused, reported.
+  QSignalSpy failed(&canvas, &ResourceCanvas::editFailed);
+  drag(c, zoneHeaderPoint(canvas, QStringLiteral("us-west1-b")));
+  QCOMPARE(failed.count(), 1);
+  QVERIFY(failed.last().at(0).toString().contains(QStringLiteral("already linked")));
+  QCOMPARE(dump(*doc_), before);
+
+  canvas.setReadOnly(true);
+  drag(c, europe);
   QCOMPARE(dump(*doc_), before);
 }
 
