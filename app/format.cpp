@@ -170,6 +170,15 @@ std::string formatValidation(const ValidationReport& r) {
   for (const auto& row : r.rows)
     for (const auto& what : row.prediction.out_of_memory) too_big += "  " + row.id + ": " + what + "\n";
   if (!too_big.empty()) os << "\nPredicted not to fit in memory, though the run was measured:\n" << too_big;
+  std::string below;
+  for (const auto& row : r.rows)
+    if (row.memoryBelowFloor())
+      below += "  " + row.id + ": " + gib(row.measured_memory_bytes) + " measured, at least " +
+               gib(row.memory_floor_bytes) + " held\n";
+  if (!below.empty())
+    os << "\nMeasured memory below the model states and one microbatch's saved activations of one GPU"
+          " (not the run's peak):\n"
+       << below;
   // Figures that did not come from SAILOR's measurements as they stand.
   std::string derived;
   for (const auto& row : r.rows)

@@ -131,7 +131,10 @@ const char* kValidateHelp =
     "  --non-blocking-p2p  transfers between stages overlap with compute\n"
     "  --json            one object: points (each with its errors, breakdown, and\n"
     "                    fits / out_of_memory: a measured run the model says would\n"
-    "                    not fit), mean_time_error, max_time_error,\n"
+    "                    not fit; memory_floor_bytes / memory_below_floor: the\n"
+    "                    model states and one microbatch's activations the run held\n"
+    "                    on one GPU, and whether the measured peak lies below them),\n"
+    "                    mean_time_error, max_time_error,\n"
     "                    mean_memory_error, max_memory_error (fractions); with\n"
     "                    --compare-sailor also sailor_model, the same fields for SAILOR's model\n";
 

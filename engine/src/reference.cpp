@@ -473,6 +473,11 @@ ValidationReport validatePoints(const std::vector<MeasuredPoint>& points, const 
     row.predicted_memory_bytes = row.prediction.peakMemoryBytes();
     row.time_error = (row.predicted_iteration_s - pt.iteration_s) / pt.iteration_s;
     row.memory_error = (row.predicted_memory_bytes - pt.peak_memory_bytes) / pt.peak_memory_bytes;
+    for (const MemoryBreakdown& m : row.prediction.memory) {
+      const double one_microbatch =
+          m.microbatches_in_flight > 0 ? m.activation_bytes / m.microbatches_in_flight : 0.0;
+      row.memory_floor_bytes = std::max(row.memory_floor_bytes, m.model_state_bytes + one_microbatch);
+    }
     ours.add(row.time_error, row.memory_error);
     if (row.sailor_model) {
       row.sailor_time_error = (row.sailor_model->iteration_s - pt.iteration_s) / pt.iteration_s;
@@ -517,6 +522,9 @@ json ValidationReport::toJson() const {
                    // A measured run that the model says does not fit points at the model.
                    {"fits", r.prediction.fits},
                    {"out_of_memory", r.prediction.out_of_memory},
+                   // A measured figure below what the run must have held is not its peak.
+                   {"memory_floor_bytes", r.memory_floor_bytes},
+                   {"memory_below_floor", r.memoryBelowFloor()},
                    {"breakdown",
                     {{"stage", r.prediction.breakdown.stage},
                      {"compute_s", r.prediction.breakdown.compute_s},

@@ -221,6 +221,39 @@ private slots:
     QVERIFY(rows[1].toObject().value("out_of_memory").toArray().isEmpty());
   }
 
+  // A measured peak below what the run must have held on one GPU (model states plus one
+  // microbatch's saved activations) is listed as not the run's peak, and flagged in the JSON:
+  // here a clariden run given 1 GB (its model states alone are 1.3 GB per GPU), beside the
+  // same run as measured.
+  void validateFlagsMemoryBelowWhatTheRunHeld() {
+    const QJsonArray points = measuredPoints().value("points").toArray();
+    if (points.isEmpty()) QSKIP(qPrintable("no " + measuredPointsPath() + ": ../shared is not beside this checkout"));
+    QJsonObject low = points[1].toObject();
+    QCOMPARE(low.value("id").toString(), QString("clariden/OPT-350/N1/N1_D1_M4_G32"));
+    low["id"] = "too-low";
+    QJsonObject measured = low.value("measured").toObject();
+    measured["peak_memory_bytes"] = 1e9;
+    low["measured"] = measured;
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const Result r = validatePoints(dir, QJsonArray{low, points[1]});
+    QVERIFY2(r.exit_code == 0, qPrintable(r.err));
+    const qsizetype at = r.out.indexOf("Measured memory below the model states and one microbatch's saved activations");
+    QVERIFY2(at >= 0, qPrintable(r.out));
+    QVERIFY2(r.out.mid(at).contains("\n  too-low: 0.93 GiB measured, at least "), qPrintable(r.out));
+    QVERIFY2(!r.out.mid(at).contains("N1_D1_M4_G32"), qPrintable(r.out));
+    const Result j = validatePoints(dir, QJsonArray{low, points[1]}, {"--json"});
+    QVERIFY2(j.exit_code == 0, qPrintable(j.err));
+    const QJsonArray rows = QJsonDocument::fromJson(j.out.toUtf8()).object().value("points").toArray();
+    QCOMPARE(rows.size(), 2);
+    const double floor = rows[0].toObject().value("memory_floor_bytes").toDouble();
+    QVERIFY2(floor > 1e9 && floor < rows[0].toObject().value("predicted_memory_bytes").toDouble(),
+             qPrintable(QString::number(floor)));
+    QCOMPARE(rows[0].toObject().value("memory_below_floor").toBool(false), true);
+    QCOMPARE(rows[1].toObject().value("memory_below_floor").toBool(true), false);
+    QCOMPARE(rows[1].toObject().value("memory_floor_bytes").toDouble(), floor);
+  }
+
   // The best plan written by `sailor plan --output` is accepted by `sailor simulate --plan`.
   void planOutputSimulates() {
     QTemporaryDir dir;

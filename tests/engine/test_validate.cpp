@@ -78,6 +78,12 @@ private slots:
       // Every run was measured, so it fitted: the model must agree.
       QVERIFY2(r.prediction.fits, qPrintable(id + ": predicted not to fit"));
       QVERIFY(rep.toJson().at("points").at(i).at("fits").get<bool>());
+      // What the run held at least (states and one microbatch's activations) is part of the
+      // prediction; only mit/N2/N2_D2's figure, carried over from another run in SAILOR's
+      // history (docs/simulator.md), lies below it.
+      QVERIFY2(r.memory_floor_bytes > 0 && r.memory_floor_bytes < r.predicted_memory_bytes, qPrintable(id));
+      QCOMPARE(r.memoryBelowFloor(), id == "mit/N2/N2_D2");
+      QCOMPARE(rep.toJson().at("points").at(i).at("memory_below_floor").get<bool>(), id == "mit/N2/N2_D2");
       // Every profile figure came from the SAILOR import (no analytic fallback is configured).
       for (const auto& [k, v] : r.prediction.sources)
         QVERIFY2(v == "sailor-import", qPrintable(id + ": " + QString::fromStdString(k + " from " + v)));

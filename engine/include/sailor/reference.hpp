@@ -78,6 +78,12 @@ struct ValidationRow {
   double time_error = 0;    // signed, (predicted - measured) / measured
   double memory_error = 0;
   Prediction prediction;
+  // What the run held on one GPU at least once per microbatch: its model states and the saved
+  // activations of one microbatch (the profile's own figures; no runtime overhead, no working
+  // set), the largest over the plan's GPUs. A measured peak below it cannot be this run's peak
+  // (SAILOR's validation history carries some figures over from other runs, docs/simulator.md).
+  double memory_floor_bytes = 0;
+  bool memoryBelowFloor() const { return measured_memory_bytes < memory_floor_bytes; }
   // With compare_sailor: SAILOR's published model on the same point (signed errors).
   std::optional<SailorModelPrediction> sailor_model;
   double sailor_time_error = 0;
