@@ -251,11 +251,20 @@ public:
       : sc_(sc), job_(job), cat_(cat), profiles_(profiles), opt_(opt),
         model_(cat.model(job.model, "job.model")), L_(model_.numPlanLayers()) {
     buildSites();
-    for (const auto& a : sites_)
-      for (const auto& b : sites_) {
-        links_.push_back(sc_.link({a.zone(), a.gpu_type, b.zone(), b.gpu_type, 1}));
-        egress_.push_back(sc_.egressUsdPerGb(a.zone(), b.zone()));
-      }
+    // Links per site pair at every GPU count a replica can send with at once (1 to the largest
+    // node): tensor-parallel ranks share their node's link (NOTE [Point-to-point transfers],
+    // NOTE [Collective efficiency] in simulator.cpp). Resolved here, read by every thread.
+    int max_node = 1;
+    for (const auto& a : sites_) max_node = std::max(max_node, a.gpus_per_node);
+    links_.resize(static_cast<size_t>(max_node) + 1);
+    for (int g = 1; g <= max_node; ++g)
+      for (const auto& a : sites_)
+        for (const auto& b : sites_)
+          links_[static_cast<size_t>(g)].push_back(sc_.link({a.zone(), a.gpu_type, b.zone(), b.gpu_type, g}));
+    for (const auto& a : sites_) {
+      node_links_.push_back(sc_.intraNodeLink(a.gpu_type, cat_));
+      for (const auto& b : sites_) egress_.push_back(sc_.egressUsdPerGb(a.zone(), b.zone()));
+    }
   }
 
   // A last stage of several (layers [l, L-1], l > 0) first all-reduces the tied embedding's
@@ -264,11 +273,12 @@ public:
   // search prices the last one (exact when both stages are on one site).
   double tiedSeconds(const Kind& kd, const KindTable& t) const {
     if (t.tied_params <= 0) return 0.0;
-    return ringAllReduceSeconds(linkBetween(kd.site, kd.site), t.tied_params * 4.0, 2, opt_.simulator);
+    return ringAllReduceSeconds(linkBetween(kd.site, kd.site, kd.tp), t.tied_params * 4.0, 2, kd.tp, opt_.simulator);
   }
 
-  const ResolvedLink& linkBetween(int a, int b) const {
-    return links_[static_cast<size_t>(a) * sites_.size() + static_cast<size_t>(b)];
+  // The link from site a to site b for `gpus` GPUs of a node sending at once.
+  const ResolvedLink& linkBetween(int a, int b, int gpus) const {
+    return links_[static_cast<size_t>(gpus)][static_cast<size_t>(a) * sites_.size() + static_cast<size_t>(b)];
   }
 
   const std::vector<Site>& sites() const { return sites_; }
@@ -574,7 +584,11 @@ private:
 
   // Link time of one message of `bytes` from a replica of kind a to one of kind b.
   double p2p(const Kind& a, const Kind& b, double bytes) const {
-    return linkBetween(a.site, b.site).transferSeconds(bytes, 1);
+    // As the simulator: partitioned over matching tp ranks, then the receiver's all-gather
+    // (each replica on its own node: the planning model does not place GPUs).
+    const int streams = boundaryStreams(a.tp, b.tp);
+    return boundaryTransferSeconds(linkBetween(a.site, b.site, streams), node_links_[static_cast<size_t>(b.site)],
+                                   bytes, a.tp, b.tp, false);
   }
 
   // Of one degree's candidates, keeps those that can still be chosen: the best by the
@@ -667,7 +681,7 @@ private:
               double tr = st == P - 1 && P >= 2 ? tiedSeconds(kd, t) : 0.0;
               if (D >= 2) {
                 const double shard = t.at(t.params, first, r) * 4.0;
-                tr += ringAllReduceSeconds(linkBetween(kd.site, kd.site), shard, D, opt_.simulator);
+                tr += ringAllReduceSeconds(linkBetween(kd.site, kd.site, kd.tp), shard, D, kd.tp, opt_.simulator);
                 sync_egress += D * 2.0 * (D - 1) / D * shard * kd.tp / 1e9 * egressBetween(kd.site, kd.site);
               }
               x = tr + opt_s;
@@ -773,9 +787,9 @@ private:
           const Kind& kx = kinds[static_cast<size_t>(pair.first)];
           const Kind& ky = kinds[static_cast<size_t>(pair.second)];
           const KindTable& tx = tables[static_cast<size_t>(kx.table)];
-          const ResolvedLink& link = linkBetween(kx.site, ky.site);
+          const ResolvedLink& link = linkBetween(kx.site, ky.site, kx.tp);
           const double shard = tx.at(tx.params, l, r) * 4.0;
-          t = std::max(t, ringAllReduceSeconds(link, shard, D, opt_.simulator));
+          t = std::max(t, ringAllReduceSeconds(link, shard, D, kx.tp, opt_.simulator));
           si.egress += count * 2.0 * (D - 1) / D * shard * kx.tp / 1e9 * egressBetween(kx.site, ky.site);
         }
       si.x = tied + t + opt_s;
@@ -1071,7 +1085,8 @@ private:
   int L_;
   std::vector<Site> sites_;
   std::set<std::string> unsupported_;
-  std::vector<ResolvedLink> links_;  // site x site
+  std::vector<std::vector<ResolvedLink>> links_;  // [GPUs sending at once][site x site]
+  std::vector<ResolvedLink> node_links_;          // per site: the fabric inside its nodes
   std::vector<double> egress_;       // site x site, USD per GB
   double egressBetween(int a, int b) const {
     return egress_[static_cast<size_t>(a) * sites_.size() + static_cast<size_t>(b)];
@@ -1473,13 +1488,13 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
         for (const auto& m : mem) out_elements[static_cast<size_t>(s)].push_back(m.output_elements);
       // The search's tiedSeconds: the last of several stages, over its own site's link.
       if (s == P - 1 && P >= 2 && mem.back().shared_with_embedding > 0)
-        tied = std::max(tied, ringAllReduceSeconds(linkOf({r.zone, r.gpu_type, r.zone, r.gpu_type, 1}),
-                                                   mem.back().shared_with_embedding * 4.0, 2, sim));
+        tied = std::max(tied, ringAllReduceSeconds(linkOf({r.zone, r.gpu_type, r.zone, r.gpu_type, r.tp}),
+                                                   mem.back().shared_with_embedding * 4.0, 2, r.tp, sim));
       if (D < 2) continue;
       const Replica& y = st.replicas[(j + 1) % st.replicas.size()];
-      const ResolvedLink& link = linkOf({r.zone, r.gpu_type, y.zone, y.gpu_type, 1});
+      const ResolvedLink& link = linkOf({r.zone, r.gpu_type, y.zone, y.gpu_type, r.tp});
       const double shard = params * 4.0;
-      sync = std::max(sync, ringAllReduceSeconds(link, shard, D, sim));
+      sync = std::max(sync, ringAllReduceSeconds(link, shard, D, r.tp, sim));
       egress += 2.0 * (D - 1) / D * shard * r.tp / 1e9 * sc.egressUsdPerGb(r.zone, y.zone);
     }
     x[static_cast<size_t>(s)] = tied + sync + opt_s;
@@ -1493,8 +1508,12 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
     for (size_t j = 0; j < c.replicas.size(); ++j) {
       const Replica& ra = a.replicas[j % a.replicas.size()];
       const Replica& rc = c.replicas[j];
-      t = std::max({t, linkOf({ra.zone, ra.gpu_type, rc.zone, rc.gpu_type, 1}).transferSeconds(msg, 1),
-                    linkOf({rc.zone, rc.gpu_type, ra.zone, ra.gpu_type, 1}).transferSeconds(msg, 1)});
+      const int streams = boundaryStreams(ra.tp, rc.tp);
+      t = std::max({t,
+                    boundaryTransferSeconds(linkOf({ra.zone, ra.gpu_type, rc.zone, rc.gpu_type, streams}),
+                                            sc.intraNodeLink(rc.gpu_type, cat), msg, ra.tp, rc.tp, false),
+                    boundaryTransferSeconds(linkOf({rc.zone, rc.gpu_type, ra.zone, ra.gpu_type, streams}),
+                                            sc.intraNodeLink(ra.gpu_type, cat), msg, rc.tp, ra.tp, false)});
       egress += msg * M / 1e9 * (sc.egressUsdPerGb(ra.zone, rc.zone) + sc.egressUsdPerGb(rc.zone, ra.zone));
     }
     boundary[static_cast<size_t>(s)] = t;

@@ -221,22 +221,40 @@ double replicaMemoryBytes(double params, double activation_bytes_per_seq,
 }
 
 // NOTE [Collective efficiency]
-// On both measured clusters the runs with data parallelism spend 2.3-2.8x the ring all-reduce
-// time that the point-to-point fits predict (GH200/Slingshot, D = 16 and 32 at microbatch 8,
-// where SAILOR's profile matches single-replica runs; RTX nodes over Ethernet, D = 2), while runs
-// without data parallelism match. The same ratio on two unrelated networks points at the
-// collective itself (NCCL's proxy thread driving send and receive of every ring step through one
-// NIC, chunking and protocol overhead), so the ring's bandwidth is the link's times this
-// efficiency (docs/simulator.md).
-double ringAllReduceSeconds(const ResolvedLink& link, double shard_bytes, int D,
+// A data-parallel ring all-reduce runs at the link's own figure (collective_efficiency 1): NCCL's
+// ring reaches the network's bandwidth on buckets of this size. Every tensor-parallel rank of a
+// replica all-reduces its shard at once, so the `gpus` rings of a node share its link: the
+// figure at GPU count `gpus` (the format's node aggregate; SAILOR's GH200 fits grow with the
+// count, one NIC per GPU, and its RTX fits do not, one NIC per node). Evidence: on the RTX
+// cluster, SAILOR's measured `red_grads` (the all-reduce seconds of rank 0) agree with this
+// within 15% on the four runs whose rings cross an RTX-3090 node (docs/simulator.md, Where the
+// measured figures come from). Earlier this project gave each ring one GPU's share and divided
+// by 0.4, a figure fitted to the OPT-350 runs; it put the tp-8 RTX rings at a third of their
+// measured time. The option stays for a network that falls short of its point-to-point figure
+// (set it from nccl-tests' bus bandwidth over the link's).
+double ringAllReduceSeconds(const ResolvedLink& link, double shard_bytes, int D, int gpus,
                             const SimulatorOptions& options) {
   if (D < 2 || shard_bytes <= 0) return 0;
   double t = 0;
   for (double left = shard_bytes; left > 0; left -= options.allreduce_bucket_bytes) {
     const double bucket = std::min(left, options.allreduce_bucket_bytes);
-    t += 2.0 * (D - 1) * link.transferSeconds(bucket / D, 1);
+    t += 2.0 * (D - 1) * link.transferSeconds(bucket / D, gpus);
   }
   return t / options.collective_efficiency;
+}
+
+int boundaryStreams(int from_tp, int to_tp) { return from_tp == to_tp ? from_tp : 1; }
+
+double boundaryTransferSeconds(const ResolvedLink& link, const ResolvedLink& receiver_node, double bytes,
+                               int from_tp, int to_tp, bool same_node) {
+  if (bytes <= 0) return 0;
+  const int t = boundaryStreams(from_tp, to_tp);
+  const double piece = bytes / t;
+  // Inside one node each pair of GPUs has its own path; between nodes the t pieces share the
+  // link's figure at count t.
+  const double send = same_node ? link.transferSeconds(piece, 1) : link.transferSeconds(piece, t);
+  const double gather = t > 1 ? (t - 1) * receiver_node.transferSeconds(piece, 1) : 0.0;
+  return send + gather;
 }
 
 double Prediction::peakMemoryBytes() const {
@@ -402,10 +420,15 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
   }
   // Replica pairing across a stage boundary: replica j of one stage talks to replica
   // j mod D of the other; with different degrees every replica of both sides has a partner.
-  // NOTE [Point-to-point transfers]: the boundary activation (b * s * h elements) goes as one
-  // message between one GPU of each replica, over a single GPU's share of the link (SAILOR's
-  // fits at GPU count 1); gradients go back the same way. See docs/simulator.md for the evidence
-  // (GH200 runs, where every GPU has its own NIC, and the RTX cluster, where nodes share one).
+  // NOTE [Point-to-point transfers]: DeepSpeed's pipeline engine partitions the boundary
+  // activation (b * s * h elements) over the sender's tensor-parallel ranks (pipe_partitioned,
+  // and grad_partitioned for the gradient coming back: on by default with tp > 1, and SAILOR's
+  // runs keep the defaults): each of the t GPUs sends 1/t of it to the same rank of its partner
+  // at once, and the receiving replica all-gathers the pieces over its node's fabric (t - 1 ring
+  // steps) before using them. Between nodes the t pieces share the link's figure at GPU count t
+  // (the node's aggregate: one NIC per GPU on GH200 nodes, one per node on the RTX cluster);
+  // inside a node each pair of GPUs has its own path. Replicas of different tp send the whole
+  // message from one GPU (the pieces would not line up). boundaryTransferSeconds.
   std::vector<EgressItem> egress;
   auto addEgress = [&](const std::string& from, const std::string& to, double bytes) {
     if (bytes <= 0 || from == to) return;
@@ -437,6 +460,13 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
     }
     return it->second;
   };
+  // The fabric inside a replica's node (its tensor-parallel all-gathers).
+  auto nodeLink = [&](const ReplicaData& x) -> const ResolvedLink& {
+    auto it = in_node.find(x.site);
+    if (it == in_node.end())
+      it = in_node.emplace(x.site, scenario.intraNodeLink(x.replica->gpu_type, catalog)).first;
+    return it->second;
+  };
   // Per boundary s and pair j: seconds of the activation (s -> s+1) and the gradient (back).
   std::vector<std::vector<std::pair<double, double>>> pair_s(static_cast<size_t>(P));
   for (int s = 0; s + 1 < P; ++s) {
@@ -448,8 +478,12 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
       const ReplicaData& x = a[j % a.size()];
       const ReplicaData& y = c[j % c.size()];
       const double msg = x.output_elements * b * e;
-      const double f = linkBetween(x, y, 1).transferSeconds(msg, 1);
-      const double g = linkBetween(y, x, 1).transferSeconds(msg, 1);
+      const int streams = boundaryStreams(x.replica->tp, y.replica->tp);
+      const bool same_node = x.site == y.site && x.node == y.node;
+      const double f = boundaryTransferSeconds(linkBetween(x, y, streams), nodeLink(y), msg, x.replica->tp,
+                                               y.replica->tp, same_node);
+      const double g = boundaryTransferSeconds(linkBetween(y, x, streams), nodeLink(x), msg, y.replica->tp,
+                                               x.replica->tp, same_node);
       pair_s[static_cast<size_t>(s)].emplace_back(f, g);
       fwd = std::max(fwd, f);
       bwd = std::max(bwd, g);
@@ -551,7 +585,9 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
       if (y.tied_params <= 0) continue;
       const ReplicaData& x = first[j % first.size()];
       const double shard = y.tied_params * grad_bytes;
-      tied_sync = std::max(tied_sync, ringAllReduceSeconds(linkBetween(y, x, 1), shard, 2, options));
+      const bool same_node = x.site == y.site && x.node == y.node;
+      const int g = same_node ? 1 : y.replica->tp;  // every tp rank its shard, at once
+      tied_sync = std::max(tied_sync, ringAllReduceSeconds(linkBetween(y, x, g), shard, 2, g, options));
       // A ring of two: each side sends half of the matrix's gradients to the other.
       addEgress(x.replica->zone, y.replica->zone, 0.5 * shard * x.replica->tp);
       addEgress(y.replica->zone, x.replica->zone, 0.5 * shard * y.replica->tp);
@@ -575,10 +611,12 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
       opt = std::max(opt, x.optimizer_s_per_param * x.params);
       if (D < 2) continue;
       const ReplicaData& y = reps[static_cast<size_t>((k + 1) % D)];
-      const int g = 1;  // NOTE [Point-to-point transfers]: one GPU's stream, at the count-1 figure
+      // NOTE [Collective efficiency]: the tp ranks' rings share the node's link.
+      const bool same_node = x.site == y.site && x.node == y.node;
+      const int g = same_node ? 1 : x.replica->tp;
       const ResolvedLink& link = linkBetween(x, y, g);
       const double shard = x.params * grad_bytes;
-      const double t = ringAllReduceSeconds(link, shard, D, options);
+      const double t = ringAllReduceSeconds(link, shard, D, g, options);
       sync = std::max(sync, t);
       // Ring all-reduce: each replica sends 2 (D-1)/D of the stage's gradients to its successor.
       addEgress(x.replica->zone, y.replica->zone, 2.0 * (D - 1) / D * shard * x.replica->tp);

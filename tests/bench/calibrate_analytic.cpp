@@ -16,8 +16,9 @@
 using namespace sailor;
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: %s REFERENCE_DIR\n", argv[0]);
+  const bool by_tp = argc == 3 && std::string(argv[2]) == "--by-tp";
+  if (argc != 2 && !by_tp) {
+    std::fprintf(stderr, "usage: %s REFERENCE_DIR [--by-tp]\n", argv[0]);
     return 2;
   }
   try {
@@ -47,7 +48,7 @@ int main(int argc, char** argv) {
             const double mt = (*meas)[1].forward_s + (*meas)[1].backward_s;
             const double et = (*est)[1].forward_s + (*est)[1].backward_s;
             if (mt <= 0 || et <= 0) continue;
-            ratios[g.key()].push_back(mt / et);
+            ratios[by_tp ? g.key() + " tp " + t.key() : g.key()].push_back(mt / et);
             all.push_back(mt / et);
           }
     }

@@ -307,14 +307,15 @@ private slots:
   void tiedEmbeddingGradients() {
     // twoStagePipelineDeepSpeed's plan and trace on TinyTied: stage 0 is done at 54, stage 1 at
     // 48. Tied gradients 64,000 x 4 B = 256,000 B, a ring of two over the r1-a link:
-    // 2 x (0.5 + 128,000 / 1e9) / 0.4 = 2.50064, from max(54, 48) = 54. Then the optimizer
-    // (3 s on each stage): both stages end at 54 + 2.50064 + 3 = 59.50064.
+    // 2 x (0.5 + 128,000 / 1e9) = 1.000256 (tp 1: one ring per node; NOTE [Collective
+    // efficiency]), from max(54, 48) = 54. Then the optimizer (3 s on each stage): both stages
+    // end at 54 + 1.000256 + 3 = 58.000256.
     const Job tied = Job::fromJson(json{{"model", "TinyTied"}, {"global_batch_size", 3}}, cat_);
     const Prediction p = run(twoStagePlan(1), tied);
-    SAILOR_COMPARE_REL(p.iteration_s, 59.50064, 1e-12);
-    SAILOR_COMPARE_REL(p.stages[0].dp_sync_s, 2.50064, 1e-12);
-    SAILOR_COMPARE_REL(p.stages[1].dp_sync_s, 2.50064, 1e-12);
-    SAILOR_COMPARE_REL(p.breakdown.dp_sync_s, 2.50064, 1e-12);
+    SAILOR_COMPARE_REL(p.iteration_s, 58.000256, 1e-12);
+    SAILOR_COMPARE_REL(p.stages[0].dp_sync_s, 1.000256, 1e-12);
+    SAILOR_COMPARE_REL(p.stages[1].dp_sync_s, 1.000256, 1e-12);
+    SAILOR_COMPARE_REL(p.breakdown.dp_sync_s, 1.000256, 1e-12);
     // One stage holds both: one copy, nothing to reduce. 3 microbatches x (7 + 14) + the step
     // over 6e6 - 64,000 parameters (1e-6 s each) = 63 + 5.936 = 68.936.
     const Prediction one = run(onePlan(1, {Stage{0, 3, {rep("G1", "r1-a")}}}), tied);
@@ -326,7 +327,7 @@ private slots:
 
   // `sailor simulate --timeline`: the timeline of tiedEmbeddingGradients' prediction as Chrome
   // trace events. Stage 0's B(2) runs 48-54 s (twoStagePipelineDeepSpeed's trace), the tied
-  // all-reduce 54-56.50064 on both stages' communication tracks, the step 56.50064-59.50064.
+  // all-reduce 54-55.000256 on both stages' communication tracks, the step 55.000256-58.000256.
   void timelineAsChromeTrace() {
     const Job tied = Job::fromJson(json{{"model", "TinyTied"}, {"global_batch_size", 3}}, cat_);
     const Plan plan = twoStagePlan(1);
@@ -359,11 +360,11 @@ private slots:
       const json* ar = find("gradient all-reduce", tid);
       QVERIFY2(ar, qPrintable(QString("no all-reduce on track %1").arg(tid)));
       SAILOR_COMPARE_REL(ar->at("ts").get<double>(), 54e6, 1e-12);
-      SAILOR_COMPARE_REL(ar->at("dur").get<double>(), 2.50064e6, 1e-12);
+      SAILOR_COMPARE_REL(ar->at("dur").get<double>(), 1.000256e6, 1e-12);
     }
     const json* step = find("optimizer step", 0);
     QVERIFY(step);
-    SAILOR_COMPARE_REL(step->at("ts").get<double>() + step->at("dur").get<double>(), 59.50064e6, 1e-12);
+    SAILOR_COMPARE_REL(step->at("ts").get<double>() + step->at("dur").get<double>(), 58.000256e6, 1e-12);
     QVERIFY(find("send/recv 0", 1) != nullptr);    // transfers on the communication track
     QVERIFY(find("send/recv 0", 0) == nullptr);
     QVERIFY(trace.at("otherData").at("iteration_s").get<double>() == p.iteration_s);
@@ -613,24 +614,24 @@ private slots:
     // G2 is 1.5 times slower: F = 7 x 1.5 = 10.5, B = 14 x 1.5 = 21, so the stage takes
     // 4 x 31.5 = 126 (G1 alone would take 4 x 21 = 84 and then wait).
     // DP sync (same zone, 0.5 s + 1 GB/s): gradients 6e6 x 4 B = 24e6 B in one bucket;
-    // ring: 2 (D-1) x transfer(24e6 / 2 B) = 2 x (0.5 + 0.012) = 1.024 at the link's speed,
-    // divided by the default collective efficiency 0.4 (NOTE [Collective efficiency]) = 2.56.
+    // ring: 2 (D-1) x transfer(24e6 / 2 B) = 2 x (0.5 + 0.012) = 1.024 at the link's speed
+    // (tp 1: one ring per node; NOTE [Collective efficiency]).
     // Optimizer: the slower of G1 (1e-6 x 6e6 = 6) and G2 (1.5e-6 x 6e6 = 9) = 9.
-    // expected = 126 + 2.56 + 9 = 137.56
+    // expected = 126 + 1.024 + 9 = 136.024
     const Plan plan = onePlan(1, {Stage{0, 3, {Replica{a, 1, "r1-a"}, Replica{c, 1, "r1-a"}}}});
     const Prediction p = run(plan, tinyJob(cat_, 8));
-    SAILOR_COMPARE_REL(p.iteration_s, 137.56, 1e-12);
+    SAILOR_COMPARE_REL(p.iteration_s, 136.024, 1e-12);
     QCOMPARE(p.stages[0].straggler_replica, straggler);
     SAILOR_COMPARE_REL(p.stages[0].forward_s, 10.5, 1e-12);
     SAILOR_COMPARE_REL(p.stages[0].backward_s, 21.0, 1e-12);
-    SAILOR_COMPARE_REL(p.breakdown.dp_sync_s, 1.024 / 0.4, 1e-12);
+    SAILOR_COMPARE_REL(p.breakdown.dp_sync_s, 1.024, 1e-12);
     SAILOR_COMPARE_REL(p.breakdown.optimizer_s, 9.0, 1e-12);
     QCOMPARE(p.stages[0].microbatches, 4);
     // Same as a stage of two G2 replicas: the faster GPU buys nothing here.
     const Plan g2g2 = onePlan(1, {Stage{0, 3, {rep("G2", "r1-a"), rep("G2", "r1-a")}}});
     SAILOR_COMPARE_REL(run(g2g2, tinyJob(cat_, 8)).iteration_s, p.iteration_s, 1e-12);
     // Cost: G1 $3.6/h + G2 $1.8/h for the iteration; no egress within r1-a.
-    SAILOR_COMPARE_REL(p.compute_usd, (3.6 + 1.8) * 137.56 / 3600.0, 1e-12);
+    SAILOR_COMPARE_REL(p.compute_usd, (3.6 + 1.8) * 136.024 / 3600.0, 1e-12);
     QVERIFY(p.egress.empty());
   }
 
@@ -642,28 +643,33 @@ private slots:
     QTest::addColumn<double>("compute");        // the breakdown's, under DeepSpeed's schedule
     QTest::addColumn<double>("compute_async");  // and with non-blocking transfers
     QTest::addColumn<double>("p2p");
+    QTest::addColumn<int>("stage");             // the busiest stage of the critical pipeline
+    QTest::addColumn<double>("sync");           // its data-parallel all-reduce
+    QTest::addColumn<double>("step");           // and its optimizer step
     // Two stages (layers 0-1, 2-3), two replicas each, b = 1, G = 2: m = ceil(2 / (1 x 2)) = 1.
     // Stage 1: G1 in r1-a and G1 in r2-a. Replica j of stage 0 feeds replica j of stage 1.
     // One microbatch per pipeline: F0 + T + F1 + B1 + T + B0 (both schedules).
     //   G1 stage 0: F 3, B 6; G2 stage 0 (1.5x): F 4.5, B 9; G1 stage 1: F 4, B 8.
     //   T in r1-a: 0.5 + 1e9 / 1e9 = 1.5; r1-a to r2-a (same continent): 0.1 + 1e9 / 1e8 = 10.1.
-    // DP sync (ring of 2, 3e6 parameters x 4 B = 12e6 B per stage, / efficiency 0.4):
-    //   stage 0 in r1-a: 2 x (0.5 + 6e6 / 1e9) / 0.4 = 2.53; stage 1 across regions:
-    //   2 x (0.1 + 6e6 / 1e8) / 0.4 = 0.8. Optimizer: stage 0 has a G2, 1.5e-6 x 3e6 = 4.5;
+    // DP sync (ring of 2, 3e6 parameters x 4 B = 12e6 B per stage, at the link's speed):
+    //   stage 0 in r1-a: 2 x (0.5 + 6e6 / 1e9) = 1.012; stage 1 across regions:
+    //   2 x (0.1 + 6e6 / 1e8) = 0.32. Optimizer: stage 0 has a G2, 1.5e-6 x 3e6 = 4.5;
     //   stage 1: 1e-6 x 3e6 = 3.
     // Apart: stage 0 = [G2, G1] in r1-a. Pipeline 0 (G2 -> G1 r1-a): 4.5 + 1.5 + 12 + 1.5 + 9
     //   = 28.5; pipeline 1 (G1 -> G1 r2-a): 3 + 10.1 + 12 + 10.1 + 6 = 41.2. Stage 0 is done
-    //   at 41.2, ends at 41.2 + 2.53 + 4.5 = 48.23; stage 1 is done at 3 + 10.1 + 12 = 25.1,
-    //   ends at 25.1 + 0.8 + 3 = 28.9. Iteration 48.23 (the straggler with the slowest link
-    //   would give 4.5 + 10.1 + 12 + 10.1 + 9 + 2.53 + 4.5 = 52.73).
+    //   at 41.2, ends at 41.2 + 1.012 + 4.5 = 46.712; stage 1 is done at 3 + 10.1 + 12 = 25.1,
+    //   ends at 25.1 + 0.32 + 3 = 28.42. Iteration 46.712 (the straggler with the slowest link
+    //   would give 4.5 + 10.1 + 12 + 10.1 + 9 + 1.012 + 4.5 = 51.212).
     //   Pipeline 1 is critical; the breakdown is its busiest stage's (work = compute +
-    //   blocking transfers + sync + step): stage 0, 9 + 20.2 + 2.53 + 4.5 = 36.23 against
-    //   stage 1's 12 + 20.2 + 0.8 + 3 = 36: compute 3 + 6 = 9, p2p 10.1 x 2 = 20.2. With
-    //   non-blocking transfers, 9 + 7.03 = 16.03 against 12 + 3.8 = 15.8: stage 0 again.
-    QTest::newRow("slow GPU and slow link apart") << false << 48.23 << 9.0 << 9.0 << 20.2;
+    //   blocking transfers + sync + step): stage 1, 12 + 20.2 + 0.32 + 3 = 35.52 against
+    //   stage 0's 9 + 20.2 + 1.012 + 4.5 = 34.712: compute 4 + 8 = 12, p2p 10.1 x 2 = 20.2. With
+    //   non-blocking transfers, 12 + 3.32 = 15.32 against 9 + 5.512 = 14.512: stage 1 again.
+    QTest::newRow("slow GPU and slow link apart") << false << 46.712 << 12.0 << 12.0 << 20.2 << 1 << 0.32 << 3.0;
     // Together: stage 0 = [G1, G2]: pipeline 1 is G2 -> G1 in r2-a, 45.7; pipeline 0 is 25.
-    //   Iteration 45.7 + 2.53 + 4.5 = 52.73; compute 4.5 + 9 = 13.5, p2p 20.2.
-    QTest::newRow("slow GPU and slow link together") << true << 52.73 << 13.5 << 13.5 << 20.2;
+    //   Iteration 45.7 + 1.012 + 4.5 = 51.212. Stage 0 is the busiest (13.5 + 20.2 + 1.012 +
+    //   4.5 = 39.212 against 35.52; without blocking 19.012 against 15.32): compute 4.5 + 9 =
+    //   13.5, p2p 20.2.
+    QTest::newRow("slow GPU and slow link together") << true << 51.212 << 13.5 << 13.5 << 20.2 << 0 << 1.012 << 4.5;
   }
   void dataParallelPipelines() {
     QFETCH(bool, slow_together);
@@ -671,6 +677,9 @@ private slots:
     QFETCH(double, compute);
     QFETCH(double, compute_async);
     QFETCH(double, p2p);
+    QFETCH(int, stage);
+    QFETCH(double, sync);
+    QFETCH(double, step);
     const std::vector<Replica> first = slow_together ? std::vector<Replica>{rep("G1", "r1-a"), rep("G2", "r1-a")}
                                                      : std::vector<Replica>{rep("G2", "r1-a"), rep("G1", "r1-a")};
     const Plan plan = onePlan(1, {Stage{0, 1, first}, Stage{2, 3, {rep("G1", "r1-a"), rep("G1", "r2-a")}}});
@@ -680,11 +689,11 @@ private slots:
       const Prediction p = run(plan, tinyJob(cat_, 2), opt);
       SAILOR_COMPARE_REL(p.iteration_s, expected, 1e-12);
       const bool blocking = schedule == PipelineSchedule::DeepSpeed;
-      QCOMPARE(p.breakdown.stage, 0);
+      QCOMPARE(p.breakdown.stage, stage);
       SAILOR_COMPARE_REL(p.breakdown.compute_s, blocking ? compute : compute_async, 1e-12);
       SAILOR_COMPARE_REL(p.breakdown.p2p_s, blocking ? p2p : 0.0, 1e-12);
-      SAILOR_COMPARE_REL(p.breakdown.dp_sync_s, 2.53, 1e-12);
-      SAILOR_COMPARE_REL(p.breakdown.optimizer_s, 4.5, 1e-12);
+      SAILOR_COMPARE_REL(p.breakdown.dp_sync_s, sync, 1e-12);
+      SAILOR_COMPARE_REL(p.breakdown.optimizer_s, step, 1e-12);
       // The stage figures still name the straggler and the slowest pair.
       SAILOR_COMPARE_REL(p.stages[0].forward_s, 4.5, 1e-12);
       SAILOR_COMPARE_REL(p.stages[0].send_forward_s, 10.1, 1e-12);
@@ -692,7 +701,7 @@ private slots:
       double last_b = 0;
       for (const TimelineOp& op : p.timeline)
         if (op.stage == 0 && op.kind == 'B') last_b = std::max(last_b, op.end_s);
-      SAILOR_COMPARE_REL(last_b, expected - 2.53 - 4.5, 1e-12);
+      SAILOR_COMPARE_REL(last_b, expected - 1.012 - 4.5, 1e-12);
     }
   }
 
@@ -756,11 +765,51 @@ private slots:
     SAILOR_COMPARE_REL(p.stages[1].send_backward_s, send, 1e-12);
 
     // Data parallelism inside a node: one stage, two G1 tp 1 replicas (GPUs 0 and 1). Ring of
-    // 6e6 x 4 B = 24e6 B: 2 x transfer(12e6 B) / efficiency 0.4. Inside a node:
-    // 2 x (0.01 + 12e6 / 1e10) / 0.4 = 0.056; between nodes 2 x (0.5 + 12e6 / 1e9) / 0.4 = 2.56.
+    // 6e6 x 4 B = 24e6 B: 2 x transfer(12e6 B) at the link's speed. Inside a node:
+    // 2 x (0.01 + 12e6 / 1e10) = 0.0224; between nodes 2 x (0.5 + 12e6 / 1e9) = 1.024.
     const Plan dp = onePlan(1, {Stage{0, 3, {rep("G1", "r1-a"), rep("G1", "r1-a")}}});
     const double sync = simulate(dp, sc, tinyJob(cat_, 8), cat_, native_).breakdown.dp_sync_s;
-    SAILOR_COMPARE_REL(sync, gpn >= 2 ? 0.056 : 2.56, 1e-12);
+    SAILOR_COMPARE_REL(sync, gpn >= 2 ? 0.0224 : 1.024, 1e-12);
+  }
+
+  // NOTE [Point-to-point transfers]: between replicas of the same tp the boundary message goes
+  // in tp pieces at once (DeepSpeed's partitioned activations and gradients) over the link's
+  // figure at that GPU count, then the receiver all-gathers them inside its node; replicas of
+  // different tp send it whole from one GPU. G1 nodes of 2 GPUs in r1-a, 0.01 s + 10 GB/s inside
+  // a node; the message is 2.5e8 x 4 B = 1e9 B at b = 1, stage 0 on node 0, stage 1 on node 1.
+  void partitionedBoundaryTransfers_data() {
+    QTest::addColumn<int>("tp0");
+    QTest::addColumn<int>("tp1");
+    QTest::addColumn<bool>("per_gpu_nic");
+    QTest::addColumn<double>("send");
+    // tp 2 to tp 2 over the same-zone default (0.5 s + 1 GB/s, the node's aggregate): two
+    // pieces of 5e8 B at once, 0.5 + 1e9 / 1e9 = 1.5, then one all-gather step of 5e8 B inside
+    // the receiving node, 0.01 + 5e8 / 1e10 = 0.06: 1.56.
+    QTest::newRow("tp 2 to tp 2, one NIC per node") << 2 << 2 << false << 1.56;
+    // With a link entry for two GPUs sending at once at twice the bandwidth (one NIC per GPU, as
+    // SAILOR's GH200 fits): 0.5 + 1e9 / 2e9 = 1.0, plus the all-gather 0.06: 1.06.
+    QTest::newRow("tp 2 to tp 2, one NIC per GPU") << 2 << 2 << true << 1.06;
+    // tp 1 to tp 2: the whole message from one GPU at the count-1 figure, 0.5 + 1 = 1.5, no
+    // all-gather (the pieces would not line up).
+    QTest::newRow("tp 1 to tp 2") << 1 << 2 << false << 1.5;
+  }
+  void partitionedBoundaryTransfers() {
+    QFETCH(int, tp0);
+    QFETCH(int, tp1);
+    QFETCH(bool, per_gpu_nic);
+    QFETCH(double, send);
+    Scenario sc = sc_;
+    for (Pool& p : sc.pools)
+      if (p.zone == "r1-a" && p.gpu_type == "G1") p.gpus_per_node = 2;
+    sc.intra_node_links.insert_or_assign("G1", LinkModel::latencyBandwidth(0.01, 10.0));
+    if (per_gpu_nic)
+      sc.links.push_back(LinkEntry{"r1-a", "r1-a", "G1", "G1", 2, LinkModel::latencyBandwidth(0.5, 2.0)});
+    // Stage 0 takes node 0 (at tp 1 its GPU 0; stage 1 at tp 2 then starts node 1).
+    const Plan plan = onePlan(1, {Stage{0, 1, {Replica{"G1", tp0, "r1-a"}}}, Stage{2, 3, {Replica{"G1", tp1, "r1-a"}}}});
+    const Prediction p = simulate(plan, sc, tinyJob(cat_, 3), cat_, native_);
+    QCOMPARE(p.memory[1].node, 1);
+    SAILOR_COMPARE_REL(p.stages[0].send_forward_s, send, 1e-12);
+    SAILOR_COMPARE_REL(p.stages[1].send_backward_s, send, 1e-12);
   }
 
   // (d) A data-parallel group across regions: sync over the slow link, egress billed.
@@ -772,23 +821,24 @@ private slots:
     QTest::addColumn<double>("dp_sync");
     QTest::addColumn<double>("optimizer");
     // Replicas G1 in r1-a and G1 in r2-a: regions r1 and r2 on continent c1, so the default
-    // same_continent link: 0.1 s + bytes / 1e8 B/s, one GPU's stream (NOTE [Point-to-point
-    // transfers]). D = 2, m = ceil(8 / 2) = 4. The ring's time is divided by the collective
-    // efficiency (NOTE [Collective efficiency]); 1 gives the link's own speed.
+    // same_continent link: 0.1 s + bytes / 1e8 B/s, the node's aggregate, shared by the tp
+    // ranks' rings (NOTE [Collective efficiency]). D = 2, m = ceil(8 / 2) = 4. The ring's time is
+    // divided by the collective efficiency; the default 1 gives the link's own speed.
     // tp 1: compute 4 x (7 + 14) = 84, optimizer 1e-6 x 6e6 = 6, gradients 6e6 x 4 B = 24e6 B.
     // One 2e9 B bucket: 2 (D-1) x (0.1 + 12e6 / 1e8) = 2 x 0.22 = 0.44.
     QTest::newRow("tp 1, one bucket") << 1 << 2e9 << 1.0 << 84.0 << 0.44 << 6.0;
-    // The default efficiency 0.4: 0.44 / 0.4 = 1.1.
-    QTest::newRow("tp 1, one bucket, default efficiency") << 1 << 2e9 << 0.4 << 84.0 << 1.1 << 6.0;
+    // An efficiency of 0.4 (a network whose rings reach 40% of its link figure): 0.44 / 0.4 = 1.1.
+    QTest::newRow("tp 1, one bucket, efficiency 0.4") << 1 << 2e9 << 0.4 << 84.0 << 1.1 << 6.0;
     // 8e6 B buckets: 3 of them, each 2 (D-1) x (0.1 + 4e6 / 1e8) = 2 x 0.14 = 0.28: 0.84
     // (every bucket pays the latency again).
     QTest::newRow("tp 1, three buckets") << 1 << 8e6 << 1.0 << 84.0 << 0.84 << 6.0;
-    // tp 2: each GPU holds 3e6 parameters (12e6 B of gradients) and all-reduces its shard:
-    // 2 (D-1) x (0.1 + 6e6 / 1e8) = 0.32. Compute 4 x (3.5 + 7) = 42, optimizer 3.
-    QTest::newRow("tp 2, one bucket") << 2 << 2e9 << 1.0 << 42.0 << 0.32 << 3.0;
-    // tp 2, 8e6 B buckets: 8e6 then 4e6 B: 2 x (0.1 + 4e6 / 1e8) + 2 x (0.1 + 2e6 / 1e8)
-    // = 0.28 + 0.24 = 0.52.
-    QTest::newRow("tp 2, two buckets") << 2 << 8e6 << 1.0 << 42.0 << 0.52 << 3.0;
+    // tp 2: each GPU holds 3e6 parameters (12e6 B of gradients) and all-reduces its shard, both
+    // GPUs of a node at once over its link: a step moves 2 x 6e6 B, 2 (D-1) x (0.1 + 12e6 /
+    // 1e8) = 0.44 (one GPU alone would take 0.32). Compute 4 x (3.5 + 7) = 42, optimizer 3.
+    QTest::newRow("tp 2, one bucket") << 2 << 2e9 << 1.0 << 42.0 << 0.44 << 3.0;
+    // tp 2, 8e6 B buckets: 8e6 then 4e6 B per GPU: 2 x (0.1 + 2 x 4e6 / 1e8) +
+    // 2 x (0.1 + 2 x 2e6 / 1e8) = 0.36 + 0.28 = 0.64.
+    QTest::newRow("tp 2, two buckets") << 2 << 8e6 << 1.0 << 42.0 << 0.64 << 3.0;
   }
   void crossRegionDataParallel() {
     QFETCH(int, tp);

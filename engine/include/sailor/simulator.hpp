@@ -21,10 +21,11 @@ enum class PipelineSchedule { DeepSpeed, Async1F1B };
 struct SimulatorOptions {
   // Gradient all-reduce bucket, bytes per GPU (DeepSpeed/Megatron default: 5e8 elements).
   double allreduce_bucket_bytes = 2e9;
-  // Bandwidth a data-parallel ring all-reduce achieves per step, as a fraction of the
-  // point-to-point figure of the same link (NCCL proxy and protocol overheads, both directions
-  // at once). NOTE [Collective efficiency] in simulator.cpp says where 0.4 comes from.
-  double collective_efficiency = 0.4;
+  // Bandwidth a data-parallel ring all-reduce achieves per step, as a fraction of the link's
+  // figure: 1 where NCCL's ring reaches the network's bandwidth (NOTE [Collective efficiency] in
+  // simulator.cpp); lower for a network that falls short (nccl-tests' bus bandwidth over the
+  // link's).
+  double collective_efficiency = 1.0;
   // DeepSpeed: Megatron-DeepSpeed's pipeline engine (blocking transfers that occupy both ends,
   // NOTE [DeepSpeed pipeline schedule]). Async1F1B: 1F1B with transfers overlapped with compute.
   PipelineSchedule schedule = PipelineSchedule::DeepSpeed;
@@ -122,10 +123,21 @@ double replicaMemoryBytes(double params, double activation_bytes_per_seq,
                           const Job& job, const GpuType& gpu);
 
 // Seconds of a bucketed ring all-reduce of `shard_bytes` per GPU among D replicas over `link`
-// (2 (D - 1) steps of bucket / D bytes, one GPU's stream each), divided by the collective
-// efficiency. NOTE [Collective efficiency] in simulator.cpp.
-double ringAllReduceSeconds(const ResolvedLink& link, double shard_bytes, int D,
+// (2 (D - 1) steps of bucket / D bytes), with `gpus` GPUs of each node running their rings at
+// once over it (a replica's tp ranks; `link` resolved at that GPU count), divided by the
+// collective efficiency. NOTE [Collective efficiency] in simulator.cpp.
+double ringAllReduceSeconds(const ResolvedLink& link, double shard_bytes, int D, int gpus,
                             const SimulatorOptions& options);
+
+// Pieces a boundary message travels in between replicas of these tp degrees: tp when they
+// match (DeepSpeed's partitioned activations and gradients), else 1.
+int boundaryStreams(int from_tp, int to_tp);
+// Seconds of one boundary message of `bytes` from a replica of tp `from_tp` to one of `to_tp`:
+// boundaryStreams pieces at once over `link` (resolved at that GPU count; inside one node,
+// `same_node`, each piece on its own pair of GPUs), then the receiver's all-gather of the
+// pieces over `receiver_node`. NOTE [Point-to-point transfers] in simulator.cpp.
+double boundaryTransferSeconds(const ResolvedLink& link, const ResolvedLink& receiver_node, double bytes,
+                               int from_tp, int to_tp, bool same_node);
 
 Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
                     const Catalog& catalog, const ProfileSet& profiles,
