@@ -588,7 +588,7 @@ private:
     // (each replica on its own node: the planning model does not place GPUs).
     const int streams = boundaryStreams(a.tp, b.tp);
     return boundaryTransferSeconds(linkBetween(a.site, b.site, streams), node_links_[static_cast<size_t>(b.site)],
-                                   bytes, a.tp, b.tp, false);
+                                   bytes, streams, false);
   }
 
   // Of one degree's candidates, keeps those that can still be chosen: the best by the
@@ -1511,9 +1511,9 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
       const int streams = boundaryStreams(ra.tp, rc.tp);
       t = std::max({t,
                     boundaryTransferSeconds(linkOf({ra.zone, ra.gpu_type, rc.zone, rc.gpu_type, streams}),
-                                            sc.intraNodeLink(rc.gpu_type, cat), msg, ra.tp, rc.tp, false),
+                                            sc.intraNodeLink(rc.gpu_type, cat), msg, streams, false),
                     boundaryTransferSeconds(linkOf({rc.zone, rc.gpu_type, ra.zone, ra.gpu_type, streams}),
-                                            sc.intraNodeLink(ra.gpu_type, cat), msg, rc.tp, ra.tp, false)});
+                                            sc.intraNodeLink(ra.gpu_type, cat), msg, streams, false)});
       egress += msg * M / 1e9 * (sc.egressUsdPerGb(ra.zone, rc.zone) + sc.egressUsdPerGb(rc.zone, ra.zone));
     }
     boundary[static_cast<size_t>(s)] = t;

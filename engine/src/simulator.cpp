@@ -246,14 +246,13 @@ double ringAllReduceSeconds(const ResolvedLink& link, double shard_bytes, int D,
 int boundaryStreams(int from_tp, int to_tp) { return from_tp == to_tp ? from_tp : 1; }
 
 double boundaryTransferSeconds(const ResolvedLink& link, const ResolvedLink& receiver_node, double bytes,
-                               int from_tp, int to_tp, bool same_node) {
+                               int streams, bool same_node) {
   if (bytes <= 0) return 0;
-  const int t = boundaryStreams(from_tp, to_tp);
-  const double piece = bytes / t;
-  // Inside one node each pair of GPUs has its own path; between nodes the t pieces share the
-  // link's figure at count t.
-  const double send = same_node ? link.transferSeconds(piece, 1) : link.transferSeconds(piece, t);
-  const double gather = t > 1 ? (t - 1) * receiver_node.transferSeconds(piece, 1) : 0.0;
+  const double piece = bytes / streams;
+  // Inside one node each pair of GPUs has its own path; between nodes the pieces share the
+  // link's figure at that GPU count.
+  const double send = link.transferSeconds(piece, same_node ? 1 : streams);
+  const double gather = streams > 1 ? (streams - 1) * receiver_node.transferSeconds(piece, 1) : 0.0;
   return send + gather;
 }
 
@@ -444,13 +443,19 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
   // thousand times.
   std::map<std::tuple<int, int, int>, ResolvedLink> by_site;
   std::map<int, ResolvedLink> in_node;  // by site
+  // The fabric inside a replica's node (transfers between GPUs of one node, tensor-parallel
+  // all-gathers).
+  auto nodeLink = [&](const ReplicaData& x) -> const ResolvedLink& {
+    auto it = in_node.find(x.site);
+    if (it == in_node.end())
+      it = in_node.emplace(x.site, scenario.intraNodeLink(x.replica->gpu_type, catalog)).first;
+    return it->second;
+  };
+  auto sameNode = [](const ReplicaData& x, const ReplicaData& y) { return x.site == y.site && x.node == y.node; };
+  // The link from x's node to y's for g GPUs sending at once (the node's fabric when they share
+  // a node).
   auto linkBetween = [&](const ReplicaData& x, const ReplicaData& y, int g) -> const ResolvedLink& {
-    if (x.site == y.site && x.node == y.node) {
-      auto it = in_node.find(x.site);
-      if (it == in_node.end())
-        it = in_node.emplace(x.site, scenario.intraNodeLink(x.replica->gpu_type, catalog)).first;
-      return it->second;
-    }
+    if (sameNode(x, y)) return nodeLink(x);
     auto key = std::make_tuple(x.site, y.site, g);
     auto it = by_site.find(key);
     if (it == by_site.end()) {
@@ -460,13 +465,9 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
     }
     return it->second;
   };
-  // The fabric inside a replica's node (its tensor-parallel all-gathers).
-  auto nodeLink = [&](const ReplicaData& x) -> const ResolvedLink& {
-    auto it = in_node.find(x.site);
-    if (it == in_node.end())
-      it = in_node.emplace(x.site, scenario.intraNodeLink(x.replica->gpu_type, catalog)).first;
-    return it->second;
-  };
+  // GPUs of x's replica whose rings run at once over the link to y: its tp ranks between nodes,
+  // one pair of GPUs each inside a node (NOTE [Collective efficiency]).
+  auto ringGpus = [&](const ReplicaData& x, const ReplicaData& y) { return sameNode(x, y) ? 1 : x.replica->tp; };
   // Per boundary s and pair j: seconds of the activation (s -> s+1) and the gradient (back).
   std::vector<std::vector<std::pair<double, double>>> pair_s(static_cast<size_t>(P));
   for (int s = 0; s + 1 < P; ++s) {
@@ -479,11 +480,8 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
       const ReplicaData& y = c[j % c.size()];
       const double msg = x.output_elements * b * e;
       const int streams = boundaryStreams(x.replica->tp, y.replica->tp);
-      const bool same_node = x.site == y.site && x.node == y.node;
-      const double f = boundaryTransferSeconds(linkBetween(x, y, streams), nodeLink(y), msg, x.replica->tp,
-                                               y.replica->tp, same_node);
-      const double g = boundaryTransferSeconds(linkBetween(y, x, streams), nodeLink(x), msg, y.replica->tp,
-                                               x.replica->tp, same_node);
+      const double f = boundaryTransferSeconds(linkBetween(x, y, streams), nodeLink(y), msg, streams, sameNode(x, y));
+      const double g = boundaryTransferSeconds(linkBetween(y, x, streams), nodeLink(x), msg, streams, sameNode(x, y));
       pair_s[static_cast<size_t>(s)].emplace_back(f, g);
       fwd = std::max(fwd, f);
       bwd = std::max(bwd, g);
@@ -585,8 +583,7 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
       if (y.tied_params <= 0) continue;
       const ReplicaData& x = first[j % first.size()];
       const double shard = y.tied_params * grad_bytes;
-      const bool same_node = x.site == y.site && x.node == y.node;
-      const int g = same_node ? 1 : y.replica->tp;  // every tp rank its shard, at once
+      const int g = ringGpus(y, x);  // every tp rank its shard, at once
       tied_sync = std::max(tied_sync, ringAllReduceSeconds(linkBetween(y, x, g), shard, 2, g, options));
       // A ring of two: each side sends half of the matrix's gradients to the other.
       addEgress(x.replica->zone, y.replica->zone, 0.5 * shard * x.replica->tp);
@@ -611,9 +608,7 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
       opt = std::max(opt, x.optimizer_s_per_param * x.params);
       if (D < 2) continue;
       const ReplicaData& y = reps[static_cast<size_t>((k + 1) % D)];
-      // NOTE [Collective efficiency]: the tp ranks' rings share the node's link.
-      const bool same_node = x.site == y.site && x.node == y.node;
-      const int g = same_node ? 1 : x.replica->tp;
+      const int g = ringGpus(x, y);
       const ResolvedLink& link = linkBetween(x, y, g);
       const double shard = x.params * grad_bytes;
       const double t = ringAllReduceSeconds(link, shard, D, g, options);

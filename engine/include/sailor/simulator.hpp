@@ -132,12 +132,12 @@ double ringAllReduceSeconds(const ResolvedLink& link, double shard_bytes, int D,
 // Pieces a boundary message travels in between replicas of these tp degrees: tp when they
 // match (DeepSpeed's partitioned activations and gradients), else 1.
 int boundaryStreams(int from_tp, int to_tp);
-// Seconds of one boundary message of `bytes` from a replica of tp `from_tp` to one of `to_tp`:
-// boundaryStreams pieces at once over `link` (resolved at that GPU count; inside one node,
-// `same_node`, each piece on its own pair of GPUs), then the receiver's all-gather of the
-// pieces over `receiver_node`. NOTE [Point-to-point transfers] in simulator.cpp.
+// Seconds of one boundary message of `bytes` in `streams` pieces (boundaryStreams) sent at once
+// over `link` (resolved at that GPU count; inside one node, `same_node`, each piece on its own
+// pair of GPUs), then the receiver's all-gather of the pieces over `receiver_node`.
+// NOTE [Point-to-point transfers] in simulator.cpp.
 double boundaryTransferSeconds(const ResolvedLink& link, const ResolvedLink& receiver_node, double bytes,
-                               int from_tp, int to_tp, bool same_node);
+                               int streams, bool same_node);
 
 Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
                     const Catalog& catalog, const ProfileSet& profiles,
