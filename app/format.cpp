@@ -103,7 +103,7 @@ std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& s
   size_t gpu_w = 5;
   for (const auto& m : p.memory) gpu_w = std::max(gpu_w, gpuLabel(m).size() + 2);
   os << "  " << pad("stage", 7) << pad("GPU", gpu_w) << rpad("states", 11) << rpad("activations", 13)
-     << rpad("in flight", 10) << rpad("transient", 11) << rpad("runtime", 11) << rpad("total", 11)
+     << rpad("in flight", 10) << rpad("transient", 11) << rpad("bucket", 11) << rpad("runtime", 11) << rpad("total", 11)
      << rpad("capacity", 11) << "\n";
   std::map<std::string, bool> seen;
   for (const auto& m : p.memory) {
@@ -113,6 +113,7 @@ std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& s
     os << "  " << pad(std::to_string(m.stage), 7) << pad(gpuLabel(m), gpu_w)
        << rpad(gib(m.model_state_bytes), 11) << rpad(gib(m.activation_bytes), 13)
        << rpad(std::to_string(m.microbatches_in_flight), 10) << rpad(gib(m.transient_bytes), 11)
+       << rpad(gib(m.gradient_bucket_bytes), 11)
        << rpad(gib(m.runtime_overhead_bytes), 11) << rpad(gib(m.total_bytes), 11) << rpad(gib(m.capacity_bytes), 11)
        << (m.fits() ? "" : "  OUT OF MEMORY") << "\n";
   }

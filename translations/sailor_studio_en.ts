@@ -831,6 +831,10 @@
         <source>Share of the iteration the stage computes, transfers or synchronises; the rest it waits for other stages. The busiest stage is the bottleneck (the Time tab&apos;s)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Gradient bucket</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::PlanningService</name>

@@ -830,6 +830,10 @@
         <source>Share of the iteration the stage computes, transfers or synchronises; the rest it waits for other stages. The busiest stage is the bottleneck (the Time tab&apos;s)</source>
         <translation>该阶段在一次迭代中用于计算、传输或同步的时间占比，其余时间在等待其他阶段。最繁忙的阶段即瓶颈（“耗时”选项卡所示）</translation>
     </message>
+    <message>
+        <source>Gradient bucket</source>
+        <translation>梯度桶</translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::PlanningService</name>

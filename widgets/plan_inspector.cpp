@@ -468,15 +468,16 @@ void PlanInspector::buildMemory() {
     QColor over;
     double sailor::MemoryBreakdown::*field;
   };
-  const std::array<Part, 4> parts = {{
+  const std::array<Part, 5> parts = {{
       {tr("Model states"), QColor(0x4E79A7), QColor(0x8B1A1A), &sailor::MemoryBreakdown::model_state_bytes},
       {tr("Activations"), QColor(0xF28E2B), QColor(0xC0392B), &sailor::MemoryBreakdown::activation_bytes},
       {tr("Transient"), QColor(0x76B7B2), QColor(0xE06666), &sailor::MemoryBreakdown::transient_bytes},
+      {tr("Gradient bucket"), QColor(0x59A14F), QColor(0xD98880), &sailor::MemoryBreakdown::gradient_bucket_bytes},
       {tr("Runtime overhead"), QColor(0xBAB0AC), QColor(0xF4A6A6), &sailor::MemoryBreakdown::runtime_overhead_bytes},
   }};
   // Two stacks with disjoint keys: bars that fit in their part colours, bars over capacity in
   // shades of red.
-  std::array<QCPBars*, 4> fit{}, over{};
+  std::array<QCPBars*, 5> fit{}, over{};
   for (std::size_t i = 0; i < parts.size(); ++i) {
     fit[i] = new QCPBars(key_axis, value_axis);
     fit[i]->setName(parts[i].name);

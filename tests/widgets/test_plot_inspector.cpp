@@ -455,7 +455,7 @@ void TestPlotInspector::inspectorShowsOverCapacity() {
       const bool reddish = (c.hslHue() < 12 || c.hslHue() > 348) && c.hslSaturation() > 60;
       (reddish ? red : normal) += 1;
     }
-  QCOMPARE(red, 4);  // model states, activations, transient, overhead
+  QCOMPARE(red, 5);  // model states, activations, transient, gradient bucket, overhead
   QCOMPARE(normal, 0);
 }
 

@@ -45,6 +45,7 @@ struct MemoryBreakdown {
   double activation_bytes = 0;    // kept for backward, for the microbatches in flight
   int microbatches_in_flight = 0;
   double transient_bytes = 0;     // working set of the largest layer's backward
+  double gradient_bucket_bytes = 0;  // flat copy of the gradients for the all-reduce (NOTE [Gradient bucket])
   double runtime_overhead_bytes = 0;
   double total_bytes = 0;
   double capacity_bytes = 0;
@@ -115,9 +116,15 @@ struct Prediction {
   nlohmann::json toJson() const;
 };
 
+// Bytes of the flat buffer DeepSpeed's data-parallel all-reduce copies a GPU's gradients into
+// at the end of the iteration (NOTE [Gradient bucket] in simulator.cpp): up to 5e8 elements,
+// in the gradients' all-reduce type.
+double gradientBucketBytes(double params, const Job& job);
+
 // Peak bytes on one GPU of a replica: model states + activations x in-flight microbatches +
-// transient (2 x the largest layer's activations) + runtime overhead; per-sequence activation
-// figures, times the microbatch size. The simulator's MemoryBreakdown holds the same terms.
+// transient (2 x the largest layer's activations) + gradient bucket + runtime overhead;
+// per-sequence activation figures, times the microbatch size. The simulator's MemoryBreakdown
+// holds the same terms.
 double replicaMemoryBytes(double params, double activation_bytes_per_seq,
                           double max_layer_activation_per_seq, int microbatch_size, int in_flight,
                           const Job& job, const GpuType& gpu);
