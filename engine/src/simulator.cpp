@@ -226,7 +226,8 @@ void runAsync1F1B(const std::vector<StageTimes>& stages, std::vector<TimelineOp>
 // eleven GPT-Neo-2.7 runs SAILOR measured on GH200 (docs/simulator.md) held 0.6-3.3 GB more
 // than states + activations + overhead, growing with the parameters per GPU (about 4-8 bytes
 // per parameter on two-, four- and eight-stage plans); counting the buffer brings their mean
-// memory error from 7.3% to under 5% without changing the OPT-350 points beyond 1%.
+// memory error from 7.3% to 5.1% (2.7% without N8_D2, whose figure is 8.7 GB below a run of
+// the same split) and moves the fifteen OPT-350 GH200 points by at most 0.4 GB.
 double gradientBucketBytes(double params, const Job& job) {
   constexpr double kBucketElements = 5e8;
   const double bytes_per_gradient = job.precision == Precision::Fp16 ? 2.0 : 4.0;
