@@ -477,7 +477,7 @@ void PlanInspector::buildMemory() {
   }};
   // Two stacks with disjoint keys: bars that fit in their part colours, bars over capacity in
   // shades of red.
-  std::array<QCPBars*, 5> fit{}, over{};
+  std::array<QCPBars*, std::tuple_size_v<decltype(parts)>> fit{}, over{};
   for (std::size_t i = 0; i < parts.size(); ++i) {
     fit[i] = new QCPBars(key_axis, value_axis);
     fit[i]->setName(parts[i].name);
