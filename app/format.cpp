@@ -138,7 +138,7 @@ std::string formatValidation(const ValidationReport& r) {
   size_t id_w = 8;
   for (const auto& row : r.rows) id_w = std::max(id_w, row.id.size() + 2);
   // One table of predicted against measured (ours, or SAILOR's model's), then its summary.
-  auto table = [&](const char* predicted, auto figures, const ErrorSummary& e, const char* suffix) {
+  auto table = [&](const char* predicted, auto figures, const ErrorSummary& e, const char* suffix, auto of_group) {
     os << pad("point", id_w) << rpad("time meas", 11) << rpad(predicted, 11) << rpad("error", 9)
        << rpad("mem meas", 11) << rpad(predicted, 11) << rpad("error", 9) << "\n";
     for (const auto& row : r.rows) {
@@ -151,12 +151,27 @@ std::string formatValidation(const ValidationReport& r) {
        << fmt("%.1f%%", 100 * e.max_time_error) << suffix << "\n";
     os << "Peak memory:    mean error " << fmt("%.1f%%", 100 * e.mean_memory_error) << ", max "
        << fmt("%.1f%%", 100 * e.max_memory_error) << suffix << "\n";
+    // A file mixing clusters or models: the means of each, which the overall one can hide.
+    if (r.groups.size() < 2) return;
+    size_t name_w = 0;
+    auto name = [](const ValidationGroup& g) { return (g.cluster.empty() ? "" : g.cluster + " ") + g.model; };
+    for (const auto& g : r.groups) name_w = std::max(name_w, name(g).size() + 2);
+    os << "By cluster and model:\n";
+    for (const auto& g : r.groups) {
+      const ErrorSummary ge = of_group(g);
+      os << "  " << pad(name(g), name_w) << rpad(std::to_string(g.points), 4) << (g.points == 1 ? " point " : " points")
+         << "  time mean " << rpad(fmt("%.1f%%", 100 * ge.mean_time_error), 6) << ", max "
+         << rpad(fmt("%.1f%%", 100 * ge.max_time_error), 6) << "   memory mean "
+         << rpad(fmt("%.1f%%", 100 * ge.mean_memory_error), 6) << ", max " << fmt("%.1f%%", 100 * ge.max_memory_error)
+         << "\n";
+    }
   };
   table("predicted",
         [](const ValidationRow& row) {
           return std::tuple{row.predicted_iteration_s, row.time_error, row.predicted_memory_bytes, row.memory_error};
         },
-        ErrorSummary{r.mean_time_error, r.max_time_error, r.mean_memory_error, r.max_memory_error}, "");
+        ErrorSummary{r.mean_time_error, r.max_time_error, r.mean_memory_error, r.max_memory_error}, "",
+        [](const ValidationGroup& g) { return g.ours; });
   if (r.sailor_model) {
     os << "\nSAILOR's published simulator on the same profiles and links (--compare-sailor):\n";
     table("SAILOR",
@@ -164,7 +179,8 @@ std::string formatValidation(const ValidationReport& r) {
             return std::tuple{row.sailor_model->iteration_s, row.sailor_time_error,
                               row.sailor_model->peak_memory_bytes, row.sailor_memory_error};
           },
-          *r.sailor_model, " (SAILOR's model)");
+          *r.sailor_model, " (SAILOR's model)",
+          [](const ValidationGroup& g) { return g.sailor_model.value_or(ErrorSummary{}); });
   }
   // The runs were measured, so they fitted: a prediction over a GPU's capacity is the model's error.
   std::string too_big;

@@ -135,8 +135,13 @@ const char* kValidateHelp =
     "                    model states and one microbatch's activations the run held\n"
     "                    on one GPU, and whether the measured peak lies below them),\n"
     "                    mean_time_error, max_time_error,\n"
-    "                    mean_memory_error, max_memory_error (fractions); with\n"
-    "                    --compare-sailor also sailor_model, the same fields for SAILOR's model\n";
+    "                    mean_memory_error, max_memory_error (fractions), groups\n"
+    "                    (the same four per cluster and model, with their point\n"
+    "                    counts); with --compare-sailor also sailor_model, the same\n"
+    "                    fields for SAILOR's model\n"
+    "\n"
+    "A file that mixes clusters or models (each point's \"cluster\" and \"model\") also gets\n"
+    "the errors of each pair under \"By cluster and model\".\n";
 
 struct Args {
   std::vector<std::string> positional;

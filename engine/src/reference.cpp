@@ -260,6 +260,7 @@ static std::vector<MeasuredPoint> loadMeasuredPointsUnchecked(const std::string&
     const json& pj = pts[i];
     MeasuredPoint mp;
     mp.id = ju::getStringOr(pj, "id", p, "point " + std::to_string(i));
+    mp.cluster = ju::getStringOr(pj, "cluster", p, "");
     json job{{"model", ju::getString(pj, "model", p)},
              {"global_batch_size", ju::getInt(pj, "global_batch_size", p, 1)},
              {"precision", ju::getStringOr(pj, "precision", p, "fp32")},
@@ -459,6 +460,8 @@ ValidationReport validatePoints(const std::vector<MeasuredPoint>& points, const 
     Scenario sc = reference.scenario(pt.pools, catalog);
     ValidationRow row;
     row.id = pt.id;
+    row.cluster = pt.cluster;
+    row.model = pt.job.model;
     try {
       const Plan plan = toPlanLayers(pt.plan, catalog.model(pt.job.model, "model"),
                                      reference.profiles->sailorLayers(pt.job.model));
@@ -489,6 +492,25 @@ ValidationReport validatePoints(const std::vector<MeasuredPoint>& points, const 
   }
   ours.average(rep.rows.size());
   if (rep.sailor_model) rep.sailor_model->average(rep.rows.size());
+  for (const ValidationRow& row : rep.rows) {
+    auto g = std::find_if(rep.groups.begin(), rep.groups.end(), [&](const ValidationGroup& x) {
+      return x.cluster == row.cluster && x.model == row.model;
+    });
+    if (g == rep.groups.end()) {
+      ValidationGroup fresh;
+      fresh.cluster = row.cluster;
+      fresh.model = row.model;
+      g = rep.groups.insert(rep.groups.end(), std::move(fresh));
+    }
+    ++g->points;
+    g->ours.add(row.time_error, row.memory_error);
+    if (row.sailor_model)
+      (g->sailor_model ? *g->sailor_model : g->sailor_model.emplace()).add(row.sailor_time_error, row.sailor_memory_error);
+  }
+  for (ValidationGroup& g : rep.groups) {
+    g.ours.average(g.points);
+    if (g.sailor_model) g.sailor_model->average(g.points);
+  }
   rep.mean_time_error = ours.mean_time_error;
   rep.max_time_error = ours.max_time_error;
   rep.mean_memory_error = ours.mean_memory_error;
@@ -509,10 +531,35 @@ void ErrorSummary::average(size_t points) {
   mean_memory_error /= static_cast<double>(points);
 }
 
+namespace {
+json errorsJson(const ErrorSummary& e) {
+  return {{"mean_time_error", e.mean_time_error},
+          {"max_time_error", e.max_time_error},
+          {"mean_memory_error", e.mean_memory_error},
+          {"max_memory_error", e.max_memory_error}};
+}
+
+// One entry per (cluster, model): its name, point count and the errors `of` gives for it.
+template <class Of>
+json groupsJson(const std::vector<ValidationGroup>& groups, Of of) {
+  json out = json::array();
+  for (const auto& g : groups) {
+    json e = errorsJson(of(g));
+    e["cluster"] = g.cluster;
+    e["model"] = g.model;
+    e["points"] = g.points;
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+}  // namespace
+
 json ValidationReport::toJson() const {
   json pts = json::array();
   for (const auto& r : rows)
     pts.push_back({{"id", r.id},
+                   {"cluster", r.cluster},
+                   {"model", r.model},
                    {"measured_iteration_s", r.measured_iteration_s},
                    {"predicted_iteration_s", r.predicted_iteration_s},
                    {"time_error", r.time_error},
@@ -532,11 +579,9 @@ json ValidationReport::toJson() const {
                      {"p2p_s", r.prediction.breakdown.p2p_s},
                      {"dp_sync_s", r.prediction.breakdown.dp_sync_s},
                      {"optimizer_s", r.prediction.breakdown.optimizer_s}}}});
-  json out{{"points", pts},
-           {"mean_time_error", mean_time_error},
-           {"max_time_error", max_time_error},
-           {"mean_memory_error", mean_memory_error},
-           {"max_memory_error", max_memory_error}};
+  json out = errorsJson({mean_time_error, max_time_error, mean_memory_error, max_memory_error});
+  out["points"] = pts;
+  out["groups"] = groupsJson(groups, [](const ValidationGroup& g) { return g.ours; });
   if (sailor_model) {
     json per = json::array();
     for (const auto& r : rows)
@@ -545,11 +590,10 @@ json ValidationReport::toJson() const {
                      {"time_error", r.sailor_time_error},
                      {"predicted_memory_bytes", r.sailor_model ? r.sailor_model->peak_memory_bytes : 0.0},
                      {"memory_error", r.sailor_memory_error}});
-    out["sailor_model"] = {{"points", per},
-                           {"mean_time_error", sailor_model->mean_time_error},
-                           {"max_time_error", sailor_model->max_time_error},
-                           {"mean_memory_error", sailor_model->mean_memory_error},
-                           {"max_memory_error", sailor_model->max_memory_error}};
+    json sm = errorsJson(*sailor_model);
+    sm["points"] = per;
+    sm["groups"] = groupsJson(groups, [](const ValidationGroup& g) { return g.sailor_model.value_or(ErrorSummary{}); });
+    out["sailor_model"] = std::move(sm);
   }
   return out;
 }

@@ -216,6 +216,66 @@ private slots:
     QVERIFY2(lines[4].startsWith("Iteration time: mean error"), qPrintable(r.out));
   }
 
+  // A file mixing clusters gets one summary per cluster and model beside the overall one: here
+  // two clariden runs and one RTX-cluster run of SAILOR's, so each group's mean and max are
+  // those of its own rows (the RTX one its single error), in text and JSON; a file of one
+  // cluster and model gets no such section. Needs SAILOR's reference data in ../shared.
+  void validateSummarisesEachClusterAndModel() {
+    const QJsonArray points = measuredPoints().value("points").toArray();
+    if (points.isEmpty()) QSKIP(qPrintable("no " + measuredPointsPath() + ": ../shared is not beside this checkout"));
+    const QJsonObject rtx = points[15].toObject();
+    QCOMPARE(rtx.value("cluster").toString(), QString("mit"));
+    QCOMPARE(points[0].toObject().value("cluster").toString(), QString("clariden"));
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QJsonArray mixed{points[0], rtx, points[1]};
+    const Result j = validatePoints(dir, mixed, {"--json", "--compare-sailor"});
+    QVERIFY2(j.exit_code == 0, qPrintable(j.err));
+    const QJsonObject doc = QJsonDocument::fromJson(j.out.toUtf8()).object();
+    const QJsonArray rows = doc.value("points").toArray();
+    QCOMPARE(rows.size(), 3);
+    for (const char* which : {"ours", "sailor"}) {
+      const bool ours = QString(which) == "ours";
+      const QJsonObject top = ours ? doc : doc.value("sailor_model").toObject();
+      const QJsonArray of_rows = top.value("points").toArray();
+      const QJsonArray groups = top.value("groups").toArray();
+      QCOMPARE(groups.size(), 2);
+      auto err = [&](int i, const char* key) { return qAbs(of_rows[i].toObject().value(key).toDouble()); };
+      const QJsonObject clariden = groups[0].toObject(), mit = groups[1].toObject();
+      QCOMPARE(clariden.value("cluster").toString(), QString("clariden"));
+      QCOMPARE(clariden.value("model").toString(), QString("OPT-350M"));
+      QCOMPARE(clariden.value("points").toInt(), 2);
+      QCOMPARE(mit.value("cluster").toString(), QString("mit"));
+      QCOMPARE(mit.value("points").toInt(), 1);
+      QVERIFY(qAbs(clariden.value("mean_time_error").toDouble() - (err(0, "time_error") + err(2, "time_error")) / 2) < 1e-12);
+      QCOMPARE(clariden.value("max_time_error").toDouble(), qMax(err(0, "time_error"), err(2, "time_error")));
+      QCOMPARE(mit.value("mean_time_error").toDouble(), err(1, "time_error"));
+      QCOMPARE(mit.value("max_memory_error").toDouble(), err(1, "memory_error"));
+      // The groups split the overall mean: weighted by their point counts they give it back.
+      const double overall = (2 * clariden.value("mean_time_error").toDouble() + mit.value("mean_time_error").toDouble()) / 3;
+      QVERIFY2(qAbs(overall - top.value("mean_time_error").toDouble()) < 1e-12, which);
+    }
+    const Result r = validatePoints(dir, mixed);
+    QVERIFY2(r.exit_code == 0, qPrintable(r.err));
+    const QStringList lines = r.out.split('\n');
+    const qsizetype at = lines.indexOf("By cluster and model:");
+    QVERIFY2(at > 0 && at + 2 < lines.size(), qPrintable(r.out));
+    const QJsonArray groups = doc.value("groups").toArray();
+    for (int g = 0; g < 2; ++g) {
+      const QJsonObject o = groups[g].toObject();
+      auto pct = [&](const char* key) { return QString::number(100 * o.value(key).toDouble(), 'f', 1) + "%"; };
+      const int n = o.value("points").toInt();
+      const QString wanted = o.value("cluster").toString() + " OPT-350M " + QString::number(n) +
+                             (n == 1 ? " point" : " points") + " time mean " + pct("mean_time_error") + ", max " +
+                             pct("max_time_error") + " memory mean " + pct("mean_memory_error") + ", max " +
+                             pct("max_memory_error");
+      QCOMPARE(lines[at + 1 + g].simplified(), wanted);
+    }
+    const Result one = validatePoints(dir, QJsonArray{points[0], points[1]});
+    QVERIFY2(one.exit_code == 0 && one.out.contains("Iteration time: mean error"), qPrintable(one.err));
+    QVERIFY2(!one.out.contains("By cluster"), qPrintable(one.out));
+  }
+
   // A measured run that the model says would not fit (here: a clariden run given microbatch 64,
   // 64 x the activations on GH-96's 96 GiB) is listed under its own heading and flagged in the
   // JSON, since the run did fit and the disagreement is the model's.

@@ -756,26 +756,35 @@ private slots:
   void measuredPointsRejects_data() {
     QTest::addColumn<QByteArray>("layers");
     QTest::addColumn<QByteArray>("replicas");
+    QTest::addColumn<QByteArray>("extra");  // more fields of the point, each followed by a comma
     QTest::addColumn<QStringList>("needles");
     const QByteArray rep = R"([[{"gpu_type": "GH-96", "tp": 4, "zone": "us-central1-a"}]])";
-    QTest::newRow("string layer number") << QByteArray(R"([[0, "1"]])") << rep
+    QTest::newRow("string layer number") << QByteArray(R"([[0, "1"]])") << rep << QByteArray()
                                          << QStringList({"points[0].layers_per_stage[0]", "layer numbers"});
-    QTest::newRow("layers not consecutive") << QByteArray(R"([[0, 2]])") << rep
+    QTest::newRow("layers not consecutive") << QByteArray(R"([[0, 2]])") << rep << QByteArray()
                                             << QStringList({"points[0].layers_per_stage[0]", "consecutive"});
     QTest::newRow("replicas not a list") << QByteArray(R"([[0, 1]])") << QByteArray(R"([{"gpu_type": "GH-96"}])")
+                                         << QByteArray()
                                          << QStringList({"points[0].replicas_per_stage[0]", "a JSON array"});
-    QTest::newRow("no replicas") << QByteArray(R"([[0, 1]])") << QByteArray(R"([[]])")
+    QTest::newRow("no replicas") << QByteArray(R"([[0, 1]])") << QByteArray(R"([[]])") << QByteArray()
                                  << QStringList({"points[0].replicas_per_stage[0]", "at least one replica"});
+    // The cluster names the group the point's errors are summed in (sailor validate).
+    QTest::newRow("cluster not a string") << QByteArray(R"([[0, 1]])") << rep << QByteArray(R"("cluster": 7,)")
+                                          << QStringList({"points[0].cluster", "got 7", "a string"});
+    QTest::newRow("empty cluster") << QByteArray(R"([[0, 1]])") << rep << QByteArray(R"("cluster": "",)")
+                                   << QStringList({"points[0].cluster", "a non-empty string"});
   }
 
   void measuredPointsRejects() {
     QFETCH(QByteArray, layers);
     QFETCH(QByteArray, replicas);
+    QFETCH(QByteArray, extra);
     QFETCH(QStringList, needles);
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const std::string path = dir.filePath("points.json").toStdString();
-    std::ofstream(path) << R"({"points": [{"id": "p", "model": "OPT-350", "global_batch_size": 8,
+    std::ofstream(path) << R"({"points": [{"id": "p", "model": "OPT-350", "global_batch_size": 8, )"
+                        << extra.toStdString() << R"(
         "microbatch_size": 1, "layers_per_stage": )" << layers.toStdString()
                         << R"(, "replicas_per_stage": )" << replicas.toStdString()
                         << R"(, "measured": {"iteration_time_s": 1, "peak_memory_bytes": 1}}]})";

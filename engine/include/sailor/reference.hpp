@@ -48,6 +48,7 @@ std::string regionOfZone(const std::string& zone);
 
 struct MeasuredPoint {
   std::string id;
+  std::string cluster;  // the point's "cluster" ("" when it does not say)
   Job job;
   Plan plan;
   std::vector<Pool> pools;  // one per (zone, GPU type) the plan uses, node size as measured
@@ -71,6 +72,8 @@ SailorModelPrediction sailorPublishedModel(const Plan& plan, const Scenario& sce
 
 struct ValidationRow {
   std::string id;
+  std::string cluster;  // the point's, "" when it does not say
+  std::string model;    // the job's model, as the catalogue names it
   double measured_iteration_s = 0;
   double predicted_iteration_s = 0;
   double measured_memory_bytes = 0;
@@ -99,6 +102,16 @@ struct ErrorSummary {  // of |error| over the points
   void average(size_t points);                        // the sums become means
 };
 
+// The errors over the points of one cluster and model: a file that mixes clusters (GH200 nodes
+// and a PCIe RTX cluster, say) or models has one mean per pair as well as the overall one.
+struct ValidationGroup {
+  std::string cluster;  // "" for points that do not say
+  std::string model;
+  size_t points = 0;
+  ErrorSummary ours;
+  std::optional<ErrorSummary> sailor_model;  // with compare_sailor
+};
+
 struct ValidationReport {
   std::vector<ValidationRow> rows;
   double mean_time_error = 0;  // mean of |error|
@@ -106,6 +119,7 @@ struct ValidationReport {
   double mean_memory_error = 0;
   double max_memory_error = 0;
   std::optional<ErrorSummary> sailor_model;  // with compare_sailor
+  std::vector<ValidationGroup> groups;        // per (cluster, model), in the order of the points
   nlohmann::json toJson() const;
 };
 
