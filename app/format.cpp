@@ -196,6 +196,16 @@ std::string formatValidation(const ValidationReport& r) {
     os << "\nMeasured memory below the model states and one microbatch's saved activations of one GPU"
           " (not the run's peak):\n"
        << below;
+  // Points of another length than SAILOR profiled their model at: its figures do not apply.
+  std::string other_length;
+  for (const auto& row : r.rows)
+    if (row.profiled_sequence_length && *row.profiled_sequence_length != row.sequence_length)
+      other_length += "  " + row.id + ": " + std::to_string(row.sequence_length) + " tokens, " + row.model +
+                      " profiled at " + std::to_string(*row.profiled_sequence_length) + "\n";
+  if (!other_length.empty())
+    os << "\nSequence length other than SAILOR's profiles (their figures do not apply; the sources below"
+          " answer):\n"
+       << other_length;
   // Figures that did not come from SAILOR's measurements as they stand.
   std::string derived;
   for (const auto& row : r.rows)

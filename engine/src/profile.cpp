@@ -76,7 +76,7 @@ Sourced<std::vector<LayerMemory>> ProfileSet::memory(const std::string& model, i
 
 std::shared_ptr<NativeProfile> NativeProfile::fromJson(const json& j, const Catalog& catalog,
                                                        const std::string& name) {
-  ju::rejectUnknownKeys(j, {"format", "model", "gpu_type", "precision", "measured_by", "runs"}, "");
+  ju::rejectUnknownKeys(j, {"format", "model", "gpu_type", "precision", "sequence_length", "measured_by", "runs"}, "");
   const std::string format = ju::getString(j, "format", "");
   if (format != "sailor-studio-profile/1")
     throw InputError("format", "\"" + format + "\"", "\"sailor-studio-profile/1\"");
@@ -90,6 +90,7 @@ std::shared_ptr<NativeProfile> NativeProfile::fromJson(const json& j, const Cata
   else if (prec == "bf16") p->precision = Precision::Bf16;
   else if (prec == "fp16") p->precision = Precision::Fp16;
   else throw InputError("precision", "\"" + prec + "\"", "\"fp32\", \"bf16\" or \"fp16\"");
+  if (j.contains("sequence_length")) p->sequence_length = ju::getInt32(j, "sequence_length", "", 1);
   const json& runs = ju::require(j, "runs", "");
   ju::requireArray(runs, "runs");
   for (size_t i = 0; i < runs.size(); ++i) {
@@ -165,16 +166,19 @@ json NativeProfile::toJson() const {
                       {"optimizer_seconds_per_parameter", r.optimizer_seconds_per_parameter},
                       {"layers", layers}});
   }
-  return json{{"format", "sailor-studio-profile/1"},
-              {"model", model},
-              {"gpu_type", gpu_type},
-              {"precision", precisionName(precision)},
-              {"runs", runs_j}};
+  json out{{"format", "sailor-studio-profile/1"},
+           {"model", model},
+           {"gpu_type", gpu_type},
+           {"precision", precisionName(precision)},
+           {"runs", runs_j}};
+  if (sequence_length) out["sequence_length"] = *sequence_length;
+  return out;
 }
 
 std::optional<std::vector<LayerTiming>> NativeProfile::timings(const ProfileKey& key,
                                                                const Job& job) const {
   if (key.model != model || key.gpu_type != gpu_type || job.precision != precision) return std::nullopt;
+  if (sequence_length && *sequence_length != job.sequence_length) return std::nullopt;
   for (const auto& r : runs)
     if (r.microbatch_size == key.microbatch_size && r.tp == key.tp) return r.timings;
   return std::nullopt;
@@ -191,6 +195,7 @@ std::optional<double> NativeProfile::optimizerSecondsPerParameter(const ProfileK
 std::optional<std::vector<LayerMemory>> NativeProfile::memory(const std::string& m, int tp,
                                                               const Job& job) const {
   if (m != model || job.precision != precision) return std::nullopt;
+  if (sequence_length && *sequence_length != job.sequence_length) return std::nullopt;
   for (const auto& r : runs)
     if (r.tp == tp && !r.memory.empty()) return r.memory;
   return std::nullopt;
@@ -333,6 +338,7 @@ void SailorProfile::adoptCatalogConventions(const Catalog& catalog) {
     // Sequence length of the profile: a block's output is s x h elements per sequence.
     const double seq = layers[1].output_elements / h;
     const int s_len = seq >= 1 ? static_cast<int>(std::lround(seq)) : m->sequence_length;
+    if (seq >= 1) sequence_length_[m->name] = s_len;
     const double logits_bytes = 4.0 * s_len * static_cast<double>(m->vocab_size) / tp;
     if (head.activation_bytes < 0.5 * logits_bytes) {
       const auto arch = deriveLayers(*m, s_len, tp, 4);
@@ -376,6 +382,17 @@ void SailorProfile::adoptCatalogConventions(const Catalog& catalog) {
   }
 }
 
+std::optional<int> SailorProfile::sequenceLength(const std::string& model) const {
+  auto it = sequence_length_.find(model);
+  if (it == sequence_length_.end()) return std::nullopt;
+  return it->second;
+}
+
+bool SailorProfile::profiledAt(const std::string& model, const Job& job) const {
+  auto it = sequence_length_.find(model);
+  return it == sequence_length_.end() || it->second == job.sequence_length;
+}
+
 int SailorProfile::sailorLayers(const std::string& model) const {
   auto it = sailor_layers_.find(model);
   return it == sailor_layers_.end() ? 0 : it->second;
@@ -383,7 +400,7 @@ int SailorProfile::sailorLayers(const std::string& model) const {
 
 std::optional<std::vector<LayerTiming>> SailorProfile::scaledTimings(const ProfileKey& key,
                                                                      const Job& job) const {
-  if (job.precision != Precision::Fp32) return std::nullopt;
+  if (job.precision != Precision::Fp32 || !profiledAt(key.model, job)) return std::nullopt;
   const Entry* below = nullptr;
   const Entry* above = nullptr;
   int b_below = 0, b_above = 0;
@@ -451,7 +468,7 @@ std::vector<std::string> SailorProfile::gpuTypes() const {
 std::optional<std::vector<LayerTiming>> SailorProfile::timings(const ProfileKey& key,
                                                                const Job& job) const {
   // SAILOR's published profiles are fp32 runs; they do not answer for mixed precision.
-  if (job.precision != Precision::Fp32) return std::nullopt;
+  if (job.precision != Precision::Fp32 || !profiledAt(key.model, job)) return std::nullopt;
   auto it = entries_.find(key);
   if (it == entries_.end()) return std::nullopt;
   return it->second.timings;
@@ -462,10 +479,12 @@ std::optional<double> SailorProfile::optimizerSecondsPerParameter(const ProfileK
   if (job.precision != Precision::Fp32) return std::nullopt;
   auto it = entries_.find(key);
   if (it == entries_.end()) return std::nullopt;
-  // update_s is the step of the profiled mini-model: embedding + 2 blocks + head.
-  auto mem = memory(key.model, key.tp, job);
-  if (!mem || mem->size() < 3) return std::nullopt;
-  const double mini = mem->front().params + 2 * (*mem)[1].params + mem->back().params;
+  // update_s is the step of the profiled mini-model: embedding + 2 blocks + head. It does not
+  // depend on the sequence length, so any job's answers.
+  auto mem = memory_.find({key.model, key.tp});
+  if (mem == memory_.end() || mem->second.size() < 3) return std::nullopt;
+  const auto& layers = mem->second;
+  const double mini = layers.front().params + 2 * layers[1].params + layers.back().params;
   if (mini <= 0) return std::nullopt;
   return it->second.update_s / mini;
 }
@@ -473,7 +492,7 @@ std::optional<double> SailorProfile::optimizerSecondsPerParameter(const ProfileK
 std::optional<std::vector<LayerMemory>> SailorProfile::memory(const std::string& model, int tp,
                                                               const Job& job) const {
   auto it = memory_.find({model, tp});
-  if (it == memory_.end()) return std::nullopt;
+  if (it == memory_.end() || !profiledAt(model, job)) return std::nullopt;
   std::vector<LayerMemory> out = it->second;
   if (job.precision != Precision::Fp32)
     for (auto& l : out) l.activation_bytes *= 0.5;  // 2-byte activations instead of 4

@@ -462,6 +462,8 @@ ValidationReport validatePoints(const std::vector<MeasuredPoint>& points, const 
     row.id = pt.id;
     row.cluster = pt.cluster;
     row.model = pt.job.model;
+    row.sequence_length = pt.job.sequence_length;
+    row.profiled_sequence_length = reference.profiles->sequenceLength(pt.job.model);
     try {
       const Plan plan = toPlanLayers(pt.plan, catalog.model(pt.job.model, "model"),
                                      reference.profiles->sailorLayers(pt.job.model));
@@ -560,6 +562,9 @@ json ValidationReport::toJson() const {
     pts.push_back({{"id", r.id},
                    {"cluster", r.cluster},
                    {"model", r.model},
+                   {"sequence_length", r.sequence_length},
+                   {"profiled_sequence_length",
+                    r.profiled_sequence_length ? json(*r.profiled_sequence_length) : json(nullptr)},
                    {"measured_iteration_s", r.measured_iteration_s},
                    {"predicted_iteration_s", r.predicted_iteration_s},
                    {"time_error", r.time_error},

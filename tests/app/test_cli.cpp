@@ -276,6 +276,24 @@ private slots:
     QVERIFY2(!one.out.contains("By cluster"), qPrintable(one.out));
   }
 
+  // A run of another sequence length than SAILOR profiled its model at (OPT-350 at 2048; here
+  // 1024) takes no times or activations from those profiles: it is listed with both lengths,
+  // its figures come from the analytic profile, and the JSON row carries both lengths.
+  void validateNamesRunsOfAnotherSequenceLength() {
+    const QJsonArray points = measuredPoints().value("points").toArray();
+    if (points.isEmpty()) QSKIP(qPrintable("no " + measuredPointsPath() + ": ../shared is not beside this checkout"));
+    QJsonObject shorter = points[0].toObject();
+    shorter["id"] = "shorter";
+    shorter["sequence_length"] = 1024;
+    const Flagged f = validateBeside(shorter, points, "Sequence length other than SAILOR's profiles");
+    if (QTest::currentTestFailed()) return;
+    QVERIFY2(f.section.contains("\n  shorter: 1024 tokens, OPT-350M profiled at 2048\n"), qPrintable(f.section));
+    QVERIFY2(f.section.contains("\n  shorter: timings GH-96 mbs 1 tp 4 from analytic\n"), qPrintable(f.section));
+    QCOMPARE(f.rows[0].toObject().value("sequence_length").toInt(), 1024);
+    QCOMPARE(f.rows[0].toObject().value("profiled_sequence_length").toInt(), 2048);
+    QCOMPARE(f.rows[1].toObject().value("sequence_length").toInt(), 2048);
+  }
+
   // A measured run that the model says would not fit (here: a clariden run given microbatch 64,
   // 64 x the activations on GH-96's 96 GiB) is listed under its own heading and flagged in the
   // JSON, since the run did fit and the disagreement is the model's.

@@ -171,6 +171,30 @@ private slots:
     QVERIFY(set.optimizerSecondsPerParameter({"Tiny", "A100-40", 2, 1}, job_).value > 0);
   }
 
+  // The tiny files' blocks put out 128 elements per sequence at hidden size 8: profiled at 16
+  // tokens. A job of 32 gets no times or activations from them (they grow with the length), in
+  // a set the next source answers; the optimizer step, which does not depend on it, still does.
+  void sequenceLengthOfTheProfile() {
+    QCOMPARE(tiny_->sequenceLength("Tiny").value_or(0), 16);
+    QVERIFY(!tiny_->sequenceLength("OPT-350M").has_value());
+    Job longer = job_;
+    longer.sequence_length = 32;
+    QVERIFY(tiny_->timings({"Tiny", "A100-40", 1, 1}, job_).has_value());
+    QVERIFY(!tiny_->timings({"Tiny", "A100-40", 1, 1}, longer).has_value());
+    QVERIFY(!tiny_->scaledTimings({"Tiny", "A100-40", 2, 1}, longer).has_value());
+    QVERIFY(!tiny_->memory("Tiny", 1, longer).has_value());
+    QCOMPARE(tiny_->optimizerSecondsPerParameter({"Tiny", "A100-40", 1, 1}, longer).value_or(-1),
+             tiny_->optimizerSecondsPerParameter({"Tiny", "A100-40", 1, 1}, job_).value_or(-2));
+    ProfileSet set;
+    set.add(tiny_);
+    set.add(std::make_shared<MicrobatchScaledProfile>(tiny_));
+    set.add(std::make_shared<AnalyticProfile>(cat_));
+    QCOMPARE(QString::fromStdString(set.timings({"Tiny", "A100-40", 2, 1}, job_).source),
+             QString("sailor-import, from other microbatch sizes"));
+    QCOMPARE(QString::fromStdString(set.timings({"Tiny", "A100-40", 2, 1}, longer).source), QString("analytic"));
+    QCOMPARE(QString::fromStdString(set.memory("Tiny", 1, longer).source), QString("analytic"));
+  }
+
   // A one-stage plan shares the tied matrix once; two stages each keep a copy.
   void tiedCopyPerStage() {
     const auto mem = *tiny_->memory("Tiny", 1, job_);
@@ -220,8 +244,9 @@ private slots:
     SAILOR_VERIFY_MESSAGE(msg, (QStringList{"stages[1]", "final-norm layer 3", "part of the head"}));
   }
 
-  // SAILOR's published files: GPT-Neo-2.7's head lacks its LM head, LLAMA-3-8 counts 35 layers;
-  // a LLAMA point numbered as SAILOR numbers it is predicted from SAILOR's figures.
+  // SAILOR's published files: GPT-Neo-2.7's head lacks its LM head, LLAMA-3-8 counts 35 layers
+  // and was profiled at 8192 tokens; a LLAMA point of that length numbered as SAILOR numbers it
+  // is predicted from SAILOR's figures, one of the format's default 2048 from other sources.
   void publishedProfiles() {
     const std::string dir = sailor::test::sharedDir() + "/reference/sailor";
     if (!std::filesystem::is_directory(dir))
@@ -238,6 +263,9 @@ private slots:
     QVERIFY2(t.back().forward_s > t[1].forward_s, "an LM head of 50,257 x 2,560 outweighs a block");
     QCOMPARE(ref.profiles->sailorLayers("Llama-3-8B"), 35);
     QCOMPARE(ref.profiles->sailorLayers("OPT-350M"), 26);
+    QCOMPARE(ref.profiles->sequenceLength("Llama-3-8B").value_or(0), 8192);
+    QCOMPARE(ref.profiles->sequenceLength("OPT-350M").value_or(0), 2048);
+    QCOMPARE(ref.profiles->sequenceLength("GPT-Neo-2.7B").value_or(0), 2048);
 
     json point{{"id", "llama"},
                {"model", "LLAMA-3-8"},
@@ -252,19 +280,32 @@ private slots:
     point["layers_per_stage"] = {first, second};
     const json rep{{"gpu_type", "GH-96"}, {"tp", 4}, {"gpus_per_node", 4}, {"zone", "us-central1-a"}};
     point["replicas_per_stage"] = {{rep}, {rep}};
+    json at_8192 = point;
+    at_8192["id"] = "llama at 8192";
+    at_8192["sequence_length"] = 8192;
     const std::string path = (std::filesystem::temp_directory_path() / "sailor_llama_point.json").string();
     {
       std::ofstream f(path);
-      f << json{{"points", {point}}}.dump();
+      f << json{{"points", {point, at_8192}}}.dump();
     }
     const auto points = loadMeasuredPoints(path, cat_);
     std::filesystem::remove(path);
     QCOMPARE(points.at(0).job.sequence_length, 2048);  // the format's default
+    QCOMPARE(points.at(1).job.sequence_length, 8192);
     const ValidationReport r = validatePoints(points, ref, cat_);
-    QCOMPARE(static_cast<int>(r.rows.size()), 1);
-    QVERIFY(r.rows[0].predicted_iteration_s > 0);
-    for (const auto& [k, v] : r.rows[0].prediction.sources)
+    QCOMPARE(static_cast<int>(r.rows.size()), 2);
+    for (const auto& row : r.rows) {
+      QVERIFY(row.predicted_iteration_s > 0);
+      QCOMPARE(row.profiled_sequence_length.value_or(0), 8192);
+    }
+    for (const auto& [k, v] : r.rows[1].prediction.sources)
       QVERIFY2(v == "sailor-import", qPrintable(QString::fromStdString(k + " from " + v)));
+    for (const auto& [k, v] : r.rows[0].prediction.sources)
+      if (k.rfind("optimizer", 0) != 0)
+        QVERIFY2(v == "analytic", qPrintable(QString::fromStdString(k + " from " + v)));
+    // A quarter of the tokens: less time and less memory than at 8192.
+    QVERIFY(r.rows[0].predicted_iteration_s < r.rows[1].predicted_iteration_s);
+    QVERIFY(r.rows[0].predicted_memory_bytes < r.rows[1].predicted_memory_bytes);
   }
 };
 

@@ -1063,6 +1063,38 @@ private slots:
       bad[ptr] = 1e308;
       SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { NativeProfile::fromJson(bad, cat_, "x"); }), needles);
     }
+    json no_tokens = good;
+    no_tokens["sequence_length"] = 0;
+    SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { NativeProfile::fromJson(no_tokens, cat_, "x"); }),
+                          QStringList({"sequence_length", "got 0", "an integer >= 1"}));
+  }
+
+  // A profile that says its sequence length answers only for jobs of that length (its times
+  // and activations belong to it); the optimizer step, which does not depend on it, for any.
+  // Without the field it answers for every length.
+  void nativeProfileSequenceLength() {
+    json j = tinyProfile(cat_, "G1", 1.0)->toJson();
+    const Job job = tinyJob(cat_, 1);
+    Job longer = job;
+    longer.sequence_length = 2 * job.sequence_length;
+    const auto any = NativeProfile::fromJson(j, cat_, "any");
+    QVERIFY(any->timings({"Tiny", "G1", 1, 1}, longer).has_value());
+    QVERIFY(any->memory("Tiny", 1, longer).has_value());
+    j["sequence_length"] = job.sequence_length;
+    const auto p = NativeProfile::fromJson(j, cat_, "at-length");
+    QCOMPARE(p->sequence_length.value_or(0), job.sequence_length);
+    QVERIFY(p->toJson() == j);
+    QVERIFY(p->timings({"Tiny", "G1", 1, 1}, job).has_value());
+    QVERIFY(p->memory("Tiny", 1, job).has_value());
+    QVERIFY(!p->timings({"Tiny", "G1", 1, 1}, longer).has_value());
+    QVERIFY(!p->memory("Tiny", 1, longer).has_value());
+    QVERIFY(p->optimizerSecondsPerParameter({"Tiny", "G1", 1, 1}, longer).has_value());
+    // In a set, a job of another length is answered by the next source, which says so.
+    ProfileSet set;
+    set.add(p);
+    set.add(std::make_shared<AnalyticProfile>(cat_));
+    QCOMPARE(QString::fromStdString(set.timings({"Tiny", "G1", 1, 1}, job).source), QString("at-length"));
+    QCOMPARE(QString::fromStdString(set.timings({"Tiny", "G1", 1, 1}, longer).source), QString("analytic"));
   }
 
   void nativeProfileRoundTrip() {

@@ -110,6 +110,9 @@ public:
   std::string model;
   std::string gpu_type;
   Precision precision = Precision::Fp32;
+  // Tokens per sequence the runs were measured at; when given, the profile answers only for
+  // jobs of that length (its times and activations grow with it). Absent: any length.
+  std::optional<int> sequence_length;
   std::vector<Run> runs;
 
 private:
@@ -149,6 +152,11 @@ public:
   std::optional<std::vector<LayerTiming>> scaledTimings(const ProfileKey& key, const Job& job) const;
   // The optimizer step does not depend on the microbatch size: any profiled size answers.
   std::optional<double> anySizeOptimizerSecondsPerParameter(const ProfileKey& key, const Job& job) const;
+  // Tokens per sequence SAILOR profiled a model at (a block's output elements over the hidden
+  // size in llm_info.json: 2048 for OPT and GPT-Neo, 8192 for LLAMA-3-8), nullopt when unknown.
+  // Times and activations grow with it, so timings() and memory() answer only for jobs of that
+  // length; a job of another length takes its figures from the next source.
+  std::optional<int> sequenceLength(const std::string& model) const;
 
 private:
   struct Entry {
@@ -156,7 +164,9 @@ private:
     double update_s = 0;
   };
   void adoptCatalogConventions(const Catalog& catalog);
+  bool profiledAt(const std::string& model, const Job& job) const;  // the job's sequence length
   std::map<ProfileKey, Entry> entries_;
+  std::map<std::string, int> sequence_length_;  // by catalogue model
   std::map<std::pair<std::string, int>, std::vector<LayerMemory>> memory_;  // (model, tp)
   std::map<std::string, int> sailor_layers_;
   std::vector<std::string> adjustments_;

@@ -74,6 +74,10 @@ struct ValidationRow {
   std::string id;
   std::string cluster;  // the point's, "" when it does not say
   std::string model;    // the job's model, as the catalogue names it
+  int sequence_length = 0;
+  // The sequence length SAILOR profiled the model at (SailorProfile::sequenceLength); when it
+  // differs from the point's, the figures came from other sources (listed with their sources).
+  std::optional<int> profiled_sequence_length;
   double measured_iteration_s = 0;
   double predicted_iteration_s = 0;
   double measured_memory_bytes = 0;
