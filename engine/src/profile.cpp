@@ -389,8 +389,8 @@ std::optional<int> SailorProfile::sequenceLength(const std::string& model) const
 }
 
 bool SailorProfile::profiledAt(const std::string& model, const Job& job) const {
-  auto it = sequence_length_.find(model);
-  return it == sequence_length_.end() || it->second == job.sequence_length;
+  const auto s = sequenceLength(model);
+  return !s || *s == job.sequence_length;
 }
 
 int SailorProfile::sailorLayers(const std::string& model) const {
