@@ -141,36 +141,50 @@ std::string formatValidation(const ValidationReport& r) {
   auto table = [&](const char* predicted, auto figures, const ErrorSummary& e, const char* suffix, auto of_group) {
     os << pad("point", id_w) << rpad("time meas", 11) << rpad(predicted, 11) << rpad("error", 9)
        << rpad("mem meas", 11) << rpad(predicted, 11) << rpad("error", 9) << "\n";
+    // A figure the run did not record: a dash for it and its error.
+    const std::string none = "-";
     for (const auto& row : r.rows) {
       const auto [t, t_err, m, m_err] = figures(row);
-      os << pad(row.id, id_w) << rpad(seconds(row.measured_iteration_s), 11) << rpad(seconds(t), 11)
-         << rpad(fmt("%+.1f%%", 100 * t_err), 9) << rpad(gib(row.measured_memory_bytes), 11) << rpad(gib(m), 11)
-         << rpad(fmt("%+.1f%%", 100 * m_err), 9) << "\n";
+      const bool mt = row.timeMeasured(), mm = row.memoryMeasured();
+      os << pad(row.id, id_w) << rpad(mt ? seconds(row.measured_iteration_s) : none, 11) << rpad(seconds(t), 11)
+         << rpad(mt ? fmt("%+.1f%%", 100 * t_err) : none, 9) << rpad(mm ? gib(row.measured_memory_bytes) : none, 11)
+         << rpad(gib(m), 11) << rpad(mm ? fmt("%+.1f%%", 100 * m_err) : none, 9) << "\n";
     }
+    // "over 17 of 18 points" when some did not measure the figure.
+    auto over = [&](size_t n) {
+      return n == r.rows.size() ? std::string() : " (over " + std::to_string(n) + " of " + std::to_string(r.rows.size()) + " points)";
+    };
     os << "\nIteration time: mean error " << fmt("%.1f%%", 100 * e.mean_time_error) << ", max "
-       << fmt("%.1f%%", 100 * e.max_time_error) << suffix << "\n";
+       << fmt("%.1f%%", 100 * e.max_time_error) << over(e.time_points) << suffix << "\n";
     os << "Peak memory:    mean error " << fmt("%.1f%%", 100 * e.mean_memory_error) << ", max "
-       << fmt("%.1f%%", 100 * e.max_memory_error) << suffix << "\n";
+       << fmt("%.1f%%", 100 * e.max_memory_error) << over(e.memory_points) << suffix << "\n";
     // A file mixing clusters or models: the means of each, which the overall one can hide.
     if (r.groups.size() < 2) return;
     size_t name_w = 0;
     auto name = [](const ValidationGroup& g) { return (g.cluster.empty() ? "" : g.cluster + " ") + g.model; };
     for (const auto& g : r.groups) name_w = std::max(name_w, name(g).size() + 2);
     os << "By cluster and model:\n";
+    // One figure's errors in a group: a dash when none of its points measured it, the count
+    // when only some did.
+    auto errors = [](size_t measured, size_t points, double mean, double max) {
+      if (measured == 0) return std::string("-");
+      return "mean " + rpad(fmt("%.1f%%", 100 * mean), 6) + ", max " + rpad(fmt("%.1f%%", 100 * max), 6) +
+             (measured < points ? " (" + std::to_string(measured) + " measured)" : "");
+    };
     for (const auto& g : r.groups) {
       const ErrorSummary ge = of_group(g);
       os << "  " << pad(name(g), name_w) << rpad(std::to_string(g.points), 4) << (g.points == 1 ? " point " : " points")
-         << "  time mean " << rpad(fmt("%.1f%%", 100 * ge.mean_time_error), 6) << ", max "
-         << rpad(fmt("%.1f%%", 100 * ge.max_time_error), 6) << "   memory mean "
-         << rpad(fmt("%.1f%%", 100 * ge.mean_memory_error), 6) << ", max " << fmt("%.1f%%", 100 * ge.max_memory_error)
-         << "\n";
+         << "  time " << errors(ge.time_points, g.points, ge.mean_time_error, ge.max_time_error) << "   memory "
+         << errors(ge.memory_points, g.points, ge.mean_memory_error, ge.max_memory_error) << "\n";
     }
   };
   table("predicted",
         [](const ValidationRow& row) {
           return std::tuple{row.predicted_iteration_s, row.time_error, row.predicted_memory_bytes, row.memory_error};
         },
-        ErrorSummary{r.mean_time_error, r.max_time_error, r.mean_memory_error, r.max_memory_error}, "",
+        ErrorSummary{r.mean_time_error, r.max_time_error, r.mean_memory_error, r.max_memory_error, r.time_points,
+                     r.memory_points},
+        "",
         [](const ValidationGroup& g) { return g.ours; });
   if (r.sailor_model) {
     os << "\nSAILOR's published simulator on the same profiles and links (--compare-sailor):\n";

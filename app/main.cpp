@@ -141,7 +141,9 @@ const char* kValidateHelp =
     "                    fields for SAILOR's model\n"
     "\n"
     "A file that mixes clusters or models (each point's \"cluster\" and \"model\") also gets\n"
-    "the errors of each pair under \"By cluster and model\".\n";
+    "the errors of each pair under \"By cluster and model\". A figure a run did not record\n"
+    "(absent, null or 0) is predicted but left out of the means (null in --json; the\n"
+    "summary fields time_points and memory_points count the points in each mean).\n";
 
 struct Args {
   std::vector<std::string> positional;

@@ -316,8 +316,18 @@ static std::vector<MeasuredPoint> loadMeasuredPointsUnchecked(const std::string&
     }
     for (auto& [k, v] : pools) mp.pools.push_back(v);
     const json& meas = ju::require(pj, "measured", p);
-    mp.iteration_s = ju::getPositive(meas, "iteration_time_s", p + ".measured");
-    mp.peak_memory_bytes = ju::getPositive(meas, "peak_memory_bytes", p + ".measured");
+    ju::requireObject(meas, p + ".measured");
+    // A figure the run did not record: absent, null, or 0 as SAILOR's files write it.
+    auto figure = [&](const char* key) {
+      if (!meas.contains(key) || meas.at(key).is_null()) return 0.0;
+      if (meas.at(key).is_number() && meas.at(key).get<double>() == 0) return 0.0;
+      return ju::getPositive(meas, key, p + ".measured");
+    };
+    mp.iteration_s = figure("iteration_time_s");
+    mp.peak_memory_bytes = figure("peak_memory_bytes");
+    if (mp.iteration_s == 0 && mp.peak_memory_bytes == 0)
+      throw InputError(p + ".measured", ju::describe(meas),
+                       "iteration_time_s or peak_memory_bytes (or both) measured, > 0");
     out.push_back(std::move(mp));
   }
   return out;
@@ -476,24 +486,32 @@ ValidationReport validatePoints(const std::vector<MeasuredPoint>& points, const 
     row.predicted_iteration_s = row.prediction.iteration_s;
     row.measured_memory_bytes = pt.peak_memory_bytes;
     row.predicted_memory_bytes = row.prediction.peakMemoryBytes();
-    row.time_error = (row.predicted_iteration_s - pt.iteration_s) / pt.iteration_s;
-    row.memory_error = (row.predicted_memory_bytes - pt.peak_memory_bytes) / pt.peak_memory_bytes;
+    // Signed relative error of a prediction against a figure, nullopt when it was not measured.
+    auto error = [](double predicted, double measured) -> std::optional<double> {
+      if (measured <= 0) return std::nullopt;
+      return (predicted - measured) / measured;
+    };
+    const auto time_error = error(row.predicted_iteration_s, pt.iteration_s);
+    const auto memory_error = error(row.predicted_memory_bytes, pt.peak_memory_bytes);
+    row.time_error = time_error.value_or(0.0);
+    row.memory_error = memory_error.value_or(0.0);
     for (const MemoryBreakdown& m : row.prediction.memory) {
       const double one_microbatch =
           m.microbatches_in_flight > 0 ? m.activation_bytes / m.microbatches_in_flight : 0.0;
       row.memory_floor_bytes = std::max(row.memory_floor_bytes, m.model_state_bytes + one_microbatch);
     }
-    ours.add(row.time_error, row.memory_error);
+    ours.add(time_error, memory_error);
     if (row.sailor_model) {
-      row.sailor_time_error = (row.sailor_model->iteration_s - pt.iteration_s) / pt.iteration_s;
-      row.sailor_memory_error = (row.sailor_model->peak_memory_bytes - pt.peak_memory_bytes) / pt.peak_memory_bytes;
-      (rep.sailor_model ? *rep.sailor_model : rep.sailor_model.emplace())
-          .add(row.sailor_time_error, row.sailor_memory_error);
+      const auto t = error(row.sailor_model->iteration_s, pt.iteration_s);
+      const auto m = error(row.sailor_model->peak_memory_bytes, pt.peak_memory_bytes);
+      row.sailor_time_error = t.value_or(0.0);
+      row.sailor_memory_error = m.value_or(0.0);
+      (rep.sailor_model ? *rep.sailor_model : rep.sailor_model.emplace()).add(t, m);
     }
     rep.rows.push_back(std::move(row));
   }
-  ours.average(rep.rows.size());
-  if (rep.sailor_model) rep.sailor_model->average(rep.rows.size());
+  ours.average();
+  if (rep.sailor_model) rep.sailor_model->average();
   for (const ValidationRow& row : rep.rows) {
     auto g = std::find_if(rep.groups.begin(), rep.groups.end(), [&](const ValidationGroup& x) {
       return x.cluster == row.cluster && x.model == row.model;
@@ -505,32 +523,42 @@ ValidationReport validatePoints(const std::vector<MeasuredPoint>& points, const 
       g = rep.groups.insert(rep.groups.end(), std::move(fresh));
     }
     ++g->points;
-    g->ours.add(row.time_error, row.memory_error);
+    auto measured = [](bool yes, double e) { return yes ? std::optional<double>(e) : std::nullopt; };
+    g->ours.add(measured(row.timeMeasured(), row.time_error), measured(row.memoryMeasured(), row.memory_error));
     if (row.sailor_model)
-      (g->sailor_model ? *g->sailor_model : g->sailor_model.emplace()).add(row.sailor_time_error, row.sailor_memory_error);
+      (g->sailor_model ? *g->sailor_model : g->sailor_model.emplace())
+          .add(measured(row.timeMeasured(), row.sailor_time_error),
+               measured(row.memoryMeasured(), row.sailor_memory_error));
   }
   for (ValidationGroup& g : rep.groups) {
-    g.ours.average(g.points);
-    if (g.sailor_model) g.sailor_model->average(g.points);
+    g.ours.average();
+    if (g.sailor_model) g.sailor_model->average();
   }
   rep.mean_time_error = ours.mean_time_error;
   rep.max_time_error = ours.max_time_error;
   rep.mean_memory_error = ours.mean_memory_error;
   rep.max_memory_error = ours.max_memory_error;
+  rep.time_points = ours.time_points;
+  rep.memory_points = ours.memory_points;
   return rep;
 }
 
-void ErrorSummary::add(double time_error, double memory_error) {
-  mean_time_error += std::fabs(time_error);
-  mean_memory_error += std::fabs(memory_error);
-  max_time_error = std::max(max_time_error, std::fabs(time_error));
-  max_memory_error = std::max(max_memory_error, std::fabs(memory_error));
+void ErrorSummary::add(std::optional<double> time_error, std::optional<double> memory_error) {
+  if (time_error) {
+    mean_time_error += std::fabs(*time_error);
+    max_time_error = std::max(max_time_error, std::fabs(*time_error));
+    ++time_points;
+  }
+  if (memory_error) {
+    mean_memory_error += std::fabs(*memory_error);
+    max_memory_error = std::max(max_memory_error, std::fabs(*memory_error));
+    ++memory_points;
+  }
 }
 
-void ErrorSummary::average(size_t points) {
-  if (points == 0) return;
-  mean_time_error /= static_cast<double>(points);
-  mean_memory_error /= static_cast<double>(points);
+void ErrorSummary::average() {
+  if (time_points > 0) mean_time_error /= static_cast<double>(time_points);
+  if (memory_points > 0) mean_memory_error /= static_cast<double>(memory_points);
 }
 
 namespace {
@@ -538,8 +566,13 @@ json errorsJson(const ErrorSummary& e) {
   return {{"mean_time_error", e.mean_time_error},
           {"max_time_error", e.max_time_error},
           {"mean_memory_error", e.mean_memory_error},
-          {"max_memory_error", e.max_memory_error}};
+          {"max_memory_error", e.max_memory_error},
+          {"time_points", e.time_points},
+          {"memory_points", e.memory_points}};
 }
+
+// A figure, or null when the run did not measure what it is compared with.
+json orNull(bool measured, double v) { return measured ? json(v) : json(nullptr); }
 
 // One entry per (cluster, model): its name, point count and the errors `of` gives for it.
 template <class Of>
@@ -565,12 +598,12 @@ json ValidationReport::toJson() const {
                    {"sequence_length", r.sequence_length},
                    {"profiled_sequence_length",
                     r.profiled_sequence_length ? json(*r.profiled_sequence_length) : json(nullptr)},
-                   {"measured_iteration_s", r.measured_iteration_s},
+                   {"measured_iteration_s", orNull(r.timeMeasured(), r.measured_iteration_s)},
                    {"predicted_iteration_s", r.predicted_iteration_s},
-                   {"time_error", r.time_error},
-                   {"measured_memory_bytes", r.measured_memory_bytes},
+                   {"time_error", orNull(r.timeMeasured(), r.time_error)},
+                   {"measured_memory_bytes", orNull(r.memoryMeasured(), r.measured_memory_bytes)},
                    {"predicted_memory_bytes", r.predicted_memory_bytes},
-                   {"memory_error", r.memory_error},
+                   {"memory_error", orNull(r.memoryMeasured(), r.memory_error)},
                    // A measured run that the model says does not fit points at the model.
                    {"fits", r.prediction.fits},
                    {"out_of_memory", r.prediction.out_of_memory},
@@ -584,7 +617,8 @@ json ValidationReport::toJson() const {
                      {"p2p_s", r.prediction.breakdown.p2p_s},
                      {"dp_sync_s", r.prediction.breakdown.dp_sync_s},
                      {"optimizer_s", r.prediction.breakdown.optimizer_s}}}});
-  json out = errorsJson({mean_time_error, max_time_error, mean_memory_error, max_memory_error});
+  json out = errorsJson(
+      {mean_time_error, max_time_error, mean_memory_error, max_memory_error, time_points, memory_points});
   out["points"] = pts;
   out["groups"] = groupsJson(groups, [](const ValidationGroup& g) { return g.ours; });
   if (sailor_model) {
@@ -592,9 +626,9 @@ json ValidationReport::toJson() const {
     for (const auto& r : rows)
       per.push_back({{"id", r.id},
                      {"predicted_iteration_s", r.sailor_model ? r.sailor_model->iteration_s : 0.0},
-                     {"time_error", r.sailor_time_error},
+                     {"time_error", orNull(r.timeMeasured(), r.sailor_time_error)},
                      {"predicted_memory_bytes", r.sailor_model ? r.sailor_model->peak_memory_bytes : 0.0},
-                     {"memory_error", r.sailor_memory_error}});
+                     {"memory_error", orNull(r.memoryMeasured(), r.sailor_memory_error)}});
     json sm = errorsJson(*sailor_model);
     sm["points"] = per;
     sm["groups"] = groupsJson(groups, [](const ValidationGroup& g) { return g.sailor_model.value_or(ErrorSummary{}); });

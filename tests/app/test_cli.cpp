@@ -276,6 +276,52 @@ private slots:
     QVERIFY2(!one.out.contains("By cluster"), qPrintable(one.out));
   }
 
+  // A run that did not record one figure (null, absent, or 0 as SAILOR's files write it) is
+  // still predicted; that figure shows a dash, its JSON fields are null, and it stays out of
+  // that figure's means, which say over how many points they are.
+  void validateLeavesUnmeasuredFiguresOutOfTheMeans() {
+    const QJsonArray points = measuredPoints().value("points").toArray();
+    if (points.isEmpty()) QSKIP(qPrintable("no " + measuredPointsPath() + ": ../shared is not beside this checkout"));
+    QJsonObject no_memory = points[0].toObject(), no_time = points[15].toObject();
+    no_memory["id"] = "no-memory";
+    no_memory["measured"] = QJsonObject{{"iteration_time_s", points[0].toObject().value("measured").toObject().value("iteration_time_s")},
+                                        {"peak_memory_bytes", QJsonValue::Null}};
+    no_time["id"] = "no-time";
+    no_time["measured"] = QJsonObject{{"iteration_time_s", 0},
+                                      {"peak_memory_bytes", points[15].toObject().value("measured").toObject().value("peak_memory_bytes")}};
+    const QJsonArray partial{no_memory, no_time, points[2]};
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const Result j = validatePoints(dir, partial, {"--json"});
+    QVERIFY2(j.exit_code == 0, qPrintable(j.err));
+    const QJsonObject doc = QJsonDocument::fromJson(j.out.toUtf8()).object();
+    const QJsonArray rows = doc.value("points").toArray();
+    QCOMPARE(rows.size(), 3);
+    QVERIFY(rows[0].toObject().value("memory_error").isNull() && rows[0].toObject().value("measured_memory_bytes").isNull());
+    QVERIFY(rows[1].toObject().value("time_error").isNull() && rows[1].toObject().value("measured_iteration_s").isNull());
+    QVERIFY(rows[0].toObject().value("predicted_memory_bytes").toDouble() > 0);
+    QVERIFY(rows[1].toObject().value("predicted_iteration_s").toDouble() > 0);
+    QCOMPARE(rows[0].toObject().value("memory_below_floor").toBool(true), false);
+    QCOMPARE(doc.value("time_points").toInt(), 2);
+    QCOMPARE(doc.value("memory_points").toInt(), 2);
+    auto err = [&](int i, const char* key) { return qAbs(rows[i].toObject().value(key).toDouble()); };
+    QVERIFY(qAbs(doc.value("mean_time_error").toDouble() - (err(0, "time_error") + err(2, "time_error")) / 2) < 1e-12);
+    QVERIFY(qAbs(doc.value("mean_memory_error").toDouble() - (err(1, "memory_error") + err(2, "memory_error")) / 2) < 1e-12);
+    QCOMPARE(doc.value("max_time_error").toDouble(), qMax(err(0, "time_error"), err(2, "time_error")));
+    const Result r = validatePoints(dir, partial);
+    QVERIFY2(r.exit_code == 0, qPrintable(r.err));
+    const QStringList lines = r.out.split('\n');
+    QVERIFY2(lines.size() > 6, qPrintable(r.out));
+    QCOMPARE(lines[1].simplified().split(QChar(0x20)).mid(6, 2), QStringList({"-", "9.12"}));  // no measured memory, the predicted
+    QVERIFY2(lines[1].simplified().endsWith(" -"), qPrintable(lines[1]));
+    QVERIFY2(lines[2].simplified().startsWith("no-time - "), qPrintable(lines[2]));
+    QVERIFY2(r.out.contains("Iteration time: mean error") && r.out.contains("(over 2 of 3 points)\nPeak memory:") &&
+                 r.out.contains("(over 2 of 3 points)\nBy cluster and model:"),
+             qPrintable(r.out));
+    // The RTX group has no measured time: a dash, not a 0% mean.
+    QVERIFY2(r.out.contains(QRegularExpression("\n  mit OPT-350M +1 point +time - +memory mean ")), qPrintable(r.out));
+  }
+
   // A run of another sequence length than SAILOR profiled its model at (OPT-350 at 2048; here
   // 1024) takes no times or activations from those profiles: it is listed with both lengths,
   // its figures come from the analytic profile, and the JSON row carries both lengths.

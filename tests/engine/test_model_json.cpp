@@ -757,28 +757,41 @@ private slots:
     QTest::addColumn<QByteArray>("layers");
     QTest::addColumn<QByteArray>("replicas");
     QTest::addColumn<QByteArray>("extra");  // more fields of the point, each followed by a comma
+    QTest::addColumn<QByteArray>("measured");  // the point's "measured" (empty: both figures, 1 each)
     QTest::addColumn<QStringList>("needles");
     const QByteArray rep = R"([[{"gpu_type": "GH-96", "tp": 4, "zone": "us-central1-a"}]])";
     QTest::newRow("string layer number") << QByteArray(R"([[0, "1"]])") << rep << QByteArray()
-                                         << QStringList({"points[0].layers_per_stage[0]", "layer numbers"});
+                                         << QByteArray() << QStringList({"points[0].layers_per_stage[0]", "layer numbers"});
     QTest::newRow("layers not consecutive") << QByteArray(R"([[0, 2]])") << rep << QByteArray()
-                                            << QStringList({"points[0].layers_per_stage[0]", "consecutive"});
+                                            << QByteArray() << QStringList({"points[0].layers_per_stage[0]", "consecutive"});
     QTest::newRow("replicas not a list") << QByteArray(R"([[0, 1]])") << QByteArray(R"([{"gpu_type": "GH-96"}])")
                                          << QByteArray()
-                                         << QStringList({"points[0].replicas_per_stage[0]", "a JSON array"});
+                                         << QByteArray() << QStringList({"points[0].replicas_per_stage[0]", "a JSON array"});
     QTest::newRow("no replicas") << QByteArray(R"([[0, 1]])") << QByteArray(R"([[]])") << QByteArray()
-                                 << QStringList({"points[0].replicas_per_stage[0]", "at least one replica"});
+                                 << QByteArray() << QStringList({"points[0].replicas_per_stage[0]", "at least one replica"});
     // The cluster names the group the point's errors are summed in (sailor validate).
     QTest::newRow("cluster not a string") << QByteArray(R"([[0, 1]])") << rep << QByteArray(R"("cluster": 7,)")
-                                          << QStringList({"points[0].cluster", "got 7", "a string"});
+                                          << QByteArray() << QStringList({"points[0].cluster", "got 7", "a string"});
     QTest::newRow("empty cluster") << QByteArray(R"([[0, 1]])") << rep << QByteArray(R"("cluster": "",)")
-                                   << QStringList({"points[0].cluster", "a non-empty string"});
+                                   << QByteArray() << QStringList({"points[0].cluster", "a non-empty string"});
+    // A figure the run did not record is absent, null or 0 (SAILOR's files write 0); one of the
+    // two must be measured, and a negative one is an error.
+    QTest::newRow("neither figure measured") << QByteArray(R"([[0, 1]])") << rep << QByteArray()
+                                             << QByteArray(R"({"iteration_time_s": 0, "peak_memory_bytes": null})")
+                                             << QStringList({"points[0].measured", "iteration_time_s or peak_memory_bytes"});
+    QTest::newRow("negative time") << QByteArray(R"([[0, 1]])") << rep << QByteArray()
+                                   << QByteArray(R"({"iteration_time_s": -1, "peak_memory_bytes": 5})")
+                                   << QStringList({"points[0].measured.iteration_time_s", "got -1", "a number > 0"});
+    QTest::newRow("memory not a number") << QByteArray(R"([[0, 1]])") << rep << QByteArray()
+                                         << QByteArray(R"({"iteration_time_s": 1, "peak_memory_bytes": "9 GB"})")
+                                         << QStringList({"points[0].measured.peak_memory_bytes", "\"9 GB\"", "a number"});
   }
 
   void measuredPointsRejects() {
     QFETCH(QByteArray, layers);
     QFETCH(QByteArray, replicas);
     QFETCH(QByteArray, extra);
+    QFETCH(QByteArray, measured);
     QFETCH(QStringList, needles);
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
@@ -787,7 +800,10 @@ private slots:
                         << extra.toStdString() << R"(
         "microbatch_size": 1, "layers_per_stage": )" << layers.toStdString()
                         << R"(, "replicas_per_stage": )" << replicas.toStdString()
-                        << R"(, "measured": {"iteration_time_s": 1, "peak_memory_bytes": 1}}]})";
+                        << R"(, "measured": )"
+                        << (measured.isEmpty() ? std::string(R"({"iteration_time_s": 1, "peak_memory_bytes": 1})")
+                                               : measured.toStdString())
+                        << "}]}";
     const QString msg = inputErrorOf([&] { loadMeasuredPoints(path, cat_); });
     SAILOR_VERIFY_MESSAGE(msg, needles);
   }

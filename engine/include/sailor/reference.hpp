@@ -52,6 +52,8 @@ struct MeasuredPoint {
   Job job;
   Plan plan;
   std::vector<Pool> pools;  // one per (zone, GPU type) the plan uses, node size as measured
+  // 0 when the run did not record the figure (absent, null or 0 in the file, as SAILOR's files
+  // write an unrecorded one); at least one of the two is measured.
   double iteration_s = 0;
   double peak_memory_bytes = 0;
 };
@@ -90,20 +92,26 @@ struct ValidationRow {
   // set), the largest over the plan's GPUs. A measured peak below it cannot be this run's peak
   // (SAILOR's validation history carries some figures over from other runs, docs/simulator.md).
   double memory_floor_bytes = 0;
-  bool memoryBelowFloor() const { return measured_memory_bytes < memory_floor_bytes; }
+  bool memoryBelowFloor() const { return memoryMeasured() && measured_memory_bytes < memory_floor_bytes; }
+  // A figure the run did not record (0) has no error and stays out of the means.
+  bool timeMeasured() const { return measured_iteration_s > 0; }
+  bool memoryMeasured() const { return measured_memory_bytes > 0; }
   // With compare_sailor: SAILOR's published model on the same point (signed errors).
   std::optional<SailorModelPrediction> sailor_model;
   double sailor_time_error = 0;
   double sailor_memory_error = 0;
 };
 
-struct ErrorSummary {  // of |error| over the points
+struct ErrorSummary {  // of |error| over the points that measured the figure
   double mean_time_error = 0;
   double max_time_error = 0;
   double mean_memory_error = 0;
   double max_memory_error = 0;
-  void add(double time_error, double memory_error);  // one point's signed errors
-  void average(size_t points);                        // the sums become means
+  size_t time_points = 0;    // points with a measured iteration time
+  size_t memory_points = 0;  // points with a measured peak memory
+  // One point's signed errors, nullopt for a figure it did not measure.
+  void add(std::optional<double> time_error, std::optional<double> memory_error);
+  void average();  // the sums become means
 };
 
 // The errors over the points of one cluster and model: a file that mixes clusters (GH200 nodes
@@ -118,10 +126,12 @@ struct ValidationGroup {
 
 struct ValidationReport {
   std::vector<ValidationRow> rows;
-  double mean_time_error = 0;  // mean of |error|
+  double mean_time_error = 0;  // mean of |error| over the points that measured it
   double max_time_error = 0;
   double mean_memory_error = 0;
   double max_memory_error = 0;
+  size_t time_points = 0;    // rows with a measured iteration time
+  size_t memory_points = 0;  // rows with a measured peak memory
   std::optional<ErrorSummary> sailor_model;  // with compare_sailor
   std::vector<ValidationGroup> groups;        // per (cluster, model), in the order of the points
   nlohmann::json toJson() const;
