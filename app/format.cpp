@@ -154,10 +154,15 @@ std::string formatValidation(const ValidationReport& r) {
     auto over = [&](size_t n) {
       return n == r.rows.size() ? std::string() : " (over " + std::to_string(n) + " of " + std::to_string(r.rows.size()) + " points)";
     };
-    os << "\nIteration time: mean error " << fmt("%.1f%%", 100 * e.mean_time_error) << ", max "
-       << fmt("%.1f%%", 100 * e.max_time_error) << over(e.time_points) << suffix << "\n";
-    os << "Peak memory:    mean error " << fmt("%.1f%%", 100 * e.mean_memory_error) << ", max "
-       << fmt("%.1f%%", 100 * e.max_memory_error) << over(e.memory_points) << suffix << "\n";
+    auto summary = [&](const char* what, size_t n, double mean, double max) {
+      os << what;
+      if (n == 0) os << "not measured by any point";
+      else os << "mean error " << fmt("%.1f%%", 100 * mean) << ", max " << fmt("%.1f%%", 100 * max) << over(n);
+      os << suffix << "\n";
+    };
+    os << "\n";
+    summary("Iteration time: ", e.time_points, e.mean_time_error, e.max_time_error);
+    summary("Peak memory:    ", e.memory_points, e.mean_memory_error, e.max_memory_error);
     // A file mixing clusters or models: the means of each, which the overall one can hide.
     if (r.groups.size() < 2) return;
     size_t name_w = 0;

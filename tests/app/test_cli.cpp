@@ -318,8 +318,11 @@ private slots:
     QVERIFY2(r.out.contains("Iteration time: mean error") && r.out.contains("(over 2 of 3 points)\nPeak memory:") &&
                  r.out.contains("(over 2 of 3 points)\nBy cluster and model:"),
              qPrintable(r.out));
-    // The RTX group has no measured time: a dash, not a 0% mean.
+    // The RTX group has no measured time: a dash, not a 0% mean; nor a file of such points.
     QVERIFY2(r.out.contains(QRegularExpression("\n  mit OPT-350M +1 point +time - +memory mean ")), qPrintable(r.out));
+    const Result only = validatePoints(dir, QJsonArray{no_time});
+    QVERIFY2(only.exit_code == 0 && only.out.contains("\nIteration time: not measured by any point\nPeak memory:    mean error "),
+             qPrintable(only.out + only.err));
   }
 
   // A run of another sequence length than SAILOR profiled its model at (OPT-350 at 2048; here
