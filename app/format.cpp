@@ -187,9 +187,7 @@ std::string formatValidation(const ValidationReport& r) {
         [](const ValidationRow& row) {
           return std::tuple{row.predicted_iteration_s, row.time_error, row.predicted_memory_bytes, row.memory_error};
         },
-        ErrorSummary{r.mean_time_error, r.max_time_error, r.mean_memory_error, r.max_memory_error, r.time_points,
-                     r.memory_points},
-        "",
+        r.ours, "",
         [](const ValidationGroup& g) { return g.ours; });
   if (r.sailor_model) {
     os << "\nSAILOR's published simulator on the same profiles and links (--compare-sailor):\n";

@@ -534,12 +534,7 @@ ValidationReport validatePoints(const std::vector<MeasuredPoint>& points, const 
     g.ours.average();
     if (g.sailor_model) g.sailor_model->average();
   }
-  rep.mean_time_error = ours.mean_time_error;
-  rep.max_time_error = ours.max_time_error;
-  rep.mean_memory_error = ours.mean_memory_error;
-  rep.max_memory_error = ours.max_memory_error;
-  rep.time_points = ours.time_points;
-  rep.memory_points = ours.memory_points;
+  rep.ours = ours;
   return rep;
 }
 
@@ -617,8 +612,7 @@ json ValidationReport::toJson() const {
                      {"p2p_s", r.prediction.breakdown.p2p_s},
                      {"dp_sync_s", r.prediction.breakdown.dp_sync_s},
                      {"optimizer_s", r.prediction.breakdown.optimizer_s}}}});
-  json out = errorsJson(
-      {mean_time_error, max_time_error, mean_memory_error, max_memory_error, time_points, memory_points});
+  json out = errorsJson(ours);
   out["points"] = pts;
   out["groups"] = groupsJson(groups, [](const ValidationGroup& g) { return g.ours; });
   if (sailor_model) {

@@ -126,12 +126,7 @@ struct ValidationGroup {
 
 struct ValidationReport {
   std::vector<ValidationRow> rows;
-  double mean_time_error = 0;  // mean of |error| over the points that measured it
-  double max_time_error = 0;
-  double mean_memory_error = 0;
-  double max_memory_error = 0;
-  size_t time_points = 0;    // rows with a measured iteration time
-  size_t memory_points = 0;  // rows with a measured peak memory
+  ErrorSummary ours;  // this simulator's errors over the rows
   std::optional<ErrorSummary> sailor_model;  // with compare_sailor
   std::vector<ValidationGroup> groups;        // per (cluster, model), in the order of the points
   nlohmann::json toJson() const;
