@@ -459,13 +459,15 @@ ValidationReport validatePoints(const std::vector<MeasuredPoint>& points, const 
                                 const Catalog& catalog, const SimulatorOptions& options,
                                 bool compare_sailor) {
   ValidationReport rep;
-  ErrorSummary ours;
   ProfileSet profiles;
   profiles.add(reference.profiles);
   profiles.add(std::make_shared<MicrobatchScaledProfile>(reference.profiles));
   // Last resort for a GPU type or tp SAILOR did not profile at all: the datasheet estimate
   // (named as the source of those figures), rather than no prediction for any point.
   profiles.add(std::make_shared<AnalyticProfile>(catalog));
+  // Signed relative error of a prediction against a figure; 0 when the run did not measure it
+  // (the row's timeMeasured / memoryMeasured say so).
+  auto error = [](double predicted, double measured) { return measured > 0 ? (predicted - measured) / measured : 0.0; };
   for (const auto& pt : points) {
     Scenario sc = reference.scenario(pt.pools, catalog);
     ValidationRow row;
@@ -486,32 +488,29 @@ ValidationReport validatePoints(const std::vector<MeasuredPoint>& points, const 
     row.predicted_iteration_s = row.prediction.iteration_s;
     row.measured_memory_bytes = pt.peak_memory_bytes;
     row.predicted_memory_bytes = row.prediction.peakMemoryBytes();
-    // Signed relative error of a prediction against a figure, nullopt when it was not measured.
-    auto error = [](double predicted, double measured) -> std::optional<double> {
-      if (measured <= 0) return std::nullopt;
-      return (predicted - measured) / measured;
-    };
-    const auto time_error = error(row.predicted_iteration_s, pt.iteration_s);
-    const auto memory_error = error(row.predicted_memory_bytes, pt.peak_memory_bytes);
-    row.time_error = time_error.value_or(0.0);
-    row.memory_error = memory_error.value_or(0.0);
+    row.time_error = error(row.predicted_iteration_s, pt.iteration_s);
+    row.memory_error = error(row.predicted_memory_bytes, pt.peak_memory_bytes);
     for (const MemoryBreakdown& m : row.prediction.memory) {
       const double one_microbatch =
           m.microbatches_in_flight > 0 ? m.activation_bytes / m.microbatches_in_flight : 0.0;
       row.memory_floor_bytes = std::max(row.memory_floor_bytes, m.model_state_bytes + one_microbatch);
     }
-    ours.add(time_error, memory_error);
     if (row.sailor_model) {
-      const auto t = error(row.sailor_model->iteration_s, pt.iteration_s);
-      const auto m = error(row.sailor_model->peak_memory_bytes, pt.peak_memory_bytes);
-      row.sailor_time_error = t.value_or(0.0);
-      row.sailor_memory_error = m.value_or(0.0);
-      (rep.sailor_model ? *rep.sailor_model : rep.sailor_model.emplace()).add(t, m);
+      row.sailor_time_error = error(row.sailor_model->iteration_s, pt.iteration_s);
+      row.sailor_memory_error = error(row.sailor_model->peak_memory_bytes, pt.peak_memory_bytes);
     }
     rep.rows.push_back(std::move(row));
   }
-  ours.average();
-  if (rep.sailor_model) rep.sailor_model->average();
+  // Each row's errors go into the overall summaries and its (cluster, model) group's, the
+  // figures it did not measure left out.
+  auto add = [](ErrorSummary& ours, std::optional<ErrorSummary>& sailor, const ValidationRow& row) {
+    auto measured = [](bool yes, double e) { return yes ? std::optional<double>(e) : std::nullopt; };
+    ours.add(measured(row.timeMeasured(), row.time_error), measured(row.memoryMeasured(), row.memory_error));
+    if (row.sailor_model)
+      (sailor ? *sailor : sailor.emplace())
+          .add(measured(row.timeMeasured(), row.sailor_time_error),
+               measured(row.memoryMeasured(), row.sailor_memory_error));
+  };
   for (const ValidationRow& row : rep.rows) {
     auto g = std::find_if(rep.groups.begin(), rep.groups.end(), [&](const ValidationGroup& x) {
       return x.cluster == row.cluster && x.model == row.model;
@@ -523,18 +522,15 @@ ValidationReport validatePoints(const std::vector<MeasuredPoint>& points, const 
       g = rep.groups.insert(rep.groups.end(), std::move(fresh));
     }
     ++g->points;
-    auto measured = [](bool yes, double e) { return yes ? std::optional<double>(e) : std::nullopt; };
-    g->ours.add(measured(row.timeMeasured(), row.time_error), measured(row.memoryMeasured(), row.memory_error));
-    if (row.sailor_model)
-      (g->sailor_model ? *g->sailor_model : g->sailor_model.emplace())
-          .add(measured(row.timeMeasured(), row.sailor_time_error),
-               measured(row.memoryMeasured(), row.sailor_memory_error));
+    add(rep.ours, rep.sailor_model, row);
+    add(g->ours, g->sailor_model, row);
   }
+  rep.ours.average();
+  if (rep.sailor_model) rep.sailor_model->average();
   for (ValidationGroup& g : rep.groups) {
     g.ours.average();
     if (g.sailor_model) g.sailor_model->average();
   }
-  rep.ours = ours;
   return rep;
 }
 
