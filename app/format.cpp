@@ -19,8 +19,12 @@ std::string fmt(const char* f, double v) {
 const char* recomputeNote(const Job& job) {
   return job.recompute == Recompute::Full ? ", full activation recomputation" : "";
 }
-std::string pad(const std::string& s, size_t w) { return s.size() >= w ? s + " " : s + std::string(w - s.size(), ' '); }
-std::string rpad(const std::string& s, size_t w) { return s.size() >= w ? " " + s : std::string(w - s.size(), ' ') + s; }
+std::string pad(const std::string& s, size_t w) {
+  return s.size() >= w ? s + " " : s + std::string(w - s.size(), ' ');
+}
+std::string rpad(const std::string& s, size_t w) {
+  return s.size() >= w ? " " + s : std::string(w - s.size(), ' ') + s;
+}
 }  // namespace
 
 std::string seconds(double s) {
@@ -29,33 +33,39 @@ std::string seconds(double s) {
   return fmt("%.0f us", s * 1e6);
 }
 
-std::string gib(double bytes) { return fmt("%.2f GiB", bytes / (1024.0 * 1024.0 * 1024.0)); }
+std::string gib(double bytes) {
+  return fmt("%.2f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+}
 
 std::string formatGpus(const Catalog& c) {
   std::ostringstream os;
   // Dense peak rates; "-" where the GPU has no such tensor-core path (no TF32 or bf16 before
   // Ampere: V100, T4 and the Turing cards train in fp32 or fp16).
   auto rate = [](const std::optional<double>& r) { return r ? fmt("%.1f", *r) : std::string("-"); };
-  os << pad("GPU", 11) << rpad("memory", 11) << rpad("fp32 TF", 9) << rpad("tf32 TF", 9) << rpad("fp16 TF", 9)
-     << rpad("bf16 TF", 9) << rpad("HBM GB/s", 10) << rpad("link GB/s", 11) << rpad("per node", 10) << "  name\n";
+  os << pad("GPU", 11) << rpad("memory", 11) << rpad("fp32 TF", 9) << rpad("tf32 TF", 9)
+     << rpad("fp16 TF", 9) << rpad("bf16 TF", 9) << rpad("HBM GB/s", 10) << rpad("link GB/s", 11)
+     << rpad("per node", 10) << "  name\n";
   for (const auto& g : c.gpus())
-    os << pad(g.name, 11) << rpad(gib(static_cast<double>(g.memory_bytes)), 11) << rpad(fmt("%.1f", g.fp32_tflops), 9)
-       << rpad(rate(g.tf32_tflops), 9) << rpad(rate(g.fp16_tflops), 9) << rpad(rate(g.bf16_tflops), 9)
+    os << pad(g.name, 11) << rpad(gib(static_cast<double>(g.memory_bytes)), 11)
+       << rpad(fmt("%.1f", g.fp32_tflops), 9) << rpad(rate(g.tf32_tflops), 9)
+       << rpad(rate(g.fp16_tflops), 9) << rpad(rate(g.bf16_tflops), 9)
        << rpad(fmt("%.0f", g.memory_bandwidth_gb_per_s), 10)
-       << rpad(fmt("%.0f", g.intra_node_bandwidth_gb_per_s), 11) << rpad(std::to_string(g.gpus_per_node), 10) << "  "
-       << g.full_name << "\n";
+       << rpad(fmt("%.0f", g.intra_node_bandwidth_gb_per_s), 11)
+       << rpad(std::to_string(g.gpus_per_node), 10) << "  " << g.full_name << "\n";
   return os.str();
 }
 
 std::string formatModels(const Catalog& c) {
   std::ostringstream os;
-  os << pad("model", 14) << rpad("params", 9) << rpad("layers", 8) << rpad("hidden", 8) << rpad("heads", 7)
-     << rpad("kv", 5) << rpad("ffn", 7) << rpad("vocab", 8) << rpad("seq", 6) << "  norm/mlp/pos\n";
+  os << pad("model", 14) << rpad("params", 9) << rpad("layers", 8) << rpad("hidden", 8)
+     << rpad("heads", 7) << rpad("kv", 5) << rpad("ffn", 7) << rpad("vocab", 8) << rpad("seq", 6)
+     << "  norm/mlp/pos\n";
   for (const auto& m : c.models())
-    os << pad(m.name, 14) << rpad(fmt("%.2fB", totalParameters(m) / 1e9), 9) << rpad(std::to_string(m.layers), 8)
-       << rpad(std::to_string(m.hidden_size), 8) << rpad(std::to_string(m.heads), 7)
-       << rpad(std::to_string(m.kv_heads), 5) << rpad(std::to_string(m.ffn_hidden_size), 7)
-       << rpad(std::to_string(m.vocab_size), 8) << rpad(std::to_string(m.sequence_length), 6) << "  "
+    os << pad(m.name, 14) << rpad(fmt("%.2fB", totalParameters(m) / 1e9), 9)
+       << rpad(std::to_string(m.layers), 8) << rpad(std::to_string(m.hidden_size), 8)
+       << rpad(std::to_string(m.heads), 7) << rpad(std::to_string(m.kv_heads), 5)
+       << rpad(std::to_string(m.ffn_hidden_size), 7) << rpad(std::to_string(m.vocab_size), 8)
+       << rpad(std::to_string(m.sequence_length), 6) << "  "
        << (m.norm == NormType::LayerNorm ? "layernorm" : "rmsnorm") << "/"
        << (m.mlp == MlpType::Gelu ? "gelu" : "swiglu") << "/"
        << (m.position_embedding == PositionEmbedding::Learned ? "learned" : "rotary")
@@ -63,35 +73,41 @@ std::string formatModels(const Catalog& c) {
   return os.str();
 }
 
-std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& scenario, const Prediction& p) {
+std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& scenario,
+                             const Prediction& p) {
   std::ostringstream os;
-  os << "Scenario " << scenario.name << "; job " << job.model << ", global batch " << job.global_batch_size
-     << ", sequence " << job.sequence_length << ", " << precisionName(job.precision) << ", "
-     << optimizerName(job.optimizer) << recomputeNote(job)
+  os << "Scenario " << scenario.name << "; job " << job.model << ", global batch "
+     << job.global_batch_size << ", sequence " << job.sequence_length << ", "
+     << precisionName(job.precision) << ", " << optimizerName(job.optimizer) << recomputeNote(job)
      << "\n";
   os << "Plan: " << plan.stages.size() << " stage(s), microbatch " << plan.microbatch_size << ", "
      << plan.gpuCount() << " GPUs\n\n";
-  os << "Stages (per microbatch; straggler replica; busy: share of the iteration the stage computes,\n"
+  os << "Stages (per microbatch; straggler replica; busy: share of the iteration the stage "
+        "computes,\n"
         "transfers or synchronises, the rest it waits)\n";
   // Columns as wide as their longest entry, so that the figures line up.
   size_t reps_w = 10;
   for (const Stage& st : plan.stages) reps_w = std::max(reps_w, st.replicaSummary().size() + 2);
-  os << "  " << pad("stage", 7) << pad("layers", 9) << pad("replicas", reps_w) << rpad("m", 5) << rpad("forward", 11)
-     << rpad("backward", 11) << rpad("send fwd", 11) << rpad("dp sync", 11) << rpad("busy", 9) << "\n";
+  os << "  " << pad("stage", 7) << pad("layers", 9) << pad("replicas", reps_w) << rpad("m", 5)
+     << rpad("forward", 11) << rpad("backward", 11) << rpad("send fwd", 11) << rpad("dp sync", 11)
+     << rpad("busy", 9) << "\n";
   for (size_t s = 0; s < plan.stages.size(); ++s) {
     const Stage& st = plan.stages[s];
     const StageTimes& t = p.stages[s];
-    os << "  " << pad(std::to_string(s), 7) << pad(std::to_string(st.first_layer) + "-" + std::to_string(st.last_layer), 9)
-       << pad(st.replicaSummary(), reps_w) << rpad(std::to_string(t.microbatches), 5) << rpad(seconds(t.forward_s), 11)
-       << rpad(seconds(t.backward_s), 11) << rpad(seconds(t.send_forward_s), 11) << rpad(seconds(t.dp_sync_s), 11)
+    os << "  " << pad(std::to_string(s), 7)
+       << pad(std::to_string(st.first_layer) + "-" + std::to_string(st.last_layer), 9)
+       << pad(st.replicaSummary(), reps_w) << rpad(std::to_string(t.microbatches), 5)
+       << rpad(seconds(t.forward_s), 11) << rpad(seconds(t.backward_s), 11)
+       << rpad(seconds(t.send_forward_s), 11) << rpad(seconds(t.dp_sync_s), 11)
        << rpad(fmt("%.1f %%", p.iteration_s > 0 ? 100 * t.work_s / p.iteration_s : 0), 9) << "\n";
   }
-  os << "\nIteration time " << seconds(p.iteration_s) << "  (" << fmt("%.4f", p.iterations_per_s) << " it/s, "
-     << fmt("%.0f", p.tokens_per_s) << " tokens/s)\n";
+  os << "\nIteration time " << seconds(p.iteration_s) << "  (" << fmt("%.4f", p.iterations_per_s)
+     << " it/s, " << fmt("%.0f", p.tokens_per_s) << " tokens/s)\n";
   if (p.stages.size() > 1)
     os << "  on stage " << p.breakdown.stage << ", the busiest (the others wait longer):\n";
   auto line = [&](const char* name, double v) {
-    os << "  " << pad(name, 12) << rpad(seconds(v), 11) << rpad(fmt("%5.1f %%", p.iteration_s > 0 ? 100 * v / p.iteration_s : 0), 9) << "\n";
+    os << "  " << pad(name, 12) << rpad(seconds(v), 11)
+       << rpad(fmt("%5.1f %%", p.iteration_s > 0 ? 100 * v / p.iteration_s : 0), 9) << "\n";
   };
   line("compute", p.breakdown.compute_s);
   line("bubble", p.breakdown.bubble_s);
@@ -99,12 +115,15 @@ std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& s
   line("dp sync", p.breakdown.dp_sync_s);
   line("optimizer", p.breakdown.optimizer_s);
   os << "\nMemory per GPU (peak " << gib(p.peakMemoryBytes()) << ")\n";
-  auto gpuLabel = [](const MemoryBreakdown& m) { return m.gpu_type + " tp" + std::to_string(m.tp); };
+  auto gpuLabel = [](const MemoryBreakdown& m) {
+    return m.gpu_type + " tp" + std::to_string(m.tp);
+  };
   size_t gpu_w = 5;
   for (const auto& m : p.memory) gpu_w = std::max(gpu_w, gpuLabel(m).size() + 2);
-  os << "  " << pad("stage", 7) << pad("GPU", gpu_w) << rpad("states", 11) << rpad("activations", 13)
-     << rpad("in flight", 10) << rpad("transient", 11) << rpad("bucket", 11) << rpad("runtime", 11) << rpad("total", 11)
-     << rpad("capacity", 11) << "\n";
+  os << "  " << pad("stage", 7) << pad("GPU", gpu_w) << rpad("states", 11)
+     << rpad("activations", 13) << rpad("in flight", 10) << rpad("transient", 11)
+     << rpad("bucket", 11) << rpad("runtime", 11) << rpad("total", 11) << rpad("capacity", 11)
+     << "\n";
   std::map<std::string, bool> seen;
   for (const auto& m : p.memory) {
     const std::string key = std::to_string(m.stage) + m.gpu_type + std::to_string(m.tp);
@@ -113,19 +132,20 @@ std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& s
     os << "  " << pad(std::to_string(m.stage), 7) << pad(gpuLabel(m), gpu_w)
        << rpad(gib(m.model_state_bytes), 11) << rpad(gib(m.activation_bytes), 13)
        << rpad(std::to_string(m.microbatches_in_flight), 10) << rpad(gib(m.transient_bytes), 11)
-       << rpad(gib(m.gradient_bucket_bytes), 11)
-       << rpad(gib(m.runtime_overhead_bytes), 11) << rpad(gib(m.total_bytes), 11) << rpad(gib(m.capacity_bytes), 11)
+       << rpad(gib(m.gradient_bucket_bytes), 11) << rpad(gib(m.runtime_overhead_bytes), 11)
+       << rpad(gib(m.total_bytes), 11) << rpad(gib(m.capacity_bytes), 11)
        << (m.fits() ? "" : "  OUT OF MEMORY") << "\n";
   }
   if (!p.fits) {
     os << "\nDoes not fit in memory:\n";
     for (const auto& s : p.out_of_memory) os << "  " << s << "\n";
   }
-  os << "\nCost per iteration " << fmt("$%.4f", p.usd_per_iteration) << "  (compute " << fmt("$%.4f", p.compute_usd)
-     << ", egress " << fmt("$%.4f", p.egress_usd) << "; " << fmt("$%.2f", p.usd_per_hour) << " per hour)\n";
+  os << "\nCost per iteration " << fmt("$%.4f", p.usd_per_iteration) << "  (compute "
+     << fmt("$%.4f", p.compute_usd) << ", egress " << fmt("$%.4f", p.egress_usd) << "; "
+     << fmt("$%.2f", p.usd_per_hour) << " per hour)\n";
   for (const auto& e : p.egress)
-    os << "  egress " << e.from_zone << " -> " << e.to_zone << ": " << fmt("%.2f GB", e.bytes / 1e9) << ", "
-       << fmt("$%.4f", e.usd) << "\n";
+    os << "  egress " << e.from_zone << " -> " << e.to_zone << ": " << fmt("%.2f GB", e.bytes / 1e9)
+       << ", " << fmt("$%.4f", e.usd) << "\n";
   os << "\nProfile sources\n";
   size_t key_w = 0;
   for (const auto& kv : p.sources) key_w = std::max(key_w, kv.first.size() + 2);
@@ -138,7 +158,8 @@ std::string formatValidation(const ValidationReport& r) {
   size_t id_w = 8;
   for (const auto& row : r.rows) id_w = std::max(id_w, row.id.size() + 2);
   // One table of predicted against measured (ours, or SAILOR's model's), then its summary.
-  auto table = [&](const char* predicted, auto figures, const ErrorSummary& e, const char* suffix, auto of_group) {
+  auto table = [&](const char* predicted, auto figures, const ErrorSummary& e, const char* suffix,
+                   auto of_group) {
     os << pad("point", id_w) << rpad("time meas", 11) << rpad(predicted, 11) << rpad("error", 9)
        << rpad("mem meas", 11) << rpad(predicted, 11) << rpad("error", 9) << "\n";
     // A figure the run did not record: a dash for it and its error.
@@ -146,18 +167,23 @@ std::string formatValidation(const ValidationReport& r) {
     for (const auto& row : r.rows) {
       const auto [t, t_err, m, m_err] = figures(row);
       const bool mt = row.timeMeasured(), mm = row.memoryMeasured();
-      os << pad(row.id, id_w) << rpad(mt ? seconds(row.measured_iteration_s) : none, 11) << rpad(seconds(t), 11)
-         << rpad(mt ? fmt("%+.1f%%", 100 * t_err) : none, 9) << rpad(mm ? gib(row.measured_memory_bytes) : none, 11)
-         << rpad(gib(m), 11) << rpad(mm ? fmt("%+.1f%%", 100 * m_err) : none, 9) << "\n";
+      os << pad(row.id, id_w) << rpad(mt ? seconds(row.measured_iteration_s) : none, 11)
+         << rpad(seconds(t), 11) << rpad(mt ? fmt("%+.1f%%", 100 * t_err) : none, 9)
+         << rpad(mm ? gib(row.measured_memory_bytes) : none, 11) << rpad(gib(m), 11)
+         << rpad(mm ? fmt("%+.1f%%", 100 * m_err) : none, 9) << "\n";
     }
     // "over 17 of 18 points" when some did not measure the figure.
     auto over = [&](size_t n) {
-      return n == r.rows.size() ? std::string() : " (over " + std::to_string(n) + " of " + std::to_string(r.rows.size()) + " points)";
+      return n == r.rows.size() ? std::string()
+                                : " (over " + std::to_string(n) + " of " +
+                                      std::to_string(r.rows.size()) + " points)";
     };
     auto summary = [&](const char* what, size_t n, double mean, double max) {
       os << what;
       if (n == 0) os << "not measured by any point";
-      else os << "mean error " << fmt("%.1f%%", 100 * mean) << ", max " << fmt("%.1f%%", 100 * max) << over(n);
+      else
+        os << "mean error " << fmt("%.1f%%", 100 * mean) << ", max " << fmt("%.1f%%", 100 * max)
+           << over(n);
       os << suffix << "\n";
     };
     os << "\n";
@@ -166,68 +192,81 @@ std::string formatValidation(const ValidationReport& r) {
     // A file mixing clusters or models: the means of each, which the overall one can hide.
     if (r.groups.size() < 2) return;
     size_t name_w = 0;
-    auto name = [](const ValidationGroup& g) { return (g.cluster.empty() ? "" : g.cluster + " ") + g.model; };
+    auto name = [](const ValidationGroup& g) {
+      return (g.cluster.empty() ? "" : g.cluster + " ") + g.model;
+    };
     for (const auto& g : r.groups) name_w = std::max(name_w, name(g).size() + 2);
     os << "By cluster and model:\n";
     // One figure's errors in a group: a dash when none of its points measured it, the count
     // when only some did.
     auto errors = [](size_t measured, size_t points, double mean, double max) {
       if (measured == 0) return std::string("-");
-      return "mean " + rpad(fmt("%.1f%%", 100 * mean), 6) + ", max " + rpad(fmt("%.1f%%", 100 * max), 6) +
+      return "mean " + rpad(fmt("%.1f%%", 100 * mean), 6) + ", max " +
+             rpad(fmt("%.1f%%", 100 * max), 6) +
              (measured < points ? " (" + std::to_string(measured) + " measured)" : "");
     };
     for (const auto& g : r.groups) {
       const ErrorSummary ge = of_group(g);
-      os << "  " << pad(name(g), name_w) << rpad(std::to_string(g.points), 4) << (g.points == 1 ? " point " : " points")
-         << "  time " << errors(ge.time_points, g.points, ge.mean_time_error, ge.max_time_error) << "   memory "
+      os << "  " << pad(name(g), name_w) << rpad(std::to_string(g.points), 4)
+         << (g.points == 1 ? " point " : " points") << "  time "
+         << errors(ge.time_points, g.points, ge.mean_time_error, ge.max_time_error) << "   memory "
          << errors(ge.memory_points, g.points, ge.mean_memory_error, ge.max_memory_error) << "\n";
     }
   };
-  table("predicted",
-        [](const ValidationRow& row) {
-          return std::tuple{row.predicted_iteration_s, row.time_error, row.predicted_memory_bytes, row.memory_error};
-        },
-        r.ours, "",
-        [](const ValidationGroup& g) { return g.ours; });
+  table(
+      "predicted",
+      [](const ValidationRow& row) {
+        return std::tuple{row.predicted_iteration_s, row.time_error, row.predicted_memory_bytes,
+                          row.memory_error};
+      },
+      r.ours, "", [](const ValidationGroup& g) { return g.ours; });
   if (r.sailor_model) {
     os << "\nSAILOR's published simulator on the same profiles and links (--compare-sailor):\n";
-    table("SAILOR",
-          [](const ValidationRow& row) {
-            return std::tuple{row.sailor_model->iteration_s, row.sailor_time_error,
-                              row.sailor_model->peak_memory_bytes, row.sailor_memory_error};
-          },
-          *r.sailor_model, " (SAILOR's model)",
-          [](const ValidationGroup& g) { return g.sailor_model.value_or(ErrorSummary{}); });
+    table(
+        "SAILOR",
+        [](const ValidationRow& row) {
+          return std::tuple{row.sailor_model->iteration_s, row.sailor_time_error,
+                            row.sailor_model->peak_memory_bytes, row.sailor_memory_error};
+        },
+        *r.sailor_model, " (SAILOR's model)",
+        [](const ValidationGroup& g) { return g.sailor_model.value_or(ErrorSummary{}); });
   }
-  // The runs were measured, so they fitted: a prediction over a GPU's capacity is the model's error.
+  // The runs were measured, so they fitted: a prediction over a GPU's capacity is the model's
+  // error.
   std::string too_big;
   for (const auto& row : r.rows)
-    for (const auto& what : row.prediction.out_of_memory) too_big += "  " + row.id + ": " + what + "\n";
-  if (!too_big.empty()) os << "\nPredicted not to fit in memory, though the run was measured:\n" << too_big;
+    for (const auto& what : row.prediction.out_of_memory)
+      too_big += "  " + row.id + ": " + what + "\n";
+  if (!too_big.empty())
+    os << "\nPredicted not to fit in memory, though the run was measured:\n" << too_big;
   std::string below;
   for (const auto& row : r.rows)
     if (row.memoryBelowFloor())
       below += "  " + row.id + ": " + gib(row.measured_memory_bytes) + " measured, at least " +
                gib(row.memory_floor_bytes) + " held\n";
   if (!below.empty())
-    os << "\nMeasured memory below the model states and one microbatch's saved activations of one GPU"
+    os << "\nMeasured memory below the model states and one microbatch's saved activations of one "
+          "GPU"
           " (not the run's peak):\n"
        << below;
   // Points of another length than SAILOR profiled their model at: its figures do not apply.
   std::string other_length;
   for (const auto& row : r.rows)
     if (row.profiled_sequence_length && *row.profiled_sequence_length != row.sequence_length)
-      other_length += "  " + row.id + ": " + std::to_string(row.sequence_length) + " tokens, " + row.model +
-                      " profiled at " + std::to_string(*row.profiled_sequence_length) + "\n";
+      other_length += "  " + row.id + ": " + std::to_string(row.sequence_length) + " tokens, " +
+                      row.model + " profiled at " + std::to_string(*row.profiled_sequence_length) +
+                      "\n";
   if (!other_length.empty())
-    os << "\nSequence length other than SAILOR's profiles (their figures do not apply; the sources below"
+    os << "\nSequence length other than SAILOR's profiles (their figures do not apply; the sources "
+          "below"
           " answer):\n"
        << other_length;
   // Figures that did not come from SAILOR's measurements as they stand.
   std::string derived;
   for (const auto& row : r.rows)
     for (const auto& [what, source] : row.prediction.sources)
-      if (source != "sailor-import") derived += "  " + row.id + ": " + what + " from " + source + "\n";
+      if (source != "sailor-import")
+        derived += "  " + row.id + ": " + what + " from " + source + "\n";
   if (!derived.empty()) os << "\nFigures not measured by SAILOR as such:\n" << derived;
   return os.str();
 }
@@ -238,7 +277,8 @@ std::string describeStages(const Plan& plan) {
   for (size_t s = 0; s < plan.stages.size(); ++s) {
     const Stage& st = plan.stages[s];
     const std::string reps = st.replicaSummary();
-    os << "    stage " << s << "  layers " << st.first_layer << "-" << st.last_layer << "  " << reps << "\n";
+    os << "    stage " << s << "  layers " << st.first_layer << "-" << st.last_layer << "  " << reps
+       << "\n";
   }
   return os.str();
 }
@@ -253,14 +293,16 @@ void printOne(std::ostringstream& os, const PlannedPlan& p, const Job& job) {
       tight = m.gpu_type + " in stage " + std::to_string(m.stage);
     }
   os << "  " << p.plan.gpuCount() << " GPUs, " << p.plan.stages.size() << " stage(s), microbatch "
-     << p.plan.microbatch_size << ", data-parallel degree " << p.plan.stages.front().replicas.size() << "\n";
+     << p.plan.microbatch_size << ", data-parallel degree " << p.plan.stages.front().replicas.size()
+     << "\n";
   os << describeStages(p.plan);
-  os << "    iteration " << seconds(pr.iteration_s) << " (" << fmt("%.4f", pr.iterations_per_s) << " it/s, "
-     << fmt("%.0f", pr.tokens_per_s) << " tokens/s; planning model " << seconds(p.model_iteration_s) << ")\n";
-  os << "    cost " << fmt("$%.4f", pr.usd_per_iteration) << " per iteration (egress " << fmt("$%.4f", pr.egress_usd)
-     << "), " << fmt("$%.2f", pr.usd_per_hour) << " per hour\n";
-  os << "    memory: peak " << gib(pr.peakMemoryBytes()) << ", least headroom " << gib(headroom) << " (" << tight
-     << ")\n";
+  os << "    iteration " << seconds(pr.iteration_s) << " (" << fmt("%.4f", pr.iterations_per_s)
+     << " it/s, " << fmt("%.0f", pr.tokens_per_s) << " tokens/s; planning model "
+     << seconds(p.model_iteration_s) << ")\n";
+  os << "    cost " << fmt("$%.4f", pr.usd_per_iteration) << " per iteration (egress "
+     << fmt("$%.4f", pr.egress_usd) << "), " << fmt("$%.2f", pr.usd_per_hour) << " per hour\n";
+  os << "    memory: peak " << gib(pr.peakMemoryBytes()) << ", least headroom " << gib(headroom)
+     << " (" << tight << ")\n";
   (void)job;
 }
 }  // namespace
@@ -272,8 +314,8 @@ std::string formatPlanResult(const PlanResult& r, const Job& job, int top_k) {
     return os.str();
   }
   os << "Best plans for " << job.model << " (global batch " << job.global_batch_size
-     << recomputeNote(job) << "), searched "
-     << r.candidates << " candidates in " << seconds(r.search_seconds) << "\n";
+     << recomputeNote(job) << "), searched " << r.candidates << " candidates in "
+     << seconds(r.search_seconds) << "\n";
   for (const auto& note : r.notes) os << "  note: " << note << "\n";
   for (size_t i = 0; i < r.best.size() && static_cast<int>(i) < top_k; ++i) {
     os << "\n#" << i + 1 << "\n";
@@ -288,7 +330,8 @@ std::string formatPlanResult(const PlanResult& r, const Job& job, int top_k) {
         for (const auto& rep : st.replicas) types[rep.gpu_type] += rep.tp;
       std::string t;
       for (const auto& [k, n] : types) t += (t.empty() ? "" : " + ") + std::to_string(n) + " " + k;
-      os << "  " << pad(fmt("%.4f", p.prediction.usd_per_iteration), 11) << pad(fmt("%.4f", p.prediction.iterations_per_s), 9)
+      os << "  " << pad(fmt("%.4f", p.prediction.usd_per_iteration), 11)
+         << pad(fmt("%.4f", p.prediction.iterations_per_s), 9)
          << pad(std::to_string(p.plan.gpuCount()), 6) << p.plan.stages.size() << " stage(s), mbs "
          << p.plan.microbatch_size << ", " << t << "\n";
     }

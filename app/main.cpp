@@ -4,18 +4,19 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
-#include <functional>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <sstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "format.hpp"
 #include "sailor/catalog.hpp"
 #include "sailor/error.hpp"
 #include "sailor/json_util.hpp"
@@ -24,8 +25,6 @@
 #include "sailor/reference.hpp"
 #include "sailor/run_store.hpp"
 #include "sailor/simulator.hpp"
-
-#include "format.hpp"
 
 using namespace sailor;
 using nlohmann::json;
@@ -200,7 +199,8 @@ bool wantsHelp(int argc, char** argv, int first) {
   return false;
 }
 
-template <typename T> T loadWithContext(const std::string& path, const std::function<T(const json&)>& f) {
+template <typename T>
+T loadWithContext(const std::string& path, const std::function<T(const json&)>& f) {
   json j = json_util::readFile(path);
   try {
     return f(j);
@@ -223,13 +223,18 @@ int cmdCatalog(int argc, char** argv) {
     if (a.has("--json")) {
       json out = json::array();
       for (const auto& g : cat.gpus())
-        out.push_back({{"name", g.name}, {"vendor", g.vendor}, {"full_name", g.full_name},
-                       {"memory_bytes", g.memory_bytes}, {"fp32_tflops", g.fp32_tflops},
-                       {"fp16_tflops", g.fp16_tflops}, {"bf16_tflops", g.bf16_tflops ? json(*g.bf16_tflops) : json()},
+        out.push_back({{"name", g.name},
+                       {"vendor", g.vendor},
+                       {"full_name", g.full_name},
+                       {"memory_bytes", g.memory_bytes},
+                       {"fp32_tflops", g.fp32_tflops},
+                       {"fp16_tflops", g.fp16_tflops},
+                       {"bf16_tflops", g.bf16_tflops ? json(*g.bf16_tflops) : json()},
                        {"memory_bandwidth_gb_per_s", g.memory_bandwidth_gb_per_s},
                        {"intra_node_bandwidth_gb_per_s", g.intra_node_bandwidth_gb_per_s},
                        {"gpus_per_node", g.gpus_per_node},
-                       {"runtime_overhead_bytes", g.runtime_overhead_bytes}, {"sources", g.sources}});
+                       {"runtime_overhead_bytes", g.runtime_overhead_bytes},
+                       {"sources", g.sources}});
       std::cout << out.dump(2) << "\n";
     } else {
       std::cout << cli::formatGpus(cat);
@@ -255,12 +260,16 @@ int cmdSimulate(int argc, char** argv) {
     std::cout << kSimulateHelp;
     return 0;
   }
-  Args a = parse(argc, argv, 2, {"--json", "--no-analytic", "--non-blocking-p2p"},
-                 {"--scenario", "--job", "--plan", "--profiles", "--sailor-profiles", "--timeline"});
-  if (!a.positional.empty()) throw InputError("simulate", "\"" + a.positional[0] + "\"", "options only (see --help)");
+  Args a =
+      parse(argc, argv, 2, {"--json", "--no-analytic", "--non-blocking-p2p"},
+            {"--scenario", "--job", "--plan", "--profiles", "--sailor-profiles", "--timeline"});
+  if (!a.positional.empty())
+    throw InputError("simulate", "\"" + a.positional[0] + "\"", "options only (see --help)");
   Catalog cat = Catalog::load(resourceDir());
-  const std::string sp = a.required("--scenario"), jp = a.required("--job"), pp = a.required("--plan");
-  Scenario scenario = loadWithContext<Scenario>(sp, [&](const json& j) { return Scenario::fromJson(j, cat); });
+  const std::string sp = a.required("--scenario"), jp = a.required("--job"),
+                    pp = a.required("--plan");
+  Scenario scenario =
+      loadWithContext<Scenario>(sp, [&](const json& j) { return Scenario::fromJson(j, cat); });
   Job job = loadWithContext<Job>(jp, [&](const json& j) { return Job::fromJson(j, cat); });
   Plan plan = loadWithContext<Plan>(pp, [&](const json& j) { return Plan::fromJson(j); });
   try {
@@ -272,7 +281,8 @@ int cmdSimulate(int argc, char** argv) {
   if (a.has("--profiles"))
     for (const auto& f : a.options.at("--profiles")) profiles.add(NativeProfile::load(f, cat));
   if (auto dir = a.get("--sailor-profiles")) {
-    auto sailor = SailorProfile::load(*dir + "/simulator_profiles.json", *dir + "/llm_info.json", cat);
+    auto sailor =
+        SailorProfile::load(*dir + "/simulator_profiles.json", *dir + "/llm_info.json", cat);
     profiles.add(sailor);
     profiles.add(std::make_shared<MicrobatchScaledProfile>(sailor));
   }
@@ -280,7 +290,8 @@ int cmdSimulate(int argc, char** argv) {
   SimulatorOptions opt;
   if (a.has("--non-blocking-p2p")) opt.schedule = PipelineSchedule::Async1F1B;
   Prediction p = simulate(plan, scenario, job, cat, profiles, opt);
-  if (auto out = a.get("--timeline")) json_util::writeFileAtomically(*out, timelineTrace(p, plan).dump() + "\n");
+  if (auto out = a.get("--timeline"))
+    json_util::writeFileAtomically(*out, timelineTrace(p, plan).dump() + "\n");
   if (a.has("--json")) {
     json out = p.toJson();
     out["plan"] = plan.toJson();
@@ -347,11 +358,30 @@ int cmdPlan(int argc, char** argv) {
     return 0;
   }
   Args a = parse(argc, argv, 2, {"--json", "--pareto"},
-                 {"--scenario", "--reference", "--trace", "--job", "--model", "--global-batch", "--seq-len",
-                  "--precision", "--optimizer", "--recompute", "--objective", "--max-cost-per-iteration", "--max-cost-per-hour",
-                  "--min-throughput", "--max-gpus", "--top", "--threads", "--output", "--microbatch-sizes",
-                  "--max-stages", "--no-heuristic", "--max-partial-plans"});
-  if (!a.positional.empty()) throw InputError("plan", "\"" + a.positional[0] + "\"", "options only (see --help)");
+                 {"--scenario",
+                  "--reference",
+                  "--trace",
+                  "--job",
+                  "--model",
+                  "--global-batch",
+                  "--seq-len",
+                  "--precision",
+                  "--optimizer",
+                  "--recompute",
+                  "--objective",
+                  "--max-cost-per-iteration",
+                  "--max-cost-per-hour",
+                  "--min-throughput",
+                  "--max-gpus",
+                  "--top",
+                  "--threads",
+                  "--output",
+                  "--microbatch-sizes",
+                  "--max-stages",
+                  "--no-heuristic",
+                  "--max-partial-plans"});
+  if (!a.positional.empty())
+    throw InputError("plan", "\"" + a.positional[0] + "\"", "options only (see --help)");
   Catalog cat = Catalog::load(resourceDir());
   Job job = jobFromArgs(a, cat);
   ProfileSet profiles;
@@ -362,33 +392,37 @@ int cmdPlan(int argc, char** argv) {
   }
   profiles.add(std::make_shared<AnalyticProfile>(cat));
   PriceSheet prices = PriceSheet::load(resourceDir() + "/prices/default.json");
-  auto pricedPools = [&](const std::vector<std::pair<std::pair<std::string, std::string>, int>>& counts) {
-    std::vector<Pool> pools;
-    for (const auto& [site, n] : counts) {
-      Pool p;
-      p.gpu_type = site.first;
-      p.zone = site.second;
-      p.count = n;
-      auto price = prices.usdPerGpuHour(regionOfZone(p.zone), p.gpu_type);
-      if (!price)
-        throw InputError("prices", p.gpu_type + " in " + regionOfZone(p.zone),
-                         "a price in resources/prices/default.json");
-      p.usd_per_gpu_hour = *price;
-      if (ref && ref->gpus_per_node.count(p.gpu_type)) p.gpus_per_node = ref->gpus_per_node.at(p.gpu_type);
-      pools.push_back(p);
-    }
-    return pools;
-  };
+  auto pricedPools =
+      [&](const std::vector<std::pair<std::pair<std::string, std::string>, int>>& counts) {
+        std::vector<Pool> pools;
+        for (const auto& [site, n] : counts) {
+          Pool p;
+          p.gpu_type = site.first;
+          p.zone = site.second;
+          p.count = n;
+          auto price = prices.usdPerGpuHour(regionOfZone(p.zone), p.gpu_type);
+          if (!price)
+            throw InputError("prices", p.gpu_type + " in " + regionOfZone(p.zone),
+                             "a price in resources/prices/default.json");
+          p.usd_per_gpu_hour = *price;
+          if (ref && ref->gpus_per_node.count(p.gpu_type))
+            p.gpus_per_node = ref->gpus_per_node.at(p.gpu_type);
+          pools.push_back(p);
+        }
+        return pools;
+      };
   Scenario scenario;
   if (auto sp = a.get("--scenario")) {
-    scenario = loadWithContext<Scenario>(*sp, [&](const json& j) { return Scenario::fromJson(j, cat); });
+    scenario =
+        loadWithContext<Scenario>(*sp, [&](const json& j) { return Scenario::fromJson(j, cat); });
   } else if (ref) {
     std::vector<std::pair<std::pair<std::string, std::string>, int>> counts;
     for (const auto& [k, n] : ref->quotas) counts.push_back({k, n});
     scenario = ref->scenario(pricedPools(counts), cat);
   } else {
     const std::string def = resourceDir() + "/scenarios/default.json";
-    scenario = loadWithContext<Scenario>(def, [&](const json& j) { return Scenario::fromJson(j, cat); });
+    scenario =
+        loadWithContext<Scenario>(def, [&](const json& j) { return Scenario::fromJson(j, cat); });
   }
 
   PlannerOptions opt;
@@ -397,14 +431,16 @@ int cmdPlan(int argc, char** argv) {
     else if (*o == "cost") opt.objective = Objective::Cost;
     else throw InputError("--objective", "\"" + *o + "\"", "\"throughput\" or \"cost\"");
   }
-  if (a.has("--max-cost-per-iteration")) opt.max_usd_per_iteration = positiveNumber(a, "--max-cost-per-iteration");
+  if (a.has("--max-cost-per-iteration"))
+    opt.max_usd_per_iteration = positiveNumber(a, "--max-cost-per-iteration");
   if (a.has("--max-cost-per-hour")) opt.max_usd_per_hour = positiveNumber(a, "--max-cost-per-hour");
   if (a.has("--min-throughput")) opt.min_iterations_per_s = positiveNumber(a, "--min-throughput");
   if (a.has("--max-gpus")) opt.max_gpus = positiveInt(a, "--max-gpus", 1);
   if (a.has("--top")) opt.top_k = positiveInt(a, "--top", 1);
   if (a.has("--threads")) opt.threads = positiveInt(a, "--threads", 1);
   if (a.has("--max-stages")) opt.heuristics.max_stages = positiveInt(a, "--max-stages", 0);
-  if (a.has("--max-partial-plans")) opt.heuristics.max_partial_plans = positiveInt(a, "--max-partial-plans", 0);
+  if (a.has("--max-partial-plans"))
+    opt.heuristics.max_partial_plans = positiveInt(a, "--max-partial-plans", 0);
   opt.pareto = a.has("--pareto");
   if (auto list = a.get("--microbatch-sizes")) {
     std::stringstream ss(*list);
@@ -435,10 +471,14 @@ int cmdPlan(int argc, char** argv) {
     } catch (const InputError& e) {
       // The engine names its PlannerOptions fields; say which command-line option that is.
       static const std::map<std::string, std::string> option{
-          {"max_gpus", "--max-gpus"}, {"top_k", "--top"}, {"max_usd_per_iteration", "--max-cost-per-iteration"},
-          {"max_usd_per_hour", "--max-cost-per-hour"}, {"min_iterations_per_s", "--min-throughput"},
+          {"max_gpus", "--max-gpus"},
+          {"top_k", "--top"},
+          {"max_usd_per_iteration", "--max-cost-per-iteration"},
+          {"max_usd_per_hour", "--max-cost-per-hour"},
+          {"min_iterations_per_s", "--min-throughput"},
           {"microbatch_sizes", "--microbatch-sizes"}};
-      if (auto it = option.find(e.field()); it != option.end()) throw InputError(it->second, e.value(), e.expected());
+      if (auto it = option.find(e.field()); it != option.end())
+        throw InputError(it->second, e.value(), e.expected());
       throw;
     }
   };
@@ -474,7 +514,8 @@ int cmdPlan(int argc, char** argv) {
       } else {
         std::cout << "== trace row " << row.label << ":";
         for (size_t k = 0; k < row.sites.size(); ++k)
-          std::cout << " " << row.sites[k].first << "@" << row.sites[k].second << "=" << row.counts[k];
+          std::cout << " " << row.sites[k].first << "@" << row.sites[k].second << "="
+                    << row.counts[k];
         std::cout << "\n" << cli::formatPlanResult(r, job, 1) << "\n";
       }
     }
@@ -487,7 +528,8 @@ int cmdPlan(int argc, char** argv) {
     std::cerr << "sailor plan: no plan: " << r.no_plan_reason << "\n";
     return kExitNoPlan;
   }
-  if (auto out = a.get("--output")) json_util::writeFileAtomically(*out, r.best.front().plan.toJson().dump(2) + "\n");
+  if (auto out = a.get("--output"))
+    json_util::writeFileAtomically(*out, r.best.front().plan.toJson().dump(2) + "\n");
   if (a.has("--json")) std::cout << r.toJson().dump(2) << "\n";
   else std::cout << cli::formatPlanResult(r, job, opt.top_k);
   return 0;
@@ -498,7 +540,8 @@ int cmdValidate(int argc, char** argv) {
     std::cout << kValidateHelp;
     return 0;
   }
-  Args a = parse(argc, argv, 2, {"--json", "--non-blocking-p2p", "--compare-sailor"}, {"--reference"});
+  Args a =
+      parse(argc, argv, 2, {"--json", "--non-blocking-p2p", "--compare-sailor"}, {"--reference"});
   if (a.positional.size() != 1)
     throw InputError("validate", std::to_string(a.positional.size()) + " files", "one POINTS.json");
   Catalog cat = Catalog::load(resourceDir());
@@ -515,7 +558,8 @@ int cmdValidate(int argc, char** argv) {
   } else {
     std::cout << cli::formatValidation(rep);
     if (!adjusted.empty()) {
-      std::cout << "\nSAILOR profiles brought to the catalogue's layer conventions (docs/simulator.md):\n";
+      std::cout << "\nSAILOR profiles brought to the catalogue's layer conventions "
+                   "(docs/simulator.md):\n";
       for (const auto& line : adjusted) std::cout << "  " << line << "\n";
     }
   }
@@ -543,8 +587,7 @@ const char* kRunsHelp =
     "Exit status: 0, 2 on bad input, an unknown run id or a store that cannot be opened.\n";
 
 std::string fixed(double v, int decimals) {
-  if (std::isnan(v))
-    return "-";
+  if (std::isnan(v)) return "-";
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
   return buf;
@@ -585,12 +628,10 @@ int cmdRuns(int argc, char** argv) {
     const bool exists = std::filesystem::exists(path, ec);
     if (sub == "list") {
       std::vector<RunRecord> runs;
-      if (exists)
-        runs = RunStore(path).listRuns();
+      if (exists) runs = RunStore(path).listRuns();
       if (as_json) {
         json out = json::array();
-        for (const auto& r : runs)
-          out.push_back(toJson(r));
+        for (const auto& r : runs) out.push_back(toJson(r));
         std::cout << out.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
       } else if (runs.empty()) {
         std::cout << "No runs recorded in " << path << "\n";
@@ -623,10 +664,8 @@ int cmdRuns(int argc, char** argv) {
     const auto iterations = store->iterations(id);
     if (as_json) {
       json out{{"run", toJson(*run)}, {"iterations", json::array()}, {"events", json::array()}};
-      for (const auto& it : iterations)
-        out["iterations"].push_back(toJson(it));
-      for (const auto& e : store->events(id))
-        out["events"].push_back(toJson(e));
+      for (const auto& it : iterations) out["iterations"].push_back(toJson(it));
+      for (const auto& e : store->events(id)) out["events"].push_back(toJson(e));
       std::cout << out.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
       return 0;
     }
@@ -638,8 +677,7 @@ int cmdRuns(int argc, char** argv) {
               << "  backend      " << run->backend << "\n"
               << "  iterations   " << run->iterations_done << " of " << run->iterations_planned
               << "\n";
-    if (!run->error.empty())
-      std::cout << "  error        " << run->error << "\n";
+    if (!run->error.empty()) std::cout << "  error        " << run->error << "\n";
     if (iterations.empty()) {
       std::cout << "No iterations recorded.\n";
     } else {
@@ -685,7 +723,8 @@ int cmdRun(char** argv) {
 }
 
 int main(int argc, char** argv) {
-  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") ||
+      !std::strcmp(argv[1], "help")) {
     std::cout << kUsage;
     return argc < 2 ? kExitInput : 0;
   }

@@ -18,8 +18,8 @@
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QScrollArea>
-#include <QSignalBlocker>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -53,7 +53,8 @@ int maxLocalProcesses() {
 }
 
 QString money(double usd) {
-  return usd < 10 ? QStringLiteral("$%1").arg(usd, 0, 'f', 3) : QStringLiteral("$%1").arg(usd, 0, 'f', 2);
+  return usd < 10 ? QStringLiteral("$%1").arg(usd, 0, 'f', 3)
+                  : QStringLiteral("$%1").arg(usd, 0, 'f', 2);
 }
 
 }  // namespace
@@ -263,14 +264,13 @@ void MainWindow::buildActions() {
   connect(save_, &QAction::triggered, this, [this] {
     QString path = document_->filePath();
     if (path.isEmpty())
-      path = QFileDialog::getSaveFileName(this, tr("Save scenario"), QStringLiteral("scenario.json"),
-                                          tr("Scenario JSON (*.json)"));
+      path = QFileDialog::getSaveFileName(
+          this, tr("Save scenario"), QStringLiteral("scenario.json"), tr("Scenario JSON (*.json)"));
     if (!path.isEmpty()) saveScenario(path);
   });
   connect(save_as_, &QAction::triggered, this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save scenario as"),
-                                                      document_->filePath(),
-                                                      tr("Scenario JSON (*.json)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save scenario as"), document_->filePath(), tr("Scenario JSON (*.json)"));
     if (!path.isEmpty()) saveScenario(path);
   });
   connect(export_plan_, &QAction::triggered, inspector_, &PlanInspector::exportPlanWithDialog);
@@ -289,9 +289,10 @@ void MainWindow::buildMenus() {
   auto* group = new QActionGroup(this);
   const QString current = QSettings().value(QStringLiteral("language")).toString();
   // Language names are written in their own language, so that anyone can find theirs.
-  const std::pair<QString, QString> languages[] = {{QString(), tr("System default")},
-                                                   {QStringLiteral("en"), QStringLiteral("English")},
-                                                   {QStringLiteral("zh_CN"), QStringLiteral("简体中文")}};
+  const std::pair<QString, QString> languages[] = {
+      {QString(), tr("System default")},
+      {QStringLiteral("en"), QStringLiteral("English")},
+      {QStringLiteral("zh_CN"), QStringLiteral("简体中文")}};
   for (const auto& [code, name] : languages) {
     QAction* a = language->addAction(name);
     a->setCheckable(true);
@@ -330,7 +331,8 @@ void MainWindow::updateTitle() {
   const QString name = document_->filePath().isEmpty()
                            ? tr("default scenario")
                            : QFileInfo(document_->filePath()).fileName();
-  setWindowTitle(tr("%1%2 — Sailor Studio").arg(name, document_->isModified() ? QStringLiteral("*") : QString()));
+  setWindowTitle(tr("%1%2 — Sailor Studio")
+                     .arg(name, document_->isModified() ? QStringLiteral("*") : QString()));
 }
 
 void MainWindow::showBanner(const QString& text) {
@@ -338,9 +340,13 @@ void MainWindow::showBanner(const QString& text) {
   banner_->setVisible(!text.isEmpty());
 }
 
-QString MainWindow::bannerText() const { return banner_->isHidden() ? QString() : banner_->text(); }
+QString MainWindow::bannerText() const {
+  return banner_->isHidden() ? QString() : banner_->text();
+}
 
-QString MainWindow::planStatus() const { return plan_status_->text(); }
+QString MainWindow::planStatus() const {
+  return plan_status_->text();
+}
 
 void MainWindow::scheduleReplan() {
   if (auto_replan_->isChecked()) replan_timer_.start();
@@ -375,7 +381,9 @@ void MainWindow::planNow() {
   planner_->request(std::move(request));
 }
 
-void MainWindow::cancelPlanning() { planner_->cancel(); }
+void MainWindow::cancelPlanning() {
+  planner_->cancel();
+}
 
 void MainWindow::onPlanFinished(quint64, std::shared_ptr<const sailor::PlanResult> result) {
   progress_->setVisible(false);
@@ -408,7 +416,8 @@ void MainWindow::onPlanFinished(quint64, std::shared_ptr<const sailor::PlanResul
           .arg(result_->candidates)
           .arg(result_->search_seconds, 0, 'f', 2));
   for (const auto& note : result_->notes)  // e.g. pools left out for lack of the job's precision
-    plan_status_->setText(plan_status_->text() + QStringLiteral(" · ") + QString::fromStdString(note));
+    plan_status_->setText(plan_status_->text() + QStringLiteral(" · ") +
+                          QString::fromStdString(note));
   // Select the objective's best plan.
   const auto& points = plot_->points();
   int index = 0;
@@ -438,8 +447,9 @@ void MainWindow::selectPlan(int index) {
   monitor_->setPredictedIterationSeconds(selected_->prediction.iteration_s);
   const int gpus = selected_->plan.gpuCount();
   if (!catalog_.findModel(result_job_->model)) {
-    monitor_->setStartAvailable(false, tr("Runs need a catalogue model; %1 is a custom architecture")
-                                           .arg(QString::fromStdString(result_job_->model)));
+    monitor_->setStartAvailable(false,
+                                tr("Runs need a catalogue model; %1 is a custom architecture")
+                                    .arg(QString::fromStdString(result_job_->model)));
   } else if (gpus > maxLocalProcesses()) {
     monitor_->setStartAvailable(
         false, tr("This plan uses %1 GPUs; a local run starts one process per GPU, at most %2. "

@@ -40,9 +40,9 @@ class ScenarioDocument;
 class TradeoffPlot;
 
 struct MainWindowOptions {
-  QString scenario_file;     // empty: the built-in default scenario
-  QString run_store;         // empty: the runtime's default store
-  int replan_delay_ms = 400; // pause after the last edit before re-planning
+  QString scenario_file;      // empty: the built-in default scenario
+  QString run_store;          // empty: the runtime's default store
+  int replan_delay_ms = 400;  // pause after the last edit before re-planning
   bool plan_on_start = true;
 };
 
@@ -73,7 +73,7 @@ class MainWindow : public QMainWindow {
   void cancelPlanning();
   bool openScenario(const QString& path);  // false: the banner says why; nothing else changes
   bool saveScenario(const QString& path);
-  void selectPlan(int index);              // index into tradeoffPlot()->points()
+  void selectPlan(int index);  // index into tradeoffPlot()->points()
   void refreshPastRuns();
 
  protected:

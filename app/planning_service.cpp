@@ -29,8 +29,7 @@ class ProgressThrottle {
   bool admit(double fraction) {
     const auto now = std::chrono::steady_clock::now();
     std::lock_guard<std::mutex> lock(mutex_);
-    if (fraction < 1.0 && last_ && now - *last_ < interval_)
-      return false;
+    if (fraction < 1.0 && last_ && now - *last_ < interval_) return false;
     last_ = now;
     return true;
   }
@@ -75,8 +74,7 @@ PlanningService::PlanningService(QObject* parent) : QObject(parent) {
 }
 
 PlanningService::~PlanningService() {
-  if (current_token_)
-    current_token_->cancel();
+  if (current_token_) current_token_->cancel();
   pool_.clear();  // requests not started yet: they were all superseded, hence cancelled
   pool_.waitForDone();
   // Calls the worker posted and that were not delivered yet are discarded with this object.
@@ -89,8 +87,7 @@ quint64 PlanningService::request(PlanRequest req) {
   // it (even by calling request() again) sees a consistent state.
   const quint64 old_id = std::exchange(current_id_, id);
   const std::shared_ptr<CancelToken> old_token = std::exchange(current_token_, token);
-  if (old_token)
-    old_token->cancel();
+  if (old_token) old_token->cancel();
   ++outstanding_;
   // The lambda owns everything the search reads (the shared inputs and the token); `this`
   // outlives it because the destructor waits for the pool.
@@ -114,8 +111,7 @@ quint64 PlanningService::request(PlanRequest req) {
             std::chrono::milliseconds(1000 / kMaxProgressPerSecond));
         const ProgressSink sink = [post, throttle, id, this](double fraction,
                                                              const std::string& step) {
-          if (!throttle->admit(fraction))
-            return;
+          if (!throttle->admit(fraction)) return;
           post([this, id, fraction, stage = QString::fromStdString(step)] {
             deliverProgress(id, fraction, stage);
           });
@@ -136,14 +132,12 @@ quint64 PlanningService::request(PlanRequest req) {
     // turns false every outcome of this search has been delivered (or dropped).
     post([this] { deliverDone(); });
   });
-  if (old_id != 0)
-    emit cancelled(old_id);
+  if (old_id != 0) emit cancelled(old_id);
   return id;
 }
 
 void PlanningService::cancel() {
-  if (current_id_ == 0)
-    return;
+  if (current_id_ == 0) return;
   const quint64 id = current_id_;
   current_token_->cancel();
   current_token_.reset();
@@ -152,26 +146,22 @@ void PlanningService::cancel() {
 }
 
 void PlanningService::deliverStarted(quint64 id) {
-  if (id == current_id_)
-    emit started(id);
+  if (id == current_id_) emit started(id);
 }
 
 void PlanningService::deliverProgress(quint64 id, double fraction, const QString& stage) {
-  if (id == current_id_)
-    emit progress(id, fraction, stage);
+  if (id == current_id_) emit progress(id, fraction, stage);
 }
 
 void PlanningService::deliverFinished(quint64 id, std::shared_ptr<const PlanResult> result) {
-  if (id != current_id_)
-    return;  // superseded or cancelled: results dropped
+  if (id != current_id_) return;  // superseded or cancelled: results dropped
   current_id_ = 0;
   current_token_.reset();
   emit finished(id, std::move(result));
 }
 
 void PlanningService::deliverFailed(quint64 id, const QString& message) {
-  if (id != current_id_)
-    return;
+  if (id != current_id_) return;
   current_id_ = 0;
   current_token_.reset();
   emit failed(id, message);

@@ -22,15 +22,16 @@ namespace sailor::studio {
 
 namespace {
 
-template <class... F> struct Overloaded : F... {
+template <class... F>
+struct Overloaded : F... {
   using F::operator()...;
 };
-template <class... F> Overloaded(F...) -> Overloaded<F...>;
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;
 
 bool writeText(const QString& path, const std::string& text) {
   QFile f(path);
-  if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
-    return false;
+  if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return false;
   const QByteArray bytes = QByteArray::fromStdString(text);
   return f.write(bytes) == bytes.size() && f.flush();
 }
@@ -42,8 +43,7 @@ QList<QByteArray> takeLines(QByteArray& buf) {
   qsizetype start = 0;
   for (qsizetype nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n', start)) {
     QByteArray line = buf.mid(start, nl - start);
-    if (line.endsWith('\r'))
-      line.chop(1);
+    if (line.endsWith('\r')) line.chop(1);
     lines.append(std::move(line));
     start = nl + 1;
   }
@@ -70,12 +70,10 @@ RunClient::RunClient(QObject* parent) : QObject(parent) {
 }
 
 RunClient::~RunClient() {
-  if (!process_)
-    return;
+  if (!process_) return;
   process_->disconnect(this);
   if (process_->state() != QProcess::NotRunning) {
-    if (process_->processId() > 0)
-      ::kill(static_cast<pid_t>(process_->processId()), SIGINT);
+    if (process_->processId() > 0) ::kill(static_cast<pid_t>(process_->processId()), SIGINT);
     if (!process_->waitForFinished(options_.stop_grace_ms)) {
       process_->kill();
       process_->waitForFinished(5000);
@@ -85,15 +83,13 @@ RunClient::~RunClient() {
 
 QString RunClient::defaultSailorBinary() {
   const QByteArray env = qgetenv("SAILOR_BIN");
-  if (!env.isEmpty())
-    return QString::fromLocal8Bit(env);
+  if (!env.isEmpty()) return QString::fromLocal8Bit(env);
   return QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("sailor"));
 }
 
 bool RunClient::start(const nlohmann::json& plan, const nlohmann::json& scenario,
                       const nlohmann::json& job, const RunClientOptions& options) {
-  if (isRunning())
-    return false;
+  if (isRunning()) return false;
   files_ = std::make_unique<QTemporaryDir>(QDir::tempPath() +
                                            QStringLiteral("/sailor-studio-run-XXXXXX"));
   if (!files_->isValid()) {
@@ -106,8 +102,9 @@ bool RunClient::start(const nlohmann::json& plan, const nlohmann::json& scenario
   const QString plan_file = files_->filePath(QStringLiteral("plan.json"));
   const QString scenario_file = files_->filePath(QStringLiteral("scenario.json"));
   const QString job_file = files_->filePath(QStringLiteral("job.json"));
-  for (const auto& [path, value] : {std::pair{plan_file, &plan}, std::pair{scenario_file, &scenario},
-                                    std::pair{job_file, &job}}) {
+  for (const auto& [path, value] :
+       {std::pair{plan_file, &plan}, std::pair{scenario_file, &scenario},
+        std::pair{job_file, &job}}) {
     if (!writeText(path, value->dump(2) + "\n")) {
       files_.reset();
       options_ = options;
@@ -125,8 +122,7 @@ bool RunClient::start(const sailor::Plan& plan, const sailor::Scenario& scenario
 
 bool RunClient::startFiles(const QString& plan_file, const QString& scenario_file,
                            const QString& job_file, const RunClientOptions& options) {
-  if (isRunning())
-    return false;
+  if (isRunning()) return false;
   files_.reset();
   return launch(plan_file, scenario_file, job_file, options);
 }
@@ -146,10 +142,8 @@ bool RunClient::launch(const QString& plan, const QString& scenario, const QStri
                 QString::number(options.iterations),
                 QStringLiteral("--data"),
                 options.data};
-  if (!options.store_path.isEmpty())
-    arguments_ << QStringLiteral("--store") << options.store_path;
-  if (!options.name.isEmpty())
-    arguments_ << QStringLiteral("--name") << options.name;
+  if (!options.store_path.isEmpty()) arguments_ << QStringLiteral("--store") << options.store_path;
+  if (!options.name.isEmpty()) arguments_ << QStringLiteral("--name") << options.name;
   arguments_ << options.extra_args;
 
   stdout_buf_.clear();
@@ -178,14 +172,12 @@ bool RunClient::launch(const QString& plan, const QString& scenario, const QStri
     if (stop_requested_ && process_->processId() > 0)
       ::kill(static_cast<pid_t>(process_->processId()), SIGINT);
   });
-  connect(process_, &QProcess::finished, this,
-          [this](int code, QProcess::ExitStatus status) {
-            onProcessFinished(code, status == QProcess::CrashExit);
-          });
+  connect(process_, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
+    onProcessFinished(code, status == QProcess::CrashExit);
+  });
   connect(process_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
     // Only a failed start ends without finished(); crashes and the rest are followed by it.
-    if (error != QProcess::FailedToStart || ended_)
-      return;
+    if (error != QProcess::FailedToStart || ended_) return;
     const QString why = process_->errorString();
     process_->deleteLater();
     process_ = nullptr;
@@ -210,13 +202,11 @@ void RunClient::failLater(const QString& message) {
 }
 
 void RunClient::stop() {
-  if (!process_ || process_->state() == QProcess::NotRunning || ended_)
-    return;
+  if (!process_ || process_->state() == QProcess::NotRunning || ended_) return;
   stop_requested_ = true;
   // QProcess::terminate() would send SIGTERM, which the controller treats like SIGINT; SIGINT
   // is what a user's Ctrl-C sends, and what docs/runtime.md documents as "interrupted".
-  if (process_->processId() > 0)
-    ::kill(static_cast<pid_t>(process_->processId()), SIGINT);
+  if (process_->processId() > 0) ::kill(static_cast<pid_t>(process_->processId()), SIGINT);
   kill_timer_.start(options_.stop_grace_ms);
 }
 
@@ -233,34 +223,29 @@ QString RunClient::stderrTail() const {
 }
 
 void RunClient::readStdout() {
-  if (!process_)
-    return;
+  if (!process_) return;
   stdout_buf_.append(process_->readAllStandardOutput());
-  for (const QByteArray& line : takeLines(stdout_buf_))
-    handleLine(line);
+  for (const QByteArray& line : takeLines(stdout_buf_)) handleLine(line);
 }
 
 void RunClient::readStderr() {
-  if (!process_)
-    return;
+  if (!process_) return;
   stderr_buf_.append(process_->readAllStandardError());
   for (const QByteArray& line : takeLines(stderr_buf_)) {
     stderr_tail_.append(QString::fromUtf8(line));
-    while (stderr_tail_.size() > kStderrTailLines)
-      stderr_tail_.removeFirst();
+    while (stderr_tail_.size() > kStderrTailLines) stderr_tail_.removeFirst();
   }
 }
 
 void RunClient::handleLine(const QByteArray& line) {
-  if (line.trimmed().isEmpty())
-    return;
+  if (line.trimmed().isEmpty()) return;
   sailor::RunEvent event;
   try {
     event = sailor::parseRunEvent(std::string_view(line.constData(), line.size()));
   } catch (const std::exception& e) {
     ++rejected_lines_;
-    emit protocolError(tr("Unreadable event from sailor run (line skipped): %1")
-                           .arg(QString::fromUtf8(e.what())));
+    emit protocolError(
+        tr("Unreadable event from sailor run (line skipped): %1").arg(QString::fromUtf8(e.what())));
     return;
   }
   emit eventReceived(event);
@@ -283,8 +268,7 @@ void RunClient::handleLine(const QByteArray& line) {
 }
 
 void RunClient::onProcessFinished(int exit_code, bool crashed) {
-  if (ended_ || !process_)
-    return;
+  if (ended_ || !process_) return;
   kill_timer_.stop();
   // What it wrote last, including a final line without its newline.
   readStdout();
@@ -318,21 +302,20 @@ QString RunClient::describeFailure(int exit_code, bool crashed) const {
   for (auto it = stderr_tail_.crbegin(); it != stderr_tail_.crend() && last.isEmpty(); ++it)
     last = it->trimmed();
   last = withoutTempDir(last);
-  if (last.startsWith(QLatin1String("sailor run: ")))
-    last = last.mid(12);
+  if (last.startsWith(QLatin1String("sailor run: "))) last = last.mid(12);
 
   if (crashed) {
-    if (stop_requested_ && run_id_ == 0)
-      return tr("Stopped before the run started.");
+    if (stop_requested_ && run_id_ == 0) return tr("Stopped before the run started.");
     if (stop_requested_)
-      return tr("Stopped: sailor run did not end within %n second(s) of the interrupt and was "
-                "killed.", "", options_.stop_grace_ms / 1000);
+      return tr(
+          "Stopped: sailor run did not end within %n second(s) of the interrupt and was "
+          "killed.",
+          "", options_.stop_grace_ms / 1000);
     return last.isEmpty() ? tr("sailor run ended abnormally (killed by a signal).")
                           : tr("sailor run ended abnormally (killed by a signal): %1").arg(last);
   }
   switch (exit_code) {
-    case 0:
-      return {};
+    case 0: return {};
     case 2:
       return tr("sailor run refused its input, nothing was started: %1")
           .arg(last.isEmpty() ? tr("(no message)") : last);
@@ -340,10 +323,8 @@ QString RunClient::describeFailure(int exit_code, bool crashed) const {
       QString why;
       if (finished_event_ && !finished_event_->error.empty())
         why = QString::fromStdString(finished_event_->error);
-      else if (last_error_)
-        why = QString::fromStdString(last_error_->message);
-      else
-        why = last;
+      else if (last_error_) why = QString::fromStdString(last_error_->message);
+      else why = last;
       return tr("The run failed: %1").arg(why.isEmpty() ? tr("(no message)") : why);
     }
     case 130: {
@@ -359,8 +340,7 @@ QString RunClient::describeFailure(int exit_code, bool crashed) const {
 // sailor names the files it was given; the studio's temporary copies mean nothing to the user,
 // so "/tmp/sailor-studio-run-ab12/plan.json.stages[0]" reads "plan.json.stages[0]".
 QString RunClient::withoutTempDir(QString text) const {
-  if (files_)
-    text.replace(files_->path() + QLatin1Char('/'), QString());
+  if (files_) text.replace(files_->path() + QLatin1Char('/'), QString());
   return text;
 }
 

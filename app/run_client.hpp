@@ -44,13 +44,13 @@ class QTemporaryDir;
 namespace sailor::studio {
 
 struct RunClientOptions {
-  int iterations = 20;                           // --iterations
-  QString data = QStringLiteral("synthetic");    // --data: "synthetic", "text" or a text file
-  QString store_path;  // --store; empty: the runtime's default ($SAILOR_RUN_STORE, else
-                       // ~/.local/share/sailor-studio/runs.sqlite)
-  QString name;        // --name; empty: the runtime's default (the plan file's name)
-  QStringList extra_args;  // appended as given, e.g. {"--hidden", "64", "--seq-len", "16"}
-  QString sailor_binary;   // empty: RunClient::defaultSailorBinary()
+  int iterations = 20;                         // --iterations
+  QString data = QStringLiteral("synthetic");  // --data: "synthetic", "text" or a text file
+  QString store_path;         // --store; empty: the runtime's default ($SAILOR_RUN_STORE, else
+                              // ~/.local/share/sailor-studio/runs.sqlite)
+  QString name;               // --name; empty: the runtime's default (the plan file's name)
+  QStringList extra_args;     // appended as given, e.g. {"--hidden", "64", "--seq-len", "16"}
+  QString sailor_binary;      // empty: RunClient::defaultSailorBinary()
   int stop_grace_ms = 10000;  // after stop()'s SIGINT, SIGKILL if still running this long
 };
 
@@ -60,11 +60,11 @@ struct RunOutcome {
   // stopped; -1 when it could not be started or ended by a signal.
   int exit_code = -1;
   std::optional<sailor::RunFinishedEvent> finished;  // its finished event, when it printed one
-  std::int64_t run_id = 0;       // from run_started; 0 when the run never started
-  bool stop_requested = false;   // stop() was called
-  QString message;      // empty when the run finished; otherwise what went wrong, in words
-  QString stderr_tail;  // the last lines sailor wrote on stderr
-  int rejected_lines = 0;  // stdout lines that did not decode
+  std::int64_t run_id = 0;      // from run_started; 0 when the run never started
+  bool stop_requested = false;  // stop() was called
+  QString message;              // empty when the run finished; otherwise what went wrong, in words
+  QString stderr_tail;          // the last lines sailor wrote on stderr
+  int rejected_lines = 0;       // stdout lines that did not decode
 };
 
 class RunClient : public QObject {
@@ -88,8 +88,8 @@ class RunClient : public QObject {
   // Writes plan.json, scenario.json and job.json into a private temporary directory (removed
   // when the run has ended) and starts `sailor run` on them. False, emitting nothing, only when a
   // run is already going; every other failure comes as finished(-1, ...).
-  bool start(const nlohmann::json& plan, const nlohmann::json& scenario,
-             const nlohmann::json& job, const RunClientOptions& options = {});
+  bool start(const nlohmann::json& plan, const nlohmann::json& scenario, const nlohmann::json& job,
+             const RunClientOptions& options = {});
   bool start(const sailor::Plan& plan, const sailor::Scenario& scenario, const sailor::Job& job,
              const RunClientOptions& options = {});
   // Starts `sailor run` on files the user already has (sailor checks and reports them).
@@ -100,9 +100,9 @@ class RunClient : public QObject {
   void stop();
 
   bool isRunning() const;
-  qint64 processId() const;        // the controller's pid while running, else 0
+  qint64 processId() const;                       // the controller's pid while running, else 0
   std::int64_t runId() const { return run_id_; }  // from run_started; 0 before it
-  QString program() const { return program_; }   // of the last start
+  QString program() const { return program_; }    // of the last start
   QStringList arguments() const { return arguments_; }  // of the last start
   QString stderrTail() const;
 

@@ -5,9 +5,9 @@
 #include <memory>
 
 #include <QApplication>
-#include <QDeadlineTimer>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDeadlineTimer>
 #include <QDir>
 #include <QLineEdit>
 #include <QPushButton>
@@ -59,7 +59,8 @@ int takeScreenshots(MainWindow& w, const QString& dir) {
     return true;
   };
   if (!settle(w, nullptr) || !w.result()) {
-    std::fprintf(stderr, "sailor-studio: planning did not finish: %s\n", qPrintable(w.planStatus()));
+    std::fprintf(stderr, "sailor-studio: planning did not finish: %s\n",
+                 qPrintable(w.planStatus()));
     return 1;
   }
 
@@ -67,7 +68,8 @@ int takeScreenshots(MainWindow& w, const QString& dir) {
   w.tabs()->setCurrentIndex(0);
   const auto& regions = w.document()->scenario().regions;
   if (!regions.empty() && !regions.front().zones.empty())
-    w.canvas()->select(Selection{Selection::Zone, 0, QString::fromStdString(regions.front().zones.front())});
+    w.canvas()->select(
+        Selection{Selection::Zone, 0, QString::fromStdString(regions.front().zones.front())});
   if (!shot("resources.png")) return 1;
 
   // Plans: the trade-off and the chosen plan, then its memory, timeline and map.
@@ -97,7 +99,8 @@ int takeScreenshots(MainWindow& w, const QString& dir) {
   max_gpus->setText(QStringLiteral("4"));
   emit max_gpus->editingFinished();
   if (!settle(w, unconstrained) || !w.result() || w.result()->best.empty()) {
-    std::fprintf(stderr, "sailor-studio: no plan with at most 4 GPUs: %s\n", qPrintable(w.planStatus()));
+    std::fprintf(stderr, "sailor-studio: no plan with at most 4 GPUs: %s\n",
+                 qPrintable(w.planStatus()));
     return 1;
   }
   w.tabs()->setCurrentIndex(2);

@@ -25,18 +25,21 @@ int main(int argc, char** argv) {
       "main", "Plan and run training on heterogeneous, geo-distributed GPUs."));
   parser.addHelpOption();
   parser.addVersionOption();
-  parser.addPositionalArgument(QStringLiteral("scenario"),
-                               QApplication::translate("main", "Scenario file to open (default: the built-in one)."),
-                               QStringLiteral("[scenario.json]"));
+  parser.addPositionalArgument(
+      QStringLiteral("scenario"),
+      QApplication::translate("main", "Scenario file to open (default: the built-in one)."),
+      QStringLiteral("[scenario.json]"));
   const QCommandLineOption lang(QStringLiteral("lang"),
                                 QApplication::translate("main", "Interface language: en or zh_CN."),
                                 QStringLiteral("code"));
-  const QCommandLineOption store(QStringLiteral("store"),
-                                 QApplication::translate("main", "Run store (SQLite) to record runs in and list."),
-                                 QStringLiteral("file"));
-  const QCommandLineOption shots(QStringLiteral("screenshots"),
-                                 QApplication::translate("main", "Take a screenshot of each main view into DIR, then quit."),
-                                 QStringLiteral("dir"));
+  const QCommandLineOption store(
+      QStringLiteral("store"),
+      QApplication::translate("main", "Run store (SQLite) to record runs in and list."),
+      QStringLiteral("file"));
+  const QCommandLineOption shots(
+      QStringLiteral("screenshots"),
+      QApplication::translate("main", "Take a screenshot of each main view into DIR, then quit."),
+      QStringLiteral("dir"));
   parser.addOptions({lang, store, shots});
   parser.process(app);
 
@@ -49,12 +52,14 @@ int main(int argc, char** argv) {
     QApplication::installTranslator(&qt_translator);
   // English is the source language, but its catalogue is loaded too: it holds the plural forms
   // of the %n strings. A language without a catalogue gets the English UI, so the English one.
-  if (translator.load(locale, QStringLiteral("sailor_studio"), QStringLiteral("_"), QStringLiteral(":/i18n")) ||
+  if (translator.load(locale, QStringLiteral("sailor_studio"), QStringLiteral("_"),
+                      QStringLiteral(":/i18n")) ||
       translator.load(QStringLiteral("sailor_studio_en"), QStringLiteral(":/i18n")))
     QApplication::installTranslator(&translator);
 
   sailor::studio::MainWindowOptions options;
-  if (!parser.positionalArguments().isEmpty()) options.scenario_file = parser.positionalArguments().front();
+  if (!parser.positionalArguments().isEmpty())
+    options.scenario_file = parser.positionalArguments().front();
   options.run_store = parser.value(store);
   std::unique_ptr<sailor::studio::MainWindow> window;
   try {

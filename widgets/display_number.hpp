@@ -12,10 +12,8 @@ namespace sailor::studio {
 
 inline QString displayNumber(double v) {
   const QLocale locale;
-  if (std::abs(v) >= 1000)
-    return locale.toString(v, 'f', 0);
-  if (std::abs(v) >= 1)
-    return locale.toString(v, 'f', 2);
+  if (std::abs(v) >= 1000) return locale.toString(v, 'f', 0);
+  if (std::abs(v) >= 1) return locale.toString(v, 'f', 2);
   return locale.toString(v, 'g', 3);
 }
 

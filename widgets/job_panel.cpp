@@ -18,7 +18,9 @@ namespace {
 
 constexpr const char* kCustom = "__custom__";
 
-QString number(double v) { return QString::number(v, 'g', 6); }
+QString number(double v) {
+  return QString::number(v, 'g', 6);
+}
 
 // Parses a whole number >= min; nullopt and a message otherwise.
 std::optional<int> parseInt(const QString& text, int min, QString* error) {
@@ -61,8 +63,9 @@ JobPanel::JobPanel(const sailor::Catalog& catalog, QWidget* parent)
   for (const auto& m : catalog_.models())
     model_->addItem(QString::fromStdString(m.name), QString::fromStdString(m.name));
   model_->addItem(tr("Custom architecture…"), QString::fromLatin1(kCustom));
-  model_->setToolTip(tr("A model from the catalogue (sailor catalog models) or your own "
-                        "architecture"));
+  model_->setToolTip(
+      tr("A model from the catalogue (sailor catalog models) or your own "
+         "architecture"));
   job_form->addRow(tr("Model"), model_);
   model_info_ = new QLabel(job_group);
   model_info_->setWordWrap(true);
@@ -85,8 +88,8 @@ JobPanel::JobPanel(const sailor::Catalog& catalog, QWidget* parent)
 
   addField(job_form, QStringLiteral("global_batch"), tr("Global batch"), QString(),
            tr("Sequences per iteration"));
-  addField(job_form, QStringLiteral("sequence_length"), tr("Sequence length"),
-           tr("model default"), tr("Tokens per sequence; empty: the model's default"));
+  addField(job_form, QStringLiteral("sequence_length"), tr("Sequence length"), tr("model default"),
+           tr("Tokens per sequence; empty: the model's default"));
   precision_ = new QComboBox(job_group);
   precision_->setObjectName(QStringLiteral("precision"));
   precision_->addItem(tr("fp32"), static_cast<int>(Precision::Fp32));
@@ -102,9 +105,10 @@ JobPanel::JobPanel(const sailor::Catalog& catalog, QWidget* parent)
   recompute_->setObjectName(QStringLiteral("recompute"));
   recompute_->addItem(tr("None"), static_cast<int>(Recompute::None));
   recompute_->addItem(tr("Full"), static_cast<int>(Recompute::Full));
-  recompute_->setToolTip(tr("Activation recomputation: Full keeps only each block's input and "
-                            "recomputes its forward during backward (less memory, about a third "
-                            "more compute)"));
+  recompute_->setToolTip(
+      tr("Activation recomputation: Full keeps only each block's input and "
+         "recomputes its forward during backward (less memory, about a third "
+         "more compute)"));
   job_form->addRow(tr("Recomputation"), recompute_);
   outer->addWidget(job_group);
 
@@ -118,8 +122,9 @@ JobPanel::JobPanel(const sailor::Catalog& catalog, QWidget* parent)
   goal_form->addRow(tr("Objective"), objective_);
   pareto_ = new QCheckBox(tr("Pareto frontier of throughput against cost"), goal_group);
   pareto_->setObjectName(QStringLiteral("pareto"));
-  pareto_->setToolTip(tr("Also search the whole trade-off between throughput and cost per "
-                         "iteration (slower on large scenarios)"));
+  pareto_->setToolTip(
+      tr("Also search the whole trade-off between throughput and cost per "
+         "iteration (slower on large scenarios)"));
   goal_form->addRow(QString(), pareto_);
   addField(goal_form, QStringLiteral("max_usd_per_iteration"), tr("Max $ / iteration"),
            tr("no limit"), tr("Compute and egress cost of one iteration, USD"));
@@ -148,7 +153,8 @@ JobPanel::JobPanel(const sailor::Catalog& catalog, QWidget* parent)
   sailor::Job job;
   job.model = catalog_.models().empty() ? std::string() : catalog_.models().front().name;
   job.global_batch_size = 1024;
-  job.sequence_length = catalog_.models().empty() ? 2048 : catalog_.models().front().sequence_length;
+  job.sequence_length =
+      catalog_.models().empty() ? 2048 : catalog_.models().front().sequence_length;
   setJob(job);
   setOptions(sailor::PlannerOptions{});
 }
@@ -325,8 +331,9 @@ void JobPanel::revalidate() {
         QString f = QString::fromStdString(e.field());
         f.replace(QStringLiteral("model."), QStringLiteral("custom."));
         if (!fields_.count(f)) f = QStringLiteral("custom.name");
-        setError(f, tr("Got %1, expected %2")
-                        .arg(QString::fromStdString(e.value()), QString::fromStdString(e.expected())));
+        setError(f,
+                 tr("Got %1, expected %2")
+                     .arg(QString::fromStdString(e.value()), QString::fromStdString(e.expected())));
         fields_ok = false;
       }
     }
@@ -356,11 +363,12 @@ void JobPanel::revalidate() {
       ok = false;
     }
   }
-  nlohmann::json j{{"model", model_name},
-                   {"global_batch_size", job.global_batch_size},
-                   {"precision", precisionName(static_cast<Precision>(precision_->currentData().toInt()))},
-                   {"optimizer", optimizerName(static_cast<Optimizer>(optimizer_->currentData().toInt()))},
-                   {"recompute", recomputeName(static_cast<Recompute>(recompute_->currentData().toInt()))}};
+  nlohmann::json j{
+      {"model", model_name},
+      {"global_batch_size", job.global_batch_size},
+      {"precision", precisionName(static_cast<Precision>(precision_->currentData().toInt()))},
+      {"optimizer", optimizerName(static_cast<Optimizer>(optimizer_->currentData().toInt()))},
+      {"recompute", recomputeName(static_cast<Recompute>(recompute_->currentData().toInt()))}};
   if (!text("sequence_length").trimmed().isEmpty()) {
     QString why;
     if (auto v = parseInt(text("sequence_length"), 1, &why)) j["sequence_length"] = *v;
@@ -417,13 +425,12 @@ void JobPanel::revalidate() {
   }
 
   if (!ok) return;
-  const bool same = job.toJson() == job_.toJson() && o.objective == options_.objective &&
-                    o.pareto == options_.pareto &&
-                    o.max_usd_per_iteration == options_.max_usd_per_iteration &&
-                    o.max_usd_per_hour == options_.max_usd_per_hour &&
-                    o.min_iterations_per_s == options_.min_iterations_per_s &&
-                    o.max_gpus == options_.max_gpus && o.top_k == options_.top_k &&
-                    (!spec || !custom_ || spec->toJson() == custom_->toJson());
+  const bool same =
+      job.toJson() == job_.toJson() && o.objective == options_.objective &&
+      o.pareto == options_.pareto && o.max_usd_per_iteration == options_.max_usd_per_iteration &&
+      o.max_usd_per_hour == options_.max_usd_per_hour &&
+      o.min_iterations_per_s == options_.min_iterations_per_s && o.max_gpus == options_.max_gpus &&
+      o.top_k == options_.top_k && (!spec || !custom_ || spec->toJson() == custom_->toJson());
   job_ = job;
   options_ = o;
   if (spec) custom_ = spec;

@@ -35,10 +35,8 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 // "1.23 s", "45.6 ms", "789 µs".
 QString duration(double s) {
   const QLocale locale;
-  if (s >= 1)
-    return PlanInspector::tr("%1 s").arg(locale.toString(s, 'f', 2));
-  if (s >= 1e-3)
-    return PlanInspector::tr("%1 ms").arg(locale.toString(s * 1e3, 'f', 1));
+  if (s >= 1) return PlanInspector::tr("%1 s").arg(locale.toString(s, 'f', 2));
+  if (s >= 1e-3) return PlanInspector::tr("%1 ms").arg(locale.toString(s * 1e3, 'f', 1));
   return PlanInspector::tr("%1 µs").arg(locale.toString(s * 1e6, 'f', 0));
 }
 
@@ -46,7 +44,9 @@ QString gib(double bytes) {
   return PlanInspector::tr("%1 GiB").arg(QLocale().toString(bytes / kGiB, 'f', 1));
 }
 
-QString usd(double v) { return QStringLiteral("$") + displayNumber(v); }
+QString usd(double v) {
+  return QStringLiteral("$") + displayNumber(v);
+}
 
 QString percent(double part, double whole) {
   return whole > 0 ? QLocale().toString(100.0 * part / whole, 'f', 1) + QStringLiteral(" %")
@@ -88,8 +88,7 @@ QString groupText(const sailor::Replica& r, int count) {
 QTableWidgetItem* cell(const QString& text, bool numeric = false) {
   auto* item = new QTableWidgetItem(text);
   item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
-  if (numeric)
-    item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  if (numeric) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
   return item;
 }
 
@@ -133,8 +132,7 @@ QString kindName(char kind) {
 // top): compute (F, B, O) in the upper band, communication (S, A) in a thinner lower band so
 // that transfers overlapping compute stay visible.
 std::pair<double, double> rowBand(char kind) {
-  if (kind == 'S' || kind == 'A')
-    return {0.14, 0.38};
+  if (kind == 'S' || kind == 'A') return {0.14, 0.38};
   return {-0.38, 0.10};
 }
 
@@ -151,8 +149,7 @@ QString relationText(sailor::Relation r) {
 // Fixes a short table's height to its rows, so that it takes no more room than it needs.
 void fitHeight(QTableWidget* t) {
   int h = t->horizontalHeader()->sizeHint().height() + 2 * t->frameWidth();
-  for (int r = 0; r < t->rowCount(); ++r)
-    h += t->rowHeight(r);
+  for (int r = 0; r < t->rowCount(); ++r) h += t->rowHeight(r);
   t->setFixedHeight(h + 2);
   t->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
 }
@@ -172,7 +169,8 @@ PlanInspector::PlanInspector(QWidget* parent) : QWidget(parent) {
   summary_->setWordWrap(true);
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   export_button_ = new QPushButton(tr("E&xport plan…"), this);
-  export_button_->setToolTip(tr("Save the plan as JSON, the format `sailor simulate --plan` reads"));
+  export_button_->setToolTip(
+      tr("Save the plan as JSON, the format `sailor simulate --plan` reads"));
   connect(export_button_, &QPushButton::clicked, this, &PlanInspector::exportPlanWithDialog);
   export_timeline_button_ = new QPushButton(tr("Export &timeline…"), this);
   export_timeline_button_->setObjectName(QStringLiteral("exportTimeline"));
@@ -192,11 +190,11 @@ PlanInspector::PlanInspector(QWidget* parent) : QWidget(parent) {
   tabs_ = new QTabWidget(this);
 
   // Stages.
-  stages_table_ = makeTable(this,
-                            {tr("Stage"), tr("Layers"), tr("Replicas"), tr("DP degree"),
-                             tr("GPUs"), tr("Microbatches"), tr("Forward (ms)"),
-                             tr("Backward (ms)"), tr("Busy"), tr("Straggler")},
-                            QStringLiteral("stagesTable"));
+  stages_table_ = makeTable(
+      this,
+      {tr("Stage"), tr("Layers"), tr("Replicas"), tr("DP degree"), tr("GPUs"), tr("Microbatches"),
+       tr("Forward (ms)"), tr("Backward (ms)"), tr("Busy"), tr("Straggler")},
+      QStringLiteral("stagesTable"));
   stages_table_->horizontalHeaderItem(2)->setToolTip(
       tr("Replicas of one kind: count × GPU type, tensor-parallel degree @ zone"));
   stages_table_->horizontalHeaderItem(5)->setToolTip(tr("Microbatches each replica processes"));
@@ -246,9 +244,9 @@ PlanInspector::PlanInspector(QWidget* parent) : QWidget(parent) {
 
   // Cost.
   auto* cost_page = new QWidget(this);
-  cost_table_ = makeTable(cost_page,
-                          {tr("Part"), tr("USD per iteration"), tr("USD per hour"), tr("Share")},
-                          QStringLiteral("costTable"));
+  cost_table_ =
+      makeTable(cost_page, {tr("Part"), tr("USD per iteration"), tr("USD per hour"), tr("Share")},
+                QStringLiteral("costTable"));
   egress_table_ = makeTable(cost_page,
                             {tr("From zone"), tr("To zone"), tr("Relation"), tr("GB per iteration"),
                              tr("USD per GB"), tr("USD per iteration"), tr("USD per hour")},
@@ -265,8 +263,7 @@ PlanInspector::PlanInspector(QWidget* parent) : QWidget(parent) {
   timeline_plot_->axisRect()->setRangeDrag(Qt::Horizontal);
   timeline_plot_->axisRect()->setRangeZoom(Qt::Horizontal);
   connect(timeline_plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
-    if (!plan_ || event->buttons() != Qt::NoButton)
-      return;
+    if (!plan_ || event->buttons() != Qt::NoButton) return;
     const double t_ms = timeline_plot_->xAxis->pixelToCoord(event->position().x());
     const double y = timeline_plot_->yAxis->pixelToCoord(event->position().y());
     for (const auto& op : plan_->prediction.timeline) {
@@ -339,19 +336,17 @@ void PlanInspector::setPlan(const sailor::PlannedPlan& plan,
   // Summary: the figures a user compares plans by.
   double peak_capacity = 0;
   for (const auto& m : pred.memory)
-    if (m.total_bytes >= pred.peakMemoryBytes())
-      peak_capacity = m.capacity_bytes;
-  const QString shape = plan_->plan.stages.size() == 1
-                            ? tr("%1 GPUs in 1 stage").arg(plan_->plan.gpuCount())
-                            : tr("%1 GPUs in %2 stages")
-                                  .arg(plan_->plan.gpuCount())
-                                  .arg(plan_->plan.stages.size());
-  QString summary = tr("<b>Iteration %1</b> · %2 it/s · %3 tokens/s · <b>%4 per iteration</b> · "
-                       "%5 per hour · %6 · peak memory %7 of %8")
-                        .arg(duration(pred.iteration_s), displayNumber(pred.iterations_per_s),
-                             displayNumber(pred.tokens_per_s), usd(pred.usd_per_iteration),
-                             usd(pred.usd_per_hour), shape, gib(pred.peakMemoryBytes()),
-                             gib(peak_capacity));
+    if (m.total_bytes >= pred.peakMemoryBytes()) peak_capacity = m.capacity_bytes;
+  const QString shape =
+      plan_->plan.stages.size() == 1
+          ? tr("%1 GPUs in 1 stage").arg(plan_->plan.gpuCount())
+          : tr("%1 GPUs in %2 stages").arg(plan_->plan.gpuCount()).arg(plan_->plan.stages.size());
+  QString summary =
+      tr("<b>Iteration %1</b> · %2 it/s · %3 tokens/s · <b>%4 per iteration</b> · "
+         "%5 per hour · %6 · peak memory %7 of %8")
+          .arg(duration(pred.iteration_s), displayNumber(pred.iterations_per_s),
+               displayNumber(pred.tokens_per_s), usd(pred.usd_per_iteration),
+               usd(pred.usd_per_hour), shape, gib(pred.peakMemoryBytes()), gib(peak_capacity));
   if (!pred.fits)
     summary += QStringLiteral(" · <span style=\"color:#B22222\"><b>%1</b></span>")
                    .arg(tr("does not fit in memory"));
@@ -372,22 +367,20 @@ void PlanInspector::buildStages(const sailor::Job& job, const sailor::Catalog& c
   stages_table_->setRowCount(static_cast<int>(plan.stages.size()));
   for (int s = 0; s < static_cast<int>(plan.stages.size()); ++s) {
     const auto& stage = plan.stages[static_cast<std::size_t>(s)];
-    const sailor::StageTimes* times =
-        s < static_cast<int>(pred.stages.size()) ? &pred.stages[static_cast<std::size_t>(s)]
-                                                 : nullptr;
+    const sailor::StageTimes* times = s < static_cast<int>(pred.stages.size())
+                                          ? &pred.stages[static_cast<std::size_t>(s)]
+                                          : nullptr;
     auto* stage_item = cell(QString::number(s), true);
     QPixmap swatch(12, 12);
     swatch.fill(stagePalette(s));
     stage_item->setIcon(QIcon(swatch));
     stages_table_->setItem(s, 0, stage_item);
-    stages_table_->setItem(
-        s, 1,
-        cell(stage.layerCount() == 1
-                 ? tr("%1 (1 layer)").arg(stage.first_layer)
-                 : tr("%1–%2 (%3 layers)")
-                       .arg(stage.first_layer)
-                       .arg(stage.last_layer)
-                       .arg(stage.layerCount())));
+    stages_table_->setItem(s, 1,
+                           cell(stage.layerCount() == 1 ? tr("%1 (1 layer)").arg(stage.first_layer)
+                                                        : tr("%1–%2 (%3 layers)")
+                                                              .arg(stage.first_layer)
+                                                              .arg(stage.last_layer)
+                                                              .arg(stage.layerCount())));
 
     QStringList groups, details;
     int gpus = 0;
@@ -401,16 +394,15 @@ void PlanInspector::buildStages(const sailor::Job& job, const sailor::Catalog& c
                               : QString::fromStdString(g.replica.gpu_type))
                      .arg(gpu ? gib(static_cast<double>(gpu->memory_bytes)) : tr("unknown"));
     }
-    for (const auto& r : stage.replicas)
-      gpus += r.tp;
+    for (const auto& r : stage.replicas) gpus += r.tp;
     auto* replicas = cell(groups.join(QLatin1Char('\n')));
     replicas->setToolTip(details.join(QLatin1Char('\n')));
     stages_table_->setItem(s, 2, replicas);
     stages_table_->setItem(s, 3, cell(QString::number(stage.replicas.size()), true));
     stages_table_->setItem(s, 4, cell(QString::number(gpus), true));
-    const int microbatches =
-        times && times->microbatches > 0 ? times->microbatches
-                                         : plan.microbatches(job.global_batch_size, stage);
+    const int microbatches = times && times->microbatches > 0
+                                 ? times->microbatches
+                                 : plan.microbatches(job.global_batch_size, stage);
     stages_table_->setItem(s, 5, cell(QString::number(microbatches), true));
     if (times) {
       stages_table_->setItem(s, 6, cell(QLocale().toString(times->forward_s * 1e3, 'f', 2), true));
@@ -454,8 +446,7 @@ void PlanInspector::buildMemory() {
       bars.push_back({m.stage, kind, 1, &m});
     } else {
       ++it->replicas;
-      if (m.total_bytes > it->m->total_bytes)
-        it->m = &m;
+      if (m.total_bytes > it->m->total_bytes) it->m = &m;
     }
   }
 
@@ -469,11 +460,16 @@ void PlanInspector::buildMemory() {
     double sailor::MemoryBreakdown::*field;
   };
   const std::array<Part, 5> parts = {{
-      {tr("Model states"), QColor(0x4E79A7), QColor(0x8B1A1A), &sailor::MemoryBreakdown::model_state_bytes},
-      {tr("Activations"), QColor(0xF28E2B), QColor(0xC0392B), &sailor::MemoryBreakdown::activation_bytes},
-      {tr("Transient"), QColor(0x76B7B2), QColor(0xE06666), &sailor::MemoryBreakdown::transient_bytes},
-      {tr("Gradient bucket"), QColor(0x59A14F), QColor(0xD98880), &sailor::MemoryBreakdown::gradient_bucket_bytes},
-      {tr("Runtime overhead"), QColor(0xBAB0AC), QColor(0xF4A6A6), &sailor::MemoryBreakdown::runtime_overhead_bytes},
+      {tr("Model states"), QColor(0x4E79A7), QColor(0x8B1A1A),
+       &sailor::MemoryBreakdown::model_state_bytes},
+      {tr("Activations"), QColor(0xF28E2B), QColor(0xC0392B),
+       &sailor::MemoryBreakdown::activation_bytes},
+      {tr("Transient"), QColor(0x76B7B2), QColor(0xE06666),
+       &sailor::MemoryBreakdown::transient_bytes},
+      {tr("Gradient bucket"), QColor(0x59A14F), QColor(0xD98880),
+       &sailor::MemoryBreakdown::gradient_bucket_bytes},
+      {tr("Runtime overhead"), QColor(0xBAB0AC), QColor(0xF4A6A6),
+       &sailor::MemoryBreakdown::runtime_overhead_bytes},
   }};
   // Two stacks with disjoint keys: bars that fit in their part colours, bars over capacity in
   // shades of red.
@@ -484,8 +480,7 @@ void PlanInspector::buildMemory() {
     fit[i]->setBrush(parts[i].normal);
     fit[i]->setPen(QPen(parts[i].normal.darker(130)));
     fit[i]->setWidth(0.6);
-    if (i > 0)
-      fit[i]->moveAbove(fit[i - 1]);
+    if (i > 0) fit[i]->moveAbove(fit[i - 1]);
   }
   for (std::size_t i = 0; i < parts.size(); ++i) {
     over[i] = new QCPBars(key_axis, value_axis);
@@ -494,8 +489,7 @@ void PlanInspector::buildMemory() {
     over[i]->setPen(QPen(parts[i].over.darker(130)));
     over[i]->setWidth(0.6);
     over[i]->removeFromLegend();
-    if (i > 0)
-      over[i]->moveAbove(over[i - 1]);
+    if (i > 0) over[i]->moveAbove(over[i - 1]);
   }
   over[0]->setName(tr("Over capacity"));
 
@@ -524,10 +518,8 @@ void PlanInspector::buildMemory() {
   }
   // Legend: the parts in their colours when some bar fits, "Over capacity" when some does not.
   for (std::size_t i = 0; i < parts.size(); ++i)
-    if (fit[0]->data()->isEmpty())
-      fit[i]->removeFromLegend();
-  if (any_over)
-    over[0]->addToLegend();
+    if (fit[0]->data()->isEmpty()) fit[i]->removeFromLegend();
+  if (any_over) over[0]->addToLegend();
   key_axis->setTicker(ticker);
   key_axis->setRangeReversed(true);  // stage 0 on top
   // At least three rows' worth of height, so that one bar is not a wall of colour.
@@ -550,8 +542,7 @@ void PlanInspector::buildMemory() {
 
   if (!pred.fits && !pred.out_of_memory.empty()) {
     QStringList lines;
-    for (const auto& msg : pred.out_of_memory)
-      lines << QString::fromStdString(msg);
+    for (const auto& msg : pred.out_of_memory) lines << QString::fromStdString(msg);
     memory_messages_->setText(tr("Does not fit in memory:") + QLatin1Char('\n') +
                               lines.join(QLatin1Char('\n')));
     memory_messages_->setVisible(true);
@@ -569,10 +560,11 @@ void PlanInspector::buildTime() {
       {tr("Optimizer"), b.optimizer_s, QColor(0xB07AA1)},
   }};
   // The breakdown is the busiest stage's (the simulator's NOTE [Breakdown of the busiest stage]).
-  time_caption_->setText(plan_->plan.stages.size() > 1
-                             ? tr("Where the iteration goes on stage %1, the busiest (the other stages wait longer):")
-                                   .arg(b.stage)
-                             : tr("Where the iteration goes:"));
+  time_caption_->setText(
+      plan_->plan.stages.size() > 1
+          ? tr("Where the iteration goes on stage %1, the busiest (the other stages wait longer):")
+                .arg(b.stage)
+          : tr("Where the iteration goes:"));
   time_table_->setRowCount(static_cast<int>(parts.size()) + 1);
   int row = 0;
   for (const auto& [name, seconds, colour] : parts) {
@@ -609,8 +601,7 @@ void PlanInspector::buildTime() {
     bar->setPen(QPen(colour.darker(130)));
     bar->setWidth(0.6);
     bar->addData(0, seconds);
-    if (below)
-      bar->moveAbove(below);
+    if (below) bar->moveAbove(below);
     below = bar;
   }
   time_plot_->yAxis->setTicks(false);
@@ -658,10 +649,9 @@ void PlanInspector::buildCost() {
     egress_table_->setItem(r, 0, cell(QString::fromStdString(e.from_zone)));
     egress_table_->setItem(r, 1, cell(QString::fromStdString(e.to_zone)));
     if (scenario_ && scenario_->hasZone(e.from_zone) && scenario_->hasZone(e.to_zone)) {
-      egress_table_->setItem(
-          r, 2, cell(relationText(scenario_->relation(e.from_zone, e.to_zone))));
-      egress_table_->setItem(
-          r, 4, cell(usd(scenario_->egressUsdPerGb(e.from_zone, e.to_zone)), true));
+      egress_table_->setItem(r, 2, cell(relationText(scenario_->relation(e.from_zone, e.to_zone))));
+      egress_table_->setItem(r, 4,
+                             cell(usd(scenario_->egressUsdPerGb(e.from_zone, e.to_zone)), true));
     }
     egress_table_->setItem(r, 3, cell(QLocale().toString(e.bytes / 1e9, 'f', 2), true));
     egress_table_->setItem(r, 5, cell(usd(e.usd), true));
@@ -695,8 +685,7 @@ void PlanInspector::buildTimeline() {
     end_ms = std::max(end_ms, op.end_s * 1e3);
   }
   auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-  for (int s = 0; s < stages; ++s)
-    ticker->addTick(s, tr("Stage %1").arg(s));
+  for (int s = 0; s < stages; ++s) ticker->addTick(s, tr("Stage %1").arg(s));
   plot->yAxis->setTicker(ticker);
   plot->yAxis->setSubTicks(false);
   plot->yAxis->grid()->setVisible(false);
@@ -722,14 +711,12 @@ void PlanInspector::addMapTab(QWidget* map) {
     delete map_;
   }
   map_ = map;
-  if (map_)
-    tabs_->insertTab(1, map_, tr("Map"));
+  if (map_) tabs_->insertTab(1, map_, tr("Map"));
 }
 
 bool PlanInspector::exportPlan(const QString& path, QString* error) const {
   if (!plan_) {
-    if (error)
-      *error = tr("No plan to export.");
+    if (error) *error = tr("No plan to export.");
     return false;
   }
   return saveText(path, plan_->plan.toJson().dump(2) + "\n", error);
@@ -737,8 +724,7 @@ bool PlanInspector::exportPlan(const QString& path, QString* error) const {
 
 bool PlanInspector::exportTimeline(const QString& path, QString* error) const {
   if (!plan_ || plan_->prediction.timeline.empty()) {
-    if (error)
-      *error = tr("No timeline to export.");
+    if (error) *error = tr("No timeline to export.");
     return false;
   }
   return saveText(path, sailor::timelineTrace(plan_->prediction, plan_->plan).dump() + "\n", error);
@@ -746,34 +732,30 @@ bool PlanInspector::exportTimeline(const QString& path, QString* error) const {
 
 bool PlanInspector::saveText(const QString& path, const std::string& text, QString* error) {
   auto fail = [&](const QString& why) {
-    if (error)
-      *error = why;
+    if (error) *error = why;
     return false;
   };
   QSaveFile file(path);
   if (!file.open(QIODevice::WriteOnly))
     return fail(tr("Cannot write %1: %2").arg(path, file.errorString()));
-  if (file.write(text.data(), static_cast<qint64>(text.size())) !=
-      static_cast<qint64>(text.size()))
+  if (file.write(text.data(), static_cast<qint64>(text.size())) != static_cast<qint64>(text.size()))
     return fail(tr("Cannot write %1: %2").arg(path, file.errorString()));
-  if (!file.commit())
-    return fail(tr("Cannot write %1: %2").arg(path, file.errorString()));
+  if (!file.commit()) return fail(tr("Cannot write %1: %2").arg(path, file.errorString()));
   return true;
 }
 
 void PlanInspector::exportPlanWithDialog() {
-  exportWithDialog(tr("Export plan"), QStringLiteral("plan.json"), tr("Plans (*.json);;All files (*)"),
-                   &PlanInspector::exportPlan);
+  exportWithDialog(tr("Export plan"), QStringLiteral("plan.json"),
+                   tr("Plans (*.json);;All files (*)"), &PlanInspector::exportPlan);
 }
 
-void PlanInspector::exportWithDialog(const QString& title, const QString& file_name, const QString& filter,
+void PlanInspector::exportWithDialog(const QString& title, const QString& file_name,
+                                     const QString& filter,
                                      bool (PlanInspector::*write)(const QString&, QString*) const) {
   const QString path = QFileDialog::getSaveFileName(this, title, file_name, filter);
-  if (path.isEmpty())
-    return;
+  if (path.isEmpty()) return;
   QString error;
-  if (!(this->*write)(path, &error))
-    QMessageBox::warning(this, title, error);
+  if (!(this->*write)(path, &error)) QMessageBox::warning(this, title, error);
 }
 
 }  // namespace sailor::studio

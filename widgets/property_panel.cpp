@@ -36,10 +36,8 @@ std::optional<double> parseNumber(const QString& text) {
   const QString t = text.trimmed();
   bool ok = false;
   double v = QLocale().toDouble(t, &ok);
-  if (!ok)
-    v = QLocale::c().toDouble(t, &ok);
-  if (!ok || !std::isfinite(v))
-    return std::nullopt;
+  if (!ok) v = QLocale::c().toDouble(t, &ok);
+  if (!ok || !std::isfinite(v)) return std::nullopt;
   return v;
 }
 
@@ -47,10 +45,8 @@ std::optional<int> parseInt(const QString& text) {
   const QString t = text.trimmed();
   bool ok = false;
   int v = QLocale().toInt(t, &ok);
-  if (!ok)
-    v = QLocale::c().toInt(t, &ok);
-  if (!ok)
-    return std::nullopt;
+  if (!ok) v = QLocale::c().toInt(t, &ok);
+  if (!ok) return std::nullopt;
   return v;
 }
 
@@ -99,14 +95,12 @@ PropertyPanel::PropertyPanel(ScenarioDocument* document, QWidget* parent)
 PropertyPanel::~PropertyPanel() {
   // Editors losing focus while they are destroyed must not apply anything.
   rebuilding_ = true;
-  for (Field& f : fields_)
-    f.editor->disconnect(this);
+  for (Field& f : fields_) f.editor->disconnect(this);
 }
 
 void PropertyPanel::setReadOnly(bool read_only) {
   read_only_ = read_only;
-  for (Field& f : fields_)
-    f.editor->setEnabled(!read_only_);
+  for (Field& f : fields_) f.editor->setEnabled(!read_only_);
 }
 
 QWidget* PropertyPanel::field(const QString& key) const {
@@ -121,29 +115,25 @@ QLabel* PropertyPanel::errorLabel(const QString& key) const {
 
 QStringList PropertyPanel::fieldKeys() const {
   QStringList out;
-  for (const Field& f : fields_)
-    out << f.key;
+  for (const Field& f : fields_) out << f.key;
   return out;
 }
 
 PropertyPanel::Field* PropertyPanel::findField(const QString& key) {
   for (Field& f : fields_)
-    if (f.key == key)
-      return &f;
+    if (f.key == key) return &f;
   return nullptr;
 }
 
 const PropertyPanel::Field* PropertyPanel::findField(const QString& key) const {
   for (const Field& f : fields_)
-    if (f.key == key)
-      return &f;
+    if (f.key == key) return &f;
   return nullptr;
 }
 
 void PropertyPanel::setSelection(const Selection& selection) {
   Selection s = selection;
-  if (s.kind == Selection::None)
-    s = {Selection::Scenario, -1, q(doc_->scenario().name)};
+  if (s.kind == Selection::None) s = {Selection::Scenario, -1, q(doc_->scenario().name)};
   const bool same_item = s.kind == selection_.kind && s.index == selection_.index;
   selection_ = s;
   if (same_item && selectionExists() && form_widget_) {
@@ -159,43 +149,34 @@ bool PropertyPanel::selectionExists() const {
   switch (selection_.kind) {
     case Selection::Region:
       return selection_.index >= 0 && selection_.index < static_cast<int>(sc.regions.size());
-    case Selection::Zone:
-      return sc.hasZone(selection_.name.toStdString());
+    case Selection::Zone: return sc.hasZone(selection_.name.toStdString());
     case Selection::Pool:
       return selection_.index >= 0 && selection_.index < static_cast<int>(sc.pools.size());
     case Selection::Link:
       return selection_.index >= 0 && selection_.index < static_cast<int>(sc.links.size());
-    default:
-      return true;
+    default: return true;
   }
 }
 
 void PropertyPanel::onDocumentChanged() {
-  if (rebuilding_)
-    return;
+  if (rebuilding_) return;
   if (!selectionExists()) {
     selection_ = {Selection::Scenario, -1, q(doc_->scenario().name)};
     rebuild();
     return;
   }
   bool busy = committing_;
-  for (const Field& f : fields_)
-    busy |= isBusy(f);
-  if (busy)
-    refreshValues(true);
-  else
-    rebuild();
+  for (const Field& f : fields_) busy |= isBusy(f);
+  if (busy) refreshValues(true);
+  else rebuild();
 }
 
 QString PropertyPanel::editorText(const Field& f) const {
-  if (auto* e = qobject_cast<QLineEdit*>(f.editor))
-    return e->text();
-  if (auto* c = qobject_cast<QComboBox*>(f.editor))
-    return c->currentText();
+  if (auto* e = qobject_cast<QLineEdit*>(f.editor)) return e->text();
+  if (auto* c = qobject_cast<QComboBox*>(f.editor)) return c->currentText();
   if (auto* b = qobject_cast<QCheckBox*>(f.editor))
     return b->isChecked() ? QStringLiteral("1") : QStringLiteral("0");
-  if (auto* p = qobject_cast<QPlainTextEdit*>(f.editor))
-    return p->toPlainText();
+  if (auto* p = qobject_cast<QPlainTextEdit*>(f.editor)) return p->toPlainText();
   return {};
 }
 
@@ -212,9 +193,7 @@ void PropertyPanel::updateTitle() {
       title_->setText(
           tr("Region: %1").arg(q(sc.regions[static_cast<size_t>(selection_.index)].name)));
       break;
-    case Selection::Zone:
-      title_->setText(tr("Zone: %1").arg(selection_.name));
-      break;
+    case Selection::Zone: title_->setText(tr("Zone: %1").arg(selection_.name)); break;
     case Selection::Pool: {
       const Pool& p = sc.pools[static_cast<size_t>(selection_.index)];
       title_->setText(tr("Pool: %1 in %2").arg(q(p.gpu_type), q(p.zone)));
@@ -225,9 +204,7 @@ void PropertyPanel::updateTitle() {
       title_->setText(tr("Link: %1 ↔ %2").arg(q(l.from_zone), q(l.to_zone)));
       break;
     }
-    default:
-      title_->setText(tr("Scenario: %1").arg(q(sc.name)));
-      break;
+    default: title_->setText(tr("Scenario: %1").arg(q(sc.name))); break;
   }
 }
 
@@ -237,8 +214,7 @@ void PropertyPanel::setEditorText(Field& f, const QString& text) {
   if (auto* e = qobject_cast<QLineEdit*>(f.editor)) {
     e->setText(text);
     e->setCursorPosition(0);
-    if (f.placeholder)
-      e->setPlaceholderText(f.placeholder());
+    if (f.placeholder) e->setPlaceholderText(f.placeholder());
   } else if (auto* c = qobject_cast<QComboBox*>(f.editor)) {
     c->setCurrentText(text);
   } else if (auto* b = qobject_cast<QCheckBox*>(f.editor)) {
@@ -250,11 +226,9 @@ void PropertyPanel::setEditorText(Field& f, const QString& text) {
 
 void PropertyPanel::refreshValues(bool skip_busy) {
   for (Field& f : fields_) {
-    if (skip_busy && isBusy(f))
-      continue;
+    if (skip_busy && isBusy(f)) continue;
     setEditorText(f, f.value());
-    if (!f.error.isEmpty())
-      showFieldError(f, {});
+    if (!f.error.isEmpty()) showFieldError(f, {});
   }
   updateTitle();
 }
@@ -263,8 +237,7 @@ void PropertyPanel::showFieldError(Field& field, const QString& message) {
   field.error = message;
   QStringList messages;
   for (const Field& f : fields_)
-    if (f.error_label == field.error_label && !f.error.isEmpty())
-      messages << f.error;
+    if (f.error_label == field.error_label && !f.error.isEmpty()) messages << f.error;
   field.error_label->setText(messages.join(QLatin1Char('\n')));
   field.error_label->setVisible(!messages.isEmpty());
   if (auto* e = qobject_cast<QLineEdit*>(field.editor))
@@ -273,8 +246,7 @@ void PropertyPanel::showFieldError(Field& field, const QString& message) {
 }
 
 void PropertyPanel::commitField(Field& field, const QString& text) {
-  if (rebuilding_ || read_only_)
-    return;
+  if (rebuilding_ || read_only_) return;
   if (text == field.value()) {
     showFieldError(field, {});
     return;
@@ -285,8 +257,7 @@ void PropertyPanel::commitField(Field& field, const QString& text) {
   committing_ = false;
   // The document may have changed and the form been refreshed: find the field again.
   Field* f = findField(key);
-  if (!f)
-    return;
+  if (!f) return;
   if (r.ok()) {
     showFieldError(*f, {});
     setEditorText(*f, f->value());  // normalised (e.g. "2.50" -> "2.5")
@@ -332,8 +303,7 @@ QWidget* PropertyPanel::addLineField(QFormLayout* form, const QString& label, co
   fields_.emplace_back(key, edit, error, std::move(value), std::move(apply));
   setEditorText(fields_.back(), fields_.back().value());
   connect(edit, &QLineEdit::editingFinished, this, [this, key, edit] {
-    if (Field* fld = findField(key))
-      commitField(*fld, edit->text());
+    if (Field* fld = findField(key)) commitField(*fld, edit->text());
   });
   return edit;
 }
@@ -348,8 +318,7 @@ QLabel* PropertyPanel::addInfo(QFormLayout* form, const QString& label, const QS
 
 void PropertyPanel::rebuild() {
   rebuilding_ = true;
-  for (Field& f : fields_)
-    f.editor->disconnect(this);
+  for (Field& f : fields_) f.editor->disconnect(this);
   fields_.clear();
   if (form_widget_) {
     // Not deleted here: rebuild() may run inside a signal of one of the form's editors (a check
@@ -359,8 +328,7 @@ void PropertyPanel::rebuild() {
     form_widget_->deleteLater();
     form_widget_ = nullptr;
   }
-  if (!selectionExists())
-    selection_ = {Selection::Scenario, -1, q(doc_->scenario().name)};
+  if (!selectionExists()) selection_ = {Selection::Scenario, -1, q(doc_->scenario().name)};
 
   form_widget_ = new QWidget;
   auto* outer = new QVBoxLayout(form_widget_);
@@ -372,25 +340,14 @@ void PropertyPanel::rebuild() {
   form->setRowWrapPolicy(QFormLayout::DontWrapRows);
   form->setLabelAlignment(Qt::AlignLeft);
   switch (selection_.kind) {
-    case Selection::Region:
-      buildRegion(form);
-      break;
-    case Selection::Zone:
-      buildZone(form);
-      break;
-    case Selection::Pool:
-      buildPool(form);
-      break;
-    case Selection::Link:
-      buildLink(form);
-      break;
-    default:
-      buildScenario(form);
-      break;
+    case Selection::Region: buildRegion(form); break;
+    case Selection::Zone: buildZone(form); break;
+    case Selection::Pool: buildPool(form); break;
+    case Selection::Link: buildLink(form); break;
+    default: buildScenario(form); break;
   }
   scroll_->setWidget(form_widget_);
-  for (Field& f : fields_)
-    f.editor->setEnabled(!read_only_);
+  for (Field& f : fields_) f.editor->setEnabled(!read_only_);
   rebuilding_ = false;
 }
 
@@ -451,9 +408,7 @@ void PropertyPanel::buildScenario(QFormLayout* form) {
     const QString rel_key = QString::fromLatin1(relationName(rel));
     QLabel* error = makeErrorLabel(QStringLiteral("default.") + rel_key);
 
-    auto model = [this, rel] {
-      return doc_->scenario().default_links.at(rel);
-    };
+    auto model = [this, rel] { return doc_->scenario().default_links.at(rel); };
     struct Part {
       QString name, tip;
       std::function<QString()> value;
@@ -497,13 +452,11 @@ void PropertyPanel::buildScenario(QFormLayout* form) {
       fields_.emplace_back(key, edit, error, p.value, p.apply);
       setEditorText(fields_.back(), fields_.back().value());
       connect(edit, &QLineEdit::editingFinished, this, [this, key, edit] {
-        if (Field* fld = findField(key))
-          commitField(*fld, edit->text());
+        if (Field* fld = findField(key)) commitField(*fld, edit->text());
       });
     }
     QString row_label = label;
-    if (!row_label.isEmpty())
-      row_label[0] = row_label[0].toUpper();
+    if (!row_label.isEmpty()) row_label[0] = row_label[0].toUpper();
     grid->addWidget(new QLabel(row_label), grid_row, 0);
     grid->addWidget(error, grid_row + 1, 0, 1, 4);
     grid_row += 2;
@@ -514,13 +467,10 @@ void PropertyPanel::buildScenario(QFormLayout* form) {
   std::set<std::pair<std::string, std::string>> seen;
   for (const auto& [pair, v] : sc.egress_usd_per_gb) {
     const auto key = std::minmax(pair.first, pair.second);
-    if (!seen.insert({key.first, key.second}).second)
-      continue;
+    if (!seen.insert({key.first, key.second}).second) continue;
     bool linked = false;
-    for (const auto& l : sc.links)
-      linked |= std::minmax(l.from_zone, l.to_zone) == key;
-    if (!linked)
-      unlinked << tr("%1 ↔ %2: $%3/GB").arg(q(pair.first), q(pair.second), num(v));
+    for (const auto& l : sc.links) linked |= std::minmax(l.from_zone, l.to_zone) == key;
+    if (!linked) unlinked << tr("%1 ↔ %2: $%3/GB").arg(q(pair.first), q(pair.second), num(v));
   }
   if (!unlinked.isEmpty())
     addInfo(form, tr("Other egress prices"), unlinked.join(QLatin1Char('\n')));
@@ -542,15 +492,12 @@ void PropertyPanel::buildRegion(QFormLayout* form) {
          "across-continents ones")));
   QStringList continents;
   for (const auto& other : doc_->scenario().regions)
-    if (!continents.contains(q(other.continent)))
-      continents << q(other.continent);
+    if (!continents.contains(q(other.continent))) continents << q(other.continent);
   for (const char* c : {"north-america", "south-america", "europe", "asia", "oceania", "africa"})
-    if (!continents.contains(QLatin1String(c)))
-      continents << QLatin1String(c);
+    if (!continents.contains(QLatin1String(c))) continents << QLatin1String(c);
   continent->setCompleter(new QCompleter(continents, continent));
   QStringList zones;
-  for (const auto& z : r.zones)
-    zones << q(z);
+  for (const auto& z : r.zones) zones << q(z);
   addInfo(form, tr("Zones"), zones.join(QStringLiteral(", ")));
   auto* hint = new QLabel(tr("Deleting a region deletes its zones with their pools and links."));
   hint->setWordWrap(true);
@@ -570,8 +517,7 @@ void PropertyPanel::buildZone(QFormLayout* form) {
         const QString old = selection_.name;
         selection_.name = t.trimmed();
         const EditResult res = doc_->renameZone(old, t);
-        if (!res.ok())
-          selection_.name = old;
+        if (!res.ok()) selection_.name = old;
         return res;
       },
       tr("Renaming updates the zone's pools, links and egress prices"));
@@ -600,9 +546,7 @@ void PropertyPanel::buildZone(QFormLayout* form) {
 
 void PropertyPanel::buildPool(QFormLayout* form) {
   const int index = selection_.index;
-  auto pool = [this, index] {
-    return doc_->scenario().pools[static_cast<size_t>(index)];
-  };
+  auto pool = [this, index] { return doc_->scenario().pools[static_cast<size_t>(index)]; };
   updateTitle();
 
   auto addCombo = [&](const QString& label, const QString& key, const QStringList& items,
@@ -622,8 +566,7 @@ void PropertyPanel::buildPool(QFormLayout* form) {
     fields_.emplace_back(key, combo, error, std::move(value), std::move(apply));
     setEditorText(fields_.back(), fields_.back().value());
     connect(combo, &QComboBox::activated, this, [this, key, combo] {
-      if (Field* fld = findField(key))
-        commitField(*fld, combo->currentText());
+      if (Field* fld = findField(key)) commitField(*fld, combo->currentText());
     });
     return combo;
   };
@@ -636,8 +579,7 @@ void PropertyPanel::buildPool(QFormLayout* form) {
         return doc_->editPool(index, e);
       });
   QStringList gpus;
-  for (const auto& g : doc_->catalog().gpus())
-    gpus << q(g.name);
+  for (const auto& g : doc_->catalog().gpus()) gpus << q(g.name);
   auto* gpu_combo = addCombo(
       tr("GPU type"), QStringLiteral("pool.gpu_type"), gpus, [pool] { return q(pool().gpu_type); },
       [this, pool, index](const QString& t) {
@@ -738,9 +680,7 @@ void PropertyPanel::buildPool(QFormLayout* form) {
 
 void PropertyPanel::buildLink(QFormLayout* form) {
   const int index = selection_.index;
-  auto link = [this, index] {
-    return doc_->scenario().links[static_cast<size_t>(index)];
-  };
+  auto link = [this, index] { return doc_->scenario().links[static_cast<size_t>(index)]; };
   const LinkEntry l = link();
   const Scenario& sc = doc_->scenario();
   const Relation rel = sc.relation(l.from_zone, l.to_zone);

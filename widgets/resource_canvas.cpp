@@ -103,8 +103,7 @@ class CanvasItem : public QGraphicsPathItem {
     return QGraphicsPathItem::boundingRect().adjusted(-3, -3, 3, 3);
   }
   QPainterPath shape() const override {
-    if (!open_)
-      return QGraphicsPathItem::shape();
+    if (!open_) return QGraphicsPathItem::shape();
     QPainterPathStroker stroker;
     stroker.setWidth(14);
     return stroker.createStroke(path());
@@ -261,8 +260,7 @@ void ResourceCanvas::rebuild() {
         continents.push_back(r.continent);
     for (const auto& c : continents)
       for (size_t i = 0; i < sc.regions.size(); ++i)
-        if (sc.regions[i].continent == c)
-          order.push_back(static_cast<int>(i));
+        if (sc.regions[i].continent == c) order.push_back(static_cast<int>(i));
   }
 
   struct RegionGeom {
@@ -283,8 +281,7 @@ void ResourceCanvas::rebuild() {
       g.row_heights[static_cast<size_t>(k / g.cols)] =
           std::max(g.row_heights[static_cast<size_t>(k / g.cols)], zoneHeight(r.zones[k]));
     double h = kRegionHeader + kRegionPad;
-    for (double rh : g.row_heights)
-      h += rh;
+    for (double rh : g.row_heights) h += rh;
     h += kZoneGap * static_cast<double>(g.row_heights.size() - 1);
     const double w = 2 * kRegionPad + g.cols * kZoneW + (g.cols - 1) * kZoneGap;
     g.size = QSizeF(std::max(w, 2 * kRegionPad + kZoneW), h);
@@ -346,8 +343,7 @@ void ResourceCanvas::rebuild() {
     for (size_t k = 0; k < r.zones.size(); ++k, ++flat_zone) {
       const int col = static_cast<int>(k) % g.cols;
       const size_t row = k / static_cast<size_t>(g.cols);
-      if (col == 0 && row > 0)
-        row_y += g.row_heights[row - 1] + kZoneGap;
+      if (col == 0 && row > 0) row_y += g.row_heights[row - 1] + kZoneGap;
       const std::string& zname = r.zones[k];
       const QRectF zr(rr.left() + kRegionPad + col * (kZoneW + kZoneGap), row_y, kZoneW,
                       zoneHeight(zname));
@@ -459,8 +455,7 @@ void ResourceCanvas::rebuild() {
   for (size_t i = 0; i < sc.links.size(); ++i) {
     const LinkEntry& l = sc.links[i];
     const auto fa = zone_rects.find(l.from_zone), fb = zone_rects.find(l.to_zone);
-    if (fa == zone_rects.end() || fb == zone_rects.end())
-      continue;
+    if (fa == zone_rects.end() || fb == zone_rects.end()) continue;
     const QRectF ra = fa->second, rb = fb->second;
     const auto pair_key = std::minmax(l.from_zone, l.to_zone);
     const int parallel = pair_count[{pair_key.first, pair_key.second}]++;
@@ -502,8 +497,7 @@ void ResourceCanvas::rebuild() {
 
     QString key = q(l.from_zone + "|" + l.to_zone + "|" + l.from_gpu.value_or("") + "|" +
                     l.to_gpu.value_or("") + "|" + (l.gpus ? std::to_string(*l.gpus) : ""));
-    if (const int n = key_count[key]++; n > 0)
-      key += QStringLiteral("#%1").arg(n);
+    if (const int n = key_count[key]++; n > 0) key += QStringLiteral("#%1").arg(n);
 
     const double bw_gb = l.model.kind == LinkModel::Kind::LatencyBandwidth
                              ? l.model.bytes_per_s / 1e9
@@ -513,10 +507,8 @@ void ResourceCanvas::rebuild() {
     QString text = l.model.kind == LinkModel::Kind::LatencyBandwidth
                        ? tr("%1 GB/s · $%2/GB").arg(fmt(bw_gb), fmt(egress))
                        : tr("≤%1 GB/s (fit) · $%2/GB").arg(fmt(bw_gb), fmt(egress));
-    if (l.from_gpu && l.to_gpu)
-      text = tr("%1→%2: %3").arg(q(*l.from_gpu), q(*l.to_gpu), text);
-    if (l.gpus)
-      text += tr(" ×%1").arg(*l.gpus);
+    if (l.from_gpu && l.to_gpu) text = tr("%1→%2: %3").arg(q(*l.from_gpu), q(*l.to_gpu), text);
+    if (l.gpus) text += tr(" ×%1").arg(*l.gpus);
     const Relation rel = sc.relation(l.from_zone, l.to_zone);
     const QString tip =
         tr("Link %1 ↔ %2 (%3)\n%4\nEgress $%5/GB (%6)")
@@ -543,11 +535,8 @@ void ResourceCanvas::rebuild() {
     for (double t : {0.5, 0.42, 0.58, 0.34, 0.66, 0.26, 0.74, 0.18, 0.82}) {
       const QPointF at = l.from_zone == l.to_zone ? c : quadAt(p0, c, p2, t);
       const QRectF cand(at - QPointF(ls.width() / 2, ls.height() / 2), ls);
-      if (best.isNull())
-        best = cand;
-      const auto hits = [&](const QRectF& o) {
-        return o.intersects(cand);
-      };
+      if (best.isNull()) best = cand;
+      const auto hits = [&](const QRectF& o) { return o.intersects(cand); };
       if (std::none_of(obstacles.begin(), obstacles.end(), hits) &&
           std::none_of(placed.begin(), placed.end(), hits)) {
         best = cand;
@@ -590,13 +579,11 @@ void ResourceCanvas::rebuild() {
       const auto at = std::find_if(items_.begin(), items_.end(), [&](CanvasItem* it) {
         return it->kind_ == k.kind && it->index_ == k.index;
       });
-      if (at != items_.end())
-        restored.append({k.kind, (*at)->key_, k.index});
+      if (at != items_.end()) restored.append({k.kind, (*at)->key_, k.index});
     }
   }
   applySelection(restored);
-  if (!user_zoomed_)
-    fitToView();
+  if (!user_zoomed_) fitToView();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -609,9 +596,7 @@ Selection ResourceCanvas::selectionOf(const Key& k) const {
   s.index = k.index;
   switch (k.kind) {
     case Selection::Region:
-    case Selection::Zone:
-      s.name = k.key;
-      break;
+    case Selection::Zone: s.name = k.key; break;
     case Selection::Pool:
       if (k.index >= 0 && k.index < static_cast<int>(sc.pools.size()))
         s.name = tr("%1 in %2")
@@ -623,16 +608,14 @@ Selection ResourceCanvas::selectionOf(const Key& k) const {
         s.name = QStringLiteral("%1 ↔ %2").arg(q(sc.links[static_cast<size_t>(k.index)].from_zone),
                                                q(sc.links[static_cast<size_t>(k.index)].to_zone));
       break;
-    default:
-      break;
+    default: break;
   }
   return s;
 }
 
 Selection ResourceCanvas::selection() const {
   ensureFresh();
-  if (selected_.isEmpty())
-    return {Selection::Scenario, -1, q(doc_->scenario().name)};
+  if (selected_.isEmpty()) return {Selection::Scenario, -1, q(doc_->scenario().name)};
   return selectionOf(selected_.last());
 }
 
@@ -640,15 +623,13 @@ QStringList ResourceCanvas::selectedZones() const {
   ensureFresh();
   QStringList out;
   for (const Key& k : selected_)
-    if (k.kind == Selection::Zone)
-      out << k.key;
+    if (k.kind == Selection::Zone) out << k.key;
   return out;
 }
 
 ResourceCanvas::Key ResourceCanvas::keyOf(Selection::Kind kind, int index) const {
   for (CanvasItem* it : items_)
-    if (it->kind_ == kind && it->index_ == index)
-      return {kind, it->key_, index};
+    if (it->kind_ == kind && it->index_ == index) return {kind, it->key_, index};
   return {};
 }
 
@@ -663,8 +644,7 @@ bool ResourceCanvas::select(const Selection& selection) {
     return true;
   }
   for (CanvasItem* it : items_) {
-    if (it->kind_ != selection.kind)
-      continue;
+    if (it->kind_ != selection.kind) continue;
     const bool by_name =
         (selection.kind == Selection::Zone || selection.kind == Selection::Region) &&
         !selection.name.isEmpty();
@@ -683,8 +663,7 @@ bool ResourceCanvas::selectZones(const QStringList& zones) {
     const auto it = std::find_if(items_.begin(), items_.end(), [&](CanvasItem* c) {
       return c->kind_ == Selection::Zone && c->key_ == z;
     });
-    if (it == items_.end())
-      return false;
+    if (it == items_.end()) return false;
     keys.append({Selection::Zone, z, (*it)->index_});
   }
   applySelection(keys);
@@ -725,8 +704,7 @@ void ResourceCanvas::updateActions() {
 
 CanvasItem* ResourceCanvas::hitItem(const QPoint& view_pos) const {
   for (QGraphicsItem* it : items(view_pos))
-    if (auto* c = dynamic_cast<CanvasItem*>(it); c && c->kind_ != Selection::None)
-      return c;
+    if (auto* c = dynamic_cast<CanvasItem*>(it); c && c->kind_ != Selection::None) return c;
   return nullptr;
 }
 
@@ -739,15 +717,12 @@ void ResourceCanvas::mousePressEvent(QMouseEvent* event) {
   QList<Key> keys = selected_;
   const bool ctrl = event->modifiers() & Qt::ControlModifier;
   if (!hit) {
-    if (!ctrl)
-      keys.clear();
+    if (!ctrl) keys.clear();
   } else {
     const Key k{hit->kind_, hit->key_, hit->index_};
     if (ctrl) {
-      if (keys.contains(k))
-        keys.removeAll(k);
-      else
-        keys.append(k);
+      if (keys.contains(k)) keys.removeAll(k);
+      else keys.append(k);
     } else {
       keys = {k};
     }
@@ -761,10 +736,8 @@ void ResourceCanvas::mousePressEvent(QMouseEvent* event) {
 
 QString ResourceCanvas::zoneAt(const QPoint& view_pos) const {
   CanvasItem* hit = hitItem(view_pos);
-  if (!hit)
-    return {};
-  if (hit->kind_ == Selection::Zone)
-    return hit->key_;
+  if (!hit) return {};
+  if (hit->kind_ == Selection::Zone) return hit->key_;
   const auto& pools = doc_->scenario().pools;
   if (hit->kind_ == Selection::Pool && hit->index_ >= 0 &&
       hit->index_ < static_cast<int>(pools.size()))
@@ -798,8 +771,7 @@ void ResourceCanvas::mouseReleaseEvent(QMouseEvent* event) {
   const QString from = drag_zone_, to = zoneAt(event->position().toPoint());
   endLinkDrag();
   event->accept();
-  if (!to.isEmpty() && to != from)
-    addLinkBetween(from, to);
+  if (!to.isEmpty() && to != from) addLinkBetween(from, to);
 }
 
 void ResourceCanvas::endLinkDrag() {
@@ -821,18 +793,15 @@ void ResourceCanvas::mouseDoubleClickEvent(QMouseEvent* event) {
 
 void ResourceCanvas::fitToView() {
   const QRectF r = scene_->sceneRect();
-  if (r.isEmpty() || viewport()->width() <= 0)
-    return;
+  if (r.isEmpty() || viewport()->width() <= 0) return;
   fitInView(r, Qt::KeepAspectRatio);
   const double s = transform().m11();
   const double clamped = std::clamp(s, kMinFitScale, kMaxFitScale);
-  if (clamped != s)
-    setTransform(QTransform::fromScale(clamped, clamped));
+  if (clamped != s) setTransform(QTransform::fromScale(clamped, clamped));
   if (clamped > s)  // too large to fit legibly: show the top left, scroll for the rest
     centerOn(QPointF(r.left() + viewport()->width() / (2 * clamped),
                      r.top() + viewport()->height() / (2 * clamped)));
-  else
-    centerOn(r.center());
+  else centerOn(r.center());
   user_zoomed_ = false;
 }
 
@@ -882,8 +851,7 @@ int ResourceCanvas::itemCount(Selection::Kind kind) const {
 QColor ResourceCanvas::zoneAccent(const QString& zone) const {
   ensureFresh();
   for (CanvasItem* it : items_)
-    if (it->kind_ == Selection::Zone && it->key_ == zone)
-      return it->data(0).value<QColor>();
+    if (it->kind_ == Selection::Zone && it->key_ == zone) return it->data(0).value<QColor>();
   return {};
 }
 
@@ -913,8 +881,7 @@ std::vector<QRectF> ResourceCanvas::labelRects() const {
 // Edits
 
 EditResult ResourceCanvas::report(const EditResult& result) {
-  if (!result.ok())
-    emit editFailed(result.message);
+  if (!result.ok()) emit editFailed(result.message);
   return result;
 }
 
@@ -926,44 +893,36 @@ int ResourceCanvas::selectedRegion() const {
 }
 
 EditResult ResourceCanvas::addRegion() {
-  if (read_only_)
-    return report({QStringLiteral("canvas"), tr("The map is read-only")});
+  if (read_only_) return report({QStringLiteral("canvas"), tr("The map is read-only")});
   const Scenario& sc = doc_->scenario();
   std::string continent = sc.regions.empty() ? "north-america" : sc.regions.front().continent;
   const int region = selectedRegion();
-  if (region >= 0)
-    continent = sc.regions[static_cast<size_t>(region)].continent;
+  if (region >= 0) continent = sc.regions[static_cast<size_t>(region)].continent;
   const QString name = doc_->uniqueRegionName();
   const EditResult r = doc_->addRegion(name, q(continent), doc_->uniqueZoneName());
-  if (r.ok())
-    select({Selection::Region, -1, name});
+  if (r.ok()) select({Selection::Region, -1, name});
   return report(r);
 }
 
 EditResult ResourceCanvas::addZone() {
-  if (read_only_)
-    return report({QStringLiteral("canvas"), tr("The map is read-only")});
+  if (read_only_) return report({QStringLiteral("canvas"), tr("The map is read-only")});
   const int region = selectedRegion();
   if (region < 0)
     return report({QStringLiteral("region"), tr("Select a region (or one of its zones) first")});
   const QString name = doc_->uniqueZoneName();
   const EditResult r = doc_->addZone(region, name);
-  if (r.ok())
-    select({Selection::Zone, -1, name});
+  if (r.ok()) select({Selection::Zone, -1, name});
   return report(r);
 }
 
 EditResult ResourceCanvas::addPool() {
-  if (read_only_)
-    return report({QStringLiteral("canvas"), tr("The map is read-only")});
+  if (read_only_) return report({QStringLiteral("canvas"), tr("The map is read-only")});
   const Selection s = selection();
   QString zone;
-  if (s.kind == Selection::Zone)
-    zone = s.name;
+  if (s.kind == Selection::Zone) zone = s.name;
   else if (s.kind == Selection::Pool && s.index >= 0)
     zone = q(doc_->scenario().pools[static_cast<size_t>(s.index)].zone);
-  if (zone.isEmpty())
-    return report({QStringLiteral("zone"), tr("Select a zone first")});
+  if (zone.isEmpty()) return report({QStringLiteral("zone"), tr("Select a zone first")});
   const std::optional<Pool> pool = doc_->suggestedPool(zone);
   if (!pool)
     return report({QStringLiteral("gpu_type"),
@@ -975,8 +934,7 @@ EditResult ResourceCanvas::addPool() {
 }
 
 EditResult ResourceCanvas::addLink() {
-  if (read_only_)
-    return report({QStringLiteral("canvas"), tr("The map is read-only")});
+  if (read_only_) return report({QStringLiteral("canvas"), tr("The map is read-only")});
   const QStringList zones = selectedZones();
   if (zones.size() != 2)
     return report({QStringLiteral("zones"),
@@ -987,8 +945,7 @@ EditResult ResourceCanvas::addLink() {
 }
 
 EditResult ResourceCanvas::addLinkBetween(const QString& zone_a, const QString& zone_b) {
-  if (read_only_)
-    return report({QStringLiteral("canvas"), tr("The map is read-only")});
+  if (read_only_) return report({QStringLiteral("canvas"), tr("The map is read-only")});
   const Scenario& sc = doc_->scenario();
   if (!sc.hasZone(zone_a.toStdString()) || !sc.hasZone(zone_b.toStdString()))
     return report({QStringLiteral("zones"), tr("No zone pair %1, %2").arg(zone_a, zone_b)});
@@ -1004,27 +961,20 @@ EditResult ResourceCanvas::addLinkBetween(const QString& zone_a, const QString& 
 }
 
 EditResult ResourceCanvas::deleteSelection() {
-  if (read_only_)
-    return report({QStringLiteral("canvas"), tr("The map is read-only")});
+  if (read_only_) return report({QStringLiteral("canvas"), tr("The map is read-only")});
   ensureFresh();
   if (selected_.size() > 1) {
     QList<Selection> items;
-    for (const Key& k : selected_)
-      items << selectionOf(k);
+    for (const Key& k : selected_) items << selectionOf(k);
     return report(doc_->removeItems(items));
   }
   const Selection s = selection();
   switch (s.kind) {
-    case Selection::Region:
-      return report(doc_->removeRegion(s.index));
-    case Selection::Zone:
-      return report(doc_->removeZone(s.name));
-    case Selection::Pool:
-      return report(doc_->removePool(s.index));
-    case Selection::Link:
-      return report(doc_->removeLink(s.index));
-    default:
-      return report({QStringLiteral("selection"), tr("Select something to delete")});
+    case Selection::Region: return report(doc_->removeRegion(s.index));
+    case Selection::Zone: return report(doc_->removeZone(s.name));
+    case Selection::Pool: return report(doc_->removePool(s.index));
+    case Selection::Link: return report(doc_->removeLink(s.index));
+    default: return report({QStringLiteral("selection"), tr("Select something to delete")});
   }
 }
 

@@ -126,7 +126,8 @@ class ResourceCanvas : public QGraphicsView {
 
   void rebuild();
   void ensureFresh() const;
-  int selectedRegion() const;  // the selected region, or the selected zone's; -1: neither  // rebuilds now if an edit came while hidden
+  int selectedRegion() const;  // the selected region, or the selected zone's; -1: neither  //
+                               // rebuilds now if an edit came while hidden
   void applySelection(QList<Key> keys);
   void updateHighlights();
   void updateActions();

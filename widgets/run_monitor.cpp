@@ -35,23 +35,23 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kMiB = 1024.0 * 1024.0;
 
-template <class... F> struct Overloaded : F... {
+template <class... F>
+struct Overloaded : F... {
   using F::operator()...;
 };
-template <class... F> Overloaded(F...) -> Overloaded<F...>;
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;
 
 // "2026-11-30T13:05:00.123Z" as local wall-clock time, "14:05:00"; the text as given when it
 // does not parse.
 QString clockTime(const QString& iso) {
-  if (iso.isEmpty())
-    return {};
+  if (iso.isEmpty()) return {};
   const QDateTime t = QDateTime::fromString(iso, Qt::ISODateWithMs);
   return t.isValid() ? t.toLocalTime().toString(QStringLiteral("HH:mm:ss")) : iso;
 }
 
 QString seconds(double s) {
-  if (!std::isfinite(s))
-    return QStringLiteral("-");
+  if (!std::isfinite(s)) return QStringLiteral("-");
   return s >= 10 ? QString::number(s, 'f', 1) : QString::number(s, 'g', 3);
 }
 
@@ -66,16 +66,14 @@ void integerTicks(QCPAxis* axis) {
 // Sets an axis to [0, max of the data (and `extra`) + 10 %]: times, rates and sizes start at 0.
 void zeroBasedRange(QCPAxis* axis, double data_max, double extra = kNaN) {
   double top = std::isfinite(data_max) ? data_max : 0;
-  if (std::isfinite(extra))
-    top = std::max(top, extra);
+  if (std::isfinite(extra)) top = std::max(top, extra);
   axis->setRange(0, top > 0 ? top * 1.1 : 1.0);
 }
 
 double graphMax(const QCPGraph* g) {
   double m = kNaN;
   for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
-    if (std::isfinite(it->value))
-      m = std::isfinite(m) ? std::max(m, it->value) : it->value;
+    if (std::isfinite(it->value)) m = std::isfinite(m) ? std::max(m, it->value) : it->value;
   return m;
 }
 
@@ -136,8 +134,9 @@ void RunMonitor::buildUi() {
   start_->setObjectName(QStringLiteral("start"));
   start_->setToolTip(tr("Run the selected plan with the bundled runtime"));
   stop_ = new QPushButton(tr("Stop"), this);
-  stop_->setToolTip(tr("Interrupt the run: the workers are stopped and the run is recorded as "
-                       "stopped"));
+  stop_->setToolTip(
+      tr("Interrupt the run: the workers are stopped and the run is recorded as "
+         "stopped"));
   iterations_ = new QSpinBox(this);
   iterations_->setObjectName(QStringLiteral("iterations"));
   iterations_->setRange(1, 1000000);
@@ -147,8 +146,9 @@ void RunMonitor::buildUi() {
   data_->setObjectName(QStringLiteral("dataSource"));
   data_->addItem(tr("Synthetic tokens"), QStringLiteral("synthetic"));
   data_->addItem(tr("Shipped text"), QStringLiteral("text"));
-  data_->setToolTip(tr("Training data: a learnable synthetic byte stream, or the shipped "
-                       "public-domain text"));
+  data_->setToolTip(
+      tr("Training data: a learnable synthetic byte stream, or the shipped "
+         "public-domain text"));
   auto* iterations_label = new QLabel(tr("&Iterations:"), this);
   iterations_label->setBuddy(iterations_);
   auto* data_label = new QLabel(tr("&Data:"), this);
@@ -182,8 +182,9 @@ void RunMonitor::buildUi() {
   loss_plot_->addGraph();
   loss_plot_->graph(0)->setName(tr("loss"));
   loss_plot_->graph(0)->setPen(QPen(QColor(0x4E79A7), 2));
-  loss_plot_->setToolTip(tr("Training loss, mean over the global batch (cross-entropy, nats per "
-                            "token; ln 256 = 5.55 is a uniform guess over bytes)"));
+  loss_plot_->setToolTip(
+      tr("Training loss, mean over the global batch (cross-entropy, nats per "
+         "token; ln 256 = 5.55 is a uniform guess over bytes)"));
 
   time_plot_ = makePlot(tr("Iteration time"), tr("iteration"), tr("seconds"));
   time_plot_->addGraph();
@@ -209,8 +210,9 @@ void RunMonitor::buildUi() {
   throughput_plot_->addGraph();
   throughput_plot_->graph(0)->setName(tr("tokens/s"));
   throughput_plot_->graph(0)->setPen(QPen(QColor(0x59A14F), 2));
-  throughput_plot_->setToolTip(tr("Tokens trained per second: global batch x sequence length / "
-                                  "iteration time"));
+  throughput_plot_->setToolTip(
+      tr("Tokens trained per second: global batch x sequence length / "
+         "iteration time"));
 
   stage_plot_ = makePlot(tr("Time per stage"), tr("iteration"), tr("seconds"));
   stage_plot_->legend->setVisible(true);
@@ -226,8 +228,9 @@ void RunMonitor::buildUi() {
   stage_plot_->legend->setWrap(4);
   stage_plot_->legend->setBorderPen(Qt::NoPen);
   stage_plot_->legend->setBrush(Qt::NoBrush);
-  stage_plot_->setToolTip(tr("Per stage, its slowest rank: compute (solid) and time spent "
-                             "waiting on transfers and collectives (dashed)"));
+  stage_plot_->setToolTip(
+      tr("Per stage, its slowest rank: compute (solid) and time spent "
+         "waiting on transfers and collectives (dashed)"));
 
   memory_plot_ = makePlot(tr("Peak memory per rank"), tr("rank"), tr("MiB"));
   memory_bars_ = new QCPBars(memory_plot_->xAxis, memory_plot_->yAxis);
@@ -237,8 +240,9 @@ void RunMonitor::buildUi() {
   memory_bars_->setBrush(QColor(0x4E79A7));
   // Ranks are categories: no vertical grid (its zero line would stick out above rank 0's bar).
   memory_plot_->xAxis->grid()->setVisible(false);
-  memory_plot_->setToolTip(tr("Highest peak resident memory of each worker process so far (on "
-                              "CPU: the process's peak resident set)"));
+  memory_plot_->setToolTip(
+      tr("Highest peak resident memory of each worker process so far (on "
+         "CPU: the process's peak resident set)"));
 
   auto* plots = new QWidget(this);
   auto* grid = new QGridLayout(plots);
@@ -273,8 +277,8 @@ void RunMonitor::buildUi() {
   // Past runs.
   runs_ = new QTreeWidget(this);
   runs_->setColumnCount(RunColumnCount);
-  runs_->setHeaderLabels({tr("ID"), tr("Name"), tr("Started"), tr("Status"), tr("Iterations"),
-                          tr("Final loss")});
+  runs_->setHeaderLabels(
+      {tr("ID"), tr("Name"), tr("Started"), tr("Status"), tr("Iterations"), tr("Final loss")});
   runs_->setRootIsDecorated(false);
   runs_->setUniformRowHeights(true);
   runs_->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -315,12 +319,10 @@ void RunMonitor::buildUi() {
   connect(stop_, &QPushButton::clicked, this, &RunMonitor::stopRequested);
   connect(refresh, &QPushButton::clicked, this, &RunMonitor::refreshRunsRequested);
   auto reopen = [this](QTreeWidgetItem* item) {
-    if (item)
-      emit reopenRequested(item->data(RunColId, Qt::UserRole).toLongLong());
+    if (item) emit reopenRequested(item->data(RunColId, Qt::UserRole).toLongLong());
   };
-  connect(runs_, &QTreeWidget::itemActivated, this, [reopen](QTreeWidgetItem* item, int) {
-    reopen(item);
-  });
+  connect(runs_, &QTreeWidget::itemActivated, this,
+          [reopen](QTreeWidgetItem* item, int) { reopen(item); });
   connect(open, &QPushButton::clicked, this, [this, reopen] { reopen(runs_->currentItem()); });
   connect(runs_, &QTreeWidget::currentItemChanged, open,
           [open](QTreeWidgetItem* current) { open->setEnabled(current != nullptr); });
@@ -332,8 +334,7 @@ void RunMonitor::buildUi() {
 
 std::optional<RunMonitor::WorkerState> RunMonitor::workerState(int rank) const {
   const auto it = worker_rows_.find(rank);
-  if (it == worker_rows_.end())
-    return std::nullopt;
+  if (it == worker_rows_.end()) return std::nullopt;
   return it->second.state;
 }
 
@@ -392,8 +393,7 @@ void RunMonitor::clearRun() {
   stored_ = false;
   worker_rows_.clear();
   peak_memory_.clear();
-  for (QCustomPlot* p : {loss_plot_, time_plot_, throughput_plot_})
-    p->graph(0)->data()->clear();
+  for (QCustomPlot* p : {loss_plot_, time_plot_, throughput_plot_}) p->graph(0)->data()->clear();
   stage_plot_->clearGraphs();
   stage_graphs_ = 0;
   memory_bars_->data()->clear();
@@ -431,11 +431,9 @@ void RunMonitor::onRunStarted(std::int64_t run_id, const sailor::RunStartedEvent
   // The training settings the workers apply: master dtype, compute precision, optimizer,
   // recomputation.
   QStringList training{QString::fromStdString(event.dtype)};
-  if (event.precision == sailor::Precision::Bf16)
-    training << tr("bf16 compute");
+  if (event.precision == sailor::Precision::Bf16) training << tr("bf16 compute");
   training << (event.optimizer == sailor::Optimizer::Sgd ? tr("SGD with momentum") : tr("AdamW"));
-  if (event.recompute == sailor::Recompute::Full)
-    training << tr("activations recomputed");
+  if (event.recompute == sailor::Recompute::Full) training << tr("activations recomputed");
   appendLog({}, tr("Run %1 (%2): %3 processes, %4 iterations, %5 data, %6; model %7 scaled to "
                    "hidden %8, sequence %9")
                     .arg(run_id)
@@ -493,9 +491,9 @@ void RunMonitor::onWorkersStarted(const sailor::WorkersStartedEvent& event, cons
 void RunMonitor::onWorkersReady(const sailor::WorkersReadyEvent& event, const QString& time) {
   for (auto& [rank, w] : worker_rows_) {
     if (rank >= 0 && static_cast<std::size_t>(rank) < event.devices.size())
-      setCell(w.row, ColDevice, QString::fromStdString(event.devices[static_cast<std::size_t>(rank)]));
-    if (w.state == WorkerState::Starting)
-      setWorkerState(rank, WorkerState::Ready);
+      setCell(w.row, ColDevice,
+              QString::fromStdString(event.devices[static_cast<std::size_t>(rank)]));
+    if (w.state == WorkerState::Starting) setWorkerState(rank, WorkerState::Ready);
     markReport(rank, time);
   }
   appendLog(time, tr("workers ready (%1) after %2 s")
@@ -524,8 +522,7 @@ void RunMonitor::onIteration(const sailor::IterationEvent& event, const QString&
   throughput_plot_->graph(0)->addData(x, event.tokens_per_second);
 
   int max_stage = -1;
-  for (const sailor::RunStageTimes& s : event.stages)
-    max_stage = std::max(max_stage, s.stage);
+  for (const sailor::RunStageTimes& s : event.stages) max_stage = std::max(max_stage, s.stage);
   ensureStageGraphs(max_stage + 1);
   for (const sailor::RunStageTimes& s : event.stages) {
     stage_plot_->graph(2 * s.stage)->addData(x, s.compute_seconds);
@@ -536,8 +533,7 @@ void RunMonitor::onIteration(const sailor::IterationEvent& event, const QString&
     std::int64_t& peak = peak_memory_[r.rank];
     peak = std::max(peak, r.peak_memory_bytes);
     const auto it = worker_rows_.find(r.rank);
-    if (it == worker_rows_.end())
-      continue;
+    if (it == worker_rows_.end()) continue;
     const WorkerState st = it->second.state;
     if (st == WorkerState::Starting || st == WorkerState::Ready)
       setWorkerState(r.rank, WorkerState::Running);
@@ -571,13 +567,11 @@ void RunMonitor::onError(const sailor::RunErrorEvent& event, const QString& time
     text = tr("The run failed: %1").arg(message);
   }
   QStringList tail;
-  for (const std::string& l : event.stderr_tail)
-    tail.append(QString::fromStdString(l));
-  showBanner(text, tail.isEmpty() ? QString()
-                                  : tr("Last lines of its stderr:\n%1").arg(tail.join('\n')));
+  for (const std::string& l : event.stderr_tail) tail.append(QString::fromStdString(l));
+  showBanner(text,
+             tail.isEmpty() ? QString() : tr("Last lines of its stderr:\n%1").arg(tail.join('\n')));
   appendLog(time, tr("error: %1").arg(message));
-  for (const QString& l : tail)
-    appendLog(time, QStringLiteral("  | ") + l);
+  for (const QString& l : tail) appendLog(time, QStringLiteral("  | ") + l);
   updateStatus();
 }
 
@@ -586,8 +580,7 @@ void RunMonitor::onFinished(const sailor::RunFinishedEvent& event, const QString
   const WorkerState end =
       event.status == sailor::RunStatus::Finished ? WorkerState::Finished : WorkerState::Stopped;
   for (auto& [rank, w] : worker_rows_)
-    if (w.state != WorkerState::Failed)
-      setWorkerState(rank, end);
+    if (w.state != WorkerState::Failed) setWorkerState(rank, end);
   if (event.status == sailor::RunStatus::Failed && banner_->isHidden())
     showBanner(tr("The run failed: %1").arg(QString::fromStdString(event.error)), {});
   appendLog(time, tr("run %1 after %n iteration(s), %2 s", "", event.iterations_done)
@@ -605,9 +598,8 @@ void RunMonitor::showFailure(const QString& message) {
 // Stored runs
 
 void RunMonitor::setPastRuns(const std::vector<sailor::RunListEntry>& runs) {
-  const qint64 selected = runs_->currentItem()
-                              ? runs_->currentItem()->data(RunColId, Qt::UserRole).toLongLong()
-                              : 0;
+  const qint64 selected =
+      runs_->currentItem() ? runs_->currentItem()->data(RunColId, Qt::UserRole).toLongLong() : 0;
   runs_->clear();
   for (const sailor::RunListEntry& e : runs) {
     auto* item = new QTreeWidgetItem(runs_);
@@ -618,22 +610,19 @@ void RunMonitor::setPastRuns(const std::vector<sailor::RunListEntry>& runs) {
     item->setText(RunColName, QString::fromStdString(r.name));
     const QDateTime started =
         QDateTime::fromString(QString::fromStdString(r.started_at), Qt::ISODateWithMs);
-    item->setText(RunColStarted, started.isValid()
-                                     ? QLocale().toString(started.toLocalTime(), QLocale::ShortFormat)
-                                     : QString::fromStdString(r.started_at));
+    item->setText(RunColStarted, started.isValid() ? QLocale().toString(started.toLocalTime(),
+                                                                        QLocale::ShortFormat)
+                                                   : QString::fromStdString(r.started_at));
     item->setText(RunColStatus, runStatusText(r.status));
-    if (!r.error.empty())
-      item->setToolTip(RunColStatus, QString::fromStdString(r.error));
-    if (r.status == sailor::RunStatus::Failed)
-      item->setForeground(RunColStatus, QColor(0xB00020));
+    if (!r.error.empty()) item->setToolTip(RunColStatus, QString::fromStdString(r.error));
+    if (r.status == sailor::RunStatus::Failed) item->setForeground(RunColStatus, QColor(0xB00020));
     item->setText(RunColIterations,
                   tr("%1 of %2").arg(r.iterations_done).arg(r.iterations_planned));
     item->setTextAlignment(RunColIterations, Qt::AlignRight | Qt::AlignVCenter);
-    item->setText(RunColFinalLoss, e.final_loss ? QString::number(*e.final_loss, 'f', 4)
-                                                : QStringLiteral("-"));
+    item->setText(RunColFinalLoss,
+                  e.final_loss ? QString::number(*e.final_loss, 'f', 4) : QStringLiteral("-"));
     item->setTextAlignment(RunColFinalLoss, Qt::AlignRight | Qt::AlignVCenter);
-    if (r.id == selected)
-      runs_->setCurrentItem(item);
+    if (r.id == selected) runs_->setCurrentItem(item);
   }
 }
 
@@ -647,22 +636,19 @@ void RunMonitor::showRun(const sailor::RunRecord& run,
   for (const sailor::EventRecord& rec : events) {
     try {
       const sailor::RunEvent e = sailor::runEventFromJson(rec.payload);
-      if (const auto* it = e.as<sailor::IterationEvent>())
-        seen.insert(it->iteration);
+      if (const auto* it = e.as<sailor::IterationEvent>()) seen.insert(it->iteration);
       applyEvent(e);
       stored_ = true;  // run_started clears the run shown
       run_id_ = run.id;
     } catch (const std::exception& err) {
-      appendLog(QString::fromStdString(rec.time),
-                tr("stored event %1 (%2) could not be read: %3")
-                    .arg(rec.seq)
-                    .arg(QString::fromStdString(rec.kind))
-                    .arg(QString::fromUtf8(err.what())));
+      appendLog(QString::fromStdString(rec.time), tr("stored event %1 (%2) could not be read: %3")
+                                                      .arg(rec.seq)
+                                                      .arg(QString::fromStdString(rec.kind))
+                                                      .arg(QString::fromUtf8(err.what())));
     }
   }
   for (const sailor::IterationRecord& rec : iterations) {
-    if (seen.count(rec.iteration))
-      continue;
+    if (seen.count(rec.iteration)) continue;
     try {
       onIteration(sailor::iterationFromRecord(rec), {});
     } catch (const std::exception& err) {
@@ -707,12 +693,10 @@ void RunMonitor::replot(QCustomPlot* plot, bool include_prediction) {
     double last = 0, top = kNaN, bottom = kNaN;
     for (int g = 0; g < plot->graphCount(); ++g) {
       const QCPGraph* graph = plot->graph(g);
-      if (graph->data()->isEmpty())
-        continue;
+      if (graph->data()->isEmpty()) continue;
       last = std::max(last, (graph->data()->constEnd() - 1)->key);
       const double m = graphMax(graph);
-      if (std::isfinite(m))
-        top = std::isfinite(top) ? std::max(top, m) : m;
+      if (std::isfinite(m)) top = std::isfinite(top) ? std::max(top, m) : m;
       for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it)
         if (std::isfinite(it->value))
           bottom = std::isfinite(bottom) ? std::min(bottom, it->value) : it->value;
@@ -745,8 +729,7 @@ void RunMonitor::updatePrediction() {
   const bool shown = std::isfinite(predicted_s_);
   prediction_line_->setVisible(shown);
   prediction_label_->setVisible(shown);
-  if (!shown)
-    return;
+  if (!shown) return;
   prediction_line_->point1->setCoords(0, predicted_s_);
   prediction_line_->point2->setCoords(1, predicted_s_);
   prediction_label_->position->setCoords(0.98, predicted_s_);
@@ -767,8 +750,7 @@ void RunMonitor::setCell(int row, int column, const QString& text) {
 
 void RunMonitor::setWorkerState(int rank, WorkerState state, const QString& detail) {
   const auto it = worker_rows_.find(rank);
-  if (it == worker_rows_.end())
-    return;
+  if (it == worker_rows_.end()) return;
   it->second.state = state;
   setCell(it->second.row, ColState, workerStateName(state));
   QTableWidgetItem* item = workers_->item(it->second.row, ColState);
@@ -821,8 +803,7 @@ void RunMonitor::updateStatus() {
   } else if (!worker_rows_.empty()) {
     parts << tr("%n worker(s) starting", "", static_cast<int>(worker_rows_.size()));
   }
-  if (finished_)
-    parts << runStatusText(finished_->status);
+  if (finished_) parts << runStatusText(finished_->status);
   status_->setText(parts.join(QStringLiteral(" \u00b7 ")));
 }
 

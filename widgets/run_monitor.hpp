@@ -73,7 +73,7 @@ class RunMonitor : public QWidget {
   explicit RunMonitor(QWidget* parent = nullptr);
   ~RunMonitor() override;
 
-  static QString workerStateName(WorkerState state);  // translated: "starting", "ready", ...
+  static QString workerStateName(WorkerState state);       // translated: "starting", "ready", ...
   static QString runStatusText(sailor::RunStatus status);  // translated status names
 
   // --- state, for the studio and the tests ---
@@ -89,8 +89,8 @@ class RunMonitor : public QWidget {
   QPlainTextEdit* logView() const { return log_; }
   std::optional<WorkerState> workerState(int rank) const;
   bool errorShown() const;
-  QString errorText() const;   // the banner's text (empty when hidden)
-  QString statusText() const;  // the one-line summary above the plots
+  QString errorText() const;                      // the banner's text (empty when hidden)
+  QString statusText() const;                     // the one-line summary above the plots
   std::int64_t runId() const { return run_id_; }  // the run shown (0: none)
   double predictedIterationSeconds() const { return predicted_s_; }  // NaN: none
   bool isRunning() const { return running_; }
@@ -180,8 +180,8 @@ class RunMonitor : public QWidget {
   // The run shown.
   std::int64_t run_id_ = 0;
   std::optional<sailor::RunStartedEvent> started_;
-  std::map<int, WorkerRow> worker_rows_;       // by rank
-  std::map<int, std::int64_t> peak_memory_;    // by rank: bytes, max over iterations so far
+  std::map<int, WorkerRow> worker_rows_;     // by rank
+  std::map<int, std::int64_t> peak_memory_;  // by rank: bytes, max over iterations so far
   std::optional<sailor::IterationEvent> last_iteration_;
   std::optional<sailor::RunFinishedEvent> finished_;
   int stage_graphs_ = 0;  // stages with graphs in stage_plot_

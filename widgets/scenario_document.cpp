@@ -170,10 +170,8 @@ EditResult ScenarioDocument::checkPool(const Pool& p) const {
 }
 
 EditResult ScenarioDocument::commit(Scenario edited, const QString& text) {
-  if (auto r = check(edited); !r.ok())
-    return r;
-  if (edited.toJson() == scenario_->toJson())
-    return {};  // nothing changed: no command
+  if (auto r = check(edited); !r.ok()) return r;
+  if (edited.toJson() == scenario_->toJson()) return {};  // nothing changed: no command
   undo_->push(new ScenarioEditCommand(this, scenario_,
                                       std::make_shared<const Scenario>(std::move(edited)), text));
   return {};
@@ -184,8 +182,7 @@ EditResult ScenarioDocument::commit(Scenario edited, const QString& text) {
 
 EditResult ScenarioDocument::replaceFromFile(const QString& path, const QString& new_file_path) {
   std::ifstream in(path.toStdString());
-  if (!in)
-    return fail(path, tr("Cannot read %1").arg(path));
+  if (!in) return fail(path, tr("Cannot read %1").arg(path));
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(in);
@@ -207,8 +204,7 @@ EditResult ScenarioDocument::replaceFromFile(const QString& path, const QString&
 
   nlohmann::json extras = nlohmann::json::object();
   for (const char* key : {"job", "objective"})
-    if (j.contains(key))
-      extras[key] = j.at(key);
+    if (j.contains(key)) extras[key] = j.at(key);
   extras_ = std::move(extras);
   scenario_ = std::make_shared<const Scenario>(std::move(loaded));
   undo_->clear();
@@ -236,8 +232,7 @@ EditResult ScenarioDocument::newFromDefault() {
 
 EditResult ScenarioDocument::save(const QString& path) {
   nlohmann::json j = scenario_->toJson();
-  for (const auto& [key, value] : extras_.items())
-    j[key] = value;
+  for (const auto& [key, value] : extras_.items()) j[key] = value;
   const QByteArray bytes = QByteArray::fromStdString(j.dump(2) + "\n");
   QSaveFile file(path);
   if (!file.open(QIODevice::WriteOnly))
@@ -272,8 +267,7 @@ EditResult ScenarioDocument::setDescription(const QString& description) {
 namespace {
 bool regionNameUsed(const Scenario& sc, const std::string& name, int except) {
   for (size_t i = 0; i < sc.regions.size(); ++i)
-    if (static_cast<int>(i) != except && sc.regions[i].name == name)
-      return true;
+    if (static_cast<int>(i) != except && sc.regions[i].name == name) return true;
   return false;
 }
 }  // namespace
@@ -324,8 +318,7 @@ EditResult ScenarioDocument::setRegionContinent(int region, const QString& conti
 EditResult ScenarioDocument::removeRegion(int region) {
   Scenario e = *scenario_;
   QString text;
-  if (auto r = removeRegionFrom(e, region, &text); !r.ok())
-    return r;
+  if (auto r = removeRegionFrom(e, region, &text); !r.ok()) return r;
   return commit(std::move(e), text);
 }
 
@@ -345,36 +338,28 @@ EditResult ScenarioDocument::addZone(int region, const QString& zone) {
 EditResult ScenarioDocument::renameZone(const QString& zone, const QString& new_name) {
   const std::string old = zone.toStdString();
   const std::string now = s(new_name);
-  if (!scenario_->hasZone(old))
-    return fail(QStringLiteral("zone"), tr("No zone \"%1\"").arg(zone));
+  if (!scenario_->hasZone(old)) return fail(QStringLiteral("zone"), tr("No zone \"%1\"").arg(zone));
   if (now.empty())
     return fail(QStringLiteral("zone name"), tr("A zone needs a name (got an empty name)"));
-  if (now == old)
-    return {};
+  if (now == old) return {};
   if (scenario_->hasZone(now))
     return fail(QStringLiteral("zone name"),
                 tr("Zone name \"%1\" is already used (expected a new name)").arg(q(now)));
   Scenario e = *scenario_;
   for (auto& r : e.regions)
     for (auto& z : r.zones)
-      if (z == old)
-        z = now;
+      if (z == old) z = now;
   for (auto& p : e.pools)
-    if (p.zone == old)
-      p.zone = now;
+    if (p.zone == old) p.zone = now;
   for (auto& l : e.links) {
-    if (l.from_zone == old)
-      l.from_zone = now;
-    if (l.to_zone == old)
-      l.to_zone = now;
+    if (l.from_zone == old) l.from_zone = now;
+    if (l.to_zone == old) l.to_zone = now;
   }
   std::map<std::pair<std::string, std::string>, double> egress;
   for (const auto& [key, v] : e.egress_usd_per_gb) {
     std::pair<std::string, std::string> k = key;
-    if (k.first == old)
-      k.first = now;
-    if (k.second == old)
-      k.second = now;
+    if (k.first == old) k.first = now;
+    if (k.second == old) k.second = now;
     egress[k] = v;
   }
   e.egress_usd_per_gb = std::move(egress);
@@ -384,14 +369,12 @@ EditResult ScenarioDocument::renameZone(const QString& zone, const QString& new_
 EditResult ScenarioDocument::removeZone(const QString& zone) {
   Scenario e = *scenario_;
   QString text;
-  if (auto r = removeZoneFrom(e, zone, &text); !r.ok())
-    return r;
+  if (auto r = removeZoneFrom(e, zone, &text); !r.ok()) return r;
   return commit(std::move(e), text);
 }
 
 EditResult ScenarioDocument::addPool(const Pool& pool) {
-  if (auto r = checkPool(pool); !r.ok())
-    return r;
+  if (auto r = checkPool(pool); !r.ok()) return r;
   if (scenario_->findPool(pool.zone, pool.gpu_type))
     return fail(QStringLiteral("gpu_type"),
                 tr("Zone %1 already has a %2 pool (expected one pool per zone and GPU type)")
@@ -404,8 +387,7 @@ EditResult ScenarioDocument::addPool(const Pool& pool) {
 EditResult ScenarioDocument::editPool(int index, const Pool& value) {
   if (index < 0 || index >= static_cast<int>(scenario_->pools.size()))
     return fail(QStringLiteral("pool"), tr("No pool %1").arg(index));
-  if (auto r = checkPool(value); !r.ok())
-    return r;
+  if (auto r = checkPool(value); !r.ok()) return r;
   for (size_t i = 0; i < scenario_->pools.size(); ++i)
     if (static_cast<int>(i) != index && scenario_->pools[i].zone == value.zone &&
         scenario_->pools[i].gpu_type == value.gpu_type)
@@ -420,8 +402,7 @@ EditResult ScenarioDocument::editPool(int index, const Pool& value) {
 EditResult ScenarioDocument::removePool(int index) {
   Scenario e = *scenario_;
   QString text;
-  if (auto r = removePoolFrom(e, index, &text); !r.ok())
-    return r;
+  if (auto r = removePoolFrom(e, index, &text); !r.ok()) return r;
   return commit(std::move(e), text);
 }
 
@@ -473,27 +454,23 @@ EditResult ScenarioDocument::addLink(const QString& from_zone, const QString& to
       return fail(
           QStringLiteral("to_zone"),
           tr("%1 and %2 are already linked (edit that link instead)").arg(from_zone, to_zone));
-  if (auto r = checkLinkFigures(gb_per_s, latency_s); !r.ok())
-    return r;
+  if (auto r = checkLinkFigures(gb_per_s, latency_s); !r.ok()) return r;
   if (egress_usd_per_gb)
-    if (auto r = checkEgress(*egress_usd_per_gb); !r.ok())
-      return r;
+    if (auto r = checkEgress(*egress_usd_per_gb); !r.ok()) return r;
   Scenario e = *scenario_;
   LinkEntry entry;
   entry.from_zone = a;
   entry.to_zone = b;
   entry.model = LinkModel::latencyBandwidth(latency_s, gb_per_s);
   e.links.push_back(entry);
-  if (egress_usd_per_gb)
-    setEgressBothWays(e, a, b, egress_usd_per_gb);
+  if (egress_usd_per_gb) setEgressBothWays(e, a, b, egress_usd_per_gb);
   return commit(std::move(e), tr("Add link %1 ↔ %2").arg(from_zone, to_zone));
 }
 
 EditResult ScenarioDocument::editLink(int index, double gb_per_s, double latency_s) {
   if (index < 0 || index >= static_cast<int>(scenario_->links.size()))
     return fail(QStringLiteral("link"), tr("No link %1").arg(index));
-  if (auto r = checkLinkFigures(gb_per_s, latency_s); !r.ok())
-    return r;
+  if (auto r = checkLinkFigures(gb_per_s, latency_s); !r.ok()) return r;
   Scenario e = *scenario_;
   e.links[index].model = LinkModel::latencyBandwidth(latency_s, gb_per_s);
   return commit(
@@ -504,8 +481,7 @@ EditResult ScenarioDocument::editLink(int index, double gb_per_s, double latency
 EditResult ScenarioDocument::removeLink(int index) {
   Scenario e = *scenario_;
   QString text;
-  if (auto r = removeLinkFrom(e, index, &text); !r.ok())
-    return r;
+  if (auto r = removeLinkFrom(e, index, &text); !r.ok()) return r;
   return commit(std::move(e), text);
 }
 
@@ -518,8 +494,7 @@ EditResult ScenarioDocument::removeRegionFrom(Scenario& e, int region, QString* 
                 tr("A scenario needs at least one region: add another before removing %1")
                     .arg(q(e.regions[region].name)));
   const Region removed = e.regions[region];
-  for (const auto& z : removed.zones)
-    dropZoneReferences(e, z);
+  for (const auto& z : removed.zones) dropZoneReferences(e, z);
   e.regions.erase(e.regions.begin() + region);
   *text = tr("Remove region %1").arg(q(removed.name));
   return {};
@@ -561,8 +536,7 @@ EditResult ScenarioDocument::removeLinkFrom(Scenario& e, int index, QString* tex
   for (const auto& o : e.links)
     still_linked |= (o.from_zone == l.from_zone && o.to_zone == l.to_zone) ||
                     (o.from_zone == l.to_zone && o.to_zone == l.from_zone);
-  if (!still_linked)
-    setEgressBothWays(e, l.from_zone, l.to_zone, std::nullopt);
+  if (!still_linked) setEgressBothWays(e, l.from_zone, l.to_zone, std::nullopt);
   *text = tr("Remove link %1 ↔ %2").arg(q(l.from_zone), q(l.to_zone));
   return {};
 }
@@ -575,15 +549,9 @@ EditResult ScenarioDocument::removeItems(const QList<Selection>& items) {
   QStringList zones, regions;
   for (const Selection& it : items) {
     switch (it.kind) {
-      case Selection::Link:
-        links << it.index;
-        break;
-      case Selection::Pool:
-        pools << it.index;
-        break;
-      case Selection::Zone:
-        zones << it.name;
-        break;
+      case Selection::Link: links << it.index; break;
+      case Selection::Pool: pools << it.index; break;
+      case Selection::Zone: zones << it.name; break;
       case Selection::Region:
         if (it.index < 0 || it.index >= static_cast<int>(scenario_->regions.size()))
           return fail(QStringLiteral("region"), tr("No region %1").arg(it.index));
@@ -604,11 +572,9 @@ EditResult ScenarioDocument::removeItems(const QList<Selection>& items) {
   QString text;
   int count = 0;
   for (int l : links)
-    if (auto r = removeLinkFrom(e, l, &text); !r.ok())
-      return r;
+    if (auto r = removeLinkFrom(e, l, &text); !r.ok()) return r;
   for (int p : pools)
-    if (auto r = removePoolFrom(e, p, &text); !r.ok())
-      return r;
+    if (auto r = removePoolFrom(e, p, &text); !r.ok()) return r;
   count = static_cast<int>(links.size() + pools.size());
   for (const QString& z : zones) {
     const int region = regionIndexOfZone(z);
@@ -616,8 +582,7 @@ EditResult ScenarioDocument::removeItems(const QList<Selection>& items) {
       ++count;  // goes with its region
       continue;
     }
-    if (auto r = removeZoneFrom(e, z, &text); !r.ok())
-      return r;
+    if (auto r = removeZoneFrom(e, z, &text); !r.ok()) return r;
     ++count;
   }
   for (const QString& name : regions) {
@@ -627,8 +592,7 @@ EditResult ScenarioDocument::removeItems(const QList<Selection>& items) {
       return r;
     ++count;
   }
-  if (count == 0)
-    return fail(QStringLiteral("selection"), tr("Select something to delete"));
+  if (count == 0) return fail(QStringLiteral("selection"), tr("Select something to delete"));
   return commit(std::move(e), count == 1 ? text : tr("Remove %n items", nullptr, count));
 }
 
@@ -638,8 +602,7 @@ EditResult ScenarioDocument::setPairEgress(const QString& zone_a, const QString&
   if (!scenario_->hasZone(a) || !scenario_->hasZone(b))
     return fail(QStringLiteral("zone"), tr("No zone pair %1, %2").arg(zone_a, zone_b));
   if (usd_per_gb)
-    if (auto r = checkEgress(*usd_per_gb); !r.ok())
-      return r;
+    if (auto r = checkEgress(*usd_per_gb); !r.ok()) return r;
   Scenario e = *scenario_;
   setEgressBothWays(e, a, b, usd_per_gb);
   return commit(std::move(e), tr("Set egress %1 ↔ %2").arg(zone_a, zone_b));
@@ -649,24 +612,20 @@ std::optional<double> ScenarioDocument::pairEgress(const QString& zone_a,
                                                    const QString& zone_b) const {
   const std::string a = zone_a.toStdString(), b = zone_b.toStdString();
   const auto& m = scenario_->egress_usd_per_gb;
-  if (auto it = m.find({a, b}); it != m.end())
-    return it->second;
-  if (auto it = m.find({b, a}); it != m.end())
-    return it->second;
+  if (auto it = m.find({a, b}); it != m.end()) return it->second;
+  if (auto it = m.find({b, a}); it != m.end()) return it->second;
   return std::nullopt;
 }
 
 EditResult ScenarioDocument::setDefaultLink(Relation relation, double gb_per_s, double latency_s) {
-  if (auto r = checkLinkFigures(gb_per_s, latency_s); !r.ok())
-    return r;
+  if (auto r = checkLinkFigures(gb_per_s, latency_s); !r.ok()) return r;
   Scenario e = *scenario_;
   e.default_links[relation] = LinkModel::latencyBandwidth(latency_s, gb_per_s);
   return commit(std::move(e), tr("Edit default link (%1)").arg(relationLabel(relation)));
 }
 
 EditResult ScenarioDocument::setDefaultEgress(Relation relation, double usd_per_gb) {
-  if (auto r = checkEgress(usd_per_gb); !r.ok())
-    return r;
+  if (auto r = checkEgress(usd_per_gb); !r.ok()) return r;
   Scenario e = *scenario_;
   e.default_egress_usd_per_gb[relation] = usd_per_gb;
   return commit(std::move(e), tr("Edit default egress (%1)").arg(relationLabel(relation)));
@@ -678,8 +637,7 @@ EditResult ScenarioDocument::setDefaultEgress(Relation relation, double usd_per_
 QStringList ScenarioDocument::zoneNames() const {
   QStringList out;
   for (const auto& r : scenario_->regions)
-    for (const auto& z : r.zones)
-      out << q(z);
+    for (const auto& z : r.zones) out << q(z);
   return out;
 }
 
@@ -691,24 +649,21 @@ int ScenarioDocument::regionIndexOfZone(const QString& zone) const {
   const std::string z = zone.toStdString();
   for (size_t i = 0; i < scenario_->regions.size(); ++i)
     for (const auto& name : scenario_->regions[i].zones)
-      if (name == z)
-        return static_cast<int>(i);
+      if (name == z) return static_cast<int>(i);
   return -1;
 }
 
 QString ScenarioDocument::uniqueRegionName() const {
   for (size_t n = scenario_->regions.size() + 1;; ++n) {
     const std::string name = "region-" + std::to_string(n);
-    if (!regionNameUsed(*scenario_, name, -1))
-      return q(name);
+    if (!regionNameUsed(*scenario_, name, -1)) return q(name);
   }
 }
 
 QString ScenarioDocument::uniqueZoneName() const {
   for (qsizetype n = zoneNames().size() + 1;; ++n) {
     const std::string name = "zone-" + std::to_string(n);
-    if (!scenario_->hasZone(name))
-      return q(name);
+    if (!scenario_->hasZone(name)) return q(name);
   }
 }
 
@@ -720,14 +675,11 @@ std::optional<Pool> ScenarioDocument::suggestedPool(const QString& zone) const {
   // The first catalogue type priced somewhere in the scenario (a pool in the same region first).
   const int region = regionIndexOfZone(zone);
   for (const auto& g : catalog_.gpus()) {
-    if (scenario_->findPool(z, g.name))
-      continue;
+    if (scenario_->findPool(z, g.name)) continue;
     const Pool* priced = nullptr;
     for (const auto& other : scenario_->pools) {
-      if (other.gpu_type != g.name)
-        continue;
-      if (!priced || (region >= 0 && regionIndexOfZone(q(other.zone)) == region))
-        priced = &other;
+      if (other.gpu_type != g.name) continue;
+      if (!priced || (region >= 0 && regionIndexOfZone(q(other.zone)) == region)) priced = &other;
     }
     if (priced) {
       p.gpu_type = g.name;
@@ -750,14 +702,10 @@ std::optional<Pool> ScenarioDocument::suggestedPool(const QString& zone) const {
 
 QString ScenarioDocument::relationLabel(Relation relation) {
   switch (relation) {
-    case Relation::SameZone:
-      return tr("same zone");
-    case Relation::SameRegion:
-      return tr("same region");
-    case Relation::SameContinent:
-      return tr("same continent");
-    case Relation::CrossContinent:
-      return tr("across continents");
+    case Relation::SameZone: return tr("same zone");
+    case Relation::SameRegion: return tr("same region");
+    case Relation::SameContinent: return tr("same continent");
+    case Relation::CrossContinent: return tr("across continents");
   }
   return {};
 }

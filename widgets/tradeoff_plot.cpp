@@ -33,12 +33,10 @@ QString wrap(const QString& text, int width = 72) {
       lines.append(line);
       line.clear();
     }
-    if (!line.isEmpty())
-      line += QLatin1Char(' ');
+    if (!line.isEmpty()) line += QLatin1Char(' ');
     line += word;
   }
-  if (!line.isEmpty())
-    lines.append(line);
+  if (!line.isEmpty()) lines.append(line);
   return lines.join(QLatin1Char('\n'));
 }
 
@@ -152,18 +150,16 @@ void TradeoffPlot::setResult(std::shared_ptr<const sailor::PlanResult> result,
   selected_ = -1;
   if (result_) {
     for (const auto& p : result_->best) {
-      const bool seen = std::any_of(points_.begin(), points_.end(), [&](const auto* q) {
-        return q->plan == p.plan;
-      });
+      const bool seen = std::any_of(points_.begin(), points_.end(),
+                                    [&](const auto* q) { return q->plan == p.plan; });
       if (!seen) {
         points_.push_back(&p);
         in_best_.push_back(true);
       }
     }
     for (const auto& p : result_->pareto) {
-      const bool seen = std::any_of(points_.begin(), points_.end(), [&](const auto* q) {
-        return q->plan == p.plan;
-      });
+      const bool seen = std::any_of(points_.begin(), points_.end(),
+                                    [&](const auto* q) { return q->plan == p.plan; });
       if (!seen) {
         points_.push_back(&p);
         in_best_.push_back(false);
@@ -190,18 +186,17 @@ void TradeoffPlot::setThroughputUnit(ThroughputUnit unit) {
   const int index = unit == ThroughputUnit::TokensPerS ? 1 : 0;
   if (throughput_combo_->currentIndex() != index)
     throughput_combo_->setCurrentIndex(index);  // re-enters through the combo's signal
-  if (unit == throughput_unit_)
-    return;
+  if (unit == throughput_unit_) return;
   throughput_unit_ = unit;
   rebuild();
 }
 
 void TradeoffPlot::setCostUnit(CostUnit unit) {
-  const int index = unit == CostUnit::UsdPerHour ? 1 : unit == CostUnit::UsdPerMillionTokens ? 2 : 0;
-  if (cost_combo_->currentIndex() != index)
-    cost_combo_->setCurrentIndex(index);
-  if (unit == cost_unit_)
-    return;
+  const int index = unit == CostUnit::UsdPerHour            ? 1
+                    : unit == CostUnit::UsdPerMillionTokens ? 2
+                                                            : 0;
+  if (cost_combo_->currentIndex() != index) cost_combo_->setCurrentIndex(index);
+  if (unit == cost_unit_) return;
   cost_unit_ = unit;
   rebuild();
 }
@@ -227,8 +222,7 @@ double TradeoffPlot::throughputOf(const sailor::PlannedPlan& p) const {
 }
 
 QPointF TradeoffPlot::pointValue(int index) const {
-  if (index < 0 || index >= static_cast<int>(points_.size()))
-    return {};
+  if (index < 0 || index >= static_cast<int>(points_.size())) return {};
   const auto& p = *points_[static_cast<std::size_t>(index)];
   return {costOf(p), throughputOf(p)};
 }
@@ -261,11 +255,10 @@ QString TradeoffPlot::tooltipText(int index) const {
   std::vector<std::pair<std::string, int>> gpus;
   for (const auto& s : pp.plan.stages)
     for (const auto& r : s.replicas) {
-      auto it = std::find_if(gpus.begin(), gpus.end(), [&](const auto& g) { return g.first == r.gpu_type; });
-      if (it == gpus.end())
-        gpus.emplace_back(r.gpu_type, r.tp);
-      else
-        it->second += r.tp;
+      auto it = std::find_if(gpus.begin(), gpus.end(),
+                             [&](const auto& g) { return g.first == r.gpu_type; });
+      if (it == gpus.end()) gpus.emplace_back(r.gpu_type, r.tp);
+      else it->second += r.tp;
     }
   QStringList by_type;
   for (const auto& [type, n] : gpus)
@@ -274,10 +267,8 @@ QString TradeoffPlot::tooltipText(int index) const {
   QString role;
   if (result_ && !result_->best.empty() && result_->best.front().plan == pp.plan)
     role = tr("Best plan");
-  else if (in_best_[static_cast<std::size_t>(index)])
-    role = tr("Top plan");
-  else
-    role = tr("Pareto plan");
+  else if (in_best_[static_cast<std::size_t>(index)]) role = tr("Top plan");
+  else role = tr("Pareto plan");
   if (std::find(frontier_.begin(), frontier_.end(), index) != frontier_.end())
     role += tr(", on the displayed frontier");
 
@@ -304,8 +295,7 @@ void TradeoffPlot::rebuild() {
   // can be cheaper per iteration yet dearer per hour. So the frontier is recomputed here in the
   // displayed units rather than taken from result.pareto (which is per iteration).
   std::vector<int> order(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i)
-    order[static_cast<std::size_t>(i)] = i;
+  for (int i = 0; i < n; ++i) order[static_cast<std::size_t>(i)] = i;
   std::sort(order.begin(), order.end(), [this](int a, int b) {
     const QPointF pa = pointValue(a), pb = pointValue(b);
     return pa.x() != pb.x() ? pa.x() < pb.x() : pa.y() > pb.y();
@@ -350,19 +340,16 @@ void TradeoffPlot::rebuild() {
   top_graph_->setData(tx, ty);
   best_graph_->setData(bx, by);
 
-  const bool cost_objective =
-      constraints_ && constraints_->objective == sailor::Objective::Cost;
+  const bool cost_objective = constraints_ && constraints_->objective == sailor::Objective::Cost;
   best_graph_->setName(cost_objective ? tr("Best plan (minimum cost per iteration)")
                                       : tr("Best plan (maximum throughput)"));
   frontier_graph_->setName(tr("Pareto frontier (in the displayed units)"));
   // Legend entries only for what is there, always in this order.
   const std::array<QCPGraph*, 4> legend_order = {all_graph_, top_graph_, best_graph_,
                                                  frontier_graph_};
+  for (QCPGraph* g : legend_order) g->removeFromLegend();
   for (QCPGraph* g : legend_order)
-    g->removeFromLegend();
-  for (QCPGraph* g : legend_order)
-    if (!g->data()->isEmpty())
-      g->addToLegend();
+    if (!g->data()->isEmpty()) g->addToLegend();
   plot_->legend->setVisible(n > 0);
 
   switch (cost_unit_) {
@@ -398,21 +385,24 @@ void TradeoffPlot::rebuild() {
   QStringList constraint_texts;
   if (constraints_) {
     if (constraints_->max_usd_per_iteration)
-      constraint_texts << tr("max $%1 per iteration").arg(displayNumber(*constraints_->max_usd_per_iteration));
+      constraint_texts
+          << tr("max $%1 per iteration").arg(displayNumber(*constraints_->max_usd_per_iteration));
     if (constraints_->max_usd_per_hour)
-      constraint_texts << tr("max $%1 per hour").arg(displayNumber(*constraints_->max_usd_per_hour));
+      constraint_texts
+          << tr("max $%1 per hour").arg(displayNumber(*constraints_->max_usd_per_hour));
     if (constraints_->min_iterations_per_s)
-      constraint_texts << tr("min %1 iterations/s").arg(displayNumber(*constraints_->min_iterations_per_s));
+      constraint_texts
+          << tr("min %1 iterations/s").arg(displayNumber(*constraints_->min_iterations_per_s));
   }
-  constraints_label_->setText(constraint_texts.isEmpty()
-                                  ? QString()
-                                  : tr("Constraints: %1").arg(constraint_texts.join(QStringLiteral(" · "))));
+  constraints_label_->setText(
+      constraint_texts.isEmpty()
+          ? QString()
+          : tr("Constraints: %1").arg(constraint_texts.join(QStringLiteral(" · "))));
   if (constraints_ && n > 0) {
     if (constraints_->max_usd_per_iteration) {
       const double usd = *constraints_->max_usd_per_iteration;
       const QString label = tr("max $%1 per iteration").arg(displayNumber(usd));
-      if (cost_unit_ == CostUnit::UsdPerIteration)
-        lines.push_back({true, usd, label});
+      if (cost_unit_ == CostUnit::UsdPerIteration) lines.push_back({true, usd, label});
       else if (cost_unit_ == CostUnit::UsdPerMillionTokens && tokensPerIteration() > 0)
         lines.push_back({true, usd / tokensPerIteration() * 1e6, label});
     }
@@ -421,10 +411,9 @@ void TradeoffPlot::rebuild() {
                        tr("max $%1 per hour").arg(displayNumber(*constraints_->max_usd_per_hour))});
     if (constraints_->min_iterations_per_s) {
       const double its = *constraints_->min_iterations_per_s;
-      lines.push_back({false,
-                       throughput_unit_ == ThroughputUnit::TokensPerS ? its * tokensPerIteration()
-                                                                      : its,
-                       tr("min %1 iterations/s").arg(displayNumber(its))});
+      lines.push_back(
+          {false, throughput_unit_ == ThroughputUnit::TokensPerS ? its * tokensPerIteration() : its,
+           tr("min %1 iterations/s").arg(displayNumber(its))});
     }
   }
   // A constraint far from every point would squash them; it widens the range only when within
@@ -473,11 +462,11 @@ void TradeoffPlot::rebuild() {
     plot_->yAxis->setRange(std::max(0.0, ymin - ypad), ymax + ypad * 2.5);  // room for labels
   } else {
     if (!result_)
-      message_ = tr("No planner result yet: plan to see the trade-off between throughput and cost.");
+      message_ =
+          tr("No planner result yet: plan to see the trade-off between throughput and cost.");
     else if (!result_->no_plan_reason.empty())
       message_ = tr("No plan: %1").arg(QString::fromStdString(result_->no_plan_reason));
-    else
-      message_ = tr("The planner returned no plan.");
+    else message_ = tr("The planner returned no plan.");
     auto* text = new QCPItemText(plot_);
     text->position->setType(QCPItemPosition::ptAxisRectRatio);
     text->position->setCoords(0.5, 0.5);
@@ -505,10 +494,8 @@ void TradeoffPlot::updateSelectionGraph() {
 }
 
 void TradeoffPlot::selectPlan(int index) {
-  if (index < -1 || index >= static_cast<int>(points_.size()))
-    index = -1;
-  if (index == selected_)
-    return;
+  if (index < -1 || index >= static_cast<int>(points_.size())) index = -1;
+  if (index == selected_) return;
   selected_ = index;
   updateSelectionGraph();
   emit planSelected(index);
@@ -518,8 +505,7 @@ void TradeoffPlot::keyPressEvent(QKeyEvent* event) {
   // Left/Right step through the plans by increasing displayed cost.
   if ((event->key() == Qt::Key_Left || event->key() == Qt::Key_Right) && !points_.empty()) {
     std::vector<int> order(points_.size());
-    for (std::size_t i = 0; i < order.size(); ++i)
-      order[i] = static_cast<int>(i);
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
     std::stable_sort(order.begin(), order.end(),
                      [this](int a, int b) { return pointValue(a).x() < pointValue(b).x(); });
     const auto at = std::find(order.begin(), order.end(), selected_);
@@ -534,13 +520,10 @@ void TradeoffPlot::keyPressEvent(QKeyEvent* event) {
 }
 
 void TradeoffPlot::onMouseMove(QMouseEvent* event) {
-  if (event->buttons() != Qt::NoButton)
-    return;  // dragging the view
+  if (event->buttons() != Qt::NoButton) return;  // dragging the view
   const int i = nearestPoint(event->position());
-  if (i >= 0)
-    QToolTip::showText(event->globalPosition().toPoint(), tooltipText(i), plot_);
-  else
-    QToolTip::hideText();
+  if (i >= 0) QToolTip::showText(event->globalPosition().toPoint(), tooltipText(i), plot_);
+  else QToolTip::hideText();
 }
 
 void TradeoffPlot::onMousePress(QMouseEvent* event) {
@@ -548,14 +531,11 @@ void TradeoffPlot::onMousePress(QMouseEvent* event) {
 }
 
 void TradeoffPlot::onMouseRelease(QMouseEvent* event) {
-  if (event->button() != Qt::LeftButton)
-    return;
+  if (event->button() != Qt::LeftButton) return;
   // A click, not the end of a drag of the view.
-  if ((event->position().toPoint() - press_pos_).manhattanLength() > 4)
-    return;
+  if ((event->position().toPoint() - press_pos_).manhattanLength() > 4) return;
   const int i = nearestPoint(event->position());
-  if (i >= 0)
-    selectPlan(i);
+  if (i >= 0) selectPlan(i);
 }
 
 }  // namespace sailor::studio

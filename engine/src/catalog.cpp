@@ -26,7 +26,8 @@ std::optional<double> optionalRate(const json& j, const std::string& key, const 
   return ju::getPositive(j, key, path);
 }
 
-std::vector<std::string> stringList(const json& j, const std::string& key, const std::string& path) {
+std::vector<std::string> stringList(const json& j, const std::string& key,
+                                    const std::string& path) {
   std::vector<std::string> out;
   if (!j.contains(key)) return out;
   ju::requireArray(j.at(key), path + "." + key);
@@ -75,7 +76,8 @@ ModelSpec ModelSpec::fromJson(const json& j, const std::string& path) {
   const std::string pos = ju::getStringOr(j, "position_embedding", path, "learned");
   if (pos == "learned") m.position_embedding = PositionEmbedding::Learned;
   else if (pos == "rotary") m.position_embedding = PositionEmbedding::Rotary;
-  else throw InputError(path + ".position_embedding", "\"" + pos + "\"", "\"learned\" or \"rotary\"");
+  else
+    throw InputError(path + ".position_embedding", "\"" + pos + "\"", "\"learned\" or \"rotary\"");
   m.tied_embeddings = ju::getBoolOr(j, "tied_embeddings", path, false);
   const std::string norm = ju::getStringOr(j, "norm", path, "layernorm");
   if (norm == "layernorm") m.norm = NormType::LayerNorm;
@@ -190,7 +192,9 @@ Catalog Catalog::fromJson(const json& gpus, const json& models) {
   int i = 0;
   for (const auto& g : gpus.at("gpus")) {
     GpuType t = gpuFromJson(g, "gpus[" + std::to_string(i++) + "]");
-    if (c.findGpu(t.name)) throw InputError("gpus[" + std::to_string(i - 1) + "].name", t.name, "a name not used before");
+    if (c.findGpu(t.name))
+      throw InputError("gpus[" + std::to_string(i - 1) + "].name", t.name,
+                       "a name not used before");
     c.gpus_.push_back(std::move(t));
   }
   ju::requireArray(ju::require(models, "models", ""), "models");

@@ -19,36 +19,32 @@ const char* precisionName(Precision p) {
   return "?";
 }
 
-const char* optimizerName(Optimizer o) { return o == Optimizer::Adam ? "adam" : "sgd"; }
+const char* optimizerName(Optimizer o) {
+  return o == Optimizer::Adam ? "adam" : "sgd";
+}
 
-const char* recomputeName(Recompute r) { return r == Recompute::Full ? "full" : "none"; }
+const char* recomputeName(Recompute r) {
+  return r == Recompute::Full ? "full" : "none";
+}
 
 Precision parsePrecision(const std::string& p, const std::string& field) {
-  if (p == "fp32")
-    return Precision::Fp32;
-  if (p == "bf16")
-    return Precision::Bf16;
-  if (p == "fp16")
-    return Precision::Fp16;
+  if (p == "fp32") return Precision::Fp32;
+  if (p == "bf16") return Precision::Bf16;
+  if (p == "fp16") return Precision::Fp16;
   throw InputError(field, "\"" + p + "\"", "\"fp32\", \"bf16\" or \"fp16\"");
 }
 
 Optimizer parseOptimizer(const std::string& name, const std::string& field) {
   std::string o = name;
-  for (auto& c : o)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (o == "adam" || o == "adamw")
-    return Optimizer::Adam;
-  if (o == "sgd")
-    return Optimizer::Sgd;
+  for (auto& c : o) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (o == "adam" || o == "adamw") return Optimizer::Adam;
+  if (o == "sgd") return Optimizer::Sgd;
   throw InputError(field, "\"" + o + "\"", "\"adam\" or \"sgd\"");
 }
 
 Recompute parseRecompute(const std::string& r, const std::string& field) {
-  if (r == "none")
-    return Recompute::None;
-  if (r == "full")
-    return Recompute::Full;
+  if (r == "none") return Recompute::None;
+  if (r == "full") return Recompute::Full;
   throw InputError(field, "\"" + r + "\"", "\"none\" or \"full\"");
 }
 
@@ -71,14 +67,16 @@ double Job::stateBytesPerParameter() const {
 }
 
 Job Job::fromJson(const json& j, const Catalog& catalog) {
-  ju::rejectUnknownKeys(j, {"model", "global_batch_size", "sequence_length", "precision", "optimizer", "recompute"}, "");
+  ju::rejectUnknownKeys(
+      j, {"model", "global_batch_size", "sequence_length", "precision", "optimizer", "recompute"},
+      "");
   Job job;
   const ModelSpec& m = catalog.model(ju::getString(j, "model", ""), "model");
   job.model = m.name;
   job.global_batch_size = ju::getInt32(j, "global_batch_size", "", 1);
-  job.sequence_length =
-      ju::getInt32Or(j, "sequence_length", "", 1, m.sequence_length);
-  if (job.sequence_length > m.max_position_embeddings && m.position_embedding == PositionEmbedding::Learned)
+  job.sequence_length = ju::getInt32Or(j, "sequence_length", "", 1, m.sequence_length);
+  if (job.sequence_length > m.max_position_embeddings &&
+      m.position_embedding == PositionEmbedding::Learned)
     throw InputError("sequence_length", std::to_string(job.sequence_length),
                      "at most " + std::to_string(m.max_position_embeddings) +
                          " (the learned position table of " + m.name + ")");
@@ -94,7 +92,8 @@ json Job::toJson() const {
          {"sequence_length", sequence_length},
          {"precision", precisionName(precision)},
          {"optimizer", optimizerName(optimizer)}};
-  if (recompute != Recompute::None) j["recompute"] = recomputeName(recompute);  // "none" is the default
+  if (recompute != Recompute::None)
+    j["recompute"] = recomputeName(recompute);  // "none" is the default
   return j;
 }
 

@@ -1,12 +1,13 @@
 #include "sailor/json_util.hpp"
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
-#include <unistd.h>
 
 namespace sailor::json_util {
 
@@ -153,9 +154,8 @@ void writeFileAtomically(const std::string& path, const std::string& text) {
   namespace fs = std::filesystem;
   fs::path target(path);
   fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::string tmp = (dir / ("." + target.filename().string() + ".tmp-" +
-                            std::to_string(::getpid())))
-                        .string();
+  std::string tmp =
+      (dir / ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid()))).string();
   {
     std::ofstream out(tmp, std::ios::trunc);
     if (!out) throw InputError(path, "a location that cannot be written", "a writable path");

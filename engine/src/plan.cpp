@@ -63,14 +63,16 @@ json Plan::toJson() const {
     json reps = json::array();
     for (const auto& r : s.replicas)
       reps.push_back({{"gpu_type", r.gpu_type}, {"tp", r.tp}, {"zone", r.zone}});
-    stages_j.push_back({{"first_layer", s.first_layer}, {"last_layer", s.last_layer}, {"replicas", reps}});
+    stages_j.push_back(
+        {{"first_layer", s.first_layer}, {"last_layer", s.last_layer}, {"replicas", reps}});
   }
   return json{{"microbatch_size", microbatch_size}, {"stages", stages_j}};
 }
 
 std::string Stage::replicaSummary() const {
   std::map<std::string, int> groups;
-  for (const Replica& r : replicas) groups[r.gpu_type + " tp" + std::to_string(r.tp) + " " + r.zone]++;
+  for (const Replica& r : replicas)
+    groups[r.gpu_type + " tp" + std::to_string(r.tp) + " " + r.zone]++;
   std::string out;
   for (const auto& [k, n] : groups) out += (out.empty() ? "" : ", ") + std::to_string(n) + "x " + k;
   return out;
@@ -88,8 +90,9 @@ void Plan::validate(const Job& job, const Catalog& catalog, const Scenario& scen
     const Stage& s = stages[i];
     const std::string path = "stages[" + std::to_string(i) + "]";
     if (s.first_layer != expected_first)
-      throw InputError(path + ".first_layer", std::to_string(s.first_layer),
-                       std::to_string(expected_first) + " (stages must be contiguous from layer 0)");
+      throw InputError(
+          path + ".first_layer", std::to_string(s.first_layer),
+          std::to_string(expected_first) + " (stages must be contiguous from layer 0)");
     if (s.last_layer >= L)
       throw InputError(path + ".last_layer", std::to_string(s.last_layer),
                        "at most " + std::to_string(L - 1) + " (" + model.name + " has " +
@@ -102,8 +105,9 @@ void Plan::validate(const Job& job, const Catalog& catalog, const Scenario& scen
       const GpuType& gpu = catalog.gpu(r.gpu_type, rp + ".gpu_type");
       if (!supportsPrecision(gpu, job.precision))
         throw InputError(rp + ".gpu_type", "\"" + r.gpu_type + "\"",
-                         std::string("a GPU type with ") + precisionName(job.precision) + " arithmetic for a " +
-                             precisionName(job.precision) + " job (" + r.gpu_type + " has none; an fp16 job can use it)");
+                         std::string("a GPU type with ") + precisionName(job.precision) +
+                             " arithmetic for a " + precisionName(job.precision) + " job (" +
+                             r.gpu_type + " has none; an fp16 job can use it)");
       if (!scenario.hasZone(r.zone))
         throw InputError(rp + ".zone", "\"" + r.zone + "\"", "a zone of the scenario");
       const int per_node = scenario.gpusPerNode(r.zone, r.gpu_type, catalog);

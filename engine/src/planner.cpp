@@ -41,14 +41,16 @@ struct Site {
 // Per (GPU type, tp): range tables over layers [l, r] for the planning model.
 struct KindTable {
   int L = 0;
-  std::vector<double> fb;       // (F + B)[l][r] per microbatch
-  std::vector<double> params;   // params[l][r] per GPU (tie-adjusted)
-  std::vector<double> act;      // activation bytes per sequence [l][r]
-  std::vector<double> maxact;   // largest layer's activation bytes per sequence [l][r]
+  std::vector<double> fb;            // (F + B)[l][r] per microbatch
+  std::vector<double> params;        // params[l][r] per GPU (tie-adjusted)
+  std::vector<double> act;           // activation bytes per sequence [l][r]
+  std::vector<double> maxact;        // largest layer's activation bytes per sequence [l][r]
   std::vector<double> out_elements;  // per layer
   double optimizer_s_per_param = 0;
   double tied_params = 0;  // head parameters tied to the embedding, per GPU
-  double at(const std::vector<double>& v, int l, int r) const { return v[static_cast<size_t>(l * L + r)]; }
+  double at(const std::vector<double>& v, int l, int r) const {
+    return v[static_cast<size_t>(l * L + r)];
+  }
 };
 
 struct Kind {
@@ -90,10 +92,12 @@ struct Dims {
 
 bool dominates(const Summary& a, const Summary& b, const Dims& d) {
   if (!a.fits && b.fits) return false;
-  if (a.maxc > b.maxc || a.sumc > b.sumc || a.maxx > b.maxx || a.boundary_in > b.boundary_in) return false;
+  if (a.maxc > b.maxc || a.sumc > b.sumc || a.maxx > b.maxx || a.boundary_in > b.boundary_in)
+    return false;
   if (d.cost && (a.rate > b.rate || a.egress > b.egress)) return false;
   if (d.gpus && a.gpus > b.gpus) return false;
-  if (d.per_hour && (a.maxc != b.maxc || a.sumc != b.sumc || a.maxx != b.maxx || a.boundary_in != b.boundary_in))
+  if (d.per_hour &&
+      (a.maxc != b.maxc || a.sumc != b.sumc || a.maxx != b.maxx || a.boundary_in != b.boundary_in))
     return false;
   return true;
 }
@@ -101,7 +105,8 @@ bool dominates(const Summary& a, const Summary& b, const Dims& d) {
 void insertPareto(std::vector<Entry>& set, const Entry& e, const Dims& d) {
   for (const auto& x : set)
     if (dominates(x.s, e.s, d)) return;
-  set.erase(std::remove_if(set.begin(), set.end(), [&](const Entry& x) { return dominates(e.s, x.s, d); }),
+  set.erase(std::remove_if(set.begin(), set.end(),
+                           [&](const Entry& x) { return dominates(e.s, x.s, d); }),
             set.end());
   set.push_back(e);
 }
@@ -112,7 +117,7 @@ struct Candidate {
   double usd_per_hour = 0;
   int microbatch = 0;
   int dp = 0;
-  Plan plan;  // zones are representative sites until placed
+  Plan plan;        // zones are representative sites until placed
   std::string key;  // canonical text for deterministic ordering
   // Seed plans (Search::buildSeeds) before their plan is written out: kind and stage ends.
   int seed_kind = -1;
@@ -122,7 +127,8 @@ struct Candidate {
 // A short text naming a homogeneous plan (every replica of one kind) by its degree, kind and
 // stage ends: the same for a seed and for the plan the search finds equal to it.
 std::string seedSignature(int D, int site, int tp, const std::vector<int>& last) {
-  std::string k = "seed/" + std::to_string(D) + "/" + std::to_string(site) + "/" + std::to_string(tp);
+  std::string k =
+      "seed/" + std::to_string(D) + "/" + std::to_string(site) + "/" + std::to_string(tp);
   for (int r : last) k += "/" + std::to_string(r);
   return k;
 }
@@ -136,14 +142,16 @@ std::string knownKey(const Candidate& c) {
       if (!(r == r0)) return c.key;
     last.push_back(st.last_layer);
   }
-  return seedSignature(static_cast<int>(c.plan.stages.front().replicas.size()), std::stoi(r0.zone), r0.tp, last);
+  return seedSignature(static_cast<int>(c.plan.stages.front().replicas.size()), std::stoi(r0.zone),
+                       r0.tp, last);
 }
 
 std::string planKey(const Plan& p) {
   std::string k = std::to_string(p.microbatch_size);
   for (const auto& st : p.stages) {
     k += "|" + std::to_string(st.first_layer) + "-" + std::to_string(st.last_layer);
-    for (const auto& r : st.replicas) k += "," + r.gpu_type + "/" + std::to_string(r.tp) + "/" + r.zone;
+    for (const auto& r : st.replicas)
+      k += "," + r.gpu_type + "/" + std::to_string(r.tp) + "/" + r.zone;
   }
   return k;
 }
@@ -159,7 +167,7 @@ struct StopFlag {
 // equal share of [0, search_share]; the post-search steps fill the rest. Monotone, thread-safe,
 // and throttled (a report when the fraction grows by 0.1 % or more, or the search ends).
 class SearchProgress {
-public:
+ public:
   SearchProgress(const ProgressSink& sink, size_t tasks, double search_share)
       : sink_(sink), task_(tasks, 0.0), share_(search_share) {}
   void task(size_t i, double f, const std::string& step) {
@@ -176,7 +184,7 @@ public:
     emit(f, step, true);
   }
 
-private:
+ private:
   void emit(double f, const std::string& step, bool always) {
     f = std::min(1.0, f);
     if (f < last_ || (!always && f < last_ + 1e-3 && f < 1.0) || (f == last_ && f > 0)) return;
@@ -226,14 +234,16 @@ struct Known {
     if (best.size() >= window) threshold = best.top();
     if (!pareto || dominated(t, c)) return;
     // Insert (t, c) and drop the points it dominates (iteration_s >= t and usd >= c).
-    auto pos = std::lower_bound(front.begin(), front.end(), std::make_pair(t, -std::numeric_limits<double>::infinity()));
+    auto pos = std::lower_bound(front.begin(), front.end(),
+                                std::make_pair(t, -std::numeric_limits<double>::infinity()));
     auto last = pos;
     while (last != front.end() && last->second >= c) ++last;
     pos = front.erase(pos, last);
     front.insert(pos, {t, c});
   }
   bool dominated(double t, double c) const {
-    auto it = std::upper_bound(front.begin(), front.end(), std::make_pair(t, std::numeric_limits<double>::infinity()));
+    auto it = std::upper_bound(front.begin(), front.end(),
+                               std::make_pair(t, std::numeric_limits<double>::infinity()));
     return it != front.begin() && std::prev(it)->second <= c;
   }
   // Whether a partial plan whose completions all take >= t_lb seconds and cost >= c_lb can be
@@ -245,11 +255,16 @@ struct Known {
 };
 
 class Search {
-public:
+ public:
   Search(const Scenario& sc, const Job& job, const Catalog& cat, const ProfileSet& profiles,
          const PlannerOptions& opt)
-      : sc_(sc), job_(job), cat_(cat), profiles_(profiles), opt_(opt),
-        model_(cat.model(job.model, "job.model")), L_(model_.numPlanLayers()) {
+      : sc_(sc),
+        job_(job),
+        cat_(cat),
+        profiles_(profiles),
+        opt_(opt),
+        model_(cat.model(job.model, "job.model")),
+        L_(model_.numPlanLayers()) {
     buildSites();
     // Links per site pair at every GPU count a replica can send with at once (1 to the largest
     // node): tensor-parallel ranks share their node's link (NOTE [Point-to-point transfers],
@@ -260,7 +275,8 @@ public:
     for (int g = 1; g <= max_node; ++g)
       for (const auto& a : sites_)
         for (const auto& b : sites_)
-          links_[static_cast<size_t>(g)].push_back(sc_.link({a.zone(), a.gpu_type, b.zone(), b.gpu_type, g}));
+          links_[static_cast<size_t>(g)].push_back(
+              sc_.link({a.zone(), a.gpu_type, b.zone(), b.gpu_type, g}));
     for (const auto& a : sites_) {
       node_links_.push_back(sc_.intraNodeLink(a.gpu_type, cat_));
       for (const auto& b : sites_) egress_.push_back(sc_.egressUsdPerGb(a.zone(), b.zone()));
@@ -273,12 +289,14 @@ public:
   // search prices the last one (exact when both stages are on one site).
   double tiedSeconds(const Kind& kd, const KindTable& t) const {
     if (t.tied_params <= 0) return 0.0;
-    return ringAllReduceSeconds(linkBetween(kd.site, kd.site, kd.tp), t.tied_params * 4.0, 2, kd.tp, opt_.simulator);
+    return ringAllReduceSeconds(linkBetween(kd.site, kd.site, kd.tp), t.tied_params * 4.0, 2, kd.tp,
+                                opt_.simulator);
   }
 
   // The link from site a to site b for `gpus` GPUs of a node sending at once.
   const ResolvedLink& linkBetween(int a, int b, int gpus) const {
-    return links_[static_cast<size_t>(gpus)][static_cast<size_t>(a) * sites_.size() + static_cast<size_t>(b)];
+    return links_[static_cast<size_t>(gpus)]
+                 [static_cast<size_t>(a) * sites_.size() + static_cast<size_t>(b)];
   }
 
   const std::vector<Site>& sites() const { return sites_; }
@@ -318,14 +336,16 @@ public:
     int sweep_index = 0;
     // One sweep over degrees; with `early`, stop after `patience` degrees without a gain in
     // the metric (iteration time or cost).
-    auto sweep = [&](std::vector<int> degrees, bool by_cost, bool early, bool cost_dims, const char* what) {
+    auto sweep = [&](std::vector<int> degrees, bool by_cost, bool early, bool cost_dims,
+                     const char* what) {
       double best = std::numeric_limits<double>::infinity();
       int since = 0;
       int best_degree = 0;
       // Enough: `patience` degrees in a row without a gain, and (H12 leaves few degrees, far
       // apart at the low end) the sweep at least a factor patience_span past the best degree.
       auto enough = [&](int D) {
-        if (since < std::max(H.patience, static_cast<int>(H.patience_fraction * best_degree))) return false;
+        if (since < std::max(H.patience, static_cast<int>(H.patience_fraction * best_degree)))
+          return false;
         if (!H.h12_smallest_degree_per_m || best_degree == 0) return true;
         return by_cost ? D >= best_degree * H.patience_span : D * H.patience_span <= best_degree;
       };
@@ -333,8 +353,10 @@ public:
         const int D = degrees[di];
         if (stop()) throw Cancelled();
         if (report)
-          report((sweep_index + static_cast<double>(di) / static_cast<double>(degrees.size())) / sweeps,
-                 "microbatch " + std::to_string(b) + ", " + what + ": data-parallel degree " + std::to_string(D));
+          report((sweep_index + static_cast<double>(di) / static_cast<double>(degrees.size())) /
+                     sweeps,
+                 "microbatch " + std::to_string(b) + ", " + what + ": data-parallel degree " +
+                     std::to_string(D));
         const size_t vi = (cost_dims ? static_cast<size_t>(maxD) + 1 : 0) + static_cast<size_t>(D);
         const size_t vc = static_cast<size_t>(maxD) + 1 + static_cast<size_t>(D);
         if (visited[vi] || visited[vc]) continue;
@@ -350,7 +372,7 @@ public:
           known.add(knownKey(c), c.iteration_s, c.usd);
           out.push_back(std::move(c));
         }
-          if (!early) continue;
+        if (!early) continue;
         if (local < best * (1.0 - H.min_improvement)) {
           best = local;
           best_degree = D;
@@ -378,8 +400,9 @@ public:
           Stage stage;
           stage.first_layer = st == 0 ? 0 : c.seed_last[st - 1] + 1;
           stage.last_layer = c.seed_last[st];
-          stage.replicas.assign(static_cast<size_t>(c.dp),
-                                {sites_[static_cast<size_t>(kd.site)].gpu_type, kd.tp, std::to_string(kd.site)});
+          stage.replicas.assign(
+              static_cast<size_t>(c.dp),
+              {sites_[static_cast<size_t>(kd.site)].gpu_type, kd.tp, std::to_string(kd.site)});
           c.plan.stages.push_back(std::move(stage));
         }
         c.key = planKey(c.plan);
@@ -391,7 +414,8 @@ public:
     const int G = job_.global_batch_size;
     auto microbatches = [&](int d) { return (G + b * d - 1) / (b * d); };
     for (int d = 1; d <= maxD; ++d)
-      if (!H.h12_smallest_degree_per_m || d == 1 || microbatches(d - 1) != microbatches(d)) up.push_back(d);
+      if (!H.h12_smallest_degree_per_m || d == 1 || microbatches(d - 1) != microbatches(d))
+        up.push_back(d);
     std::vector<int> down(up.rbegin(), up.rend());
     if (!opt_.pareto) {
       const bool throughput = opt_.objective == Objective::Throughput;
@@ -411,7 +435,8 @@ public:
     sweep(up, true, H.h4_dp_ascending, true, "cheap end");
     const int cheap_degree = H.h4_dp_ascending ? std::max(1, last_best_degree) : 1;
     // The grid spans the degrees between the two ends (all of them without H3/H4).
-    const int lo = std::min(cheap_degree, std::max(1, fast_degree)), hi = std::max(cheap_degree, fast_degree);
+    const int lo = std::min(cheap_degree, std::max(1, fast_degree)),
+              hi = std::max(cheap_degree, fast_degree);
     std::vector<int> grid;
     // H12: a grid point stands for the smallest degree with its number of microbatches.
     auto smallest = [&](int d) {
@@ -434,7 +459,7 @@ public:
     finishSeeds();
   }
 
-private:
+ private:
   void buildSites() {
     std::map<std::pair<std::string, std::string>, Site> by;
     for (const auto& p : sc_.pools) {
@@ -455,9 +480,12 @@ private:
       s.gpus_per_node = s.zones.size() == 1 ? gpn : std::min(s.gpus_per_node, gpn);
     }
     for (auto& [k, s] : by) {
-      std::sort(s.zones.begin(), s.zones.end(), [](const Site::ZoneSlot& a, const Site::ZoneSlot& b) {
-        return a.usd_per_gpu_hour != b.usd_per_gpu_hour ? a.usd_per_gpu_hour < b.usd_per_gpu_hour : a.zone < b.zone;
-      });
+      std::sort(s.zones.begin(), s.zones.end(),
+                [](const Site::ZoneSlot& a, const Site::ZoneSlot& b) {
+                  return a.usd_per_gpu_hour != b.usd_per_gpu_hour
+                             ? a.usd_per_gpu_hour < b.usd_per_gpu_hour
+                             : a.zone < b.zone;
+                });
       sites_.push_back(s);
     }
   }
@@ -484,7 +512,8 @@ private:
         // Keep tp degrees while doubling still speeds a block up by >= 1.5x.
         std::vector<int> kept{chosen.front()};
         for (size_t i = 1; i < chosen.size(); ++i) {
-          const KindTable& a = tables[static_cast<size_t>(table_of[{site.gpu_type, chosen[i - 1]}])];
+          const KindTable& a =
+              tables[static_cast<size_t>(table_of[{site.gpu_type, chosen[i - 1]}])];
           const KindTable& c = tables[static_cast<size_t>(table_of[{site.gpu_type, chosen[i]}])];
           const int mid = std::min(1, L_ - 1);
           if (a.at(a.fb, mid, mid) / c.at(c.fb, mid, mid) >= 1.5) kept.push_back(chosen[i]);
@@ -494,7 +523,8 @@ private:
         if (kept.size() < chosen.size()) kept.push_back(chosen[kept.size()]);
         chosen = kept;
       }
-      for (int tp : chosen) kinds.push_back({static_cast<int>(si), tp, table_of[{site.gpu_type, tp}]});
+      for (int tp : chosen)
+        kinds.push_back({static_cast<int>(si), tp, table_of[{site.gpu_type, tp}]});
     }
   }
 
@@ -560,9 +590,11 @@ private:
     };
     // Multisets of D replicas over K kinds: C(K + D - 1, D).
     double multisets = 1;
-    for (int i = 1; i <= D; ++i) multisets = multisets * (static_cast<double>(kinds.size()) + i - 1) / i;
+    for (int i = 1; i <= D; ++i)
+      multisets = multisets * (static_cast<double>(kinds.size()) + i - 1) / i;
     if (opt_.heuristics.h8_homogeneous_stages && multisets > opt_.heuristics.h8_mixed_budget) {
-      for (size_t k = 0; k < kinds.size(); ++k) add(std::vector<int>(static_cast<size_t>(D), static_cast<int>(k)));
+      for (size_t k = 0; k < kinds.size(); ++k)
+        add(std::vector<int>(static_cast<size_t>(D), static_cast<int>(k)));
       return;
     }
     // Every multiset of D kinds (non-decreasing sequences).
@@ -587,14 +619,14 @@ private:
     // As the simulator: partitioned over matching tp ranks, then the receiver's all-gather
     // (each replica on its own node: the planning model does not place GPUs).
     const int streams = boundaryStreams(a.tp, b.tp);
-    return boundaryTransferSeconds(linkBetween(a.site, b.site, streams), node_links_[static_cast<size_t>(b.site)],
-                                   bytes, streams, false);
+    return boundaryTransferSeconds(linkBetween(a.site, b.site, streams),
+                                   node_links_[static_cast<size_t>(b.site)], bytes, streams, false);
   }
 
   // Of one degree's candidates, keeps those that can still be chosen: the best by the
-  // objective within the window planSearch places (placementWindow), and (for --pareto) the degree's
-  // own frontier. The overall choice and frontier lie in the union of these, so nothing changes
-  // but memory.
+  // objective within the window planSearch places (placementWindow), and (for --pareto) the
+  // degree's own frontier. The overall choice and frontier lie in the union of these, so nothing
+  // changes but memory.
   void keepUseful(std::vector<Candidate>& found) const {
     const size_t window = placementWindow(opt_.top_k, true);
     if (found.size() <= window) return;
@@ -602,7 +634,8 @@ private:
     for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
     const bool by_cost = opt_.objective == Objective::Cost;
     std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
-      const double x = by_cost ? found[a].usd : found[a].iteration_s, y = by_cost ? found[b].usd : found[b].iteration_s;
+      const double x = by_cost ? found[a].usd : found[a].iteration_s,
+                   y = by_cost ? found[b].usd : found[b].iteration_s;
       return x != y ? x < y : a < b;
     });
     std::vector<char> keep(found.size(), 0);
@@ -631,9 +664,10 @@ private:
   // replicas of that kind and the layers split evenly by that kind's compute time. Cheap to
   // list (kinds x degrees x depths), each a plan of the search space, with figures computed as
   // the search computes them (same operations, same order). They bound the search (Known).
-  void buildSeeds(int b, int maxD, const std::vector<KindTable>& tables, const std::vector<Kind>& kinds,
-                  std::vector<Candidate>& seeds) const {
-    const int depth = opt_.heuristics.max_stages > 0 ? std::min(opt_.heuristics.max_stages, L_) : L_;
+  void buildSeeds(int b, int maxD, const std::vector<KindTable>& tables,
+                  const std::vector<Kind>& kinds, std::vector<Candidate>& seeds) const {
+    const int depth =
+        opt_.heuristics.max_stages > 0 ? std::min(opt_.heuristics.max_stages, L_) : L_;
     const int e = job_.activationBytesPerElement();
     for (int D = 1; D <= maxD; ++D) {
       const int M = (job_.global_batch_size + b * D - 1) / (b * D);
@@ -660,16 +694,19 @@ private:
           Summary sum;
           bool ok = true, has_child = false;
           for (int st = P - 1; st >= 0 && ok; --st) {
-            const int first = st == 0 ? 0 : last[static_cast<size_t>(st) - 1] + 1, r = last[static_cast<size_t>(st)];
+            const int first = st == 0 ? 0 : last[static_cast<size_t>(st) - 1] + 1,
+                      r = last[static_cast<size_t>(st)];
             const int k = P - st;
-            const double mem = replicaMemoryBytes(t.at(t.params, first, r), t.at(t.act, first, r),
-                                                  t.at(t.maxact, first, r), b, std::min(k, M), job_, *site.gpu);
+            const double mem =
+                replicaMemoryBytes(t.at(t.params, first, r), t.at(t.act, first, r),
+                                   t.at(t.maxact, first, r), b, std::min(k, M), job_, *site.gpu);
             if (mem > static_cast<double>(site.gpu->memory_bytes)) ok = false;
             double t_in = 0, egress_in = 0;
             if (st > 0) {
               const double msg = t.out_elements[static_cast<size_t>(first - 1)] * b * e;
               const double tt = std::max(p2p(kd, kd, msg), p2p(kd, kd, msg));
-              const double g = msg * M / 1e9 * (egressBetween(kd.site, kd.site) + egressBetween(kd.site, kd.site));
+              const double g = msg * M / 1e9 *
+                               (egressBetween(kd.site, kd.site) + egressBetween(kd.site, kd.site));
               for (int j = 0; j < D; ++j) {
                 t_in = std::max(t_in, tt);
                 egress_in += g;
@@ -681,8 +718,10 @@ private:
               double tr = st == P - 1 && P >= 2 ? tiedSeconds(kd, t) : 0.0;
               if (D >= 2) {
                 const double shard = t.at(t.params, first, r) * 4.0;
-                tr += ringAllReduceSeconds(linkBetween(kd.site, kd.site, kd.tp), shard, D, kd.tp, opt_.simulator);
-                sync_egress += D * 2.0 * (D - 1) / D * shard * kd.tp / 1e9 * egressBetween(kd.site, kd.site);
+                tr += ringAllReduceSeconds(linkBetween(kd.site, kd.site, kd.tp), shard, D, kd.tp,
+                                           opt_.simulator);
+                sync_egress +=
+                    D * 2.0 * (D - 1) / D * shard * kd.tp / 1e9 * egressBetween(kd.site, kd.site);
               }
               x = tr + opt_s;
             }
@@ -706,7 +745,8 @@ private:
           c.usd_per_hour = c.usd * 3600.0 / c.iteration_s;
           if (opt_.max_usd_per_iteration && c.usd > *opt_.max_usd_per_iteration) continue;
           if (opt_.max_usd_per_hour && c.usd_per_hour > *opt_.max_usd_per_hour) continue;
-          if (opt_.min_iterations_per_s && 1.0 / c.iteration_s < *opt_.min_iterations_per_s) continue;
+          if (opt_.min_iterations_per_s && 1.0 / c.iteration_s < *opt_.min_iterations_per_s)
+            continue;
           if (opt_.max_gpus && sum.gpus > *opt_.max_gpus) continue;
           c.microbatch = b;
           c.dp = D;
@@ -736,7 +776,8 @@ private:
         const KindTable& t = tables[static_cast<size_t>(kd.table)];
         fastest = std::min(fastest, t.at(t.fb, 0, L_ - 1));
       }
-      const int stages = opt_.heuristics.max_stages > 0 ? std::min(opt_.heuristics.max_stages, L_) : L_;
+      const int stages =
+          opt_.heuristics.max_stages > 0 ? std::min(opt_.heuristics.max_stages, L_) : L_;
       if (M * fastest / stages * *opt_.min_iterations_per_s > 1.0) return;
     }
     std::vector<StageOption> options;
@@ -765,7 +806,8 @@ private:
     for (size_t oi = 0; oi < options.size(); ++oi) {
       const auto& reps = options[oi].replicas;
       for (size_t j = 0; j < reps.size(); ++j) {
-        if (ring[oi].kinds.empty() || ring[oi].kinds.back() != reps[j]) ring[oi].kinds.push_back(reps[j]);
+        if (ring[oi].kinds.empty() || ring[oi].kinds.back() != reps[j])
+          ring[oi].kinds.push_back(reps[j]);
         ring[oi].pairs[{reps[j], reps[(j + 1) % reps.size()]}]++;
       }
     }
@@ -790,7 +832,8 @@ private:
           const ResolvedLink& link = linkBetween(kx.site, ky.site, kx.tp);
           const double shard = tx.at(tx.params, l, r) * 4.0;
           t = std::max(t, ringAllReduceSeconds(link, shard, D, kx.tp, opt_.simulator));
-          si.egress += count * 2.0 * (D - 1) / D * shard * kx.tp / 1e9 * egressBetween(kx.site, ky.site);
+          si.egress +=
+              count * 2.0 * (D - 1) / D * shard * kx.tp / 1e9 * egressBetween(kx.site, ky.site);
         }
       si.x = tied + t + opt_s;
       sync[idx] = si;
@@ -802,7 +845,8 @@ private:
     // A site whose GPUs cannot run out with this degree (every stage taking its largest tp from
     // it still fits) needs no accounting: leaving it out of the key shrinks the state space
     // without changing any result.
-    const int depth = opt_.heuristics.max_stages > 0 ? std::min(opt_.heuristics.max_stages, L_) : L_;
+    const int depth =
+        opt_.heuristics.max_stages > 0 ? std::min(opt_.heuristics.max_stages, L_) : L_;
     std::vector<char> track(S, 0);
     std::vector<int> max_use(S, 0);
     for (size_t si2 = 0; si2 < S; ++si2) {
@@ -816,37 +860,47 @@ private:
       min_opt_gpus = std::min(min_opt_gpus, o.gpus);
     }
     std::map<std::vector<int>, std::vector<Entry>> memo;
-    std::vector<std::pair<double, double>> p2p_cache(options.size() * options.size() * static_cast<size_t>(L_),
-                                                     {-1.0, 0.0});
-    const int max_stages = opt_.heuristics.max_stages > 0 ? std::min(opt_.heuristics.max_stages, L_) : L_;
+    std::vector<std::pair<double, double>> p2p_cache(
+        options.size() * options.size() * static_cast<size_t>(L_), {-1.0, 0.0});
+    const int max_stages =
+        opt_.heuristics.max_stages > 0 ? std::min(opt_.heuristics.max_stages, L_) : L_;
 
     // Lower bounds for the layers a partial plan does not cover, per layer over every kind:
     // compute time (a stage's c is at least its straggler's F + B, at least the fastest kind's)
     // and D x tp x $/GPU-hour x (F + B) (a stage's rate x c is at least that of its cheapest
     // replica kind per unit of work, times D); and the least rate of a stage (D x the cheapest
     // replica). pre_*[l]: layers before l; suf_*[l]: layers from l on.
-    std::vector<double> pre_fb(static_cast<size_t>(L_) + 1, 0), pre_w(static_cast<size_t>(L_) + 1, 0);
-    std::vector<double> suf_fb(static_cast<size_t>(L_) + 1, 0), suf_w(static_cast<size_t>(L_) + 1, 0);
+    std::vector<double> pre_fb(static_cast<size_t>(L_) + 1, 0),
+        pre_w(static_cast<size_t>(L_) + 1, 0);
+    std::vector<double> suf_fb(static_cast<size_t>(L_) + 1, 0),
+        suf_w(static_cast<size_t>(L_) + 1, 0);
     double min_rate = std::numeric_limits<double>::infinity();
-    for (const auto& kd : kinds) min_rate = std::min(min_rate, kd.tp * sites_[static_cast<size_t>(kd.site)].price());
+    for (const auto& kd : kinds)
+      min_rate = std::min(min_rate, kd.tp * sites_[static_cast<size_t>(kd.site)].price());
     min_rate *= D;
     {
-      std::vector<double> lf(static_cast<size_t>(L_), std::numeric_limits<double>::infinity()), lw = lf;
+      std::vector<double> lf(static_cast<size_t>(L_), std::numeric_limits<double>::infinity()),
+          lw = lf;
       for (const auto& kd : kinds) {
         const KindTable& t = tables[static_cast<size_t>(kd.table)];
         for (int j = 0; j < L_; ++j) {
           lf[static_cast<size_t>(j)] = std::min(lf[static_cast<size_t>(j)], t.at(t.fb, j, j));
-          lw[static_cast<size_t>(j)] = std::min(lw[static_cast<size_t>(j)],
-                                                kd.tp * sites_[static_cast<size_t>(kd.site)].price() * t.at(t.fb, j, j));
+          lw[static_cast<size_t>(j)] =
+              std::min(lw[static_cast<size_t>(j)],
+                       kd.tp * sites_[static_cast<size_t>(kd.site)].price() * t.at(t.fb, j, j));
         }
       }
       for (int j = 0; j < L_; ++j) {
-        pre_fb[static_cast<size_t>(j) + 1] = pre_fb[static_cast<size_t>(j)] + lf[static_cast<size_t>(j)];
-        pre_w[static_cast<size_t>(j) + 1] = pre_w[static_cast<size_t>(j)] + D * lw[static_cast<size_t>(j)];
+        pre_fb[static_cast<size_t>(j) + 1] =
+            pre_fb[static_cast<size_t>(j)] + lf[static_cast<size_t>(j)];
+        pre_w[static_cast<size_t>(j) + 1] =
+            pre_w[static_cast<size_t>(j)] + D * lw[static_cast<size_t>(j)];
       }
       for (int j = L_ - 1; j >= 0; --j) {
-        suf_fb[static_cast<size_t>(j)] = suf_fb[static_cast<size_t>(j) + 1] + lf[static_cast<size_t>(j)];
-        suf_w[static_cast<size_t>(j)] = suf_w[static_cast<size_t>(j) + 1] + D * lw[static_cast<size_t>(j)];
+        suf_fb[static_cast<size_t>(j)] =
+            suf_fb[static_cast<size_t>(j) + 1] + lf[static_cast<size_t>(j)];
+        suf_w[static_cast<size_t>(j)] =
+            suf_w[static_cast<size_t>(j) + 1] + D * lw[static_cast<size_t>(j)];
       }
     }
     // Whether every completion of partial figures (max c, sum c, max x, rate, rate x c summed,
@@ -855,7 +909,8 @@ private:
     // + rate x (sum c + max x). Relaxed by 1e-12 against rounding.
     auto bounded = [&](double mc, double sc, double mx, double rate, double work, double egress) {
       const double t_lb = (M - 1) * mc + sc + mx;
-      const double c_lb = ((M - 1) * std::max(rate * mc, work) + rate * (sc + mx)) / 3600.0 + egress;
+      const double c_lb =
+          ((M - 1) * std::max(rate * mc, work) + rate * (sc + mx)) / 3600.0 + egress;
       return known.prunes(t_lb * (1 - 1e-12), c_lb * (1 - 1e-12));
     };
 
@@ -882,24 +937,29 @@ private:
       // One degree can take a minute on large scenarios: honour a cancel every 256 new states.
       if ((++new_states & 255) == 0 && stop()) throw Cancelled();
       std::vector<Entry> set;
-      std::vector<Entry> pool;  // every combination of this state, before dominance
+      std::vector<Entry> pool;   // every combination of this state, before dominance
       const int r_max = L_ - k;  // leave k - 1 layers for the stages after this one
       const int r_min = k == 1 ? L_ - 1 : l;
       for (size_t oi = 0; oi < options.size(); ++oi) {
         const StageOption& o = options[oi];
         bool room = true;
-        for (size_t s = 0; s < S; ++s) room = room && (!track[s] || used[s] + o.use[s] <= sites_[s].capacity);
+        for (size_t s = 0; s < S; ++s)
+          room = room && (!track[s] || used[s] + o.use[s] <= sites_[s].capacity);
         // The k - 1 stages after this one take at least the smallest option's GPUs each.
-        if (opt_.max_gpus && used[S] + o.gpus + (k - 1) * min_opt_gpus > *opt_.max_gpus) room = false;
+        if (opt_.max_gpus && used[S] + o.gpus + (k - 1) * min_opt_gpus > *opt_.max_gpus)
+          room = false;
         if (!room) continue;
         // Incoming boundary from the previous stage (its last layer is l - 1): depends on
         // (previous option, option, l) only, cached.
         double t_in = 0, egress_in = 0;
         if (prev >= 0) {
-          const size_t ck = (static_cast<size_t>(prev) * options.size() + oi) * static_cast<size_t>(L_) + static_cast<size_t>(l);
+          const size_t ck =
+              (static_cast<size_t>(prev) * options.size() + oi) * static_cast<size_t>(L_) +
+              static_cast<size_t>(l);
           if (p2p_cache[ck].first < 0) {
             const StageOption& po = options[static_cast<size_t>(prev)];
-            const KindTable& pt = tables[static_cast<size_t>(kinds[static_cast<size_t>(po.replicas[0])].table)];
+            const KindTable& pt =
+                tables[static_cast<size_t>(kinds[static_cast<size_t>(po.replicas[0])].table)];
             const double msg = pt.out_elements[static_cast<size_t>(l - 1)] * b * e;
             std::map<std::pair<int, int>, std::pair<double, double>> seen;
             double tt = 0, eg = 0;
@@ -911,7 +971,8 @@ private:
                 const Kind& a = kinds[static_cast<size_t>(ka)];
                 const Kind& c = kinds[static_cast<size_t>(kc)];
                 const double t = std::max(p2p(a, c, msg), p2p(c, a, msg));
-                const double g = msg * M / 1e9 * (egressBetween(a.site, c.site) + egressBetween(c.site, a.site));
+                const double g =
+                    msg * M / 1e9 * (egressBetween(a.site, c.site) + egressBetween(c.site, a.site));
                 it = seen.emplace(std::make_pair(ka, kc), std::make_pair(t, g)).first;
               }
               tt = std::max(tt, it->second.first);
@@ -934,8 +995,9 @@ private:
             const KindTable& t = tables[static_cast<size_t>(kd.table)];
             fb = std::max(fb, t.at(t.fb, l, r));
             const Site& site = sites_[static_cast<size_t>(kd.site)];
-            const double mem = replicaMemoryBytes(t.at(t.params, l, r), t.at(t.act, l, r), t.at(t.maxact, l, r), b,
-                                                  std::min(k, M), job_, *site.gpu);
+            const double mem =
+                replicaMemoryBytes(t.at(t.params, l, r), t.at(t.act, l, r), t.at(t.maxact, l, r), b,
+                                   std::min(k, M), job_, *site.gpu);
             fits = fits && mem <= static_cast<double>(site.gpu->memory_bytes);
           }
           if (!fits && opt_.heuristics.h2_oom_pruning) continue;
@@ -949,8 +1011,10 @@ private:
             const double c0 = fb + 2 * t_in;
             const double s_fb = suf_fb[static_cast<size_t>(r) + 1];
             const double s_mc = k > 1 ? s_fb / (k - 1) : 0.0;
-            if (bounded(std::max({c0, s_mc, p_mc}), c0 + s_fb + p_fb, si.x, o.rate + (k - 1) * min_rate + p_rate,
-                        o.rate * c0 + suf_w[static_cast<size_t>(r) + 1] + p_w, si.egress + egress_in))
+            if (bounded(std::max({c0, s_mc, p_mc}), c0 + s_fb + p_fb, si.x,
+                        o.rate + (k - 1) * min_rate + p_rate,
+                        o.rate * c0 + suf_w[static_cast<size_t>(r) + 1] + p_w,
+                        si.egress + egress_in))
               continue;
           }
           auto combine = [&](const Summary* child, const std::vector<Entry>* cset, int cidx) {
@@ -973,7 +1037,8 @@ private:
             // at least (M - 1) max c + sum c + max x, and its cost at least rate x that + egress.
             const double t_lb = (M - 1) * en.s.maxc + en.s.sumc + en.s.maxx;
             if (opt_.min_iterations_per_s && t_lb * *opt_.min_iterations_per_s > 1.0) return;
-            if (opt_.max_usd_per_iteration && en.s.rate * t_lb / 3600.0 + en.s.egress > *opt_.max_usd_per_iteration)
+            if (opt_.max_usd_per_iteration &&
+                en.s.rate * t_lb / 3600.0 + en.s.egress > *opt_.max_usd_per_iteration)
               return;
             if (opt_.max_gpus && en.s.gpus > *opt_.max_gpus) return;
             en.option = static_cast<int>(oi);
@@ -1003,8 +1068,9 @@ private:
         auto t_lb = [&](const Entry& x) { return (M - 1) * x.s.maxc + x.s.sumc + x.s.maxx; };
         auto c_lb = [&](const Entry& x) { return x.s.rate * t_lb(x) / 3600.0 + x.s.egress; };
         auto tie = [](const Entry& a, const Entry& b2) {
-          return std::tie(a.s.maxc, a.s.sumc, a.s.rate, a.s.egress, a.option, a.last_layer, a.child_index) <
-                 std::tie(b2.s.maxc, b2.s.sumc, b2.s.rate, b2.s.egress, b2.option, b2.last_layer, b2.child_index);
+          return std::tie(a.s.maxc, a.s.sumc, a.s.rate, a.s.egress, a.option, a.last_layer,
+                          a.child_index) < std::tie(b2.s.maxc, b2.s.sumc, b2.s.rate, b2.s.egress,
+                                                    b2.option, b2.last_layer, b2.child_index);
         };
         const bool cost_first = opt_.objective == Objective::Cost;
         auto sweep = [&](bool by_cost, size_t limit) {
@@ -1015,7 +1081,8 @@ private:
           for (const auto& en : pool) {
             if (set.size() >= limit) break;
             bool dominated = false;
-            for (const auto& x : set) dominated = dominated || dominates(x.s, en.s, dims) || dominates(en.s, x.s, dims);
+            for (const auto& x : set)
+              dominated = dominated || dominates(x.s, en.s, dims) || dominates(en.s, x.s, dims);
             if (!dominated) set.push_back(en);
           }
         };
@@ -1028,8 +1095,9 @@ private:
       }
       // Deterministic order inside a set.
       std::sort(set.begin(), set.end(), [](const Entry& a, const Entry& b2) {
-        return std::tie(a.s.maxc, a.s.sumc, a.s.maxx, a.s.rate, a.s.egress, a.option, a.last_layer) <
-               std::tie(b2.s.maxc, b2.s.sumc, b2.s.maxx, b2.s.rate, b2.s.egress, b2.option, b2.last_layer);
+        return std::tie(a.s.maxc, a.s.sumc, a.s.maxx, a.s.rate, a.s.egress, a.option,
+                        a.last_layer) < std::tie(b2.s.maxc, b2.s.sumc, b2.s.maxx, b2.s.rate,
+                                                 b2.s.egress, b2.option, b2.last_layer);
       });
       return memo.emplace(std::move(key), std::move(set)).first->second;
     };
@@ -1061,7 +1129,8 @@ private:
           st.last_layer = cur->last_layer;
           for (int kidx : options[static_cast<size_t>(cur->option)].replicas) {
             const Kind& kd = kinds[static_cast<size_t>(kidx)];
-            st.replicas.push_back({sites_[static_cast<size_t>(kd.site)].gpu_type, kd.tp, std::to_string(kd.site)});
+            st.replicas.push_back(
+                {sites_[static_cast<size_t>(kd.site)].gpu_type, kd.tp, std::to_string(kd.site)});
           }
           c.plan.stages.push_back(std::move(st));
           first = cur->last_layer + 1;
@@ -1072,7 +1141,8 @@ private:
       }
       // The plans of this depth bound the deeper ones (partial plans computed under the weaker
       // bound stay valid: the bound only tightens).
-      for (size_t i = found_before; i < found.size(); ++i) known.add(knownKey(found[i]), found[i].iteration_s, found[i].usd);
+      for (size_t i = found_before; i < found.size(); ++i)
+        known.add(knownKey(found[i]), found[i].iteration_s, found[i].usd);
     }
   }
 
@@ -1087,12 +1157,12 @@ private:
   std::set<std::string> unsupported_;
   std::vector<std::vector<ResolvedLink>> links_;  // [GPUs sending at once][site x site]
   std::vector<ResolvedLink> node_links_;          // per site: the fabric inside its nodes
-  std::vector<double> egress_;       // site x site, USD per GB
+  std::vector<double> egress_;                    // site x site, USD per GB
   double egressBetween(int a, int b) const {
     return egress_[static_cast<size_t>(a) * sites_.size() + static_cast<size_t>(b)];
   }
 
-public:
+ public:
   // Replaces site indices in replica zones by zones, filling each site's cheapest zones first,
   // in stage order (a replica stays inside one zone). Returns false when it cannot.
   bool place(Plan& plan) const {
@@ -1169,7 +1239,8 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
       {"max_usd_per_hour", options.max_usd_per_hour},
       {"min_iterations_per_s", options.min_iterations_per_s}};
   for (const auto& [name, v] : limits)
-    if (v && !(*v > 0 && std::isfinite(*v))) throw InputError(name, toText(*v), "a positive number");
+    if (v && !(*v > 0 && std::isfinite(*v)))
+      throw InputError(name, toText(*v), "a positive number");
   auto checkCancel = [&] {
     if (cancel && cancel->cancelled()) throw Cancelled();
   };
@@ -1180,11 +1251,13 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
     for (const auto& t : search.unsupported()) types += (types.empty() ? "" : ", ") + t;
     const std::string p = precisionName(job.precision);
     if (search.totalGpus() == 0) {
-      result.no_plan_reason = "no GPU of the scenario has " + p + " arithmetic (its GPU types: " + types +
+      result.no_plan_reason = "no GPU of the scenario has " + p +
+                              " arithmetic (its GPU types: " + types +
                               "; an fp16 job can use them)";
       return result;
     }
-    result.notes.push_back("left out " + types + ": no " + p + " arithmetic (an fp16 job can use them)");
+    result.notes.push_back("left out " + types + ": no " + p +
+                           " arithmetic (an fp16 job can use them)");
   }
   if (search.totalGpus() == 0) {
     result.no_plan_reason = "the scenario has no GPUs (every pool's count is 0)";
@@ -1198,8 +1271,8 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
 
   // One task per microbatch size, in parallel; results merged in a fixed order. The search
   // takes the first 90 % of the progress; placing and simulating the chosen plans the rest.
-  const int threads = options.threads > 0 ? options.threads
-                                          : std::max(1u, std::thread::hardware_concurrency());
+  const int threads =
+      options.threads > 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::vector<Candidate>> per_b(bs.size());
   std::vector<long> compared(bs.size(), 0);
   constexpr double kSearchShare = 0.9;
@@ -1225,7 +1298,8 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
     }
   };
   std::vector<std::thread> pool;
-  for (int t = 0; t < std::min<int>(threads, static_cast<int>(bs.size())); ++t) pool.emplace_back(worker);
+  for (int t = 0; t < std::min<int>(threads, static_cast<int>(bs.size())); ++t)
+    pool.emplace_back(worker);
   for (auto& t : pool) t.join();
   if (failure) std::rethrow_exception(failure);
   checkCancel();
@@ -1237,8 +1311,10 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
   }
   // A plan can be found more than once (a seed the search also finds, a degree searched with
   // and without cost figures): keep one of each.
-  std::sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) { return a.key < b.key; });
-  all.erase(std::unique(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) { return a.key == b.key; }),
+  std::sort(all.begin(), all.end(),
+            [](const Candidate& a, const Candidate& b) { return a.key < b.key; });
+  all.erase(std::unique(all.begin(), all.end(),
+                        [](const Candidate& a, const Candidate& b) { return a.key == b.key; }),
             all.end());
   if (all.empty()) {
     std::ostringstream why;
@@ -1254,37 +1330,51 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
     // The search without constraints tells a constraint from memory; it reports progress in
     // the remaining share and honours the cancel token.
     auto relaxedProgress = [&](double f, const std::string& step) {
-      bar.at(kSearchShare + (1.0 - kSearchShare) * 0.99 * f, "no plan meets the constraints; without them: " + step);
+      bar.at(kSearchShare + (1.0 - kSearchShare) * 0.99 * f,
+             "no plan meets the constraints; without them: " + step);
     };
-    if (constrained && !planSearch(scenario, job, catalog, profiles, relaxed,
-                                   progress ? ProgressSink(relaxedProgress) : ProgressSink(), cancel)
-                            .best.empty()) {
+    if (constrained &&
+        !planSearch(scenario, job, catalog, profiles, relaxed,
+                    progress ? ProgressSink(relaxedProgress) : ProgressSink(), cancel)
+             .best.empty()) {
       why << "plans fit in memory, but none meets the constraints (";
       std::string sep;
-      if (options.max_usd_per_iteration) why << sep << "cost per iteration <= " << *options.max_usd_per_iteration, sep = ", ";
-      if (options.max_usd_per_hour) why << sep << "cost per hour <= " << *options.max_usd_per_hour, sep = ", ";
-      if (options.min_iterations_per_s) why << sep << "throughput >= " << *options.min_iterations_per_s << " it/s", sep = ", ";
-      if (options.max_gpus) why << sep << "at most " << *options.max_gpus << (*options.max_gpus == 1 ? " GPU" : " GPUs"), sep = ", ";
+      if (options.max_usd_per_iteration)
+        why << sep << "cost per iteration <= " << *options.max_usd_per_iteration, sep = ", ";
+      if (options.max_usd_per_hour)
+        why << sep << "cost per hour <= " << *options.max_usd_per_hour, sep = ", ";
+      if (options.min_iterations_per_s)
+        why << sep << "throughput >= " << *options.min_iterations_per_s << " it/s", sep = ", ";
+      if (options.max_gpus)
+        why << sep << "at most " << *options.max_gpus
+            << (*options.max_gpus == 1 ? " GPU" : " GPUs"),
+            sep = ", ";
       why << ")";
     } else {
       const int layers = catalog.model(job.model, "job.model").numPlanLayers();
-      why << "no plan fits in memory: " << job.model << " with global batch " << job.global_batch_size
+      why << "no plan fits in memory: " << job.model << " with global batch "
+          << job.global_batch_size
           << " does not fit on the scenario's GPUs at any pipeline depth up to "
           << (options.heuristics.max_stages > 0 ? options.heuristics.max_stages : layers)
           << " stages and tp within a node";
       // What could make it fit, as far as the job and the search limits go.
       std::vector<std::string> levers;
-      if (job.recompute == Recompute::None) levers.push_back("full activation recomputation (the job's recompute)");
+      if (job.recompute == Recompute::None)
+        levers.push_back("full activation recomputation (the job's recompute)");
       if (options.heuristics.max_stages > 0 && options.heuristics.max_stages < layers)
         levers.push_back("deeper pipelines (a higher max_stages)");
-      for (size_t i = 0; i < levers.size(); ++i) why << (i == 0 ? "; it may fit with " : " or ") << levers[i];
+      for (size_t i = 0; i < levers.size(); ++i)
+        why << (i == 0 ? "; it may fit with " : " or ") << levers[i];
     }
     result.no_plan_reason = why.str();
-    result.search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    result.search_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     bar.at(1.0, "no plan");
     return result;
   }
-  std::sort(all.begin(), all.end(), [&](const Candidate& a, const Candidate& b) { return better(a, b, options.objective); });
+  std::sort(all.begin(), all.end(), [&](const Candidate& a, const Candidate& b) {
+    return better(a, b, options.objective);
+  });
 
   // Place replicas in zones (H6 priced them at the region's cheapest zone) and evaluate the
   // placed plan with the planning model again: constraints are checked and plans ranked on the
@@ -1299,9 +1389,11 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
     c.iteration_s = m->iteration_s;
     c.usd = m->usd_per_iteration;
     c.usd_per_hour = m->usd_per_hour;
-    if (options.max_usd_per_iteration && c.usd > *options.max_usd_per_iteration) return std::nullopt;
+    if (options.max_usd_per_iteration && c.usd > *options.max_usd_per_iteration)
+      return std::nullopt;
     if (options.max_usd_per_hour && c.usd_per_hour > *options.max_usd_per_hour) return std::nullopt;
-    if (options.min_iterations_per_s && 1.0 / c.iteration_s < *options.min_iterations_per_s) return std::nullopt;
+    if (options.min_iterations_per_s && 1.0 / c.iteration_s < *options.min_iterations_per_s)
+      return std::nullopt;
     if (options.max_gpus && m->gpus > *options.max_gpus) return std::nullopt;
     c.key = planKey(c.plan);
     return c;
@@ -1309,9 +1401,11 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
   // The constraints by the simulator's figures (with rank_by_simulator).
   auto meetsSimulated = [&](const Prediction& pr) {
     if (!pr.fits) return false;
-    if (options.max_usd_per_iteration && pr.usd_per_iteration > *options.max_usd_per_iteration) return false;
+    if (options.max_usd_per_iteration && pr.usd_per_iteration > *options.max_usd_per_iteration)
+      return false;
     if (options.max_usd_per_hour && pr.usd_per_hour > *options.max_usd_per_hour) return false;
-    if (options.min_iterations_per_s && pr.iterations_per_s < *options.min_iterations_per_s) return false;
+    if (options.min_iterations_per_s && pr.iterations_per_s < *options.min_iterations_per_s)
+      return false;
     return true;
   };
   SimulatorOptions figures_only = options.simulator;
@@ -1322,7 +1416,8 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
     pp.plan = c.plan;
     pp.model_iteration_s = c.iteration_s;
     pp.model_usd_per_iteration = c.usd;
-    pp.prediction = simulate(pp.plan, scenario, job, catalog, profiles, timeline ? options.simulator : figures_only);
+    pp.prediction = simulate(pp.plan, scenario, job, catalog, profiles,
+                             timeline ? options.simulator : figures_only);
     return pp;
   };
   const size_t window = placementWindow(options.top_k, options.heuristics.h6_region_pools);
@@ -1333,12 +1428,15 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
     if (placed.size() >= window) break;
     if (auto p = place(c)) placed.push_back(std::move(*p));
   }
-  std::sort(placed.begin(), placed.end(), [&](const Candidate& a, const Candidate& b) { return better(a, b, options.objective); });
+  std::sort(placed.begin(), placed.end(), [&](const Candidate& a, const Candidate& b) {
+    return better(a, b, options.objective);
+  });
   const double simulate_start = kSearchShare + (post_end - kSearchShare) / 2;
   if (!options.rank_by_simulator) {
     for (const auto& c : placed) {
       if (static_cast<int>(result.best.size()) >= options.top_k) break;
-      bar.at(simulate_start + (post_end - simulate_start) * static_cast<double>(result.best.size()) / options.top_k,
+      bar.at(simulate_start + (post_end - simulate_start) *
+                                  static_cast<double>(result.best.size()) / options.top_k,
              "simulating plan " + std::to_string(result.best.size() + 1));
       result.best.push_back(finish(c));
     }
@@ -1351,21 +1449,26 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
     // own figures too.
     std::vector<PlannedPlan> sims;
     for (size_t i = 0; i < placed.size(); ++i) {
-      bar.at(simulate_start + (post_end - simulate_start) * static_cast<double>(i) / static_cast<double>(placed.size()),
+      bar.at(simulate_start + (post_end - simulate_start) * static_cast<double>(i) /
+                                  static_cast<double>(placed.size()),
              "simulating plan " + std::to_string(i + 1) + " of " + std::to_string(placed.size()));
       PlannedPlan pp = finish(placed[i], false);  // figures only; the chosen ones again below
       if (meetsSimulated(pp.prediction)) sims.push_back(std::move(pp));
     }
     // Stable: equal simulated figures keep the planning model's order.
     std::stable_sort(sims.begin(), sims.end(), [&](const PlannedPlan& a, const PlannedPlan& b) {
-      return compareFigures(a.prediction.iteration_s, a.prediction.usd_per_iteration, b.prediction.iteration_s,
-                            b.prediction.usd_per_iteration, options.objective) < 0;
+      return compareFigures(a.prediction.iteration_s, a.prediction.usd_per_iteration,
+                            b.prediction.iteration_s, b.prediction.usd_per_iteration,
+                            options.objective) < 0;
     });
-    if (sims.size() > static_cast<size_t>(options.top_k)) sims.resize(static_cast<size_t>(options.top_k));
-    for (auto& pp : sims) pp.prediction = simulate(pp.plan, scenario, job, catalog, profiles, options.simulator);
+    if (sims.size() > static_cast<size_t>(options.top_k))
+      sims.resize(static_cast<size_t>(options.top_k));
+    for (auto& pp : sims)
+      pp.prediction = simulate(pp.plan, scenario, job, catalog, profiles, options.simulator);
     result.best = std::move(sims);
     if (result.best.empty() && !placed.empty())
-      result.no_plan_reason = "plans meet the constraints by the planning model but none by the simulator";
+      result.no_plan_reason =
+          "plans meet the constraints by the planning model but none by the simulator";
   }
   if (result.best.empty() && result.no_plan_reason.empty())
     result.no_plan_reason = "no candidate could be placed in zones within the constraints";
@@ -1375,7 +1478,9 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
     std::vector<const Candidate*> order;
     for (const auto& c : all) order.push_back(&c);
     std::sort(order.begin(), order.end(), [](const Candidate* a, const Candidate* b) {
-      return a->usd != b->usd ? a->usd < b->usd : (a->iteration_s != b->iteration_s ? a->iteration_s < b->iteration_s : a->key < b->key);
+      return a->usd != b->usd ? a->usd < b->usd
+                              : (a->iteration_s != b->iteration_s ? a->iteration_s < b->iteration_s
+                                                                  : a->key < b->key);
     });
     bar.at(0.95, "placing the Pareto frontier in zones");
     std::vector<Candidate> pts;
@@ -1386,7 +1491,9 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
         if (auto p = place(*c)) pts.push_back(std::move(*p));
       }
     std::sort(pts.begin(), pts.end(), [](const Candidate& a, const Candidate& b) {
-      return a.usd != b.usd ? a.usd < b.usd : (a.iteration_s != b.iteration_s ? a.iteration_s < b.iteration_s : a.key < b.key);
+      return a.usd != b.usd
+                 ? a.usd < b.usd
+                 : (a.iteration_s != b.iteration_s ? a.iteration_s < b.iteration_s : a.key < b.key);
     });
     double best_t = std::numeric_limits<double>::infinity();
     for (size_t i = 0; i < pts.size(); ++i)
@@ -1401,13 +1508,15 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
       // the simulator ranked first belongs to the frontier it is plotted with.
       std::vector<PlannedPlan> all_pts = result.pareto;
       for (const auto& b : result.best)
-        if (std::none_of(all_pts.begin(), all_pts.end(), [&](const PlannedPlan& x) { return x.plan == b.plan; }))
+        if (std::none_of(all_pts.begin(), all_pts.end(),
+                         [&](const PlannedPlan& x) { return x.plan == b.plan; }))
           all_pts.push_back(b);
-      std::stable_sort(all_pts.begin(), all_pts.end(), [](const PlannedPlan& a, const PlannedPlan& b) {
-        if (a.prediction.usd_per_iteration != b.prediction.usd_per_iteration)
-          return a.prediction.usd_per_iteration < b.prediction.usd_per_iteration;
-        return a.prediction.iteration_s < b.prediction.iteration_s;
-      });
+      std::stable_sort(all_pts.begin(), all_pts.end(),
+                       [](const PlannedPlan& a, const PlannedPlan& b) {
+                         if (a.prediction.usd_per_iteration != b.prediction.usd_per_iteration)
+                           return a.prediction.usd_per_iteration < b.prediction.usd_per_iteration;
+                         return a.prediction.iteration_s < b.prediction.iteration_s;
+                       });
       result.pareto.clear();
       double front = std::numeric_limits<double>::infinity();
       for (auto& x : all_pts)
@@ -1418,7 +1527,8 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
     }
   }
   bar.at(1.0, "done");
-  result.search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  result.search_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;
 }
 
@@ -1488,8 +1598,9 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
         for (const auto& m : mem) out_elements[static_cast<size_t>(s)].push_back(m.output_elements);
       // The search's tiedSeconds: the last of several stages, over its own site's link.
       if (s == P - 1 && P >= 2 && mem.back().shared_with_embedding > 0)
-        tied = std::max(tied, ringAllReduceSeconds(linkOf({r.zone, r.gpu_type, r.zone, r.gpu_type, r.tp}),
-                                                   mem.back().shared_with_embedding * 4.0, 2, r.tp, sim));
+        tied = std::max(tied,
+                        ringAllReduceSeconds(linkOf({r.zone, r.gpu_type, r.zone, r.gpu_type, r.tp}),
+                                             mem.back().shared_with_embedding * 4.0, 2, r.tp, sim));
       if (D < 2) continue;
       const Replica& y = st.replicas[(j + 1) % st.replicas.size()];
       const ResolvedLink& link = linkOf({r.zone, r.gpu_type, y.zone, y.gpu_type, r.tp});
@@ -1503,18 +1614,21 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
   for (int s = 1; s < P; ++s) {
     const Stage& a = plan.stages[static_cast<size_t>(s) - 1];
     const Stage& c = plan.stages[static_cast<size_t>(s)];
-    const double msg = out_elements[static_cast<size_t>(s) - 1][static_cast<size_t>(a.last_layer)] * b * e;
+    const double msg =
+        out_elements[static_cast<size_t>(s) - 1][static_cast<size_t>(a.last_layer)] * b * e;
     double t = 0;
     for (size_t j = 0; j < c.replicas.size(); ++j) {
       const Replica& ra = a.replicas[j % a.replicas.size()];
       const Replica& rc = c.replicas[j];
       const int streams = boundaryStreams(ra.tp, rc.tp);
-      t = std::max({t,
-                    boundaryTransferSeconds(linkOf({ra.zone, ra.gpu_type, rc.zone, rc.gpu_type, streams}),
-                                            sc.intraNodeLink(rc.gpu_type, cat), msg, streams, false),
-                    boundaryTransferSeconds(linkOf({rc.zone, rc.gpu_type, ra.zone, ra.gpu_type, streams}),
-                                            sc.intraNodeLink(ra.gpu_type, cat), msg, streams, false)});
-      egress += msg * M / 1e9 * (sc.egressUsdPerGb(ra.zone, rc.zone) + sc.egressUsdPerGb(rc.zone, ra.zone));
+      t = std::max(
+          {t,
+           boundaryTransferSeconds(linkOf({ra.zone, ra.gpu_type, rc.zone, rc.gpu_type, streams}),
+                                   sc.intraNodeLink(rc.gpu_type, cat), msg, streams, false),
+           boundaryTransferSeconds(linkOf({rc.zone, rc.gpu_type, ra.zone, ra.gpu_type, streams}),
+                                   sc.intraNodeLink(ra.gpu_type, cat), msg, streams, false)});
+      egress += msg * M / 1e9 *
+                (sc.egressUsdPerGb(ra.zone, rc.zone) + sc.egressUsdPerGb(rc.zone, ra.zone));
     }
     boundary[static_cast<size_t>(s)] = t;
   }

@@ -15,7 +15,8 @@ PriceSheet PriceSheet::load(const std::string& path) {
     ju::requireArray(rows, "gpu_prices");
     for (size_t i = 0; i < rows.size(); ++i) {
       const std::string p = "gpu_prices[" + std::to_string(i) + "]";
-      sheet.rows_.push_back({ju::getString(rows[i], "region", p), ju::getString(rows[i], "gpu_type", p),
+      sheet.rows_.push_back({ju::getString(rows[i], "region", p),
+                             ju::getString(rows[i], "gpu_type", p),
                              ju::getNonNegative(rows[i], "usd_per_gpu_hour", p)});
     }
   } catch (const InputError& e) {
@@ -24,7 +25,8 @@ PriceSheet PriceSheet::load(const std::string& path) {
   return sheet;
 }
 
-std::optional<double> PriceSheet::usdPerGpuHour(const std::string& region, const std::string& gpu) const {
+std::optional<double> PriceSheet::usdPerGpuHour(const std::string& region,
+                                                const std::string& gpu) const {
   for (const auto& r : rows_)
     if (r.region == region && r.gpu_type == gpu) return r.usd_per_gpu_hour;
   return std::nullopt;

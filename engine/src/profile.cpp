@@ -36,7 +36,9 @@ void ProfileSet::add(std::shared_ptr<const ProfileSource> source) {
 //   working_bytes    = the block's activation_bytes without recomputation
 // The memory model's transient term (twice the largest layer's working set, replicaMemoryBytes
 // in simulator.cpp) then covers the recomputed block while its gradients are formed.
-static bool isBlock(size_t l, size_t layers) { return l > 0 && l + 1 < layers; }
+static bool isBlock(size_t l, size_t layers) {
+  return l > 0 && l + 1 < layers;
+}
 
 Sourced<std::vector<LayerTiming>> ProfileSet::timings(const ProfileKey& key, const Job& job) const {
   for (const auto& s : sources_)
@@ -50,10 +52,12 @@ Sourced<std::vector<LayerTiming>> ProfileSet::timings(const ProfileKey& key, con
                    "a profile source covering it (add --profiles or the analytic source)");
 }
 
-Sourced<double> ProfileSet::optimizerSecondsPerParameter(const ProfileKey& key, const Job& job) const {
+Sourced<double> ProfileSet::optimizerSecondsPerParameter(const ProfileKey& key,
+                                                         const Job& job) const {
   for (const auto& s : sources_)
     if (auto t = s->optimizerSecondsPerParameter(key, job)) return {*t, s->name()};
-  throw InputError("profiles", "no optimizer step for " + keyText(key), "a profile source covering it");
+  throw InputError("profiles", "no optimizer step for " + keyText(key),
+                   "a profile source covering it");
 }
 
 Sourced<std::vector<LayerMemory>> ProfileSet::memory(const std::string& model, int tp,
@@ -64,7 +68,8 @@ Sourced<std::vector<LayerMemory>> ProfileSet::memory(const std::string& model, i
         LayerMemory& lm = (*m)[l];
         lm.working_bytes = lm.activation_bytes;
         if (job.recompute == Recompute::Full && isBlock(l, m->size()))
-          lm.activation_bytes = std::min(lm.activation_bytes, (*m)[l - 1].output_elements * job.activationBytesPerElement());
+          lm.activation_bytes = std::min(
+              lm.activation_bytes, (*m)[l - 1].output_elements * job.activationBytesPerElement());
       }
       return {std::move(*m), s->name()};
     }
@@ -76,7 +81,9 @@ Sourced<std::vector<LayerMemory>> ProfileSet::memory(const std::string& model, i
 
 std::shared_ptr<NativeProfile> NativeProfile::fromJson(const json& j, const Catalog& catalog,
                                                        const std::string& name) {
-  ju::rejectUnknownKeys(j, {"format", "model", "gpu_type", "precision", "sequence_length", "measured_by", "runs"}, "");
+  ju::rejectUnknownKeys(
+      j, {"format", "model", "gpu_type", "precision", "sequence_length", "measured_by", "runs"},
+      "");
   const std::string format = ju::getString(j, "format", "");
   if (format != "sailor-studio-profile/1")
     throw InputError("format", "\"" + format + "\"", "\"sailor-studio-profile/1\"");
@@ -96,31 +103,37 @@ std::shared_ptr<NativeProfile> NativeProfile::fromJson(const json& j, const Cata
   for (size_t i = 0; i < runs.size(); ++i) {
     const std::string path = "runs[" + std::to_string(i) + "]";
     const json& r = runs[i];
-    ju::rejectUnknownKeys(r, {"microbatch_size", "tp", "optimizer_seconds_per_parameter", "layers"}, path);
+    ju::rejectUnknownKeys(r, {"microbatch_size", "tp", "optimizer_seconds_per_parameter", "layers"},
+                          path);
     Run run;
     run.microbatch_size = ju::getInt32(r, "microbatch_size", path, 1);
     run.tp = ju::getInt32(r, "tp", path, 1);
     // Bounds far above any real figure (the largest blocks have ~2e9 parameters and take
     // seconds per microbatch; an optimizer step is nanoseconds per parameter), so that only slips
     // such as 1e308 are refused, which would overflow the predictions.
-    run.optimizer_seconds_per_parameter =
-        ju::getInRange(r, "optimizer_seconds_per_parameter", path, 1e-3, "seconds per parameter from 0 to 0.001");
+    run.optimizer_seconds_per_parameter = ju::getInRange(
+        r, "optimizer_seconds_per_parameter", path, 1e-3, "seconds per parameter from 0 to 0.001");
     const json& layers = ju::require(r, "layers", path);
     ju::requireArray(layers, path + ".layers");
     if (static_cast<int>(layers.size()) != m.numPlanLayers())
-      throw InputError(path + ".layers", std::to_string(layers.size()) + " layers",
-                       std::to_string(m.numPlanLayers()) + " (embedding, blocks, head of " + m.name + ")");
+      throw InputError(
+          path + ".layers", std::to_string(layers.size()) + " layers",
+          std::to_string(m.numPlanLayers()) + " (embedding, blocks, head of " + m.name + ")");
     bool has_memory = true;
     for (size_t l = 0; l < layers.size(); ++l) {
       const std::string lp = path + ".layers[" + std::to_string(l) + "]";
-      ju::rejectUnknownKeys(layers[l], {"forward_s", "backward_s", "params", "activation_bytes", "output_elements"}, lp);
-      run.timings.push_back({ju::getInRange(layers[l], "forward_s", lp, 3600, "seconds from 0 to 3600"),
-                             ju::getInRange(layers[l], "backward_s", lp, 3600, "seconds from 0 to 3600")});
+      ju::rejectUnknownKeys(
+          layers[l], {"forward_s", "backward_s", "params", "activation_bytes", "output_elements"},
+          lp);
+      run.timings.push_back(
+          {ju::getInRange(layers[l], "forward_s", lp, 3600, "seconds from 0 to 3600"),
+           ju::getInRange(layers[l], "backward_s", lp, 3600, "seconds from 0 to 3600")});
       if (layers[l].contains("params") && layers[l].contains("activation_bytes") &&
           layers[l].contains("output_elements")) {
-        run.memory.push_back({ju::getInRange(layers[l], "params", lp, 1e12, "a count from 0 to 1e12"),
-                              ju::getInRange(layers[l], "activation_bytes", lp, 1e13, "bytes from 0 to 1e13"),
-                              ju::getInRange(layers[l], "output_elements", lp, 1e12, "a count from 0 to 1e12")});
+        run.memory.push_back(
+            {ju::getInRange(layers[l], "params", lp, 1e12, "a count from 0 to 1e12"),
+             ju::getInRange(layers[l], "activation_bytes", lp, 1e13, "bytes from 0 to 1e13"),
+             ju::getInRange(layers[l], "output_elements", lp, 1e12, "a count from 0 to 1e12")});
       } else {
         has_memory = false;
       }
@@ -128,18 +141,21 @@ std::shared_ptr<NativeProfile> NativeProfile::fromJson(const json& j, const Cata
     if (!has_memory) run.memory.clear();
     // The format's head holds its output matrix (docs/formats.md); tied models share it.
     if (!run.memory.empty() && m.tied_embeddings)
-      run.memory.back().shared_with_embedding = static_cast<double>(m.vocab_size) * m.hidden_size / run.tp;
+      run.memory.back().shared_with_embedding =
+          static_cast<double>(m.vocab_size) * m.hidden_size / run.tp;
     for (const auto& other : p->runs)
       if (other.microbatch_size == run.microbatch_size && other.tp == run.tp)
-        throw InputError(path, "microbatch " + std::to_string(run.microbatch_size) + ", tp " +
-                                   std::to_string(run.tp) + " twice",
+        throw InputError(path,
+                         "microbatch " + std::to_string(run.microbatch_size) + ", tp " +
+                             std::to_string(run.tp) + " twice",
                          "one run per (microbatch size, tp)");
     p->runs.push_back(std::move(run));
   }
   return p;
 }
 
-std::shared_ptr<NativeProfile> NativeProfile::load(const std::string& path, const Catalog& catalog) {
+std::shared_ptr<NativeProfile> NativeProfile::load(const std::string& path,
+                                                   const Catalog& catalog) {
   json j = ju::readFile(path);
   try {
     return fromJson(j, catalog, path);
@@ -177,7 +193,8 @@ json NativeProfile::toJson() const {
 
 std::optional<std::vector<LayerTiming>> NativeProfile::timings(const ProfileKey& key,
                                                                const Job& job) const {
-  if (key.model != model || key.gpu_type != gpu_type || job.precision != precision) return std::nullopt;
+  if (key.model != model || key.gpu_type != gpu_type || job.precision != precision)
+    return std::nullopt;
   if (sequence_length && *sequence_length != job.sequence_length) return std::nullopt;
   for (const auto& r : runs)
     if (r.microbatch_size == key.microbatch_size && r.tp == key.tp) return r.timings;
@@ -186,7 +203,8 @@ std::optional<std::vector<LayerTiming>> NativeProfile::timings(const ProfileKey&
 
 std::optional<double> NativeProfile::optimizerSecondsPerParameter(const ProfileKey& key,
                                                                   const Job& job) const {
-  if (key.model != model || key.gpu_type != gpu_type || job.precision != precision) return std::nullopt;
+  if (key.model != model || key.gpu_type != gpu_type || job.precision != precision)
+    return std::nullopt;
   for (const auto& r : runs)
     if (r.tp == key.tp) return r.optimizer_seconds_per_parameter;
   return std::nullopt;
@@ -246,7 +264,8 @@ std::shared_ptr<SailorProfile> SailorProfile::fromJson(const json& profiles, con
             const json& v = li.value();
             if (layer >= static_cast<int>(n) || !v.is_array() || v.size() < 3 ||
                 !v[0].is_number() || !v[1].is_number() || !v[2].is_number())
-              throw InputError(tpath + "." + li.key(), ju::describe(v), "[fwd_s, bwd_s, update_s] for layers 0..n-1");
+              throw InputError(tpath + "." + li.key(), ju::describe(v),
+                               "[fwd_s, bwd_s, update_s] for layers 0..n-1");
             e.timings[static_cast<size_t>(layer)] = {v[0].get<double>(), v[1].get<double>()};
             e.update_s = v[2].get<double>();
           }
@@ -268,9 +287,10 @@ std::shared_ptr<SailorProfile> SailorProfile::fromJson(const json& profiles, con
           throw InputError(tpath, "layer " + li.key(), "layers numbered 0..n-1");
         const std::string lp = tpath + "." + li.key();
         // act_mem_floats are 4-byte units measured with fp32 activations at microbatch 1.
-        layers[static_cast<size_t>(layer)] = {ju::getNonNegative(li.value(), "params_floats", lp),
-                                              4.0 * ju::getNonNegative(li.value(), "act_mem_floats", lp),
-                                              ju::getNonNegative(li.value(), "act_output_floats", lp)};
+        layers[static_cast<size_t>(layer)] = {
+            ju::getNonNegative(li.value(), "params_floats", lp),
+            4.0 * ju::getNonNegative(li.value(), "act_mem_floats", lp),
+            ju::getNonNegative(li.value(), "act_output_floats", lp)};
       }
       p->memory_[{model, tp}] = std::move(layers);
     }
@@ -323,15 +343,17 @@ void SailorProfile::adoptCatalogConventions(const Catalog& catalog) {
     LayerMemory& emb = layers.front();
     LayerMemory& head = layers.back();
     const double h = m->hidden_size;
-    const double positions =
-        m->position_embedding == PositionEmbedding::Learned ? static_cast<double>(m->max_position_embeddings) * h : 0.0;
+    const double positions = m->position_embedding == PositionEmbedding::Learned
+                                 ? static_cast<double>(m->max_position_embeddings) * h
+                                 : 0.0;
     const double word = std::max(0.0, emb.params - positions);
     if (head.params < 0.25 * word) {
       head.params += word;
       head.shared_with_embedding = word;
       if (tp == 1)
         adjustments_.push_back(m->name + ": the head's output matrix is tied to the embedding (" +
-                               std::to_string(static_cast<long long>(word)) + " parameters at tp 1)");
+                               std::to_string(static_cast<long long>(word)) +
+                               " parameters at tp 1)");
     } else {
       head.shared_with_embedding = m->tied_embeddings ? std::min(word, head.params) : 0.0;
     }
@@ -423,8 +445,10 @@ std::optional<std::vector<LayerTiming>> SailorProfile::scaledTimings(const Profi
     if (below->timings.size() != above->timings.size()) return std::nullopt;
     const double w = (b - b_below) / static_cast<double>(b_above - b_below);
     for (size_t l = 0; l < below->timings.size(); ++l)
-      out.push_back({below->timings[l].forward_s + w * (above->timings[l].forward_s - below->timings[l].forward_s),
-                     below->timings[l].backward_s + w * (above->timings[l].backward_s - below->timings[l].backward_s)});
+      out.push_back({below->timings[l].forward_s +
+                         w * (above->timings[l].forward_s - below->timings[l].forward_s),
+                     below->timings[l].backward_s +
+                         w * (above->timings[l].backward_s - below->timings[l].backward_s)});
   } else if (below) {
     const double f = b / b_below;
     for (const auto& l : below->timings) out.push_back({l.forward_s * f, l.backward_s * f});
@@ -531,11 +555,15 @@ std::optional<std::vector<LayerTiming>> AnalyticProfile::timings(const ProfileKe
   const double b = key.microbatch_size;
   const double t = key.tp;
   const double ar_bytes = b * job.sequence_length * m->hidden_size * static_cast<double>(e);
-  const double ar_s = key.tp > 1 ? 2.0 * (t - 1) / t * ar_bytes / (g->intra_node_bandwidth_gb_per_s * 1e9) + 10e-6 : 0.0;
+  const double ar_s =
+      key.tp > 1 ? 2.0 * (t - 1) / t * ar_bytes / (g->intra_node_bandwidth_gb_per_s * 1e9) + 10e-6
+                 : 0.0;
   std::vector<LayerTiming> out;
   for (const auto& l : layers) {
-    const double compute = std::max(b * l.forward_flops / flops_per_s, b * l.forward_bytes / bytes_per_s);
-    const double kernels = (l.kind == LayerKind::Block ? kKernelsPerBlockForward : 4.0) * kKernelLatencySeconds;
+    const double compute =
+        std::max(b * l.forward_flops / flops_per_s, b * l.forward_bytes / bytes_per_s);
+    const double kernels =
+        (l.kind == LayerKind::Block ? kKernelsPerBlockForward : 4.0) * kKernelLatencySeconds;
     const double ars = (l.kind == LayerKind::Block ? 2.0 : 1.0) * ar_s;
     out.push_back({compute + kernels + ars, 2.0 * compute + 2.0 * kernels + ars});
   }
@@ -559,7 +587,8 @@ std::optional<std::vector<LayerMemory>> AnalyticProfile::memory(const std::strin
   std::vector<LayerMemory> out;
   for (const auto& l : deriveLayers(*m, job.sequence_length, tp, job.activationBytesPerElement()))
     out.push_back({l.params, l.activation_bytes, l.output_elements});
-  if (m->tied_embeddings) out.back().shared_with_embedding = static_cast<double>(m->vocab_size) * m->hidden_size / tp;
+  if (m->tied_embeddings)
+    out.back().shared_with_embedding = static_cast<double>(m->vocab_size) * m->hidden_size / tp;
   return out;
 }
 

@@ -65,7 +65,8 @@ static int gpuCountKey(const std::string& key, const std::string& path) {
 static SailorReference loadUnchecked(const std::string& dir, const Catalog& catalog) {
   SailorReference ref;
   if (!fs::is_directory(dir))
-    throw InputError("--reference", "\"" + dir + "\"", "a directory in SAILOR's layout (profiles/, network/, cluster/)");
+    throw InputError("--reference", "\"" + dir + "\"",
+                     "a directory in SAILOR's layout (profiles/, network/, cluster/)");
   ref.profiles = SailorProfile::load(dir + "/profiles/simulator_profiles.json",
                                      dir + "/profiles/llm_info.json", catalog);
   std::set<std::string> zones;
@@ -88,8 +89,8 @@ static SailorReference loadUnchecked(const std::string& dir, const Catalog& cata
                 // ones copy another pair's fit); the engine derives them from each type's own
                 // link instead (Scenario::link, rule 2).
                 if (g1.key() != g2.key()) continue;
-                const std::string path = net + ": " + z1.key() + "." + g1.key() + "." + c1.key() + "." +
-                                         z2.key() + "." + g2.key();
+                const std::string path = net + ": " + z1.key() + "." + g1.key() + "." + c1.key() +
+                                         "." + z2.key() + "." + g2.key();
                 LinkEntry e;
                 e.from_zone = z1.key();
                 e.to_zone = z2.key();
@@ -127,7 +128,8 @@ static SailorReference loadUnchecked(const std::string& dir, const Catalog& cata
         zones.insert(a.key());
         zones.insert(b.key());
         if (!b.value().is_number() || b.value().get<double>() < 0)
-          throw InputError(egress + ": " + a.key() + "." + b.key(), ju::describe(b.value()), "a price >= 0");
+          throw InputError(egress + ": " + a.key() + "." + b.key(), ju::describe(b.value()),
+                           "a price >= 0");
         ref.egress_usd_per_gb[{a.key(), b.key()}] = b.value().get<double>();
       }
   }
@@ -136,7 +138,8 @@ static SailorReference loadUnchecked(const std::string& dir, const Catalog& cata
     json j = ju::readFile(cluster);
     for (auto it = j.begin(); it != j.end(); ++it)
       if (it.value().is_object() && it.value().contains("gpus_per_node"))
-        ref.gpus_per_node[it.key()] = ju::getInt32(it.value(), "gpus_per_node", cluster + ": " + it.key(), 1);
+        ref.gpus_per_node[it.key()] =
+            ju::getInt32(it.value(), "gpus_per_node", cluster + ": " + it.key(), 1);
   }
   const std::string quotas = dir + "/cluster/quotas.json";
   if (fs::exists(quotas)) {
@@ -144,7 +147,8 @@ static SailorReference loadUnchecked(const std::string& dir, const Catalog& cata
     for (auto g = j.begin(); g != j.end(); ++g)
       for (auto z = g.value().begin(); z != g.value().end(); ++z) {
         if (!z.value().is_number_integer() || z.value().get<int>() < 0)
-          throw InputError(quotas + ": " + g.key() + "." + z.key(), ju::describe(z.value()), "a count >= 0");
+          throw InputError(quotas + ": " + g.key() + "." + z.key(), ju::describe(z.value()),
+                           "a count >= 0");
         ref.quotas[{g.key(), z.key()}] = z.value().get<int>();
         zones.insert(z.key());
       }
@@ -160,7 +164,8 @@ Scenario SailorReference::scenario(std::vector<Pool> pools, const Catalog& catal
   for (const auto& p : pools) all.insert(p.zone);
   for (const auto& z : all) {
     const std::string region = regionOfZone(z);
-    auto it = std::find_if(s.regions.begin(), s.regions.end(), [&](const Region& r) { return r.name == region; });
+    auto it = std::find_if(s.regions.begin(), s.regions.end(),
+                           [&](const Region& r) { return r.name == region; });
     if (it == s.regions.end()) s.regions.push_back({region, continentOfRegion(region), {z}});
     else it->zones.push_back(z);
   }
@@ -215,7 +220,8 @@ std::vector<TraceRow> loadTrace(const std::string& path, const Catalog& catalog)
         columns.push_back(static_cast<int>(i));
       }
       if (sites.empty())
-        throw InputError(path + ": header", "no <gpu>_<zone> columns", "columns such as A100-40_us-central1-a");
+        throw InputError(path + ": header", "no <gpu>_<zone> columns",
+                         "columns such as A100-40_us-central1-a");
       continue;
     }
     TraceRow row;
@@ -223,12 +229,14 @@ std::vector<TraceRow> loadTrace(const std::string& path, const Catalog& catalog)
     row.sites = sites;
     for (size_t k = 0; k < columns.size(); ++k) {
       const size_t c = static_cast<size_t>(columns[k]);
-      const std::string field = path + ": line " + std::to_string(line_no) + ", column " + sites[k].first + "_" + sites[k].second;
+      const std::string field = path + ": line " + std::to_string(line_no) + ", column " +
+                                sites[k].first + "_" + sites[k].second;
       if (c >= cells.size()) throw InputError(field, "nothing", "a GPU count");
       try {
         size_t used = 0;
         const double v = std::stod(cells[c], &used);
-        if (used != cells[c].size() || v < 0 || std::floor(v) != v) throw std::invalid_argument("count");
+        if (used != cells[c].size() || v < 0 || std::floor(v) != v)
+          throw std::invalid_argument("count");
         row.counts.push_back(static_cast<int>(v));
       } catch (const std::exception&) {
         throw InputError(field, "\"" + cells[c] + "\"", "a non-negative integer");
@@ -266,7 +274,8 @@ static std::vector<MeasuredPoint> loadMeasuredPointsUnchecked(const std::string&
              {"precision", ju::getStringOr(pj, "precision", p, "fp32")},
              {"optimizer", ju::getStringOr(pj, "optimizer", p, "adam")}};
     // SAILOR's runs and profiles use sequence length 2048 (the format's convention when absent).
-    job["sequence_length"] = pj.contains("sequence_length") ? ju::getInt(pj, "sequence_length", p, 1) : 2048;
+    job["sequence_length"] =
+        pj.contains("sequence_length") ? ju::getInt(pj, "sequence_length", p, 1) : 2048;
     try {
       mp.job = Job::fromJson(job, catalog);
     } catch (const InputError& e) {
@@ -298,13 +307,15 @@ static std::vector<MeasuredPoint> loadMeasuredPointsUnchecked(const std::string&
       ju::requireArray(reps[s], rsp);
       if (reps[s].empty()) throw InputError(rsp, "[]", "at least one replica");
       for (size_t r = 0; r < reps[s].size(); ++r) {
-        const std::string rp = p + ".replicas_per_stage[" + std::to_string(s) + "][" + std::to_string(r) + "]";
+        const std::string rp =
+            p + ".replicas_per_stage[" + std::to_string(s) + "][" + std::to_string(r) + "]";
         Replica rep;
-        rep.gpu_type = catalog.gpu(ju::getString(reps[s][r], "gpu_type", rp), rp + ".gpu_type").name;
+        rep.gpu_type =
+            catalog.gpu(ju::getString(reps[s][r], "gpu_type", rp), rp + ".gpu_type").name;
         rep.tp = ju::getInt32(reps[s][r], "tp", rp, 1);
         rep.zone = ju::getString(reps[s][r], "zone", rp);
         const int gpn = ju::getInt32Or(reps[s][r], "gpus_per_node", rp, 1,
-                                                      catalog.gpu(rep.gpu_type, rp).gpus_per_node);
+                                       catalog.gpu(rep.gpu_type, rp).gpus_per_node);
         Pool& pool = pools[{rep.zone, rep.gpu_type}];
         pool.zone = rep.zone;
         pool.gpu_type = rep.gpu_type;
@@ -349,7 +360,8 @@ Plan toPlanLayers(const Plan& plan, const ModelSpec& model, int sailor_layers) {
     st.first_layer = std::min(st.first_layer, head);
     st.last_layer = last ? head : std::min(st.last_layer, head - 1);
     if (st.last_layer < st.first_layer)
-      throw InputError("stages[" + std::to_string(s) + "]", "only SAILOR's final-norm layer " + std::to_string(head),
+      throw InputError("stages[" + std::to_string(s) + "]",
+                       "only SAILOR's final-norm layer " + std::to_string(head),
                        "a stage with a block, the embedding or the head (" + model.name +
                            "'s final norm is part of the head here)");
   }
@@ -372,8 +384,9 @@ Plan toPlanLayers(const Plan& plan, const ModelSpec& model, int sailor_layers) {
 //   T_iter = T_pp + T_sync (no overlap).
 // The optimizer step is our per-parameter figure times the replica's parameters (SAILOR's
 // update time of its profiled mini-model differs by milliseconds).
-SailorModelPrediction sailorPublishedModel(const Plan& plan, const Scenario& scenario, const Job& job,
-                                           const Catalog& catalog, const ProfileSet& profiles) {
+SailorModelPrediction sailorPublishedModel(const Plan& plan, const Scenario& scenario,
+                                           const Job& job, const Catalog& catalog,
+                                           const ProfileSet& profiles) {
   plan.validate(job, catalog, scenario);
   const ModelSpec& model = catalog.model(job.model, "job.model");
   constexpr double kBytesPerParameter = 24, kConstantBytes = 5.06e9, kBucketBytes = 5e8;
@@ -404,21 +417,24 @@ SailorModelPrediction sailorPublishedModel(const Plan& plan, const Scenario& sce
       x.output = mem[static_cast<size_t>(st.last_layer)].output_elements;
       x.optimizer = profiles.optimizerSecondsPerParameter(key, job).value * x.params;
       update = std::max(update, x.optimizer);
-      out.peak_memory_bytes = std::max(
-          out.peak_memory_bytes, kBytesPerParameter * x.params + b * x.activation * (P - s) + kConstantBytes);
+      out.peak_memory_bytes =
+          std::max(out.peak_memory_bytes,
+                   kBytesPerParameter * x.params + b * x.activation * (P - s) + kConstantBytes);
       reps[static_cast<size_t>(s)].push_back(x);
     }
   }
   LinkResolver linkOf(scenario);
   auto sendSeconds = [&](const Rep& from, const Rep& to, double bytes) {
     if (bytes <= 0) return 0.0;
-    const ResolvedLink& link = linkOf({from.r->zone, from.r->gpu_type, to.r->zone, to.r->gpu_type, from.r->tp});
+    const ResolvedLink& link =
+        linkOf({from.r->zone, from.r->gpu_type, to.r->zone, to.r->gpu_type, from.r->tp});
     return bytes / link.bandwidthBytesPerS(bytes);
   };
   std::vector<double> t(static_cast<size_t>(P), 0.0), comm(static_cast<size_t>(P), 0.0);
   for (int s = 0; s < P; ++s) {
     const auto& a = reps[static_cast<size_t>(s)];
-    for (const Rep& x : a) t[static_cast<size_t>(s)] = std::max(t[static_cast<size_t>(s)], x.seconds);
+    for (const Rep& x : a)
+      t[static_cast<size_t>(s)] = std::max(t[static_cast<size_t>(s)], x.seconds);
     if (s + 1 == P) continue;
     const auto& c = reps[static_cast<size_t>(s) + 1];
     double fwd = 0, bwd = 0;
@@ -455,9 +471,9 @@ SailorModelPrediction sailorPublishedModel(const Plan& plan, const Scenario& sce
   return out;
 }
 
-ValidationReport validatePoints(const std::vector<MeasuredPoint>& points, const SailorReference& reference,
-                                const Catalog& catalog, const SimulatorOptions& options,
-                                bool compare_sailor) {
+ValidationReport validatePoints(const std::vector<MeasuredPoint>& points,
+                                const SailorReference& reference, const Catalog& catalog,
+                                const SimulatorOptions& options, bool compare_sailor) {
   ValidationReport rep;
   ProfileSet profiles;
   profiles.add(reference.profiles);
@@ -467,7 +483,9 @@ ValidationReport validatePoints(const std::vector<MeasuredPoint>& points, const 
   profiles.add(std::make_shared<AnalyticProfile>(catalog));
   // Signed relative error of a prediction against a figure; 0 when the run did not measure it
   // (the row's timeMeasured / memoryMeasured say so).
-  auto error = [](double predicted, double measured) { return measured > 0 ? (predicted - measured) / measured : 0.0; };
+  auto error = [](double predicted, double measured) {
+    return measured > 0 ? (predicted - measured) / measured : 0.0;
+  };
   for (const auto& pt : points) {
     Scenario sc = reference.scenario(pt.pools, catalog);
     ValidationRow row;
@@ -480,7 +498,8 @@ ValidationReport validatePoints(const std::vector<MeasuredPoint>& points, const 
       const Plan plan = toPlanLayers(pt.plan, catalog.model(pt.job.model, "model"),
                                      reference.profiles->sailorLayers(pt.job.model));
       row.prediction = simulate(plan, sc, pt.job, catalog, profiles, options);
-      if (compare_sailor) row.sailor_model = sailorPublishedModel(plan, sc, pt.job, catalog, profiles);
+      if (compare_sailor)
+        row.sailor_model = sailorPublishedModel(plan, sc, pt.job, catalog, profiles);
     } catch (const InputError& e) {
       throw withContext(e, pt.id);
     }
@@ -493,7 +512,8 @@ ValidationReport validatePoints(const std::vector<MeasuredPoint>& points, const 
     for (const MemoryBreakdown& m : row.prediction.memory) {
       const double one_microbatch =
           m.microbatches_in_flight > 0 ? m.activation_bytes / m.microbatches_in_flight : 0.0;
-      row.memory_floor_bytes = std::max(row.memory_floor_bytes, m.model_state_bytes + one_microbatch);
+      row.memory_floor_bytes =
+          std::max(row.memory_floor_bytes, m.model_state_bytes + one_microbatch);
     }
     if (row.sailor_model) {
       row.sailor_time_error = error(row.sailor_model->iteration_s, pt.iteration_s);
@@ -504,8 +524,11 @@ ValidationReport validatePoints(const std::vector<MeasuredPoint>& points, const 
   // Each row's errors go into the overall summaries and its (cluster, model) group's, the
   // figures it did not measure left out.
   auto add = [](ErrorSummary& ours, std::optional<ErrorSummary>& sailor, const ValidationRow& row) {
-    auto measured = [](bool yes, double e) { return yes ? std::optional<double>(e) : std::nullopt; };
-    ours.add(measured(row.timeMeasured(), row.time_error), measured(row.memoryMeasured(), row.memory_error));
+    auto measured = [](bool yes, double e) {
+      return yes ? std::optional<double>(e) : std::nullopt;
+    };
+    ours.add(measured(row.timeMeasured(), row.time_error),
+             measured(row.memoryMeasured(), row.memory_error));
     if (row.sailor_model)
       (sailor ? *sailor : sailor.emplace())
           .add(measured(row.timeMeasured(), row.sailor_time_error),
@@ -563,7 +586,9 @@ json errorsJson(const ErrorSummary& e) {
 }
 
 // A figure, or null when the run did not measure what it is compared with.
-json orNull(bool measured, double v) { return measured ? json(v) : json(nullptr); }
+json orNull(bool measured, double v) {
+  return measured ? json(v) : json(nullptr);
+}
 
 // One entry per (cluster, model): its name, point count and the errors `of` gives for it.
 template <class Of>
@@ -614,14 +639,16 @@ json ValidationReport::toJson() const {
   if (sailor_model) {
     json per = json::array();
     for (const auto& r : rows)
-      per.push_back({{"id", r.id},
-                     {"predicted_iteration_s", r.sailor_model ? r.sailor_model->iteration_s : 0.0},
-                     {"time_error", orNull(r.timeMeasured(), r.sailor_time_error)},
-                     {"predicted_memory_bytes", r.sailor_model ? r.sailor_model->peak_memory_bytes : 0.0},
-                     {"memory_error", orNull(r.memoryMeasured(), r.sailor_memory_error)}});
+      per.push_back(
+          {{"id", r.id},
+           {"predicted_iteration_s", r.sailor_model ? r.sailor_model->iteration_s : 0.0},
+           {"time_error", orNull(r.timeMeasured(), r.sailor_time_error)},
+           {"predicted_memory_bytes", r.sailor_model ? r.sailor_model->peak_memory_bytes : 0.0},
+           {"memory_error", orNull(r.memoryMeasured(), r.sailor_memory_error)}});
     json sm = errorsJson(*sailor_model);
     sm["points"] = per;
-    sm["groups"] = groupsJson(groups, [](const ValidationGroup& g) { return g.sailor_model.value_or(ErrorSummary{}); });
+    sm["groups"] = groupsJson(
+        groups, [](const ValidationGroup& g) { return g.sailor_model.value_or(ErrorSummary{}); });
     out["sailor_model"] = std::move(sm);
   }
   return out;

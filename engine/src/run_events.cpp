@@ -24,22 +24,19 @@ std::string fieldOf(const std::string& path, const std::string& key) {
 // stderr lines).
 std::string text(const json& obj, const std::string& key, const std::string& path) {
   const json& v = ju::require(obj, key, path);
-  if (!v.is_string())
-    throw InputError(fieldOf(path, key), ju::describe(v), "a string");
+  if (!v.is_string()) throw InputError(fieldOf(path, key), ju::describe(v), "a string");
   return v.get<std::string>();
 }
 
 // A finite number, or null read as NaN: how the runtime prints a diverged loss.
 double numberOrNull(const json& obj, const std::string& key, const std::string& path) {
   const json& v = ju::require(obj, key, path);
-  if (v.is_null())
-    return kNaN;
+  if (v.is_null()) return kNaN;
   return ju::getNumber(obj, key, path);
 }
 
 std::optional<int> optionalInt(const json& obj, const std::string& key, const std::string& path) {
-  if (!obj.contains(key) || obj.at(key).is_null())
-    return std::nullopt;
+  if (!obj.contains(key) || obj.at(key).is_null()) return std::nullopt;
   return ju::getInt32(obj, key, path, 0);
 }
 
@@ -186,19 +183,15 @@ RunErrorEvent error(const json& j, const std::string& p) {
 RunFinishedEvent finished(const json& j, const std::string& p) {
   RunFinishedEvent e;
   const std::string status = ju::getString(j, "status", p);
-  if (status == "finished")
-    e.status = RunStatus::Finished;
-  else if (status == "failed")
-    e.status = RunStatus::Failed;
-  else if (status == "stopped")
-    e.status = RunStatus::Stopped;
+  if (status == "finished") e.status = RunStatus::Finished;
+  else if (status == "failed") e.status = RunStatus::Failed;
+  else if (status == "stopped") e.status = RunStatus::Stopped;
   else
     throw InputError(fieldOf(p, "status"), "\"" + status + "\"",
                      "\"finished\", \"failed\" or \"stopped\"");
   e.iterations_done = ju::getInt32(j, "iterations_done", p, 0);
   e.seconds = ju::getNonNegative(j, "seconds", p);
-  if (j.contains("error") && !j.at("error").is_null())
-    e.error = text(j, "error", p);
+  if (j.contains("error") && !j.at("error").is_null()) e.error = text(j, "error", p);
   return e;
 }
 
@@ -225,20 +218,13 @@ RunEvent runEventFromJson(const json& j) {
   // which event was wrong.
   e.run_id = ju::getInt(j, "run_id", kind, 1);
   e.time = ju::getString(j, "time", kind);
-  if (kind == "run_started")
-    e.body = runStarted(j, kind);
-  else if (kind == "warning")
-    e.body = warning(j, kind);
-  else if (kind == "workers_started")
-    e.body = workersStarted(j, kind);
-  else if (kind == "workers_ready")
-    e.body = workersReady(j, kind);
-  else if (kind == "iteration")
-    e.body = iteration(j, kind);
-  else if (kind == "error")
-    e.body = error(j, kind);
-  else if (kind == "finished")
-    e.body = finished(j, kind);
+  if (kind == "run_started") e.body = runStarted(j, kind);
+  else if (kind == "warning") e.body = warning(j, kind);
+  else if (kind == "workers_started") e.body = workersStarted(j, kind);
+  else if (kind == "workers_ready") e.body = workersReady(j, kind);
+  else if (kind == "iteration") e.body = iteration(j, kind);
+  else if (kind == "error") e.body = error(j, kind);
+  else if (kind == "finished") e.body = finished(j, kind);
   else
     throw InputError("event", "\"" + kind + "\"",
                      "one of run_started, warning, workers_started, workers_ready, iteration, "
@@ -252,8 +238,7 @@ RunEvent parseRunEvent(std::string_view line) {
     j = json::parse(line);
   } catch (const json::parse_error& err) {
     std::string shown(line.substr(0, 60));
-    if (line.size() > 60)
-      shown += "...";
+    if (line.size() > 60) shown += "...";
     throw InputError("event line", "\"" + shown + "\" (" + err.what() + ")",
                      "one JSON object per line");
   }
@@ -269,8 +254,8 @@ IterationEvent iterationFromRecord(const IterationRecord& record) {
   const std::string p = "iterations[" + std::to_string(record.iteration) + "].detail";
   ju::requireObject(record.detail, p);
   e.learning_rate = ju::getNumberOr(record.detail, "learning_rate", p, kNaN);
-  e.grad_norm = record.detail.contains("grad_norm") ? numberOrNull(record.detail, "grad_norm", p)
-                                                    : kNaN;
+  e.grad_norm =
+      record.detail.contains("grad_norm") ? numberOrNull(record.detail, "grad_norm", p) : kNaN;
   iterationParts(record.detail, p, e);
   return e;
 }

@@ -50,12 +50,9 @@ RuntimeModel RuntimeModel::fromJson(const json& j, const std::string& path) {
   m.sequence_length = ju::getInt32(j, "sequence_length", path, 1);
   m.tied_embeddings = ju::getBoolOr(j, "tied_embeddings", path, false);
   const std::string norm = ju::getStringOr(j, "norm", path, "layernorm");
-  if (norm == "layernorm")
-    m.norm = NormType::LayerNorm;
-  else if (norm == "rmsnorm")
-    m.norm = NormType::RmsNorm;
-  else
-    throw InputError(path + ".norm", "\"" + norm + "\"", "\"layernorm\" or \"rmsnorm\"");
+  if (norm == "layernorm") m.norm = NormType::LayerNorm;
+  else if (norm == "rmsnorm") m.norm = NormType::RmsNorm;
+  else throw InputError(path + ".norm", "\"" + norm + "\"", "\"layernorm\" or \"rmsnorm\"");
   m.bias = ju::getBoolOr(j, "bias", path, true);
   if (m.hidden_size % m.heads != 0)
     throw InputError(path + ".hidden_size", std::to_string(m.hidden_size),
@@ -71,16 +68,14 @@ json RankPlacement::toJson() const {
 std::vector<int> RunSpec::replicaRanks(int stage, int replica) const {
   std::vector<int> out;
   for (const RankPlacement& r : ranks)
-    if (r.stage == stage && r.replica == replica)
-      out.push_back(r.rank);
+    if (r.stage == stage && r.replica == replica) out.push_back(r.rank);
   return out;
 }
 
 std::vector<int> RunSpec::stageRanks(int stage) const {
   std::vector<int> out;
   for (const RankPlacement& r : ranks)
-    if (r.stage == stage)
-      out.push_back(r.rank);
+    if (r.stage == stage) out.push_back(r.rank);
   return out;
 }
 
@@ -121,8 +116,7 @@ RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
   m.bias = spec.bias;
 
   // The plan against the model.
-  if (plan.stages.empty())
-    throw InputError("stages", "[]", "at least one stage");
+  if (plan.stages.empty()) throw InputError("stages", "[]", "at least one stage");
   if (plan.microbatch_size < 1)
     throw InputError("microbatch_size", std::to_string(plan.microbatch_size), "an integer >= 1");
   int next = 0;
@@ -146,8 +140,7 @@ RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
     for (std::size_t k = 0; k < st.replicas.size(); ++k) {
       const int tp = st.replicas[k].tp;
       const std::string rp = path + ".replicas[" + std::to_string(k) + "].tp";
-      if (tp < 1)
-        throw InputError(rp, std::to_string(tp), "an integer >= 1");
+      if (tp < 1) throw InputError(rp, std::to_string(tp), "an integer >= 1");
       if (m.heads % tp != 0)
         throw InputError(rp, std::to_string(tp),
                          "a divisor of " + spec.name + "'s " + std::to_string(m.heads) + " heads");

@@ -87,8 +87,7 @@ std::string jsonText(const json& j) {
 }
 
 std::string eventKind(const json& event) {
-  if (!event.is_object())
-    return "";
+  if (!event.is_object()) return "";
   auto it = event.find("event");
   return it != event.end() && it->is_string() ? it->get<std::string>() : "";
 }
@@ -98,8 +97,7 @@ class Statement {
  public:
   Statement(sqlite3* db, const std::string& path, const char* sql)
       : db_(db), path_(path), sql_(sql) {
-    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK)
-      fail("preparing");
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) fail("preparing");
   }
   ~Statement() { sqlite3_finalize(stmt_); }
   Statement(const Statement&) = delete;
@@ -119,10 +117,8 @@ class Statement {
   // True while there is a row; false when done.
   bool step() {
     const int rc = sqlite3_step(stmt_);
-    if (rc == SQLITE_ROW)
-      return true;
-    if (rc == SQLITE_DONE)
-      return false;
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
     fail("executing");
   }
   void run() {
@@ -153,8 +149,7 @@ class Statement {
 
  private:
   Statement& check(int rc) {
-    if (rc != SQLITE_OK)
-      fail("binding a value");
+    if (rc != SQLITE_OK) fail("binding a value");
     return *this;
   }
   [[noreturn]] void fail(const char* what) const {
@@ -174,8 +169,7 @@ class Transaction {
     exec("BEGIN IMMEDIATE");
   }
   ~Transaction() {
-    if (!done_)
-      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    if (!done_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
   }
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
@@ -230,14 +224,10 @@ RunRecord readRun(const Statement& s, const std::string& path) {
 
 const char* runStatusName(RunStatus s) {
   switch (s) {
-    case RunStatus::Running:
-      return "running";
-    case RunStatus::Finished:
-      return "finished";
-    case RunStatus::Failed:
-      return "failed";
-    case RunStatus::Stopped:
-      return "stopped";
+    case RunStatus::Running: return "running";
+    case RunStatus::Finished: return "finished";
+    case RunStatus::Failed: return "failed";
+    case RunStatus::Stopped: return "stopped";
   }
   return "unknown";
 }
@@ -245,16 +235,13 @@ const char* runStatusName(RunStatus s) {
 RunStatus runStatusFromName(const std::string& name) {
   for (RunStatus s :
        {RunStatus::Running, RunStatus::Finished, RunStatus::Failed, RunStatus::Stopped})
-    if (name == runStatusName(s))
-      return s;
+    if (name == runStatusName(s)) return s;
   throw InputError("status", "\"" + name + "\"",
                    "\"running\", \"finished\", \"failed\" or \"stopped\"");
 }
 
 json toJson(const RunRecord& r) {
-  auto orNull = [](const std::string& s) {
-    return s.empty() ? json() : json(s);
-  };
+  auto orNull = [](const std::string& s) { return s.empty() ? json() : json(s); };
   return {{"id", r.id},
           {"name", r.name},
           {"status", runStatusName(r.status)},
@@ -272,9 +259,7 @@ json toJson(const RunRecord& r) {
 }
 
 json toJson(const IterationRecord& it) {
-  auto number = [](double v) {
-    return std::isnan(v) ? json() : json(v);
-  };
+  auto number = [](double v) { return std::isnan(v) ? json() : json(v); };
   return {{"iteration", it.iteration},
           {"loss", number(it.loss)},
           {"iteration_seconds", number(it.iteration_seconds)},
@@ -289,8 +274,7 @@ json toJson(const EventRecord& e) {
 RunStore::RunStore(const std::string& path) : path_(path) {
   try {
     const auto parent = std::filesystem::path(path).parent_path();
-    if (!parent.empty())
-      std::filesystem::create_directories(parent);
+    if (!parent.empty()) std::filesystem::create_directories(parent);
   } catch (const std::filesystem::filesystem_error& e) {
     throw StoreError(path + ": cannot create its directory: " + e.code().message());
   }
@@ -309,8 +293,7 @@ RunStore::RunStore(const std::string& path) : path_(path) {
     std::string mode;
     {
       Statement wal(db_, path_, "PRAGMA journal_mode = WAL");
-      if (wal.step())
-        mode = wal.text(0);
+      if (wal.step()) mode = wal.text(0);
     }  // finalized: an unfinished statement would keep the migration from committing
     if (mode != "wal")
       throw StoreError(path_ + ": cannot switch the run store to WAL journal mode (got \"" + mode +
@@ -341,8 +324,7 @@ void RunStore::migrate() {
     Transaction tx(db_, path_);
     // Another process may have migrated between our read and the write lock.
     const int now = userVersion(db_, path_);
-    if (now > from)
-      continue;  // tx rolls back (nothing written)
+    if (now > from) continue;  // tx rolls back (nothing written)
     char* err = nullptr;
     if (sqlite3_exec(db_, kMigrations[from], nullptr, nullptr, &err) != SQLITE_OK) {
       const std::string msg = err ? err : sqlite3_errmsg(db_);
@@ -362,15 +344,13 @@ std::string RunStore::defaultPath() {
     const char* v = std::getenv(name);
     return v ? v : "";
   };
-  if (std::string s = env("SAILOR_RUN_STORE"); !s.empty())
-    return s;
+  if (std::string s = env("SAILOR_RUN_STORE"); !s.empty()) return s;
   // The XDG spec says relative values are invalid and to be ignored.
   if (std::string x = env("XDG_DATA_HOME"); !x.empty() && x.front() == '/')
     return x + "/sailor-studio/runs.sqlite";
   std::string home = env("HOME");
   if (home.empty())
-    if (const passwd* pw = getpwuid(getuid()); pw && pw->pw_dir)
-      home = pw->pw_dir;
+    if (const passwd* pw = getpwuid(getuid()); pw && pw->pw_dir) home = pw->pw_dir;
   if (home.empty())
     throw StoreError("no run store location: set SAILOR_RUN_STORE, XDG_DATA_HOME or HOME");
   return home + "/.local/share/sailor-studio/runs.sqlite";
@@ -409,8 +389,7 @@ std::int64_t RunStore::createRun(const RunRecord& r) {
 void RunStore::requireRun(std::int64_t run_id) const {
   Statement s(db_, path_, "SELECT 1 FROM runs WHERE id = ?1");
   s.bind(1, run_id);
-  if (!s.step())
-    fail("no run " + std::to_string(run_id));
+  if (!s.step()) fail("no run " + std::to_string(run_id));
 }
 
 void RunStore::insertEvent(std::int64_t run_id, const json& event) {
@@ -463,8 +442,7 @@ void RunStore::finishRun(std::int64_t run_id, RunStatus status, const std::strin
   s.bind(1, run_id).bind(2, std::string(runStatusName(status))).bind(3, utcNow());
   s.bindTextOrNull(4, error);
   s.run();
-  if (sqlite3_changes(db_) == 0)
-    fail("no run " + std::to_string(run_id));
+  if (sqlite3_changes(db_) == 0) fail("no run " + std::to_string(run_id));
   tx.commit();
 }
 
@@ -472,8 +450,7 @@ std::vector<RunRecord> RunStore::listRuns() const {
   const std::string sql = std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY id DESC";
   Statement s(db_, path_, sql.c_str());
   std::vector<RunRecord> out;
-  while (s.step())
-    out.push_back(readRun(s, path_));
+  while (s.step()) out.push_back(readRun(s, path_));
   return out;
 }
 
@@ -481,8 +458,7 @@ std::optional<RunRecord> RunStore::run(std::int64_t id) const {
   const std::string sql = std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?1";
   Statement s(db_, path_, sql.c_str());
   s.bind(1, id);
-  if (!s.step())
-    return std::nullopt;
+  if (!s.step()) return std::nullopt;
   return readRun(s, path_);
 }
 

@@ -32,7 +32,8 @@ constexpr double kMaxLatencyS = 10.0;
 constexpr double kMaxEgressUsdPerGb = 1000.0;
 
 static void checkLatency(const LinkModel& m, const std::string& path) {
-  if (m.kind == LinkModel::Kind::LatencyBandwidth && !(m.latency_s >= 0 && m.latency_s <= kMaxLatencyS))
+  if (m.kind == LinkModel::Kind::LatencyBandwidth &&
+      !(m.latency_s >= 0 && m.latency_s <= kMaxLatencyS))
     throw InputError(path + ".latency_s", toText(m.latency_s), "a latency in seconds from 0 to 10");
 }
 
@@ -198,7 +199,8 @@ const LinkEntry* bestEntry(const std::vector<LinkEntry>& links, const std::strin
 
 std::string describeEntry(const LinkEntry& e) {
   std::string s = "link " + e.from_zone + " -> " + e.to_zone;
-  if (e.from_gpu || e.to_gpu) s += " (" + e.from_gpu.value_or("*") + " -> " + e.to_gpu.value_or("*") + ")";
+  if (e.from_gpu || e.to_gpu)
+    s += " (" + e.from_gpu.value_or("*") + " -> " + e.to_gpu.value_or("*") + ")";
   if (e.gpus) s += " x" + std::to_string(*e.gpus);
   return s;
 }
@@ -206,18 +208,22 @@ std::string describeEntry(const LinkEntry& e) {
 
 ResolvedLink Scenario::link(const LinkQuery& q) const {
   // 1. An entry for exactly these GPU types (nearest GPU count, either direction).
-  if (const LinkEntry* e = bestEntry(links, q.from_zone, q.to_zone, q.from_gpu, q.to_gpu, q.gpus, true))
+  if (const LinkEntry* e =
+          bestEntry(links, q.from_zone, q.to_zone, q.from_gpu, q.to_gpu, q.gpus, true))
     return {e->model, std::nullopt, describeEntry(*e)};
   // 2. Two GPU types without an entry of their own: the slower of each type's own link.
   if (q.from_gpu != q.to_gpu) {
-    const LinkEntry* a = bestEntry(links, q.from_zone, q.to_zone, q.from_gpu, q.from_gpu, q.gpus, true);
+    const LinkEntry* a =
+        bestEntry(links, q.from_zone, q.to_zone, q.from_gpu, q.from_gpu, q.gpus, true);
     const LinkEntry* b = bestEntry(links, q.from_zone, q.to_zone, q.to_gpu, q.to_gpu, q.gpus, true);
-    if (a && b) return {a->model, b->model, "slower of " + describeEntry(*a) + " and " + describeEntry(*b)};
+    if (a && b)
+      return {a->model, b->model, "slower of " + describeEntry(*a) + " and " + describeEntry(*b)};
     if (a) return {a->model, std::nullopt, describeEntry(*a)};
     if (b) return {b->model, std::nullopt, describeEntry(*b)};
   }
   // 3. An entry for the zones alone; 4. the default of the zones' relation.
-  if (const LinkEntry* e = bestEntry(links, q.from_zone, q.to_zone, q.from_gpu, q.to_gpu, q.gpus, false))
+  if (const LinkEntry* e =
+          bestEntry(links, q.from_zone, q.to_zone, q.from_gpu, q.to_gpu, q.gpus, false))
     return {e->model, std::nullopt, describeEntry(*e)};
   Relation r = relation(q.from_zone, q.to_zone);
   return {default_links.at(r), std::nullopt, std::string("default ") + relationName(r)};
@@ -264,7 +270,8 @@ void Scenario::validate(const Catalog& catalog) const {
     const std::string path = "regions[" + std::to_string(i) + "]";
     if (regions[i].name.empty()) throw InputError(path + ".name", "\"\"", "a region name");
     if (!region_names.insert(regions[i].name).second)
-      throw InputError(path + ".name", "\"" + regions[i].name + "\"", "a region name not used before");
+      throw InputError(path + ".name", "\"" + regions[i].name + "\"",
+                       "a region name not used before");
     if (regions[i].zones.empty()) throw InputError(path + ".zones", "[]", "at least one zone");
     for (const auto& z : regions[i].zones)
       if (!zones.insert(z).second)
@@ -281,7 +288,8 @@ void Scenario::validate(const Catalog& catalog) const {
     if (!(p.usd_per_gpu_hour >= 0) || !std::isfinite(p.usd_per_gpu_hour))
       throw InputError(path + ".usd_per_gpu_hour", toText(p.usd_per_gpu_hour), "a price >= 0");
     if (p.gpus_per_node && *p.gpus_per_node < 1)
-      throw InputError(path + ".gpus_per_node", std::to_string(*p.gpus_per_node), "an integer >= 1");
+      throw InputError(path + ".gpus_per_node", std::to_string(*p.gpus_per_node),
+                       "an integer >= 1");
     if (!pool_keys.insert({p.zone, p.gpu_type}).second)
       throw InputError(path, p.gpu_type + " in " + p.zone + " twice",
                        "one pool per (zone, GPU type)");
@@ -290,7 +298,8 @@ void Scenario::validate(const Catalog& catalog) const {
     const LinkEntry& l = links[i];
     const std::string path = "network.links[" + std::to_string(i) + "]";
     if (!zones.count(l.from_zone))
-      throw InputError(path + ".from_zone", "\"" + l.from_zone + "\"", "a zone declared in regions");
+      throw InputError(path + ".from_zone", "\"" + l.from_zone + "\"",
+                       "a zone declared in regions");
     if (!zones.count(l.to_zone))
       throw InputError(path + ".to_zone", "\"" + l.to_zone + "\"", "a zone declared in regions");
     if (l.from_gpu.has_value() != l.to_gpu.has_value())
@@ -298,26 +307,33 @@ void Scenario::validate(const Catalog& catalog) const {
                        "from_gpu and to_gpu given together (or neither)");
     if (l.from_gpu) catalog.gpu(*l.from_gpu, path + ".from_gpu");
     if (l.to_gpu) catalog.gpu(*l.to_gpu, path + ".to_gpu");
-    if (l.gpus && *l.gpus < 1) throw InputError(path + ".gpus", std::to_string(*l.gpus), "an integer >= 1");
+    if (l.gpus && *l.gpus < 1)
+      throw InputError(path + ".gpus", std::to_string(*l.gpus), "an integer >= 1");
     checkLatency(l.model, path + ".model");
   }
-  for (const auto& [r, m] : default_links) checkLatency(m, std::string("network.defaults.") + relationName(r));
-  for (const auto& [gpu, m] : intra_node_links) checkLatency(m, "network.intra_node." + gpu + ".model");
-  for (const auto& [r, v] : default_egress_usd_per_gb) checkEgress(v, std::string("egress_usd_per_gb.defaults.") + relationName(r), toText(v));
+  for (const auto& [r, m] : default_links)
+    checkLatency(m, std::string("network.defaults.") + relationName(r));
+  for (const auto& [gpu, m] : intra_node_links)
+    checkLatency(m, "network.intra_node." + gpu + ".model");
+  for (const auto& [r, v] : default_egress_usd_per_gb)
+    checkEgress(v, std::string("egress_usd_per_gb.defaults.") + relationName(r), toText(v));
   for (const auto& [gpu, m] : intra_node_links) catalog.gpu(gpu, "network.intra_node.gpu_type");
   for (const auto& [k, v] : egress_usd_per_gb) {
     if (!zones.count(k.first))
-      throw InputError("egress_usd_per_gb.pairs", "\"" + k.first + "\"", "a zone declared in regions");
+      throw InputError("egress_usd_per_gb.pairs", "\"" + k.first + "\"",
+                       "a zone declared in regions");
     if (!zones.count(k.second))
-      throw InputError("egress_usd_per_gb.pairs", "\"" + k.second + "\"", "a zone declared in regions");
+      throw InputError("egress_usd_per_gb.pairs", "\"" + k.second + "\"",
+                       "a zone declared in regions");
     checkEgress(v, "egress_usd_per_gb.pairs", toText(v) + " from " + k.first + " to " + k.second);
   }
 }
 
 Scenario Scenario::fromJson(const json& j, const Catalog& catalog) {
   Scenario s;
-  ju::rejectUnknownKeys(j, {"name", "description", "regions", "pools", "network",
-                            "egress_usd_per_gb", "job", "objective"},
+  ju::rejectUnknownKeys(j,
+                        {"name", "description", "regions", "pools", "network", "egress_usd_per_gb",
+                         "job", "objective"},
                         "");
   s.name = ju::getStringOr(j, "name", "", "unnamed");
   s.description = ju::getStringOr(j, "description", "", "");
@@ -344,15 +360,15 @@ Scenario Scenario::fromJson(const json& j, const Catalog& catalog) {
   for (size_t i = 0; i < pools.size(); ++i) {
     const std::string path = "pools[" + std::to_string(i) + "]";
     const json& p = pools[i];
-    ju::rejectUnknownKeys(p, {"zone", "gpu_type", "count", "usd_per_gpu_hour", "spot", "gpus_per_node"}, path);
+    ju::rejectUnknownKeys(
+        p, {"zone", "gpu_type", "count", "usd_per_gpu_hour", "spot", "gpus_per_node"}, path);
     Pool pool;
     pool.zone = ju::getString(p, "zone", path);
     pool.gpu_type = ju::getString(p, "gpu_type", path);
     pool.count = ju::getInt32(p, "count", path, 0);
     pool.usd_per_gpu_hour = ju::getNonNegative(p, "usd_per_gpu_hour", path);
     pool.spot = ju::getBoolOr(p, "spot", path, false);
-    if (p.contains("gpus_per_node"))
-      pool.gpus_per_node = ju::getInt32(p, "gpus_per_node", path, 1);
+    if (p.contains("gpus_per_node")) pool.gpus_per_node = ju::getInt32(p, "gpus_per_node", path, 1);
     s.pools.push_back(std::move(pool));
   }
   s.default_links = builtinDefaultLinks();
@@ -371,8 +387,9 @@ Scenario Scenario::fromJson(const json& j, const Catalog& catalog) {
         if (m.contains("kind")) s.default_links[r] = LinkModel::fromJson(m, path);
         else {
           ju::rejectUnknownKeys(m, {"latency_s", "bandwidth_gb_per_s"}, path);
-          s.default_links[r] = LinkModel::latencyBandwidth(ju::getNonNegative(m, "latency_s", path),
-                                                           ju::getPositive(m, "bandwidth_gb_per_s", path));
+          s.default_links[r] =
+              LinkModel::latencyBandwidth(ju::getNonNegative(m, "latency_s", path),
+                                          ju::getPositive(m, "bandwidth_gb_per_s", path));
         }
       }
     }
@@ -381,7 +398,8 @@ Scenario Scenario::fromJson(const json& j, const Catalog& catalog) {
     for (size_t i = 0; i < links.size(); ++i) {
       const std::string path = "network.links[" + std::to_string(i) + "]";
       const json& l = links[i];
-      ju::rejectUnknownKeys(l, {"from_zone", "to_zone", "from_gpu", "to_gpu", "gpus", "model"}, path);
+      ju::rejectUnknownKeys(l, {"from_zone", "to_zone", "from_gpu", "to_gpu", "gpus", "model"},
+                            path);
       LinkEntry e;
       e.from_zone = ju::getString(l, "from_zone", path);
       e.to_zone = ju::getString(l, "to_zone", path);
@@ -399,8 +417,10 @@ Scenario Scenario::fromJson(const json& j, const Catalog& catalog) {
       const std::string gpu = ju::getString(intra[i], "gpu_type", path);
       catalog.gpu(gpu, path + ".gpu_type");
       if (s.intra_node_links.count(gpu))
-        throw InputError(path + ".gpu_type", "\"" + gpu + "\" twice", "one intra-node link per GPU type");
-      s.intra_node_links.emplace(gpu, LinkModel::fromJson(ju::require(intra[i], "model", path), path + ".model"));
+        throw InputError(path + ".gpu_type", "\"" + gpu + "\" twice",
+                         "one intra-node link per GPU type");
+      s.intra_node_links.emplace(
+          gpu, LinkModel::fromJson(ju::require(intra[i], "model", path), path + ".model"));
     }
   }
   s.default_egress_usd_per_gb = builtinDefaultEgress();
@@ -460,7 +480,8 @@ json Scenario::toJson() const {
   j["network"] = {{"defaults", defaults}, {"links", links_j}};
   if (!intra_node_links.empty()) {
     json intra = json::array();
-    for (const auto& [gpu, m] : intra_node_links) intra.push_back({{"gpu_type", gpu}, {"model", m.toJson()}});
+    for (const auto& [gpu, m] : intra_node_links)
+      intra.push_back({{"gpu_type", gpu}, {"model", m.toJson()}});
     j["network"]["intra_node"] = intra;
   }
   json egress_defaults = json::object();

@@ -18,12 +18,12 @@ namespace {
 struct ReplicaData {
   const Replica* replica = nullptr;
   const GpuType* gpu = nullptr;
-  double forward_s = 0;   // per microbatch, sum over the stage's layers
+  double forward_s = 0;  // per microbatch, sum over the stage's layers
   double backward_s = 0;
-  double params = 0;      // held by one GPU
+  double params = 0;  // held by one GPU
   double activation_bytes_per_seq = 0;
   double max_layer_activation_per_seq = 0;
-  double output_elements = 0;   // of the stage's last layer, per sequence
+  double output_elements = 0;  // of the stage's last layer, per sequence
   double optimizer_s_per_param = 0;
   double tied_params = 0;  // head only: parameters tied to the embedding, per GPU
   int gpus_per_node = 1;
@@ -39,7 +39,6 @@ std::string fmtGiB(double bytes) {
   os << bytes / (1024.0 * 1024.0 * 1024.0) << " GiB";
   return os.str();
 }
-
 
 // NOTE [DeepSpeed pipeline schedule]
 // Megatron-DeepSpeed runs DeepSpeed's PipelineEngine TrainSchedule: 2 (m + P - 1) steps per
@@ -80,8 +79,8 @@ std::vector<PipeOp> deepSpeedOps(int P, int s, int M) {
   return ops;
 }
 
-void runDeepSpeedSchedule(const std::vector<StageTimes>& stages, std::vector<TimelineOp>* timeline, int P,
-                          int M, std::vector<double>& free_at, std::vector<double>& busy,
+void runDeepSpeedSchedule(const std::vector<StageTimes>& stages, std::vector<TimelineOp>* timeline,
+                          int P, int M, std::vector<double>& free_at, std::vector<double>& busy,
                           std::vector<double>& comm, std::vector<double>& last_backward) {
   std::vector<std::vector<PipeOp>> ops(static_cast<size_t>(P));
   for (int s = 0; s < P; ++s) ops[static_cast<size_t>(s)] = deepSpeedOps(P, s, M);
@@ -105,7 +104,8 @@ void runDeepSpeedSchedule(const std::vector<StageTimes>& stages, std::vector<Tim
         if (op.kind == PipeOp::Forward || op.kind == PipeOp::Backward) {
           const bool f = op.kind == PipeOp::Forward;
           const double d = f ? st.forward_s : st.backward_s;
-          if (timeline) timeline->push_back({s, op.microbatch, f ? 'F' : 'B', free_at[su], free_at[su] + d});
+          if (timeline)
+            timeline->push_back({s, op.microbatch, f ? 'F' : 'B', free_at[su], free_at[su] + d});
           free_at[su] += d;
           busy[su] += d;
           if (!f) last_backward[su] = free_at[su];
@@ -123,7 +123,8 @@ void runDeepSpeedSchedule(const std::vector<StageTimes>& stages, std::vector<Tim
         // (send_backward_s of the upper stage).
         const bool activation = op.kind == PipeOp::SendAct || op.kind == PipeOp::RecvAct;
         const size_t lower = std::min(su, pu);
-        const double d = activation ? stages[lower].send_forward_s : stages[lower + 1].send_backward_s;
+        const double d =
+            activation ? stages[lower].send_forward_s : stages[lower + 1].send_backward_s;
         const double start = std::max(free_at[su], free_at[pu]);
         if (d > 0 && timeline) {
           timeline->push_back({s, op.microbatch, 'S', start, start + d});
@@ -139,14 +140,15 @@ void runDeepSpeedSchedule(const std::vector<StageTimes>& stages, std::vector<Tim
     }
   }
   for (int s = 0; s < P; ++s)
-    assert(next[static_cast<size_t>(s)] == ops[static_cast<size_t>(s)].size() && "pipeline schedule deadlocked");
+    assert(next[static_cast<size_t>(s)] == ops[static_cast<size_t>(s)].size() &&
+           "pipeline schedule deadlocked");
 }
 
 // Non-blocking alternative: 1F1B order (min(P - s - 1, m) warm-up forwards, then alternate),
 // transfers overlap with compute and only delay the operation that needs their data.
-void runAsync1F1B(const std::vector<StageTimes>& stages, std::vector<TimelineOp>* timeline, int P, int M,
-                  std::vector<double>& free_at, std::vector<double>& busy, std::vector<double>& /*comm*/,
-                  std::vector<double>& last_backward) {
+void runAsync1F1B(const std::vector<StageTimes>& stages, std::vector<TimelineOp>* timeline, int P,
+                  int M, std::vector<double>& free_at, std::vector<double>& busy,
+                  std::vector<double>& /*comm*/, std::vector<double>& last_backward) {
   std::vector<std::vector<std::pair<char, int>>> order(static_cast<size_t>(P));
   for (int s = 0; s < P; ++s) {
     const int warm = std::min(P - s - 1, M);
@@ -158,7 +160,8 @@ void runAsync1F1B(const std::vector<StageTimes>& stages, std::vector<TimelineOp>
       o.emplace_back('B', bi);
     }
   }
-  std::vector<std::vector<double>> fend(static_cast<size_t>(P), std::vector<double>(static_cast<size_t>(M), -1)),
+  std::vector<std::vector<double>> fend(static_cast<size_t>(P),
+                                        std::vector<double>(static_cast<size_t>(M), -1)),
       bend(static_cast<size_t>(P), std::vector<double>(static_cast<size_t>(M), -1));
   std::vector<size_t> next(static_cast<size_t>(P), 0);
   bool progress = true;
@@ -208,7 +211,8 @@ void runAsync1F1B(const std::vector<StageTimes>& stages, std::vector<TimelineOp>
     }
   }
   for (int s = 0; s < P; ++s)
-    assert(next[static_cast<size_t>(s)] == order[static_cast<size_t>(s)].size() && "1F1B schedule deadlocked");
+    assert(next[static_cast<size_t>(s)] == order[static_cast<size_t>(s)].size() &&
+           "1F1B schedule deadlocked");
 }
 
 }  // namespace
@@ -237,7 +241,8 @@ double gradientBucketBytes(double params, const Job& job) {
 double replicaMemoryBytes(double params, double activation_bytes_per_seq,
                           double max_layer_activation_per_seq, int microbatch_size, int in_flight,
                           const Job& job, const GpuType& gpu) {
-  return params * job.stateBytesPerParameter() + activation_bytes_per_seq * microbatch_size * in_flight +
+  return params * job.stateBytesPerParameter() +
+         activation_bytes_per_seq * microbatch_size * in_flight +
          2.0 * max_layer_activation_per_seq * microbatch_size + gradientBucketBytes(params, job) +
          static_cast<double>(gpu.runtime_overhead_bytes);
 }
@@ -265,10 +270,12 @@ double ringAllReduceSeconds(const ResolvedLink& link, double shard_bytes, int D,
   return t / options.collective_efficiency;
 }
 
-int boundaryStreams(int from_tp, int to_tp) { return from_tp == to_tp ? from_tp : 1; }
+int boundaryStreams(int from_tp, int to_tp) {
+  return from_tp == to_tp ? from_tp : 1;
+}
 
-double boundaryTransferSeconds(const ResolvedLink& link, const ResolvedLink& receiver_node, double bytes,
-                               int streams, bool same_node) {
+double boundaryTransferSeconds(const ResolvedLink& link, const ResolvedLink& receiver_node,
+                               double bytes, int streams, bool same_node) {
   if (bytes <= 0) return 0;
   const double piece = bytes / streams;
   // Inside one node each pair of GPUs has its own path; between nodes the pieces share the
@@ -328,10 +335,12 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
       auto opt = profiles.optimizerSecondsPerParameter(key, job);
       if (static_cast<int>(t.value.size()) != model.numPlanLayers() ||
           static_cast<int>(mem.value.size()) != model.numPlanLayers())
-        throw InputError("profiles", t.source + " has " + std::to_string(t.value.size()) +
-                                         " layers for " + model.name,
-                         std::to_string(model.numPlanLayers()) + " plan layers");
-      sources["timings " + r.gpu_type + " mbs " + std::to_string(b) + " tp " + std::to_string(r.tp)] = t.source;
+        throw InputError(
+            "profiles",
+            t.source + " has " + std::to_string(t.value.size()) + " layers for " + model.name,
+            std::to_string(model.numPlanLayers()) + " plan layers");
+      sources["timings " + r.gpu_type + " mbs " + std::to_string(b) + " tp " +
+              std::to_string(r.tp)] = t.source;
       sources["memory " + model.name + " tp " + std::to_string(r.tp)] = mem.source;
       sources["optimizer " + r.gpu_type + " tp " + std::to_string(r.tp)] = opt.source;
       for (int l = st.first_layer; l <= st.last_layer; ++l) {
@@ -347,12 +356,12 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
       // word-embedding matrix; in different stages each keeps a copy (Megatron).
       if (st.first_layer == 0 && st.last_layer == last_layer)
         d.params -= mem.value.back().shared_with_embedding;
-      else if (st.last_layer == last_layer)
-        d.tied_params = mem.value.back().shared_with_embedding;
+      else if (st.last_layer == last_layer) d.tied_params = mem.value.back().shared_with_embedding;
       d.output_elements = mem.value[static_cast<size_t>(st.last_layer)].output_elements;
       d.optimizer_s_per_param = opt.value;
       d.gpus_per_node = scenario.gpusPerNode(r.zone, r.gpu_type, catalog);
-      if (const Pool* pool = scenario.findPool(r.zone, r.gpu_type)) d.usd_per_gpu_hour = pool->usd_per_gpu_hour;
+      if (const Pool* pool = scenario.findPool(r.zone, r.gpu_type))
+        d.usd_per_gpu_hour = pool->usd_per_gpu_hour;
       data[static_cast<size_t>(s)].push_back(d);
     }
   }
@@ -382,7 +391,8 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
   int M = 0;
   std::vector<int> m_stage(static_cast<size_t>(P));
   for (int s = 0; s < P; ++s) {
-    m_stage[static_cast<size_t>(s)] = plan.microbatches(job.global_batch_size, plan.stages[static_cast<size_t>(s)]);
+    m_stage[static_cast<size_t>(s)] =
+        plan.microbatches(job.global_batch_size, plan.stages[static_cast<size_t>(s)]);
     M = std::max(M, m_stage[static_cast<size_t>(s)]);
   }
 
@@ -409,19 +419,20 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
       mb.transient_bytes = 2.0 * d.max_layer_activation_per_seq * b;
       mb.gradient_bucket_bytes = gradientBucketBytes(d.params, job);
       mb.runtime_overhead_bytes = static_cast<double>(d.gpu->runtime_overhead_bytes);
-      mb.total_bytes = mb.model_state_bytes + mb.activation_bytes + mb.transient_bytes + mb.gradient_bucket_bytes +
-                       mb.runtime_overhead_bytes;
+      mb.total_bytes = mb.model_state_bytes + mb.activation_bytes + mb.transient_bytes +
+                       mb.gradient_bucket_bytes + mb.runtime_overhead_bytes;
       assert(std::fabs(mb.total_bytes - replicaMemoryBytes(d.params, d.activation_bytes_per_seq,
                                                            d.max_layer_activation_per_seq, b,
-                                                           mb.microbatches_in_flight, job, *d.gpu)) <=
-             1e-6 * mb.total_bytes);
+                                                           mb.microbatches_in_flight, job,
+                                                           *d.gpu)) <= 1e-6 * mb.total_bytes);
       mb.capacity_bytes = static_cast<double>(d.gpu->memory_bytes);
       if (!mb.fits()) {
         pred.fits = false;
-        pred.out_of_memory.push_back("stage " + std::to_string(s) + " replica " + std::to_string(k) + " (" +
-                                     mb.gpu_type + ", tp " + std::to_string(mb.tp) + ", " + mb.zone + ") needs " +
-                                     fmtGiB(mb.total_bytes) + " of " + fmtGiB(mb.capacity_bytes) + ": over by " +
-                                     fmtGiB(mb.total_bytes - mb.capacity_bytes));
+        pred.out_of_memory.push_back("stage " + std::to_string(s) + " replica " +
+                                     std::to_string(k) + " (" + mb.gpu_type + ", tp " +
+                                     std::to_string(mb.tp) + ", " + mb.zone + ") needs " +
+                                     fmtGiB(mb.total_bytes) + " of " + fmtGiB(mb.capacity_bytes) +
+                                     ": over by " + fmtGiB(mb.total_bytes - mb.capacity_bytes));
       }
       pred.memory.push_back(mb);
     }
@@ -475,7 +486,9 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
       it = in_node.emplace(x.site, scenario.intraNodeLink(x.replica->gpu_type, catalog)).first;
     return it->second;
   };
-  auto sameNode = [](const ReplicaData& x, const ReplicaData& y) { return x.site == y.site && x.node == y.node; };
+  auto sameNode = [](const ReplicaData& x, const ReplicaData& y) {
+    return x.site == y.site && x.node == y.node;
+  };
   // The link from x's node to y's for g GPUs sending at once (the node's fabric when they share
   // a node).
   auto linkBetween = [&](const ReplicaData& x, const ReplicaData& y, int g) -> const ResolvedLink& {
@@ -491,7 +504,9 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
   };
   // GPUs of x's replica whose rings run at once over the link to y: its tp ranks between nodes,
   // one pair of GPUs each inside a node (NOTE [Collective efficiency]).
-  auto ringGpus = [&](const ReplicaData& x, const ReplicaData& y) { return sameNode(x, y) ? 1 : x.replica->tp; };
+  auto ringGpus = [&](const ReplicaData& x, const ReplicaData& y) {
+    return sameNode(x, y) ? 1 : x.replica->tp;
+  };
   // Per boundary s and pair j: seconds of the activation (s -> s+1) and the gradient (back).
   std::vector<std::vector<std::pair<double, double>>> pair_s(static_cast<size_t>(P));
   for (int s = 0; s + 1 < P; ++s) {
@@ -504,8 +519,10 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
       const ReplicaData& y = c[j % c.size()];
       const double msg = x.output_elements * b * e;
       const int streams = boundaryStreams(x.replica->tp, y.replica->tp);
-      const double f = boundaryTransferSeconds(linkBetween(x, y, streams), nodeLink(y), msg, streams, sameNode(x, y));
-      const double g = boundaryTransferSeconds(linkBetween(y, x, streams), nodeLink(x), msg, streams, sameNode(x, y));
+      const double f = boundaryTransferSeconds(linkBetween(x, y, streams), nodeLink(y), msg,
+                                               streams, sameNode(x, y));
+      const double g = boundaryTransferSeconds(linkBetween(y, x, streams), nodeLink(x), msg,
+                                               streams, sameNode(x, y));
       pair_s[static_cast<size_t>(s)].emplace_back(f, g);
       fwd = std::max(fwd, f);
       bwd = std::max(bwd, g);
@@ -541,8 +558,8 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
       for (int s = 0; s < P; ++s) {
         const StageTimes& u = x[static_cast<size_t>(s)];
         const StageTimes& v = y[static_cast<size_t>(s)];
-        if (u.forward_s > v.forward_s || u.backward_s > v.backward_s || u.send_forward_s > v.send_forward_s ||
-            u.send_backward_s > v.send_backward_s)
+        if (u.forward_s > v.forward_s || u.backward_s > v.backward_s ||
+            u.send_forward_s > v.send_forward_s || u.send_backward_s > v.send_backward_s)
           return false;
       }
       return true;
@@ -573,21 +590,25 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
   std::vector<PipelineRun> runs;
   runs.reserve(pipelines.size());
   for (const auto& p : pipelines) {
-    PipelineRun r{std::vector<double>(static_cast<size_t>(P), 0.0), std::vector<double>(static_cast<size_t>(P), 0.0),
-                  std::vector<double>(static_cast<size_t>(P), 0.0), std::vector<double>(static_cast<size_t>(P), 0.0),
+    PipelineRun r{std::vector<double>(static_cast<size_t>(P), 0.0),
+                  std::vector<double>(static_cast<size_t>(P), 0.0),
+                  std::vector<double>(static_cast<size_t>(P), 0.0),
+                  std::vector<double>(static_cast<size_t>(P), 0.0),
                   {}};
     std::vector<TimelineOp>* timeline = options.timeline ? &r.ops : nullptr;
     if (options.schedule == PipelineSchedule::DeepSpeed)
       runDeepSpeedSchedule(p, timeline, P, M, r.free_at, r.busy, r.comm, r.last_backward);
-    else
-      runAsync1F1B(p, timeline, P, M, r.free_at, r.busy, r.comm, r.last_backward);
+    else runAsync1F1B(p, timeline, P, M, r.free_at, r.busy, r.comm, r.last_backward);
     runs.push_back(std::move(r));
   }
   // A stage is done with its microbatches when the last of its pipelines is.
-  auto doneAt = [](const PipelineRun& r, size_t s) { return std::max(r.free_at[s], r.last_backward[s]); };
+  auto doneAt = [](const PipelineRun& r, size_t s) {
+    return std::max(r.free_at[s], r.last_backward[s]);
+  };
   std::vector<double> stage_done(static_cast<size_t>(P), 0.0);
   for (const auto& r : runs)
-    for (size_t s = 0; s < static_cast<size_t>(P); ++s) stage_done[s] = std::max(stage_done[s], doneAt(r, s));
+    for (size_t s = 0; s < static_cast<size_t>(P); ++s)
+      stage_done[s] = std::max(stage_done[s], doneAt(r, s));
 
   // ---- Data-parallel gradient all-reduce per stage (bucketed ring among its replicas; every
   // tp rank all-reduces its shard at once over the node's link), then the optimizer step.
@@ -608,7 +629,8 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
       const ReplicaData& x = first[j % first.size()];
       const double shard = y.tied_params * grad_bytes;
       const int g = ringGpus(y, x);  // every tp rank its shard, at once
-      tied_sync = std::max(tied_sync, ringAllReduceSeconds(linkBetween(y, x, g), shard, 2, g, options));
+      tied_sync =
+          std::max(tied_sync, ringAllReduceSeconds(linkBetween(y, x, g), shard, 2, g, options));
       // A ring of two: each side sends half of the matrix's gradients to the other.
       addEgress(x.replica->zone, y.replica->zone, 0.5 * shard * x.replica->tp);
       addEgress(y.replica->zone, x.replica->zone, 0.5 * shard * y.replica->tp);
@@ -656,7 +678,8 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
   // last, last.
   size_t slowest = 0;
   for (size_t k = 1; k < runs.size(); ++k)
-    if (doneAt(runs[k], static_cast<size_t>(critical)) > doneAt(runs[slowest], static_cast<size_t>(critical)))
+    if (doneAt(runs[k], static_cast<size_t>(critical)) >
+        doneAt(runs[slowest], static_cast<size_t>(critical)))
       slowest = k;
   // NOTE [Breakdown of the busiest stage]: the breakdown is that of the critical pipeline's
   // bottleneck: its stage with the most work (compute, blocking transfers, data-parallel sync,
@@ -668,7 +691,8 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
   size_t cu = static_cast<size_t>(critical);
   double most = -1;
   for (size_t s = 0; s < static_cast<size_t>(P); ++s) {
-    const double work = run.busy[s] + run.comm[s] + pred.stages[s].dp_sync_s + pred.stages[s].optimizer_s;
+    const double work =
+        run.busy[s] + run.comm[s] + pred.stages[s].dp_sync_s + pred.stages[s].optimizer_s;
     pred.stages[s].work_s = work;
     const double tol = 1e-9 * std::max(1.0, most);
     if (work > most + tol || (work > most - tol && stage_end[s] > stage_end[cu])) {
@@ -683,7 +707,9 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
     for (int s = 0; s < P; ++s) {
       const StageTimes& st = pred.stages[static_cast<size_t>(s)];
       const double end = stage_end[static_cast<size_t>(s)];
-      if (st.dp_sync_s > 0) pred.timeline.push_back({s, -1, 'A', end - st.dp_sync_s - st.optimizer_s, end - st.optimizer_s});
+      if (st.dp_sync_s > 0)
+        pred.timeline.push_back(
+            {s, -1, 'A', end - st.dp_sync_s - st.optimizer_s, end - st.optimizer_s});
       pred.timeline.push_back({s, -1, 'O', end - st.optimizer_s, end});
     }
   }
@@ -692,14 +718,16 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
   pred.breakdown.p2p_s = cr.comm[cu];
   pred.breakdown.dp_sync_s = pred.stages[cu].dp_sync_s;
   pred.breakdown.optimizer_s = pred.stages[cu].optimizer_s;
-  pred.breakdown.bubble_s = std::max(0.0, iteration - cr.busy[cu] - cr.comm[cu] - pred.stages[cu].dp_sync_s -
-                                              pred.stages[cu].optimizer_s);
+  pred.breakdown.bubble_s =
+      std::max(0.0, iteration - cr.busy[cu] - cr.comm[cu] - pred.stages[cu].dp_sync_s -
+                        pred.stages[cu].optimizer_s);
   pred.iterations_per_s = iteration > 0 ? 1.0 / iteration : 0;
   pred.tokens_per_s = pred.iterations_per_s * job.global_batch_size * job.sequence_length;
 
   // ---- Cost per iteration: GPUs are rented for the whole iteration.
   for (const auto& reps : data)
-    for (const auto& d : reps) pred.compute_usd += d.usd_per_gpu_hour / 3600.0 * iteration * d.replica->tp;
+    for (const auto& d : reps)
+      pred.compute_usd += d.usd_per_gpu_hour / 3600.0 * iteration * d.replica->tp;
   for (auto& it : egress) {
     it.usd = it.bytes / 1e9 * scenario.egressUsdPerGb(it.from_zone, it.to_zone);
     pred.egress_usd += it.usd;
@@ -730,12 +758,16 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
 json timelineTrace(const Prediction& prediction, const Plan& plan) {
   json events = json::array();
   auto meta = [&](const char* what, int tid, const std::string& name) {
-    events.push_back({{"name", what}, {"ph", "M"}, {"pid", 0}, {"tid", tid}, {"args", {{"name", name}}}});
+    events.push_back(
+        {{"name", what}, {"ph", "M"}, {"pid", 0}, {"tid", tid}, {"args", {{"name", name}}}});
   };
   // Tracks in stage order (not alphabetical): the stage's compute, then its communication lanes.
   auto track = [&](int tid, int sort_index, const std::string& name) {
     meta("thread_name", tid, name);
-    events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 0}, {"tid", tid},
+    events.push_back({{"name", "thread_sort_index"},
+                      {"ph", "M"},
+                      {"pid", 0},
+                      {"tid", tid},
                       {"args", {{"sort_index", sort_index}}}});
   };
   meta("process_name", 0, "critical pipeline");
@@ -743,8 +775,9 @@ json timelineTrace(const Prediction& prediction, const Plan& plan) {
   std::vector<std::string> stage_names;
   for (int s = 0; s < P; ++s) {
     const Stage& st = plan.stages[static_cast<size_t>(s)];
-    stage_names.push_back("stage " + std::to_string(s) + " (layers " + std::to_string(st.first_layer) + "-" +
-                          std::to_string(st.last_layer) + ")");
+    stage_names.push_back("stage " + std::to_string(s) + " (layers " +
+                          std::to_string(st.first_layer) + "-" + std::to_string(st.last_layer) +
+                          ")");
     track(2 * s, 1000 * s, stage_names.back() + " compute");
     track(2 * s + 1, 1000 * s + 1, stage_names.back() + " communication");
   }
@@ -767,7 +800,8 @@ json timelineTrace(const Prediction& prediction, const Plan& plan) {
   // A stage's communication goes on lanes: the first one free when it starts. Under the blocking
   // schedule transfers are serialised on the stage, so one lane; with non-blocking transfers
   // several can be in flight at once (a slow link), and each one beyond the first gets a lane of
-  // its own, since complete events on one track must nest. Extra lanes take thread ids after the 2P tracks.
+  // its own, since complete events on one track must nest. Extra lanes take thread ids after the 2P
+  // tracks.
   std::vector<std::vector<double>> lane_free(static_cast<size_t>(P));  // per stage: lane -> end
   std::vector<std::vector<int>> lane_tid(static_cast<size_t>(P));
   int next_tid = 2 * P;
@@ -775,13 +809,15 @@ json timelineTrace(const Prediction& prediction, const Plan& plan) {
     auto& free = lane_free[static_cast<size_t>(op.stage)];
     auto& tids = lane_tid[static_cast<size_t>(op.stage)];
     size_t lane = 0;
-    while (lane < free.size() && free[lane] > op.start_s + 1e-12 * std::max(1.0, op.start_s)) ++lane;
+    while (lane < free.size() && free[lane] > op.start_s + 1e-12 * std::max(1.0, op.start_s))
+      ++lane;
     if (lane == free.size()) {
       free.push_back(op.end_s);
       tids.push_back(lane == 0 ? 2 * op.stage + 1 : next_tid++);
       if (lane > 0)
         track(tids.back(), 1000 * op.stage + 1 + static_cast<int>(lane),
-              stage_names[static_cast<size_t>(op.stage)] + " communication " + std::to_string(lane + 1));
+              stage_names[static_cast<size_t>(op.stage)] + " communication " +
+                  std::to_string(lane + 1));
     }
     free[lane] = std::max(free[lane], op.end_s);
     return tids[lane];
@@ -795,13 +831,19 @@ json timelineTrace(const Prediction& prediction, const Plan& plan) {
   for (const TimelineOp* o : ordered) {
     const TimelineOp& op = *o;
     const Kind k = kindOf(op.kind);
-    json e{{"name", k.per_microbatch ? std::string(k.label) + " " + std::to_string(op.microbatch) : k.label},
-           {"cat", k.category}, {"ph", "X"}, {"pid", 0}, {"tid", k.communication ? laneOf(op) : 2 * op.stage},
-           {"ts", op.start_s * 1e6}, {"dur", (op.end_s - op.start_s) * 1e6}};
+    json e{{"name", k.per_microbatch ? std::string(k.label) + " " + std::to_string(op.microbatch)
+                                     : k.label},
+           {"cat", k.category},
+           {"ph", "X"},
+           {"pid", 0},
+           {"tid", k.communication ? laneOf(op) : 2 * op.stage},
+           {"ts", op.start_s * 1e6},
+           {"dur", (op.end_s - op.start_s) * 1e6}};
     if (k.per_microbatch) e["args"] = {{"microbatch", op.microbatch}};
     events.push_back(std::move(e));
   }
-  return {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ms"},
+  return {{"traceEvents", std::move(events)},
+          {"displayTimeUnit", "ms"},
           {"otherData", {{"iteration_s", prediction.iteration_s}, {"source", "sailor simulate"}}}};
 }
 
@@ -836,7 +878,8 @@ json Prediction::toJson() const {
                   {"microbatches", s.microbatches}});
   json eg = json::array();
   for (const auto& e : egress)
-    eg.push_back({{"from_zone", e.from_zone}, {"to_zone", e.to_zone}, {"bytes", e.bytes}, {"usd", e.usd}});
+    eg.push_back(
+        {{"from_zone", e.from_zone}, {"to_zone", e.to_zone}, {"bytes", e.bytes}, {"usd", e.usd}});
   json src = json::object();
   for (const auto& [k, v] : sources) src[k] = v;
   return json{{"fits", fits},

@@ -33,8 +33,7 @@ TokenSource TokenSource::synthetic(std::uint64_t seed) {
 
 TokenSource TokenSource::textFile(const std::string& path, std::uint64_t seed) {
   std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw InputError("--data", "\"" + path + "\"", "a readable text file or \"synthetic\"");
+  if (!in) throw InputError("--data", "\"" + path + "\"", "a readable text file or \"synthetic\"");
   std::ostringstream buf;
   buf << in.rdbuf();
   TokenSource s;
@@ -59,8 +58,7 @@ std::vector<std::int64_t> TokenSource::sample(std::int64_t index, int length) co
       throw InputError("sequence_length", std::to_string(length),
                        "at most " + std::to_string(text_.size() - 1) + " for this text");
     const std::size_t start = hash3(seed_, i, 0) % (text_.size() - span + 1);
-    for (std::size_t t = 0; t < span; ++t)
-      out[t] = static_cast<unsigned char>(text_[start + t]);
+    for (std::size_t t = 0; t < span; ++t) out[t] = static_cast<unsigned char>(text_[start + t]);
     return out;
   }
   const std::uint64_t step = hash3(seed_, i, 1) & 1U;

@@ -39,8 +39,7 @@ GroupPtr makeGroup(const c10::intrusive_ptr<c10d::Store>& store, const std::stri
     return c10::make_intrusive<c10d::ProcessGroupNCCL>(prefixed, group_rank, size, options);
   }
 #endif
-  if (backend != "gloo")
-    throw std::runtime_error("backend " + backend + " is not built in");
+  if (backend != "gloo") throw std::runtime_error("backend " + backend + " is not built in");
 #ifdef SAILOR_WITH_GLOO
   auto options = c10d::ProcessGroupGloo::Options::create(timeout);
   options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
@@ -50,8 +49,7 @@ GroupPtr makeGroup(const c10::intrusive_ptr<c10d::Store>& store, const std::stri
   // PyTorch's wheels ship c10d's Gloo header but not Gloo's own headers. A one-process run
   // needs no communication; anything larger needs Gloo (or NCCL).
   (void)timeout;
-  if (size == 1)
-    return {};
+  if (size == 1) return {};
   throw std::runtime_error(
       "backend gloo is not built in (libtorch without Gloo headers; set GLOO_INCLUDE_DIR when "
       "building): use --backend nccl with a GPU per rank, or a one-process plan");
@@ -72,13 +70,11 @@ std::vector<GroupSpec> allGroups(const RunSpec& spec) {
     for (int s = 0; s < stages; ++s) {
       const auto& reps = spec.plan.stages[s].replicas;
       bool same_tp = true;
-      for (const Replica& r : reps)
-        same_tp = same_tp && r.tp == reps[0].tp;
+      for (const Replica& r : reps) same_tp = same_tp && r.tp == reps[0].tp;
       if (same_tp) {
         for (int t = 0; t < reps[0].tp; ++t) {
           std::vector<int> ranks;
-          for (int d = 0; d < spec.data_parallel; ++d)
-            ranks.push_back(spec.replicaRanks(s, d)[t]);
+          for (int d = 0; d < spec.data_parallel; ++d) ranks.push_back(spec.replicaRanks(s, d)[t]);
           groups.push_back({"dp/" + std::to_string(s) + "/" + std::to_string(t), ranks});
         }
       } else {
@@ -87,8 +83,7 @@ std::vector<GroupSpec> allGroups(const RunSpec& spec) {
     }
   if (spec.model.tied_embeddings && stages > 1) {
     std::vector<int> ranks = spec.stageRanks(0);
-    for (int r : spec.stageRanks(stages - 1))
-      ranks.push_back(r);
+    for (int r : spec.stageRanks(stages - 1)) ranks.push_back(r);
     groups.push_back({"embedding", ranks});
   }
   return groups;
@@ -141,8 +136,7 @@ std::string chooseBackend(const std::string& requested) {
     throw std::runtime_error(ncclCompiledIn()
                                  ? "backend nccl: no CUDA device is visible to this worker"
                                  : "backend nccl: this build has no NCCL (libtorch without CUDA)");
-  if (requested == "gloo")
-    return "gloo";
+  if (requested == "gloo") return "gloo";
   return nccl_usable ? "nccl" : "gloo";
 }
 
@@ -154,8 +148,7 @@ Groups createGroups(const RunSpec& spec, int rank, const c10::intrusive_ptr<c10d
   g.world = makeGroup(gen, "world", rank, spec.worldSize(), backend, timeout);
   for (const GroupSpec& gs : allGroups(spec)) {
     const auto it = std::find(gs.members.begin(), gs.members.end(), rank);
-    if (it == gs.members.end())
-      continue;
+    if (it == gs.members.end()) continue;
     GroupPtr pg = makeGroup(gen, gs.name, static_cast<int>(it - gs.members.begin()),
                             static_cast<int>(gs.members.size()), backend, timeout);
     if (gs.name.rfind("tp/", 0) == 0) {
@@ -182,11 +175,9 @@ void allReduceSum(const GroupPtr& group, std::vector<at::Tensor>& tensors,
   if (!tensors.empty() && tensors[0].scalar_type() == at::kBFloat16 &&
       group->getBackendName() == "gloo") {
     std::vector<at::Tensor> wide;
-    for (const at::Tensor& t : tensors)
-      wide.push_back(t.to(at::kFloat));
+    for (const at::Tensor& t : tensors) wide.push_back(t.to(at::kFloat));
     group->allreduce(wide)->wait();
-    for (std::size_t i = 0; i < tensors.size(); ++i)
-      tensors[i].copy_(wide[i]);
+    for (std::size_t i = 0; i < tensors.size(); ++i) tensors[i].copy_(wide[i]);
   } else {
     group->allreduce(tensors)->wait();
   }
@@ -202,8 +193,7 @@ void finishGroups(Groups& groups, const torch::Device& device) {
     (TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4))
   if (groups.backend == "nccl")
     for (GroupPtr* g : {&groups.tp, &groups.dp, &groups.embedding, &groups.world})
-      if (*g)
-        static_cast<c10d::ProcessGroupNCCL*>(g->get())->shutdown();
+      if (*g) static_cast<c10d::ProcessGroupNCCL*>(g->get())->shutdown();
 #endif
 }
 
@@ -232,8 +222,7 @@ void P2p::recv(torch::Tensor& t, int src, int tag) {
 
 void P2p::wait() {
   const auto t0 = Clock::now();
-  for (auto& w : pending_)
-    w->wait();
+  for (auto& w : pending_) w->wait();
   pending_.clear();
   keep_.clear();
   commTimes().p2p += since(t0);

@@ -1,5 +1,6 @@
 #include "controller.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -13,8 +14,6 @@
 #include <cstring>
 #include <ctime>
 #include <deque>
-#include <dirent.h>
-#include <unistd.h>
 #include <map>
 #include <stdexcept>
 #include <thread>
@@ -37,8 +36,7 @@ void onSignal(int) {
 }
 
 std::string describeStatus(int status) {
-  if (WIFEXITED(status))
-    return "exited with code " + std::to_string(WEXITSTATUS(status));
+  if (WIFEXITED(status)) return "exited with code " + std::to_string(WEXITSTATUS(status));
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
     const char* name = sigabbrev_np(sig);
@@ -57,8 +55,7 @@ struct Worker {
   std::deque<std::string> err_tail;  // last lines of stderr, for error reports
   void keepStderr(const std::string& line) {
     err_tail.push_back(line);
-    if (err_tail.size() > 20)
-      err_tail.pop_front();
+    if (err_tail.size() > 20) err_tail.pop_front();
   }
   Clock::time_point last_seen;
   bool heard = false;  // has written anything yet (start-up gets a longer grace period)
@@ -76,17 +73,14 @@ void launch(Worker& w, const std::vector<std::string>& argv) {
     throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   const pid_t parent = getpid();
   const pid_t pid = fork();
-  if (pid < 0)
-    throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent)
-      _exit(127);
+    if (getppid() != parent) _exit(127);
     dup2(out[1], STDOUT_FILENO);
     dup2(err[1], STDERR_FILENO);
     std::vector<char*> args;
-    for (const std::string& a : argv)
-      args.push_back(const_cast<char*>(a.c_str()));
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     setenv("OMP_NUM_THREADS", "1", 1);
     setenv("OPENBLAS_NUM_THREADS", "1", 1);  // OpenBLAS's own pool, besides torch's
@@ -167,8 +161,7 @@ void Run::onLine(Worker& w, const std::string& line) {
     w.device = msg.value("device", "");
     if (std::all_of(workers_.begin(), workers_.end(), [](const Worker& x) { return x.ready; })) {
       json devices = json::array();
-      for (const Worker& x : workers_)
-        devices.push_back(x.device);
+      for (const Worker& x : workers_) devices.push_back(x.device);
       event({{"event", "workers_ready"},
              {"backend", workers_[0].backend},
              {"devices", devices},
@@ -177,8 +170,7 @@ void Run::onLine(Worker& w, const std::string& line) {
   } else if (type == "iteration") {
     const int it = msg.value("iteration", -1);
     auto& slot = pending_[it];
-    if (slot.empty())
-      slot.assign(workers_.size(), json());
+    if (slot.empty()) slot.assign(workers_.size(), json());
     slot[w.place.rank] = msg;
     if (std::all_of(slot.begin(), slot.end(), [](const json& j) { return !j.is_null(); }))
       onIterationComplete(it);
@@ -260,10 +252,8 @@ void Run::stopAll() {
   const auto deadline = Clock::now() + std::chrono::seconds(2);
   for (Worker& w : workers_) {
     while (!w.exited && Clock::now() < deadline) {
-      if (waitpid(w.pid, &w.status, WNOHANG) == w.pid)
-        w.exited = true;
-      else
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      if (waitpid(w.pid, &w.status, WNOHANG) == w.pid) w.exited = true;
+      else std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     if (!w.exited) {
       kill(w.pid, SIGKILL);
@@ -281,8 +271,7 @@ int Run::fail(const Worker* w, const std::string& message) {
     e["replica"] = w->place.replica;
     e["tp_rank"] = w->place.tp_rank;
     json tail = json::array();
-    for (const std::string& l : w->err_tail)
-      tail.push_back(l);
+    for (const std::string& l : w->err_tail) tail.push_back(l);
     e["stderr_tail"] = tail;
   }
   event(e);
@@ -352,11 +341,9 @@ int Run::execute(const std::string& spec_file) {
         owners.emplace_back(&w, true);
       }
     }
-    if (!fds.empty())
-      poll(fds.data(), fds.size(), 100);
+    if (!fds.empty()) poll(fds.data(), fds.size(), 100);
     for (std::size_t i = 0; i < fds.size(); ++i) {
-      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
-        continue;
+      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       Worker& w = *owners[i].first;
       const bool is_err = owners[i].second;
       char buf[65536];
@@ -386,16 +373,13 @@ int Run::execute(const std::string& spec_file) {
         w.exited = true;
         // Drain what it wrote last (its error report, usually).
         for (int* fd : {&w.out_fd, &w.err_fd}) {
-          if (*fd < 0)
-            continue;
+          if (*fd < 0) continue;
           char buf[65536];
           ssize_t n;
           std::string& acc = fd == &w.out_fd ? w.out_buf : w.err_buf;
-          while ((n = read(*fd, buf, sizeof buf)) > 0)
-            acc.append(buf, static_cast<std::size_t>(n));
+          while ((n = read(*fd, buf, sizeof buf)) > 0) acc.append(buf, static_cast<std::size_t>(n));
           for (const std::string& line : takeLines(acc)) {
-            if (fd == &w.out_fd)
-              onLine(w, line);
+            if (fd == &w.out_fd) onLine(w, line);
             else {
               w.keepStderr(line);
             }
@@ -405,8 +389,7 @@ int Run::execute(const std::string& spec_file) {
         }
         if (!(WIFEXITED(w.status) && WEXITSTATUS(w.status) == 0 && w.done)) {
           std::string msg = who(w) + " " + describeStatus(w.status);
-          if (!w.error.empty())
-            msg += ": " + w.error;
+          if (!w.error.empty()) msg += ": " + w.error;
           else if (!w.done && WIFEXITED(w.status) && WEXITSTATUS(w.status) == 0)
             msg += " before finishing its iterations";
           return fail(&w, msg);
@@ -414,8 +397,7 @@ int Run::execute(const std::string& spec_file) {
       }
       all_exited = all_exited && w.exited;
     }
-    if (all_exited)
-      break;
+    if (all_exited) break;
     const auto now = Clock::now();
     for (Worker& w : workers_) {
       const double silent = std::chrono::duration<double>(now - w.last_seen).count();
@@ -481,11 +463,9 @@ int runController(const RunSpec& spec, const json& scenario, const json& job,
   // The spec every worker reads, in a private directory removed at the end. It names the
   // backend the controller resolved ("auto" is decided once, here, for every rank).
   RunSpec worker_spec = spec;
-  if (!options.backend.empty())
-    worker_spec.backend = options.backend;
+  if (!options.backend.empty()) worker_spec.backend = options.backend;
   char tmpl[] = "/tmp/sailor-run-XXXXXX";
-  if (!mkdtemp(tmpl))
-    throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
+  if (!mkdtemp(tmpl)) throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
   const std::string dir = tmpl, spec_file = dir + "/spec.json";
   json_util::writeFileAtomically(spec_file, worker_spec.toJson().dump(2));
 

@@ -15,8 +15,7 @@ namespace {
 
 std::uint64_t nameSeed(std::uint64_t seed, const std::string& name) {
   std::uint64_t h = splitmix64(seed);
-  for (unsigned char c : name)
-    h = splitmix64(h ^ c);
+  for (unsigned char c : name) h = splitmix64(h ^ c);
   return h;
 }
 
@@ -123,18 +122,14 @@ StageModel::StageModel(const RunSpec& spec, const RankPlacement& placement, torc
     Block b;
     addNorm(p + ".ln1", b.ln1_w, b.ln1_b);
     b.qkv_w = add(p + ".attn.qkv.weight", {3 * h, h}, 0, qkv_index, std0, 0);
-    if (m.bias)
-      b.qkv_b = add(p + ".attn.qkv.bias", {3 * h}, 0, qkv_index, 0, 0.0);
+    if (m.bias) b.qkv_b = add(p + ".attn.qkv.bias", {3 * h}, 0, qkv_index, 0, 0.0);
     b.out_w = add(p + ".attn.out.weight", {h, h}, 1, head_cols, std_out, 0);
-    if (m.bias)
-      b.out_b = add(p + ".attn.out.bias", {h}, -1, {}, 0, 0.0);
+    if (m.bias) b.out_b = add(p + ".attn.out.bias", {h}, -1, {}, 0, 0.0);
     addNorm(p + ".ln2", b.ln2_w, b.ln2_b);
     b.fc1_w = add(p + ".mlp.fc1.weight", {F, h}, 0, ffn_rows, std0, 0);
-    if (m.bias)
-      b.fc1_b = add(p + ".mlp.fc1.bias", {F}, 0, ffn_rows, 0, 0.0);
+    if (m.bias) b.fc1_b = add(p + ".mlp.fc1.bias", {F}, 0, ffn_rows, 0, 0.0);
     b.fc2_w = add(p + ".mlp.fc2.weight", {h, F}, 1, ffn_rows, std_out, 0);
-    if (m.bias)
-      b.fc2_b = add(p + ".mlp.fc2.bias", {h}, -1, {}, 0, 0.0);
+    if (m.bias) b.fc2_b = add(p + ".mlp.fc2.bias", {h}, -1, {}, 0, 0.0);
     blocks_.push_back(b);
   }
   if (isLast()) {
@@ -168,8 +163,7 @@ torch::Tensor StageModel::weight(const Param* p) const {
 
 torch::Tensor StageModel::norm(const torch::Tensor& x, Param* w, Param* b) const {
   const torch::Tensor x32 = x.to(dtype_);
-  if (b)
-    return at::layer_norm(x32, {x.size(-1)}, w->value, b->value, 1e-5).to(compute_);
+  if (b) return at::layer_norm(x32, {x.size(-1)}, w->value, b->value, 1e-5).to(compute_);
   return (x32 * torch::rsqrt(x32.pow(2).mean(-1, true) + 1e-5) * w->value).to(compute_);  // RMSNorm
 }
 
@@ -183,24 +177,20 @@ torch::Tensor StageModel::block(const torch::Tensor& x, const Block& b) const {
   torch::Tensor a = copyToTensorParallel(norm(x, b.ln1_w, b.ln1_b));
   torch::Tensor qkv = linear(a, b.qkv_w, b.qkv_b);  // [B, S, 3 * nl * hd]
   auto parts = qkv.chunk(3, -1);
-  auto heads = [&](const torch::Tensor& t) {
-    return t.view({B, S, nl, hd}).transpose(1, 2);
-  };
+  auto heads = [&](const torch::Tensor& t) { return t.view({B, S, nl, hd}).transpose(1, 2); };
   torch::Tensor q = heads(parts[0]), k = heads(parts[1]), v = heads(parts[2]);
   torch::Tensor scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(hd));
   scores = scores.to(dtype_) + causal_mask_.slice(0, 0, S).slice(1, 0, S);
   torch::Tensor ctx = torch::matmul(torch::softmax(scores, -1).to(compute_), v);
   ctx = ctx.transpose(1, 2).reshape({B, S, nl * hd});
   torch::Tensor o = reduceFromTensorParallel(torch::linear(ctx, weight(b.out_w)));
-  if (b.out_b)
-    o = o + weight(b.out_b);
+  if (b.out_b) o = o + weight(b.out_b);
   torch::Tensor hidden = x + o;
   // MLP.
   torch::Tensor m = copyToTensorParallel(norm(hidden, b.ln2_w, b.ln2_b));
   m = torch::gelu(linear(m, b.fc1_w, b.fc1_b));
   m = reduceFromTensorParallel(torch::linear(m, weight(b.fc2_w)));
-  if (b.fc2_b)
-    m = m + weight(b.fc2_b);
+  if (b.fc2_b) m = m + weight(b.fc2_b);
   return hidden + m;
 }
 
@@ -215,8 +205,7 @@ torch::Tensor StageModel::forward(const torch::Tensor& input, const torch::Tenso
             ? RecomputedBlock::apply(x, reinterpret_cast<std::int64_t>(this),
                                      static_cast<std::int64_t>(i))
             : block(x, blocks_[i]);
-  if (!isLast())
-    return x;
+  if (!isLast()) return x;
   x = norm(x, lnf_w_, lnf_b_);
   torch::Tensor logits = torch::linear(x, weight(head_)).to(dtype_);
   return torch::cross_entropy_loss(logits.reshape({-1, logits.size(-1)}), labels.reshape({-1}));

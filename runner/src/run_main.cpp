@@ -84,8 +84,7 @@ int intArg(const std::string& opt, const std::string& v) {
   try {
     std::size_t used = 0;
     const long x = std::stol(v, &used);
-    if (used == v.size() && x >= 0 && x <= 1'000'000'000)
-      return static_cast<int>(x);
+    if (used == v.size() && x >= 0 && x <= 1'000'000'000) return static_cast<int>(x);
   } catch (const std::exception&) {
   }
   throw InputError(opt, "\"" + v + "\"", "a non-negative integer");
@@ -95,8 +94,7 @@ double numberArg(const std::string& opt, const std::string& v) {
   try {
     std::size_t used = 0;
     const double x = std::stod(v, &used);
-    if (used == v.size() && std::isfinite(x) && x >= 0)
-      return x;
+    if (used == v.size() && std::isfinite(x) && x >= 0) return x;
   } catch (const std::exception&) {
   }
   throw InputError(opt, "\"" + v + "\"", "a non-negative number");
@@ -107,8 +105,7 @@ double numberArg(const std::string& opt, const std::string& v) {
 int main(int argc, char** argv) {
   // `sailor run ...` execs us with argv[1] == "run".
   int first = 1;
-  if (argc > 1 && std::strcmp(argv[1], "run") == 0)
-    first = 2;
+  if (argc > 1 && std::strcmp(argv[1], "run") == 0) first = 2;
   std::map<std::string, std::string> opt;
   const std::vector<std::string> with_value{"--plan",
                                             "--scenario",
@@ -134,17 +131,14 @@ int main(int argc, char** argv) {
         std::cout << kHelp;
         return 0;
       }
-      if (k == "--local")
-        continue;
+      if (k == "--local") continue;
       if (std::find(with_value.begin(), with_value.end(), k) == with_value.end())
         throw InputError("run", "\"" + k + "\"", "an option of `sailor run --help`");
-      if (i + 1 >= argc)
-        throw InputError(k, "nothing", "a value");
+      if (i + 1 >= argc) throw InputError(k, "nothing", "a value");
       opt[k] = argv[++i];
     }
     for (const char* req : {"--plan", "--scenario", "--job"})
-      if (!opt.count(req))
-        throw InputError(req, "nothing", "a file (see `sailor run --help`)");
+      if (!opt.count(req)) throw InputError(req, "nothing", "a file (see `sailor run --help`)");
 
     const Catalog catalog = Catalog::load(resourceDir());
     const std::string plan_path = opt["--plan"];
@@ -160,16 +154,12 @@ int main(int argc, char** argv) {
     }
 
     RunOptions ro;
-    if (opt.count("--iterations"))
-      ro.iterations = intArg("--iterations", opt["--iterations"]);
-    if (opt.count("--hidden"))
-      ro.hidden_size = intArg("--hidden", opt["--hidden"]);
-    if (opt.count("--seq-len"))
-      ro.sequence_length = intArg("--seq-len", opt["--seq-len"]);
+    if (opt.count("--iterations")) ro.iterations = intArg("--iterations", opt["--iterations"]);
+    if (opt.count("--hidden")) ro.hidden_size = intArg("--hidden", opt["--hidden"]);
+    if (opt.count("--seq-len")) ro.sequence_length = intArg("--seq-len", opt["--seq-len"]);
     if (opt.count("--global-batch"))
       ro.global_batch_size = intArg("--global-batch", opt["--global-batch"]);
-    if (opt.count("--seed"))
-      ro.seed = static_cast<std::uint64_t>(intArg("--seed", opt["--seed"]));
+    if (opt.count("--seed")) ro.seed = static_cast<std::uint64_t>(intArg("--seed", opt["--seed"]));
     // SGD steps by the gradient itself, not Adam's normalised one, so it needs a far larger rate:
     // on the shipped text 0.03-0.1 trained as well as Adam at 1e-3 (docs/runtime.md).
     if (job.optimizer == Optimizer::Sgd) {
@@ -180,15 +170,12 @@ int main(int argc, char** argv) {
       ro.learning_rate = numberArg("--lr", opt["--lr"]);
       ro.min_learning_rate = ro.learning_rate / 10;
     }
-    if (opt.count("--dtype"))
-      ro.dtype = opt["--dtype"];
-    if (opt.count("--backend"))
-      ro.backend = opt["--backend"];
+    if (opt.count("--dtype")) ro.dtype = opt["--dtype"];
+    if (opt.count("--backend")) ro.backend = opt["--backend"];
     if (opt.count("--data")) {
       const std::string d = opt["--data"];
       ro.data = d == "text" ? resourceDir() + "/text/public-domain.txt" : d;
-      if (ro.data != "synthetic")
-        ro.data = std::filesystem::absolute(ro.data).string();
+      if (ro.data != "synthetic") ro.data = std::filesystem::absolute(ro.data).string();
     }
     const RunSpec spec = RunSpec::build(plan, job, catalog.model(job.model, "model"), ro);
     // Read the text now, so that a missing or short file is bad input before any process starts.
@@ -209,8 +196,8 @@ int main(int argc, char** argv) {
     if (opt.count("--heartbeat-timeout"))
       co.heartbeat_timeout_s = numberArg("--heartbeat-timeout", opt["--heartbeat-timeout"]);
 
-    // NCCL needs one GPU per rank: refuse (--backend nccl) or fall back to Gloo (auto) here,
-    // rather than let every worker fail in its first collective.
+      // NCCL needs one GPU per rank: refuse (--backend nccl) or fall back to Gloo (auto) here,
+      // rather than let every worker fail in its first collective.
 #ifdef SAILOR_WITH_NCCL
     const bool nccl_built = true;
     const int visible_gpus = static_cast<int>(torch::cuda::device_count());
@@ -223,8 +210,7 @@ int main(int argc, char** argv) {
         resolveBackend(spec.backend, spec.worldSize(), nccl_built, visible_gpus,
                        sharing && std::string(sharing) == "1");
     co.backend = backend.backend;
-    if (!backend.warning.empty())
-      co.warnings.push_back(backend.warning);
+    if (!backend.warning.empty()) co.warnings.push_back(backend.warning);
 
     if (job.precision == Precision::Fp16)
       co.warnings.push_back("job precision fp16: the runtime trains in " + spec.dtype +

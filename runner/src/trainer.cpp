@@ -45,10 +45,8 @@ Trainer::Trainer(const RunSpec& spec, int rank, Groups groups, torch::Dtype dtyp
         values, torch::optim::AdamWOptions(spec.learning_rate).weight_decay(spec.weight_decay));
   }
   const int stages = static_cast<int>(spec.plan.stages.size());
-  if (me_.stage > 0)
-    prev_ranks_ = spec.replicaRanks(me_.stage - 1, me_.replica);
-  if (me_.stage + 1 < stages)
-    next_ranks_ = spec.replicaRanks(me_.stage + 1, me_.replica);
+  if (me_.stage > 0) prev_ranks_ = spec.replicaRanks(me_.stage - 1, me_.replica);
+  if (me_.stage + 1 < stages) next_ranks_ = spec.replicaRanks(me_.stage + 1, me_.replica);
 }
 
 // Inputs (offset 0) or labels (offset 1) of one microbatch of one pipeline. Global sample order:
@@ -75,10 +73,8 @@ IterationReport Trainer::step(int iteration) {
   IterationReport report;
   report.iteration = iteration;
   report.learning_rate = spec_.learningRateAt(iteration);
-  for (auto& group : optimizer_->param_groups())
-    group.options().set_lr(report.learning_rate);
-  for (Param& p : model_->params())
-    p.value.mutable_grad() = torch::Tensor();
+  for (auto& group : optimizer_->param_groups()) group.options().set_lr(report.learning_rate);
+  for (Param& p : model_->params()) p.value.mutable_grad() = torch::Tensor();
 
   const int P = static_cast<int>(spec_.plan.stages.size()), s = me_.stage;
   const int m = spec_.microbatches, d = me_.replica;
@@ -117,12 +113,9 @@ IterationReport Trainer::step(int iteration) {
   std::deque<std::pair<torch::Tensor, torch::Tensor>> in_flight;  // (input, output) per microbatch
   auto forward = [&](int mb, torch::Tensor input) {
     torch::Tensor labels;
-    if (first)
-      input = tokens(iteration, d, mb, 0);
-    else
-      input.set_requires_grad(true);
-    if (last)
-      labels = tokens(iteration, d, mb, 1);
+    if (first) input = tokens(iteration, d, mb, 0);
+    else input.set_requires_grad(true);
+    if (last) labels = tokens(iteration, d, mb, 1);
     torch::Tensor out = model_->forward(input, labels);
     if (last && me_.tp_rank == 0) {
       report.loss_sum += out.item<double>();
@@ -134,10 +127,8 @@ IterationReport Trainer::step(int iteration) {
   auto backward = [&](const torch::Tensor& grad_out) {
     auto [input, out] = in_flight.front();
     in_flight.pop_front();
-    if (last)
-      (out / static_cast<double>(m)).backward();
-    else
-      out.backward(grad_out);
+    if (last) (out / static_cast<double>(m)).backward();
+    else out.backward(grad_out);
     return first ? torch::Tensor() : input.grad();
   };
 
@@ -171,10 +162,8 @@ IterationReport Trainer::step(int iteration) {
       p2p.wait();
     }
     torch::Tensor grad_in = backward(grad_out);
-    if (!first)
-      postSendBackward(grad_in, bwd_mb);
-    if (i + 1 < steady && !first)
-      input = postRecvForward(fwd_mb + 1);
+    if (!first) postSendBackward(grad_in, bwd_mb);
+    if (i + 1 < steady && !first) input = postRecvForward(fwd_mb + 1);
     p2p.wait();
   }
   for (int i = steady; i < m; ++i) {
@@ -210,8 +199,7 @@ IterationReport Trainer::step(int iteration) {
 void Trainer::syncGradients() {
   std::vector<Param>& params = model_->params();
   for (Param& p : params)
-    if (!p.value.grad().defined())
-      p.value.mutable_grad() = torch::zeros_like(p.value);
+    if (!p.value.grad().defined()) p.value.mutable_grad() = torch::zeros_like(p.value);
   const double D = spec_.data_parallel;
   if (groups_.dp) {
     std::vector<std::vector<Param*>> buckets(1);
@@ -240,17 +228,14 @@ void Trainer::syncGradients() {
         torch::Tensor full = torch::zeros(p->full_shape, p->value.options());
         if (p->shard_dim >= 0)
           full.index_copy_(p->shard_dim, p->full_index.to(device_), p->value.grad());
-        else if (me_.tp_rank == 0)
-          full.copy_(p->value.grad());
+        else if (me_.tp_rank == 0) full.copy_(p->value.grad());
         pieces.push_back(full.reshape({-1}));
       }
       flats.push_back({torch::cat(pieces)});
     }
     const auto t0 = std::chrono::steady_clock::now();
-    for (auto& flat : flats)
-      works.push_back(groups_.dp->allreduce(flat));
-    for (auto& w : works)
-      w->wait();
+    for (auto& flat : flats) works.push_back(groups_.dp->allreduce(flat));
+    for (auto& w : works) w->wait();
     commTimes().dp += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     for (std::size_t i = 0; i < buckets.size(); ++i) {
       torch::Tensor flat = flats[i][0] / D;
@@ -273,8 +258,7 @@ void Trainer::syncGradients() {
   }
   if (groups_.embedding) {
     for (Param& p : params) {
-      if (p.name != "embedding.token")
-        continue;
+      if (p.name != "embedding.token") continue;
       std::vector<at::Tensor> t{groups_.embedding_contributor ? p.value.grad().clone()
                                                               : torch::zeros_like(p.value)};
       allReduceSum(groups_.embedding, t, &CommTimes::dp);
@@ -290,8 +274,7 @@ double Trainer::clipGradients() {
   torch::Tensor sq =
       torch::zeros({1}, torch::TensorOptions().dtype(torch::kFloat64).device(device_));
   for (Param& p : model_->params()) {
-    if (p.tied_copy || (p.shard_dim < 0 && me_.tp_rank != 0))
-      continue;
+    if (p.tied_copy || (p.shard_dim < 0 && me_.tp_rank != 0)) continue;
     sq += p.value.grad().pow(2).sum().to(torch::kFloat64);  // per tensor in its dtype
   }
   if (spec_.worldSize() > 1) {
@@ -302,8 +285,7 @@ double Trainer::clipGradients() {
   const double norm = std::sqrt(sq.item<double>() / spec_.data_parallel);
   if (spec_.grad_clip > 0 && norm > spec_.grad_clip) {
     const double scale = spec_.grad_clip / (norm + 1e-6);
-    for (Param& p : model_->params())
-      p.value.mutable_grad().mul_(scale);
+    for (Param& p : model_->params()) p.value.mutable_grad().mul_(scale);
   }
   return norm;
 }

@@ -53,27 +53,20 @@ Args parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
     auto value = [&]() -> std::string {
-      if (i + 1 >= argc)
-        throw std::runtime_error(k + " needs a value");
+      if (i + 1 >= argc) throw std::runtime_error(k + " needs a value");
       return argv[++i];
     };
-    if (k == "--spec")
-      a.spec = value();
-    else if (k == "--rank")
-      a.rank = std::stoi(value());
+    if (k == "--spec") a.spec = value();
+    else if (k == "--rank") a.rank = std::stoi(value());
     else if (k == "--store") {
       const std::string v = value();
       const auto colon = v.rfind(':');
-      if (colon == std::string::npos)
-        throw std::runtime_error("--store expects HOST:PORT");
+      if (colon == std::string::npos) throw std::runtime_error("--store expects HOST:PORT");
       a.store_host = v.substr(0, colon);
       a.port = std::stoi(v.substr(colon + 1));
-    } else if (k == "--generation")
-      a.generation = std::stoi(value());
-    else if (k == "--timeout")
-      a.timeout_s = std::stoi(value());
-    else
-      throw std::runtime_error("unknown option " + k);
+    } else if (k == "--generation") a.generation = std::stoi(value());
+    else if (k == "--timeout") a.timeout_s = std::stoi(value());
+    else throw std::runtime_error("unknown option " + k);
   }
   if (a.spec.empty() || a.rank < 0 || a.port <= 0)
     throw std::runtime_error(
@@ -150,8 +143,7 @@ int main(int argc, char** argv) {
     report(json{{"type", "error"},
                 {"message", c10_error ? c10_error->what_without_backtrace() : e.what()}});
     running = false;
-    if (heartbeat.joinable())
-      heartbeat.join();
+    if (heartbeat.joinable()) heartbeat.join();
     return 1;
   }
 }

@@ -52,7 +52,10 @@ Result runSailor(const QStringList& args) {
 }
 
 QString describe(const QStringList& args, const Result& r) {
-  return QString("sailor %1 -> exit %2\nstdout: %3\nstderr: %4").arg(args.join(' ')).arg(r.exit_code).arg(r.out.left(2000), r.err.left(2000));
+  return QString("sailor %1 -> exit %2\nstdout: %3\nstderr: %4")
+      .arg(args.join(' '))
+      .arg(r.exit_code)
+      .arg(r.out.left(2000), r.err.left(2000));
 }
 
 QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& text) {
@@ -62,7 +65,9 @@ QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArra
   return path;
 }
 
-QString measuredPointsPath() { return QString(SAILOR_TEST_SHARED_DIR) + "/reference/calibration/measured_points.json"; }
+QString measuredPointsPath() {
+  return QString(SAILOR_TEST_SHARED_DIR) + "/reference/calibration/measured_points.json";
+}
 
 // SAILOR's measured runs from ../shared; an empty object when they are not beside this checkout.
 QJsonObject measuredPoints() {
@@ -72,10 +77,12 @@ QJsonObject measuredPoints() {
 }
 
 // `sailor validate` on the given points (written to dir) against SAILOR's reference data.
-Result validatePoints(const QTemporaryDir& dir, const QJsonArray& points, const QStringList& extra = {}) {
+Result validatePoints(const QTemporaryDir& dir, const QJsonArray& points,
+                      const QStringList& extra = {}) {
   const QJsonObject doc{{"points", points}};
   const QString path = writeFile(dir, "points.json", QJsonDocument(doc).toJson());
-  return runSailor(QStringList{"validate", path, "--reference", QString(SAILOR_TEST_SHARED_DIR) + "/reference/sailor"} +
+  return runSailor(QStringList{"validate", path, "--reference",
+                               QString(SAILOR_TEST_SHARED_DIR) + "/reference/sailor"} +
                    extra);
 }
 
@@ -86,16 +93,18 @@ struct Flagged {
   QString section;
   QJsonArray rows;
 };
-Flagged validateBeside(const QJsonObject& changed, const QJsonArray& points, const QString& heading) {
+Flagged validateBeside(const QJsonObject& changed, const QJsonArray& points,
+                       const QString& heading) {
   Flagged f;
   QTemporaryDir dir;
   const QString second = points[1].toObject().value("id").toString();
   const Result r = validatePoints(dir, QJsonArray{changed, points[1]});
   const Result j = validatePoints(dir, QJsonArray{changed, points[1]}, {"--json"});
   const qsizetype at = r.out.indexOf(heading);
-  if (!dir.isValid() || second != "clariden/OPT-350/N1/N1_D1_M4_G32" || r.exit_code != 0 || j.exit_code != 0 ||
-      at < 0 || r.out.mid(at).contains(second)) {
-    QTest::qFail(qPrintable("validate: " + second + "\n" + r.out + r.err + j.err), __FILE__, __LINE__);
+  if (!dir.isValid() || second != "clariden/OPT-350/N1/N1_D1_M4_G32" || r.exit_code != 0 ||
+      j.exit_code != 0 || at < 0 || r.out.mid(at).contains(second)) {
+    QTest::qFail(qPrintable("validate: " + second + "\n" + r.out + r.err + j.err), __FILE__,
+                 __LINE__);
     return f;
   }
   f.section = r.out.mid(at);
@@ -108,10 +117,10 @@ Flagged validateBeside(const QJsonObject& changed, const QJsonArray& points, con
 class TestCli : public QObject {
   Q_OBJECT
 
-private:
+ private:
   QString scenario_, job_, plan_;  // the shipped defaults
 
-private slots:
+ private slots:
   void initTestCase() {
     QVERIFY2(QFile::exists(SAILOR_BIN), SAILOR_BIN);
     scenario_ = resources() + "/scenarios/default.json";
@@ -124,43 +133,69 @@ private slots:
     QTest::addColumn<int>("exit_code");
     QTest::addColumn<QString>("stdout_needle");
     QTest::addColumn<QString>("stderr_needle");
-    QTest::newRow("--help") << QStringList({"--help"}) << 0 << "Usage: sailor <command>" << "";
-    QTest::newRow("-h") << QStringList({"-h"}) << 0 << "Commands:" << "";
-    QTest::newRow("catalog --help") << QStringList({"catalog", "--help"}) << 0 << "sailor catalog gpus|models" << "";
-    QTest::newRow("simulate --help") << QStringList({"simulate", "--help"}) << 0 << "--scenario FILE" << "";
+    QTest::newRow("--help") << QStringList({"--help"}) << 0 << "Usage: sailor <command>"
+                            << "";
+    QTest::newRow("-h") << QStringList({"-h"}) << 0 << "Commands:"
+                        << "";
+    QTest::newRow("catalog --help")
+        << QStringList({"catalog", "--help"}) << 0 << "sailor catalog gpus|models"
+        << "";
+    QTest::newRow("simulate --help")
+        << QStringList({"simulate", "--help"}) << 0 << "--scenario FILE"
+        << "";
     QTest::newRow("runs --help") << QStringList({"runs", "--help"}) << 0 << "sailor runs show ID"
                                  << "";
     QTest::newRow("--help lists runs") << QStringList({"--help"}) << 0 << "runs list|show ID"
                                        << "";
     QTest::newRow("runs without a subcommand") << QStringList({"runs"}) << 2 << ""
                                                << "\"list\" or \"show ID\"";
-    QTest::newRow("validate --help") << QStringList({"validate", "--help"}) << 0 << "--reference DIR" << "";
-    QTest::newRow("validate --help names the baseline") << QStringList({"validate", "--help"}) << 0
-                                                        << "--compare-sailor" << "";
-    QTest::newRow("no command") << QStringList() << 2 << "Usage: sailor" << "";
-    QTest::newRow("unknown command") << QStringList({"frobnicate"}) << 2 << "" << "unknown command 'frobnicate'";
-    QTest::newRow("catalog gpus") << QStringList({"catalog", "gpus"}) << 0 << "A100-40" << "";
-    QTest::newRow("catalog gpus lists MI300X") << QStringList({"catalog", "gpus"}) << 0 << "MI300X" << "";
-    QTest::newRow("catalog models") << QStringList({"catalog", "models"}) << 0 << "OPT-350M" << "";
-    QTest::newRow("catalog of something else") << QStringList({"catalog", "bananas"}) << 2 << ""
-                                               << "catalog: got \"bananas\", expected \"gpus\" or \"models\"";
-    QTest::newRow("unknown option") << QStringList({"catalog", "gpus", "--colour"}) << 2 << "" << "--colour: got an unknown option";
+    QTest::newRow("validate --help")
+        << QStringList({"validate", "--help"}) << 0 << "--reference DIR"
+        << "";
+    QTest::newRow("validate --help names the baseline")
+        << QStringList({"validate", "--help"}) << 0 << "--compare-sailor"
+        << "";
+    QTest::newRow("no command") << QStringList() << 2 << "Usage: sailor"
+                                << "";
+    QTest::newRow("unknown command") << QStringList({"frobnicate"}) << 2 << ""
+                                     << "unknown command 'frobnicate'";
+    QTest::newRow("catalog gpus") << QStringList({"catalog", "gpus"}) << 0 << "A100-40"
+                                  << "";
+    QTest::newRow("catalog gpus lists MI300X") << QStringList({"catalog", "gpus"}) << 0 << "MI300X"
+                                               << "";
+    QTest::newRow("catalog models") << QStringList({"catalog", "models"}) << 0 << "OPT-350M"
+                                    << "";
+    QTest::newRow("catalog of something else")
+        << QStringList({"catalog", "bananas"}) << 2 << ""
+        << "catalog: got \"bananas\", expected \"gpus\" or \"models\"";
+    QTest::newRow("unknown option") << QStringList({"catalog", "gpus", "--colour"}) << 2 << ""
+                                    << "--colour: got an unknown option";
     QTest::newRow("simulate without --plan")
-        << QStringList({"simulate", "--scenario", resources() + "/scenarios/default.json", "--job", resources() + "/jobs/default.json"})
-        << 2 << "" << "--plan: got nothing";
-    QTest::newRow("plan --help") << QStringList({"plan", "--help"}) << 0 << "--max-cost-per-iteration" << "";
+        << QStringList({"simulate", "--scenario", resources() + "/scenarios/default.json", "--job",
+                        resources() + "/jobs/default.json"})
+        << 2 << ""
+        << "--plan: got nothing";
+    QTest::newRow("plan --help") << QStringList({"plan", "--help"}) << 0
+                                 << "--max-cost-per-iteration"
+                                 << "";
     QTest::newRow("plan on the default scenario")
-        << QStringList({"plan", "--top", "1", "--microbatch-sizes", "4,8"}) << 0 << "Best plans for OPT-350M" << "";
-    QTest::newRow("plan with --max-gpus 0") << QStringList({"plan", "--max-gpus", "0"}) << 2 << "" << "--max-gpus";
-    QTest::newRow("plan with an unknown objective") << QStringList({"plan", "--objective", "speed"}) << 2 << ""
-                                                    << "\"throughput\" or \"cost\"";
+        << QStringList({"plan", "--top", "1", "--microbatch-sizes", "4,8"}) << 0
+        << "Best plans for OPT-350M"
+        << "";
+    QTest::newRow("plan with --max-gpus 0") << QStringList({"plan", "--max-gpus", "0"}) << 2 << ""
+                                            << "--max-gpus";
+    QTest::newRow("plan with an unknown objective")
+        << QStringList({"plan", "--objective", "speed"}) << 2 << ""
+        << "\"throughput\" or \"cost\"";
     // No plan reaches 1000 iterations per second: exit 3 and say which constraint.
     QTest::newRow("plan with an impossible constraint")
         << QStringList({"plan", "--microbatch-sizes", "8", "--min-throughput", "1000"}) << 3 << ""
         << "none meets the constraints (throughput >= 1000 it/s)";
     // A 175B-parameter model with a global batch of 8 sequences fits on none of these GPUs.
     QTest::newRow("plan for a model that fits nowhere")
-        << QStringList({"plan", "--model", "GPT-3-175B", "--global-batch", "8", "--microbatch-sizes", "1"}) << 3 << ""
+        << QStringList(
+               {"plan", "--model", "GPT-3-175B", "--global-batch", "8", "--microbatch-sizes", "1"})
+        << 3 << ""
         << "no plan fits in memory";
   }
   void exitStatusAndOutput() {
@@ -170,8 +205,10 @@ private slots:
     QFETCH(QString, stderr_needle);
     const Result r = runSailor(args);
     QVERIFY2(r.exit_code == exit_code, qPrintable(describe(args, r)));
-    if (!stdout_needle.isEmpty()) QVERIFY2(r.out.contains(stdout_needle), qPrintable(describe(args, r)));
-    if (!stderr_needle.isEmpty()) QVERIFY2(r.err.contains(stderr_needle), qPrintable(describe(args, r)));
+    if (!stdout_needle.isEmpty())
+      QVERIFY2(r.out.contains(stdout_needle), qPrintable(describe(args, r)));
+    if (!stderr_needle.isEmpty())
+      QVERIFY2(r.err.contains(stderr_needle), qPrintable(describe(args, r)));
   }
 
   void simulateDefault() {
@@ -187,11 +224,15 @@ private slots:
     // every row must still end its right-aligned figures where its header's last column ends.
     const QStringList lines = r.out.split('\n');
     for (const QString& header : {QString("  stage  layers"), QString("  stage  GPU")}) {
-      const qsizetype h = lines.indexOf(QRegularExpression("^" + QRegularExpression::escape(header) + ".*"));
+      const qsizetype h =
+          lines.indexOf(QRegularExpression("^" + QRegularExpression::escape(header) + ".*"));
       QVERIFY2(h >= 0, qPrintable(header + " not found in\n" + r.out));
       int rows = 0;
-      for (qsizetype i = h + 1; i < lines.size() && lines[i].startsWith("  ") && !lines[i].trimmed().isEmpty(); ++i, ++rows)
-        QVERIFY2(lines[i].size() == lines[h].size(), qPrintable("misaligned:\n" + lines[h] + "\n" + lines[i]));
+      for (qsizetype i = h + 1;
+           i < lines.size() && lines[i].startsWith("  ") && !lines[i].trimmed().isEmpty();
+           ++i, ++rows)
+        QVERIFY2(lines[i].size() == lines[h].size(),
+                 qPrintable("misaligned:\n" + lines[h] + "\n" + lines[i]));
       QVERIFY2(rows == 2, qPrintable(header + ": " + QString::number(rows) + " rows"));
     }
   }
@@ -201,7 +242,8 @@ private slots:
   // data in ../shared.
   void validateTableLinesUp() {
     const QJsonArray points = measuredPoints().value("points").toArray();
-    if (points.isEmpty()) QSKIP(qPrintable("no " + measuredPointsPath() + ": ../shared is not beside this checkout"));
+    if (points.isEmpty())
+      QSKIP(qPrintable("no " + measuredPointsPath() + ": ../shared is not beside this checkout"));
     QJsonObject first = points[0].toObject();
     const QString long_id = "a-point-id/longer/than/the/shipped/ones/by/far";
     first["id"] = long_id;
@@ -212,7 +254,8 @@ private slots:
     const QStringList lines = r.out.split('\n');
     QVERIFY2(lines.size() > 3 && lines[0].startsWith("point "), qPrintable(r.out));
     QVERIFY2(lines[1].startsWith(long_id + " "), qPrintable(r.out));
-    QVERIFY2(lines[1].size() == lines[0].size() && lines[2].size() == lines[0].size(), qPrintable("misaligned:\n" + r.out));
+    QVERIFY2(lines[1].size() == lines[0].size() && lines[2].size() == lines[0].size(),
+             qPrintable("misaligned:\n" + r.out));
     QVERIFY2(lines[4].startsWith("Iteration time: mean error"), qPrintable(r.out));
   }
 
@@ -222,7 +265,8 @@ private slots:
   // cluster and model gets no such section. Needs SAILOR's reference data in ../shared.
   void validateSummarisesEachClusterAndModel() {
     const QJsonArray points = measuredPoints().value("points").toArray();
-    if (points.isEmpty()) QSKIP(qPrintable("no " + measuredPointsPath() + ": ../shared is not beside this checkout"));
+    if (points.isEmpty())
+      QSKIP(qPrintable("no " + measuredPointsPath() + ": ../shared is not beside this checkout"));
     const QJsonObject rtx = points[15].toObject();
     QCOMPARE(rtx.value("cluster").toString(), QString("mit"));
     QCOMPARE(points[0].toObject().value("cluster").toString(), QString("clariden"));
@@ -240,19 +284,25 @@ private slots:
       const QJsonArray of_rows = top.value("points").toArray();
       const QJsonArray groups = top.value("groups").toArray();
       QCOMPARE(groups.size(), 2);
-      auto err = [&](int i, const char* key) { return qAbs(of_rows[i].toObject().value(key).toDouble()); };
+      auto err = [&](int i, const char* key) {
+        return qAbs(of_rows[i].toObject().value(key).toDouble());
+      };
       const QJsonObject clariden = groups[0].toObject(), mit = groups[1].toObject();
       QCOMPARE(clariden.value("cluster").toString(), QString("clariden"));
       QCOMPARE(clariden.value("model").toString(), QString("OPT-350M"));
       QCOMPARE(clariden.value("points").toInt(), 2);
       QCOMPARE(mit.value("cluster").toString(), QString("mit"));
       QCOMPARE(mit.value("points").toInt(), 1);
-      QVERIFY(qAbs(clariden.value("mean_time_error").toDouble() - (err(0, "time_error") + err(2, "time_error")) / 2) < 1e-12);
-      QCOMPARE(clariden.value("max_time_error").toDouble(), qMax(err(0, "time_error"), err(2, "time_error")));
+      QVERIFY(qAbs(clariden.value("mean_time_error").toDouble() -
+                   (err(0, "time_error") + err(2, "time_error")) / 2) < 1e-12);
+      QCOMPARE(clariden.value("max_time_error").toDouble(),
+               qMax(err(0, "time_error"), err(2, "time_error")));
       QCOMPARE(mit.value("mean_time_error").toDouble(), err(1, "time_error"));
       QCOMPARE(mit.value("max_memory_error").toDouble(), err(1, "memory_error"));
       // The groups split the overall mean: weighted by their point counts they give it back.
-      const double overall = (2 * clariden.value("mean_time_error").toDouble() + mit.value("mean_time_error").toDouble()) / 3;
+      const double overall = (2 * clariden.value("mean_time_error").toDouble() +
+                              mit.value("mean_time_error").toDouble()) /
+                             3;
       QVERIFY2(qAbs(overall - top.value("mean_time_error").toDouble()) < 1e-12, which);
     }
     const Result r = validatePoints(dir, mixed);
@@ -263,16 +313,20 @@ private slots:
     const QJsonArray groups = doc.value("groups").toArray();
     for (int g = 0; g < 2; ++g) {
       const QJsonObject o = groups[g].toObject();
-      auto pct = [&](const char* key) { return QString::number(100 * o.value(key).toDouble(), 'f', 1) + "%"; };
+      auto pct = [&](const char* key) {
+        return QString::number(100 * o.value(key).toDouble(), 'f', 1) + "%";
+      };
       const int n = o.value("points").toInt();
       const QString wanted = o.value("cluster").toString() + " OPT-350M " + QString::number(n) +
-                             (n == 1 ? " point" : " points") + " time mean " + pct("mean_time_error") + ", max " +
-                             pct("max_time_error") + " memory mean " + pct("mean_memory_error") + ", max " +
+                             (n == 1 ? " point" : " points") + " time mean " +
+                             pct("mean_time_error") + ", max " + pct("max_time_error") +
+                             " memory mean " + pct("mean_memory_error") + ", max " +
                              pct("max_memory_error");
       QCOMPARE(lines[at + 1 + g].simplified(), wanted);
     }
     const Result one = validatePoints(dir, QJsonArray{points[0], points[1]});
-    QVERIFY2(one.exit_code == 0 && one.out.contains("Iteration time: mean error"), qPrintable(one.err));
+    QVERIFY2(one.exit_code == 0 && one.out.contains("Iteration time: mean error"),
+             qPrintable(one.err));
     QVERIFY2(!one.out.contains("By cluster"), qPrintable(one.out));
   }
 
@@ -281,14 +335,19 @@ private slots:
   // that figure's means, which say over how many points they are.
   void validateLeavesUnmeasuredFiguresOutOfTheMeans() {
     const QJsonArray points = measuredPoints().value("points").toArray();
-    if (points.isEmpty()) QSKIP(qPrintable("no " + measuredPointsPath() + ": ../shared is not beside this checkout"));
+    if (points.isEmpty())
+      QSKIP(qPrintable("no " + measuredPointsPath() + ": ../shared is not beside this checkout"));
     QJsonObject no_memory = points[0].toObject(), no_time = points[15].toObject();
     no_memory["id"] = "no-memory";
-    no_memory["measured"] = QJsonObject{{"iteration_time_s", points[0].toObject().value("measured").toObject().value("iteration_time_s")},
-                                        {"peak_memory_bytes", QJsonValue::Null}};
+    no_memory["measured"] =
+        QJsonObject{{"iteration_time_s",
+                     points[0].toObject().value("measured").toObject().value("iteration_time_s")},
+                    {"peak_memory_bytes", QJsonValue::Null}};
     no_time["id"] = "no-time";
-    no_time["measured"] = QJsonObject{{"iteration_time_s", 0},
-                                      {"peak_memory_bytes", points[15].toObject().value("measured").toObject().value("peak_memory_bytes")}};
+    no_time["measured"] = QJsonObject{
+        {"iteration_time_s", 0},
+        {"peak_memory_bytes",
+         points[15].toObject().value("measured").toObject().value("peak_memory_bytes")}};
     const QJsonArray partial{no_memory, no_time, points[2]};
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
@@ -297,31 +356,43 @@ private slots:
     const QJsonObject doc = QJsonDocument::fromJson(j.out.toUtf8()).object();
     const QJsonArray rows = doc.value("points").toArray();
     QCOMPARE(rows.size(), 3);
-    QVERIFY(rows[0].toObject().value("memory_error").isNull() && rows[0].toObject().value("measured_memory_bytes").isNull());
-    QVERIFY(rows[1].toObject().value("time_error").isNull() && rows[1].toObject().value("measured_iteration_s").isNull());
+    QVERIFY(rows[0].toObject().value("memory_error").isNull() &&
+            rows[0].toObject().value("measured_memory_bytes").isNull());
+    QVERIFY(rows[1].toObject().value("time_error").isNull() &&
+            rows[1].toObject().value("measured_iteration_s").isNull());
     QVERIFY(rows[0].toObject().value("predicted_memory_bytes").toDouble() > 0);
     QVERIFY(rows[1].toObject().value("predicted_iteration_s").toDouble() > 0);
     QCOMPARE(rows[0].toObject().value("memory_below_floor").toBool(true), false);
     QCOMPARE(doc.value("time_points").toInt(), 2);
     QCOMPARE(doc.value("memory_points").toInt(), 2);
-    auto err = [&](int i, const char* key) { return qAbs(rows[i].toObject().value(key).toDouble()); };
-    QVERIFY(qAbs(doc.value("mean_time_error").toDouble() - (err(0, "time_error") + err(2, "time_error")) / 2) < 1e-12);
-    QVERIFY(qAbs(doc.value("mean_memory_error").toDouble() - (err(1, "memory_error") + err(2, "memory_error")) / 2) < 1e-12);
-    QCOMPARE(doc.value("max_time_error").toDouble(), qMax(err(0, "time_error"), err(2, "time_error")));
+    auto err = [&](int i, const char* key) {
+      return qAbs(rows[i].toObject().value(key).toDouble());
+    };
+    QVERIFY(qAbs(doc.value("mean_time_error").toDouble() -
+                 (err(0, "time_error") + err(2, "time_error")) / 2) < 1e-12);
+    QVERIFY(qAbs(doc.value("mean_memory_error").toDouble() -
+                 (err(1, "memory_error") + err(2, "memory_error")) / 2) < 1e-12);
+    QCOMPARE(doc.value("max_time_error").toDouble(),
+             qMax(err(0, "time_error"), err(2, "time_error")));
     const Result r = validatePoints(dir, partial);
     QVERIFY2(r.exit_code == 0, qPrintable(r.err));
     const QStringList lines = r.out.split('\n');
     QVERIFY2(lines.size() > 6, qPrintable(r.out));
-    QCOMPARE(lines[1].simplified().split(QChar(0x20)).mid(6, 2), QStringList({"-", "9.12"}));  // no measured memory, the predicted
+    QCOMPARE(lines[1].simplified().split(QChar(0x20)).mid(6, 2),
+             QStringList({"-", "9.12"}));  // no measured memory, the predicted
     QVERIFY2(lines[1].simplified().endsWith(" -"), qPrintable(lines[1]));
     QVERIFY2(lines[2].simplified().startsWith("no-time - "), qPrintable(lines[2]));
-    QVERIFY2(r.out.contains("Iteration time: mean error") && r.out.contains("(over 2 of 3 points)\nPeak memory:") &&
+    QVERIFY2(r.out.contains("Iteration time: mean error") &&
+                 r.out.contains("(over 2 of 3 points)\nPeak memory:") &&
                  r.out.contains("(over 2 of 3 points)\nBy cluster and model:"),
              qPrintable(r.out));
     // The RTX group has no measured time: a dash, not a 0% mean; nor a file of such points.
-    QVERIFY2(r.out.contains(QRegularExpression("\n  mit OPT-350M +1 point +time - +memory mean ")), qPrintable(r.out));
+    QVERIFY2(r.out.contains(QRegularExpression("\n  mit OPT-350M +1 point +time - +memory mean ")),
+             qPrintable(r.out));
     const Result only = validatePoints(dir, QJsonArray{no_time});
-    QVERIFY2(only.exit_code == 0 && only.out.contains("\nIteration time: not measured by any point\nPeak memory:    mean error "),
+    QVERIFY2(only.exit_code == 0 &&
+                 only.out.contains(
+                     "\nIteration time: not measured by any point\nPeak memory:    mean error "),
              qPrintable(only.out + only.err));
   }
 
@@ -330,14 +401,18 @@ private slots:
   // its figures come from the analytic profile, and the JSON row carries both lengths.
   void validateNamesRunsOfAnotherSequenceLength() {
     const QJsonArray points = measuredPoints().value("points").toArray();
-    if (points.isEmpty()) QSKIP(qPrintable("no " + measuredPointsPath() + ": ../shared is not beside this checkout"));
+    if (points.isEmpty())
+      QSKIP(qPrintable("no " + measuredPointsPath() + ": ../shared is not beside this checkout"));
     QJsonObject shorter = points[0].toObject();
     shorter["id"] = "shorter";
     shorter["sequence_length"] = 1024;
-    const Flagged f = validateBeside(shorter, points, "Sequence length other than SAILOR's profiles");
+    const Flagged f =
+        validateBeside(shorter, points, "Sequence length other than SAILOR's profiles");
     if (QTest::currentTestFailed()) return;
-    QVERIFY2(f.section.contains("\n  shorter: 1024 tokens, OPT-350M profiled at 2048\n"), qPrintable(f.section));
-    QVERIFY2(f.section.contains("\n  shorter: timings GH-96 mbs 1 tp 4 from analytic\n"), qPrintable(f.section));
+    QVERIFY2(f.section.contains("\n  shorter: 1024 tokens, OPT-350M profiled at 2048\n"),
+             qPrintable(f.section));
+    QVERIFY2(f.section.contains("\n  shorter: timings GH-96 mbs 1 tp 4 from analytic\n"),
+             qPrintable(f.section));
     QCOMPARE(f.rows[0].toObject().value("sequence_length").toInt(), 1024);
     QCOMPARE(f.rows[0].toObject().value("profiled_sequence_length").toInt(), 2048);
     QCOMPARE(f.rows[1].toObject().value("sequence_length").toInt(), 2048);
@@ -348,15 +423,18 @@ private slots:
   // JSON, since the run did fit and the disagreement is the model's.
   void validateFlagsRunsPredictedNotToFit() {
     const QJsonArray points = measuredPoints().value("points").toArray();
-    if (points.isEmpty()) QSKIP(qPrintable("no " + measuredPointsPath() + ": ../shared is not beside this checkout"));
+    if (points.isEmpty())
+      QSKIP(qPrintable("no " + measuredPointsPath() + ": ../shared is not beside this checkout"));
     QJsonObject big = points[0].toObject();
     QCOMPARE(big.value("id").toString(), QString("clariden/OPT-350/N1/N1_D1_M4_G1"));
     big["id"] = "too-big";
     big["microbatch_size"] = 64;
     big["global_batch_size"] = 64;
-    const Flagged f = validateBeside(big, points, "Predicted not to fit in memory, though the run was measured:\n");
+    const Flagged f = validateBeside(
+        big, points, "Predicted not to fit in memory, though the run was measured:\n");
     if (QTest::currentTestFailed()) return;
-    QVERIFY2(f.section.contains("\n  too-big: stage 0 replica 0 (GH-96, tp 4"), qPrintable(f.section));
+    QVERIFY2(f.section.contains("\n  too-big: stage 0 replica 0 (GH-96, tp 4"),
+             qPrintable(f.section));
     QCOMPARE(f.rows.size(), 2);
     QCOMPARE(f.rows[0].toObject().value("fits").toBool(true), false);
     QVERIFY(f.rows[0].toObject().value("out_of_memory").toArray().size() == 1);
@@ -370,15 +448,19 @@ private slots:
   // same run as measured.
   void validateFlagsMemoryBelowWhatTheRunHeld() {
     const QJsonArray points = measuredPoints().value("points").toArray();
-    if (points.isEmpty()) QSKIP(qPrintable("no " + measuredPointsPath() + ": ../shared is not beside this checkout"));
+    if (points.isEmpty())
+      QSKIP(qPrintable("no " + measuredPointsPath() + ": ../shared is not beside this checkout"));
     QJsonObject low = points[1].toObject();
     low["id"] = "too-low";
     QJsonObject measured = low.value("measured").toObject();
     measured["peak_memory_bytes"] = 1e9;
     low["measured"] = measured;
-    const Flagged f = validateBeside(low, points, "Measured memory below the model states and one microbatch's saved activations");
+    const Flagged f = validateBeside(
+        low, points,
+        "Measured memory below the model states and one microbatch's saved activations");
     if (QTest::currentTestFailed()) return;
-    QVERIFY2(f.section.contains("\n  too-low: 0.93 GiB measured, at least "), qPrintable(f.section));
+    QVERIFY2(f.section.contains("\n  too-low: 0.93 GiB measured, at least "),
+             qPrintable(f.section));
     QCOMPARE(f.rows.size(), 2);
     const double floor = f.rows[0].toObject().value("memory_floor_bytes").toDouble();
     QVERIFY2(floor > 1e9 && floor < f.rows[0].toObject().value("predicted_memory_bytes").toDouble(),
@@ -393,7 +475,8 @@ private slots:
       QTemporaryDir dir;
       const Result j = validatePoints(dir, QJsonArray{low}, {"--json"});
       QVERIFY2(j.exit_code == 0, qPrintable(j.err));
-      const QJsonObject row = QJsonDocument::fromJson(j.out.toUtf8()).object().value("points").toArray()[0].toObject();
+      const QJsonObject row =
+          QJsonDocument::fromJson(j.out.toUtf8()).object().value("points").toArray()[0].toObject();
       QCOMPARE(row.value("memory_below_floor").toBool(factor > 1), factor < 1);
     }
   }
@@ -403,8 +486,8 @@ private slots:
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString out = dir.filePath("best.json");
-    const QStringList plan_args{"plan", "--scenario", scenario_, "--job", job_, "--top", "1", "--microbatch-sizes", "8",
-                                "--output", out};
+    const QStringList plan_args{"plan", "--scenario",         scenario_, "--job",    job_, "--top",
+                                "1",    "--microbatch-sizes", "8",       "--output", out};
     const Result p = runSailor(plan_args);
     QVERIFY2(p.exit_code == 0, qPrintable(describe(plan_args, p)));
     const QStringList sim_args{"simulate", "--scenario", scenario_, "--job", job_, "--plan", out};
@@ -416,40 +499,52 @@ private slots:
   // A bf16 job: the default scenario's V100-16 pools (no bf16 arithmetic) are left out, and said
   // to be; with only V100s there is no plan (exit 3) and the reason names the GPU type.
   // Llama-3-70B at 8192 tokens on the default scenario: without recomputation no plan of up to
-  // four stages fits (a bf16 block keeps 1.8 GB per sequence at tp 8, 1.07 GB of it the 64 x 8192^2 softmax),
-  // exit 3 naming the memory limit; with --recompute full a block keeps its 134 MB input and a
-  // plan fits, the job line says so, and its prediction leaves headroom on every GPU.
+  // four stages fits (a bf16 block keeps 1.8 GB per sequence at tp 8, 1.07 GB of it the 64 x 8192^2
+  // softmax), exit 3 naming the memory limit; with --recompute full a block keeps its 134 MB input
+  // and a plan fits, the job line says so, and its prediction leaves headroom on every GPU.
   void planWithFullRecomputation() {
-    const QStringList base{"plan", "--scenario", scenario_, "--model", "Llama-3-70B", "--global-batch", "512",
-                           "--seq-len", "8192", "--precision", "bf16", "--top", "1"};
+    const QStringList base{"plan",           "--scenario", scenario_,   "--model", "Llama-3-70B",
+                           "--global-batch", "512",        "--seq-len", "8192",    "--precision",
+                           "bf16",           "--top",      "1"};
     const Result none = runSailor(base);
-    QVERIFY2(none.exit_code == 3 && none.err.contains("does not fit"), qPrintable(describe(base, none)));
+    QVERIFY2(none.exit_code == 3 && none.err.contains("does not fit"),
+             qPrintable(describe(base, none)));
     // The message says what could make it fit: recomputation, and a deeper pipeline limit.
-    QVERIFY2(none.err.contains("it may fit with full activation recomputation (the job's recompute) or deeper "
-                               "pipelines (a higher max_stages)"),
+    QVERIFY2(none.err.contains(
+                 "it may fit with full activation recomputation (the job's recompute) or deeper "
+                 "pipelines (a higher max_stages)"),
              qPrintable(describe(base, none)));
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString best = dir.filePath("best.json");
     QStringList args = base;
-    args << "--recompute" << "full" << "--output" << best;
+    args << "--recompute"
+         << "full"
+         << "--output" << best;
     const Result r = runSailor(args);
-    QVERIFY2(r.exit_code == 0 && r.out.contains("full activation recomputation"), qPrintable(describe(args, r)));
+    QVERIFY2(r.exit_code == 0 && r.out.contains("full activation recomputation"),
+             qPrintable(describe(args, r)));
     // The chosen plan, simulated from files: it fits (exit 0) with the recomputing job and
     // does not (exit 3) with the same job keeping every activation.
-    const QString job = writeFile(dir, "job.json", R"({"model": "Llama-3-70B", "global_batch_size": 512,
+    const QString job =
+        writeFile(dir, "job.json", R"({"model": "Llama-3-70B", "global_batch_size": 512,
       "sequence_length": 8192, "precision": "bf16", "recompute": "full"})");
-    const QString job_none = writeFile(dir, "none.json", R"({"model": "Llama-3-70B", "global_batch_size": 512,
+    const QString job_none =
+        writeFile(dir, "none.json", R"({"model": "Llama-3-70B", "global_batch_size": 512,
       "sequence_length": 8192, "precision": "bf16"})");
     const QStringList sim{"simulate", "--scenario", scenario_, "--job", job, "--plan", best};
     const Result s1 = runSailor(sim);
-    QVERIFY2(s1.exit_code == 0 && s1.out.contains("full activation recomputation"), qPrintable(describe(sim, s1)));
-    const QStringList sim_none{"simulate", "--scenario", scenario_, "--job", job_none, "--plan", best};
+    QVERIFY2(s1.exit_code == 0 && s1.out.contains("full activation recomputation"),
+             qPrintable(describe(sim, s1)));
+    const QStringList sim_none{"simulate", "--scenario", scenario_, "--job",
+                               job_none,   "--plan",     best};
     const Result s0 = runSailor(sim_none);
     QVERIFY2(s0.exit_code == 3, qPrintable(describe(sim_none, s0)));
-    const QStringList bad{"plan", "--model", "OPT-350M", "--global-batch", "8", "--recompute", "some"};
+    const QStringList bad{"plan", "--model",     "OPT-350M", "--global-batch",
+                          "8",    "--recompute", "some"};
     const Result b = runSailor(bad);
-    QVERIFY2(b.exit_code == 2 && b.err.contains("recompute: got \"some\", expected \"none\" or \"full\""),
+    QVERIFY2(b.exit_code == 2 &&
+                 b.err.contains("recompute: got \"some\", expected \"none\" or \"full\""),
              qPrintable(describe(bad, b)));
   }
 
@@ -461,19 +556,22 @@ private slots:
     QJsonObject job = QJsonDocument::fromJson(jf.readAll()).object();
     job["precision"] = "bf16";
     const QString bf16 = writeFile(dir, "bf16.json", QJsonDocument(job).toJson());
-    const QStringList args{"plan", "--scenario", scenario_, "--job", bf16, "--top", "3", "--microbatch-sizes", "8", "--json"};
+    const QStringList args{"plan", "--scenario",         scenario_, "--job", bf16, "--top",
+                           "3",    "--microbatch-sizes", "8",       "--json"};
     const Result r = runSailor(args);
     QVERIFY2(r.exit_code == 0, qPrintable(describe(args, r)));
     const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
     const QJsonArray notes = o.value("notes").toArray();
-    QVERIFY2(notes.size() == 1 && notes[0].toString().contains("left out V100-16: no bf16 arithmetic"),
-             qPrintable(describe(args, r)));
+    QVERIFY2(
+        notes.size() == 1 && notes[0].toString().contains("left out V100-16: no bf16 arithmetic"),
+        qPrintable(describe(args, r)));
     const QJsonArray plans = o.value("plans").toArray();
     QVERIFY(!plans.isEmpty());
     for (const auto& p : plans)
       for (const auto& st : p.toObject().value("stages").toArray())
         for (const auto& rep : st.toObject().value("replicas").toArray())
-          QVERIFY2(rep.toObject().value("gpu_type").toString() != "V100-16", qPrintable(describe(args, r)));
+          QVERIFY2(rep.toObject().value("gpu_type").toString() != "V100-16",
+                   qPrintable(describe(args, r)));
 
     QFile sf(scenario_);
     QVERIFY(sf.open(QIODevice::ReadOnly));
@@ -487,8 +585,9 @@ private slots:
     const QStringList none_args{"plan", "--scenario", only, "--job", bf16};
     const Result n = runSailor(none_args);
     QVERIFY2(n.exit_code == 3, qPrintable(describe(none_args, n)));
-    QVERIFY2(n.err.contains("no GPU of the scenario has bf16 arithmetic") && n.err.contains("V100-16"),
-             qPrintable(describe(none_args, n)));
+    QVERIFY2(
+        n.err.contains("no GPU of the scenario has bf16 arithmetic") && n.err.contains("V100-16"),
+        qPrintable(describe(none_args, n)));
   }
 
   // --timeline writes the schedule as a Chrome trace (atomically); an unwritable path is bad input.
@@ -496,7 +595,8 @@ private slots:
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString path = dir.filePath("trace.json");
-    const QStringList args{"simulate", "--scenario", scenario_, "--job", job_, "--plan", plan_, "--timeline", path};
+    const QStringList args{"simulate", "--scenario", scenario_,    "--job", job_,
+                           "--plan",   plan_,        "--timeline", path};
     const Result r = runSailor(args);
     QVERIFY2(r.exit_code == 0, qPrintable(describe(args, r)));
     QVERIFY(r.out.contains("Iteration time"));  // the usual report still goes to stdout
@@ -512,22 +612,27 @@ private slots:
     // The default plan: 2 stages, 128 microbatches per replica, one forward each on each stage.
     QCOMPARE(forwards, 2 * 128);
     QVERIFY(trace.value("otherData").toObject().value("iteration_s").toDouble() > 0);
-    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 1);  // no temporary left
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(),
+             1);  // no temporary left
 
     const QString bad = dir.filePath("no/such/dir/trace.json");
-    const QStringList bad_args{"simulate", "--scenario", scenario_, "--job", job_, "--plan", plan_, "--timeline", bad};
+    const QStringList bad_args{"simulate", "--scenario", scenario_,    "--job", job_,
+                               "--plan",   plan_,        "--timeline", bad};
     const Result b = runSailor(bad_args);
     QVERIFY2(b.exit_code == 2, qPrintable(describe(bad_args, b)));
-    QVERIFY2(b.err.contains(bad) && b.err.contains("a writable path"), qPrintable(describe(bad_args, b)));
+    QVERIFY2(b.err.contains(bad) && b.err.contains("a writable path"),
+             qPrintable(describe(bad_args, b)));
   }
 
   void simulateJson() {
-    const QStringList args{"simulate", "--scenario", scenario_, "--job", job_, "--plan", plan_, "--json"};
+    const QStringList args{"simulate", "--scenario", scenario_, "--job",
+                           job_,       "--plan",     plan_,     "--json"};
     const Result r = runSailor(args);
     QVERIFY2(r.exit_code == 0, qPrintable(describe(args, r)));
     QJsonParseError perr;
     const QJsonDocument doc = QJsonDocument::fromJson(r.out.toUtf8(), &perr);
-    QVERIFY2(perr.error == QJsonParseError::NoError, qPrintable(perr.errorString() + "\n" + r.out.left(500)));
+    QVERIFY2(perr.error == QJsonParseError::NoError,
+             qPrintable(perr.errorString() + "\n" + r.out.left(500)));
     const QJsonObject o = doc.object();
     QVERIFY(o.contains("iteration_s"));
     QVERIFY(o.value("iteration_s").toDouble() > 0);
@@ -556,8 +661,7 @@ private slots:
         << "scenario" << QByteArray("{\"regions\": [\n  {\"name\": \"r1\",, }\n")
         << QStringList({"FILE", "malformed JSON", "expected valid JSON"});
     QTest::newRow("unknown GPU in a pool")
-        << "scenario"
-        << QByteArray(R"({"regions": [{"name": "r1", "zones": ["r1-a"]}],
+        << "scenario" << QByteArray(R"({"regions": [{"name": "r1", "zones": ["r1-a"]}],
                          "pools": [{"zone": "r1-a", "gpu_type": "B200", "count": 8, "usd_per_gpu_hour": 1}]})")
         << QStringList({"FILE", "pools[0].gpu_type", "\"B200\"", "a GPU type of the catalogue"});
     QTest::newRow("plan with negative tp")
@@ -581,8 +685,13 @@ private slots:
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString file = writeFile(dir, which + ".json", text);
-    const QStringList args{"simulate", "--scenario", which == "scenario" ? file : scenario_,
-                           "--job", which == "job" ? file : job_, "--plan", which == "plan" ? file : plan_};
+    const QStringList args{"simulate",
+                           "--scenario",
+                           which == "scenario" ? file : scenario_,
+                           "--job",
+                           which == "job" ? file : job_,
+                           "--plan",
+                           which == "plan" ? file : plan_};
     const Result r = runSailor(args);
     QVERIFY2(r.exit_code == 2, qPrintable(describe(args, r)));
     for (QString n : needles) {
@@ -631,8 +740,7 @@ private slots:
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString store = dir.filePath("sub/runs.sqlite");
-    if (create)
-      sailor::RunStore s(store.toStdString());
+    if (create) sailor::RunStore s(store.toStdString());
     args.replaceInStrings("STORE", store);
     const Result r = runSailor(args);
     QVERIFY2(r.exit_code == exit_code, qPrintable(describe(args, r)));
@@ -665,10 +773,8 @@ private slots:
     const bool had = qEnvironmentVariableIsSet("SAILOR_RUN_STORE");
     qputenv("SAILOR_RUN_STORE", store.toLocal8Bit());
     const Result r = runSailor({"runs", "list"});
-    if (had)
-      qputenv("SAILOR_RUN_STORE", old);
-    else
-      qunsetenv("SAILOR_RUN_STORE");
+    if (had) qputenv("SAILOR_RUN_STORE", old);
+    else qunsetenv("SAILOR_RUN_STORE");
     QVERIFY2(r.exit_code == 0, qPrintable(describe({"runs", "list"}, r)));
     QVERIFY(r.out.contains("No runs recorded"));
     QVERIFY(r.out.contains(store));
@@ -770,7 +876,8 @@ private slots:
     // GiB, far above 16 GiB.
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    const QString plan = writeFile(dir, "plan.json", R"({"microbatch_size": 8, "stages": [{"first_layer": 0, "last_layer": 25,
+    const QString plan = writeFile(
+        dir, "plan.json", R"({"microbatch_size": 8, "stages": [{"first_layer": 0, "last_layer": 25,
         "replicas": [{"gpu_type": "V100-16", "tp": 1, "zone": "us-central1-a"}]}]})");
     const QStringList args{"simulate", "--scenario", scenario_, "--job", job_, "--plan", plan};
     const Result r = runSailor(args);
@@ -786,7 +893,8 @@ private slots:
 
   void noProfileSourceExits2() {
     // Without the analytic fallback and with no profile files, nothing can answer.
-    const QStringList args{"simulate", "--scenario", scenario_, "--job", job_, "--plan", plan_, "--no-analytic"};
+    const QStringList args{"simulate", "--scenario", scenario_, "--job",
+                           job_,       "--plan",     plan_,     "--no-analytic"};
     const Result r = runSailor(args);
     QVERIFY2(r.exit_code == 2, qPrintable(describe(args, r)));
     QVERIFY2(r.err.contains("no timings for OPT-350M on A100-40"), qPrintable(describe(args, r)));

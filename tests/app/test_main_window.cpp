@@ -5,21 +5,21 @@
 #include <QComboBox>
 #include <QLineEdit>
 #include <QPlainTextEdit>
-#include <QTreeWidget>
-#include <qcustomplot.h>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeWidget>
 #include <QUndoStack>
+#include <qcustomplot.h>
 
 #include "job_panel.hpp"
 #include "main_window.hpp"
 #include "plan_inspector.hpp"
 #include "run_monitor.hpp"
 #include "scenario_document.hpp"
-#include "tradeoff_plot.hpp"
 #include "test_time.hpp"
+#include "tradeoff_plot.hpp"
 
 using namespace sailor::studio;
 using sailor::test::scaledMs;
@@ -34,7 +34,9 @@ class TestMainWindow : public QObject {
     ms = scaledMs(ms);
     // A request may be pending on the re-plan timer: wait until one started and ended.
     QTest::qWait(50);
-    return QTest::qWaitFor([&] { return !w.planningService()->busy() && w.planningService()->currentRequest() == 0; }, ms);
+    return QTest::qWaitFor(
+        [&] { return !w.planningService()->busy() && w.planningService()->currentRequest() == 0; },
+        ms);
   }
   static void type(QLineEdit* edit, const QString& text) {
     edit->setText(text);
@@ -108,7 +110,8 @@ class TestMainWindow : public QObject {
     type(w.jobPanel()->field("min_iterations_per_s"), "1000");
     QVERIFY(finished.wait(scaledMs(120000)));
     QVERIFY(w.result()->best.empty());
-    QVERIFY2(w.jobPanel()->planProblem().contains("constraint"), qPrintable(w.jobPanel()->planProblem()));
+    QVERIFY2(w.jobPanel()->planProblem().contains("constraint"),
+             qPrintable(w.jobPanel()->planProblem()));
     QVERIFY(!w.inspector()->hasPlan());
     // A negative price never reaches the planner: the field says why.
     type(w.jobPanel()->field("max_usd_per_hour"), "-5");
@@ -127,7 +130,8 @@ class TestMainWindow : public QObject {
     precision->setCurrentIndex(precision->findData(static_cast<int>(sailor::Precision::Bf16)));
     QVERIFY(finished.wait(scaledMs(120000)));
     QVERIFY(!w.result()->best.empty());
-    QVERIFY2(w.planStatus().contains("left out V100-16: no bf16 arithmetic"), qPrintable(w.planStatus()));
+    QVERIFY2(w.planStatus().contains("left out V100-16: no bf16 arithmetic"),
+             qPrintable(w.planStatus()));
     for (const auto& point : w.tradeoffPlot()->points())
       for (const auto& stage : point->plan.stages)
         for (const auto& replica : stage.replicas) QVERIFY(replica.gpu_type != "V100-16");

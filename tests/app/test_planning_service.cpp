@@ -34,8 +34,7 @@ namespace {
 // Ids carried by a spy's first argument, in emission order.
 QList<quint64> ids(const QSignalSpy& spy) {
   QList<quint64> out;
-  for (const auto& args : spy)
-    out.append(args.at(0).toULongLong());
+  for (const auto& args : spy) out.append(args.at(0).toULongLong());
   return out;
 }
 
@@ -89,8 +88,8 @@ class TestPlanningService : public QObject {
 void TestPlanningService::initTestCase() {
   const std::string dir = sailor::resourceDir();
   auto catalog = std::make_shared<const sailor::Catalog>(sailor::Catalog::load(dir));
-  scenario_ = std::make_shared<const sailor::Scenario>(
-      sailor::Scenario::fromJson(sailor::json_util::readFile(dir + "/scenarios/default.json"), *catalog));
+  scenario_ = std::make_shared<const sailor::Scenario>(sailor::Scenario::fromJson(
+      sailor::json_util::readFile(dir + "/scenarios/default.json"), *catalog));
   job_ = std::make_shared<const sailor::Job>(
       sailor::Job::fromJson(sailor::json_util::readFile(dir + "/jobs/default.json"), *catalog));
   catalog_ = catalog;
@@ -130,8 +129,8 @@ void TestPlanningService::finishesWithTheSameBestPlansAsPlanSearch() {
     // The search names its microbatch size; the steps after it (placing, simulating) and the
     // final "done" name themselves.
     const QString stage = args.at(2).toString();
-    QVERIFY2(stage.contains("microbatch ") || stage.contains("placing") || stage.contains("simulat") ||
-                 stage == "done",
+    QVERIFY2(stage.contains("microbatch ") || stage.contains("placing") ||
+                 stage.contains("simulat") || stage == "done",
              qPrintable(stage));
   }
   QCOMPARE(last, 1.0);
@@ -211,8 +210,7 @@ void TestPlanningService::newerRequestSupersedesTheRunningOne() {
   // A's worker may have begun before B arrived, but its signals reach the service after B is
   // current, so they are all dropped: nothing of A but cancelled(A).
   QCOMPARE(ids(started), QList<quint64>{b});
-  for (const auto& args : progress)
-    QCOMPARE(args.at(0).toULongLong(), b);
+  for (const auto& args : progress) QCOMPARE(args.at(0).toULongLong(), b);
   QCOMPARE(failed.count(), 0);
   QCOMPARE(ids(cancelled), QList<quint64>{a});
 }
@@ -292,8 +290,7 @@ void TestPlanningService::eventLoopKeepsRunningDuringASearch() {
   (void)QTest::qWaitFor([&] { return !finished.isEmpty() || clock.elapsed() >= 1500; }, 3000);
   timer.stop();
   const qint64 window = clock.elapsed();
-  if (finished.isEmpty())
-    service.cancel();
+  if (finished.isEmpty()) service.cancel();
   QTRY_VERIFY_WITH_TIMEOUT(!service.busy(), 30000);
 
   qInfo("event loop during a search: %d ticks of 10 ms in %lld ms, longest gap %lld ms", ticks,

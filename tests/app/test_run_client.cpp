@@ -41,8 +41,7 @@ constexpr int kRunTimeoutMs = 180000;
 
 json readJson(const QString& path) {
   std::ifstream in(path.toStdString());
-  if (!in)
-    throw std::runtime_error("cannot read " + path.toStdString());
+  if (!in) throw std::runtime_error("cannot read " + path.toStdString());
   return json::parse(in);
 }
 
@@ -102,8 +101,7 @@ class TestRunClient : public QObject {
     qunsetenv("SAILOR_BIN");
     QCOMPARE(RunClient::defaultSailorBinary(),
              QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("sailor")));
-    if (!saved.isEmpty())
-      qputenv("SAILOR_BIN", saved);
+    if (!saved.isEmpty()) qputenv("SAILOR_BIN", saved);
   }
 
   // A whole run: events in the documented order, one iteration signal per iteration, finished(0)
@@ -198,13 +196,13 @@ class TestRunClient : public QObject {
       QFAIL(qPrintable("the run ended before stop(): " + describe(outcomeOf(finished))));
     QCOMPARE(workers.count(), 1);
     std::vector<qint64> pids;
-    for (const sailor::RunWorker& w : workers.at(0).at(0).value<sailor::WorkersStartedEvent>().workers)
+    for (const sailor::RunWorker& w :
+         workers.at(0).at(0).value<sailor::WorkersStartedEvent>().workers)
       pids.push_back(w.pid);
     QCOMPARE(pids.size(), std::size_t{2});
     const qint64 controller = client.processId();
     QVERIFY(controller > 0);
-    for (qint64 pid : pids)
-      QVERIFY2(processExists(pid), "the workers run before stop()");
+    for (qint64 pid : pids) QVERIFY2(processExists(pid), "the workers run before stop()");
 
     client.stop();
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
@@ -217,7 +215,8 @@ class TestRunClient : public QObject {
     QVERIFY2(outcome.message.contains(QLatin1String("Stopped")), qPrintable(outcome.message));
     QVERIFY(!processExists(controller));
     for (qint64 pid : pids)
-      QVERIFY2(!processExists(pid), qPrintable(QStringLiteral("worker %1 outlived the run").arg(pid)));
+      QVERIFY2(!processExists(pid),
+               qPrintable(QStringLiteral("worker %1 outlived the run").arg(pid)));
 
     const RunHistory history(store_);
     const auto stored = history.open(outcome.run_id);
@@ -291,13 +290,11 @@ class TestRunClient : public QObject {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     QByteArray first_half, second_half;
-    for (int i = 0; i < 4; ++i)
-      first_half += lines[i] + '\n';
+    for (int i = 0; i < 4; ++i) first_half += lines[i] + '\n';
     first_half += lines[4].left(lines[4].size() / 2);
     second_half = lines[4].mid(lines[4].size() / 2) + "\nnot an event\n";
     for (int i = 5; i < lines.size(); ++i)
-      if (!lines[i].isEmpty())
-        second_half += lines[i] + '\n';
+      if (!lines[i].isEmpty()) second_half += lines[i] + '\n';
     second_half.chop(1);  // the last line without its newline
     auto write = [&](const QString& name, const QByteArray& bytes) {
       QFile f(dir.filePath(name));

@@ -24,7 +24,7 @@ struct Message {
   QString context, source;
   bool numerus = false;
   bool has_translation = false;
-  QString type;  // the translation's type attribute: "", "unfinished", "vanished", "obsolete"
+  QString type;       // the translation's type attribute: "", "unfinished", "vanished", "obsolete"
   QStringList forms;  // the translation, or its numerus forms
 };
 
@@ -48,7 +48,8 @@ QList<Message> readTs(const QString& path, QString* error) {
     } else if (name == QLatin1String("name") && !m) {
       context = xml.readElementText();
     } else if (name == QLatin1String("message")) {
-      messages.append(Message{context, {}, xml.attributes().value("numerus") == QLatin1String("yes"), false, {}, {}});
+      messages.append(Message{
+          context, {}, xml.attributes().value("numerus") == QLatin1String("yes"), false, {}, {}});
       m = &messages.last();
     } else if (name == QLatin1String("source") && m) {
       m->source = xml.readElementText();
@@ -110,15 +111,16 @@ class TestTranslations : public QObject {
       QVERIFY2(buttons.contains(QStringLiteral("开始")), qPrintable(buttons.join(", ")));
       QVERIFY2(buttons.contains(QStringLiteral("停止")), qPrintable(buttons.join(", ")));
       // No English left on the group boxes and buttons of the main window.
-      for (const QString& english : {QStringLiteral("Job"), QStringLiteral("Start"), QStringLiteral("Stop"),
-                                     QStringLiteral("&Open"), QStringLiteral("&Refresh")}) {
+      for (const QString& english :
+           {QStringLiteral("Job"), QStringLiteral("Start"), QStringLiteral("Stop"),
+            QStringLiteral("&Open"), QStringLiteral("&Refresh")}) {
         QVERIFY2(!groups.contains(english) && !buttons.contains(english), qPrintable(english));
       }
       QCOMPARE(w.windowTitle(), QStringLiteral("默认场景 — Sailor Studio"));
     }
     // A %n string takes Chinese's single form.
-    QCOMPARE(QCoreApplication::translate("sailor::studio::ResourceCanvas", "Region %1 (%2): %n zone(s)",
-                                         nullptr, 3),
+    QCOMPARE(QCoreApplication::translate("sailor::studio::ResourceCanvas",
+                                         "Region %1 (%2): %n zone(s)", nullptr, 3),
              QStringLiteral("区域 %1（%2）：3 个可用区"));
     QCoreApplication::removeTranslator(&zh);
   }
@@ -141,18 +143,22 @@ class TestTranslations : public QObject {
       for (const QString& t : m.forms) {
         if (t.trimmed().isEmpty()) problems << where + QStringLiteral(" has an empty translation");
         else if (placeholders(t) != placeholders(m.source))
-          problems << where + QStringLiteral(" -> \"") + t + QStringLiteral("\": placeholders differ");
+          problems << where + QStringLiteral(" -> \"") + t +
+                          QStringLiteral("\": placeholders differ");
         if (hasAccelerator(m.source) && !hasAccelerator(t))
-          problems << where + QStringLiteral(" -> \"") + t + QStringLiteral("\": the accelerator is lost");
+          problems << where + QStringLiteral(" -> \"") + t +
+                          QStringLiteral("\": the accelerator is lost");
       }
     }
-    QVERIFY2(problems.isEmpty(), qPrintable(QString::number(problems.size()) + QStringLiteral(" problem(s):\n") +
-                                            problems.join(QLatin1Char('\n'))));
+    QVERIFY2(problems.isEmpty(),
+             qPrintable(QString::number(problems.size()) + QStringLiteral(" problem(s):\n") +
+                        problems.join(QLatin1Char('\n'))));
   }
 
   void englishNumerusFormsAreFinished() {
     QString error;
-    const auto messages = readTs(QStringLiteral(SAILOR_TRANSLATIONS_DIR "/sailor_studio_en.ts"), &error);
+    const auto messages =
+        readTs(QStringLiteral(SAILOR_TRANSLATIONS_DIR "/sailor_studio_en.ts"), &error);
     QVERIFY2(error.isEmpty(), qPrintable(error));
     int numerus = 0;
     for (const auto& m : messages) {
@@ -160,7 +166,8 @@ class TestTranslations : public QObject {
       ++numerus;
       QVERIFY2(m.type.isEmpty() && m.forms.size() == 2, qPrintable(m.source));
       for (const QString& t : m.forms)
-        QVERIFY2(placeholders(t) == placeholders(m.source), qPrintable(m.source + QStringLiteral(" -> ") + t));
+        QVERIFY2(placeholders(t) == placeholders(m.source),
+                 qPrintable(m.source + QStringLiteral(" -> ") + t));
     }
     QVERIFY(numerus > 0);
   }
@@ -170,17 +177,20 @@ class TestTranslations : public QObject {
     QVERIFY(en.load(QStringLiteral(":/i18n/sailor_studio_en.qm")));
     QVERIFY(QCoreApplication::installTranslator(&en));
     const auto stopped = [](int n) {
-      return QCoreApplication::translate("sailor::studio::RunClient", "Stopped after %n iteration(s).", "", n);
+      return QCoreApplication::translate("sailor::studio::RunClient",
+                                         "Stopped after %n iteration(s).", "", n);
     };
     QCOMPARE(stopped(1), QStringLiteral("Stopped after 1 iteration."));
     QCOMPARE(stopped(2), QStringLiteral("Stopped after 2 iterations."));
     const auto workers = [](int n) {
-      return QCoreApplication::translate("sailor::studio::RunMonitor", "%n worker process(es) started", nullptr, n);
+      return QCoreApplication::translate("sailor::studio::RunMonitor",
+                                         "%n worker process(es) started", nullptr, n);
     };
     QCOMPARE(workers(1), QStringLiteral("1 worker process started"));
     QCOMPARE(workers(4), QStringLiteral("4 worker processes started"));
     // A string without plural forms still falls back to the source.
-    QCOMPARE(QCoreApplication::translate("sailor::studio::MainWindow", "Resources"), QStringLiteral("Resources"));
+    QCOMPARE(QCoreApplication::translate("sailor::studio::MainWindow", "Resources"),
+             QStringLiteral("Resources"));
     QCoreApplication::removeTranslator(&en);
   }
 };

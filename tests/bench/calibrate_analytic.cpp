@@ -24,7 +24,8 @@ int main(int argc, char** argv) {
   try {
     Catalog cat = Catalog::load(resourceDir());
     const std::string dir = argv[1];
-    auto sailor = SailorProfile::load(dir + "/profiles/simulator_profiles.json", dir + "/profiles/llm_info.json", cat);
+    auto sailor = SailorProfile::load(dir + "/profiles/simulator_profiles.json",
+                                      dir + "/profiles/llm_info.json", cat);
     AnalyticProfile analytic(cat);
     auto raw = json_util::readFile(dir + "/profiles/simulator_profiles.json");
     std::map<std::string, std::vector<double>> ratios;
@@ -61,7 +62,8 @@ int main(int argc, char** argv) {
     for (auto& [g, v] : ratios)
       std::printf("%-12s %6zu %10.3f %10.3f %10.3f\n", g.c_str(), v.size(), median(v),
                   *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end()));
-    std::printf("%-12s %6zu %10.3f   (measured / analytic, block forward + backward)\n", "all", all.size(), median(all));
+    std::printf("%-12s %6zu %10.3f   (measured / analytic, block forward + backward)\n", "all",
+                all.size(), median(all));
   } catch (const InputError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;

@@ -81,8 +81,7 @@ struct GptImpl : torch::nn::Module {
         pos(register_module("pos", torch::nn::Embedding(c.seq_len, c.hidden))),
         blocks(register_module("blocks", torch::nn::ModuleList())),
         lnf(register_module("lnf", torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.hidden})))) {
-    for (std::int64_t i = 0; i < c.layers; ++i)
-      blocks->push_back(Block(c.hidden, c.heads, c.ffn));
+    for (std::int64_t i = 0; i < c.layers; ++i) blocks->push_back(Block(c.hidden, c.heads, c.ffn));
     // The runtime's initialization scheme (GPT-2's): normal(0, 0.02), the residual outputs
     // scaled by 1 / sqrt(2 layers), zero biases. Not its values: it seeds tensors by name.
     torch::NoGradGuard no_grad;
@@ -95,8 +94,7 @@ struct GptImpl : torch::nn::Module {
       b->fc1->weight.normal_(0, std0);
       b->out->weight.normal_(0, std_out);
       b->fc2->weight.normal_(0, std_out);
-      for (auto* l : {&b->qkv, &b->out, &b->fc1, &b->fc2})
-        (*l)->bias.zero_();
+      for (auto* l : {&b->qkv, &b->out, &b->fc1, &b->fc2}) (*l)->bias.zero_();
     }
     mask = register_buffer(
         "mask",
@@ -108,8 +106,7 @@ struct GptImpl : torch::nn::Module {
     const std::int64_t S = input.size(1);
     torch::Tensor x = tok(input) + pos(torch::arange(S, torch::kInt64));
     const torch::Tensor m = mask.slice(0, 0, S).slice(1, 0, S);
-    for (const auto& b : *blocks)
-      x = b->as<BlockImpl>()->forward(x, m);
+    for (const auto& b : *blocks) x = b->as<BlockImpl>()->forward(x, m);
     torch::Tensor logits = torch::linear(lnf(x), tok->weight);  // tied head
     return torch::nn::functional::cross_entropy(logits.reshape({-1, logits.size(-1)}),
                                                 labels.reshape({-1}));
@@ -126,8 +123,7 @@ TORCH_MODULE(Gpt);
 double learningRateAt(const Config& c, int iteration) {
   const int warmup = 2;
   const double min_lr = c.lr / 10;
-  if (iteration < warmup)
-    return c.lr * (iteration + 1) / static_cast<double>(warmup);
+  if (iteration < warmup) return c.lr * (iteration + 1) / static_cast<double>(warmup);
   const int decay = std::max(1, c.iterations - warmup);
   const double progress = std::min(1.0, (iteration - warmup) / static_cast<double>(decay));
   return min_lr + 0.5 * (c.lr - min_lr) * (1.0 + std::cos(std::numbers::pi * progress));
@@ -155,33 +151,20 @@ Config parse(int argc, char** argv) {
       c.print_samples = true;
       continue;
     }
-    if (i + 1 >= argc)
-      throw std::runtime_error(k + " needs a value");
+    if (i + 1 >= argc) throw std::runtime_error(k + " needs a value");
     const std::string v = argv[++i];
-    if (k == "--layers")
-      c.layers = std::stoll(v);
-    else if (k == "--hidden")
-      c.hidden = std::stoll(v);
-    else if (k == "--heads")
-      c.heads = std::stoll(v);
-    else if (k == "--ffn")
-      c.ffn = std::stoll(v);
-    else if (k == "--vocab")
-      c.vocab = std::stoll(v);
-    else if (k == "--seq-len")
-      c.seq_len = std::stoll(v);
-    else if (k == "--global-batch")
-      c.global_batch = std::stoll(v);
-    else if (k == "--microbatch")
-      c.microbatch = std::stoll(v);
-    else if (k == "--iterations")
-      c.iterations = std::stoi(v);
-    else if (k == "--lr")
-      c.lr = std::stod(v);
-    else if (k == "--seed")
-      c.seed = std::stoull(v);
-    else
-      throw std::runtime_error("unknown option " + k);
+    if (k == "--layers") c.layers = std::stoll(v);
+    else if (k == "--hidden") c.hidden = std::stoll(v);
+    else if (k == "--heads") c.heads = std::stoll(v);
+    else if (k == "--ffn") c.ffn = std::stoll(v);
+    else if (k == "--vocab") c.vocab = std::stoll(v);
+    else if (k == "--seq-len") c.seq_len = std::stoll(v);
+    else if (k == "--global-batch") c.global_batch = std::stoll(v);
+    else if (k == "--microbatch") c.microbatch = std::stoll(v);
+    else if (k == "--iterations") c.iterations = std::stoi(v);
+    else if (k == "--lr") c.lr = std::stod(v);
+    else if (k == "--seed") c.seed = std::stoull(v);
+    else throw std::runtime_error("unknown option " + k);
   }
   if (c.layers < 1 || c.heads < 1 || c.hidden % c.heads != 0 || c.microbatch < 1 ||
       c.global_batch % c.microbatch != 0 || c.iterations < 1 || c.seq_len < 1)

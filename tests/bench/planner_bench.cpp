@@ -43,7 +43,8 @@ double maxRssMb() {
 std::string planBrief(const Plan& plan) {
   std::string out = "mbs " + std::to_string(plan.microbatch_size);
   for (const Stage& st : plan.stages)
-    out += " | " + std::to_string(st.first_layer) + "-" + std::to_string(st.last_layer) + ": " + st.replicaSummary();
+    out += " | " + std::to_string(st.first_layer) + "-" + std::to_string(st.last_layer) + ": " +
+           st.replicaSummary();
   return out;
 }
 
@@ -59,7 +60,9 @@ std::map<std::string, Plan> loadBaseline(const std::string& path) {
     if (j.is_discarded() || !j.contains("scenario") || !j.contains("plan")) continue;
     plans[j.at("scenario").get<std::string>()] = Plan::fromJson(j.at("plan"));
   }
-  if (plans.empty()) throw InputError(path, "no line with a scenario and a plan", "JSON lines of planner_bench --json");
+  if (plans.empty())
+    throw InputError(path, "no line with a scenario and a plan",
+                     "JSON lines of planner_bench --json");
   return plans;
 }
 
@@ -100,10 +103,12 @@ int main(int argc, char** argv) {
   const std::string a = "A100-40", v = "V100-16", c1a = "us-central1-a";
   for (int n : {32, 80, 128}) cases.push_back(Case("A100 " + std::to_string(n), {{{a, c1a}, n}}));
   for (auto [na, nv] : {std::pair{32, 96}, {80, 240}, {128, 384}})
-    cases.push_back(Case("A100+V100 " + std::to_string(na) + "+" + std::to_string(nv), {{{a, c1a}, na}, {{v, c1a}, nv}}));
+    cases.push_back(Case("A100+V100 " + std::to_string(na) + "+" + std::to_string(nv),
+                         {{{a, c1a}, na}, {{v, c1a}, nv}}));
   for (int n : {32, 80, 128}) {
     Case c{"5 zones x " + std::to_string(n) + " A100", {}};
-    for (const char* z : {"us-central1-a", "us-central1-b", "us-central1-c", "us-central1-f", "us-west1-b"})
+    for (const char* z :
+         {"us-central1-a", "us-central1-b", "us-central1-c", "us-central1-f", "us-west1-b"})
       c.pools.push_back({{a, z}, n});
     cases.push_back(c);
   }
@@ -120,7 +125,8 @@ int main(int argc, char** argv) {
   two_cost.objective = Objective::Cost;
   two_cost.min_throughput = 0.2;
   if (!quick) cases.push_back(two_cost);
-  Case three{"3 GPU types x 256 (A100-40, V100-16, GH-96)", {{{a, c1a}, 256}, {{v, c1a}, 256}, {{"GH-96", c1a}, 256}}};
+  Case three{"3 GPU types x 256 (A100-40, V100-16, GH-96)",
+             {{{a, c1a}, 256}, {{v, c1a}, 256}, {{"GH-96", c1a}, 256}}};
   cases.push_back(three);
   Case pareto{"Pareto A100+V100 128+384", {{{a, c1a}, 128}, {{v, c1a}, 384}}};
   pareto.pareto = true;
@@ -148,7 +154,8 @@ int main(int argc, char** argv) {
         pools.push_back(p);
       }
       Scenario sc = ref.scenario(pools, cat);
-      Job job = Job::fromJson(json{{"model", "OPT-350"}, {"global_batch_size", 1024}, {"precision", "fp32"}}, cat);
+      Job job = Job::fromJson(
+          json{{"model", "OPT-350"}, {"global_batch_size", 1024}, {"precision", "fp32"}}, cat);
       ProfileSet profiles;
       profiles.add(ref.profiles);
       profiles.add(std::make_shared<AnalyticProfile>(cat));
@@ -159,13 +166,17 @@ int main(int argc, char** argv) {
       opt.pareto = c.pareto;
       opt.top_k = 1;
       PlanResult r = planSearch(sc, job, cat, profiles, opt);
-      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      json out{{"scenario", c.name}, {"search_seconds_with_setup", seconds}, {"max_rss_mb", maxRssMb()},
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      json out{{"scenario", c.name},
+               {"search_seconds_with_setup", seconds},
+               {"max_rss_mb", maxRssMb()},
                {"candidates", r.candidates}};
       char line[512];
       if (r.best.empty()) {
         out["no_plan_reason"] = r.no_plan_reason;
-        std::snprintf(line, sizeof line, "%-62s %8.3f s %7.0f MB   no plan", c.name.c_str(), seconds, maxRssMb());
+        std::snprintf(line, sizeof line, "%-62s %8.3f s %7.0f MB   no plan", c.name.c_str(),
+                      seconds, maxRssMb());
       } else {
         const PlannedPlan& p = r.best.front();
         out["plan"] = p.plan.toJson();
@@ -173,13 +184,13 @@ int main(int argc, char** argv) {
         out["usd_per_iteration"] = p.prediction.usd_per_iteration;
         out["gpus"] = p.plan.gpuCount();
         if (c.pareto) out["pareto_points"] = r.pareto.size();
-        std::snprintf(line, sizeof line, "%-62s %8.3f s %7.0f MB %8.4f it/s %8.4f USD/it %5d GPUs %2zu stages%s",
+        std::snprintf(line, sizeof line,
+                      "%-62s %8.3f s %7.0f MB %8.4f it/s %8.4f USD/it %5d GPUs %2zu stages%s",
                       c.name.c_str(), seconds, maxRssMb(), p.prediction.iterations_per_s,
                       p.prediction.usd_per_iteration, p.plan.gpuCount(), p.plan.stages.size(),
                       c.pareto ? (" pareto " + std::to_string(r.pareto.size())).c_str() : "");
       }
-      if (as_json)
-        std::printf("%s\n", out.dump().c_str());
+      if (as_json) std::printf("%s\n", out.dump().c_str());
       else if (!r.best.empty())
         std::printf("%s\n  %s\n", c.name.c_str(), planBrief(r.best.front().plan).c_str());
       std::fflush(stdout);
@@ -192,14 +203,17 @@ int main(int argc, char** argv) {
           const Prediction was = simulate(b->second, sc, job, cat, profiles, opt.simulator);
           if (!r.best.empty()) {
             const Prediction& now = r.best.front().prediction;
-            std::snprintf(line, sizeof line, "%-62s %8.4f it/s %8.4f USD/it  now %8.4f it/s %8.4f USD/it %9.3f",
-                          c.name.c_str(), was.iterations_per_s, was.usd_per_iteration, now.iterations_per_s,
-                          now.usd_per_iteration,
-                          c.objective == Objective::Cost ? was.usd_per_iteration / now.usd_per_iteration
-                                                         : now.iterations_per_s / was.iterations_per_s);
+            std::snprintf(line, sizeof line,
+                          "%-62s %8.4f it/s %8.4f USD/it  now %8.4f it/s %8.4f USD/it %9.3f",
+                          c.name.c_str(), was.iterations_per_s, was.usd_per_iteration,
+                          now.iterations_per_s, now.usd_per_iteration,
+                          c.objective == Objective::Cost
+                              ? was.usd_per_iteration / now.usd_per_iteration
+                              : now.iterations_per_s / was.iterations_per_s);
           }
         } catch (const InputError& e) {
-          std::snprintf(line, sizeof line, "%-62s  earlier plan not valid here: %s", c.name.c_str(), e.what());
+          std::snprintf(line, sizeof line, "%-62s  earlier plan not valid here: %s", c.name.c_str(),
+                        e.what());
         }
         against.push_back(line);
       }
@@ -208,12 +222,15 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;
   }
-  std::printf("\n%-62s %10s %10s %13s %15s %10s %9s\n", "scenario", "time", "max RSS", "throughput", "cost", "GPUs", "stages");
+  std::printf("\n%-62s %10s %10s %13s %15s %10s %9s\n", "scenario", "time", "max RSS", "throughput",
+              "cost", "GPUs", "stages");
   for (const auto& l : table) std::printf("%s\n", l.c_str());
   if (!against.empty()) {
-    std::printf("\nAgainst %s: the earlier plan simulated by this build;\nratio > 1: this build's plan is better "
-                "in throughput, or in cost for a cost objective\n%-62s %29s %34s %9s\n",
-                baseline_path.c_str(), "scenario", "earlier plan", "this build's plan", "ratio");
+    std::printf(
+        "\nAgainst %s: the earlier plan simulated by this build;\nratio > 1: this build's plan is "
+        "better "
+        "in throughput, or in cost for a cost objective\n%-62s %29s %34s %9s\n",
+        baseline_path.c_str(), "scenario", "earlier plan", "this build's plan", "ratio");
     for (const auto& l : against) std::printf("%s\n", l.c_str());
   }
   return 0;

@@ -25,13 +25,15 @@ namespace {
 
 // Mean seconds per call over at least 0.5 s of calls (after one warm-up call).
 double secondsPerCall(const Plan& plan, const Scenario& sc, const Job& job, const Catalog& cat,
-                      const ProfileSet& profiles, double& iteration_s, const SimulatorOptions& o = {}) {
+                      const ProfileSet& profiles, double& iteration_s,
+                      const SimulatorOptions& o = {}) {
   iteration_s = simulate(plan, sc, job, cat, profiles, o).iteration_s;
   const auto t0 = std::chrono::steady_clock::now();
   long n = 0;
   double elapsed = 0;
   do {
-    for (int i = 0; i < 16; ++i) iteration_s = simulate(plan, sc, job, cat, profiles, o).iteration_s;
+    for (int i = 0; i < 16; ++i)
+      iteration_s = simulate(plan, sc, job, cat, profiles, o).iteration_s;
     n += 16;
     elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   } while (elapsed < 0.5);
@@ -40,7 +42,8 @@ double secondsPerCall(const Plan& plan, const Scenario& sc, const Job& job, cons
 
 // P stages over L plan layers (as even as possible), each D replicas of (gpu, tp); the first
 // half of the stages in zone a, the rest in zone b.
-Plan pipeline(int L, int P, int D, const std::string& gpu, int tp, const std::string& a, const std::string& b, int mbs) {
+Plan pipeline(int L, int P, int D, const std::string& gpu, int tp, const std::string& a,
+              const std::string& b, int mbs) {
   Plan plan;
   plan.microbatch_size = mbs;
   int first = 0;
@@ -55,8 +58,8 @@ Plan pipeline(int L, int P, int D, const std::string& gpu, int tp, const std::st
   return plan;
 }
 
-void report(const char* name, const Plan& big, const Plan& small, const Scenario& sc, const Job& job,
-            const Catalog& cat, const ProfileSet& profiles) {
+void report(const char* name, const Plan& big, const Plan& small, const Scenario& sc,
+            const Job& job, const Catalog& cat, const ProfileSet& profiles) {
   double it_big = 0, it_small = 0;
   const double t_small = secondsPerCall(small, sc, job, cat, profiles, it_small);
   const double t_big = secondsPerCall(big, sc, job, cat, profiles, it_big);
@@ -64,11 +67,14 @@ void report(const char* name, const Plan& big, const Plan& small, const Scenario
   figures.timeline = false;  // as the planner ranks its candidates
   double it_fig = 0;
   const double t_fig = secondsPerCall(big, sc, job, cat, profiles, it_fig, figures);
-  std::printf("%-44s %5d GPUs %d stages  %7.1f us/call, %7.1f without the timeline  (1-GPU plan %6.1f us/call, "
-              "ratio %4.1f)  iteration %.3f s\n",
-              name, big.gpuCount(), static_cast<int>(big.stages.size()), t_big * 1e6, t_fig * 1e6, t_small * 1e6,
-              t_big / t_small, it_big);
-  if (it_fig != it_big) std::printf("  timeline on and off disagree: %.9g against %.9g s\n", it_big, it_fig);
+  std::printf(
+      "%-44s %5d GPUs %d stages  %7.1f us/call, %7.1f without the timeline  (1-GPU plan %6.1f "
+      "us/call, "
+      "ratio %4.1f)  iteration %.3f s\n",
+      name, big.gpuCount(), static_cast<int>(big.stages.size()), t_big * 1e6, t_fig * 1e6,
+      t_small * 1e6, t_big / t_small, it_big);
+  if (it_fig != it_big)
+    std::printf("  timeline on and off disagree: %.9g against %.9g s\n", it_big, it_fig);
 }
 
 }  // namespace
@@ -81,9 +87,13 @@ int main(int argc, char** argv) {
       "regions": [{"name": "us-central1", "continent": "north-america", "zones": ["us-central1-a", "us-central1-b"]}],
       "pools": [{"zone": "us-central1-a", "gpu_type": "A100-80", "count": 256, "usd_per_gpu_hour": 3.9},
                 {"zone": "us-central1-b", "gpu_type": "A100-80", "count": 256, "usd_per_gpu_hour": 3.9}]
-    })"), cat);
-    const Job job = Job::fromJson(
-        json{{"model", "OPT-30B"}, {"global_batch_size", 1024}, {"sequence_length", 2048}, {"precision", "bf16"}}, cat);
+    })"),
+                                           cat);
+    const Job job = Job::fromJson(json{{"model", "OPT-30B"},
+                                       {"global_batch_size", 1024},
+                                       {"sequence_length", 2048},
+                                       {"precision", "bf16"}},
+                                  cat);
     ProfileSet profiles;
     profiles.add(std::make_shared<AnalyticProfile>(cat));
     const int L = cat.model("OPT-30B", "model").numPlanLayers();
@@ -94,7 +104,8 @@ int main(int argc, char** argv) {
   if (argc > 1) {
     const std::string dir = argv[1];
     if (!std::filesystem::is_directory(dir)) {
-      std::fprintf(stderr, "%s: not a directory (SAILOR's reference layout expected)\n", dir.c_str());
+      std::fprintf(stderr, "%s: not a directory (SAILOR's reference layout expected)\n",
+                   dir.c_str());
       return 2;
     }
     const SailorReference ref = SailorReference::load(dir, cat);
@@ -106,7 +117,8 @@ int main(int argc, char** argv) {
     Pool b = a;
     b.zone = "us-central1-b";
     const Scenario sc = ref.scenario({a, b}, cat);
-    const Job job = Job::fromJson(json{{"model", "OPT-350M"}, {"global_batch_size", 1024}, {"sequence_length", 2048}}, cat);
+    const Job job = Job::fromJson(
+        json{{"model", "OPT-350M"}, {"global_batch_size", 1024}, {"sequence_length", 2048}}, cat);
     ProfileSet profiles;
     profiles.add(ref.profiles);
     const Plan big = pipeline(26, 8, 64, "A100-40", 1, "us-central1-a", "us-central1-b", 1);

@@ -17,11 +17,11 @@
 #include <vector>
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QElapsedTimer>
+#include <QLineEdit>
 #include <QTemporaryDir>
 #include <QTimer>
-#include <QLineEdit>
-#include <QCheckBox>
 #include <nlohmann/json.hpp>
 
 #include "job_panel.hpp"
@@ -106,7 +106,8 @@ int main(int argc, char** argv) {
   MainWindow w(options);
   w.resize(1280, 800);
   w.show();
-  Job job = Job::fromJson(json{{"model", "OPT-350M"}, {"global_batch_size", 1024}, {"precision", "fp32"}}, cat);
+  Job job = Job::fromJson(
+      json{{"model", "OPT-350M"}, {"global_batch_size", 1024}, {"precision", "fp32"}}, cat);
   w.jobPanel()->setJob(job);
   QApplication::processEvents();
 
@@ -134,7 +135,8 @@ int main(int argc, char** argv) {
   // (3) Edits while searching: each one supersedes the running search.
   t.restart();
   int edits = 0;
-  std::vector<std::pair<double, double>> edit_costs;  // ms: the edit (document, canvases, panel), the request
+  std::vector<std::pair<double, double>>
+      edit_costs;  // ms: the edit (document, canvases, panel), the request
   QTimer editor;
   editor.setInterval(150);
   QObject::connect(&editor, &QTimer::timeout, [&] {
@@ -153,19 +155,27 @@ int main(int argc, char** argv) {
     edit_costs.push_back({edit_ms, static_cast<double>(e.nsecsElapsed()) / 1e6});
   });
   editor.start();
-  phases.emplace_back("10 superseding edits", measure([&] { return edits == 10 && idle(); }, 600000));
+  phases.emplace_back("10 superseding edits",
+                      measure([&] { return edits == 10 && idle(); }, 600000));
   durations.push_back(static_cast<double>(t.elapsed()) / 1e3);
 
   // Baseline: the same window, idle, for as long as the longest phase (capped at 10 s).
   const double longest = *std::max_element(durations.begin(), durations.end());
-  const Gaps baseline = measure([] { return false; }, static_cast<int>(std::min(longest, 10.0) * 1000));
+  const Gaps baseline =
+      measure([] { return false; }, static_cast<int>(std::min(longest, 10.0) * 1000));
 
-  std::printf("%-24s %9s %9s %9s %9s %11s\n", "phase", "seconds", "max gap", "p99 gap", "ticks", "vs idle max");
+  std::printf("%-24s %9s %9s %9s %9s %11s\n", "phase", "seconds", "max gap", "p99 gap", "ticks",
+              "vs idle max");
   for (size_t i = 0; i < phases.size(); ++i) {
     const auto& [name, g] = phases[i];
-    std::printf("%s\n", json{{"phase", name}, {"seconds", durations[i]}, {"max_gap_ms", g.max()},
-                             {"p99_gap_ms", g.quantile(0.99)}, {"ticks", g.ms.size()},
-                             {"idle_max_gap_ms", baseline.max()}}.dump().c_str());
+    std::printf("%s\n", json{{"phase", name},
+                             {"seconds", durations[i]},
+                             {"max_gap_ms", g.max()},
+                             {"p99_gap_ms", g.quantile(0.99)},
+                             {"ticks", g.ms.size()},
+                             {"idle_max_gap_ms", baseline.max()}}
+                            .dump()
+                            .c_str());
   }
   for (size_t i = 0; i < phases.size(); ++i) {
     const auto& [name, g] = phases[i];
@@ -179,8 +189,10 @@ int main(int argc, char** argv) {
     worst_edit = std::max(worst_edit, edit);
     worst_request = std::max(worst_request, request);
   }
-  std::printf("slowest edit on the GUI thread %.1f ms (document, canvases, property panel); slowest re-plan request %.1f ms\n",
-              worst_edit, worst_request);
+  std::printf(
+      "slowest edit on the GUI thread %.1f ms (document, canvases, property panel); slowest "
+      "re-plan request %.1f ms\n",
+      worst_edit, worst_request);
   std::printf("plans: %s\n", w.planStatus().toStdString().c_str());
   return 0;
 }

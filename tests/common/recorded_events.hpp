@@ -14,19 +14,16 @@ namespace sailor::testing {
 // The non-empty lines of a recorded stream.
 inline std::vector<std::string> readLines(const std::string& path) {
   std::ifstream in(path);
-  if (!in)
-    throw std::runtime_error("cannot read " + path);
+  if (!in) throw std::runtime_error("cannot read " + path);
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);)
-    if (!line.empty())
-      lines.push_back(line);
+    if (!line.empty()) lines.push_back(line);
   return lines;
 }
 
 inline std::vector<RunEvent> decodeAll(const std::vector<std::string>& lines) {
   std::vector<RunEvent> out;
-  for (const std::string& l : lines)
-    out.push_back(parseRunEvent(l));
+  for (const std::string& l : lines) out.push_back(parseRunEvent(l));
   return out;
 }
 

@@ -17,10 +17,10 @@ using sailor::test::inputErrorOf;
 class TestCatalog : public QObject {
   Q_OBJECT
 
-private:
+ private:
   Catalog cat_;
 
-private slots:
+ private slots:
   void initTestCase() {
     try {
       cat_ = Catalog::load(sailor::test::resources());
@@ -31,13 +31,15 @@ private slots:
 
   void resourceDirFollowsEnvironment() {
     // CTest sets SAILOR_RESOURCES; resourceDir() must honour it.
-    QCOMPARE(QString::fromStdString(resourceDir()), QString::fromStdString(sailor::test::resources()));
+    QCOMPARE(QString::fromStdString(resourceDir()),
+             QString::fromStdString(sailor::test::resources()));
   }
 
   void requiredGpus_data() {
     QTest::addColumn<QString>("name");
-    for (const char* g : {"A100-40", "A100-80", "H100-80", "H200-141", "GH-96", "V100-16", "V100-32", "L4",
-                          "A10G", "T4", "RTX-2080", "RTX-3090", "Titan-RTX", "MI300X"})
+    for (const char* g :
+         {"A100-40", "A100-80", "H100-80", "H200-141", "GH-96", "V100-16", "V100-32", "L4", "A10G",
+          "T4", "RTX-2080", "RTX-3090", "Titan-RTX", "MI300X"})
       QTest::newRow(g) << QString(g);
   }
   void requiredGpus() {
@@ -78,7 +80,8 @@ private slots:
 
   void requiredModels_data() {
     QTest::addColumn<QString>("name");
-    for (const char* m : {"OPT-350M", "GPT-Neo-2.7B", "Llama-3-8B", "OPT-30B", "Llama-3-70B", "GPT-3-175B"})
+    for (const char* m :
+         {"OPT-350M", "GPT-Neo-2.7B", "Llama-3-8B", "OPT-30B", "Llama-3-70B", "GPT-3-175B"})
       QTest::newRow(m) << QString(m);
   }
   void requiredModels() {
@@ -96,11 +99,16 @@ private slots:
   void aliases_data() {
     QTest::addColumn<QString>("alias");
     QTest::addColumn<QString>("name");
-    QTest::newRow("OPT-350") << "OPT-350" << "OPT-350M";
-    QTest::newRow("GPT-Neo-2.7") << "GPT-Neo-2.7" << "GPT-Neo-2.7B";
-    QTest::newRow("OPT-30") << "OPT-30" << "OPT-30B";
-    QTest::newRow("LLAMA-3-8") << "LLAMA-3-8" << "Llama-3-8B";
-    QTest::newRow("name resolves to itself") << "OPT-350M" << "OPT-350M";
+    QTest::newRow("OPT-350") << "OPT-350"
+                             << "OPT-350M";
+    QTest::newRow("GPT-Neo-2.7") << "GPT-Neo-2.7"
+                                 << "GPT-Neo-2.7B";
+    QTest::newRow("OPT-30") << "OPT-30"
+                            << "OPT-30B";
+    QTest::newRow("LLAMA-3-8") << "LLAMA-3-8"
+                               << "Llama-3-8B";
+    QTest::newRow("name resolves to itself") << "OPT-350M"
+                                             << "OPT-350M";
   }
   void aliases() {
     QFETCH(QString, alias);
@@ -128,7 +136,8 @@ private slots:
     // OPT-350M as SAILOR/Megatron describe it (hidden 1024 throughout, no 512-d projection):
     // 0.33-0.36 B. The others: published sizes +-2%.
     QTest::newRow("OPT-350M") << "OPT-350M" << 0.33e9 << 0.36e9;
-    QTest::newRow("GPT-Neo-2.7B (2.651 B in the HF checkpoint)") << "GPT-Neo-2.7B" << 2.651e9 * 0.98 << 2.651e9 * 1.02;
+    QTest::newRow("GPT-Neo-2.7B (2.651 B in the HF checkpoint)")
+        << "GPT-Neo-2.7B" << 2.651e9 * 0.98 << 2.651e9 * 1.02;
     QTest::newRow("Llama-3-8B (8.03 B)") << "Llama-3-8B" << 8.03e9 * 0.98 << 8.03e9 * 1.02;
     QTest::newRow("OPT-30B") << "OPT-30B" << 30e9 * 0.98 << 30e9 * 1.02;
     QTest::newRow("Llama-3-70B (70.6 B)") << "Llama-3-70B" << 70.6e9 * 0.98 << 70.6e9 * 1.02;
@@ -140,7 +149,10 @@ private slots:
     QFETCH(double, high);
     const double p = sailor::totalParameters(cat_.model(model.toStdString(), "test"));
     QVERIFY2(p >= low && p <= high, qPrintable(QString("%1 has %2 parameters, expected [%3, %4]")
-                                                   .arg(model).arg(p, 0, 'g', 6).arg(low, 0, 'g', 6).arg(high, 0, 'g', 6)));
+                                                   .arg(model)
+                                                   .arg(p, 0, 'g', 6)
+                                                   .arg(low, 0, 'g', 6)
+                                                   .arg(high, 0, 'g', 6)));
   }
 
   void tiedHeadCountedOnce() {
@@ -187,8 +199,10 @@ private slots:
     // Block forward FLOPs: 2 s (4h^2 + 2hf)/t + 4 s^2 h / t (QK^T and attention x V):
     //   tp 1: 2 * 2048 * 12,582,912 + 4 * 2048^2 * 1024 = 51,539,607,552 + 17,179,869,184
     //         = 68,719,476,736 (2^36); tp 4: a quarter, 17,179,869,184.
-    QTest::newRow("tp 1") << 1 << 53575680.0 << 12596224.0 << 51480576.0 << 402653184.0 << 68719476736.0;
-    QTest::newRow("tp 4") << 4 << 14966784.0 << 3153664.0 << 12871680.0 << 125829120.0 << 17179869184.0;
+    QTest::newRow("tp 1") << 1 << 53575680.0 << 12596224.0 << 51480576.0 << 402653184.0
+                          << 68719476736.0;
+    QTest::newRow("tp 4") << 4 << 14966784.0 << 3153664.0 << 12871680.0 << 125829120.0
+                          << 17179869184.0;
   }
   void deriveLayersOpt350() {
     QFETCH(int, tp);
@@ -246,8 +260,9 @@ private slots:
     QFETCH(int, tp);
     const std::string path = sailor::test::sharedDir() + "/reference/sailor/profiles/llm_info.json";
     if (!std::filesystem::exists(path))
-      QSKIP(qPrintable(QString::fromStdString("SAILOR reference data absent (" + path +
-                                              "); the shared/ directory beside the project provides it")));
+      QSKIP(qPrintable(
+          QString::fromStdString("SAILOR reference data absent (" + path +
+                                 "); the shared/ directory beside the project provides it")));
     const nlohmann::json info = json_util::readFile(path);
     const auto& layer1 = info.at("OPT-350").at(std::to_string(tp)).at("1");
     const double measured_act = 4.0 * layer1.at("act_mem_floats").get<double>();
@@ -256,7 +271,9 @@ private slots:
     const double act = layers[1].activation_bytes;
     const double params = layers[1].params;
     QVERIFY2(std::fabs(act - measured_act) <= 0.20 * measured_act,
-             qPrintable(QString("derived %1 B, measured %2 B (%3%)").arg(act).arg(measured_act)
+             qPrintable(QString("derived %1 B, measured %2 B (%3%)")
+                            .arg(act)
+                            .arg(measured_act)
                             .arg(100 * (act - measured_act) / measured_act, 0, 'f', 1)));
     QVERIFY2(std::fabs(params - measured_params) <= 0.01 * measured_params,
              qPrintable(QString("derived %1, measured %2").arg(params).arg(measured_params)));
@@ -275,12 +292,14 @@ private slots:
     QTest::newRow("GPU declared twice") << ("{\"gpus\": [" + okGpu + "," + okGpu + "]}") << noModels
                                         << QStringList({"gpus[1].name", "a name not used before"});
     QTest::newRow("GPU without sources")
-        << QByteArray(R"({"gpus": [{"name": "G1", "memory_bytes": 1000, "fp32_tflops": 1, "fp16_tflops": 2,
+        << QByteArray(
+               R"({"gpus": [{"name": "G1", "memory_bytes": 1000, "fp32_tflops": 1, "fp16_tflops": 2,
             "memory_bandwidth_gb_per_s": 1, "intra_node_bandwidth_gb_per_s": 1,
             "inter_node_bandwidth_gb_per_s": 1, "gpus_per_node": 1, "runtime_overhead_bytes": 0}]})")
         << noModels << QStringList({"gpus[0].sources", "at least one source"});
     QTest::newRow("GPU with zero memory")
-        << QByteArray(R"({"gpus": [{"name": "G1", "memory_bytes": 0, "fp32_tflops": 1, "fp16_tflops": 2,
+        << QByteArray(
+               R"({"gpus": [{"name": "G1", "memory_bytes": 0, "fp32_tflops": 1, "fp16_tflops": 2,
             "memory_bandwidth_gb_per_s": 1, "intra_node_bandwidth_gb_per_s": 1,
             "inter_node_bandwidth_gb_per_s": 1, "gpus_per_node": 1, "runtime_overhead_bytes": 0,
             "sources": ["x"]}]})")

@@ -4,10 +4,10 @@
 // file helpers (readFile, writeFileAtomically).
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <iterator>
 #include <regex>
 #include <set>
-#include <fstream>
 #include <sstream>
 
 #include <QDir>
@@ -19,8 +19,8 @@
 #include "sailor/job.hpp"
 #include "sailor/json_util.hpp"
 #include "sailor/plan.hpp"
-#include "sailor/reference.hpp"
 #include "sailor/profile.hpp"
+#include "sailor/reference.hpp"
 #include "sailor/scenario.hpp"
 #include "sailor/simulator.hpp"
 #include "test_support.hpp"
@@ -50,7 +50,8 @@ std::string scenarioDiff(const Scenario& a, const Scenario& b) {
   for (size_t i = 0; i < a.pools.size(); ++i) {
     const auto &x = a.pools[i], &y = b.pools[i];
     if (x.zone != y.zone || x.gpu_type != y.gpu_type || x.count != y.count ||
-        x.usd_per_gpu_hour != y.usd_per_gpu_hour || x.spot != y.spot || x.gpus_per_node != y.gpus_per_node)
+        x.usd_per_gpu_hour != y.usd_per_gpu_hour || x.spot != y.spot ||
+        x.gpus_per_node != y.gpus_per_node)
       return "pools[" + std::to_string(i) + "]";
   }
   if (a.default_links.size() != b.default_links.size()) return "default_links.size";
@@ -66,8 +67,10 @@ std::string scenarioDiff(const Scenario& a, const Scenario& b) {
   }
   if (a.intra_node_links.size() != b.intra_node_links.size()) return "intra_node_links.size";
   for (const auto& [g, m] : a.intra_node_links)
-    if (!b.intra_node_links.count(g) || !sameLink(m, b.intra_node_links.at(g))) return "intra_node_links." + g;
-  if (a.default_egress_usd_per_gb != b.default_egress_usd_per_gb) return "default_egress_usd_per_gb";
+    if (!b.intra_node_links.count(g) || !sameLink(m, b.intra_node_links.at(g)))
+      return "intra_node_links." + g;
+  if (a.default_egress_usd_per_gb != b.default_egress_usd_per_gb)
+    return "default_egress_usd_per_gb";
   if (a.egress_usd_per_gb != b.egress_usd_per_gb) return "egress_usd_per_gb";
   return "";
 }
@@ -129,19 +132,21 @@ QByteArray scenarioWith(const QByteArray& rest) {
 class TestModelJson : public QObject {
   Q_OBJECT
 
-private:
+ private:
   Catalog cat_;
   Scenario default_scenario_;
   Job default_job_;
 
   static json parse(const QByteArray& text) { return json::parse(text.toStdString()); }
 
-private slots:
+ private slots:
   void initTestCase() {
     try {
       cat_ = Catalog::load(sailor::test::resources());
-      default_scenario_ = Scenario::fromJson(json_util::readFile(sailor::test::resources() + "/scenarios/default.json"), cat_);
-      default_job_ = Job::fromJson(json_util::readFile(sailor::test::resources() + "/jobs/default.json"), cat_);
+      default_scenario_ = Scenario::fromJson(
+          json_util::readFile(sailor::test::resources() + "/scenarios/default.json"), cat_);
+      default_job_ = Job::fromJson(
+          json_util::readFile(sailor::test::resources() + "/jobs/default.json"), cat_);
     } catch (const InputError& e) {
       QFAIL(e.what());
     }
@@ -187,15 +192,18 @@ private slots:
     QCOMPARE(s.default_links.at(Relation::SameContinent).latency_s, 0.02);
     QCOMPARE(s.egressUsdPerGb("us-central1-a", "europe-west4-a"), 0.05);   // pair
     QCOMPARE(s.egressUsdPerGb("europe-west4-a", "us-central1-a"), 0.085);  // pairs are directed
-    QCOMPARE(s.egressUsdPerGb("us-central1-b", "europe-west4-a"), 0.12);   // default cross_continent
-    QCOMPARE(s.egressUsdPerGb("us-central1-a", "us-central1-b"), 0.011);   // default same_region
-    QCOMPARE(s.egressUsdPerGb("us-central1-a", "us-central1-a"), 0.0);     // built-in same_zone
-    QCOMPARE(s.gpusPerNode("us-central1-a", "A100-40", cat_), 4);          // the pool's value
-    QCOMPARE(s.gpusPerNode("us-central1-b", "V100-16", cat_), cat_.gpu("V100-16", "t").gpus_per_node);
+    QCOMPARE(s.egressUsdPerGb("us-central1-b", "europe-west4-a"), 0.12);  // default cross_continent
+    QCOMPARE(s.egressUsdPerGb("us-central1-a", "us-central1-b"), 0.011);  // default same_region
+    QCOMPARE(s.egressUsdPerGb("us-central1-a", "us-central1-a"), 0.0);    // built-in same_zone
+    QCOMPARE(s.gpusPerNode("us-central1-a", "A100-40", cat_), 4);         // the pool's value
+    QCOMPARE(s.gpusPerNode("us-central1-b", "V100-16", cat_),
+             cat_.gpu("V100-16", "t").gpus_per_node);
     // Link lookup (Scenario::link): an entry for both GPU types first, in either direction ...
-    QCOMPARE(QString::fromStdString(s.link({"us-central1-a", "A100-40", "us-central1-b", "V100-16", 4}).source),
+    QCOMPARE(QString::fromStdString(
+                 s.link({"us-central1-a", "A100-40", "us-central1-b", "V100-16", 4}).source),
              QString("link us-central1-a -> us-central1-b (A100-40 -> V100-16) x4"));
-    QCOMPARE(QString::fromStdString(s.link({"us-central1-b", "V100-16", "us-central1-a", "A100-40", 4}).source),
+    QCOMPARE(QString::fromStdString(
+                 s.link({"us-central1-b", "V100-16", "us-central1-a", "A100-40", 4}).source),
              QString("link us-central1-a -> us-central1-b (A100-40 -> V100-16) x4"));
     // ... then, between two types without one, the slower of each type's own link: H100-80's
     // 8 GB/s and A100-40's 1 ms + 2 GB/s. 1e9 B: max(1e9 / 8e9, 0.001 + 1e9 / 2e9) = 0.501 s.
@@ -205,17 +213,20 @@ private slots:
     QCOMPARE(mixed.bandwidthBytesPerS(1e9), 1e9 / 0.501);
     QVERIFY2(QString::fromStdString(mixed.source).startsWith("slower of "), mixed.source.c_str());
     // ... then an entry for the zones alone, ...
-    QCOMPARE(QString::fromStdString(s.link({"us-central1-a", "V100-16", "us-central1-b", "V100-16", 1}).source),
+    QCOMPARE(QString::fromStdString(
+                 s.link({"us-central1-a", "V100-16", "us-central1-b", "V100-16", 1}).source),
              QString("link us-central1-a -> us-central1-b x1"));
     // Inside a node: the scenario's entry for the GPU type, else the catalogue's injection
     // bandwidth (H100-80: 450 GB/s) after 10 us.
-    QCOMPARE(QString::fromStdString(s.intraNodeLink("A100-40", cat_).source), QString("intra-node A100-40"));
+    QCOMPARE(QString::fromStdString(s.intraNodeLink("A100-40", cat_).source),
+             QString("intra-node A100-40"));
     QVERIFY(s.intraNodeLink("A100-40", cat_).model.kind == LinkModel::Kind::SailorFit);
     const ResolvedLink h100 = s.intraNodeLink("H100-80", cat_);
     QCOMPARE(QString::fromStdString(h100.source), QString("catalogue intra-node H100-80"));
     QCOMPARE(h100.model.seconds(450e9), 1e-5 + 1.0);
     // ... else the default of the zones' relation.
-    QCOMPARE(QString::fromStdString(s.link({"us-central1-a", "A100-40", "europe-west4-a", "H100-80", 1}).source),
+    QCOMPARE(QString::fromStdString(
+                 s.link({"us-central1-a", "A100-40", "europe-west4-a", "H100-80", 1}).source),
              QString("default cross_continent"));
   }
 
@@ -225,15 +236,19 @@ private slots:
     std::ifstream in(sailor::test::resources() + "/jobs/default.json");
     std::stringstream ss;
     ss << in.rdbuf();
-    QTest::newRow("resources/jobs/default.json") << QByteArray::fromStdString(ss.str()) << "OPT-350M";
+    QTest::newRow("resources/jobs/default.json")
+        << QByteArray::fromStdString(ss.str()) << "OPT-350M";
     QTest::newRow("alias, bf16, sgd, default sequence")
-        << QByteArray(R"({"model": "OPT-350", "global_batch_size": 64, "precision": "bf16", "optimizer": "sgd"})")
+        << QByteArray(
+               R"({"model": "OPT-350", "global_batch_size": 64, "precision": "bf16", "optimizer": "sgd"})")
         << "OPT-350M";
     QTest::newRow("rotary model beyond its pre-training context")
-        << QByteArray(R"({"model": "LLAMA-3-8", "global_batch_size": 8, "sequence_length": 16384, "precision": "fp16", "optimizer": "AdamW"})")
+        << QByteArray(
+               R"({"model": "LLAMA-3-8", "global_batch_size": 8, "sequence_length": 16384, "precision": "fp16", "optimizer": "AdamW"})")
         << "Llama-3-8B";
     QTest::newRow("full recomputation")
-        << QByteArray(R"({"model": "Llama-3-70B", "global_batch_size": 512, "precision": "bf16", "recompute": "full"})")
+        << QByteArray(
+               R"({"model": "Llama-3-70B", "global_batch_size": 512, "precision": "bf16", "recompute": "full"})")
         << "Llama-3-70B";
   }
   void jobRoundTrip() {
@@ -252,7 +267,10 @@ private slots:
   }
 
   void jobFields() {
-    const Job j = Job::fromJson(parse(R"({"model": "OPT-350", "global_batch_size": 64, "precision": "bf16", "optimizer": "sgd"})"), cat_);
+    const Job j = Job::fromJson(
+        parse(
+            R"({"model": "OPT-350", "global_batch_size": 64, "precision": "bf16", "optimizer": "sgd"})"),
+        cat_);
     QCOMPARE(j.sequence_length, 2048);  // the model's default
     QVERIFY(j.precision == Precision::Bf16);
     QVERIFY(j.optimizer == Optimizer::Sgd);
@@ -265,7 +283,8 @@ private slots:
     // files and recorded runs from before it existed read and write the same.
     QVERIFY(j.recompute == Recompute::None);
     QVERIFY(!j.toJson().contains("recompute"));
-    const Job r = Job::fromJson(parse(R"({"model": "OPT-350", "global_batch_size": 64, "recompute": "full"})"), cat_);
+    const Job r = Job::fromJson(
+        parse(R"({"model": "OPT-350", "global_batch_size": 64, "recompute": "full"})"), cat_);
     QVERIFY(r.recompute == Recompute::Full);
     QVERIFY(r.toJson().at("recompute") == "full");
   }
@@ -276,8 +295,7 @@ private slots:
     std::stringstream ss;
     ss << in.rdbuf();
     QTest::newRow("resources/plans/default.json") << QByteArray::fromStdString(ss.str());
-    QTest::newRow("mixed types and tp")
-        << QByteArray(R"({"microbatch_size": 4, "stages": [
+    QTest::newRow("mixed types and tp") << QByteArray(R"({"microbatch_size": 4, "stages": [
              {"first_layer": 0, "last_layer": 3, "replicas": [{"gpu_type": "A100-40", "tp": 2, "zone": "z1"}, {"gpu_type": "V100-16", "tp": 4, "zone": "z2"}]},
              {"first_layer": 4, "last_layer": 25, "replicas": [{"gpu_type": "H100-80", "tp": 8, "zone": "z3"}]}]})");
   }
@@ -292,7 +310,8 @@ private slots:
   }
 
   void defaultPlanIsValid() {
-    const Plan p = Plan::fromJson(json_util::readFile(sailor::test::resources() + "/plans/default.json"));
+    const Plan p =
+        Plan::fromJson(json_util::readFile(sailor::test::resources() + "/plans/default.json"));
     p.validate(default_job_, cat_, default_scenario_);  // throws on failure
     QCOMPARE(p.gpuCount(), 8);
     QCOMPARE(p.stages[0].layerCount(), 13);
@@ -305,7 +324,8 @@ private slots:
   void replicaSummaryGroupsByTypeTpAndZone() {
     // Three replicas of one kind in two zones and one of another: grouped, counted, and
     // listed in (type, tp, zone) order whatever the order in the plan.
-    const Plan p = Plan::fromJson(parse(R"({"microbatch_size": 1, "stages": [{"first_layer": 0, "last_layer": 25,
+    const Plan p = Plan::fromJson(
+        parse(R"({"microbatch_size": 1, "stages": [{"first_layer": 0, "last_layer": 25,
       "replicas": [{"gpu_type": "V100-16", "tp": 4, "zone": "b"}, {"gpu_type": "A100-40", "tp": 2, "zone": "b"},
                    {"gpu_type": "A100-40", "tp": 2, "zone": "a"}, {"gpu_type": "A100-40", "tp": 2, "zone": "b"},
                    {"gpu_type": "A100-40", "tp": 1, "zone": "a"}]}]})"));
@@ -325,7 +345,8 @@ private slots:
     const json docs[3] = {json_util::readFile(res + "/scenarios/default.json"),
                           json_util::readFile(res + "/jobs/default.json"),
                           json_util::readFile(res + "/plans/default.json")};
-    const json values[] = {nullptr, "x", -1, 0, 1.5, -0.5, 1e308, json::array(), json::object(), true};
+    const json values[] = {nullptr,        "x", -1, 0, 1.5, -0.5, 1e308, json::array(),
+                           json::object(), true};
     ProfileSet profiles;
     profiles.add(std::make_shared<AnalyticProfile>(cat_));
     int accepted = 0, rejected = 0;
@@ -335,10 +356,12 @@ private slots:
       const json flat = docs[which].flatten();
       for (const auto& [leaf, v] : flat.items()) {
         (void)v;
-        for (json::json_pointer p(leaf); !p.empty(); p = p.parent_pointer()) pointers.insert(p.to_string());
+        for (json::json_pointer p(leaf); !p.empty(); p = p.parent_pointer())
+          pointers.insert(p.to_string());
       }
       for (const std::string& ptr : pointers) {
-        if (ptr.find("/2") != std::string::npos && std::regex_search(ptr, std::regex("/[2-9][0-9]*(/|$)")))
+        if (ptr.find("/2") != std::string::npos &&
+            std::regex_search(ptr, std::regex("/[2-9][0-9]*(/|$)")))
           continue;
         for (int m = 0; m <= static_cast<int>(std::size(values)); ++m) {
           json mutated[3] = {docs[0], docs[1], docs[2]};
@@ -351,10 +374,13 @@ private slots:
             mutated[which].at(p) = values[m];
           }
           const QString what = QString("%1%2 = %3")
-                                   .arg(which == 0 ? "scenario" : which == 1 ? "job" : "plan")
+                                   .arg(which == 0   ? "scenario"
+                                        : which == 1 ? "job"
+                                                     : "plan")
                                    .arg(QString::fromStdString(ptr))
-                                   .arg(m < static_cast<int>(std::size(values)) ? QString::fromStdString(values[m].dump())
-                                                                                : QString("(removed)"));
+                                   .arg(m < static_cast<int>(std::size(values))
+                                            ? QString::fromStdString(values[m].dump())
+                                            : QString("(removed)"));
           try {
             const Scenario sc = Scenario::fromJson(mutated[0], cat_);
             const Job job = Job::fromJson(mutated[1], cat_);
@@ -362,8 +388,10 @@ private slots:
             plan.validate(job, cat_, sc);
             const Prediction pr = simulate(plan, sc, job, cat_, profiles);
             QVERIFY2(std::isfinite(pr.iteration_s) && pr.iteration_s > 0, qPrintable(what));
-            QVERIFY2(std::isfinite(pr.peakMemoryBytes()) && pr.peakMemoryBytes() > 0, qPrintable(what));
-            QVERIFY2(std::isfinite(pr.usd_per_iteration) && pr.usd_per_iteration >= 0, qPrintable(what));
+            QVERIFY2(std::isfinite(pr.peakMemoryBytes()) && pr.peakMemoryBytes() > 0,
+                     qPrintable(what));
+            QVERIFY2(std::isfinite(pr.usd_per_iteration) && pr.usd_per_iteration >= 0,
+                     qPrintable(what));
             ++accepted;
           } catch (const InputError& e) {
             const std::string msg = e.what();
@@ -378,65 +406,78 @@ private slots:
     }
     qInfo("%d wrong values rejected, %d accepted and predicted", rejected, accepted);
     // The defaults have well over a hundred fields; most wrong values are refused.
-    QVERIFY2(rejected > 800 && accepted > 0, qPrintable(QString("%1 rejected, %2 accepted").arg(rejected).arg(accepted)));
+    QVERIFY2(rejected > 800 && accepted > 0,
+             qPrintable(QString("%1 rejected, %2 accepted").arg(rejected).arg(accepted)));
   }
 
   // ------------------------------------------------------------------ rejections
 
   void rejects_data() {
-    QTest::addColumn<QString>("kind");  // scenario, job, plan, or validate (plan against default job/scenario)
+    QTest::addColumn<QString>(
+        "kind");  // scenario, job, plan, or validate (plan against default job/scenario)
     QTest::addColumn<QByteArray>("text");
     QTest::addColumn<QStringList>("needles");  // all must occur in the InputError message
 
-    const QByteArray pool = R"({"zone": "r1-a", "gpu_type": "A100-40", "count": 8, "usd_per_gpu_hour": 1.0})";
+    const QByteArray pool =
+        R"({"zone": "r1-a", "gpu_type": "A100-40", "count": 8, "usd_per_gpu_hour": 1.0})";
     // ---- scenario
     QTest::newRow("scenario: missing regions")
         << "scenario" << QByteArray(R"({"name": "x", "pools": []})")
         << QStringList({"regions", "field missing"});
-    QTest::newRow("scenario: empty regions")
-        << "scenario" << QByteArray(R"({"regions": []})") << QStringList({"regions", "at least one region"});
+    QTest::newRow("scenario: empty regions") << "scenario" << QByteArray(R"({"regions": []})")
+                                             << QStringList({"regions", "at least one region"});
     QTest::newRow("scenario: zone declared twice")
         << "scenario"
-        << QByteArray(R"({"regions": [{"name": "r1", "zones": ["r1-a"]}, {"name": "r2", "zones": ["r1-a"]}]})")
+        << QByteArray(
+               R"({"regions": [{"name": "r1", "zones": ["r1-a"]}, {"name": "r2", "zones": ["r1-a"]}]})")
         << QStringList({"regions[1].zones", "\"r1-a\"", "each zone declared once"});
     QTest::newRow("scenario: region declared twice")
         << "scenario"
-        << QByteArray(R"({"regions": [{"name": "r1", "zones": ["a"]}, {"name": "r1", "zones": ["b"]}]})")
+        << QByteArray(
+               R"({"regions": [{"name": "r1", "zones": ["a"]}, {"name": "r1", "zones": ["b"]}]})")
         << QStringList({"regions[1].name", "a region name not used before"});
     QTest::newRow("scenario: pool in undeclared zone")
         << "scenario"
-        << scenarioWith(R"("pools": [{"zone": "r9-z", "gpu_type": "A100-40", "count": 8, "usd_per_gpu_hour": 1}])")
+        << scenarioWith(
+               R"("pools": [{"zone": "r9-z", "gpu_type": "A100-40", "count": 8, "usd_per_gpu_hour": 1}])")
         << QStringList({"pools[0].zone", "\"r9-z\"", "a zone declared in regions"});
     QTest::newRow("scenario: unknown GPU type")
         << "scenario"
-        << scenarioWith(R"("pools": [{"zone": "r1-a", "gpu_type": "B200", "count": 8, "usd_per_gpu_hour": 1}])")
+        << scenarioWith(
+               R"("pools": [{"zone": "r1-a", "gpu_type": "B200", "count": 8, "usd_per_gpu_hour": 1}])")
         << QStringList({"pools[0].gpu_type", "\"B200\"", "a GPU type of the catalogue"});
     QTest::newRow("scenario: negative count")
         << "scenario"
-        << scenarioWith(R"("pools": [{"zone": "r1-a", "gpu_type": "A100-40", "count": -4, "usd_per_gpu_hour": 1}])")
+        << scenarioWith(
+               R"("pools": [{"zone": "r1-a", "gpu_type": "A100-40", "count": -4, "usd_per_gpu_hour": 1}])")
         << QStringList({"pools[0].count", "got -4", "an integer >= 0"});
     QTest::newRow("scenario: fractional count")
         << "scenario"
-        << scenarioWith(R"("pools": [{"zone": "r1-a", "gpu_type": "A100-40", "count": 2.5, "usd_per_gpu_hour": 1}])")
+        << scenarioWith(
+               R"("pools": [{"zone": "r1-a", "gpu_type": "A100-40", "count": 2.5, "usd_per_gpu_hour": 1}])")
         << QStringList({"pools[0].count", "2.5", "an integer"});
     QTest::newRow("scenario: count as a string")
         << "scenario"
-        << scenarioWith(R"("pools": [{"zone": "r1-a", "gpu_type": "A100-40", "count": "8", "usd_per_gpu_hour": 1}])")
+        << scenarioWith(
+               R"("pools": [{"zone": "r1-a", "gpu_type": "A100-40", "count": "8", "usd_per_gpu_hour": 1}])")
         << QStringList({"pools[0].count", "an integer"});
     QTest::newRow("scenario: negative price")
         << "scenario"
-        << scenarioWith(R"("pools": [{"zone": "r1-a", "gpu_type": "A100-40", "count": 8, "usd_per_gpu_hour": -0.5}])")
+        << scenarioWith(
+               R"("pools": [{"zone": "r1-a", "gpu_type": "A100-40", "count": 8, "usd_per_gpu_hour": -0.5}])")
         << QStringList({"pools[0].usd_per_gpu_hour", "-0.5", "a number >= 0"});
     QTest::newRow("scenario: gpus_per_node 0")
         << "scenario"
-        << scenarioWith(R"("pools": [{"zone": "r1-a", "gpu_type": "A100-40", "count": 8, "usd_per_gpu_hour": 1, "gpus_per_node": 0}])")
+        << scenarioWith(
+               R"("pools": [{"zone": "r1-a", "gpu_type": "A100-40", "count": 8, "usd_per_gpu_hour": 1, "gpus_per_node": 0}])")
         << QStringList({"pools[0].gpus_per_node", "an integer >= 1"});
     QTest::newRow("scenario: duplicate pool")
         << "scenario" << scenarioWith("\"pools\": [" + pool + ", " + pool + "]")
         << QStringList({"pools[1]", "A100-40 in r1-a twice", "one pool per (zone, GPU type)"});
     QTest::newRow("scenario: unknown pool key")
         << "scenario"
-        << scenarioWith(R"("pools": [{"zone": "r1-a", "gpu_type": "A100-40", "count": 8, "usd_per_gpu_hour": 1, "prise": 2}])")
+        << scenarioWith(
+               R"("pools": [{"zone": "r1-a", "gpu_type": "A100-40", "count": 8, "usd_per_gpu_hour": 1, "prise": 2}])")
         << QStringList({"pools[0].prise", "an unknown field", "usd_per_gpu_hour"});
     QTest::newRow("scenario: link to unknown zone")
         << "scenario"
@@ -450,8 +491,10 @@ private slots:
         << QStringList({"network.links[0].from_zone", "\"mars-1\""});
     QTest::newRow("scenario: bad link kind")
         << "scenario"
-        << scenarioWith(R"("network": {"links": [{"from_zone": "r1-a", "to_zone": "r1-b", "model": {"kind": "fast"}}]})")
-        << QStringList({"network.links[0].model.kind", "\"fast\"", "\"latency_bandwidth\" or \"sailor_fit\""});
+        << scenarioWith(
+               R"("network": {"links": [{"from_zone": "r1-a", "to_zone": "r1-b", "model": {"kind": "fast"}}]})")
+        << QStringList({"network.links[0].model.kind", "\"fast\"",
+                        "\"latency_bandwidth\" or \"sailor_fit\""});
     QTest::newRow("scenario: sailor_fit with 2 coefficients")
         << "scenario"
         << scenarioWith(R"("network": {"links": [{"from_zone": "r1-a", "to_zone": "r1-b",
@@ -463,16 +506,15 @@ private slots:
                            "model": {"kind": "sailor_fit", "coefficients": [0, 0, 1]}}]})")
         << QStringList({"network.links[0].model.max_bytes_per_s", "field missing"});
     QTest::newRow("scenario: intra-node link of an unknown GPU type")
-        << "scenario"
-        << scenarioWith(R"("network": {"intra_node": [{"gpu_type": "Z80",
+        << "scenario" << scenarioWith(R"("network": {"intra_node": [{"gpu_type": "Z80",
                            "model": {"kind": "latency_bandwidth", "latency_s": 0, "bandwidth_gb_per_s": 1}}]})")
         << QStringList({"network.intra_node[0].gpu_type", "Z80"});
     QTest::newRow("scenario: intra-node link given twice")
-        << "scenario"
-        << scenarioWith(R"("network": {"intra_node": [
+        << "scenario" << scenarioWith(R"("network": {"intra_node": [
                            {"gpu_type": "A100-40", "model": {"kind": "latency_bandwidth", "latency_s": 0, "bandwidth_gb_per_s": 1}},
                            {"gpu_type": "A100-40", "model": {"kind": "latency_bandwidth", "latency_s": 0, "bandwidth_gb_per_s": 2}}]})")
-        << QStringList({"network.intra_node[1].gpu_type", "\"A100-40\" twice", "one intra-node link per GPU type"});
+        << QStringList({"network.intra_node[1].gpu_type", "\"A100-40\" twice",
+                        "one intra-node link per GPU type"});
     QTest::newRow("scenario: intra-node link without a model")
         << "scenario" << scenarioWith(R"("network": {"intra_node": [{"gpu_type": "A100-40"}]})")
         << QStringList({"network.intra_node[0].model", "field missing"});
@@ -483,25 +525,30 @@ private slots:
         << QStringList({"network.links[0].model.bandwidth_gb_per_s", "a number > 0"});
     QTest::newRow("scenario: negative default latency")
         << "scenario"
-        << scenarioWith(R"("network": {"defaults": {"same_region": {"latency_s": -1, "bandwidth_gb_per_s": 1}}})")
+        << scenarioWith(
+               R"("network": {"defaults": {"same_region": {"latency_s": -1, "bandwidth_gb_per_s": 1}}})")
         << QStringList({"network.defaults.same_region.latency_s", "a number >= 0"});
     // A latency typed in milliseconds (or 1e308, which overflows the predicted times).
     QTest::newRow("scenario: link latency of 30 s")
         << "scenario"
         << scenarioWith(R"("network": {"links": [{"from_zone": "r1-a", "to_zone": "r1-b",
                            "model": {"kind": "latency_bandwidth", "latency_s": 30, "bandwidth_gb_per_s": 1}}]})")
-        << QStringList({"network.links[0].model.latency_s", "got 30", "a latency in seconds from 0 to 10"});
+        << QStringList(
+               {"network.links[0].model.latency_s", "got 30", "a latency in seconds from 0 to 10"});
     QTest::newRow("scenario: default latency 1e308")
         << "scenario"
-        << scenarioWith(R"("network": {"defaults": {"same_zone": {"latency_s": 1e308, "bandwidth_gb_per_s": 1}}})")
-        << QStringList({"network.defaults.same_zone.latency_s", "a latency in seconds from 0 to 10"});
+        << scenarioWith(
+               R"("network": {"defaults": {"same_zone": {"latency_s": 1e308, "bandwidth_gb_per_s": 1}}})")
+        << QStringList(
+               {"network.defaults.same_zone.latency_s", "a latency in seconds from 0 to 10"});
     QTest::newRow("scenario: intra-node latency 11 s")
-        << "scenario"
-        << scenarioWith(R"("network": {"intra_node": [{"gpu_type": "A100-40",
+        << "scenario" << scenarioWith(R"("network": {"intra_node": [{"gpu_type": "A100-40",
                            "model": {"kind": "latency_bandwidth", "latency_s": 11, "bandwidth_gb_per_s": 300}}]})")
         << QStringList({"network.intra_node.A100-40.model.latency_s", "got 11", "from 0 to 10"});
     QTest::newRow("scenario: unknown default relation")
-        << "scenario" << scenarioWith(R"("network": {"defaults": {"same_planet": {"latency_s": 1, "bandwidth_gb_per_s": 1}}})")
+        << "scenario"
+        << scenarioWith(
+               R"("network": {"defaults": {"same_planet": {"latency_s": 1, "bandwidth_gb_per_s": 1}}})")
         << QStringList({"network.defaults.same_planet", "an unknown field"});
     QTest::newRow("scenario: link gpus 0")
         << "scenario"
@@ -510,38 +557,46 @@ private slots:
         << QStringList({"network.links[0].gpus", "an integer >= 1"});
     QTest::newRow("scenario: link with unknown GPU qualifier")
         << "scenario"
-        << scenarioWith(R"("network": {"links": [{"from_zone": "r1-a", "to_zone": "r1-b", "from_gpu": "B200",
+        << scenarioWith(
+               R"("network": {"links": [{"from_zone": "r1-a", "to_zone": "r1-b", "from_gpu": "B200",
                            "to_gpu": "A100-40",
                            "model": {"kind": "latency_bandwidth", "latency_s": 0, "bandwidth_gb_per_s": 1}}]})")
         << QStringList({"network.links[0].from_gpu", "\"B200\""});
     // A qualifier on one side only would never match a lookup: rejected.
     QTest::newRow("scenario: link with one GPU qualifier")
         << "scenario"
-        << scenarioWith(R"("network": {"links": [{"from_zone": "r1-a", "to_zone": "r1-b", "from_gpu": "A100-40",
+        << scenarioWith(
+               R"("network": {"links": [{"from_zone": "r1-a", "to_zone": "r1-b", "from_gpu": "A100-40",
                            "model": {"kind": "latency_bandwidth", "latency_s": 0, "bandwidth_gb_per_s": 1}}]})")
         << QStringList({"network.links[0].to_gpu", "from_gpu and to_gpu given together"});
     // 4294967304 = 2^32 + 8 would wrap to 8 in an int.
     QTest::newRow("scenario: count above INT_MAX")
         << "scenario"
-        << scenarioWith(R"("pools": [{"zone": "r1-a", "gpu_type": "A100-40", "count": 4294967304, "usd_per_gpu_hour": 1}])")
+        << scenarioWith(
+               R"("pools": [{"zone": "r1-a", "gpu_type": "A100-40", "count": 4294967304, "usd_per_gpu_hour": 1}])")
         << QStringList({"pools[0].count", "4294967304", "an integer <= 2147483647"});
     QTest::newRow("scenario: negative egress pair")
         << "scenario"
-        << scenarioWith(R"("egress_usd_per_gb": {"pairs": [{"from_zone": "r1-a", "to_zone": "r1-b", "usd_per_gb": -0.01}]})")
+        << scenarioWith(
+               R"("egress_usd_per_gb": {"pairs": [{"from_zone": "r1-a", "to_zone": "r1-b", "usd_per_gb": -0.01}]})")
         << QStringList({"egress_usd_per_gb.pairs[0].usd_per_gb", "-0.01", "a number >= 0"});
     QTest::newRow("scenario: negative egress default")
         << "scenario" << scenarioWith(R"("egress_usd_per_gb": {"defaults": {"same_region": -1}})")
         << QStringList({"egress_usd_per_gb.defaults.same_region", "a number >= 0"});
     QTest::newRow("scenario: default egress 1e308 USD/GB")
-        << "scenario" << scenarioWith(R"("egress_usd_per_gb": {"defaults": {"cross_continent": 1e308}})")
-        << QStringList({"egress_usd_per_gb.defaults.cross_continent", "a price in USD per GB from 0 to 1000"});
+        << "scenario"
+        << scenarioWith(R"("egress_usd_per_gb": {"defaults": {"cross_continent": 1e308}})")
+        << QStringList({"egress_usd_per_gb.defaults.cross_continent",
+                        "a price in USD per GB from 0 to 1000"});
     QTest::newRow("scenario: egress pair of 2000 USD/GB")
         << "scenario"
-        << scenarioWith(R"("egress_usd_per_gb": {"pairs": [{"from_zone": "r1-a", "to_zone": "r1-b", "usd_per_gb": 2000}]})")
+        << scenarioWith(
+               R"("egress_usd_per_gb": {"pairs": [{"from_zone": "r1-a", "to_zone": "r1-b", "usd_per_gb": 2000}]})")
         << QStringList({"egress_usd_per_gb.pairs", "got 2000 from r1-a to r1-b", "from 0 to 1000"});
     QTest::newRow("scenario: egress pair to unknown zone")
         << "scenario"
-        << scenarioWith(R"("egress_usd_per_gb": {"pairs": [{"from_zone": "r1-a", "to_zone": "mars-1", "usd_per_gb": 0.1}]})")
+        << scenarioWith(
+               R"("egress_usd_per_gb": {"pairs": [{"from_zone": "r1-a", "to_zone": "mars-1", "usd_per_gb": 0.1}]})")
         << QStringList({"egress_usd_per_gb.pairs", "\"mars-1\"", "a zone declared in regions"});
     QTest::newRow("scenario: unknown top-level key")
         << "scenario" << scenarioWith(R"("regoins": [])")
@@ -554,10 +609,11 @@ private slots:
         << "job" << QByteArray(R"({"model": "GPT-5", "global_batch_size": 8})")
         << QStringList({"model", "\"GPT-5\"", "a model of the catalogue", "OPT-350M"});
     QTest::newRow("job: unknown recompute")
-        << "job" << QByteArray(R"({"model": "OPT-350M", "global_batch_size": 8, "recompute": "selective"})")
+        << "job"
+        << QByteArray(R"({"model": "OPT-350M", "global_batch_size": 8, "recompute": "selective"})")
         << QStringList({"recompute", "\"selective\"", "\"none\" or \"full\""});
-    QTest::newRow("job: missing model")
-        << "job" << QByteArray(R"({"global_batch_size": 8})") << QStringList({"model", "field missing"});
+    QTest::newRow("job: missing model") << "job" << QByteArray(R"({"global_batch_size": 8})")
+                                        << QStringList({"model", "field missing"});
     QTest::newRow("job: global_batch_size 0")
         << "job" << QByteArray(R"({"model": "OPT-350M", "global_batch_size": 0})")
         << QStringList({"global_batch_size", "got 0", "an integer >= 1"});
@@ -568,16 +624,21 @@ private slots:
         << "job" << QByteArray(R"({"model": "OPT-350M", "global_batch_size": 7.5})")
         << QStringList({"global_batch_size", "an integer"});
     QTest::newRow("job: precision fp8")
-        << "job" << QByteArray(R"({"model": "OPT-350M", "global_batch_size": 8, "precision": "fp8"})")
+        << "job"
+        << QByteArray(R"({"model": "OPT-350M", "global_batch_size": 8, "precision": "fp8"})")
         << QStringList({"precision", "\"fp8\"", "\"fp32\", \"bf16\" or \"fp16\""});
     QTest::newRow("job: optimizer lamb")
-        << "job" << QByteArray(R"({"model": "OPT-350M", "global_batch_size": 8, "optimizer": "lamb"})")
+        << "job"
+        << QByteArray(R"({"model": "OPT-350M", "global_batch_size": 8, "optimizer": "lamb"})")
         << QStringList({"optimizer", "\"lamb\"", "\"adam\" or \"sgd\""});
     QTest::newRow("job: sequence beyond the learned position table")
-        << "job" << QByteArray(R"({"model": "OPT-350M", "global_batch_size": 8, "sequence_length": 4096})")
-        << QStringList({"sequence_length", "4096", "at most 2048", "learned position table of OPT-350M"});
+        << "job"
+        << QByteArray(R"({"model": "OPT-350M", "global_batch_size": 8, "sequence_length": 4096})")
+        << QStringList(
+               {"sequence_length", "4096", "at most 2048", "learned position table of OPT-350M"});
     QTest::newRow("job: sequence_length 0")
-        << "job" << QByteArray(R"({"model": "OPT-350M", "global_batch_size": 8, "sequence_length": 0})")
+        << "job"
+        << QByteArray(R"({"model": "OPT-350M", "global_batch_size": 8, "sequence_length": 0})")
         << QStringList({"sequence_length", "an integer >= 1"});
     QTest::newRow("job: unknown key")
         << "job" << QByteArray(R"({"model": "OPT-350M", "global_batch_size": 8, "micro_batch": 2})")
@@ -585,11 +646,14 @@ private slots:
 
     // ---- plan (structure)
     QTest::newRow("plan: no stages")
-        << "plan" << QByteArray(R"({"microbatch_size": 1, "stages": []})") << QStringList({"stages", "at least one stage"});
-    QTest::newRow("plan: missing stages")
-        << "plan" << QByteArray(R"({"microbatch_size": 1})") << QStringList({"stages", "field missing"});
+        << "plan" << QByteArray(R"({"microbatch_size": 1, "stages": []})")
+        << QStringList({"stages", "at least one stage"});
+    QTest::newRow("plan: missing stages") << "plan" << QByteArray(R"({"microbatch_size": 1})")
+                                          << QStringList({"stages", "field missing"});
     QTest::newRow("plan: empty replicas")
-        << "plan" << QByteArray(R"({"microbatch_size": 1, "stages": [{"first_layer": 0, "last_layer": 25, "replicas": []}]})")
+        << "plan"
+        << QByteArray(
+               R"({"microbatch_size": 1, "stages": [{"first_layer": 0, "last_layer": 25, "replicas": []}]})")
         << QStringList({"stages[0].replicas", "at least one replica"});
     QTest::newRow("plan: last_layer < first_layer")
         << "plan"
@@ -632,8 +696,9 @@ private slots:
     // and the default scenario (A100-40: 8 per node; H100-80 pools only in us-central1-b and
     // europe-west4-a, 8 GPUs each).
     auto stage = [](int first, int last, const char* replicas) {
-      return QByteArray("{\"first_layer\": ") + QByteArray::number(first) + ", \"last_layer\": " +
-             QByteArray::number(last) + ", \"replicas\": [" + replicas + "]}";
+      return QByteArray("{\"first_layer\": ") + QByteArray::number(first) +
+             ", \"last_layer\": " + QByteArray::number(last) + ", \"replicas\": [" + replicas +
+             "]}";
     };
     auto plan = [](std::initializer_list<QByteArray> stages) {
       QByteArray s = "{\"microbatch_size\": 1, \"stages\": [";
@@ -659,26 +724,35 @@ private slots:
         << QStringList({"stages[1].last_layer", "got 24", "expected 25", "head layer"});
     QTest::newRow("validate: layer beyond the head")
         << "validate" << plan({stage(0, 26, a100)})
-        << QStringList({"stages[0].last_layer", "got 26", "at most 25", "OPT-350M has 26 plan layers"});
+        << QStringList(
+               {"stages[0].last_layer", "got 26", "at most 25", "OPT-350M has 26 plan layers"});
     QTest::newRow("validate: tp larger than GPUs per node")
-        << "validate" << plan({stage(0, 25, R"({"gpu_type": "A100-40", "tp": 16, "zone": "us-central1-a"})")})
+        << "validate"
+        << plan({stage(0, 25, R"({"gpu_type": "A100-40", "tp": 16, "zone": "us-central1-a"})")})
         << QStringList({"stages[0].replicas[0].tp", "got 16", "at most 8", "GPUs per node"});
     QTest::newRow("validate: a bf16 job on a GPU without bf16")
-        << "validate-bf16" << plan({stage(0, 25, R"({"gpu_type": "V100-16", "tp": 1, "zone": "us-central1-a"})")})
-        << QStringList({"stages[0].replicas[0].gpu_type", "\"V100-16\"", "bf16 arithmetic for a bf16 job",
-                        "an fp16 job can use it"});
+        << "validate-bf16"
+        << plan({stage(0, 25, R"({"gpu_type": "V100-16", "tp": 1, "zone": "us-central1-a"})")})
+        << QStringList({"stages[0].replicas[0].gpu_type", "\"V100-16\"",
+                        "bf16 arithmetic for a bf16 job", "an fp16 job can use it"});
     QTest::newRow("validate: tp not dividing the heads")
-        << "validate" << plan({stage(0, 25, R"({"gpu_type": "A100-40", "tp": 3, "zone": "us-central1-a"})")})
+        << "validate"
+        << plan({stage(0, 25, R"({"gpu_type": "A100-40", "tp": 3, "zone": "us-central1-a"})")})
         << QStringList({"stages[0].replicas[0].tp", "got 3", "a divisor of the model's 16 heads"});
     QTest::newRow("validate: zone not in the scenario")
-        << "validate" << plan({stage(0, 25, R"({"gpu_type": "A100-40", "tp": 1, "zone": "asia-east1-a"})")})
-        << QStringList({"stages[0].replicas[0].zone", "\"asia-east1-a\"", "a zone of the scenario"});
+        << "validate"
+        << plan({stage(0, 25, R"({"gpu_type": "A100-40", "tp": 1, "zone": "asia-east1-a"})")})
+        << QStringList(
+               {"stages[0].replicas[0].zone", "\"asia-east1-a\"", "a zone of the scenario"});
     QTest::newRow("validate: GPU type without a pool in that zone")
-        << "validate" << plan({stage(0, 25, R"({"gpu_type": "H100-80", "tp": 1, "zone": "us-central1-a"})")})
+        << "validate"
+        << plan({stage(0, 25, R"({"gpu_type": "H100-80", "tp": 1, "zone": "us-central1-a"})")})
         << QStringList({"stages", "H100-80 in us-central1-a", "have a pool"});
     QTest::newRow("validate: unknown GPU type")
-        << "validate" << plan({stage(0, 25, R"({"gpu_type": "B200", "tp": 1, "zone": "us-central1-a"})")})
-        << QStringList({"stages[0].replicas[0].gpu_type", "\"B200\"", "a GPU type of the catalogue"});
+        << "validate"
+        << plan({stage(0, 25, R"({"gpu_type": "B200", "tp": 1, "zone": "us-central1-a"})")})
+        << QStringList(
+               {"stages[0].replicas[0].gpu_type", "\"B200\"", "a GPU type of the catalogue"});
     QTest::newRow("validate: more GPUs than the pool has")
         << "validate"
         << plan({stage(0, 12, R"({"gpu_type": "H100-80", "tp": 8, "zone": "us-central1-b"})"),
@@ -729,7 +803,8 @@ private slots:
       const QString none = QStringLiteral("<no InputError thrown>");
       QCOMPARE(inputErrorOf([&] { a100.validate(job, cat_, default_scenario_); }), none);
       const QString v = inputErrorOf([&] { v100.validate(job, cat_, default_scenario_); });
-      QVERIFY2((v == none) == (pr != Precision::Bf16), qPrintable(QString(precisionName(pr)) + ": " + v));
+      QVERIFY2((v == none) == (pr != Precision::Bf16),
+               qPrintable(QString(precisionName(pr)) + ": " + v));
     }
     QVERIFY(!supportsPrecision(cat_.gpu("T4", "t"), Precision::Bf16));
     QVERIFY(supportsPrecision(cat_.gpu("MI300X", "t"), Precision::Bf16));
@@ -757,34 +832,44 @@ private slots:
     QTest::addColumn<QByteArray>("layers");
     QTest::addColumn<QByteArray>("replicas");
     QTest::addColumn<QByteArray>("extra");  // more fields of the point, each followed by a comma
-    QTest::addColumn<QByteArray>("measured");  // the point's "measured" (empty: both figures, 1 each)
+    QTest::addColumn<QByteArray>(
+        "measured");  // the point's "measured" (empty: both figures, 1 each)
     QTest::addColumn<QStringList>("needles");
     const QByteArray rep = R"([[{"gpu_type": "GH-96", "tp": 4, "zone": "us-central1-a"}]])";
-    QTest::newRow("string layer number") << QByteArray(R"([[0, "1"]])") << rep << QByteArray()
-                                         << QByteArray() << QStringList({"points[0].layers_per_stage[0]", "layer numbers"});
-    QTest::newRow("layers not consecutive") << QByteArray(R"([[0, 2]])") << rep << QByteArray()
-                                            << QByteArray() << QStringList({"points[0].layers_per_stage[0]", "consecutive"});
-    QTest::newRow("replicas not a list") << QByteArray(R"([[0, 1]])") << QByteArray(R"([{"gpu_type": "GH-96"}])")
-                                         << QByteArray()
-                                         << QByteArray() << QStringList({"points[0].replicas_per_stage[0]", "a JSON array"});
-    QTest::newRow("no replicas") << QByteArray(R"([[0, 1]])") << QByteArray(R"([[]])") << QByteArray()
-                                 << QByteArray() << QStringList({"points[0].replicas_per_stage[0]", "at least one replica"});
+    QTest::newRow("string layer number")
+        << QByteArray(R"([[0, "1"]])") << rep << QByteArray() << QByteArray()
+        << QStringList({"points[0].layers_per_stage[0]", "layer numbers"});
+    QTest::newRow("layers not consecutive")
+        << QByteArray(R"([[0, 2]])") << rep << QByteArray() << QByteArray()
+        << QStringList({"points[0].layers_per_stage[0]", "consecutive"});
+    QTest::newRow("replicas not a list")
+        << QByteArray(R"([[0, 1]])") << QByteArray(R"([{"gpu_type": "GH-96"}])") << QByteArray()
+        << QByteArray() << QStringList({"points[0].replicas_per_stage[0]", "a JSON array"});
+    QTest::newRow("no replicas") << QByteArray(R"([[0, 1]])") << QByteArray(R"([[]])")
+                                 << QByteArray() << QByteArray()
+                                 << QStringList({"points[0].replicas_per_stage[0]",
+                                                 "at least one replica"});
     // The cluster names the group the point's errors are summed in (sailor validate).
-    QTest::newRow("cluster not a string") << QByteArray(R"([[0, 1]])") << rep << QByteArray(R"("cluster": 7,)")
-                                          << QByteArray() << QStringList({"points[0].cluster", "got 7", "a string"});
-    QTest::newRow("empty cluster") << QByteArray(R"([[0, 1]])") << rep << QByteArray(R"("cluster": "",)")
-                                   << QByteArray() << QStringList({"points[0].cluster", "a non-empty string"});
+    QTest::newRow("cluster not a string")
+        << QByteArray(R"([[0, 1]])") << rep << QByteArray(R"("cluster": 7,)") << QByteArray()
+        << QStringList({"points[0].cluster", "got 7", "a string"});
+    QTest::newRow("empty cluster")
+        << QByteArray(R"([[0, 1]])") << rep << QByteArray(R"("cluster": "",)") << QByteArray()
+        << QStringList({"points[0].cluster", "a non-empty string"});
     // A figure the run did not record is absent, null or 0 (SAILOR's files write 0); one of the
     // two must be measured, and a negative one is an error.
-    QTest::newRow("neither figure measured") << QByteArray(R"([[0, 1]])") << rep << QByteArray()
-                                             << QByteArray(R"({"iteration_time_s": 0, "peak_memory_bytes": null})")
-                                             << QStringList({"points[0].measured", "iteration_time_s or peak_memory_bytes"});
-    QTest::newRow("negative time") << QByteArray(R"([[0, 1]])") << rep << QByteArray()
-                                   << QByteArray(R"({"iteration_time_s": -1, "peak_memory_bytes": 5})")
-                                   << QStringList({"points[0].measured.iteration_time_s", "got -1", "a number > 0"});
-    QTest::newRow("memory not a number") << QByteArray(R"([[0, 1]])") << rep << QByteArray()
-                                         << QByteArray(R"({"iteration_time_s": 1, "peak_memory_bytes": "9 GB"})")
-                                         << QStringList({"points[0].measured.peak_memory_bytes", "\"9 GB\"", "a number"});
+    QTest::newRow("neither figure measured")
+        << QByteArray(R"([[0, 1]])") << rep << QByteArray()
+        << QByteArray(R"({"iteration_time_s": 0, "peak_memory_bytes": null})")
+        << QStringList({"points[0].measured", "iteration_time_s or peak_memory_bytes"});
+    QTest::newRow("negative time")
+        << QByteArray(R"([[0, 1]])") << rep << QByteArray()
+        << QByteArray(R"({"iteration_time_s": -1, "peak_memory_bytes": 5})")
+        << QStringList({"points[0].measured.iteration_time_s", "got -1", "a number > 0"});
+    QTest::newRow("memory not a number")
+        << QByteArray(R"([[0, 1]])") << rep << QByteArray()
+        << QByteArray(R"({"iteration_time_s": 1, "peak_memory_bytes": "9 GB"})")
+        << QStringList({"points[0].measured.peak_memory_bytes", "\"9 GB\"", "a number"});
   }
 
   void measuredPointsRejects() {
@@ -798,11 +883,12 @@ private slots:
     const std::string path = dir.filePath("points.json").toStdString();
     std::ofstream(path) << R"({"points": [{"id": "p", "model": "OPT-350", "global_batch_size": 8, )"
                         << extra.toStdString() << R"(
-        "microbatch_size": 1, "layers_per_stage": )" << layers.toStdString()
-                        << R"(, "replicas_per_stage": )" << replicas.toStdString()
-                        << R"(, "measured": )"
-                        << (measured.isEmpty() ? std::string(R"({"iteration_time_s": 1, "peak_memory_bytes": 1})")
-                                               : measured.toStdString())
+        "microbatch_size": 1, "layers_per_stage": )"
+                        << layers.toStdString() << R"(, "replicas_per_stage": )"
+                        << replicas.toStdString() << R"(, "measured": )"
+                        << (measured.isEmpty()
+                                ? std::string(R"({"iteration_time_s": 1, "peak_memory_bytes": 1})")
+                                : measured.toStdString())
                         << "}]}";
     const QString msg = inputErrorOf([&] { loadMeasuredPoints(path, cat_); });
     SAILOR_VERIFY_MESSAGE(msg, needles);
@@ -816,7 +902,8 @@ private slots:
     const std::string path = dir.filePath("broken scenario.json").toStdString();
     std::ofstream(path) << "{\"regions\": [,]}";
     const QString msg = inputErrorOf([&] { json_util::readFile(path); });
-    SAILOR_VERIFY_MESSAGE(msg, QStringList({QString::fromStdString(path), "malformed JSON", "valid JSON"}));
+    SAILOR_VERIFY_MESSAGE(
+        msg, QStringList({QString::fromStdString(path), "malformed JSON", "valid JSON"}));
   }
 
   void readFileMissingNamesTheFile() {
@@ -839,12 +926,14 @@ private slots:
     ss << in.rdbuf();
     QCOMPARE(QString::fromStdString(ss.str()), QString("{\"second\": 2}\n"));
     // Nothing else is left in the directory (no ".plan.json.tmp-PID").
-    const QStringList entries = QDir(dir.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot);
+    const QStringList entries =
+        QDir(dir.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot);
     QCOMPARE(entries, QStringList({"plan.json"}));
   }
 
   void writeFileAtomicallyReportsUnwritablePath() {
-    const QString msg = inputErrorOf([] { json_util::writeFileAtomically("/nonexistent-dir/x/plan.json", "{}"); });
+    const QString msg =
+        inputErrorOf([] { json_util::writeFileAtomically("/nonexistent-dir/x/plan.json", "{}"); });
     SAILOR_VERIFY_MESSAGE(msg, QStringList({"/nonexistent-dir/x/plan.json", "cannot be written"}));
   }
 };

@@ -40,8 +40,7 @@ class TestRunEvents : public QObject {
     for (const auto* lines : {&ok_lines_, &failed_lines_})
       for (const std::string& l : *lines) {
         json j = json::parse(l);
-        if (j["event"] == kind)
-          return j;
+        if (j["event"] == kind) return j;
       }
     throw std::runtime_error("no " + kind + " line in the fixtures");
   }
@@ -58,18 +57,16 @@ class TestRunEvents : public QObject {
 
   void kindsInOrder() {
     std::vector<std::string> kinds;
-    for (const RunEvent& e : ok_)
-      kinds.push_back(e.kind());
+    for (const RunEvent& e : ok_) kinds.push_back(e.kind());
     const std::vector<std::string> expected{"run_started", "workers_started", "workers_ready",
                                             "iteration",   "iteration",       "iteration",
                                             "iteration",   "iteration",       "finished"};
     QCOMPARE(kinds, expected);
     kinds.clear();
-    for (const RunEvent& e : failed_)
-      kinds.push_back(e.kind());
-    const std::vector<std::string> expected_failed{
-        "run_started", "warning",   "workers_started", "workers_ready", "iteration",
-        "iteration",   "iteration", "error",           "finished"};
+    for (const RunEvent& e : failed_) kinds.push_back(e.kind());
+    const std::vector<std::string> expected_failed{"run_started",   "warning",   "workers_started",
+                                                   "workers_ready", "iteration", "iteration",
+                                                   "iteration",     "error",     "finished"};
     QCOMPARE(kinds, expected_failed);
     for (const RunEvent& e : ok_) {
       QCOMPARE(e.run_id, std::int64_t{1});
@@ -166,8 +163,7 @@ class TestRunEvents : public QObject {
     int expected_iteration = 0;
     for (const RunEvent& e : ok_) {
       const auto* it = e.as<sailor::IterationEvent>();
-      if (!it)
-        continue;
+      if (!it) continue;
       QCOMPARE(it->iteration, expected_iteration++);
       QVERIFY2(it->loss > 4 && it->loss < 6, "loss near ln 256 = 5.55 in the first iterations");
       QVERIFY(it->grad_norm > 0);
@@ -177,8 +173,8 @@ class TestRunEvents : public QObject {
       double slowest = 0;
       for (const sailor::RunRankTimes& r : it->ranks) {
         slowest = std::max(slowest, r.seconds);
-        SAILOR_COMPARE_REL(r.compute_seconds, r.seconds - r.p2p_seconds - r.tp_seconds - r.dp_seconds,
-                           1e-9);
+        SAILOR_COMPARE_REL(r.compute_seconds,
+                           r.seconds - r.p2p_seconds - r.tp_seconds - r.dp_seconds, 1e-9);
         QVERIFY(r.peak_memory_bytes > 10 * 1024 * 1024);  // a libtorch process: tens of MiB
         QCOMPARE(r.stage, r.rank);
         QCOMPARE(r.tp_seconds, 0.0);  // tp 1
@@ -230,7 +226,8 @@ class TestRunEvents : public QObject {
   void unknownFieldsIgnored() {
     json j = realLine("workers_ready");
     j["future_field"] = {1, 2, 3};
-    QCOMPARE(std::string(parseRunEvent("  " + j.dump() + "\r\n").kind()), std::string("workers_ready"));
+    QCOMPARE(std::string(parseRunEvent("  " + j.dump() + "\r\n").kind()),
+             std::string("workers_ready"));
   }
 
   void malformedLinesNameTheField_data() {
@@ -242,11 +239,14 @@ class TestRunEvents : public QObject {
       return QString::fromStdString(j.dump());
     };
     const std::string full = ok_lines_.at(3);
-    QTest::newRow("not JSON") << "hello" << "event line:";
-    QTest::newRow("truncated line") << QString::fromStdString(full.substr(0, full.size() / 2))
-                                    << "event line:";
-    QTest::newRow("empty line") << "" << "event line:";
-    QTest::newRow("array") << "[1, 2]" << "event line:";
+    QTest::newRow("not JSON") << "hello"
+                              << "event line:";
+    QTest::newRow("truncated line")
+        << QString::fromStdString(full.substr(0, full.size() / 2)) << "event line:";
+    QTest::newRow("empty line") << ""
+                                << "event line:";
+    QTest::newRow("array") << "[1, 2]"
+                           << "event line:";
     QTest::newRow("no event") << mutated("iteration", [](json& j) { j.erase("event"); })
                               << "event: got nothing";
     QTest::newRow("unknown kind") << mutated("iteration", [](json& j) { j["event"] = "progress"; })
@@ -271,32 +271,31 @@ class TestRunEvents : public QObject {
         << mutated("run_started", [](json& j) { j["recompute"] = 1; }) << "run_started.recompute:";
     QTest::newRow("warning message")
         << mutated("warning", [](json& j) { j["message"] = 3; }) << "warning.message:";
-    QTest::newRow("worker pid")
-        << mutated("workers_started", [](json& j) { j["workers"][1].erase("pid"); })
-        << "workers_started.workers[1].pid:";
+    QTest::newRow("worker pid") << mutated("workers_started", [](json& j) {
+      j["workers"][1].erase("pid");
+    }) << "workers_started.workers[1].pid:";
     QTest::newRow("workers not a list")
         << mutated("workers_started", [](json& j) { j["workers"] = 2; })
         << "workers_started.workers:";
-    QTest::newRow("device")
-        << mutated("workers_ready", [](json& j) { j["devices"][0] = 0; })
-        << "workers_ready.devices[0]:";
-    QTest::newRow("loss text")
-        << mutated("iteration", [](json& j) { j["loss"] = "5.5"; }) << "iteration.loss:";
-    QTest::newRow("no loss")
-        << mutated("iteration", [](json& j) { j.erase("loss"); }) << "iteration.loss:";
+    QTest::newRow("device") << mutated("workers_ready", [](json& j) { j["devices"][0] = 0; })
+                            << "workers_ready.devices[0]:";
+    QTest::newRow("loss text") << mutated("iteration", [](json& j) { j["loss"] = "5.5"; })
+                               << "iteration.loss:";
+    QTest::newRow("no loss") << mutated("iteration", [](json& j) { j.erase("loss"); })
+                             << "iteration.loss:";
     QTest::newRow("negative seconds")
         << mutated("iteration", [](json& j) { j["iteration_seconds"] = -1; })
         << "iteration.iteration_seconds:";
-    QTest::newRow("stage figure")
-        << mutated("iteration", [](json& j) { j["stages"][1].erase("communication_seconds"); })
-        << "iteration.stages[1].communication_seconds:";
-    QTest::newRow("rank memory")
-        << mutated("iteration", [](json& j) { j["ranks"][1]["peak_memory_bytes"] = 1.5; })
-        << "iteration.ranks[1].peak_memory_bytes:";
-    QTest::newRow("error rank")
-        << mutated("error", [](json& j) { j["rank"] = "one"; }) << "error.rank:";
-    QTest::newRow("stderr tail")
-        << mutated("error", [](json& j) { j["stderr_tail"] = {1}; }) << "error.stderr_tail[0]:";
+    QTest::newRow("stage figure") << mutated("iteration", [](json& j) {
+      j["stages"][1].erase("communication_seconds");
+    }) << "iteration.stages[1].communication_seconds:";
+    QTest::newRow("rank memory") << mutated("iteration", [](json& j) {
+      j["ranks"][1]["peak_memory_bytes"] = 1.5;
+    }) << "iteration.ranks[1].peak_memory_bytes:";
+    QTest::newRow("error rank") << mutated("error", [](json& j) { j["rank"] = "one"; })
+                                << "error.rank:";
+    QTest::newRow("stderr tail") << mutated("error", [](json& j) { j["stderr_tail"] = {1}; })
+                                 << "error.stderr_tail[0]:";
     QTest::newRow("finished status")
         << mutated("finished", [](json& j) { j["status"] = "done"; }) << "finished.status:";
     QTest::newRow("finished iterations")
@@ -307,8 +306,8 @@ class TestRunEvents : public QObject {
   void malformedLinesNameTheField() {
     QFETCH(QString, line);
     QFETCH(QString, field);
-    const QString message = sailor::test::inputErrorOf(
-        [&] { (void)parseRunEvent(line.toStdString()); });
+    const QString message =
+        sailor::test::inputErrorOf([&] { (void)parseRunEvent(line.toStdString()); });
     QVERIFY2(message.startsWith(field), qPrintable(message + " should start with " + field));
   }
 

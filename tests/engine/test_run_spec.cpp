@@ -130,8 +130,7 @@ class TestRunSpec : public QObject {
     SAILOR_COMPARE_REL(s.learningRateAt(2), 1e-3, 1e-12);    // cosine starts at the peak
     SAILOR_COMPARE_REL(s.learningRateAt(7), 5.5e-4, 1e-12);  // halfway: (peak + min) / 2
     SAILOR_COMPARE_REL(s.learningRateAt(12), 1e-4, 1e-12);
-    for (int i = 3; i <= 12; ++i)
-      QVERIFY(s.learningRateAt(i) < s.learningRateAt(i - 1));
+    for (int i = 3; i <= 12; ++i) QVERIFY(s.learningRateAt(i) < s.learningRateAt(i - 1));
   }
 
   void rejections_data() {
@@ -165,8 +164,7 @@ class TestRunSpec : public QObject {
       (void)RunSpec::build(planOf(json::parse(plan.toStdString())), jobOf(global_batch, 64), opt(),
                            RunOptions{});
     });
-    for (const QString& n : needles)
-      QVERIFY2(msg.contains(n), qPrintable(msg + " lacks " + n));
+    for (const QString& n : needles) QVERIFY2(msg.contains(n), qPrintable(msg + " lacks " + n));
   }
 
   void optionRejections() {
@@ -208,8 +206,7 @@ class TestRunSpec : public QObject {
     QTemporaryDir dir;
     const std::string path = dir.filePath("t.txt").toStdString();
     std::string text;
-    for (int i = 0; i < 50; ++i)
-      text += "line " + std::to_string(i) + " of the text. ";
+    for (int i = 0; i < 50; ++i) text += "line " + std::to_string(i) + " of the text. ";
     std::ofstream(path) << text;
     const TokenSource src = TokenSource::textFile(path, 1);
     QVERIFY(src.isText());

@@ -84,8 +84,7 @@ IterationRecord sampleIteration(std::int64_t run, int i) {
 
 json iterationEvent(int i, const std::string& marker = "") {
   json e{{"event", "iteration"}, {"iteration", i}, {"loss", 10.0 - i * 0.5}};
-  if (!marker.empty())
-    e["marker"] = marker;
+  if (!marker.empty()) e["marker"] = marker;
   return e;
 }
 
@@ -110,16 +109,12 @@ class EnvGuard {
   EnvGuard(const char* name, const char* value) : name_(name) {
     had_ = qEnvironmentVariableIsSet(name);
     old_ = qgetenv(name);
-    if (value)
-      qputenv(name, value);
-    else
-      qunsetenv(name);
+    if (value) qputenv(name, value);
+    else qunsetenv(name);
   }
   ~EnvGuard() {
-    if (had_)
-      qputenv(name_, old_);
-    else
-      qunsetenv(name_);
+    if (had_) qputenv(name_, old_);
+    else qunsetenv(name_);
   }
 
  private:
@@ -293,16 +288,12 @@ class TestRunStore : public QObject {
     for (const auto& [what, f] :
          std::initializer_list<std::pair<const char*, std::function<void()>>>{
              {"addIteration",
-              [&] {
-                store.addIteration(sampleIteration(42, 0), iterationEvent(0));
-              }},
+              [&] { store.addIteration(sampleIteration(42, 0), iterationEvent(0)); }},
              {"addEvent",
               [&] {
                 store.addEvent(42, {{"event", "x"}});
               }},
-             {"finishRun", [&] {
-                store.finishRun(42, RunStatus::Failed, "boom");
-              }}}) {
+             {"finishRun", [&] { store.finishRun(42, RunStatus::Failed, "boom"); }}}) {
       const auto err = storeErrorOf(f);
       QVERIFY2(err.has_value(), what);
       QVERIFY2(err->find("42") != std::string::npos, err->c_str());

@@ -68,7 +68,8 @@ json tinyTimings(double scale) {
 
 // Profiled at microbatch 1 and 4 (times x1 and x3), tp 1, on one GPU type.
 json tinyProfiles() {
-  return json{{"TINY", {{"A100-40", {{"1", {{"1", tinyTimings(1)}}}, {"4", {{"1", tinyTimings(3)}}}}}}}};
+  return json{
+      {"TINY", {{"A100-40", {{"1", {{"1", tinyTimings(1)}}}, {"4", {{"1", tinyTimings(3)}}}}}}}};
 }
 
 }  // namespace
@@ -76,12 +77,12 @@ json tinyProfiles() {
 class TestSailorImport : public QObject {
   Q_OBJECT
 
-private:
+ private:
   Catalog cat_;
   Job job_;
   std::shared_ptr<SailorProfile> tiny_;
 
-private slots:
+ private slots:
   void initTestCase() {
     cat_ = Catalog::load(sailor::test::resources());
     cat_.addModel(tinyModel(cat_));
@@ -130,7 +131,8 @@ private slots:
     const auto t4 = tiny_->timings({"Tiny", "A100-40", 4, 1}, job_);
     SAILOR_COMPARE_REL(t4->back().forward_s, 3 * (0.75 + ratio * 2.0), 1e-12);
     bool reported = false;
-    for (const auto& line : tiny_->adjustments()) reported = reported || line.find("no LM head") != std::string::npos;
+    for (const auto& line : tiny_->adjustments())
+      reported = reported || line.find("no LM head") != std::string::npos;
     QVERIFY2(reported, "the import says what it added");
   }
 
@@ -165,7 +167,8 @@ private slots:
     ProfileSet set;
     set.add(tiny_);
     set.add(std::make_shared<MicrobatchScaledProfile>(tiny_));
-    QCOMPARE(QString::fromStdString(set.timings({"Tiny", "A100-40", 4, 1}, job_).source), QString("sailor-import"));
+    QCOMPARE(QString::fromStdString(set.timings({"Tiny", "A100-40", 4, 1}, job_).source),
+             QString("sailor-import"));
     QCOMPARE(QString::fromStdString(set.timings({"Tiny", "A100-40", 2, 1}, job_).source),
              QString("sailor-import, from other microbatch sizes"));
     QVERIFY(set.optimizerSecondsPerParameter({"Tiny", "A100-40", 2, 1}, job_).value > 0);
@@ -191,7 +194,8 @@ private slots:
     set.add(std::make_shared<AnalyticProfile>(cat_));
     QCOMPARE(QString::fromStdString(set.timings({"Tiny", "A100-40", 2, 1}, job_).source),
              QString("sailor-import, from other microbatch sizes"));
-    QCOMPARE(QString::fromStdString(set.timings({"Tiny", "A100-40", 2, 1}, longer).source), QString("analytic"));
+    QCOMPARE(QString::fromStdString(set.timings({"Tiny", "A100-40", 2, 1}, longer).source),
+             QString("analytic"));
     QCOMPARE(QString::fromStdString(set.memory("Tiny", 1, longer).source), QString("analytic"));
   }
 
@@ -204,7 +208,8 @@ private slots:
       "name": "one zone",
       "regions": [{"name": "r", "continent": "c", "zones": ["r-a"]}],
       "pools": [{"zone": "r-a", "gpu_type": "A100-40", "count": 2, "usd_per_gpu_hour": 1.0}]
-    })"), cat_);
+    })"),
+                                           cat_);
     ProfileSet set;
     set.add(tiny_);
     Plan one;
@@ -215,7 +220,8 @@ private slots:
     Plan two = one;
     two.stages = {{0, 1, {{"A100-40", 1, "r-a"}}}, {2, 3, {{"A100-40", 1, "r-a"}}}};
     const Prediction p2 = simulate(two, sc, job_, cat_, set);
-    SAILOR_COMPARE_REL(p2.memory.at(0).model_state_bytes + p2.memory.at(1).model_state_bytes, all * 16, 1e-12);
+    SAILOR_COMPARE_REL(p2.memory.at(0).model_state_bytes + p2.memory.at(1).model_state_bytes,
+                       all * 16, 1e-12);
   }
 
   // Measured points numbered as SAILOR numbers them (5 layers) map to plan layers.
@@ -239,9 +245,12 @@ private slots:
     p.stages = {{0, 2, {{"A100-40", 1, "r-a"}}}, {3, 4, {{"A100-40", 1, "r-a"}}}};
     QVERIFY(toPlanLayers(p, m, 4) == p);
     // A stage of nothing but the final norm has no plan-layer counterpart.
-    p.stages = {{0, 2, {{"A100-40", 1, "r-a"}}}, {3, 3, {{"A100-40", 1, "r-a"}}}, {4, 4, {{"A100-40", 1, "r-a"}}}};
+    p.stages = {{0, 2, {{"A100-40", 1, "r-a"}}},
+                {3, 3, {{"A100-40", 1, "r-a"}}},
+                {4, 4, {{"A100-40", 1, "r-a"}}}};
     const QString msg = sailor::test::inputErrorOf([&] { toPlanLayers(p, m, 5); });
-    SAILOR_VERIFY_MESSAGE(msg, (QStringList{"stages[1]", "final-norm layer 3", "part of the head"}));
+    SAILOR_VERIFY_MESSAGE(msg,
+                          (QStringList{"stages[1]", "final-norm layer 3", "part of the head"}));
   }
 
   // SAILOR's published files: GPT-Neo-2.7's head lacks its LM head, LLAMA-3-8 counts 35 layers
@@ -250,15 +259,17 @@ private slots:
   void publishedProfiles() {
     const std::string dir = sailor::test::sharedDir() + "/reference/sailor";
     if (!std::filesystem::is_directory(dir))
-      QSKIP(qPrintable(QString::fromStdString("SAILOR reference data absent (" + dir +
-                                              "); the shared/ directory beside the project provides it")));
+      QSKIP(qPrintable(
+          QString::fromStdString("SAILOR reference data absent (" + dir +
+                                 "); the shared/ directory beside the project provides it")));
     const SailorReference ref = SailorReference::load(dir, cat_);
     Job neo;
     neo.model = "GPT-Neo-2.7B";
     neo.sequence_length = 2048;
     const auto mem = *ref.profiles->memory("GPT-Neo-2.7B", 1, neo);
     // fp32 logits and softmax of one 2048-token sequence over 50,257 words: 823 MB.
-    QVERIFY2(mem.back().activation_bytes > 8.0e8, qPrintable(QString::number(mem.back().activation_bytes)));
+    QVERIFY2(mem.back().activation_bytes > 8.0e8,
+             qPrintable(QString::number(mem.back().activation_bytes)));
     const auto t = *ref.profiles->timings({"GPT-Neo-2.7B", "GH-96", 8, 4}, neo);
     QVERIFY2(t.back().forward_s > t[1].forward_s, "an LM head of 50,257 x 2,560 outweighs a block");
     QCOMPARE(ref.profiles->sailorLayers("Llama-3-8B"), 35);
@@ -278,12 +289,14 @@ private slots:
     for (int l = 0; l < 18; ++l) first.push_back(l);
     for (int l = 18; l < 35; ++l) second.push_back(l);
     point["layers_per_stage"] = {first, second};
-    const json rep{{"gpu_type", "GH-96"}, {"tp", 4}, {"gpus_per_node", 4}, {"zone", "us-central1-a"}};
+    const json rep{
+        {"gpu_type", "GH-96"}, {"tp", 4}, {"gpus_per_node", 4}, {"zone", "us-central1-a"}};
     point["replicas_per_stage"] = {{rep}, {rep}};
     json at_8192 = point;
     at_8192["id"] = "llama at 8192";
     at_8192["sequence_length"] = 8192;
-    const std::string path = (std::filesystem::temp_directory_path() / "sailor_llama_point.json").string();
+    const std::string path =
+        (std::filesystem::temp_directory_path() / "sailor_llama_point.json").string();
     {
       std::ofstream f(path);
       f << json{{"points", {point, at_8192}}}.dump();

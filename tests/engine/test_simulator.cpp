@@ -50,11 +50,14 @@ namespace {
 // Scenario: regions r1 (zones r1-a, r1-b) and r2 (zone r2-a), both on continent c1. Links are
 // latency + bytes / bandwidth: same zone and same region 0.5 s + 1 GB/s, same continent
 // 0.1 s + 0.1 GB/s. Inside a node (4 GPUs, the catalogue's) also 0.5 s + 1 GB/s, so where the
-// replicas land (NOTE [Node placement]) changes no figure below except in nodePlacement. Egress $/GB: same continent 0.05, and the pair r2-a -> r1-a 0.2.
-// Prices $/GPU-hour: G1 in r1-a 3.6, G2 in r1-a 1.8, G1 in r2-a 7.2, SmallMem in r1-a 1.0.
+// replicas land (NOTE [Node placement]) changes no figure below except in nodePlacement. Egress
+// $/GB: same continent 0.05, and the pair r2-a -> r1-a 0.2. Prices $/GPU-hour: G1 in r1-a 3.6, G2
+// in r1-a 1.8, G1 in r2-a 7.2, SmallMem in r1-a 1.0.
 
 Catalog tinyCatalog() {
-  json gpus{{"gpus", {gpuJson("G1", 10, 1000000000), gpuJson("G2", 5, 1000000000), gpuJson("SmallMem", 10, 150000000)}}};
+  json gpus{{"gpus",
+             {gpuJson("G1", 10, 1000000000), gpuJson("G2", 5, 1000000000),
+              gpuJson("SmallMem", 10, 150000000)}}};
   json tiny = sailor::test::tinyModelJson("Tiny", false);
   tiny["aliases"] = {"TINY"};
   json models{{"models", {tiny, sailor::test::tinyModelJson("TinyTied", true)}}};
@@ -92,10 +95,11 @@ Scenario tinyScenario(const Catalog& cat) {
   return Scenario::fromJson(j, cat);
 }
 
-std::shared_ptr<NativeProfile> tinyProfile(const Catalog& cat, const std::string& gpu, double time_scale,
-                                           const std::string& model = "Tiny") {
+std::shared_ptr<NativeProfile> tinyProfile(const Catalog& cat, const std::string& gpu,
+                                           double time_scale, const std::string& model = "Tiny") {
   const double fwd[] = {1, 2, 3, 1}, bwd[] = {2, 4, 6, 2};
-  const double params[] = {1e6, 2e6, 2e6, 1e6}, act[] = {1e6, 2e6, 4e6, 1e6}, out[] = {2.5e8, 2.5e8, 2.5e8, 1};
+  const double params[] = {1e6, 2e6, 2e6, 1e6}, act[] = {1e6, 2e6, 4e6, 1e6},
+               out[] = {2.5e8, 2.5e8, 2.5e8, 1};
   json runs = json::array();
   for (int tp : {1, 2})
     for (int b : {1, 2}) {
@@ -106,17 +110,29 @@ std::shared_ptr<NativeProfile> tinyProfile(const Catalog& cat, const std::string
                           {"params", params[l] / tp},
                           {"activation_bytes", act[l] / tp},
                           {"output_elements", out[l]}});
-      runs.push_back({{"microbatch_size", b}, {"tp", tp}, {"optimizer_seconds_per_parameter", 1e-6 * time_scale}, {"layers", layers}});
+      runs.push_back({{"microbatch_size", b},
+                      {"tp", tp},
+                      {"optimizer_seconds_per_parameter", 1e-6 * time_scale},
+                      {"layers", layers}});
     }
-  const json j{{"format", "sailor-studio-profile/1"}, {"model", model}, {"gpu_type", gpu}, {"precision", "fp32"}, {"runs", runs}};
-  return NativeProfile::fromJson(j, cat, model == "Tiny" ? "native-" + gpu : "native-" + gpu + "-" + model);
+  const json j{{"format", "sailor-studio-profile/1"},
+               {"model", model},
+               {"gpu_type", gpu},
+               {"precision", "fp32"},
+               {"runs", runs}};
+  return NativeProfile::fromJson(j, cat,
+                                 model == "Tiny" ? "native-" + gpu : "native-" + gpu + "-" + model);
 }
 
 Job tinyJob(const Catalog& cat, int global_batch_size, const char* precision = "fp32") {
-  return Job::fromJson(json{{"model", "Tiny"}, {"global_batch_size", global_batch_size}, {"precision", precision}}, cat);
+  return Job::fromJson(
+      json{{"model", "Tiny"}, {"global_batch_size", global_batch_size}, {"precision", precision}},
+      cat);
 }
 
-Replica rep(const char* gpu, const char* zone) { return Replica{gpu, 1, zone}; }
+Replica rep(const char* gpu, const char* zone) {
+  return Replica{gpu, 1, zone};
+}
 
 Plan onePlan(int b, std::vector<Stage> stages) {
   Plan p;
@@ -135,7 +151,7 @@ Plan twoStagePlan(int b) {
 class TestSimulator : public QObject {
   Q_OBJECT
 
-private:
+ private:
   Catalog cat_;
   Scenario sc_;
   ProfileSet native_;  // G1, G2, SmallMem native profiles; no analytic fallback
@@ -154,29 +170,47 @@ private:
   // and no stage runs two operations (compute or transfer) at once.
   // golden: the forward and backward operations. No two operations of a stage overlap, except
   // that non-blocking transfers (transfers_block false) run beside compute.
-  static void checkTimeline(const Prediction& p, const std::vector<Op>& golden, bool transfers_block = true) {
+  static void checkTimeline(const Prediction& p, const std::vector<Op>& golden,
+                            bool transfers_block = true) {
     std::vector<Op> got;
     double last_end[2] = {-1, -1};
     for (const TimelineOp& op : p.timeline) {
       if (!transfers_block && op.kind == 'S') continue;
-      QVERIFY2(op.start_s >= last_end[op.stage] - 1e-9,
-               qPrintable(QString("stage %1: %2(%3) starts at %4, before the previous operation ends at %5")
-                              .arg(op.stage).arg(op.kind).arg(op.microbatch).arg(op.start_s).arg(last_end[op.stage])));
+      QVERIFY2(
+          op.start_s >= last_end[op.stage] - 1e-9,
+          qPrintable(
+              QString("stage %1: %2(%3) starts at %4, before the previous operation ends at %5")
+                  .arg(op.stage)
+                  .arg(op.kind)
+                  .arg(op.microbatch)
+                  .arg(op.start_s)
+                  .arg(last_end[op.stage])));
       last_end[op.stage] = op.end_s;
-      if (op.kind == 'F' || op.kind == 'B') got.push_back({op.stage, op.kind, op.microbatch, op.start_s, op.end_s});
+      if (op.kind == 'F' || op.kind == 'B')
+        got.push_back({op.stage, op.kind, op.microbatch, op.start_s, op.end_s});
     }
     QCOMPARE(got.size(), golden.size());
     for (size_t i = 0; i < got.size(); ++i) {
       const Op& g = golden[i];
-      const QString what = QString("op %1: stage %2 %3(%4)").arg(i).arg(g.stage).arg(g.kind).arg(g.microbatch);
-      QVERIFY2(got[i].stage == g.stage && got[i].kind == g.kind && got[i].microbatch == g.microbatch,
-               qPrintable(what + QString(" expected, got stage %1 %2(%3)").arg(got[i].stage).arg(got[i].kind).arg(got[i].microbatch)));
-      QVERIFY2(sailor::test::closeRel(got[i].start, g.start, 1e-12) && sailor::test::closeRel(got[i].end, g.end, 1e-12),
-               qPrintable(what + QString(" ran %1-%2, expected %3-%4").arg(got[i].start).arg(got[i].end).arg(g.start).arg(g.end)));
+      const QString what =
+          QString("op %1: stage %2 %3(%4)").arg(i).arg(g.stage).arg(g.kind).arg(g.microbatch);
+      QVERIFY2(
+          got[i].stage == g.stage && got[i].kind == g.kind && got[i].microbatch == g.microbatch,
+          qPrintable(what + QString(" expected, got stage %1 %2(%3)")
+                                .arg(got[i].stage)
+                                .arg(got[i].kind)
+                                .arg(got[i].microbatch)));
+      QVERIFY2(sailor::test::closeRel(got[i].start, g.start, 1e-12) &&
+                   sailor::test::closeRel(got[i].end, g.end, 1e-12),
+               qPrintable(what + QString(" ran %1-%2, expected %3-%4")
+                                     .arg(got[i].start)
+                                     .arg(got[i].end)
+                                     .arg(g.start)
+                                     .arg(g.end)));
     }
   }
 
-private slots:
+ private slots:
   void initTestCase() {
     try {
       cat_ = tinyCatalog();
@@ -198,9 +232,9 @@ private slots:
     // F = 1+2+3+1 = 7 b, B = 2+4+6+2 = 14 b per microbatch; m = G / b microbatches;
     // optimizer = 1e-6 s x 6e6 parameters = 6 s.
     // expected = m * (F + B) + optimizer
-    QTest::newRow("b 1, m 4") << 1 << 4 << 4 * (7.0 + 14.0) + 6.0;        // 90
-    QTest::newRow("b 2, m 4") << 2 << 8 << 4 * (14.0 + 28.0) + 6.0;       // 174
-    QTest::newRow("b 1, m 1") << 1 << 1 << 1 * (7.0 + 14.0) + 6.0;        // 27
+    QTest::newRow("b 1, m 4") << 1 << 4 << 4 * (7.0 + 14.0) + 6.0;   // 90
+    QTest::newRow("b 2, m 4") << 2 << 8 << 4 * (14.0 + 28.0) + 6.0;  // 174
+    QTest::newRow("b 1, m 1") << 1 << 1 << 1 * (7.0 + 14.0) + 6.0;   // 27
     QTest::newRow("b 2, G 7 -> m 4 (rounded up)") << 2 << 7 << 4 * (14.0 + 28.0) + 6.0;
   }
   void singleStageSingleReplica() {
@@ -283,15 +317,23 @@ private slots:
     QCOMPARE(p.breakdown.dp_sync_s, 0.0);
     SAILOR_COMPARE_REL(p.breakdown.bubble_s, 9.0, 1e-12);
     // The parts add up to the iteration.
-    SAILOR_COMPARE_REL(p.breakdown.compute_s + p.breakdown.bubble_s + p.breakdown.p2p_s + p.breakdown.dp_sync_s +
-                           p.breakdown.optimizer_s,
+    SAILOR_COMPARE_REL(p.breakdown.compute_s + p.breakdown.bubble_s + p.breakdown.p2p_s +
+                           p.breakdown.dp_sync_s + p.breakdown.optimizer_s,
                        p.iteration_s, 1e-12);
     // Timeline: every forward and backward where the trace above puts it (a golden timeline,
     // in the order each stage runs them), and no stage runs two operations at once.
-    checkTimeline(p, {{0, 'F', 0, 0, 3},       {0, 'F', 1, 4.5, 7.5},     {0, 'B', 0, 19.5, 25.5},
-                      {0, 'F', 2, 25.5, 28.5}, {0, 'B', 1, 34.5, 40.5},   {0, 'B', 2, 48, 54},
-                      {1, 'F', 0, 4.5, 8.5},   {1, 'B', 0, 8.5, 16.5},    {1, 'F', 1, 19.5, 23.5},
-                      {1, 'B', 1, 23.5, 31.5}, {1, 'F', 2, 34.5, 38.5},   {1, 'B', 2, 38.5, 46.5}});
+    checkTimeline(p, {{0, 'F', 0, 0, 3},
+                      {0, 'F', 1, 4.5, 7.5},
+                      {0, 'B', 0, 19.5, 25.5},
+                      {0, 'F', 2, 25.5, 28.5},
+                      {0, 'B', 1, 34.5, 40.5},
+                      {0, 'B', 2, 48, 54},
+                      {1, 'F', 0, 4.5, 8.5},
+                      {1, 'B', 0, 8.5, 16.5},
+                      {1, 'F', 1, 19.5, 23.5},
+                      {1, 'B', 1, 23.5, 31.5},
+                      {1, 'F', 2, 34.5, 38.5},
+                      {1, 'B', 2, 38.5, 46.5}});
     if (QTest::currentTestFailed()) return;
     // Transfers ('S') appear on both ends with the same interval: 6 per stage.
     int sends[2] = {0, 0};
@@ -366,8 +408,9 @@ private slots:
     }
     const json* step = find("optimizer step", 0);
     QVERIFY(step);
-    SAILOR_COMPARE_REL(step->at("ts").get<double>() + step->at("dur").get<double>(), 58.000256e6, 1e-12);
-    QVERIFY(find("send/recv 0", 1) != nullptr);    // transfers on the communication track
+    SAILOR_COMPARE_REL(step->at("ts").get<double>() + step->at("dur").get<double>(), 58.000256e6,
+                       1e-12);
+    QVERIFY(find("send/recv 0", 1) != nullptr);  // transfers on the communication track
     QVERIFY(find("send/recv 0", 0) == nullptr);
     QVERIFY(trace.at("otherData").at("iteration_s").get<double>() == p.iteration_s);
   }
@@ -381,7 +424,7 @@ private slots:
     Prediction p;
     p.iteration_s = 6;
     p.timeline = {{0, 0, 'F', 0, 1}, {0, 0, 'S', 0, 4}, {0, 1, 'S', 1, 3}, {0, 2, 'S', 3.5, 5},
-                  {0, 3, 'S', 4, 6},  {1, 0, 'S', 0, 4}, {1, 0, 'F', 4, 5}};
+                  {0, 3, 'S', 4, 6}, {1, 0, 'S', 0, 4}, {1, 0, 'F', 4, 5}};
     const json trace = timelineTrace(p, plan);
     std::map<int, std::string> names;
     std::map<int, int> sort_index;
@@ -389,12 +432,15 @@ private slots:
     std::map<std::string, int> track_of;
     for (const json& e : trace.at("traceEvents")) {
       const int tid = e.at("tid").get<int>();
-      if (e.at("ph") == "M" && e.at("name") == "thread_name") names[tid] = e.at("args").at("name").get<std::string>();
-      if (e.at("ph") == "M" && e.at("name") == "thread_sort_index") sort_index[tid] = e.at("args").at("sort_index").get<int>();
+      if (e.at("ph") == "M" && e.at("name") == "thread_name")
+        names[tid] = e.at("args").at("name").get<std::string>();
+      if (e.at("ph") == "M" && e.at("name") == "thread_sort_index")
+        sort_index[tid] = e.at("args").at("sort_index").get<int>();
       if (e.at("ph") == "X") {
         const double ts = e.at("ts").get<double>(), dur = e.at("dur").get<double>();
         spans[tid].emplace_back(ts, ts + dur);
-        if (e.at("cat") == "transfer" && e.at("tid") != 3) track_of[e.at("name").get<std::string>()] = tid;
+        if (e.at("cat") == "transfer" && e.at("tid") != 3)
+          track_of[e.at("name").get<std::string>()] = tid;
       }
     }
     QCOMPARE(names.size(), size_t{5});  // two stages' compute and communication, one extra lane
@@ -408,7 +454,8 @@ private slots:
     for (auto& [tid, v] : spans) {
       std::sort(v.begin(), v.end());
       for (size_t i = 1; i < v.size(); ++i)
-        QVERIFY2(v[i].first >= v[i - 1].second, qPrintable(QString("track %1 overlaps at %2 us").arg(tid).arg(v[i].first)));
+        QVERIFY2(v[i].first >= v[i - 1].second,
+                 qPrintable(QString("track %1 overlaps at %2 us").arg(tid).arg(v[i].first)));
     }
   }
 
@@ -452,14 +499,23 @@ private slots:
     // The busiest stage is stage 1 (3 x (4 + 8) + 3 = 39 against 30): bubble 51 - 36 - 3.
     QCOMPARE(p.breakdown.stage, 1);
     SAILOR_COMPARE_REL(p.breakdown.bubble_s, 51.0 - 36.0 - 3.0, 1e-12);
-    checkTimeline(p, {{0, 'F', 0, 0, 3},     {0, 'F', 1, 3, 6},       {0, 'B', 0, 18, 24},
-                      {0, 'F', 2, 24, 27},   {0, 'B', 1, 30, 36},     {0, 'B', 2, 42, 48},
-                      {1, 'F', 0, 4.5, 8.5}, {1, 'B', 0, 8.5, 16.5},  {1, 'F', 1, 16.5, 20.5},
-                      {1, 'B', 1, 20.5, 28.5}, {1, 'F', 2, 28.5, 32.5}, {1, 'B', 2, 32.5, 40.5}},
+    checkTimeline(p,
+                  {{0, 'F', 0, 0, 3},
+                   {0, 'F', 1, 3, 6},
+                   {0, 'B', 0, 18, 24},
+                   {0, 'F', 2, 24, 27},
+                   {0, 'B', 1, 30, 36},
+                   {0, 'B', 2, 42, 48},
+                   {1, 'F', 0, 4.5, 8.5},
+                   {1, 'B', 0, 8.5, 16.5},
+                   {1, 'F', 1, 16.5, 20.5},
+                   {1, 'B', 1, 20.5, 28.5},
+                   {1, 'F', 2, 28.5, 32.5},
+                   {1, 'B', 2, 32.5, 40.5}},
                   false);
     // The transfers run beside compute, from the sender's end for T = 1.5 s, on both stages:
     // activations after F(0), F(1), F(2) of stage 0; gradients after B(0), B(1), B(2) of stage 1.
-    const std::vector<std::pair<double, double>> transfers{{3, 4.5},     {6, 7.5},   {16.5, 18},
+    const std::vector<std::pair<double, double>> transfers{{3, 4.5},   {6, 7.5},   {16.5, 18},
                                                            {27, 28.5}, {28.5, 30}, {40.5, 42}};
     for (int s : {0, 1}) {
       std::vector<std::pair<double, double>> got;
@@ -470,8 +526,12 @@ private slots:
         QVERIFY2(sailor::test::closeRel(got[i].first, transfers[i].first, 1e-12) &&
                      sailor::test::closeRel(got[i].second, transfers[i].second, 1e-12),
                  qPrintable(QString("stage %1 transfer %2: %3-%4, expected %5-%6")
-                                .arg(s).arg(i).arg(got[i].first).arg(got[i].second)
-                                .arg(transfers[i].first).arg(transfers[i].second)));
+                                .arg(s)
+                                .arg(i)
+                                .arg(got[i].first)
+                                .arg(got[i].second)
+                                .arg(transfers[i].first)
+                                .arg(transfers[i].second)));
     }
   }
 
@@ -491,17 +551,18 @@ private slots:
     QTest::addColumn<int>("inflight0");
     QTest::addColumn<double>("total0");
     QTest::addColumn<double>("total1");
-    // NOTE [Why stage s holds min(P - s, m) microbatches]: stage 0 holds min(2, m), stage 1 holds 1.
-    // Stage 0: states 3e6 x 16 = 48e6; activations (1+2)e6 x b x in-flight; transient
+    // NOTE [Why stage s holds min(P - s, m) microbatches]: stage 0 holds min(2, m), stage 1
+    // holds 1. Stage 0: states 3e6 x 16 = 48e6; activations (1+2)e6 x b x in-flight; transient
     //          2 x 2e6 x b; gradient bucket 3e6 x 4 B = 12e6; runtime 1e8.
     // Stage 1: states 48e6; activations (4+1)e6 x b x 1; transient 2 x 4e6 x b; bucket 12e6;
     //          runtime 1e8.
     QTest::newRow("m 1: one microbatch, nothing to overlap")
-        << 1 << 1 << 1 << 48e6 + 3e6 * 1 * 1 + 4e6 + 12e6 + 1e8 << 48e6 + 5e6 + 8e6 + 12e6 + 1e8;  // 167e6, 173e6
-    QTest::newRow("m 3: stage 0 holds 2")
-        << 1 << 3 << 2 << 48e6 + 3e6 * 1 * 2 + 4e6 + 12e6 + 1e8 << 48e6 + 5e6 + 8e6 + 12e6 + 1e8;  // 170e6, 173e6
-    QTest::newRow("b 2, m 4")
-        << 2 << 8 << 2 << 48e6 + 3e6 * 2 * 2 + 8e6 + 12e6 + 1e8 << 48e6 + 10e6 + 16e6 + 12e6 + 1e8;  // 180e6, 186e6
+        << 1 << 1 << 1 << 48e6 + 3e6 * 1 * 1 + 4e6 + 12e6 + 1e8
+        << 48e6 + 5e6 + 8e6 + 12e6 + 1e8;  // 167e6, 173e6
+    QTest::newRow("m 3: stage 0 holds 2") << 1 << 3 << 2 << 48e6 + 3e6 * 1 * 2 + 4e6 + 12e6 + 1e8
+                                          << 48e6 + 5e6 + 8e6 + 12e6 + 1e8;  // 170e6, 173e6
+    QTest::newRow("b 2, m 4") << 2 << 8 << 2 << 48e6 + 3e6 * 2 * 2 + 8e6 + 12e6 + 1e8
+                              << 48e6 + 10e6 + 16e6 + 12e6 + 1e8;  // 180e6, 186e6
   }
   void twoStageMemory() {
     QFETCH(int, b);
@@ -550,16 +611,19 @@ private slots:
   // fp32, analytic profile, one A100-80 at tp 1, microbatch 2. Per block, recomputation keeps
   // the input, 2048 x 1024 x 4 B = 8,388,608 B per sequence, instead of its activations
   // (NOTE [Activation bytes]: 4 s h + 3 s h + s h + a s^2 + 2 s f elements with a = 16 heads
-  // and f = 4096, 4 B each: 4 x 2048 x (8 x 1024 + 16 x 2048 + 2 x 4096) B = 403 MB); the transient term is still twice
-  // the largest layer's own activations; each block's backward grows by its forward.
+  // and f = 4096, 4 B each: 4 x 2048 x (8 x 1024 + 16 x 2048 + 2 x 4096) B = 403 MB); the transient
+  // term is still twice the largest layer's own activations; each block's backward grows by its
+  // forward.
   void recomputationOnARealModel() {
     const Catalog real = Catalog::load(sailor::test::resources());
     ProfileSet set;
     set.add(std::make_shared<AnalyticProfile>(real));
-    Job none = Job::fromJson(json{{"model", "OPT-350M"}, {"global_batch_size", 8}, {"sequence_length", 2048}}, real);
+    Job none = Job::fromJson(
+        json{{"model", "OPT-350M"}, {"global_batch_size", 8}, {"sequence_length", 2048}}, real);
     Job full = none;
     full.recompute = Recompute::Full;
-    const auto mn = set.memory("OPT-350M", 1, none).value, mf = set.memory("OPT-350M", 1, full).value;
+    const auto mn = set.memory("OPT-350M", 1, none).value,
+               mf = set.memory("OPT-350M", 1, full).value;
     const auto tn = set.timings({"OPT-350M", "A100-80", 2, 1}, none).value;
     const auto tf = set.timings({"OPT-350M", "A100-80", 2, 1}, full).value;
     QCOMPARE(mf.size(), size_t{26});
@@ -582,12 +646,15 @@ private slots:
     }
     // A single-stage plan, m = 8 / 2 = 4 microbatches, one in flight: activations shrink by
     // b x (what the blocks no longer keep), the transient stays, every microbatch recomputes.
-    const Scenario sc = Scenario::fromJson(json_util::readFile(sailor::test::resources() + "/scenarios/default.json"), real);
+    const Scenario sc = Scenario::fromJson(
+        json_util::readFile(sailor::test::resources() + "/scenarios/default.json"), real);
     Plan plan;
     plan.microbatch_size = 2;
     plan.stages = {Stage{0, 25, {Replica{"A100-80", 1, "europe-west4-a"}}}};
-    const Prediction pn = simulate(plan, sc, none, real, set), pf = simulate(plan, sc, full, real, set);
-    SAILOR_COMPARE_REL(pn.memory[0].activation_bytes - pf.memory[0].activation_bytes, 2 * saved, 1e-9);
+    const Prediction pn = simulate(plan, sc, none, real, set),
+                     pf = simulate(plan, sc, full, real, set);
+    SAILOR_COMPARE_REL(pn.memory[0].activation_bytes - pf.memory[0].activation_bytes, 2 * saved,
+                       1e-9);
     SAILOR_COMPARE_REL(pf.memory[0].transient_bytes, pn.memory[0].transient_bytes, 1e-12);
     SAILOR_COMPARE_REL(pf.iteration_s - pn.iteration_s, 4 * recomputed, 1e-9);
     QCOMPARE(saved, 24 * (block_act - 2048.0 * 1024 * 4));  // 24 blocks, each 403 MB - 8 MB
@@ -627,8 +694,10 @@ private slots:
     QTest::addColumn<QString>("first");
     QTest::addColumn<QString>("second");
     QTest::addColumn<int>("straggler");
-    QTest::newRow("G1, G2") << "G1" << "G2" << 1;
-    QTest::newRow("G2, G1") << "G2" << "G1" << 0;
+    QTest::newRow("G1, G2") << "G1"
+                            << "G2" << 1;
+    QTest::newRow("G2, G1") << "G2"
+                            << "G1" << 0;
   }
   void mixedGpuStraggler() {
     QFETCH(QString, first);
@@ -668,9 +737,9 @@ private slots:
     QTest::addColumn<double>("compute");        // the breakdown's, under DeepSpeed's schedule
     QTest::addColumn<double>("compute_async");  // and with non-blocking transfers
     QTest::addColumn<double>("p2p");
-    QTest::addColumn<int>("stage");             // the busiest stage of the critical pipeline
-    QTest::addColumn<double>("sync");           // its data-parallel all-reduce
-    QTest::addColumn<double>("step");           // and its optimizer step
+    QTest::addColumn<int>("stage");    // the busiest stage of the critical pipeline
+    QTest::addColumn<double>("sync");  // its data-parallel all-reduce
+    QTest::addColumn<double>("step");  // and its optimizer step
     // Two stages (layers 0-1, 2-3), two replicas each, b = 1, G = 2: m = ceil(2 / (1 x 2)) = 1.
     // Stage 1: G1 in r1-a and G1 in r2-a. Replica j of stage 0 feeds replica j of stage 1.
     // One microbatch per pipeline: F0 + T + F1 + B1 + T + B0 (both schedules).
@@ -689,12 +758,14 @@ private slots:
     //   blocking transfers + sync + step): stage 1, 12 + 20.2 + 0.32 + 3 = 35.52 against
     //   stage 0's 9 + 20.2 + 1.012 + 4.5 = 34.712: compute 4 + 8 = 12, p2p 10.1 x 2 = 20.2. With
     //   non-blocking transfers, 12 + 3.32 = 15.32 against 9 + 5.512 = 14.512: stage 1 again.
-    QTest::newRow("slow GPU and slow link apart") << false << 46.712 << 12.0 << 12.0 << 20.2 << 1 << 0.32 << 3.0;
+    QTest::newRow("slow GPU and slow link apart")
+        << false << 46.712 << 12.0 << 12.0 << 20.2 << 1 << 0.32 << 3.0;
     // Together: stage 0 = [G1, G2]: pipeline 1 is G2 -> G1 in r2-a, 45.7; pipeline 0 is 25.
     //   Iteration 45.7 + 1.012 + 4.5 = 51.212. Stage 0 is the busiest (13.5 + 20.2 + 1.012 +
     //   4.5 = 39.212 against 35.52; without blocking 19.012 against 15.32): compute 4.5 + 9 =
     //   13.5, p2p 20.2.
-    QTest::newRow("slow GPU and slow link together") << true << 51.212 << 13.5 << 13.5 << 20.2 << 0 << 1.012 << 4.5;
+    QTest::newRow("slow GPU and slow link together")
+        << true << 51.212 << 13.5 << 13.5 << 20.2 << 0 << 1.012 << 4.5;
   }
   void dataParallelPipelines() {
     QFETCH(bool, slow_together);
@@ -705,9 +776,11 @@ private slots:
     QFETCH(int, stage);
     QFETCH(double, sync);
     QFETCH(double, step);
-    const std::vector<Replica> first = slow_together ? std::vector<Replica>{rep("G1", "r1-a"), rep("G2", "r1-a")}
-                                                     : std::vector<Replica>{rep("G2", "r1-a"), rep("G1", "r1-a")};
-    const Plan plan = onePlan(1, {Stage{0, 1, first}, Stage{2, 3, {rep("G1", "r1-a"), rep("G1", "r2-a")}}});
+    const std::vector<Replica> first =
+        slow_together ? std::vector<Replica>{rep("G1", "r1-a"), rep("G2", "r1-a")}
+                      : std::vector<Replica>{rep("G2", "r1-a"), rep("G1", "r1-a")};
+    const Plan plan =
+        onePlan(1, {Stage{0, 1, first}, Stage{2, 3, {rep("G1", "r1-a"), rep("G1", "r2-a")}}});
     for (const auto schedule : {PipelineSchedule::DeepSpeed, PipelineSchedule::Async1F1B}) {
       SimulatorOptions opt;
       opt.schedule = schedule;
@@ -751,7 +824,8 @@ private slots:
     QFETCH(double, iteration);
     const Plan plan = onePlan(1, {Stage{0, 1, {rep("G1", "r1-a"), rep("G1", "r1-a")}},
                                   Stage{2, 3, {rep("G1", "r1-a"), rep("G2", "r1-a")}}});
-    const SailorModelPrediction p = sailor::sailorPublishedModel(plan, sc_, tinyJob(cat_, G), cat_, native_);
+    const SailorModelPrediction p =
+        sailor::sailorPublishedModel(plan, sc_, tinyJob(cat_, G), cat_, native_);
     SAILOR_COMPARE_REL(p.iteration_s, iteration, 1e-12);
     // Memory: 24 B x 3e6 parameters + b x activations x (P - s) + 5.06e9, in-flight not capped
     // at m: stage 0 = 72e6 + 3e6 x 2 + 5.06e9 = 5.138e9 (stage 1: 72e6 + 5e6 + 5.06e9).
@@ -781,7 +855,8 @@ private slots:
     for (Pool& p : sc.pools)
       if (p.zone == "r1-a" && p.gpu_type == "G1") p.gpus_per_node = gpn;
     sc.intra_node_links.insert_or_assign("G1", LinkModel::latencyBandwidth(0.01, 10.0));
-    const Plan plan = onePlan(1, {Stage{0, 1, {rep("G1", "r1-a")}}, Stage{2, 3, {Replica{"G1", tp1, "r1-a"}}}});
+    const Plan plan =
+        onePlan(1, {Stage{0, 1, {rep("G1", "r1-a")}}, Stage{2, 3, {Replica{"G1", tp1, "r1-a"}}}});
     const Prediction p = simulate(plan, sc, tinyJob(cat_, 3), cat_, native_);
     QCOMPARE(p.memory[0].node, 0);
     QCOMPARE(p.memory[1].node, send < 1 ? 0 : 1);  // the placement the prediction reports
@@ -828,9 +903,11 @@ private slots:
       if (p.zone == "r1-a" && p.gpu_type == "G1") p.gpus_per_node = 2;
     sc.intra_node_links.insert_or_assign("G1", LinkModel::latencyBandwidth(0.01, 10.0));
     if (per_gpu_nic)
-      sc.links.push_back(LinkEntry{"r1-a", "r1-a", "G1", "G1", 2, LinkModel::latencyBandwidth(0.5, 2.0)});
+      sc.links.push_back(
+          LinkEntry{"r1-a", "r1-a", "G1", "G1", 2, LinkModel::latencyBandwidth(0.5, 2.0)});
     // Stage 0 takes node 0 (at tp 1 its GPU 0; stage 1 at tp 2 then starts node 1).
-    const Plan plan = onePlan(1, {Stage{0, 1, {Replica{"G1", tp0, "r1-a"}}}, Stage{2, 3, {Replica{"G1", tp1, "r1-a"}}}});
+    const Plan plan = onePlan(
+        1, {Stage{0, 1, {Replica{"G1", tp0, "r1-a"}}}, Stage{2, 3, {Replica{"G1", tp1, "r1-a"}}}});
     const Prediction p = simulate(plan, sc, tinyJob(cat_, 3), cat_, native_);
     QCOMPARE(p.memory[1].node, 1);
     SAILOR_COMPARE_REL(p.stages[0].send_forward_s, send, 1e-12);
@@ -875,7 +952,8 @@ private slots:
     SimulatorOptions opt;
     opt.allreduce_bucket_bytes = bucket_bytes;
     opt.collective_efficiency = efficiency;
-    const Plan plan = onePlan(1, {Stage{0, 3, {Replica{"G1", tp, "r1-a"}, Replica{"G1", tp, "r2-a"}}}});
+    const Plan plan =
+        onePlan(1, {Stage{0, 3, {Replica{"G1", tp, "r1-a"}, Replica{"G1", tp, "r2-a"}}}});
     const Prediction p = run(plan, tinyJob(cat_, 8), opt);
     const double expected = compute + dp_sync + optimizer;
     SAILOR_COMPARE_REL(p.breakdown.compute_s, compute, 1e-12);
@@ -920,7 +998,8 @@ private slots:
     QFETCH(int, G);
     QFETCH(double, transfer);
     QFETCH(double, bytes_each_way);
-    const Plan plan = onePlan(b, {Stage{0, 1, {rep("G1", "r1-a")}}, Stage{2, 3, {rep("G1", "r2-a")}}});
+    const Plan plan =
+        onePlan(b, {Stage{0, 1, {rep("G1", "r1-a")}}, Stage{2, 3, {rep("G1", "r2-a")}}});
     const Prediction p = run(plan, tinyJob(cat_, G));
     SAILOR_COMPARE_REL(p.stages[0].send_forward_s, transfer, 1e-12);
     SAILOR_COMPARE_REL(p.stages[1].send_backward_s, transfer, 1e-12);
@@ -935,7 +1014,8 @@ private slots:
     // V x h matrix; split over two stages each keeps its own (Megatron). Analytic memory.
     const Catalog real = Catalog::load(sailor::test::resources());
     const std::string dir = sailor::test::resources();
-    const Scenario sc = Scenario::fromJson(json_util::readFile(dir + "/scenarios/default.json"), real);
+    const Scenario sc =
+        Scenario::fromJson(json_util::readFile(dir + "/scenarios/default.json"), real);
     const Job job = Job::fromJson(json{{"model", "OPT-350M"}, {"global_batch_size", 8}}, real);
     ProfileSet set;
     set.add(std::make_shared<AnalyticProfile>(real));
@@ -945,33 +1025,40 @@ private slots:
     const Replica a100{"A100-40", 1, "us-central1-a"};
     const Prediction one = simulate(onePlan(1, {Stage{0, 25, {a100}}}), sc, job, real, set);
     SAILOR_COMPARE_REL(one.memory[0].model_state_bytes, (all - shared) * 16, 1e-12);
-    const Prediction two = simulate(onePlan(1, {Stage{0, 12, {a100}}, Stage{13, 25, {a100}}}), sc, job, real, set);
-    SAILOR_COMPARE_REL(two.memory[0].model_state_bytes + two.memory[1].model_state_bytes, all * 16, 1e-12);
+    const Prediction two =
+        simulate(onePlan(1, {Stage{0, 12, {a100}}, Stage{13, 25, {a100}}}), sc, job, real, set);
+    SAILOR_COMPARE_REL(two.memory[0].model_state_bytes + two.memory[1].model_state_bytes, all * 16,
+                       1e-12);
   }
 
   // (e) A plan that does not fit: reported, not thrown; the message says where and by how much.
   void doesNotFit_data() {
-    QTest::addColumn<int>("small_stage");  // which stage of a 2-stage plan runs on SmallMem; -1: one stage
+    QTest::addColumn<int>(
+        "small_stage");  // which stage of a 2-stage plan runs on SmallMem; -1: one stage
     QTest::addColumn<QStringList>("needles");
     // One stage on SmallMem (150e6 B): 96e6 states + 8e6 activations + 8e6 transient + 24e6
     // gradient bucket + 1e8 runtime = 236e6 B = 0.22 GiB: over by 86e6 B = 0.08 GiB.
     QTest::newRow("one stage") << -1
-                               << QStringList({"stage 0 replica 0", "SmallMem", "r1-a", "needs 0.22 GiB of 0.14 GiB",
-                                               "over by 0.08 GiB"});
+                               << QStringList({"stage 0 replica 0", "SmallMem", "r1-a",
+                                               "needs 0.22 GiB of 0.14 GiB", "over by 0.08 GiB"});
     // Stage 1 of the two-stage pipeline on SmallMem: 48e6 + 5e6 + 8e6 + 12e6 + 1e8 = 173e6 B:
     // over by 23e6 B = 0.02 GiB; stage 0 on G1 fits.
-    QTest::newRow("second stage") << 1 << QStringList({"stage 1 replica 0", "SmallMem", "over by 0.02 GiB"});
+    QTest::newRow("second stage") << 1
+                                  << QStringList(
+                                         {"stage 1 replica 0", "SmallMem", "over by 0.02 GiB"});
   }
   void doesNotFit() {
     QFETCH(int, small_stage);
     QFETCH(QStringList, needles);
     const Plan plan = small_stage < 0 ? onePlan(1, {Stage{0, 3, {rep("SmallMem", "r1-a")}}})
-                                      : onePlan(1, {Stage{0, 1, {rep("G1", "r1-a")}}, Stage{2, 3, {rep("SmallMem", "r1-a")}}});
+                                      : onePlan(1, {Stage{0, 1, {rep("G1", "r1-a")}},
+                                                    Stage{2, 3, {rep("SmallMem", "r1-a")}}});
     Prediction p;
     try {
       p = run(plan, tinyJob(cat_, 3));
     } catch (const InputError& e) {
-      QFAIL(qPrintable(QString("a plan that does not fit must be predicted, not rejected: ") + e.what()));
+      QFAIL(qPrintable(QString("a plan that does not fit must be predicted, not rejected: ") +
+                       e.what()));
     }
     QVERIFY(!p.fits);
     QCOMPARE(p.out_of_memory.size(), size_t{1});
@@ -990,8 +1077,10 @@ private slots:
 
   void invalidPlanThrows() {
     // simulate() validates the plan first: a gap in the layers is an InputError, not a prediction.
-    const Plan plan = onePlan(1, {Stage{0, 1, {rep("G1", "r1-a")}}, Stage{3, 3, {rep("G1", "r1-a")}}});
-    SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { run(plan, tinyJob(cat_, 1)); }), QStringList({"stages[1].first_layer"}));
+    const Plan plan =
+        onePlan(1, {Stage{0, 1, {rep("G1", "r1-a")}}, Stage{3, 3, {rep("G1", "r1-a")}}});
+    SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { run(plan, tinyJob(cat_, 1)); }),
+                          QStringList({"stages[1].first_layer"}));
   }
 
   // ---- Profile sources.
@@ -1003,17 +1092,25 @@ private slots:
     set.add(tinyProfile(cat_, "G1", 1.0));
     set.add(std::make_shared<AnalyticProfile>(cat_));
     const Job job = tinyJob(cat_, 2);
-    QCOMPARE(QString::fromStdString(set.timings({"Tiny", "G1", 1, 1}, job).source), QString("native-G1"));
-    QCOMPARE(QString::fromStdString(set.timings({"Tiny", "G2", 1, 1}, job).source), QString("analytic"));
-    QCOMPARE(QString::fromStdString(set.optimizerSecondsPerParameter({"Tiny", "G2", 1, 1}, job).source), QString("analytic"));
+    QCOMPARE(QString::fromStdString(set.timings({"Tiny", "G1", 1, 1}, job).source),
+             QString("native-G1"));
+    QCOMPARE(QString::fromStdString(set.timings({"Tiny", "G2", 1, 1}, job).source),
+             QString("analytic"));
+    QCOMPARE(
+        QString::fromStdString(set.optimizerSecondsPerParameter({"Tiny", "G2", 1, 1}, job).source),
+        QString("analytic"));
     QCOMPARE(QString::fromStdString(set.memory("Tiny", 1, job).source), QString("native-G1"));
     // Microbatch 4 was not measured: the analytic profile answers for G1 too.
-    QCOMPARE(QString::fromStdString(set.timings({"Tiny", "G1", 4, 1}, job).source), QString("analytic"));
+    QCOMPARE(QString::fromStdString(set.timings({"Tiny", "G1", 4, 1}, job).source),
+             QString("analytic"));
     // A fp16 job: the fp32 native profile does not answer.
-    QCOMPARE(QString::fromStdString(set.timings({"Tiny", "G1", 1, 1}, tinyJob(cat_, 2, "fp16")).source), QString("analytic"));
+    QCOMPARE(
+        QString::fromStdString(set.timings({"Tiny", "G1", 1, 1}, tinyJob(cat_, 2, "fp16")).source),
+        QString("analytic"));
 
     // The prediction lists them.
-    const Plan plan = onePlan(1, {Stage{0, 1, {rep("G1", "r1-a")}}, Stage{2, 3, {rep("G2", "r1-a")}}});
+    const Plan plan =
+        onePlan(1, {Stage{0, 1, {rep("G1", "r1-a")}}, Stage{2, 3, {rep("G2", "r1-a")}}});
     const Prediction p = simulate(plan, sc_, job, cat_, set);
     auto sourceOf = [&](const std::string& key) -> QString {
       for (const auto& [k, v] : p.sources)
@@ -1030,7 +1127,8 @@ private slots:
     ProfileSet set;
     set.add(tinyProfile(cat_, "G1", 1.0));
     const QString msg = inputErrorOf([&] { set.timings({"Tiny", "G2", 1, 1}, tinyJob(cat_, 1)); });
-    SAILOR_VERIFY_MESSAGE(msg, QStringList({"profiles", "no timings for Tiny on G2, microbatch 1, tp 1"}));
+    SAILOR_VERIFY_MESSAGE(
+        msg, QStringList({"profiles", "no timings for Tiny on G2, microbatch 1, tp 1"}));
     const Plan plan = onePlan(1, {Stage{0, 3, {rep("G2", "r1-a")}}});
     SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { simulate(plan, sc_, tinyJob(cat_, 1), cat_, set); }),
                           QStringList({"no timings for Tiny on G2"}));
@@ -1038,11 +1136,13 @@ private slots:
 
   void nativeProfileRejects() {
     // A profile must have one entry per plan layer of its model.
-    const json j = json::parse(R"({"format": "sailor-studio-profile/1", "model": "Tiny", "gpu_type": "G1",
+    const json j =
+        json::parse(R"({"format": "sailor-studio-profile/1", "model": "Tiny", "gpu_type": "G1",
         "runs": [{"microbatch_size": 1, "tp": 1, "optimizer_seconds_per_parameter": 0,
                   "layers": [{"forward_s": 1, "backward_s": 2}]}]})");
-    SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { NativeProfile::fromJson(j, cat_, "x"); }),
-                          QStringList({"runs[0].layers", "1 layers", "4 (embedding, blocks, head of Tiny)"}));
+    SAILOR_VERIFY_MESSAGE(
+        inputErrorOf([&] { NativeProfile::fromJson(j, cat_, "x"); }),
+        QStringList({"runs[0].layers", "1 layers", "4 (embedding, blocks, head of Tiny)"}));
     json wrong = j;
     wrong["format"] = "sailor-studio-profile/2";
     SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { NativeProfile::fromJson(wrong, cat_, "x"); }),
@@ -1050,18 +1150,25 @@ private slots:
     // Figures beyond any real layer (1e308 overflowed the predicted time and memory to inf).
     const json good = tinyProfile(cat_, "G1", 1.0)->toJson();
     const std::vector<std::pair<json::json_pointer, QStringList>> rows = {
-        {json::json_pointer("/runs/0/layers/1/forward_s"), {"runs[0].layers[1].forward_s", "1e+308", "seconds from 0 to 3600"}},
-        {json::json_pointer("/runs/0/layers/2/backward_s"), {"runs[0].layers[2].backward_s", "seconds from 0 to 3600"}},
-        {json::json_pointer("/runs/0/layers/0/params"), {"runs[0].layers[0].params", "a count from 0 to 1e12"}},
-        {json::json_pointer("/runs/0/layers/3/activation_bytes"), {"runs[0].layers[3].activation_bytes", "bytes from 0 to 1e13"}},
-        {json::json_pointer("/runs/0/layers/1/output_elements"), {"runs[0].layers[1].output_elements", "a count from 0 to 1e12"}},
-        {json::json_pointer("/runs/0/optimizer_seconds_per_parameter"), {"runs[0].optimizer_seconds_per_parameter", "from 0 to 0.001"}},
+        {json::json_pointer("/runs/0/layers/1/forward_s"),
+         {"runs[0].layers[1].forward_s", "1e+308", "seconds from 0 to 3600"}},
+        {json::json_pointer("/runs/0/layers/2/backward_s"),
+         {"runs[0].layers[2].backward_s", "seconds from 0 to 3600"}},
+        {json::json_pointer("/runs/0/layers/0/params"),
+         {"runs[0].layers[0].params", "a count from 0 to 1e12"}},
+        {json::json_pointer("/runs/0/layers/3/activation_bytes"),
+         {"runs[0].layers[3].activation_bytes", "bytes from 0 to 1e13"}},
+        {json::json_pointer("/runs/0/layers/1/output_elements"),
+         {"runs[0].layers[1].output_elements", "a count from 0 to 1e12"}},
+        {json::json_pointer("/runs/0/optimizer_seconds_per_parameter"),
+         {"runs[0].optimizer_seconds_per_parameter", "from 0 to 0.001"}},
     };
     QVERIFY(NativeProfile::fromJson(good, cat_, "x") != nullptr);
     for (const auto& [ptr, needles] : rows) {
       json bad = good;
       bad[ptr] = 1e308;
-      SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { NativeProfile::fromJson(bad, cat_, "x"); }), needles);
+      SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { NativeProfile::fromJson(bad, cat_, "x"); }),
+                            needles);
     }
     json no_tokens = good;
     no_tokens["sequence_length"] = 0;
@@ -1093,8 +1200,10 @@ private slots:
     ProfileSet set;
     set.add(p);
     set.add(std::make_shared<AnalyticProfile>(cat_));
-    QCOMPARE(QString::fromStdString(set.timings({"Tiny", "G1", 1, 1}, job).source), QString("at-length"));
-    QCOMPARE(QString::fromStdString(set.timings({"Tiny", "G1", 1, 1}, longer).source), QString("analytic"));
+    QCOMPARE(QString::fromStdString(set.timings({"Tiny", "G1", 1, 1}, job).source),
+             QString("at-length"));
+    QCOMPARE(QString::fromStdString(set.timings({"Tiny", "G1", 1, 1}, longer).source),
+             QString("analytic"));
   }
 
   void nativeProfileRoundTrip() {
@@ -1113,14 +1222,18 @@ private slots:
     const Catalog real = Catalog::load(sailor::test::resources());
     for (const auto& g : real.gpus())
       for (const char* prec : {"fp32", "fp16", "bf16"})
-        QTest::newRow(qPrintable(QString::fromStdString(g.name) + " " + prec)) << QString::fromStdString(g.name) << QString(prec);
+        QTest::newRow(qPrintable(QString::fromStdString(g.name) + " " + prec))
+            << QString::fromStdString(g.name) << QString(prec);
   }
   void analyticMonotonic() {
     QFETCH(QString, gpu);
     QFETCH(QString, precision);
     const Catalog real = Catalog::load(sailor::test::resources());
     const AnalyticProfile analytic(real);
-    const Job job = Job::fromJson(json{{"model", "OPT-350M"}, {"global_batch_size", 64}, {"precision", precision.toStdString()}}, real);
+    const Job job = Job::fromJson(json{{"model", "OPT-350M"},
+                                       {"global_batch_size", 64},
+                                       {"precision", precision.toStdString()}},
+                                  real);
     if (!supportsPrecision(real.gpu(gpu.toStdString(), "gpu"), job.precision)) {
       // No bf16 arithmetic (V100, T4, Turing): no estimate rather than a fp16 one.
       QVERIFY(!analytic.timings({"OPT-350M", gpu.toStdString(), 1, 1}, job).has_value());
@@ -1134,20 +1247,29 @@ private slots:
         QCOMPARE(static_cast<int>(t->size()), 26);
         for (size_t l = 0; l < t->size(); ++l) {
           const LayerTiming& x = (*t)[l];
-          QVERIFY2(std::isfinite(x.forward_s) && x.forward_s > 0, qPrintable(QString("layer %1 forward %2").arg(l).arg(x.forward_s)));
-          QVERIFY2(std::isfinite(x.backward_s) && x.backward_s > 0, qPrintable(QString("layer %1 backward").arg(l)));
+          QVERIFY2(std::isfinite(x.forward_s) && x.forward_s > 0,
+                   qPrintable(QString("layer %1 forward %2").arg(l).arg(x.forward_s)));
+          QVERIFY2(std::isfinite(x.backward_s) && x.backward_s > 0,
+                   qPrintable(QString("layer %1 backward").arg(l)));
           QVERIFY2(x.backward_s > x.forward_s, "backward does about twice the work of forward");
           if (!previous.empty()) {
             QVERIFY2(x.forward_s > previous[l].forward_s,
-                     qPrintable(QString("tp %1 layer %2: forward at microbatch %3 (%4 s) not above microbatch %5 (%6 s)")
-                                    .arg(tp).arg(l).arg(b).arg(x.forward_s).arg(b / 2).arg(previous[l].forward_s)));
+                     qPrintable(QString("tp %1 layer %2: forward at microbatch %3 (%4 s) not above "
+                                        "microbatch %5 (%6 s)")
+                                    .arg(tp)
+                                    .arg(l)
+                                    .arg(b)
+                                    .arg(x.forward_s)
+                                    .arg(b / 2)
+                                    .arg(previous[l].forward_s)));
             QVERIFY(x.backward_s > previous[l].backward_s);
           }
         }
         previous = *t;
       }
     }
-    const auto opt = analytic.optimizerSecondsPerParameter({"OPT-350M", gpu.toStdString(), 1, 1}, job);
+    const auto opt =
+        analytic.optimizerSecondsPerParameter({"OPT-350M", gpu.toStdString(), 1, 1}, job);
     QVERIFY(opt.has_value() && std::isfinite(*opt) && *opt > 0);
     // Unknown GPU or model: the analytic source declines rather than guessing.
     QVERIFY(!analytic.timings({"OPT-350M", "B200", 1, 1}, job).has_value());
@@ -1158,7 +1280,8 @@ private slots:
     // The shipped default scenario, job and plan with the analytic profile: a sane prediction.
     const Catalog real = Catalog::load(sailor::test::resources());
     const std::string dir = sailor::test::resources();
-    const Scenario sc = Scenario::fromJson(json_util::readFile(dir + "/scenarios/default.json"), real);
+    const Scenario sc =
+        Scenario::fromJson(json_util::readFile(dir + "/scenarios/default.json"), real);
     const Job job = Job::fromJson(json_util::readFile(dir + "/jobs/default.json"), real);
     const Plan plan = Plan::fromJson(json_util::readFile(dir + "/plans/default.json"));
     ProfileSet set;
@@ -1169,8 +1292,8 @@ private slots:
     QCOMPARE(p.memory.size(), size_t{8});
     QCOMPARE(p.stages[0].microbatches, 128);  // 1024 / (2 x 4)
     QVERIFY(p.breakdown.compute_s > 0 && p.breakdown.dp_sync_s > 0 && p.breakdown.p2p_s > 0);
-    SAILOR_COMPARE_REL(p.breakdown.compute_s + p.breakdown.bubble_s + p.breakdown.p2p_s + p.breakdown.dp_sync_s +
-                           p.breakdown.optimizer_s,
+    SAILOR_COMPARE_REL(p.breakdown.compute_s + p.breakdown.bubble_s + p.breakdown.p2p_s +
+                           p.breakdown.dp_sync_s + p.breakdown.optimizer_s,
                        p.iteration_s, 1e-9);
     // Replicas span us-central1-a and -b: the all-reduce ring crosses zones and pays egress.
     QVERIFY(p.egress_usd > 0);

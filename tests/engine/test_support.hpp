@@ -12,7 +12,6 @@
 #include <QString>
 #include <QStringList>
 #include <QTest>
-
 #include <nlohmann/json.hpp>
 
 #include "sailor/error.hpp"
@@ -26,7 +25,9 @@ inline std::string resources() {
 }
 
 // ../shared beside the project (read-only reference data); may be absent.
-inline std::string sharedDir() { return SAILOR_TEST_SHARED_DIR; }
+inline std::string sharedDir() {
+  return SAILOR_TEST_SHARED_DIR;
+}
 
 // |actual - expected| <= rel * |expected| (or <= rel when expected is 0).
 inline bool closeRel(double actual, double expected, double rel = 1e-9) {
@@ -39,12 +40,14 @@ inline QString describeMismatch(double actual, double expected, double rel) {
       .arg(actual, 0, 'g', 17)
       .arg(expected, 0, 'g', 17)
       .arg(rel, 0, 'g', 3)
-      .arg(expected != 0 ? std::fabs(actual - expected) / std::fabs(expected) : std::fabs(actual), 0, 'g', 3);
+      .arg(expected != 0 ? std::fabs(actual - expected) / std::fabs(expected) : std::fabs(actual),
+           0, 'g', 3);
 }
 
 // A catalogue GPU entry for test fixtures: rates derived from fp32_tflops, 4 GPUs per node,
 // 1e8 bytes of runtime overhead.
-inline nlohmann::json gpuJson(const std::string& name, double fp32_tflops, std::int64_t memory_bytes) {
+inline nlohmann::json gpuJson(const std::string& name, double fp32_tflops,
+                              std::int64_t memory_bytes) {
   return nlohmann::json{{"name", name},
                         {"memory_bytes", memory_bytes},
                         {"fp32_tflops", fp32_tflops},
@@ -86,13 +89,13 @@ inline QString inputErrorOf(const std::function<void()>& f) {
 }  // namespace sailor::test
 
 // QCOMPARE for doubles with an explicit relative tolerance and a message that prints both values.
-#define SAILOR_COMPARE_REL(actual, expected, rel)                                                 \
-  do {                                                                                            \
-    const double sailor_a_ = (actual);                                                            \
-    const double sailor_e_ = (expected);                                                          \
-    if (!sailor::test::closeRel(sailor_a_, sailor_e_, (rel)))                                     \
-      QFAIL(qPrintable(QStringLiteral(#actual ": ") +                                             \
-                       sailor::test::describeMismatch(sailor_a_, sailor_e_, (rel))));             \
+#define SAILOR_COMPARE_REL(actual, expected, rel)                                     \
+  do {                                                                                \
+    const double sailor_a_ = (actual);                                                \
+    const double sailor_e_ = (expected);                                              \
+    if (!sailor::test::closeRel(sailor_a_, sailor_e_, (rel)))                         \
+      QFAIL(qPrintable(QStringLiteral(#actual ": ") +                                 \
+                       sailor::test::describeMismatch(sailor_a_, sailor_e_, (rel)))); \
   } while (false)
 
 // Every needle must occur in the message.
@@ -101,5 +104,6 @@ inline QString inputErrorOf(const std::function<void()>& f) {
     const QString sailor_m_ = (message);                                                          \
     for (const QString& sailor_n_ : (needles))                                                    \
       if (!sailor_m_.contains(sailor_n_))                                                         \
-        QFAIL(qPrintable(QStringLiteral("message \"%1\" lacks \"%2\"").arg(sailor_m_, sailor_n_))); \
+        QFAIL(                                                                                    \
+            qPrintable(QStringLiteral("message \"%1\" lacks \"%2\"").arg(sailor_m_, sailor_n_))); \
   } while (false)

@@ -18,7 +18,7 @@ using namespace sailor;
 class TestValidate : public QObject {
   Q_OBJECT
 
-private:
+ private:
   Catalog cat_;
   std::string reference_dir_;
   std::string points_path_;
@@ -26,14 +26,16 @@ private:
   bool present_ = false;
   QString absent_message_;
 
-private slots:
+ private slots:
   void initTestCase() {
     cat_ = Catalog::load(sailor::test::resources());
     reference_dir_ = sailor::test::sharedDir() + "/reference/sailor";
     points_path_ = sailor::test::sharedDir() + "/reference/calibration/measured_points.json";
-    present_ = std::filesystem::is_directory(reference_dir_) && std::filesystem::exists(points_path_);
-    absent_message_ = QString::fromStdString("SAILOR reference data absent (" + reference_dir_ + ", " + points_path_ +
-                                             "); the shared/ directory beside the project provides it");
+    present_ =
+        std::filesystem::is_directory(reference_dir_) && std::filesystem::exists(points_path_);
+    absent_message_ = QString::fromStdString(
+        "SAILOR reference data absent (" + reference_dir_ + ", " + points_path_ +
+        "); the shared/ directory beside the project provides it");
   }
 
   void referenceLoads() {
@@ -43,7 +45,8 @@ private slots:
     QVERIFY(!ref.links.empty());
     QVERIFY(!ref.zones.empty());
     const auto types = ref.profiles->gpuTypes();
-    QVERIFY2(std::find(types.begin(), types.end(), "GH-96") != types.end(), "GH-96 profiles expected");
+    QVERIFY2(std::find(types.begin(), types.end(), "GH-96") != types.end(),
+             "GH-96 profiles expected");
     // SAILOR's model names resolve through the catalogue's aliases.
     Job job;
     job.model = "OPT-350M";
@@ -59,7 +62,8 @@ private slots:
     QCOMPARE(static_cast<int>(points.size()), 18);
     std::set<std::string> ids;
     for (const auto& p : points) {
-      QVERIFY2(ids.insert(p.id).second, qPrintable(QString::fromStdString("duplicate point id " + p.id)));
+      QVERIFY2(ids.insert(p.id).second,
+               qPrintable(QString::fromStdString("duplicate point id " + p.id)));
       QVERIFY(p.iteration_s > 0 && p.peak_memory_bytes > 0);
       QVERIFY(!p.plan.stages.empty());
     }
@@ -71,8 +75,10 @@ private slots:
       const ValidationRow& r = rep.rows[i];
       const QString id = QString::fromStdString(r.id);
       QCOMPARE(id, QString::fromStdString(points[i].id));
-      QVERIFY2(std::isfinite(r.predicted_iteration_s) && r.predicted_iteration_s > 0, qPrintable(id));
-      QVERIFY2(std::isfinite(r.predicted_memory_bytes) && r.predicted_memory_bytes > 0, qPrintable(id));
+      QVERIFY2(std::isfinite(r.predicted_iteration_s) && r.predicted_iteration_s > 0,
+               qPrintable(id));
+      QVERIFY2(std::isfinite(r.predicted_memory_bytes) && r.predicted_memory_bytes > 0,
+               qPrintable(id));
       QCOMPARE(r.measured_iteration_s, points[i].iteration_s);
       QVERIFY(std::isfinite(r.time_error) && std::isfinite(r.memory_error));
       // Every run was measured, so it fitted: the model must agree.
@@ -81,12 +87,15 @@ private slots:
       // What the run held at least (states and one microbatch's activations) is part of the
       // prediction; only mit/N2/N2_D2's figure, carried over from another run in SAILOR's
       // history (docs/simulator.md), lies below it.
-      QVERIFY2(r.memory_floor_bytes > 0 && r.memory_floor_bytes < r.predicted_memory_bytes, qPrintable(id));
+      QVERIFY2(r.memory_floor_bytes > 0 && r.memory_floor_bytes < r.predicted_memory_bytes,
+               qPrintable(id));
       QCOMPARE(r.memoryBelowFloor(), id == "mit/N2/N2_D2");
-      QCOMPARE(rep.toJson().at("points").at(i).at("memory_below_floor").get<bool>(), id == "mit/N2/N2_D2");
+      QCOMPARE(rep.toJson().at("points").at(i).at("memory_below_floor").get<bool>(),
+               id == "mit/N2/N2_D2");
       // Every profile figure came from the SAILOR import (no analytic fallback is configured).
       for (const auto& [k, v] : r.prediction.sources)
-        QVERIFY2(v == "sailor-import", qPrintable(id + ": " + QString::fromStdString(k + " from " + v)));
+        QVERIFY2(v == "sailor-import",
+                 qPrintable(id + ": " + QString::fromStdString(k + " from " + v)));
 
       bool all_gh96 = true;
       for (const auto& st : points[i].plan.stages)
@@ -95,7 +104,8 @@ private slots:
       ++gh96;
       // GH-96 memory: within 10% of measured.
       QVERIFY2(std::fabs(r.memory_error) <= 0.10,
-               qPrintable(QString("%1: predicted %2 GiB, measured %3 GiB").arg(id)
+               qPrintable(QString("%1: predicted %2 GiB, measured %3 GiB")
+                              .arg(id)
                               .arg(r.predicted_memory_bytes / 1073741824.0, 0, 'f', 2)
                               .arg(r.measured_memory_bytes / 1073741824.0, 0, 'f', 2)));
     }
@@ -118,13 +128,19 @@ private slots:
     for (const ValidationRow& r : rep.rows) {
       QVERIFY2(r.sailor_model.has_value(), r.id.c_str());
       QVERIFY(r.sailor_model->iteration_s > 0 && r.sailor_model->peak_memory_bytes > 0);
-      SAILOR_COMPARE_REL(r.sailor_time_error, (r.sailor_model->iteration_s - r.measured_iteration_s) / r.measured_iteration_s, 1e-12);
+      SAILOR_COMPARE_REL(
+          r.sailor_time_error,
+          (r.sailor_model->iteration_s - r.measured_iteration_s) / r.measured_iteration_s, 1e-12);
     }
     const ErrorSummary& e = *rep.sailor_model;
     QVERIFY2(rep.ours.mean_time_error < e.mean_time_error,
-             qPrintable(QString("time: ours %1, SAILOR's %2").arg(rep.ours.mean_time_error).arg(e.mean_time_error)));
+             qPrintable(QString("time: ours %1, SAILOR's %2")
+                            .arg(rep.ours.mean_time_error)
+                            .arg(e.mean_time_error)));
     QVERIFY2(rep.ours.mean_memory_error < e.mean_memory_error,
-             qPrintable(QString("memory: ours %1, SAILOR's %2").arg(rep.ours.mean_memory_error).arg(e.mean_memory_error)));
+             qPrintable(QString("memory: ours %1, SAILOR's %2")
+                            .arg(rep.ours.mean_memory_error)
+                            .arg(e.mean_memory_error)));
     const nlohmann::json j = rep.toJson();
     QVERIFY(j.at("sailor_model").at("points").size() == points.size());
     QVERIFY(j.at("sailor_model").at("mean_time_error").get<double>() == e.mean_time_error);

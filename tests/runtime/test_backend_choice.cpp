@@ -34,7 +34,8 @@ class TestBackendChoice : public QObject {
   }
 
   void autoIsGlooWithoutNcclOrGpus() {
-    for (const BackendChoice& c : {resolveBackend("auto", 4, false, 4), resolveBackend("auto", 4, true, 0)}) {
+    for (const BackendChoice& c :
+         {resolveBackend("auto", 4, false, 4), resolveBackend("auto", 4, true, 0)}) {
       QCOMPARE(QString::fromStdString(c.backend), QString("gloo"));
       QVERIFY(c.warning.empty());
     }

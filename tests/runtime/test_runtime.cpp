@@ -38,14 +38,12 @@ struct Run {
   QList<double> losses() const {
     QList<double> out;
     for (const QJsonObject& e : events)
-      if (e["event"].toString() == "iteration")
-        out.push_back(e["loss"].toDouble());
+      if (e["event"].toString() == "iteration") out.push_back(e["loss"].toDouble());
     return out;
   }
   QJsonObject first(const QString& kind) const {
     for (const QJsonObject& e : events)
-      if (e["event"].toString() == kind)
-        return e;
+      if (e["event"].toString() == kind) return e;
     return {};
   }
 };
@@ -72,8 +70,7 @@ Run sailorRun(const QStringList& args, int timeout_ms = 600000) {
   r.exit_code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
   r.err = QString::fromUtf8(p.readAllStandardError());
   for (const QByteArray& line : p.readAllStandardOutput().split('\n')) {
-    if (line.trimmed().isEmpty())
-      continue;
+    if (line.trimmed().isEmpty()) continue;
     QJsonParseError pe{};
     const QJsonDocument doc = QJsonDocument::fromJson(line, &pe);
     if (pe.error != QJsonParseError::NoError || !doc.isObject()) {
@@ -90,8 +87,7 @@ Run sailorRun(const QStringList& args, int timeout_ms = 600000) {
 void forEachEvent(QProcess& p, const std::function<void(const QJsonObject&)>& on) {
   while (p.state() != QProcess::NotRunning || p.bytesAvailable() > 0) {
     if (!p.canReadLine()) {
-      if (!p.waitForReadyRead(120000) && p.state() != QProcess::NotRunning)
-        return;
+      if (!p.waitForReadyRead(120000) && p.state() != QProcess::NotRunning) return;
       continue;
     }
     on(QJsonDocument::fromJson(p.readLine()).object());
@@ -125,14 +121,12 @@ class TestRuntime : public QObject {
   // tests/data/runtime/job.json with `field` set to `value`, written next to the store.
   QString jobWith(const QString& field, const QString& value) const {
     QFile in(kData + "/job.json");
-    if (!in.open(QIODevice::ReadOnly))
-      return {};
+    if (!in.open(QIODevice::ReadOnly)) return {};
     QJsonObject job = QJsonDocument::fromJson(in.readAll()).object();
     job[field] = value;
     const QString path = dir_.filePath("job-" + field + "-" + value + ".json");
     QFile out(path);
-    if (!out.open(QIODevice::WriteOnly))
-      return {};
+    if (!out.open(QIODevice::WriteOnly)) return {};
     out.write(QJsonDocument(job).toJson());
     return path;
   }
@@ -212,8 +206,7 @@ class TestRuntime : public QObject {
     const Run single = sailorRun(runArgs("single.json", store(), args, sgd));
     const Run hetero = sailorRun(runArgs("hetero.json", store(), args, sgd));
     const Run adam = sailorRun(runArgs("single.json", store(), args));
-    for (const Run* r : {&single, &hetero, &adam})
-      QVERIFY2(r->exit_code == 0, qPrintable(r->err));
+    for (const Run* r : {&single, &hetero, &adam}) QVERIFY2(r->exit_code == 0, qPrintable(r->err));
     QCOMPARE(single.first("run_started")["optimizer"].toString(), QString("sgd"));
     const QList<double> l = single.losses();
     QCOMPARE(l.size(), 20);
@@ -278,8 +271,7 @@ class TestRuntime : public QObject {
     QCOMPARE(it["stages"].toArray().size(), 2);
     const QJsonArray ranks = it["ranks"].toArray();
     QCOMPARE(ranks.size(), 2);
-    for (const QJsonValue& r : ranks)
-      QVERIFY(r.toObject()["peak_memory_bytes"].toDouble() > 1e6);
+    for (const QJsonValue& r : ranks) QVERIFY(r.toObject()["peak_memory_bytes"].toDouble() > 1e6);
     // The stage that waits for its neighbour spends time in p2p.
     QVERIFY(ranks[1].toObject()["p2p_seconds"].toDouble() > 0);
 
@@ -302,29 +294,25 @@ class TestRuntime : public QObject {
     QList<QJsonObject> after;
     forEachEvent(p, [&](const QJsonObject& e) {
       const QString kind = e["event"].toString();
-      if (kind == "run_started")
-        run_id = e["run_id"].toInteger();
+      if (kind == "run_started") run_id = e["run_id"].toInteger();
       if (kind == "workers_started")
         for (const QJsonValue& w : e["workers"].toArray())
           pids[w.toObject()["rank"].toInt()] = w.toObject()["pid"].toInteger();
-      if (since_kill.isValid())
-        after.push_back(e);
+      if (since_kill.isValid()) after.push_back(e);
       if (kind == "iteration" && ++iterations == 2) {
         QVERIFY(pids.contains(1));
         ::kill(static_cast<pid_t>(pids[1]), SIGKILL);
         since_kill.start();
       }
     });
-    if (p.state() != QProcess::NotRunning)
-      QVERIFY(p.waitForFinished(30000));
+    if (p.state() != QProcess::NotRunning) QVERIFY(p.waitForFinished(30000));
     const qint64 ms = since_kill.elapsed();
     qInfo("controller exited %lld ms after SIGKILL of rank 1", ms);
     QVERIFY2(ms < 5000, qPrintable(QString::number(ms)));
     QCOMPARE(p.exitCode(), 4);
     QJsonObject error;
     for (const QJsonObject& e : after)
-      if (e["event"].toString() == "error")
-        error = e;
+      if (e["event"].toString() == "error") error = e;
     QCOMPARE(error["rank"].toInt(), 1);
     QCOMPARE(error["replica"].toInt(), 0);
     QVERIFY2(error["message"].toString().contains("SIGKILL"),
@@ -341,8 +329,7 @@ class TestRuntime : public QObject {
     QCOMPARE(rec->iterations_done, iterations);
     QCOMPARE(static_cast<int>(db.iterations(run_id).size()), rec->iterations_done);
     // No worker is left behind.
-    for (qint64 pid : pids)
-      QCOMPARE(::kill(static_cast<pid_t>(pid), 0), -1);
+    for (qint64 pid : pids) QCOMPARE(::kill(static_cast<pid_t>(pid), 0), -1);
   }
 
   void stoppedWorkerIsReportedAsSilent() {
@@ -360,11 +347,9 @@ class TestRuntime : public QObject {
         ::kill(static_cast<pid_t>(victim), SIGSTOP);
         since_stop.start();
       }
-      if (e["event"].toString() == "error")
-        error = e;
+      if (e["event"].toString() == "error") error = e;
     });
-    if (p.state() != QProcess::NotRunning)
-      QVERIFY(p.waitForFinished(30000));
+    if (p.state() != QProcess::NotRunning) QVERIFY(p.waitForFinished(30000));
     qInfo("stopped worker reported after %lld ms", since_stop.elapsed());
     QCOMPARE(p.exitCode(), 4);
     QCOMPARE(error["rank"].toInt(), 0);

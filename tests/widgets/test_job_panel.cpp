@@ -1,8 +1,8 @@
 // The job and objective panel: valid edits reach job()/options() and emit changed(); rejected
 // values show an error under their field, keep the typed text and change nothing.
+#include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
-#include <QComboBox>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -76,7 +76,8 @@ class TestJobPanel : public QObject {
     type(panel.field("global_batch"), "-4");
     QCOMPARE(changed.count(), qsizetype(0));
     QVERIFY(!panel.isValid());
-    QVERIFY2(panel.fieldError("global_batch").contains("-4"), qPrintable(panel.fieldError("global_batch")));
+    QVERIFY2(panel.fieldError("global_batch").contains("-4"),
+             qPrintable(panel.fieldError("global_batch")));
     QCOMPARE(panel.field("global_batch")->text(), QString("-4"));  // the user's text stays
     QCOMPARE(panel.job().global_batch_size, 128);
 
@@ -123,7 +124,8 @@ class TestJobPanel : public QObject {
     QCOMPARE(panel.customModel()->layers, 12);
     // Heads must divide the hidden size: the engine's check, shown under the heads field.
     type(panel.field("custom.heads"), "7");
-    QVERIFY2(panel.fieldError("custom.heads").contains("7"), qPrintable(panel.fieldError("custom.heads")));
+    QVERIFY2(panel.fieldError("custom.heads").contains("7"),
+             qPrintable(panel.fieldError("custom.heads")));
     QCOMPARE(panel.customModel()->heads, 12);
     // A catalogue name is refused.
     type(panel.field("custom.heads"), "12");

@@ -41,24 +41,24 @@ using ResultPtr = std::shared_ptr<const sailor::PlanResult>;
 
 namespace {
 
-
-sailor::Stage stage(int first, int last, int count, const std::string& gpu,
-                    const std::string& zone, int tp = 1) {
+sailor::Stage stage(int first, int last, int count, const std::string& gpu, const std::string& zone,
+                    int tp = 1) {
   sailor::Stage s;
   s.first_layer = first;
   s.last_layer = last;
-  for (int i = 0; i < count; ++i)
-    s.replicas.push_back({gpu, tp, zone});
+  for (int i = 0; i < count; ++i) s.replicas.push_back({gpu, tp, zone});
   return s;
 }
 
-bool near(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(b), 1e-12); }
+bool near(double a, double b) {
+  return std::abs(a - b) <= 1e-9 * std::max(std::abs(b), 1e-12);
+}
 
-template <typename Item> QList<Item*> itemsOf(QCustomPlot* plot) {
+template <typename Item>
+QList<Item*> itemsOf(QCustomPlot* plot) {
   QList<Item*> out;
   for (int i = 0; i < plot->itemCount(); ++i)
-    if (auto* item = qobject_cast<Item*>(plot->item(i)))
-      out.append(item);
+    if (auto* item = qobject_cast<Item*>(plot->item(i))) out.append(item);
   return out;
 }
 
@@ -111,8 +111,8 @@ class TestPlotInspector : public QObject {
 void TestPlotInspector::initTestCase() {
   const std::string dir = sailor::resourceDir();
   catalog_ = sailor::Catalog::load(dir);
-  scenario_ = std::make_shared<const sailor::Scenario>(
-      sailor::Scenario::fromJson(sailor::json_util::readFile(dir + "/scenarios/default.json"), catalog_));
+  scenario_ = std::make_shared<const sailor::Scenario>(sailor::Scenario::fromJson(
+      sailor::json_util::readFile(dir + "/scenarios/default.json"), catalog_));
   job_ = sailor::Job::fromJson(sailor::json_util::readFile(dir + "/jobs/default.json"), catalog_);
   profiles_.add(std::make_shared<sailor::AnalyticProfile>(catalog_));
   default_plan_ = sailor::Plan::fromJson(sailor::json_util::readFile(dir + "/plans/default.json"));
@@ -218,8 +218,7 @@ void TestPlotInspector::unitSwitchChangesThePlottedValues() {
         bool drawn = false;
         for (int g = 0; g < plot.plot()->graphCount(); ++g) {
           const auto* graph = plot.plot()->graph(g);
-          if (graph->lineStyle() != QCPGraph::lsNone)
-            continue;
+          if (graph->lineStyle() != QCPGraph::lsNone) continue;
           for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it)
             drawn = drawn || (near(it->key, x) && near(it->value, y));
         }
@@ -247,15 +246,15 @@ void TestPlotInspector::frontierIsTheFrontierOfTheDisplayedUnits() {
         const QPointF a = plot.pointValue(i), b = plot.pointValue(j);
         dominated = (b.x() <= a.x() && b.y() > a.y()) || (b.x() < a.x() && b.y() >= a.y());
       }
-      if (!dominated)
-        expected.insert(i);
+      if (!dominated) expected.insert(i);
     }
     const std::set<int> got(plot.frontier().begin(), plot.frontier().end());
     QVERIFY(got == expected);
     QVERIFY(!got.empty());
     // The frontier graph is drawn through them, by increasing cost.
     for (std::size_t k = 1; k < plot.frontier().size(); ++k)
-      QVERIFY(plot.pointValue(plot.frontier()[k - 1]).x() < plot.pointValue(plot.frontier()[k]).x());
+      QVERIFY(plot.pointValue(plot.frontier()[k - 1]).x() <
+              plot.pointValue(plot.frontier()[k]).x());
   }
 }
 
@@ -276,12 +275,18 @@ void TestPlotInspector::constraintLinesFollowTheUnits() {
     double horizontal;             // expected y of the one horizontal line
   };
   const std::vector<Row> rows = {
-      {TradeoffPlot::CostUnit::UsdPerIteration, TradeoffPlot::ThroughputUnit::IterationsPerS,
-       {2.5}, 0.05},
-      {TradeoffPlot::CostUnit::UsdPerHour, TradeoffPlot::ThroughputUnit::IterationsPerS,
-       {400}, 0.05},
-      {TradeoffPlot::CostUnit::UsdPerMillionTokens, TradeoffPlot::ThroughputUnit::TokensPerS,
-       {2.5 / tokens * 1e6}, 0.05 * tokens},
+      {TradeoffPlot::CostUnit::UsdPerIteration,
+       TradeoffPlot::ThroughputUnit::IterationsPerS,
+       {2.5},
+       0.05},
+      {TradeoffPlot::CostUnit::UsdPerHour,
+       TradeoffPlot::ThroughputUnit::IterationsPerS,
+       {400},
+       0.05},
+      {TradeoffPlot::CostUnit::UsdPerMillionTokens,
+       TradeoffPlot::ThroughputUnit::TokensPerS,
+       {2.5 / tokens * 1e6},
+       0.05 * tokens},
   };
   for (const auto& row : rows) {
     plot.setCostUnit(row.cost);
@@ -289,14 +294,11 @@ void TestPlotInspector::constraintLinesFollowTheUnits() {
     std::vector<double> vertical, horizontal;
     for (auto* line : itemsOf<QCPItemStraightLine>(plot.plot())) {
       const QPointF a = line->point1->coords(), b = line->point2->coords();
-      if (a.x() == b.x())
-        vertical.push_back(a.x());
-      else if (a.y() == b.y())
-        horizontal.push_back(a.y());
+      if (a.x() == b.x()) vertical.push_back(a.x());
+      else if (a.y() == b.y()) horizontal.push_back(a.y());
     }
     QCOMPARE(vertical.size(), row.vertical.size());
-    for (std::size_t i = 0; i < vertical.size(); ++i)
-      QVERIFY(near(vertical[i], row.vertical[i]));
+    for (std::size_t i = 0; i < vertical.size(); ++i) QVERIFY(near(vertical[i], row.vertical[i]));
     QCOMPARE(horizontal.size(), std::size_t{1});
     QVERIFY(near(horizontal[0], row.horizontal));
     // Each line has its label.
@@ -342,13 +344,11 @@ void TestPlotInspector::clickingAPointSelectsItAndFeedsTheInspector() {
   for (int i = n - 1; i >= 0 && target < 0; --i) {
     bool alone = true;
     for (int j = 0; j < n; ++j) {
-      if (j == i)
-        continue;
+      if (j == i) continue;
       const QPoint d = plot.pointPixel(i) - plot.pointPixel(j);
       alone = alone && std::hypot(d.x(), d.y()) > 2 * TradeoffPlot::kPickRadiusPx;
     }
-    if (alone)
-      target = i;
+    if (alone) target = i;
   }
   QVERIFY2(target >= 0, "every point has a neighbour within the pick radius");
   QVERIFY(plot.plot()->rect().contains(plot.pointPixel(target)));
@@ -371,8 +371,7 @@ void TestPlotInspector::clickingAPointSelectsItAndFeedsTheInspector() {
   QCOMPARE(stages->rowCount(), static_cast<int>(chosen.plan.stages.size()));
   // One memory bar per stage and replica kind (GPU type, tp, zone).
   std::set<std::tuple<int, std::string, int, std::string>> kinds;
-  for (const auto& m : chosen.prediction.memory)
-    kinds.insert({m.stage, m.gpu_type, m.tp, m.zone});
+  for (const auto& m : chosen.prediction.memory) kinds.insert({m.stage, m.gpu_type, m.tp, m.zone});
   QCOMPARE(memoryBars(inspector), static_cast<int>(kinds.size()));
 
   // Keyboard: Right moves to the next plan by cost.
@@ -381,8 +380,7 @@ void TestPlotInspector::clickingAPointSelectsItAndFeedsTheInspector() {
   QCOMPARE(selected.count(), 3);  // cleared (-1), then the cheapest
   int cheapest = 0;
   for (int i = 1; i < n; ++i)
-    if (plot.pointValue(i).x() < plot.pointValue(cheapest).x())
-      cheapest = i;
+    if (plot.pointValue(i).x() < plot.pointValue(cheapest).x()) cheapest = i;
   QCOMPARE(plot.selectedIndex(), cheapest);
 }
 
@@ -402,9 +400,8 @@ void TestPlotInspector::inspectorShowsTheDefaultPlan() {
   QCOMPARE(stages->horizontalHeaderItem(8)->text(), QStringLiteral("Busy"));
   QVERIFY(p.prediction.stages[1].work_s > p.prediction.stages[0].work_s);
   QVERIFY(stages->item(1, 8)->text().endsWith(QLatin1Char('%')));
-  QCOMPARE(stages->item(0, 5)->text(),
-           QString::number(default_plan_.microbatches(job_.global_batch_size,
-                                                      default_plan_.stages[0])));
+  QCOMPARE(stages->item(0, 5)->text(), QString::number(default_plan_.microbatches(
+                                           job_.global_batch_size, default_plan_.stages[0])));
   // Two kinds per stage, two stages: four memory bars, all within capacity.
   QCOMPARE(memoryBars(inspector), 4);
   QVERIFY(p.prediction.fits);
@@ -417,7 +414,9 @@ void TestPlotInspector::inspectorShowsTheDefaultPlan() {
   // The breakdown is the busiest stage's, and the caption names it: stage 1 (layers 13-25 and
   // the head do more work than layers 0-12 on the same GPUs).
   QCOMPARE(p.prediction.breakdown.stage, 1);
-  QVERIFY(inspector.findChild<QLabel*>(QStringLiteral("timeCaption"))->text().contains(QStringLiteral("stage 1")));
+  QVERIFY(inspector.findChild<QLabel*>(QStringLiteral("timeCaption"))
+              ->text()
+              .contains(QStringLiteral("stage 1")));
 
   // Cost: egress rows as the prediction lists them (two zones: traffic between them).
   auto* egress = inspector.findChild<QTableWidget*>(QStringLiteral("egressTable"));
@@ -427,8 +426,7 @@ void TestPlotInspector::inspectorShowsTheDefaultPlan() {
   QCOMPARE(cost->rowCount(), 3);
 
   QStringList tabs;
-  for (int i = 0; i < inspector.tabs()->count(); ++i)
-    tabs << inspector.tabs()->tabText(i);
+  for (int i = 0; i < inspector.tabs()->count(); ++i) tabs << inspector.tabs()->tabText(i);
   QCOMPARE(tabs, (QStringList{"Stages", "Memory", "Time", "Cost", "Timeline"}));
 
   inspector.clear();
@@ -449,8 +447,7 @@ void TestPlotInspector::inspectorShowsOverCapacity() {
   int red = 0, normal = 0;
   for (int i = 0; i < plot->plottableCount(); ++i)
     if (auto* bars = qobject_cast<QCPBars*>(plot->plottable(i))) {
-      if (bars->data()->isEmpty())
-        continue;
+      if (bars->data()->isEmpty()) continue;
       const QColor c = bars->brush().color();
       const bool reddish = (c.hslHue() < 12 || c.hslHue() > 348) && c.hslSaturation() > 60;
       (reddish ? red : normal) += 1;
@@ -532,7 +529,8 @@ void TestPlotInspector::exportTimelineWritesTheGanttAsATrace() {
   QVERIFY(near(ops.back()->at("dur").get<double>(), (last.end_s - last.start_s) * 1e6));
 
   error.clear();
-  QVERIFY(!inspector.exportTimeline(dir.filePath(QStringLiteral("missing/dir/timeline.json")), &error));
+  QVERIFY(
+      !inspector.exportTimeline(dir.filePath(QStringLiteral("missing/dir/timeline.json")), &error));
   QVERIFY(!error.isEmpty());
 }
 
@@ -554,8 +552,7 @@ void TestPlotInspector::mapTabIsInsertedOnce() {
 
 void TestPlotInspector::stagePaletteColoursAreDistinct() {
   std::set<QRgb> colours;
-  for (int s = 0; s < 8; ++s)
-    colours.insert(sailor::studio::stagePalette(s).rgb());
+  for (int s = 0; s < 8; ++s) colours.insert(sailor::studio::stagePalette(s).rgb());
   QCOMPARE(colours.size(), std::size_t{8});
   QCOMPARE(sailor::studio::stagePalette(8).rgb(), sailor::studio::stagePalette(0).rgb());
   QCOMPARE(sailor::studio::stagePalette(-1).rgb(), sailor::studio::stagePalette(7).rgb());

@@ -493,8 +493,7 @@ void TestResourceEditor::loadingABadFileKeepsUnsavedEdits() {
   QFETCH(QString, expected);
   QTemporaryDir dir;
   const QString path = dir.filePath(QStringLiteral("bad.json"));
-  if (!content.isEmpty())
-    writeFile(path, content);
+  if (!content.isEmpty()) writeFile(path, content);
 
   ScenarioDocument& doc = *doc_;
   QVERIFY(doc.addZone(0, QStringLiteral("us-central1-f")).ok());
@@ -790,8 +789,7 @@ void TestResourceEditor::overlayColoursZonesUsedByStages() {
   sailor::Plan plan;
   plan.microbatch_size = 2;
   sailor::Stage s0{0, 12, {}}, s1{13, 25, {}};
-  for (int i = 0; i < 4; ++i)
-    s0.replicas.push_back({"A100-40", 2, "us-central1-a"});
+  for (int i = 0; i < 4; ++i) s0.replicas.push_back({"A100-40", 2, "us-central1-a"});
   s1.replicas.push_back({"A100-40", 1, "us-west1-b"});
   s1.replicas.push_back({"V100-16", 4, "us-west1-b"});
   plan.stages = {s0, s1};
@@ -837,8 +835,7 @@ void TestResourceEditor::readOnlyDisablesEditing() {
   QVERIFY(canvas.select({Selection::Zone, -1, QStringLiteral("us-central1-a")}));
   QVERIFY(canvas.addPoolAction()->isEnabled());
   canvas.setReadOnly(true);
-  for (QAction* a : canvas.editActions())
-    QVERIFY(!a->isEnabled());
+  for (QAction* a : canvas.editActions()) QVERIFY(!a->isEnabled());
   const std::string before = dump(*doc_);
   QVERIFY(!canvas.addPool().ok());
   QVERIFY(!canvas.deleteSelection().ok());
@@ -878,8 +875,7 @@ void TestResourceEditor::layoutAt1280x800IsLegibleAndLabelsDoNotOverlap() {
             qPrintable(QStringLiteral("%1: labels %2 and %3 overlap").arg(what).arg(i).arg(j)));
   };
   check("default");
-  if (QTest::currentTestFailed())
-    return;
+  if (QTest::currentTestFailed()) return;
   const QString shots = qEnvironmentVariable("SAILOR_SCREENSHOT_DIR");
   if (!shots.isEmpty())
     window.grab().save(QDir(shots).filePath(QStringLiteral("resource_editor.png")));
@@ -892,8 +888,7 @@ void TestResourceEditor::layoutAt1280x800IsLegibleAndLabelsDoNotOverlap() {
   plan.stages = {s0, s1};
   canvas->setPlanOverlay(plan);
   check("overlay");
-  if (QTest::currentTestFailed())
-    return;
+  if (QTest::currentTestFailed()) return;
   if (!shots.isEmpty())
     window.grab().save(QDir(shots).filePath(QStringLiteral("resource_editor_overlay.png")));
 }

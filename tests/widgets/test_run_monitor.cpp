@@ -78,8 +78,7 @@ Stored storedFrom(const std::vector<std::string>& lines, sailor::RunStatus statu
       s.iterations.push_back(it);
       s.run.iterations_done = it.iteration + 1;
     }
-    if (e.kind == "run_started")
-      s.run.iterations_planned = j["iterations"];
+    if (e.kind == "run_started") s.run.iterations_planned = j["iterations"];
   }
   return s;
 }
@@ -99,8 +98,7 @@ class TestRunMonitor : public QObject {
     QCOMPARE(m.iterationTimePlot()->graph(0)->dataCount(), 5);
     QCOMPARE(m.throughputPlot()->graph(0)->dataCount(), 5);
     QCOMPARE(m.stageTimePlot()->graphCount(), 4);  // 2 stages x (compute, communication)
-    for (int g = 0; g < 4; ++g)
-      QCOMPARE(m.stageTimePlot()->graph(g)->dataCount(), 5);
+    for (int g = 0; g < 4; ++g) QCOMPARE(m.stageTimePlot()->graph(g)->dataCount(), 5);
     QCOMPARE(m.memoryBars()->dataCount(), 2);  // one bar per rank
 
     // Values: the events' own figures, in iteration order.
@@ -108,8 +106,7 @@ class TestRunMonitor : public QObject {
     std::vector<double> peak_mib(2, 0);
     for (const sailor::RunEvent& e : ok_) {
       const auto* it = e.as<sailor::IterationEvent>();
-      if (!it)
-        continue;
+      if (!it) continue;
       QCOMPARE(m.lossPlot()->graph(0)->data()->at(i)->key, double(it->iteration));
       QCOMPARE(m.lossPlot()->graph(0)->data()->at(i)->value, it->loss);
       QCOMPARE(m.iterationTimePlot()->graph(0)->data()->at(i)->value, it->iteration_seconds);
@@ -117,8 +114,8 @@ class TestRunMonitor : public QObject {
       QCOMPARE(m.stageTimePlot()->graph(3)->data()->at(i)->value,
                it->stages[1].communication_seconds);
       for (const sailor::RunRankTimes& r : it->ranks)
-        peak_mib[static_cast<std::size_t>(r.rank)] =
-            std::max(peak_mib[static_cast<std::size_t>(r.rank)], double(r.peak_memory_bytes) / 1048576.0);
+        peak_mib[static_cast<std::size_t>(r.rank)] = std::max(
+            peak_mib[static_cast<std::size_t>(r.rank)], double(r.peak_memory_bytes) / 1048576.0);
       ++i;
     }
     QCOMPARE(m.memoryBars()->data()->at(1)->key, 1.0);
@@ -140,7 +137,8 @@ class TestRunMonitor : public QObject {
                qPrintable(cell(t, r, RunMonitor::ColLastIteration)));
     }
     QVERIFY(!m.errorShown());
-    QVERIFY2(m.statusText().contains(QLatin1String("iteration 5 of 5")), qPrintable(m.statusText()));
+    QVERIFY2(m.statusText().contains(QLatin1String("iteration 5 of 5")),
+             qPrintable(m.statusText()));
   }
 
  private slots:
@@ -175,10 +173,10 @@ class TestRunMonitor : public QObject {
     QCOMPARE(m.workerState(0), std::optional<State>(State::Running));
     QCOMPARE(m.workerState(1), std::optional<State>(State::Running));
     QCOMPARE(m.lossPlot()->graph(0)->dataCount(), 1);
-    QVERIFY2(m.statusText().contains(QLatin1String("iteration 1 of 5")), qPrintable(m.statusText()));
+    QVERIFY2(m.statusText().contains(QLatin1String("iteration 1 of 5")),
+             qPrintable(m.statusText()));
 
-    for (std::size_t i = 4; i < ok_.size(); ++i)
-      m.applyEvent(ok_[i]);
+    for (std::size_t i = 4; i < ok_.size(); ++i) m.applyEvent(ok_[i]);
     checkFinishedRun(m);
     QVERIFY(!m.workerState(2));  // no rank 2
 
@@ -256,8 +254,7 @@ class TestRunMonitor : public QObject {
 
   void predictionLine() {
     RunMonitor m;
-    for (const sailor::RunEvent& e : ok_)
-      m.applyEvent(e);
+    for (const sailor::RunEvent& e : ok_) m.applyEvent(e);
     auto* line = m.iterationTimePlot()->findChild<QCPItemStraightLine*>();
     QVERIFY(line);  // items are QObjects parented to their plot
     QVERIFY(!line->visible());
@@ -267,8 +264,7 @@ class TestRunMonitor : public QObject {
     auto* label = m.iterationTimePlot()->findChild<QCPItemText*>();
     QVERIFY(label && label->visible());
     QVERIFY2(label->text().contains(QLatin1String("40")), qPrintable(label->text()));
-    QVERIFY2(m.iterationTimePlot()->yAxis->range().upper >= 40.0,
-             "the axis shows the prediction");
+    QVERIFY2(m.iterationTimePlot()->yAxis->range().upper >= 40.0, "the axis shows the prediction");
     QVERIFY(m.iterationTimePlot()->toolTip().contains(QLatin1String("CPU")));
     m.setPredictedIterationSeconds(std::nan(""));
     QVERIFY(!line->visible());
@@ -283,10 +279,8 @@ class TestRunMonitor : public QObject {
     QPushButton* start_b = nullptr;
     QPushButton* stop_b = nullptr;
     for (QPushButton* b : buttons) {
-      if (b->text() == RunMonitor::tr("Start"))
-        start_b = b;
-      if (b->text() == RunMonitor::tr("Stop"))
-        stop_b = b;
+      if (b->text() == RunMonitor::tr("Start")) start_b = b;
+      if (b->text() == RunMonitor::tr("Stop")) stop_b = b;
     }
     QVERIFY(start_b && stop_b);
     QVERIFY(start_b->isEnabled());
@@ -365,10 +359,8 @@ class TestRunMonitor : public QObject {
     QSignalSpy refresh(&m, &RunMonitor::refreshRunsRequested);
     runs->setCurrentItem(runs->topLevelItem(1));
     for (QPushButton* b : m.findChildren<QPushButton*>()) {
-      if (b->text() == RunMonitor::tr("&Open"))
-        QTest::mouseClick(b, Qt::LeftButton);
-      if (b->text() == RunMonitor::tr("&Refresh"))
-        QTest::mouseClick(b, Qt::LeftButton);
+      if (b->text() == RunMonitor::tr("&Open")) QTest::mouseClick(b, Qt::LeftButton);
+      if (b->text() == RunMonitor::tr("&Refresh")) QTest::mouseClick(b, Qt::LeftButton);
     }
     QCOMPARE(reopen.count(), 1);
     QCOMPARE(reopen.at(0).at(0).toLongLong(), qint64{7});

@@ -18,11 +18,11 @@ struct GpuType {
   std::string vendor;     // "NVIDIA", "AMD"
   std::string full_name;  // e.g. "NVIDIA A100 40GB SXM4"
   std::int64_t memory_bytes = 0;
-  double fp32_tflops = 0;                 // dense, non-tensor FP32 peak, 1e12 FLOP/s
-  std::optional<double> tf32_tflops;      // dense tensor-core rates; absent when not supported
+  double fp32_tflops = 0;             // dense, non-tensor FP32 peak, 1e12 FLOP/s
+  std::optional<double> tf32_tflops;  // dense tensor-core rates; absent when not supported
   double fp16_tflops = 0;
   std::optional<double> bf16_tflops;
-  double memory_bandwidth_gb_per_s = 0;   // HBM/GDDR, 1e9 B/s
+  double memory_bandwidth_gb_per_s = 0;      // HBM/GDDR, 1e9 B/s
   double intra_node_bandwidth_gb_per_s = 0;  // per GPU, one direction (NVLink or PCIe)
   double inter_node_bandwidth_gb_per_s = 0;  // per GPU share of the node's network
   int gpus_per_node = 1;
@@ -85,19 +85,19 @@ std::vector<LayerInfo> deriveLayers(const ModelSpec& model, int sequence_length,
 double totalParameters(const ModelSpec& model);
 
 class Catalog {
-public:
+ public:
   // Loads resources/catalog/gpus.json and models.json from `resource_dir`.
   static Catalog load(const std::string& resource_dir);
   static Catalog fromJson(const nlohmann::json& gpus, const nlohmann::json& models);
 
-  const GpuType* findGpu(const std::string& name) const;  // nullptr when unknown
+  const GpuType* findGpu(const std::string& name) const;      // nullptr when unknown
   const ModelSpec* findModel(const std::string& name) const;  // by name or alias
   const GpuType& gpu(const std::string& name, const std::string& field) const;  // throws
   const ModelSpec& model(const std::string& name, const std::string& field) const;
 
   const std::vector<GpuType>& gpus() const { return gpus_; }
   const std::vector<ModelSpec>& models() const { return models_; }
-  std::string gpuNames() const;    // "A100-40, A100-80, ..." for error messages
+  std::string gpuNames() const;  // "A100-40, A100-80, ..." for error messages
   std::string modelNames() const;
 
   void addGpu(GpuType gpu);  // used by importers for GPU types the catalogue lacks
@@ -105,7 +105,7 @@ public:
   // Throws InputError when the architecture is inconsistent (ModelSpec::fromJson's checks).
   void addModel(const ModelSpec& model);
 
-private:
+ private:
   std::vector<GpuType> gpus_;
   std::vector<ModelSpec> models_;
 };

@@ -10,18 +10,20 @@
 namespace sailor {
 
 class InputError : public std::runtime_error {
-public:
+ public:
   // field: a path such as "pools[2].count"; value: what we got, as text; expected: what would
   // have been accepted.
   InputError(std::string field, std::string value, std::string expected)
-      : std::runtime_error(format(field, value, expected)), field_(std::move(field)),
-        value_(std::move(value)), expected_(std::move(expected)) {}
+      : std::runtime_error(format(field, value, expected)),
+        field_(std::move(field)),
+        value_(std::move(value)),
+        expected_(std::move(expected)) {}
 
   const std::string& field() const { return field_; }
   const std::string& value() const { return value_; }
   const std::string& expected() const { return expected_; }
 
-private:
+ private:
   static std::string format(const std::string& field, const std::string& value,
                             const std::string& expected) {
     return field + ": got " + value + ", expected " + expected;
@@ -33,11 +35,11 @@ private:
 
 // Prefixes the field of an InputError with a context (e.g. a file name or an enclosing object).
 inline InputError withContext(const InputError& e, const std::string& context) {
-  return InputError(context + (e.field().empty() ? "" : "." + e.field()), e.value(),
-                    e.expected());
+  return InputError(context + (e.field().empty() ? "" : "." + e.field()), e.value(), e.expected());
 }
 
-template <typename T> std::string toText(const T& v) {
+template <typename T>
+std::string toText(const T& v) {
   std::ostringstream os;
   os << v;
   return os.str();

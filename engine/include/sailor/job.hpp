@@ -30,7 +30,7 @@ Recompute parseRecompute(const std::string& name, const std::string& field);
 bool supportsPrecision(const GpuType& gpu, Precision p);
 
 struct Job {
-  std::string model;  // catalogue name (aliases are resolved to the name)
+  std::string model;          // catalogue name (aliases are resolved to the name)
   int global_batch_size = 0;  // sequences per iteration
   int sequence_length = 0;
   Precision precision = Precision::Fp32;

@@ -39,7 +39,7 @@ struct Heuristics {
   bool h4_dp_ascending = true;
   int patience = 3;
   double patience_fraction = 0.25;  // ... or a quarter of the best degree, whichever is more
-  double min_improvement = 0.002;  // a degree "improves" when it beats the best by 0.2 %
+  double min_improvement = 0.002;   // a degree "improves" when it beats the best by 0.2 %
   // With H12 the sweep also goes on until the degree is a factor patience_span past the best one
   // (below best / span for throughput, above best x span for cost).
   double patience_span = 2.0;
@@ -79,7 +79,7 @@ struct PlannerOptions {
   std::optional<int> max_gpus;
   bool pareto = false;  // also return the Pareto frontier of (throughput, cost per iteration)
   int top_k = 3;
-  int threads = 0;  // 0: all hardware threads
+  int threads = 0;                    // 0: all hardware threads
   std::vector<int> microbatch_sizes;  // empty: powers of two up to 64
   Heuristics heuristics;
   SimulatorOptions simulator;
@@ -94,17 +94,17 @@ struct PlannedPlan {
   Plan plan;
   double model_iteration_s = 0;  // planning model (docs/planner.md)
   double model_usd_per_iteration = 0;
-  Prediction prediction;         // the simulator's, for the plan as placed in zones
+  Prediction prediction;  // the simulator's, for the plan as placed in zones
 };
 
 struct PlanResult {
-  std::vector<PlannedPlan> best;     // top K by the objective, best first
-  std::vector<PlannedPlan> pareto;   // by increasing cost per iteration (when requested)
-  long candidates = 0;               // complete plans the search compared
+  std::vector<PlannedPlan> best;    // top K by the objective, best first
+  std::vector<PlannedPlan> pareto;  // by increasing cost per iteration (when requested)
+  long candidates = 0;              // complete plans the search compared
   double search_seconds = 0;
-  std::string no_plan_reason;        // set when best is empty
-  std::vector<std::string> notes;    // what the search left out and why, e.g. pools lacking
-                                     // the job's precision
+  std::string no_plan_reason;      // set when best is empty
+  std::vector<std::string> notes;  // what the search left out and why, e.g. pools lacking
+                                   // the job's precision
   nlohmann::json toJson() const;
 };
 

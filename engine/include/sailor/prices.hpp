@@ -10,11 +10,11 @@
 namespace sailor {
 
 class PriceSheet {
-public:
+ public:
   static PriceSheet load(const std::string& path);
   std::optional<double> usdPerGpuHour(const std::string& region, const std::string& gpu_type) const;
 
-private:
+ private:
   struct Row {
     std::string region, gpu_type;
     double usd_per_gpu_hour = 0;

@@ -30,7 +30,7 @@ struct ProfileKey {
 };
 
 struct LayerTiming {
-  double forward_s = 0;   // one microbatch, tensor-parallel communication included
+  double forward_s = 0;  // one microbatch, tensor-parallel communication included
   double backward_s = 0;
 };
 
@@ -49,7 +49,7 @@ struct LayerMemory {
 };
 
 class ProfileSource {
-public:
+ public:
   virtual ~ProfileSource() = default;
   virtual std::string name() const = 0;  // e.g. "sailor-import", "analytic", a file name
   // All layers of the model for this key, or nullopt when the source has no such entry.
@@ -63,13 +63,14 @@ public:
                                                          const Job& job) const = 0;
 };
 
-template <typename T> struct Sourced {
+template <typename T>
+struct Sourced {
   T value;
   std::string source;
 };
 
 class ProfileSet {
-public:
+ public:
   void add(std::shared_ptr<const ProfileSource> source);  // earlier sources take precedence
   const std::vector<std::shared_ptr<const ProfileSource>>& sources() const { return sources_; }
   // Throw InputError naming the key when no source answers. Sources give figures without
@@ -77,16 +78,15 @@ public:
   // recomputation] in profile.cpp).
   Sourced<std::vector<LayerTiming>> timings(const ProfileKey& key, const Job& job) const;
   Sourced<double> optimizerSecondsPerParameter(const ProfileKey& key, const Job& job) const;
-  Sourced<std::vector<LayerMemory>> memory(const std::string& model, int tp,
-                                           const Job& job) const;
+  Sourced<std::vector<LayerMemory>> memory(const std::string& model, int tp, const Job& job) const;
 
-private:
+ private:
   std::vector<std::shared_ptr<const ProfileSource>> sources_;
 };
 
 // This project's profile file format, one file per (model, GPU type, precision).
 class NativeProfile : public ProfileSource {
-public:
+ public:
   static std::shared_ptr<NativeProfile> fromJson(const nlohmann::json& j, const Catalog& catalog,
                                                  const std::string& name);
   static std::shared_ptr<NativeProfile> load(const std::string& path, const Catalog& catalog);
@@ -115,7 +115,7 @@ public:
   std::optional<int> sequence_length;
   std::vector<Run> runs;
 
-private:
+ private:
   std::string name_;
 };
 
@@ -127,7 +127,7 @@ private:
 // conventions] in profile.cpp): a separate final-norm layer is merged into the head, the head
 // counts its output matrix, and a head profiled without its LM head gets one from the blocks.
 class SailorProfile : public ProfileSource {
-public:
+ public:
   static std::shared_ptr<SailorProfile> load(const std::string& profiles_path,
                                              const std::string& llm_info_path,
                                              const Catalog& catalog);
@@ -149,16 +149,18 @@ public:
   const std::vector<std::string>& adjustments() const { return adjustments_; }
   // Timings for a microbatch size SAILOR did not profile, derived from the sizes it did with
   // the same model, GPU type and tp (MicrobatchScaledProfile below).
-  std::optional<std::vector<LayerTiming>> scaledTimings(const ProfileKey& key, const Job& job) const;
+  std::optional<std::vector<LayerTiming>> scaledTimings(const ProfileKey& key,
+                                                        const Job& job) const;
   // The optimizer step does not depend on the microbatch size: any profiled size answers.
-  std::optional<double> anySizeOptimizerSecondsPerParameter(const ProfileKey& key, const Job& job) const;
+  std::optional<double> anySizeOptimizerSecondsPerParameter(const ProfileKey& key,
+                                                            const Job& job) const;
   // Tokens per sequence SAILOR profiled a model at (a block's output elements over the hidden
   // size in llm_info.json: 2048 for OPT and GPT-Neo, 8192 for LLAMA-3-8), nullopt when unknown.
   // Times and activations grow with it, so timings() and memory() answer only for jobs of that
   // length; a job of another length takes its figures from the next source.
   std::optional<int> sequenceLength(const std::string& model) const;
 
-private:
+ private:
   struct Entry {
     std::vector<LayerTiming> timings;
     double update_s = 0;
@@ -166,7 +168,7 @@ private:
   void adoptCatalogConventions(const Catalog& catalog);
   bool profiledAt(const std::string& model, const Job& job) const;  // the job's sequence length
   std::map<ProfileKey, Entry> entries_;
-  std::map<std::string, int> sequence_length_;  // by catalogue model
+  std::map<std::string, int> sequence_length_;                              // by catalogue model
   std::map<std::pair<std::string, int>, std::vector<LayerMemory>> memory_;  // (model, tp)
   std::map<std::string, int> sailor_layers_;
   std::vector<std::string> adjustments_;
@@ -177,8 +179,9 @@ private:
 // proportional to it (the compute-bound regime); below the smallest, the smallest's time (the
 // latency floor). Placed after the exact source so measured figures always win.
 class MicrobatchScaledProfile : public ProfileSource {
-public:
-  explicit MicrobatchScaledProfile(std::shared_ptr<const SailorProfile> base) : base_(std::move(base)) {}
+ public:
+  explicit MicrobatchScaledProfile(std::shared_ptr<const SailorProfile> base)
+      : base_(std::move(base)) {}
   std::string name() const override { return "sailor-import, from other microbatch sizes"; }
   std::optional<std::vector<LayerTiming>> timings(const ProfileKey& key,
                                                   const Job& job) const override {
@@ -193,13 +196,13 @@ public:
     return base_->memory(model, tp, job);
   }
 
-private:
+ private:
   std::shared_ptr<const SailorProfile> base_;
 };
 
 // Analytic estimate for any catalogue GPU and model. NOTE [Analytic profile] in profile.cpp.
 class AnalyticProfile : public ProfileSource {
-public:
+ public:
   explicit AnalyticProfile(const Catalog& catalog) : catalog_(catalog) {}
   std::string name() const override { return "analytic"; }
   std::optional<std::vector<LayerTiming>> timings(const ProfileKey& key,
@@ -216,7 +219,7 @@ public:
   static constexpr double kKernelLatencySeconds = 20e-6;  // per kernel launch, not hidden
   static constexpr double kKernelsPerBlockForward = 24;
 
-private:
+ private:
   const Catalog& catalog_;
 };
 

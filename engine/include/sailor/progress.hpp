@@ -11,11 +11,11 @@
 namespace sailor {
 
 class CancelToken {
-public:
+ public:
   void cancel() { cancelled_.store(true, std::memory_order_relaxed); }
   bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
 
-private:
+ private:
   std::atomic<bool> cancelled_{false};
 };
 
@@ -24,20 +24,21 @@ using ProgressSink = std::function<void(double fraction, const std::string& step
 
 // Thread-safe, monotone progress over a known number of work units.
 class ProgressCounter {
-public:
+ public:
   ProgressCounter(ProgressSink sink, long total) : sink_(std::move(sink)), total_(total) {}
   void advance(const std::string& step) {
     if (!sink_ || total_ <= 0) return;
     std::lock_guard<std::mutex> lock(mutex_);
     ++done_;
-    const double f = done_ >= total_ ? 1.0 : static_cast<double>(done_) / static_cast<double>(total_);
+    const double f =
+        done_ >= total_ ? 1.0 : static_cast<double>(done_) / static_cast<double>(total_);
     if (f > last_) {
       last_ = f;
       sink_(f, step);
     }
   }
 
-private:
+ private:
   ProgressSink sink_;
   long total_;
   long done_ = 0;
@@ -46,7 +47,7 @@ private:
 };
 
 class Cancelled : public std::runtime_error {
-public:
+ public:
   Cancelled() : std::runtime_error("cancelled") {}
 };
 

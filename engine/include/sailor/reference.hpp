@@ -26,7 +26,8 @@ struct SailorReference {
   std::map<std::pair<std::string, std::string>, double> egress_usd_per_gb;
   std::map<std::string, int> gpus_per_node;  // cluster/basic_cluster_config.json
   std::vector<std::string> zones;            // every zone named in the network or egress files
-  std::map<std::pair<std::string, std::string>, int> quotas;  // (gpu, zone) -> GPUs, cluster/quotas.json
+  std::map<std::pair<std::string, std::string>, int>
+      quotas;  // (gpu, zone) -> GPUs, cluster/quotas.json
 
   static SailorReference load(const std::string& dir, const Catalog& catalog);
   // A scenario holding the reference's zones (regions from the zone names, e.g. us-central1-a
@@ -37,7 +38,7 @@ struct SailorReference {
 // One row of an availability trace (SAILOR's traces/gpu_trace_*.csv: a column per
 // <gpu>_<zone> with the GPUs available).
 struct TraceRow {
-  std::string label;  // the row's timestamp as written
+  std::string label;                                       // the row's timestamp as written
   std::vector<std::pair<std::string, std::string>> sites;  // (gpu type, zone) per column
   std::vector<int> counts;
 };
@@ -69,8 +70,9 @@ struct SailorModelPrediction {
   double iteration_s = 0;
   double peak_memory_bytes = 0;  // the largest replica's figure
 };
-SailorModelPrediction sailorPublishedModel(const Plan& plan, const Scenario& scenario, const Job& job,
-                                           const Catalog& catalog, const ProfileSet& profiles);
+SailorModelPrediction sailorPublishedModel(const Plan& plan, const Scenario& scenario,
+                                           const Job& job, const Catalog& catalog,
+                                           const ProfileSet& profiles);
 
 struct ValidationRow {
   std::string id;
@@ -84,7 +86,7 @@ struct ValidationRow {
   double predicted_iteration_s = 0;
   double measured_memory_bytes = 0;
   double predicted_memory_bytes = 0;
-  double time_error = 0;    // signed, (predicted - measured) / measured
+  double time_error = 0;  // signed, (predicted - measured) / measured
   double memory_error = 0;
   Prediction prediction;
   // What the run held on one GPU at least once per microbatch: its model states and the saved
@@ -92,7 +94,9 @@ struct ValidationRow {
   // set), the largest over the plan's GPUs. A measured peak below it cannot be this run's peak
   // (SAILOR's validation history carries some figures over from other runs, docs/simulator.md).
   double memory_floor_bytes = 0;
-  bool memoryBelowFloor() const { return memoryMeasured() && measured_memory_bytes < memory_floor_bytes; }
+  bool memoryBelowFloor() const {
+    return memoryMeasured() && measured_memory_bytes < memory_floor_bytes;
+  }
   // A figure the run did not record (0) has no error and stays out of the means.
   bool timeMeasured() const { return measured_iteration_s > 0; }
   bool memoryMeasured() const { return measured_memory_bytes > 0; }
@@ -126,9 +130,9 @@ struct ValidationGroup {
 
 struct ValidationReport {
   std::vector<ValidationRow> rows;
-  ErrorSummary ours;  // this simulator's errors over the rows
+  ErrorSummary ours;                         // this simulator's errors over the rows
   std::optional<ErrorSummary> sailor_model;  // with compare_sailor
-  std::vector<ValidationGroup> groups;        // per (cluster, model), in the order of the points
+  std::vector<ValidationGroup> groups;       // per (cluster, model), in the order of the points
   nlohmann::json toJson() const;
 };
 

@@ -34,7 +34,7 @@ struct RunStartedEvent {
   int world_size = 0;             // processes (one per GPU of the plan)
   std::string backend_requested;  // "auto" / "gloo" / "nccl"
   Plan plan;
-  RuntimeModel model;  // the model the workers build (scaled to the machine)
+  RuntimeModel model;         // the model the workers build (scaled to the machine)
   int global_batch_size = 0;  // sequences per iteration
   int microbatches = 0;       // per pipeline
   int data_parallel = 0;      // replicas per stage (pipelines)
@@ -46,7 +46,7 @@ struct RunStartedEvent {
   Precision precision = Precision::Fp32;
   Optimizer optimizer = Optimizer::Adam;
   Recompute recompute = Recompute::None;
-  std::string store;          // path of the run store the run is recorded in
+  std::string store;  // path of the run store the run is recorded in
 };
 
 // warning: from the controller, or a line of a worker's stderr (then `rank` is set).
@@ -87,22 +87,22 @@ struct RunRankTimes {
   int rank = 0;
   int stage = 0;
   int replica = 0;
-  double seconds = 0;          // the rank's whole iteration
-  double compute_seconds = 0;  // seconds minus the three communication figures
-  double p2p_seconds = 0;      // pipeline sends/receives
-  double tp_seconds = 0;       // tensor-parallel all-reduces
-  double dp_seconds = 0;       // data-parallel gradient all-reduce (and tied embeddings)
+  double seconds = 0;                  // the rank's whole iteration
+  double compute_seconds = 0;          // seconds minus the three communication figures
+  double p2p_seconds = 0;              // pipeline sends/receives
+  double tp_seconds = 0;               // tensor-parallel all-reduces
+  double dp_seconds = 0;               // data-parallel gradient all-reduce (and tied embeddings)
   std::int64_t peak_memory_bytes = 0;  // peak resident set of the process (CPU)
 };
 
 // iteration: every rank has reported iteration `iteration`.
 struct IterationEvent {
-  int iteration = 0;  // 0-based
-  double loss = 0;    // mean over the global batch; NaN when the runtime printed null
+  int iteration = 0;             // 0-based
+  double loss = 0;               // mean over the global batch; NaN when the runtime printed null
   double iteration_seconds = 0;  // the slowest rank's
   double tokens_per_second = 0;
   double learning_rate = 0;
-  double grad_norm = 0;  // global norm before clipping; NaN when printed as null
+  double grad_norm = 0;               // global norm before clipping; NaN when printed as null
   std::vector<RunStageTimes> stages;  // by stage
   std::vector<RunRankTimes> ranks;    // by rank
 };
@@ -122,9 +122,9 @@ struct RunFinishedEvent {
   std::string error;   // set when Failed
 };
 
-using RunEventBody = std::variant<RunStartedEvent, RunWarningEvent, WorkersStartedEvent,
-                                  WorkersReadyEvent, IterationEvent, RunErrorEvent,
-                                  RunFinishedEvent>;
+using RunEventBody =
+    std::variant<RunStartedEvent, RunWarningEvent, WorkersStartedEvent, WorkersReadyEvent,
+                 IterationEvent, RunErrorEvent, RunFinishedEvent>;
 
 // One decoded event: the fields every event carries, and its kind's own.
 struct RunEvent {
@@ -135,7 +135,10 @@ struct RunEvent {
   // The "event" field: "run_started", "warning", "workers_started", "workers_ready",
   // "iteration", "error", "finished".
   const char* kind() const;
-  template <typename T> const T* as() const { return std::get_if<T>(&body); }
+  template <typename T>
+  const T* as() const {
+    return std::get_if<T>(&body);
+  }
 };
 
 // Decodes one line of `sailor run`'s stdout (surrounding whitespace ignored). Throws InputError

@@ -27,7 +27,7 @@ struct Region {
 struct Pool {
   std::string zone;
   std::string gpu_type;
-  int count = 0;                 // GPUs available
+  int count = 0;  // GPUs available
   double usd_per_gpu_hour = 0;
   bool spot = false;
   std::optional<int> gpus_per_node;  // default: the GPU type's usual node size
@@ -84,7 +84,8 @@ struct LinkQuery {
 struct ResolvedLink {
   LinkModel model;
   std::optional<LinkModel> slower;
-  std::string source;  // "link us-central1-a -> us-west1-b (A100-40 -> *) x4" or "default same_region"
+  std::string
+      source;  // "link us-central1-a -> us-west1-b (A100-40 -> *) x4" or "default same_region"
 
   double bandwidthBytesPerS(double bytes) const;
   // Seconds for `gpus` GPUs of a node to each send `per_gpu_bytes` at once (the link figures
@@ -93,14 +94,14 @@ struct ResolvedLink {
 };
 
 class Scenario {
-public:
+ public:
   std::string name;
   std::string description;
   std::vector<Region> regions;
   std::vector<Pool> pools;
-  std::map<Relation, LinkModel> default_links;     // by relation, always all four
+  std::map<Relation, LinkModel> default_links;  // by relation, always all four
   std::vector<LinkEntry> links;
-  std::map<Relation, double> default_egress_usd_per_gb;  // always all four
+  std::map<Relation, double> default_egress_usd_per_gb;                     // always all four
   std::map<std::pair<std::string, std::string>, double> egress_usd_per_gb;  // (from, to)
   // Between two GPUs of one node, by GPU type (NVLink, Infinity Fabric or PCIe as measured);
   // a type without an entry uses its catalogue injection bandwidth. NOTE [Node placement] in
@@ -136,13 +137,14 @@ public:
 // simulation, a planning-model evaluation): Scenario::link scans the scenario's entries, and a
 // 512-GPU plan asks for the same few pairs hundreds of times. Not shared between threads.
 class LinkResolver {
-public:
+ public:
   explicit LinkResolver(const Scenario& sc) : sc_(sc) {}
   const ResolvedLink& operator()(const LinkQuery& q);
 
-private:
+ private:
   const Scenario& sc_;
-  std::map<std::tuple<std::string, std::string, std::string, std::string, int>, ResolvedLink> cache_;
+  std::map<std::tuple<std::string, std::string, std::string, std::string, int>, ResolvedLink>
+      cache_;
 };
 
 }  // namespace sailor

@@ -40,12 +40,14 @@ struct MemoryBreakdown {
   int stage = 0;
   int replica = 0;
   int tp = 1;
-  int node = 0;  // which node of its (zone, GPU type) holds it, counted from 0 (NOTE [Node placement])
-  double model_state_bytes = 0;   // weights, gradients, optimizer state, master copy
-  double activation_bytes = 0;    // kept for backward, for the microbatches in flight
+  int node =
+      0;  // which node of its (zone, GPU type) holds it, counted from 0 (NOTE [Node placement])
+  double model_state_bytes = 0;  // weights, gradients, optimizer state, master copy
+  double activation_bytes = 0;   // kept for backward, for the microbatches in flight
   int microbatches_in_flight = 0;
-  double transient_bytes = 0;     // working set of the largest layer's backward
-  double gradient_bucket_bytes = 0;  // flat copy of the gradients for the all-reduce (NOTE [Gradient bucket])
+  double transient_bytes = 0;  // working set of the largest layer's backward
+  double gradient_bucket_bytes =
+      0;  // flat copy of the gradients for the all-reduce (NOTE [Gradient bucket])
   double runtime_overhead_bytes = 0;
   double total_bytes = 0;
   double capacity_bytes = 0;
@@ -56,20 +58,21 @@ struct MemoryBreakdown {
 // and step; NOTE [Breakdown of the busiest stage]). Seconds per iteration; they add up to
 // iteration_s.
 struct TimeBreakdown {
-  int stage = 0;             // which stage
-  double compute_s = 0;      // its busy time (forward + backward)
-  double bubble_s = 0;       // the rest: pipeline fill/drain and waiting for other stages
-  double p2p_s = 0;          // its blocking point-to-point transfers
-  double dp_sync_s = 0;      // its data-parallel gradient all-reduce (and tied-embedding one)
-  double optimizer_s = 0;    // its optimizer step (slowest replica)
+  int stage = 0;           // which stage
+  double compute_s = 0;    // its busy time (forward + backward)
+  double bubble_s = 0;     // the rest: pipeline fill/drain and waiting for other stages
+  double p2p_s = 0;        // its blocking point-to-point transfers
+  double dp_sync_s = 0;    // its data-parallel gradient all-reduce (and tied-embedding one)
+  double optimizer_s = 0;  // its optimizer step (slowest replica)
 };
 
 struct StageTimes {
-  double forward_s = 0;   // per microbatch, straggler replica
+  double forward_s = 0;  // per microbatch, straggler replica
   double backward_s = 0;
   double send_forward_s = 0;   // activation to the next stage, slowest replica pair
   double send_backward_s = 0;  // gradient to the previous stage
-  double dp_sync_s = 0;  // gradient all-reduces: data-parallel, and tied embeddings on the first and last stage
+  double dp_sync_s =
+      0;  // gradient all-reduces: data-parallel, and tied embeddings on the first and last stage
   double optimizer_s = 0;
   // Seconds of the iteration the stage works in the critical pipeline: compute, blocking
   // transfers, all-reduces and step (the rest it waits). The busiest stage has the breakdown.
@@ -96,15 +99,15 @@ struct TimelineOp {
 
 struct Prediction {
   bool fits = true;
-  std::vector<MemoryBreakdown> memory;  // one per (stage, replica)
+  std::vector<MemoryBreakdown> memory;     // one per (stage, replica)
   std::vector<std::string> out_of_memory;  // readable: which GPU, by how much
   double iteration_s = 0;
   TimeBreakdown breakdown;
   std::vector<StageTimes> stages;
   double iterations_per_s = 0;
   double tokens_per_s = 0;
-  double compute_usd = 0;   // per iteration
-  double egress_usd = 0;    // per iteration
+  double compute_usd = 0;  // per iteration
+  double egress_usd = 0;   // per iteration
   double usd_per_iteration = 0;
   double usd_per_hour = 0;
   std::vector<EgressItem> egress;
@@ -143,8 +146,8 @@ int boundaryStreams(int from_tp, int to_tp);
 // over `link` (resolved at that GPU count; inside one node, `same_node`, each piece on its own
 // pair of GPUs), then the receiver's all-gather of the pieces over `receiver_node`.
 // NOTE [Point-to-point transfers] in simulator.cpp.
-double boundaryTransferSeconds(const ResolvedLink& link, const ResolvedLink& receiver_node, double bytes,
-                               int streams, bool same_node);
+double boundaryTransferSeconds(const ResolvedLink& link, const ResolvedLink& receiver_node,
+                               double bytes, int streams, bool same_node);
 
 Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
                     const Catalog& catalog, const ProfileSet& profiles,
