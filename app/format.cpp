@@ -115,11 +115,11 @@ std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& s
   line("dp sync", p.breakdown.dp_sync_s);
   line("optimizer", p.breakdown.optimizer_s);
   os << "\nMemory per GPU (peak " << gib(p.peakMemoryBytes()) << ")\n";
-  auto gpuLabel = [](const MemoryBreakdown& m) {
+  auto gpu_label = [](const MemoryBreakdown& m) {
     return m.gpu_type + " tp" + std::to_string(m.tp);
   };
   size_t gpu_w = 5;
-  for (const auto& m : p.memory) gpu_w = std::max(gpu_w, gpuLabel(m).size() + 2);
+  for (const auto& m : p.memory) gpu_w = std::max(gpu_w, gpu_label(m).size() + 2);
   os << "  " << pad("stage", 7) << pad("GPU", gpu_w) << rpad("states", 11)
      << rpad("activations", 13) << rpad("in flight", 10) << rpad("transient", 11)
      << rpad("bucket", 11) << rpad("runtime", 11) << rpad("total", 11) << rpad("capacity", 11)
@@ -129,7 +129,7 @@ std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& s
     const std::string key = std::to_string(m.stage) + m.gpu_type + std::to_string(m.tp);
     if (seen[key]) continue;  // replicas of one type and tp in a stage have the same figures
     seen[key] = true;
-    os << "  " << pad(std::to_string(m.stage), 7) << pad(gpuLabel(m), gpu_w)
+    os << "  " << pad(std::to_string(m.stage), 7) << pad(gpu_label(m), gpu_w)
        << rpad(gib(m.model_state_bytes), 11) << rpad(gib(m.activation_bytes), 13)
        << rpad(std::to_string(m.microbatches_in_flight), 10) << rpad(gib(m.transient_bytes), 11)
        << rpad(gib(m.gradient_bucket_bytes), 11) << rpad(gib(m.runtime_overhead_bytes), 11)

@@ -34,7 +34,7 @@ namespace {
 constexpr int kExitInput = 2;
 constexpr int kExitNoPlan = 3;
 
-const char* kUsage =
+constexpr const char* kUsage =
     "Usage: sailor <command> [options]\n"
     "\n"
     "Plan and simulate the training of large models on heterogeneous, geo-distributed GPUs.\n"
@@ -49,13 +49,13 @@ const char* kUsage =
     "\n"
     "Run 'sailor <command> --help' for a command's options.\n";
 
-const char* kCatalogHelp =
+constexpr const char* kCatalogHelp =
     "Usage: sailor catalog gpus|models [--json]\n"
     "\n"
     "Lists the catalogue shipped in resources/catalog (set SAILOR_RESOURCES to use another).\n"
     "  --json    print the entries as JSON\n";
 
-const char* kSimulateHelp =
+constexpr const char* kSimulateHelp =
     "Usage: sailor simulate --scenario FILE --job FILE --plan FILE [options]\n"
     "\n"
     "Predicts peak memory per GPU, iteration time (1F1B, event by event) with its breakdown,\n"
@@ -75,7 +75,7 @@ const char* kSimulateHelp =
     "\n"
     "Exit status: 0 when the plan fits in memory, 3 when it does not, 2 on bad input.\n";
 
-const char* kPlanHelp =
+constexpr const char* kPlanHelp =
     "Usage: sailor plan [--scenario FILE | --reference DIR] [--job FILE | --model NAME ...]\n"
     "                   [options]\n"
     "\n"
@@ -115,7 +115,7 @@ const char* kPlanHelp =
     "\n"
     "Exit status: 0, 2 on bad input, 3 when no plan exists (the message says why).\n";
 
-const char* kValidateHelp =
+constexpr const char* kValidateHelp =
     "Usage: sailor validate POINTS.json --reference DIR [--compare-sailor] [--json]\n"
     "\n"
     "Predicts each measured run of POINTS.json (the format of\n"
@@ -392,7 +392,7 @@ int cmdPlan(int argc, char** argv) {
   }
   profiles.add(std::make_shared<AnalyticProfile>(cat));
   PriceSheet prices = PriceSheet::load(resourceDir() + "/prices/default.json");
-  auto pricedPools =
+  auto priced_pools =
       [&](const std::vector<std::pair<std::pair<std::string, std::string>, int>>& counts) {
         std::vector<Pool> pools;
         for (const auto& [site, n] : counts) {
@@ -418,7 +418,7 @@ int cmdPlan(int argc, char** argv) {
   } else if (ref) {
     std::vector<std::pair<std::pair<std::string, std::string>, int>> counts;
     for (const auto& [k, n] : ref->quotas) counts.push_back({k, n});
-    scenario = ref->scenario(pricedPools(counts), cat);
+    scenario = ref->scenario(priced_pools(counts), cat);
   } else {
     const std::string def = resourceDir() + "/scenarios/default.json";
     scenario =
@@ -465,19 +465,19 @@ int cmdPlan(int argc, char** argv) {
       else throw InputError("--no-heuristic", "\"" + h + "\"", "one of h1 h2 h3 h4 h5 h6 h8 h12");
     }
 
-  auto runOnce = [&](const Scenario& sc) {
+  auto run_once = [&](const Scenario& sc) {
     try {
       return planSearch(sc, job, cat, profiles, opt);
     } catch (const InputError& e) {
       // The engine names its PlannerOptions fields; say which command-line option that is.
-      static const std::map<std::string, std::string> option{
+      static const std::map<std::string, std::string> kOptionOfField{
           {"max_gpus", "--max-gpus"},
           {"top_k", "--top"},
           {"max_usd_per_iteration", "--max-cost-per-iteration"},
           {"max_usd_per_hour", "--max-cost-per-hour"},
           {"min_iterations_per_s", "--min-throughput"},
           {"microbatch_sizes", "--microbatch-sizes"}};
-      if (auto it = option.find(e.field()); it != option.end())
+      if (auto it = kOptionOfField.find(e.field()); it != kOptionOfField.end())
         throw InputError(it->second, e.value(), e.expected());
       throw;
     }
@@ -491,7 +491,7 @@ int cmdPlan(int argc, char** argv) {
       for (size_t k = 0; k < row.sites.size(); ++k) counts.push_back({row.sites[k], row.counts[k]});
       Scenario sc = scenario;
       if (ref) {
-        sc = ref->scenario(pricedPools(counts), cat);
+        sc = ref->scenario(priced_pools(counts), cat);
       } else {
         for (auto& p : sc.pools) p.count = 0;
         for (const auto& [site, n] : counts) {
@@ -499,13 +499,13 @@ int cmdPlan(int argc, char** argv) {
           for (auto& p : sc.pools)
             if (p.gpu_type == site.first && p.zone == site.second) p.count = n, found = true;
           if (!found) {
-            auto extra = pricedPools({{site, n}});
+            auto extra = priced_pools({{site, n}});
             sc.pools.push_back(extra.front());
           }
         }
         sc.validate(cat);
       }
-      PlanResult r = runOnce(sc);
+      PlanResult r = run_once(sc);
       if (r.best.empty()) exit = kExitNoPlan;
       if (a.has("--json")) {
         json j = r.toJson();
@@ -522,7 +522,7 @@ int cmdPlan(int argc, char** argv) {
     if (a.has("--json")) std::cout << out.dump(2) << "\n";
     return exit;
   }
-  PlanResult r = runOnce(scenario);
+  PlanResult r = run_once(scenario);
   if (r.best.empty()) {
     if (a.has("--json")) std::cout << r.toJson().dump(2) << "\n";
     std::cerr << "sailor plan: no plan: " << r.no_plan_reason << "\n";
@@ -570,7 +570,7 @@ int cmdValidate(int argc, char** argv) {
 
 namespace {
 
-const char* kRunsHelp =
+constexpr const char* kRunsHelp =
     "Usage: sailor runs list [--json] [--store FILE]\n"
     "       sailor runs show ID [--json] [--store FILE]\n"
     "\n"

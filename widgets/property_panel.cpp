@@ -549,9 +549,9 @@ void PropertyPanel::buildPool(QFormLayout* form) {
   auto pool = [this, index] { return doc_->scenario().pools[static_cast<size_t>(index)]; };
   updateTitle();
 
-  auto addCombo = [&](const QString& label, const QString& key, const QStringList& items,
-                      std::function<QString()> value,
-                      std::function<EditResult(const QString&)> apply) {
+  auto add_combo = [&](const QString& label, const QString& key, const QStringList& items,
+                       std::function<QString()> value,
+                       std::function<EditResult(const QString&)> apply) {
     auto* box = new QWidget;
     auto* v = new QVBoxLayout(box);
     v->setContentsMargins(0, 0, 0, 0);
@@ -571,7 +571,7 @@ void PropertyPanel::buildPool(QFormLayout* form) {
     return combo;
   };
 
-  addCombo(
+  add_combo(
       tr("Zone"), QStringLiteral("pool.zone"), doc_->zoneNames(), [pool] { return q(pool().zone); },
       [this, pool, index](const QString& t) {
         Pool e = pool();
@@ -580,7 +580,7 @@ void PropertyPanel::buildPool(QFormLayout* form) {
       });
   QStringList gpus;
   for (const auto& g : doc_->catalog().gpus()) gpus << q(g.name);
-  auto* gpu_combo = addCombo(
+  auto* gpu_combo = add_combo(
       tr("GPU type"), QStringLiteral("pool.gpu_type"), gpus, [pool] { return q(pool().gpu_type); },
       [this, pool, index](const QString& t) {
         Pool e = pool();

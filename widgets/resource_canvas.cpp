@@ -88,22 +88,26 @@ QPointF quadAt(const QPointF& p0, const QPointF& c, const QPointF& p2, double t)
 // be selected), or a decoration (kind None: badges, overlay chips).
 class CanvasItem : public QGraphicsPathItem {
  public:
-  CanvasItem(Selection::Kind kind, int index, QString key, const QPainterPath& path,
-             bool open = false)
-      : QGraphicsPathItem(path), kind_(kind), index_(index), key_(std::move(key)), open_(open) {}
+  CanvasItem(Selection::Kind item_kind, int item_index, QString item_key, const QPainterPath& path,
+             bool is_open = false)
+      : QGraphicsPathItem(path),
+        kind(item_kind),
+        index(item_index),
+        key(std::move(item_key)),
+        open(is_open) {}
 
-  Selection::Kind kind_;
-  int index_;
-  QString key_;
-  bool open_;              // an open curve (a link): hit by a band around it
-  bool is_label_ = false;  // a link's label (counted with its curve)
-  bool highlighted_ = false;
+  Selection::Kind kind;
+  int index;
+  QString key;
+  bool open;              // an open curve (a link): hit by a band around it
+  bool is_label = false;  // a link's label (counted with its curve)
+  bool highlighted = false;
 
   QRectF boundingRect() const override {
     return QGraphicsPathItem::boundingRect().adjusted(-3, -3, 3, 3);
   }
   QPainterPath shape() const override {
-    if (!open_) return QGraphicsPathItem::shape();
+    if (!open) return QGraphicsPathItem::shape();
     QPainterPathStroker stroker;
     stroker.setWidth(14);
     return stroker.createStroke(path());
@@ -111,12 +115,12 @@ class CanvasItem : public QGraphicsPathItem {
   void paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) override {
     painter->setRenderHint(QPainter::Antialiasing);
     QPen p = pen();
-    if (highlighted_) {
+    if (highlighted) {
       p.setColor(kSelectColor);
       p.setWidthF(p.widthF() + 2);
     }
     painter->setPen(p);
-    painter->setBrush(open_ ? QBrush(Qt::NoBrush) : brush());
+    painter->setBrush(open ? QBrush(Qt::NoBrush) : brush());
     painter->drawPath(path());
   }
 };
@@ -242,7 +246,7 @@ void ResourceCanvas::rebuild() {
   for (size_t i = 0; i < sc.pools.size(); ++i)
     zone_pools[sc.pools[i].zone].push_back(static_cast<int>(i));
 
-  auto zoneHeight = [&](const std::string& zone) {
+  auto zone_height = [&](const std::string& zone) {
     const auto it = zone_pools.find(zone);
     const qsizetype lines =
         (it == zone_pools.end() ? 0 : static_cast<qsizetype>(it->second.size())) +
@@ -279,7 +283,7 @@ void ResourceCanvas::rebuild() {
     g.row_heights.assign(static_cast<size_t>(std::max(rows, 1)), 0.0);
     for (int k = 0; k < n; ++k)
       g.row_heights[static_cast<size_t>(k / g.cols)] =
-          std::max(g.row_heights[static_cast<size_t>(k / g.cols)], zoneHeight(r.zones[k]));
+          std::max(g.row_heights[static_cast<size_t>(k / g.cols)], zone_height(r.zones[k]));
     double h = kRegionHeader + kRegionPad;
     for (double rh : g.row_heights) h += rh;
     h += kZoneGap * static_cast<double>(g.row_heights.size() - 1);
@@ -323,18 +327,18 @@ void ResourceCanvas::rebuild() {
     auto header_text = [&](const QString& text, const QFont& font, const QColor& color, double dy) {
       const QFontMetricsF fm(font);
       const QString shown = fm.elidedText(text, Qt::ElideRight, text_w);
-      const QRectF tr_(rr.left() + kRegionPad, rr.top() + dy, fm.horizontalAdvance(shown),
-                       fm.height());
-      auto* patch =
-          new CanvasItem(Selection::None, -1, QString(), roundedRect(tr_.adjusted(-3, 0, 3, 0), 3));
+      const QRectF text_rect(rr.left() + kRegionPad, rr.top() + dy, fm.horizontalAdvance(shown),
+                             fm.height());
+      auto* patch = new CanvasItem(Selection::None, -1, QString(),
+                                   roundedRect(text_rect.adjusted(-3, 0, 3, 0), 3));
       patch->setBrush(kRegionFill);
       patch->setPen(Qt::NoPen);
       patch->setZValue(3);
       patch->setAcceptedMouseButtons(Qt::NoButton);
       scene_->addItem(patch);
-      addText(patch, shown, font, color, tr_.topLeft());
-      label_rects_.push_back(tr_);
-      obstacles.push_back(tr_.adjusted(-2, -2, 2, 2));
+      addText(patch, shown, font, color, text_rect.topLeft());
+      label_rects_.push_back(text_rect);
+      obstacles.push_back(text_rect.adjusted(-2, -2, 2, 2));
     };
     header_text(q(r.name), region_font, kInk, 8);
     header_text(q(r.continent), continent_font, kMuted, 29);
@@ -346,7 +350,7 @@ void ResourceCanvas::rebuild() {
       if (col == 0 && row > 0) row_y += g.row_heights[row - 1] + kZoneGap;
       const std::string& zname = r.zones[k];
       const QRectF zr(rr.left() + kRegionPad + col * (kZoneW + kZoneGap), row_y, kZoneW,
-                      zoneHeight(zname));
+                      zone_height(zname));
       zone_rects[zname] = zr;
       obstacles.push_back(zr.adjusted(-3, -3, 3, 3));
 
@@ -545,7 +549,7 @@ void ResourceCanvas::rebuild() {
     }
     placed.push_back(best.adjusted(-2, -2, 2, 2));
     auto* label = new CanvasItem(Selection::Link, static_cast<int>(i), key, roundedRect(best, 5));
-    label->is_label_ = true;
+    label->is_label = true;
     label->setBrush(Qt::white);
     label->setPen(QPen(kLabelBorder, 1));
     label->setZValue(4);
@@ -569,17 +573,17 @@ void ResourceCanvas::rebuild() {
   QList<Key> restored;
   for (const Key& k : selected_) {
     const auto same = std::find_if(items_.begin(), items_.end(), [&](CanvasItem* it) {
-      return it->kind_ == k.kind && it->key_ == k.key;
+      return it->kind == k.kind && it->key == k.key;
     });
     if (same != items_.end()) {
-      restored.append({k.kind, k.key, (*same)->index_});
+      restored.append({k.kind, k.key, (*same)->index});
       continue;
     }
     if (old_counts[k.kind] == counts_[k.kind]) {
       const auto at = std::find_if(items_.begin(), items_.end(), [&](CanvasItem* it) {
-        return it->kind_ == k.kind && it->index_ == k.index;
+        return it->kind == k.kind && it->index == k.index;
       });
-      if (at != items_.end()) restored.append({k.kind, (*at)->key_, k.index});
+      if (at != items_.end()) restored.append({k.kind, (*at)->key, k.index});
     }
   }
   applySelection(restored);
@@ -629,7 +633,7 @@ QStringList ResourceCanvas::selectedZones() const {
 
 ResourceCanvas::Key ResourceCanvas::keyOf(Selection::Kind kind, int index) const {
   for (CanvasItem* it : items_)
-    if (it->kind_ == kind && it->index_ == index) return {kind, it->key_, index};
+    if (it->kind == kind && it->index == index) return {kind, it->key, index};
   return {};
 }
 
@@ -644,12 +648,12 @@ bool ResourceCanvas::select(const Selection& selection) {
     return true;
   }
   for (CanvasItem* it : items_) {
-    if (it->kind_ != selection.kind) continue;
+    if (it->kind != selection.kind) continue;
     const bool by_name =
         (selection.kind == Selection::Zone || selection.kind == Selection::Region) &&
         !selection.name.isEmpty();
-    if (by_name ? it->key_ == selection.name : it->index_ == selection.index) {
-      applySelection({{it->kind_, it->key_, it->index_}});
+    if (by_name ? it->key == selection.name : it->index == selection.index) {
+      applySelection({{it->kind, it->key, it->index}});
       return true;
     }
   }
@@ -661,10 +665,10 @@ bool ResourceCanvas::selectZones(const QStringList& zones) {
   QList<Key> keys;
   for (const QString& z : zones) {
     const auto it = std::find_if(items_.begin(), items_.end(), [&](CanvasItem* c) {
-      return c->kind_ == Selection::Zone && c->key_ == z;
+      return c->kind == Selection::Zone && c->key == z;
     });
     if (it == items_.end()) return false;
-    keys.append({Selection::Zone, z, (*it)->index_});
+    keys.append({Selection::Zone, z, (*it)->index});
   }
   applySelection(keys);
   return true;
@@ -683,9 +687,9 @@ void ResourceCanvas::applySelection(QList<Key> keys) {
 
 void ResourceCanvas::updateHighlights() {
   for (CanvasItem* it : items_) {
-    const bool on = selected_.contains(Key{it->kind_, it->key_, it->index_});
-    if (on != it->highlighted_) {
-      it->highlighted_ = on;
+    const bool on = selected_.contains(Key{it->kind, it->key, it->index});
+    if (on != it->highlighted) {
+      it->highlighted = on;
       it->update();
     }
   }
@@ -704,7 +708,7 @@ void ResourceCanvas::updateActions() {
 
 CanvasItem* ResourceCanvas::hitItem(const QPoint& view_pos) const {
   for (QGraphicsItem* it : items(view_pos))
-    if (auto* c = dynamic_cast<CanvasItem*>(it); c && c->kind_ != Selection::None) return c;
+    if (auto* c = dynamic_cast<CanvasItem*>(it); c && c->kind != Selection::None) return c;
   return nullptr;
 }
 
@@ -719,7 +723,7 @@ void ResourceCanvas::mousePressEvent(QMouseEvent* event) {
   if (!hit) {
     if (!ctrl) keys.clear();
   } else {
-    const Key k{hit->kind_, hit->key_, hit->index_};
+    const Key k{hit->kind, hit->key, hit->index};
     if (ctrl) {
       if (keys.contains(k)) keys.removeAll(k);
       else keys.append(k);
@@ -729,7 +733,7 @@ void ResourceCanvas::mousePressEvent(QMouseEvent* event) {
   }
   applySelection(keys);
   // A press on a zone may start drawing a link from it.
-  drag_zone_ = !read_only_ && !ctrl && hit && hit->kind_ == Selection::Zone ? hit->key_ : QString();
+  drag_zone_ = !read_only_ && !ctrl && hit && hit->kind == Selection::Zone ? hit->key : QString();
   drag_start_ = event->position().toPoint();
   event->accept();
 }
@@ -737,11 +741,11 @@ void ResourceCanvas::mousePressEvent(QMouseEvent* event) {
 QString ResourceCanvas::zoneAt(const QPoint& view_pos) const {
   CanvasItem* hit = hitItem(view_pos);
   if (!hit) return {};
-  if (hit->kind_ == Selection::Zone) return hit->key_;
+  if (hit->kind == Selection::Zone) return hit->key;
   const auto& pools = doc_->scenario().pools;
-  if (hit->kind_ == Selection::Pool && hit->index_ >= 0 &&
-      hit->index_ < static_cast<int>(pools.size()))
-    return q(pools[static_cast<size_t>(hit->index_)].zone);
+  if (hit->kind == Selection::Pool && hit->index >= 0 &&
+      hit->index < static_cast<int>(pools.size()))
+    return q(pools[static_cast<size_t>(hit->index)].zone);
   return {};
 }
 
@@ -844,14 +848,14 @@ void ResourceCanvas::setReadOnly(bool read_only) {
 int ResourceCanvas::itemCount(Selection::Kind kind) const {
   ensureFresh();
   return static_cast<int>(std::count_if(items_.begin(), items_.end(), [&](CanvasItem* it) {
-    return it->kind_ == kind && !it->is_label_;
+    return it->kind == kind && !it->is_label;
   }));
 }
 
 QColor ResourceCanvas::zoneAccent(const QString& zone) const {
   ensureFresh();
   for (CanvasItem* it : items_)
-    if (it->kind_ == Selection::Zone && it->key_ == zone) return it->data(0).value<QColor>();
+    if (it->kind == Selection::Zone && it->key == zone) return it->data(0).value<QColor>();
   return {};
 }
 
@@ -863,11 +867,11 @@ QStringList ResourceCanvas::overlayChips(const QString& zone) const {
 QRectF ResourceCanvas::itemRect(const Selection& selection) const {
   ensureFresh();
   for (CanvasItem* it : items_)
-    if (it->kind_ == selection.kind && !it->is_label_ &&
+    if (it->kind == selection.kind && !it->is_label &&
         ((selection.kind == Selection::Zone || selection.kind == Selection::Region) &&
                  !selection.name.isEmpty()
-             ? it->key_ == selection.name
-             : it->index_ == selection.index))
+             ? it->key == selection.name
+             : it->index == selection.index))
       return it->mapRectToScene(it->path().boundingRect());
   return {};
 }

@@ -106,7 +106,7 @@ EditResult ScenarioDocument::check(const Scenario& sc) const {
                 tr("%1: got %2, expected %3").arg(q(e.field()), q(e.value()), q(e.expected())));
   }
   // What validate() leaves to the file parser: link models and default egress.
-  auto checkModel = [this](const LinkModel& m, const QString& field) -> EditResult {
+  auto check_model = [this](const LinkModel& m, const QString& field) -> EditResult {
     if (m.kind == LinkModel::Kind::LatencyBandwidth) {
       if (!isPositive(m.bytes_per_s))
         return fail(field, tr("Bandwidth must be > 0 GB/s (got %1)").arg(num(m.bytes_per_s / 1e9)));
@@ -119,7 +119,7 @@ EditResult ScenarioDocument::check(const Scenario& sc) const {
     return {};
   };
   for (size_t i = 0; i < sc.links.size(); ++i)
-    if (auto r = checkModel(sc.links[i].model, QStringLiteral("network.links[%1].model").arg(i));
+    if (auto r = check_model(sc.links[i].model, QStringLiteral("network.links[%1].model").arg(i));
         !r.ok())
       return r;
   for (Relation rel : kRelations) {
@@ -127,9 +127,9 @@ EditResult ScenarioDocument::check(const Scenario& sc) const {
     if (it == sc.default_links.end())
       return fail(QStringLiteral("network.defaults"),
                   tr("Missing default link for %1").arg(relationLabel(rel)));
-    if (auto r =
-            checkModel(it->second,
-                       QStringLiteral("network.defaults.%1").arg(QLatin1String(relationName(rel))));
+    if (auto r = check_model(
+            it->second,
+            QStringLiteral("network.defaults.%1").arg(QLatin1String(relationName(rel))));
         !r.ok())
       return r;
     auto e = sc.default_egress_usd_per_gb.find(rel);

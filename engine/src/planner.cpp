@@ -316,7 +316,7 @@ class Search {
     std::vector<Kind> kinds;
     buildKinds(b, tables, kinds);
     if (kinds.empty()) return;
-    const int maxD = std::min(totalGpus(), std::max(1, job_.global_batch_size / b));
+    const int max_d = std::min(totalGpus(), std::max(1, job_.global_batch_size / b));
     const auto& H = opt_.heuristics;
     // Seed plans and the known-plan bound (see Known): found plans join it degree by degree.
     Known known;
@@ -324,12 +324,12 @@ class Search {
     known.by_cost = opt_.objective == Objective::Cost;
     known.window = placementWindow(opt_.top_k, H.h6_region_pools);
     std::vector<Candidate> seeds;
-    buildSeeds(b, maxD, tables, kinds, seeds);
+    buildSeeds(b, max_d, tables, kinds, seeds);
     for (const auto& c : seeds) known.add(c.key, c.iteration_s, c.usd);
     // Visited degrees, per dominance mode (with or without cost figures). A degree searched with
     // cost figures need not be searched again without them: its partial-plan sets keep the
     // fastest ones too.
-    std::vector<char> visited(2 * (static_cast<size_t>(maxD) + 1), 0);
+    std::vector<char> visited(2 * (static_cast<size_t>(max_d) + 1), 0);
     int last_best_degree = 0;
     // Progress: the sweeps share this task's fraction equally; inside a sweep, by degrees done.
     const int sweeps = opt_.pareto ? 3 : 1;
@@ -357,8 +357,8 @@ class Search {
                      sweeps,
                  "microbatch " + std::to_string(b) + ", " + what + ": data-parallel degree " +
                      std::to_string(D));
-        const size_t vi = (cost_dims ? static_cast<size_t>(maxD) + 1 : 0) + static_cast<size_t>(D);
-        const size_t vc = static_cast<size_t>(maxD) + 1 + static_cast<size_t>(D);
+        const size_t vi = (cost_dims ? static_cast<size_t>(max_d) + 1 : 0) + static_cast<size_t>(D);
+        const size_t vc = static_cast<size_t>(max_d) + 1 + static_cast<size_t>(D);
         if (visited[vi] || visited[vc]) continue;
         visited[vi] = 1;
         std::vector<Candidate> found;
@@ -391,7 +391,7 @@ class Search {
     };
     // The seeds the bound relied on are part of the output (the window by the objective and
     // the seeds' own frontier; duplicates of found plans are merged in planSearch).
-    auto finishSeeds = [&] {
+    auto finish_seeds = [&] {
       keepUseful(seeds);
       for (auto& c : seeds) {
         const Kind& kd = kinds[static_cast<size_t>(c.seed_kind)];
@@ -413,7 +413,7 @@ class Search {
     std::vector<int> up;
     const int G = job_.global_batch_size;
     auto microbatches = [&](int d) { return (G + b * d - 1) / (b * d); };
-    for (int d = 1; d <= maxD; ++d)
+    for (int d = 1; d <= max_d; ++d)
       if (!H.h12_smallest_degree_per_m || d == 1 || microbatches(d - 1) != microbatches(d))
         up.push_back(d);
     std::vector<int> down(up.rbegin(), up.rend());
@@ -422,7 +422,7 @@ class Search {
       const bool early = throughput ? H.h3_dp_descending : H.h4_dp_ascending;
       sweep(throughput && early ? down : up, !throughput, early, !throughput || constrainedByCost(),
             throughput ? "fastest plans" : "cheapest plans");
-      finishSeeds();
+      finish_seeds();
       return;
     }
     // Pareto: the throughput end (H3's descending sweep), the cost end (H4's ascending sweep),
@@ -430,7 +430,7 @@ class Search {
     // The two ends are searched as the single-objective searches do (the throughput sweep
     // without cost figures in its dominance, which keeps it fast); the grid with them.
     sweep(down, false, H.h3_dp_descending, constrainedByCost(), "fast end");
-    const int fast_degree = H.h3_dp_descending ? last_best_degree : maxD;
+    const int fast_degree = H.h3_dp_descending ? last_best_degree : max_d;
     last_best_degree = 0;
     sweep(up, true, H.h4_dp_ascending, true, "cheap end");
     const int cheap_degree = H.h4_dp_ascending ? std::max(1, last_best_degree) : 1;
@@ -456,7 +456,7 @@ class Search {
     // Grid points keep the fastest plans of each degree (time-only dominance): cheap, and the
     // frontier between the ends is made of such plans unless egress or prices differ by zone.
     sweep(grid, false, false, H.pareto_grid <= 1.0, "frontier");
-    finishSeeds();
+    finish_seeds();
   }
 
  private:
@@ -664,12 +664,12 @@ class Search {
   // replicas of that kind and the layers split evenly by that kind's compute time. Cheap to
   // list (kinds x degrees x depths), each a plan of the search space, with figures computed as
   // the search computes them (same operations, same order). They bound the search (Known).
-  void buildSeeds(int b, int maxD, const std::vector<KindTable>& tables,
+  void buildSeeds(int b, int max_d, const std::vector<KindTable>& tables,
                   const std::vector<Kind>& kinds, std::vector<Candidate>& seeds) const {
     const int depth =
         opt_.heuristics.max_stages > 0 ? std::min(opt_.heuristics.max_stages, L_) : L_;
     const int e = job_.activationBytesPerElement();
-    for (int D = 1; D <= maxD; ++D) {
+    for (int D = 1; D <= max_d; ++D) {
       const int M = (job_.global_batch_size + b * D - 1) / (b * D);
       for (size_t ki = 0; ki < kinds.size(); ++ki) {
         const Kind& kd = kinds[ki];
@@ -813,7 +813,7 @@ class Search {
     }
     // Sync figures per (option, layer range), computed on first use.
     std::vector<char> sync_done(sync.size(), 0);
-    auto syncOf = [&](size_t oi, int l, int r) -> const SyncInfo& {
+    auto sync_of = [&](size_t oi, int l, int r) -> const SyncInfo& {
       const size_t idx = oi * static_cast<size_t>(L_ * L_) + static_cast<size_t>(l * L_ + r);
       if (sync_done[idx]) return sync[idx];
       SyncInfo si;
@@ -1001,7 +1001,7 @@ class Search {
             fits = fits && mem <= static_cast<double>(site.gpu->memory_bytes);
           }
           if (!fits && opt_.heuristics.h2_oom_pruning) continue;
-          const SyncInfo& si = syncOf(oi, l, r);
+          const SyncInfo& si = sync_of(oi, l, r);
           // Layers before l: at least one more stage when l > 0, at most max_stages - k.
           const double p_fb = pre_fb[static_cast<size_t>(l)], p_w = pre_w[static_cast<size_t>(l)];
           const double p_rate = l > 0 ? min_rate : 0.0;
@@ -1241,10 +1241,10 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
   for (const auto& [name, v] : limits)
     if (v && !(*v > 0 && std::isfinite(*v)))
       throw InputError(name, toText(*v), "a positive number");
-  auto checkCancel = [&] {
+  auto check_cancel = [&] {
     if (cancel && cancel->cancelled()) throw Cancelled();
   };
-  checkCancel();
+  check_cancel();
   Search search(scenario, job, catalog, profiles, options);
   if (!search.unsupported().empty()) {
     std::string types;
@@ -1302,7 +1302,7 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
     pool.emplace_back(worker);
   for (auto& t : pool) t.join();
   if (failure) std::rethrow_exception(failure);
-  checkCancel();
+  check_cancel();
 
   std::vector<Candidate> all;
   for (size_t i = 0; i < bs.size(); ++i) {
@@ -1329,13 +1329,13 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
                              options.min_iterations_per_s || options.max_gpus;
     // The search without constraints tells a constraint from memory; it reports progress in
     // the remaining share and honours the cancel token.
-    auto relaxedProgress = [&](double f, const std::string& step) {
+    auto relaxed_progress = [&](double f, const std::string& step) {
       bar.at(kSearchShare + (1.0 - kSearchShare) * 0.99 * f,
              "no plan meets the constraints; without them: " + step);
     };
     if (constrained &&
         !planSearch(scenario, job, catalog, profiles, relaxed,
-                    progress ? ProgressSink(relaxedProgress) : ProgressSink(), cancel)
+                    progress ? ProgressSink(relaxed_progress) : ProgressSink(), cancel)
              .best.empty()) {
       why << "plans fit in memory, but none meets the constraints (";
       std::string sep;
@@ -1382,7 +1382,7 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
   // Every step below honours the cancel token (placing and simulating hundreds of plans of a
   // 512-GPU scenario takes a noticeable time) and reports progress in the last 10 %.
   auto place = [&](Candidate c) -> std::optional<Candidate> {
-    checkCancel();
+    check_cancel();
     if (!search.place(c.plan)) return std::nullopt;
     auto m = planningModel(c.plan, scenario, job, catalog, profiles, options.simulator);
     if (!m) return std::nullopt;
@@ -1399,7 +1399,7 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
     return c;
   };
   // The constraints by the simulator's figures (with rank_by_simulator).
-  auto meetsSimulated = [&](const Prediction& pr) {
+  auto meets_simulated = [&](const Prediction& pr) {
     if (!pr.fits) return false;
     if (options.max_usd_per_iteration && pr.usd_per_iteration > *options.max_usd_per_iteration)
       return false;
@@ -1411,7 +1411,7 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
   SimulatorOptions figures_only = options.simulator;
   figures_only.timeline = false;
   auto finish = [&](const Candidate& c, bool timeline = true) {
-    checkCancel();
+    check_cancel();
     PlannedPlan pp;
     pp.plan = c.plan;
     pp.model_iteration_s = c.iteration_s;
@@ -1453,7 +1453,7 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
                                   static_cast<double>(placed.size()),
              "simulating plan " + std::to_string(i + 1) + " of " + std::to_string(placed.size()));
       PlannedPlan pp = finish(placed[i], false);  // figures only; the chosen ones again below
-      if (meetsSimulated(pp.prediction)) sims.push_back(std::move(pp));
+      if (meets_simulated(pp.prediction)) sims.push_back(std::move(pp));
     }
     // Stable: equal simulated figures keep the planning model's order.
     std::stable_sort(sims.begin(), sims.end(), [&](const PlannedPlan& a, const PlannedPlan& b) {
@@ -1520,7 +1520,7 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
       result.pareto.clear();
       double front = std::numeric_limits<double>::infinity();
       for (auto& x : all_pts)
-        if (meetsSimulated(x.prediction) && x.prediction.iteration_s < front) {
+        if (meets_simulated(x.prediction) && x.prediction.iteration_s < front) {
           front = x.prediction.iteration_s;
           result.pareto.push_back(std::move(x));
         }
@@ -1549,7 +1549,7 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
       throw InputError("stages", "different data-parallel degrees",
                        "one degree for all stages (the planning model's assumption)");
   const int M = (job.global_batch_size + b * D - 1) / (b * D);
-  LinkResolver linkOf(sc);
+  LinkResolver link_of(sc);
   // Profile figures per (GPU type, tp), looked up once.
   struct Figures {
     std::vector<LayerTiming> t;
@@ -1557,7 +1557,7 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
     double opt = 0;
   };
   std::map<std::pair<std::string, int>, Figures> figures;
-  auto figuresOf = [&](const Replica& r) -> const Figures& {
+  auto figures_of = [&](const Replica& r) -> const Figures& {
     auto it = figures.find({r.gpu_type, r.tp});
     if (it != figures.end()) return it->second;
     const ProfileKey key{model.name, r.gpu_type, b, r.tp};
@@ -1575,7 +1575,7 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
     for (size_t j = 0; j < st.replicas.size(); ++j) {
       const Replica& r = st.replicas[j];
       const GpuType& g = cat.gpu(r.gpu_type, "gpu_type");
-      const Figures& fig = figuresOf(r);
+      const Figures& fig = figures_of(r);
       const auto& t = fig.t;
       const auto& mem = fig.mem;
       const double opt = fig.opt;
@@ -1598,12 +1598,12 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
         for (const auto& m : mem) out_elements[static_cast<size_t>(s)].push_back(m.output_elements);
       // The search's tiedSeconds: the last of several stages, over its own site's link.
       if (s == P - 1 && P >= 2 && mem.back().shared_with_embedding > 0)
-        tied = std::max(tied,
-                        ringAllReduceSeconds(linkOf({r.zone, r.gpu_type, r.zone, r.gpu_type, r.tp}),
-                                             mem.back().shared_with_embedding * 4.0, 2, r.tp, sim));
+        tied = std::max(
+            tied, ringAllReduceSeconds(link_of({r.zone, r.gpu_type, r.zone, r.gpu_type, r.tp}),
+                                       mem.back().shared_with_embedding * 4.0, 2, r.tp, sim));
       if (D < 2) continue;
       const Replica& y = st.replicas[(j + 1) % st.replicas.size()];
-      const ResolvedLink& link = linkOf({r.zone, r.gpu_type, y.zone, y.gpu_type, r.tp});
+      const ResolvedLink& link = link_of({r.zone, r.gpu_type, y.zone, y.gpu_type, r.tp});
       const double shard = params * 4.0;
       sync = std::max(sync, ringAllReduceSeconds(link, shard, D, r.tp, sim));
       egress += 2.0 * (D - 1) / D * shard * r.tp / 1e9 * sc.egressUsdPerGb(r.zone, y.zone);
@@ -1623,9 +1623,9 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
       const int streams = boundaryStreams(ra.tp, rc.tp);
       t = std::max(
           {t,
-           boundaryTransferSeconds(linkOf({ra.zone, ra.gpu_type, rc.zone, rc.gpu_type, streams}),
+           boundaryTransferSeconds(link_of({ra.zone, ra.gpu_type, rc.zone, rc.gpu_type, streams}),
                                    sc.intraNodeLink(rc.gpu_type, cat), msg, streams, false),
-           boundaryTransferSeconds(linkOf({rc.zone, rc.gpu_type, ra.zone, ra.gpu_type, streams}),
+           boundaryTransferSeconds(link_of({rc.zone, rc.gpu_type, ra.zone, ra.gpu_type, streams}),
                                    sc.intraNodeLink(ra.gpu_type, cat), msg, streams, false)});
       egress += msg * M / 1e9 *
                 (sc.egressUsdPerGb(ra.zone, rc.zone) + sc.egressUsdPerGb(rc.zone, ra.zone));

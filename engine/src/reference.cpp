@@ -423,11 +423,11 @@ SailorModelPrediction sailorPublishedModel(const Plan& plan, const Scenario& sce
       reps[static_cast<size_t>(s)].push_back(x);
     }
   }
-  LinkResolver linkOf(scenario);
-  auto sendSeconds = [&](const Rep& from, const Rep& to, double bytes) {
+  LinkResolver link_of(scenario);
+  auto send_seconds = [&](const Rep& from, const Rep& to, double bytes) {
     if (bytes <= 0) return 0.0;
     const ResolvedLink& link =
-        linkOf({from.r->zone, from.r->gpu_type, to.r->zone, to.r->gpu_type, from.r->tp});
+        link_of({from.r->zone, from.r->gpu_type, to.r->zone, to.r->gpu_type, from.r->tp});
     return bytes / link.bandwidthBytesPerS(bytes);
   };
   std::vector<double> t(static_cast<size_t>(P), 0.0), comm(static_cast<size_t>(P), 0.0);
@@ -442,8 +442,8 @@ SailorModelPrediction sailorPublishedModel(const Plan& plan, const Scenario& sce
       const Rep& x = a[j % a.size()];
       const Rep& y = c[j % c.size()];
       const double msg = x.output * b * job.activationBytesPerElement();
-      fwd = std::max(fwd, sendSeconds(x, y, msg));
-      bwd = std::max(bwd, sendSeconds(y, x, msg));
+      fwd = std::max(fwd, send_seconds(x, y, msg));
+      bwd = std::max(bwd, send_seconds(y, x, msg));
     }
     comm[static_cast<size_t>(s)] += fwd;
     comm[static_cast<size_t>(s) + 1] += bwd;
@@ -463,7 +463,7 @@ SailorModelPrediction sailorPublishedModel(const Plan& plan, const Scenario& sce
       const Rep& y = a[static_cast<size_t>((k + 1) % D)];
       double ring = 0;
       for (double left = x.params * 4.0; left > 0; left -= kBucketBytes)
-        ring += 2.0 * (D - 1) * sendSeconds(x, y, std::min(left, kBucketBytes) / D);
+        ring += 2.0 * (D - 1) * send_seconds(x, y, std::min(left, kBucketBytes) / D);
       sync = std::max(sync, ring);
     }
   }

@@ -241,17 +241,17 @@ RunStatus runStatusFromName(const std::string& name) {
 }
 
 json toJson(const RunRecord& r) {
-  auto orNull = [](const std::string& s) { return s.empty() ? json() : json(s); };
+  auto or_null = [](const std::string& s) { return s.empty() ? json() : json(s); };
   return {{"id", r.id},
           {"name", r.name},
           {"status", runStatusName(r.status)},
           {"started_at", r.started_at},
-          {"finished_at", orNull(r.finished_at)},
+          {"finished_at", or_null(r.finished_at)},
           {"world_size", r.world_size},
           {"iterations_planned", r.iterations_planned},
           {"iterations_done", r.iterations_done},
           {"backend", r.backend},
-          {"error", orNull(r.error)},
+          {"error", or_null(r.error)},
           {"plan", r.plan},
           {"scenario", r.scenario},
           {"job", r.job},

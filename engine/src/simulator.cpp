@@ -464,7 +464,7 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
   // inside a node each pair of GPUs has its own path. Replicas of different tp send the whole
   // message from one GPU (the pieces would not line up). boundaryTransferSeconds.
   std::vector<EgressItem> egress;
-  auto addEgress = [&](const std::string& from, const std::string& to, double bytes) {
+  auto add_egress = [&](const std::string& from, const std::string& to, double bytes) {
     if (bytes <= 0 || from == to) return;
     for (auto& it : egress)
       if (it.from_zone == from && it.to_zone == to) {
@@ -480,19 +480,20 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
   std::map<int, ResolvedLink> in_node;  // by site
   // The fabric inside a replica's node (transfers between GPUs of one node, tensor-parallel
   // all-gathers).
-  auto nodeLink = [&](const ReplicaData& x) -> const ResolvedLink& {
+  auto node_link = [&](const ReplicaData& x) -> const ResolvedLink& {
     auto it = in_node.find(x.site);
     if (it == in_node.end())
       it = in_node.emplace(x.site, scenario.intraNodeLink(x.replica->gpu_type, catalog)).first;
     return it->second;
   };
-  auto sameNode = [](const ReplicaData& x, const ReplicaData& y) {
+  auto same_node = [](const ReplicaData& x, const ReplicaData& y) {
     return x.site == y.site && x.node == y.node;
   };
   // The link from x's node to y's for g GPUs sending at once (the node's fabric when they share
   // a node).
-  auto linkBetween = [&](const ReplicaData& x, const ReplicaData& y, int g) -> const ResolvedLink& {
-    if (sameNode(x, y)) return nodeLink(x);
+  auto link_between = [&](const ReplicaData& x, const ReplicaData& y,
+                          int g) -> const ResolvedLink& {
+    if (same_node(x, y)) return node_link(x);
     auto key = std::make_tuple(x.site, y.site, g);
     auto it = by_site.find(key);
     if (it == by_site.end()) {
@@ -504,8 +505,8 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
   };
   // GPUs of x's replica whose rings run at once over the link to y: its tp ranks between nodes,
   // one pair of GPUs each inside a node (NOTE [Collective efficiency]).
-  auto ringGpus = [&](const ReplicaData& x, const ReplicaData& y) {
-    return sameNode(x, y) ? 1 : x.replica->tp;
+  auto ring_gpus = [&](const ReplicaData& x, const ReplicaData& y) {
+    return same_node(x, y) ? 1 : x.replica->tp;
   };
   // Per boundary s and pair j: seconds of the activation (s -> s+1) and the gradient (back).
   std::vector<std::vector<std::pair<double, double>>> pair_s(static_cast<size_t>(P));
@@ -519,18 +520,18 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
       const ReplicaData& y = c[j % c.size()];
       const double msg = x.output_elements * b * e;
       const int streams = boundaryStreams(x.replica->tp, y.replica->tp);
-      const double f = boundaryTransferSeconds(linkBetween(x, y, streams), nodeLink(y), msg,
-                                               streams, sameNode(x, y));
-      const double g = boundaryTransferSeconds(linkBetween(y, x, streams), nodeLink(x), msg,
-                                               streams, sameNode(x, y));
+      const double f = boundaryTransferSeconds(link_between(x, y, streams), node_link(y), msg,
+                                               streams, same_node(x, y));
+      const double g = boundaryTransferSeconds(link_between(y, x, streams), node_link(x), msg,
+                                               streams, same_node(x, y));
       pair_s[static_cast<size_t>(s)].emplace_back(f, g);
       fwd = std::max(fwd, f);
       bwd = std::max(bwd, g);
       // Bytes per iteration: the sender's microbatches, split over the pairs it serves.
       const double share = static_cast<double>(m_stage[static_cast<size_t>(s)]) *
                            static_cast<double>(a.size()) / static_cast<double>(pairs);
-      addEgress(x.replica->zone, y.replica->zone, msg * share);
-      addEgress(y.replica->zone, x.replica->zone, msg * share);
+      add_egress(x.replica->zone, y.replica->zone, msg * share);
+      add_egress(y.replica->zone, x.replica->zone, msg * share);
     }
     pred.stages[static_cast<size_t>(s)].send_forward_s = fwd;
     pred.stages[static_cast<size_t>(s) + 1].send_backward_s = bwd;
@@ -554,7 +555,7 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
   if (!same_degree || D0 == 1) {
     pipelines.push_back(pred.stages);
   } else {
-    auto noSlower = [P](const std::vector<StageTimes>& x, const std::vector<StageTimes>& y) {
+    auto no_slower = [P](const std::vector<StageTimes>& x, const std::vector<StageTimes>& y) {
       for (int s = 0; s < P; ++s) {
         const StageTimes& u = x[static_cast<size_t>(s)];
         const StageTimes& v = y[static_cast<size_t>(s)];
@@ -577,9 +578,9 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
         }
       }
       if (std::any_of(pipelines.begin(), pipelines.end(),
-                      [&](const std::vector<StageTimes>& q) { return noSlower(p, q); }))
+                      [&](const std::vector<StageTimes>& q) { return no_slower(p, q); }))
         continue;
-      std::erase_if(pipelines, [&](const std::vector<StageTimes>& q) { return noSlower(q, p); });
+      std::erase_if(pipelines, [&](const std::vector<StageTimes>& q) { return no_slower(q, p); });
       pipelines.push_back(p);
     }
   }
@@ -602,13 +603,13 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
     runs.push_back(std::move(r));
   }
   // A stage is done with its microbatches when the last of its pipelines is.
-  auto doneAt = [](const PipelineRun& r, size_t s) {
+  auto done_at = [](const PipelineRun& r, size_t s) {
     return std::max(r.free_at[s], r.last_backward[s]);
   };
   std::vector<double> stage_done(static_cast<size_t>(P), 0.0);
   for (const auto& r : runs)
     for (size_t s = 0; s < static_cast<size_t>(P); ++s)
-      stage_done[s] = std::max(stage_done[s], doneAt(r, s));
+      stage_done[s] = std::max(stage_done[s], done_at(r, s));
 
   // ---- Data-parallel gradient all-reduce per stage (bucketed ring among its replicas; every
   // tp rank all-reduces its shard at once over the node's link), then the optimizer step.
@@ -628,12 +629,12 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
       if (y.tied_params <= 0) continue;
       const ReplicaData& x = first[j % first.size()];
       const double shard = y.tied_params * grad_bytes;
-      const int g = ringGpus(y, x);  // every tp rank its shard, at once
+      const int g = ring_gpus(y, x);  // every tp rank its shard, at once
       tied_sync =
-          std::max(tied_sync, ringAllReduceSeconds(linkBetween(y, x, g), shard, 2, g, options));
+          std::max(tied_sync, ringAllReduceSeconds(link_between(y, x, g), shard, 2, g, options));
       // A ring of two: each side sends half of the matrix's gradients to the other.
-      addEgress(x.replica->zone, y.replica->zone, 0.5 * shard * x.replica->tp);
-      addEgress(y.replica->zone, x.replica->zone, 0.5 * shard * y.replica->tp);
+      add_egress(x.replica->zone, y.replica->zone, 0.5 * shard * x.replica->tp);
+      add_egress(y.replica->zone, x.replica->zone, 0.5 * shard * y.replica->tp);
     }
     if (tied_sync > 0) {
       const double start = std::max(stage_done.front(), stage_done.back());
@@ -654,13 +655,13 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
       opt = std::max(opt, x.optimizer_s_per_param * x.params);
       if (D < 2) continue;
       const ReplicaData& y = reps[static_cast<size_t>((k + 1) % D)];
-      const int g = ringGpus(x, y);
-      const ResolvedLink& link = linkBetween(x, y, g);
+      const int g = ring_gpus(x, y);
+      const ResolvedLink& link = link_between(x, y, g);
       const double shard = x.params * grad_bytes;
       const double t = ringAllReduceSeconds(link, shard, D, g, options);
       sync = std::max(sync, t);
       // Ring all-reduce: each replica sends 2 (D-1)/D of the stage's gradients to its successor.
-      addEgress(x.replica->zone, y.replica->zone, 2.0 * (D - 1) / D * shard * x.replica->tp);
+      add_egress(x.replica->zone, y.replica->zone, 2.0 * (D - 1) / D * shard * x.replica->tp);
     }
     StageTimes& st = pred.stages[su];
     const double tied = (s == 0 || s == P - 1) ? tied_sync : 0.0;
@@ -678,8 +679,8 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
   // last, last.
   size_t slowest = 0;
   for (size_t k = 1; k < runs.size(); ++k)
-    if (doneAt(runs[k], static_cast<size_t>(critical)) >
-        doneAt(runs[slowest], static_cast<size_t>(critical)))
+    if (done_at(runs[k], static_cast<size_t>(critical)) >
+        done_at(runs[slowest], static_cast<size_t>(critical)))
       slowest = k;
   // NOTE [Breakdown of the busiest stage]: the breakdown is that of the critical pipeline's
   // bottleneck: its stage with the most work (compute, blocking transfers, data-parallel sync,
@@ -787,7 +788,7 @@ json timelineTrace(const Prediction& prediction, const Plan& plan) {
     const char* label;
     bool communication, per_microbatch;
   };
-  auto kindOf = [](char k) -> Kind {
+  auto kind_of = [](char k) -> Kind {
     switch (k) {
       case 'F': return {"forward", "F", false, true};
       case 'B': return {"backward", "B", false, true};
@@ -805,7 +806,7 @@ json timelineTrace(const Prediction& prediction, const Plan& plan) {
   std::vector<std::vector<double>> lane_free(static_cast<size_t>(P));  // per stage: lane -> end
   std::vector<std::vector<int>> lane_tid(static_cast<size_t>(P));
   int next_tid = 2 * P;
-  auto laneOf = [&](const TimelineOp& op) {
+  auto lane_of = [&](const TimelineOp& op) {
     auto& free = lane_free[static_cast<size_t>(op.stage)];
     auto& tids = lane_tid[static_cast<size_t>(op.stage)];
     size_t lane = 0;
@@ -830,13 +831,13 @@ json timelineTrace(const Prediction& prediction, const Plan& plan) {
   });
   for (const TimelineOp* o : ordered) {
     const TimelineOp& op = *o;
-    const Kind k = kindOf(op.kind);
+    const Kind k = kind_of(op.kind);
     json e{{"name", k.per_microbatch ? std::string(k.label) + " " + std::to_string(op.microbatch)
                                      : k.label},
            {"cat", k.category},
            {"ph", "X"},
            {"pid", 0},
-           {"tid", k.communication ? laneOf(op) : 2 * op.stage},
+           {"tid", k.communication ? lane_of(op) : 2 * op.stage},
            {"ts", op.start_s * 1e6},
            {"dur", (op.end_s - op.start_s) * 1e6}};
     if (k.per_microbatch) e["args"] = {{"microbatch", op.microbatch}};

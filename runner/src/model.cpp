@@ -101,7 +101,7 @@ StageModel::StageModel(const RunSpec& spec, const RankPlacement& placement, torc
   const double std0 = 0.02, std_out = 0.02 / std::sqrt(2.0 * m.layers);
   const bool rms = m.norm == NormType::RmsNorm;
 
-  auto addNorm = [&](const std::string& prefix, Param*& w, Param*& b) {
+  auto add_norm = [&](const std::string& prefix, Param*& w, Param*& b) {
     w = add(prefix + ".weight", {h}, -1, {}, 0, 1.0);
     b = rms ? nullptr : add(prefix + ".bias", {h}, -1, {}, 0, 0.0);
   };
@@ -120,12 +120,12 @@ StageModel::StageModel(const RunSpec& spec, const RankPlacement& placement, torc
   for (int layer = std::max(first_, 1); layer <= std::min(last_, m.layers); ++layer) {
     const std::string p = "layer" + std::to_string(layer);
     Block b;
-    addNorm(p + ".ln1", b.ln1_w, b.ln1_b);
+    add_norm(p + ".ln1", b.ln1_w, b.ln1_b);
     b.qkv_w = add(p + ".attn.qkv.weight", {3 * h, h}, 0, qkv_index, std0, 0);
     if (m.bias) b.qkv_b = add(p + ".attn.qkv.bias", {3 * h}, 0, qkv_index, 0, 0.0);
     b.out_w = add(p + ".attn.out.weight", {h, h}, 1, head_cols, std_out, 0);
     if (m.bias) b.out_b = add(p + ".attn.out.bias", {h}, -1, {}, 0, 0.0);
-    addNorm(p + ".ln2", b.ln2_w, b.ln2_b);
+    add_norm(p + ".ln2", b.ln2_w, b.ln2_b);
     b.fc1_w = add(p + ".mlp.fc1.weight", {F, h}, 0, ffn_rows, std0, 0);
     if (m.bias) b.fc1_b = add(p + ".mlp.fc1.bias", {F}, 0, ffn_rows, 0, 0.0);
     b.fc2_w = add(p + ".mlp.fc2.weight", {h, F}, 1, ffn_rows, std_out, 0);
@@ -133,7 +133,7 @@ StageModel::StageModel(const RunSpec& spec, const RankPlacement& placement, torc
     blocks_.push_back(b);
   }
   if (isLast()) {
-    addNorm("final_norm", lnf_w_, lnf_b_);
+    add_norm("final_norm", lnf_w_, lnf_b_);
     if (m.tied_embeddings && tok_) {
       head_ = tok_;  // same stage: one tensor
     } else if (m.tied_embeddings) {

@@ -30,7 +30,7 @@ using namespace sailor::runner;
 
 namespace {
 
-const char* kHelp =
+constexpr const char* kHelp =
     "Usage: sailor run --plan FILE --scenario FILE --job FILE [options]\n"
     "\n"
     "Trains the job's model on the plan with the bundled runtime: one sailor-worker process per\n"

@@ -82,28 +82,28 @@ IterationReport Trainer::step(int iteration) {
                      h = spec_.model.hidden_size;
   const bool first = s == 0, last = s == P - 1;
   P2p p2p(groups_.world);
-  const auto hiddenShape = torch::TensorOptions().dtype(model_->activationDtype()).device(device_);
+  const auto hidden_shape = torch::TensorOptions().dtype(model_->activationDtype()).device(device_);
 
   // Posting helpers; the matching wait() happens where the schedule needs the data.
-  auto postRecvForward = [&](int mb) {
-    torch::Tensor t = torch::empty({b, S, h}, hiddenShape);
+  auto post_recv_forward = [&](int mb) {
+    torch::Tensor t = torch::empty({b, S, h}, hidden_shape);
     const int src = prev_ranks_[me_.tp_rank % prev_ranks_.size()];
     p2p.recv(t, src, tagOf(mb, kTagActivation));
     return t;
   };
-  auto postSendForward = [&](const torch::Tensor& out, int mb) {
+  auto post_send_forward = [&](const torch::Tensor& out, int mb) {
     const int t1 = me_.tp;
     for (std::size_t k = 0; k < next_ranks_.size(); ++k)
       if (static_cast<int>(k) % t1 == me_.tp_rank)
         p2p.send(out.detach(), next_ranks_[k], tagOf(mb, kTagActivation));
   };
-  auto postRecvBackward = [&](int mb) {
-    torch::Tensor t = torch::empty({b, S, h}, hiddenShape);
+  auto post_recv_backward = [&](int mb) {
+    torch::Tensor t = torch::empty({b, S, h}, hidden_shape);
     const int src = next_ranks_[me_.tp_rank % next_ranks_.size()];
     p2p.recv(t, src, tagOf(mb, kTagGradient));
     return t;
   };
-  auto postSendBackward = [&](const torch::Tensor& grad, int mb) {
+  auto post_send_backward = [&](const torch::Tensor& grad, int mb) {
     const int t2 = me_.tp;
     for (std::size_t j = 0; j < prev_ranks_.size(); ++j)
       if (static_cast<int>(j) % t2 == me_.tp_rank)
@@ -138,18 +138,18 @@ IterationReport Trainer::step(int iteration) {
   for (int i = 0; i < warmup; ++i) {
     torch::Tensor in;
     if (!first) {
-      in = postRecvForward(i);
+      in = post_recv_forward(i);
       p2p.wait();
     }
     torch::Tensor out = forward(i, in);
     if (!last) {
-      postSendForward(out, i);
+      post_send_forward(out, i);
       p2p.wait();
     }
   }
   torch::Tensor input;
   if (steady > 0 && !first) {
-    input = postRecvForward(warmup);
+    input = post_recv_forward(warmup);
     p2p.wait();
   }
   for (int i = 0; i < steady; ++i) {
@@ -157,24 +157,24 @@ IterationReport Trainer::step(int iteration) {
     torch::Tensor out = forward(fwd_mb, input);
     torch::Tensor grad_out;
     if (!last) {
-      postSendForward(out, fwd_mb);
-      grad_out = postRecvBackward(bwd_mb);
+      post_send_forward(out, fwd_mb);
+      grad_out = post_recv_backward(bwd_mb);
       p2p.wait();
     }
     torch::Tensor grad_in = backward(grad_out);
-    if (!first) postSendBackward(grad_in, bwd_mb);
-    if (i + 1 < steady && !first) input = postRecvForward(fwd_mb + 1);
+    if (!first) post_send_backward(grad_in, bwd_mb);
+    if (i + 1 < steady && !first) input = post_recv_forward(fwd_mb + 1);
     p2p.wait();
   }
   for (int i = steady; i < m; ++i) {
     torch::Tensor grad_out;
     if (!last) {
-      grad_out = postRecvBackward(i);
+      grad_out = post_recv_backward(i);
       p2p.wait();
     }
     torch::Tensor grad_in = backward(grad_out);
     if (!first) {
-      postSendBackward(grad_in, i);
+      post_send_backward(grad_in, i);
       p2p.wait();
     }
   }

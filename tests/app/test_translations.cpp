@@ -67,9 +67,9 @@ QList<Message> readTs(const QString& path, QString* error) {
 
 // %1..%9 and %n, sorted, with repeats: the translation must use exactly the source's.
 QStringList placeholders(const QString& text) {
-  static const QRegularExpression re(QStringLiteral("%[1-9n]"));
+  static const QRegularExpression kPlaceholder(QStringLiteral("%[1-9n]"));
   QStringList found;
-  for (auto it = re.globalMatch(text); it.hasNext();) found << it.next().captured();
+  for (auto it = kPlaceholder.globalMatch(text); it.hasNext();) found << it.next().captured();
   found.sort();
   return found;
 }

@@ -48,21 +48,21 @@ struct BlockImpl : torch::nn::Module {
         ln2(register_module("ln2", torch::nn::LayerNorm(torch::nn::LayerNormOptions({h})))),
         fc1(register_module("fc1", torch::nn::Linear(h, ffn))),
         fc2(register_module("fc2", torch::nn::Linear(ffn, h))),
-        heads_(heads),
-        head_dim_(h / heads) {}
+        n_heads(heads),
+        head_dim(h / heads) {}
 
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& mask) {
     const std::int64_t B = x.size(0), S = x.size(1);
     auto parts = qkv(ln1(x)).chunk(3, -1);
     auto split = [&](const torch::Tensor& t) {
-      return t.view({B, S, heads_, head_dim_}).transpose(1, 2);
+      return t.view({B, S, n_heads, head_dim}).transpose(1, 2);
     };
     torch::Tensor q = split(parts[0]), k = split(parts[1]), v = split(parts[2]);
     torch::Tensor scores =
-        torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(head_dim_));
+        torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(head_dim));
     scores = scores + mask;
     torch::Tensor ctx = torch::matmul(torch::softmax(scores, -1), v);
-    ctx = ctx.transpose(1, 2).reshape({B, S, heads_ * head_dim_});
+    ctx = ctx.transpose(1, 2).reshape({B, S, n_heads * head_dim});
     torch::Tensor hidden = x + out(ctx);
     return hidden + fc2(torch::gelu(fc1(ln2(hidden))));
   }
@@ -71,7 +71,7 @@ struct BlockImpl : torch::nn::Module {
   torch::nn::Linear qkv, out;
   torch::nn::LayerNorm ln2;
   torch::nn::Linear fc1, fc2;
-  std::int64_t heads_, head_dim_;
+  std::int64_t n_heads, head_dim;
 };
 TORCH_MODULE(Block);
 

@@ -283,27 +283,28 @@ class TestCatalog : public QObject {
     QTest::addColumn<QByteArray>("gpus");
     QTest::addColumn<QByteArray>("models");
     QTest::addColumn<QStringList>("needles");
-    const QByteArray okGpu =
+    const QByteArray ok_gpu =
         R"({"name": "G1", "memory_bytes": 1000, "fp32_tflops": 1, "fp16_tflops": 2,
             "memory_bandwidth_gb_per_s": 1, "intra_node_bandwidth_gb_per_s": 1,
             "inter_node_bandwidth_gb_per_s": 1, "gpus_per_node": 1, "runtime_overhead_bytes": 0,
             "sources": ["test"]})";
-    const QByteArray noModels = R"({"models": []})";
-    QTest::newRow("GPU declared twice") << ("{\"gpus\": [" + okGpu + "," + okGpu + "]}") << noModels
-                                        << QStringList({"gpus[1].name", "a name not used before"});
+    const QByteArray no_models = R"({"models": []})";
+    QTest::newRow("GPU declared twice")
+        << ("{\"gpus\": [" + ok_gpu + "," + ok_gpu + "]}") << no_models
+        << QStringList({"gpus[1].name", "a name not used before"});
     QTest::newRow("GPU without sources")
         << QByteArray(
                R"({"gpus": [{"name": "G1", "memory_bytes": 1000, "fp32_tflops": 1, "fp16_tflops": 2,
             "memory_bandwidth_gb_per_s": 1, "intra_node_bandwidth_gb_per_s": 1,
             "inter_node_bandwidth_gb_per_s": 1, "gpus_per_node": 1, "runtime_overhead_bytes": 0}]})")
-        << noModels << QStringList({"gpus[0].sources", "at least one source"});
+        << no_models << QStringList({"gpus[0].sources", "at least one source"});
     QTest::newRow("GPU with zero memory")
         << QByteArray(
                R"({"gpus": [{"name": "G1", "memory_bytes": 0, "fp32_tflops": 1, "fp16_tflops": 2,
             "memory_bandwidth_gb_per_s": 1, "intra_node_bandwidth_gb_per_s": 1,
             "inter_node_bandwidth_gb_per_s": 1, "gpus_per_node": 1, "runtime_overhead_bytes": 0,
             "sources": ["x"]}]})")
-        << noModels << QStringList({"gpus[0].memory_bytes", "an integer >= 1"});
+        << no_models << QStringList({"gpus[0].memory_bytes", "an integer >= 1"});
     QTest::newRow("heads not dividing hidden")
         << QByteArray(R"({"gpus": []})")
         << QByteArray(R"({"models": [{"name": "M", "layers": 2, "hidden_size": 100, "heads": 3,

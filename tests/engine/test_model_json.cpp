@@ -77,7 +77,7 @@ std::string scenarioDiff(const Scenario& a, const Scenario& b) {
 
 // A scenario using every optional part of the format: continents, spot pools, gpus_per_node,
 // default links of both kinds, qualified sailor_fit links, egress defaults and pairs.
-const char* kRichScenario = R"({
+constexpr const char* kRichScenario = R"({
   "name": "rich",
   "description": "every optional field",
   "regions": [
@@ -121,7 +121,7 @@ const char* kRichScenario = R"({
 })";
 
 // A minimal valid scenario, the base every rejection row changes one thing of.
-const char* kMinimalRegions = R"("regions": [{"name": "r1", "zones": ["r1-a", "r1-b"]}])";
+constexpr const char* kMinimalRegions = R"("regions": [{"name": "r1", "zones": ["r1-a", "r1-b"]}])";
 
 QByteArray scenarioWith(const QByteArray& rest) {
   return "{" + QByteArray(kMinimalRegions) + (rest.isEmpty() ? "" : ", " + rest) + "}";

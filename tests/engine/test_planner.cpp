@@ -124,12 +124,12 @@ ProfileSet plannerProfiles(const Catalog& cat, double param_scale = 1.0) {
 // Network and egress defaults shared by the instances (round numbers):
 //   same zone 0.01 s + 10 GB/s, same region 0.05 s + 1 GB/s, same continent 0.2 s + 0.2 GB/s,
 //   cross continent 0.5 s + 0.05 GB/s; egress $/GB 0, 0.01, 0.05, 0.1.
-const char* kNetworkDefaults = R"({
+constexpr const char* kNetworkDefaults = R"({
   "same_zone": {"latency_s": 0.01, "bandwidth_gb_per_s": 10},
   "same_region": {"latency_s": 0.05, "bandwidth_gb_per_s": 1},
   "same_continent": {"latency_s": 0.2, "bandwidth_gb_per_s": 0.2},
   "cross_continent": {"latency_s": 0.5, "bandwidth_gb_per_s": 0.05}})";
-const char* kEgressDefaults =
+constexpr const char* kEgressDefaults =
     R"({"same_zone": 0, "same_region": 0.01, "same_continent": 0.05, "cross_continent": 0.1})";
 
 json scenarioJson(const std::string& name, const std::string& regions, const std::string& pools,
@@ -581,16 +581,16 @@ class TestPlanner : public QObject {
     const Instance& in = instance(inst);
     QVERIFY(in.points.size() > 1000);
     QVERIFY2(static_cast<long>(in.points.size()) < in.plans, "some plans must not fit in memory");
-    int maxD = 0, maxP = 0;
+    int max_d = 0, max_p = 0;
     bool b1 = false, b2 = false;
     for (const Point& p : in.points) {
-      maxD = std::max(maxD, p.D);
-      maxP = std::max(maxP, p.P);
+      max_d = std::max(max_d, p.D);
+      max_p = std::max(max_p, p.P);
       b1 = b1 || p.b == 1;
       b2 = b2 || p.b == 2;
     }
-    QVERIFY(maxD >= 4);
-    QCOMPARE(maxP, 4);
+    QVERIFY(max_d >= 4);
+    QCOMPARE(max_p, 4);
     QVERIFY(b1 && b2);
   }
 
@@ -858,19 +858,19 @@ class TestPlanner : public QObject {
     tp.objective = Objective::Throughput;
     cost.objective = Objective::Cost;
     const double t_opt = optimumOf(in.points, tp).value, c_opt = optimumOf(in.points, cost).value;
-    auto hasT = [&](double v) {
+    auto has_t = [&](double v) {
       return std::any_of(r.pareto.begin(), r.pareto.end(), [&](const PlannedPlan& p) {
         return closeRel(p.model_iteration_s, v, kRel);
       });
     };
-    auto hasC = [&](double v) {
+    auto has_c = [&](double v) {
       return std::any_of(r.pareto.begin(), r.pareto.end(), [&](const PlannedPlan& p) {
         return closeRel(p.model_usd_per_iteration, v, kRel);
       });
     };
-    QVERIFY2(hasT(t_opt),
+    QVERIFY2(has_t(t_opt),
              qPrintable(QString("throughput optimum %1 s on the frontier").arg(t_opt, 0, 'g', 15)));
-    QVERIFY2(hasC(c_opt),
+    QVERIFY2(has_c(c_opt),
              qPrintable(QString("cost optimum $%1 on the frontier").arg(c_opt, 0, 'g', 15)));
     // Complete: every enumerated frontier point is there.
     for (const Point& e : enumerated) {
@@ -1010,17 +1010,17 @@ class TestPlanner : public QObject {
     auto value = [&](const Prediction& p) {
       return throughput ? p.iteration_s : p.usd_per_iteration;
     };
-    auto meetsSimulated = [&](const Prediction& p) {
+    auto meets_simulated = [&](const Prediction& p) {
       return p.fits &&
              (!o.max_usd_per_iteration || p.usd_per_iteration <= *o.max_usd_per_iteration) &&
              (!o.max_usd_per_hour || p.usd_per_hour <= *o.max_usd_per_hour) &&
              (!o.min_iterations_per_s || p.iterations_per_s >= *o.min_iterations_per_s);
     };
     for (size_t i = 0; i < by_sim.best.size(); ++i) {
-      QVERIFY2(meetsSimulated(by_sim.best[i].prediction), qPrintable(QString("plan %1").arg(i)));
+      QVERIFY2(meets_simulated(by_sim.best[i].prediction), qPrintable(QString("plan %1").arg(i)));
       if (i > 0) QVERIFY(value(by_sim.best[i - 1].prediction) <= value(by_sim.best[i].prediction));
     }
-    if (meetsSimulated(by_model.best.front().prediction))
+    if (meets_simulated(by_model.best.front().prediction))
       QVERIFY2(value(by_sim.best.front().prediction) <=
                    value(by_model.best.front().prediction) * (1 + 1e-12),
                qPrintable(QString("simulator's first %1, planning model's first %2")
@@ -1032,7 +1032,7 @@ class TestPlanner : public QObject {
     const PlanResult front = planSearch(in.sc, in.job, cat_, profiles_, o);
     QVERIFY(!front.pareto.empty());
     for (size_t i = 0; i < front.pareto.size(); ++i) {
-      QVERIFY(meetsSimulated(front.pareto[i].prediction));
+      QVERIFY(meets_simulated(front.pareto[i].prediction));
       if (i > 0) {
         QVERIFY(front.pareto[i].prediction.usd_per_iteration >=
                 front.pareto[i - 1].prediction.usd_per_iteration);

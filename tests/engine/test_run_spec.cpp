@@ -169,16 +169,16 @@ class TestRunSpec : public QObject {
 
   void optionRejections() {
     const Plan p = planOf(heteroPlan());
-    auto msgFor = [&](auto tweak) {
+    auto msg_for = [&](auto tweak) {
       RunOptions o;
       tweak(o);
       return test::inputErrorOf([&] { (void)RunSpec::build(p, jobOf(8, 64), opt(), o); });
     };
-    QVERIFY(msgFor([](RunOptions& o) { o.hidden_size = 72; }).contains("--hidden: got 72"));
-    QVERIFY(msgFor([](RunOptions& o) { o.dtype = "bf16"; }).contains("--dtype"));
-    QVERIFY(msgFor([](RunOptions& o) { o.backend = "mpi"; }).contains("--backend"));
-    QVERIFY(msgFor([](RunOptions& o) { o.iterations = 0; }).contains("--iterations: got 0"));
-    QVERIFY(msgFor([](RunOptions& o) { o.learning_rate = -1; }).contains("--lr"));
+    QVERIFY(msg_for([](RunOptions& o) { o.hidden_size = 72; }).contains("--hidden: got 72"));
+    QVERIFY(msg_for([](RunOptions& o) { o.dtype = "bf16"; }).contains("--dtype"));
+    QVERIFY(msg_for([](RunOptions& o) { o.backend = "mpi"; }).contains("--backend"));
+    QVERIFY(msg_for([](RunOptions& o) { o.iterations = 0; }).contains("--iterations: got 0"));
+    QVERIFY(msg_for([](RunOptions& o) { o.learning_rate = -1; }).contains("--lr"));
   }
 
   void syntheticDataIsDeterministicAndLearnable() {

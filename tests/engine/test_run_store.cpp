@@ -99,8 +99,8 @@ std::optional<std::string> storeErrorOf(F&& f) {
 }
 
 bool isUtcIso(const std::string& s) {
-  static const QRegularExpression re(R"(^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$)");
-  return re.match(QString::fromStdString(s)).hasMatch();
+  static const QRegularExpression kUtcIso(R"(^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$)");
+  return kUtcIso.match(QString::fromStdString(s)).hasMatch();
 }
 
 // Sets (or unsets, for nullptr) an environment variable for the scope, restoring it after.

@@ -1112,15 +1112,15 @@ class TestSimulator : public QObject {
     const Plan plan =
         onePlan(1, {Stage{0, 1, {rep("G1", "r1-a")}}, Stage{2, 3, {rep("G2", "r1-a")}}});
     const Prediction p = simulate(plan, sc_, job, cat_, set);
-    auto sourceOf = [&](const std::string& key) -> QString {
+    auto source_of = [&](const std::string& key) -> QString {
       for (const auto& [k, v] : p.sources)
         if (k == key) return QString::fromStdString(v);
       return QString("<no entry \"%1\">").arg(QString::fromStdString(key));
     };
-    QCOMPARE(sourceOf("timings G1 mbs 1 tp 1"), QString("native-G1"));
-    QCOMPARE(sourceOf("timings G2 mbs 1 tp 1"), QString("analytic"));
-    QCOMPARE(sourceOf("optimizer G2 tp 1"), QString("analytic"));
-    QCOMPARE(sourceOf("memory Tiny tp 1"), QString("native-G1"));
+    QCOMPARE(source_of("timings G1 mbs 1 tp 1"), QString("native-G1"));
+    QCOMPARE(source_of("timings G2 mbs 1 tp 1"), QString("analytic"));
+    QCOMPARE(source_of("optimizer G2 tp 1"), QString("analytic"));
+    QCOMPARE(source_of("memory Tiny tp 1"), QString("native-G1"));
   }
 
   void noProfileSourceIsAnInputError() {
