@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <utility>
 
 #include <QAction>
 #include <QActionGroup>
@@ -59,9 +60,9 @@ QString money(double usd) {
 
 }  // namespace
 
-MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
+MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     : QMainWindow(parent),
-      options_(options),
+      options_(std::move(options)),
       catalog_(sailor::Catalog::load(sailor::resourceDir())),
       planner_(std::make_unique<PlanningService>()) {
   setObjectName(QStringLiteral("SailorStudio"));

@@ -50,7 +50,7 @@ class MainWindow : public QMainWindow {
   Q_OBJECT
 
  public:
-  explicit MainWindow(const MainWindowOptions& options = {}, QWidget* parent = nullptr);
+  explicit MainWindow(MainWindowOptions options = {}, QWidget* parent = nullptr);
   ~MainWindow() override;
 
   // For tests, the benchmark and screenshots.

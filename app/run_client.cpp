@@ -1,6 +1,6 @@
 #include "run_client.hpp"
 
-#include <signal.h>
+#include <signal.h>  // NOLINT(modernize-deprecated-headers): kill() is POSIX, not <csignal>
 #include <sys/types.h>
 
 #include <exception>

@@ -29,7 +29,7 @@ namespace {
 
 // Runs the event loop until `done` holds or `seconds` pass.
 bool waitFor(const std::function<bool()>& done, int seconds) {
-  QDeadlineTimer deadline(seconds * 1000);
+  QDeadlineTimer deadline(qint64{seconds} * 1000);
   while (!done()) {
     if (deadline.hasExpired()) return false;
     QApplication::processEvents(QEventLoop::AllEvents, 50);

@@ -22,7 +22,7 @@ std::string regionOfZone(const std::string& zone) {
 }
 
 static std::string continentOfRegion(const std::string& region) {
-  const std::string prefix = region.substr(0, region.find('-'));
+  std::string prefix = region.substr(0, region.find('-'));
   if (prefix == "us" || prefix == "northamerica") return "north-america";
   if (prefix == "europe") return "europe";
   if (prefix == "asia") return "asia";

@@ -44,10 +44,12 @@ struct RecomputedBlock : torch::autograd::Function<RecomputedBlock> {
     ctx->save_for_backward({x});
     ctx->saved_data["model"] = model;
     ctx->saved_data["index"] = index;
+    // NOLINTNEXTLINE(performance-no-int-to-ptr): the address carried as an integer, above
     return reinterpret_cast<const StageModel*>(model)->blockAt(x, static_cast<std::size_t>(index));
   }
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::variable_list grad_out) {
+    // NOLINTNEXTLINE(performance-no-int-to-ptr): the address carried as an integer, above
     const auto* model = reinterpret_cast<const StageModel*>(ctx->saved_data["model"].toInt());
     const auto index = static_cast<std::size_t>(ctx->saved_data["index"].toInt());
     torch::Tensor x = ctx->get_saved_variables()[0].detach().requires_grad_(true);
@@ -61,8 +63,9 @@ struct RecomputedBlock : torch::autograd::Function<RecomputedBlock> {
   }
 };
 
-Param* StageModel::add(const std::string& name, std::vector<std::int64_t> shape, int shard_dim,
-                       std::vector<std::int64_t> index, double init_std, double init_value) {
+Param* StageModel::add(const std::string& name, const std::vector<std::int64_t>& shape,
+                       int shard_dim, const std::vector<std::int64_t>& index, double init_std,
+                       double init_value) {
   torch::Tensor full;
   if (init_std > 0) {
     at::Generator gen = at::detail::createCPUGenerator(nameSeed(spec_.seed, name));
@@ -93,7 +96,7 @@ StageModel::StageModel(const RunSpec& spec, const RankPlacement& placement, torc
   const Stage& stage = spec.plan.stages.at(placement.stage);
   first_ = stage.first_layer;
   last_ = stage.last_layer;
-  params_.reserve(static_cast<std::size_t>(16 * (last_ - first_ + 1) + 8));
+  params_.reserve(16 * static_cast<std::size_t>(last_ - first_ + 1) + 8);
   const std::int64_t h = m.hidden_size, V = m.vocab_size, S = m.sequence_length,
                      F = m.ffn_hidden_size;
   const int tp = placement.tp, k = placement.tp_rank;

@@ -64,8 +64,8 @@ class StageModel {
     Param* fc2_w = nullptr;
     Param* fc2_b = nullptr;
   };
-  Param* add(const std::string& name, std::vector<std::int64_t> shape, int shard_dim,
-             std::vector<std::int64_t> index, double init_std, double init_value);
+  Param* add(const std::string& name, const std::vector<std::int64_t>& shape, int shard_dim,
+             const std::vector<std::int64_t>& index, double init_std, double init_value);
   torch::Tensor weight(const Param* p) const;  // the parameter in the compute dtype
   torch::Tensor norm(const torch::Tensor& x, Param* w, Param* b) const;
   torch::Tensor block(const torch::Tensor& x, const Block& blk) const;

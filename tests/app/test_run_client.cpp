@@ -5,7 +5,7 @@
 // process behind; bad input and a missing binary fail clearly; the run history reads the runs
 // back from the store. One test feeds the client a fake `sailor` (a shell script replaying
 // recorded event lines) to pin line buffering and undecodable lines.
-#include <signal.h>
+#include <signal.h>  // NOLINT(modernize-deprecated-headers): kill() is POSIX, not <csignal>
 #include <sys/types.h>
 
 #include <cerrno>

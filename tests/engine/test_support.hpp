@@ -101,7 +101,7 @@ inline QString inputErrorOf(const std::function<void()>& f) {
 // Every needle must occur in the message.
 #define SAILOR_VERIFY_MESSAGE(message, needles)                                                   \
   do {                                                                                            \
-    const QString sailor_m_ = (message);                                                          \
+    const QString& sailor_m_ = (message);                                                         \
     for (const QString& sailor_n_ : (needles))                                                    \
       if (!sailor_m_.contains(sailor_n_))                                                         \
         QFAIL(                                                                                    \

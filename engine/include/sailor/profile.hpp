@@ -26,6 +26,7 @@ struct ProfileKey {
   std::string gpu_type;
   int microbatch_size = 1;
   int tp = 1;
+  // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads the defaulted comparison
   auto operator<=>(const ProfileKey&) const = default;
 };
 

@@ -55,6 +55,7 @@ enum class RunStatus { Running, Finished, Failed, Stopped };
 const char* runStatusName(RunStatus s);                // "running", "finished", "failed", "stopped"
 RunStatus runStatusFromName(const std::string& name);  // throws InputError on an unknown name
 
+// NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json's noexcept move checks invariants
 struct RunRecord {
   std::int64_t id = 0;
   std::string name;  // free text, e.g. the plan file's name
@@ -69,6 +70,7 @@ struct RunRecord {
   nlohmann::json plan, scenario, job, model;  // stored as JSON text; model: runtime model config
 };
 
+// NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json's noexcept move checks invariants
 struct IterationRecord {
   std::int64_t run_id = 0;
   int iteration = 0;  // 0-based
@@ -78,6 +80,7 @@ struct IterationRecord {
   nlohmann::json detail;  // per-stage / per-rank figures, stored as JSON text
 };
 
+// NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json's noexcept move checks invariants
 struct EventRecord {
   std::int64_t run_id = 0;
   std::int64_t seq = 0;    // 1, 2, 3... per run, assigned by the store
