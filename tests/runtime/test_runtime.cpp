@@ -25,6 +25,7 @@
 #include <QTest>
 
 #include "sailor/run_store.hpp"
+#include "test_time.hpp"
 
 namespace {
 
@@ -51,10 +52,13 @@ struct Run {
 // `sailor run` of a plan in tests/data/runtime with job.json (or `job`, a path).
 QStringList runArgs(const QString& plan, const QString& store, const QStringList& extra,
                     const QString& job = kData + "/job.json") {
-  return QStringList{
-             "run",      "--plan", kData + "/" + plan, "--scenario", kScenario, "--job", job,
-             "--hidden", "64",     "--seq-len",        "16",         "--store", store} +
-         extra;
+  QStringList args{"run",      "--plan", kData + "/" + plan, "--scenario", kScenario, "--job", job,
+                   "--hidden", "64",     "--seq-len",        "16",         "--store", store};
+  // The sanitizer build runs workers several times slower: the heartbeat limit (5 s by default)
+  // scales with the tests' time factor unless the test sets its own.
+  if (!extra.contains("--heartbeat-timeout") && sailor::test::scaledMs(5000) > 5000)
+    args << "--heartbeat-timeout" << QString::number(sailor::test::scaledMs(5000) / 1000);
+  return args + extra;
 }
 
 Run sailorRun(const QStringList& args, int timeout_ms = 600000) {
@@ -192,7 +196,13 @@ class TestRuntime : public QObject {
     qInfo("peak memory, sequences of 256: %.0f MiB keeping activations, %.0f MiB recomputing",
           kept / 1048576, recomputed / 1048576);
     QVERIFY(recomputed > 0);
+#if defined(__SANITIZE_ADDRESS__)
+    // The peak is the workers' RSS, which under AddressSanitizer also holds its shadow memory and
+    // the freed blocks it quarantines: the activations recomputation saves do not show in it.
+    qInfo("peak memory not compared in an AddressSanitizer build");
+#else
     QVERIFY2(recomputed < 0.6 * kept, qPrintable(QString("%1 vs %2").arg(recomputed).arg(kept)));
+#endif
   }
 
   // Job "optimizer": "sgd": momentum SGD at its own default rate (0.05) learns the shipped text
