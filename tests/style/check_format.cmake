@@ -1,5 +1,5 @@
 # Fails when a C++ source of the project differs from what clang-format makes of it under the
-# root .clang-format (one scheme for every file; DEVELOPERS.md's style notes). Run by CTest as
+# root .clang-format (one scheme for every file; README, Code style). Run by CTest as
 # style.clang_format:  cmake -DCLANG_FORMAT=<exe> -DSOURCE_DIR=<repo> -P check_format.cmake
 # Fix:  clang-format -i $(git ls-files '*.cpp' '*.hpp' '*.h')
 foreach(var CLANG_FORMAT SOURCE_DIR)
