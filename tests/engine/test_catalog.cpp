@@ -103,6 +103,8 @@ class TestCatalog : public QObject {
                              << "OPT-350M";
     QTest::newRow("GPT-Neo-2.7") << "GPT-Neo-2.7"
                                  << "GPT-Neo-2.7B";
+    QTest::newRow("GPT-NEO (SAILOR's validation folder)") << "GPT-NEO"
+                                                          << "GPT-Neo-2.7B";
     QTest::newRow("OPT-30") << "OPT-30"
                             << "OPT-30B";
     QTest::newRow("LLAMA-3-8") << "LLAMA-3-8"
