@@ -268,6 +268,16 @@ std::string formatValidation(const ValidationReport& r) {
       if (source != "sailor-import")
         derived += "  " + row.id + ": " + what + " from " + source + "\n";
   if (!derived.empty()) os << "\nFigures not measured by SAILOR as such:\n" << derived;
+  // Points read with a repair of their file (NOTE [A layer number written twice]).
+  std::string noted;
+  for (const auto& row : r.rows)
+    for (const auto& note : row.notes) noted += "  " + row.id + ": " + note + "\n";
+  if (!noted.empty()) os << "\nPoints read other than as written:\n" << noted;
+  if (!r.skipped.empty()) {
+    os << "\nSkipped: " << r.skipped.size() << " of " << r.skipped.size() + r.rows.size()
+       << " points could not be predicted and are left out of the means:\n";
+    for (const auto& k : r.skipped) os << "  " << k.id << ": " << k.error << "\n";
+  }
   return os.str();
 }
 

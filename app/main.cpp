@@ -116,7 +116,7 @@ constexpr const char* kPlanHelp =
     "Exit status: 0, 2 on bad input, 3 when no plan exists (the message says why).\n";
 
 constexpr const char* kValidateHelp =
-    "Usage: sailor validate POINTS.json --reference DIR [--compare-sailor] [--json]\n"
+    "Usage: sailor validate POINTS.json --reference DIR [--compare-sailor] [--strict] [--json]\n"
     "\n"
     "Predicts each measured run of POINTS.json (the format of\n"
     "calibration/measured_points.json) with the SAILOR-format profiles, model memory info and\n"
@@ -128,7 +128,9 @@ constexpr const char* kValidateHelp =
     "                    formulas on the same profiles and links) and print its errors beside\n"
     "                    ours: the baseline this simulator is measured against\n"
     "  --non-blocking-p2p  transfers between stages overlap with compute\n"
-    "  --json            one object: points (each with its errors, breakdown, and\n"
+    "  --strict          exit 2 when any point cannot be predicted (see below)\n"
+    "  --json            one object: points (each with its errors, breakdown, notes\n"
+    "                    on how it was read, and\n"
     "                    fits / out_of_memory: a measured run the model says would\n"
     "                    not fit; memory_floor_bytes / memory_below_floor: the\n"
     "                    model states and one microbatch's activations the run held\n"
@@ -137,12 +139,22 @@ constexpr const char* kValidateHelp =
     "                    mean_memory_error, max_memory_error (fractions), groups\n"
     "                    (the same four per cluster and model, with their point\n"
     "                    counts); with --compare-sailor also sailor_model, the same\n"
-    "                    fields for SAILOR's model\n"
+    "                    fields for SAILOR's model; skipped (index, id, error of\n"
+    "                    each point not predicted)\n"
     "\n"
     "A file that mixes clusters or models (each point's \"cluster\" and \"model\") also gets\n"
     "the errors of each pair under \"By cluster and model\". A figure a run did not record\n"
     "(absent, null or 0) is predicted but left out of the means (null in --json; the\n"
-    "summary fields time_points and memory_points count the points in each mean).\n";
+    "summary fields time_points and memory_points count the points in each mean).\n"
+    "\n"
+    "A point that cannot be predicted (an unknown GPU type, layers that do not cover its\n"
+    "model, a tp above its node size, ...) is listed under \"Skipped\" with its error and\n"
+    "left out of the means: one bad run of a collection does not hide the others. A stage\n"
+    "list that repeats another stage's layer number in place of a missing one, as some of\n"
+    "SAILOR's published plan files do, is read as its range and the point says so.\n"
+    "\n"
+    "Exit status: 0; 2 on bad input (a file that is not a points file, no point that can\n"
+    "be predicted, or with --strict any point skipped).\n";
 
 struct Args {
   std::vector<std::string> positional;
@@ -540,16 +552,33 @@ int cmdValidate(int argc, char** argv) {
     std::cout << kValidateHelp;
     return 0;
   }
-  Args a =
-      parse(argc, argv, 2, {"--json", "--non-blocking-p2p", "--compare-sailor"}, {"--reference"});
+  Args a = parse(argc, argv, 2, {"--json", "--non-blocking-p2p", "--compare-sailor", "--strict"},
+                 {"--reference"});
   if (a.positional.size() != 1)
     throw InputError("validate", std::to_string(a.positional.size()) + " files", "one POINTS.json");
   Catalog cat = Catalog::load(resourceDir());
   SailorReference ref = SailorReference::load(a.required("--reference"), cat);
-  auto points = loadMeasuredPoints(a.positional[0], cat);
+  MeasuredPoints read = readMeasuredPoints(a.positional[0], cat);
   SimulatorOptions opt;
   if (a.has("--non-blocking-p2p")) opt.schedule = PipelineSchedule::Async1F1B;
-  ValidationReport rep = validatePoints(points, ref, cat, opt, a.has("--compare-sailor"));
+  ValidationReport rep = validatePoints(read.points, ref, cat, opt, a.has("--compare-sailor"));
+  // The points that could not be read and those the simulator rejected, in file order.
+  rep.skipped.insert(rep.skipped.end(), read.skipped.begin(), read.skipped.end());
+  std::stable_sort(rep.skipped.begin(), rep.skipped.end(),
+                   [](const SkippedPoint& x, const SkippedPoint& y) { return x.index < y.index; });
+  if (!rep.skipped.empty() && (rep.rows.empty() || a.has("--strict"))) {
+    for (const auto& k : rep.skipped)
+      std::cerr << "sailor validate: error: " << k.id << ": " << k.error << "\n";
+    if (rep.rows.empty())
+      std::cerr << "sailor validate: error: " << a.positional[0]
+                << ": no point that can be predicted\n";
+    return kExitInput;
+  }
+  if (!rep.skipped.empty())
+    std::cerr << "sailor validate: " << rep.skipped.size() << " of "
+              << rep.skipped.size() + rep.rows.size()
+              << " points skipped, left out of the means (listed under "
+              << (a.has("--json") ? "\"skipped\"" : "\"Skipped\"") << ")\n";
   const auto& adjusted = ref.profiles->adjustments();
   if (a.has("--json")) {
     json out = rep.toJson();

@@ -181,9 +181,6 @@ Scenario SailorReference::scenario(std::vector<Pool> pools, const Catalog& catal
   return s;
 }
 
-static std::vector<MeasuredPoint> loadMeasuredPointsUnchecked(const std::string& path,
-                                                              const Catalog& catalog);
-
 std::vector<TraceRow> loadTrace(const std::string& path, const Catalog& catalog) {
   std::ifstream in(path);
   if (!in) throw InputError(path, "a file that cannot be opened", "a readable CSV trace");
@@ -248,98 +245,183 @@ std::vector<TraceRow> loadTrace(const std::string& path, const Catalog& catalog)
   return rows;
 }
 
-std::vector<MeasuredPoint> loadMeasuredPoints(const std::string& path, const Catalog& catalog) {
+// NOTE [A layer number written twice]
+// SAILOR's published plan files for GPT-Neo-2.7 on four stages (validation/clariden/GPT-NEO:
+// N4_D1, N8_D2, N16_D4, N32_D8, N64_D16) list the third stage as [16, 17, 18, 29, 20, ..., 24]:
+// layer 29, which the fourth stage lists too, in place of 19, which no stage lists. A stage is
+// a contiguous range, so a list that is not consecutive is read as the range its first layer
+// and its length give when that is all it gets wrong: the range starts right after the
+// previous stage's and ends right before the next stage's first layer, each number out of
+// place is listed by another stage too (a repeat), and each number it stands in for is listed
+// by no stage (a gap). The point says so in a note (sailor validate prints it). Any other
+// departure is an error.
+namespace {
+struct StageRanges {
+  std::vector<std::pair<int, int>> ranges;  // first and last layer per stage
+  std::vector<std::string> notes;
+};
+}  // namespace
+
+static StageRanges stageRanges(const std::vector<std::vector<int>>& lists, const std::string& p,
+                               const json& layers) {
+  StageRanges out;
+  std::multiset<int> listed;
+  for (const auto& l : lists) listed.insert(l.begin(), l.end());
+  const size_t n = lists.size();
+  for (const auto& l : lists)
+    out.ranges.emplace_back(l.front(), l.front() + static_cast<int>(l.size()) - 1);
+  for (size_t s = 0; s < n; ++s) {
+    const auto& l = lists[s];
+    const auto [first, last] = out.ranges[s];
+    std::vector<std::string> swaps;
+    bool readable = (s == 0 || out.ranges[s - 1].second + 1 == first) &&
+                    (s + 1 == n || lists[s + 1].front() == last + 1);
+    for (size_t k = 0; k < l.size(); ++k) {
+      const int want = first + static_cast<int>(k);
+      if (l[k] == want) continue;
+      size_t other = 0;
+      while (other < n &&
+             (other == s || std::count(lists[other].begin(), lists[other].end(), l[k]) == 0))
+        ++other;
+      readable = readable && other < n && listed.count(want) == 0;
+      swaps.push_back(std::to_string(l[k]) + " (also in stage " + std::to_string(other) +
+                      ") where " + std::to_string(want) + " belongs");
+    }
+    if (swaps.empty()) continue;
+    if (!readable)
+      throw InputError(p + ".layers_per_stage[" + std::to_string(s) + "]", ju::describe(layers[s]),
+                       "consecutive layer numbers");
+    std::string note = "layers_per_stage[" + std::to_string(s) + "] lists ";
+    for (size_t k = 0; k < swaps.size(); ++k) note += (k ? ", " : "") + swaps[k];
+    note += ", which no stage lists; read as layers " + std::to_string(first) + "-" +
+            std::to_string(last) + " (its first layer and length, between its neighbours)";
+    out.notes.push_back(std::move(note));
+  }
+  return out;
+}
+
+static MeasuredPoint readMeasuredPoint(const json& pj, size_t i, const std::string& p,
+                                       const Catalog& catalog) {
+  MeasuredPoint mp;
+  mp.index = i;
+  mp.id = ju::getStringOr(pj, "id", p, "point " + std::to_string(i));
+  mp.cluster = ju::getStringOr(pj, "cluster", p, "");
+  json job{{"model", ju::getString(pj, "model", p)},
+           {"global_batch_size", ju::getInt(pj, "global_batch_size", p, 1)},
+           {"precision", ju::getStringOr(pj, "precision", p, "fp32")},
+           {"optimizer", ju::getStringOr(pj, "optimizer", p, "adam")}};
+  // SAILOR's runs and profiles use sequence length 2048 (the format's convention when absent).
+  job["sequence_length"] =
+      pj.contains("sequence_length") ? ju::getInt(pj, "sequence_length", p, 1) : 2048;
   try {
-    return loadMeasuredPointsUnchecked(path, catalog);
+    mp.job = Job::fromJson(job, catalog);
+  } catch (const InputError& e) {
+    throw withContext(e, p);
+  }
+  mp.plan.microbatch_size = ju::getInt32(pj, "microbatch_size", p, 1);
+  const json& layers = ju::require(pj, "layers_per_stage", p);
+  const json& reps = ju::require(pj, "replicas_per_stage", p);
+  ju::requireArray(layers, p + ".layers_per_stage");
+  ju::requireArray(reps, p + ".replicas_per_stage");
+  if (layers.size() != reps.size())
+    throw InputError(p + ".replicas_per_stage", std::to_string(reps.size()) + " stages",
+                     std::to_string(layers.size()) + " (as many as layers_per_stage)");
+  if (layers.empty()) throw InputError(p + ".layers_per_stage", "[]", "at least one stage");
+  std::vector<std::vector<int>> lists;
+  for (size_t s = 0; s < layers.size(); ++s) {
+    const std::string sp = p + ".layers_per_stage[" + std::to_string(s) + "]";
+    if (!layers[s].is_array() || layers[s].empty())
+      throw InputError(sp, ju::describe(layers[s]), "a non-empty list of layer numbers");
+    for (const auto& l : layers[s])
+      if (!l.is_number_integer() || l.get<std::int64_t>() < 0 || l.get<std::int64_t>() > 1000000)
+        throw InputError(sp, ju::describe(layers[s]), "layer numbers (non-negative integers)");
+    lists.push_back(layers[s].get<std::vector<int>>());
+  }
+  StageRanges ranges = stageRanges(lists, p, layers);
+  mp.notes = std::move(ranges.notes);
+  std::map<std::pair<std::string, std::string>, Pool> pools;
+  for (size_t s = 0; s < layers.size(); ++s) {
+    Stage st;
+    st.first_layer = ranges.ranges[s].first;
+    st.last_layer = ranges.ranges[s].second;
+    const std::string rsp = p + ".replicas_per_stage[" + std::to_string(s) + "]";
+    ju::requireArray(reps[s], rsp);
+    if (reps[s].empty()) throw InputError(rsp, "[]", "at least one replica");
+    for (size_t r = 0; r < reps[s].size(); ++r) {
+      const std::string rp =
+          p + ".replicas_per_stage[" + std::to_string(s) + "][" + std::to_string(r) + "]";
+      Replica rep;
+      rep.gpu_type = catalog.gpu(ju::getString(reps[s][r], "gpu_type", rp), rp + ".gpu_type").name;
+      rep.tp = ju::getInt32(reps[s][r], "tp", rp, 1);
+      rep.zone = ju::getString(reps[s][r], "zone", rp);
+      const int gpn = ju::getInt32Or(reps[s][r], "gpus_per_node", rp, 1,
+                                     catalog.gpu(rep.gpu_type, rp).gpus_per_node);
+      Pool& pool = pools[{rep.zone, rep.gpu_type}];
+      pool.zone = rep.zone;
+      pool.gpu_type = rep.gpu_type;
+      pool.count += rep.tp;
+      pool.gpus_per_node = std::max(pool.gpus_per_node.value_or(1), gpn);
+      st.replicas.push_back(rep);
+    }
+    mp.plan.stages.push_back(std::move(st));
+  }
+  for (auto& [k, v] : pools) mp.pools.push_back(v);
+  const json& meas = ju::require(pj, "measured", p);
+  ju::requireObject(meas, p + ".measured");
+  // A figure the run did not record: absent, null, or 0 as SAILOR's files write it.
+  auto figure = [&](const char* key) {
+    if (!meas.contains(key) || meas.at(key).is_null()) return 0.0;
+    if (meas.at(key).is_number() && meas.at(key).get<double>() == 0) return 0.0;
+    return ju::getPositive(meas, key, p + ".measured");
+  };
+  mp.iteration_s = figure("iteration_time_s");
+  mp.peak_memory_bytes = figure("peak_memory_bytes");
+  if (mp.iteration_s == 0 && mp.peak_memory_bytes == 0)
+    throw InputError(p + ".measured", ju::describe(meas),
+                     "iteration_time_s or peak_memory_bytes (or both) measured, > 0");
+  return mp;
+}
+
+// Reads point i, a JSON error (a value of the wrong type deep inside) becoming an InputError
+// that names the point.
+static MeasuredPoint readPoint(const json& pts, size_t i, const std::string& path,
+                               const Catalog& catalog) {
+  const std::string p = path + ": points[" + std::to_string(i) + "]";
+  try {
+    return readMeasuredPoint(pts[i], i, p, catalog);
   } catch (const nlohmann::json::exception& e) {
-    throw InputError(path, std::string("data of an unexpected shape (") + e.what() + ")",
+    throw InputError(p, std::string("data of an unexpected shape (") + e.what() + ")",
                      "the measured-points format (docs/formats.md)");
   }
 }
 
-static std::vector<MeasuredPoint> loadMeasuredPointsUnchecked(const std::string& path,
-                                                              const Catalog& catalog) {
-  json j = ju::readFile(path);
-  std::vector<MeasuredPoint> out;
-  const json& pts = ju::require(j, "points", path);
+static const json& pointsOf(const json& file, const std::string& path) {
+  const json& pts = ju::require(file, "points", path);
   ju::requireArray(pts, path + ": points");
+  return pts;
+}
+
+std::vector<MeasuredPoint> loadMeasuredPoints(const std::string& path, const Catalog& catalog) {
+  const json file = ju::readFile(path);
+  const json& pts = pointsOf(file, path);
+  std::vector<MeasuredPoint> out;
+  for (size_t i = 0; i < pts.size(); ++i) out.push_back(readPoint(pts, i, path, catalog));
+  return out;
+}
+
+MeasuredPoints readMeasuredPoints(const std::string& path, const Catalog& catalog) {
+  const json file = ju::readFile(path);
+  const json& pts = pointsOf(file, path);
+  MeasuredPoints out;
   for (size_t i = 0; i < pts.size(); ++i) {
-    const std::string p = path + ": points[" + std::to_string(i) + "]";
-    const json& pj = pts[i];
-    MeasuredPoint mp;
-    mp.id = ju::getStringOr(pj, "id", p, "point " + std::to_string(i));
-    mp.cluster = ju::getStringOr(pj, "cluster", p, "");
-    json job{{"model", ju::getString(pj, "model", p)},
-             {"global_batch_size", ju::getInt(pj, "global_batch_size", p, 1)},
-             {"precision", ju::getStringOr(pj, "precision", p, "fp32")},
-             {"optimizer", ju::getStringOr(pj, "optimizer", p, "adam")}};
-    // SAILOR's runs and profiles use sequence length 2048 (the format's convention when absent).
-    job["sequence_length"] =
-        pj.contains("sequence_length") ? ju::getInt(pj, "sequence_length", p, 1) : 2048;
     try {
-      mp.job = Job::fromJson(job, catalog);
+      out.points.push_back(readPoint(pts, i, path, catalog));
     } catch (const InputError& e) {
-      throw withContext(e, p);
+      const json& pj = pts[i];
+      const bool named = pj.is_object() && pj.contains("id") && pj.at("id").is_string();
+      out.skipped.push_back(
+          {i, named ? pj.at("id").get<std::string>() : "point " + std::to_string(i), e.what()});
     }
-    mp.plan.microbatch_size = ju::getInt32(pj, "microbatch_size", p, 1);
-    const json& layers = ju::require(pj, "layers_per_stage", p);
-    const json& reps = ju::require(pj, "replicas_per_stage", p);
-    ju::requireArray(layers, p + ".layers_per_stage");
-    ju::requireArray(reps, p + ".replicas_per_stage");
-    if (layers.size() != reps.size())
-      throw InputError(p + ".replicas_per_stage", std::to_string(reps.size()) + " stages",
-                       std::to_string(layers.size()) + " (as many as layers_per_stage)");
-    std::map<std::pair<std::string, std::string>, Pool> pools;
-    for (size_t s = 0; s < layers.size(); ++s) {
-      const std::string sp = p + ".layers_per_stage[" + std::to_string(s) + "]";
-      if (!layers[s].is_array() || layers[s].empty())
-        throw InputError(sp, ju::describe(layers[s]), "a non-empty list of layer numbers");
-      for (const auto& l : layers[s])
-        if (!l.is_number_integer() || l.get<std::int64_t>() < 0 || l.get<std::int64_t>() > 1000000)
-          throw InputError(sp, ju::describe(layers[s]), "layer numbers (non-negative integers)");
-      Stage st;
-      st.first_layer = layers[s].front().get<int>();
-      st.last_layer = layers[s].back().get<int>();
-      for (size_t k = 0; k < layers[s].size(); ++k)
-        if (layers[s][k].get<int>() != st.first_layer + static_cast<int>(k))
-          throw InputError(sp, ju::describe(layers[s]), "consecutive layer numbers");
-      const std::string rsp = p + ".replicas_per_stage[" + std::to_string(s) + "]";
-      ju::requireArray(reps[s], rsp);
-      if (reps[s].empty()) throw InputError(rsp, "[]", "at least one replica");
-      for (size_t r = 0; r < reps[s].size(); ++r) {
-        const std::string rp =
-            p + ".replicas_per_stage[" + std::to_string(s) + "][" + std::to_string(r) + "]";
-        Replica rep;
-        rep.gpu_type =
-            catalog.gpu(ju::getString(reps[s][r], "gpu_type", rp), rp + ".gpu_type").name;
-        rep.tp = ju::getInt32(reps[s][r], "tp", rp, 1);
-        rep.zone = ju::getString(reps[s][r], "zone", rp);
-        const int gpn = ju::getInt32Or(reps[s][r], "gpus_per_node", rp, 1,
-                                       catalog.gpu(rep.gpu_type, rp).gpus_per_node);
-        Pool& pool = pools[{rep.zone, rep.gpu_type}];
-        pool.zone = rep.zone;
-        pool.gpu_type = rep.gpu_type;
-        pool.count += rep.tp;
-        pool.gpus_per_node = std::max(pool.gpus_per_node.value_or(1), gpn);
-        st.replicas.push_back(rep);
-      }
-      mp.plan.stages.push_back(std::move(st));
-    }
-    for (auto& [k, v] : pools) mp.pools.push_back(v);
-    const json& meas = ju::require(pj, "measured", p);
-    ju::requireObject(meas, p + ".measured");
-    // A figure the run did not record: absent, null, or 0 as SAILOR's files write it.
-    auto figure = [&](const char* key) {
-      if (!meas.contains(key) || meas.at(key).is_null()) return 0.0;
-      if (meas.at(key).is_number() && meas.at(key).get<double>() == 0) return 0.0;
-      return ju::getPositive(meas, key, p + ".measured");
-    };
-    mp.iteration_s = figure("iteration_time_s");
-    mp.peak_memory_bytes = figure("peak_memory_bytes");
-    if (mp.iteration_s == 0 && mp.peak_memory_bytes == 0)
-      throw InputError(p + ".measured", ju::describe(meas),
-                       "iteration_time_s or peak_memory_bytes (or both) measured, > 0");
-    out.push_back(std::move(mp));
   }
   return out;
 }
@@ -487,21 +569,26 @@ ValidationReport validatePoints(const std::vector<MeasuredPoint>& points,
     return measured > 0 ? (predicted - measured) / measured : 0.0;
   };
   for (const auto& pt : points) {
-    Scenario sc = reference.scenario(pt.pools, catalog);
     ValidationRow row;
     row.id = pt.id;
     row.cluster = pt.cluster;
     row.model = pt.job.model;
     row.sequence_length = pt.job.sequence_length;
     row.profiled_sequence_length = reference.profiles->sequenceLength(pt.job.model);
+    row.notes = pt.notes;
     try {
+      const Scenario sc = reference.scenario(pt.pools, catalog);
       const Plan plan = toPlanLayers(pt.plan, catalog.model(pt.job.model, "model"),
                                      reference.profiles->sailorLayers(pt.job.model));
       row.prediction = simulate(plan, sc, pt.job, catalog, profiles, options);
       if (compare_sailor)
         row.sailor_model = sailorPublishedModel(plan, sc, pt.job, catalog, profiles);
     } catch (const InputError& e) {
-      throw withContext(e, pt.id);
+      // A plan the simulator rejects (layers that do not cover the model, a tp above the node
+      // size, ...): the point is reported with the reason and left out of the means.
+      rep.skipped.push_back(
+          {pt.index, pt.id, withContext(e, "points[" + std::to_string(pt.index) + "]").what()});
+      continue;
     }
     row.measured_iteration_s = pt.iteration_s;
     row.predicted_iteration_s = row.prediction.iteration_s;
@@ -632,9 +719,14 @@ json ValidationReport::toJson() const {
                      {"bubble_s", r.prediction.breakdown.bubble_s},
                      {"p2p_s", r.prediction.breakdown.p2p_s},
                      {"dp_sync_s", r.prediction.breakdown.dp_sync_s},
-                     {"optimizer_s", r.prediction.breakdown.optimizer_s}}}});
+                     {"optimizer_s", r.prediction.breakdown.optimizer_s}}},
+                   {"notes", r.notes}});
   json out = errorsJson(ours);
   out["points"] = pts;
+  json skip = json::array();
+  for (const auto& k : skipped)
+    skip.push_back({{"index", k.index}, {"id", k.id}, {"error", k.error}});
+  out["skipped"] = std::move(skip);
   out["groups"] = groupsJson(groups, [](const ValidationGroup& g) { return g.ours; });
   if (sailor_model) {
     json per = json::array();

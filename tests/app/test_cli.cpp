@@ -155,6 +155,9 @@ class TestCli : public QObject {
     QTest::newRow("validate --help names the baseline")
         << QStringList({"validate", "--help"}) << 0 << "--compare-sailor"
         << "";
+    QTest::newRow("validate --help says what is skipped")
+        << QStringList({"validate", "--help"}) << 0 << "--strict          exit 2 when any point"
+        << "";
     QTest::newRow("no command") << QStringList() << 2 << "Usage: sailor"
                                 << "";
     QTest::newRow("unknown command") << QStringList({"frobnicate"}) << 2 << ""
@@ -394,6 +397,86 @@ class TestCli : public QObject {
                  only.out.contains(
                      "\nIteration time: not measured by any point\nPeak memory:    mean error "),
              qPrintable(only.out + only.err));
+  }
+
+  // A point that cannot be predicted (an unknown GPU type when read, layers that do not cover
+  // the model when simulated) is listed with its error and left out of the means; the others
+  // are still predicted. A stage list with another stage's layer number in place of a missing
+  // one (SAILOR's GPT-Neo files) is read as its range, says so, and predicts as the clean plan.
+  // --strict, or a file with no point that can be predicted, exits 2.
+  void validateSkipsPointsItCannotPredict() {
+    const QJsonArray points = measuredPoints().value("points").toArray();
+    if (points.isEmpty())
+      QSKIP(qPrintable("no " + measuredPointsPath() + ": ../shared is not beside this checkout"));
+    QJsonObject unknown_gpu = points[1].toObject(), short_plan = points[2].toObject();
+    unknown_gpu["id"] = "unknown-gpu";
+    QJsonArray reps = unknown_gpu["replicas_per_stage"].toArray();
+    QJsonArray stage0 = reps[0].toArray();
+    QJsonObject rep0 = stage0[0].toObject();
+    rep0["gpu_type"] = "B900";
+    stage0[0] = rep0;
+    reps[0] = stage0;
+    unknown_gpu["replicas_per_stage"] = reps;
+    short_plan["id"] = "short-plan";
+    QJsonArray layers = short_plan["layers_per_stage"].toArray();
+    QJsonArray only = layers[0].toArray();
+    only.removeLast();  // the head is missing
+    layers[0] = only;
+    short_plan["layers_per_stage"] = layers;
+    // clariden/OPT-350/N16/N16_D4: stages 0-4, 5-11, 12-18, 19-25; stage 2 written with 25
+    // (stage 3's) in place of 14.
+    QJsonObject four = points[3].toObject(), repeated = four;
+    QCOMPARE(four["layers_per_stage"].toArray()[2].toArray().first().toInt(), 12);
+    repeated["id"] = "repeated-layer";
+    layers = repeated["layers_per_stage"].toArray();
+    QJsonArray third = layers[2].toArray();
+    third[2] = 25;
+    layers[2] = third;
+    repeated["layers_per_stage"] = layers;
+    const QJsonArray mixed{points[0], unknown_gpu, short_plan, four, repeated};
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const Result r = validatePoints(dir, mixed);
+    QVERIFY2(r.exit_code == 0, qPrintable(r.out + r.err));
+    const qsizetype at = r.out.indexOf("\nSkipped: 2 of 5 points could not be predicted");
+    QVERIFY2(at > 0, qPrintable(r.out));
+    const QString skipped = r.out.mid(at);
+    QVERIFY2(skipped.contains("\n  unknown-gpu: ") && skipped.contains("gpu_type") &&
+                 skipped.contains("B900"),
+             qPrintable(skipped));
+    QVERIFY2(skipped.contains("\n  short-plan: ") && skipped.contains("last_layer"),
+             qPrintable(skipped));
+    QVERIFY2(r.out.contains("\nPoints read other than as written:\n  repeated-layer: "
+                            "layers_per_stage[2] lists 25 (also in stage 3) where 14 belongs"),
+             qPrintable(r.out));
+    QVERIFY2(r.err.contains("2 of 5 points skipped"), qPrintable(r.err));
+
+    const Result j = validatePoints(dir, mixed, {"--json"});
+    QVERIFY2(j.exit_code == 0, qPrintable(j.err));
+    const QJsonObject doc = QJsonDocument::fromJson(j.out.toUtf8()).object();
+    const QJsonArray rows = doc.value("points").toArray();
+    QCOMPARE(rows.size(), 3);
+    QCOMPARE(doc.value("time_points").toInt(), 3);
+    const QJsonArray skip = doc.value("skipped").toArray();
+    QCOMPARE(skip.size(), 2);
+    QCOMPARE(skip[0].toObject().value("index").toInt(), 1);
+    QCOMPARE(skip[0].toObject().value("id").toString(), QString("unknown-gpu"));
+    QCOMPARE(skip[1].toObject().value("index").toInt(), 2);
+    QVERIFY(skip[1].toObject().value("error").toString().contains("last_layer"));
+    QCOMPARE(rows[2].toObject().value("id").toString(), QString("repeated-layer"));
+    QCOMPARE(rows[2].toObject().value("predicted_iteration_s").toDouble(),
+             rows[1].toObject().value("predicted_iteration_s").toDouble());
+    QCOMPARE(rows[1].toObject().value("notes").toArray().size(), 0);
+    QCOMPARE(rows[2].toObject().value("notes").toArray().size(), 1);
+
+    const Result strict = validatePoints(dir, mixed, {"--strict"});
+    QCOMPARE(strict.exit_code, 2);
+    QVERIFY2(strict.err.contains("unknown-gpu") &&
+                 strict.err.contains("short-plan: points[2].stages[0].last_layer"),
+             qPrintable(strict.err));
+    const Result none = validatePoints(dir, QJsonArray{unknown_gpu, short_plan});
+    QCOMPARE(none.exit_code, 2);
+    QVERIFY2(none.err.contains("no point that can be predicted"), qPrintable(none.err));
   }
 
   // A run of another sequence length than SAILOR profiled its model at (OPT-350 at 2048; here

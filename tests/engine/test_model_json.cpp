@@ -842,6 +842,19 @@ class TestModelJson : public QObject {
     QTest::newRow("layers not consecutive")
         << QByteArray(R"([[0, 2]])") << rep << QByteArray() << QByteArray()
         << QStringList({"points[0].layers_per_stage[0]", "consecutive"});
+    // A stage list is read as its range only when it repeats another stage's number in place
+    // of one no stage lists, between its neighbours (NOTE [A layer number written twice]).
+    const QByteArray rep2 = R"([[{"gpu_type": "GH-96", "tp": 4, "zone": "us-central1-a"}],
+                                [{"gpu_type": "GH-96", "tp": 4, "zone": "us-central1-a"}]])";
+    QTest::newRow("repeat whose own number is listed")
+        << QByteArray(R"([[0, 1, 3], [3, 2]])") << rep2 << QByteArray() << QByteArray()
+        << QStringList({"points[0].layers_per_stage[0]", "got [0,1,3]", "consecutive"});
+    QTest::newRow("number no other stage lists")
+        << QByteArray(R"([[0, 1, 5], [3, 4]])") << rep2 << QByteArray() << QByteArray()
+        << QStringList({"points[0].layers_per_stage[0]", "got [0,1,5]", "consecutive"});
+    QTest::newRow("repeat in a stage that does not meet the next")
+        << QByteArray(R"([[0, 1, 3], [2, 3]])") << rep2 << QByteArray() << QByteArray()
+        << QStringList({"points[0].layers_per_stage[0]", "consecutive"});
     QTest::newRow("replicas not a list")
         << QByteArray(R"([[0, 1]])") << QByteArray(R"([{"gpu_type": "GH-96"}])") << QByteArray()
         << QByteArray() << QStringList({"points[0].replicas_per_stage[0]", "a JSON array"});
@@ -892,6 +905,68 @@ class TestModelJson : public QObject {
                         << "}]}";
     const QString msg = inputErrorOf([&] { loadMeasuredPoints(path, cat_); });
     SAILOR_VERIFY_MESSAGE(msg, needles);
+  }
+
+  // SAILOR's four-stage GPT-Neo-2.7 files write a later stage's layer number in place of one
+  // that no stage lists; the stage is read as its range, and the point says so.
+  void measuredPointsReadARepeatedLayerAsItsRange() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string path = dir.filePath("points.json").toStdString();
+    std::ofstream(path) << R"({"points": [{"id": "p", "model": "OPT-350", "global_batch_size": 8,
+        "microbatch_size": 1, "layers_per_stage": [[0, 1, 4], [3, 4]],
+        "replicas_per_stage": [[{"gpu_type": "GH-96", "tp": 4, "zone": "z"}],
+                               [{"gpu_type": "GH-96", "tp": 4, "zone": "z"}]],
+        "measured": {"iteration_time_s": 1}}]})";
+    const auto points = loadMeasuredPoints(path, cat_);
+    QCOMPARE(points.size(), size_t(1));
+    const Plan& plan = points[0].plan;
+    QCOMPARE(plan.stages[0].first_layer, 0);
+    QCOMPARE(plan.stages[0].last_layer, 2);
+    QCOMPARE(plan.stages[1].first_layer, 3);
+    QCOMPARE(plan.stages[1].last_layer, 4);
+    QCOMPARE(points[0].notes.size(), size_t(1));
+    SAILOR_VERIFY_MESSAGE(QString::fromStdString(points[0].notes[0]),
+                          QStringList({"layers_per_stage[0] lists 4 (also in stage 1) where 2 "
+                                       "belongs",
+                                       "read as layers 0-2"}));
+  }
+
+  // readMeasuredPoints keeps the points it can read and lists the others with their errors, in
+  // file order; loadMeasuredPoints stops at the first.
+  void readMeasuredPointsListsThePointsItCannotRead() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string path = dir.filePath("points.json").toStdString();
+    auto point = [](const char* id, const char* gpu, const json& layers) {
+      return json{{"id", id},
+                  {"model", "OPT-350"},
+                  {"global_batch_size", 8},
+                  {"microbatch_size", 1},
+                  {"layers_per_stage", layers},
+                  {"replicas_per_stage", {{{{"gpu_type", gpu}, {"tp", 4}, {"zone", "z"}}}}},
+                  {"measured", {{"iteration_time_s", 1}}}};
+    };
+    const json file{{"points",
+                     {point("good", "GH-96", {{0, 1}}), point("gpu", "B900", {{0, 1}}),
+                      point("layers", "GH-96", json::array({json::array({0, "1"})})), 7}}};
+    std::ofstream(path) << file.dump();
+    const MeasuredPoints read = readMeasuredPoints(path, cat_);
+    QCOMPARE(read.points.size(), size_t(1));
+    QCOMPARE(QString::fromStdString(read.points[0].id), QString("good"));
+    QCOMPARE(read.points[0].index, size_t(0));
+    QCOMPARE(read.skipped.size(), size_t(3));
+    QCOMPARE(read.skipped[0].index, size_t(1));
+    QCOMPARE(QString::fromStdString(read.skipped[0].id), QString("gpu"));
+    SAILOR_VERIFY_MESSAGE(QString::fromStdString(read.skipped[0].error),
+                          QStringList({"points[1].replicas_per_stage[0][0].gpu_type", "B900"}));
+    SAILOR_VERIFY_MESSAGE(QString::fromStdString(read.skipped[1].error),
+                          QStringList({"points[2].layers_per_stage[0]", "layer numbers"}));
+    QCOMPARE(QString::fromStdString(read.skipped[2].id), QString("point 3"));
+    SAILOR_VERIFY_MESSAGE(QString::fromStdString(read.skipped[2].error),
+                          QStringList({"points[3]", "a JSON object"}));
+    const QString first = inputErrorOf([&] { loadMeasuredPoints(path, cat_); });
+    SAILOR_VERIFY_MESSAGE(first, QStringList({"points[1]", "B900"}));
   }
 
   // ------------------------------------------------------------------ files

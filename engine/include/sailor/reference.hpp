@@ -57,9 +57,30 @@ struct MeasuredPoint {
   // write an unrecorded one); at least one of the two is measured.
   double iteration_s = 0;
   double peak_memory_bytes = 0;
+  size_t index = 0;  // its position in the file's "points"
+  // How the point was read where it departs from the format: SAILOR's files write a layer
+  // number in place of another (NOTE [A layer number written twice] in reference.cpp). Empty
+  // for a point read as written.
+  std::vector<std::string> notes;
 };
 
-// Reads measured runs in the format of calibration/measured_points.json.
+// A measured point that cannot be predicted, and why: the InputError's one-line message.
+struct SkippedPoint {
+  size_t index = 0;  // its position in the file's "points"
+  std::string id;
+  std::string error;
+};
+
+struct MeasuredPoints {
+  std::vector<MeasuredPoint> points;
+  std::vector<SkippedPoint> skipped;  // the points that could not be read, in file order
+};
+
+// Reads measured runs in the format of calibration/measured_points.json. readMeasuredPoints
+// reads every point it can and lists the others, each with its error, so that one bad run of
+// a collection does not hide the rest; it throws InputError only for the file itself (not
+// readable, not JSON, no "points" array). loadMeasuredPoints throws the first point's error.
+MeasuredPoints readMeasuredPoints(const std::string& path, const Catalog& catalog);
 std::vector<MeasuredPoint> loadMeasuredPoints(const std::string& path, const Catalog& catalog);
 
 // SAILOR's published simulator (SOSP'25; ../shared/docs/sailor-reference.md, "SAILOR's
@@ -104,6 +125,7 @@ struct ValidationRow {
   std::optional<SailorModelPrediction> sailor_model;
   double sailor_time_error = 0;
   double sailor_memory_error = 0;
+  std::vector<std::string> notes;  // the point's (MeasuredPoint::notes)
 };
 
 struct ErrorSummary {  // of |error| over the points that measured the figure
@@ -133,6 +155,10 @@ struct ValidationReport {
   ErrorSummary ours;                         // this simulator's errors over the rows
   std::optional<ErrorSummary> sailor_model;  // with compare_sailor
   std::vector<ValidationGroup> groups;       // per (cluster, model), in the order of the points
+  // Points that could not be predicted (a plan that does not fit its model, a tp above the
+  // node size, ...), left out of the rows and the means; the caller may add the points that
+  // could not be read (MeasuredPoints::skipped).
+  std::vector<SkippedPoint> skipped;
   nlohmann::json toJson() const;
 };
 
