@@ -855,6 +855,10 @@ class TestModelJson : public QObject {
     QTest::newRow("repeat in a stage that does not meet the next")
         << QByteArray(R"([[0, 1, 3], [2, 3]])") << rep2 << QByteArray() << QByteArray()
         << QStringList({"points[0].layers_per_stage[0]", "consecutive"});
+    QTest::newRow("no stages") << QByteArray("[]") << QByteArray("[]") << QByteArray()
+                               << QByteArray()
+                               << QStringList({"points[0].layers_per_stage", "got []",
+                                               "at least one stage"});
     QTest::newRow("replicas not a list")
         << QByteArray(R"([[0, 1]])") << QByteArray(R"([{"gpu_type": "GH-96"}])") << QByteArray()
         << QByteArray() << QStringList({"points[0].replicas_per_stage[0]", "a JSON array"});
