@@ -558,14 +558,11 @@ int cmdValidate(int argc, char** argv) {
     throw InputError("validate", std::to_string(a.positional.size()) + " files", "one POINTS.json");
   Catalog cat = Catalog::load(resourceDir());
   SailorReference ref = SailorReference::load(a.required("--reference"), cat);
-  MeasuredPoints read = readMeasuredPoints(a.positional[0], cat);
   SimulatorOptions opt;
   if (a.has("--non-blocking-p2p")) opt.schedule = PipelineSchedule::Async1F1B;
-  ValidationReport rep = validatePoints(read.points, ref, cat, opt, a.has("--compare-sailor"));
-  // The points that could not be read and those the simulator rejected, in file order.
-  rep.skipped.insert(rep.skipped.end(), read.skipped.begin(), read.skipped.end());
-  std::stable_sort(rep.skipped.begin(), rep.skipped.end(),
-                   [](const SkippedPoint& x, const SkippedPoint& y) { return x.index < y.index; });
+  // Every point it can predict; those it cannot read or predict are listed in rep.skipped.
+  ValidationReport rep = validatePoints(readMeasuredPoints(a.positional[0], cat), ref, cat, opt,
+                                        a.has("--compare-sailor"));
   if (!rep.skipped.empty() && (rep.rows.empty() || a.has("--strict"))) {
     for (const auto& k : rep.skipped)
       std::cerr << "sailor validate: error: " << k.id << ": " << k.error << "\n";

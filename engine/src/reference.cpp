@@ -692,6 +692,16 @@ json groupsJson(const std::vector<ValidationGroup>& groups, Of of) {
 }
 }  // namespace
 
+ValidationReport validatePoints(const MeasuredPoints& read, const SailorReference& reference,
+                                const Catalog& catalog, const SimulatorOptions& options,
+                                bool compare_sailor) {
+  ValidationReport rep = validatePoints(read.points, reference, catalog, options, compare_sailor);
+  rep.skipped.insert(rep.skipped.end(), read.skipped.begin(), read.skipped.end());
+  std::stable_sort(rep.skipped.begin(), rep.skipped.end(),
+                   [](const SkippedPoint& x, const SkippedPoint& y) { return x.index < y.index; });
+  return rep;
+}
+
 json ValidationReport::toJson() const {
   json pts = json::array();
   for (const auto& r : rows)

@@ -169,5 +169,10 @@ Plan toPlanLayers(const Plan& plan, const ModelSpec& model, int sailor_layers);
 ValidationReport validatePoints(const std::vector<MeasuredPoint>& points,
                                 const SailorReference& reference, const Catalog& catalog,
                                 const SimulatorOptions& options = {}, bool compare_sailor = false);
+// The same over a file as readMeasuredPoints read it: the points it could not read join the
+// report's `skipped`, all in file order.
+ValidationReport validatePoints(const MeasuredPoints& read, const SailorReference& reference,
+                                const Catalog& catalog, const SimulatorOptions& options = {},
+                                bool compare_sailor = false);
 
 }  // namespace sailor
