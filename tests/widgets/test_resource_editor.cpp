@@ -272,6 +272,19 @@ void TestResourceEditor::invalidEditsAreRejectedAndChangeNothing_data() {
       << QStringLiteral("needs at least one zone");
   QTest::newRow("pool index out of range")
       << Edit([](ScenarioDocument& d) { return d.removePool(99); }) << QStringLiteral("No pool 99");
+  // Refusals of the engine's zone rules (sailor/scenario_edit.hpp), worded by the document.
+  QTest::newRow("rename an unknown zone") << Edit([](ScenarioDocument& d) {
+    return d.renameZone(QStringLiteral("mars-1a"), QStringLiteral("mars-1b"));
+  }) << QStringLiteral("No zone \"mars-1a\"");
+  QTest::newRow("rename a zone to blanks") << Edit([](ScenarioDocument& d) {
+    return d.renameZone(QStringLiteral("us-central1-a"), QStringLiteral("  "));
+  }) << QStringLiteral("A zone needs a name");
+  QTest::newRow("remove an unknown zone")
+      << Edit([](ScenarioDocument& d) { return d.removeZone(QStringLiteral("mars-1a")); })
+      << QStringLiteral("No zone \"mars-1a\"");
+  QTest::newRow("region index out of range")
+      << Edit([](ScenarioDocument& d) { return d.removeRegion(7); })
+      << QStringLiteral("No region 7");
 }
 
 void TestResourceEditor::invalidEditsAreRejectedAndChangeNothing() {
