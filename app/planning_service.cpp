@@ -59,9 +59,9 @@ void lowerThreadPriority() {
 // Why a QThreadPool of one thread, not a QThread per request nor QtConcurrent:
 // - planSearch already runs its own threads (PlannerOptions::threads, one per microbatch size);
 //   the service only needs one thread that calls it and waits, so one worker is enough;
-// - searches are serialised: a superseded search that is still winding down (it polls its token
-//   between data-parallel degrees) never competes for the cores with its successor, and two
-//   searches never run at once;
+// - searches are serialised: a superseded search that is still winding down (until its next
+//   poll of the token, see ~PlanningService) never competes for the cores with its successor,
+//   and two searches never run at once;
 // - the pool keeps its thread between requests, queues the next request while the previous one
 //   stops, and waitForDone() joins cleanly in the destructor;
 // - QtConcurrent would add the Qt6::Concurrent module for nothing that QThreadPool::start()

@@ -51,9 +51,9 @@ class PlanningService : public QObject {
 
   explicit PlanningService(QObject* parent = nullptr);
   // Cancels the current request and waits for the worker to stop. Emits nothing. How long that
-  // takes is the engine's cancel latency: planSearch polls its token between data-parallel
-  // degrees only, so it is well under a second for most searches but about a minute for a
-  // Pareto search on the default scenario (one degree of its cost sweep is that long).
+  // takes is the engine's cancel latency: planSearch polls its token before each data-parallel
+  // degree, every 256 new states of the stage search within a degree, and before placing or
+  // simulating each chosen plan, so a cancel does not wait for a whole degree to end.
   ~PlanningService() override;
 
   PlanningService(const PlanningService&) = delete;

@@ -4,7 +4,7 @@
 // signals by the studio, and never sees the process.
 //
 // Why a child process: the GUI never links libtorch, and a crashed worker (or controller) cannot
-// take the studio down (docs/design.md).
+// take the studio down (docs/studio.md "Layers").
 //
 // Contract, per start() that returned true:
 // - exactly one finished(exit code, outcome), always from the event loop, never from inside

@@ -237,7 +237,8 @@ void ResourceCanvas::rebuild() {
       for (const auto& [k, n] : gpus) {
         const auto& [zone, gpu, tp] = k;
         zone_stage.emplace(zone, static_cast<int>(s));
-        overlay_chips_[q(zone)] << tr("S%1: %2× %3 tp%4").arg(s).arg(n).arg(q(gpu)).arg(tp);
+        overlay_chips_[q(zone)] << OverlayChip{
+            static_cast<int>(s), tr("S%1: %2× %3 tp%4").arg(s).arg(n).arg(q(gpu)).arg(tp)};
       }
     }
   }
@@ -425,15 +426,17 @@ void ResourceCanvas::rebuild() {
         items_.push_back(chip);
         chip_y += kChipH + kChipGap;
       }
-      const QStringList over = overlay_chips_.value(q(zname));
-      for (const QString& text : over) {
+      const QList<OverlayChip> over = overlay_chips_.value(q(zname));
+      for (const OverlayChip& chip_of : over) {
         const QRectF cr = chip_base.translated(0, chip_y);
-        const int stage = text.mid(1, text.indexOf(QLatin1Char(':')) - 1).toInt();
+        const QString& text = chip_of.text;
         auto* chip = new CanvasItem(Selection::None, -1, QString(), roundedRect(cr, 5));
         chip->setParentItem(zone);
-        QColor c = stageColor(stage);
+        // The colour comes from the stage kept with the chip, never from its translated text.
+        QColor c = stageColor(chip_of.stage);
         chip->setBrush(c.lighter(135));
         chip->setPen(QPen(c.darker(115), 1.2));
+        chip->setData(0, c);
         chip->setAcceptedMouseButtons(Qt::NoButton);
         addText(chip, bold_metrics.elidedText(text, Qt::ElideRight, cr.width() - 12), chip_bold,
                 kInk, QPointF(cr.left() + 6, cr.top() + (kChipH - bold_metrics.height()) / 2));
@@ -861,7 +864,20 @@ QColor ResourceCanvas::zoneAccent(const QString& zone) const {
 
 QStringList ResourceCanvas::overlayChips(const QString& zone) const {
   ensureFresh();
-  return overlay_chips_.value(zone);
+  QStringList out;
+  for (const OverlayChip& chip : overlay_chips_.value(zone)) out << chip.text;
+  return out;
+}
+
+QList<QColor> ResourceCanvas::overlayChipColors(const QString& zone) const {
+  ensureFresh();
+  QList<QColor> out;
+  for (CanvasItem* it : items_)
+    if (it->kind == Selection::Zone && it->key == zone)
+      for (QGraphicsItem* child : it->childItems())
+        if (auto* chip = dynamic_cast<CanvasItem*>(child); chip && chip->kind == Selection::None)
+          out << chip->data(0).value<QColor>();
+  return out;
 }
 
 QRectF ResourceCanvas::itemRect(const Selection& selection) const {

@@ -38,6 +38,14 @@ namespace sailor::studio {
 
 class CanvasItem;
 
+// A plan overlay chip: the stage it shows and its text ("S0: 8× A100-40 tp2", translated). The
+// stage is kept beside the text, never read back out of it: translations word the text
+// differently (zh_CN writes a full-width colon).
+struct OverlayChip {
+  int stage = 0;
+  QString text;
+};
+
 class ResourceCanvas : public QGraphicsView {
   Q_OBJECT
 
@@ -84,6 +92,8 @@ class ResourceCanvas : public QGraphicsView {
   int itemCount(Selection::Kind kind) const;
   QColor zoneAccent(const QString& zone) const;
   QStringList overlayChips(const QString& zone) const;
+  // The stage colour each overlay chip of `zone` is drawn in, in the order of overlayChips().
+  QList<QColor> overlayChipColors(const QString& zone) const;
   QRectF itemRect(const Selection& selection) const;
   // Rectangles of every text label (chips, link labels, headers), for layout checks.
   std::vector<QRectF> labelRects() const;
@@ -143,8 +153,8 @@ class ResourceCanvas : public QGraphicsView {
   QGraphicsScene* scene_;
   std::vector<CanvasItem*> items_;  // every interactive item (owned by the scene)
   std::vector<QRectF> label_rects_;
-  QHash<QString, QStringList> overlay_chips_;  // zone -> overlay chip texts
-  QList<Key> selected_;                        // in selection order; the last is the primary
+  QHash<QString, QList<OverlayChip>> overlay_chips_;  // zone -> overlay chips, in stage order
+  QList<Key> selected_;                               // in selection order; the last is the primary
   Selection last_emitted_;
   std::optional<Plan> overlay_;
   bool read_only_ = false;

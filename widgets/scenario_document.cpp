@@ -1,5 +1,6 @@
 #include "scenario_document.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <utility>
@@ -10,6 +11,7 @@
 #include <QUndoStack>
 
 #include "sailor/error.hpp"
+#include "sailor/scenario_edit.hpp"
 
 namespace sailor::studio {
 
@@ -39,14 +41,7 @@ bool isPositive(double v) {
   return std::isfinite(v) && v > 0;
 }
 
-// Removes `zone`'s pools, links and egress prices from `sc` (the zone itself stays).
-void dropZoneReferences(Scenario& sc, const std::string& zone) {
-  std::erase_if(sc.pools, [&](const Pool& p) { return p.zone == zone; });
-  std::erase_if(sc.links,
-                [&](const LinkEntry& l) { return l.from_zone == zone || l.to_zone == zone; });
-  std::erase_if(sc.egress_usd_per_gb,
-                [&](const auto& kv) { return kv.first.first == zone || kv.first.second == zone; });
-}
+using EditRefusal = ScenarioEditError::Reason;
 
 Scenario starterScenario() {
   Scenario sc;
@@ -335,35 +330,24 @@ EditResult ScenarioDocument::addZone(int region, const QString& zone) {
   return commit(std::move(e), tr("Add zone %1").arg(zone.trimmed()));
 }
 
+// The rule (every reference follows the new name) is the engine's sailor::renameZone; the
+// document words its refusals and makes the result one undoable command.
 EditResult ScenarioDocument::renameZone(const QString& zone, const QString& new_name) {
-  const std::string old = zone.toStdString();
   const std::string now = s(new_name);
-  if (!scenario_->hasZone(old)) return fail(QStringLiteral("zone"), tr("No zone \"%1\"").arg(zone));
-  if (now.empty())
-    return fail(QStringLiteral("zone name"), tr("A zone needs a name (got an empty name)"));
-  if (now == old) return {};
-  if (scenario_->hasZone(now))
-    return fail(QStringLiteral("zone name"),
-                tr("Zone name \"%1\" is already used (expected a new name)").arg(q(now)));
-  Scenario e = *scenario_;
-  for (auto& r : e.regions)
-    for (auto& z : r.zones)
-      if (z == old) z = now;
-  for (auto& p : e.pools)
-    if (p.zone == old) p.zone = now;
-  for (auto& l : e.links) {
-    if (l.from_zone == old) l.from_zone = now;
-    if (l.to_zone == old) l.to_zone = now;
+  ScenarioEditResult renamed = sailor::renameZone(*scenario_, zone.toStdString(), now);
+  if (!renamed.ok()) {
+    switch (renamed.error().reason) {
+      case EditRefusal::UnknownZone:
+        return fail(QStringLiteral("zone"), tr("No zone \"%1\"").arg(zone));
+      case EditRefusal::EmptyName:
+        return fail(QStringLiteral("zone name"), tr("A zone needs a name (got an empty name)"));
+      case EditRefusal::NameTaken:
+        return fail(QStringLiteral("zone name"),
+                    tr("Zone name \"%1\" is already used (expected a new name)").arg(q(now)));
+      default: return fail(q(renamed.error().field), q(renamed.error().message()));
+    }
   }
-  std::map<std::pair<std::string, std::string>, double> egress;
-  for (const auto& [key, v] : e.egress_usd_per_gb) {
-    std::pair<std::string, std::string> k = key;
-    if (k.first == old) k.first = now;
-    if (k.second == old) k.second = now;
-    egress[k] = v;
-  }
-  e.egress_usd_per_gb = std::move(egress);
-  return commit(std::move(e), tr("Rename zone %1 to %2").arg(zone, q(now)));
+  return commit(std::move(renamed.scenario()), tr("Rename zone %1 to %2").arg(zone, q(now)));
 }
 
 EditResult ScenarioDocument::removeZone(const QString& zone) {
@@ -486,34 +470,33 @@ EditResult ScenarioDocument::removeLink(int index) {
 }
 
 // Removals on a working copy `e`; each checks against `e`, so that removeItems can chain them.
+// What goes with a region or a zone is the engine's rule (sailor::removeRegion, removeZone); the
+// document words the refusals.
 EditResult ScenarioDocument::removeRegionFrom(Scenario& e, int region, QString* text) {
-  if (region < 0 || region >= static_cast<int>(e.regions.size()))
+  ScenarioEditResult removed = sailor::removeRegion(e, region);
+  if (!removed.ok()) {
+    if (removed.error().reason == EditRefusal::LastRegion)
+      return fail(QStringLiteral("region"),
+                  tr("A scenario needs at least one region: add another before removing %1")
+                      .arg(q(e.regions[static_cast<size_t>(region)].name)));
     return fail(QStringLiteral("region"), tr("No region %1").arg(region));
-  if (e.regions.size() == 1)
-    return fail(QStringLiteral("region"),
-                tr("A scenario needs at least one region: add another before removing %1")
-                    .arg(q(e.regions[region].name)));
-  const Region removed = e.regions[region];
-  for (const auto& z : removed.zones) dropZoneReferences(e, z);
-  e.regions.erase(e.regions.begin() + region);
-  *text = tr("Remove region %1").arg(q(removed.name));
+  }
+  *text = tr("Remove region %1").arg(q(e.regions[static_cast<size_t>(region)].name));
+  e = std::move(removed.scenario());
   return {};
 }
 
 EditResult ScenarioDocument::removeZoneFrom(Scenario& e, const QString& zone, QString* text) {
-  const std::string z = zone.toStdString();
-  auto region = std::find_if(e.regions.begin(), e.regions.end(), [&](const Region& r) {
-    return std::find(r.zones.begin(), r.zones.end(), z) != r.zones.end();
-  });
-  if (region == e.regions.end())
+  ScenarioEditResult removed = sailor::removeZone(e, zone.toStdString());
+  if (!removed.ok()) {
+    if (removed.error().reason == EditRefusal::LastZone)
+      return fail(QStringLiteral("zone"),
+                  tr("Region %1 needs at least one zone: remove the region instead of its last "
+                     "zone %2")
+                      .arg(q(e.regionOf(zone.toStdString()).name), zone));
     return fail(QStringLiteral("zone"), tr("No zone \"%1\"").arg(zone));
-  if (region->zones.size() == 1)
-    return fail(QStringLiteral("zone"),
-                tr("Region %1 needs at least one zone: remove the region instead of its last "
-                   "zone %2")
-                    .arg(q(region->name), zone));
-  dropZoneReferences(e, z);
-  std::erase(region->zones, z);
+  }
+  e = std::move(removed.scenario());
   *text = tr("Remove zone %1").arg(zone);
   return {};
 }

@@ -12,6 +12,8 @@
 // - Removing a zone removes, in the same undoable command, its pools, the links that touch it and
 //   the egress prices of its pairs. Removing a region does the same for all of its zones. The
 //   last zone of a region and the last region are refused (a scenario needs one of each).
+//   Renaming a zone renames every reference to it. These rules are the engine's
+//   (sailor/scenario_edit.hpp), so that they hold without Qt; the document words the refusals.
 // - Egress prices per zone pair are set for both directions at once (transfers go both ways);
 //   removing the last link between two zones also removes that pair's egress prices.
 // - Keys of a loaded file that Scenario does not model ("job", "objective") are kept and written

@@ -1,8 +1,9 @@
 // The resource editor (widgets/scenario_document, resource_canvas, property_panel) on the default
 // scenario: edits through the document, the canvas and the panel; exact undo/redo (toJson()
 // compared); every rejected edit changes nothing; save/load round trip; a bad file leaves unsaved
-// edits alone; canvas items match the scenario; the plan overlay colours zones; the layout at
-// 1280×800 is legible and its labels do not overlap.
+// edits alone; canvas items match the scenario; the plan overlay colours zones, and its chips
+// take their stage's colour in every language (zh_CN catalogue compiled for this suite); the
+// layout at 1280×800 is legible and its labels do not overlap.
 //
 // Set SAILOR_SCREENSHOT_DIR to also write the 1280×800 window as PNGs (layoutAt1280x800...).
 #include <algorithm>
@@ -17,9 +18,11 @@
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTranslator>
 #include <QUndoStack>
 #include <QWidget>
 
@@ -109,6 +112,7 @@ class TestResourceEditor : public QObject {
   void canvasDeletesACtrlClickedSelectionInOneStep();
   void canvasDrawsALinkByDraggingFromZoneToZone();
   void overlayColoursZonesUsedByStages();
+  void overlayChipsKeepTheirStageColourInChinese();
   void readOnlyDisablesEditing();
   void layoutAt1280x800IsLegibleAndLabelsDoNotOverlap();
 
@@ -272,6 +276,19 @@ void TestResourceEditor::invalidEditsAreRejectedAndChangeNothing_data() {
       << QStringLiteral("needs at least one zone");
   QTest::newRow("pool index out of range")
       << Edit([](ScenarioDocument& d) { return d.removePool(99); }) << QStringLiteral("No pool 99");
+  // Refusals of the engine's zone rules (sailor/scenario_edit.hpp), worded by the document.
+  QTest::newRow("rename an unknown zone") << Edit([](ScenarioDocument& d) {
+    return d.renameZone(QStringLiteral("mars-1a"), QStringLiteral("mars-1b"));
+  }) << QStringLiteral("No zone \"mars-1a\"");
+  QTest::newRow("rename a zone to blanks") << Edit([](ScenarioDocument& d) {
+    return d.renameZone(QStringLiteral("us-central1-a"), QStringLiteral("  "));
+  }) << QStringLiteral("A zone needs a name");
+  QTest::newRow("remove an unknown zone")
+      << Edit([](ScenarioDocument& d) { return d.removeZone(QStringLiteral("mars-1a")); })
+      << QStringLiteral("No zone \"mars-1a\"");
+  QTest::newRow("region index out of range")
+      << Edit([](ScenarioDocument& d) { return d.removeRegion(7); })
+      << QStringLiteral("No region 7");
 }
 
 void TestResourceEditor::invalidEditsAreRejectedAndChangeNothing() {
@@ -828,6 +845,48 @@ void TestResourceEditor::overlayColoursZonesUsedByStages() {
   canvas.setPlanOverlay(std::nullopt);
   QCOMPARE(canvas.zoneAccent(QStringLiteral("us-central1-a")), neutral);
   QVERIFY(canvas.overlayChips(QStringLiteral("us-central1-a")).isEmpty());
+}
+
+// The chip text is translated ("S1：4× V100-16 tp4", a full-width colon in zh_CN); its colour
+// must come from the plan's stage, not from reading the number back out of the text.
+void TestResourceEditor::overlayChipsKeepTheirStageColourInChinese() {
+  sailor::Plan plan;
+  plan.microbatch_size = 1;
+  // Three stages; us-central1-a holds stages 0 and 2, us-west1-b two chips of stage 1.
+  sailor::Stage s0{0, 8, {}}, s1{9, 17, {}}, s2{18, 25, {}};
+  s0.replicas = {{"A100-40", 2, "us-central1-a"}};
+  s1.replicas = {{"A100-40", 1, "us-west1-b"}, {"V100-16", 4, "us-west1-b"}};
+  s2.replicas = {{"A100-40", 4, "us-central1-a"}};
+  plan.stages = {s0, s1, s2};
+  const QList<QColor> central = {ResourceCanvas::stageColor(0), ResourceCanvas::stageColor(2)};
+  const QList<QColor> west = {ResourceCanvas::stageColor(1), ResourceCanvas::stageColor(1)};
+  QVERIFY(ResourceCanvas::stageColor(0) != ResourceCanvas::stageColor(1));
+  QVERIFY(ResourceCanvas::stageColor(0) != ResourceCanvas::stageColor(2));
+
+  {
+    QTranslator zh;
+    QVERIFY(zh.load(QStringLiteral(":/i18n/sailor_studio_zh_CN.qm")));
+    QVERIFY(QCoreApplication::installTranslator(&zh));
+    const auto uninstall = qScopeGuard([&] { QCoreApplication::removeTranslator(&zh); });
+    ResourceCanvas canvas(doc_.get());
+    canvas.setPlanOverlay(plan);
+    // The catalogue is in effect: the chips read as zh_CN writes them.
+    QCOMPARE(
+        canvas.overlayChips(QStringLiteral("us-central1-a")),
+        (QStringList{QStringLiteral("S0：2× A100-40 tp2"), QStringLiteral("S2：4× A100-40 tp4")}));
+    QCOMPARE(canvas.overlayChipColors(QStringLiteral("us-central1-a")), central);
+    QCOMPARE(canvas.overlayChipColors(QStringLiteral("us-west1-b")), west);
+    QVERIFY(canvas.overlayChipColors(QStringLiteral("europe-west4-a")).isEmpty());
+  }
+
+  // The same plan in English: the same colours.
+  ResourceCanvas canvas(doc_.get());
+  canvas.setPlanOverlay(plan);
+  QCOMPARE(
+      canvas.overlayChips(QStringLiteral("us-central1-a")),
+      (QStringList{QStringLiteral("S0: 2× A100-40 tp2"), QStringLiteral("S2: 4× A100-40 tp4")}));
+  QCOMPARE(canvas.overlayChipColors(QStringLiteral("us-central1-a")), central);
+  QCOMPARE(canvas.overlayChipColors(QStringLiteral("us-west1-b")), west);
 }
 
 void TestResourceEditor::readOnlyDisablesEditing() {
