@@ -1,3 +1,15 @@
+// The GPU and model catalogues (resources/catalog/*.json) and what the engine derives from a
+// model's architecture. Declared in sailor/catalog.hpp.
+//
+// Map:
+//   gpuFromJson, ModelSpec::fromJson/toJson   one catalogue entry, validated field by field
+//   deriveLayers, totalParameters              plan layers from the architecture: parameters,
+//                                              FLOPs, bytes, saved activations (NOTE [Activation
+//                                              bytes])
+//   Catalog::fromJson, load                    the two files, names and aliases unique
+//   Catalog::find*/gpu/model, *Names, add*     lookups (gpu and model throw InputError naming
+//                                              the field and the known names)
+//   resourceDir                                where the shipped resources are
 #include "sailor/catalog.hpp"
 
 #include <algorithm>

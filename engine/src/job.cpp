@@ -1,3 +1,11 @@
+// The job: model, batch, sequence length, precision, optimizer, recomputation. Declared in
+// sailor/job.hpp.
+//
+// Map:
+//   precisionName, optimizerName, recomputeName, parse*   enum names and their parsing
+//   supportsPrecision                                      whether a GPU type can run it
+//   Job::stateBytesPerParameter                            NOTE [Model-state bytes]
+//   Job::fromJson, toJson                                  validated against the catalogue
 #include "sailor/job.hpp"
 
 #include <cctype>

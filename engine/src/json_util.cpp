@@ -1,3 +1,13 @@
+// Reading validated fields out of nlohmann::json, with InputErrors that name the field, the
+// value and what was expected; reading files and writing them atomically. Declared in
+// sailor/json_util.hpp.
+//
+// Map:
+//   describe, requireObject/Array, require       shapes and required keys
+//   getString/Number/Int/Int32/Bool[Or]         typed fields, with or without a default
+//   getNonNegative, getInRange, getPositive     bounded numbers
+//   rejectUnknownKeys                           typos are errors, not silently ignored options
+//   readFile, writeFileAtomically               files (write to a temporary, then rename)
 #include "sailor/json_util.hpp"
 
 #include <unistd.h>

@@ -1,3 +1,11 @@
+// The plan: microbatch size and stages, each a contiguous layer range with its replicas.
+// Declared in sailor/plan.hpp.
+//
+// Map:
+//   Plan::gpuCount, microbatches   GPUs used; microbatches per replica of a stage
+//   Plan::fromJson, toJson         the file format (shape only)
+//   Stage::replicaSummary          "2x A100-40 tp 2 in us-central1-a" style text
+//   Plan::validate                 against a job, the catalogue and a scenario's pools
 #include "sailor/plan.hpp"
 
 #include <map>

@@ -1,3 +1,9 @@
+// The price sheet (resources/prices/default.json): USD per GPU-hour by region and GPU type.
+// Declared in sailor/prices.hpp.
+//
+// Map:
+//   PriceSheet::load           the file, each row validated
+//   PriceSheet::usdPerGpuHour  a region's price for a GPU type, if the sheet lists it
 #include "sailor/prices.hpp"
 
 #include "sailor/error.hpp"

@@ -1,3 +1,15 @@
+// Profiles: per (model, GPU type, microbatch size, tp, plan layer) forward and backward
+// seconds, optimizer-step cost and memory figures, from three sources. Declared in
+// sailor/profile.hpp.
+//
+// Map:
+//   ProfileSet            asks its sources in order, names the one that answered; applies the
+//                         job's activation recomputation (NOTE [Activation recomputation])
+//   NativeProfile         this project's format: fromJson, load, toJson, lookups
+//   SailorProfile         SAILOR's simulator_profiles.json + llm_info.json: fromJson, load,
+//                         adoptCatalogConventions (NOTE [SAILOR layer conventions]), the
+//                         sequence length it was profiled at, microbatch scaling, lookups
+//   AnalyticProfile       roofline estimate from the catalogue (NOTE [Analytic profile])
 #include "sailor/profile.hpp"
 
 #include <algorithm>
@@ -534,9 +546,9 @@ std::optional<std::vector<LayerMemory>> SailorProfile::memory(const std::string&
 // bf16/fp16 jobs the tensor-core rate. A block does 2 all-reduces of b*s*h activation elements
 // in forward and 2 in backward over the node's links (ring: 2 (t-1)/t of the bytes at the
 // intra-node bandwidth); the embedding and head do one each.
-// Calibration (docs/simulator.md): the efficiency factors are the median ratio of the
-// roofline estimate to SAILOR's measured per-layer times for A100-40, V100-16, GH-96 and the
-// RTX GPUs at microbatch >= 4, as printed by `sailor calibrate --reference DIR`.
+// Calibration (docs/simulator.md, Analytic profile): kMatmulEfficiency is chosen so that the
+// median of SAILOR's measured block time (forward + backward, microbatch >= 4) over this
+// estimate is about 1; `build/tests/bench/calibrate_analytic REFERENCE_DIR` prints the ratios.
 std::optional<std::vector<LayerTiming>> AnalyticProfile::timings(const ProfileKey& key,
                                                                  const Job& job) const {
   const GpuType* g = catalog_.findGpu(key.gpu_type);

@@ -1,3 +1,17 @@
+// SAILOR's published data (profiles/, network/, cluster/ of its artifact) and measured training
+// runs: importing them and checking the simulator against them. Declared in sailor/reference.hpp.
+//
+// Map:
+//   regionOfZone, continentOfRegion        region and continent from cloud-style zone names
+//   SailorReference::load, loadUnchecked   profiles, network fits and quotas of a reference dir
+//   SailorReference::scenario              a Scenario of those zones, links and given pools
+//   loadTrace                              availability traces (rows of GPU counts per zone)
+//   stageRanges, readMeasuredPoint(s),     measured_points.json: plans in SAILOR's layering,
+//   loadMeasuredPoints, readMeasuredPoints   turned into plan layers (NOTE [A layer number
+//   toPlanLayers                             written twice])
+//   sailorPublishedModel                   SAILOR's own formulas (NOTE [SAILOR's published model])
+//   validatePoints, ErrorSummary,          predicted against measured per point, summaries by
+//   ValidationReport::toJson                 cluster and model, and their JSON
 #include "sailor/reference.hpp"
 
 #include <algorithm>

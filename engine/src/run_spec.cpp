@@ -1,3 +1,14 @@
+// The run specification: a plan mapped onto ranks (one per GPU), the model the workers build
+// and the training settings; built by the controller, read by every worker. Declared in
+// sailor/run_spec.hpp; see docs/runtime.md.
+//
+// Map:
+//   normName, RuntimeModel::toJson/fromJson     the model the workers build
+//   RankPlacement::toJson                        one rank's stage, replica and tp rank
+//   RunSpec::replicaRanks, stageRanks            ranks of a replica, of a stage
+//   RunSpec::learningRateAt                      the schedule (warm-up, then cosine)
+//   RunSpec::build                               plan + job + catalogue -> ranks, model, settings
+//   RunSpec::toJson, fromJson                    the file every worker reads
 #include "sailor/run_spec.hpp"
 
 #include <algorithm>

@@ -1,3 +1,16 @@
+// The scenario: zones in regions, GPU pools, the network between (zone, GPU type) pairs and
+// egress prices. Declared in sailor/scenario.hpp.
+//
+// Map:
+//   relationName, LinkModel::*              one link's time model (latency + bandwidth, or
+//                                           SAILOR's fit) and its JSON
+//   Scenario::builtinDefault*               defaults by zone relation
+//   Scenario::hasZone, regionOf, relation   zones and how two of them relate
+//   ResolvedLink, bestEntry, Scenario::link the link for a query: the most specific entry, the
+//                                           slower of two GPU types' own links, the default
+//   Scenario::intraNodeLink, LinkResolver   inside a node; a cache of resolved links
+//   egressUsdPerGb, findPool, gpusPerNode   prices and pools
+//   Scenario::validate, fromJson, toJson    validation on construction, and the file format
 #include "sailor/scenario.hpp"
 
 #include <algorithm>

@@ -1,3 +1,9 @@
+// Deterministic byte-level token streams for the runtime. Declared in sailor/token_data.hpp.
+//
+// Map:
+//   splitmix64, hash3             the counter-based hash: sample i depends on (seed, i) only
+//   TokenSource::synthetic, textFile, open   a synthetic stream or a text file's bytes
+//   TokenSource::sample           sequence i, the same in every process
 #include "sailor/token_data.hpp"
 
 #include <fstream>

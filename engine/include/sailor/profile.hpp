@@ -213,8 +213,10 @@ class AnalyticProfile : public ProfileSource {
   std::optional<std::vector<LayerMemory>> memory(const std::string& model, int tp,
                                                  const Job& job) const override;
 
-  // Efficiency factors (fraction of datasheet peak reached), calibrated as docs/simulator.md
-  // describes (`sailor calibrate --reference DIR` recomputes them).
+  // Efficiency factors (fraction of datasheet peak reached). kMatmulEfficiency is chosen so
+  // that SAILOR's measured block times over this estimate have a median of about 1
+  // (`build/tests/bench/calibrate_analytic REFERENCE_DIR` prints the ratios; docs/simulator.md,
+  // Analytic profile); the program only reports, it changes none of these figures.
   static constexpr double kMatmulEfficiency = 0.80;
   static constexpr double kMemoryEfficiency = 0.70;
   static constexpr double kKernelLatencySeconds = 20e-6;  // per kernel launch, not hidden

@@ -1,0 +1,189 @@
+// The simulator's steps (engine/src/simulator.cpp), in the order sailor::simulate runs them:
+// gather replicas, place them on nodes, memory, links, boundary transfers, the pipeline
+// schedules, data-parallel sync and optimizer step, breakdown, cost. simulate() is the contract
+// (sailor/simulator.hpp); these pieces are public so that each one can be tested on small
+// instances (tests/engine/test_simulator_parts.cpp). Seconds and bytes throughout; per GPU
+// unless a name says otherwise. Models and their rationale: docs/simulator.md.
+#pragma once
+
+#include <map>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "sailor/catalog.hpp"
+#include "sailor/job.hpp"
+#include "sailor/plan.hpp"
+#include "sailor/profile.hpp"
+#include "sailor/scenario.hpp"
+#include "sailor/simulator.hpp"
+
+namespace sailor::sim {
+
+// One replica of a stage: its profile figures summed over the stage's layers.
+struct ReplicaData {
+  const Replica* replica = nullptr;  // in the plan
+  const GpuType* gpu = nullptr;      // in the catalogue
+  double forward_s = 0;              // per microbatch, sum over the stage's layers
+  double backward_s = 0;
+  double params = 0;  // held by one GPU
+  double activation_bytes_per_seq = 0;
+  double max_layer_activation_per_seq = 0;
+  double output_elements = 0;  // of the stage's last layer, per sequence
+  double optimizer_s_per_param = 0;
+  double tied_params = 0;  // head only: parameters tied to the embedding, per GPU
+  int gpus_per_node = 1;
+  double usd_per_gpu_hour = 0;
+  int site = -1;  // (zone, GPU type) of the replica, numbered per simulation: links depend on it
+  int node = 0;   // node of its site holding the replica's GPUs (NOTE [Node placement])
+};
+
+// [stage][replica], in plan order.
+using StageReplicas = std::vector<std::vector<ReplicaData>>;
+
+// Step 1, gather replicas: every replica's figures from the profiles, the sites they stand on
+// and which profile source answered each figure ("timings G1 mbs 2 tp 1" -> source). Throws
+// InputError when a profile's layer count is not the model's plan layers.
+struct GatheredReplicas {
+  StageReplicas stages;
+  std::vector<const Replica*> site_replica;  // one replica of each site, indexed by site
+  std::map<std::string, std::string> sources;
+};
+GatheredReplicas gatherReplicas(const Plan& plan, const Scenario& scenario, const Job& job,
+                                const Catalog& catalog, const ProfileSet& profiles);
+
+// Step 2, place on nodes (NOTE [Node placement]): sets every replica's `node`, filling each
+// site's nodes stage by stage and replica by replica, tp GPUs at a time, a replica never split.
+void placeOnNodes(StageReplicas& stages);
+
+// Microbatches each replica of each stage processes: ceil(G / (b D_s)).
+std::vector<int> stageMicrobatches(const Plan& plan, const Job& job);
+
+// Step 3, memory: the peak of one GPU of replica `replica` of stage `stage` (of `stages`),
+// which processes `microbatches` microbatches of `microbatch_size` sequences.
+MemoryBreakdown replicaMemory(const ReplicaData& d, int stage, int replica, int stages,
+                              int microbatches, int microbatch_size, const Job& job);
+// "stage 1 replica 0 (G1, tp 2, r1-a) needs 1.50 GiB of 1.00 GiB: over by 0.50 GiB".
+std::string outOfMemoryMessage(const MemoryBreakdown& m);
+
+// Per stage, the straggler replica (most forward + backward time per microbatch) and its
+// times, with the stage's microbatch count. Transfers, sync and step are left at 0.
+std::vector<StageTimes> stageCompute(const StageReplicas& stages,
+                                     const std::vector<int>& microbatches);
+
+// Step 4, links: the links between the replicas' nodes, resolved once per (site, site, GPU
+// count) and the fabric inside each site's nodes once per site (a 512-replica plan asks for the
+// same few pairs a thousand times). References stay valid for the object's lifetime.
+class Links {
+ public:
+  Links(const Scenario& scenario, const Catalog& catalog, std::vector<const Replica*> site_replica);
+  // The fabric inside x's node (transfers between GPUs of one node, tp all-gathers).
+  const ResolvedLink& node(const ReplicaData& x);
+  // From x's node to y's for g GPUs sending at once; the node's fabric when they share a node.
+  const ResolvedLink& between(const ReplicaData& x, const ReplicaData& y, int g);
+  static bool sameNode(const ReplicaData& x, const ReplicaData& y);
+  // GPUs of x's replica whose rings run at once over the link to y: its tp ranks between
+  // nodes, one pair of GPUs each inside a node (NOTE [Collective efficiency]).
+  static int ringGpus(const ReplicaData& x, const ReplicaData& y);
+
+ private:
+  const Scenario& scenario_;
+  const Catalog& catalog_;
+  std::vector<const Replica*> site_replica_;
+  std::map<std::tuple<int, int, int>, ResolvedLink> by_site_;
+  std::map<int, ResolvedLink> in_node_;
+};
+
+// Bytes crossing each zone pair per iteration, in order of first use; a zone to itself is free
+// and not recorded.
+class EgressLedger {
+ public:
+  void add(const std::string& from_zone, const std::string& to_zone, double bytes);
+  const std::vector<EgressItem>& items() const { return items_; }
+  std::vector<EgressItem> release() { return std::move(items_); }
+
+ private:
+  std::vector<EgressItem> items_;
+};
+
+// Seconds of one boundary pair's activation (s -> s+1) and gradient (s+1 -> s).
+struct PairSeconds {
+  double forward_s = 0;
+  double backward_s = 0;
+};
+
+// Step 5, boundary transfers (NOTE [Point-to-point transfers]): per boundary s and pair j
+// (replica j of one side with j mod D of the other), the seconds of its messages of
+// output_elements x b x `bytes_per_element` bytes. Sets stage s's send_forward_s and stage
+// s+1's send_backward_s to the slowest pair's and books the bytes in `egress`.
+std::vector<std::vector<PairSeconds>> boundaryTransfers(const StageReplicas& stages,
+                                                        const std::vector<int>& microbatches,
+                                                        int microbatch_size, int bytes_per_element,
+                                                        Links& links, EgressLedger& egress,
+                                                        std::vector<StageTimes>& times);
+
+// Step 6a, the data-parallel pipelines to simulate (NOTE [Data-parallel pipelines]): with the
+// same degree D in every stage, pipeline j's own times, less those no slower anywhere than
+// another; else the one pipeline of straggler and slowest-pair figures, `times` itself.
+std::vector<std::vector<StageTimes>> dataParallelPipelines(
+    const StageReplicas& stages, const std::vector<StageTimes>& times,
+    const std::vector<std::vector<PairSeconds>>& pairs, const std::vector<int>& microbatches);
+
+// One DeepSpeed TrainSchedule instruction of a stage (NOTE [DeepSpeed pipeline schedule]).
+struct PipeOp {
+  enum Kind { Forward, Backward, SendAct, RecvAct, SendGrad, RecvGrad } kind;
+  int microbatch;
+};
+// Stage s's instructions, of P stages and M microbatches, in DeepSpeed's order.
+std::vector<PipeOp> deepSpeedOps(int P, int s, int M);
+
+// One pipeline's schedule, per stage: when it is free, its compute and blocking-transfer
+// seconds, and when its last backward ended.
+struct PipelineRun {
+  std::vector<double> free_at, busy, comm, last_backward;
+  std::vector<TimelineOp> ops;  // when asked for the timeline
+  // When stage s is done with its microbatches.
+  double doneAt(size_t s) const;
+};
+// Step 6b, the schedule of one pipeline of `times.size()` stages and M microbatches.
+PipelineRun runPipeline(const std::vector<StageTimes>& times, int M, PipelineSchedule schedule,
+                        bool timeline);
+
+// Per stage, when the last of its pipelines is done with its microbatches.
+std::vector<double> stageDone(const std::vector<PipelineRun>& runs, size_t P);
+
+// Step 7a, tied embedding gradients (NOTE [Tied embedding gradients]): seconds of the
+// all-reduce of the tied matrix between the first and the last stage (0 when none), booking its
+// bytes in `egress`.
+double tiedEmbeddingSync(const StageReplicas& stages, Links& links, EgressLedger& egress,
+                         const SimulatorOptions& options);
+
+// Step 7b, one stage's data-parallel gradient all-reduce (its slowest ring) and optimizer step
+// (its slowest replica), booking the ring's bytes in `egress`.
+struct SyncAndStep {
+  double sync_s = 0;
+  double optimizer_s = 0;
+};
+SyncAndStep stageSyncAndStep(const std::vector<ReplicaData>& replicas, Links& links,
+                             EgressLedger& egress, const SimulatorOptions& options);
+
+// Step 8, breakdown. The critical pipeline: the one that finishes stage `critical` last (the
+// first of equals).
+size_t criticalPipeline(const std::vector<PipelineRun>& runs, size_t critical);
+// The busiest stage of `run` (NOTE [Breakdown of the busiest stage]); sets every stage's work_s.
+// stage_end: when each stage ends its step; `critical` wins ties it is part of.
+size_t busiestStage(const PipelineRun& run, std::vector<StageTimes>& times,
+                    const std::vector<double>& stage_end, size_t critical);
+// Stage `stage`'s breakdown of an iteration of `iteration_s`.
+TimeBreakdown breakdownOf(const PipelineRun& run, const std::vector<StageTimes>& times,
+                          size_t stage, double iteration_s);
+// Orders timeline operations by stage, then start time, stably.
+void sortTimeline(std::vector<TimelineOp>& ops, size_t P);
+
+// Step 9, cost: the GPUs' rent for an iteration of `iteration_s`, USD.
+double computeUsd(const StageReplicas& stages, double iteration_s);
+// Prices every egress item from the scenario's sheet ($/GB x bytes / 1e9); returns their sum.
+double priceEgress(std::vector<EgressItem>& items, const Scenario& scenario);
+
+}  // namespace sailor::sim
