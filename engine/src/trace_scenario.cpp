@@ -22,6 +22,7 @@ std::vector<SiteCount> siteCounts(const TraceRow& row) {
 std::vector<SiteCount> siteCounts(
     const std::map<std::pair<std::string, std::string>, int>& quotas) {
   std::vector<SiteCount> out;
+  out.reserve(quotas.size());
   for (const auto& [site, n] : quotas) out.push_back({site.first, site.second, n});
   return out;
 }
