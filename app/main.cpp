@@ -221,8 +221,8 @@ class Options {
   }
 
  private:
-  // The first argument CLI11 did not recognise that is written as an option ("--name" or
-  // "--name=value"); the others are positional.
+  // Throws for the first argument CLI11 did not recognise that is written as an option
+  // ("--name" or "--name=value"); the others it did not recognise are positional.
   void rejectUnknownOptions() const {
     for (std::string s : app_.remaining()) {
       if (s.rfind("--", 0) != 0) continue;
