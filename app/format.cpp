@@ -1,8 +1,9 @@
 #include "format.hpp"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <sstream>
 #include <tuple>
@@ -10,47 +11,56 @@
 namespace sailor::cli {
 
 namespace {
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 // The job's recomputation, as the plan and prediction headers mention it.
 const char* recomputeNote(const Job& job) {
   return job.recompute == Recompute::Full ? ", full activation recomputation" : "";
 }
+// A column `w` wide, the text left- (pad) or right-aligned (rpad); text as wide or wider keeps a
+// space on the side of the next (or previous) column, so that columns never run together.
 std::string pad(const std::string& s, size_t w) {
-  return s.size() >= w ? s + " " : s + std::string(w - s.size(), ' ');
+  return fmt::format("{:<{}}", s, std::max(w, s.size() + 1));
 }
 std::string rpad(const std::string& s, size_t w) {
-  return s.size() >= w ? " " + s : std::string(w - s.size(), ' ') + s;
+  return fmt::format("{:>{}}", s, std::max(w, s.size() + 1));
+}
+// "12.3%" / "+4.5%": a fraction as a percentage with one decimal; "$1.2345": US dollars.
+std::string percent(double fraction) {
+  return fmt::format("{:.1f}%", 100 * fraction);
+}
+std::string signedPercent(double fraction) {
+  return fmt::format("{:+.1f}%", 100 * fraction);
+}
+std::string usd(double v, int decimals) {
+  return fmt::format("${:.{}f}", v, decimals);
 }
 }  // namespace
 
 std::string seconds(double s) {
-  if (s >= 1.0) return fmt("%.3f s", s);
-  if (s >= 1e-3) return fmt("%.2f ms", s * 1e3);
-  return fmt("%.0f us", s * 1e6);
+  if (s >= 1.0) return fmt::format("{:.3f} s", s);
+  if (s >= 1e-3) return fmt::format("{:.2f} ms", s * 1e3);
+  return fmt::format("{:.0f} us", s * 1e6);
 }
 
 std::string gib(double bytes) {
-  return fmt("%.2f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+  return fmt::format("{:.2f} GiB", bytes / (1024.0 * 1024.0 * 1024.0));
 }
 
 std::string formatGpus(const Catalog& c) {
   std::ostringstream os;
   // Dense peak rates; "-" where the GPU has no such tensor-core path (no TF32 or bf16 before
   // Ampere: V100, T4 and the Turing cards train in fp32 or fp16).
-  auto rate = [](const std::optional<double>& r) { return r ? fmt("%.1f", *r) : std::string("-"); };
+  auto rate = [](const std::optional<double>& r) {
+    return r ? fmt::format("{:.1f}", *r) : std::string("-");
+  };
   os << pad("GPU", 11) << rpad("memory", 11) << rpad("fp32 TF", 9) << rpad("tf32 TF", 9)
      << rpad("fp16 TF", 9) << rpad("bf16 TF", 9) << rpad("HBM GB/s", 10) << rpad("link GB/s", 11)
      << rpad("per node", 10) << "  name\n";
   for (const auto& g : c.gpus())
     os << pad(g.name, 11) << rpad(gib(static_cast<double>(g.memory_bytes)), 11)
-       << rpad(fmt("%.1f", g.fp32_tflops), 9) << rpad(rate(g.tf32_tflops), 9)
+       << rpad(fmt::format("{:.1f}", g.fp32_tflops), 9) << rpad(rate(g.tf32_tflops), 9)
        << rpad(rate(g.fp16_tflops), 9) << rpad(rate(g.bf16_tflops), 9)
-       << rpad(fmt("%.0f", g.memory_bandwidth_gb_per_s), 10)
-       << rpad(fmt("%.0f", g.intra_node_bandwidth_gb_per_s), 11)
+       << rpad(fmt::format("{:.0f}", g.memory_bandwidth_gb_per_s), 10)
+       << rpad(fmt::format("{:.0f}", g.intra_node_bandwidth_gb_per_s), 11)
        << rpad(std::to_string(g.gpus_per_node), 10) << "  " << g.full_name << "\n";
   return os.str();
 }
@@ -61,7 +71,7 @@ std::string formatModels(const Catalog& c) {
      << rpad("heads", 7) << rpad("kv", 5) << rpad("ffn", 7) << rpad("vocab", 8) << rpad("seq", 6)
      << "  norm/mlp/pos\n";
   for (const auto& m : c.models())
-    os << pad(m.name, 14) << rpad(fmt("%.2fB", totalParameters(m) / 1e9), 9)
+    os << pad(m.name, 14) << rpad(fmt::format("{:.2f}B", totalParameters(m) / 1e9), 9)
        << rpad(std::to_string(m.layers), 8) << rpad(std::to_string(m.hidden_size), 8)
        << rpad(std::to_string(m.heads), 7) << rpad(std::to_string(m.kv_heads), 5)
        << rpad(std::to_string(m.ffn_hidden_size), 7) << rpad(std::to_string(m.vocab_size), 8)
@@ -99,15 +109,18 @@ std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& s
        << pad(st.replicaSummary(), reps_w) << rpad(std::to_string(t.microbatches), 5)
        << rpad(seconds(t.forward_s), 11) << rpad(seconds(t.backward_s), 11)
        << rpad(seconds(t.send_forward_s), 11) << rpad(seconds(t.dp_sync_s), 11)
-       << rpad(fmt("%.1f %%", p.iteration_s > 0 ? 100 * t.work_s / p.iteration_s : 0), 9) << "\n";
+       << rpad(fmt::format("{:.1f} %", p.iteration_s > 0 ? 100 * t.work_s / p.iteration_s : 0), 9)
+       << "\n";
   }
-  os << "\nIteration time " << seconds(p.iteration_s) << "  (" << fmt("%.4f", p.iterations_per_s)
-     << " it/s, " << fmt("%.0f", p.tokens_per_s) << " tokens/s)\n";
+  os << "\nIteration time " << seconds(p.iteration_s) << "  ("
+     << fmt::format("{:.4f}", p.iterations_per_s) << " it/s, "
+     << fmt::format("{:.0f}", p.tokens_per_s) << " tokens/s)\n";
   if (p.stages.size() > 1)
     os << "  on stage " << p.breakdown.stage << ", the busiest (the others wait longer):\n";
   auto line = [&](const char* name, double v) {
     os << "  " << pad(name, 12) << rpad(seconds(v), 11)
-       << rpad(fmt("%5.1f %%", p.iteration_s > 0 ? 100 * v / p.iteration_s : 0), 9) << "\n";
+       << rpad(fmt::format("{:5.1f} %", p.iteration_s > 0 ? 100 * v / p.iteration_s : 0), 9)
+       << "\n";
   };
   line("compute", p.breakdown.compute_s);
   line("bubble", p.breakdown.bubble_s);
@@ -140,12 +153,12 @@ std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& s
     os << "\nDoes not fit in memory:\n";
     for (const auto& s : p.out_of_memory) os << "  " << s << "\n";
   }
-  os << "\nCost per iteration " << fmt("$%.4f", p.usd_per_iteration) << "  (compute "
-     << fmt("$%.4f", p.compute_usd) << ", egress " << fmt("$%.4f", p.egress_usd) << "; "
-     << fmt("$%.2f", p.usd_per_hour) << " per hour)\n";
+  os << "\nCost per iteration " << usd(p.usd_per_iteration, 4) << "  (compute "
+     << usd(p.compute_usd, 4) << ", egress " << usd(p.egress_usd, 4) << "; "
+     << usd(p.usd_per_hour, 2) << " per hour)\n";
   for (const auto& e : p.egress)
-    os << "  egress " << e.from_zone << " -> " << e.to_zone << ": " << fmt("%.2f GB", e.bytes / 1e9)
-       << ", " << fmt("$%.4f", e.usd) << "\n";
+    os << "  egress " << e.from_zone << " -> " << e.to_zone << ": "
+       << fmt::format("{:.2f} GB", e.bytes / 1e9) << ", " << usd(e.usd, 4) << "\n";
   os << "\nProfile sources\n";
   size_t key_w = 0;
   for (const auto& kv : p.sources) key_w = std::max(key_w, kv.first.size() + 2);
@@ -168,9 +181,9 @@ std::string formatValidation(const ValidationReport& r) {
       const auto [t, t_err, m, m_err] = figures(row);
       const bool mt = row.timeMeasured(), mm = row.memoryMeasured();
       os << pad(row.id, id_w) << rpad(mt ? seconds(row.measured_iteration_s) : none, 11)
-         << rpad(seconds(t), 11) << rpad(mt ? fmt("%+.1f%%", 100 * t_err) : none, 9)
+         << rpad(seconds(t), 11) << rpad(mt ? signedPercent(t_err) : none, 9)
          << rpad(mm ? gib(row.measured_memory_bytes) : none, 11) << rpad(gib(m), 11)
-         << rpad(mm ? fmt("%+.1f%%", 100 * m_err) : none, 9) << "\n";
+         << rpad(mm ? signedPercent(m_err) : none, 9) << "\n";
     }
     // "over 17 of 18 points" when some did not measure the figure.
     auto over = [&](size_t n) {
@@ -181,9 +194,7 @@ std::string formatValidation(const ValidationReport& r) {
     auto summary = [&](const char* what, size_t n, double mean, double max) {
       os << what;
       if (n == 0) os << "not measured by any point";
-      else
-        os << "mean error " << fmt("%.1f%%", 100 * mean) << ", max " << fmt("%.1f%%", 100 * max)
-           << over(n);
+      else os << "mean error " << percent(mean) << ", max " << percent(max) << over(n);
       os << suffix << "\n";
     };
     os << "\n";
@@ -201,8 +212,7 @@ std::string formatValidation(const ValidationReport& r) {
     // when only some did.
     auto errors = [](size_t measured, size_t points, double mean, double max) {
       if (measured == 0) return std::string("-");
-      return "mean " + rpad(fmt("%.1f%%", 100 * mean), 6) + ", max " +
-             rpad(fmt("%.1f%%", 100 * max), 6) +
+      return "mean " + rpad(percent(mean), 6) + ", max " + rpad(percent(max), 6) +
              (measured < points ? " (" + std::to_string(measured) + " measured)" : "");
     };
     for (const auto& g : r.groups) {
@@ -306,11 +316,12 @@ void printOne(std::ostringstream& os, const PlannedPlan& p, const Job& job) {
      << p.plan.microbatch_size << ", data-parallel degree " << p.plan.stages.front().replicas.size()
      << "\n";
   os << describeStages(p.plan);
-  os << "    iteration " << seconds(pr.iteration_s) << " (" << fmt("%.4f", pr.iterations_per_s)
-     << " it/s, " << fmt("%.0f", pr.tokens_per_s) << " tokens/s; planning model "
+  os << "    iteration " << seconds(pr.iteration_s) << " ("
+     << fmt::format("{:.4f}", pr.iterations_per_s) << " it/s, "
+     << fmt::format("{:.0f}", pr.tokens_per_s) << " tokens/s; planning model "
      << seconds(p.model_iteration_s) << ")\n";
-  os << "    cost " << fmt("$%.4f", pr.usd_per_iteration) << " per iteration (egress "
-     << fmt("$%.4f", pr.egress_usd) << "), " << fmt("$%.2f", pr.usd_per_hour) << " per hour\n";
+  os << "    cost " << usd(pr.usd_per_iteration, 4) << " per iteration (egress "
+     << usd(pr.egress_usd, 4) << "), " << usd(pr.usd_per_hour, 2) << " per hour\n";
   os << "    memory: peak " << gib(pr.peakMemoryBytes()) << ", least headroom " << gib(headroom)
      << " (" << tight << ")\n";
   (void)job;
@@ -340,8 +351,8 @@ std::string formatPlanResult(const PlanResult& r, const Job& job, int top_k) {
         for (const auto& rep : st.replicas) types[rep.gpu_type] += rep.tp;
       std::string t;
       for (const auto& [k, n] : types) t += (t.empty() ? "" : " + ") + std::to_string(n) + " " + k;
-      os << "  " << pad(fmt("%.4f", p.prediction.usd_per_iteration), 11)
-         << pad(fmt("%.4f", p.prediction.iterations_per_s), 9)
+      os << "  " << pad(fmt::format("{:.4f}", p.prediction.usd_per_iteration), 11)
+         << pad(fmt::format("{:.4f}", p.prediction.iterations_per_s), 9)
          << pad(std::to_string(p.plan.gpuCount()), 6) << p.plan.stages.size() << " stage(s), mbs "
          << p.plan.microbatch_size << ", " << t << "\n";
     }

@@ -1,5 +1,11 @@
-// The `sailor` command line: catalogue listing, simulation of a plan, validation of the
-// simulator against measured runs. Exit codes: 0 success, 1 internal error, 2 bad input.
+// The `sailor` command line: catalogue listing, planning, simulation of a plan, validation of
+// the simulator against measured runs, the run store; `sailor run` hands over to sailor-run.
+// Options are parsed with CLI11 (Options); the work is the engine's.
+// Exit codes: 0 success; 2 bad input (the message names the field, the value and what was
+// expected), no command or an unknown one; 3 `plan`: no plan exists, `simulate`: the plan does
+// not fit in memory; 1 an internal error or a cancelled search. `sailor run` exits as sailor-run
+// does (0 finished, 2 bad input, 4 the run failed, 130 interrupted).
+#include <fmt/core.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,6 +31,9 @@
 #include "sailor/reference.hpp"
 #include "sailor/run_store.hpp"
 #include "sailor/simulator.hpp"
+#include "sailor/trace_scenario.hpp"
+
+#include <CLI/CLI.hpp>
 
 using namespace sailor;
 using nlohmann::json;
@@ -103,7 +112,10 @@ constexpr const char* kPlanHelp =
     "Output:\n"
     "  --top K                     plans to print (default 3)\n"
     "  --pareto                    also the Pareto frontier of throughput against cost\n"
-    "  --output FILE               write the best plan as a plan file (sailor simulate --plan)\n"
+    "  --output FILE               write the best plan as a plan file (sailor simulate --plan);\n"
+    "                              with --trace one per row, FILE with -ROW before its\n"
+    "                              extension (best.json: best-0.json, best-1.json, ...; rows\n"
+    "                              counted from 0, none written for a row without a plan)\n"
     "  --json                      print the result as JSON\n"
     "Search:\n"
     "  --threads N                 worker threads (default: all cores)\n"
@@ -156,54 +168,76 @@ constexpr const char* kValidateHelp =
     "Exit status: 0; 2 on bad input (a file that is not a points file, no point that can\n"
     "be predicted, or with --strict any point skipped).\n";
 
-struct Args {
-  std::vector<std::string> positional;
-  std::map<std::string, std::vector<std::string>> options;
-  bool has(const std::string& k) const { return options.count(k) > 0; }
+// One command's options, parsed by CLI11. A flag takes no value; a valued option takes the
+// next argument (whatever it looks like) or `--option=value`, and the last one given wins
+// (values() has them all, in order). An argument that is no option is positional. An unknown
+// option, or a valued option that ends the command line, is bad input (InputError naming the
+// option) with the wording `sailor` has always used.
+class Options {
+ public:
+  Options(std::vector<std::string> flags, std::vector<std::string> valued)
+      : flags_(std::move(flags)), valued_(std::move(valued)) {
+    app_.set_help_flag();  // each command prints its own --help text (wantsHelp)
+    app_.allow_extras();   // unknown options and positionals come back in remaining()
+    for (const auto& f : flags_) app_.add_flag(f);
+    for (const auto& v : valued_)
+      app_.add_option(v)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  }
+
+  // Parses argv[first..argc).
+  void parse(int argc, char** argv, int first) {
+    std::vector<std::string> args;  // CLI11 takes them last first
+    for (int i = argc - 1; i >= first; --i) args.emplace_back(argv[i]);
+    try {
+      app_.parse(args);
+    } catch (const CLI::ArgumentMismatch&) {
+      // Only a valued option with nothing after it stops CLI11 here (it takes the next
+      // argument whatever it is); an unknown option before it is reported first.
+      rejectUnknownOptions();
+      const std::string last = argv[argc - 1];
+      throw InputError(last.substr(0, last.find('=')), "nothing", "a value after the option");
+    } catch (const CLI::ParseError& e) {
+      throw InputError("options", "\"" + std::string(e.what()) + "\"",
+                       "options as --help lists them");
+    }
+    rejectUnknownOptions();
+    positional_ = app_.remaining();
+  }
+
+  const std::vector<std::string>& positional() const { return positional_; }
+  bool has(const std::string& k) const { return app_.count(k) > 0; }
+  std::vector<std::string> values(const std::string& k) const {
+    return app_.get_option(k)->results();
+  }
   std::optional<std::string> get(const std::string& k) const {
-    auto it = options.find(k);
-    if (it == options.end() || it->second.empty()) return std::nullopt;
-    return it->second.back();
+    auto all = values(k);
+    if (all.empty()) return std::nullopt;
+    return all.back();
   }
   std::string required(const std::string& k) const {
     auto v = get(k);
     if (!v) throw InputError(k, "nothing", "a value (see --help)");
     return *v;
   }
-};
 
-Args parse(int argc, char** argv, int first, const std::vector<std::string>& flags,
-           const std::vector<std::string>& valued) {
-  Args a;
-  for (int i = first; i < argc; ++i) {
-    std::string s = argv[i];
-    if (s.rfind("--", 0) == 0) {
-      std::string value;
-      bool inline_value = false;
-      if (auto eq = s.find('='); eq != std::string::npos) {
-        value = s.substr(eq + 1);
-        s = s.substr(0, eq);
-        inline_value = true;
-      }
-      const bool is_flag = std::find(flags.begin(), flags.end(), s) != flags.end();
-      const bool is_valued = std::find(valued.begin(), valued.end(), s) != valued.end();
-      if (!is_flag && !is_valued) {
-        std::string all;
-        for (const auto& f : flags) all += (all.empty() ? "" : ", ") + f;
-        for (const auto& f : valued) all += (all.empty() ? "" : ", ") + f;
-        throw InputError(s, "an unknown option", "one of: " + all);
-      }
-      if (is_valued && !inline_value) {
-        if (i + 1 >= argc) throw InputError(s, "nothing", "a value after the option");
-        value = argv[++i];
-      }
-      a.options[s].push_back(value);
-    } else {
-      a.positional.push_back(s);
+ private:
+  // Throws for the first argument CLI11 did not recognise that is written as an option
+  // ("--name" or "--name=value"); the others it did not recognise are positional.
+  void rejectUnknownOptions() const {
+    for (std::string s : app_.remaining()) {
+      if (s.rfind("--", 0) != 0) continue;
+      s = s.substr(0, s.find('='));
+      std::string all;
+      for (const auto& f : flags_) all += (all.empty() ? "" : ", ") + f;
+      for (const auto& f : valued_) all += (all.empty() ? "" : ", ") + f;
+      throw InputError(s, "an unknown option", "one of: " + all);
     }
   }
-  return a;
-}
+
+  std::vector<std::string> flags_, valued_;
+  CLI::App app_;
+  std::vector<std::string> positional_;
+};
 
 bool wantsHelp(int argc, char** argv, int first) {
   for (int i = first; i < argc; ++i)
@@ -226,12 +260,14 @@ int cmdCatalog(int argc, char** argv) {
     std::cout << kCatalogHelp;
     return 0;
   }
-  Args a = parse(argc, argv, 2, {"--json"}, {});
-  if (a.positional.size() != 1 || (a.positional[0] != "gpus" && a.positional[0] != "models"))
-    throw InputError("catalog", a.positional.empty() ? "nothing" : "\"" + a.positional[0] + "\"",
+  Options a({"--json"}, {});
+  a.parse(argc, argv, 2);
+  if (a.positional().size() != 1 || (a.positional()[0] != "gpus" && a.positional()[0] != "models"))
+    throw InputError("catalog",
+                     a.positional().empty() ? "nothing" : "\"" + a.positional()[0] + "\"",
                      "\"gpus\" or \"models\"");
   Catalog cat = Catalog::load(resourceDir());
-  if (a.positional[0] == "gpus") {
+  if (a.positional()[0] == "gpus") {
     if (a.has("--json")) {
       json out = json::array();
       for (const auto& g : cat.gpus())
@@ -272,11 +308,11 @@ int cmdSimulate(int argc, char** argv) {
     std::cout << kSimulateHelp;
     return 0;
   }
-  Args a =
-      parse(argc, argv, 2, {"--json", "--no-analytic", "--non-blocking-p2p"},
+  Options a({"--json", "--no-analytic", "--non-blocking-p2p"},
             {"--scenario", "--job", "--plan", "--profiles", "--sailor-profiles", "--timeline"});
-  if (!a.positional.empty())
-    throw InputError("simulate", "\"" + a.positional[0] + "\"", "options only (see --help)");
+  a.parse(argc, argv, 2);
+  if (!a.positional().empty())
+    throw InputError("simulate", "\"" + a.positional()[0] + "\"", "options only (see --help)");
   Catalog cat = Catalog::load(resourceDir());
   const std::string sp = a.required("--scenario"), jp = a.required("--job"),
                     pp = a.required("--plan");
@@ -291,7 +327,7 @@ int cmdSimulate(int argc, char** argv) {
   }
   ProfileSet profiles;
   if (a.has("--profiles"))
-    for (const auto& f : a.options.at("--profiles")) profiles.add(NativeProfile::load(f, cat));
+    for (const auto& f : a.values("--profiles")) profiles.add(NativeProfile::load(f, cat));
   if (auto dir = a.get("--sailor-profiles")) {
     auto sailor =
         SailorProfile::load(*dir + "/simulator_profiles.json", *dir + "/llm_info.json", cat);
@@ -316,7 +352,7 @@ int cmdSimulate(int argc, char** argv) {
   return p.fits ? 0 : 3;
 }
 
-Job jobFromArgs(const Args& a, const Catalog& cat) {
+Job jobFromArgs(const Options& a, const Catalog& cat) {
   if (auto jp = a.get("--job"))
     return loadWithContext<Job>(*jp, [&](const json& j) { return Job::fromJson(j, cat); });
   if (auto model = a.get("--model")) {
@@ -342,8 +378,8 @@ Job jobFromArgs(const Args& a, const Catalog& cat) {
   return loadWithContext<Job>(def, [&](const json& j) { return Job::fromJson(j, cat); });
 }
 
-double positiveNumber(const Args& a, const std::string& opt) {
-  const std::string v = a.required(opt);
+// The value `v` of option `opt` as a finite number > 0.
+double positiveNumber(const std::string& opt, const std::string& v) {
   try {
     size_t used = 0;
     double d = std::stod(v, &used);
@@ -353,8 +389,8 @@ double positiveNumber(const Args& a, const std::string& opt) {
   throw InputError(opt, "\"" + v + "\"", "a positive number");
 }
 
-int positiveInt(const Args& a, const std::string& opt, int min) {
-  const std::string v = a.required(opt);
+// The value `v` of option `opt` as an integer in [min, 1000000].
+int positiveInt(const std::string& opt, const std::string& v, int min) {
   try {
     size_t used = 0;
     long n = std::stol(v, &used);
@@ -364,177 +400,188 @@ int positiveInt(const Args& a, const std::string& opt, int min) {
   throw InputError(opt, "\"" + v + "\"", "an integer >= " + std::to_string(min));
 }
 
-int cmdPlan(int argc, char** argv) {
-  if (wantsHelp(argc, argv, 2)) {
-    std::cout << kPlanHelp;
-    return 0;
-  }
-  Args a = parse(argc, argv, 2, {"--json", "--pareto"},
-                 {"--scenario",
-                  "--reference",
-                  "--trace",
-                  "--job",
-                  "--model",
-                  "--global-batch",
-                  "--seq-len",
-                  "--precision",
-                  "--optimizer",
-                  "--recompute",
-                  "--objective",
-                  "--max-cost-per-iteration",
-                  "--max-cost-per-hour",
-                  "--min-throughput",
-                  "--max-gpus",
-                  "--top",
-                  "--threads",
-                  "--output",
-                  "--microbatch-sizes",
-                  "--max-stages",
-                  "--no-heuristic",
-                  "--max-partial-plans"});
-  if (!a.positional.empty())
-    throw InputError("plan", "\"" + a.positional[0] + "\"", "options only (see --help)");
-  Catalog cat = Catalog::load(resourceDir());
-  Job job = jobFromArgs(a, cat);
-  ProfileSet profiles;
-  std::optional<SailorReference> ref;
-  if (auto dir = a.get("--reference")) {
-    ref = SailorReference::load(*dir, cat);
-    profiles.add(ref->profiles);
-  }
-  profiles.add(std::make_shared<AnalyticProfile>(cat));
-  PriceSheet prices = PriceSheet::load(resourceDir() + "/prices/default.json");
-  auto priced_pools =
-      [&](const std::vector<std::pair<std::pair<std::string, std::string>, int>>& counts) {
-        std::vector<Pool> pools;
-        for (const auto& [site, n] : counts) {
-          Pool p;
-          p.gpu_type = site.first;
-          p.zone = site.second;
-          p.count = n;
-          auto price = prices.usdPerGpuHour(regionOfZone(p.zone), p.gpu_type);
-          if (!price)
-            throw InputError("prices", p.gpu_type + " in " + regionOfZone(p.zone),
-                             "a price in resources/prices/default.json");
-          p.usd_per_gpu_hour = *price;
-          if (ref && ref->gpus_per_node.count(p.gpu_type))
-            p.gpus_per_node = ref->gpus_per_node.at(p.gpu_type);
-          pools.push_back(p);
-        }
-        return pools;
-      };
-  Scenario scenario;
-  if (auto sp = a.get("--scenario")) {
-    scenario =
-        loadWithContext<Scenario>(*sp, [&](const json& j) { return Scenario::fromJson(j, cat); });
-  } else if (ref) {
-    std::vector<std::pair<std::pair<std::string, std::string>, int>> counts;
-    for (const auto& [k, n] : ref->quotas) counts.push_back({k, n});
-    scenario = ref->scenario(priced_pools(counts), cat);
-  } else {
-    const std::string def = resourceDir() + "/scenarios/default.json";
-    scenario =
-        loadWithContext<Scenario>(def, [&](const json& j) { return Scenario::fromJson(j, cat); });
-  }
+const std::vector<std::string> kPlanFlags{"--json", "--pareto"};
+const std::vector<std::string> kPlanValued{"--scenario",
+                                           "--reference",
+                                           "--trace",
+                                           "--job",
+                                           "--model",
+                                           "--global-batch",
+                                           "--seq-len",
+                                           "--precision",
+                                           "--optimizer",
+                                           "--recompute",
+                                           "--objective",
+                                           "--max-cost-per-iteration",
+                                           "--max-cost-per-hour",
+                                           "--min-throughput",
+                                           "--max-gpus",
+                                           "--top",
+                                           "--threads",
+                                           "--output",
+                                           "--microbatch-sizes",
+                                           "--max-stages",
+                                           "--no-heuristic",
+                                           "--max-partial-plans"};
 
+// How `sailor plan` names the price sheet in its errors.
+constexpr const char* kPriceSheetName = "resources/prices/default.json";
+
+// --no-heuristic NAME (repeatable) switches the named heuristics off.
+void switchOffHeuristics(const std::vector<std::string>& names, Heuristics& h) {
+  for (const auto& name : names) {
+    if (name == "h1") h.h1_tp_rule = false;
+    else if (name == "h2") h.h2_oom_pruning = false;
+    else if (name == "h3") h.h3_dp_descending = false;
+    else if (name == "h4") h.h4_dp_ascending = false;
+    else if (name == "h5") h.h5_dp_in_region = false;
+    else if (name == "h6") h.h6_region_pools = false;
+    else if (name == "h8") h.h8_homogeneous_stages = false;
+    else if (name == "h12") h.h12_smallest_degree_per_m = false;
+    else throw InputError("--no-heuristic", "\"" + name + "\"", "one of h1 h2 h3 h4 h5 h6 h8 h12");
+  }
+}
+
+// The objective, constraints and search settings of `sailor plan`'s options.
+PlannerOptions plannerOptionsFromArgs(const Options& a) {
   PlannerOptions opt;
   if (auto o = a.get("--objective")) {
     if (*o == "throughput") opt.objective = Objective::Throughput;
     else if (*o == "cost") opt.objective = Objective::Cost;
     else throw InputError("--objective", "\"" + *o + "\"", "\"throughput\" or \"cost\"");
   }
+  auto number = [&](const char* k) { return positiveNumber(k, a.required(k)); };
+  auto integer = [&](const char* k, int min) { return positiveInt(k, a.required(k), min); };
   if (a.has("--max-cost-per-iteration"))
-    opt.max_usd_per_iteration = positiveNumber(a, "--max-cost-per-iteration");
-  if (a.has("--max-cost-per-hour")) opt.max_usd_per_hour = positiveNumber(a, "--max-cost-per-hour");
-  if (a.has("--min-throughput")) opt.min_iterations_per_s = positiveNumber(a, "--min-throughput");
-  if (a.has("--max-gpus")) opt.max_gpus = positiveInt(a, "--max-gpus", 1);
-  if (a.has("--top")) opt.top_k = positiveInt(a, "--top", 1);
-  if (a.has("--threads")) opt.threads = positiveInt(a, "--threads", 1);
-  if (a.has("--max-stages")) opt.heuristics.max_stages = positiveInt(a, "--max-stages", 0);
+    opt.max_usd_per_iteration = number("--max-cost-per-iteration");
+  if (a.has("--max-cost-per-hour")) opt.max_usd_per_hour = number("--max-cost-per-hour");
+  if (a.has("--min-throughput")) opt.min_iterations_per_s = number("--min-throughput");
+  if (a.has("--max-gpus")) opt.max_gpus = integer("--max-gpus", 1);
+  if (a.has("--top")) opt.top_k = integer("--top", 1);
+  if (a.has("--threads")) opt.threads = integer("--threads", 1);
+  if (a.has("--max-stages")) opt.heuristics.max_stages = integer("--max-stages", 0);
   if (a.has("--max-partial-plans"))
-    opt.heuristics.max_partial_plans = positiveInt(a, "--max-partial-plans", 0);
+    opt.heuristics.max_partial_plans = integer("--max-partial-plans", 0);
   opt.pareto = a.has("--pareto");
   if (auto list = a.get("--microbatch-sizes")) {
     std::stringstream ss(*list);
     std::string item;
-    while (std::getline(ss, item, ',')) {
-      Args one;
-      one.options["--microbatch-sizes"] = {item};
-      opt.microbatch_sizes.push_back(positiveInt(one, "--microbatch-sizes", 1));
-    }
+    while (std::getline(ss, item, ','))
+      opt.microbatch_sizes.push_back(positiveInt("--microbatch-sizes", item, 1));
   }
-  if (a.has("--no-heuristic"))
-    for (const auto& h : a.options.at("--no-heuristic")) {
-      auto& H = opt.heuristics;
-      if (h == "h1") H.h1_tp_rule = false;
-      else if (h == "h2") H.h2_oom_pruning = false;
-      else if (h == "h3") H.h3_dp_descending = false;
-      else if (h == "h4") H.h4_dp_ascending = false;
-      else if (h == "h5") H.h5_dp_in_region = false;
-      else if (h == "h6") H.h6_region_pools = false;
-      else if (h == "h8") H.h8_homogeneous_stages = false;
-      else if (h == "h12") H.h12_smallest_degree_per_m = false;
-      else throw InputError("--no-heuristic", "\"" + h + "\"", "one of h1 h2 h3 h4 h5 h6 h8 h12");
-    }
+  switchOffHeuristics(a.values("--no-heuristic"), opt.heuristics);
+  return opt;
+}
 
-  auto run_once = [&](const Scenario& sc) {
-    try {
-      return planSearch(sc, job, cat, profiles, opt);
-    } catch (const InputError& e) {
-      // The engine names its PlannerOptions fields; say which command-line option that is.
-      static const std::map<std::string, std::string> kOptionOfField{
-          {"max_gpus", "--max-gpus"},
-          {"top_k", "--top"},
-          {"max_usd_per_iteration", "--max-cost-per-iteration"},
-          {"max_usd_per_hour", "--max-cost-per-hour"},
-          {"min_iterations_per_s", "--min-throughput"},
-          {"microbatch_sizes", "--microbatch-sizes"}};
-      if (auto it = kOptionOfField.find(e.field()); it != kOptionOfField.end())
-        throw InputError(it->second, e.value(), e.expected());
-      throw;
-    }
-  };
-  if (auto trace = a.get("--trace")) {
-    auto rows = loadTrace(*trace, cat);
-    json out = json::array();
-    int exit = 0;
-    for (const auto& row : rows) {
-      std::vector<std::pair<std::pair<std::string, std::string>, int>> counts;
-      for (size_t k = 0; k < row.sites.size(); ++k) counts.push_back({row.sites[k], row.counts[k]});
-      Scenario sc = scenario;
-      if (ref) {
-        sc = ref->scenario(priced_pools(counts), cat);
-      } else {
-        for (auto& p : sc.pools) p.count = 0;
-        for (const auto& [site, n] : counts) {
-          bool found = false;
-          for (auto& p : sc.pools)
-            if (p.gpu_type == site.first && p.zone == site.second) p.count = n, found = true;
-          if (!found) {
-            auto extra = priced_pools({{site, n}});
-            sc.pools.push_back(extra.front());
-          }
-        }
-        sc.validate(cat);
-      }
-      PlanResult r = run_once(sc);
-      if (r.best.empty()) exit = kExitNoPlan;
-      if (a.has("--json")) {
-        json j = r.toJson();
-        j["row"] = row.label;
-        out.push_back(j);
-      } else {
-        std::cout << "== trace row " << row.label << ":";
-        for (size_t k = 0; k < row.sites.size(); ++k)
-          std::cout << " " << row.sites[k].first << "@" << row.sites[k].second << "="
-                    << row.counts[k];
-        std::cout << "\n" << cli::formatPlanResult(r, job, 1) << "\n";
-      }
-    }
-    if (a.has("--json")) std::cout << out.dump(2) << "\n";
-    return exit;
+// What `sailor plan` searches over: the catalogue, the job, the profiles and the scenario
+// (--scenario, else SAILOR's quotas with --reference, else the built-in one).
+struct PlanInputs {
+  Catalog cat;
+  Job job;
+  ProfileSet profiles;
+  std::optional<SailorReference> ref;
+  PriceSheet prices;
+  Scenario scenario;
+  PriceSource priceSource() const { return {prices, kPriceSheetName}; }
+};
+
+PlanInputs planInputsFromArgs(const Options& a) {
+  PlanInputs in{Catalog::load(resourceDir()), {}, {}, {}, {}, {}};
+  in.job = jobFromArgs(a, in.cat);
+  if (auto dir = a.get("--reference")) {
+    in.ref = SailorReference::load(*dir, in.cat);
+    in.profiles.add(in.ref->profiles);
   }
-  PlanResult r = run_once(scenario);
+  in.profiles.add(std::make_shared<AnalyticProfile>(in.cat));
+  in.prices = PriceSheet::load(resourceDir() + "/prices/default.json");
+  if (auto sp = a.get("--scenario")) {
+    in.scenario = loadWithContext<Scenario>(
+        *sp, [&](const json& j) { return Scenario::fromJson(j, in.cat); });
+  } else if (in.ref) {
+    in.scenario = in.ref->scenario(
+        pricedPools(siteCounts(in.ref->quotas), in.priceSource(), &*in.ref), in.cat);
+  } else {
+    const std::string def = resourceDir() + "/scenarios/default.json";
+    in.scenario = loadWithContext<Scenario>(
+        def, [&](const json& j) { return Scenario::fromJson(j, in.cat); });
+  }
+  return in;
+}
+
+// planSearch, with the engine's PlannerOptions field names in its errors turned into the
+// command-line options that set them.
+PlanResult searchPlans(const Scenario& sc, const PlanInputs& in, const PlannerOptions& opt) {
+  try {
+    return planSearch(sc, in.job, in.cat, in.profiles, opt);
+  } catch (const InputError& e) {
+    static const std::map<std::string, std::string> kOptionOfField{
+        {"max_gpus", "--max-gpus"},
+        {"top_k", "--top"},
+        {"max_usd_per_iteration", "--max-cost-per-iteration"},
+        {"max_usd_per_hour", "--max-cost-per-hour"},
+        {"min_iterations_per_s", "--min-throughput"},
+        {"microbatch_sizes", "--microbatch-sizes"}};
+    if (auto it = kOptionOfField.find(e.field()); it != kOptionOfField.end())
+      throw InputError(it->second, e.value(), e.expected());
+    throw;
+  }
+}
+
+// Where `--output FILE` puts the best plan of trace row `row` (counted from 0): FILE's name with
+// "-<row>" before its extension (best.json: best-0.json, best-1.json, ...).
+std::string rowOutputPath(const std::string& output, size_t row) {
+  const std::filesystem::path p(output);
+  const std::string name = p.stem().string() + "-" + std::to_string(row) + p.extension().string();
+  return (p.parent_path() / name).string();
+}
+
+// `sailor plan --trace FILE`: one search per row of the trace, on the scenario the row describes
+// (traceRowScenario); with --output, the best plan of each row to its own file. Exit 3 when a
+// row has no plan.
+int planTrace(const Options& a, const std::string& trace, const PlanInputs& in,
+              const PlannerOptions& opt) {
+  const auto rows = loadTrace(trace, in.cat);
+  const std::optional<std::string> output = a.get("--output");
+  json out = json::array();
+  int exit = 0;
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const TraceRow& row = rows[k];
+    const Scenario sc =
+        traceRowScenario(row, in.scenario, in.priceSource(), in.ref ? &*in.ref : nullptr, in.cat);
+    PlanResult r = searchPlans(sc, in, opt);
+    if (r.best.empty()) exit = kExitNoPlan;
+    else if (output)
+      json_util::writeFileAtomically(rowOutputPath(*output, k),
+                                     r.best.front().plan.toJson().dump(2) + "\n");
+    if (a.has("--json")) {
+      json j = r.toJson();
+      j["row"] = row.label;
+      out.push_back(j);
+    } else {
+      std::cout << "== trace row " << row.label << ":";
+      for (size_t c = 0; c < row.sites.size(); ++c)
+        std::cout << " " << row.sites[c].first << "@" << row.sites[c].second << "="
+                  << row.counts[c];
+      std::cout << "\n" << cli::formatPlanResult(r, in.job, 1) << "\n";
+    }
+  }
+  if (a.has("--json")) std::cout << out.dump(2) << "\n";
+  return exit;
+}
+
+int cmdPlan(int argc, char** argv) {
+  if (wantsHelp(argc, argv, 2)) {
+    std::cout << kPlanHelp;
+    return 0;
+  }
+  Options a(kPlanFlags, kPlanValued);
+  a.parse(argc, argv, 2);
+  if (!a.positional().empty())
+    throw InputError("plan", "\"" + a.positional()[0] + "\"", "options only (see --help)");
+  const PlanInputs in = planInputsFromArgs(a);
+  const PlannerOptions opt = plannerOptionsFromArgs(a);
+  if (auto trace = a.get("--trace")) return planTrace(a, *trace, in, opt);
+  PlanResult r = searchPlans(in.scenario, in, opt);
   if (r.best.empty()) {
     if (a.has("--json")) std::cout << r.toJson().dump(2) << "\n";
     std::cerr << "sailor plan: no plan: " << r.no_plan_reason << "\n";
@@ -543,7 +590,7 @@ int cmdPlan(int argc, char** argv) {
   if (auto out = a.get("--output"))
     json_util::writeFileAtomically(*out, r.best.front().plan.toJson().dump(2) + "\n");
   if (a.has("--json")) std::cout << r.toJson().dump(2) << "\n";
-  else std::cout << cli::formatPlanResult(r, job, opt.top_k);
+  else std::cout << cli::formatPlanResult(r, in.job, opt.top_k);
   return 0;
 }
 
@@ -552,22 +599,23 @@ int cmdValidate(int argc, char** argv) {
     std::cout << kValidateHelp;
     return 0;
   }
-  Args a = parse(argc, argv, 2, {"--json", "--non-blocking-p2p", "--compare-sailor", "--strict"},
-                 {"--reference"});
-  if (a.positional.size() != 1)
-    throw InputError("validate", std::to_string(a.positional.size()) + " files", "one POINTS.json");
+  Options a({"--json", "--non-blocking-p2p", "--compare-sailor", "--strict"}, {"--reference"});
+  a.parse(argc, argv, 2);
+  if (a.positional().size() != 1)
+    throw InputError("validate", std::to_string(a.positional().size()) + " files",
+                     "one POINTS.json");
   Catalog cat = Catalog::load(resourceDir());
   SailorReference ref = SailorReference::load(a.required("--reference"), cat);
   SimulatorOptions opt;
   if (a.has("--non-blocking-p2p")) opt.schedule = PipelineSchedule::Async1F1B;
   // Every point it can predict; those it cannot read or predict are listed in rep.skipped.
-  ValidationReport rep = validatePoints(readMeasuredPoints(a.positional[0], cat), ref, cat, opt,
+  ValidationReport rep = validatePoints(readMeasuredPoints(a.positional()[0], cat), ref, cat, opt,
                                         a.has("--compare-sailor"));
   if (!rep.skipped.empty() && (rep.rows.empty() || a.has("--strict"))) {
     for (const auto& k : rep.skipped)
       std::cerr << "sailor validate: error: " << k.id << ": " << k.error << "\n";
     if (rep.rows.empty())
-      std::cerr << "sailor validate: error: " << a.positional[0]
+      std::cerr << "sailor validate: error: " << a.positional()[0]
                 << ": no point that can be predicted\n";
     return kExitInput;
   }
@@ -612,11 +660,10 @@ constexpr const char* kRunsHelp =
     "\n"
     "Exit status: 0, 2 on bad input, an unknown run id or a store that cannot be opened.\n";
 
+// `v` with `decimals` decimals, "-" for a figure not recorded (NaN).
 std::string fixed(double v, int decimals) {
   if (std::isnan(v)) return "-";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
+  return fmt::format("{:.{}f}", v, decimals);
 }
 
 // `sailor runs list|show ID`: reads the run store; never creates one (a store that does not
@@ -626,18 +673,20 @@ int cmdRuns(int argc, char** argv) {
     std::cout << kRunsHelp;
     return 0;
   }
-  Args a = parse(argc, argv, 2, {"--json"}, {"--store"});
-  const std::string sub = a.positional.empty() ? "" : a.positional[0];
+  Options a({"--json"}, {"--store"});
+  a.parse(argc, argv, 2);
+  const std::string sub = a.positional().empty() ? "" : a.positional()[0];
   if (sub != "list" && sub != "show")
     throw InputError("runs", sub.empty() ? "nothing" : "\"" + sub + "\"",
                      "\"list\" or \"show ID\"");
-  if (sub == "list" && a.positional.size() != 1)
-    throw InputError("runs list", "\"" + a.positional[1] + "\"", "options only (see --help)");
+  if (sub == "list" && a.positional().size() != 1)
+    throw InputError("runs list", "\"" + a.positional()[1] + "\"", "options only (see --help)");
   std::int64_t id = 0;
   if (sub == "show") {
-    if (a.positional.size() != 2)
-      throw InputError("runs show", std::to_string(a.positional.size() - 1) + " ids", "one run id");
-    const std::string& v = a.positional[1];
+    if (a.positional().size() != 2)
+      throw InputError("runs show", std::to_string(a.positional().size() - 1) + " ids",
+                       "one run id");
+    const std::string& v = a.positional()[1];
     size_t used = 0;
     try {
       id = std::stoll(v, &used);
@@ -662,17 +711,14 @@ int cmdRuns(int argc, char** argv) {
       } else if (runs.empty()) {
         std::cout << "No runs recorded in " << path << "\n";
       } else {
-        char line[160];
-        std::snprintf(line, sizeof line, "%6s  %-8s  %-24s  %5s  %12s  %s\n", "id", "status",
-                      "started (UTC)", "world", "iterations", "name");
-        std::cout << line;
+        std::cout << fmt::format("{:>6}  {:<8}  {:<24}  {:>5}  {:>12}  {}\n", "id", "status",
+                                 "started (UTC)", "world", "iterations", "name");
         for (const auto& r : runs) {
           const std::string its =
               std::to_string(r.iterations_done) + "/" + std::to_string(r.iterations_planned);
-          std::snprintf(line, sizeof line, "%6lld  %-8s  %-24s  %5d  %12s  ",
-                        static_cast<long long>(r.id), runStatusName(r.status), r.started_at.c_str(),
-                        r.world_size, its.c_str());
-          std::cout << line << r.name << "\n";
+          std::cout << fmt::format("{:>6}  {:<8}  {:<24}  {:>5}  {:>12}  ", r.id,
+                                   runStatusName(r.status), r.started_at, r.world_size, its)
+                    << r.name << "\n";
         }
       }
       return 0;
@@ -707,16 +753,13 @@ int cmdRuns(int argc, char** argv) {
     if (iterations.empty()) {
       std::cout << "No iterations recorded.\n";
     } else {
-      char line[160];
-      std::snprintf(line, sizeof line, "%11s  %12s  %10s  %12s\n", "iteration", "loss", "seconds",
-                    "tokens/s");
-      std::cout << "Iterations:\n" << line;
-      for (const auto& it : iterations) {
-        std::snprintf(line, sizeof line, "%11d  %12s  %10s  %12s\n", it.iteration,
-                      fixed(it.loss, 4).c_str(), fixed(it.iteration_seconds, 3).c_str(),
-                      fixed(it.tokens_per_second, 1).c_str());
-        std::cout << line;
-      }
+      std::cout << "Iterations:\n"
+                << fmt::format("{:>11}  {:>12}  {:>10}  {:>12}\n", "iteration", "loss", "seconds",
+                               "tokens/s");
+      for (const auto& it : iterations)
+        std::cout << fmt::format("{:>11}  {:>12}  {:>10}  {:>12}\n", it.iteration,
+                                 fixed(it.loss, 4), fixed(it.iteration_seconds, 3),
+                                 fixed(it.tokens_per_second, 1));
     }
     std::cout << "Events: " << store->eventCount(id) << "\n";
     return 0;

@@ -1,5 +1,7 @@
 // sailor-run: the controller process behind `sailor run` (the `sailor` command line hands
-// `sailor run ...` over to this binary so that only the runtime links libtorch).
+// `sailor run ...` over to this binary so that only the runtime links libtorch). Reads the
+// options (CLI11), the scenario, job and plan, refuses bad input before anything starts, and
+// hands the run to the controller (controller.hpp, runController).
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,6 +25,8 @@
 #include "sailor/run_store.hpp"
 #include "sailor/scenario.hpp"
 #include "sailor/token_data.hpp"
+
+#include <CLI/CLI.hpp>
 
 using nlohmann::json;
 using namespace sailor;
@@ -100,121 +104,172 @@ double numberArg(const std::string& opt, const std::string& v) {
   throw InputError(opt, "\"" + v + "\"", "a non-negative number");
 }
 
+// The options of `sailor run` as given, parsed by CLI11: the last value of each valued option
+// (converted where it is used, so that each error names its option), and whether --help won.
+struct RunArgs {
+  bool help = false;
+  std::map<std::string, std::string> values;
+  bool has(const std::string& k) const { return values.count(k) > 0; }
+  const std::string& at(const std::string& k) const { return values.at(k); }
+};
+
+const std::vector<std::string> kValuedOptions{"--plan",
+                                              "--scenario",
+                                              "--job",
+                                              "--iterations",
+                                              "--max-local-processes",
+                                              "--data",
+                                              "--hidden",
+                                              "--seq-len",
+                                              "--global-batch",
+                                              "--seed",
+                                              "--lr",
+                                              "--dtype",
+                                              "--backend",
+                                              "--store",
+                                              "--name",
+                                              "--heartbeat-timeout",
+                                              "--worker"};
+
+// argv[first..argc) as `sailor run` reads it. A valued option takes the next argument whatever
+// it is, or `--option=value`; --local is accepted and changes nothing. Bad input, in the order
+// the arguments come: anything else (InputError "run"), or a valued option that ends the
+// command line. --help or -h before any of those wins.
+RunArgs parseRunArgs(int argc, char** argv, int first) {
+  CLI::App app;
+  app.set_help_flag();  // --help prints kHelp, not CLI11's text
+  app.allow_extras();   // unknown arguments come back in remaining(), in order
+  app.add_flag("-h,--help");
+  app.add_flag("--local");
+  for (const auto& k : kValuedOptions)
+    app.add_option(k)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  std::vector<std::string> args;  // CLI11 takes them last first
+  for (int i = argc - 1; i >= first; --i) args.emplace_back(argv[i]);
+  bool ends_without_value = false;
+  try {
+    app.parse(args);
+  } catch (const CLI::ArgumentMismatch&) {
+    // Only a valued option with nothing after it stops CLI11 (it takes any next argument).
+    ends_without_value = true;
+  }
+  const auto position = [&](const std::string& s) {
+    for (int i = first; i < argc; ++i)
+      if (s == argv[i]) return i;
+    return argc;
+  };
+  const std::vector<std::string> unknown = app.remaining();
+  const int first_unknown = unknown.empty() ? argc : position(unknown.front());
+  const int first_help = app.count("--help") ? std::min(position("--help"), position("-h")) : argc;
+  if (first_help < first_unknown) return RunArgs{true, {}};
+  if (!unknown.empty())
+    throw InputError("run", "\"" + unknown.front() + "\"", "an option of `sailor run --help`");
+  if (ends_without_value) throw InputError(argv[argc - 1], "nothing", "a value");
+  RunArgs out;
+  for (const auto& k : kValuedOptions)
+    if (const auto& given = app.get_option(k)->results(); !given.empty())
+      out.values[k] = given.back();
+  for (const char* req : {"--plan", "--scenario", "--job"})
+    if (!out.has(req)) throw InputError(req, "nothing", "a file (see `sailor run --help`)");
+  return out;
+}
+
+// The training settings of the options, on the job's defaults.
+RunOptions runOptionsFromArgs(const RunArgs& a, const Job& job) {
+  RunOptions ro;
+  if (a.has("--iterations")) ro.iterations = intArg("--iterations", a.at("--iterations"));
+  if (a.has("--hidden")) ro.hidden_size = intArg("--hidden", a.at("--hidden"));
+  if (a.has("--seq-len")) ro.sequence_length = intArg("--seq-len", a.at("--seq-len"));
+  if (a.has("--global-batch"))
+    ro.global_batch_size = intArg("--global-batch", a.at("--global-batch"));
+  if (a.has("--seed")) ro.seed = static_cast<std::uint64_t>(intArg("--seed", a.at("--seed")));
+  // SGD steps by the gradient itself, not Adam's normalised one, so it needs a far larger rate:
+  // on the shipped text 0.03-0.1 trained as well as Adam at 1e-3 (docs/runtime.md).
+  if (job.optimizer == Optimizer::Sgd) {
+    ro.learning_rate = 0.05;
+    ro.min_learning_rate = ro.learning_rate / 10;
+  }
+  if (a.has("--lr")) {
+    ro.learning_rate = numberArg("--lr", a.at("--lr"));
+    ro.min_learning_rate = ro.learning_rate / 10;
+  }
+  if (a.has("--dtype")) ro.dtype = a.at("--dtype");
+  if (a.has("--backend")) ro.backend = a.at("--backend");
+  if (a.has("--data")) {
+    const std::string& d = a.at("--data");
+    ro.data = d == "text" ? resourceDir() + "/text/public-domain.txt" : d;
+    if (ro.data != "synthetic") ro.data = std::filesystem::absolute(ro.data).string();
+  }
+  return ro;
+}
+
+// Where the workers, the run store and the run's name come from, the limits of a local run, and
+// the backend the workers use (with a warning where `auto` or the job's precision is overridden).
+ControllerOptions controllerOptionsFromArgs(const RunArgs& a, const RunSpec& spec, const Job& job) {
+  ControllerOptions co;
+  co.worker_path = a.has("--worker")              ? a.at("--worker")
+                   : std::getenv("SAILOR_WORKER") ? std::getenv("SAILOR_WORKER")
+                                                  : selfDir() + "/sailor-worker";
+  co.store_path = a.has("--store") ? a.at("--store") : RunStore::defaultPath();
+  co.name =
+      a.has("--name") ? a.at("--name") : std::filesystem::path(a.at("--plan")).filename().string();
+  if (const char* env = std::getenv("SAILOR_MAX_LOCAL_PROCESSES"))
+    co.max_local_processes = intArg("SAILOR_MAX_LOCAL_PROCESSES", env);
+  if (a.has("--max-local-processes"))
+    co.max_local_processes = intArg("--max-local-processes", a.at("--max-local-processes"));
+  if (a.has("--heartbeat-timeout"))
+    co.heartbeat_timeout_s = numberArg("--heartbeat-timeout", a.at("--heartbeat-timeout"));
+
+    // NCCL needs one GPU per rank: refuse (--backend nccl) or fall back to Gloo (auto) here,
+    // rather than let every worker fail in its first collective.
+#ifdef SAILOR_WITH_NCCL
+  const bool nccl_built = true;
+  const int visible_gpus = static_cast<int>(torch::cuda::device_count());
+#else
+  const bool nccl_built = false;
+  const int visible_gpus = 0;
+#endif
+  const char* sharing = std::getenv("SAILOR_ALLOW_GPU_SHARING");
+  const BackendChoice backend =
+      resolveBackend(spec.backend, spec.worldSize(), nccl_built, visible_gpus,
+                     sharing && std::string(sharing) == "1");
+  co.backend = backend.backend;
+  if (!backend.warning.empty()) co.warnings.push_back(backend.warning);
+
+  if (job.precision == Precision::Fp16)
+    co.warnings.push_back("job precision fp16: the runtime trains in " + spec.dtype +
+                          " (fp16 needs loss scaling, which is not implemented; bf16 is)");
+  return co;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   // `sailor run ...` execs us with argv[1] == "run".
-  int first = 1;
-  if (argc > 1 && std::strcmp(argv[1], "run") == 0) first = 2;
-  std::map<std::string, std::string> opt;
-  const std::vector<std::string> with_value{"--plan",
-                                            "--scenario",
-                                            "--job",
-                                            "--iterations",
-                                            "--max-local-processes",
-                                            "--data",
-                                            "--hidden",
-                                            "--seq-len",
-                                            "--global-batch",
-                                            "--seed",
-                                            "--lr",
-                                            "--dtype",
-                                            "--backend",
-                                            "--store",
-                                            "--name",
-                                            "--heartbeat-timeout",
-                                            "--worker"};
+  const int first = argc > 1 && std::strcmp(argv[1], "run") == 0 ? 2 : 1;
   try {
-    for (int i = first; i < argc; ++i) {
-      const std::string k = argv[i];
-      if (k == "--help" || k == "-h") {
-        std::cout << kHelp;
-        return 0;
-      }
-      if (k == "--local") continue;
-      if (std::find(with_value.begin(), with_value.end(), k) == with_value.end())
-        throw InputError("run", "\"" + k + "\"", "an option of `sailor run --help`");
-      if (i + 1 >= argc) throw InputError(k, "nothing", "a value");
-      opt[k] = argv[++i];
+    const RunArgs args = parseRunArgs(argc, argv, first);
+    if (args.help) {
+      std::cout << kHelp;
+      return 0;
     }
-    for (const char* req : {"--plan", "--scenario", "--job"})
-      if (!opt.count(req)) throw InputError(req, "nothing", "a file (see `sailor run --help`)");
-
     const Catalog catalog = Catalog::load(resourceDir());
-    const std::string plan_path = opt["--plan"];
+    const std::string& plan_path = args.at("--plan");
     const Scenario scenario = load<Scenario>(
-        opt["--scenario"], [&](const json& j) { return Scenario::fromJson(j, catalog); });
+        args.at("--scenario"), [&](const json& j) { return Scenario::fromJson(j, catalog); });
     const Job job =
-        load<Job>(opt["--job"], [&](const json& j) { return Job::fromJson(j, catalog); });
+        load<Job>(args.at("--job"), [&](const json& j) { return Job::fromJson(j, catalog); });
     const Plan plan = load<Plan>(plan_path, [](const json& j) { return Plan::fromJson(j); });
     try {
       plan.validate(job, catalog, scenario);
     } catch (const InputError& e) {
       throw withContext(e, plan_path);
     }
-
-    RunOptions ro;
-    if (opt.count("--iterations")) ro.iterations = intArg("--iterations", opt["--iterations"]);
-    if (opt.count("--hidden")) ro.hidden_size = intArg("--hidden", opt["--hidden"]);
-    if (opt.count("--seq-len")) ro.sequence_length = intArg("--seq-len", opt["--seq-len"]);
-    if (opt.count("--global-batch"))
-      ro.global_batch_size = intArg("--global-batch", opt["--global-batch"]);
-    if (opt.count("--seed")) ro.seed = static_cast<std::uint64_t>(intArg("--seed", opt["--seed"]));
-    // SGD steps by the gradient itself, not Adam's normalised one, so it needs a far larger rate:
-    // on the shipped text 0.03-0.1 trained as well as Adam at 1e-3 (docs/runtime.md).
-    if (job.optimizer == Optimizer::Sgd) {
-      ro.learning_rate = 0.05;
-      ro.min_learning_rate = ro.learning_rate / 10;
-    }
-    if (opt.count("--lr")) {
-      ro.learning_rate = numberArg("--lr", opt["--lr"]);
-      ro.min_learning_rate = ro.learning_rate / 10;
-    }
-    if (opt.count("--dtype")) ro.dtype = opt["--dtype"];
-    if (opt.count("--backend")) ro.backend = opt["--backend"];
-    if (opt.count("--data")) {
-      const std::string d = opt["--data"];
-      ro.data = d == "text" ? resourceDir() + "/text/public-domain.txt" : d;
-      if (ro.data != "synthetic") ro.data = std::filesystem::absolute(ro.data).string();
-    }
+    const RunOptions ro = runOptionsFromArgs(args, job);
     const RunSpec spec = RunSpec::build(plan, job, catalog.model(job.model, "model"), ro);
     // Read the text now, so that a missing or short file is bad input before any process starts.
     if (ro.data != "synthetic")
       (void)TokenSource::textFile(ro.data, ro.seed).sample(0, spec.model.sequence_length);
-
-    ControllerOptions co;
-    co.worker_path = opt.count("--worker")          ? opt["--worker"]
-                     : std::getenv("SAILOR_WORKER") ? std::getenv("SAILOR_WORKER")
-                                                    : selfDir() + "/sailor-worker";
-    co.store_path = opt.count("--store") ? opt["--store"] : RunStore::defaultPath();
-    co.name =
-        opt.count("--name") ? opt["--name"] : std::filesystem::path(plan_path).filename().string();
-    if (const char* env = std::getenv("SAILOR_MAX_LOCAL_PROCESSES"))
-      co.max_local_processes = intArg("SAILOR_MAX_LOCAL_PROCESSES", env);
-    if (opt.count("--max-local-processes"))
-      co.max_local_processes = intArg("--max-local-processes", opt["--max-local-processes"]);
-    if (opt.count("--heartbeat-timeout"))
-      co.heartbeat_timeout_s = numberArg("--heartbeat-timeout", opt["--heartbeat-timeout"]);
-
-      // NCCL needs one GPU per rank: refuse (--backend nccl) or fall back to Gloo (auto) here,
-      // rather than let every worker fail in its first collective.
-#ifdef SAILOR_WITH_NCCL
-    const bool nccl_built = true;
-    const int visible_gpus = static_cast<int>(torch::cuda::device_count());
-#else
-    const bool nccl_built = false;
-    const int visible_gpus = 0;
-#endif
-    const char* sharing = std::getenv("SAILOR_ALLOW_GPU_SHARING");
-    const BackendChoice backend =
-        resolveBackend(spec.backend, spec.worldSize(), nccl_built, visible_gpus,
-                       sharing && std::string(sharing) == "1");
-    co.backend = backend.backend;
-    if (!backend.warning.empty()) co.warnings.push_back(backend.warning);
-
-    if (job.precision == Precision::Fp16)
-      co.warnings.push_back("job precision fp16: the runtime trains in " + spec.dtype +
-                            " (fp16 needs loss scaling, which is not implemented; bf16 is)");
+    const ControllerOptions co = controllerOptionsFromArgs(args, spec, job);
     return runController(spec, scenario.toJson(), job.toJson(), co, [](const json& e) {
       const std::string line = e.dump() + "\n";
       std::fwrite(line.data(), 1, line.size(), stdout);

@@ -181,6 +181,34 @@ class TestCli : public QObject {
     QTest::newRow("plan --help") << QStringList({"plan", "--help"}) << 0
                                  << "--max-cost-per-iteration"
                                  << "";
+    QTest::newRow("plan --help says where --trace --output writes")
+        << QStringList({"plan", "--help"}) << 0 << "(best.json: best-0.json, best-1.json, ..."
+        << "";
+    // The option parser's errors: one line naming the option, exit 2.
+    QTest::newRow("unknown option=value")
+        << QStringList({"catalog", "gpus", "--colour=red"}) << 2 << ""
+        << "sailor catalog: error: --colour: got an unknown option, expected one of: --json\n";
+    QTest::newRow("valued option without a value")
+        << QStringList({"plan", "--trace"}) << 2 << ""
+        << "sailor plan: error: --trace: got nothing, expected a value after the option\n";
+    QTest::newRow("unknown option before a missing value")
+        << QStringList({"runs", "list", "--bogus", "--store"}) << 2 << ""
+        << "sailor runs: error: --bogus: got an unknown option, expected one of: --json, --store\n";
+    QTest::newRow("positional where options only")
+        << QStringList({"simulate", "extra"}) << 2 << ""
+        << "sailor simulate: error: simulate: got \"extra\", expected options only (see --help)\n";
+    QTest::newRow("a single-dash argument is positional")
+        << QStringList({"catalog", "gpus", "-x"}) << 2 << ""
+        << "catalog: got \"gpus\", expected \"gpus\" or \"models\"";
+    QTest::newRow("--option=value")
+        << QStringList({"plan", "--objective=speed"}) << 2 << ""
+        << "--objective: got \"speed\", expected \"throughput\" or \"cost\"";
+    QTest::newRow("the last value of an option wins")
+        << QStringList({"plan", "--max-gpus", "x", "--max-gpus", "0"}) << 2 << ""
+        << "--max-gpus: got \"0\", expected an integer >= 1";
+    QTest::newRow("a value that looks like an option is the value")
+        << QStringList({"plan", "--objective", "--json"}) << 2 << ""
+        << "--objective: got \"--json\", expected";
     QTest::newRow("plan on the default scenario")
         << QStringList({"plan", "--top", "1", "--microbatch-sizes", "4,8"}) << 0
         << "Best plans for OPT-350M"
@@ -577,6 +605,70 @@ class TestCli : public QObject {
     const Result r = runSailor(sim_args);
     QVERIFY2(r.exit_code == 0, qPrintable(describe(sim_args, r)));
     QVERIFY(r.out.contains("Iteration time"));
+  }
+
+  // `--trace` with `--output`: each row's best plan goes to its own file, FILE with the row number
+  // (from 0) before the extension, and each is accepted by `sailor simulate --plan`; a row
+  // without a plan (no GPUs at all) writes none and the command exits 3. (The option used to be
+  // ignored: exit 0 and no file.)
+  void planTraceOutputWritesOnePlanPerRow() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString trace = writeFile(dir, "trace.csv",
+                                    ",Timestamp,A100-40_us-central1-a,V100-16_us-central1-a\n"
+                                    "0,1712574014.0187,8,0\n"
+                                    "1,1712574137.19241,16,8\n"
+                                    "2,1712574258.52282,0,0\n");
+    const QString out = dir.filePath("best.json");
+    const QStringList args{
+        "plan", "--job",        job_, "--trace",   trace, "--top",    "1", "--microbatch-sizes",
+        "8",    "--max-stages", "1",  "--threads", "1",   "--output", out};
+    const Result r = runSailor(args);
+    QVERIFY2(r.exit_code == 3, qPrintable(describe(args, r)));
+    QVERIFY2(r.out.contains("== trace row 1712574258.52282") && r.out.contains("no plan"),
+             qPrintable(describe(args, r)));
+    QVERIFY(!QFile::exists(out));
+    QVERIFY(!QFile::exists(dir.filePath("best-2.json")));
+    for (const QString& name : {QString("best-0.json"), QString("best-1.json")}) {
+      const QString plan = dir.filePath(name);
+      QVERIFY2(QFile::exists(plan), qPrintable(name + " not written\n" + describe(args, r)));
+      const QStringList sim{"simulate", "--scenario", scenario_, "--job", job_, "--plan", plan};
+      const Result s = runSailor(sim);
+      QVERIFY2(s.exit_code == 0, qPrintable(describe(sim, s)));
+    }
+    // Row 0 had 8 A100-40 only: its plan uses at most those.
+    QFile f(dir.filePath("best-0.json"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray best0 = f.readAll();
+    QVERIFY2(best0.contains("A100-40") && !best0.contains("V100-16"), best0.constData());
+  }
+
+  // GH-96 columns with --reference: priced from the price sheet at SAILOR's 11.06 USD/GPU-hour,
+  // the figure planner_bench plans GH200 at (the sheet used to lack it: exit 2, "expected a price
+  // in resources/prices/default.json").
+  void planTraceWithGh96OnTheReference() {
+    const QString ref = QString(SAILOR_TEST_SHARED_DIR) + "/reference/sailor";
+    if (!QFile::exists(ref + "/cluster/basic_cluster_config.json"))
+      QSKIP("no SAILOR reference data beside the project (../shared/reference/sailor)");
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString trace = writeFile(dir, "gh96.csv",
+                                    ",Timestamp,GH-96_us-central1-a,A100-40_us-central1-a\n"
+                                    "0,1712574014.0187,16,0\n");
+    const QStringList args{"plan",    "--reference",        ref,    "--model",
+                           "OPT-350", "--global-batch",     "1024", "--trace",
+                           trace,     "--microbatch-sizes", "4",    "--max-stages",
+                           "1",       "--threads",          "1",    "--json"};
+    const Result r = runSailor(args);
+    QVERIFY2(r.exit_code == 0, qPrintable(describe(args, r)));
+    const QJsonArray rows = QJsonDocument::fromJson(r.out.toUtf8()).array();
+    QCOMPARE(rows.size(), 1);
+    const QJsonObject best = rows[0].toObject().value("plans").toArray()[0].toObject();
+    const QJsonObject prediction = best.value("prediction").toObject();
+    const int gpus = prediction.value("gpus").toInt();
+    QVERIFY2(gpus > 0 && gpus <= 16, qPrintable(describe(args, r)));
+    // Every GPU of the plan is a GH-96 at 11.06 USD per hour.
+    QVERIFY(qAbs(prediction.value("usd_per_hour").toDouble() - 11.06 * gpus) < 1e-9);
   }
 
   // A bf16 job: the default scenario's V100-16 pools (no bf16 arithmetic) are left out, and said

@@ -27,6 +27,7 @@
 #include "sailor/prices.hpp"
 #include "sailor/reference.hpp"
 #include "sailor/simulator.hpp"
+#include "sailor/trace_scenario.hpp"
 
 using namespace sailor;
 using nlohmann::json;
@@ -142,18 +143,12 @@ int main(int argc, char** argv) {
       Catalog cat = Catalog::load(resourceDir());
       SailorReference ref = SailorReference::load(dir, cat);
       PriceSheet prices = PriceSheet::load(resourceDir() + "/prices/default.json");
-      std::vector<Pool> pools;
-      for (const auto& [site, n] : c.pools) {
-        Pool p;
-        p.gpu_type = site.first;
-        p.zone = site.second;
-        p.count = n;
-        // GH-96 is not a cloud offering in the price sheet: the SAILOR paper's 11.06 USD/GPU-hour.
-        p.usd_per_gpu_hour = prices.usdPerGpuHour(regionOfZone(p.zone), p.gpu_type).value_or(11.06);
-        if (ref.gpus_per_node.count(p.gpu_type)) p.gpus_per_node = ref.gpus_per_node.at(p.gpu_type);
-        pools.push_back(p);
-      }
-      Scenario sc = ref.scenario(pools, cat);
+      // Every price from the sheet, as `sailor plan` prices them (GH-96: SAILOR's evaluation
+      // figure, which the sheet carries with its source).
+      std::vector<SiteCount> counts;
+      for (const auto& [site, n] : c.pools) counts.push_back({site.first, site.second, n});
+      Scenario sc =
+          ref.scenario(pricedPools(counts, {prices, "resources/prices/default.json"}, &ref), cat);
       Job job = Job::fromJson(
           json{{"model", "OPT-350"}, {"global_batch_size", 1024}, {"precision", "fp32"}}, cat);
       ProfileSet profiles;
