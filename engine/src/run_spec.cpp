@@ -7,7 +7,9 @@
 //   RankPlacement::toJson                        one rank's stage, replica and tp rank
 //   RunSpec::replicaRanks, stageRanks            ranks of a replica, of a stage
 //   RunSpec::learningRateAt                      the schedule (warm-up, then cosine)
-//   RunSpec::build                               plan + job + catalogue -> ranks, model, settings
+//   scaledModel, checkPlan, checkOptions,        RunSpec::build's steps: the model scaled to
+//   placeRanks, RunSpec::build                     this machine, the plan and settings checked,
+//                                                  one rank per GPU
 //   RunSpec::toJson, fromJson                    the file every worker reads
 #include "sailor/run_spec.hpp"
 
@@ -100,11 +102,12 @@ double RunSpec::learningRateAt(int iteration) const {
          0.5 * (learning_rate - min_learning_rate) * (1.0 + std::cos(std::numbers::pi * progress));
 }
 
-RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
-                       const RunOptions& options) {
-  RunSpec r;
-  // The model, scaled. Heads stay (tp must divide them as on the real model).
-  RuntimeModel& m = r.model;
+namespace {
+
+// The catalogue model scaled to this machine (--hidden, --seq-len); heads stay, as tp must
+// divide them as on the real model.
+RuntimeModel scaledModel(const ModelSpec& spec, const Job& job, const RunOptions& options) {
+  RuntimeModel m;
   m.name = spec.name;
   m.layers = spec.layers;
   m.heads = spec.heads;
@@ -125,8 +128,12 @@ RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
   m.tied_embeddings = spec.tied_embeddings;
   m.norm = spec.norm;
   m.bias = spec.bias;
+  return m;
+}
 
-  // The plan against the model.
+// The plan against the runtime's model: contiguous stages covering every layer, the same
+// number of replicas in every stage, tp dividing the heads.
+void checkPlan(const Plan& plan, const ModelSpec& spec, int heads) {
   if (plan.stages.empty()) throw InputError("stages", "[]", "at least one stage");
   if (plan.microbatch_size < 1)
     throw InputError("microbatch_size", std::to_string(plan.microbatch_size), "an integer >= 1");
@@ -152,9 +159,9 @@ RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
       const int tp = st.replicas[k].tp;
       const std::string rp = path + ".replicas[" + std::to_string(k) + "].tp";
       if (tp < 1) throw InputError(rp, std::to_string(tp), "an integer >= 1");
-      if (m.heads % tp != 0)
+      if (heads % tp != 0)
         throw InputError(rp, std::to_string(tp),
-                         "a divisor of " + spec.name + "'s " + std::to_string(m.heads) + " heads");
+                         "a divisor of " + spec.name + "'s " + std::to_string(heads) + " heads");
     }
   }
   if (next != spec.numPlanLayers())
@@ -162,17 +169,10 @@ RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
                      std::to_string(next - 1),
                      std::to_string(spec.numPlanLayers() - 1) + " (the last layer of " + spec.name +
                          ": its stages must cover every layer)");
+}
 
-  r.plan = plan;
-  r.data_parallel = static_cast<int>(plan.stages[0].replicas.size());
-  r.global_batch_size = options.global_batch_size.value_or(job.global_batch_size);
-  const int per_step = r.data_parallel * plan.microbatch_size;
-  if (r.global_batch_size < 1 || r.global_batch_size % per_step != 0)
-    throw InputError("global_batch_size", std::to_string(r.global_batch_size),
-                     "a positive multiple of " + std::to_string(r.data_parallel) + " replicas x " +
-                         std::to_string(plan.microbatch_size) + " sequences per microbatch");
-  r.microbatches = r.global_batch_size / per_step;
-
+// The training settings that do not depend on the plan.
+void checkOptions(const RunOptions& options) {
   if (options.iterations < 1)
     throw InputError("--iterations", std::to_string(options.iterations), "an integer >= 1");
   if (options.dtype != "float32" && options.dtype != "float64")
@@ -191,6 +191,41 @@ RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
   if (options.bucket_elements < 1)
     throw InputError("--bucket-elements", std::to_string(options.bucket_elements),
                      "an integer >= 1");
+}
+
+// One rank per GPU, numbered stage by stage, replica by replica, tp rank fastest.
+std::vector<RankPlacement> placeRanks(const Plan& plan) {
+  std::vector<RankPlacement> ranks;
+  int rank = 0;
+  for (std::size_t s = 0; s < plan.stages.size(); ++s)
+    for (std::size_t d = 0; d < plan.stages[s].replicas.size(); ++d) {
+      const Replica& rep = plan.stages[s].replicas[d];
+      for (int t = 0; t < rep.tp; ++t)
+        ranks.push_back(RankPlacement{rank++, static_cast<int>(s), static_cast<int>(d), t, rep.tp,
+                                      rep.gpu_type, rep.zone});
+    }
+  return ranks;
+}
+
+}  // namespace
+
+RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
+                       const RunOptions& options) {
+  RunSpec r;
+  r.model = scaledModel(spec, job, options);
+  checkPlan(plan, spec, r.model.heads);
+
+  r.plan = plan;
+  r.data_parallel = static_cast<int>(plan.stages[0].replicas.size());
+  r.global_batch_size = options.global_batch_size.value_or(job.global_batch_size);
+  const int per_step = r.data_parallel * plan.microbatch_size;
+  if (r.global_batch_size < 1 || r.global_batch_size % per_step != 0)
+    throw InputError("global_batch_size", std::to_string(r.global_batch_size),
+                     "a positive multiple of " + std::to_string(r.data_parallel) + " replicas x " +
+                         std::to_string(plan.microbatch_size) + " sequences per microbatch");
+  r.microbatches = r.global_batch_size / per_step;
+
+  checkOptions(options);
   r.iterations = options.iterations;
   r.seed = options.seed;
   r.data = options.data;
@@ -206,14 +241,7 @@ RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
   r.optimizer = job.optimizer;
   r.recompute = job.recompute;
 
-  int rank = 0;
-  for (std::size_t s = 0; s < plan.stages.size(); ++s)
-    for (std::size_t d = 0; d < plan.stages[s].replicas.size(); ++d) {
-      const Replica& rep = plan.stages[s].replicas[d];
-      for (int t = 0; t < rep.tp; ++t)
-        r.ranks.push_back(RankPlacement{rank++, static_cast<int>(s), static_cast<int>(d), t, rep.tp,
-                                        rep.gpu_type, rep.zone});
-    }
+  r.ranks = placeRanks(plan);
   return r;
 }
 

@@ -10,7 +10,9 @@
 //                                           slower of two GPU types' own links, the default
 //   Scenario::intraNodeLink, LinkResolver   inside a node; a cache of resolved links
 //   egressUsdPerGb, findPool, gpusPerNode   prices and pools
-//   Scenario::validate, fromJson, toJson    validation on construction, and the file format
+//   Scenario::validate                      the whole scenario's consistency
+//   regionsFromJson, poolsFromJson, ...     the file's sections, each field checked; then
+//   Scenario::fromJson, toJson                fromJson assembles and validates them
 #include "sailor/scenario.hpp"
 
 #include <algorithm>
@@ -342,16 +344,13 @@ void Scenario::validate(const Catalog& catalog) const {
   }
 }
 
-Scenario Scenario::fromJson(const json& j, const Catalog& catalog) {
-  Scenario s;
-  ju::rejectUnknownKeys(j,
-                        {"name", "description", "regions", "pools", "network", "egress_usd_per_gb",
-                         "job", "objective"},
-                        "");
-  s.name = ju::getStringOr(j, "name", "", "unnamed");
-  s.description = ju::getStringOr(j, "description", "", "");
-  const json& regions = ju::require(j, "regions", "");
+namespace {
+
+// Scenario::fromJson's parts, in the file's order; each throws InputError naming the field.
+
+std::vector<Region> regionsFromJson(const json& regions) {
   ju::requireArray(regions, "regions");
+  std::vector<Region> out;
   for (size_t i = 0; i < regions.size(); ++i) {
     const std::string path = "regions[" + std::to_string(i) + "]";
     const json& r = regions[i];
@@ -366,10 +365,14 @@ Scenario Scenario::fromJson(const json& j, const Catalog& catalog) {
         throw InputError(path + ".zones", ju::describe(z), "zone names (strings)");
       reg.zones.push_back(z.get<std::string>());
     }
-    s.regions.push_back(std::move(reg));
+    out.push_back(std::move(reg));
   }
-  const json& pools = j.contains("pools") ? j.at("pools") : json::array();
+  return out;
+}
+
+std::vector<Pool> poolsFromJson(const json& pools) {
   ju::requireArray(pools, "pools");
+  std::vector<Pool> out;
   for (size_t i = 0; i < pools.size(); ++i) {
     const std::string path = "pools[" + std::to_string(i) + "]";
     const json& p = pools[i];
@@ -382,83 +385,113 @@ Scenario Scenario::fromJson(const json& j, const Catalog& catalog) {
     pool.usd_per_gpu_hour = ju::getNonNegative(p, "usd_per_gpu_hour", path);
     pool.spot = ju::getBoolOr(p, "spot", path, false);
     if (p.contains("gpus_per_node")) pool.gpus_per_node = ju::getInt32(p, "gpus_per_node", path, 1);
-    s.pools.push_back(std::move(pool));
+    out.push_back(std::move(pool));
   }
+  return out;
+}
+
+// "network.defaults": overrides of the built-in link per zone relation.
+void defaultLinksFromJson(const json& d, std::map<Relation, LinkModel>& links) {
+  ju::rejectUnknownKeys(d, {"same_zone", "same_region", "same_continent", "cross_continent"},
+                        "network.defaults");
+  for (Relation r : kRelations) {
+    const std::string key = relationName(r);
+    if (!d.contains(key)) continue;
+    const json& m = d.at(key);
+    const std::string path = "network.defaults." + key;
+    if (m.contains("kind")) links[r] = LinkModel::fromJson(m, path);
+    else {
+      ju::rejectUnknownKeys(m, {"latency_s", "bandwidth_gb_per_s"}, path);
+      links[r] = LinkModel::latencyBandwidth(ju::getNonNegative(m, "latency_s", path),
+                                             ju::getPositive(m, "bandwidth_gb_per_s", path));
+    }
+  }
+}
+
+// "network.links": measured or declared links between zones.
+std::vector<LinkEntry> linkEntriesFromJson(const json& links) {
+  ju::requireArray(links, "network.links");
+  std::vector<LinkEntry> out;
+  for (size_t i = 0; i < links.size(); ++i) {
+    const std::string path = "network.links[" + std::to_string(i) + "]";
+    const json& l = links[i];
+    ju::rejectUnknownKeys(l, {"from_zone", "to_zone", "from_gpu", "to_gpu", "gpus", "model"}, path);
+    LinkEntry e;
+    e.from_zone = ju::getString(l, "from_zone", path);
+    e.to_zone = ju::getString(l, "to_zone", path);
+    if (l.contains("from_gpu")) e.from_gpu = ju::getString(l, "from_gpu", path);
+    if (l.contains("to_gpu")) e.to_gpu = ju::getString(l, "to_gpu", path);
+    if (l.contains("gpus")) e.gpus = ju::getInt32(l, "gpus", path, 1);
+    e.model = LinkModel::fromJson(ju::require(l, "model", path), path + ".model");
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+// "network.intra_node": one link per catalogue GPU type.
+std::map<std::string, LinkModel> intraNodeLinksFromJson(const json& intra, const Catalog& catalog) {
+  ju::requireArray(intra, "network.intra_node");
+  std::map<std::string, LinkModel> out;
+  for (size_t i = 0; i < intra.size(); ++i) {
+    const std::string path = "network.intra_node[" + std::to_string(i) + "]";
+    ju::rejectUnknownKeys(intra[i], {"gpu_type", "model"}, path);
+    const std::string gpu = ju::getString(intra[i], "gpu_type", path);
+    catalog.gpu(gpu, path + ".gpu_type");
+    if (out.count(gpu))
+      throw InputError(path + ".gpu_type", "\"" + gpu + "\" twice",
+                       "one intra-node link per GPU type");
+    out.emplace(gpu, LinkModel::fromJson(ju::require(intra[i], "model", path), path + ".model"));
+  }
+  return out;
+}
+
+// "egress_usd_per_gb": defaults per zone relation and prices of zone pairs.
+void egressFromJson(const json& e, std::map<Relation, double>& defaults,
+                    std::map<std::pair<std::string, std::string>, double>& pairs_usd) {
+  ju::rejectUnknownKeys(e, {"defaults", "pairs"}, "egress_usd_per_gb");
+  if (e.contains("defaults")) {
+    const json& d = e.at("defaults");
+    ju::rejectUnknownKeys(d, {"same_zone", "same_region", "same_continent", "cross_continent"},
+                          "egress_usd_per_gb.defaults");
+    for (Relation r : kRelations)
+      if (d.contains(relationName(r)))
+        defaults[r] = ju::getNonNegative(d, relationName(r), "egress_usd_per_gb.defaults");
+  }
+  const json& pairs = e.contains("pairs") ? e.at("pairs") : json::array();
+  ju::requireArray(pairs, "egress_usd_per_gb.pairs");
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const std::string path = "egress_usd_per_gb.pairs[" + std::to_string(i) + "]";
+    ju::rejectUnknownKeys(pairs[i], {"from_zone", "to_zone", "usd_per_gb"}, path);
+    pairs_usd[{ju::getString(pairs[i], "from_zone", path),
+               ju::getString(pairs[i], "to_zone", path)}] =
+        ju::getNonNegative(pairs[i], "usd_per_gb", path);
+  }
+}
+
+}  // namespace
+
+Scenario Scenario::fromJson(const json& j, const Catalog& catalog) {
+  Scenario s;
+  ju::rejectUnknownKeys(j,
+                        {"name", "description", "regions", "pools", "network", "egress_usd_per_gb",
+                         "job", "objective"},
+                        "");
+  s.name = ju::getStringOr(j, "name", "", "unnamed");
+  s.description = ju::getStringOr(j, "description", "", "");
+  s.regions = regionsFromJson(ju::require(j, "regions", ""));
+  s.pools = poolsFromJson(j.contains("pools") ? j.at("pools") : json::array());
   s.default_links = builtinDefaultLinks();
   if (j.contains("network")) {
     const json& n = j.at("network");
     ju::rejectUnknownKeys(n, {"defaults", "links", "intra_node"}, "network");
-    if (n.contains("defaults")) {
-      const json& d = n.at("defaults");
-      ju::rejectUnknownKeys(d, {"same_zone", "same_region", "same_continent", "cross_continent"},
-                            "network.defaults");
-      for (Relation r : kRelations) {
-        const std::string key = relationName(r);
-        if (!d.contains(key)) continue;
-        const json& m = d.at(key);
-        const std::string path = "network.defaults." + key;
-        if (m.contains("kind")) s.default_links[r] = LinkModel::fromJson(m, path);
-        else {
-          ju::rejectUnknownKeys(m, {"latency_s", "bandwidth_gb_per_s"}, path);
-          s.default_links[r] =
-              LinkModel::latencyBandwidth(ju::getNonNegative(m, "latency_s", path),
-                                          ju::getPositive(m, "bandwidth_gb_per_s", path));
-        }
-      }
-    }
-    const json& links = n.contains("links") ? n.at("links") : json::array();
-    ju::requireArray(links, "network.links");
-    for (size_t i = 0; i < links.size(); ++i) {
-      const std::string path = "network.links[" + std::to_string(i) + "]";
-      const json& l = links[i];
-      ju::rejectUnknownKeys(l, {"from_zone", "to_zone", "from_gpu", "to_gpu", "gpus", "model"},
-                            path);
-      LinkEntry e;
-      e.from_zone = ju::getString(l, "from_zone", path);
-      e.to_zone = ju::getString(l, "to_zone", path);
-      if (l.contains("from_gpu")) e.from_gpu = ju::getString(l, "from_gpu", path);
-      if (l.contains("to_gpu")) e.to_gpu = ju::getString(l, "to_gpu", path);
-      if (l.contains("gpus")) e.gpus = ju::getInt32(l, "gpus", path, 1);
-      e.model = LinkModel::fromJson(ju::require(l, "model", path), path + ".model");
-      s.links.push_back(std::move(e));
-    }
-    const json& intra = n.contains("intra_node") ? n.at("intra_node") : json::array();
-    ju::requireArray(intra, "network.intra_node");
-    for (size_t i = 0; i < intra.size(); ++i) {
-      const std::string path = "network.intra_node[" + std::to_string(i) + "]";
-      ju::rejectUnknownKeys(intra[i], {"gpu_type", "model"}, path);
-      const std::string gpu = ju::getString(intra[i], "gpu_type", path);
-      catalog.gpu(gpu, path + ".gpu_type");
-      if (s.intra_node_links.count(gpu))
-        throw InputError(path + ".gpu_type", "\"" + gpu + "\" twice",
-                         "one intra-node link per GPU type");
-      s.intra_node_links.emplace(
-          gpu, LinkModel::fromJson(ju::require(intra[i], "model", path), path + ".model"));
-    }
+    if (n.contains("defaults")) defaultLinksFromJson(n.at("defaults"), s.default_links);
+    s.links = linkEntriesFromJson(n.contains("links") ? n.at("links") : json::array());
+    s.intra_node_links = intraNodeLinksFromJson(
+        n.contains("intra_node") ? n.at("intra_node") : json::array(), catalog);
   }
   s.default_egress_usd_per_gb = builtinDefaultEgress();
-  if (j.contains("egress_usd_per_gb")) {
-    const json& e = j.at("egress_usd_per_gb");
-    ju::rejectUnknownKeys(e, {"defaults", "pairs"}, "egress_usd_per_gb");
-    if (e.contains("defaults")) {
-      const json& d = e.at("defaults");
-      ju::rejectUnknownKeys(d, {"same_zone", "same_region", "same_continent", "cross_continent"},
-                            "egress_usd_per_gb.defaults");
-      for (Relation r : kRelations)
-        if (d.contains(relationName(r)))
-          s.default_egress_usd_per_gb[r] =
-              ju::getNonNegative(d, relationName(r), "egress_usd_per_gb.defaults");
-    }
-    const json& pairs = e.contains("pairs") ? e.at("pairs") : json::array();
-    ju::requireArray(pairs, "egress_usd_per_gb.pairs");
-    for (size_t i = 0; i < pairs.size(); ++i) {
-      const std::string path = "egress_usd_per_gb.pairs[" + std::to_string(i) + "]";
-      ju::rejectUnknownKeys(pairs[i], {"from_zone", "to_zone", "usd_per_gb"}, path);
-      s.egress_usd_per_gb[{ju::getString(pairs[i], "from_zone", path),
-                           ju::getString(pairs[i], "to_zone", path)}] =
-          ju::getNonNegative(pairs[i], "usd_per_gb", path);
-    }
-  }
+  if (j.contains("egress_usd_per_gb"))
+    egressFromJson(j.at("egress_usd_per_gb"), s.default_egress_usd_per_gb, s.egress_usd_per_gb);
   s.validate(catalog);
   return s;
 }

@@ -472,9 +472,15 @@ std::vector<PipeOp> deepSpeedOps(int P, int s, int M) {
 
 namespace {
 
-void runDeepSpeedSchedule(const std::vector<StageTimes>& stages, std::vector<TimelineOp>* timeline,
-                          int P, int M, std::vector<double>& free_at, std::vector<double>& busy,
-                          std::vector<double>& comm, std::vector<double>& last_backward) {
+// Runs `stages` through DeepSpeed's schedule, accumulating into r (its vectors sized P, zero);
+// records the operations in *timeline when it is not null.
+void runDeepSpeedSchedule(const std::vector<StageTimes>& stages, int M, PipelineRun& r,
+                          std::vector<TimelineOp>* timeline) {
+  const int P = static_cast<int>(stages.size());
+  auto& free_at = r.free_at;
+  auto& busy = r.busy;
+  auto& comm = r.comm;
+  auto& last_backward = r.last_backward;
   std::vector<std::vector<PipeOp>> ops(static_cast<size_t>(P));
   for (int s = 0; s < P; ++s) ops[static_cast<size_t>(s)] = deepSpeedOps(P, s, M);
   std::vector<size_t> next(static_cast<size_t>(P), 0);
@@ -538,10 +544,14 @@ void runDeepSpeedSchedule(const std::vector<StageTimes>& stages, std::vector<Tim
 }
 
 // Non-blocking alternative: 1F1B order (min(P - s - 1, m) warm-up forwards, then alternate),
-// transfers overlap with compute and only delay the operation that needs their data.
-void runAsync1F1B(const std::vector<StageTimes>& stages, std::vector<TimelineOp>* timeline, int P,
-                  int M, std::vector<double>& free_at, std::vector<double>& busy,
-                  std::vector<double>& /*comm*/, std::vector<double>& last_backward) {
+// transfers overlap with compute and only delay the operation that needs their data, so r.comm
+// stays 0.
+void runAsync1F1B(const std::vector<StageTimes>& stages, int M, PipelineRun& r,
+                  std::vector<TimelineOp>* timeline) {
+  const int P = static_cast<int>(stages.size());
+  auto& free_at = r.free_at;
+  auto& busy = r.busy;
+  auto& last_backward = r.last_backward;
   std::vector<std::vector<std::pair<char, int>>> order(static_cast<size_t>(P));
   for (int s = 0; s < P; ++s) {
     const int warm = std::min(P - s - 1, M);
@@ -616,16 +626,14 @@ double PipelineRun::doneAt(size_t s) const {
 
 PipelineRun runPipeline(const std::vector<StageTimes>& times, int M, PipelineSchedule schedule,
                         bool timeline) {
-  const int P = static_cast<int>(times.size());
   PipelineRun r{std::vector<double>(times.size(), 0.0),
                 std::vector<double>(times.size(), 0.0),
                 std::vector<double>(times.size(), 0.0),
                 std::vector<double>(times.size(), 0.0),
                 {}};
   std::vector<TimelineOp>* ops = timeline ? &r.ops : nullptr;
-  if (schedule == PipelineSchedule::DeepSpeed)
-    runDeepSpeedSchedule(times, ops, P, M, r.free_at, r.busy, r.comm, r.last_backward);
-  else runAsync1F1B(times, ops, P, M, r.free_at, r.busy, r.comm, r.last_backward);
+  if (schedule == PipelineSchedule::DeepSpeed) runDeepSpeedSchedule(times, M, r, ops);
+  else runAsync1F1B(times, M, r, ops);
   return r;
 }
 
