@@ -193,6 +193,214 @@ QColor ResourceCanvas::stageColor(int stage) {
 
 // ---------------------------------------------------------------------------------------------
 // Building the scene
+//
+// rebuild() draws the whole map from the document, in steps:
+//   clearScene            forget the previous scene (items, labels, overlay chips)
+//   collectOverlayChips   the plan overlay's chips per zone, each with its stage
+//   layoutRegions         region boxes: grouped by continent, wrapped into rows
+//   drawRegion            a region box and its header, then its zones (drawZone: the box, its
+//                         pool chips (drawPoolChip) and overlay chips (drawOverlayChip))
+//   drawLinks             each declared link's curve and label (drawLink)
+//   countItems, restoreSelection, then the scene rect and the fit
+
+// What the steps of one rebuild share: the scenario, fonts, pools by zone, where the zones are
+// and where link labels must not go.
+struct CanvasBuild {
+  CanvasBuild(const Scenario& scenario, const QHash<QString, QList<OverlayChip>>& chips)
+      : sc(scenario), overlay_chips(chips) {
+    for (size_t i = 0; i < sc.pools.size(); ++i)
+      zone_pools[sc.pools[i].zone].push_back(static_cast<int>(i));
+  }
+
+  // Height of a zone's box: its header, then one line per pool chip and overlay chip (at least
+  // one: "no pools"), in scene pixels.
+  double zoneHeight(const std::string& zone) const {
+    const auto it = zone_pools.find(zone);
+    const qsizetype lines =
+        (it == zone_pools.end() ? 0 : static_cast<qsizetype>(it->second.size())) +
+        overlay_chips.value(QString::fromStdString(zone)).size();
+    return kZoneHeader + static_cast<double>(std::max<qsizetype>(1, lines)) * (kChipH + kChipGap) +
+           kZonePad;
+  }
+
+  const Scenario& sc;
+  const QHash<QString, QList<OverlayChip>>& overlay_chips;  // zone -> chips, in stage order
+  const QFont region_font = pixelFont(16, true);
+  const QFont continent_font = pixelFont(13);
+  const QFont zone_font = pixelFont(14, true);
+  const QFont chip_font = pixelFont(13);
+  const QFont chip_bold = pixelFont(13, true);
+  const QFont badge_font = pixelFont(11, true);
+  const QFont link_font = pixelFont(12);
+  const QFontMetricsF chip_metrics{chip_font}, bold_metrics{chip_bold}, zone_metrics{zone_font},
+      link_metrics{link_font}, badge_metrics{badge_font};
+  std::map<std::string, std::vector<int>> zone_pools;  // zone -> indices in sc.pools, in order
+  std::map<std::string, QRectF> zone_rects;            // zone -> its box
+  std::vector<QRectF> obstacles;                       // where link labels must not go
+  std::vector<QRectF> placed_labels;                   // link labels placed so far (padded)
+  int zones = 0;                                       // zones drawn so far (flat index)
+};
+
+// A region's box: its zones in `columns` columns, rows as tall as their tallest zone.
+struct RegionLayout {
+  int columns = 1;
+  std::vector<double> row_heights;  // scene pixels, one per row of zones
+  QRectF rect;                      // the region's box in the scene
+};
+
+// A link's curve between two zone boxes, and the quadratic Bézier its label follows.
+struct LinkCurve {
+  QPainterPath path;
+  QPointF p0, c, p2;  // start, control, end
+  bool loop = false;  // a link inside one zone: its label sits at c
+  QPointF labelAt(double t) const { return loop ? c : quadAt(p0, c, p2, t); }
+};
+
+namespace {
+
+// Region indices grouped by continent, continents in order of first appearance.
+std::vector<int> regionsByContinent(const Scenario& sc) {
+  std::vector<std::string> continents;
+  for (const auto& r : sc.regions)
+    if (std::find(continents.begin(), continents.end(), r.continent) == continents.end())
+      continents.push_back(r.continent);
+  std::vector<int> order;
+  for (const auto& c : continents)
+    for (size_t i = 0; i < sc.regions.size(); ++i)
+      if (sc.regions[i].continent == c) order.push_back(static_cast<int>(i));
+  return order;
+}
+
+// The size of a region's box (its rect at the origin): up to kMaxZoneColumns zones per row.
+RegionLayout measureRegion(const CanvasBuild& b, const Region& r) {
+  RegionLayout g;
+  const int n = static_cast<int>(r.zones.size());
+  g.columns = std::clamp(n, 1, kMaxZoneColumns);
+  const int rows = (n + g.columns - 1) / g.columns;
+  g.row_heights.assign(static_cast<size_t>(std::max(rows, 1)), 0.0);
+  for (int k = 0; k < n; ++k) {
+    double& row_h = g.row_heights[static_cast<size_t>(k / g.columns)];
+    row_h = std::max(row_h, b.zoneHeight(r.zones[static_cast<size_t>(k)]));
+  }
+  double h = kRegionHeader + kRegionPad;
+  for (double rh : g.row_heights) h += rh;
+  h += kZoneGap * static_cast<double>(g.row_heights.size() - 1);
+  const double w = 2 * kRegionPad + g.columns * kZoneW + (g.columns - 1) * kZoneGap;
+  g.rect = QRectF(QPointF(), QSizeF(std::max(w, 2 * kRegionPad + kZoneW), h));
+  return g;
+}
+
+// Every region's box: measured, then placed left to right in continent order, a new row when
+// the next box would pass kMaxRowWidth.
+std::vector<RegionLayout> layoutRegions(const CanvasBuild& b) {
+  std::vector<RegionLayout> layout;
+  for (const Region& r : b.sc.regions) layout.push_back(measureRegion(b, r));
+  double x = 0, y = 0, row_h = 0;
+  for (int i : regionsByContinent(b.sc)) {
+    RegionLayout& g = layout[static_cast<size_t>(i)];
+    if (x > 0 && x + g.rect.width() > kMaxRowWidth) {
+      x = 0;
+      y += row_h + kRegionGapY;
+      row_h = 0;
+    }
+    g.rect.moveTopLeft(QPointF(x, y));
+    x += g.rect.width() + kRegionGapX;
+    row_h = std::max(row_h, g.rect.height());
+  }
+  return layout;
+}
+
+// A zone's colours: under an overlay, a zone a stage uses takes the colour of the first stage
+// using it (a light tint inside, the colour as a thick border) and an unused zone is greyed.
+struct ZoneStyle {
+  QColor accent = kZoneBorder;
+  QColor fill = kZoneFill;
+  double border = 1.4;
+};
+
+ZoneStyle zoneStyle(bool overlay, const QList<OverlayChip>& chips) {
+  ZoneStyle z;
+  if (!overlay) return z;
+  if (chips.isEmpty()) {
+    z.fill = kZoneUnusedFill;
+    return z;
+  }
+  z.accent = stagePalette(chips.front().stage);
+  // A light tint of the stage colour: 28% colour over white.
+  z.fill = QColor::fromRgbF(0.72f + 0.28f * z.accent.redF(), 0.72f + 0.28f * z.accent.greenF(),
+                            0.72f + 0.28f * z.accent.blueF());
+  z.border = 3;
+  return z;
+}
+
+// `parallel`: links of the same zone pair drawn before this one; each pushes the curve further
+// out so that they do not overlap.
+LinkCurve linkCurve(const QRectF& ra, const QRectF& rb, bool same_zone, int parallel) {
+  LinkCurve k;
+  k.loop = same_zone;
+  if (same_zone) {
+    // A link inside one zone (between its nodes): a small loop over the zone's top right.
+    k.p0 = QPointF(ra.right() - 46, ra.top());
+    k.p2 = QPointF(ra.right() - 14, ra.top());
+    k.c = QPointF(ra.right() - 30, ra.top() - 44 - 16 * parallel);
+    k.path.moveTo(k.p0);
+    k.path.cubicTo(QPointF(k.p0.x() - 10, k.c.y()), QPointF(k.p2.x() + 10, k.c.y()), k.p2);
+    k.c = QPointF(k.c.x(), (k.c.y() + ra.top()) / 2);
+    k.p0 = k.p2 = k.c;
+  } else if (ra.top() < rb.bottom() && rb.top() < ra.bottom()) {
+    // Same row: an arc over the zones, higher for zones further apart.
+    k.p0 = QPointF(ra.center().x(), ra.top());
+    k.p2 = QPointF(rb.center().x(), rb.top());
+    const double dx = std::abs(k.p2.x() - k.p0.x());
+    k.c = QPointF((k.p0.x() + k.p2.x()) / 2,
+                  std::min(k.p0.y(), k.p2.y()) - (40 + 0.3 * dx + 34 * parallel));
+    k.path.moveTo(k.p0);
+    k.path.quadTo(k.c, k.p2);
+  } else {
+    // Different rows: from the upper zone's bottom to the lower zone's top.
+    const bool a_up = ra.center().y() < rb.center().y();
+    const QRectF up = a_up ? ra : rb, low = a_up ? rb : ra;
+    k.p0 = QPointF(up.center().x(), up.bottom());
+    k.p2 = QPointF(low.center().x(), low.top());
+    const QPointF mid = (k.p0 + k.p2) / 2;
+    const QPointF d = k.p2 - k.p0;
+    const double len = std::hypot(d.x(), d.y());
+    const QPointF normal = len > 0 ? QPointF(-d.y() / len, d.x() / len) : QPointF(1, 0);
+    k.c = mid + normal * (0.12 * len + 34 * parallel);
+    k.path.moveTo(k.p0);
+    k.path.quadTo(k.c, k.p2);
+  }
+  return k;
+}
+
+// Where a link's label goes: the first point along the curve (middle first, then outwards)
+// where it covers no obstacle and no label placed before; the middle when none is free.
+QRectF placeLinkLabel(const LinkCurve& curve, const QSizeF& size,
+                      const std::vector<QRectF>& obstacles, const std::vector<QRectF>& placed) {
+  QRectF best;
+  for (double t : {0.5, 0.42, 0.58, 0.34, 0.66, 0.26, 0.74, 0.18, 0.82}) {
+    const QRectF cand(curve.labelAt(t) - QPointF(size.width() / 2, size.height() / 2), size);
+    if (best.isNull()) best = cand;
+    const auto hits = [&](const QRectF& o) { return o.intersects(cand); };
+    if (std::none_of(obstacles.begin(), obstacles.end(), hits) &&
+        std::none_of(placed.begin(), placed.end(), hits))
+      return cand;
+  }
+  return best;
+}
+
+// A link's identity on the canvas: "from|to|from_gpu|to_gpu|gpus".
+QString linkKey(const LinkEntry& l) {
+  return q(l.from_zone + "|" + l.to_zone + "|" + l.from_gpu.value_or("") + "|" +
+           l.to_gpu.value_or("") + "|" + (l.gpus ? std::to_string(*l.gpus) : ""));
+}
+
+double linkGbPerS(const LinkModel& m) {
+  return m.kind == LinkModel::Kind::LatencyBandwidth ? m.bytes_per_s / 1e9
+                                                     : m.max_bytes_per_s / 1e9;
+}
+
+}  // namespace
 
 // A hidden canvas (the plan inspector's map while another tab shows) rebuilds when it is shown
 // or inspected, not on every edit: an edit then costs the GUI thread one scene, not two.
@@ -207,372 +415,276 @@ void ResourceCanvas::ensureFresh() const {
 
 void ResourceCanvas::rebuild() {
   stale_ = false;
-  const Scenario& sc = doc_->scenario();
-  int old_counts[6];
-  std::copy(std::begin(counts_), std::end(counts_), std::begin(old_counts));
+  const std::array<int, 6> old_counts = counts_;
+  clearScene();
+  collectOverlayChips();
+  CanvasBuild b(doc_->scenario(), overlay_chips_);
+  const std::vector<RegionLayout> layout = layoutRegions(b);
+  for (size_t i = 0; i < layout.size(); ++i) drawRegion(b, static_cast<int>(i), layout[i]);
+  drawLinks(b);
+  countItems(b.zones);
+  scene_->setSceneRect(scene_->itemsBoundingRect().adjusted(-24, -24, 24, 24));
+  restoreSelection(old_counts);
+  if (!user_zoomed_) fitToView();
+}
 
+void ResourceCanvas::clearScene() {
   scene_->clear();
   drag_line_ = nullptr;  // deleted with the scene's items
   items_.clear();
   label_rects_.clear();
   overlay_chips_.clear();
+}
 
-  const QFont region_font = pixelFont(16, true);
-  const QFont continent_font = pixelFont(13);
-  const QFont zone_font = pixelFont(14, true);
-  const QFont chip_font = pixelFont(13);
-  const QFont chip_bold = pixelFont(13, true);
-  const QFont badge_font = pixelFont(11, true);
-  const QFont link_font = pixelFont(12);
-  const QFontMetricsF chip_metrics(chip_font), bold_metrics(chip_bold), zone_metrics(zone_font),
-      link_metrics(link_font), badge_metrics(badge_font);
-
-  // Overlay: per zone, the stages using it and a chip per (stage, GPU type, tp).
-  std::map<std::string, int> zone_stage;  // first stage using the zone
-  if (overlay_) {
-    for (size_t s = 0; s < overlay_->stages.size(); ++s) {
-      std::map<std::tuple<std::string, std::string, int>, int> gpus;  // zone, gpu, tp -> GPUs
-      for (const Replica& r : overlay_->stages[s].replicas)
-        gpus[{r.zone, r.gpu_type, r.tp}] += r.tp;
-      for (const auto& [k, n] : gpus) {
-        const auto& [zone, gpu, tp] = k;
-        zone_stage.emplace(zone, static_cast<int>(s));
-        overlay_chips_[q(zone)] << OverlayChip{
-            static_cast<int>(s), tr("S%1: %2× %3 tp%4").arg(s).arg(n).arg(q(gpu)).arg(tp)};
-      }
+// Per zone, a chip per (stage, GPU type, tp) with the stage's GPUs there, stages in order.
+void ResourceCanvas::collectOverlayChips() {
+  overlay_chips_.clear();
+  if (!overlay_) return;
+  for (size_t s = 0; s < overlay_->stages.size(); ++s) {
+    std::map<std::tuple<std::string, std::string, int>, int> gpus;  // zone, gpu, tp -> GPUs
+    for (const Replica& r : overlay_->stages[s].replicas) gpus[{r.zone, r.gpu_type, r.tp}] += r.tp;
+    for (const auto& [k, n] : gpus) {
+      const auto& [zone, gpu, tp] = k;
+      overlay_chips_[q(zone)] << OverlayChip{
+          static_cast<int>(s), tr("S%1: %2× %3 tp%4").arg(s).arg(n).arg(q(gpu)).arg(tp)};
     }
   }
+}
 
-  std::map<std::string, std::vector<int>> zone_pools;
-  for (size_t i = 0; i < sc.pools.size(); ++i)
-    zone_pools[sc.pools[i].zone].push_back(static_cast<int>(i));
+void ResourceCanvas::drawRegion(CanvasBuild& b, int index, const RegionLayout& g) {
+  const Region& r = b.sc.regions[static_cast<size_t>(index)];
+  const QRectF& rr = g.rect;
+  auto* region = new CanvasItem(Selection::Region, index, q(r.name), roundedRect(rr, 14));
+  region->setBrush(kRegionFill);
+  region->setPen(QPen(kRegionBorder, 1.2));
+  region->setZValue(0);
+  region->setToolTip(tr("Region %1 (%2): %n zone(s)", nullptr, static_cast<int>(r.zones.size()))
+                         .arg(q(r.name), q(r.continent)));
+  scene_->addItem(region);
+  items_.push_back(region);
+  drawRegionHeader(b, rr, q(r.name), b.region_font, kInk, 8);
+  drawRegionHeader(b, rr, q(r.continent), b.continent_font, kMuted, 29);
 
-  auto zone_height = [&](const std::string& zone) {
-    const auto it = zone_pools.find(zone);
-    const qsizetype lines =
-        (it == zone_pools.end() ? 0 : static_cast<qsizetype>(it->second.size())) +
-        overlay_chips_.value(q(zone)).size();
-    return kZoneHeader + static_cast<double>(std::max<qsizetype>(1, lines)) * (kChipH + kChipGap) +
-           kZonePad;
-  };
-
-  // Regions grouped by continent (in order of first appearance), then wrapped into rows.
-  std::vector<int> order;
-  {
-    std::vector<std::string> continents;
-    for (const auto& r : sc.regions)
-      if (std::find(continents.begin(), continents.end(), r.continent) == continents.end())
-        continents.push_back(r.continent);
-    for (const auto& c : continents)
-      for (size_t i = 0; i < sc.regions.size(); ++i)
-        if (sc.regions[i].continent == c) order.push_back(static_cast<int>(i));
+  double row_y = rr.top() + kRegionHeader;
+  for (size_t k = 0; k < r.zones.size(); ++k) {
+    const int col = static_cast<int>(k) % g.columns;
+    const size_t row = k / static_cast<size_t>(g.columns);
+    if (col == 0 && row > 0) row_y += g.row_heights[row - 1] + kZoneGap;
+    const QRectF zr(rr.left() + kRegionPad + col * (kZoneW + kZoneGap), row_y, kZoneW,
+                    b.zoneHeight(r.zones[k]));
+    drawZone(b, r, r.zones[k], zr);
   }
+}
 
-  struct RegionGeom {
-    int cols = 1;
-    std::vector<double> row_heights;
-    QSizeF size;
-    QPointF pos;
-  };
-  std::vector<RegionGeom> geom(sc.regions.size());
-  for (size_t i = 0; i < sc.regions.size(); ++i) {
-    const Region& r = sc.regions[i];
-    const int n = static_cast<int>(r.zones.size());
-    RegionGeom& g = geom[i];
-    g.cols = std::clamp(n, 1, kMaxZoneColumns);
-    const int rows = (n + g.cols - 1) / g.cols;
-    g.row_heights.assign(static_cast<size_t>(std::max(rows, 1)), 0.0);
-    for (int k = 0; k < n; ++k)
-      g.row_heights[static_cast<size_t>(k / g.cols)] =
-          std::max(g.row_heights[static_cast<size_t>(k / g.cols)], zone_height(r.zones[k]));
-    double h = kRegionHeader + kRegionPad;
-    for (double rh : g.row_heights) h += rh;
-    h += kZoneGap * static_cast<double>(g.row_heights.size() - 1);
-    const double w = 2 * kRegionPad + g.cols * kZoneW + (g.cols - 1) * kZoneGap;
-    g.size = QSizeF(std::max(w, 2 * kRegionPad + kZoneW), h);
-  }
-  {
-    double x = 0, y = 0, row_h = 0;
-    for (int i : order) {
-      RegionGeom& g = geom[static_cast<size_t>(i)];
-      if (x > 0 && x + g.size.width() > kMaxRowWidth) {
-        x = 0;
-        y += row_h + kRegionGapY;
-        row_h = 0;
-      }
-      g.pos = QPointF(x, y);
-      x += g.size.width() + kRegionGapX;
-      row_h = std::max(row_h, g.size.height());
+// A header text of a region, `dy` below its top, elided to the box. It sits above the link
+// curves on a patch of the region's colour, so a curve through the header never crosses it.
+void ResourceCanvas::drawRegionHeader(CanvasBuild& b, const QRectF& region_rect,
+                                      const QString& text, const QFont& font, const QColor& color,
+                                      double dy) {
+  const QFontMetricsF fm(font);
+  const QString shown = fm.elidedText(text, Qt::ElideRight, region_rect.width() - 2 * kRegionPad);
+  const QRectF text_rect(region_rect.left() + kRegionPad, region_rect.top() + dy,
+                         fm.horizontalAdvance(shown), fm.height());
+  auto* patch = new CanvasItem(Selection::None, -1, QString(),
+                               roundedRect(text_rect.adjusted(-3, 0, 3, 0), 3));
+  patch->setBrush(kRegionFill);
+  patch->setPen(Qt::NoPen);
+  patch->setZValue(3);
+  patch->setAcceptedMouseButtons(Qt::NoButton);
+  scene_->addItem(patch);
+  addText(patch, shown, font, color, text_rect.topLeft());
+  label_rects_.push_back(text_rect);
+  b.obstacles.push_back(text_rect.adjusted(-2, -2, 2, 2));
+}
+
+// A zone's box at `zr` with its name, then a line per pool chip and per overlay chip ("no
+// pools" when it has neither).
+void ResourceCanvas::drawZone(CanvasBuild& b, const Region& region, const std::string& zname,
+                              const QRectF& zr) {
+  b.zone_rects[zname] = zr;
+  b.obstacles.push_back(zr.adjusted(-3, -3, 3, 3));
+  const QList<OverlayChip> chips = overlay_chips_.value(q(zname));
+  const ZoneStyle style = zoneStyle(overlay_.has_value(), chips);
+  auto* zone = new CanvasItem(Selection::Zone, b.zones++, q(zname), roundedRect(zr, 8));
+  zone->setBrush(style.fill);
+  zone->setPen(QPen(style.accent, style.border));
+  zone->setZValue(2);
+  zone->setData(0, style.accent);
+  zone->setToolTip(tr("Zone %1 in %2 (%3)").arg(q(zname), q(region.name), q(region.continent)));
+  scene_->addItem(zone);
+  items_.push_back(zone);
+  auto* zt = addText(zone, b.zone_metrics.elidedText(q(zname), Qt::ElideRight, kZoneW - 20),
+                     b.zone_font, kInk, zr.topLeft() + QPointF(10, 7));
+  label_rects_.push_back(zt->sceneBoundingRect());
+
+  double chip_y = zr.top() + kZoneHeader;
+  const QRectF chip_base(zr.left() + kZonePad, 0, kZoneW - 2 * kZonePad, kChipH);
+  const auto pools = b.zone_pools.find(zname);
+  const bool has_pools = pools != b.zone_pools.end() && !pools->second.empty();
+  if (has_pools)
+    for (int pool : pools->second) {
+      drawPoolChip(b, zone, pool, chip_base.translated(0, chip_y));
+      chip_y += kChipH + kChipGap;
     }
+  for (const OverlayChip& chip : chips) {
+    drawOverlayChip(b, zone, chip, chip_base.translated(0, chip_y));
+    chip_y += kChipH + kChipGap;
   }
-
-  std::vector<QRectF> obstacles;  // where link labels must not go
-  std::map<std::string, QRectF> zone_rects;
-  int flat_zone = 0;
-  for (size_t i = 0; i < sc.regions.size(); ++i) {
-    const Region& r = sc.regions[i];
-    const RegionGeom& g = geom[i];
-    const QRectF rr(g.pos, g.size);
-    auto* region =
-        new CanvasItem(Selection::Region, static_cast<int>(i), q(r.name), roundedRect(rr, 14));
-    region->setBrush(kRegionFill);
-    region->setPen(QPen(kRegionBorder, 1.2));
-    region->setZValue(0);
-    region->setToolTip(tr("Region %1 (%2): %n zone(s)", nullptr, static_cast<int>(r.zones.size()))
-                           .arg(q(r.name), q(r.continent)));
-    scene_->addItem(region);
-    items_.push_back(region);
-    // The header's texts sit above the link curves (on a patch of the region's colour), so a
-    // curve passing through the header never crosses them.
-    const double text_w = rr.width() - 2 * kRegionPad;
-    auto header_text = [&](const QString& text, const QFont& font, const QColor& color, double dy) {
-      const QFontMetricsF fm(font);
-      const QString shown = fm.elidedText(text, Qt::ElideRight, text_w);
-      const QRectF text_rect(rr.left() + kRegionPad, rr.top() + dy, fm.horizontalAdvance(shown),
-                             fm.height());
-      auto* patch = new CanvasItem(Selection::None, -1, QString(),
-                                   roundedRect(text_rect.adjusted(-3, 0, 3, 0), 3));
-      patch->setBrush(kRegionFill);
-      patch->setPen(Qt::NoPen);
-      patch->setZValue(3);
-      patch->setAcceptedMouseButtons(Qt::NoButton);
-      scene_->addItem(patch);
-      addText(patch, shown, font, color, text_rect.topLeft());
-      label_rects_.push_back(text_rect);
-      obstacles.push_back(text_rect.adjusted(-2, -2, 2, 2));
-    };
-    header_text(q(r.name), region_font, kInk, 8);
-    header_text(q(r.continent), continent_font, kMuted, 29);
-
-    double row_y = rr.top() + kRegionHeader;
-    for (size_t k = 0; k < r.zones.size(); ++k, ++flat_zone) {
-      const int col = static_cast<int>(k) % g.cols;
-      const size_t row = k / static_cast<size_t>(g.cols);
-      if (col == 0 && row > 0) row_y += g.row_heights[row - 1] + kZoneGap;
-      const std::string& zname = r.zones[k];
-      const QRectF zr(rr.left() + kRegionPad + col * (kZoneW + kZoneGap), row_y, kZoneW,
-                      zone_height(zname));
-      zone_rects[zname] = zr;
-      obstacles.push_back(zr.adjusted(-3, -3, 3, 3));
-
-      QColor accent = kZoneBorder;
-      QColor fill = kZoneFill;
-      double border = 1.4;
-      if (overlay_) {
-        if (auto it = zone_stage.find(zname); it != zone_stage.end()) {
-          accent = stageColor(it->second);
-          // A light tint of the stage colour: 28% colour over white.
-          fill = QColor::fromRgbF(0.72f + 0.28f * accent.redF(), 0.72f + 0.28f * accent.greenF(),
-                                  0.72f + 0.28f * accent.blueF());
-          border = 3;
-        } else {
-          fill = kZoneUnusedFill;
-        }
-      }
-      auto* zone = new CanvasItem(Selection::Zone, flat_zone, q(zname), roundedRect(zr, 8));
-      zone->setBrush(fill);
-      zone->setPen(QPen(accent, border));
-      zone->setZValue(2);
-      zone->setData(0, accent);
-      zone->setToolTip(tr("Zone %1 in %2 (%3)").arg(q(zname), q(r.name), q(r.continent)));
-      scene_->addItem(zone);
-      items_.push_back(zone);
-      auto* zt = addText(zone, zone_metrics.elidedText(q(zname), Qt::ElideRight, kZoneW - 20),
-                         zone_font, kInk, zr.topLeft() + QPointF(10, 7));
-      label_rects_.push_back(zt->sceneBoundingRect());
-
-      double chip_y = zr.top() + kZoneHeader;
-      const QRectF chip_base(zr.left() + kZonePad, 0, kZoneW - 2 * kZonePad, kChipH);
-      const auto pit = zone_pools.find(zname);
-      const std::vector<int> pools = pit == zone_pools.end() ? std::vector<int>{} : pit->second;
-      for (int pi : pools) {
-        const Pool& p = sc.pools[static_cast<size_t>(pi)];
-        const QRectF cr = chip_base.translated(0, chip_y);
-        auto* chip = new CanvasItem(Selection::Pool, pi, q(p.zone + "|" + p.gpu_type),
-                                    roundedRect(cr, 5), false);
-        chip->setParentItem(zone);
-        chip->setBrush(kChipFill);
-        chip->setPen(QPen(kChipBorder, 1));
-        const double badge_w = p.spot ? badge_metrics.horizontalAdvance(tr("spot")) + 12 : 0;
-        const QString text = tr("%1× %2 · $%3/h")
-                                 .arg(p.count)
-                                 .arg(q(p.gpu_type))
-                                 .arg(QString::number(p.usd_per_gpu_hour, 'f', 2));
-        const double avail = cr.width() - 12 - (p.spot ? badge_w + 6 : 0);
-        auto* ct =
-            addText(chip, chip_metrics.elidedText(text, Qt::ElideRight, avail), chip_font, kInk,
-                    QPointF(cr.left() + 6, cr.top() + (kChipH - chip_metrics.height()) / 2));
-        Q_UNUSED(ct);
-        if (p.spot) {
-          const QRectF br(cr.right() - 4 - badge_w, cr.top() + 3, badge_w, kChipH - 6);
-          auto* badge = new CanvasItem(Selection::None, -1, QString(), roundedRect(br, 4));
-          badge->setParentItem(chip);
-          badge->setBrush(kSpotFill);
-          badge->setPen(Qt::NoPen);
-          badge->setAcceptedMouseButtons(Qt::NoButton);
-          addText(badge, tr("spot"), badge_font, Qt::white,
-                  QPointF(br.left() + 6, br.top() + (br.height() - badge_metrics.height()) / 2));
-        }
-        const GpuType* gpu = doc_->catalog().findGpu(p.gpu_type);
-        chip->setToolTip(
-            tr("%1 pool in %2: %3 GPUs at $%4 per GPU-hour, %5; %6 GPUs per node")
-                .arg(q(p.gpu_type), q(p.zone))
-                .arg(p.count)
-                .arg(fmt(p.usd_per_gpu_hour, 6))
-                .arg(p.spot ? tr("spot") : tr("on demand"))
-                .arg(p.gpus_per_node ? *p.gpus_per_node : (gpu ? gpu->gpus_per_node : 1)) +
-            (gpu ? QStringLiteral("\n") + q(gpu->full_name) : QString()));
-        label_rects_.push_back(cr);
-        items_.push_back(chip);
-        chip_y += kChipH + kChipGap;
-      }
-      const QList<OverlayChip> over = overlay_chips_.value(q(zname));
-      for (const OverlayChip& chip_of : over) {
-        const QRectF cr = chip_base.translated(0, chip_y);
-        const QString& text = chip_of.text;
-        auto* chip = new CanvasItem(Selection::None, -1, QString(), roundedRect(cr, 5));
-        chip->setParentItem(zone);
-        // The colour comes from the stage kept with the chip, never from its translated text.
-        QColor c = stageColor(chip_of.stage);
-        chip->setBrush(c.lighter(135));
-        chip->setPen(QPen(c.darker(115), 1.2));
-        chip->setData(0, c);
-        chip->setAcceptedMouseButtons(Qt::NoButton);
-        addText(chip, bold_metrics.elidedText(text, Qt::ElideRight, cr.width() - 12), chip_bold,
-                kInk, QPointF(cr.left() + 6, cr.top() + (kChipH - bold_metrics.height()) / 2));
-        label_rects_.push_back(cr);
-        chip_y += kChipH + kChipGap;
-      }
-      if (pools.empty() && over.isEmpty()) {
-        QFont italic = chip_font;
-        italic.setItalic(true);
-        auto* t = addText(zone, tr("no pools"), italic, kMuted,
-                          QPointF(zr.left() + 10, chip_y + (kChipH - chip_metrics.height()) / 2));
-        label_rects_.push_back(t->sceneBoundingRect());
-      }
-    }
-    Q_UNUSED(flat_zone);
+  if (!has_pools && chips.isEmpty()) {
+    QFont italic = b.chip_font;
+    italic.setItalic(true);
+    auto* t = addText(zone, tr("no pools"), italic, kMuted,
+                      QPointF(zr.left() + 10, chip_y + (kChipH - b.chip_metrics.height()) / 2));
+    label_rects_.push_back(t->sceneBoundingRect());
   }
+}
 
-  // Links: curves between zones, under the zones, with labels on top placed where they do not
-  // cover a zone, a header or another label.
-  std::map<std::pair<std::string, std::string>, int> pair_count;
-  std::map<QString, int> key_count;
-  std::vector<QRectF> placed;
-  for (size_t i = 0; i < sc.links.size(); ++i) {
-    const LinkEntry& l = sc.links[i];
-    const auto fa = zone_rects.find(l.from_zone), fb = zone_rects.find(l.to_zone);
-    if (fa == zone_rects.end() || fb == zone_rects.end()) continue;
-    const QRectF ra = fa->second, rb = fb->second;
+// A pool as a chip ("32× A100-40 · $3.67/h", a spot badge at the right) at `cr`.
+void ResourceCanvas::drawPoolChip(CanvasBuild& b, CanvasItem* zone, int index, const QRectF& cr) {
+  const Pool& p = b.sc.pools[static_cast<size_t>(index)];
+  auto* chip = new CanvasItem(Selection::Pool, index, q(p.zone + "|" + p.gpu_type),
+                              roundedRect(cr, 5), false);
+  chip->setParentItem(zone);
+  chip->setBrush(kChipFill);
+  chip->setPen(QPen(kChipBorder, 1));
+  const double badge_w = p.spot ? b.badge_metrics.horizontalAdvance(tr("spot")) + 12 : 0;
+  const QString text = tr("%1× %2 · $%3/h")
+                           .arg(p.count)
+                           .arg(q(p.gpu_type))
+                           .arg(QString::number(p.usd_per_gpu_hour, 'f', 2));
+  const double avail = cr.width() - 12 - (p.spot ? badge_w + 6 : 0);
+  addText(chip, b.chip_metrics.elidedText(text, Qt::ElideRight, avail), b.chip_font, kInk,
+          QPointF(cr.left() + 6, cr.top() + (kChipH - b.chip_metrics.height()) / 2));
+  if (p.spot) {
+    const QRectF br(cr.right() - 4 - badge_w, cr.top() + 3, badge_w, kChipH - 6);
+    auto* badge = new CanvasItem(Selection::None, -1, QString(), roundedRect(br, 4));
+    badge->setParentItem(chip);
+    badge->setBrush(kSpotFill);
+    badge->setPen(Qt::NoPen);
+    badge->setAcceptedMouseButtons(Qt::NoButton);
+    addText(badge, tr("spot"), b.badge_font, Qt::white,
+            QPointF(br.left() + 6, br.top() + (br.height() - b.badge_metrics.height()) / 2));
+  }
+  const GpuType* gpu = doc_->catalog().findGpu(p.gpu_type);
+  chip->setToolTip(tr("%1 pool in %2: %3 GPUs at $%4 per GPU-hour, %5; %6 GPUs per node")
+                       .arg(q(p.gpu_type), q(p.zone))
+                       .arg(p.count)
+                       .arg(fmt(p.usd_per_gpu_hour, 6))
+                       .arg(p.spot ? tr("spot") : tr("on demand"))
+                       .arg(p.gpus_per_node ? *p.gpus_per_node : (gpu ? gpu->gpus_per_node : 1)) +
+                   (gpu ? QStringLiteral("\n") + q(gpu->full_name) : QString()));
+  label_rects_.push_back(cr);
+  items_.push_back(chip);
+}
+
+// An overlay chip at `cr` in its stage's colour (item data 0: that colour). The colour comes
+// from chip.stage, never from the text, which translations word differently.
+void ResourceCanvas::drawOverlayChip(CanvasBuild& b, CanvasItem* zone, const OverlayChip& chip,
+                                     const QRectF& cr) {
+  auto* item = new CanvasItem(Selection::None, -1, QString(), roundedRect(cr, 5));
+  item->setParentItem(zone);
+  const QColor c = stageColor(chip.stage);
+  item->setBrush(c.lighter(135));
+  item->setPen(QPen(c.darker(115), 1.2));
+  item->setData(0, c);
+  item->setAcceptedMouseButtons(Qt::NoButton);
+  addText(item, b.bold_metrics.elidedText(chip.text, Qt::ElideRight, cr.width() - 12), b.chip_bold,
+          kInk, QPointF(cr.left() + 6, cr.top() + (kChipH - b.bold_metrics.height()) / 2));
+  label_rects_.push_back(cr);
+}
+
+// Links: curves between zones, under the zones, with labels on top placed where they do not
+// cover a zone, a header or another label. A link whose zone is not drawn is skipped.
+void ResourceCanvas::drawLinks(CanvasBuild& b) {
+  std::map<std::pair<std::string, std::string>, int> pair_count;  // links drawn per zone pair
+  std::map<QString, int> key_count;                               // links drawn per key
+  for (size_t i = 0; i < b.sc.links.size(); ++i) {
+    const LinkEntry& l = b.sc.links[i];
+    const auto fa = b.zone_rects.find(l.from_zone), fb = b.zone_rects.find(l.to_zone);
+    if (fa == b.zone_rects.end() || fb == b.zone_rects.end()) continue;
     const auto pair_key = std::minmax(l.from_zone, l.to_zone);
     const int parallel = pair_count[{pair_key.first, pair_key.second}]++;
-
-    QPainterPath path;
-    QPointF p0, c, p2;
-    if (l.from_zone == l.to_zone) {
-      // A link inside one zone (between its nodes): a small loop over the zone's top right.
-      p0 = QPointF(ra.right() - 46, ra.top());
-      p2 = QPointF(ra.right() - 14, ra.top());
-      c = QPointF(ra.right() - 30, ra.top() - 44 - 16 * parallel);
-      path.moveTo(p0);
-      path.cubicTo(QPointF(p0.x() - 10, c.y()), QPointF(p2.x() + 10, c.y()), p2);
-      c = QPointF(c.x(), (c.y() + ra.top()) / 2);
-      p0 = p2 = c;
-    } else if (ra.top() < rb.bottom() && rb.top() < ra.bottom()) {
-      // Same row: an arc over the zones, higher for zones further apart.
-      p0 = QPointF(ra.center().x(), ra.top());
-      p2 = QPointF(rb.center().x(), rb.top());
-      const double dx = std::abs(p2.x() - p0.x());
-      c = QPointF((p0.x() + p2.x()) / 2,
-                  std::min(p0.y(), p2.y()) - (40 + 0.3 * dx + 34 * parallel));
-      path.moveTo(p0);
-      path.quadTo(c, p2);
-    } else {
-      // Different rows: from the upper zone's bottom to the lower zone's top.
-      const bool a_up = ra.center().y() < rb.center().y();
-      const QRectF up = a_up ? ra : rb, low = a_up ? rb : ra;
-      p0 = QPointF(up.center().x(), up.bottom());
-      p2 = QPointF(low.center().x(), low.top());
-      const QPointF mid = (p0 + p2) / 2;
-      const QPointF d = p2 - p0;
-      const double len = std::hypot(d.x(), d.y());
-      const QPointF normal = len > 0 ? QPointF(-d.y() / len, d.x() / len) : QPointF(1, 0);
-      c = mid + normal * (0.12 * len + 34 * parallel);
-      path.moveTo(p0);
-      path.quadTo(c, p2);
-    }
-
-    QString key = q(l.from_zone + "|" + l.to_zone + "|" + l.from_gpu.value_or("") + "|" +
-                    l.to_gpu.value_or("") + "|" + (l.gpus ? std::to_string(*l.gpus) : ""));
+    const LinkCurve curve = linkCurve(fa->second, fb->second, l.from_zone == l.to_zone, parallel);
+    // Identical entries (same zones and qualifiers) are told apart by their order: "key#1".
+    QString key = linkKey(l);
     if (const int n = key_count[key]++; n > 0) key += QStringLiteral("#%1").arg(n);
-
-    const double bw_gb = l.model.kind == LinkModel::Kind::LatencyBandwidth
-                             ? l.model.bytes_per_s / 1e9
-                             : l.model.max_bytes_per_s / 1e9;
-    const double egress = sc.egressUsdPerGb(l.from_zone, l.to_zone);
-    const bool own_egress = doc_->pairEgress(q(l.from_zone), q(l.to_zone)).has_value();
-    QString text = l.model.kind == LinkModel::Kind::LatencyBandwidth
-                       ? tr("%1 GB/s · $%2/GB").arg(fmt(bw_gb), fmt(egress))
-                       : tr("≤%1 GB/s (fit) · $%2/GB").arg(fmt(bw_gb), fmt(egress));
-    if (l.from_gpu && l.to_gpu) text = tr("%1→%2: %3").arg(q(*l.from_gpu), q(*l.to_gpu), text);
-    if (l.gpus) text += tr(" ×%1").arg(*l.gpus);
-    const Relation rel = sc.relation(l.from_zone, l.to_zone);
-    const QString tip =
-        tr("Link %1 ↔ %2 (%3)\n%4\nEgress $%5/GB (%6)")
-            .arg(q(l.from_zone), q(l.to_zone), ScenarioDocument::relationLabel(rel))
-            .arg(l.model.kind == LinkModel::Kind::LatencyBandwidth
-                     ? tr("%1 GB/s, latency %2 ms").arg(fmt(bw_gb), fmt(l.model.latency_s * 1e3))
-                     : tr("SAILOR fit: bandwidth = %1·x² + %2·x + %3 GB/s, x = log2(MB), cap %4 "
-                          "GB/s")
-                           .arg(fmt(l.model.coefficients[0]), fmt(l.model.coefficients[1]),
-                                fmt(l.model.coefficients[2]), fmt(bw_gb)))
-            .arg(fmt(egress, 6))
-            .arg(own_egress ? tr("this pair")
-                            : tr("%1 default").arg(ScenarioDocument::relationLabel(rel)));
-
-    auto* curve = new CanvasItem(Selection::Link, static_cast<int>(i), key, path, true);
-    curve->setPen(QPen(kLinkColor, 2.2, Qt::SolidLine, Qt::RoundCap));
-    curve->setZValue(1);
-    curve->setToolTip(tip);
-    scene_->addItem(curve);
-    items_.push_back(curve);
-
-    const QSizeF ls(link_metrics.horizontalAdvance(text) + 12, link_metrics.height() + 6);
-    QRectF best;
-    for (double t : {0.5, 0.42, 0.58, 0.34, 0.66, 0.26, 0.74, 0.18, 0.82}) {
-      const QPointF at = l.from_zone == l.to_zone ? c : quadAt(p0, c, p2, t);
-      const QRectF cand(at - QPointF(ls.width() / 2, ls.height() / 2), ls);
-      if (best.isNull()) best = cand;
-      const auto hits = [&](const QRectF& o) { return o.intersects(cand); };
-      if (std::none_of(obstacles.begin(), obstacles.end(), hits) &&
-          std::none_of(placed.begin(), placed.end(), hits)) {
-        best = cand;
-        break;
-      }
-    }
-    placed.push_back(best.adjusted(-2, -2, 2, 2));
-    auto* label = new CanvasItem(Selection::Link, static_cast<int>(i), key, roundedRect(best, 5));
-    label->is_label = true;
-    label->setBrush(Qt::white);
-    label->setPen(QPen(kLabelBorder, 1));
-    label->setZValue(4);
-    label->setToolTip(tip);
-    addText(label, text, link_font, kInk, best.topLeft() + QPointF(6, 3));
-    scene_->addItem(label);
-    items_.push_back(label);
-    label_rects_.push_back(best);
+    drawLink(b, static_cast<int>(i), key, curve);
   }
+}
 
+// One link: its curve and, on top, its label ("25 GB/s · $0.01/GB") with the details as tooltip.
+void ResourceCanvas::drawLink(CanvasBuild& b, int index, const QString& key,
+                              const LinkCurve& curve) {
+  const LinkEntry& l = b.sc.links[static_cast<size_t>(index)];
+  const QString text = linkLabel(l);
+  const QString tip = linkToolTip(l);
+  auto* line = new CanvasItem(Selection::Link, index, key, curve.path, true);
+  line->setPen(QPen(kLinkColor, 2.2, Qt::SolidLine, Qt::RoundCap));
+  line->setZValue(1);
+  line->setToolTip(tip);
+  scene_->addItem(line);
+  items_.push_back(line);
+
+  const QSizeF size(b.link_metrics.horizontalAdvance(text) + 12, b.link_metrics.height() + 6);
+  const QRectF at = placeLinkLabel(curve, size, b.obstacles, b.placed_labels);
+  b.placed_labels.push_back(at.adjusted(-2, -2, 2, 2));
+  auto* label = new CanvasItem(Selection::Link, index, key, roundedRect(at, 5));
+  label->is_label = true;
+  label->setBrush(Qt::white);
+  label->setPen(QPen(kLabelBorder, 1));
+  label->setZValue(4);
+  label->setToolTip(tip);
+  addText(label, text, b.link_font, kInk, at.topLeft() + QPointF(6, 3));
+  scene_->addItem(label);
+  items_.push_back(label);
+  label_rects_.push_back(at);
+}
+
+// "25 GB/s · $0.01/GB", "≤12 GB/s (fit) · $0.02/GB", with "A100-40→V100-16: " before it for a
+// link between GPU types and " ×4" after it for a GPU count.
+QString ResourceCanvas::linkLabel(const LinkEntry& l) const {
+  const Scenario& sc = doc_->scenario();
+  const double bw_gb = linkGbPerS(l.model);
+  const double egress = sc.egressUsdPerGb(l.from_zone, l.to_zone);
+  QString text = l.model.kind == LinkModel::Kind::LatencyBandwidth
+                     ? tr("%1 GB/s · $%2/GB").arg(fmt(bw_gb), fmt(egress))
+                     : tr("≤%1 GB/s (fit) · $%2/GB").arg(fmt(bw_gb), fmt(egress));
+  if (l.from_gpu && l.to_gpu) text = tr("%1→%2: %3").arg(q(*l.from_gpu), q(*l.to_gpu), text);
+  if (l.gpus) text += tr(" ×%1").arg(*l.gpus);
+  return text;
+}
+
+// The zones and their relation, the link's model in full, and whose egress price applies.
+QString ResourceCanvas::linkToolTip(const LinkEntry& l) const {
+  const Scenario& sc = doc_->scenario();
+  const double bw_gb = linkGbPerS(l.model);
+  const double egress = sc.egressUsdPerGb(l.from_zone, l.to_zone);
+  const bool own_egress = doc_->pairEgress(q(l.from_zone), q(l.to_zone)).has_value();
+  const Relation rel = sc.relation(l.from_zone, l.to_zone);
+  return tr("Link %1 ↔ %2 (%3)\n%4\nEgress $%5/GB (%6)")
+      .arg(q(l.from_zone), q(l.to_zone), ScenarioDocument::relationLabel(rel))
+      .arg(l.model.kind == LinkModel::Kind::LatencyBandwidth
+               ? tr("%1 GB/s, latency %2 ms").arg(fmt(bw_gb), fmt(l.model.latency_s * 1e3))
+               : tr("SAILOR fit: bandwidth = %1·x² + %2·x + %3 GB/s, x = log2(MB), cap %4 "
+                    "GB/s")
+                     .arg(fmt(l.model.coefficients[0]), fmt(l.model.coefficients[1]),
+                          fmt(l.model.coefficients[2]), fmt(bw_gb)))
+      .arg(fmt(egress, 6))
+      .arg(own_egress ? tr("this pair")
+                      : tr("%1 default").arg(ScenarioDocument::relationLabel(rel)));
+}
+
+void ResourceCanvas::countItems(int zones) {
+  const Scenario& sc = doc_->scenario();
   counts_[Selection::Region] = static_cast<int>(sc.regions.size());
-  counts_[Selection::Zone] = flat_zone;
+  counts_[Selection::Zone] = zones;
   counts_[Selection::Pool] = static_cast<int>(sc.pools.size());
   counts_[Selection::Link] = static_cast<int>(sc.links.size());
+}
 
-  const QRectF bounds = scene_->itemsBoundingRect().adjusted(-24, -24, 24, 24);
-  scene_->setSceneRect(bounds);
-
-  // Keep the selection: same identity, else (a rename) the same position when nothing was
-  // added or removed.
+// Keeps the selection: same identity, else (a rename) the same position when no item of that
+// kind was added or removed (`old_counts`: the counts before this rebuild).
+void ResourceCanvas::restoreSelection(const std::array<int, 6>& old_counts) {
   QList<Key> restored;
   for (const Key& k : selected_) {
     const auto same = std::find_if(items_.begin(), items_.end(), [&](CanvasItem* it) {
@@ -590,7 +702,6 @@ void ResourceCanvas::rebuild() {
     }
   }
   applySelection(restored);
-  if (!user_zoomed_) fitToView();
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -17,10 +17,13 @@
 // 8 A100-40 GPUs in this zone as tensor-parallel groups of 2 (4 replicas).
 #pragma once
 
+#include <array>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <QColor>
+#include <QFont>
 #include <QGraphicsView>
 #include <QHash>
 #include <QList>
@@ -37,6 +40,9 @@ class QGraphicsScene;
 namespace sailor::studio {
 
 class CanvasItem;
+struct CanvasBuild;   // what the steps of one rebuild share (resource_canvas.cpp)
+struct LinkCurve;     // a link's curve and where its label may go
+struct RegionLayout;  // a region's box and its zones' rows
 
 // A plan overlay chip: the stage it shows and its text ("S0: 8× A100-40 tp2", translated). The
 // stage is kept beside the text, never read back out of it: translations word the text
@@ -134,10 +140,26 @@ class ResourceCanvas : public QGraphicsView {
     bool operator==(const Key& o) const { return kind == o.kind && key == o.key; }
   };
 
+  // rebuild() draws the map in these steps (resource_canvas.cpp "Building the scene").
   void rebuild();
-  void ensureFresh() const;
-  int selectedRegion() const;  // the selected region, or the selected zone's; -1: neither  //
-                               // rebuilds now if an edit came while hidden
+  void clearScene();
+  void collectOverlayChips();
+  void drawRegion(CanvasBuild& b, int index, const RegionLayout& layout);
+  void drawRegionHeader(CanvasBuild& b, const QRectF& region_rect, const QString& text,
+                        const QFont& font, const QColor& color, double dy);
+  void drawZone(CanvasBuild& b, const Region& region, const std::string& zone, const QRectF& rect);
+  void drawPoolChip(CanvasBuild& b, CanvasItem* zone, int index, const QRectF& rect);
+  void drawOverlayChip(CanvasBuild& b, CanvasItem* zone, const OverlayChip& chip,
+                       const QRectF& rect);
+  void drawLinks(CanvasBuild& b);
+  void drawLink(CanvasBuild& b, int index, const QString& key, const LinkCurve& curve);
+  QString linkLabel(const LinkEntry& link) const;
+  QString linkToolTip(const LinkEntry& link) const;
+  void countItems(int zones);
+  void restoreSelection(const std::array<int, 6>& old_counts);
+
+  void ensureFresh() const;    // rebuilds now if an edit came while hidden
+  int selectedRegion() const;  // the selected region, or the selected zone's; -1: neither
   void applySelection(QList<Key> keys);
   void updateHighlights();
   void updateActions();
@@ -165,7 +187,7 @@ class ResourceCanvas : public QGraphicsView {
   QString drag_zone_;
   QPoint drag_start_;
   QGraphicsLineItem* drag_line_ = nullptr;
-  int counts_[6] = {0, 0, 0, 0, 0, 0};  // kind -> items of that kind in the scenario
+  std::array<int, 6> counts_{};  // kind -> items of that kind in the scenario
 
   QAction* add_region_;
   QAction* add_zone_;

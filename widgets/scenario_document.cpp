@@ -307,7 +307,9 @@ EditResult ScenarioDocument::setRegionContinent(int region, const QString& conti
     return fail(QStringLiteral("continent"), tr("A region needs a continent (got an empty name)"));
   Scenario e = *scenario_;
   e.regions[region].continent = s(continent);
-  return commit(std::move(e), tr("Set continent of %1").arg(q(e.regions[region].name)));
+  // The text first: the order in which commit's arguments are built is unspecified.
+  const QString text = tr("Set continent of %1").arg(q(e.regions[region].name));
+  return commit(std::move(e), text);
 }
 
 EditResult ScenarioDocument::removeRegion(int region) {
@@ -457,9 +459,10 @@ EditResult ScenarioDocument::editLink(int index, double gb_per_s, double latency
   if (auto r = checkLinkFigures(gb_per_s, latency_s); !r.ok()) return r;
   Scenario e = *scenario_;
   e.links[index].model = LinkModel::latencyBandwidth(latency_s, gb_per_s);
-  return commit(
-      std::move(e),
-      tr("Edit link %1 ↔ %2").arg(q(e.links[index].from_zone), q(e.links[index].to_zone)));
+  // The text first: the order in which commit's arguments are built is unspecified.
+  const QString text =
+      tr("Edit link %1 ↔ %2").arg(q(e.links[index].from_zone), q(e.links[index].to_zone));
+  return commit(std::move(e), text);
 }
 
 EditResult ScenarioDocument::removeLink(int index) {
