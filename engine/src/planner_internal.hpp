@@ -27,7 +27,6 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <queue>
 #include <set>
