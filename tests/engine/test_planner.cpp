@@ -5,7 +5,7 @@
 // must find the enumerated optimum of every objective and constraint (to 1e-9 relative), the
 // same plans with 1 and 2 threads, and the exact Pareto frontier. Also: how far each heuristic
 // (and the defaults) moves the result, the no-plan reasons, option checks, cancellation and
-// progress. Documented heuristic gaps are QEXPECT_FAIL with the measured figures.
+// progress. Each heuristic's gap on each row has an upper bound (kHeuristicGapBounds).
 //
 // The plan space (heuristics off, docs in planner.hpp):
 //  - microbatch size b from options.microbatch_sizes ({1, 2} here);
@@ -479,6 +479,41 @@ std::vector<Point> frontierOf(std::vector<Point> points) {
 
 }  // namespace
 
+// Upper bounds on how far each heuristic alone, and the defaults, move the result from the
+// exact optimum on each row of heuristicReport (percent of the optimum's objective). A gap not
+// listed is 0: the heuristic finds the optimum, and its bound is the enumerator's own tolerance
+// (kRel, as a percentage). A listed bound is the gap measured when the bounds were set plus 0.1
+// point: the search is deterministic, so the margin only absorbs floating-point differences
+// between compilers and libraries, and any other plan returned fails. The causes and the
+// measurements are in docs/planner.md (Heuristics).
+struct GapBound {
+  const char* row;      // heuristicReport's data tag
+  const char* setting;  // the heuristic on alone, or "defaults"
+  double percent;
+};
+const GapBound kHeuristicGapBounds[] = {
+    // A: the optimum mixes GPU kinds in a stage, which homogeneous stages (H8) rule out.
+    {"A: max throughput", "h8", 3.77 + 0.1},
+    {"A: max throughput", "defaults", 3.77 + 0.1},
+    // B: the optimum's stage mixes GPU kinds (H8) and spreads over two regions (H5).
+    {"B: max throughput", "h5", 23.28 + 0.1},
+    {"B: max throughput", "h8", 37.43 + 0.1},
+    {"B: max throughput", "defaults", 37.43 + 0.1},
+    // B under the per-hour cap: the same two causes.
+    {"B: throughput, max usd/hour", "h5", 10.59 + 0.1},
+    {"B: throughput, max usd/hour", "h8", 12.35 + 0.1},
+    {"B: throughput, max usd/hour", "defaults", 12.35 + 0.1},
+    // C: the optimum's one stage mixes Fast tp 1 and Small tp 2 (H8).
+    {"C: max throughput", "h8", 22.03 + 0.1},
+    {"C: max throughput", "defaults", 22.03 + 0.1},
+};
+
+double gapBound(const QString& row, const QString& setting) {
+  for (const GapBound& b : kHeuristicGapBounds)
+    if (row == b.row && setting == b.setting) return b.percent;
+  return kRel * 100;
+}
+
 class TestPlanner : public QObject {
   Q_OBJECT
 
@@ -885,8 +920,8 @@ class TestPlanner : public QObject {
   }
 
   // How far each heuristic alone, and the defaults, move the result from the exact optimum
-  // (the planning model of the plan returned, as placed in zones). Reported; the defaults must
-  // stay within 1% and meet the constraints.
+  // (the planning model of the plan returned, as placed in zones). Reported; every gap must stay
+  // within its bound (kHeuristicGapBounds) and the defaults must meet the constraints.
   void heuristicReport_data() { addComboRows(); }
   void heuristicReport() {
     QFETCH(QString, inst);
@@ -914,7 +949,8 @@ class TestPlanner : public QObject {
         {"defaults", [](Heuristics& h) { h = Heuristics{}; }},
     };
     QString line = inst + " / " + comboName(static_cast<Combo>(combo)) + ":";
-    double defaults_gap = 0;
+    const QString row = QTest::currentDataTag();
+    QStringList over;  // settings whose gap exceeds its bound
     bool defaults_meet = false;
     for (const Setting& s : settings) {
       PlannerOptions o = base;
@@ -938,8 +974,12 @@ class TestPlanner : public QObject {
         }
       }
       line += QString(" %1 %2;").arg(s.name, text);
+      if (!(gap <= gapBound(row, s.name)))
+        over << QString("%1 %2% (bound %3%)")
+                    .arg(s.name)
+                    .arg(gap, 0, 'g', 6)
+                    .arg(gapBound(row, s.name), 0, 'g', 6);
       if (QString(s.name) == "defaults") {
-        defaults_gap = gap;
         defaults_meet = ok;
         // Where the search's own figures (priced before placing in zones) differ from the
         // planning model of the plan as placed.
@@ -956,36 +996,11 @@ class TestPlanner : public QObject {
       }
     }
     qInfo("%s", qPrintable(line));
-    // Measured with the defaults (threads 2) when this suite was written; the lead documents them.
-    // H6 (region pools) checks constraints against the search's own figures, which price every
-    // replica at the region's cheapest zone and link them as if in that zone; placed (cheapest
-    // zone first) the plan can cost more than the cap. Instance A: 4 Fast replicas, searched as
-    // 4 in r1-b at $3/h ($0.01513/it, 4.539 s), placed 2 in r1-b + 2 in r1-a ($0.02174/it, 5.22 s).
+    // H6 prices a region's pool at its cheapest zone, so a plan placed in zones can cost more
+    // than the search figured: planSearch re-checks the constraints on the placed plan.
     QVERIFY2(defaults_meet,
              qPrintable("defaults return a plan that meets the constraints: " + line));
-    // Documented heuristic costs (docs/planner.md), measured on these instances:
-    // Re-measured when the all-reduce moved to the link's own speed (NOTE [Collective
-    // efficiency]): cheaper data parallelism makes mixed and cross-region stages worth more.
-    QEXPECT_FAIL(
-        "A: max throughput",
-        "defaults +3.77% (H8 alone): the optimum mixes GPU kinds in a stage, which homogeneous "
-        "stages rule out",
-        Continue);
-    QEXPECT_FAIL("B: max throughput",
-                 "defaults +37.43% (H8 alone +37.43%, H5 alone +23.28%): the optimum's stage mixes "
-                 "GPU kinds "
-                 "and spreads over two regions",
-                 Continue);
-    QEXPECT_FAIL(
-        "B: throughput, max usd/hour",
-        "defaults +1.59% (H8 alone): under the per-hour cap the optimum mixes GPU kinds in a stage",
-        Continue);
-    QEXPECT_FAIL("C: max throughput",
-                 "defaults +22.03% (H8): the optimum's one stage mixes Fast tp 1 and Small tp 2; "
-                 "homogeneous stages keep the paper-scale searches under a second",
-                 Continue);
-    QVERIFY2(defaults_gap <= 1.0,
-             qPrintable(QString("defaults %1% from the optimum").arg(defaults_gap, 0, 'f', 2)));
+    QVERIFY2(over.isEmpty(), qPrintable("gap over its bound: " + over.join(", ") + "; " + line));
   }
 
   // ---- No plan: a reason, not an exception.

@@ -24,6 +24,9 @@ namespace sailor {
 
 enum class Objective { Throughput, Cost };
 
+// The search's heuristics, each named and switchable (docs/planner.md measures what each costs).
+// The numbers are stable names (`sailor plan --no-heuristic hN`, docs, tests): H8 to H12 are
+// ours, and no heuristic is numbered H7 (the number was never given to one).
 struct Heuristics {
   // H1: a replica's tp is limited to the smallest degree that fits memory and the degrees up to
   // the one after which the per-GPU speed-up drops below 1.5x per doubling (SAILOR's rule). Off:

@@ -1,0 +1,486 @@
+// The planner's pieces (engine/src/planner*.cpp), internal to the engine: declared here so each
+// lives in a file of its own and tests/engine/test_planner_parts.cpp can check them one by one.
+// docs/planner.md explains the search; this header says what each piece holds.
+//
+//   Constraints          PlannerOptions' caps and floor: admits() a plan's figures, admitsBound()
+//                        a partial plan's lower bounds                  (planner_figures.cpp)
+//   Summary, StageFigures, extendSummary, dominates, insertPareto
+//                        a partial plan's figures, the recurrence adding one stage in front,
+//                        and Pareto dominance between partial plans     (planner_figures.cpp)
+//   Candidate, completeFigures, planKey, searchKey, seedSignature, knownKey
+//                        complete plans, their figures and canonical texts (planner_figures.cpp)
+//   Known, placementWindow
+//                        the known-plan bound                           (planner_figures.cpp)
+//   Site, KindTable, Kind, KindSet, SearchContext
+//                        where replicas come from, range tables per (GPU type, tp), the links
+//                        and egress between sites, placing in zones     (planner_context.cpp)
+//   StageOption, StageOptionTable
+//                        one degree's stage choices with their sync and boundary figures
+//   LowerBounds          what the layers a partial plan does not cover must add
+//   PartialPlanSearch    the dynamic programme over (stages left, first layer, GPUs used,
+//                        previous option); searchDegree drives it       (planner_dp.cpp)
+//   seedPlans, keepUseful, MicrobatchSearch
+//                        seed plans and the sweeps over data-parallel degrees of one microbatch
+//                        size                                           (planner_sweep.cpp)
+#pragma once
+
+#include <functional>
+#include <limits>
+#include <map>
+#include <optional>
+#include <queue>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sailor/planner.hpp"
+
+namespace sailor::planner_detail {
+
+// ---- Constraints.
+
+// The constraints of PlannerOptions, checked the same way wherever a plan is judged: seeds,
+// plans the search completes, placed plans, simulated plans.
+class Constraints {
+ public:
+  explicit Constraints(const PlannerOptions& options);
+  // A plan's figures; `gpus` nullopt when the GPU count is not checked (simulated plans: their
+  // count is the placed plan's, already admitted).
+  bool admits(double iterations_per_s, double usd_per_iteration, double usd_per_hour,
+              std::optional<int> gpus) const;
+  // Every completion of a partial plan takes >= t_lb seconds, costs >= usd_lb per iteration and
+  // uses >= gpus GPUs: false when none of them can meet the constraints. The per-hour cap has no
+  // such bound (it falls as the iteration time grows).
+  bool admitsBound(double t_lb, double usd_lb, int gpus) const;
+  bool any() const;     // any constraint at all
+  bool byCost() const;  // a cost cap (per iteration or per hour)
+  const std::optional<int>& maxGpus() const { return max_gpus_; }
+  const std::optional<double>& minIterationsPerS() const { return min_iterations_per_s_; }
+
+ private:
+  std::optional<double> max_usd_per_iteration_;
+  std::optional<double> max_usd_per_hour_;
+  std::optional<double> min_iterations_per_s_;
+  std::optional<int> max_gpus_;
+};
+
+// ---- Partial plans.
+
+// Figures of a partial plan (stages k..P-1 of a pipeline) that completing it can only increase.
+struct Summary {
+  double maxc = 0, sumc = 0, maxx = 0, rate = 0, egress = 0, boundary_in = 0;
+  double work = 0;  // sum over stages of rate x c (bounds only, not a dominance figure)
+  int gpus = 0;
+  bool fits = true;
+};
+
+// One stage placed in front of a partial plan: its straggler's F + B, the incoming boundary
+// transfer, sync + optimizer step x, rate (USD per hour), egress (sync and incoming boundary,
+// USD per iteration), GPUs, and whether every replica fits in memory.
+struct StageFigures {
+  double fb = 0;
+  double t_in = 0;
+  double x = 0;
+  double rate = 0;
+  double egress = 0;
+  int gpus = 0;
+  bool fits = true;
+};
+
+// The summary recurrence: `stage` in front of `child` (nullptr: the last stage). The stage's
+// c = F + B + 2 x its incoming boundary + 2 x the child's incoming boundary (transfers block
+// both ways).
+Summary extendSummary(const StageFigures& stage, const Summary* child);
+
+struct Dims {
+  bool cost = false;
+  bool gpus = false;
+  // A cost-per-hour cap: rate + 3600 egress / T falls as T grows, so a faster partial plan only
+  // dominates one with the very same time figures (otherwise the slower may meet the cap).
+  bool per_hour = false;
+};
+
+bool dominates(const Summary& a, const Summary& b, const Dims& d);
+
+struct Entry {
+  Summary s;
+  int option = -1;
+  int last_layer = -1;
+  const std::vector<Entry>* child = nullptr;
+  int child_index = -1;
+};
+
+// Adds e to a Pareto set unless a member dominates it, dropping the members it dominates.
+void insertPareto(std::vector<Entry>& set, const Entry& e, const Dims& d);
+
+// ---- Complete plans.
+
+struct Candidate {
+  double iteration_s = 0;
+  double usd = 0;
+  double usd_per_hour = 0;
+  int microbatch = 0;
+  int dp = 0;
+  Plan plan;  // replicas' zones empty until placed (SearchContext::place)
+  // Per stage, per replica: its site (an index into SearchContext::sites()).
+  std::vector<std::vector<int>> sites;
+  std::string key;  // canonical text for deterministic ordering
+  // Seed plans (seedPlans) before their plan is written out: kind and stage ends.
+  int seed_kind = -1;
+  std::vector<int> seed_last;
+};
+
+// A complete plan's iteration time T = (M - 1) max c + sum c + max x, cost per iteration
+// rate x T / 3600 + egress, and cost per hour, into c.
+void completeFigures(const Summary& s, int M, Candidate& c);
+
+// Canonical text of a placed plan (zones by name).
+std::string planKey(const Plan& p);
+// The same text for a plan before placing, its sites by index.
+std::string searchKey(const Candidate& c);
+// A short text naming a homogeneous plan (every replica of one kind) by its degree, kind and
+// stage ends: the same for a seed and for the plan the search finds equal to it.
+std::string seedSignature(int D, int site, int tp, const std::vector<int>& last);
+// The signature of a found plan when it is homogeneous, else its key.
+std::string knownKey(const Candidate& c);
+
+// How many of the search's best candidates planSearch places in zones: top_k with exact sites
+// (H6 off: the search's figures are the placed ones); with H6 150 more, since a region's pool is
+// priced at its cheapest zone and placing can make a plan dearer or not fit (a fixed margin: a
+// multiple of top_k left large --top with no known-plan bound; docs/planner.md).
+size_t placementWindow(int top_k, bool h6_region_pools);
+
+// Complete plans already known in one microbatch size's task (seed plans and the plans found at
+// earlier degrees), all of them in that task's output. A partial plan whose lower bounds
+// (iteration time, cost) are weakly dominated by a known plan cannot put a new point on the
+// frontier, and one whose objective bound is worse than the `window`-th best known plan cannot
+// enter the ranked window: the search drops it when both hold (only the second for a single
+// objective). Exact: every plan it drops is matched or beaten by plans in the output.
+class Known {
+ public:
+  Known(bool pareto, bool by_cost, size_t window)
+      : pareto_(pareto), by_cost_(by_cost), window_(window) {}
+  void add(const std::string& key, double t, double c);
+  // Whether (t, c) is weakly dominated by a point of the known frontier.
+  bool dominated(double t, double c) const;
+  // Whether a partial plan whose completions all take >= t_lb seconds and cost >= c_lb can be
+  // dropped.
+  bool prunes(double t_lb, double c_lb) const;
+
+ private:
+  bool pareto_;
+  bool by_cost_;
+  size_t window_;
+  std::set<std::string> keys_;
+  std::vector<std::pair<double, double>> front_;  // staircase: iteration_s up, usd down
+  std::priority_queue<double> best_;              // the `window` best objective values
+  double threshold_ = std::numeric_limits<double>::infinity();
+};
+
+// ---- Sites, kinds and the search's fixed context.
+
+// A site is where replicas of one GPU type come from: a zone's pool (H6 off) or all pools of
+// that type in a region (H6 on).
+struct Site {
+  std::string gpu_type;
+  std::string region;
+  struct ZoneSlot {
+    std::string zone;
+    int count;
+    double usd_per_gpu_hour;
+  };
+  std::vector<ZoneSlot> zones;  // cheapest first, then by name
+  int capacity = 0;
+  int gpus_per_node = 1;
+  const GpuType* gpu = nullptr;
+  const std::string& zone() const { return zones.front().zone; }  // representative
+  double price() const { return zones.front().usd_per_gpu_hour; }
+};
+
+// Per (GPU type, tp): range tables over layers [l, r] for the planning model.
+struct KindTable {
+  int L = 0;
+  std::vector<double> fb;            // (F + B)[l][r] per microbatch
+  std::vector<double> params;        // params[l][r] per GPU (tie-adjusted)
+  std::vector<double> act;           // activation bytes per sequence [l][r]
+  std::vector<double> maxact;        // largest layer's activation bytes per sequence [l][r]
+  std::vector<double> out_elements;  // per layer
+  double optimizer_s_per_param = 0;
+  double tied_params = 0;  // head parameters tied to the embedding, per GPU
+  double at(const std::vector<double>& v, int l, int r) const {
+    return v[static_cast<size_t>(l * L + r)];
+  }
+};
+
+// A replica kind: a site and a tp, with the range table of its (GPU type, tp).
+struct Kind {
+  int site = 0;
+  int tp = 1;
+  int table = 0;  // index into KindSet::tables
+};
+
+// The replica kinds of one microbatch size.
+struct KindSet {
+  std::vector<KindTable> tables;
+  std::vector<Kind> kinds;
+  const KindTable& table(const Kind& k) const { return tables[static_cast<size_t>(k.table)]; }
+  const Kind& kind(int i) const { return kinds[static_cast<size_t>(i)]; }
+};
+
+// What every microbatch size's search shares, read-only once built (one per planSearch): the
+// sites, the links and egress prices between them, the constraints. It holds references to its
+// arguments, which must outlive it.
+class SearchContext {
+ public:
+  SearchContext(const Scenario& sc, const Job& job, const Catalog& cat, const ProfileSet& profiles,
+                const PlannerOptions& opt);
+
+  const Scenario& sc;
+  const Job& job;
+  const Catalog& cat;
+  const ProfileSet& profiles;
+  const PlannerOptions& opt;
+  const ModelSpec& model;
+  const int layers;  // the model's plan layers
+  const Constraints constraints;
+
+  const std::vector<Site>& sites() const { return sites_; }
+  const Site& site(int s) const { return sites_[static_cast<size_t>(s)]; }
+  // GPU types of non-empty pools left out for lack of the job's precision (supportsPrecision).
+  const std::set<std::string>& unsupported() const { return unsupported_; }
+  int totalGpus() const;
+  // The deepest pipeline searched: H9's max_stages, at most one stage per layer.
+  int maxDepth() const;
+  // Microbatches per replica per iteration: ceil(G / (b D)).
+  int microbatches(int b, int D) const;
+
+  // The replica kinds of microbatch size b (H1 applied); kinds without a profile are left out.
+  KindSet kinds(int b) const;
+
+  // The link from site a to site b for `gpus` GPUs of a node sending at once.
+  const ResolvedLink& linkBetween(int a, int b, int gpus) const;
+  double egressBetween(int a, int b) const;  // USD per GB
+  // Link time of one message of `bytes` from a replica of kind a to one of kind b.
+  double p2p(const Kind& a, const Kind& b, double bytes) const;
+  // The tied embedding's gradient all-reduce of a last stage of several (the simulator's NOTE
+  // [Tied embedding gradients]), over the last stage's own site link.
+  double tiedSeconds(const Kind& kd, const KindTable& t) const;
+
+  // Writes zones into a candidate's replicas, filling each site's cheapest zones first, in
+  // stage order (a replica stays inside one zone). Returns false when it cannot.
+  bool place(Candidate& c) const;
+
+ private:
+  void buildSites();
+  void buildLinks();
+  bool makeTable(const std::string& gpu, int b, int tp, KindTable& t) const;
+
+  std::vector<Site> sites_;
+  std::set<std::string> unsupported_;
+  std::vector<std::vector<ResolvedLink>> links_;  // [GPUs sending at once][site x site]
+  std::vector<ResolvedLink> node_links_;          // per site: the fabric inside its nodes
+  std::vector<double> egress_;                    // site x site, USD per GB
+};
+
+// ---- One data-parallel degree.
+
+// A stage option: D replicas (kind indices, sorted), with per-site GPU use.
+struct StageOption {
+  std::vector<int> replicas;  // kind index per replica, non-decreasing
+  std::vector<int> use;       // GPUs per site
+  int gpus = 0;               // all sites
+  double rate = 0;            // USD per hour
+};
+
+// The stage options of one degree (H5, H8 and the GPU cap applied) with, computed on first use,
+// each option's sync figures per layer range and the boundary transfer between two options.
+class StageOptionTable {
+ public:
+  StageOptionTable(const SearchContext& ctx, const KindSet& kinds, int b, int D);
+
+  struct Sync {
+    double x = 0;       // all-reduce (+ tied embedding) + optimizer step, seconds
+    double egress = 0;  // USD per iteration
+  };
+  struct Boundary {
+    double t = 0;       // seconds, the slowest replica pair, both directions
+    double egress = 0;  // USD per iteration, both directions
+  };
+
+  size_t size() const { return options_.size(); }
+  bool empty() const { return options_.empty(); }
+  const StageOption& operator[](size_t i) const { return options_[i]; }
+  const std::vector<StageOption>& options() const { return options_; }
+  // Option oi over layers [l, r].
+  const Sync& sync(size_t oi, int l, int r);
+  // Option `prev` (last layer l - 1) sending to option oi (first layer l).
+  const Boundary& boundary(size_t prev, size_t oi, int l);
+
+ private:
+  void enumerate();
+  // Every multiset of D kinds extending cur with kinds >= start (non-decreasing sequences);
+  // false once the table is over its size limit.
+  bool enumerateFrom(std::vector<int>& cur, int start);
+  void add(const std::vector<int>& reps);
+
+  const SearchContext& ctx_;
+  const KindSet& kinds_;
+  int b_;
+  int D_;
+  int M_;
+  std::vector<StageOption> options_;
+  // Per option: its distinct kinds and its ring-neighbour pairs with multiplicity.
+  std::vector<std::vector<int>> ring_kinds_;
+  std::vector<std::map<std::pair<int, int>, int>> ring_pairs_;
+  std::vector<Sync> sync_;
+  std::vector<char> sync_done_;
+  std::vector<Boundary> boundary_;
+  std::vector<char> boundary_done_;
+};
+
+// Lower bounds for the layers a partial plan does not cover, per layer over every kind: compute
+// time (a stage's c is at least its straggler's F + B, at least the fastest kind's), D x tp x
+// $/GPU-hour x (F + B) (a stage's rate x c is at least that of its cheapest replica kind per
+// unit of work, times D), and the least rate of a stage (D x the cheapest replica).
+class LowerBounds {
+ public:
+  LowerBounds(const SearchContext& ctx, const KindSet& kinds, int D, int M, const Known& known);
+
+  // Whether a degree's compute alone breaks the throughput floor: each microbatch passes every
+  // layer once, at most maxDepth stages working at once.
+  static bool tooSlow(const SearchContext& ctx, const KindSet& kinds, int M);
+
+  // What the layers before l add to a stage of k stages left (at least one more stage when
+  // l > 0, at most maxDepth - k).
+  struct Prefix {
+    double fb = 0, work = 0, rate = 0, maxc = 0;
+  };
+  Prefix prefix(int l, int k) const;
+  double suffixFb(int l) const { return suf_fb_[static_cast<size_t>(l)]; }
+  double suffixWork(int l) const { return suf_w_[static_cast<size_t>(l)]; }
+  double minRate() const { return min_rate_; }
+
+  // Whether every completion of the partial figures (max c, sum c, max x, rate, rate x c summed,
+  // egress) is matched by a known plan (Known::prunes). T >= (M - 1) max c + sum c + max x;
+  // rate x T >= (M - 1) max(rate x max c, sum of rate x c) + rate x (sum c + max x).
+  bool bounded(double mc, double sc, double mx, double rate, double work, double egress) const;
+  // A stage over [l, r] with k stages left, before its suffix is searched: this stage with the
+  // least the k - 1 later stages (layers r + 1 on) add.
+  bool stagePruned(int k, int r, double c0, double x, double rate, double egress,
+                   const Prefix& p) const;
+  // A partial plan (this stage and a suffix) with the least the layers before it add.
+  bool partialPruned(const Summary& s, const Prefix& p) const;
+
+ private:
+  int M_;
+  int max_stages_;
+  const Known& known_;
+  std::vector<double> pre_fb_, pre_w_, suf_fb_, suf_w_;  // [l]: layers before l / from l on
+  double min_rate_ = std::numeric_limits<double>::infinity();
+};
+
+// When a search task must stop: the caller cancelled, or a sibling task failed.
+struct StopFlag {
+  const CancelToken* user = nullptr;
+  CancelToken sibling_failed;
+  bool operator()() const { return (user && user->cancelled()) || sibling_failed.cancelled(); }
+};
+
+// The dynamic programme of one degree: for (stages left k, first layer l, GPUs used per tracked
+// site, previous option) the Pareto set of partial plans for the rest of the pipeline,
+// memoized (k counts from the end, so suffixes are shared across depths).
+class PartialPlanSearch {
+ public:
+  PartialPlanSearch(const SearchContext& ctx, const KindSet& kinds, StageOptionTable& options,
+                    const LowerBounds& bounds, int b, int M, bool cost_dims, const StopFlag& stop);
+  // Whether a pipeline of P stages can fit under the GPU cap.
+  bool depthFits(int P) const;
+  // The partial plans of whole pipelines of P stages (the first starting at layer 0).
+  const std::vector<Entry>& pipelines(int P);
+  const Dims& dims() const { return dims_; }
+
+ private:
+  const std::vector<Entry>& solve(int k, int l, int prev);
+  std::vector<int> stateKey(int k, int l, int prev) const;
+  bool hasRoom(const StageOption& o, int k) const;
+  // Straggler F + B of option o over [l, r]; `fits` whether every replica fits in memory with
+  // min(k, M) microbatches in flight.
+  double stageCompute(const StageOption& o, int k, int l, int r, bool& fits) const;
+  // Option oi over [l, r] after option prev (-1: the first stage), combined with the rest.
+  void combineStage(size_t oi, int k, int l, int r, int prev, std::vector<Entry>& pool);
+  // Non-dominated entries of pool; H10 keeps at most max_partial_plans of them.
+  std::vector<Entry> reduce(std::vector<Entry>& pool) const;
+
+  const SearchContext& ctx_;
+  const KindSet& kinds_;
+  StageOptionTable& options_;
+  const LowerBounds& bounds_;
+  int b_;
+  int M_;
+  const StopFlag& stop_;
+  Dims dims_;
+  std::vector<char> track_;  // per site: whether its GPUs can run out at this degree
+  std::vector<int> max_use_;
+  int max_opt_gpus_ = 0;
+  int min_opt_gpus_ = std::numeric_limits<int>::max();
+  std::vector<int> used_;  // per site, and [S] all GPUs, of the stages placed so far
+  std::map<std::vector<int>, std::vector<Entry>> memo_;
+  long new_states_ = 0;
+};
+
+// Searches degree D of microbatch size b: appends the complete plans meeting the constraints to
+// `found` (known learns them depth by depth); `compared` counts the complete plans looked at.
+void searchDegree(const SearchContext& ctx, const KindSet& kinds, int b, int D, bool cost_dims,
+                  Known& known, const StopFlag& stop, std::vector<Candidate>& found,
+                  long& compared);
+
+// ---- One microbatch size.
+
+// Seed plans: for every degree D up to max_d, kind and depth P, the pipeline with every stage
+// holding D replicas of that kind and the layers split evenly by that kind's compute time,
+// figured as the search figures them (same operations, same order). They bound the search.
+std::vector<Candidate> seedPlans(const SearchContext& ctx, const KindSet& kinds, int b, int max_d);
+
+// Of one degree's candidates, keeps those that can still be chosen: the best by the objective
+// within the placement window, and (for --pareto) the degree's own frontier.
+void keepUseful(const PlannerOptions& opt, std::vector<Candidate>& found);
+
+// One microbatch size's task: the sweeps over data-parallel degrees (H3, H4, H11, H12), the seed
+// plans and the known-plan bound. `report(fraction, step)` gets its own progress.
+class MicrobatchSearch {
+ public:
+  using Report = std::function<void(double, const std::string&)>;
+  MicrobatchSearch(const SearchContext& ctx, int b, const StopFlag& stop, Report report);
+  // Appends the task's candidates to out and the complete plans compared to compared.
+  void run(std::vector<Candidate>& out, long& compared);
+
+  // The degrees searched in ascending order (H12: the smallest of each microbatch count).
+  std::vector<int> degreesUp() const;
+  // H11's grid of degrees between the two ends of the frontier.
+  std::vector<int> paretoGrid(int fast_degree, int cheap_degree) const;
+
+ private:
+  // One sweep over degrees; with `early`, stops after enough degrees without a gain in the
+  // metric (H3/H4). Returns the last degree that improved it (0: none).
+  int sweep(const std::vector<int>& degrees, bool by_cost, bool early, bool cost_dims,
+            const char* what);
+  bool enough(int D, int since, int best_degree, bool by_cost) const;
+  void finishSeeds();
+
+  const SearchContext& ctx_;
+  int b_;
+  const StopFlag& stop_;
+  Report report_;
+  KindSet kinds_;
+  int max_d_ = 0;
+  Known known_;
+  std::vector<Candidate> seeds_;
+  std::vector<char> visited_;  // per dominance mode (time only, with cost) and degree
+  std::vector<Candidate>* out_ = nullptr;
+  long* compared_ = nullptr;
+  int sweeps_ = 1;
+  int sweep_index_ = 0;
+};
+
+}  // namespace sailor::planner_detail

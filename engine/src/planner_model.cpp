@@ -1,0 +1,127 @@
+// The planning model of one complete plan (planningModel in sailor/planner.hpp): the closed form
+// the search optimises (docs/planner.md, "Planning model"), evaluated directly on a plan whose
+// replicas are placed in zones. The exhaustive tests enumerate plans through it, and planSearch
+// re-figures each placed plan with it.
+#include <algorithm>
+#include <map>
+
+#include "sailor/error.hpp"
+#include "sailor/planner.hpp"
+
+namespace sailor {
+
+std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc, const Job& job,
+                                           const Catalog& cat, const ProfileSet& profiles,
+                                           const SimulatorOptions& sim) {
+  plan.validate(job, cat, sc);
+  const ModelSpec& model = cat.model(job.model, "job.model");
+  const int L = model.numPlanLayers();
+  const int P = static_cast<int>(plan.stages.size());
+  const int b = plan.microbatch_size;
+  const int e = job.activationBytesPerElement();
+  const int D = static_cast<int>(plan.stages.front().replicas.size());
+  for (const auto& st : plan.stages)
+    if (static_cast<int>(st.replicas.size()) != D)
+      throw InputError("stages", "different data-parallel degrees",
+                       "one degree for all stages (the planning model's assumption)");
+  const int M = (job.global_batch_size + b * D - 1) / (b * D);
+  LinkResolver link_of(sc);
+  // Profile figures per (GPU type, tp), looked up once.
+  struct Figures {
+    std::vector<LayerTiming> t;
+    std::vector<LayerMemory> mem;
+    double opt = 0;
+  };
+  std::map<std::pair<std::string, int>, Figures> figures;
+  auto figures_of = [&](const Replica& r) -> const Figures& {
+    auto it = figures.find({r.gpu_type, r.tp});
+    if (it != figures.end()) return it->second;
+    const ProfileKey key{model.name, r.gpu_type, b, r.tp};
+    Figures f{profiles.timings(key, job).value, profiles.memory(model.name, r.tp, job).value,
+              profiles.optimizerSecondsPerParameter(key, job).value};
+    return figures.emplace(std::make_pair(r.gpu_type, r.tp), std::move(f)).first->second;
+  };
+  std::vector<double> fb(static_cast<size_t>(P), 0), x(static_cast<size_t>(P), 0);
+  double rate = 0, egress = 0;
+  int gpus = 0;
+  std::vector<std::vector<double>> out_elements(static_cast<size_t>(P));
+  for (int s = 0; s < P; ++s) {
+    const Stage& st = plan.stages[static_cast<size_t>(s)];
+    double opt_s = 0, sync = 0, tied = 0;
+    for (size_t j = 0; j < st.replicas.size(); ++j) {
+      const Replica& r = st.replicas[j];
+      const GpuType& g = cat.gpu(r.gpu_type, "gpu_type");
+      const Figures& fig = figures_of(r);
+      const auto& t = fig.t;
+      const auto& mem = fig.mem;
+      const double opt = fig.opt;
+      double f = 0, params = 0, act = 0, maxact = 0;
+      for (int l = st.first_layer; l <= st.last_layer; ++l) {
+        f += t[static_cast<size_t>(l)].forward_s + t[static_cast<size_t>(l)].backward_s;
+        params += mem[static_cast<size_t>(l)].params;
+        act += mem[static_cast<size_t>(l)].activation_bytes;
+        maxact = std::max(maxact, mem[static_cast<size_t>(l)].working_bytes);
+      }
+      if (st.first_layer == 0 && st.last_layer == L - 1) params -= mem.back().shared_with_embedding;
+      const double need = replicaMemoryBytes(params, act, maxact, b, std::min(P - s, M), job, g);
+      if (need > static_cast<double>(g.memory_bytes)) return std::nullopt;
+      fb[static_cast<size_t>(s)] = std::max(fb[static_cast<size_t>(s)], f);
+      opt_s = std::max(opt_s, params * opt);
+      const Pool* pool = sc.findPool(r.zone, r.gpu_type);
+      rate += r.tp * (pool ? pool->usd_per_gpu_hour : 0.0);
+      gpus += r.tp;
+      if (j == 0)
+        for (const auto& m : mem) out_elements[static_cast<size_t>(s)].push_back(m.output_elements);
+      // The search's tiedSeconds: the last of several stages, over its own site's link.
+      if (s == P - 1 && P >= 2 && mem.back().shared_with_embedding > 0)
+        tied = std::max(
+            tied, ringAllReduceSeconds(link_of({r.zone, r.gpu_type, r.zone, r.gpu_type, r.tp}),
+                                       mem.back().shared_with_embedding * 4.0, 2, r.tp, sim));
+      if (D < 2) continue;
+      const Replica& y = st.replicas[(j + 1) % st.replicas.size()];
+      const ResolvedLink& link = link_of({r.zone, r.gpu_type, y.zone, y.gpu_type, r.tp});
+      const double shard = params * 4.0;
+      sync = std::max(sync, ringAllReduceSeconds(link, shard, D, r.tp, sim));
+      egress += 2.0 * (D - 1) / D * shard * r.tp / 1e9 * sc.egressUsdPerGb(r.zone, y.zone);
+    }
+    x[static_cast<size_t>(s)] = tied + sync + opt_s;
+  }
+  std::vector<double> boundary(static_cast<size_t>(P), 0);  // between s - 1 and s
+  for (int s = 1; s < P; ++s) {
+    const Stage& a = plan.stages[static_cast<size_t>(s) - 1];
+    const Stage& c = plan.stages[static_cast<size_t>(s)];
+    const double msg =
+        out_elements[static_cast<size_t>(s) - 1][static_cast<size_t>(a.last_layer)] * b * e;
+    double t = 0;
+    for (size_t j = 0; j < c.replicas.size(); ++j) {
+      const Replica& ra = a.replicas[j % a.replicas.size()];
+      const Replica& rc = c.replicas[j];
+      const int streams = boundaryStreams(ra.tp, rc.tp);
+      t = std::max(
+          {t,
+           boundaryTransferSeconds(link_of({ra.zone, ra.gpu_type, rc.zone, rc.gpu_type, streams}),
+                                   sc.intraNodeLink(rc.gpu_type, cat), msg, streams, false),
+           boundaryTransferSeconds(link_of({rc.zone, rc.gpu_type, ra.zone, ra.gpu_type, streams}),
+                                   sc.intraNodeLink(ra.gpu_type, cat), msg, streams, false)});
+      egress += msg * M / 1e9 *
+                (sc.egressUsdPerGb(ra.zone, rc.zone) + sc.egressUsdPerGb(rc.zone, ra.zone));
+    }
+    boundary[static_cast<size_t>(s)] = t;
+  }
+  double maxc = 0, sumc = 0, maxx = 0;
+  for (int s = 0; s < P; ++s) {
+    const double c = fb[static_cast<size_t>(s)] + 2 * boundary[static_cast<size_t>(s)] +
+                     2 * (s + 1 < P ? boundary[static_cast<size_t>(s) + 1] : 0.0);
+    maxc = std::max(maxc, c);
+    sumc += c;
+    maxx = std::max(maxx, x[static_cast<size_t>(s)]);
+  }
+  ModelEstimate m;
+  m.iteration_s = (M - 1) * maxc + sumc + maxx;
+  m.usd_per_iteration = rate * m.iteration_s / 3600.0 + egress;
+  m.usd_per_hour = m.usd_per_iteration * 3600.0 / m.iteration_s;
+  m.gpus = gpus;
+  return m;
+}
+
+}  // namespace sailor
