@@ -3,9 +3,9 @@
 //   WorkerExit::describe . how a worker ended, in words
 //   testFault ............ $SAILOR_TEST_FAULT (test only)
 //   startChild ........... fork/exec of one worker with stdout and stderr on pipes
-//   LocalLauncher ........ launch (every rank, undone on failure), poll (waitpid WNOHANG),
-//                          stopAll (SIGTERM, grace, SIGKILL, reap); the destructor stops
-//                          whatever is left
+//   LocalLauncher ........ launch (every rank; a failed launch stops what it started), poll
+//                          (waitpid WNOHANG), stopAll (SIGTERM, grace, SIGKILL, reap); the
+//                          destructor stops whatever is left
 #include <fcntl.h>
 #include <signal.h>  // NOLINT(modernize-deprecated-headers): kill() is POSIX, not <csignal>
 #include <sys/prctl.h>
@@ -103,7 +103,7 @@ class LocalLauncher final : public Launcher {
         close(w.out_fd);
         close(w.err_fd);
       }
-      stopAll(std::chrono::milliseconds(0));
+      stop(first_, std::chrono::milliseconds(0));  // this launch's workers, not older ones
       throw;
     }
     return out;
@@ -116,14 +116,25 @@ class LocalLauncher final : public Launcher {
     return exitOf(c.status);
   }
 
-  void stopAll(std::chrono::milliseconds grace) noexcept override {
-    for (Child& c : children_)
-      if (!c.reaped) {
-        kill(c.pid, SIGTERM);
-        kill(c.pid, SIGCONT);  // a stopped worker must run to act on SIGTERM
+  void stopAll(std::chrono::milliseconds grace) noexcept override { stop(0, grace); }
+
+ private:
+  struct Child {
+    pid_t pid = -1;
+    bool reaped = false;
+    int status = 0;  // wait(2) status once reaped
+  };
+
+  // Stops children_[first...]: SIGTERM, up to `grace` for all of them together, SIGKILL, reap.
+  void stop(std::size_t first, std::chrono::milliseconds grace) noexcept {
+    for (std::size_t i = first; i < children_.size(); ++i)
+      if (!children_[i].reaped) {
+        kill(children_[i].pid, SIGTERM);
+        kill(children_[i].pid, SIGCONT);  // a stopped worker must run to act on SIGTERM
       }
     const auto deadline = Clock::now() + grace;
-    for (Child& c : children_) {
+    for (std::size_t i = first; i < children_.size(); ++i) {
+      Child& c = children_[i];
       while (!c.reaped && Clock::now() < deadline) {
         if (waitpid(c.pid, &c.status, WNOHANG) == c.pid) c.reaped = true;
         else std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -135,13 +146,6 @@ class LocalLauncher final : public Launcher {
       }
     }
   }
-
- private:
-  struct Child {
-    pid_t pid = -1;
-    bool reaped = false;
-    int status = 0;  // wait(2) status once reaped
-  };
 
   static WorkerExit exitOf(int status) {
     WorkerExit e;
