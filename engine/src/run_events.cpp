@@ -1,3 +1,17 @@
+// The runtime's event protocol (sailor/run_events.hpp): one JSON object per event, encoded and
+// decoded here and nowhere else.
+//
+//   run status names ....... runStatusName, runStatusFromName
+//   decoding helpers ....... text, numberOrNull, optionalInt, array (field paths in errors)
+//   decoders, per kind ..... runStarted, warning, workersStarted, workersReady, iteration
+//                            (iterationParts: its stages and ranks), error, finished
+//   encoders, per kind ..... the Encoder visitor: one operator() per kind, the inverse of the
+//                            decoder of that kind
+//   entry points ........... RunEvent::kind, toJson, runEventFromJson, parseRunEvent
+//   store rows ............. iterationRecord (event -> row), iterationFromRecord (row -> event)
+//
+// The encoder writes exactly the fields the decoder reads (docs/runtime.md "Events"), with
+// non-finite loss and grad norm as null; round-trip tests in tests/engine/test_run_events.cpp.
 #include "sailor/run_events.hpp"
 
 #include <cmath>
@@ -6,6 +20,7 @@
 
 #include "sailor/error.hpp"
 #include "sailor/json_util.hpp"
+#include "sailor/run_store.hpp"
 
 namespace sailor {
 
@@ -195,7 +210,121 @@ RunFinishedEvent finished(const json& j, const std::string& p) {
   return e;
 }
 
+// A loss or grad norm as printed: null when not finite (JSON has no NaN or infinity).
+json finiteOrNull(double x) {
+  return std::isfinite(x) ? json(x) : json();
+}
+
+json stagesJson(const std::vector<RunStageTimes>& stages) {
+  json out = json::array();
+  for (const RunStageTimes& s : stages)
+    out.push_back({{"stage", s.stage},
+                   {"compute_seconds", s.compute_seconds},
+                   {"communication_seconds", s.communication_seconds}});
+  return out;
+}
+
+json ranksJson(const std::vector<RunRankTimes>& ranks) {
+  json out = json::array();
+  for (const RunRankTimes& r : ranks)
+    out.push_back({{"rank", r.rank},
+                   {"stage", r.stage},
+                   {"replica", r.replica},
+                   {"seconds", r.seconds},
+                   {"compute_seconds", r.compute_seconds},
+                   {"p2p_seconds", r.p2p_seconds},
+                   {"tp_seconds", r.tp_seconds},
+                   {"dp_seconds", r.dp_seconds},
+                   {"peak_memory_bytes", r.peak_memory_bytes}});
+  return out;
+}
+
+// The fields of each kind, written into `out` (which already holds event, run_id and time).
+struct Encoder {
+  json& out;
+
+  void operator()(const RunStartedEvent& e) const {
+    out["name"] = e.name;
+    out["world_size"] = e.world_size;
+    out["backend_requested"] = e.backend_requested;
+    out["plan"] = e.plan.toJson();
+    out["model"] = e.model.toJson();
+    out["global_batch_size"] = e.global_batch_size;
+    out["microbatches"] = e.microbatches;
+    out["data_parallel"] = e.data_parallel;
+    out["iterations"] = e.iterations;
+    out["data"] = e.data;
+    out["dtype"] = e.dtype;
+    out["precision"] = precisionName(e.precision);
+    out["optimizer"] = optimizerName(e.optimizer);
+    out["recompute"] = recomputeName(e.recompute);
+    out["store"] = e.store;
+  }
+  void operator()(const RunWarningEvent& e) const {
+    out["message"] = e.message;
+    if (e.rank) out["rank"] = *e.rank;
+  }
+  void operator()(const WorkersStartedEvent& e) const {
+    out["store"] = e.store;
+    out["generation"] = e.generation;
+    json workers = json::array();
+    for (const RunWorker& w : e.workers) {
+      json j = w.place.toJson();
+      j["pid"] = w.pid;
+      workers.push_back(std::move(j));
+    }
+    out["workers"] = std::move(workers);
+  }
+  void operator()(const WorkersReadyEvent& e) const {
+    out["backend"] = e.backend;
+    out["devices"] = e.devices;
+    out["startup_seconds"] = e.startup_seconds;
+  }
+  void operator()(const IterationEvent& e) const {
+    out["iteration"] = e.iteration;
+    out["loss"] = finiteOrNull(e.loss);
+    out["iteration_seconds"] = e.iteration_seconds;
+    out["tokens_per_second"] = e.tokens_per_second;
+    out["learning_rate"] = e.learning_rate;
+    out["grad_norm"] = finiteOrNull(e.grad_norm);
+    out["stages"] = stagesJson(e.stages);
+    out["ranks"] = ranksJson(e.ranks);
+  }
+  void operator()(const RunErrorEvent& e) const {
+    out["message"] = e.message;
+    if (e.rank) out["rank"] = *e.rank;
+    if (e.stage) out["stage"] = *e.stage;
+    if (e.replica) out["replica"] = *e.replica;
+    if (e.tp_rank) out["tp_rank"] = *e.tp_rank;
+    if (e.rank) out["stderr_tail"] = e.stderr_tail;
+  }
+  void operator()(const RunFinishedEvent& e) const {
+    out["status"] = runStatusName(e.status);
+    out["iterations_done"] = e.iterations_done;
+    out["seconds"] = e.seconds;
+    if (e.status == RunStatus::Failed || !e.error.empty()) out["error"] = e.error;
+  }
+};
+
 }  // namespace
+
+const char* runStatusName(RunStatus s) {
+  switch (s) {
+    case RunStatus::Running: return "running";
+    case RunStatus::Finished: return "finished";
+    case RunStatus::Failed: return "failed";
+    case RunStatus::Stopped: return "stopped";
+  }
+  return "unknown";
+}
+
+RunStatus runStatusFromName(const std::string& name) {
+  for (RunStatus s :
+       {RunStatus::Running, RunStatus::Finished, RunStatus::Failed, RunStatus::Stopped})
+    if (name == runStatusName(s)) return s;
+  throw InputError("status", "\"" + name + "\"",
+                   "\"running\", \"finished\", \"failed\" or \"stopped\"");
+}
 
 const char* RunEvent::kind() const {
   struct Name {
@@ -208,6 +337,12 @@ const char* RunEvent::kind() const {
     const char* operator()(const RunFinishedEvent&) const { return "finished"; }
   };
   return std::visit(Name{}, body);
+}
+
+json toJson(const RunEvent& event) {
+  json out{{"event", event.kind()}, {"run_id", event.run_id}, {"time", event.time}};
+  std::visit(Encoder{out}, event.body);
+  return out;
 }
 
 RunEvent runEventFromJson(const json& j) {
@@ -243,6 +378,20 @@ RunEvent parseRunEvent(std::string_view line) {
                      "one JSON object per line");
   }
   return runEventFromJson(j);
+}
+
+IterationRecord iterationRecord(std::int64_t run_id, const IterationEvent& event) {
+  IterationRecord r;
+  r.run_id = run_id;
+  r.iteration = event.iteration;
+  r.loss = event.loss;
+  r.iteration_seconds = event.iteration_seconds;
+  r.tokens_per_second = event.tokens_per_second;
+  r.detail = json{{"stages", stagesJson(event.stages)},
+                  {"ranks", ranksJson(event.ranks)},
+                  {"grad_norm", finiteOrNull(event.grad_norm)},
+                  {"learning_rate", event.learning_rate}};
+  return r;
 }
 
 IterationEvent iterationFromRecord(const IterationRecord& record) {

@@ -1,3 +1,15 @@
+// The run store (sailor/run_store.hpp): SQLite through its C API, one connection per RunStore.
+//
+//   utcNow ................. the timestamp format of runs, events and the event stream
+//   kMigrations ............ the schema, one append-only entry per version (docs/formats.md)
+//   Statement, Transaction . a prepared statement and BEGIN IMMEDIATE/COMMIT, errors naming the
+//                            database path and SQLite's message (StoreError)
+//   readRun ................ one runs row as a RunRecord
+//   toJson ................. the JSON views `sailor runs ... --json` prints
+//   RunStore ............... open + migrate, defaultPath, the writes (createRun, addIteration,
+//                            addEvent, finishRun: one transaction each) and the reads
+//
+// Event payloads are stored as given; their encoding is sailor/run_events.hpp's.
 #include "sailor/run_store.hpp"
 
 #include <pwd.h>
@@ -96,9 +108,7 @@ std::string eventKind(const json& event) {
 class Statement {
  public:
   Statement(sqlite3* db, const std::string& path, const char* sql)
-      : db_(db), path_(path), sql_(sql) {
-    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) fail("preparing");
-  }
+      : db_(db), path_(path), sql_(sql), stmt_(prepare()) {}
   ~Statement() { sqlite3_finalize(stmt_); }
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
@@ -154,6 +164,12 @@ class Statement {
   }
   [[noreturn]] void fail(const char* what) const {
     throw StoreError(path_ + ": " + sqlite3_errmsg(db_) + " (" + what + " \"" + sql_ + "\")");
+  }
+  // SQLite leaves the statement NULL when preparing fails.
+  sqlite3_stmt* prepare() const {
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db_, sql_, -1, &stmt, nullptr) != SQLITE_OK) fail("preparing");
+    return stmt;
   }
 
   sqlite3* db_;
@@ -221,24 +237,6 @@ RunRecord readRun(const Statement& s, const std::string& path) {
 }
 
 }  // namespace
-
-const char* runStatusName(RunStatus s) {
-  switch (s) {
-    case RunStatus::Running: return "running";
-    case RunStatus::Finished: return "finished";
-    case RunStatus::Failed: return "failed";
-    case RunStatus::Stopped: return "stopped";
-  }
-  return "unknown";
-}
-
-RunStatus runStatusFromName(const std::string& name) {
-  for (RunStatus s :
-       {RunStatus::Running, RunStatus::Finished, RunStatus::Failed, RunStatus::Stopped})
-    if (name == runStatusName(s)) return s;
-  throw InputError("status", "\"" + name + "\"",
-                   "\"running\", \"finished\", \"failed\" or \"stopped\"");
-}
 
 json toJson(const RunRecord& r) {
   auto or_null = [](const std::string& s) { return s.empty() ? json() : json(s); };

@@ -1,26 +1,43 @@
+// The controller behind `sailor run` (controller.hpp), as named steps:
+//
+//   runController ....... checks (bad input: InputError, nothing started), creates the run in
+//                         the store, then hands the run to Run::execute
+//   Run::execute ........ the steps in order, with one guard: whatever a step throws ends the
+//                         run through finish, like any other ending
+//     announce .......... writes the workers' spec, emits run_started and the warnings
+//     startRendezvous ... hosts the c10d TCPStore the workers meet in
+//     launchWorkers ..... the launch step (launcher.hpp: local processes today), workers_started
+//     supervise ......... loops pumpOutput, reapExited and checkHeartbeats until every worker is
+//                         done or one step says how the run ends (an Ending)
+//     finish ............ the one last step, on every path: error event, stop the workers,
+//                         record the status, the finished event, remove the spec directory
+//   onLine, onIterationComplete: worker reports (internal messages, docs/runtime.md) turned into
+//                         events; events are typed (sailor/run_events.hpp) and go to the store
+//                         and to `emit` through Run::event only.
 #include "controller.hpp"
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <poll.h>
-#include <signal.h>  // NOLINT(modernize-deprecated-headers): kill() is POSIX, not <csignal>
-#include <sys/prctl.h>
-#include <sys/wait.h>
+#include <signal.h>  // NOLINT(modernize-deprecated-headers): sigaction() is POSIX, not <csignal>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstring>
-#include <ctime>
 #include <deque>
+#include <limits>
 #include <map>
+#include <memory>
+#include <optional>
 #include <stdexcept>
-#include <thread>
 
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
+#include "launcher.hpp"
 #include "sailor/json_util.hpp"
+#include "sailor/run_events.hpp"
 #include "sailor/run_store.hpp"
 
 namespace sailor::runner {
@@ -35,68 +52,11 @@ void onSignal(int) {
   g_interrupted = 1;
 }
 
-std::string describeStatus(int status) {
-  if (WIFEXITED(status)) return "exited with code " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    const char* name = sigabbrev_np(sig);
-    return std::string("was killed by signal ") + std::to_string(sig) +
-           (name ? std::string(" (SIG") + name + ")" : "");
-  }
-  return "ended with status " + std::to_string(status);
-}
+constexpr auto kStopGrace = std::chrono::seconds(2);  // SIGTERM, then SIGKILL after this
+constexpr double kStartupSilenceSeconds = 60;         // loading libtorch in many processes at once
 
-struct Worker {
-  RankPlacement place;
-  pid_t pid = -1;
-  int out_fd = -1;
-  int err_fd = -1;
-  std::string out_buf, err_buf;
-  std::deque<std::string> err_tail;  // last lines of stderr, for error reports
-  void keepStderr(const std::string& line) {
-    err_tail.push_back(line);
-    if (err_tail.size() > 20) err_tail.pop_front();
-  }
-  Clock::time_point last_seen;
-  bool heard = false;  // has written anything yet (start-up gets a longer grace period)
-  bool ready = false, done = false, exited = false;
-  int status = 0;
-  std::string error;  // what the worker itself reported
-  std::string backend, device;
-};
-
-// Starts one worker with stdout and stderr on pipes. The child dies with the controller
-// (PR_SET_PDEATHSIG), so no worker outlives a crashed controller.
-void launch(Worker& w, const std::vector<std::string>& argv) {
-  int out[2], err[2];
-  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)
-    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-  const pid_t parent = getpid();
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(127);
-    dup2(out[1], STDOUT_FILENO);
-    dup2(err[1], STDERR_FILENO);
-    std::vector<char*> args;
-    args.reserve(argv.size() + 1);
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    setenv("OMP_NUM_THREADS", "1", 1);
-    setenv("OPENBLAS_NUM_THREADS", "1", 1);  // OpenBLAS's own pool, besides torch's
-    execv(args[0], args.data());
-    const std::string msg =
-        std::string("cannot start ") + argv[0] + ": " + std::strerror(errno) + "\n";
-    (void)!write(STDERR_FILENO, msg.data(), msg.size());
-    _exit(127);
-  }
-  close(out[1]);
-  close(err[1]);
-  w.pid = pid;
-  w.out_fd = out[0];
-  w.err_fd = err[0];
-  w.last_seen = Clock::now();
+double secondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
 // Splits complete lines off a buffer.
@@ -111,324 +71,21 @@ std::vector<std::string> takeLines(std::string& buf) {
   return lines;
 }
 
-class Run {
- public:
-  Run(const RunSpec& spec, const ControllerOptions& options,
-      const std::function<void(const json&)>& emit, RunStore& store, std::int64_t run_id)
-      : spec_(spec), options_(options), emit_(emit), store_(store), run_id_(run_id) {}
-
-  int execute(const std::string& spec_file);
-
- private:
-  void event(json e) {
-    e["run_id"] = run_id_;
-    e["time"] = utcNow();
-    store_.addEvent(run_id_, e);
-    emit_(e);
-  }
-  std::string who(const Worker& w) const {
-    return "rank " + std::to_string(w.place.rank) + " (stage " + std::to_string(w.place.stage) +
-           ", replica " + std::to_string(w.place.replica) + ", tp rank " +
-           std::to_string(w.place.tp_rank) + ", " + w.place.gpu_type + " in " + w.place.zone + ")";
-  }
-  void onLine(Worker& w, const std::string& line);
-  void onIterationComplete(int iteration);
-  int fail(const Worker* w, const std::string& message);
-  void stopAll();
-
-  const RunSpec& spec_;
-  const ControllerOptions& options_;
-  const std::function<void(const json&)>& emit_;
-  RunStore& store_;
-  std::int64_t run_id_;
-  std::vector<Worker> workers_;
-  std::map<int, std::vector<json>> pending_;  // iteration -> reports by rank (null: missing)
-  int iterations_done_ = 0;
-  Clock::time_point started_;
-};
-
-void Run::onLine(Worker& w, const std::string& line) {
-  json msg;
-  try {
-    msg = json::parse(line);
-  } catch (const json::exception&) {
-    event({{"event", "warning"}, {"rank", w.place.rank}, {"message", "worker output: " + line}});
-    return;
-  }
-  const std::string type = msg.value("type", "");
-  if (type == "ready") {
-    w.ready = true;
-    w.backend = msg.value("backend", "");
-    w.device = msg.value("device", "");
-    if (std::all_of(workers_.begin(), workers_.end(), [](const Worker& x) { return x.ready; })) {
-      json devices = json::array();
-      for (const Worker& x : workers_) devices.push_back(x.device);
-      event({{"event", "workers_ready"},
-             {"backend", workers_[0].backend},
-             {"devices", devices},
-             {"startup_seconds", std::chrono::duration<double>(Clock::now() - started_).count()}});
-    }
-  } else if (type == "iteration") {
-    const int it = msg.value("iteration", -1);
-    auto& slot = pending_[it];
-    if (slot.empty()) slot.assign(workers_.size(), json());
-    slot[w.place.rank] = msg;
-    if (std::all_of(slot.begin(), slot.end(), [](const json& j) { return !j.is_null(); }))
-      onIterationComplete(it);
-  } else if (type == "error") {
-    w.error = msg.value("message", "");
-  } else if (type == "done") {
-    w.done = true;
-  }
+// A number of a worker's report: 0 when absent, NaN when null (nlohmann prints NaN as null: a
+// diverged loss), so that a diverged run reports null rather than failing the controller.
+double reportNumber(const json& report, const char* key) {
+  const auto it = report.find(key);
+  if (it == report.end()) return 0.0;
+  if (it->is_number()) return it->get<double>();
+  return std::numeric_limits<double>::quiet_NaN();
 }
-
-void Run::onIterationComplete(int iteration) {
-  const std::vector<json>& reports = pending_[iteration];
-  double loss_sum = 0, seconds = 0;
-  int loss_count = 0;
-  const int stages = static_cast<int>(spec_.plan.stages.size());
-  std::vector<double> stage_compute(stages, 0), stage_comm(stages, 0);
-  json ranks = json::array();
-  for (const Worker& w : workers_) {
-    const json& r = reports[w.place.rank];
-    loss_sum += r.value("loss_sum", 0.0);
-    loss_count += r.value("loss_count", 0);
-    const double s = r.value("seconds", 0.0);
-    const double comm =
-        r.value("p2p_seconds", 0.0) + r.value("tp_seconds", 0.0) + r.value("dp_seconds", 0.0);
-    seconds = std::max(seconds, s);
-    stage_compute[w.place.stage] = std::max(stage_compute[w.place.stage], s - comm);
-    stage_comm[w.place.stage] = std::max(stage_comm[w.place.stage], comm);
-    ranks.push_back({{"rank", w.place.rank},
-                     {"stage", w.place.stage},
-                     {"replica", w.place.replica},
-                     {"seconds", s},
-                     {"compute_seconds", s - comm},
-                     {"p2p_seconds", r.value("p2p_seconds", 0.0)},
-                     {"tp_seconds", r.value("tp_seconds", 0.0)},
-                     {"dp_seconds", r.value("dp_seconds", 0.0)},
-                     {"peak_memory_bytes", r.value("peak_memory_bytes", std::int64_t{0})}});
-  }
-  json per_stage = json::array();
-  for (int s = 0; s < stages; ++s)
-    per_stage.push_back({{"stage", s},
-                         {"compute_seconds", stage_compute[s]},
-                         {"communication_seconds", stage_comm[s]}});
-  const double loss = loss_count > 0 ? loss_sum / loss_count : 0.0;
-  const double tokens_per_s =
-      seconds > 0 ? static_cast<double>(spec_.tokensPerIteration()) / seconds : 0.0;
-  json e{{"event", "iteration"},
-         {"run_id", run_id_},
-         {"time", utcNow()},
-         {"iteration", iteration},
-         {"loss", loss},
-         {"iteration_seconds", seconds},
-         {"tokens_per_second", tokens_per_s},
-         {"learning_rate", reports[0].value("learning_rate", 0.0)},
-         {"grad_norm", reports[0].value("grad_norm", 0.0)},
-         {"stages", per_stage},
-         {"ranks", ranks}};
-  IterationRecord rec;
-  rec.run_id = run_id_;
-  rec.iteration = iteration;
-  rec.loss = loss;
-  rec.iteration_seconds = seconds;
-  rec.tokens_per_second = tokens_per_s;
-  rec.detail = json{{"stages", per_stage},
-                    {"ranks", ranks},
-                    {"grad_norm", e["grad_norm"]},
-                    {"learning_rate", e["learning_rate"]}};
-  store_.addIteration(rec, e);
-  emit_(e);
-  pending_.erase(iteration);
-  iterations_done_ = iteration + 1;
-}
-
-void Run::stopAll() {
-  for (Worker& w : workers_)
-    if (!w.exited && w.pid > 0) {
-      kill(w.pid, SIGTERM);
-      kill(w.pid, SIGCONT);  // a stopped worker must run to act on SIGTERM
-    }
-  const auto deadline = Clock::now() + std::chrono::seconds(2);
-  for (Worker& w : workers_) {
-    while (!w.exited && Clock::now() < deadline) {
-      if (waitpid(w.pid, &w.status, WNOHANG) == w.pid) w.exited = true;
-      else std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    if (!w.exited) {
-      kill(w.pid, SIGKILL);
-      waitpid(w.pid, &w.status, 0);
-      w.exited = true;
-    }
-  }
-}
-
-int Run::fail(const Worker* w, const std::string& message) {
-  json e{{"event", "error"}, {"message", message}};
-  if (w) {
-    e["rank"] = w->place.rank;
-    e["stage"] = w->place.stage;
-    e["replica"] = w->place.replica;
-    e["tp_rank"] = w->place.tp_rank;
-    json tail = json::array();
-    for (const std::string& l : w->err_tail) tail.push_back(l);
-    e["stderr_tail"] = tail;
-  }
-  event(e);
-  stopAll();
-  store_.finishRun(run_id_, RunStatus::Failed, message);
-  event({{"event", "finished"},
-         {"status", "failed"},
-         {"iterations_done", iterations_done_},
-         {"seconds", std::chrono::duration<double>(Clock::now() - started_).count()},
-         {"error", message}});
-  return kExitRunFailed;
-}
-
-int Run::execute(const std::string& spec_file) {
-  started_ = Clock::now();
-  // The rendezvous store lives here, not in a worker: it outlives any one generation of workers
-  // (a reconfigured world forms new groups under a new "gen/<G>/" prefix on the same store).
-  c10d::TCPStoreOptions so;
-  so.port = 0;
-  so.isServer = true;
-  so.waitWorkers = false;
-  so.timeout = std::chrono::seconds(options_.collective_timeout_s);
-  auto tcp_store = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", so);
-  const std::string store_addr = "127.0.0.1:" + std::to_string(tcp_store->getPort());
-  const int generation = 0;
-
-  workers_.resize(spec_.ranks.size());
-  for (std::size_t r = 0; r < spec_.ranks.size(); ++r) {
-    Worker& w = workers_[r];
-    w.place = spec_.ranks[r];
-    launch(w, {options_.worker_path, "--spec", spec_file, "--rank", std::to_string(r), "--store",
-               store_addr, "--generation", std::to_string(generation), "--timeout",
-               std::to_string(options_.collective_timeout_s)});
-  }
-  json list = json::array();
-  for (const Worker& w : workers_) {
-    json j = w.place.toJson();
-    j["pid"] = w.pid;
-    list.push_back(j);
-  }
-  event({{"event", "workers_started"},
-         {"store", store_addr},
-         {"generation", generation},
-         {"workers", list}});
-
-  std::vector<pollfd> fds;
-  while (true) {
-    if (g_interrupted) {
-      event({{"event", "warning"}, {"message", "interrupted: stopping the workers"}});
-      stopAll();
-      store_.finishRun(run_id_, RunStatus::Stopped, "");
-      event({{"event", "finished"},
-             {"status", "stopped"},
-             {"iterations_done", iterations_done_},
-             {"seconds", std::chrono::duration<double>(Clock::now() - started_).count()}});
-      return kExitRunStopped;
-    }
-    fds.clear();
-    std::vector<std::pair<Worker*, bool>> owners;  // (worker, is stderr)
-    for (Worker& w : workers_) {
-      if (w.out_fd >= 0) {
-        fds.push_back({w.out_fd, POLLIN, 0});
-        owners.emplace_back(&w, false);
-      }
-      if (w.err_fd >= 0) {
-        fds.push_back({w.err_fd, POLLIN, 0});
-        owners.emplace_back(&w, true);
-      }
-    }
-    if (!fds.empty()) poll(fds.data(), fds.size(), 100);
-    for (std::size_t i = 0; i < fds.size(); ++i) {
-      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      Worker& w = *owners[i].first;
-      const bool is_err = owners[i].second;
-      char buf[65536];
-      const ssize_t n = read(fds[i].fd, buf, sizeof buf);
-      if (n <= 0) {
-        close(fds[i].fd);
-        (is_err ? w.err_fd : w.out_fd) = -1;
-        continue;
-      }
-      w.last_seen = Clock::now();
-      w.heard = true;
-      std::string& acc = is_err ? w.err_buf : w.out_buf;
-      acc.append(buf, static_cast<std::size_t>(n));
-      for (const std::string& line : takeLines(acc)) {
-        if (is_err) {
-          w.keepStderr(line);
-          event({{"event", "warning"}, {"rank", w.place.rank}, {"message", line}});
-        } else {
-          onLine(w, line);
-        }
-      }
-    }
-    // Exits: any worker ending before it said "done", or with a non-zero status, ends the run.
-    bool all_exited = true;
-    for (Worker& w : workers_) {
-      if (!w.exited && waitpid(w.pid, &w.status, WNOHANG) == w.pid) {
-        w.exited = true;
-        // Drain what it wrote last (its error report, usually).
-        for (int* fd : {&w.out_fd, &w.err_fd}) {
-          if (*fd < 0) continue;
-          char buf[65536];
-          ssize_t n;
-          std::string& acc = fd == &w.out_fd ? w.out_buf : w.err_buf;
-          while ((n = read(*fd, buf, sizeof buf)) > 0) acc.append(buf, static_cast<std::size_t>(n));
-          for (const std::string& line : takeLines(acc)) {
-            if (fd == &w.out_fd) onLine(w, line);
-            else {
-              w.keepStderr(line);
-            }
-          }
-          close(*fd);
-          *fd = -1;
-        }
-        if (!(WIFEXITED(w.status) && WEXITSTATUS(w.status) == 0 && w.done)) {
-          std::string msg = who(w) + " " + describeStatus(w.status);
-          if (!w.error.empty()) msg += ": " + w.error;
-          else if (!w.done && WIFEXITED(w.status) && WEXITSTATUS(w.status) == 0)
-            msg += " before finishing its iterations";
-          return fail(&w, msg);
-        }
-      }
-      all_exited = all_exited && w.exited;
-    }
-    if (all_exited) break;
-    const auto now = Clock::now();
-    for (Worker& w : workers_) {
-      const double silent = std::chrono::duration<double>(now - w.last_seen).count();
-      // Loading libtorch in many processes at once on a small machine takes a while.
-      const double limit =
-          w.heard ? options_.heartbeat_timeout_s : std::max(options_.heartbeat_timeout_s, 60.0);
-      if (!w.exited && silent > limit)
-        return fail(&w, who(w) + " stopped reporting (no heartbeat for " +
-                            std::to_string(static_cast<int>(silent)) + " s)");
-    }
-  }
-  if (iterations_done_ != spec_.iterations)
-    return fail(nullptr, "workers finished after " + std::to_string(iterations_done_) + " of " +
-                             std::to_string(spec_.iterations) + " iterations");
-  store_.finishRun(run_id_, RunStatus::Finished, "");
-  event({{"event", "finished"},
-         {"status", "finished"},
-         {"iterations_done", iterations_done_},
-         {"seconds", std::chrono::duration<double>(Clock::now() - started_).count()}});
-  return kExitRunOk;
-}
-
-}  // namespace
 
 // Removes the controller's private directory (the workers' spec and, after a crash mid-write,
 // its temporary file). Plain POSIX calls, not std::filesystem::remove_all: PyTorch's own libtorch
 // builds (pip wheels, 2.x) export a copy of libstdc++'s filesystem code that the dynamic linker
 // binds instead, and its remove_all crashed sailor-run at exit (NULL call, seen with cuda-gdb on
 // libtorch 2.11+cu130).
-static void removeSpecDir(const std::string& dir) {
+void removeSpecDir(const std::string& dir) {
   if (DIR* d = opendir(dir.c_str())) {
     while (const dirent* e = readdir(d)) {
       const std::string name = e->d_name;
@@ -438,6 +95,420 @@ static void removeSpecDir(const std::string& dir) {
   }
   (void)rmdir(dir.c_str());
 }
+
+// One worker as the controller supervises it.
+struct Worker {
+  RankPlacement place;
+  LaunchedWorker io;  // pid and the read ends of its stdout/stderr (-1 once closed)
+  std::string out_buf, err_buf;
+  std::deque<std::string> err_tail;  // last lines of stderr, for error reports
+  void keepStderr(const std::string& line) {
+    err_tail.push_back(line);
+    if (err_tail.size() > 20) err_tail.pop_front();
+  }
+  Clock::time_point last_seen;
+  bool heard = false;  // has written anything yet (start-up gets a longer grace period)
+  bool ready = false, done = false, exited = false;
+  WorkerExit exit_status;
+  std::string error;  // what the worker itself reported
+  std::string backend, device;
+};
+
+// How a run ends: Finished, Stopped, or Failed with a message (and the worker it names).
+struct Ending {
+  RunStatus status = RunStatus::Finished;
+  std::string message;
+  const Worker* worker = nullptr;
+};
+
+Ending failure(std::string message, const Worker* worker = nullptr) {
+  return Ending{RunStatus::Failed, std::move(message), worker};
+}
+
+class Run {
+ public:
+  Run(const RunSpec& spec, const ControllerOptions& options,
+      const std::function<void(const json&)>& emit, RunStore& store, std::int64_t run_id,
+      Launcher& launcher)
+      : spec_(spec),
+        options_(options),
+        emit_(emit),
+        store_(store),
+        run_id_(run_id),
+        launcher_(launcher) {}
+  ~Run() {
+    launcher_.stopAll(std::chrono::milliseconds(0));
+    if (!spec_dir_.empty()) removeSpecDir(spec_dir_);
+  }
+  Run(const Run&) = delete;
+  Run& operator=(const Run&) = delete;
+
+  // Runs every step; returns the exit code (controller.hpp). Never throws once started: a
+  // failing step ends the run as failed, with the finished event last.
+  int execute() noexcept;
+
+ private:
+  void announce();
+  void startRendezvous();
+  void launchWorkers();
+  Ending supervise();
+  void pumpOutput();
+  std::optional<Ending> reapExited();
+  std::optional<Ending> checkHeartbeats();
+  int finish(const Ending& ending) noexcept;
+
+  void onLine(Worker& w, const std::string& line);
+  void onIterationComplete(int iteration);
+  RunEvent typed(RunEventBody body) const { return RunEvent{run_id_, utcNow(), std::move(body)}; }
+  void event(RunEventBody body);
+  void finalEvent(RunEventBody body) noexcept;
+  std::string who(const Worker& w) const {
+    return "rank " + std::to_string(w.place.rank) + " (stage " + std::to_string(w.place.stage) +
+           ", replica " + std::to_string(w.place.replica) + ", tp rank " +
+           std::to_string(w.place.tp_rank) + ", " + w.place.gpu_type + " in " + w.place.zone + ")";
+  }
+
+  const RunSpec& spec_;  // as requested (run_started); the workers get worker_spec_
+  const ControllerOptions& options_;
+  const std::function<void(const json&)>& emit_;
+  RunStore& store_;
+  std::int64_t run_id_;
+  Launcher& launcher_;
+  RunSpec worker_spec_;
+  std::string spec_dir_, spec_file_;
+  c10::intrusive_ptr<c10d::TCPStore> rendezvous_;
+  std::string rendezvous_addr_;
+  int generation_ = 0;
+  std::vector<Worker> workers_;
+  std::map<int, std::vector<json>> pending_;  // iteration -> reports by rank (null: missing)
+  int iterations_done_ = 0;
+  Clock::time_point started_ = Clock::now();
+};
+
+// Stored, then printed: a consumer that sees an event on stdout finds it in the store.
+void Run::event(RunEventBody body) {
+  const json j = toJson(typed(std::move(body)));
+  store_.addEvent(run_id_, j);
+  emit_(j);
+}
+
+// The same on the finish path, where the store may be what failed: printed even when storing
+// it fails.
+void Run::finalEvent(RunEventBody body) noexcept {
+  try {
+    const json j = toJson(typed(std::move(body)));
+    try {
+      store_.addEvent(run_id_, j);
+    } catch (const std::exception&) {  // the run's error already says why, if it is the store
+    }
+    emit_(j);
+  } catch (const std::exception&) {  // out of memory while encoding: nothing left to report
+  }
+}
+
+int Run::execute() noexcept {
+  try {
+    announce();
+    startRendezvous();
+    launchWorkers();
+    return finish(supervise());
+  } catch (const StoreError& e) {
+    return finish(failure(std::string("run store: ") + e.what()));
+  } catch (const std::exception& e) {
+    return finish(failure(std::string("controller: ") + e.what()));
+  }
+}
+
+// Step: the workers' spec in a private directory (removed by finish), then run_started and the
+// warnings. The spec names the backend the controller resolved ("auto" is decided once, here,
+// for every rank).
+void Run::announce() {
+  worker_spec_ = spec_;
+  if (!options_.backend.empty()) worker_spec_.backend = options_.backend;
+  RunStartedEvent started;
+  started.name = options_.name;
+  started.world_size = spec_.worldSize();
+  started.backend_requested = spec_.backend;
+  started.plan = spec_.plan;
+  started.model = spec_.model;
+  started.global_batch_size = spec_.global_batch_size;
+  started.microbatches = spec_.microbatches;
+  started.data_parallel = spec_.data_parallel;
+  started.iterations = spec_.iterations;
+  started.data = spec_.data;
+  started.dtype = spec_.dtype;
+  started.precision = spec_.precision;
+  started.optimizer = spec_.optimizer;
+  started.recompute = spec_.recompute;
+  started.store = store_.path();
+  event(std::move(started));
+  for (const std::string& w : options_.warnings) event(RunWarningEvent{w, std::nullopt});
+
+  char tmpl[] = "/tmp/sailor-run-XXXXXX";
+  if (!mkdtemp(tmpl)) throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
+  spec_dir_ = tmpl;
+  spec_file_ = spec_dir_ + "/spec.json";
+  json_util::writeFileAtomically(spec_file_, worker_spec_.toJson().dump(2));
+}
+
+// Step: the rendezvous store lives here, not in a worker: it outlives any one generation of
+// workers (a reconfigured world forms new groups under a new "gen/<G>/" prefix on the same
+// store).
+void Run::startRendezvous() {
+  if (testFault("rendezvous"))
+    throw std::runtime_error("TCPStore: " + testFaultMessage("rendezvous"));
+  c10d::TCPStoreOptions so;
+  so.port = 0;
+  so.isServer = true;
+  so.waitWorkers = false;
+  so.timeout = std::chrono::seconds(options_.collective_timeout_s);
+  rendezvous_ = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", so);
+  rendezvous_addr_ = "127.0.0.1:" + std::to_string(rendezvous_->getPort());
+}
+
+// Step: one worker per rank through the launcher, then workers_started.
+void Run::launchWorkers() {
+  std::vector<WorkerCommand> commands;
+  for (std::size_t r = 0; r < worker_spec_.ranks.size(); ++r)
+    commands.push_back({worker_spec_.ranks[r],
+                        {options_.worker_path, "--spec", spec_file_, "--rank", std::to_string(r),
+                         "--store", rendezvous_addr_, "--generation", std::to_string(generation_),
+                         "--timeout", std::to_string(options_.collective_timeout_s)}});
+  const std::vector<LaunchedWorker> launched = launcher_.launch(commands);
+  workers_.resize(launched.size());
+  WorkersStartedEvent e{rendezvous_addr_, generation_, {}};
+  for (std::size_t r = 0; r < launched.size(); ++r) {
+    workers_[r].place = commands[r].place;
+    workers_[r].io = launched[r];
+    workers_[r].last_seen = Clock::now();
+    e.workers.push_back(RunWorker{workers_[r].place, launched[r].pid});
+  }
+  event(std::move(e));
+}
+
+// Step: supervision until the run ends. Any worker ending before it said "done", or with a
+// non-zero status, ends the run; so does a silent one, or an interrupt.
+Ending Run::supervise() {
+  while (true) {
+    if (g_interrupted) return Ending{RunStatus::Stopped, "", nullptr};
+    pumpOutput();
+    if (auto ending = reapExited()) return *ending;
+    if (std::all_of(workers_.begin(), workers_.end(), [](const Worker& w) { return w.exited; }))
+      break;
+    if (auto ending = checkHeartbeats()) return *ending;
+  }
+  if (iterations_done_ != spec_.iterations)
+    return failure("workers finished after " + std::to_string(iterations_done_) + " of " +
+                   std::to_string(spec_.iterations) + " iterations");
+  return Ending{};
+}
+
+// Step: waits up to 100 ms for output from any worker, then turns complete lines into events
+// (stdout: reports; stderr: warnings, and kept for error reports).
+void Run::pumpOutput() {
+  std::vector<pollfd> fds;
+  std::vector<std::pair<Worker*, bool>> owners;  // (worker, is stderr)
+  for (Worker& w : workers_) {
+    if (w.io.out_fd >= 0) {
+      fds.push_back({w.io.out_fd, POLLIN, 0});
+      owners.emplace_back(&w, false);
+    }
+    if (w.io.err_fd >= 0) {
+      fds.push_back({w.io.err_fd, POLLIN, 0});
+      owners.emplace_back(&w, true);
+    }
+  }
+  if (!fds.empty()) poll(fds.data(), fds.size(), 100);
+  for (std::size_t i = 0; i < fds.size(); ++i) {
+    if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    Worker& w = *owners[i].first;
+    const bool is_err = owners[i].second;
+    char buf[65536];
+    const ssize_t n = read(fds[i].fd, buf, sizeof buf);
+    if (n <= 0) {
+      close(fds[i].fd);
+      (is_err ? w.io.err_fd : w.io.out_fd) = -1;
+      continue;
+    }
+    w.last_seen = Clock::now();
+    w.heard = true;
+    std::string& acc = is_err ? w.err_buf : w.out_buf;
+    acc.append(buf, static_cast<std::size_t>(n));
+    for (const std::string& line : takeLines(acc)) {
+      if (is_err) {
+        w.keepStderr(line);
+        event(RunWarningEvent{line, w.place.rank});
+      } else {
+        onLine(w, line);
+      }
+    }
+  }
+  if (iterations_done_ > 0 && testFault("pump"))
+    throw std::runtime_error("pump: " + testFaultMessage("pump"));
+}
+
+// Step: workers that ended since the last look. Reads what an ended worker wrote last (its
+// error report, usually); its stderr then only goes to the error's tail.
+std::optional<Ending> Run::reapExited() {
+  for (std::size_t i = 0; i < workers_.size(); ++i) {
+    Worker& w = workers_[i];
+    if (w.exited) continue;
+    const std::optional<WorkerExit> ended = launcher_.poll(i);
+    if (!ended) continue;
+    w.exited = true;
+    w.exit_status = *ended;
+    for (int* fd : {&w.io.out_fd, &w.io.err_fd}) {
+      if (*fd < 0) continue;
+      char buf[65536];
+      ssize_t n;
+      const bool is_out = fd == &w.io.out_fd;
+      std::string& acc = is_out ? w.out_buf : w.err_buf;
+      while ((n = read(*fd, buf, sizeof buf)) > 0) acc.append(buf, static_cast<std::size_t>(n));
+      for (const std::string& line : takeLines(acc)) {
+        if (is_out) onLine(w, line);
+        else w.keepStderr(line);
+      }
+      close(*fd);
+      *fd = -1;
+    }
+    if (!(w.exit_status.clean() && w.done)) {
+      std::string msg = who(w) + " " + w.exit_status.describe();
+      if (!w.error.empty()) msg += ": " + w.error;
+      else if (!w.done && w.exit_status.clean()) msg += " before finishing its iterations";
+      return failure(msg, &w);
+    }
+  }
+  return std::nullopt;
+}
+
+// Step: a worker silent longer than the heartbeat timeout (60 s before it first speaks) has
+// stopped reporting.
+std::optional<Ending> Run::checkHeartbeats() {
+  for (const Worker& w : workers_) {
+    const double silent = secondsSince(w.last_seen);
+    const double limit = w.heard ? options_.heartbeat_timeout_s
+                                 : std::max(options_.heartbeat_timeout_s, kStartupSilenceSeconds);
+    if (!w.exited && silent > limit)
+      return failure(who(w) + " stopped reporting (no heartbeat for " +
+                         std::to_string(static_cast<int>(silent)) + " s)",
+                     &w);
+  }
+  return std::nullopt;
+}
+
+// Step, last on every path: the error (or the interrupt's warning), the workers stopped, the
+// status recorded, finished printed. Nothing here throws; a store that fails here still gets the
+// finished event on stdout.
+int Run::finish(const Ending& ending) noexcept {
+  if (ending.status == RunStatus::Failed) {
+    RunErrorEvent e{ending.message, std::nullopt, std::nullopt, std::nullopt, std::nullopt, {}};
+    if (const Worker* w = ending.worker) {
+      e.rank = w->place.rank;
+      e.stage = w->place.stage;
+      e.replica = w->place.replica;
+      e.tp_rank = w->place.tp_rank;
+      e.stderr_tail.assign(w->err_tail.begin(), w->err_tail.end());
+    }
+    finalEvent(std::move(e));
+  } else if (ending.status == RunStatus::Stopped) {
+    finalEvent(RunWarningEvent{"interrupted: stopping the workers", std::nullopt});
+  }
+  launcher_.stopAll(kStopGrace);
+  try {
+    store_.finishRun(run_id_, ending.status, ending.message);
+  } catch (const std::exception&) {  // the finished event below still reports the run's end
+  }
+  finalEvent(RunFinishedEvent{ending.status, iterations_done_, secondsSince(started_),
+                              ending.status == RunStatus::Failed ? ending.message : ""});
+  if (!spec_dir_.empty()) removeSpecDir(spec_dir_);
+  spec_dir_.clear();
+  switch (ending.status) {
+    case RunStatus::Finished: return kExitRunOk;
+    case RunStatus::Stopped: return kExitRunStopped;
+    default: return kExitRunFailed;
+  }
+}
+
+void Run::onLine(Worker& w, const std::string& line) {
+  json msg;
+  try {
+    msg = json::parse(line);
+  } catch (const json::exception&) {
+    event(RunWarningEvent{"worker output: " + line, w.place.rank});
+    return;
+  }
+  const std::string type = msg.value("type", "");
+  if (type == "ready") {
+    w.ready = true;
+    w.backend = msg.value("backend", "");
+    w.device = msg.value("device", "");
+    if (std::all_of(workers_.begin(), workers_.end(), [](const Worker& x) { return x.ready; })) {
+      WorkersReadyEvent e{workers_[0].backend, {}, secondsSince(started_)};
+      for (const Worker& x : workers_) e.devices.push_back(x.device);
+      event(std::move(e));
+    }
+  } else if (type == "iteration") {
+    const int it = msg.value("iteration", -1);
+    auto& slot = pending_[it];
+    if (slot.empty()) slot.assign(workers_.size(), json());
+    slot[static_cast<std::size_t>(w.place.rank)] = msg;
+    if (std::all_of(slot.begin(), slot.end(), [](const json& j) { return !j.is_null(); }))
+      onIterationComplete(it);
+  } else if (type == "error") {
+    w.error = msg.value("message", "");
+  } else if (type == "done") {
+    w.done = true;
+  }
+}
+
+// Every rank has reported `iteration`: one iteration event, stored with its row in one
+// transaction, then printed.
+void Run::onIterationComplete(int iteration) {
+  const std::vector<json>& reports = pending_[iteration];
+  IterationEvent it;
+  it.iteration = iteration;
+  double loss_sum = 0;
+  std::int64_t loss_count = 0;
+  it.stages.resize(spec_.plan.stages.size());
+  for (std::size_t s = 0; s < it.stages.size(); ++s) it.stages[s].stage = static_cast<int>(s);
+  for (const Worker& w : workers_) {
+    const json& r = reports[static_cast<std::size_t>(w.place.rank)];
+    loss_sum += reportNumber(r, "loss_sum");
+    loss_count += static_cast<std::int64_t>(reportNumber(r, "loss_count"));
+    RunRankTimes t;
+    t.rank = w.place.rank;
+    t.stage = w.place.stage;
+    t.replica = w.place.replica;
+    t.seconds = reportNumber(r, "seconds");
+    t.p2p_seconds = reportNumber(r, "p2p_seconds");
+    t.tp_seconds = reportNumber(r, "tp_seconds");
+    t.dp_seconds = reportNumber(r, "dp_seconds");
+    const double comm = t.p2p_seconds + t.tp_seconds + t.dp_seconds;
+    t.compute_seconds = t.seconds - comm;
+    t.peak_memory_bytes = r.value("peak_memory_bytes", std::int64_t{0});
+    it.iteration_seconds = std::max(it.iteration_seconds, t.seconds);
+    RunStageTimes& st = it.stages[static_cast<std::size_t>(w.place.stage)];
+    st.compute_seconds = std::max(st.compute_seconds, t.compute_seconds);
+    st.communication_seconds = std::max(st.communication_seconds, comm);
+    it.ranks.push_back(t);
+  }
+  it.loss = loss_count > 0 ? loss_sum / static_cast<double>(loss_count) : 0.0;
+  it.tokens_per_second =
+      it.iteration_seconds > 0
+          ? static_cast<double>(spec_.tokensPerIteration()) / it.iteration_seconds
+          : 0.0;
+  it.learning_rate = reportNumber(reports[0], "learning_rate");
+  it.grad_norm = reportNumber(reports[0], "grad_norm");
+  if (iteration >= 1 && testFault("store"))
+    throw StoreError(store_.path() + ": " + testFaultMessage("store"));
+  const json e = toJson(typed(it));
+  store_.addIteration(iterationRecord(run_id_, it), e);
+  emit_(e);
+  pending_.erase(iteration);
+  iterations_done_ = iteration + 1;
+}
+
+}  // namespace
 
 int runController(const RunSpec& spec, const json& scenario, const json& job,
                   const ControllerOptions& options, const std::function<void(const json&)>& emit) {
@@ -461,57 +532,16 @@ int runController(const RunSpec& spec, const json& scenario, const json& job,
   rec.model = spec.model.toJson();
   const std::int64_t run_id = store.createRun(rec);
 
-  // The spec every worker reads, in a private directory removed at the end. It names the
-  // backend the controller resolved ("auto" is decided once, here, for every rank).
-  RunSpec worker_spec = spec;
-  if (!options.backend.empty()) worker_spec.backend = options.backend;
-  char tmpl[] = "/tmp/sailor-run-XXXXXX";
-  if (!mkdtemp(tmpl)) throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
-  const std::string dir = tmpl, spec_file = dir + "/spec.json";
-  json_util::writeFileAtomically(spec_file, worker_spec.toJson().dump(2));
-
   struct sigaction sa {};
   sa.sa_handler = onSignal;
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
-  json started{{"event", "run_started"},
-               {"run_id", run_id},
-               {"time", utcNow()},
-               {"name", options.name},
-               {"world_size", spec.worldSize()},
-               {"backend_requested", spec.backend},
-               {"plan", spec.plan.toJson()},
-               {"model", spec.model.toJson()},
-               {"global_batch_size", spec.global_batch_size},
-               {"microbatches", spec.microbatches},
-               {"data_parallel", spec.data_parallel},
-               {"iterations", spec.iterations},
-               {"data", spec.data},
-               {"dtype", spec.dtype},
-               {"precision", precisionName(spec.precision)},
-               {"optimizer", optimizerName(spec.optimizer)},
-               {"recompute", recomputeName(spec.recompute)},
-               {"store", store.path()}};
-  store.addEvent(run_id, started);
-  emit(started);
-  for (const std::string& w : options.warnings) {
-    const json e{{"event", "warning"}, {"run_id", run_id}, {"time", utcNow()}, {"message", w}};
-    store.addEvent(run_id, e);
-    emit(e);
-  }
-  int code = kExitRunFailed;
-  try {
-    Run run(worker_spec, options, emit, store, run_id);
-    code = run.execute(spec_file);
-  } catch (const std::exception& e) {
-    removeSpecDir(dir);
-    store.finishRun(run_id, RunStatus::Failed, e.what());
-    throw;
-  }
-  removeSpecDir(dir);
-  return code;
+  // From here on the run has started: execute() ends it with a finished event whatever happens.
+  const std::unique_ptr<Launcher> launcher = makeLocalLauncher();
+  Run run(spec, options, emit, store, run_id, *launcher);
+  return run.execute();
 }
 
 }  // namespace sailor::runner

@@ -1,7 +1,8 @@
 // The controller behind `sailor run`: checks the run before any process starts, hosts the c10d
 // rendezvous store, launches one sailor-worker per rank, supervises them (exit status and
 // heartbeats), turns their reports into the run's events (JSON lines on stdout, one writer) and
-// records everything in the run store. docs/runtime.md has the event schema.
+// records everything in the run store. docs/runtime.md has the event schema; controller.cpp
+// opens with a map of its steps, launcher.hpp is where workers are started.
 #pragma once
 
 #include <cstdint>
@@ -30,11 +31,14 @@ struct ControllerOptions {
 // Exit codes of `sailor run`.
 constexpr int kExitRunOk = 0;
 constexpr int kExitRunInput = 2;      // bad input: nothing was started
-constexpr int kExitRunFailed = 4;     // a worker died, stopped reporting or reported an error
+constexpr int kExitRunFailed = 4;     // a worker died, stopped reporting or reported an error, or
+                                      // a step of the controller failed after the run started
 constexpr int kExitRunStopped = 130;  // interrupted (SIGINT/SIGTERM): workers stopped
 
-// Runs `spec` to completion. `emit` receives every event (the CLI prints it as one line).
-// plan/scenario/job JSON are stored with the run. Returns an exit code above.
+// Runs `spec` to completion. `emit` receives every event (sailor/run_events.hpp's toJson; the CLI
+// prints it as one line). plan/scenario/job JSON are stored with the run. Returns an exit code
+// above. Throws (InputError, StoreError) only before the run is created in the store, with no
+// event emitted; once created, every path ends with a finished event.
 int runController(const RunSpec& spec, const nlohmann::json& scenario, const nlohmann::json& job,
                   const ControllerOptions& options,
                   const std::function<void(const nlohmann::json&)>& emit);

@@ -1,5 +1,7 @@
-// The runtime's event protocol decoder (sailor/run_events.hpp) on real event lines: two runs of
-// tests/data/runtime/pp2.json recorded from `sailor run`'s stdout (not written by hand):
+// The runtime's event protocol (sailor/run_events.hpp): the encoder the controller writes with
+// and the decoder, on events of every kind built here (encode -> decode gives the same values)
+// and on real event lines: two runs of tests/data/runtime/pp2.json recorded from `sailor run`'s
+// stdout (not written by hand; decode -> encode gives the same JSON):
 //   events_pp2.jsonl         --job job.json --iterations 5 --hidden 64 --seq-len 16: finished
 //   events_pp2_failed.jsonl  the same with a bf16 job (a warning event) and --iterations 50;
 //                            rank 1 was SIGKILLed after iteration 1 was printed: error, failed
@@ -8,7 +10,10 @@
 // with a missing or mistyped field are rejected with the field named.
 #include <cmath>
 #include <fstream>
+#include <limits>
+#include <set>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <QObject>
@@ -27,6 +32,209 @@ using sailor::RunEvent;
 
 using sailor::testing::decodeAll;
 using sailor::testing::readLines;
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Field-by-field comparison of two decoded events, written against the structs (not through the
+// encoder), so that a field the encoder drops or the decoder misreads shows as a difference.
+// Returns the first difference, or an empty string. NaN equals NaN (a diverged loss).
+class Diff {
+ public:
+  std::string first;
+
+  template <typename T>
+  void field(const char* name, const T& a, const T& b) {
+    if (first.empty() && !(a == b)) first = name;
+  }
+  void number(const char* name, double a, double b) {
+    if (first.empty() && !(a == b || (std::isnan(a) && std::isnan(b)))) first = name;
+  }
+  void place(const sailor::RankPlacement& a, const sailor::RankPlacement& b) {
+    field("rank", a.rank, b.rank);
+    field("stage", a.stage, b.stage);
+    field("replica", a.replica, b.replica);
+    field("tp_rank", a.tp_rank, b.tp_rank);
+    field("tp", a.tp, b.tp);
+    field("gpu_type", a.gpu_type, b.gpu_type);
+    field("zone", a.zone, b.zone);
+  }
+
+  void operator()(const sailor::RunStartedEvent& a, const sailor::RunStartedEvent& b) {
+    field("name", a.name, b.name);
+    field("world_size", a.world_size, b.world_size);
+    field("backend_requested", a.backend_requested, b.backend_requested);
+    field("plan", a.plan, b.plan);
+    field("model", a.model.toJson(), b.model.toJson());
+    field("global_batch_size", a.global_batch_size, b.global_batch_size);
+    field("microbatches", a.microbatches, b.microbatches);
+    field("data_parallel", a.data_parallel, b.data_parallel);
+    field("iterations", a.iterations, b.iterations);
+    field("data", a.data, b.data);
+    field("dtype", a.dtype, b.dtype);
+    field("precision", a.precision, b.precision);
+    field("optimizer", a.optimizer, b.optimizer);
+    field("recompute", a.recompute, b.recompute);
+    field("store", a.store, b.store);
+  }
+  void operator()(const sailor::RunWarningEvent& a, const sailor::RunWarningEvent& b) {
+    field("message", a.message, b.message);
+    field("rank", a.rank, b.rank);
+  }
+  void operator()(const sailor::WorkersStartedEvent& a, const sailor::WorkersStartedEvent& b) {
+    field("store", a.store, b.store);
+    field("generation", a.generation, b.generation);
+    field("workers.size", a.workers.size(), b.workers.size());
+    for (std::size_t i = 0; first.empty() && i < a.workers.size(); ++i) {
+      place(a.workers[i].place, b.workers[i].place);
+      field("pid", a.workers[i].pid, b.workers[i].pid);
+    }
+  }
+  void operator()(const sailor::WorkersReadyEvent& a, const sailor::WorkersReadyEvent& b) {
+    field("backend", a.backend, b.backend);
+    field("devices", a.devices, b.devices);
+    number("startup_seconds", a.startup_seconds, b.startup_seconds);
+  }
+  void operator()(const sailor::IterationEvent& a, const sailor::IterationEvent& b) {
+    field("iteration", a.iteration, b.iteration);
+    number("loss", a.loss, b.loss);
+    number("iteration_seconds", a.iteration_seconds, b.iteration_seconds);
+    number("tokens_per_second", a.tokens_per_second, b.tokens_per_second);
+    number("learning_rate", a.learning_rate, b.learning_rate);
+    number("grad_norm", a.grad_norm, b.grad_norm);
+    field("stages.size", a.stages.size(), b.stages.size());
+    for (std::size_t i = 0; first.empty() && i < a.stages.size(); ++i) {
+      field("stages.stage", a.stages[i].stage, b.stages[i].stage);
+      number("stages.compute_seconds", a.stages[i].compute_seconds, b.stages[i].compute_seconds);
+      number("stages.communication_seconds", a.stages[i].communication_seconds,
+             b.stages[i].communication_seconds);
+    }
+    field("ranks.size", a.ranks.size(), b.ranks.size());
+    for (std::size_t i = 0; first.empty() && i < a.ranks.size(); ++i) {
+      const sailor::RunRankTimes &x = a.ranks[i], &y = b.ranks[i];
+      field("ranks.rank", x.rank, y.rank);
+      field("ranks.stage", x.stage, y.stage);
+      field("ranks.replica", x.replica, y.replica);
+      number("ranks.seconds", x.seconds, y.seconds);
+      number("ranks.compute_seconds", x.compute_seconds, y.compute_seconds);
+      number("ranks.p2p_seconds", x.p2p_seconds, y.p2p_seconds);
+      number("ranks.tp_seconds", x.tp_seconds, y.tp_seconds);
+      number("ranks.dp_seconds", x.dp_seconds, y.dp_seconds);
+      field("ranks.peak_memory_bytes", x.peak_memory_bytes, y.peak_memory_bytes);
+    }
+  }
+  void operator()(const sailor::RunErrorEvent& a, const sailor::RunErrorEvent& b) {
+    field("message", a.message, b.message);
+    field("rank", a.rank, b.rank);
+    field("stage", a.stage, b.stage);
+    field("replica", a.replica, b.replica);
+    field("tp_rank", a.tp_rank, b.tp_rank);
+    field("stderr_tail", a.stderr_tail, b.stderr_tail);
+  }
+  void operator()(const sailor::RunFinishedEvent& a, const sailor::RunFinishedEvent& b) {
+    field("status", a.status, b.status);
+    field("iterations_done", a.iterations_done, b.iterations_done);
+    number("seconds", a.seconds, b.seconds);
+    field("error", a.error, b.error);
+  }
+  template <typename A, typename B>
+  void operator()(const A&, const B&) {
+    first = "kind";
+  }
+};
+
+std::string differenceOf(const RunEvent& a, const RunEvent& b) {
+  Diff d;
+  d.field("run_id", a.run_id, b.run_id);
+  d.field("time", a.time, b.time);
+  if (d.first.empty()) std::visit(d, a.body, b.body);
+  return d.first;
+}
+
+// One event of each kind (and each optional shape), every field away from its default.
+std::vector<std::pair<std::string, RunEvent>> eventsOfEveryKind() {
+  auto ev = [](sailor::RunEventBody body) {
+    return RunEvent{42, "2026-12-02T18:05:00.123Z", std::move(body)};
+  };
+  std::vector<std::pair<std::string, RunEvent>> out;
+
+  sailor::RunStartedEvent started;
+  started.name = "hetero run";
+  started.world_size = 6;
+  started.backend_requested = "gloo";
+  started.plan.microbatch_size = 2;
+  started.plan.stages = {{0, 12, {{"A100-40", 1, "us-central1-a"}, {"V100-16", 2, "us-west1-b"}}},
+                         {13, 25, {{"A100-40", 2, "us-central1-a"}, {"A100-40", 1, "eu-x"}}}};
+  started.model.name = "OPT-350M";
+  started.model.layers = 24;
+  started.model.hidden_size = 64;
+  started.model.heads = 16;
+  started.model.ffn_hidden_size = 256;
+  started.model.vocab_size = 256;
+  started.model.sequence_length = 16;
+  started.model.tied_embeddings = true;
+  started.model.norm = sailor::NormType::RmsNorm;
+  started.model.bias = false;
+  started.global_batch_size = 8;
+  started.microbatches = 2;
+  started.data_parallel = 2;
+  started.iterations = 20;
+  started.data = "/tmp/text.txt";
+  started.dtype = "float64";
+  started.precision = sailor::Precision::Bf16;
+  started.optimizer = sailor::Optimizer::Sgd;
+  started.recompute = sailor::Recompute::Full;
+  started.store = "/tmp/runs.sqlite";
+  out.emplace_back("run_started", ev(started));
+
+  out.emplace_back("warning from the controller",
+                   ev(sailor::RunWarningEvent{"job precision fp16: ...", std::nullopt}));
+  out.emplace_back("warning from a worker (blank stderr line)", ev(sailor::RunWarningEvent{"", 3}));
+
+  sailor::WorkersStartedEvent ws{"127.0.0.1:42799", 1, {}};
+  ws.workers.push_back({{0, 0, 0, 0, 1, "A100-40", "us-central1-a"}, 32698});
+  ws.workers.push_back({{1, 0, 1, 1, 2, "V100-16", "us-west1-b"}, 32699});
+  out.emplace_back("workers_started", ev(ws));
+  out.emplace_back("workers_ready",
+                   ev(sailor::WorkersReadyEvent{"nccl", {"cuda:0", "cuda:1"}, 9.974498988}));
+
+  sailor::IterationEvent it;
+  it.iteration = 7;
+  it.loss = 5.566740870475769;
+  it.iteration_seconds = 1.941904801;
+  it.tokens_per_second = 65.9;
+  it.learning_rate = 0.0005;
+  it.grad_norm = 5.57880288426718;
+  it.stages = {{0, 1.392132509, 0.30354791999999997}, {1, -1e-9, 0.2}};
+  it.ranks = {{0, 0, 0, 1.695680429, 1.392132509, 0.20625732, 0.0, 0.0972906, 187813888},
+              {1, 1, 1, 1.941904801, 1.508151036, 0.19, 0.01, 0.24, 5'000'000'000}};
+  out.emplace_back("iteration", ev(it));
+  it.loss = kNaN;
+  it.grad_norm = kNaN;
+  out.emplace_back("iteration, diverged (loss and grad norm null)", ev(it));
+
+  out.emplace_back(
+      "error of the controller",
+      ev(sailor::RunErrorEvent{
+          "run store: locked", std::nullopt, std::nullopt, std::nullopt, std::nullopt, {}}));
+  out.emplace_back("error of a worker",
+                   ev(sailor::RunErrorEvent{"rank 1 (...) was killed by signal 9 (SIGKILL)",
+                                            1,
+                                            1,
+                                            0,
+                                            1,
+                                            {"first line", "", "last line"}}));
+  out.emplace_back("finished",
+                   ev(sailor::RunFinishedEvent{sailor::RunStatus::Finished, 20, 18.279348914, ""}));
+  out.emplace_back("finished, failed", ev(sailor::RunFinishedEvent{sailor::RunStatus::Failed, 3,
+                                                                   0.5, "rank 1 ... SIGKILL"}));
+  out.emplace_back("finished, stopped",
+                   ev(sailor::RunFinishedEvent{sailor::RunStatus::Stopped, 0, 0.25, ""}));
+  return out;
+}
+
+}  // namespace
 
 class TestRunEvents : public QObject {
   Q_OBJECT
@@ -354,6 +562,99 @@ class TestRunEvents : public QObject {
     const QString message =
         sailor::test::inputErrorOf([&] { (void)sailor::iterationFromRecord(broken); });
     QVERIFY2(message.startsWith("iterations[1].detail.ranks:"), qPrintable(message));
+  }
+
+  // Every kind (and every optional shape) encodes to a line that decodes to the same values,
+  // and re-encodes to the same JSON.
+  void encodeThenDecodeEveryKind_data() {
+    QTest::addColumn<int>("index");
+    const auto events = eventsOfEveryKind();
+    std::set<std::string> kinds;
+    for (std::size_t i = 0; i < events.size(); ++i) {
+      QTest::newRow(events[i].first.c_str()) << static_cast<int>(i);
+      kinds.insert(events[i].second.kind());
+    }
+    QCOMPARE(kinds.size(), std::variant_size_v<sailor::RunEventBody>);  // every kind has a row
+  }
+  void encodeThenDecodeEveryKind() {
+    QFETCH(int, index);
+    const RunEvent original = eventsOfEveryKind().at(static_cast<std::size_t>(index)).second;
+    const json encoded = sailor::toJson(original);
+    QCOMPARE(encoded.at("event").get<std::string>(), std::string(original.kind()));
+    const std::string line = encoded.dump();
+    QVERIFY2(line.find('\n') == std::string::npos, "one event, one line");
+    const RunEvent decoded = parseRunEvent(line);
+    const std::string diff = differenceOf(original, decoded);
+    QVERIFY2(diff.empty(), ("decoded differs in " + diff + ": " + line).c_str());
+    const json again = sailor::toJson(decoded);
+    QVERIFY2(again == encoded, (again.dump() + "\n  expected\n" + encoded.dump()).c_str());
+  }
+
+  // The wire format details the schema promises: non-finite loss and grad norm as null, optional
+  // fields absent when unset, an error's stderr_tail only when it names a worker.
+  void encoderWritesTheSchema() {
+    const auto events = eventsOfEveryKind();
+    auto encoded = [&](const std::string& row) {
+      for (const auto& [name, e] : events)
+        if (name == row) return sailor::toJson(e);
+      throw std::runtime_error("no row " + row);
+    };
+    const json diverged = encoded("iteration, diverged (loss and grad norm null)");
+    QVERIFY(diverged.at("loss").is_null());
+    QVERIFY(diverged.at("grad_norm").is_null());
+    QVERIFY(diverged.at("ranks").at(1).at("peak_memory_bytes").is_number_integer());
+    sailor::IterationEvent infinite = *events.at(5).second.as<sailor::IterationEvent>();
+    infinite.loss = std::numeric_limits<double>::infinity();
+    QVERIFY(sailor::toJson(RunEvent{1, "t", infinite}).at("loss").is_null());
+
+    QVERIFY(!encoded("warning from the controller").contains("rank"));
+    QCOMPARE(encoded("warning from a worker (blank stderr line)").at("rank").get<int>(), 3);
+    const json controller_error = encoded("error of the controller");
+    for (const char* key : {"rank", "stage", "replica", "tp_rank", "stderr_tail"})
+      QVERIFY2(!controller_error.contains(key), key);
+    QCOMPARE(encoded("error of a worker").at("stderr_tail").size(), std::size_t{3});
+    QVERIFY(!encoded("finished").contains("error"));
+    QVERIFY(!encoded("finished, stopped").contains("error"));
+    QCOMPARE(encoded("finished, failed").at("status").get<std::string>(), std::string("failed"));
+    QCOMPARE(encoded("run_started").at("precision").get<std::string>(), std::string("bf16"));
+    for (const auto& [name, e] : events) {
+      const json j = sailor::toJson(e);
+      QCOMPARE(j.at("run_id").get<std::int64_t>(), std::int64_t{42});
+      QCOMPARE(j.at("time").get<std::string>(), std::string("2026-12-02T18:05:00.123Z"));
+    }
+  }
+
+  // Lines the runtime printed decode and re-encode to the same JSON content. The only addition:
+  // run_started's training settings, absent from these older recordings, are written with the
+  // values they decode to (fp32, adam, none).
+  void recordedLinesReencodeToTheSameJson() {
+    for (const auto* lines : {&ok_lines_, &failed_lines_})
+      for (const std::string& line : *lines) {
+        json expected = json::parse(line);
+        if (expected["event"] == "run_started") {
+          QVERIFY(!expected.contains("precision"));
+          expected["precision"] = "fp32";
+          expected["optimizer"] = "adam";
+          expected["recompute"] = "none";
+        }
+        const json again = sailor::toJson(parseRunEvent(line));
+        QVERIFY2(again == expected, (again.dump() + "\n  expected\n" + expected.dump()).c_str());
+      }
+  }
+
+  // An iteration event stored as its row (iterationRecord, what the controller stores) reads
+  // back as the same event, a diverged grad norm included.
+  void iterationRecordRoundTrip() {
+    for (const auto& [name, e] : eventsOfEveryKind()) {
+      const auto* it = e.as<sailor::IterationEvent>();
+      if (!it) continue;
+      const sailor::IterationRecord row = sailor::iterationRecord(42, *it);
+      QCOMPARE(row.run_id, std::int64_t{42});
+      QCOMPARE(row.iteration, it->iteration);
+      const RunEvent back{e.run_id, e.time, sailor::iterationFromRecord(row)};
+      const std::string diff = differenceOf(e, back);
+      QVERIFY2(diff.empty(), (name + ": " + diff).c_str());
+    }
   }
 };
 

@@ -9,12 +9,17 @@
 //  - failure: SIGKILL of one worker is reported (rank, replica) within 5 s, exit 4, and the store
 //    keeps the run and every completed iteration; a stopped (SIGSTOP) worker is reported as
 //    silent;
+//  - a fault in the controller itself after the start (a TCPStore, fork or store error, injected
+//    with the test-only SAILOR_TEST_FAULT; and a store genuinely locked by another connection)
+//    still ends the stream with a failed finished event, records the failure in the store, leaves
+//    no worker behind and exits 4; a diverged loss is printed as null and the run finishes;
 //  - bad input is refused before any process starts.
 #include <signal.h>
 
 #include <cmath>
 #include <functional>
 
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
@@ -23,7 +28,9 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+#include <sqlite3.h>
 
+#include "sailor/run_events.hpp"
 #include "sailor/run_store.hpp"
 #include "test_time.hpp"
 
@@ -96,6 +103,52 @@ void forEachEvent(QProcess& p, const std::function<void(const QJsonObject&)>& on
     }
     on(QJsonDocument::fromJson(p.readLine()).object());
   }
+}
+
+// The child processes of `parent` (any state, zombies included), from /proc.
+QList<qint64> childrenOf(qint64 parent) {
+  QList<qint64> out;
+  for (const QString& pid : QDir("/proc").entryList(QDir::Dirs)) {
+    QFile stat("/proc/" + pid + "/stat");
+    if (!stat.open(QIODevice::ReadOnly)) continue;
+    // pid (comm) state ppid ...: comm may hold spaces, so read after its closing parenthesis.
+    const QString line = QString::fromUtf8(stat.readAll());
+    const QStringList rest = line.mid(line.lastIndexOf(')') + 2).split(' ', Qt::SkipEmptyParts);
+    if (rest.size() > 1 && rest[1].toLongLong() == parent) out.push_back(pid.toLongLong());
+  }
+  return out;
+}
+
+// A `sailor run` followed line by line: every stdout line as printed, and what the controller's
+// children were when the finished event was printed (the finish step stops the workers first).
+struct Followed {
+  int exit_code = -1;
+  QList<QByteArray> lines;
+  QList<qint64> children_at_finished;
+  QList<qint64> worker_pids;  // from workers_started
+};
+
+// `on` sees each decoded event as it is printed.
+Followed followRun(QProcess& p, const std::function<void(const sailor::RunEvent&)>& on = {}) {
+  Followed f;
+  const qint64 controller = p.processId();
+  while (p.state() != QProcess::NotRunning || p.bytesAvailable() > 0) {
+    if (!p.canReadLine()) {
+      if (!p.waitForReadyRead(120000) && p.state() != QProcess::NotRunning) break;
+      continue;
+    }
+    const QByteArray line = p.readLine().trimmed();
+    if (line.isEmpty()) continue;
+    f.lines.push_back(line);
+    const sailor::RunEvent e = sailor::parseRunEvent(line.toStdString());
+    if (const auto* ws = e.as<sailor::WorkersStartedEvent>())
+      for (const sailor::RunWorker& w : ws->workers) f.worker_pids.push_back(w.pid);
+    if (e.as<sailor::RunFinishedEvent>()) f.children_at_finished = childrenOf(controller);
+    if (on) on(e);
+  }
+  if (p.state() != QProcess::NotRunning) p.waitForFinished(30000);
+  f.exit_code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
+  return f;
 }
 
 double peakMemoryOfRank0(const Run& run) {
@@ -366,6 +419,136 @@ class TestRuntime : public QObject {
     QVERIFY2(error["message"].toString().contains("stopped reporting"),
              qPrintable(error["message"].toString()));
     QVERIFY(since_stop.elapsed() < 10000);
+  }
+
+  // A step of the controller that fails after run_started (SAILOR_TEST_FAULT, test only, makes
+  // the named step throw as its system call or store write would): the stream still ends with a
+  // failed finished event carrying the message, after an error event with the same message; the
+  // store records the run as failed with that message; the workers were stopped before finished
+  // was printed; exit 4 (docs/runtime.md).
+  void faultAfterStartEndsWithFinished_data() {
+    QTest::addColumn<QString>("fault");
+    QTest::addColumn<QString>("message");  // how finished.error starts
+    QTest::addColumn<bool>("after_iterations");
+    QTest::newRow("TCPStore error") << "rendezvous"
+                                    << "controller: TCPStore: injected" << false;
+    QTest::newRow("fork error for rank 1") << "launch"
+                                           << "controller: fork: injected" << false;
+    QTest::newRow("while pumping output") << "pump"
+                                          << "controller: pump: injected" << true;
+    QTest::newRow("store write") << "store"
+                                 << "run store: " << true;
+  }
+  void faultAfterStartEndsWithFinished() {
+    QFETCH(QString, fault);
+    QFETCH(QString, message);
+    QFETCH(bool, after_iterations);
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("SAILOR_TEST_FAULT", fault);
+    p.setProcessEnvironment(env);
+    p.start(SAILOR_BIN, runArgs("pp2.json", store(), {"--iterations", "50"}));
+    QVERIFY(p.waitForStarted(10000));
+    const Followed run = followRun(p);
+    QCOMPARE(run.exit_code, 4);
+    QVERIFY(run.lines.size() >= 3);
+    const sailor::RunEvent first = sailor::parseRunEvent(run.lines.front().toStdString());
+    QVERIFY(first.as<sailor::RunStartedEvent>());
+    const sailor::RunEvent last = sailor::parseRunEvent(run.lines.back().toStdString());
+    const auto* finished = last.as<sailor::RunFinishedEvent>();
+    QVERIFY2(finished, run.lines.back().constData());
+    QCOMPARE(finished->status, sailor::RunStatus::Failed);
+    QVERIFY2(QString::fromStdString(finished->error).startsWith(message) &&
+                 finished->error.find("injected fault in step " + fault.toStdString()) !=
+                     std::string::npos,
+             finished->error.c_str());
+    const sailor::RunEvent before =
+        sailor::parseRunEvent(run.lines.at(run.lines.size() - 2).toStdString());
+    const auto* error = before.as<sailor::RunErrorEvent>();
+    QVERIFY2(error, run.lines.at(run.lines.size() - 2).constData());
+    QCOMPARE(error->message, finished->error);
+    QVERIFY(!error->rank);
+    QVERIFY2(after_iterations == (finished->iterations_done > 0),
+             qPrintable(QString::number(finished->iterations_done)));
+    QVERIFY2(after_iterations == !run.worker_pids.isEmpty(), "workers_started");
+
+    sailor::RunStore db(store().toStdString());
+    const auto rec = db.run(first.run_id);
+    QVERIFY(rec.has_value());
+    QCOMPARE(rec->status, sailor::RunStatus::Failed);
+    QCOMPARE(rec->error, finished->error);
+    QCOMPARE(rec->iterations_done, finished->iterations_done);
+    QCOMPARE(db.events(first.run_id).back().kind, std::string("finished"));
+    // The finish step stopped and reaped every worker (a launch that failed half-way
+    // included) before printing finished.
+    QVERIFY2(run.children_at_finished.isEmpty(),
+             qPrintable(QString("%1 children left").arg(run.children_at_finished.size())));
+    for (qint64 pid : run.worker_pids) QCOMPARE(::kill(static_cast<pid_t>(pid), 0), -1);
+  }
+
+  // The store itself becomes unwritable after the start: another connection holds its write
+  // lock (BEGIN EXCLUSIVE) from the first iteration on, so the controller's next write waits out
+  // SQLite's busy timeout (5 s) and fails. The run still ends with a failed finished event on
+  // stdout; once the test lets go of the lock (on seeing the error event), the store records the
+  // failure with the store's own message.
+  void lockedStoreAfterStartEndsWithFinished() {
+    QProcess p;
+    p.start(SAILOR_BIN, runArgs("pp2.json", store(), {"--iterations", "50"}));
+    QVERIFY(p.waitForStarted(10000));
+    sqlite3* lock = nullptr;
+    bool locked = false;
+    const Followed run = followRun(p, [&](const sailor::RunEvent& e) {
+      if (e.as<sailor::IterationEvent>() && !lock) {
+        QCOMPARE(sqlite3_open(store().toUtf8().constData(), &lock), SQLITE_OK);
+        sqlite3_busy_timeout(lock, 5000);  // the controller may be writing right now
+        locked = sqlite3_exec(lock, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr) == SQLITE_OK;
+      }
+      if (e.as<sailor::RunErrorEvent>() && lock) {
+        sqlite3_exec(lock, "ROLLBACK", nullptr, nullptr, nullptr);
+        sqlite3_close(lock);
+        lock = nullptr;
+      }
+    });
+    if (lock) sqlite3_close(lock);
+    QVERIFY(locked);
+    QCOMPARE(run.exit_code, 4);
+    const sailor::RunEvent last = sailor::parseRunEvent(run.lines.back().toStdString());
+    const auto* finished = last.as<sailor::RunFinishedEvent>();
+    QVERIFY2(finished, run.lines.back().constData());
+    QCOMPARE(finished->status, sailor::RunStatus::Failed);
+    QVERIFY2(finished->error.rfind("run store: ", 0) == 0 &&
+                 finished->error.find("locked") != std::string::npos,
+             finished->error.c_str());
+    QVERIFY(run.children_at_finished.isEmpty());
+    sailor::RunStore db(store().toStdString());
+    const auto rec = db.run(last.run_id);
+    QVERIFY(rec.has_value());
+    QCOMPARE(rec->status, sailor::RunStatus::Failed);
+    QCOMPARE(rec->error, finished->error);
+    QCOMPARE(rec->iterations_done, finished->iterations_done);
+    QVERIFY(rec->iterations_done >= 1);
+  }
+
+  // A diverged run (a learning rate of 1e30 overflows the weights after the first step): the
+  // workers report a NaN loss and grad norm, which the controller prints as null (JSON has no
+  // NaN) and stores as NULL, and the run still finishes. (Before the events had one encoder, the
+  // controller failed on the null in the worker's report: exit 4, no finished event.)
+  void divergedLossIsPrintedAsNull() {
+    const Run run =
+        sailorRun(runArgs("single.json", store(), {"--iterations", "3", "--lr", "1e30"}));
+    QVERIFY2(run.exit_code == 0, qPrintable(run.err));
+    QList<QJsonObject> iterations;
+    for (const QJsonObject& e : run.events)
+      if (e["event"].toString() == "iteration") iterations.push_back(e);
+    QCOMPARE(iterations.size(), 3);
+    QVERIFY(iterations[0]["loss"].isDouble());
+    QVERIFY2(iterations[2]["loss"].isNull(), "a diverged loss is null");
+    QVERIFY(iterations[2]["grad_norm"].isNull());
+    QCOMPARE(run.events.back()["status"].toString(), QString("finished"));
+    sailor::RunStore db(store().toStdString());
+    const auto rows = db.iterations(run.events.front()["run_id"].toInteger());
+    QCOMPARE(rows.size(), std::size_t{3});
+    QVERIFY(std::isnan(rows[2].loss));
   }
 
   void badInputIsRefusedBeforeAnyProcessStarts_data() {

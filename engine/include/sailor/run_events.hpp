@@ -1,16 +1,18 @@
-// The runtime's event protocol, decoded: what `sailor run` prints on stdout, one JSON object per
-// line, and what the run store keeps in its events table (docs/runtime.md "Events"). Typed
-// values for each event kind, and the decoder that turns one line (or one stored payload) into
-// them. Qt-free; the studio's run client (app/run_client.hpp) and run monitor
-// (widgets/run_monitor.hpp) consume these types, the command line could too.
+// The runtime's event protocol: what `sailor run` prints on stdout, one JSON object per line,
+// and what the run store keeps in its events table (docs/runtime.md "Events"). Typed values for
+// each event kind, the one encoder the controller writes them with (toJson) and the decoder that
+// turns one line (or one stored payload) back into them (parseRunEvent, runEventFromJson). Both
+// live here so that nothing but this file defines the wire format. Qt-free; the controller
+// (runner/src/controller.cpp) produces these types, the studio's run client
+// (app/run_client.hpp) and run monitor (widgets/run_monitor.hpp) consume them.
 //
 // Not here: the worker-to-controller messages (internal, docs/runtime.md), and anything that
 // starts processes or reads the store.
 //
 // Decoding is strict about the fields the schema promises (a missing or mistyped one is an
 // InputError naming it, e.g. "iteration.ranks[1].peak_memory_bytes") and lenient about fields
-// it does not know (the protocol may grow; an older studio keeps working). A diverged loss is
-// printed by the runtime as null (JSON has no NaN) and decodes as NaN.
+// it does not know (the protocol may grow; an older studio keeps working). A diverged loss or
+// grad norm (NaN, or infinite) is encoded as null (JSON has no NaN) and decodes as NaN.
 #pragma once
 
 #include <cstdint>
@@ -24,9 +26,16 @@
 
 #include "sailor/plan.hpp"
 #include "sailor/run_spec.hpp"
-#include "sailor/run_store.hpp"
 
 namespace sailor {
+
+struct IterationRecord;  // sailor/run_store.hpp
+
+// A run's state: Running while the controller works, then one of the three ends, as the run
+// store's status column and the finished event's status say it.
+enum class RunStatus { Running, Finished, Failed, Stopped };
+const char* runStatusName(RunStatus s);                // "running", "finished", "failed", "stopped"
+RunStatus runStatusFromName(const std::string& name);  // throws InputError on an unknown name
 
 // run_started: the run as the controller built it, before any worker starts.
 struct RunStartedEvent {
@@ -141,6 +150,13 @@ struct RunEvent {
   }
 };
 
+// The event as one JSON object, every field of docs/runtime.md "Events" including `event`,
+// `run_id` and `time`: what the controller prints (dumped on one line) and stores. Optional
+// fields are written when set: a warning's rank; an error's rank, stage, replica and tp_rank,
+// and its stderr_tail when it names a worker (rank set); a finished event's error when it failed
+// or carries one. run_started always writes precision, optimizer and recompute.
+nlohmann::json toJson(const RunEvent& event);
+
 // Decodes one line of `sailor run`'s stdout (surrounding whitespace ignored). Throws InputError
 // naming the field for malformed lines: not JSON ("event line", the parse error), not an object,
 // a missing or unknown "event" kind, a missing or mistyped field of the kind
@@ -149,15 +165,12 @@ RunEvent parseRunEvent(std::string_view line);
 // The same from a parsed object (a stored event's payload).
 RunEvent runEventFromJson(const nlohmann::json& j);
 
-// An iteration row of the run store as the iteration event it was recorded from: loss, seconds
-// and tokens/s from the row's columns, stages, ranks, learning rate and grad norm from its
-// detail. Throws InputError naming the field when the detail lacks them.
+// An iteration event as the run store's row keeps it: loss, seconds and tokens/s in the row's
+// columns; stages, ranks, learning rate and grad norm (null when NaN) in its detail.
+IterationRecord iterationRecord(std::int64_t run_id, const IterationEvent& event);
+// An iteration row of the run store as the iteration event it was recorded from (the inverse of
+// iterationRecord). Throws InputError naming the field when the detail lacks stages or ranks; a
+// row without learning rate or grad norm reads them as NaN.
 IterationEvent iterationFromRecord(const IterationRecord& record);
-
-// One line of a list of past runs: the stored run and its last iteration's loss.
-struct RunListEntry {
-  RunRecord run;
-  std::optional<double> final_loss;  // none when no iteration was recorded; NaN if diverged
-};
 
 }  // namespace sailor

@@ -37,6 +37,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sailor/run_events.hpp"  // RunStatus
+
 struct sqlite3;
 
 namespace sailor {
@@ -50,10 +52,6 @@ std::string utcNow();
 class StoreError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
-
-enum class RunStatus { Running, Finished, Failed, Stopped };
-const char* runStatusName(RunStatus s);                // "running", "finished", "failed", "stopped"
-RunStatus runStatusFromName(const std::string& name);  // throws InputError on an unknown name
 
 // NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json's noexcept move checks invariants
 struct RunRecord {
@@ -87,6 +85,12 @@ struct EventRecord {
   std::string time;        // UTC ISO-8601, assigned by the store
   std::string kind;        // the event's "event" field ("" when it has none)
   nlohmann::json payload;  // the whole event object
+};
+
+// One line of a list of past runs: the stored run and its last iteration's loss.
+struct RunListEntry {
+  RunRecord run;
+  std::optional<double> final_loss;  // none when no iteration was recorded; NaN if diverged
 };
 
 // JSON views of the records (what `sailor runs ... --json` prints). Run: every field, status as

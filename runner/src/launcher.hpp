@@ -1,0 +1,78 @@
+// The controller's launch step as an interface: where and how the workers of a run start, and
+// how the controller learns that one ended or stops them. One implementation per place workers
+// can run: local processes (launcher_local.cpp, today's only one); a cluster scheduler (Slurm)
+// plugs in here next. The controller (controller.cpp) never forks or signals a worker itself.
+//
+//   WorkerCommand .... one rank to start: its placement and its command line
+//   LaunchedWorker ... what the controller gets back: an id for events, its output pipes
+//   WorkerExit ....... how a worker ended, in words for error events
+//   Launcher ......... launch / poll / stopAll
+//   makeLocalLauncher  fork/exec on this machine
+//   testFault ........ test-only fault points ($SAILOR_TEST_FAULT), docs/runtime.md
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sailor/run_spec.hpp"
+
+namespace sailor::runner {
+
+struct WorkerCommand {
+  RankPlacement place;
+  std::vector<std::string> argv;  // argv[0]: the sailor-worker binary
+};
+
+struct LaunchedWorker {
+  std::int64_t pid = 0;  // the process the controller supervises (workers_started's pid)
+  int out_fd = -1;       // read ends of the worker's stdout and stderr (blocking pipes),
+  int err_fd = -1;       //   owned (and closed) by the caller from now on
+};
+
+struct WorkerExit {
+  std::optional<int> code;  // exit code when it exited; none when a signal ended it
+  int signal = 0;           // the signal that ended it, 0 when it exited
+  bool clean() const { return code == 0; }
+  // "exited with code 1", "was killed by signal 9 (SIGKILL)".
+  std::string describe() const;
+};
+
+// Contract: launch() is called once per generation of workers, then poll() and stopAll() from the
+// controller's thread only. Every worker dies with the controller, even when the controller is
+// killed (a local worker by PR_SET_PDEATHSIG), so none outlives a crash.
+class Launcher {
+ public:
+  virtual ~Launcher() = default;
+  Launcher() = default;
+  Launcher(const Launcher&) = delete;
+  Launcher& operator=(const Launcher&) = delete;
+
+  // Starts one worker per command, in order (rank order), each with stdout and stderr on pipes.
+  // Throws std::runtime_error when one cannot be started, after stopping those it started.
+  virtual std::vector<LaunchedWorker> launch(const std::vector<WorkerCommand>& commands) = 0;
+  // Non-blocking: how worker `index` (into the last launch's commands) ended, once it has;
+  // none while it runs. Reports an ended worker every time it is asked.
+  virtual std::optional<WorkerExit> poll(std::size_t index) = 0;
+  // Stops every worker still running: asks it to end (SIGTERM locally), waits up to `grace`,
+  // then kills it, and waits for each to end. Idempotent; safe after a failed launch. noexcept:
+  // it runs on the controller's failure path.
+  virtual void stopAll(std::chrono::milliseconds grace) noexcept = 0;
+};
+
+// Workers as child processes of this one (fork/exec), one intra-op thread each
+// (OMP_NUM_THREADS=1, OPENBLAS_NUM_THREADS=1).
+std::unique_ptr<Launcher> makeLocalLauncher();
+
+// Test only: true when $SAILOR_TEST_FAULT equals `step` ("rendezvous", "launch", "pump",
+// "store"), where the step then throws as if its system call or store write had failed, so that
+// tests/runtime can fail a named step of a started run (docs/runtime.md "Failure handling").
+// Always false when the variable is unset.
+bool testFault(const char* step);
+// The message of such an injected fault: "injected fault in step <step> (SAILOR_TEST_FAULT)".
+std::string testFaultMessage(const char* step);
+
+}  // namespace sailor::runner
