@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # Fails when a C++ file that a change touches breaks the naming scheme of the root .clang-tidy
-# (readability-identifier-naming only: types CamelCase, functions camelBack, variables
-# lower_case, private members lower_case_, constants kCamelCase; README, Code style).
-# Run by CTest as style.clang_tidy_naming:
-#   check_naming.sh CLANG_TIDY SOURCE_DIR BUILD_DIR
+# (readability-identifier-naming: types CamelCase, functions camelBack, variables lower_case,
+# private members lower_case_, constants kCamelCase; README, Code style) or, in engine/ and
+# runner/, has a function longer than their .clang-tidy allows (readability-function-size).
+# Run by CTest as style.clang_tidy:
+#   check_tidy.sh CLANG_TIDY SOURCE_DIR BUILD_DIR
 # Which files: those changed between SAILOR_TIDY_BASE (default HEAD~1, the last commit) and the
 # working tree, uncommitted and untracked ones included; a changed header is checked through one
 # translation unit that includes it. SAILOR_TIDY_ALL=1, or a clone without the base commit (a
 # shallow one), checks every translation unit instead.
-# Only naming warnings count: clang 14 reports errors inside libtorch's headers, which are not
+# Only these two checks' warnings count: clang 14 reports errors inside libtorch's headers, which are not
 # this project's to fix.
 set -euo pipefail
 
 if [[ $# -ne 3 ]]; then
-  echo "usage: check_naming.sh CLANG_TIDY SOURCE_DIR BUILD_DIR" >&2
+  echo "usage: check_tidy.sh CLANG_TIDY SOURCE_DIR BUILD_DIR" >&2
   exit 2
 fi
 clang_tidy=$1
@@ -21,7 +22,7 @@ source_dir=$(cd "$2" && pwd)
 build_dir=$(cd "$3" && pwd)
 database="${build_dir}/compile_commands.json"
 if [[ ! -f "${database}" ]]; then
-  echo "check_naming.sh: ${database} is missing (configure with CMAKE_EXPORT_COMPILE_COMMANDS)" >&2
+  echo "check_tidy.sh: ${database} is missing (configure with CMAKE_EXPORT_COMPILE_COMMANDS)" >&2
   exit 2
 fi
 
@@ -30,7 +31,7 @@ mapfile -t units < <(grep -o '"file": *"[^"]*"' "${database}" | sed 's/"file": *
   grep -E "^${source_dir}/(app|engine|widgets|runner|tests)/.*\.cpp$" | grep -v '_autogen/' |
   sort -u)
 if [[ ${#units[@]} -eq 0 ]]; then
-  echo "check_naming.sh: no translation unit of ${source_dir} in ${database}" >&2
+  echo "check_tidy.sh: no translation unit of ${source_dir} in ${database}" >&2
   exit 2
 fi
 
@@ -38,10 +39,10 @@ base=${SAILOR_TIDY_BASE:-HEAD~1}
 files=()
 if [[ "${SAILOR_TIDY_ALL:-0}" == 1 ]]; then
   files=("${units[@]}")
-  echo "check_naming.sh: SAILOR_TIDY_ALL=1: every translation unit (${#files[@]})"
+  echo "check_tidy.sh: SAILOR_TIDY_ALL=1: every translation unit (${#files[@]})"
 elif ! git -C "${source_dir}" rev-parse --verify --quiet "${base}^{commit}" >/dev/null; then
   files=("${units[@]}")
-  echo "check_naming.sh: no commit ${base} in this clone: every translation unit (${#files[@]})"
+  echo "check_tidy.sh: no commit ${base} in this clone: every translation unit (${#files[@]})"
 else
   mapfile -t changed < <({
     git -C "${source_dir}" diff --name-only "${base}" -- '*.cpp' '*.hpp' '*.h'
@@ -67,11 +68,11 @@ else
     done
   done
   files=("${!chosen[@]}")
-  echo "check_naming.sh: ${#changed[@]} C++ files changed since ${base}:" \
+  echo "check_tidy.sh: ${#changed[@]} C++ files changed since ${base}:" \
        "${#files[@]} translation units to check"
 fi
 if [[ ${#files[@]} -eq 0 ]]; then
-  echo "check_naming.sh: nothing to check"
+  echo "check_tidy.sh: nothing to check"
   exit 0
 fi
 
@@ -80,13 +81,13 @@ log=$(mktemp)
 trap 'rm -f "${log}"' EXIT
 printf '%s\0' "${files[@]}" |
   xargs -0 -n 4 -P "${jobs}" "${clang_tidy}" -p "${build_dir}" --quiet \
-    --checks='-*,readability-identifier-naming' >"${log}" 2>/dev/null || true
+    --checks='-*,readability-identifier-naming,readability-function-size' >"${log}" 2>/dev/null || true
 
-mapfile -t findings < <(grep -E 'warning: .*\[readability-identifier-naming\]' "${log}" | sort -u)
+mapfile -t findings < <(grep -E 'warning: .*\[readability-(identifier-naming|function-size)\]' "${log}" | sort -u)
 if [[ ${#findings[@]} -gt 0 ]]; then
   printf '%s\n' "${findings[@]}"
-  echo "check_naming.sh: ${#findings[@]} names differ from the scheme of .clang-tidy" \
-       "(fix the names; README, Code style)" >&2
+  echo "check_tidy.sh: ${#findings[@]} findings: names that differ from the scheme of" \
+       ".clang-tidy, or functions too long for engine/ or runner/ (README, Code style)" >&2
   exit 1
 fi
-echo "check_naming.sh: ${#files[@]} translation units follow the naming scheme"
+echo "check_tidy.sh: ${#files[@]} translation units follow the naming scheme and length limit"
