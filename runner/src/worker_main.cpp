@@ -8,6 +8,7 @@
 // In this file: report (one JSON line, thread-safe), parse (the options), deviceFor (the
 // rank's device), connectStore, iterationMessage, and main (the heartbeat thread, the groups,
 // the training loop, errors).
+#include <malloc.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -79,6 +80,21 @@ Args parse(int argc, char** argv) {
   return a;
 }
 
+// Keeps freed memory in the process. Every iteration allocates and frees the same tensors
+// (activations, gradients, optimizer temporaries: hundreds of MB at runtime_bench's size);
+// glibc's defaults give large blocks back to the kernel (munmap, heap trim) and take them again
+// on the next iteration, a page fault per 4 KiB page that the kernel zeroes first: 20,000 to
+// 30,000 faults and about a fifth of the worker's CPU time per iteration on a VM
+// (docs/benchmarks.md). Fixed thresholds also stop glibc's dynamic mmap threshold, which made
+// the count depend on the history of allocations. Peak memory is unchanged: the process keeps
+// its high-water mark instead of returning to it every iteration.
+void keepFreedMemory() {
+#ifdef __GLIBC__
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // blocks up to 32 MiB (glibc's maximum) from the heap
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);   // the heap's free top is returned above 1 GiB only
+#endif
+}
+
 // CUDA device rank % GPUs under NCCL, else the CPU.
 torch::Device deviceFor(const std::string& backend, int rank) {
   if (backend != "nccl") return torch::Device(torch::kCPU);
@@ -113,6 +129,7 @@ json iterationMessage(const IterationReport& r, const torch::Device& device) {
 int main(int argc, char** argv) {
   std::atomic<bool> running{true};
   std::thread heartbeat;
+  keepFreedMemory();
   try {
     const Args args = parse(argc, argv);
     const RunSpec spec = RunSpec::fromJson(json_util::readFile(args.spec));
