@@ -232,7 +232,8 @@ Groups createGroups(const RunSpec& spec, int rank, const c10::intrusive_ptr<c10d
   auto gen = c10::make_intrusive<c10d::PrefixStore>("gen/" + std::to_string(generation), store);
   Groups g;
   g.backend = backend;
-  g.world = makeGroup(gen, "world", rank, spec.worldSize(), backend, timeout);
+  if (spec.worldSize() > 1)  // one process: nothing to communicate (see Groups::world)
+    g.world = makeGroup(gen, "world", rank, spec.worldSize(), backend, timeout);
   for (const GroupSpec& gs : allGroups(spec)) {
     const auto it = std::find(gs.members.begin(), gs.members.end(), rank);
     if (it == gs.members.end()) continue;
