@@ -1,8 +1,15 @@
+// The worker's communication (comm.hpp). In this file:
+//   - communication clocks: HostClock (CPU, Gloo), CudaEventClock (CUDA, NCCL), the process's
+//     clock (commClock, setCommClock, makeCommClock);
+//   - group creation: makeGroup (one Gloo or NCCL group), allGroups (every group of a run, in
+//     the order every worker computes), createGroups, finishGroups;
+//   - allReduceSum (bfloat16 over Gloo sums float32 copies);
+//   - Megatron's tensor-parallel autograd functions (CopyToTp, ReduceFromTp);
+//   - P2p, the pipeline's point-to-point transfers.
 #include "comm.hpp"
 
-#include <map>
-#include <set>
 #include <stdexcept>
+#include <utility>
 
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #ifdef SAILOR_WITH_GLOO
@@ -10,6 +17,9 @@
 #endif
 #ifdef SAILOR_WITH_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
+#ifdef SAILOR_WITH_CUDA
+#include <ATen/cuda/CUDAEvent.h>
 #endif
 
 namespace sailor::runner {
@@ -21,6 +31,61 @@ double since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+// Host clock: wait() blocks the host until the transfer is done (Gloo, CPU tensors).
+class HostClock final : public CommClock {
+ public:
+  void begin() override { start_ = Clock::now(); }
+  void end(CommKind kind) override { times_.*kind += since(start_); }
+  CommTimes collect() override { return std::exchange(times_, CommTimes{}); }
+  std::string name() const override { return "host"; }
+
+ private:
+  Clock::time_point start_;
+  CommTimes times_;
+};
+
+#ifdef SAILOR_WITH_CUDA
+// CUDA events on the current stream around each span: NCCL's wait() returns at once and makes
+// the stream wait for the transfer, so the stream's time between the events is the transfer
+// (including waiting for late peers); compute queued before begin() completes before the first
+// event and is not counted.
+class CudaEventClock final : public CommClock {
+ public:
+  void begin() override {
+    start_ = at::cuda::CUDAEvent(cudaEventDefault);  // timing enabled (the default disables it)
+    start_.record();
+  }
+  void end(CommKind kind) override {
+    at::cuda::CUDAEvent stop(cudaEventDefault);
+    stop.record();
+    spans_.push_back({kind, std::move(start_), std::move(stop)});
+  }
+  CommTimes collect() override {
+    CommTimes times;
+    for (Span& s : spans_) {
+      s.stop.synchronize();
+      times.*s.kind += 1e-3 * s.start.elapsed_time(s.stop);  // milliseconds
+    }
+    spans_.clear();
+    return times;
+  }
+  std::string name() const override { return "cuda-events"; }
+
+ private:
+  struct Span {
+    CommKind kind;
+    at::cuda::CUDAEvent start, stop;
+  };
+  at::cuda::CUDAEvent start_;
+  std::vector<Span> spans_;
+};
+#endif
+
+std::unique_ptr<CommClock>& clockSlot() {
+  static std::unique_ptr<CommClock> clock = std::make_unique<HostClock>();
+  return clock;
+}
+
 GroupPtr g_tensor_parallel;
 
 struct GroupSpec {
@@ -28,32 +93,44 @@ struct GroupSpec {
   std::vector<int> members;  // world ranks, ascending; group rank = index
 };
 
-GroupPtr makeGroup(const c10::intrusive_ptr<c10d::Store>& store, const std::string& name,
-                   int group_rank, int size, const std::string& backend,
-                   std::chrono::milliseconds timeout) {
-  auto prefixed = c10::make_intrusive<c10d::PrefixStore>(name, store);
+using StorePtr = c10::intrusive_ptr<c10d::Store>;
+
 #ifdef SAILOR_WITH_NCCL
-  if (backend == "nccl") {
-    auto options = c10d::ProcessGroupNCCL::Options::create();
-    options->timeout = timeout;
-    return c10::make_intrusive<c10d::ProcessGroupNCCL>(prefixed, group_rank, size, options);
-  }
+GroupPtr makeNcclGroup(const StorePtr& store, int group_rank, int size,
+                       std::chrono::milliseconds timeout) {
+  auto options = c10d::ProcessGroupNCCL::Options::create();
+  options->timeout = timeout;
+  return c10::make_intrusive<c10d::ProcessGroupNCCL>(store, group_rank, size, options);
+}
 #endif
-  if (backend != "gloo") throw std::runtime_error("backend " + backend + " is not built in");
+
+GroupPtr makeGlooGroup(const StorePtr& store, int group_rank, int size,
+                       std::chrono::milliseconds timeout) {
 #ifdef SAILOR_WITH_GLOO
   auto options = c10d::ProcessGroupGloo::Options::create(timeout);
   options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
   options->threads = 2;
-  return c10::make_intrusive<c10d::ProcessGroupGloo>(prefixed, group_rank, size, options);
+  return c10::make_intrusive<c10d::ProcessGroupGloo>(store, group_rank, size, options);
 #else
   // PyTorch's wheels ship c10d's Gloo header but not Gloo's own headers. A one-process run
   // needs no communication; anything larger needs Gloo (or NCCL).
-  (void)timeout;
+  (void)store, (void)group_rank, (void)timeout;
   if (size == 1) return {};
   throw std::runtime_error(
       "backend gloo is not built in (libtorch without Gloo headers; set GLOO_INCLUDE_DIR when "
       "building): use --backend nccl with a GPU per rank, or a one-process plan");
 #endif
+}
+
+// One group named `name` under `store`, of `size` ranks, this process being `group_rank`.
+GroupPtr makeGroup(const StorePtr& store, const std::string& name, int group_rank, int size,
+                   const std::string& backend, std::chrono::milliseconds timeout) {
+  auto prefixed = c10::make_intrusive<c10d::PrefixStore>(name, store);
+#ifdef SAILOR_WITH_NCCL
+  if (backend == "nccl") return makeNcclGroup(prefixed, group_rank, size, timeout);
+#endif
+  if (backend != "gloo") throw std::runtime_error("backend " + backend + " is not built in");
+  return makeGlooGroup(prefixed, group_rank, size, timeout);
 }
 
 // Every group of the run, in one order that every worker computes identically.
@@ -89,13 +166,13 @@ std::vector<GroupSpec> allGroups(const RunSpec& spec) {
   return groups;
 }
 
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
 // Identity forward, all-reduce backward.
 struct CopyToTp : torch::autograd::Function<CopyToTp> {
-  static torch::Tensor forward(torch::autograd::AutogradContext*, const torch::Tensor& x) {
-    return x.view_as(x);
-  }
-  static torch::autograd::variable_list backward(torch::autograd::AutogradContext*,
-                                                 torch::autograd::variable_list grads) {
+  static torch::Tensor forward(AutogradContext*, const torch::Tensor& x) { return x.view_as(x); }
+  static variable_list backward(AutogradContext*, variable_list grads) {
     std::vector<at::Tensor> t{grads[0].contiguous().clone()};
     allReduceSum(g_tensor_parallel, t, &CommTimes::tp);
     return {t[0]};
@@ -104,22 +181,32 @@ struct CopyToTp : torch::autograd::Function<CopyToTp> {
 
 // All-reduce forward, identity backward.
 struct ReduceFromTp : torch::autograd::Function<ReduceFromTp> {
-  static torch::Tensor forward(torch::autograd::AutogradContext*, const torch::Tensor& x) {
+  static torch::Tensor forward(AutogradContext*, const torch::Tensor& x) {
     std::vector<at::Tensor> t{x.contiguous().clone()};
     allReduceSum(g_tensor_parallel, t, &CommTimes::tp);
     return t[0];
   }
-  static torch::autograd::variable_list backward(torch::autograd::AutogradContext*,
-                                                 torch::autograd::variable_list grads) {
-    return {grads[0]};
-  }
+  static variable_list backward(AutogradContext*, variable_list grads) { return {grads[0]}; }
 };
 
 }  // namespace
 
-CommTimes& commTimes() {
-  static CommTimes times;
-  return times;
+std::unique_ptr<CommClock> makeCommClock(const torch::Device& device) {
+  if (!device.is_cuda()) return std::make_unique<HostClock>();
+#ifdef SAILOR_WITH_CUDA
+  return std::make_unique<CudaEventClock>();
+#else
+  throw std::runtime_error("communication clock for " + device.str() +
+                           ": this build has no CUDA (libtorch without CUDA)");
+#endif
+}
+
+CommClock& commClock() {
+  return *clockSlot();
+}
+
+void setCommClock(std::unique_ptr<CommClock> clock) {
+  clockSlot() = std::move(clock);
 }
 
 bool ncclCompiledIn() {
@@ -145,7 +232,8 @@ Groups createGroups(const RunSpec& spec, int rank, const c10::intrusive_ptr<c10d
   auto gen = c10::make_intrusive<c10d::PrefixStore>("gen/" + std::to_string(generation), store);
   Groups g;
   g.backend = backend;
-  g.world = makeGroup(gen, "world", rank, spec.worldSize(), backend, timeout);
+  if (spec.worldSize() > 1)  // one process: nothing to communicate (see Groups::world)
+    g.world = makeGroup(gen, "world", rank, spec.worldSize(), backend, timeout);
   for (const GroupSpec& gs : allGroups(spec)) {
     const auto it = std::find(gs.members.begin(), gs.members.end(), rank);
     if (it == gs.members.end()) continue;
@@ -167,9 +255,8 @@ Groups createGroups(const RunSpec& spec, int rank, const c10::intrusive_ptr<c10d
   return g;
 }
 
-void allReduceSum(const GroupPtr& group, std::vector<at::Tensor>& tensors,
-                  double CommTimes::*kind) {
-  const auto t0 = Clock::now();
+void allReduceSum(const GroupPtr& group, std::vector<at::Tensor>& tensors, CommKind kind) {
+  commClock().begin();
   // Gloo (libtorch 1.13) has no bfloat16 sum: reduce float32 copies, then round once back to
   // bfloat16 (NCCL sums bfloat16 itself).
   if (!tensors.empty() && tensors[0].scalar_type() == at::kBFloat16 &&
@@ -181,7 +268,7 @@ void allReduceSum(const GroupPtr& group, std::vector<at::Tensor>& tensors,
   } else {
     group->allreduce(tensors)->wait();
   }
-  commTimes().*kind += since(t0);
+  commClock().end(kind);
 }
 
 void finishGroups(Groups& groups, const torch::Device& device) {
@@ -210,22 +297,24 @@ torch::Tensor reduceFromTensorParallel(const torch::Tensor& x) {
 }
 
 void P2p::send(const torch::Tensor& t, int dst, int tag) {
+  if (pending_.empty()) commClock().begin();
   std::vector<at::Tensor> v{t.contiguous()};
   keep_.push_back(v[0]);
   pending_.push_back(world_->send(v, dst, tag));
 }
 
 void P2p::recv(torch::Tensor& t, int src, int tag) {
+  if (pending_.empty()) commClock().begin();
   std::vector<at::Tensor> v{t};
   pending_.push_back(world_->recv(v, src, tag));
 }
 
 void P2p::wait() {
-  const auto t0 = Clock::now();
+  if (pending_.empty()) return;
   for (auto& w : pending_) w->wait();
   pending_.clear();
   keep_.clear();
-  commTimes().p2p += since(t0);
+  commClock().end(&CommTimes::p2p);
 }
 
 }  // namespace sailor::runner

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,14 +27,39 @@
 
 namespace sailor::runner {
 
-// Seconds spent waiting on communication, by kind; reset every iteration.
+// Seconds spent waiting on communication, by kind, in one iteration.
 struct CommTimes {
   double p2p = 0;  // pipeline activations and gradients
   double tp = 0;   // tensor-parallel all-reduces (forward and backward)
   double dp = 0;   // data-parallel gradient all-reduce, tied-embedding and norm reductions
   double total() const { return p2p + tp + dp; }
 };
-CommTimes& commTimes();
+using CommKind = double CommTimes::*;
+
+// Times communication as the device that trains experiences it: from just before the first
+// transfer of a communication is posted to just after its wait() returned (span), booked under
+// a kind. On CPU (Gloo) wait() blocks the host until the data are there, so the host clock
+// measures the span. On CUDA (NCCL) wait() only makes the current stream wait for the transfer
+// and returns at once (the host clock would read about 0 and the transfer would count as
+// compute): there the span is a pair of CUDA events on the current stream, read by collect()
+// once the events completed. Spans do not nest. One clock per process (setCommClock): the
+// tensor-parallel autograd functions book into it from the autograd engine's threads too.
+class CommClock {
+ public:
+  virtual ~CommClock() = default;
+  virtual void begin() = 0;
+  virtual void end(CommKind kind) = 0;
+  // Seconds of the spans ended since the last collect(), by kind (waits for their events on
+  // CUDA); starts the next count from zero.
+  virtual CommTimes collect() = 0;
+  virtual std::string name() const = 0;  // "host" or "cuda-events"
+};
+// The clock for tensors on `device`: host for CPU, CUDA events for CUDA. Throws when `device`
+// is CUDA and this build has no CUDA.
+std::unique_ptr<CommClock> makeCommClock(const torch::Device& device);
+// This process's clock: a host clock until setCommClock installs another.
+CommClock& commClock();
+void setCommClock(std::unique_ptr<CommClock> clock);
 
 // A process group as the worker drives it. libtorch 1.x: ProcessGroupGloo/NCCL derive from
 // c10d::ProcessGroup; 2.x split that class into a dispatching ProcessGroup and the per-transport
@@ -45,7 +71,9 @@ using GroupPtr = c10::intrusive_ptr<c10d::ProcessGroup>;
 #endif
 
 struct Groups {
-  GroupPtr world;
+  GroupPtr world;          // every rank; null in a one-process run, whose Gloo group would only
+                           // add a transport thread that wakes 100 times a second (2-3% of a
+                           // CPU core on a VM)
   GroupPtr tp;             // this replica's tensor-parallel group; null when tp == 1
   GroupPtr dp;             // gradient all-reduce among this stage's replicas; null when D == 1
   bool dp_padded = false;  // replicas of this stage differ in tp: dp spans the whole stage and
@@ -68,8 +96,8 @@ Groups createGroups(const RunSpec& spec, int rank, const c10::intrusive_ptr<c10d
 // communicators explicitly where libtorch has the call (2.4+: its destructor warns otherwise).
 void finishGroups(Groups& groups, const torch::Device& device);
 
-// Blocking helpers that add their waiting time to commTimes().
-void allReduceSum(const GroupPtr& group, std::vector<at::Tensor>& tensors, double CommTimes::*kind);
+// Sums `tensors` over `group` and waits for it, booking the span under `kind` in commClock().
+void allReduceSum(const GroupPtr& group, std::vector<at::Tensor>& tensors, CommKind kind);
 
 // Installs the group the tensor-parallel autograd functions reduce over (one per process).
 void setTensorParallelGroup(GroupPtr group);
@@ -80,7 +108,8 @@ torch::Tensor copyToTensorParallel(const torch::Tensor& x);
 torch::Tensor reduceFromTensorParallel(const torch::Tensor& x);
 
 // Point-to-point transfers of the pipeline. A send or receive is posted at once; wait() blocks
-// for every posted transfer (so paired exchanges, as 1F1B needs, cannot deadlock).
+// for every posted transfer (so paired exchanges, as 1F1B needs, cannot deadlock). The span
+// from the first post to the end of wait() is booked as p2p in commClock().
 class P2p {
  public:
   explicit P2p(GroupPtr world) : world_(std::move(world)) {}

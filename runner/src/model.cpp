@@ -1,3 +1,9 @@
+// One pipeline stage of the decoder (model.hpp). In this file:
+//   - NOTE [Recomputed blocks]: RecomputedBlock, a block's forward without a graph and its
+//     backward re-running it;
+//   - StageModel::add: one parameter, built in full from its name's seed, then sharded;
+//   - the constructor: this stage's parameters (embeddings, blocks, final norm, head);
+//   - NOTE [Mixed precision]: weight, norm, block and forward, the computation itself.
 #include "model.hpp"
 
 #include <cmath>
@@ -36,19 +42,22 @@ std::vector<std::int64_t> range(std::int64_t begin, std::int64_t end) {
 // input gradient is what this node returns. The recomputed forward repeats the block's
 // tensor-parallel all-reduces in the same order on every rank of the group, and the block has
 // no randomness (no dropout), so it reproduces the first forward exactly.
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+using Index = std::int64_t;
+
 struct RecomputedBlock : torch::autograd::Function<RecomputedBlock> {
   // `model` is carried as an integer: AutogradContext keeps IValues only. The StageModel outlives
   // every graph built from it.
-  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x,
-                               std::int64_t model, std::int64_t index) {
+  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x, Index model,
+                               Index index) {
     ctx->save_for_backward({x});
     ctx->saved_data["model"] = model;
     ctx->saved_data["index"] = index;
     // NOLINTNEXTLINE(performance-no-int-to-ptr): the address carried as an integer, above
     return reinterpret_cast<const StageModel*>(model)->blockAt(x, static_cast<std::size_t>(index));
   }
-  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
-                                                 torch::autograd::variable_list grad_out) {
+  static variable_list backward(AutogradContext* ctx, variable_list grad_out) {
     // NOLINTNEXTLINE(performance-no-int-to-ptr): the address carried as an integer, above
     const auto* model = reinterpret_cast<const StageModel*>(ctx->saved_data["model"].toInt());
     const auto index = static_cast<std::size_t>(ctx->saved_data["index"].toInt());

@@ -1,3 +1,12 @@
+// One worker's training loop (trainer.hpp). In this file:
+//   - construction: the stage's model on the device, the optimizer (makeOptimizer), the
+//     neighbouring stages' ranks;
+//   - tokens: the samples of one microbatch;
+//   - step: one iteration = the 1F1B schedule (runSchedule, over forwardMicrobatch,
+//     backwardMicrobatch and the post* transfer helpers), syncGradients, clipGradients, the
+//     optimizer's step; communication is timed by commClock() (comm.hpp);
+//   - syncGradients: the data-parallel average (averageOverReplicas: buckets, flattened or
+//     zero-padded) and the tied-embedding reduction; clipGradients: the global norm.
 #include "trainer.hpp"
 
 #include <chrono>
@@ -15,7 +24,34 @@ int tagOf(int microbatch, int kind) {
   return 2 * microbatch + kind;
 }
 
+std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const RunSpec& spec,
+                                                       const std::vector<torch::Tensor>& values) {
+  if (spec.optimizer == Optimizer::Sgd) {
+    // SGD with heavy-ball momentum 0.9 and L2 weight decay (torch.optim.SGD's coupled decay),
+    // as the engine's NOTE [Model-state bytes] counts it: one momentum buffer per parameter.
+    return std::make_unique<torch::optim::SGD>(
+        values,
+        torch::optim::SGDOptions(spec.learning_rate).momentum(0.9).weight_decay(spec.weight_decay));
+  }
+  // torch's AdamW: decoupled weight decay, betas (0.9, 0.999), eps 1e-8 (the defaults).
+  return std::make_unique<torch::optim::AdamW>(
+      values, torch::optim::AdamWOptions(spec.learning_rate).weight_decay(spec.weight_decay));
+}
+
+std::int64_t elements(const std::vector<std::int64_t>& shape) {
+  return std::accumulate(shape.begin(), shape.end(), std::int64_t{1}, std::multiplies<>());
+}
+
 }  // namespace
+
+// One iteration's pipeline state: the transfers in flight and the microbatches whose backward
+// is still to come.
+struct Trainer::Pass {
+  int iteration = 0;
+  IterationReport* report = nullptr;
+  P2p p2p;
+  std::deque<std::pair<torch::Tensor, torch::Tensor>> in_flight;  // (input, output) per microbatch
+};
 
 Trainer::Trainer(const RunSpec& spec, int rank, Groups groups, torch::Dtype dtype,
                  torch::Device device)
@@ -26,6 +62,7 @@ Trainer::Trainer(const RunSpec& spec, int rank, Groups groups, torch::Dtype dtyp
       device_(device),
       data_(TokenSource::open(spec.data, spec.seed)) {
   setTensorParallelGroup(groups_.tp);
+  setCommClock(makeCommClock(device_));
   model_ = std::make_unique<StageModel>(spec, me_, dtype);
   model_->moveBuffersTo(device_);
   std::vector<torch::Tensor> values;
@@ -33,17 +70,7 @@ Trainer::Trainer(const RunSpec& spec, int rank, Groups groups, torch::Dtype dtyp
     p.value = p.value.detach().to(device_).set_requires_grad(true);
     values.push_back(p.value);
   }
-  if (spec.optimizer == Optimizer::Sgd) {
-    // SGD with heavy-ball momentum 0.9 and L2 weight decay (torch.optim.SGD's coupled decay),
-    // as the engine's NOTE [Model-state bytes] counts it: one momentum buffer per parameter.
-    optimizer_ = std::make_unique<torch::optim::SGD>(
-        values,
-        torch::optim::SGDOptions(spec.learning_rate).momentum(0.9).weight_decay(spec.weight_decay));
-  } else {
-    // torch's AdamW: decoupled weight decay, betas (0.9, 0.999), eps 1e-8 (the defaults).
-    optimizer_ = std::make_unique<torch::optim::AdamW>(
-        values, torch::optim::AdamWOptions(spec.learning_rate).weight_decay(spec.weight_decay));
-  }
+  optimizer_ = makeOptimizer(spec, values);
   const int stages = static_cast<int>(spec.plan.stages.size());
   if (me_.stage > 0) prev_ranks_ = spec.replicaRanks(me_.stage - 1, me_.replica);
   if (me_.stage + 1 < stages) next_ranks_ = spec.replicaRanks(me_.stage + 1, me_.replica);
@@ -69,124 +96,140 @@ torch::Tensor Trainer::tokens(int iteration, int pipeline, int microbatch, int o
 IterationReport Trainer::step(int iteration) {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
-  commTimes() = CommTimes{};
+  (void)commClock().collect();  // an iteration books only its own communication
   IterationReport report;
   report.iteration = iteration;
   report.learning_rate = spec_.learningRateAt(iteration);
   for (auto& group : optimizer_->param_groups()) group.options().set_lr(report.learning_rate);
   for (Param& p : model_->params()) p.value.mutable_grad() = torch::Tensor();
 
-  const int P = static_cast<int>(spec_.plan.stages.size()), s = me_.stage;
-  const int m = spec_.microbatches, d = me_.replica;
-  const std::int64_t b = spec_.plan.microbatch_size, S = spec_.model.sequence_length,
-                     h = spec_.model.hidden_size;
-  const bool first = s == 0, last = s == P - 1;
-  P2p p2p(groups_.world);
-  const auto hidden_shape = torch::TensorOptions().dtype(model_->activationDtype()).device(device_);
-
-  // Posting helpers; the matching wait() happens where the schedule needs the data.
-  auto post_recv_forward = [&](int mb) {
-    torch::Tensor t = torch::empty({b, S, h}, hidden_shape);
-    const int src = prev_ranks_[me_.tp_rank % prev_ranks_.size()];
-    p2p.recv(t, src, tagOf(mb, kTagActivation));
-    return t;
-  };
-  auto post_send_forward = [&](const torch::Tensor& out, int mb) {
-    const int t1 = me_.tp;
-    for (std::size_t k = 0; k < next_ranks_.size(); ++k)
-      if (static_cast<int>(k) % t1 == me_.tp_rank)
-        p2p.send(out.detach(), next_ranks_[k], tagOf(mb, kTagActivation));
-  };
-  auto post_recv_backward = [&](int mb) {
-    torch::Tensor t = torch::empty({b, S, h}, hidden_shape);
-    const int src = next_ranks_[me_.tp_rank % next_ranks_.size()];
-    p2p.recv(t, src, tagOf(mb, kTagGradient));
-    return t;
-  };
-  auto post_send_backward = [&](const torch::Tensor& grad, int mb) {
-    const int t2 = me_.tp;
-    for (std::size_t j = 0; j < prev_ranks_.size(); ++j)
-      if (static_cast<int>(j) % t2 == me_.tp_rank)
-        p2p.send(grad, prev_ranks_[j], tagOf(mb, kTagGradient));
-  };
-
-  std::deque<std::pair<torch::Tensor, torch::Tensor>> in_flight;  // (input, output) per microbatch
-  auto forward = [&](int mb, torch::Tensor input) {
-    torch::Tensor labels;
-    if (first) input = tokens(iteration, d, mb, 0);
-    else input.set_requires_grad(true);
-    if (last) labels = tokens(iteration, d, mb, 1);
-    torch::Tensor out = model_->forward(input, labels);
-    if (last && me_.tp_rank == 0) {
-      report.loss_sum += out.item<double>();
-      report.loss_count += 1;
-    }
-    in_flight.emplace_back(input, out);
-    return out;
-  };
-  auto backward = [&](const torch::Tensor& grad_out) {
-    auto [input, out] = in_flight.front();
-    in_flight.pop_front();
-    if (last) (out / static_cast<double>(m)).backward();
-    else out.backward(grad_out);
-    return first ? torch::Tensor() : input.grad();
-  };
-
-  // Megatron's non-interleaved 1F1B: warm-up forwards, steady one-forward-one-backward, cool-down.
-  const int warmup = std::min(P - s - 1, m);
-  const int steady = m - warmup;
-  for (int i = 0; i < warmup; ++i) {
-    torch::Tensor in;
-    if (!first) {
-      in = post_recv_forward(i);
-      p2p.wait();
-    }
-    torch::Tensor out = forward(i, in);
-    if (!last) {
-      post_send_forward(out, i);
-      p2p.wait();
-    }
-  }
-  torch::Tensor input;
-  if (steady > 0 && !first) {
-    input = post_recv_forward(warmup);
-    p2p.wait();
-  }
-  for (int i = 0; i < steady; ++i) {
-    const int fwd_mb = warmup + i, bwd_mb = i;
-    torch::Tensor out = forward(fwd_mb, input);
-    torch::Tensor grad_out;
-    if (!last) {
-      post_send_forward(out, fwd_mb);
-      grad_out = post_recv_backward(bwd_mb);
-      p2p.wait();
-    }
-    torch::Tensor grad_in = backward(grad_out);
-    if (!first) post_send_backward(grad_in, bwd_mb);
-    if (i + 1 < steady && !first) input = post_recv_forward(fwd_mb + 1);
-    p2p.wait();
-  }
-  for (int i = steady; i < m; ++i) {
-    torch::Tensor grad_out;
-    if (!last) {
-      grad_out = post_recv_backward(i);
-      p2p.wait();
-    }
-    torch::Tensor grad_in = backward(grad_out);
-    if (!first) {
-      post_send_backward(grad_in, i);
-      p2p.wait();
-    }
-  }
-
+  Pass pass{iteration, &report, P2p(groups_.world), {}};
+  runSchedule(pass);
   syncGradients();
   report.grad_norm = clipGradients();
   optimizer_->step();
   if (device_.is_cuda())  // kernels run asynchronously: the iteration ends when they finish
     torch::cuda::synchronize(device_.index());
-  report.comm = commTimes();
+  report.comm = commClock().collect();
   report.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return report;
+}
+
+// Posting helpers; the matching wait() happens where the schedule needs the data. Receiver tp
+// rank k takes a boundary tensor from sender tp rank k mod t_sender (docs/runtime.md).
+torch::Tensor Trainer::postRecvForward(Pass& pass, int mb) {
+  const std::int64_t b = spec_.plan.microbatch_size, S = spec_.model.sequence_length,
+                     h = spec_.model.hidden_size;
+  const auto options = torch::TensorOptions().dtype(model_->activationDtype()).device(device_);
+  torch::Tensor t = torch::empty({b, S, h}, options);
+  const int src = prev_ranks_[me_.tp_rank % prev_ranks_.size()];
+  pass.p2p.recv(t, src, tagOf(mb, kTagActivation));
+  return t;
+}
+
+void Trainer::postSendForward(Pass& pass, const torch::Tensor& out, int mb) {
+  for (std::size_t k = 0; k < next_ranks_.size(); ++k)
+    if (static_cast<int>(k) % me_.tp == me_.tp_rank)
+      pass.p2p.send(out.detach(), next_ranks_[k], tagOf(mb, kTagActivation));
+}
+
+torch::Tensor Trainer::postRecvBackward(Pass& pass, int mb) {
+  const std::int64_t b = spec_.plan.microbatch_size, S = spec_.model.sequence_length,
+                     h = spec_.model.hidden_size;
+  const auto options = torch::TensorOptions().dtype(model_->activationDtype()).device(device_);
+  torch::Tensor t = torch::empty({b, S, h}, options);
+  const int src = next_ranks_[me_.tp_rank % next_ranks_.size()];
+  pass.p2p.recv(t, src, tagOf(mb, kTagGradient));
+  return t;
+}
+
+void Trainer::postSendBackward(Pass& pass, const torch::Tensor& grad, int mb) {
+  for (std::size_t j = 0; j < prev_ranks_.size(); ++j)
+    if (static_cast<int>(j) % me_.tp == me_.tp_rank)
+      pass.p2p.send(grad, prev_ranks_[j], tagOf(mb, kTagGradient));
+}
+
+// Forward of microbatch `mb`: `input` is the received activation (ignored on the first stage,
+// which reads tokens). The last stage's tp rank 0 adds the loss to the report.
+torch::Tensor Trainer::forwardMicrobatch(Pass& pass, int mb, torch::Tensor input) {
+  const bool first = me_.stage == 0;
+  const bool last = me_.stage + 1 == static_cast<int>(spec_.plan.stages.size());
+  const int d = me_.replica;
+  torch::Tensor labels;
+  if (first) input = tokens(pass.iteration, d, mb, 0);
+  else input.set_requires_grad(true);
+  if (last) labels = tokens(pass.iteration, d, mb, 1);
+  torch::Tensor out = model_->forward(input, labels);
+  if (last && me_.tp_rank == 0) {
+    pass.report->loss_sum += out.item<double>();
+    pass.report->loss_count += 1;
+  }
+  pass.in_flight.emplace_back(input, out);
+  return out;
+}
+
+// Backward of the oldest microbatch in flight; returns its input's gradient (undefined on the
+// first stage). The last stage backpropagates loss / m (the mean over the microbatches).
+torch::Tensor Trainer::backwardMicrobatch(Pass& pass, const torch::Tensor& grad_out) {
+  auto [input, out] = pass.in_flight.front();
+  pass.in_flight.pop_front();
+  if (me_.stage + 1 == static_cast<int>(spec_.plan.stages.size()))
+    (out / static_cast<double>(spec_.microbatches)).backward();
+  else out.backward(grad_out);
+  return me_.stage == 0 ? torch::Tensor() : input.grad();
+}
+
+// Megatron's non-interleaved 1F1B: warm-up forwards, steady one-forward-one-backward, cool-down.
+void Trainer::runSchedule(Pass& pass) {
+  const int P = static_cast<int>(spec_.plan.stages.size()), s = me_.stage;
+  const int m = spec_.microbatches;
+  const bool first = s == 0, last = s == P - 1;
+  P2p& p2p = pass.p2p;
+  const int warmup = std::min(P - s - 1, m);
+  const int steady = m - warmup;
+  for (int i = 0; i < warmup; ++i) {
+    torch::Tensor in;
+    if (!first) {
+      in = postRecvForward(pass, i);
+      p2p.wait();
+    }
+    torch::Tensor out = forwardMicrobatch(pass, i, in);
+    if (!last) {
+      postSendForward(pass, out, i);
+      p2p.wait();
+    }
+  }
+  torch::Tensor input;
+  if (steady > 0 && !first) {
+    input = postRecvForward(pass, warmup);
+    p2p.wait();
+  }
+  for (int i = 0; i < steady; ++i) {
+    const int fwd_mb = warmup + i, bwd_mb = i;
+    torch::Tensor out = forwardMicrobatch(pass, fwd_mb, input);
+    torch::Tensor grad_out;
+    if (!last) {
+      postSendForward(pass, out, fwd_mb);
+      grad_out = postRecvBackward(pass, bwd_mb);
+      p2p.wait();
+    }
+    torch::Tensor grad_in = backwardMicrobatch(pass, grad_out);
+    if (!first) postSendBackward(pass, grad_in, bwd_mb);
+    if (i + 1 < steady && !first) input = postRecvForward(pass, fwd_mb + 1);
+    p2p.wait();
+  }
+  for (int i = steady; i < m; ++i) {
+    torch::Tensor grad_out;
+    if (!last) {
+      grad_out = postRecvBackward(pass, i);
+      p2p.wait();
+    }
+    torch::Tensor grad_in = backwardMicrobatch(pass, grad_out);
+    if (!first) {
+      postSendBackward(pass, grad_in, i);
+      p2p.wait();
+    }
+  }
 }
 
 // Averages gradients over the stage's replicas. With one tp degree in the stage, each tp rank
@@ -197,73 +240,78 @@ IterationReport Trainer::step(int iteration) {
 // rank reads its shards back: each element is then the sum of exactly one copy per replica.
 // Tied embeddings: the first and last stage then add their (replica-averaged) gradients.
 void Trainer::syncGradients() {
-  std::vector<Param>& params = model_->params();
-  for (Param& p : params)
+  for (Param& p : model_->params())
     if (!p.value.grad().defined()) p.value.mutable_grad() = torch::zeros_like(p.value);
+  if (groups_.dp) averageOverReplicas();
+  if (groups_.embedding) reduceTiedEmbedding();
+}
+
+void Trainer::averageOverReplicas() {
+  std::vector<Param>& params = model_->params();
+  const bool padded = groups_.dp_padded;
+  // Buckets of at most bucket_elements (a larger parameter alone), in parameter order.
+  std::vector<std::vector<Param*>> buckets(1);
+  std::int64_t filled = 0;
+  for (Param& p : params) {
+    const std::int64_t n = padded ? elements(p.full_shape) : p.value.numel();
+    if (filled > 0 && filled + n > spec_.bucket_elements) {
+      buckets.emplace_back();
+      filled = 0;
+    }
+    buckets.back().push_back(&p);
+    filled += n;
+  }
+  // Each bucket flattened: the gradients themselves, or zero-padded full tensors.
+  std::vector<std::vector<at::Tensor>> flats;
+  for (const auto& bucket : buckets) {
+    std::vector<torch::Tensor> pieces;
+    for (Param* p : bucket) {
+      if (!padded) {
+        pieces.push_back(p->value.grad().reshape({-1}));
+        continue;
+      }
+      torch::Tensor full = torch::zeros(p->full_shape, p->value.options());
+      if (p->shard_dim >= 0)
+        full.index_copy_(p->shard_dim, p->full_index.to(device_), p->value.grad());
+      else if (me_.tp_rank == 0) full.copy_(p->value.grad());
+      pieces.push_back(full.reshape({-1}));
+    }
+    flats.push_back({torch::cat(pieces)});
+  }
+  // All buckets in flight together.
+  std::vector<c10::intrusive_ptr<c10d::Work>> works;
+  commClock().begin();
+  for (auto& flat : flats) works.push_back(groups_.dp->allreduce(flat));
+  for (auto& w : works) w->wait();
+  commClock().end(&CommTimes::dp);
+  // Averages read back into the gradients (this rank's shards of the padded tensors).
   const double D = spec_.data_parallel;
-  if (groups_.dp) {
-    std::vector<std::vector<Param*>> buckets(1);
-    std::int64_t filled = 0;
-    for (Param& p : params) {
-      const std::int64_t n = groups_.dp_padded
-                                 ? std::accumulate(p.full_shape.begin(), p.full_shape.end(),
-                                                   std::int64_t{1}, std::multiplies<>())
-                                 : p.value.numel();
-      if (filled > 0 && filled + n > spec_.bucket_elements) {
-        buckets.emplace_back();
-        filled = 0;
+  for (std::size_t i = 0; i < buckets.size(); ++i) {
+    torch::Tensor flat = flats[i][0] / D;
+    std::int64_t offset = 0;
+    for (Param* p : buckets[i]) {
+      torch::Tensor grad = p->value.mutable_grad();
+      if (!padded) {
+        grad.copy_(flat.slice(0, offset, offset + grad.numel()).view_as(grad));
+        offset += grad.numel();
+        continue;
       }
-      buckets.back().push_back(&p);
-      filled += n;
-    }
-    std::vector<std::vector<at::Tensor>> flats;
-    std::vector<c10::intrusive_ptr<c10d::Work>> works;
-    for (const auto& bucket : buckets) {
-      std::vector<torch::Tensor> pieces;
-      for (Param* p : bucket) {
-        if (!groups_.dp_padded) {
-          pieces.push_back(p->value.grad().reshape({-1}));
-          continue;
-        }
-        torch::Tensor full = torch::zeros(p->full_shape, p->value.options());
-        if (p->shard_dim >= 0)
-          full.index_copy_(p->shard_dim, p->full_index.to(device_), p->value.grad());
-        else if (me_.tp_rank == 0) full.copy_(p->value.grad());
-        pieces.push_back(full.reshape({-1}));
-      }
-      flats.push_back({torch::cat(pieces)});
-    }
-    const auto t0 = std::chrono::steady_clock::now();
-    for (auto& flat : flats) works.push_back(groups_.dp->allreduce(flat));
-    for (auto& w : works) w->wait();
-    commTimes().dp += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    for (std::size_t i = 0; i < buckets.size(); ++i) {
-      torch::Tensor flat = flats[i][0] / D;
-      std::int64_t offset = 0;
-      for (Param* p : buckets[i]) {
-        torch::Tensor grad = p->value.mutable_grad();
-        if (!groups_.dp_padded) {
-          grad.copy_(flat.slice(0, offset, offset + grad.numel()).view_as(grad));
-          offset += grad.numel();
-          continue;
-        }
-        const std::int64_t n = std::accumulate(p->full_shape.begin(), p->full_shape.end(),
-                                               std::int64_t{1}, std::multiplies<>());
-        torch::Tensor full = flat.slice(0, offset, offset + n).view(p->full_shape);
-        offset += n;
-        grad.copy_(p->shard_dim >= 0 ? full.index_select(p->shard_dim, p->full_index.to(device_))
-                                     : full);
-      }
+      const std::int64_t n = elements(p->full_shape);
+      torch::Tensor full = flat.slice(0, offset, offset + n).view(p->full_shape);
+      offset += n;
+      grad.copy_(p->shard_dim >= 0 ? full.index_select(p->shard_dim, p->full_index.to(device_))
+                                   : full);
     }
   }
-  if (groups_.embedding) {
-    for (Param& p : params) {
-      if (p.name != "embedding.token") continue;
-      std::vector<at::Tensor> t{groups_.embedding_contributor ? p.value.grad().clone()
-                                                              : torch::zeros_like(p.value)};
-      allReduceSum(groups_.embedding, t, &CommTimes::dp);
-      p.value.mutable_grad().copy_(t[0]);
-    }
+}
+
+void Trainer::reduceTiedEmbedding() {
+  for (Param& p : model_->params()) {
+    if (p.name != "embedding.token") continue;
+    std::vector<at::Tensor> t{groups_.embedding_contributor ? p.value.grad().clone()
+                                                            : torch::zeros_like(p.value)};
+    allReduceSum(groups_.embedding, t, &CommTimes::dp);
+    p.value.mutable_grad().copy_(t[0]);
   }
 }
 

@@ -27,12 +27,26 @@ struct IterationReport {
 
 class Trainer {
  public:
+  // Installs the process's tensor-parallel group and communication clock (for `device`).
   Trainer(const RunSpec& spec, int rank, Groups groups, torch::Dtype dtype, torch::Device device);
   IterationReport step(int iteration);
 
  private:
+  struct Pass;  // one iteration's pipeline state (trainer.cpp)
+
   torch::Tensor tokens(int iteration, int pipeline, int microbatch, int offset) const;
+  // The 1F1B schedule and its pieces.
+  void runSchedule(Pass& pass);
+  torch::Tensor forwardMicrobatch(Pass& pass, int mb, torch::Tensor input);
+  torch::Tensor backwardMicrobatch(Pass& pass, const torch::Tensor& grad_out);
+  torch::Tensor postRecvForward(Pass& pass, int mb);
+  void postSendForward(Pass& pass, const torch::Tensor& out, int mb);
+  torch::Tensor postRecvBackward(Pass& pass, int mb);
+  void postSendBackward(Pass& pass, const torch::Tensor& grad, int mb);
+  // After the schedule: gradient synchronization and clipping.
   void syncGradients();
+  void averageOverReplicas();
+  void reduceTiedEmbedding();
   double clipGradients();
 
   const RunSpec& spec_;

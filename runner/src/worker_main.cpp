@@ -4,6 +4,11 @@
 //   {"type":"ready", ...}  {"type":"heartbeat"}  {"type":"iteration", ...}
 //   {"type":"error","message":...}  {"type":"done"}
 // The controller alone talks to the user (docs/runtime.md).
+//
+// In this file: report (one JSON line, thread-safe), parse (the options), deviceFor (the
+// rank's device), connectStore, iterationMessage, and main (the heartbeat thread, the groups,
+// the training loop, errors).
+#include <malloc.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -75,11 +80,56 @@ Args parse(int argc, char** argv) {
   return a;
 }
 
+// Keeps freed memory in the process. Every iteration allocates and frees the same tensors
+// (activations, gradients, optimizer temporaries: hundreds of MB at runtime_bench's size);
+// glibc's defaults give large blocks back to the kernel (munmap, heap trim) and take them again
+// on the next iteration, a page fault per 4 KiB page that the kernel zeroes first: 20,000 to
+// 30,000 faults and about a fifth of the worker's CPU time per iteration on a VM
+// (docs/benchmarks.md). Fixed thresholds also stop glibc's dynamic mmap threshold, which made
+// the count depend on the history of allocations. Peak memory is unchanged: the process keeps
+// its high-water mark instead of returning to it every iteration.
+void keepFreedMemory() {
+#ifdef __GLIBC__
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // blocks up to 32 MiB (glibc's maximum) from the heap
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);   // the heap's free top is returned above 1 GiB only
+#endif
+}
+
+// CUDA device rank % GPUs under NCCL, else the CPU.
+torch::Device deviceFor(const std::string& backend, int rank) {
+  if (backend != "nccl") return torch::Device(torch::kCPU);
+  const int gpus = static_cast<int>(torch::cuda::device_count());
+  return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(rank % gpus));
+}
+
+c10::intrusive_ptr<c10d::Store> connectStore(const Args& args) {
+  c10d::TCPStoreOptions so;
+  so.port = static_cast<std::uint16_t>(args.port);
+  so.isServer = false;
+  so.timeout = std::chrono::seconds(args.timeout_s);
+  return c10::make_intrusive<c10d::TCPStore>(args.store_host, so);
+}
+
+json iterationMessage(const IterationReport& r, const torch::Device& device) {
+  return json{{"type", "iteration"},
+              {"iteration", r.iteration},
+              {"loss_sum", r.loss_sum},
+              {"loss_count", r.loss_count},
+              {"seconds", r.seconds},
+              {"p2p_seconds", r.comm.p2p},
+              {"tp_seconds", r.comm.tp},
+              {"dp_seconds", r.comm.dp},
+              {"grad_norm", r.grad_norm},
+              {"learning_rate", r.learning_rate},
+              {"peak_memory_bytes", peakMemoryBytes(device)}};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::atomic<bool> running{true};
   std::thread heartbeat;
+  keepFreedMemory();
   try {
     const Args args = parse(argc, argv);
     const RunSpec spec = RunSpec::fromJson(json_util::readFile(args.spec));
@@ -97,16 +147,8 @@ int main(int argc, char** argv) {
     });
 
     const std::string backend = chooseBackend(spec.backend);
-    torch::Device device(torch::kCPU);
-    if (backend == "nccl") {
-      const int gpus = static_cast<int>(torch::cuda::device_count());
-      device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(args.rank % gpus));
-    }
-    c10d::TCPStoreOptions so;
-    so.port = static_cast<std::uint16_t>(args.port);
-    so.isServer = false;
-    so.timeout = std::chrono::seconds(args.timeout_s);
-    auto store = c10::make_intrusive<c10d::TCPStore>(args.store_host, so);
+    const torch::Device device = deviceFor(backend, args.rank);
+    auto store = connectStore(args);
     Groups groups = createGroups(spec, args.rank, store, args.generation, backend,
                                  std::chrono::seconds(args.timeout_s));
     const torch::Dtype dtype = spec.dtype == "float64" ? torch::kFloat64 : torch::kFloat32;
@@ -117,20 +159,7 @@ int main(int argc, char** argv) {
                 {"backend", backend},
                 {"device", device.str()}});
 
-    for (int it = 0; it < spec.iterations; ++it) {
-      const IterationReport r = trainer.step(it);
-      report(json{{"type", "iteration"},
-                  {"iteration", r.iteration},
-                  {"loss_sum", r.loss_sum},
-                  {"loss_count", r.loss_count},
-                  {"seconds", r.seconds},
-                  {"p2p_seconds", r.comm.p2p},
-                  {"tp_seconds", r.comm.tp},
-                  {"dp_seconds", r.comm.dp},
-                  {"grad_norm", r.grad_norm},
-                  {"learning_rate", r.learning_rate},
-                  {"peak_memory_bytes", peakMemoryBytes(device)}});
-    }
+    for (int it = 0; it < spec.iterations; ++it) report(iterationMessage(trainer.step(it), device));
     finishGroups(groups, device);
     running = false;
     heartbeat.join();
