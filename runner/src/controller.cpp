@@ -5,7 +5,7 @@
 //   Run::execute ........ the steps in order, with one guard: whatever a step throws ends the
 //                         run through finish, like any other ending
 //     announce .......... writes the workers' spec, emits run_started and the warnings
-//     startRendezvous ... hosts the c10d TCPStore the workers meet in
+//     startRendezvous ... creates the c10d FileStore file the workers meet in (no port)
 //     launchWorkers ..... the launch step (launcher.hpp: local processes today), workers_started
 //     supervise ......... loops pumpOutput, reapExited and checkHeartbeats until every worker is
 //                         done or one step says how the run ends (an Ending)
@@ -17,6 +17,7 @@
 #include "controller.hpp"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>  // NOLINT(modernize-deprecated-headers): sigaction() is POSIX, not <csignal>
 #include <unistd.h>
@@ -32,8 +33,6 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
-
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include "launcher.hpp"
 #include "sailor/json_util.hpp"
@@ -176,7 +175,6 @@ class Run {
   Launcher& launcher_;
   RunSpec worker_spec_;
   std::string spec_dir_, spec_file_;
-  c10::intrusive_ptr<c10d::TCPStore> rendezvous_;
   std::string rendezvous_addr_;
   int generation_ = 0;
   std::vector<Worker> workers_;
@@ -253,17 +251,20 @@ void Run::announce() {
 
 // Step: the rendezvous store lives here, not in a worker: it outlives any one generation of
 // workers (a reconfigured world forms new groups under a new "gen/<G>/" prefix on the same
-// store).
+// store). A local run meets in a c10d FileStore: a file in the run's private directory (mkdtemp,
+// mode 0700), so the run opens no port at all and no peer can reach or wedge the controller (a
+// TCPStore server listens on every interface whatever host it is given, libtorch 1.13). The
+// controller only creates the empty file; the workers open it (worker_main.cpp) and the finish
+// step removes it with the directory.
 void Run::startRendezvous() {
   if (testFault("rendezvous"))
-    throw std::runtime_error("TCPStore: " + testFaultMessage("rendezvous"));
-  c10d::TCPStoreOptions so;
-  so.port = 0;
-  so.isServer = true;
-  so.waitWorkers = false;
-  so.timeout = std::chrono::seconds(options_.collective_timeout_s);
-  rendezvous_ = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", so);
-  rendezvous_addr_ = "127.0.0.1:" + std::to_string(rendezvous_->getPort());
+    throw std::runtime_error("rendezvous: " + testFaultMessage("rendezvous"));
+  const std::string path = spec_dir_ + "/rendezvous";
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0)
+    throw std::runtime_error("rendezvous: cannot create " + path + ": " + std::strerror(errno));
+  ::close(fd);
+  rendezvous_addr_ = "file:" + path;
 }
 
 // Step: one worker per rank through the launcher, then workers_started.

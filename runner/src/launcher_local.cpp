@@ -72,6 +72,9 @@ LaunchedWorker startChild(const std::vector<std::string>& argv) {
     args.push_back(nullptr);
     setenv("OMP_NUM_THREADS", "1", 1);
     setenv("OPENBLAS_NUM_THREADS", "1", 1);  // OpenBLAS's own pool, besides torch's
+    // A local run opens nothing beyond loopback: NCCL's bootstrap and socket transport on `lo`
+    // (Gloo binds 127.0.0.1 itself, comm.cpp), unless the user chose an interface.
+    setenv("NCCL_SOCKET_IFNAME", "lo", 0);
     execv(args[0], args.data());
     const std::string msg =
         std::string("cannot start ") + argv[0] + ": " + std::strerror(errno) + "\n";

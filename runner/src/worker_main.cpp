@@ -1,6 +1,6 @@
 // sailor-worker: one rank of a training run. Started by the controller (`sailor run`), never by
-// hand: it reads the run spec, joins the process groups through the controller's TCPStore and
-// trains its share of the plan, reporting to the controller as JSON lines on stdout:
+// hand: it reads the run spec, joins the process groups through the controller's rendezvous
+// store and trains its share of the plan, reporting to the controller as JSON lines on stdout:
 //   {"type":"ready", ...}  {"type":"heartbeat"}  {"type":"iteration", ...}
 //   {"type":"error","message":...}  {"type":"done"}
 // The controller alone talks to the user (docs/runtime.md).
@@ -20,6 +20,7 @@
 #include <string>
 #include <thread>
 
+#include <torch/csrc/distributed/c10d/FileStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include "comm.hpp"
@@ -50,6 +51,7 @@ std::int64_t peakMemoryBytes(const torch::Device& device) {
 
 struct Args {
   std::string spec, store_host = "127.0.0.1";
+  std::string store_file;  // --store file:PATH (a local run); else store_host:port
   int rank = -1, port = 0, generation = 0, timeout_s = 60;
 };
 
@@ -66,16 +68,20 @@ Args parse(int argc, char** argv) {
     else if (k == "--store") {
       const std::string v = value();
       const auto colon = v.rfind(':');
-      if (colon == std::string::npos) throw std::runtime_error("--store expects HOST:PORT");
-      a.store_host = v.substr(0, colon);
-      a.port = std::stoi(v.substr(colon + 1));
+      if (v.rfind("file:", 0) == 0 && v.size() > 5) a.store_file = v.substr(5);
+      else if (colon == std::string::npos || colon + 1 == v.size())
+        throw std::runtime_error("--store expects file:PATH or HOST:PORT, got '" + v + "'");
+      else {
+        a.store_host = v.substr(0, colon);
+        a.port = std::stoi(v.substr(colon + 1));
+      }
     } else if (k == "--generation") a.generation = std::stoi(value());
     else if (k == "--timeout") a.timeout_s = std::stoi(value());
     else throw std::runtime_error("unknown option " + k);
   }
-  if (a.spec.empty() || a.rank < 0 || a.port <= 0)
+  if (a.spec.empty() || a.rank < 0 || (a.store_file.empty() && a.port <= 0))
     throw std::runtime_error(
-        "usage: sailor-worker --spec FILE --rank R --store HOST:PORT "
+        "usage: sailor-worker --spec FILE --rank R --store file:PATH|HOST:PORT "
         "[--generation G] [--timeout SECONDS] (started by `sailor run`)");
   return a;
 }
@@ -102,7 +108,15 @@ torch::Device deviceFor(const std::string& backend, int rank) {
   return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(rank % gpus));
 }
 
+// The rendezvous store: the controller's FileStore file (a local run: no socket at all;
+// numWorkers -1 so that no worker deletes the file, the controller removes it), or a TCPStore
+// hosted elsewhere (HOST:PORT).
 c10::intrusive_ptr<c10d::Store> connectStore(const Args& args) {
+  if (!args.store_file.empty()) {
+    auto store = c10::make_intrusive<c10d::FileStore>(args.store_file, -1);
+    store->setTimeout(std::chrono::seconds(args.timeout_s));
+    return store;
+  }
   c10d::TCPStoreOptions so;
   so.port = static_cast<std::uint16_t>(args.port);
   so.isServer = false;

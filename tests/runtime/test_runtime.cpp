@@ -9,7 +9,7 @@
 //  - failure: SIGKILL of one worker is reported (rank, replica) within 5 s, exit 4, and the store
 //    keeps the run and every completed iteration; a stopped (SIGSTOP) worker is reported as
 //    silent;
-//  - a fault in the controller itself after the start (a TCPStore, fork or store error, injected
+//  - a fault in the controller itself after the start (a rendezvous, fork or store error, injected
 //    with the test-only SAILOR_TEST_FAULT; and a store genuinely locked by another connection)
 //    still ends the stream with a failed finished event, records the failure in the store, leaves
 //    no worker behind and exits 4; a diverged loss is printed as null and the run finishes;
@@ -430,8 +430,8 @@ class TestRuntime : public QObject {
     QTest::addColumn<QString>("fault");
     QTest::addColumn<QString>("message");  // how finished.error starts
     QTest::addColumn<bool>("after_iterations");
-    QTest::newRow("TCPStore error") << "rendezvous"
-                                    << "controller: TCPStore: injected" << false;
+    QTest::newRow("rendezvous error") << "rendezvous"
+                                      << "controller: rendezvous: injected" << false;
     QTest::newRow("fork error for rank 1") << "launch"
                                            << "controller: fork: injected" << false;
     QTest::newRow("while pumping output") << "pump"

@@ -72,7 +72,7 @@ struct RunWorker {
 
 // workers_started: every worker process has been launched (not yet joined its groups).
 struct WorkersStartedEvent {
-  std::string store;  // the rendezvous store, "127.0.0.1:PORT"
+  std::string store;  // the rendezvous store: "file:PATH" (a local run's FileStore)
   int generation = 0;
   std::vector<RunWorker> workers;  // by rank
 };
