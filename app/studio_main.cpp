@@ -70,6 +70,10 @@ int main(int argc, char** argv) {
     QMessageBox::critical(nullptr, QStringLiteral("Sailor Studio"), QString::fromUtf8(e.what()));
     return 2;
   }
+  // The window's banner says it too; stderr for whoever started the studio from a shell.
+  if (!window->startupError().isEmpty())
+    std::fprintf(stderr, "sailor-studio: %s; the default scenario is shown instead\n",
+                 qPrintable(window->startupError()));
   window->show();
   if (parser.isSet(shots)) return sailor::studio::takeScreenshots(*window, parser.value(shots));
   return QApplication::exec();
