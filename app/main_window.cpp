@@ -191,11 +191,15 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   connect(run_client_, &RunClient::finished, this, &MainWindow::onRunFinished);
 
   // --- Content: the scenario, the default job, past runs.
-  bool loaded = false;
-  if (!options_.scenario_file.isEmpty()) loaded = openScenario(options_.scenario_file);
-  if (!loaded) {
+  // A file named on the command line that cannot be opened: the default scenario instead, and
+  // the banner says why (after newFromDefault, whose `changed` hides the banner).
+  if (!options_.scenario_file.isEmpty()) startup_error_ = loadScenario(options_.scenario_file);
+  if (options_.scenario_file.isEmpty() || !startup_error_.isEmpty()) {
     const EditResult r = document_->newFromDefault();
     if (!r.ok()) showBanner(r.message);
+    else if (!startup_error_.isEmpty())
+      showBanner(tr("Could not open %1: %2. The default scenario is shown instead.")
+                     .arg(QFileInfo(options_.scenario_file).fileName(), startup_error_));
   }
   // The studio asks for the Pareto frontier too (a few seconds on the default scenario): with
   // the best plans it makes the plot's points. More best plans cost more than they show: the
@@ -211,10 +215,18 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   } catch (const std::exception& e) {
     showBanner(tr("The default job could not be read: %1").arg(QString::fromUtf8(e.what())));
   }
-  try {
-    history_ = std::make_unique<RunHistory>(options_.run_store);
-  } catch (const std::exception& e) {
-    monitor_->showFailure(tr("The run store cannot be used: %1").arg(QString::fromUtf8(e.what())));
+  // SQLite's own words for a directory are "unable to open database file".
+  if (!options_.run_store.isEmpty() && QFileInfo(options_.run_store).isDir()) {
+    monitor_->showFailure(
+        tr("The run store cannot be used: %1: is a directory, expected a run store file (SQLite)")
+            .arg(options_.run_store));
+  } else {
+    try {
+      history_ = std::make_unique<RunHistory>(options_.run_store);
+    } catch (const std::exception& e) {
+      monitor_->showFailure(
+          tr("The run store cannot be used: %1").arg(QString::fromUtf8(e.what())));
+    }
   }
   refreshPastRuns();
   updateTitle();
@@ -520,11 +532,25 @@ void MainWindow::reopenRun(qint64 id) {
   }
 }
 
+QString MainWindow::loadScenario(const QString& path) {
+  // Checked here because reading a directory throws std::ios_base::failure ("basic_filebuf::
+  // underflow") from inside the JSON parser, which nothing below catches.
+  const QFileInfo info(path);
+  if (info.isDir()) return tr("%1: is a directory, expected a scenario JSON file").arg(path);
+  if (!info.exists()) return tr("%1: no such file, expected a scenario JSON file").arg(path);
+  try {
+    const EditResult r = document_->load(path);
+    return r.ok() ? QString() : r.message;
+  } catch (const std::exception& e) {  // a read error of the stream (I/O error, special file)
+    return tr("%1: cannot be read: %2").arg(path, QString::fromUtf8(e.what()));
+  }
+}
+
 bool MainWindow::openScenario(const QString& path) {
-  const EditResult r = document_->load(path);
-  if (!r.ok()) {
+  const QString error = loadScenario(path);
+  if (!error.isEmpty()) {
     showBanner(tr("Could not open %1: %2. The scenario you were editing is unchanged.")
-                   .arg(QFileInfo(path).fileName(), r.message));
+                   .arg(QFileInfo(path).fileName(), error));
     return false;
   }
   showBanner({});

@@ -67,6 +67,9 @@ class MainWindow : public QMainWindow {
   std::shared_ptr<const sailor::PlanResult> result() const { return result_; }
   QString planStatus() const;
   QString bannerText() const;  // the Resources tab's message (e.g. a file that failed to open)
+  // Why options.scenario_file was not opened (one line: file, field, value, expected), the
+  // default scenario being shown instead; empty when it was opened or none was given.
+  QString startupError() const { return startup_error_; }
 
  public slots:
   void planNow();
@@ -86,7 +89,8 @@ class MainWindow : public QMainWindow {
   void updateTitle();
   void scheduleReplan();
   void showBanner(const QString& text);
-  bool maybeSave();  // asks about unsaved edits; false: the user cancelled
+  QString loadScenario(const QString& path);  // into the document; empty, or why not (one line)
+  bool maybeSave();                           // asks about unsaved edits; false: the user cancelled
   void onPlanFinished(quint64 id, std::shared_ptr<const sailor::PlanResult> result);
   void onPlanFailed(quint64 id, const QString& message);
   void startRun(int iterations, const QString& data_source);
@@ -96,6 +100,7 @@ class MainWindow : public QMainWindow {
   std::shared_ptr<const sailor::Catalog> planningCatalog() const;
 
   MainWindowOptions options_;
+  QString startup_error_;
   sailor::Catalog catalog_;
   std::unique_ptr<PlanningService> planner_;
   std::unique_ptr<RunHistory> history_;

@@ -5,6 +5,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <QLibraryInfo>
 #include <QLocale>
 #include <QMessageBox>
@@ -57,6 +58,13 @@ int main(int argc, char** argv) {
       translator.load(QStringLiteral("sailor_studio_en"), QStringLiteral(":/i18n")))
     QApplication::installTranslator(&translator);
 
+  // Checked before the window plans (seconds): a file there would fail only at the first shot.
+  if (parser.isSet(shots) && QFileInfo(parser.value(shots)).exists() &&
+      !QFileInfo(parser.value(shots)).isDir()) {
+    std::fprintf(stderr, "sailor-studio: --screenshots: got %s, a file, expected a directory\n",
+                 qPrintable(parser.value(shots)));
+    return 2;
+  }
   sailor::studio::MainWindowOptions options;
   if (!parser.positionalArguments().isEmpty())
     options.scenario_file = parser.positionalArguments().front();
@@ -70,6 +78,10 @@ int main(int argc, char** argv) {
     QMessageBox::critical(nullptr, QStringLiteral("Sailor Studio"), QString::fromUtf8(e.what()));
     return 2;
   }
+  // The window's banner says it too; stderr for whoever started the studio from a shell.
+  if (!window->startupError().isEmpty())
+    std::fprintf(stderr, "sailor-studio: %s; the default scenario is shown instead\n",
+                 qPrintable(window->startupError()));
   window->show();
   if (parser.isSet(shots)) return sailor::studio::takeScreenshots(*window, parser.value(shots));
   return QApplication::exec();

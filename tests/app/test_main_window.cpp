@@ -1,8 +1,13 @@
 // The studio's main window, offscreen, driven as a user would: it opens the default scenario and
-// plans it; edits re-plan; a file that fails to parse leaves the unsaved work alone; an
+// plans it; edits re-plan; a file that fails to parse leaves the unsaved work alone, and one
+// named on the command line (a broken file, a directory) opens the default and says why; an
 // impossible constraint says so near the constraints; choosing a point shows that plan; a small
 // plan is trained for real by `sailor run` and the monitor shows it.
 #include <QComboBox>
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
@@ -101,6 +106,81 @@ class TestMainWindow : public QObject {
     QVERIFY(w.document()->scenario().toJson() == before);
     QVERIFY(w.document()->isModified());
     QVERIFY(w.document()->undoStack()->canUndo());
+  }
+
+  // `sailor-studio broken.json`: the default scenario instead, and the banner says why with the
+  // engine's one-line error (file, field, value, expected) and that the default is shown.
+  void aBrokenFileOnTheCommandLineIsExplained() {
+    QFile def(qEnvironmentVariable("SAILOR_RESOURCES") + "/scenarios/default.json");
+    QVERIFY(def.open(QIODevice::ReadOnly));
+    QJsonObject scenario = QJsonDocument::fromJson(def.readAll()).object();
+    QJsonArray pools = scenario["pools"].toArray();
+    QJsonObject pool = pools[0].toObject();
+    pool["count"] = -1;
+    pools[0] = pool;
+    scenario["pools"] = pools;
+    QFile broken(tmp_.filePath("broken.json"));
+    QVERIFY(broken.open(QIODevice::WriteOnly));
+    broken.write(QJsonDocument(scenario).toJson());
+    broken.close();
+
+    MainWindowOptions o = options();
+    o.plan_on_start = false;
+    o.scenario_file = broken.fileName();
+    MainWindow w(o);
+    const QString error = w.startupError();
+    QVERIFY2(error.contains("broken.json") && error.contains("pools[0].count") &&
+                 error.contains("got -1") && error.contains("expected"),
+             qPrintable(error));
+    QVERIFY2(w.bannerText().contains(error), qPrintable(w.bannerText()));
+    QVERIFY2(w.bannerText().contains("default scenario is shown instead"),
+             qPrintable(w.bannerText()));
+    QVERIFY(w.document()->filePath().isEmpty());  // the default, not the broken file
+    QVERIFY(!w.document()->scenario().pools.empty());
+    QVERIFY(w.document()->scenario().pools.front().count > 0);
+
+    o.scenario_file = tmp_.filePath("missing.json");
+    MainWindow missing(o);
+    QVERIFY2(missing.startupError().contains("missing.json: no such file"),
+             qPrintable(missing.startupError()));
+    QVERIFY2(missing.bannerText().contains("default scenario is shown instead"),
+             qPrintable(missing.bannerText()));
+  }
+
+  // A directory as the scenario file used to escape as std::ios_base::failure ("basic_filebuf")
+  // and stop the studio at start-up; now it is refused like any other bad file.
+  void aDirectoryAsTheScenarioIsRefused() {
+    const QString dir = tmp_.filePath("a-directory");
+    QVERIFY(QDir().mkpath(dir));
+    MainWindowOptions o = options();
+    o.plan_on_start = false;
+    o.scenario_file = dir;
+    MainWindow w(o);
+    QCOMPARE(w.startupError(), dir + ": is a directory, expected a scenario JSON file");
+    QVERIFY2(w.bannerText().contains(w.startupError()), qPrintable(w.bannerText()));
+    QVERIFY(w.document()->filePath().isEmpty());
+    QVERIFY(!w.document()->scenario().pools.empty());
+    // The same through File > Open: refused, the document untouched.
+    const auto before = w.document()->scenario().toJson();
+    QVERIFY(!w.openScenario(dir));
+    QVERIFY2(w.bannerText().contains("is a directory") &&
+                 w.bannerText().contains("scenario you were editing is unchanged"),
+             qPrintable(w.bannerText()));
+    QVERIFY(w.document()->scenario().toJson() == before);
+  }
+
+  // --store DIR: the run monitor says why the store cannot be used (SQLite's own words were
+  // "unable to open database file"); the studio starts.
+  void aDirectoryAsTheRunStoreIsExplained() {
+    const QString dir = tmp_.filePath("store-directory");
+    QVERIFY(QDir().mkpath(dir));
+    MainWindowOptions o = options();
+    o.plan_on_start = false;
+    o.run_store = dir;
+    MainWindow w(o);
+    QVERIFY2(w.runMonitor()->errorText().contains(
+                 dir + ": is a directory, expected a run store file (SQLite)"),
+             qPrintable(w.runMonitor()->errorText()));
   }
 
   void anImpossibleConstraintIsExplainedNearTheConstraints() {
