@@ -3,15 +3,18 @@
 // sailor/json_util.hpp.
 //
 // Map:
-//   describe, requireObject/Array, require       shapes and required keys
+//   truncateUtf8, describe                      bounded text of values, cut on character boundaries
+//   requireObject/Array, require                shapes and required keys
 //   getString/Number/Int/Int32/Bool[Or]         typed fields, with or without a default
 //   getNonNegative, getInRange, getPositive     bounded numbers
 //   rejectUnknownKeys                           typos are errors, not silently ignored options
-//   readFile, writeFileAtomically               files (write to a temporary, then rename)
+//   readFile, writeFileAtomically               files: bounded size and nesting, numbers that
+//                                               fit a double; write to a temporary, then rename
 #include "sailor/json_util.hpp"
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -21,9 +24,59 @@
 
 namespace sailor::json_util {
 
+std::string truncateUtf8(std::string_view s, std::size_t max_bytes) {
+  if (s.size() <= max_bytes) return std::string(s);
+  std::size_t cut = max_bytes;
+  // Back off over continuation bytes (10xxxxxx) so that the cut falls before a lead byte.
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(s.substr(0, cut));
+}
+
+// The compact text of a scalar (what dump() writes); invalid UTF-8 in a string is replaced
+// rather than thrown on, as an error message must always be writable.
+static std::string scalarText(const json& v) {
+  return v.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// The first `limit` bytes (or a little more) of what v.dump() writes, without recursion: a
+// value nested 100,000 deep must neither overflow the stack nor be rendered whole.
+static std::string dumpPrefix(const json& v, std::size_t limit) {
+  struct Frame {
+    const json* container;
+    json::const_iterator it;
+  };
+  std::vector<Frame> stack;
+  std::string out;
+  const json* next = &v;
+  while (out.size() <= limit) {
+    if (next != nullptr) {
+      if (next->is_structured()) {
+        out += next->is_object() ? '{' : '[';
+        stack.push_back({next, next->cbegin()});
+      } else {
+        out += scalarText(*next);
+      }
+      next = nullptr;
+      continue;
+    }
+    if (stack.empty()) break;
+    Frame& f = stack.back();
+    if (f.it == f.container->cend()) {
+      out += f.container->is_object() ? '}' : ']';
+      stack.pop_back();
+      continue;
+    }
+    if (f.it != f.container->cbegin()) out += ',';
+    if (f.container->is_object()) out += scalarText(json(f.it.key())) + ':';
+    next = &*f.it;
+    ++f.it;
+  }
+  return out;
+}
+
 std::string describe(const json& v) {
-  std::string s = v.dump();
-  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  std::string s = dumpPrefix(v, 60);
+  if (s.size() > 60) s = truncateUtf8(s, 57) + "...";
   return s;
 }
 
@@ -148,16 +201,88 @@ void rejectUnknownKeys(const json& obj, const std::vector<std::string>& allowed,
   }
 }
 
+namespace {
+
+// Line and column (from 1) of byte `offset` of text, for error messages.
+std::string lineColumn(const std::string& text, std::size_t offset) {
+  offset = std::min(offset, text.size());
+  std::size_t line = 1;
+  std::size_t column = 1;
+  for (std::size_t i = 0; i < offset; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+// nlohmann's DOM builder with a bound on nesting and errors that become InputErrors naming the
+// file: nlohmann reads any depth, but copying, printing or destroying such a value recurses.
+class BoundedDomParser : public nlohmann::detail::json_sax_dom_parser<json> {
+ public:
+  BoundedDomParser(json& result, const std::string& path, const std::string& text)
+      : json_sax_dom_parser(result), path_(path), text_(text) {}
+
+  bool start_object(std::size_t len) {
+    enter();
+    return json_sax_dom_parser::start_object(len);
+  }
+  bool start_array(std::size_t len) {
+    enter();
+    return json_sax_dom_parser::start_array(len);
+  }
+  bool end_object() {
+    --depth_;
+    return json_sax_dom_parser::end_object();
+  }
+  bool end_array() {
+    --depth_;
+    return json_sax_dom_parser::end_array();
+  }
+  template <class Exception>
+  bool parse_error(std::size_t position, const std::string& token, const Exception& ex) {
+    if (ex.id == 406)  // out_of_range: a number that does not fit a double (1e309)
+      // position is just past the number, whose text is token
+      throw InputError(
+          path_ + ": " + lineColumn(text_, position - std::min(position, token.size())),
+          truncateUtf8(token, 40) + " (a number too large for a double)", "a finite number");
+    throw InputError(path_, "malformed JSON (" + std::string(ex.what()) + ")", "valid JSON");
+  }
+
+ private:
+  void enter() {
+    if (++depth_ > kMaxJsonDepth)
+      throw InputError(
+          path_, "arrays or objects nested more than " + std::to_string(kMaxJsonDepth) + " deep",
+          "at most " + std::to_string(kMaxJsonDepth) + " levels of nesting");
+  }
+  const std::string& path_;
+  const std::string& text_;
+  int depth_ = 0;
+};
+
+}  // namespace
+
 json readFile(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw InputError(path, "a directory", "a readable JSON file");
+  const auto size = fs::file_size(path, ec);
+  if (!ec && size > kMaxJsonFileBytes)
+    throw InputError(path, "a file of " + std::to_string(size) + " bytes",
+                     "a JSON file of at most " + std::to_string(kMaxJsonFileBytes) + " bytes");
   std::ifstream in(path);
   if (!in) throw InputError(path, "a file that cannot be opened", "a readable JSON file");
   std::stringstream ss;
   ss << in.rdbuf();
-  try {
-    return json::parse(ss.str());
-  } catch (const json::parse_error& e) {
-    throw InputError(path, "malformed JSON (" + std::string(e.what()) + ")", "valid JSON");
-  }
+  const std::string text = ss.str();
+  json result;
+  BoundedDomParser sax(result, path, text);
+  json::sax_parse(text, &sax);
+  return result;
 }
 
 void writeFileAtomically(const std::string& path, const std::string& text) {

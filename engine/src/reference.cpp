@@ -412,6 +412,8 @@ static MeasuredPoint readPoint(const json& pts, size_t i, const std::string& pat
 static const json& pointsOf(const json& file, const std::string& path) {
   const json& pts = ju::require(file, "points", path);
   ju::requireArray(pts, path + ": points");
+  // A file with no point can predict nothing: an error, as for a file whose points are all bad.
+  if (pts.empty()) throw InputError(path + ": points", "[]", "at least one measured point");
   return pts;
 }
 

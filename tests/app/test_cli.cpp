@@ -268,6 +268,67 @@ class TestCli : public QObject {
     }
   }
 
+  // Hostile files (issue 24): 100,000 nested brackets, a number that overflows a double and an
+  // empty points array are each one line on stderr naming the file, exit 2 (they were a crash,
+  // exit 139; an internal error, exit 1; and exit 0).
+  void hostileFilesExitTwo() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString deep =
+        writeFile(dir, "deep.json", QByteArray(100000, '[') + QByteArray(100000, ']'));
+    QFile sf(resources() + "/scenarios/default.json");
+    QVERIFY(sf.open(QIODevice::ReadOnly));
+    QByteArray scenario = sf.readAll();
+    const qsizetype count = scenario.indexOf("\"count\": ");
+    QVERIFY(count > 0);
+    scenario.insert(count + 9, "1e309, \"x\": ");  // "count": 1e309, "x": 32
+    const QString big = writeFile(dir, "big.json", scenario);
+    const QString empty = writeFile(dir, "empty.json", R"({"points": []})");
+    const QString sc = resources() + "/scenarios/default.json";
+    const QString job = resources() + "/jobs/default.json";
+    const QString plan = resources() + "/plans/default.json";
+    const QString ref = QString(SAILOR_TEST_SHARED_DIR) + "/reference/sailor";
+    const QList<QPair<QStringList, QStringList>> cases = {
+        {{"simulate", "--scenario", deep, "--job", job, "--plan", plan},
+         {deep + ": got arrays or objects nested more than 64 deep"}},
+        {{"simulate", "--scenario", sc, "--job", job, "--plan", deep}, {deep, "64 levels"}},
+        {{"plan", "--scenario", sc, "--job", deep}, {deep, "nested more than 64 deep"}},
+        {{"validate", deep, "--reference", ref}, {deep, "nested more than 64 deep"}},
+        {{"simulate", "--scenario", big, "--job", job, "--plan", plan},
+         {big + ": line ", "got 1e309", "expected a finite number"}},
+        {{"validate", empty, "--reference", ref},
+         {empty + ": points: got [], expected at least one measured point"}},
+    };
+    for (const auto& [args, needles] : cases) {
+      const Result r = runSailor(args);
+      QVERIFY2(r.exit_code == 2, qPrintable(describe(args, r)));
+      QVERIFY2(r.err.count('\n') == 1, qPrintable(describe(args, r)));
+      for (const QString& n : needles) QVERIFY2(r.err.contains(n), qPrintable(describe(args, r)));
+    }
+  }
+
+  // A skipped point whose error quotes a long value of multi-byte characters keeps the whole
+  // `validate --json` report, at every alignment of the cut (it used to throw on dump, exit 1).
+  void validateJsonKeepsSkippedPointsWithMultiByteErrors() {
+    const QJsonArray points = measuredPoints().value("points").toArray();
+    if (points.isEmpty())
+      QSKIP(qPrintable("no " + measuredPointsPath() + ": ../shared is not beside this checkout"));
+    for (int pad = 0; pad < 4; ++pad) {
+      QJsonObject bad = points[0].toObject();
+      bad["id"] = "bad";
+      bad["global_batch_size"] = QString(pad, 'a') + QString("\u20ac").repeated(30);
+      QTemporaryDir dir;
+      QVERIFY(dir.isValid());
+      const Result r = validatePoints(dir, QJsonArray{bad, points[1]}, {"--json"});
+      QVERIFY2(r.exit_code == 0, qPrintable(r.err));
+      const QJsonObject out = QJsonDocument::fromJson(r.out.toUtf8()).object();
+      const QJsonArray skipped = out.value("skipped").toArray();
+      QVERIFY2(skipped.size() == 1, qPrintable(r.out.left(2000)));
+      QVERIFY2(skipped[0].toObject().value("error").toString().contains("global_batch_size"),
+               qPrintable(r.out.left(2000)));
+    }
+  }
+
   // `sailor validate` on two measured runs, one renamed to an id longer than any of the shipped
   // ones: the table's columns widen with it and the summary follows. Needs SAILOR's reference
   // data in ../shared.

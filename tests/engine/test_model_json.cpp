@@ -1010,6 +1010,125 @@ class TestModelJson : public QObject {
     QCOMPARE(entries, QStringList({"plan.json"}));
   }
 
+  // Hostile files (issue 24): nesting beyond json_util::kMaxJsonDepth is refused with one line
+  // naming the file and the limit, before any recursive copy, print or destruction of the value
+  // (100,000 brackets used to crash every command with a stack overflow).
+  void readFileRefusesDeepNesting() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string deep = dir.filePath("deep.json").toStdString();
+    std::ofstream(deep) << std::string(100000, '[') << std::string(100000, ']');
+    SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { json_util::readFile(deep); }),
+                          QStringList({QString::fromStdString(deep), "nested more than 64 deep",
+                                       "at most 64 levels"}));
+    // The limit itself is accepted; one more level is not.
+    const std::string at_limit = dir.filePath("at.json").toStdString();
+    std::ofstream(at_limit) << std::string(json_util::kMaxJsonDepth, '[')
+                            << std::string(json_util::kMaxJsonDepth, ']');
+    QVERIFY(json_util::readFile(at_limit).is_array());
+    const std::string over = dir.filePath("over.json").toStdString();
+    std::ofstream(over) << std::string(json_util::kMaxJsonDepth, '[') << "{\"a\": 1}"
+                        << std::string(json_util::kMaxJsonDepth, ']');
+    SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { json_util::readFile(over); }),
+                          QStringList({"nested more than 64 deep"}));
+    // Brackets inside strings are text, not nesting.
+    const std::string in_string = dir.filePath("str.json").toStdString();
+    std::ofstream(in_string) << "{\"a\": \"" << std::string(1000, '[') << "\"}";
+    QCOMPARE(json_util::readFile(in_string).at("a").get<std::string>().size(), size_t(1000));
+  }
+
+  // describe() of a value nested far deeper than a file may hold (built in memory) is bounded
+  // and built without recursion; on ordinary values it is dump(), cut to 57 bytes plus "...".
+  void describeIsBoundedAndNotRecursive() {
+    json deep = json::array();
+    json* cur = &deep;
+    for (int i = 0; i < 100000; ++i) {
+      cur->push_back(json::array());
+      cur = &cur->back();
+    }
+    const std::string d = json_util::describe(deep);
+    QCOMPARE(d, std::string(57, '[') + "...");
+    const json small = json::parse(R"({"a": [1, "x", null, 2.5], "b": {"c": true}})");
+    QCOMPARE(json_util::describe(small), small.dump());
+    const json big = json::parse(R"({"pools": [{"zone": "us-central1-a", "count": 32,
+        "usd_per_gpu_hour": 3.673385, "spot": false}], "name": "n"})");
+    QCOMPARE(json_util::describe(big), big.dump().substr(0, 57) + "...");
+    QCOMPARE(json_util::describe(json(1e300)), json(1e300).dump());
+  }
+
+  // Error text is cut on a UTF-8 character boundary: at every cut of a string of 1- to 4-byte
+  // characters the result is the longest whole-character prefix that fits.
+  void truncateUtf8CutsOnCharacterBoundaries() {
+    const std::string s = "a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80z";  // a é € 😀 z
+    const std::vector<size_t> boundaries = {0, 1, 3, 6, 10, 11};
+    for (size_t n = 0; n <= s.size() + 1; ++n) {
+      const std::string cut = json_util::truncateUtf8(s, n);
+      size_t expected = 0;
+      for (size_t b : boundaries)
+        if (b <= n) expected = b;
+      QCOMPARE(cut, s.substr(0, expected));
+      QCOMPARE(QString::fromUtf8(cut.data(), qsizetype(cut.size())).toUtf8().toStdString(), cut);
+    }
+    // describe() of a long multi-byte string, at every alignment: valid UTF-8 that dump()s
+    // (the JSON report of `validate` used to throw on such a cut).
+    for (int pad = 0; pad < 4; ++pad) {
+      std::string text(static_cast<size_t>(pad), 'a');
+      for (int i = 0; i < 30; ++i) text += "\xF0\x9F\x98\x80";
+      const std::string d = json_util::describe(json(text));
+      QVERIFY(d.size() <= 60);
+      QVERIFY(d.ends_with("..."));
+      QCOMPARE(QString::fromUtf8(d.data(), qsizetype(d.size())).toUtf8().toStdString(), d);
+      QVERIFY(!json(d).dump().empty());  // throws type_error 316 on invalid UTF-8
+    }
+  }
+
+  // A number that overflows a double (1e309) is an InputError naming the file, the line and
+  // column where the number starts, the number and "a finite number"; not an internal error.
+  void readFileNamesNumberOverflow() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string path = dir.filePath("big.json").toStdString();
+    std::ofstream(path) << "{\n  \"count\": 1e309}";
+    SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { json_util::readFile(path); }),
+                          QStringList({QString::fromStdString(path) + ": line 2, column 12: got "
+                                                                      "1e309",
+                                       "expected a finite number"}));
+    std::ofstream(path) << "[-1e400]";
+    SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { json_util::readFile(path); }),
+                          QStringList({"line 1, column 2: got -1e400", "a finite number"}));
+    // Malformed JSON still names the file and nlohmann's position, as before.
+    std::ofstream(path) << "{\"a\": }";
+    SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { json_util::readFile(path); }),
+                          QStringList({QString::fromStdString(path), "malformed JSON",
+                                       "line 1, column 7", "valid JSON"}));
+  }
+
+  // A directory, and a file over json_util::kMaxJsonFileBytes (sparse, so cheap), are refused.
+  void readFileRefusesDirectoriesAndHugeFiles() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { json_util::readFile(dir.path().toStdString()); }),
+                          QStringList({"got a directory", "a readable JSON file"}));
+    const std::string huge = dir.filePath("huge.json").toStdString();
+    std::ofstream(huge) << "{}";
+    std::filesystem::resize_file(huge, json_util::kMaxJsonFileBytes + 1);
+    SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { json_util::readFile(huge); }),
+                          QStringList({"a file of 67108865 bytes", "at most 67108864 bytes"}));
+  }
+
+  // A points file with an empty "points" array is an error (docs/formats.md: a file with no
+  // point that can be predicted is exit 2), for both readers.
+  void emptyPointsFileIsAnError() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string path = dir.filePath("points.json").toStdString();
+    std::ofstream(path) << R"({"points": []})";
+    const QStringList needles({QString::fromStdString(path) + ": points: got [], expected at "
+                                                              "least one measured point"});
+    SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { readMeasuredPoints(path, cat_); }), needles);
+    SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { loadMeasuredPoints(path, cat_); }), needles);
+  }
+
   void writeFileAtomicallyReportsUnwritablePath() {
     const QString msg =
         inputErrorOf([] { json_util::writeFileAtomically("/nonexistent-dir/x/plan.json", "{}"); });

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -13,7 +14,16 @@ namespace sailor::json_util {
 
 using nlohmann::json;
 
-std::string describe(const json& v);  // short text of a value for error messages
+// Limits on files read by readFile: far above any real scenario, job, plan or points file, so
+// that a hostile file is refused with a message rather than exhausting the stack or memory.
+inline constexpr int kMaxJsonDepth = 64;                        // levels of [ and {
+inline constexpr std::uintmax_t kMaxJsonFileBytes = 64u << 20;  // 64 MiB
+
+// The longest prefix of s of at most max_bytes bytes that does not end inside a UTF-8
+// character. Every cut of text for a message goes through it, so messages stay valid UTF-8.
+std::string truncateUtf8(std::string_view s, std::size_t max_bytes);
+// Short text of a value for error messages: at most 60 bytes, built without recursion.
+std::string describe(const json& v);
 const json& require(const json& obj, const std::string& key, const std::string& path);
 void requireObject(const json& v, const std::string& path);
 void requireArray(const json& v, const std::string& path);
@@ -43,7 +53,8 @@ double getPositive(const json& obj, const std::string& key, const std::string& p
 void rejectUnknownKeys(const json& obj, const std::vector<std::string>& allowed,
                        const std::string& path);
 
-// Reads and parses a JSON file; errors name the file and the parse position.
+// Reads and parses a JSON file; errors name the file and the parse position. Refuses files over
+// kMaxJsonFileBytes, nesting over kMaxJsonDepth and numbers that overflow a double.
 json readFile(const std::string& path);
 // Writes text to path atomically (temporary file in the same directory, then rename).
 void writeFileAtomically(const std::string& path, const std::string& text);
