@@ -372,9 +372,14 @@ RunEvent parseRunEvent(std::string_view line) {
   try {
     j = json::parse(line);
   } catch (const json::parse_error& err) {
-    std::string shown(line.substr(0, 60));
-    if (line.size() > 60) shown += "...";
-    throw InputError("event line", "\"" + shown + "\" (" + err.what() + ")",
+    std::string shown = json_util::truncateUtf8(line, 60);  // a character is never cut
+    if (line.size() > shown.size()) shown += "...";
+    // nlohmann's message quotes the bytes it last read, which may end inside a character: the
+    // message must stay valid UTF-8, since it is written into JSON (stored events, reports).
+    const std::string reason =
+        json::parse(json(err.what()).dump(-1, ' ', false, json::error_handler_t::replace))
+            .get<std::string>();
+    throw InputError("event line", "\"" + shown + "\" (" + reason + ")",
                      "one JSON object per line");
   }
   return runEventFromJson(j);

@@ -519,6 +519,27 @@ class TestRunEvents : public QObject {
     QVERIFY2(message.startsWith(field), qPrintable(message + " should start with " + field));
   }
 
+  // A malformed line's excerpt is cut on a character boundary, wherever the 60-byte limit falls
+  // in a multi-byte character: the message stays valid UTF-8 (it is written into JSON reports).
+  void malformedLineExcerptKeepsWholeCharacters() {
+    for (int ascii = 0; ascii < 4; ++ascii) {
+      std::string line = "{" + std::string(static_cast<std::size_t>(ascii), 'x');
+      for (int i = 0; i < 40; ++i) line += "\xe2\x82\xac";  // U+20AC, 3 bytes
+      std::string message;
+      try {
+        (void)parseRunEvent(line);
+      } catch (const sailor::InputError& e) {
+        message = e.what();
+      }
+      QVERIFY2(message.rfind("event line:", 0) == 0, message.c_str());
+      // Valid UTF-8 throughout: a strict JSON dump throws on any broken sequence.
+      QVERIFY_THROWS_NO_EXCEPTION((void)nlohmann::json(message).dump());
+      // The excerpt itself ends on a whole character, not on a replacement character.
+      const std::string excerpt = message.substr(0, message.find("...\""));
+      QVERIFY2(excerpt.find("\xef\xbf\xbd") == std::string::npos, message.c_str());
+    }
+  }
+
   // A stored iteration row (written the way the controller writes it: figures in columns, the
   // rest in detail) reads back as the event it was recorded from.
   void iterationFromStoredRow() {
