@@ -380,10 +380,15 @@ std::string fileUri(const std::string& path, const char* query) {
   return uri + "?" + query;
 }
 
-// Opens `name` with `flags`; on failure returns SQLite's message (db closed and null).
+// Opens `name` with `flags` and the busy timeout; on failure returns SQLite's message (db closed
+// and null).
 std::optional<std::string> openDb(const std::string& name, int flags, sqlite3** db) {
   const int rc = sqlite3_open_v2(name.c_str(), db, flags, nullptr);
-  if (rc == SQLITE_OK) return std::nullopt;
+  if (rc == SQLITE_OK) {
+    sqlite3_extended_result_codes(*db, 1);
+    sqlite3_busy_timeout(*db, kBusyTimeoutMs);
+    return std::nullopt;
+  }
   std::string msg = *db ? sqlite3_errmsg(*db) : sqlite3_errstr(rc);
   sqlite3_close_v2(*db);
   *db = nullptr;
@@ -416,8 +421,13 @@ RunStore::RunStore(const std::string& path, StoreAccess access) : path_(path) {
     const int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
     std::optional<std::string> err = openDb(fileUri(path, "mode=ro"), flags, &db_);
     if (!err) err = probeVersion(db_, &version_);
-    if (err) {
-      // No WAL index and no right to create one: read the file as it is (see run_store.hpp).
+    // Only where the WAL index cannot be opened (a -wal file and no -shm we may create): another
+    // failure (busy past the timeout, not a database) is reported as it is.
+    const int code = db_ ? sqlite3_extended_errcode(db_) : SQLITE_OK;
+    if (err && db_ &&
+        (code == SQLITE_READONLY_CANTINIT || code == SQLITE_READONLY_RECOVERY ||
+         (code & 0xff) == SQLITE_CANTOPEN)) {
+      // Read the file as it is (see run_store.hpp).
       sqlite3_close_v2(db_);
       db_ = nullptr;
       err = openDb(fileUri(path, "mode=ro&immutable=1"), flags, &db_);
@@ -428,8 +438,6 @@ RunStore::RunStore(const std::string& path, StoreAccess access) : path_(path) {
       db_ = nullptr;
       throw StoreError(path + ": cannot open the run store: " + *err);
     }
-    sqlite3_extended_result_codes(db_, 1);
-    sqlite3_busy_timeout(db_, kBusyTimeoutMs);
     if (version_ > kSchemaVersion) {
       sqlite3_close_v2(db_);
       db_ = nullptr;

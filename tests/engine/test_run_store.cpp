@@ -316,6 +316,24 @@ class TestRunStore : public QObject {
       QVERIFY(err.has_value());
       QVERIFY2(err->find("readonly") != std::string::npos, err->c_str());
     }
+    if (geteuid() == 0) {
+      // As root, a child that drops to uid 65534 (nobody), for whom chmod holds: it must list
+      // the store with no -shm file and no right to create one (SQLite's immutable fallback).
+      QCOMPARE(::chmod(dir_.path().toUtf8().constData(), 0755), 0);  // let it reach ro/
+      const pid_t child = fork();
+      if (child == 0) {
+        if (setgid(65534) != 0 || setuid(65534) != 0) _exit(10);
+        try {
+          _exit(RunStore(path, StoreAccess::ReadOnly).listRuns().size() == 2 ? 0 : 11);
+        } catch (...) {
+          _exit(12);
+        }
+      }
+      int status = -1;
+      waitpid(child, &status, 0);
+      QVERIFY2(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+               qPrintable(QString("child status %1").arg(status)));
+    }
     QCOMPARE(::chmod(fresh("ro").c_str(), 0755), 0);
     QCOMPARE(::chmod(path.c_str(), 0644), 0);
     QVERIFY(fileBytes(path) == before);

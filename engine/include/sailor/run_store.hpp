@@ -31,9 +31,10 @@
 // Read-only access (StoreAccess::ReadOnly, what `sailor runs` uses): opens the file with
 // SQLITE_OPEN_READONLY, creates nothing, sets no journal mode and migrates nothing, so it works on
 // a file or directory the caller may not write; a store of an older version is read as it is
-// (columns it lacks read as unset). When SQLite cannot open the WAL index read-only (no -shm file
-// and a directory it may not create one in), it reopens the file as immutable: nobody can be
-// writing a store whose directory is read-only to us... except root, whose writes it may miss.
+// (columns it lacks read as unset). SQLite reads a WAL store without a -shm file from memory;
+// only where it still cannot open the WAL index (SQLITE_CANTOPEN, SQLITE_READONLY_CANTINIT or
+// _RECOVERY: a -wal file and no -shm it may create) is the file reopened as immutable, which
+// ignores the -wal file: commits not yet checkpointed into the file are then not seen.
 //
 // Concurrency: the database is in WAL mode, so readers (the CLI, the studio) read while the
 // runtime writes; writers wait up to 5 s for each other (busy timeout). Every write is one
