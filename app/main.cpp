@@ -658,6 +658,10 @@ constexpr const char* kRunsHelp =
     "                $XDG_DATA_HOME/sailor-studio/runs.sqlite, else\n"
     "                ~/.local/share/sailor-studio/runs.sqlite)\n"
     "\n"
+    "The store is only read (a read-only file will do). A run that cannot be read is skipped\n"
+    "and named on stderr. A running run whose controller is gone shows as\n"
+    "\"failed (controller gone)\"; the next 'sailor run' records it as failed.\n"
+    "\n"
     "Exit status: 0, 2 on bad input, an unknown run id or a store that cannot be opened.\n";
 
 // `v` with `decimals` decimals, "-" for a figure not recorded (NaN).
@@ -666,8 +670,21 @@ std::string fixed(double v, int decimals) {
   return fmt::format("{:.{}f}", v, decimals);
 }
 
-// `sailor runs list|show ID`: reads the run store; never creates one (a store that does not
-// exist yet has no runs).
+// A run's status as `sailor runs` shows it: a running run whose controller is gone reads
+// "failed (controller gone)" (the store is only read here; the next `sailor run` records it).
+std::string statusText(const RunRecord& r) {
+  return orphanReason(r) ? "failed (controller gone)" : runStatusName(r.status);
+}
+
+// toJson(r) plus "controller_gone": why, for a running run whose controller is gone.
+json runJson(const RunRecord& r) {
+  json j = toJson(r);
+  if (const auto gone = orphanReason(r)) j["controller_gone"] = *gone;
+  return j;
+}
+
+// `sailor runs list|show ID`: reads the run store read-only; never creates one (a store that does
+// not exist yet has no runs).
 int cmdRuns(int argc, char** argv) {
   if (wantsHelp(argc, argv, 2)) {
     std::cout << kRunsHelp;
@@ -702,11 +719,15 @@ int cmdRuns(int argc, char** argv) {
     std::error_code ec;
     const bool exists = std::filesystem::exists(path, ec);
     if (sub == "list") {
-      std::vector<RunRecord> runs;
-      if (exists) runs = RunStore(path).listRuns();
+      RunListing listing;
+      if (exists) listing = RunStore(path, StoreAccess::ReadOnly).listReadableRuns();
+      const std::vector<RunRecord>& runs = listing.runs;
+      for (const SkippedRun& bad : listing.skipped)
+        std::cerr << "sailor runs: skipped run " << bad.id << " in " << path << ": " << bad.reason
+                  << "\n";
       if (as_json) {
         json out = json::array();
-        for (const auto& r : runs) out.push_back(toJson(r));
+        for (const auto& r : runs) out.push_back(runJson(r));
         std::cout << out.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
       } else if (runs.empty()) {
         std::cout << "No runs recorded in " << path << "\n";
@@ -716,8 +737,8 @@ int cmdRuns(int argc, char** argv) {
         for (const auto& r : runs) {
           const std::string its =
               std::to_string(r.iterations_done) + "/" + std::to_string(r.iterations_planned);
-          std::cout << fmt::format("{:>6}  {:<8}  {:<24}  {:>5}  {:>12}  ", r.id,
-                                   runStatusName(r.status), r.started_at, r.world_size, its)
+          std::cout << fmt::format("{:>6}  {:<8}  {:<24}  {:>5}  {:>12}  ", r.id, statusText(r),
+                                   r.started_at, r.world_size, its)
                     << r.name << "\n";
         }
       }
@@ -726,7 +747,7 @@ int cmdRuns(int argc, char** argv) {
     std::optional<RunStore> store;
     std::optional<RunRecord> run;
     if (exists) {
-      store.emplace(path);
+      store.emplace(path, StoreAccess::ReadOnly);
       run = store->run(id);
     }
     if (!run) {
@@ -735,14 +756,14 @@ int cmdRuns(int argc, char** argv) {
     }
     const auto iterations = store->iterations(id);
     if (as_json) {
-      json out{{"run", toJson(*run)}, {"iterations", json::array()}, {"events", json::array()}};
+      json out{{"run", runJson(*run)}, {"iterations", json::array()}, {"events", json::array()}};
       for (const auto& it : iterations) out["iterations"].push_back(toJson(it));
       for (const auto& e : store->events(id)) out["events"].push_back(toJson(e));
       std::cout << out.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
       return 0;
     }
     std::cout << "Run " << run->id << ": " << run->name << "\n"
-              << "  status       " << runStatusName(run->status) << "\n"
+              << "  status       " << statusText(*run) << "\n"
               << "  started      " << run->started_at << "\n"
               << "  finished     " << (run->finished_at.empty() ? "-" : run->finished_at) << "\n"
               << "  world size   " << run->world_size << "\n"
@@ -750,6 +771,7 @@ int cmdRuns(int argc, char** argv) {
               << "  iterations   " << run->iterations_done << " of " << run->iterations_planned
               << "\n";
     if (!run->error.empty()) std::cout << "  error        " << run->error << "\n";
+    if (const auto gone = orphanReason(*run)) std::cout << "  error        " << *gone << "\n";
     if (iterations.empty()) {
       std::cout << "No iterations recorded.\n";
     } else {

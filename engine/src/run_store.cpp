@@ -5,9 +5,13 @@
 //   Statement, Transaction . a prepared statement and BEGIN IMMEDIATE/COMMIT, errors naming the
 //                            database path and SQLite's message (StoreError)
 //   readRun ................ one runs row as a RunRecord
+//   currentController,
+//   orphanReason ........... who controls a run, and whether that process is gone
 //   toJson ................. the JSON views `sailor runs ... --json` prints
-//   RunStore ............... open + migrate, defaultPath, the writes (createRun, addIteration,
-//                            addEvent, finishRun: one transaction each) and the reads
+//   RunStore ............... open (read-write + migrate, or read-only), defaultPath, the writes
+//                            (createRun, addIteration, addEvent, finishRun, failOrphanedRuns:
+//                            one transaction each) and the reads (listReadableRuns skips a
+//                            row it cannot read and names it)
 //
 // Event payloads are stored as given; their encoding is sailor/run_events.hpp's.
 #include "sailor/run_store.hpp"
@@ -15,17 +19,22 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <limits>
+#include <sstream>
 #include <system_error>
 
 #include <sqlite3.h>
 
 #include "sailor/error.hpp"
+#include "sailor/run_events.hpp"
 
 namespace sailor {
 
@@ -86,6 +95,13 @@ CREATE TABLE events (
   payload            TEXT    NOT NULL,
   PRIMARY KEY (run_id, seq)
 );
+)sql",
+    // 1 -> 2: the controller's identity, to tell a run whose controller died from a live one.
+    R"sql(
+ALTER TABLE runs ADD COLUMN controller_pid         INTEGER;
+ALTER TABLE runs ADD COLUMN controller_host        TEXT;
+ALTER TABLE runs ADD COLUMN controller_boot_id     TEXT;
+ALTER TABLE runs ADD COLUMN controller_start_ticks INTEGER;
 )sql",
 };
 static_assert(std::size(kMigrations) == RunStore::kSchemaVersion,
@@ -212,6 +228,8 @@ int userVersion(sqlite3* db, const std::string& path) {
 const char* const kRunColumns =
     "id, name, status, started_at, finished_at, world_size, iterations_planned, "
     "iterations_done, backend, error, plan, scenario, job, model";
+const char* const kControllerColumns =
+    "controller_pid, controller_host, controller_boot_id, controller_start_ticks";
 
 RunRecord readRun(const Statement& s, const std::string& path) {
   RunRecord r;
@@ -233,10 +251,81 @@ RunRecord readRun(const Statement& s, const std::string& path) {
   r.scenario = s.jsonColumn(11, "runs.scenario");
   r.job = s.jsonColumn(12, "runs.job");
   r.model = s.jsonColumn(13, "runs.model");
+  r.controller.pid = s.int64(14);  // NULL (version 1 rows) reads as 0: not recorded
+  r.controller.host = s.text(15);
+  r.controller.boot_id = s.text(16);
+  r.controller.start_ticks = s.int64(17);
   return r;
 }
 
+std::string firstLine(const std::string& file) {
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+// Field 22 of /proc/<pid>/stat (start time, clock ticks after boot); 0 when unreadable.
+std::int64_t processStartTicks(std::int64_t pid) {
+  const std::string stat = firstLine("/proc/" + std::to_string(pid) + "/stat");
+  const auto close = stat.rfind(')');  // the command name may hold spaces and parentheses
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(stat.substr(close + 1));
+  std::string field;
+  for (int i = 3; i <= 22 && fields >> field; ++i)
+    if (i == 22) return std::strtoll(field.c_str(), nullptr, 10);
+  return 0;
+}
+
+std::string hostName() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "";
+  return buf;
+}
+
+// Seconds from an ISO-8601 UTC time as utcNow writes it until now; 0 when it does not parse.
+double secondsSince(const std::string& iso) {
+  std::tm tm{};
+  int ms = 0;
+  if (std::sscanf(iso.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms) != 7)
+    return 0;
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  const double start = static_cast<double>(timegm(&tm)) + ms / 1000.0;
+  const double now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return std::max(0.0, now - start);
+}
+
 }  // namespace
+
+ControllerId currentController() {
+  ControllerId c;
+  c.pid = getpid();
+  c.host = hostName();
+  c.boot_id = firstLine("/proc/sys/kernel/random/boot_id");
+  c.start_ticks = processStartTicks(c.pid);
+  return c;
+}
+
+std::optional<std::string> orphanReason(const RunRecord& r) {
+  const ControllerId& c = r.controller;
+  // pid_t range only: kill() with 0 or a negative pid would address process groups.
+  if (r.status != RunStatus::Running || c.pid <= 0 || c.pid > std::numeric_limits<pid_t>::max())
+    return std::nullopt;
+  const ControllerId self = currentController();
+  if (c.host.empty() || c.host != self.host) return std::nullopt;  // cannot look at its processes
+  const std::string gone = "controller " + std::to_string(c.pid) + " is gone";
+  if (!c.boot_id.empty() && !self.boot_id.empty() && c.boot_id != self.boot_id)
+    return gone + " (the machine restarted since)";
+  if (kill(static_cast<pid_t>(c.pid), 0) != 0 && errno == ESRCH) return gone;
+  if (c.start_ticks > 0) {
+    const std::int64_t now = processStartTicks(c.pid);
+    if (now > 0 && now != c.start_ticks) return gone + " (its pid now names another process)";
+  }
+  return std::nullopt;
+}
 
 json toJson(const RunRecord& r) {
   auto or_null = [](const std::string& s) { return s.empty() ? json() : json(s); };
@@ -253,7 +342,12 @@ json toJson(const RunRecord& r) {
           {"plan", r.plan},
           {"scenario", r.scenario},
           {"job", r.job},
-          {"model", r.model}};
+          {"model", r.model},
+          {"controller", r.controller.pid == 0 ? json()
+                                               : json{{"pid", r.controller.pid},
+                                                      {"host", r.controller.host},
+                                                      {"boot_id", r.controller.boot_id},
+                                                      {"start_ticks", r.controller.start_ticks}}}};
 }
 
 json toJson(const IterationRecord& it) {
@@ -269,7 +363,90 @@ json toJson(const EventRecord& e) {
   return {{"seq", e.seq}, {"time", e.time}, {"kind", e.kind}, {"payload", e.payload}};
 }
 
-RunStore::RunStore(const std::string& path) : path_(path) {
+namespace {
+
+// "file:" URI of a path for sqlite3_open_v2 with SQLITE_OPEN_URI, with query `query`.
+std::string fileUri(const std::string& path, const char* query) {
+  std::string uri = "file:";
+  for (unsigned char ch : std::filesystem::absolute(path).string()) {
+    if (ch == '%' || ch == '?' || ch == '#' || ch < 0x21 || ch >= 0x7f) {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", ch);
+      uri += buf;
+    } else {
+      uri += static_cast<char>(ch);
+    }
+  }
+  return uri + "?" + query;
+}
+
+// Opens `name` with `flags` and the busy timeout; on failure returns SQLite's message (db closed
+// and null).
+std::optional<std::string> openDb(const std::string& name, int flags, sqlite3** db) {
+  const int rc = sqlite3_open_v2(name.c_str(), db, flags, nullptr);
+  if (rc == SQLITE_OK) {
+    sqlite3_extended_result_codes(*db, 1);
+    sqlite3_busy_timeout(*db, kBusyTimeoutMs);
+    return std::nullopt;
+  }
+  std::string msg = *db ? sqlite3_errmsg(*db) : sqlite3_errstr(rc);
+  sqlite3_close_v2(*db);
+  *db = nullptr;
+  return msg;
+}
+
+// Reads the schema version on a fresh connection: the first read, where a read-only WAL store
+// fails when SQLite cannot open its index. Returns SQLite's message on failure.
+std::optional<std::string> probeVersion(sqlite3* db, int* version) {
+  sqlite3_stmt* st = nullptr;
+  std::optional<std::string> err;
+  if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, nullptr) != SQLITE_OK) {
+    err = sqlite3_errmsg(db);
+  } else {
+    const int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) *version = sqlite3_column_int(st, 0);
+    else if (rc != SQLITE_DONE) err = sqlite3_errmsg(db);
+  }
+  sqlite3_finalize(st);
+  return err;
+}
+
+}  // namespace
+
+RunStore::RunStore(const std::string& path, StoreAccess access) : path_(path) {
+  if (access == StoreAccess::ReadOnly) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+      throw StoreError(path + ": cannot open the run store: no such file");
+    const int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+    std::optional<std::string> err = openDb(fileUri(path, "mode=ro"), flags, &db_);
+    if (!err) err = probeVersion(db_, &version_);
+    // Only where the WAL index cannot be opened (a -wal file and no -shm we may create): another
+    // failure (busy past the timeout, not a database) is reported as it is.
+    const int code = db_ ? sqlite3_extended_errcode(db_) : SQLITE_OK;
+    if (err && db_ &&
+        (code == SQLITE_READONLY_CANTINIT || code == SQLITE_READONLY_RECOVERY ||
+         (code & 0xff) == SQLITE_CANTOPEN)) {
+      // Read the file as it is (see run_store.hpp).
+      sqlite3_close_v2(db_);
+      db_ = nullptr;
+      err = openDb(fileUri(path, "mode=ro&immutable=1"), flags, &db_);
+      if (!err) err = probeVersion(db_, &version_);
+    }
+    if (err) {
+      sqlite3_close_v2(db_);
+      db_ = nullptr;
+      throw StoreError(path + ": cannot open the run store: " + *err);
+    }
+    if (version_ > kSchemaVersion) {
+      sqlite3_close_v2(db_);
+      db_ = nullptr;
+      fail("the run store has schema version " + std::to_string(version_) +
+           ", newer than this build's version " + std::to_string(kSchemaVersion) +
+           "; use a newer sailor or another store");
+    }
+    return;
+  }
   try {
     const auto parent = std::filesystem::path(path).parent_path();
     if (!parent.empty()) std::filesystem::create_directories(parent);
@@ -297,6 +474,7 @@ RunStore::RunStore(const std::string& path) : path_(path) {
       throw StoreError(path_ + ": cannot switch the run store to WAL journal mode (got \"" + mode +
                        "\")");
     migrate();
+    version_ = userVersion(db_, path_);
   } catch (...) {
     sqlite3_close_v2(db_);
     db_ = nullptr;
@@ -362,12 +540,20 @@ int RunStore::schemaVersion() const {
   return userVersion(db_, path_);
 }
 
+std::string RunStore::runColumns() const {
+  return std::string(kRunColumns) + ", " +
+         (version_ >= 2 ? kControllerColumns : "NULL, NULL, NULL, NULL");
+}
+
 std::int64_t RunStore::createRun(const RunRecord& r) {
   Transaction tx(db_, path_);
   Statement s(db_, path_,
               "INSERT INTO runs (name, status, started_at, finished_at, world_size, "
-              "iterations_planned, iterations_done, backend, error, plan, scenario, job, model) "
-              "VALUES (?1, ?2, ?3, NULL, ?4, ?5, 0, ?6, NULL, ?7, ?8, ?9, ?10)");
+              "iterations_planned, iterations_done, backend, error, plan, scenario, job, model, "
+              "controller_pid, controller_host, controller_boot_id, controller_start_ticks) "
+              "VALUES (?1, ?2, ?3, NULL, ?4, ?5, 0, ?6, NULL, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+              "?14)");
+  const ControllerId self = currentController();
   s.bind(1, r.name)
       .bind(2, std::string(runStatusName(RunStatus::Running)))
       .bind(3, utcNow())
@@ -377,7 +563,11 @@ std::int64_t RunStore::createRun(const RunRecord& r) {
       .bind(7, jsonText(r.plan))
       .bind(8, jsonText(r.scenario))
       .bind(9, jsonText(r.job))
-      .bind(10, jsonText(r.model));
+      .bind(10, jsonText(r.model))
+      .bind(11, self.pid)
+      .bind(12, self.host)
+      .bind(13, self.boot_id)
+      .bind(14, self.start_ticks);
   s.run();
   const std::int64_t id = sqlite3_last_insert_rowid(db_);
   tx.commit();
@@ -444,16 +634,72 @@ void RunStore::finishRun(std::int64_t run_id, RunStatus status, const std::strin
   tx.commit();
 }
 
+std::vector<std::int64_t> RunStore::failOrphanedRuns() {
+  std::vector<RunRecord> running;
+  {
+    const std::string sql =
+        "SELECT " + runColumns() + " FROM runs WHERE status = 'running' ORDER BY id DESC";
+    Statement s(db_, path_, sql.c_str());
+    while (s.step()) {
+      try {
+        running.push_back(readRun(s, path_));
+      } catch (const StoreError&) {
+        // An unreadable row is listReadableRuns' to report; its controller is unknown here.
+      }
+    }
+  }
+  std::vector<std::int64_t> marked;
+  for (const RunRecord& r : running) {
+    const auto reason = orphanReason(r);
+    if (!reason) continue;
+    Transaction tx(db_, path_);
+    Statement u(db_, path_,
+                "UPDATE runs SET status = 'failed', finished_at = ?2, error = ?3 "
+                "WHERE id = ?1 AND status = 'running'");
+    u.bind(1, r.id).bind(2, utcNow()).bind(3, *reason).run();
+    if (sqlite3_changes(db_) == 0) continue;  // finished meanwhile; tx rolls back
+    RunFinishedEvent finished;
+    finished.status = RunStatus::Failed;
+    finished.iterations_done = r.iterations_done;
+    finished.seconds = secondsSince(r.started_at);
+    finished.error = *reason;
+    insertEvent(r.id, toJson(RunEvent{r.id, utcNow(), finished}));
+    tx.commit();
+    marked.push_back(r.id);
+  }
+  return marked;
+}
+
 std::vector<RunRecord> RunStore::listRuns() const {
-  const std::string sql = std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY id DESC";
+  if (version_ < 1) return {};  // an empty file opened read-only: no tables yet
+  const std::string sql = "SELECT " + runColumns() + " FROM runs ORDER BY id DESC";
   Statement s(db_, path_, sql.c_str());
   std::vector<RunRecord> out;
   while (s.step()) out.push_back(readRun(s, path_));
   return out;
 }
 
+RunListing RunStore::listReadableRuns() const {
+  RunListing out;
+  if (version_ < 1) return out;
+  const std::string sql = "SELECT " + runColumns() + " FROM runs ORDER BY id DESC";
+  Statement s(db_, path_, sql.c_str());
+  while (s.step()) {
+    try {
+      out.runs.push_back(readRun(s, path_));
+    } catch (const StoreError& e) {
+      // readRun's message starts with the path; the listing names the run instead.
+      std::string why = e.what();
+      if (why.rfind(path_ + ": ", 0) == 0) why.erase(0, path_.size() + 2);
+      out.skipped.push_back({s.int64(0), why});
+    }
+  }
+  return out;
+}
+
 std::optional<RunRecord> RunStore::run(std::int64_t id) const {
-  const std::string sql = std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?1";
+  if (version_ < 1) return std::nullopt;
+  const std::string sql = "SELECT " + runColumns() + " FROM runs WHERE id = ?1";
   Statement s(db_, path_, sql.c_str());
   s.bind(1, id);
   if (!s.step()) return std::nullopt;

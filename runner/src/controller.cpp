@@ -28,6 +28,7 @@
 #include <cmath>
 #include <cstring>
 #include <deque>
+#include <iostream>
 #include <limits>
 #include <map>
 #include <memory>
@@ -522,6 +523,9 @@ int runController(const RunSpec& spec, const json& scenario, const json& job,
                      "an executable sailor-worker (" + std::string(std::strerror(errno)) + ")");
 
   RunStore store(options.store_path);
+  // Runs left `running` by a controller that was killed: record them failed, with why.
+  for (const std::int64_t orphan : store.failOrphanedRuns())
+    std::cerr << "sailor run: marked run " << orphan << " failed: its controller is gone\n";
   RunRecord rec;
   rec.name = options.name;
   rec.world_size = spec.worldSize();

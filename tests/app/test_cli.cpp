@@ -2,6 +2,10 @@
 // (SAILOR_BIN) with SAILOR_RESOURCES from CTest and files written to a temporary directory.
 // Checks the exit status contract of app/main.cpp (0 ok, 2 bad input, 3 plan does not fit) and
 // that errors name the file and the field.
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -12,6 +16,7 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
+#include <sqlite3.h>
 
 #include "sailor/run_store.hpp"
 
@@ -1105,6 +1110,63 @@ class TestCli : public QObject {
     const Result m = runSailor(missing_args);
     QVERIFY2(m.exit_code == 2, qPrintable(describe(missing_args, m)));
     QVERIFY2(m.err.contains("42") && m.out.isEmpty(), qPrintable(describe(missing_args, m)));
+  }
+
+  // A read-only store (file 0444 in a 0555 directory) with a good run, a run whose plan column
+  // is garbage and a running run whose controller is gone: `runs list` lists the readable runs,
+  // names the bad one on stderr, shows the orphan as failed, and leaves the file unchanged. As
+  // root chmod does not stop writes; the unchanged bytes still show nothing was written.
+  void runsOnAReadOnlyStoreWithACorruptRow() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QVERIFY(QDir(dir.path()).mkdir("ro"));
+    const QString store = dir.filePath("ro/runs.sqlite");
+    {
+      sailor::RunStore s(store.toStdString());
+      sailor::RunRecord run;
+      run.backend = "gloo";
+      for (const char* name : {"good-plan.json", "bad-plan.json", "orphan-plan.json"}) {
+        run.name = name;
+        s.createRun(run);
+      }
+      s.finishRun(1, sailor::RunStatus::Finished, "");
+    }
+    const pid_t child = fork();
+    if (child == 0) _exit(0);
+    waitpid(child, nullptr, 0);  // `child` now names no process
+    sqlite3* db = nullptr;
+    QCOMPARE(sqlite3_open_v2(store.toUtf8().constData(), &db, SQLITE_OPEN_READWRITE, nullptr),
+             SQLITE_OK);
+    const std::string sql =
+        "UPDATE runs SET plan = 'garbage{' WHERE id = 2;"
+        "UPDATE runs SET controller_pid = " +
+        std::to_string(child) + " WHERE id = 3;";
+    QCOMPARE(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close_v2(db);
+    QFile f(store);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray before = f.readAll();
+    f.close();
+    QCOMPARE(::chmod(store.toUtf8().constData(), 0444), 0);
+    QCOMPARE(::chmod(dir.filePath("ro").toUtf8().constData(), 0555), 0);
+
+    const QStringList args{"runs", "list", "--store", store};
+    const Result r = runSailor(args);
+    const QStringList show_args{"runs", "show", "3", "--store", store};
+    const Result shown = runSailor(show_args);
+    QCOMPARE(::chmod(dir.filePath("ro").toUtf8().constData(), 0755), 0);
+    QVERIFY2(r.exit_code == 0, qPrintable(describe(args, r)));
+    QVERIFY2(r.out.contains("good-plan.json") && r.out.contains("orphan-plan.json") &&
+                 !r.out.contains("bad-plan.json"),
+             qPrintable(describe(args, r)));
+    QVERIFY2(r.out.contains("failed (controller gone)"), qPrintable(describe(args, r)));
+    QVERIFY2(r.err.contains("skipped run 2") && r.err.contains("runs.plan is not valid JSON"),
+             qPrintable(describe(args, r)));
+    QVERIFY2(shown.exit_code == 0, qPrintable(describe(show_args, shown)));
+    QVERIFY2(shown.out.contains("controller " + QString::number(child) + " is gone"),
+             qPrintable(describe(show_args, shown)));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QVERIFY2(f.readAll() == before, "reading the store changed its file");
   }
 
   void planThatDoesNotFitExits3() {

@@ -2,10 +2,17 @@
 // directory: a run, its iterations and events round trip (JSON equal); the file is in WAL mode at
 // schema version 1; a newer schema is refused; unknown run ids throw; a failed write leaves
 // nothing half-written; a second connection reads what the first writes while both are open;
-// finishRun; the default location.
+// finishRun; the default location; read-only opening writes nothing and reads a version 1 store;
+// a corrupt row is skipped and named; a run whose controller is gone is reported and failed.
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdint>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <optional>
 #include <string>
 
@@ -49,6 +56,35 @@ std::string rawQuery(const std::string& path, const std::string& sql) {
   sqlite3_finalize(st);
   sqlite3_close_v2(db);
   return out;
+}
+
+// Runs a script of SQL statements on a separate raw connection; "" or SQLite's message.
+std::string rawExec(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+    sqlite3_close_v2(db);
+    return "<cannot open>";
+  }
+  char* err = nullptr;
+  std::string out;
+  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) out = err ? err : "?";
+  sqlite3_free(err);
+  sqlite3_close_v2(db);
+  return out;
+}
+
+std::string fileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// A pid that named a process of ours which has exited and been reaped.
+std::int64_t deadPid() {
+  const pid_t child = fork();
+  if (child == 0) _exit(0);
+  int status = 0;
+  waitpid(child, &status, 0);
+  return child;
 }
 
 RunRecord sampleRun(const std::string& name = "plan.json") {
@@ -241,13 +277,187 @@ class TestRunStore : public QObject {
   void walModeAndSchemaVersion() {
     const std::string path = fresh("wal.sqlite");
     RunStore store(path);
-    QCOMPARE(store.schemaVersion(), 1);
-    QCOMPARE(RunStore::kSchemaVersion, 1);
+    QCOMPARE(store.schemaVersion(), 2);
+    QCOMPARE(RunStore::kSchemaVersion, 2);
     QCOMPARE(rawQuery(path, "PRAGMA journal_mode"), std::string("wal"));
-    QCOMPARE(rawQuery(path, "PRAGMA user_version"), std::string("1"));
+    QCOMPARE(rawQuery(path, "PRAGMA user_version"), std::string("2"));
     // Opening again does not migrate twice.
     { RunStore again(path); }
+    QCOMPARE(rawQuery(path, "PRAGMA user_version"), std::string("2"));
+  }
+
+  // A store in a read-only directory, the file itself read-only. As root chmod does not stop
+  // writes, so what this proves there: the read-only connection refuses a write (SQLite says
+  // "readonly"), and opening, listing and reading leave the file's bytes as they were (no
+  // migration, no journal-mode switch). As another user it also proves the open works at all.
+  void readOnlyStoreIsReadWithoutWriting() {
+    QDir(dir_.path()).mkdir("ro");
+    const std::string path = fresh("ro/runs.sqlite");
+    std::int64_t first = 0;
+    {
+      RunStore store(path);
+      first = store.createRun(sampleRun("one"));
+      store.addIteration(sampleIteration(first, 0), iterationEvent(0));
+      store.createRun(sampleRun("two"));
+    }
+    const std::string before = fileBytes(path);
+    QVERIFY(!before.empty());
+    QCOMPARE(::chmod(path.c_str(), 0444), 0);
+    QCOMPARE(::chmod(fresh("ro").c_str(), 0555), 0);
+    {
+      RunStore store(path, StoreAccess::ReadOnly);
+      QCOMPARE(store.schemaVersion(), 2);
+      const auto runs = store.listRuns();
+      QCOMPARE(runs.size(), size_t(2));
+      QCOMPARE(runs[1].name, std::string("one"));
+      QCOMPARE(store.iterations(first).size(), size_t(1));
+      QCOMPARE(store.events(first).size(), size_t(1));
+      const auto err = storeErrorOf([&] { store.createRun(sampleRun("three")); });
+      QVERIFY(err.has_value());
+      QVERIFY2(err->find("readonly") != std::string::npos, err->c_str());
+    }
+    if (geteuid() == 0) {
+      // As root, a child that drops to uid 65534 (nobody), for whom chmod holds: it must list
+      // the store with no -shm file and no right to create one (SQLite's immutable fallback).
+      QCOMPARE(::chmod(dir_.path().toUtf8().constData(), 0755), 0);  // let it reach ro/
+      const pid_t child = fork();
+      if (child == 0) {
+        if (setgid(65534) != 0 || setuid(65534) != 0) _exit(10);
+        try {
+          _exit(RunStore(path, StoreAccess::ReadOnly).listRuns().size() == 2 ? 0 : 11);
+        } catch (...) {
+          _exit(12);
+        }
+      }
+      int status = -1;
+      waitpid(child, &status, 0);
+      QVERIFY2(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+               qPrintable(QString("child status %1").arg(status)));
+    }
+    QCOMPARE(::chmod(fresh("ro").c_str(), 0755), 0);
+    QCOMPARE(::chmod(path.c_str(), 0644), 0);
+    QVERIFY(fileBytes(path) == before);
+    // A file that does not exist is not created by a read-only open.
+    const std::string missing = fresh("ro/missing.sqlite");
+    QVERIFY(storeErrorOf([&] { RunStore s(missing, StoreAccess::ReadOnly); }).has_value());
+    QVERIFY(!QFile::exists(QString::fromStdString(missing)));
+  }
+
+  // A version 1 store (no controller columns) opened read-only is read as it is and stays
+  // version 1; opened read-write it is migrated to version 2 and its run kept.
+  void versionOneStoreReadAndMigrated() {
+    const std::string path = fresh("v1.sqlite");
+    std::int64_t id = 0;
+    {
+      RunStore store(path);
+      id = store.createRun(sampleRun("old"));
+    }
+    QCOMPARE(rawExec(path,
+                     "ALTER TABLE runs DROP COLUMN controller_pid;"
+                     "ALTER TABLE runs DROP COLUMN controller_host;"
+                     "ALTER TABLE runs DROP COLUMN controller_boot_id;"
+                     "ALTER TABLE runs DROP COLUMN controller_start_ticks;"
+                     "PRAGMA user_version = 1;"),
+             std::string());
+    {
+      RunStore store(path, StoreAccess::ReadOnly);
+      const auto r = store.run(id);
+      QVERIFY(r.has_value());
+      QCOMPARE(r->name, std::string("old"));
+      QCOMPARE(r->controller.pid, std::int64_t(0));
+      QVERIFY(!orphanReason(*r).has_value());  // unknown controller: never called gone
+      QVERIFY(toJson(*r)["controller"].is_null());
+    }
     QCOMPARE(rawQuery(path, "PRAGMA user_version"), std::string("1"));
+    RunStore store(path);
+    QCOMPARE(store.schemaVersion(), 2);
+    QCOMPARE(store.listRuns().size(), size_t(1));
+    QCOMPARE(store.run(id)->controller.pid, std::int64_t(0));
+  }
+
+  // One row with garbage in its plan column and one with an unknown status: listRuns throws,
+  // listReadableRuns returns the others and names both bad rows.
+  void corruptRowsAreSkippedAndNamed() {
+    const std::string path = fresh("corrupt.sqlite");
+    RunStore store(path);
+    const std::int64_t a = store.createRun(sampleRun("a"));
+    const std::int64_t b = store.createRun(sampleRun("b"));
+    const std::int64_t c = store.createRun(sampleRun("c"));
+    const std::int64_t d = store.createRun(sampleRun("d"));
+    QCOMPARE(rawExec(path, "UPDATE runs SET plan = '{not json' WHERE id = " + std::to_string(b) +
+                               "; PRAGMA ignore_check_constraints = ON; UPDATE runs SET status = "
+                               "'bogus' WHERE id = " +
+                               std::to_string(d)),
+             std::string());
+    QVERIFY(storeErrorOf([&] { store.listRuns(); }).has_value());
+    for (const StoreAccess access : {StoreAccess::ReadWrite, StoreAccess::ReadOnly}) {
+      const RunListing listing = RunStore(path, access).listReadableRuns();
+      QCOMPARE(listing.runs.size(), size_t(2));
+      QCOMPARE(listing.runs[0].id, c);
+      QCOMPARE(listing.runs[1].id, a);
+      QCOMPARE(listing.skipped.size(), size_t(2));
+      QCOMPARE(listing.skipped[0].id, d);
+      QVERIFY2(listing.skipped[0].reason.find("bogus") != std::string::npos,
+               listing.skipped[0].reason.c_str());
+      QCOMPARE(listing.skipped[1].id, b);
+      QVERIFY2(listing.skipped[1].reason.find("runs.plan is not valid JSON") != std::string::npos,
+               listing.skipped[1].reason.c_str());
+    }
+  }
+
+  // A run records its controller; a dead or reused pid makes it an orphan, which a read-only
+  // store only reports and failOrphanedRuns records as failed with a finished event.
+  void orphanedRunsAreDetected() {
+    const std::string path = fresh("orphans.sqlite");
+    RunStore store(path);
+    const std::int64_t live = store.createRun(sampleRun("live"));
+    const std::int64_t dead = store.createRun(sampleRun("dead"));
+    const std::int64_t reused = store.createRun(sampleRun("reused"));
+    const std::int64_t remote = store.createRun(sampleRun("remote"));
+    const std::int64_t done = store.createRun(sampleRun("done"));
+    store.addIteration(sampleIteration(dead, 0), iterationEvent(0));
+    store.finishRun(done, RunStatus::Finished, "");
+
+    const RunRecord self = *store.run(live);
+    QCOMPARE(self.controller.pid, std::int64_t(getpid()));
+    QVERIFY(self.controller.start_ticks > 0);
+    QVERIFY(!orphanReason(self).has_value());
+
+    const std::int64_t gone_pid = deadPid();
+    const std::string gone = std::to_string(gone_pid);
+    QCOMPARE(
+        rawExec(path, "UPDATE runs SET controller_pid = " + gone + " WHERE id IN (" +
+                          std::to_string(dead) + ", " + std::to_string(done) +
+                          "); UPDATE runs SET controller_start_ticks = controller_start_ticks + 1 "
+                          "WHERE id = " +
+                          std::to_string(reused) + "; UPDATE runs SET controller_pid = " + gone +
+                          ", controller_host = 'elsewhere' WHERE id = " + std::to_string(remote)),
+        std::string());
+    {
+      RunStore reader(path, StoreAccess::ReadOnly);
+      const auto r = reader.run(dead);
+      QCOMPARE(orphanReason(*r).value_or(""), "controller " + gone + " is gone");
+      QVERIFY(orphanReason(*reader.run(reused)).value_or("").find("another process") !=
+              std::string::npos);
+      QVERIFY(!orphanReason(*reader.run(remote)).has_value());
+      QVERIFY(!orphanReason(*reader.run(done)).has_value());
+      QVERIFY(storeErrorOf([&] { reader.failOrphanedRuns(); }).has_value());  // cannot write
+      QVERIFY(reader.run(dead)->status == RunStatus::Running);
+    }
+    const auto marked = store.failOrphanedRuns();
+    QCOMPARE(marked, (std::vector<std::int64_t>{reused, dead}));
+    const RunRecord r = *store.run(dead);
+    QVERIFY(r.status == RunStatus::Failed);
+    QCOMPARE(r.error, "controller " + gone + " is gone");
+    QVERIFY(!r.finished_at.empty());
+    const auto events = store.events(dead);
+    QCOMPARE(events.back().kind, std::string("finished"));
+    QVERIFY(events.back().payload["status"] == "failed");
+    QVERIFY(events.back().payload["iterations_done"] == 1);
+    QVERIFY(store.run(live)->status == RunStatus::Running);
+    QVERIFY(store.run(remote)->status == RunStatus::Running);
+    QVERIFY(store.run(done)->status == RunStatus::Finished);
+    QVERIFY(store.failOrphanedRuns().empty());  // once only
   }
 
   void deletingARunCascades() {
@@ -276,7 +486,7 @@ class TestRunStore : public QObject {
     const auto err = storeErrorOf([&] { RunStore store(path); });
     QVERIFY2(err.has_value(), "a version 99 store was opened");
     QVERIFY2(err->find("99") != std::string::npos, err->c_str());
-    QVERIFY2(err->find("version 1") != std::string::npos, err->c_str());
+    QVERIFY2(err->find("version 2") != std::string::npos, err->c_str());
     QVERIFY2(err->find(path) != std::string::npos, err->c_str());
     QCOMPARE(rawQuery(path, "PRAGMA user_version"), std::string("99"));  // left alone
   }

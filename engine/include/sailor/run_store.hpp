@@ -1,10 +1,14 @@
 // The run store: a SQLite database in which the runtime (`sailor run`) records each training
 // run, its iterations and its events, and from which `sailor runs` and the studio read them.
 //
-// Schema (version 1, docs/formats.md "Run store"):
+// Schema (version 2, docs/formats.md "Run store"):
 //   runs(id INTEGER PRIMARY KEY AUTOINCREMENT, name, status, started_at, finished_at,
 //        world_size, iterations_planned, iterations_done, backend, error,
-//        plan, scenario, job, model)
+//        plan, scenario, job, model,
+//        controller_pid, controller_host, controller_boot_id, controller_start_ticks)
+//     the controller_* columns (version 2) identify the process that created the run, so that a
+//     run left `running` by a killed controller can be told from a live one; NULL in rows
+//     written by version 1.
 //     status is one of running|finished|failed|stopped; times are UTC ISO-8601 with
 //     milliseconds ("2026-11-30T13:05:00.123Z"); finished_at and error are NULL until set;
 //     plan/scenario/job/model are JSON text; iterations_done is the number of iteration rows.
@@ -24,6 +28,14 @@
 // version is newer than this build's is refused (StoreError naming both versions) rather than
 // written to by code that does not know its schema.
 //
+// Read-only access (StoreAccess::ReadOnly, what `sailor runs` uses): opens the file with
+// SQLITE_OPEN_READONLY, creates nothing, sets no journal mode and migrates nothing, so it works on
+// a file or directory the caller may not write; a store of an older version is read as it is
+// (columns it lacks read as unset). SQLite reads a WAL store without a -shm file from memory;
+// only where it still cannot open the WAL index (SQLITE_CANTOPEN, SQLITE_READONLY_CANTINIT or
+// _RECOVERY: a -wal file and no -shm it may create) is the file reopened as immutable, which
+// ignores the -wal file: commits not yet checkpointed into the file are then not seen.
+//
 // Concurrency: the database is in WAL mode, so readers (the CLI, the studio) read while the
 // runtime writes; writers wait up to 5 s for each other (busy timeout). Every write is one
 // transaction. A RunStore is one connection: use it from one thread at a time.
@@ -42,6 +54,18 @@
 struct sqlite3;
 
 namespace sailor {
+
+enum class StoreAccess { ReadWrite, ReadOnly };
+
+// The process that controls a run (the one that called createRun), recorded to detect a run
+// whose controller died without finishing it.
+struct ControllerId {
+  std::int64_t pid = 0;          // 0: not recorded (a row from a version 1 store)
+  std::string host;              // gethostname()
+  std::string boot_id;           // /proc/sys/kernel/random/boot_id; "" where unavailable
+  std::int64_t start_ticks = 0;  // /proc/<pid>/stat field 22 (clock ticks after boot); 0 unknown
+};
+ControllerId currentController();  // this process
 
 // UTC now as ISO-8601 with milliseconds, "2026-11-30T13:05:00.123Z": the time of runs, events and
 // the runtime's event stream.
@@ -66,6 +90,25 @@ struct RunRecord {
   std::string backend;      // "gloo" / "nccl"
   std::string error;        // empty unless failed
   nlohmann::json plan, scenario, job, model;  // stored as JSON text; model: runtime model config
+  ControllerId controller;                    // set by createRun to the calling process
+};
+
+// Why a run's controller is gone ("controller 1234 is gone"), or none when the run is not
+// running, its controller was not recorded or ran on another host, or is still alive. Gone: the
+// machine rebooted since (another boot id), kill(pid, 0) fails with ESRCH, or /proc/<pid>/stat
+// shows another start time (the pid was reused).
+std::optional<std::string> orphanReason(const RunRecord& r);
+
+// A runs row that could not be read (an unknown status, a JSON column that does not parse).
+struct SkippedRun {
+  std::int64_t id = 0;
+  std::string reason;  // names the column and what is wrong with it
+};
+
+// NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json's noexcept move checks invariants
+struct RunListing {
+  std::vector<RunRecord> runs;      // newest first
+  std::vector<SkippedRun> skipped;  // newest first
 };
 
 // NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json's noexcept move checks invariants
@@ -94,7 +137,8 @@ struct RunListEntry {
 };
 
 // JSON views of the records (what `sailor runs ... --json` prints). Run: every field, status as
-// its name, finished_at and error null when empty. Iteration: iteration, loss,
+// its name, finished_at and error null when empty, controller {pid, host, boot_id, start_ticks}
+// null when not recorded. Iteration: iteration, loss,
 // iteration_seconds, tokens_per_second (each null when NaN), detail. Event: seq, time, kind,
 // payload.
 nlohmann::json toJson(const RunRecord& r);
@@ -103,13 +147,14 @@ nlohmann::json toJson(const EventRecord& e);
 
 class RunStore {
  public:
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
 
-  // Opens or creates the database (creating parent directories), sets WAL mode, a busy timeout
-  // of 5 s and foreign keys on, and migrates the schema up to kSchemaVersion (see above). A
-  // database whose version is newer than kSchemaVersion is refused with a StoreError saying
-  // both versions.
-  explicit RunStore(const std::string& path);
+  // ReadWrite: opens or creates the database (creating parent directories), sets WAL mode, a
+  // busy timeout of 5 s and foreign keys on, and migrates the schema up to kSchemaVersion (see
+  // above). ReadOnly: opens an existing file without writing anything (see above); the write
+  // methods then throw StoreError. Either way a database whose version is newer than
+  // kSchemaVersion is refused with a StoreError saying both versions.
+  explicit RunStore(const std::string& path, StoreAccess access = StoreAccess::ReadWrite);
   ~RunStore();
   RunStore(const RunStore&) = delete;
   RunStore& operator=(const RunStore&) = delete;
@@ -121,8 +166,8 @@ class RunStore {
   const std::string& path() const;
   int schemaVersion() const;  // read from the file
 
-  // Inserts a run with status Running, started_at now, iterations_done 0, no finished_at and no
-  // error (those fields of r are ignored); returns its id.
+  // Inserts a run with status Running, started_at now, iterations_done 0, no finished_at, no
+  // error and this process as its controller (those fields of r are ignored); returns its id.
   std::int64_t createRun(const RunRecord& r);
   // Iteration row + its event row (kind and seq as addEvent) + runs.iterations_done, in one
   // transaction: when any part fails (a duplicate iteration number, an unknown run id) nothing
@@ -133,7 +178,13 @@ class RunStore {
   // Running (InputError).
   void finishRun(std::int64_t run_id, RunStatus status, const std::string& error);
 
-  std::vector<RunRecord> listRuns() const;  // newest first (by id, i.e. creation order)
+  // Marks every running run whose controller is gone (orphanReason) failed with that reason and
+  // stores a finished event for it (seconds: from started_at until now); a run finished
+  // meanwhile by its controller is left alone. Returns the ids marked, newest first.
+  std::vector<std::int64_t> failOrphanedRuns();
+
+  std::vector<RunRecord> listRuns() const;  // newest first (by id); throws on an unreadable row
+  RunListing listReadableRuns() const;      // the same, unreadable rows skipped and named
   std::optional<RunRecord> run(std::int64_t id) const;
   std::vector<IterationRecord> iterations(std::int64_t run_id) const;  // by iteration
   std::vector<EventRecord> events(std::int64_t run_id) const;          // by seq
@@ -141,12 +192,14 @@ class RunStore {
 
  private:
   void migrate();
+  std::string runColumns() const;  // the SELECT list, NULL for columns of a newer version
   void requireRun(std::int64_t run_id) const;
   void insertEvent(std::int64_t run_id, const nlohmann::json& event);
   [[noreturn]] void fail(const std::string& what) const;
 
   std::string path_;
   sqlite3* db_ = nullptr;
+  int version_ = 0;  // the file's schema version after opening
 };
 
 }  // namespace sailor
