@@ -1,11 +1,13 @@
 // The planner's figures (declarations and contracts in planner_internal.hpp):
-//   Constraints::admits / admitsBound   one check of PlannerOptions' caps and floor
+//   Constraints::admits / admitsBound   one check of PlannerOptions' caps and floor; admits
+//                                       refuses figures that are not finite
 //   extendSummary                       the partial-plan recurrence: one stage in front
 //   dominates, insertPareto             Pareto dominance between partial plans
 //   completeFigures                     a complete plan's T, cost per iteration, per hour
 //   planKey, searchKey, seedSignature, knownKey   canonical texts of plans
 //   placementWindow, Known              the known-plan bound
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 
 #include "planner_internal.hpp"
@@ -20,6 +22,10 @@ Constraints::Constraints(const PlannerOptions& options)
 
 bool Constraints::admits(double iterations_per_s, double usd_per_iteration, double usd_per_hour,
                          std::optional<int> gpus) const {
+  // Never rank an infinite or NaN figure (a degenerate link or price that validation missed).
+  if (!(iterations_per_s > 0 && std::isfinite(iterations_per_s)) ||
+      !std::isfinite(usd_per_iteration) || !std::isfinite(usd_per_hour))
+    return false;
   if (max_usd_per_iteration_ && usd_per_iteration > *max_usd_per_iteration_) return false;
   if (max_usd_per_hour_ && usd_per_hour > *max_usd_per_hour_) return false;
   if (min_iterations_per_s_ && iterations_per_s < *min_iterations_per_s_) return false;

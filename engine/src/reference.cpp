@@ -243,15 +243,19 @@ std::vector<TraceRow> loadTrace(const std::string& path, const Catalog& catalog)
       const std::string field = path + ": line " + std::to_string(line_no) + ", column " +
                                 sites[k].first + "_" + sites[k].second;
       if (c >= cells.size()) throw InputError(field, "nothing", "a GPU count");
+      // A whole number of GPUs from 0 to kMaxGpuCount (the bound of a scenario's pool), so
+      // that the conversion to int is exact: 3e9 or "inf" is named, never wrapped.
+      double v = -1;
       try {
         size_t used = 0;
-        const double v = std::stod(cells[c], &used);
-        if (used != cells[c].size() || v < 0 || std::floor(v) != v)
-          throw std::invalid_argument("count");
-        row.counts.push_back(static_cast<int>(v));
+        v = std::stod(cells[c], &used);
+        if (used != cells[c].size()) v = -1;
       } catch (const std::exception&) {
-        throw InputError(field, "\"" + cells[c] + "\"", "a non-negative integer");
+        v = -1;  // not a number, or beyond a double's range
       }
+      if (!(v >= 0 && v <= kMaxGpuCount && std::floor(v) == v))
+        throw InputError(field, "\"" + cells[c] + "\"", "an integer GPU count from 0 to 1000000");
+      row.counts.push_back(static_cast<int>(v));
     }
     rows.push_back(std::move(row));
   }

@@ -10,7 +10,8 @@
 //                                           slower of two GPU types' own links, the default
 //   Scenario::intraNodeLink, LinkResolver   inside a node; a cache of resolved links
 //   egressUsdPerGb, findPool, gpusPerNode   prices and pools
-//   Scenario::validate                      the whole scenario's consistency
+//   checkLink, bandwidthGbPerS, checkGpuCount  figures within the bounds of scenario.hpp
+//   Scenario::validate                      the whole scenario's consistency, no duplicate link
 //   regionsFromJson, poolsFromJson, ...     the file's sections, each field checked; then
 //   Scenario::fromJson, toJson                fromJson assembles and validates them
 #include "sailor/scenario.hpp"
@@ -18,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <tuple>
 
 #include "sailor/error.hpp"
 #include "sailor/json_util.hpp"
@@ -40,16 +42,43 @@ const char* relationName(Relation r) {
 static const Relation kRelations[] = {Relation::SameZone, Relation::SameRegion,
                                       Relation::SameContinent, Relation::CrossContinent};
 
-// Upper bounds on figures a user types. Beyond them a value is a slip (a latency typed in
-// milliseconds, 1e308) rather than a link or a price: a geostationary satellite hop takes 0.3 s,
-// list egress prices are cents per GB, and values near the top of double overflow the costs.
-constexpr double kMaxLatencyS = 10.0;
-constexpr double kMaxEgressUsdPerGb = 1000.0;
+// A link's figures within the bounds of sailor/scenario.hpp (kMinLinkGbPerS and the rest).
+static void checkLink(const LinkModel& m, const std::string& path) {
+  if (m.kind == LinkModel::Kind::LatencyBandwidth) {
+    if (!(m.latency_s >= 0 && m.latency_s <= kMaxLatencyS))
+      throw InputError(path + ".latency_s", toText(m.latency_s),
+                       "a latency in seconds from 0 to 10");
+    const double gb = m.bytes_per_s / 1e9;
+    if (!(gb >= kMinLinkGbPerS && gb <= kMaxLinkGbPerS))
+      throw InputError(path + ".bandwidth_gb_per_s", toText(gb),
+                       "a bandwidth in GB/s from 1e-06 (1 kB/s) to 1e+05");
+    return;
+  }
+  for (size_t k = 0; k < m.coefficients.size(); ++k)
+    if (!(std::fabs(m.coefficients[k]) <= kMaxLinkFitCoefficient))
+      throw InputError(path + ".coefficients[" + std::to_string(k) + "]", toText(m.coefficients[k]),
+                       "a coefficient in GB/s from -1e+05 to 1e+05");
+  const double gb = m.max_bytes_per_s / 1e9;
+  if (!(gb >= kMinLinkGbPerS && gb <= kMaxLinkGbPerS))
+    throw InputError(path + ".max_bytes_per_s", toText(m.max_bytes_per_s),
+                     "a bandwidth in bytes/s from 1000 (1 kB/s) to 1e+14");
+}
 
-static void checkLatency(const LinkModel& m, const std::string& path) {
-  if (m.kind == LinkModel::Kind::LatencyBandwidth &&
-      !(m.latency_s >= 0 && m.latency_s <= kMaxLatencyS))
-    throw InputError(path + ".latency_s", toText(m.latency_s), "a latency in seconds from 0 to 10");
+// "bandwidth_gb_per_s" of `j`, bounded as checkLink bounds it, but named as written: converted to
+// bytes/s, 1e300 GB/s would show as inf.
+static double bandwidthGbPerS(const json& j, const std::string& path) {
+  const double gb = ju::getPositive(j, "bandwidth_gb_per_s", path);
+  if (!(gb >= kMinLinkGbPerS && gb <= kMaxLinkGbPerS))
+    throw InputError(path + ".bandwidth_gb_per_s", ju::describe(j.at("bandwidth_gb_per_s")),
+                     "a bandwidth in GB/s from 1e-06 (1 kB/s) to 1e+05");
+  return gb;
+}
+
+// A count of GPUs within [lo, kMaxGpuCount].
+static void checkGpuCount(int n, int lo, const std::string& path) {
+  if (n < lo || n > kMaxGpuCount)
+    throw InputError(path, std::to_string(n),
+                     "an integer from " + std::to_string(lo) + " to 1000000");
 }
 
 // `value` is how the error shows the price (with its zone pair, for pairs).
@@ -107,8 +136,7 @@ LinkModel LinkModel::fromJson(const json& j, const std::string& path) {
   const std::string kind = ju::getString(j, "kind", path);
   if (kind == "latency_bandwidth") {
     ju::rejectUnknownKeys(j, {"kind", "latency_s", "bandwidth_gb_per_s"}, path);
-    return latencyBandwidth(ju::getNonNegative(j, "latency_s", path),
-                            ju::getPositive(j, "bandwidth_gb_per_s", path));
+    return latencyBandwidth(ju::getNonNegative(j, "latency_s", path), bandwidthGbPerS(j, path));
   }
   if (kind == "sailor_fit") {
     ju::rejectUnknownKeys(j, {"kind", "coefficients", "max_bytes_per_s"}, path);
@@ -299,16 +327,19 @@ void Scenario::validate(const Catalog& catalog) const {
     if (!zones.count(p.zone))
       throw InputError(path + ".zone", "\"" + p.zone + "\"", "a zone declared in regions");
     catalog.gpu(p.gpu_type, path + ".gpu_type");
-    if (p.count < 0) throw InputError(path + ".count", std::to_string(p.count), "a count >= 0");
-    if (!(p.usd_per_gpu_hour >= 0) || !std::isfinite(p.usd_per_gpu_hour))
-      throw InputError(path + ".usd_per_gpu_hour", toText(p.usd_per_gpu_hour), "a price >= 0");
-    if (p.gpus_per_node && *p.gpus_per_node < 1)
-      throw InputError(path + ".gpus_per_node", std::to_string(*p.gpus_per_node),
-                       "an integer >= 1");
+    checkGpuCount(p.count, 0, path + ".count");
+    if (!(p.usd_per_gpu_hour >= 0 && p.usd_per_gpu_hour <= kMaxUsdPerGpuHour))
+      throw InputError(path + ".usd_per_gpu_hour", toText(p.usd_per_gpu_hour),
+                       "a price in USD per GPU-hour from 0 to 1000");
+    if (p.gpus_per_node) checkGpuCount(*p.gpus_per_node, 1, path + ".gpus_per_node");
     if (!pool_keys.insert({p.zone, p.gpu_type}).second)
       throw InputError(path, p.gpu_type + " in " + p.zone + " twice",
                        "one pool per (zone, GPU type)");
   }
+  std::map<std::tuple<std::string, std::string, std::optional<std::string>,
+                      std::optional<std::string>, std::optional<int>>,
+           size_t>
+      link_keys;  // each link's key and index
   for (size_t i = 0; i < links.size(); ++i) {
     const LinkEntry& l = links[i];
     const std::string path = "network.links[" + std::to_string(i) + "]";
@@ -322,14 +353,22 @@ void Scenario::validate(const Catalog& catalog) const {
                        "from_gpu and to_gpu given together (or neither)");
     if (l.from_gpu) catalog.gpu(*l.from_gpu, path + ".from_gpu");
     if (l.to_gpu) catalog.gpu(*l.to_gpu, path + ".to_gpu");
-    if (l.gpus && *l.gpus < 1)
-      throw InputError(path + ".gpus", std::to_string(*l.gpus), "an integer >= 1");
-    checkLatency(l.model, path + ".model");
+    if (l.gpus) checkGpuCount(*l.gpus, 1, path + ".gpus");
+    checkLink(l.model, path + ".model");
+    // A lookup takes one entry per (zones, GPU types, count) and direction: a second one would
+    // never be used, so it is an error rather than silently ignored.
+    auto [it, fresh] =
+        link_keys.emplace(std::make_tuple(l.from_zone, l.to_zone, l.from_gpu, l.to_gpu, l.gpus), i);
+    if (!fresh)
+      throw InputError(
+          path,
+          describeEntry(l) + " again (first as network.links[" + std::to_string(it->second) + "])",
+          "one link per (from_zone, to_zone, from_gpu, to_gpu, gpus)");
   }
   for (const auto& [r, m] : default_links)
-    checkLatency(m, std::string("network.defaults.") + relationName(r));
+    checkLink(m, std::string("network.defaults.") + relationName(r));
   for (const auto& [gpu, m] : intra_node_links)
-    checkLatency(m, "network.intra_node." + gpu + ".model");
+    checkLink(m, "network.intra_node." + gpu + ".model");
   for (const auto& [r, v] : default_egress_usd_per_gb)
     checkEgress(v, std::string("egress_usd_per_gb.defaults.") + relationName(r), toText(v));
   for (const auto& [gpu, m] : intra_node_links) catalog.gpu(gpu, "network.intra_node.gpu_type");
@@ -403,7 +442,7 @@ void defaultLinksFromJson(const json& d, std::map<Relation, LinkModel>& links) {
     else {
       ju::rejectUnknownKeys(m, {"latency_s", "bandwidth_gb_per_s"}, path);
       links[r] = LinkModel::latencyBandwidth(ju::getNonNegative(m, "latency_s", path),
-                                             ju::getPositive(m, "bandwidth_gb_per_s", path));
+                                             bandwidthGbPerS(m, path));
     }
   }
 }
@@ -459,12 +498,19 @@ void egressFromJson(const json& e, std::map<Relation, double>& defaults,
   }
   const json& pairs = e.contains("pairs") ? e.at("pairs") : json::array();
   ju::requireArray(pairs, "egress_usd_per_gb.pairs");
+  std::map<std::pair<std::string, std::string>, size_t> first_index;  // no silent last-wins
   for (size_t i = 0; i < pairs.size(); ++i) {
     const std::string path = "egress_usd_per_gb.pairs[" + std::to_string(i) + "]";
     ju::rejectUnknownKeys(pairs[i], {"from_zone", "to_zone", "usd_per_gb"}, path);
-    pairs_usd[{ju::getString(pairs[i], "from_zone", path),
-               ju::getString(pairs[i], "to_zone", path)}] =
-        ju::getNonNegative(pairs[i], "usd_per_gb", path);
+    std::pair<std::string, std::string> key{ju::getString(pairs[i], "from_zone", path),
+                                            ju::getString(pairs[i], "to_zone", path)};
+    if (auto [it, fresh] = first_index.emplace(key, i); !fresh)
+      throw InputError(path,
+                       key.first + " -> " + key.second +
+                           " again (first as egress_usd_per_gb.pairs[" +
+                           std::to_string(it->second) + "])",
+                       "one price per (from_zone, to_zone)");
+    pairs_usd[key] = ju::getNonNegative(pairs[i], "usd_per_gb", path);
   }
 }
 

@@ -18,6 +18,17 @@
 
 namespace sailor {
 
+// Bounds on a scenario's figures, checked by Scenario::validate (docs/formats.md, "Bounds").
+// Beyond them a value is a slip (milliseconds typed as seconds, 5e-324, 1e18), never a real link,
+// price or pool, and it would overflow or stall the planner's arithmetic.
+inline constexpr double kMinLinkGbPerS = 1e-6;         // 1 kB/s: slower than any modem
+inline constexpr double kMaxLinkGbPerS = 1e5;          // 100 TB/s: 100x an NVLink domain
+inline constexpr double kMaxLinkFitCoefficient = 1e5;  // |c| of a sailor_fit, in GB/s
+inline constexpr double kMaxLatencyS = 10.0;           // a geostationary hop takes 0.3 s
+inline constexpr double kMaxEgressUsdPerGb = 1000.0;   // list prices are cents per GB
+inline constexpr double kMaxUsdPerGpuHour = 1000.0;    // list prices are 0.1 to 15 USD
+inline constexpr int kMaxGpuCount = 1'000'000;         // GPUs of one pool, node, link or trace cell
+
 struct Region {
   std::string name;       // e.g. "us-central1"
   std::string continent;  // e.g. "north-america"
