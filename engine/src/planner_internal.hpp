@@ -46,7 +46,8 @@ class Constraints {
  public:
   explicit Constraints(const PlannerOptions& options);
   // A plan's figures; `gpus` nullopt when the GPU count is not checked (simulated plans: their
-  // count is the placed plan's, already admitted).
+  // count is the placed plan's, already admitted). False for figures that are not finite or a
+  // zero throughput, with or without constraints: such a plan is never ranked or printed.
   bool admits(double iterations_per_s, double usd_per_iteration, double usd_per_hour,
               std::optional<int> gpus) const;
   // Every completion of a partial plan takes >= t_lb seconds, costs >= usd_lb per iteration and
