@@ -21,6 +21,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "proc_children.hpp"
 #include "test_time.hpp"
 
 namespace {
@@ -28,19 +29,7 @@ namespace {
 const QString kData = SAILOR_TEST_DATA;  // tests/data/runtime
 const QString kScenario = QString(SAILOR_TEST_RESOURCES) + "/scenarios/default.json";
 
-// The child processes of `parent`, from /proc (as test_runtime.cpp finds them).
-QList<qint64> childrenOf(qint64 parent) {
-  QList<qint64> out;
-  for (const QString& pid : QDir("/proc").entryList(QDir::Dirs)) {
-    QFile stat("/proc/" + pid + "/stat");
-    if (!stat.open(QIODevice::ReadOnly)) continue;
-    // pid (comm) state ppid ...: comm may hold spaces, so read after its closing parenthesis.
-    const QString line = QString::fromUtf8(stat.readAll());
-    const QStringList rest = line.mid(line.lastIndexOf(')') + 2).split(' ', Qt::SkipEmptyParts);
-    if (rest.size() > 1 && rest[1].toLongLong() == parent) out.push_back(pid.toLongLong());
-  }
-  return out;
-}
+using sailor::test::childrenOf;
 
 // Inodes of the sockets `pid` holds open ("socket:[INODE]" links under /proc/<pid>/fd).
 QSet<QString> socketInodes(qint64 pid) {

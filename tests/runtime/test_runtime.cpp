@@ -30,6 +30,7 @@
 #include <QTest>
 #include <sqlite3.h>
 
+#include "proc_children.hpp"
 #include "sailor/run_events.hpp"
 #include "sailor/run_store.hpp"
 #include "test_time.hpp"
@@ -105,19 +106,7 @@ void forEachEvent(QProcess& p, const std::function<void(const QJsonObject&)>& on
   }
 }
 
-// The child processes of `parent` (any state, zombies included), from /proc.
-QList<qint64> childrenOf(qint64 parent) {
-  QList<qint64> out;
-  for (const QString& pid : QDir("/proc").entryList(QDir::Dirs)) {
-    QFile stat("/proc/" + pid + "/stat");
-    if (!stat.open(QIODevice::ReadOnly)) continue;
-    // pid (comm) state ppid ...: comm may hold spaces, so read after its closing parenthesis.
-    const QString line = QString::fromUtf8(stat.readAll());
-    const QStringList rest = line.mid(line.lastIndexOf(')') + 2).split(' ', Qt::SkipEmptyParts);
-    if (rest.size() > 1 && rest[1].toLongLong() == parent) out.push_back(pid.toLongLong());
-  }
-  return out;
-}
+using sailor::test::childrenOf;
 
 // A `sailor run` followed line by line: every stdout line as printed, and what the controller's
 // children were when the finished event was printed (the finish step stops the workers first).
