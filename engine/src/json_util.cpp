@@ -8,8 +8,9 @@
 //   getString/Number/Int/Int32/Bool[Or]         typed fields, with or without a default
 //   getNonNegative, getInRange, getPositive     bounded numbers
 //   rejectUnknownKeys                           typos are errors, not silently ignored options
-//   readFile, writeFileAtomically               files: bounded size and nesting, numbers that
-//                                               fit a double; write to a temporary, then rename
+//   readFile, parseText, writeFileAtomically    files and text: bounded size and nesting,
+//                                               numbers that fit a double; write to a
+//                                               temporary, then rename
 #include "sailor/json_util.hpp"
 
 #include <unistd.h>
@@ -278,9 +279,15 @@ json readFile(const std::string& path) {
   if (!in) throw InputError(path, "a file that cannot be opened", "a readable JSON file");
   std::stringstream ss;
   ss << in.rdbuf();
-  const std::string text = ss.str();
+  return parseText(ss.str(), path);
+}
+
+json parseText(const std::string& text, const std::string& what) {
+  if (text.size() > kMaxJsonFileBytes)
+    throw InputError(what, "a text of " + std::to_string(text.size()) + " bytes",
+                     "JSON of at most " + std::to_string(kMaxJsonFileBytes) + " bytes");
   json result;
-  BoundedDomParser sax(result, path, text);
+  BoundedDomParser sax(result, what, text);
   json::sax_parse(text, &sax);
   return result;
 }

@@ -6,6 +6,7 @@
 //                            database path and SQLite's message (StoreError)
 //   readRun ................ one runs row as a RunRecord
 //   currentController,
+//   controllerGone,
 //   orphanReason ........... who controls a run, and whether that process is gone
 //   toJson ................. the JSON views `sailor runs ... --json` prints
 //   RunStore ............... open (read-write + migrate, or read-only), defaultPath, the writes
@@ -34,6 +35,7 @@
 #include <sqlite3.h>
 
 #include "sailor/error.hpp"
+#include "sailor/json_util.hpp"
 #include "sailor/run_events.hpp"
 
 namespace sailor {
@@ -165,11 +167,11 @@ class Statement {
              : std::string();
   }
   json jsonColumn(int col, const char* what) const {
-    const std::string s = text(col);
     try {
-      return json::parse(s);
-    } catch (const json::exception& e) {
-      throw StoreError(path_ + ": " + what + " is not valid JSON: " + e.what());
+      return json_util::parseText(text(col), what);  // bounded: nesting, size, numbers
+    } catch (const InputError& e) {
+      throw StoreError(path_ + ": " + what + " is not valid JSON: got " + e.value() +
+                       ", expected " + e.expected());
     }
   }
 
@@ -309,11 +311,9 @@ ControllerId currentController() {
   return c;
 }
 
-std::optional<std::string> orphanReason(const RunRecord& r) {
-  const ControllerId& c = r.controller;
+std::optional<std::string> controllerGone(const ControllerId& c) {
   // pid_t range only: kill() with 0 or a negative pid would address process groups.
-  if (r.status != RunStatus::Running || c.pid <= 0 || c.pid > std::numeric_limits<pid_t>::max())
-    return std::nullopt;
+  if (c.pid <= 0 || c.pid > std::numeric_limits<pid_t>::max()) return std::nullopt;
   const ControllerId self = currentController();
   if (c.host.empty() || c.host != self.host) return std::nullopt;  // cannot look at its processes
   const std::string gone = "controller " + std::to_string(c.pid) + " is gone";
@@ -325,6 +325,11 @@ std::optional<std::string> orphanReason(const RunRecord& r) {
     if (now > 0 && now != c.start_ticks) return gone + " (its pid now names another process)";
   }
   return std::nullopt;
+}
+
+std::optional<std::string> orphanReason(const RunRecord& r) {
+  if (r.status != RunStatus::Running) return std::nullopt;
+  return controllerGone(r.controller);
 }
 
 json toJson(const RunRecord& r) {

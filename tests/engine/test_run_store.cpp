@@ -375,8 +375,9 @@ class TestRunStore : public QObject {
     QCOMPARE(store.run(id)->controller.pid, std::int64_t(0));
   }
 
-  // One row with garbage in its plan column and one with an unknown status: listRuns throws,
-  // listReadableRuns returns the others and names both bad rows.
+  // One row with garbage in its plan column, one with an unknown status and one whose plan nests
+  // 100,000 arrays (read with the bounded parser of json_util: refused at depth 64, not a stack
+  // overflow): listRuns throws, listReadableRuns returns the others and names the three.
   void corruptRowsAreSkippedAndNamed() {
     const std::string path = fresh("corrupt.sqlite");
     RunStore store(path);
@@ -384,6 +385,12 @@ class TestRunStore : public QObject {
     const std::int64_t b = store.createRun(sampleRun("b"));
     const std::int64_t c = store.createRun(sampleRun("c"));
     const std::int64_t d = store.createRun(sampleRun("d"));
+    const std::int64_t e = store.createRun(sampleRun("e"));
+    QCOMPARE(rawExec(path,
+                     "UPDATE runs SET model = replace(hex(zeroblob(100000)), '00', '[') "
+                     "WHERE id = " +
+                         std::to_string(e)),
+             std::string());
     QCOMPARE(rawExec(path, "UPDATE runs SET plan = '{not json' WHERE id = " + std::to_string(b) +
                                "; PRAGMA ignore_check_constraints = ON; UPDATE runs SET status = "
                                "'bogus' WHERE id = " +
@@ -395,13 +402,18 @@ class TestRunStore : public QObject {
       QCOMPARE(listing.runs.size(), size_t(2));
       QCOMPARE(listing.runs[0].id, c);
       QCOMPARE(listing.runs[1].id, a);
-      QCOMPARE(listing.skipped.size(), size_t(2));
-      QCOMPARE(listing.skipped[0].id, d);
-      QVERIFY2(listing.skipped[0].reason.find("bogus") != std::string::npos,
-               listing.skipped[0].reason.c_str());
-      QCOMPARE(listing.skipped[1].id, b);
-      QVERIFY2(listing.skipped[1].reason.find("runs.plan is not valid JSON") != std::string::npos,
+      QCOMPARE(listing.skipped.size(), size_t(3));
+      QCOMPARE(listing.skipped[0].id, e);
+      QVERIFY2(
+          listing.skipped[0].reason.find("runs.model is not valid JSON: got arrays or "
+                                         "objects nested more than 64 deep") != std::string::npos,
+          listing.skipped[0].reason.c_str());
+      QCOMPARE(listing.skipped[1].id, d);
+      QVERIFY2(listing.skipped[1].reason.find("bogus") != std::string::npos,
                listing.skipped[1].reason.c_str());
+      QCOMPARE(listing.skipped[2].id, b);
+      QVERIFY2(listing.skipped[2].reason.find("runs.plan is not valid JSON") != std::string::npos,
+               listing.skipped[2].reason.c_str());
     }
   }
 
@@ -422,6 +434,11 @@ class TestRunStore : public QObject {
     QCOMPARE(self.controller.pid, std::int64_t(getpid()));
     QVERIFY(self.controller.start_ticks > 0);
     QVERIFY(!orphanReason(self).has_value());
+    QVERIFY(!controllerGone(currentController()).has_value());
+    ControllerId dead_controller = currentController();
+    dead_controller.pid = deadPid();
+    QCOMPARE(controllerGone(dead_controller).value_or(""),
+             "controller " + std::to_string(dead_controller.pid) + " is gone");
 
     const std::int64_t gone_pid = deadPid();
     const std::string gone = std::to_string(gone_pid);

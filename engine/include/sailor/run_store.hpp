@@ -93,10 +93,13 @@ struct RunRecord {
   ControllerId controller;                    // set by createRun to the calling process
 };
 
-// Why a run's controller is gone ("controller 1234 is gone"), or none when the run is not
-// running, its controller was not recorded or ran on another host, or is still alive. Gone: the
-// machine rebooted since (another boot id), kill(pid, 0) fails with ESRCH, or /proc/<pid>/stat
-// shows another start time (the pid was reused).
+// Why the controller `c` is gone ("controller 1234 is gone"), or none when it was not recorded,
+// ran on another host, or is still alive. Gone: the machine rebooted since (another boot id),
+// kill(pid, 0) fails with ESRCH, or /proc/<pid>/stat shows another start time (the pid was
+// reused). Also what the runtime uses to sweep the private directories of dead controllers.
+std::optional<std::string> controllerGone(const ControllerId& c);
+
+// controllerGone of a running run's controller; none for a run that is not running.
 std::optional<std::string> orphanReason(const RunRecord& r);
 
 // A runs row that could not be read (an unknown status, a JSON column that does not parse).
