@@ -4,7 +4,7 @@
 // Exit codes: 0 success; 2 bad input (the message names the field, the value and what was
 // expected), no command or an unknown one; 3 `plan`: no plan exists, `simulate`: the plan does
 // not fit in memory; 1 an internal error or a cancelled search. `sailor run` exits as sailor-run
-// does (0 finished, 2 bad input, 4 the run failed, 130 interrupted).
+// does (0 finished, 2 bad input, 4 the run failed, 5 the run store unusable, 130 interrupted).
 #include <fmt/core.h>
 #include <unistd.h>
 

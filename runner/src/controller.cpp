@@ -4,7 +4,8 @@
 //                         the store, then hands the run to Run::execute
 //   Run::execute ........ the steps in order, with one guard: whatever a step throws ends the
 //                         run through finish, like any other ending
-//     announce .......... writes the workers' spec, emits run_started and the warnings
+//     announce .......... emits run_started and the warnings, writes the workers' spec in the
+//                         run's private directory (with its owner, for sweepRunDirs)
 //     startRendezvous ... creates the c10d FileStore file the workers meet in (no port)
 //     launchWorkers ..... the launch step (launcher.hpp: local processes today), workers_started
 //     supervise ......... loops pumpOutput, reapExited and checkHeartbeats until every worker is
@@ -13,21 +14,27 @@
 //                         record the status, the finished event, remove the spec directory
 //   onLine, onIterationComplete: worker reports (internal messages, docs/runtime.md) turned into
 //                         events; events are typed (sailor/run_events.hpp) and go to the store
-//                         and to `emit` through Run::event only.
+//                         and to `emit` through Run::event only; a loss that is not finite
+//                         ends the run as diverged.
+//   runDirParent, sweepRunDirs: where private directories go, and removing those whose
+//                         controller is gone (a killed controller cannot remove its own).
 #include "controller.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>  // NOLINT(modernize-deprecated-headers): sigaction() is POSIX, not <csignal>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <fstream>
 #include <iostream>
 #include <limits>
 #include <map>
@@ -71,13 +78,37 @@ std::vector<std::string> takeLines(std::string& buf) {
   return lines;
 }
 
-// A number of a worker's report: 0 when absent, NaN when null (nlohmann prints NaN as null: a
-// diverged loss), so that a diverged run reports null rather than failing the controller.
+// A number of a worker's report: 0 when absent; the worker writes a figure that is not finite
+// as "nan", "inf" or "-inf" (JSON has no such numbers); anything else (null) reads as NaN.
 double reportNumber(const json& report, const char* key) {
   const auto it = report.find(key);
   if (it == report.end()) return 0.0;
   if (it->is_number()) return it->get<double>();
+  if (it->is_string()) {
+    const std::string& v = it->get_ref<const std::string&>();
+    if (v == "inf") return std::numeric_limits<double>::infinity();
+    if (v == "-inf") return -std::numeric_limits<double>::infinity();
+  }
   return std::numeric_limits<double>::quiet_NaN();
+}
+
+// "nan", "inf" or "-inf": a figure that is not finite, as the diverged failure names it.
+std::string nonFiniteName(double v) {
+  if (std::isnan(v)) return "nan";
+  return v > 0 ? "inf" : "-inf";
+}
+
+constexpr const char* kRunDirPrefix = "sailor-run-";
+constexpr const char* kOwnerFile = "controller";  // in a run's private directory: who owns it
+
+// True when s is valid UTF-8 (nlohmann refuses to print anything else).
+bool isUtf8(const std::string& s) {
+  try {
+    (void)json(s).dump();
+    return true;
+  } catch (const json::type_error&) {
+    return false;
+  }
 }
 
 // Removes the controller's private directory (the workers' spec and, after a crash mid-write,
@@ -94,6 +125,25 @@ void removeSpecDir(const std::string& dir) {
     closedir(d);
   }
   (void)rmdir(dir.c_str());
+}
+
+// The owner file of a private directory: pid, start ticks, boot id and host of the controller,
+// one per line (ControllerId).
+std::string ownerText(const ControllerId& c) {
+  return std::to_string(c.pid) + "\n" + std::to_string(c.start_ticks) + "\n" + c.boot_id + "\n" +
+         c.host + "\n";
+}
+
+std::optional<ControllerId> readOwner(const std::string& file) {
+  std::ifstream in(file);
+  std::string pid, ticks;
+  ControllerId c;
+  if (!std::getline(in, pid) || !std::getline(in, ticks) || !std::getline(in, c.boot_id) ||
+      !std::getline(in, c.host))
+    return std::nullopt;
+  c.pid = std::strtoll(pid.c_str(), nullptr, 10);
+  c.start_ticks = std::strtoll(ticks.c_str(), nullptr, 10);
+  return c;
 }
 
 // One worker as the controller supervises it.
@@ -159,6 +209,7 @@ class Run {
 
   void onLine(Worker& w, const std::string& line);
   void onIterationComplete(int iteration);
+  void storeWrite(const std::function<void()>& write);
   RunEvent typed(RunEventBody body) const { return RunEvent{run_id_, utcNow(), std::move(body)}; }
   void event(RunEventBody body);
   void finalEvent(RunEventBody body) noexcept;
@@ -181,13 +232,24 @@ class Run {
   std::vector<Worker> workers_;
   std::map<int, std::vector<json>> pending_;  // iteration -> reports by rank (null: missing)
   int iterations_done_ = 0;
+  std::optional<Ending> diverged_;  // set by the first iteration whose loss is not finite
+  bool store_full_ = false;         // SAILOR_TEST_FAULT=disk-full has tripped: writes fail
   Clock::time_point started_ = Clock::now();
 };
+
+// Every write of the run to the store goes through here. Test only: once the disk-full fault has
+// tripped, each write fails as SQLite's would on a full disk, the finish step's included.
+void Run::storeWrite(const std::function<void()>& write) {
+  if (store_full_)
+    throw StoreError(store_.path() + ": database or disk is full (" +
+                     testFaultMessage("disk-full") + ")");
+  write();
+}
 
 // Stored, then printed: a consumer that sees an event on stdout finds it in the store.
 void Run::event(RunEventBody body) {
   const json j = toJson(typed(std::move(body)));
-  store_.addEvent(run_id_, j);
+  storeWrite([&] { store_.addEvent(run_id_, j); });
   emit_(j);
 }
 
@@ -197,7 +259,7 @@ void Run::finalEvent(RunEventBody body) noexcept {
   try {
     const json j = toJson(typed(std::move(body)));
     try {
-      store_.addEvent(run_id_, j);
+      storeWrite([&] { store_.addEvent(run_id_, j); });
     } catch (const std::exception&) {  // the run's error already says why, if it is the store
     }
     emit_(j);
@@ -243,9 +305,11 @@ void Run::announce() {
   event(std::move(started));
   for (const std::string& w : options_.warnings) event(RunWarningEvent{w, std::nullopt});
 
-  char tmpl[] = "/tmp/sailor-run-XXXXXX";
-  if (!mkdtemp(tmpl)) throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
+  std::string tmpl = runDirParent() + "/" + kRunDirPrefix + "XXXXXX";
+  if (!mkdtemp(tmpl.data()))
+    throw std::runtime_error("mkdtemp " + tmpl + ": " + std::strerror(errno));
   spec_dir_ = tmpl;
+  json_util::writeFileAtomically(spec_dir_ + "/" + kOwnerFile, ownerText(currentController()));
   spec_file_ = spec_dir_ + "/spec.json";
   json_util::writeFileAtomically(spec_file_, worker_spec_.toJson().dump(2));
 }
@@ -294,7 +358,9 @@ Ending Run::supervise() {
   while (true) {
     if (g_interrupted) return Ending{RunStatus::Stopped, "", nullptr};
     pumpOutput();
+    if (diverged_) return *diverged_;
     if (auto ending = reapExited()) return *ending;
+    if (diverged_) return *diverged_;  // the last report of a worker that ended
     if (std::all_of(workers_.begin(), workers_.end(), [](const Worker& w) { return w.exited; }))
       break;
     if (auto ending = checkHeartbeats()) return *ending;
@@ -417,7 +483,7 @@ int Run::finish(const Ending& ending) noexcept {
   }
   launcher_.stopAll(kStopGrace);
   try {
-    store_.finishRun(run_id_, ending.status, ending.message);
+    storeWrite([&] { store_.finishRun(run_id_, ending.status, ending.message); });
   } catch (const std::exception&) {  // the finished event below still reports the run's end
   }
   finalEvent(RunFinishedEvent{ending.status, iterations_done_, secondsSince(started_),
@@ -434,8 +500,10 @@ int Run::finish(const Ending& ending) noexcept {
 void Run::onLine(Worker& w, const std::string& line) {
   json msg;
   try {
-    msg = json::parse(line);
-  } catch (const json::exception&) {
+    msg = json_util::parseText(line, "report");  // bounded nesting, like every JSON we read
+  } catch (const std::exception&) {
+  }
+  if (!msg.is_object()) {
     event(RunWarningEvent{"worker output: " + line, w.place.rank});
     return;
   }
@@ -466,6 +534,7 @@ void Run::onLine(Worker& w, const std::string& line) {
 // Every rank has reported `iteration`: one iteration event, stored with its row in one
 // transaction, then printed.
 void Run::onIterationComplete(int iteration) {
+  if (diverged_) return;  // the run ends with the diverged iteration, later ones are not kept
   const std::vector<json>& reports = pending_[iteration];
   IterationEvent it;
   it.iteration = iteration;
@@ -503,14 +572,48 @@ void Run::onIterationComplete(int iteration) {
   it.grad_norm = reportNumber(reports[0], "grad_norm");
   if (iteration >= 1 && testFault("store"))
     throw StoreError(store_.path() + ": " + testFaultMessage("store"));
+  if (iteration >= 2 && testFault("disk-full")) store_full_ = true;
   const json e = toJson(typed(it));
-  store_.addIteration(iterationRecord(run_id_, it), e);
+  storeWrite([&] { store_.addIteration(iterationRecord(run_id_, it), e); });
   emit_(e);
   pending_.erase(iteration);
   iterations_done_ = iteration + 1;
+  // NOTE [Diverged]: a loss that is not finite will not come back (the weights are NaN or
+  // infinite from here on); the iteration is kept, then the run fails naming it.
+  if (!std::isfinite(it.loss) && !diverged_)
+    diverged_ = failure("diverged: loss " + nonFiniteName(it.loss) + " at iteration " +
+                        std::to_string(iteration));
 }
 
 }  // namespace
+
+std::string runDirParent() {
+  const char* tmp = std::getenv("TMPDIR");
+  struct stat st {};
+  if (tmp && tmp[0] == '/' && isUtf8(tmp) && ::stat(tmp, &st) == 0 && S_ISDIR(st.st_mode))
+    return tmp;
+  return "/tmp";
+}
+
+int sweepRunDirs() {
+  const std::string parent = runDirParent();
+  DIR* d = opendir(parent.c_str());
+  if (!d) return 0;
+  int removed = 0;
+  while (const dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.rfind(kRunDirPrefix, 0) != 0) continue;
+    const std::string dir = parent + "/" + name;
+    struct stat st {};
+    if (lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) continue;
+    const std::optional<ControllerId> owner = readOwner(dir + "/" + kOwnerFile);
+    if (!owner || !controllerGone(*owner)) continue;  // alive, another host's, or not ours
+    removeSpecDir(dir);
+    ++removed;
+  }
+  closedir(d);
+  return removed;
+}
 
 int runController(const RunSpec& spec, const json& scenario, const json& job,
                   const ControllerOptions& options, const std::function<void(const json&)>& emit) {
@@ -522,8 +625,10 @@ int runController(const RunSpec& spec, const json& scenario, const json& job,
     throw InputError("--worker", "\"" + options.worker_path + "\"",
                      "an executable sailor-worker (" + std::string(std::strerror(errno)) + ")");
 
+  // What killed controllers left: their private directories, and runs left `running` (recorded
+  // failed, with why).
+  sweepRunDirs();
   RunStore store(options.store_path);
-  // Runs left `running` by a controller that was killed: record them failed, with why.
   for (const std::int64_t orphan : store.failOrphanedRuns())
     std::cerr << "sailor run: marked run " << orphan << " failed: its controller is gone\n";
   RunRecord rec;
@@ -535,13 +640,14 @@ int runController(const RunSpec& spec, const json& scenario, const json& job,
   rec.scenario = scenario;
   rec.job = job;
   rec.model = spec.model.toJson();
-  const std::int64_t run_id = store.createRun(rec);
-
+  // Before the run exists, so that no signal can leave it `running`: one that comes now stops
+  // the run as soon as it has started.
   struct sigaction sa {};
   sa.sa_handler = onSignal;
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  const std::int64_t run_id = store.createRun(rec);
 
   // From here on the run has started: execute() ends it with a finished event whatever happens.
   const std::unique_ptr<Launcher> launcher = makeLocalLauncher();

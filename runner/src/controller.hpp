@@ -30,15 +30,29 @@ struct ControllerOptions {
 
 // Exit codes of `sailor run`.
 constexpr int kExitRunOk = 0;
-constexpr int kExitRunInput = 2;      // bad input: nothing was started
-constexpr int kExitRunFailed = 4;     // a worker died, stopped reporting or reported an error, or
-                                      // a step of the controller failed after the run started
-constexpr int kExitRunStopped = 130;  // interrupted (SIGINT/SIGTERM): workers stopped
+constexpr int kExitRunInput = 2;        // bad input: nothing was started
+constexpr int kExitRunFailed = 4;       // a worker died, stopped reporting or reported an error,
+                                        // the loss diverged, or a step of the controller failed
+                                        // after the run started
+constexpr int kExitRunNotRecorded = 5;  // the run store could not be opened or written before
+                                        // the run was created: nothing was started
+constexpr int kExitRunStopped = 130;    // interrupted (SIGINT/SIGTERM): workers stopped
+
+// Where runs' private directories (the workers' spec, the rendezvous file) are created: $TMPDIR
+// when it is an absolute path of a directory in UTF-8 (the rendezvous path is printed in
+// events), else /tmp.
+std::string runDirParent();
+// Removes the private directories under runDirParent() that belong to this user and whose
+// controller is gone (controllerGone of the owner file each one holds): what a killed controller
+// left behind. Returns how many it removed.
+int sweepRunDirs();
 
 // Runs `spec` to completion. `emit` receives every event (sailor/run_events.hpp's toJson; the CLI
 // prints it as one line). plan/scenario/job JSON are stored with the run. Returns an exit code
 // above. Throws (InputError, StoreError) only before the run is created in the store, with no
-// event emitted; once created, every path ends with a finished event.
+// event emitted (a StoreError: exit kExitRunNotRecorded); once created, every path ends with a
+// finished event. Before creating the run it sweeps what killed controllers left (sweepRunDirs,
+// RunStore::failOrphanedRuns).
 int runController(const RunSpec& spec, const nlohmann::json& scenario, const nlohmann::json& job,
                   const ControllerOptions& options,
                   const std::function<void(const nlohmann::json&)>& emit);

@@ -61,12 +61,16 @@ constexpr const char* kHelp =
     "  --backend auto|gloo|nccl  communication backend (default auto)\n"
     "  --store FILE              run store (default $SAILOR_RUN_STORE or\n"
     "                            ~/.local/share/sailor-studio/runs.sqlite)\n"
-    "  --name TEXT               run name (default: the plan file name)\n"
+    "  --name TEXT               run name in UTF-8 (default: the plan file name, a byte that\n"
+    "                            is not UTF-8 shown as U+FFFD)\n"
     "  --heartbeat-timeout S     a worker silent this long has failed (default 5)\n"
     "  --worker FILE             sailor-worker binary (default: next to this one)\n"
     "\n"
+    "Paths given to --data and --store must be valid UTF-8 (they are printed in events).\n"
+    "\n"
     "Exit status: 0 finished, 2 bad input (nothing started), 4 the run failed (a worker died,\n"
-    "stopped reporting or reported an error), 130 interrupted.\n";
+    "stopped reporting or reported an error, the loss diverged, or the controller failed),\n"
+    "5 the run store could not be opened or written (nothing started), 130 interrupted.\n";
 
 std::string selfDir() {
   std::error_code ec;
@@ -82,6 +86,21 @@ T load(const std::string& path, F f) {
   } catch (const InputError& e) {
     throw withContext(e, path);
   }
+}
+
+// s with every byte that is not part of valid UTF-8 replaced by U+FFFD: how a name or a path
+// that is not UTF-8 is shown (events and messages are UTF-8).
+std::string shownUtf8(const std::string& s) {
+  return json::parse(json(s).dump(-1, ' ', false, json::error_handler_t::replace))
+      .get<std::string>();
+}
+
+// The value of `option` when it is valid UTF-8; else bad input naming the option.
+const std::string& utf8Arg(const std::string& option, const std::string& v) {
+  if (shownUtf8(v) != v)
+    throw InputError(option, "\"" + shownUtf8(v) + "\" (bytes that are not UTF-8, shown as U+FFFD)",
+                     "UTF-8 text: the run's events and store are UTF-8");
+  return v;
 }
 
 int intArg(const std::string& opt, const std::string& v) {
@@ -195,7 +214,7 @@ RunOptions runOptionsFromArgs(const RunArgs& a, const Job& job) {
   if (a.has("--dtype")) ro.dtype = a.at("--dtype");
   if (a.has("--backend")) ro.backend = a.at("--backend");
   if (a.has("--data")) {
-    const std::string& d = a.at("--data");
+    const std::string& d = utf8Arg("--data", a.at("--data"));
     ro.data = d == "text" ? resourceDir() + "/text/public-domain.txt" : d;
     if (ro.data != "synthetic") ro.data = std::filesystem::absolute(ro.data).string();
   }
@@ -209,9 +228,12 @@ ControllerOptions controllerOptionsFromArgs(const RunArgs& a, const RunSpec& spe
   co.worker_path = a.has("--worker")              ? a.at("--worker")
                    : std::getenv("SAILOR_WORKER") ? std::getenv("SAILOR_WORKER")
                                                   : selfDir() + "/sailor-worker";
-  co.store_path = a.has("--store") ? a.at("--store") : RunStore::defaultPath();
-  co.name =
-      a.has("--name") ? a.at("--name") : std::filesystem::path(a.at("--plan")).filename().string();
+  co.store_path = a.has("--store")
+                      ? utf8Arg("--store", a.at("--store"))
+                      : utf8Arg("run store path (SAILOR_RUN_STORE, XDG_DATA_HOME, HOME)",
+                                RunStore::defaultPath());
+  co.name = a.has("--name") ? utf8Arg("--name", a.at("--name"))
+                            : shownUtf8(std::filesystem::path(a.at("--plan")).filename().string());
   if (const char* env = std::getenv("SAILOR_MAX_LOCAL_PROCESSES"))
     co.max_local_processes = intArg("SAILOR_MAX_LOCAL_PROCESSES", env);
   if (a.has("--max-local-processes"))
@@ -271,16 +293,18 @@ int main(int argc, char** argv) {
       (void)TokenSource::textFile(ro.data, ro.seed).sample(0, spec.model.sequence_length);
     const ControllerOptions co = controllerOptionsFromArgs(args, spec, job);
     return runController(spec, scenario.toJson(), job.toJson(), co, [](const json& e) {
-      const std::string line = e.dump() + "\n";
+      // Every text in events is UTF-8 already; the handler only keeps a stray byte from ending
+      // the stream.
+      const std::string line = e.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
       std::fwrite(line.data(), 1, line.size(), stdout);
       std::fflush(stdout);
     });
   } catch (const InputError& e) {
     std::cerr << "sailor run: " << e.what() << "\n";
     return kExitRunInput;
-  } catch (const StoreError& e) {
+  } catch (const StoreError& e) {  // before the run was created: nothing started
     std::cerr << "sailor run: run store: " << e.what() << "\n";
-    return kExitRunInput;
+    return kExitRunNotRecorded;
   } catch (const std::exception& e) {
     std::cerr << "sailor run: " << e.what() << "\n";
     return kExitRunFailed;

@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <mutex>
@@ -124,16 +125,24 @@ c10::intrusive_ptr<c10d::Store> connectStore(const Args& args) {
   return c10::make_intrusive<c10d::TCPStore>(args.store_host, so);
 }
 
+// A figure of a report: a number, or "nan", "inf", "-inf" (JSON has no such numbers; the
+// controller names them in a diverged run's failure).
+json figure(double v) {
+  if (std::isfinite(v)) return v;
+  if (std::isnan(v)) return "nan";
+  return v > 0 ? "inf" : "-inf";
+}
+
 json iterationMessage(const IterationReport& r, const torch::Device& device) {
   return json{{"type", "iteration"},
               {"iteration", r.iteration},
-              {"loss_sum", r.loss_sum},
+              {"loss_sum", figure(r.loss_sum)},
               {"loss_count", r.loss_count},
               {"seconds", r.seconds},
               {"p2p_seconds", r.comm.p2p},
               {"tp_seconds", r.comm.tp},
               {"dp_seconds", r.comm.dp},
-              {"grad_norm", r.grad_norm},
+              {"grad_norm", figure(r.grad_norm)},
               {"learning_rate", r.learning_rate},
               {"peak_memory_bytes", peakMemoryBytes(device)}};
 }
