@@ -68,8 +68,9 @@ class Launcher {
 std::unique_ptr<Launcher> makeLocalLauncher();
 
 // Test only: true when $SAILOR_TEST_FAULT equals `step` ("rendezvous", "launch", "pump",
-// "store"), where the step then throws as if its system call or store write had failed, so that
-// tests/runtime can fail a named step of a started run (docs/runtime.md "Failure handling").
+// "store", "disk-full"), where the step then throws as if its system call or store write had
+// failed (disk-full: every store write from then on), so that tests/runtime can fail a named
+// step of a started run (docs/runtime.md "Failure handling").
 // Always false when the variable is unset.
 bool testFault(const char* step);
 // The message of such an injected fault: "injected fault in step <step> (SAILOR_TEST_FAULT)".
