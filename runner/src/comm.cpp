@@ -1,6 +1,8 @@
 // The worker's communication (comm.hpp). In this file:
 //   - communication clocks: HostClock (CPU, Gloo), CudaEventClock (CUDA, NCCL), the process's
 //     clock (commClock, setCommClock, makeCommClock);
+//   - the private network of a local run: makeNamespaces (in a forked helper), joinNamespacesOf,
+//     joinPrivateNetwork;
 //   - group creation: makeGroup (one Gloo or NCCL group), allGroups (every group of a run, in
 //     the order every worker computes), createGroups, finishGroups;
 //   - allReduceSum (bfloat16 over Gloo sums float32 copies);
@@ -8,6 +10,22 @@
 //   - P2p, the pipeline's point-to-point transfers.
 #include "comm.hpp"
 
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <signal.h>  // NOLINT(modernize-deprecated-headers): SIGKILL for prctl, POSIX
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <stdexcept>
 #include <utility>
 
@@ -189,6 +207,134 @@ struct ReduceFromTp : torch::autograd::Function<ReduceFromTp> {
   static variable_list backward(AutogradContext*, variable_list grads) { return {grads[0]}; }
 };
 
+std::string errnoText(const std::string& what) {
+  return what + ": " + std::strerror(errno);
+}
+
+// Writes `text` to the /proc file `path` in one write(2), as the kernel wants its maps.
+bool writeProcFile(const char* path, const std::string& text) {
+  const int fd = ::open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  ::close(fd);
+  return ok;
+}
+
+// In the calling (single-threaded) process: a new user namespace in which this user is itself
+// (uid and gid mapped to themselves, so files keep their owner), a new network namespace owned
+// by it, and its loopback up (a new network namespace has only `lo`, down). Returns "" or what
+// failed.
+std::string makeNamespaces(uid_t uid, gid_t gid) {
+  if (::unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0) return errnoText("unshare");
+  // setgroups must be denied before an unprivileged process may write its gid_map.
+  if (!writeProcFile("/proc/self/setgroups", "deny") && errno != ENOENT)
+    return errnoText("/proc/self/setgroups");
+  if (!writeProcFile("/proc/self/uid_map", std::to_string(uid) + " " + std::to_string(uid) + " 1"))
+    return errnoText("/proc/self/uid_map");
+  if (!writeProcFile("/proc/self/gid_map", std::to_string(gid) + " " + std::to_string(gid) + " 1"))
+    return errnoText("/proc/self/gid_map");
+  const int s = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (s < 0) return errnoText("socket");
+  ifreq ifr{};
+  std::strncpy(ifr.ifr_name, "lo", IFNAMSIZ - 1);
+  bool up = ::ioctl(s, SIOCGIFFLAGS, &ifr) == 0;
+  ifr.ifr_flags = static_cast<short>(ifr.ifr_flags | IFF_UP);
+  up = up && ::ioctl(s, SIOCSIFFLAGS, &ifr) == 0;
+  const std::string why = up ? "" : errnoText("bringing up lo");
+  ::close(s);
+  return why;
+}
+
+// Joins the user and then the network namespace of process `pid` (the user namespace first:
+// it owns the network namespace, and joining it gives this process the right to enter that).
+// A change of user namespace resets the parent-death signal and the dumpable flag (the kernel
+// treats it as a change of credentials): both are restored, and the parent is checked to be
+// still the one that started this process.
+void joinNamespacesOf(pid_t pid) {
+  int death_signal = 0;
+  prctl(PR_GET_PDEATHSIG, &death_signal);
+  const int dumpable = prctl(PR_GET_DUMPABLE);
+  const pid_t parent = ::getppid();
+  for (const char* ns : {"user", "net"}) {
+    const std::string path = "/proc/" + std::to_string(pid) + "/ns/" + ns;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw std::runtime_error("private network: " + errnoText("open " + path));
+    const int rv = ::setns(fd, 0);
+    const int e = errno;
+    ::close(fd);
+    if (rv != 0) {
+      errno = e;
+      throw std::runtime_error("private network: " + errnoText("setns " + path));
+    }
+  }
+  if (dumpable >= 0) prctl(PR_SET_DUMPABLE, dumpable);
+  if (death_signal != 0) {
+    prctl(PR_SET_PDEATHSIG, death_signal);
+    if (::getppid() != parent) std::_Exit(1);  // the controller died while the signal was off
+  }
+}
+
+// The parent of process `pid` (from /proc/<pid>/stat), or -1.
+pid_t parentOf(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const auto paren = stat.rfind(')');  // the command name may hold spaces and parentheses
+  if (paren == std::string::npos) return -1;
+  std::istringstream rest(stat.substr(paren + 1));
+  std::string state;
+  long ppid = -1;
+  rest >> state >> ppid;
+  return static_cast<pid_t>(ppid);
+}
+
+// Rank 0's part: a forked helper makes the namespaces and reports on a socket pair, then waits
+// until rank 0 has joined them (its end of the pair closed) and exits. The namespaces live as long
+// as a process is in them. Returns "" when this process is now in them, else why not.
+std::string makePrivateNetwork() {
+  if (const char* f = std::getenv("SAILOR_TEST_FAULT"); f && std::strcmp(f, "netns") == 0)
+    return "injected fault (SAILOR_TEST_FAULT=netns)";
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return errnoText("socketpair");
+  const uid_t uid = ::geteuid();
+  const gid_t gid = ::getegid();
+  const pid_t parent = ::getpid();
+  const pid_t helper = ::fork();
+  if (helper < 0) {
+    const std::string why = errnoText("fork");
+    ::close(sv[0]);
+    ::close(sv[1]);
+    return why;
+  }
+  if (helper == 0) {
+    ::close(sv[0]);
+    const std::string why = makeNamespaces(uid, gid);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // after the unshare, which clears it
+    const std::string reply = why.empty() ? std::string("ok") : why;
+    if (::getppid() == parent && ::write(sv[1], reply.data(), reply.size()) > 0) {
+      char c;
+      while (::read(sv[1], &c, 1) > 0) {
+      }
+    }
+    std::_Exit(0);
+  }
+  ::close(sv[1]);
+  char buf[512];
+  const ssize_t n = ::read(sv[0], buf, sizeof buf);
+  std::string reply = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "helper died";
+  if (reply == "ok") {
+    try {
+      joinNamespacesOf(helper);
+      reply.clear();
+    } catch (const std::exception& e) {
+      reply = e.what();
+    }
+  }
+  ::close(sv[0]);
+  int status = 0;
+  ::waitpid(helper, &status, 0);
+  return reply;
+}
+
 }  // namespace
 
 std::unique_ptr<CommClock> makeCommClock(const torch::Device& device) {
@@ -225,6 +371,25 @@ std::string chooseBackend(const std::string& requested) {
                                  : "backend nccl: this build has no NCCL (libtorch without CUDA)");
   if (requested == "gloo") return "gloo";
   return nccl_usable ? "nccl" : "gloo";
+}
+
+bool joinPrivateNetwork(const c10::intrusive_ptr<c10d::Store>& store, int rank, int generation) {
+  const std::string key = "gen/" + std::to_string(generation) + "/netns";
+  if (rank == 0) {
+    const std::string why = makePrivateNetwork();
+    const std::string value = why.empty() ? std::to_string(::getpid()) : "none: " + why;
+    store->set(key, std::vector<std::uint8_t>(value.begin(), value.end()));
+    return why.empty();
+  }
+  const std::vector<std::uint8_t> bytes = store->get(key);  // waits up to the store's timeout
+  const std::string value(bytes.begin(), bytes.end());
+  if (value.rfind("none", 0) == 0) return false;
+  const pid_t rank0 = static_cast<pid_t>(std::stol(value));
+  if (parentOf(rank0) != ::getppid())  // rank 0 gone (its pid reused?): nothing to join
+    throw std::runtime_error("private network: rank 0 (pid " + value +
+                             ") is no longer a worker of this run");
+  joinNamespacesOf(rank0);
+  return true;
 }
 
 Groups createGroups(const RunSpec& spec, int rank, const c10::intrusive_ptr<c10d::Store>& store,

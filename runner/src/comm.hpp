@@ -88,6 +88,19 @@ struct Groups {
 std::string chooseBackend(const std::string& requested);
 bool ncclCompiledIn();
 
+// Moves this worker into the private network of a local run (Linux): rank 0 creates a user and
+// network namespace pair with its own loopback (a forked helper unshares, maps this user to
+// itself and brings `lo` up; rank 0 then joins it) and publishes its pid under
+// "gen/<generation>/netns" in `store`; every other rank joins rank 0's namespaces. Gloo's
+// listeners are then reachable only from inside the run: no other process of the machine can
+// connect to them (docs/runtime.md "Network"). Where the kernel refuses unprivileged user
+// namespaces (a container's seccomp profile, a sysctl), rank 0 publishes "none" and every rank
+// stays on the machine's loopback. Must run while the process has one thread (setns and unshare
+// refuse a user namespace change otherwise). Keeps this process's parent-death signal and
+// dumpable flag, which a change of user namespace resets. Returns whether the run is in a
+// private network; throws when rank 0 made one that this rank cannot join.
+bool joinPrivateNetwork(const c10::intrusive_ptr<c10d::Store>& store, int rank, int generation);
+
 Groups createGroups(const RunSpec& spec, int rank, const c10::intrusive_ptr<c10d::Store>& store,
                     int generation, const std::string& backend, std::chrono::milliseconds timeout);
 

@@ -159,6 +159,12 @@ int main(int argc, char** argv) {
     if (args.rank >= spec.worldSize())
       throw std::runtime_error("--rank " + std::to_string(args.rank) + " outside world size " +
                                std::to_string(spec.worldSize()));
+    const std::string backend = chooseBackend(spec.backend);
+    auto store = connectStore(args);
+    // A local Gloo run's workers meet in a private network (comm.hpp). Changing the user
+    // namespace needs a process of one thread: before the heartbeat thread and torch's pools.
+    if (!args.store_file.empty() && backend == "gloo")
+      joinPrivateNetwork(store, args.rank, args.generation);
     at::set_num_threads(1);
     at::set_num_interop_threads(1);
     heartbeat = std::thread([&running] {
@@ -169,9 +175,7 @@ int main(int argc, char** argv) {
       }
     });
 
-    const std::string backend = chooseBackend(spec.backend);
     const torch::Device device = deviceFor(backend, args.rank);
-    auto store = connectStore(args);
     Groups groups = createGroups(spec, args.rank, store, args.generation, backend,
                                  std::chrono::seconds(args.timeout_s));
     const torch::Dtype dtype = spec.dtype == "float64" ? torch::kFloat64 : torch::kFloat32;
