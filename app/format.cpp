@@ -326,9 +326,67 @@ void printOne(std::ostringstream& os, const PlannedPlan& p, const Job& job) {
      << " (" << tight << ")\n";
   (void)job;
 }
+
+// "128 A100-40 + 128 V100-16": the plan's GPUs by type, in name order.
+std::string gpuTypes(const Plan& plan) {
+  std::map<std::string, int> types;
+  for (const auto& st : plan.stages)
+    for (const auto& rep : st.replicas) types[rep.gpu_type] += rep.tp;
+  std::string t;
+  for (const auto& [k, n] : types) t += (t.empty() ? "" : " + ") + std::to_string(n) + " " + k;
+  return t;
+}
+
+// "256 GPUs (128 A100-40 + 128 V100-16), 2 stage(s), microbatch 4"
+std::string planBrief(const Plan& plan) {
+  return std::to_string(plan.gpuCount()) + " GPUs (" + gpuTypes(plan) + "), " +
+         std::to_string(plan.stages.size()) + " stage(s), microbatch " +
+         std::to_string(plan.microbatch_size);
+}
+
+// The knee block (sailor/knee.hpp): the cheapest frontier plans near the top plan's throughput
+// and what the top plan's last step costs.
+std::string formatKnee(const PlanResult& r) {
+  const Knee& k = *r.knee;
+  const PlannedPlan& top = r.pareto[static_cast<size_t>(k.top_index)];
+  const std::string name = k.top_is_best ? "the best plan" : "the fastest frontier plan";
+  std::ostringstream os;
+  os << "\nKnee of the Pareto frontier, against " << name << " ("
+     << fmt::format("{:.4f}", top.prediction.iterations_per_s) << " it/s, "
+     << usd(top.prediction.usd_per_iteration, 4) << " per iteration)\n";
+  for (const KneePick& p : k.picks) {
+    os << "  Within " << fmt::format("{:g}", 100 * p.tolerance) << "% of its throughput: ";
+    if (p.frontier_index == k.top_index) {
+      os << name << " itself (no cheaper frontier plan is that fast)\n";
+      continue;
+    }
+    const PlannedPlan& pp = r.pareto[static_cast<size_t>(p.frontier_index)];
+    os << planBrief(pp.plan) << "\n    " << seconds(pp.prediction.iteration_s) << "/it ("
+       << percent(p.throughput_fraction) << " of the throughput), "
+       << usd(pp.prediction.usd_per_iteration, 4) << " per iteration (" << percent(p.cost_saving)
+       << " cheaper)\n";
+  }
+  if (!k.last_step) {
+    os << "  No frontier plan is cheaper than " << name << ".\n";
+    return os.str();
+  }
+  const KneeStep& s = *k.last_step;
+  const PlannedPlan& prev = r.pareto[static_cast<size_t>(s.frontier_index)];
+  std::string capitalised = name;
+  capitalised[0] = 'T';
+  os << "  " << capitalised << " buys " << percent(s.throughput_gain)
+     << " more throughput than the next-cheaper frontier plan (" << prev.plan.gpuCount()
+     << " GPUs, " << usd(prev.prediction.usd_per_iteration, 4) << " per iteration) for "
+     << (std::isfinite(s.cost_increase)
+             ? percent(s.cost_increase) + " more"
+             : usd(top.prediction.usd_per_iteration - prev.prediction.usd_per_iteration, 4) +
+                   " more")
+     << " per iteration.\n";
+  return os.str();
+}
 }  // namespace
 
-std::string formatPlanResult(const PlanResult& r, const Job& job, int top_k) {
+std::string formatPlanResult(const PlanResult& r, const Job& job, int top_k, bool frontier_table) {
   std::ostringstream os;
   if (r.best.empty()) {
     os << "  no plan: " << r.no_plan_reason << "\n";
@@ -342,20 +400,15 @@ std::string formatPlanResult(const PlanResult& r, const Job& job, int top_k) {
     os << "\n#" << i + 1 << "\n";
     printOne(os, r.best[i], job);
   }
-  if (!r.pareto.empty()) {
+  if (r.knee) os << formatKnee(r);
+  if (!r.pareto.empty() && frontier_table) {
     os << "\nPareto frontier (cost per iteration against throughput)\n";
     os << "  " << pad("USD/iter", 11) << pad("it/s", 9) << pad("GPUs", 6) << "plan\n";
-    for (const auto& p : r.pareto) {
-      std::map<std::string, int> types;
-      for (const auto& st : p.plan.stages)
-        for (const auto& rep : st.replicas) types[rep.gpu_type] += rep.tp;
-      std::string t;
-      for (const auto& [k, n] : types) t += (t.empty() ? "" : " + ") + std::to_string(n) + " " + k;
+    for (const auto& p : r.pareto)
       os << "  " << pad(fmt::format("{:.4f}", p.prediction.usd_per_iteration), 11)
          << pad(fmt::format("{:.4f}", p.prediction.iterations_per_s), 9)
          << pad(std::to_string(p.plan.gpuCount()), 6) << p.plan.stages.size() << " stage(s), mbs "
-         << p.plan.microbatch_size << ", " << t << "\n";
-    }
+         << p.plan.microbatch_size << ", " << gpuTypes(p.plan) << "\n";
   }
   return os.str();
 }

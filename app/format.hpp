@@ -15,7 +15,10 @@ std::string formatModels(const Catalog& catalog);
 std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& scenario,
                              const Prediction& prediction);
 std::string formatValidation(const ValidationReport& report);
-std::string formatPlanResult(const PlanResult& result, const Job& job, int top_k);
+// The best plans, then the knee of the frontier when the result has one (sailor/knee.hpp), then
+// (frontier_table) the frontier itself.
+std::string formatPlanResult(const PlanResult& result, const Job& job, int top_k,
+                             bool frontier_table = true);
 
 // "1.23 s", "45.6 ms", "789 us"
 std::string seconds(double s);

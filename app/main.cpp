@@ -111,7 +111,12 @@ constexpr const char* kPlanHelp =
     "  --max-gpus N\n"
     "Output:\n"
     "  --top K                     plans to print (default 3)\n"
-    "  --pareto                    also the Pareto frontier of throughput against cost\n"
+    "  --pareto                    also the Pareto frontier of throughput against cost, and\n"
+    "                              its knee (as --knee)\n"
+    "  --knee                      name the cheapest frontier plans within 1% and 5% of the\n"
+    "                              best throughput and what the best plan's last step costs\n"
+    "                              (computes the frontier: about twice the search time;\n"
+    "                              --json: \"knee\", and \"pareto\" too)\n"
     "  --output FILE               write the best plan as a plan file (sailor simulate --plan);\n"
     "                              with --trace one per row, FILE with -ROW before its\n"
     "                              extension (best.json: best-0.json, best-1.json, ...; rows\n"
@@ -400,7 +405,7 @@ int positiveInt(const std::string& opt, const std::string& v, int min) {
   throw InputError(opt, "\"" + v + "\"", "an integer >= " + std::to_string(min));
 }
 
-const std::vector<std::string> kPlanFlags{"--json", "--pareto"};
+const std::vector<std::string> kPlanFlags{"--json", "--pareto", "--knee"};
 const std::vector<std::string> kPlanValued{"--scenario",
                                            "--reference",
                                            "--trace",
@@ -462,7 +467,7 @@ PlannerOptions plannerOptionsFromArgs(const Options& a) {
   if (a.has("--max-stages")) opt.heuristics.max_stages = integer("--max-stages", 0);
   if (a.has("--max-partial-plans"))
     opt.heuristics.max_partial_plans = integer("--max-partial-plans", 0);
-  opt.pareto = a.has("--pareto");
+  opt.pareto = a.has("--pareto") || a.has("--knee");  // the knee needs the frontier
   if (auto list = a.get("--microbatch-sizes")) {
     std::stringstream ss(*list);
     std::string item;
@@ -562,7 +567,7 @@ int planTrace(const Options& a, const std::string& trace, const PlanInputs& in,
       for (size_t c = 0; c < row.sites.size(); ++c)
         std::cout << " " << row.sites[c].first << "@" << row.sites[c].second << "="
                   << row.counts[c];
-      std::cout << "\n" << cli::formatPlanResult(r, in.job, 1) << "\n";
+      std::cout << "\n" << cli::formatPlanResult(r, in.job, 1, a.has("--pareto")) << "\n";
     }
   }
   if (a.has("--json")) std::cout << out.dump(2) << "\n";
@@ -590,7 +595,7 @@ int cmdPlan(int argc, char** argv) {
   if (auto out = a.get("--output"))
     json_util::writeFileAtomically(*out, r.best.front().plan.toJson().dump(2) + "\n");
   if (a.has("--json")) std::cout << r.toJson().dump(2) << "\n";
-  else std::cout << cli::formatPlanResult(r, in.job, opt.top_k);
+  else std::cout << cli::formatPlanResult(r, in.job, opt.top_k, a.has("--pareto"));
   return 0;
 }
 

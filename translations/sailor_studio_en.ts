@@ -2102,5 +2102,61 @@ The local runtime trains a scaled-down model on CPU processes, so absolute times
         <source>The planner returned no plan.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Knee: cheapest within 1% / 5% of the best throughput</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>, the knee: the cheapest frontier plan %1 of the best throughput</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1%</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>within %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the best plan</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the fastest frontier plan</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>within %1 of its throughput, %2 itself</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>within %1, plan %2 (%3 GPUs, $%4 per iteration, %5% cheaper)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Knee: %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1% more</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>$%1 more</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 buys %2% more throughput than the next-cheaper frontier plan (%3 GPUs) for %4 per iteration.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The best plan</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The fastest frontier plan</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 </TS>

@@ -2095,5 +2095,61 @@ The local runtime trains a scaled-down model on CPU processes, so absolute times
         <source>The planner returned no plan.</source>
         <translation>规划器未返回任何方案。</translation>
     </message>
+    <message>
+        <source>Knee: cheapest within 1% / 5% of the best throughput</source>
+        <translation>拐点：吞吐量距最佳不超过 1% / 5% 的最便宜方案</translation>
+    </message>
+    <message>
+        <source>, the knee: the cheapest frontier plan %1 of the best throughput</source>
+        <translation>，拐点：吞吐量%1的最便宜前沿方案</translation>
+    </message>
+    <message>
+        <source>%1%</source>
+        <translation>%1%</translation>
+    </message>
+    <message>
+        <source>within %1</source>
+        <translation>距最佳不超过 %1</translation>
+    </message>
+    <message>
+        <source>the best plan</source>
+        <translation>最佳方案</translation>
+    </message>
+    <message>
+        <source>the fastest frontier plan</source>
+        <translation>最快的前沿方案</translation>
+    </message>
+    <message>
+        <source>within %1 of its throughput, %2 itself</source>
+        <translation>吞吐量距其不超过 %1：%2本身</translation>
+    </message>
+    <message>
+        <source>within %1, plan %2 (%3 GPUs, $%4 per iteration, %5% cheaper)</source>
+        <translation>不超过 %1：方案 %2（%3 个 GPU，每次迭代 $%4，便宜 %5%）</translation>
+    </message>
+    <message>
+        <source>Knee: %1.</source>
+        <translation>拐点：%1。</translation>
+    </message>
+    <message>
+        <source>%1% more</source>
+        <translation>多 %1%</translation>
+    </message>
+    <message>
+        <source>$%1 more</source>
+        <translation>多 $%1</translation>
+    </message>
+    <message>
+        <source>%1 buys %2% more throughput than the next-cheaper frontier plan (%3 GPUs) for %4 per iteration.</source>
+        <translation>%1比下一个更便宜的前沿方案（%3 个 GPU）吞吐量高 %2%，每次迭代的成本%4。</translation>
+    </message>
+    <message>
+        <source>The best plan</source>
+        <translation>最佳方案</translation>
+    </message>
+    <message>
+        <source>The fastest frontier plan</source>
+        <translation>最快的前沿方案</translation>
+    </message>
 </context>
 </TS>

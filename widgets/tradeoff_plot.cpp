@@ -102,6 +102,12 @@ TradeoffPlot::TradeoffPlot(QWidget* parent) : QWidget(parent) {
   best_graph_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond,
                                                QPen(QColor(0x8B1A1A), 1.5), QColor(0xE15759), 15));
 
+  knee_graph_ = plot_->addGraph();
+  knee_graph_->setName(tr("Knee: cheapest within 1% / 5% of the best throughput"));
+  knee_graph_->setLineStyle(QCPGraph::lsNone);
+  knee_graph_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangle,
+                                               QPen(QColor(0x1E6B3A), 2), QColor(0x59A14F), 14));
+
   selected_graph_ = plot_->addGraph();
   selected_graph_->setName(tr("Selected"));
   selected_graph_->setLineStyle(QCPGraph::lsNone);
@@ -118,9 +124,15 @@ TradeoffPlot::TradeoffPlot(QWidget* parent) : QWidget(parent) {
   plot_->plotLayout()->addElement(0, 0, plot_->legend);
   plot_->plotLayout()->setRowStretchFactor(0, 0.001);
 
+  knee_label_ = new QLabel(this);
+  knee_label_->setObjectName(QStringLiteral("kneeSummary"));
+  knee_label_->setWordWrap(true);
+  knee_label_->setVisible(false);
+
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addLayout(header);
+  layout->addWidget(knee_label_);
   layout->addWidget(plot_, 1);
 
   connect(throughput_combo_, &QComboBox::currentIndexChanged, this, [this](int i) {
@@ -271,6 +283,8 @@ QString TradeoffPlot::tooltipText(int index) const {
   else role = tr("Pareto plan");
   if (std::find(frontier_.begin(), frontier_.end(), index) != frontier_.end())
     role += tr(", on the displayed frontier");
+  if (const QString knee = kneeRole(index); !knee.isEmpty())
+    role += tr(", the knee: the cheapest frontier plan %1 of the best throughput").arg(knee);
 
   QStringList lines;
   lines << tr("Plan %1 (%2)").arg(index + 1).arg(role);
@@ -339,13 +353,14 @@ void TradeoffPlot::rebuild() {
   frontier_graph_->setData(fx, fy);
   top_graph_->setData(tx, ty);
   best_graph_->setData(bx, by);
+  rebuildKnee();
 
   const bool cost_objective = constraints_ && constraints_->objective == sailor::Objective::Cost;
   best_graph_->setName(cost_objective ? tr("Best plan (minimum cost per iteration)")
                                       : tr("Best plan (maximum throughput)"));
   frontier_graph_->setName(tr("Pareto frontier (in the displayed units)"));
   // Legend entries only for what is there, always in this order.
-  const std::array<QCPGraph*, 4> legend_order = {all_graph_, top_graph_, best_graph_,
+  const std::array<QCPGraph*, 5> legend_order = {all_graph_, top_graph_, best_graph_, knee_graph_,
                                                  frontier_graph_};
   for (QCPGraph* g : legend_order) g->removeFromLegend();
   for (QCPGraph* g : legend_order)
@@ -481,6 +496,94 @@ void TradeoffPlot::rebuild() {
     plot_->yAxis->setRange(0, 1);
   }
   updateSelectionGraph();
+}
+
+int TradeoffPlot::pointOfPlan(const sailor::Plan& plan) const {
+  for (size_t i = 0; i < points_.size(); ++i)
+    if (points_[i]->plan == plan) return static_cast<int>(i);
+  return -1;
+}
+
+QString TradeoffPlot::kneeRole(int index) const {
+  if (!result_ || !result_->knee) return {};
+  const sailor::Knee& k = *result_->knee;
+  QStringList within;
+  for (const auto& p : k.picks)
+    if (p.frontier_index != k.top_index &&
+        pointOfPlan(result_->pareto[static_cast<size_t>(p.frontier_index)].plan) == index)
+      within << tr("%1%").arg(100 * p.tolerance);
+  return within.isEmpty() ? QString() : tr("within %1").arg(within.join(QStringLiteral(", ")));
+}
+
+// The knee picks other than the top plan as triangles, each labelled with its tolerances; the
+// summary above the plot.
+void TradeoffPlot::rebuildKnee() {
+  knee_points_.clear();
+  QVector<double> kx, ky;
+  if (result_ && result_->knee)
+    for (const auto& p : result_->knee->picks) {
+      if (p.frontier_index == result_->knee->top_index) continue;
+      const int i = pointOfPlan(result_->pareto[static_cast<size_t>(p.frontier_index)].plan);
+      if (i >= 0 && std::find(knee_points_.begin(), knee_points_.end(), i) == knee_points_.end())
+        knee_points_.push_back(i);
+    }
+  std::sort(knee_points_.begin(), knee_points_.end());
+  for (int i : knee_points_) {
+    const QPointF v = pointValue(i);
+    kx << v.x();
+    ky << v.y();
+    auto* text = new QCPItemText(plot_);
+    text->setObjectName(QStringLiteral("kneeLabel"));
+    text->position->setCoords(v.x(), v.y());
+    text->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+    text->setPadding(QMargins(2, 2, 2, 10));  // above the triangle
+    text->setColor(QColor(0x1E6B3A));
+    text->setText(kneeRole(i));
+  }
+  knee_graph_->setData(kx, ky);
+  const QString summary = kneeSummary();
+  knee_label_->setText(summary);
+  knee_label_->setVisible(!summary.isEmpty());
+}
+
+QString TradeoffPlot::kneeSummary() const {
+  if (!result_ || !result_->knee) return {};
+  const sailor::Knee& k = *result_->knee;
+  const auto& front = result_->pareto;
+  const auto& top = front[static_cast<size_t>(k.top_index)];
+  const QString name = k.top_is_best ? tr("the best plan") : tr("the fastest frontier plan");
+  QStringList picks;
+  for (const auto& p : k.picks) {
+    const QString within = tr("%1%").arg(100 * p.tolerance);
+    if (p.frontier_index == k.top_index) {
+      picks << tr("within %1 of its throughput, %2 itself").arg(within, name);
+      continue;
+    }
+    const auto& pp = front[static_cast<size_t>(p.frontier_index)];
+    picks << tr("within %1, plan %2 (%3 GPUs, $%4 per iteration, %5% cheaper)")
+                 .arg(within)
+                 .arg(pointOfPlan(pp.plan) + 1)
+                 .arg(pp.plan.gpuCount())
+                 .arg(displayNumber(pp.prediction.usd_per_iteration))
+                 .arg(100 * p.cost_saving, 0, 'f', 1);
+  }
+  QString text = tr("Knee: %1.").arg(picks.join(QStringLiteral("; ")));
+  if (k.last_step) {
+    const auto& prev = front[static_cast<size_t>(k.last_step->frontier_index)];
+    const QString more = std::isfinite(k.last_step->cost_increase)
+                             ? tr("%1% more").arg(100 * k.last_step->cost_increase, 0, 'f', 1)
+                             : tr("$%1 more")
+                                   .arg(displayNumber(top.prediction.usd_per_iteration -
+                                                      prev.prediction.usd_per_iteration));
+    text += QLatin1Char(' ') +
+            tr("%1 buys %2% more throughput than the next-cheaper frontier plan (%3 GPUs) for %4 "
+               "per iteration.")
+                .arg(k.top_is_best ? tr("The best plan") : tr("The fastest frontier plan"))
+                .arg(100 * k.last_step->throughput_gain, 0, 'f', 1)
+                .arg(prev.plan.gpuCount())
+                .arg(more);
+  }
+  return text;
 }
 
 void TradeoffPlot::updateSelectionGraph() {

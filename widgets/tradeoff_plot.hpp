@@ -1,7 +1,9 @@
 // The trade-off plot: every plan of a planner result (its top plans and its Pareto set) as a
 // point of throughput (Y) against cost (X), in units the user picks, with the Pareto frontier of
-// what is displayed, the best plans highlighted, the planner's constraints as lines, hover
-// tooltips and click-to-select. A view only: it never runs the planner.
+// what is displayed, the best plans highlighted, the knee of the planner's frontier marked (the
+// cheapest plans within 1 % and 5 % of the best throughput, sailor/knee.hpp) with the best plan's
+// last step said above the plot, the planner's constraints as lines, hover tooltips and
+// click-to-select. A view only: it never runs the planner.
 #pragma once
 
 #include <memory>
@@ -57,6 +59,13 @@ class TradeoffPlot : public QWidget {
   // Indices of points() on the Pareto frontier of the displayed units, by increasing cost.
   const std::vector<int>& frontier() const { return frontier_; }
 
+  // Indices of points() marked as knee plans (the result's knee picks other than its top plan),
+  // increasing; empty when the result has no knee.
+  const std::vector<int>& kneePoints() const { return knee_points_; }
+  // The knee in words, shown above the plot (empty, and hidden, without a knee): the knee plans
+  // and what the best plan's last step on the frontier buys for what it costs.
+  QString kneeSummary() const;
+
   int selectedIndex() const { return selected_; }
   // Selects point `index` (-1: none) and emits planSelected when the selection changes.
   void selectPlan(int index);
@@ -80,6 +89,9 @@ class TradeoffPlot : public QWidget {
   double tokensPerIteration() const;
   int nearestPoint(const QPointF& pixel) const;  // -1 when none within kPickRadiusPx
   QString tooltipText(int index) const;
+  int pointOfPlan(const sailor::Plan& plan) const;  // -1 when not plotted
+  QString kneeRole(int index) const;                // "within 1%, 5%" for a knee point, else empty
+  void rebuildKnee();
   void rebuild();  // after a change of data or units
   void updateSelectionGraph();
   void onMouseMove(QMouseEvent* event);
@@ -89,11 +101,13 @@ class TradeoffPlot : public QWidget {
   QComboBox* throughput_combo_ = nullptr;
   QComboBox* cost_combo_ = nullptr;
   QLabel* constraints_label_ = nullptr;
+  QLabel* knee_label_ = nullptr;
   QCustomPlot* plot_ = nullptr;
   QCPGraph* all_graph_ = nullptr;
   QCPGraph* frontier_graph_ = nullptr;
   QCPGraph* top_graph_ = nullptr;
   QCPGraph* best_graph_ = nullptr;
+  QCPGraph* knee_graph_ = nullptr;
   QCPGraph* selected_graph_ = nullptr;
 
   std::shared_ptr<const sailor::PlanResult> result_;
@@ -102,6 +116,7 @@ class TradeoffPlot : public QWidget {
   std::vector<const sailor::PlannedPlan*> points_;
   std::vector<bool> in_best_;  // per point: among result.best
   std::vector<int> frontier_;
+  std::vector<int> knee_points_;
   int selected_ = -1;
   QString message_;
   QPoint press_pos_;

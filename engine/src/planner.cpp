@@ -6,8 +6,8 @@
 //   noPlanReason         why there is no plan (a constraint, or memory and what could help)
 //   Finisher             placing a candidate in zones, simulating it, the simulated constraints
 //   chooseBest           the best plans of the placement window (by simulator or model)
-//   paretoFrontier       the frontier, placed and simulated
-//   PlanResult::toJson
+//   paretoFrontier       the frontier, placed and simulated (its knee: knee.cpp)
+//   plannedPlanJson, PlanResult::toJson
 // The search's pieces are in planner_internal.hpp; the planning model in planner_model.cpp.
 #include <algorithm>
 #include <atomic>
@@ -417,30 +417,33 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
   });
   chooseBest(ctx, fin, all, bar, result);
   if (options.pareto) paretoFrontier(ctx, fin, all, bar, result);
+  result.knee = kneeOf(result, options.objective);
   bar.at(1.0, "done");
   result.search_seconds = secondsSince(t0);
   return result;
 }
 
+json plannedPlanJson(const PlannedPlan& p) {
+  json j = p.plan.toJson();
+  j["prediction"] = {{"iteration_s", p.prediction.iteration_s},
+                     {"iterations_per_s", p.prediction.iterations_per_s},
+                     {"tokens_per_s", p.prediction.tokens_per_s},
+                     {"usd_per_iteration", p.prediction.usd_per_iteration},
+                     {"usd_per_hour", p.prediction.usd_per_hour},
+                     {"peak_memory_bytes", p.prediction.peakMemoryBytes()},
+                     {"gpus", p.plan.gpuCount()},
+                     {"planning_model_iteration_s", p.model_iteration_s},
+                     {"planning_model_usd_per_iteration", p.model_usd_per_iteration}};
+  return j;
+}
+
 json PlanResult::toJson() const {
-  auto one = [](const PlannedPlan& p) {
-    json j = p.plan.toJson();
-    j["prediction"] = {{"iteration_s", p.prediction.iteration_s},
-                       {"iterations_per_s", p.prediction.iterations_per_s},
-                       {"tokens_per_s", p.prediction.tokens_per_s},
-                       {"usd_per_iteration", p.prediction.usd_per_iteration},
-                       {"usd_per_hour", p.prediction.usd_per_hour},
-                       {"peak_memory_bytes", p.prediction.peakMemoryBytes()},
-                       {"gpus", p.plan.gpuCount()},
-                       {"planning_model_iteration_s", p.model_iteration_s},
-                       {"planning_model_usd_per_iteration", p.model_usd_per_iteration}};
-    return j;
-  };
   json best_j = json::array(), pareto_j = json::array();
-  for (const auto& p : best) best_j.push_back(one(p));
-  for (const auto& p : pareto) pareto_j.push_back(one(p));
+  for (const auto& p : best) best_j.push_back(plannedPlanJson(p));
+  for (const auto& p : pareto) pareto_j.push_back(plannedPlanJson(p));
   json j{{"plans", best_j}, {"candidates", candidates}, {"search_seconds", search_seconds}};
   if (!pareto.empty()) j["pareto"] = pareto_j;
+  if (knee) j["knee"] = kneeJson(*knee, *this);
   if (!no_plan_reason.empty()) j["no_plan_reason"] = no_plan_reason;
   if (!notes.empty()) j["notes"] = notes;
   return j;

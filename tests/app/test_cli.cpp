@@ -186,6 +186,9 @@ class TestCli : public QObject {
     QTest::newRow("plan --help") << QStringList({"plan", "--help"}) << 0
                                  << "--max-cost-per-iteration"
                                  << "";
+    QTest::newRow("plan --help names --knee")
+        << QStringList({"plan", "--help"}) << 0 << "cheapest frontier plans within 1% and 5%"
+        << "";
     QTest::newRow("plan --help says where --trace --output writes")
         << QStringList({"plan", "--help"}) << 0 << "(best.json: best-0.json, best-1.json, ..."
         << "";
@@ -707,6 +710,79 @@ class TestCli : public QObject {
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QByteArray best0 = f.readAll();
     QVERIFY2(best0.contains("A100-40") && !best0.contains("V100-16"), best0.constData());
+  }
+
+  // `--knee` on the two-zone scenario (2 zones x (128 A100-40 + 128 V100-16) over the built-in
+  // scenario's zones, OPT-350M, at most 1.2 USD/iteration; microbatches 4 and 8 and two stages
+  // keep it short): the text names the knee after the best plan, without the frontier's table;
+  // --json has a "knee" object whose top plan is the best plan, with both tolerances and the
+  // last step.
+  void planKneeOnTwoZones() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString trace =
+        writeFile(dir, "two.csv",
+                  ",Timestamp,A100-40_us-central1-a,V100-16_us-central1-a,A100-40_us-central1-b,"
+                  "V100-16_us-central1-b\n0,1712574258.52282,128,128,128,128\n");
+    const QStringList args{"plan",
+                           "--model",
+                           "OPT-350",
+                           "--global-batch",
+                           "1024",
+                           "--precision",
+                           "fp32",
+                           "--trace",
+                           trace,
+                           "--max-cost-per-iteration",
+                           "1.2",
+                           "--knee",
+                           "--microbatch-sizes",
+                           "4,8",
+                           "--max-stages",
+                           "2"};
+    const Result t = runSailor(args);
+    QVERIFY2(t.exit_code == 0, qPrintable(describe(args, t)));
+    for (const char* needle :
+         {"Knee of the Pareto frontier, against the best plan",
+          "Within 1% of its throughput: ", "Within 5% of its throughput: ", "The best plan buys ",
+          " more throughput than the next-cheaper frontier plan ("})
+      QVERIFY2(t.out.contains(needle), qPrintable(needle + QString("\n") + describe(args, t)));
+    QVERIFY2(t.out.indexOf("Knee of") > t.out.indexOf("#1"), qPrintable(describe(args, t)));
+    QVERIFY2(!t.out.contains("Pareto frontier (cost per iteration"), qPrintable(describe(args, t)));
+
+    const Result j = runSailor(QStringList(args) << "--json");
+    QVERIFY2(j.exit_code == 0, qPrintable(describe(args, j)));
+    const QJsonObject row = QJsonDocument::fromJson(j.out.toUtf8()).array()[0].toObject();
+    const QJsonObject knee = row.value("knee").toObject();
+    QVERIFY2(!knee.isEmpty(), qPrintable(describe(args, j)));
+    QVERIFY(knee.value("top_is_best").toBool());
+    const QJsonObject best = row.value("plans").toArray()[0].toObject();
+    const QJsonObject top = knee.value("top").toObject();
+    QCOMPARE(top.value("stages"), best.value("stages"));
+    const QJsonArray pareto = row.value("pareto").toArray();
+    QCOMPARE(pareto[top.value("frontier_index").toInt()].toObject().value("stages"),
+             top.value("stages"));
+    const QJsonArray within = knee.value("within").toArray();
+    QCOMPARE(within.size(), 2);
+    QCOMPARE(within[0].toObject().value("tolerance").toDouble(), 0.01);
+    QCOMPARE(within[1].toObject().value("tolerance").toDouble(), 0.05);
+    const double best_tp = best.value("prediction").toObject().value("iterations_per_s").toDouble();
+    for (const auto& w : within) {
+      const QJsonObject pick = w.toObject();
+      const double tp = pick.value("plan")
+                            .toObject()
+                            .value("prediction")
+                            .toObject()
+                            .value("iterations_per_s")
+                            .toDouble();
+      QVERIFY(tp >= (1 - pick.value("tolerance").toDouble()) * best_tp);
+      QVERIFY(pick.value("cost_saving").toDouble() >= 0);
+    }
+    const QJsonObject step = knee.value("last_step").toObject();
+    QVERIFY2(step.value("throughput_gain").toDouble() > 0, qPrintable(describe(args, j)));
+    QVERIFY(step.value("cost_increase").toDouble() > 0);
+    QVERIFY(step.value("plan").toObject().value("frontier_index").toInt() <
+            top.value("frontier_index").toInt());
   }
 
   // GH-96 columns with --reference: priced from the price sheet at SAILOR's 11.06 USD/GPU-hour,

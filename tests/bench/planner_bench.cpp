@@ -8,7 +8,9 @@
 // --baseline FILE takes such JSON lines from an earlier run (another commit) and simulates each
 // scenario's earlier plan with this build's simulator, beside this build's plan: whether the
 // planner finds plans as good as before, judged by one simulator, whatever changed in the model.
-// Usage: planner_bench REFERENCE_DIR [--quick] [--json] [--baseline FILE]
+// --pareto computes the Pareto frontier in every scenario (what the knee of `sailor plan` needs;
+// the frontier's cost is the time against a run without it).
+// Usage: planner_bench REFERENCE_DIR [--quick] [--json] [--pareto] [--baseline FILE]
 //        (REFERENCE_DIR: ../shared/reference/sailor)
 #include <sys/resource.h>
 
@@ -82,17 +84,21 @@ struct Case {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s REFERENCE_DIR [--quick] [--json] [--baseline FILE]\n", argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s REFERENCE_DIR [--quick] [--json] [--pareto] [--baseline FILE]\n",
+                 argv[0]);
     return 2;
   }
   const std::string dir = argv[1];
-  bool quick = false, as_json = false;
+  bool quick = false, as_json = false, all_pareto = false;
   std::string baseline_path;
   for (int i = 2; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) {
       quick = true;
     } else if (!std::strcmp(argv[i], "--json")) {
       as_json = true;
+    } else if (!std::strcmp(argv[i], "--pareto")) {
+      all_pareto = true;
     } else if (!std::strcmp(argv[i], "--baseline") && i + 1 < argc) {
       baseline_path = argv[++i];
     } else {
@@ -132,6 +138,8 @@ int main(int argc, char** argv) {
   Case pareto{"Pareto A100+V100 128+384", {{{a, c1a}, 128}, {{v, c1a}, 384}}};
   pareto.pareto = true;
   cases.push_back(pareto);
+  if (all_pareto)
+    for (auto& c : cases) c.pareto = true;
 
   std::vector<std::string> table, against;
   try {

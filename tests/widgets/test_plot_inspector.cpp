@@ -28,6 +28,7 @@
 #include "sailor/catalog.hpp"
 #include "sailor/job.hpp"
 #include "sailor/json_util.hpp"
+#include "sailor/knee.hpp"
 #include "sailor/planner.hpp"
 #include "sailor/profile.hpp"
 #include "sailor/scenario.hpp"
@@ -81,6 +82,7 @@ class TestPlotInspector : public QObject {
   void frontierIsTheFrontierOfTheDisplayedUnits();
   void constraintLinesFollowTheUnits();
   void noPlanShowsTheReason();
+  void kneePlansAreMarked();
   void clickingAPointSelectsItAndFeedsTheInspector();
   void inspectorShowsTheDefaultPlan();
   void inspectorShowsOverCapacity();
@@ -328,6 +330,85 @@ void TestPlotInspector::noPlanShowsTheReason() {
   plot.setResult(synthetic_, job_);
   QVERIFY(plot.message().isEmpty());
   QVERIFY(itemsOf<QCPItemText>(plot.plot()).isEmpty());
+}
+
+// The knee of the result's frontier (sailor/knee.hpp): its plans other than the best one are
+// triangles labelled with their tolerances, and the summary above the plot names them and the
+// best plan's last step. A frontier shaped like the two-zone scenario's: the best plan buys
+// little throughput for much more money.
+void TestPlotInspector::kneePlansAreMarked() {
+  auto figures = [&](int mbs, double its, double usd) {
+    sailor::PlannedPlan p;
+    p.plan = default_plan_;
+    p.plan.microbatch_size = mbs;  // tells the plans apart
+    p.prediction.iterations_per_s = its;
+    p.prediction.iteration_s = 1 / its;
+    p.prediction.usd_per_iteration = usd;
+    p.prediction.usd_per_hour = usd * its * 3600;
+    return p;
+  };
+  auto result = std::make_shared<sailor::PlanResult>();
+  result->pareto = {figures(1, 0.40, 0.20), figures(2, 0.68, 0.44), figures(4, 0.689, 0.60),
+                    figures(8, 0.6924, 0.7363)};
+  result->best = {result->pareto[3]};
+  result->knee = sailor::kneeOf(*result, sailor::Objective::Throughput);
+  QVERIFY(result->knee);
+  TradeoffPlot plot;
+  plot.resize(800, 600);
+  plot.setResult(result, job_);
+  // Points: the best plan first, then the frontier's others by increasing cost: 0.20, 0.44 and
+  // 0.60 USD/iteration are points 1, 2 and 3. Within 1 % (0.689 >= 0.99 x 0.6924): point 3;
+  // within 5 %: point 2.
+  QCOMPARE(plot.kneePoints(), (std::vector<int>{2, 3}));
+  QCPGraph* knee = nullptr;
+  for (int g = 0; g < plot.plot()->graphCount(); ++g)
+    if (plot.plot()->graph(g)->name().startsWith(QStringLiteral("Knee")))
+      knee = plot.plot()->graph(g);
+  QVERIFY(knee);
+  QCOMPARE(knee->dataCount(), 2);
+  QVERIFY(near(knee->data()->at(0)->key, 0.44) && near(knee->data()->at(0)->value, 0.68));
+  QVERIFY(near(knee->data()->at(1)->key, 0.60) && near(knee->data()->at(1)->value, 0.689));
+  QVERIFY(knee->scatterStyle().shape() != QCPScatterStyle::ssDiamond);  // not the best marker
+  QStringList labels;
+  for (auto* text : itemsOf<QCPItemText>(plot.plot()))
+    if (text->objectName() == QStringLiteral("kneeLabel")) labels << text->text();
+  labels.sort();
+  QCOMPARE(labels, (QStringList{"within 1%", "within 5%"}));
+  auto* summary = plot.findChild<QLabel*>(QStringLiteral("kneeSummary"));
+  QVERIFY(summary && !summary->isHidden());
+  QCOMPARE(summary->text(), plot.kneeSummary());
+  QVERIFY2(summary->text().contains(QStringLiteral("within 1%, plan 4 (")) &&
+               summary->text().contains(QStringLiteral("within 5%, plan 3 (")) &&
+               summary->text().contains(
+                   QStringLiteral("The best plan buys 0.5% more throughput than the next-cheaper "
+                                  "frontier plan (8 GPUs) for 22.7% more per iteration.")),
+           qPrintable(summary->text()));
+  // The markers follow the cost unit.
+  plot.setCostUnit(TradeoffPlot::CostUnit::UsdPerHour);
+  QVERIFY(near(knee->data()->at(0)->key, 0.44 * 0.68 * 3600));
+
+  // One plan within both tolerances: one marker, both in its label.
+  auto both = std::make_shared<sailor::PlanResult>(*result);
+  both->pareto.erase(both->pareto.begin() + 2);  // without the 0.689 it/s plan
+  both->knee = sailor::kneeOf(*both, sailor::Objective::Throughput);
+  plot.setResult(both, job_);
+  QCOMPARE(plot.kneePoints(), (std::vector<int>{2}));  // 0.68: within 5 %, not 1 %
+  QVERIFY(
+      plot.kneeSummary().contains(QStringLiteral("within 1% of its throughput, the best plan "
+                                                 "itself")));
+  both->knee = sailor::kneeOf(*both, sailor::Objective::Throughput, {0.02, 0.05});
+  plot.setResult(both, job_);
+  QCOMPARE(plot.kneePoints(), (std::vector<int>{2}));  // within 2 % and 5 %
+  labels.clear();
+  for (auto* text : itemsOf<QCPItemText>(plot.plot()))
+    if (text->objectName() == QStringLiteral("kneeLabel")) labels << text->text();
+  QCOMPARE(labels, (QStringList{"within 2%, 5%"}));
+
+  // No knee (no frontier): no marker, no summary.
+  plot.setResult(synthetic_, job_);
+  QVERIFY(plot.kneePoints().empty());
+  QCOMPARE(knee->dataCount(), 0);
+  QVERIFY(summary->isHidden());
 }
 
 void TestPlotInspector::clickingAPointSelectsItAndFeedsTheInspector() {

@@ -14,6 +14,7 @@
 
 #include "sailor/catalog.hpp"
 #include "sailor/job.hpp"
+#include "sailor/knee.hpp"
 #include "sailor/plan.hpp"
 #include "sailor/profile.hpp"
 #include "sailor/progress.hpp"
@@ -103,6 +104,7 @@ struct PlannedPlan {
 struct PlanResult {
   std::vector<PlannedPlan> best;    // top K by the objective, best first
   std::vector<PlannedPlan> pareto;  // by increasing cost per iteration (when requested)
+  std::optional<Knee> knee;         // the frontier's knee (kneeOf), when there is a frontier
   long candidates = 0;              // complete plans the search compared
   double search_seconds = 0;
   std::string no_plan_reason;      // set when best is empty
@@ -110,6 +112,10 @@ struct PlanResult {
                                    // the job's precision
   nlohmann::json toJson() const;
 };
+
+// One plan as PlanResult::toJson writes it: the plan's JSON with a "prediction" object (the
+// simulator's figures, GPUs, the planning model's figures).
+nlohmann::json plannedPlanJson(const PlannedPlan& plan);
 
 // Throws InputError for bad input (no GPUs at all, contradictory constraints); returns a result
 // with an empty `best` and a reason when no plan satisfies memory or the constraints.
