@@ -82,7 +82,9 @@ constexpr const char* kSimulateHelp =
     "  --timeline FILE         write the simulated schedule (the critical pipeline) as a\n"
     "                          Chrome trace, for ui.perfetto.dev or chrome://tracing\n"
     "\n"
-    "Exit status: 0 when the plan fits in memory, 3 when it does not, 2 on bad input.\n";
+    "Exit status: 0 when the plan fits in memory, 3 when it does not, 2 on bad input (also a\n"
+    "global batch that is not a multiple of every stage's replicas x microbatch size, which\n"
+    "'sailor run' refuses too).\n";
 
 constexpr const char* kPlanHelp =
     "Usage: sailor plan [--scenario FILE | --reference DIR] [--job FILE | --model NAME ...]\n"
@@ -119,7 +121,8 @@ constexpr const char* kPlanHelp =
     "  --json                      print the result as JSON\n"
     "Search:\n"
     "  --threads N                 worker threads (default: all cores)\n"
-    "  --microbatch-sizes LIST     e.g. 1,2,4,8 (default: powers of two up to 64)\n"
+    "  --microbatch-sizes LIST     e.g. 1,2,4,8 (default: powers of two up to 64); with each,\n"
+    "                              only degrees the global batch splits over are searched\n"
     "  --max-stages N              deepest pipeline tried (H9, default 4; 0: no limit)\n"
     "  --max-partial-plans N       partial plans kept per search state (H10, default 64; 0: all)\n"
     "  --no-heuristic H            switch a heuristic off: h1 h2 h3 h4 h5 h6 h8 h12\n"
