@@ -735,13 +735,16 @@ int cmdRuns(int argc, char** argv) {
       } else if (runs.empty()) {
         std::cout << "No runs recorded in " << path << "\n";
       } else {
-        std::cout << fmt::format("{:>6}  {:<8}  {:<24}  {:>5}  {:>12}  {}\n", "id", "status",
-                                 "started (UTC)", "world", "iterations", "name");
+        // The status column as wide as its longest entry ("failed (controller gone)").
+        std::size_t status_w = 8;
+        for (const auto& r : runs) status_w = std::max(status_w, statusText(r).size());
+        std::cout << fmt::format("{:>6}  {:<{}}  {:<24}  {:>5}  {:>12}  {}\n", "id", "status",
+                                 status_w, "started (UTC)", "world", "iterations", "name");
         for (const auto& r : runs) {
           const std::string its =
               std::to_string(r.iterations_done) + "/" + std::to_string(r.iterations_planned);
-          std::cout << fmt::format("{:>6}  {:<8}  {:<24}  {:>5}  {:>12}  ", r.id, statusText(r),
-                                   r.started_at, r.world_size, its)
+          std::cout << fmt::format("{:>6}  {:<{}}  {:<24}  {:>5}  {:>12}  ", r.id, statusText(r),
+                                   status_w, r.started_at, r.world_size, its)
                     << r.name << "\n";
         }
       }

@@ -1174,6 +1174,16 @@ class TestCli : public QObject {
                  !r.out.contains("bad-plan.json"),
              qPrintable(describe(args, r)));
     QVERIFY2(r.out.contains("failed (controller gone)"), qPrintable(describe(args, r)));
+    // Columns line up: every row's start time (a digit) under the header's "started (UTC)",
+    // past the widest status.
+    const QStringList lines = r.out.split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 3);  // header, orphan, good
+    const qsizetype started_col = lines[0].indexOf("started (UTC)");
+    QVERIFY2(started_col > 0, qPrintable(r.out));
+    for (qsizetype i = 1; i < lines.size(); ++i)
+      QVERIFY2(lines[i].size() > started_col && lines[i][started_col].isDigit() &&
+                   lines[i][started_col - 1] == ' ' && lines[i][started_col - 2] == ' ',
+               qPrintable(r.out));
     QVERIFY2(r.err.contains("skipped run 2") && r.err.contains("runs.plan is not valid JSON"),
              qPrintable(describe(args, r)));
     QVERIFY2(shown.exit_code == 0, qPrintable(describe(show_args, shown)));
