@@ -82,7 +82,9 @@ constexpr const char* kSimulateHelp =
     "  --timeline FILE         write the simulated schedule (the critical pipeline) as a\n"
     "                          Chrome trace, for ui.perfetto.dev or chrome://tracing\n"
     "\n"
-    "Exit status: 0 when the plan fits in memory, 3 when it does not, 2 on bad input.\n";
+    "Exit status: 0 when the plan fits in memory, 3 when it does not, 2 on bad input (also a\n"
+    "global batch that is not a multiple of every stage's replicas x microbatch size, which\n"
+    "'sailor run' refuses too).\n";
 
 constexpr const char* kPlanHelp =
     "Usage: sailor plan [--scenario FILE | --reference DIR] [--job FILE | --model NAME ...]\n"
@@ -124,7 +126,8 @@ constexpr const char* kPlanHelp =
     "  --json                      print the result as JSON\n"
     "Search:\n"
     "  --threads N                 worker threads (default: all cores)\n"
-    "  --microbatch-sizes LIST     e.g. 1,2,4,8 (default: powers of two up to 64)\n"
+    "  --microbatch-sizes LIST     e.g. 1,2,4,8 (default: powers of two up to 64); with each,\n"
+    "                              only degrees the global batch splits over are searched\n"
     "  --max-stages N              deepest pipeline tried (H9, default 4; 0: no limit)\n"
     "  --max-partial-plans N       partial plans kept per search state (H10, default 64; 0: all)\n"
     "  --no-heuristic H            switch a heuristic off: h1 h2 h3 h4 h5 h6 h8 h12\n"
@@ -737,13 +740,16 @@ int cmdRuns(int argc, char** argv) {
       } else if (runs.empty()) {
         std::cout << "No runs recorded in " << path << "\n";
       } else {
-        std::cout << fmt::format("{:>6}  {:<8}  {:<24}  {:>5}  {:>12}  {}\n", "id", "status",
-                                 "started (UTC)", "world", "iterations", "name");
+        // The status column as wide as its longest entry ("failed (controller gone)").
+        std::size_t status_w = 8;
+        for (const auto& r : runs) status_w = std::max(status_w, statusText(r).size());
+        std::cout << fmt::format("{:>6}  {:<{}}  {:<24}  {:>5}  {:>12}  {}\n", "id", "status",
+                                 status_w, "started (UTC)", "world", "iterations", "name");
         for (const auto& r : runs) {
           const std::string its =
               std::to_string(r.iterations_done) + "/" + std::to_string(r.iterations_planned);
-          std::cout << fmt::format("{:>6}  {:<8}  {:<24}  {:>5}  {:>12}  ", r.id, statusText(r),
-                                   r.started_at, r.world_size, its)
+          std::cout << fmt::format("{:>6}  {:<{}}  {:<24}  {:>5}  {:>12}  ", r.id, statusText(r),
+                                   status_w, r.started_at, r.world_size, its)
                     << r.name << "\n";
         }
       }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <utility>
 
 #include <QAction>
@@ -36,6 +35,7 @@
 #include "run_history.hpp"
 #include "run_monitor.hpp"
 #include "sailor/error.hpp"
+#include "sailor/json_util.hpp"
 #include "sailor/run_store.hpp"
 #include "scenario_document.hpp"
 #include "tradeoff_plot.hpp"
@@ -210,8 +210,8 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   planner_defaults.pareto = true;
   job_panel_->setOptions(planner_defaults);
   try {
-    std::ifstream in(sailor::resourceDir() + "/jobs/default.json");
-    job_panel_->setJob(sailor::Job::fromJson(nlohmann::json::parse(in), catalog_));
+    job_panel_->setJob(sailor::Job::fromJson(
+        sailor::json_util::readFile(sailor::resourceDir() + "/jobs/default.json"), catalog_));
   } catch (const std::exception& e) {
     showBanner(tr("The default job could not be read: %1").arg(QString::fromUtf8(e.what())));
   }
@@ -516,7 +516,17 @@ void MainWindow::onRunFinished(int exit_code, const RunOutcome& outcome) {
 void MainWindow::refreshPastRuns() {
   if (!history_) return;
   try {
-    monitor_->setPastRuns(history_->list());
+    const PastRuns past = history_->list();
+    monitor_->setPastRuns(past.runs);
+    if (!past.problems.empty()) {
+      QStringList lines;
+      for (const std::string& p : past.problems) lines << QString::fromUtf8(p);
+      const QString note =
+          tr("Some runs in %1 cannot be read: %2").arg(history_->storePath(), lines.join("; "));
+      // The banner, unless it already shows a run's failure (which the note must not hide).
+      if (monitor_->errorShown()) statusBar()->showMessage(note);
+      else monitor_->showFailure(note);
+    }
   } catch (const std::exception& e) {
     monitor_->showFailure(tr("The run store cannot be read: %1").arg(QString::fromUtf8(e.what())));
   }

@@ -448,6 +448,30 @@
         <source>The language changes when Sailor Studio is started again</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Could not open %1: %2. The default scenario is shown instead.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The run store cannot be used: %1: is a directory, expected a run store file (SQLite)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Some runs in %1 cannot be read: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: is a directory, expected a scenario JSON file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: no such file, expected a scenario JSON file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: cannot be read: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::PlanInspector</name>

@@ -447,6 +447,30 @@
         <source>The language changes when Sailor Studio is started again</source>
         <translation>重新启动 Sailor Studio 后语言设置生效</translation>
     </message>
+    <message>
+        <source>Could not open %1: %2. The default scenario is shown instead.</source>
+        <translation>无法打开 %1：%2。现显示默认场景。</translation>
+    </message>
+    <message>
+        <source>The run store cannot be used: %1: is a directory, expected a run store file (SQLite)</source>
+        <translation>无法使用运行记录库：%1：是一个目录，应为运行记录库文件（SQLite）</translation>
+    </message>
+    <message>
+        <source>Some runs in %1 cannot be read: %2</source>
+        <translation>%1 中的部分运行无法读取：%2</translation>
+    </message>
+    <message>
+        <source>%1: is a directory, expected a scenario JSON file</source>
+        <translation>%1：是一个目录，应为场景 JSON 文件</translation>
+    </message>
+    <message>
+        <source>%1: no such file, expected a scenario JSON file</source>
+        <translation>%1：文件不存在，应为场景 JSON 文件</translation>
+    </message>
+    <message>
+        <source>%1: cannot be read: %2</source>
+        <translation>%1：无法读取：%2</translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::PlanInspector</name>

@@ -11,6 +11,7 @@
 #include <QUndoStack>
 
 #include "sailor/error.hpp"
+#include "sailor/json_util.hpp"
 #include "sailor/scenario_edit.hpp"
 
 namespace sailor::studio {
@@ -176,12 +177,13 @@ EditResult ScenarioDocument::commit(Scenario edited, const QString& text) {
 // Files
 
 EditResult ScenarioDocument::replaceFromFile(const QString& path, const QString& new_file_path) {
-  std::ifstream in(path.toStdString());
-  if (!in) return fail(path, tr("Cannot read %1").arg(path));
+  if (!std::ifstream(path.toStdString())) return fail(path, tr("Cannot read %1").arg(path));
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
+    // The engine's bounded reader: a hostile file (100,000 nested brackets, 1e309, gigabytes) is
+    // refused with its position instead of exhausting the stack.
+    j = json_util::readFile(path.toStdString());
+  } catch (const InputError& e) {
     return fail(path, tr("%1 is not valid JSON: %2").arg(path, QString::fromUtf8(e.what())));
   }
   if (!j.is_object())

@@ -3,11 +3,13 @@
 //
 // Map:
 //   Plan::gpuCount, microbatches   GPUs used; microbatches per replica of a stage
+//   batchSplits, checkGlobalBatch  the global batch in whole microbatches on every replica
 //   Plan::fromJson, toJson         the file format (shape only)
 //   Stage::replicaSummary          "2x A100-40 tp 2 in us-central1-a" style text
 //   Plan::validate                 against a job, the catalogue and a scenario's pools
 #include "sailor/plan.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include "sailor/error.hpp"
@@ -29,6 +31,25 @@ int Plan::microbatches(int global_batch_size, const Stage& s) const {
   const int d = static_cast<int>(s.replicas.size());
   const int per = microbatch_size * d;
   return (global_batch_size + per - 1) / per;
+}
+
+bool batchSplits(int global_batch_size, int microbatch_size, int replicas) {
+  const long long per_step = static_cast<long long>(microbatch_size) * replicas;
+  return global_batch_size >= 1 && per_step >= 1 && global_batch_size % per_step == 0;
+}
+
+void Plan::checkGlobalBatch(int global_batch_size) const {
+  const bool uniform = std::all_of(stages.begin(), stages.end(), [&](const Stage& s) {
+    return s.replicas.size() == stages.front().replicas.size();
+  });
+  for (size_t i = 0; i < stages.size(); ++i) {
+    const int d = static_cast<int>(stages[i].replicas.size());
+    if (batchSplits(global_batch_size, microbatch_size, d)) continue;
+    throw InputError("global_batch_size", std::to_string(global_batch_size),
+                     "a positive multiple of " + std::to_string(d) + " replicas x " +
+                         std::to_string(microbatch_size) + " sequences per microbatch" +
+                         (uniform ? "" : " (stages[" + std::to_string(i) + "])"));
+  }
 }
 
 Plan Plan::fromJson(const json& j) {
@@ -142,6 +163,7 @@ void Plan::validate(const Job& job, const Catalog& catalog, const Scenario& scen
       throw InputError("stages", std::to_string(n) + " " + key.second + " in " + key.first,
                        "at most " + std::to_string(pool->count) + " (the pool's count)");
   }
+  checkGlobalBatch(job.global_batch_size);
 }
 
 }  // namespace sailor

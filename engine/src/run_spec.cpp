@@ -218,12 +218,8 @@ RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
   r.plan = plan;
   r.data_parallel = static_cast<int>(plan.stages[0].replicas.size());
   r.global_batch_size = options.global_batch_size.value_or(job.global_batch_size);
-  const int per_step = r.data_parallel * plan.microbatch_size;
-  if (r.global_batch_size < 1 || r.global_batch_size % per_step != 0)
-    throw InputError("global_batch_size", std::to_string(r.global_batch_size),
-                     "a positive multiple of " + std::to_string(r.data_parallel) + " replicas x " +
-                         std::to_string(plan.microbatch_size) + " sequences per microbatch");
-  r.microbatches = r.global_batch_size / per_step;
+  plan.checkGlobalBatch(r.global_batch_size);
+  r.microbatches = r.global_batch_size / (r.data_parallel * plan.microbatch_size);
 
   checkOptions(options);
   r.iterations = options.iterations;

@@ -236,6 +236,11 @@ class TestCli : public QObject {
                {"plan", "--model", "GPT-3-175B", "--global-batch", "8", "--microbatch-sizes", "1"})
         << 3 << ""
         << "no plan fits in memory";
+    QTest::newRow("plan whose microbatch sizes divide no global batch")
+        << QStringList(
+               {"plan", "--model", "OPT-350M", "--global-batch", "6", "--microbatch-sizes", "4,8"})
+        << 3 << ""
+        << "no microbatch size searched (4, 8) divides the global batch 6";
   }
   void exitStatusAndOutput() {
     QFETCH(QStringList, args);
@@ -994,6 +999,15 @@ class TestCli : public QObject {
     QTest::newRow("job with unknown model")
         << "job" << QByteArray(R"({"model": "GPT-5", "global_batch_size": 8})")
         << QStringList({"FILE", "model", "\"GPT-5\""});
+    // The default plan runs 4 replicas x microbatch 2 = 8 sequences per step: the runtime's
+    // global-batch rule (Plan::checkGlobalBatch), also in simulate.
+    QTest::newRow("job whose global batch is below a step")
+        << "job" << QByteArray(R"({"model": "OPT-350M", "global_batch_size": 1})")
+        << QStringList({"global_batch_size", "got 1",
+                        "a positive multiple of 4 replicas x 2 sequences per microbatch"});
+    QTest::newRow("job whose global batch does not split")
+        << "job" << QByteArray(R"({"model": "OPT-350M", "global_batch_size": 12})")
+        << QStringList({"global_batch_size", "got 12", "multiple of 4 replicas x 2"});
   }
   void badInputs() {
     QFETCH(QString, which);
@@ -1236,6 +1250,16 @@ class TestCli : public QObject {
                  !r.out.contains("bad-plan.json"),
              qPrintable(describe(args, r)));
     QVERIFY2(r.out.contains("failed (controller gone)"), qPrintable(describe(args, r)));
+    // Columns line up: every row's start time (a digit) under the header's "started (UTC)",
+    // past the widest status.
+    const QStringList lines = r.out.split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 3);  // header, orphan, good
+    const qsizetype started_col = lines[0].indexOf("started (UTC)");
+    QVERIFY2(started_col > 0, qPrintable(r.out));
+    for (qsizetype i = 1; i < lines.size(); ++i)
+      QVERIFY2(lines[i].size() > started_col && lines[i][started_col].isDigit() &&
+                   lines[i][started_col - 1] == ' ' && lines[i][started_col - 2] == ' ',
+               qPrintable(r.out));
     QVERIFY2(r.err.contains("skipped run 2") && r.err.contains("runs.plan is not valid JSON"),
              qPrintable(describe(args, r)));
     QVERIFY2(shown.exit_code == 0, qPrintable(describe(show_args, shown)));

@@ -1,8 +1,11 @@
 // The studio's main window, offscreen, driven as a user would: it opens the default scenario and
 // plans it; edits re-plan; a file that fails to parse leaves the unsaved work alone, and one
-// named on the command line (a broken file, a directory) opens the default and says why; an
+// named on the command line (a broken file, a directory, 100,000 nested brackets) opens the
+// default and says why; a run store with a corrupt row lists the other runs and names it; an
 // impossible constraint says so near the constraints; choosing a point shows that plan; a small
 // plan is trained for real by `sailor run` and the monitor shows it.
+#include <sys/stat.h>
+
 #include <QComboBox>
 #include <QDir>
 #include <QJsonArray>
@@ -17,11 +20,13 @@
 #include <QTreeWidget>
 #include <QUndoStack>
 #include <qcustomplot.h>
+#include <sqlite3.h>
 
 #include "job_panel.hpp"
 #include "main_window.hpp"
 #include "plan_inspector.hpp"
 #include "run_monitor.hpp"
+#include "sailor/run_store.hpp"
 #include "scenario_document.hpp"
 #include "test_time.hpp"
 #include "tradeoff_plot.hpp"
@@ -167,6 +172,86 @@ class TestMainWindow : public QObject {
                  w.bannerText().contains("scenario you were editing is unchanged"),
              qPrintable(w.bannerText()));
     QVERIFY(w.document()->scenario().toJson() == before);
+  }
+
+  // A file of 100,000 nested brackets (as File > Open and on the command line) goes through the
+  // engine's bounded reader: refused with the nesting named, the studio alive and its scenario
+  // unchanged. Unbounded, it exhausted the stack.
+  void aDeeplyNestedFileIsRefused() {
+    QFile deep(tmp_.filePath("deep.json"));
+    QVERIFY(deep.open(QIODevice::WriteOnly));
+    deep.write(QByteArray(100000, '[') + QByteArray(100000, ']'));
+    deep.close();
+    MainWindowOptions o = options();
+    o.plan_on_start = false;
+    o.scenario_file = deep.fileName();
+    MainWindow w(o);
+    QVERIFY2(w.startupError().contains("deep.json") &&
+                 w.startupError().contains("nested more than 64 deep"),
+             qPrintable(w.startupError()));
+    QVERIFY2(w.bannerText().contains("default scenario is shown instead"),
+             qPrintable(w.bannerText()));
+    QVERIFY(!w.document()->scenario().pools.empty());
+    const auto before = w.document()->scenario().toJson();
+    QVERIFY(!w.openScenario(deep.fileName()));
+    QVERIFY2(w.bannerText().contains("nested more than 64 deep") &&
+                 w.bannerText().contains("scenario you were editing is unchanged"),
+             qPrintable(w.bannerText()));
+    QVERIFY(w.document()->scenario().toJson() == before);
+    // Still alive and usable: an edit goes through.
+    sailor::Pool pool = w.document()->scenario().pools.front();
+    pool.count += 1;
+    QVERIFY(w.document()->editPool(0, pool).ok());
+  }
+
+  // A read-only store (file 0444 in a 0555 directory) with a good run and a run whose plan
+  // column is garbage: the past runs list the good one, the banner names the bad one and why,
+  // and the file is unchanged (the studio opens the store read-only). As root chmod does not
+  // stop writes; the unchanged bytes still show nothing was written.
+  void aCorruptRunIsNamedAndTheOthersListed() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QVERIFY(QDir(dir.path()).mkdir("ro"));
+    const QString store = dir.filePath("ro/runs.sqlite");
+    {
+      sailor::RunStore s(store.toStdString());
+      sailor::RunRecord run;
+      run.backend = "gloo";
+      for (const char* name : {"good-plan.json", "bad-plan.json"}) {
+        run.name = name;
+        s.finishRun(s.createRun(run), sailor::RunStatus::Finished, "");
+      }
+    }
+    sqlite3* db = nullptr;
+    QCOMPARE(sqlite3_open_v2(store.toUtf8().constData(), &db, SQLITE_OPEN_READWRITE, nullptr),
+             SQLITE_OK);
+    QCOMPARE(sqlite3_exec(db, "UPDATE runs SET plan = 'garbage{' WHERE id = 2;", nullptr, nullptr,
+                          nullptr),
+             SQLITE_OK);
+    sqlite3_close_v2(db);
+    QFile f(store);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray before = f.readAll();
+    f.close();
+    QCOMPARE(::chmod(store.toUtf8().constData(), 0444), 0);
+    QCOMPARE(::chmod(dir.filePath("ro").toUtf8().constData(), 0555), 0);
+    MainWindowOptions o = options();
+    o.plan_on_start = false;
+    o.run_store = store;
+    MainWindow w(o);
+    QCOMPARE(::chmod(dir.filePath("ro").toUtf8().constData(), 0755), 0);
+    const QTreeWidget* runs = w.runMonitor()->pastRunsView();
+    QCOMPARE(runs->topLevelItemCount(), 1);
+    bool good_listed = false;
+    for (int c = 0; c < runs->columnCount(); ++c)
+      good_listed = good_listed || runs->topLevelItem(0)->text(c).contains("good-plan.json");
+    QVERIFY(good_listed);
+    const QString banner = w.runMonitor()->errorText();
+    QVERIFY2(
+        banner.contains("run 2 is not listed") && banner.contains("runs.plan is not valid JSON"),
+        qPrintable(banner));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QVERIFY2(f.readAll() == before, "listing the store changed its file");
   }
 
   // --store DIR: the run monitor says why the store cannot be used (SQLite's own words were

@@ -162,7 +162,7 @@ class TestRunClient : public QObject {
 
     // The history reads the same run back from the store.
     const RunHistory history(store_);
-    const std::vector<sailor::RunListEntry> runs = history.list();
+    const std::vector<sailor::RunListEntry> runs = history.list().runs;
     QVERIFY(!runs.empty());
     QCOMPARE(runs.front().run.id, run_id);  // newest first
     QCOMPARE(runs.front().run.name, std::string("client test run"));

@@ -235,7 +235,6 @@ class TestSimulator : public QObject {
     QTest::newRow("b 1, m 4") << 1 << 4 << 4 * (7.0 + 14.0) + 6.0;   // 90
     QTest::newRow("b 2, m 4") << 2 << 8 << 4 * (14.0 + 28.0) + 6.0;  // 174
     QTest::newRow("b 1, m 1") << 1 << 1 << 1 * (7.0 + 14.0) + 6.0;   // 27
-    QTest::newRow("b 2, G 7 -> m 4 (rounded up)") << 2 << 7 << 4 * (14.0 + 28.0) + 6.0;
   }
   void singleStageSingleReplica() {
     QFETCH(int, b);
@@ -271,6 +270,49 @@ class TestSimulator : public QObject {
     SAILOR_COMPARE_REL(m.total_bytes, 96e6 + 8e6 * b + 8e6 * b + 24e6 + 1e8, 1e-12);
     QCOMPARE(m.capacity_bytes, 1e9);
     QCOMPARE(p.peakMemoryBytes(), m.total_bytes);
+  }
+
+  // The global batch must split into whole microbatches on every replica of every stage
+  // (Plan::checkGlobalBatch, the rule RunSpec::build applies too): refused with one message
+  // naming global_batch_size, its value and the stage's replicas x microbatch size.
+  void globalBatchSplits_data() {
+    QTest::addColumn<int>("b");
+    QTest::addColumn<int>("stage0_replicas");
+    QTest::addColumn<int>("stage1_replicas");
+    QTest::addColumn<int>("G");
+    QTest::addColumn<QString>("error");  // empty: accepted
+    QTest::newRow("8 replicas x 1, G 1") << 1 << 8 << 8 << 1
+                                         << "global_batch_size: got 1, expected a positive "
+                                            "multiple of 8 replicas x 1 sequences per microbatch";
+    QTest::newRow("2 replicas x 2, G 6 (no split)")
+        << 2 << 2 << 2 << 6
+        << "global_batch_size: got 6, expected a positive multiple of 2 replicas x 2 sequences";
+    QTest::newRow("2 replicas x 2, G 8") << 2 << 2 << 2 << 8 << QString();
+    QTest::newRow("stages 2 and 3 replicas, G 4 (stage 1 does not split)")
+        << 1 << 2 << 3 << 4
+        << "global_batch_size: got 4, expected a positive multiple of 3 replicas x 1 sequences "
+           "per microbatch (stages[1])";
+    QTest::newRow("stages 2 and 3 replicas, G 6") << 1 << 2 << 3 << 6 << QString();
+  }
+  void globalBatchSplits() {
+    QFETCH(int, b);
+    QFETCH(int, stage0_replicas);
+    QFETCH(int, stage1_replicas);
+    QFETCH(int, G);
+    QFETCH(QString, error);
+    const Plan plan = onePlan(
+        b,
+        {Stage{0, 1, std::vector<Replica>(static_cast<size_t>(stage0_replicas), rep("G1", "r1-a"))},
+         Stage{2, 3,
+               std::vector<Replica>(static_cast<size_t>(stage1_replicas), rep("G2", "r1-a"))}});
+    if (error.isEmpty()) {
+      const Prediction p = run(plan, tinyJob(cat_, G));
+      QVERIFY(p.fits);
+      QCOMPARE(p.stages.size(), size_t{2});
+      QCOMPARE(p.stages[1].microbatches, G / (b * stage1_replicas));
+    } else {
+      SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { run(plan, tinyJob(cat_, G)); }), QStringList{error});
+    }
   }
 
   // (b) Two stages under the default schedule, DeepSpeed's (NOTE [DeepSpeed pipeline schedule]

@@ -32,22 +32,34 @@ struct Stage {
   bool operator==(const Stage&) const = default;
 };
 
+// Whether a global batch of G sequences splits into whole microbatches of b sequences over D
+// replicas: G a positive multiple of D x b. The planner searches only such degrees.
+bool batchSplits(int global_batch_size, int microbatch_size, int replicas);
+
 struct Plan {
   int microbatch_size = 1;
   std::vector<Stage> stages;
 
   int gpuCount() const;
   bool operator==(const Plan&) const = default;
-  // Microbatches each replica of a stage processes: ceil(G / (b * D_s)). Stages may have
-  // different data-parallel degrees; the pipeline runs max over stages.
+  // Microbatches each replica of a stage processes: ceil(G / (b * D_s)), exact for a plan that
+  // passes checkGlobalBatch. Stages may have different data-parallel degrees; the pipeline runs
+  // max over stages.
   int microbatches(int global_batch_size, const Stage& s) const;
+
+  // The global batch against the plan, the one rule of the simulator (via validate) and the
+  // runtime (RunSpec::build): G a positive multiple of every stage's replicas x microbatch size,
+  // so that each replica gets whole microbatches and none stays idle. Throws InputError naming
+  // global_batch_size.
+  void checkGlobalBatch(int global_batch_size) const;
 
   // Structural checks only (shape, ranges); validate() checks against model and scenario.
   static Plan fromJson(const nlohmann::json& j);
   nlohmann::json toJson() const;
 
   // Checks the plan against the job's model (layers cover 0..L+1 contiguously), the catalogue
-  // (GPU types, tp within a node) and the scenario (zones, pools, GPU counts). Throws.
+  // (GPU types, tp within a node), the scenario (zones, pools, GPU counts) and the job's
+  // global batch (checkGlobalBatch). Throws.
   void validate(const Job& job, const Catalog& catalog, const Scenario& scenario) const;
 };
 
