@@ -17,6 +17,7 @@
 
 #include "planner_internal.hpp"
 #include "sailor/catalog.hpp"
+#include "sailor/job.hpp"
 #include "sailor/plan.hpp"
 #include "sailor/reference.hpp"
 #include "sailor/scenario.hpp"
@@ -507,6 +508,26 @@ class TestBounds : public QObject {
     QCOMPARE(plan.microbatches(std::numeric_limits<int>::max(), st), 1);
     plan.microbatch_size = 1;
     QCOMPARE(plan.microbatches(std::numeric_limits<int>::max(), st), 536870912);
+  }
+
+  // A job's global batch: up to 1,000,000 sequences (2^31 - 1 made the schedule of 268 million
+  // microbatches run for an hour); the bound itself is valid.
+  void globalBatchBound() {
+    auto job = [&](int batch) {
+      return Job::fromJson(json{{"model", "OPT-350M"}, {"global_batch_size", batch}}, cat_);
+    };
+    QCOMPARE(job(kMaxGlobalBatchSize).global_batch_size, 1000000);
+    for (int batch : {1000001, std::numeric_limits<int>::max()}) {
+      try {
+        job(batch);
+        QFAIL("no InputError thrown");
+      } catch (const InputError& e) {
+        QCOMPARE(e.field(), std::string("global_batch_size"));
+        QCOMPARE(e.value(), std::to_string(batch));
+        QCOMPARE(e.expected(),
+                 std::string("an integer from 1 to 1000000 (sequences per iteration)"));
+      }
+    }
   }
 
   void traceAcceptsTheBound() {
