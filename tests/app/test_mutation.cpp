@@ -759,7 +759,7 @@ QString basePath(Kind kind) {
 }
 
 const char* kQuotas =
-    R"({"A100-40": {"us-central1-a": 8, "us-central1-b": 8}, "V100-16": {"us-central1-a": 4}})";
+    R"({"A100-40": {"us-central1-a": 8, "us-central1-b": 8}, "V100-16": {"us-central1-a": 4, "us-west1-b": 2}})";
 
 // The valid input of a kind, as text.
 std::string baseText(Kind kind) {
@@ -897,6 +897,9 @@ class TestMutation : public QObject {
     row("2^31 - 1: plan, microbatch_size on 4 replicas (does not fit, no overflow)", Kind::Plan,
         at(plan, "/microbatch_size", "2147483647"), 0, {}, 3,
         "sailor simulate: does not fit in memory: ");
+    row("2^31 - 1: job, global_batch_size (refused, not simulated for an hour)", Kind::Job,
+        at(job, "/global_batch_size", "2147483647"), 1, {}, 2,
+        "global_batch_size: got 2147483647, expected an integer from 1 to 1000000");
     row("5e-324: job, global_batch_size", Kind::Job, at(job, "/global_batch_size", "5e-324"), 0, {},
         2, "global_batch_size: got 5e-324, expected an integer");
     row("5e-324: points, measured iteration time (--strict)", Kind::Points,
