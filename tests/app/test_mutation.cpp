@@ -758,7 +758,7 @@ QString basePath(Kind kind) {
   }
 }
 
-const char* kQuotas =
+constexpr const char* kQuotas =
     R"({"A100-40": {"us-central1-a": 8, "us-central1-b": 8}, "V100-16": {"us-central1-a": 4, "us-west1-b": 2}})";
 
 // The valid input of a kind, as text.
@@ -850,7 +850,7 @@ class TestMutation : public QObject {
                           << QString(needle);
     };
     const std::string deep = nested(100000);
-    const char* kDeep = "nested more than 64 deep";
+    constexpr const char* kDeep = "nested more than 64 deep";
     row("nested: scenario, 100000 brackets as the file", Kind::Scenario,
         QByteArray::fromStdString(deep), 0, {}, 2, kDeep);
     row("nested: scenario, 100000 brackets in pools[0].count", Kind::Scenario,
@@ -865,7 +865,7 @@ class TestMutation : public QObject {
         {}, 2, kDeep);
     row("nested: trace, 100000 brackets in a count", Kind::Trace,
         cell(2, 3, std::string(100000, '[')), 0, {}, 2, "an integer GPU count from 0 to 1000000");
-    const char* kHuge = "too large for a double";
+    constexpr const char* kHuge = "too large for a double";
     row("1e309: scenario, pools[0].usd_per_gpu_hour", Kind::Scenario,
         at(sc, "/pools/0/usd_per_gpu_hour", "1e309"), 0, {}, 2, kHuge);
     row("1e309: scenario, -1e309 link bandwidth (plan)", Kind::Scenario,
@@ -880,7 +880,7 @@ class TestMutation : public QObject {
         {}, 2, kHuge);
     row("1e309: trace, a count", Kind::Trace, cell(2, 4, "1e309"), 0, {}, 2,
         "an integer GPU count from 0 to 1000000");
-    const char* kBandwidth = "a bandwidth in GB/s from 1e-06 (1 kB/s) to 1e+05";
+    constexpr const char* kBandwidth = "a bandwidth in GB/s from 1e-06 (1 kB/s) to 1e+05";
     row("5e-324: scenario, link bandwidth", Kind::Scenario,
         at(sc, "/network/links/0/model/bandwidth_gb_per_s", "5e-324"), 0, {}, 2, kBandwidth);
     row("4.9e-324: scenario, default bandwidth (plan)", Kind::Scenario,
@@ -908,7 +908,7 @@ class TestMutation : public QObject {
     row("4294967296: quotas, a count", Kind::Quotas,
         at(quotas, "/A100-40/us-central1-a", "4294967296"), 0, {}, 2,
         "quotas.json: A100-40.us-central1-a: got 4294967296, expected an integer GPU count");
-    const char* kUtf8 = "ill-formed UTF-8 byte";
+    constexpr const char* kUtf8 = "ill-formed UTF-8 byte";
     row("UTF-8: scenario, 0xFF in a zone name", Kind::Scenario,
         at(sc, "/pools/0/zone", "\"us" + bytes({0xFF}) + "\""), 0, {}, 2, kUtf8);
     row("UTF-8: scenario, a lone continuation byte in a key", Kind::Scenario,
@@ -921,7 +921,7 @@ class TestMutation : public QObject {
         at(pts, "/points/0/id", "\"" + bytes({0xFF}) + "\""), 0, {}, 2, kUtf8);
     row("UTF-8: quotas, an encoded surrogate in a zone key", Kind::Quotas,
         key(quotas, "/A100-40", "\"" + bytes({0xED, 0xA0, 0x80}) + "\""), 0, {}, 2, kUtf8);
-    const char* kText = "expected UTF-8 text without control characters";
+    constexpr const char* kText = "expected UTF-8 text without control characters";
     row("UTF-8: trace, 0xFF in a column name", Kind::Trace,
         cell(0, 2, "A100-40_us-" + bytes({0xFF})), 0, {}, 2, kText);
     row("UTF-8: trace, a truncated sequence in a row label", Kind::Trace,
