@@ -82,9 +82,9 @@ constexpr const char* kSimulateHelp =
     "  --timeline FILE         write the simulated schedule (the critical pipeline) as a\n"
     "                          Chrome trace, for ui.perfetto.dev or chrome://tracing\n"
     "\n"
-    "Exit status: 0 when the plan fits in memory, 3 when it does not, 2 on bad input (also a\n"
-    "global batch that is not a multiple of every stage's replicas x microbatch size, which\n"
-    "'sailor run' refuses too).\n";
+    "Exit status: 0 when the plan fits in memory, 3 when it does not (one line on stderr\n"
+    "names the first GPU over its memory), 2 on bad input (also a global batch that is not a\n"
+    "multiple of every stage's replicas x microbatch size, which 'sailor run' refuses too).\n";
 
 constexpr const char* kPlanHelp =
     "Usage: sailor plan [--scenario FILE | --reference DIR] [--job FILE | --model NAME ...]\n"
@@ -133,7 +133,8 @@ constexpr const char* kPlanHelp =
     "  --no-heuristic H            switch a heuristic off: h1 h2 h3 h4 h5 h6 h8 h12\n"
     "                              (repeatable)\n"
     "\n"
-    "Exit status: 0, 2 on bad input, 3 when no plan exists (the message says why).\n";
+    "Exit status: 0, 2 on bad input, 3 when no plan exists (the message says why; with\n"
+    "--trace when a row has none: the message counts those rows and gives the first's reason).\n";
 
 constexpr const char* kValidateHelp =
     "Usage: sailor validate POINTS.json --reference DIR [--compare-sailor] [--strict] [--json]\n"
@@ -174,7 +175,8 @@ constexpr const char* kValidateHelp =
     "SAILOR's published plan files do, is read as its range and the point says so.\n"
     "\n"
     "Exit status: 0; 2 on bad input (a file that is not a points file, no point that can\n"
-    "be predicted, or with --strict any point skipped).\n";
+    "be predicted, or with --strict any point skipped; one line on stderr, with the errors of\n"
+    "the first three points skipped).\n";
 
 // One command's options, parsed by CLI11. A flag takes no value; a valued option takes the
 // next argument (whatever it looks like) or `--option=value`, and the last one given wins
@@ -357,7 +359,15 @@ int cmdSimulate(int argc, char** argv) {
   } else {
     std::cout << cli::formatPrediction(plan, job, scenario, p);
   }
-  return p.fits ? 0 : 3;
+  if (p.fits) return 0;
+  // Exit 3 says why on one line; the table above (or "fits" in the JSON) has every GPU.
+  std::cerr << "sailor simulate: does not fit in memory: "
+            << printableLine(p.out_of_memory.empty() ? "a GPU's memory" : p.out_of_memory.front())
+            << (p.out_of_memory.size() > 1
+                    ? " (and " + std::to_string(p.out_of_memory.size() - 1) + " more)"
+                    : "")
+            << "\n";
+  return kExitNoPlan;
 }
 
 Job jobFromArgs(const Options& a, const Catalog& cat) {
@@ -551,13 +561,13 @@ int planTrace(const Options& a, const std::string& trace, const PlanInputs& in,
   const auto rows = loadTrace(trace, in.cat);
   const std::optional<std::string> output = a.get("--output");
   json out = json::array();
-  int exit = 0;
+  std::vector<std::string> no_plan;  // "row LABEL: reason" of each row without a plan
   for (size_t k = 0; k < rows.size(); ++k) {
     const TraceRow& row = rows[k];
     const Scenario sc =
         traceRowScenario(row, in.scenario, in.priceSource(), in.ref ? &*in.ref : nullptr, in.cat);
     PlanResult r = searchPlans(sc, in, opt);
-    if (r.best.empty()) exit = kExitNoPlan;
+    if (r.best.empty()) no_plan.push_back("row " + row.label + ": " + r.no_plan_reason);
     else if (output)
       json_util::writeFileAtomically(rowOutputPath(*output, k),
                                      r.best.front().plan.toJson().dump(2) + "\n");
@@ -574,7 +584,10 @@ int planTrace(const Options& a, const std::string& trace, const PlanInputs& in,
     }
   }
   if (a.has("--json")) std::cout << out.dump(2) << "\n";
-  return exit;
+  if (no_plan.empty()) return 0;
+  std::cerr << "sailor plan: no plan for " << no_plan.size() << " of " << rows.size()
+            << " trace rows; first " << printableLine(no_plan.front()) << "\n";
+  return kExitNoPlan;
 }
 
 int cmdPlan(int argc, char** argv) {
@@ -592,7 +605,7 @@ int cmdPlan(int argc, char** argv) {
   PlanResult r = searchPlans(in.scenario, in, opt);
   if (r.best.empty()) {
     if (a.has("--json")) std::cout << r.toJson().dump(2) << "\n";
-    std::cerr << "sailor plan: no plan: " << r.no_plan_reason << "\n";
+    std::cerr << "sailor plan: no plan: " << printableLine(r.no_plan_reason) << "\n";
     return kExitNoPlan;
   }
   if (auto out = a.get("--output"))
@@ -620,11 +633,17 @@ int cmdValidate(int argc, char** argv) {
   ValidationReport rep = validatePoints(readMeasuredPoints(a.positional()[0], cat), ref, cat, opt,
                                         a.has("--compare-sailor"));
   if (!rep.skipped.empty() && (rep.rows.empty() || a.has("--strict"))) {
-    for (const auto& k : rep.skipped)
-      std::cerr << "sailor validate: error: " << k.id << ": " << k.error << "\n";
-    if (rep.rows.empty())
-      std::cerr << "sailor validate: error: " << a.positional()[0]
-                << ": no point that can be predicted\n";
+    // One line: what is wrong, then the first few points' errors.
+    std::string why;
+    for (size_t k = 0; k < rep.skipped.size() && k < 3; ++k)
+      why += (k ? "; " : "") + rep.skipped[k].id + ": " + rep.skipped[k].error;
+    if (rep.skipped.size() > 3) why += "; and " + std::to_string(rep.skipped.size() - 3) + " more";
+    std::cerr << "sailor validate: error: " << printableLine(a.positional()[0]) << ": "
+              << (rep.rows.empty() ? "no point that can be predicted"
+                                   : std::to_string(rep.skipped.size()) + " of " +
+                                         std::to_string(rep.skipped.size() + rep.rows.size()) +
+                                         " points cannot be predicted (--strict)")
+              << ": " << printableLine(why, 4096) << "\n";
     return kExitInput;
   }
   if (!rep.skipped.empty())
@@ -838,16 +857,17 @@ int main(int argc, char** argv) {
     if (cmd == "validate") return cmdValidate(argc, argv);
     if (cmd == "runs") return cmdRuns(argc, argv);
     if (cmd == "run") return cmdRun(argv);
-    std::cerr << "sailor: unknown command '" << cmd << "'\n\n" << kUsage;
+    std::cerr << "sailor: unknown command '" << printableLine(cmd) << "'\n\n" << kUsage;
     return kExitInput;
   } catch (const InputError& e) {
-    std::cerr << "sailor " << cmd << ": error: " << e.what() << "\n";
+    std::cerr << "sailor " << printableLine(cmd) << ": error: " << e.what() << "\n";
     return kExitInput;
   } catch (const Cancelled&) {
-    std::cerr << "sailor " << cmd << ": cancelled\n";
+    std::cerr << "sailor " << printableLine(cmd) << ": cancelled\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "sailor " << cmd << ": internal error: " << e.what() << "\n";
+    std::cerr << "sailor " << printableLine(cmd) << ": internal error: " << printableLine(e.what())
+              << "\n";
     return 1;
   }
 }

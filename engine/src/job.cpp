@@ -82,6 +82,9 @@ Job Job::fromJson(const json& j, const Catalog& catalog) {
   const ModelSpec& m = catalog.model(ju::getString(j, "model", ""), "model");
   job.model = m.name;
   job.global_batch_size = ju::getInt32(j, "global_batch_size", "", 1);
+  if (job.global_batch_size > kMaxGlobalBatchSize)
+    throw InputError("global_batch_size", std::to_string(job.global_batch_size),
+                     "an integer from 1 to 1000000 (sequences per iteration)");
   job.sequence_length = ju::getInt32Or(j, "sequence_length", "", 1, m.sequence_length);
   if (job.sequence_length > m.max_position_embeddings &&
       m.position_embedding == PositionEmbedding::Learned)

@@ -10,6 +10,7 @@
 #include "sailor/plan.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 
 #include "sailor/error.hpp"
@@ -28,9 +29,10 @@ int Plan::gpuCount() const {
 }
 
 int Plan::microbatches(int global_batch_size, const Stage& s) const {
-  const int d = static_cast<int>(s.replicas.size());
-  const int per = microbatch_size * d;
-  return (global_batch_size + per - 1) / per;
+  // In 64 bits: a microbatch of 2^31 - 1 times 4 replicas overflows an int (to a negative count).
+  const std::int64_t per =
+      std::int64_t{microbatch_size} * static_cast<std::int64_t>(s.replicas.size());
+  return static_cast<int>((global_batch_size + per - 1) / per);
 }
 
 bool batchSplits(int global_batch_size, int microbatch_size, int replicas) {
@@ -114,7 +116,7 @@ void Plan::validate(const Job& job, const Catalog& catalog, const Scenario& scen
   if (microbatch_size < 1)
     throw InputError("microbatch_size", std::to_string(microbatch_size), "an integer >= 1");
   int expected_first = 0;
-  std::map<std::pair<std::string, std::string>, int> used;
+  std::map<std::pair<std::string, std::string>, std::int64_t> used;  // summed without overflow
   for (size_t i = 0; i < stages.size(); ++i) {
     const Stage& s = stages[i];
     const std::string path = "stages[" + std::to_string(i) + "]";

@@ -5,6 +5,7 @@
 //   p2p, tiedSeconds   boundary transfer and tied-embedding all-reduce times
 //   place           zones for a candidate's replicas after the search
 #include <algorithm>
+#include <cstdint>
 #include <map>
 
 #include "planner_internal.hpp"
@@ -83,7 +84,8 @@ int SearchContext::maxDepth() const {
 }
 
 int SearchContext::microbatches(int b, int D) const {
-  return (job.global_batch_size + b * D - 1) / (b * D);
+  const std::int64_t per = std::int64_t{b} * D;  // 1e6 x 1e6 overflows an int
+  return static_cast<int>((job.global_batch_size + per - 1) / per);
 }
 
 const ResolvedLink& SearchContext::linkBetween(int a, int b, int gpus) const {

@@ -3,6 +3,7 @@
 // replicas are placed in zones. The exhaustive tests enumerate plans through it, and planSearch
 // re-figures each placed plan with it.
 #include <algorithm>
+#include <cstdint>
 #include <map>
 
 #include "sailor/error.hpp"
@@ -24,7 +25,8 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
     if (static_cast<int>(st.replicas.size()) != D)
       throw InputError("stages", "different data-parallel degrees",
                        "one degree for all stages (the planning model's assumption)");
-  const int M = (job.global_batch_size + b * D - 1) / (b * D);
+  const std::int64_t per = std::int64_t{b} * D;  // in 64 bits, as Plan::microbatches
+  const int M = static_cast<int>((job.global_batch_size + per - 1) / per);
   LinkResolver link_of(sc);
   // Profile figures per (GPU type, tp), looked up once.
   struct Figures {

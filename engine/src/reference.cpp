@@ -18,7 +18,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
+#include <string_view>
 
 #include "sailor/error.hpp"
 #include "sailor/json_util.hpp"
@@ -158,14 +160,21 @@ static SailorReference loadUnchecked(const std::string& dir, const Catalog& cata
   const std::string quotas = dir + "/cluster/quotas.json";
   if (fs::exists(quotas)) {
     json j = ju::readFile(quotas);
-    for (auto g = j.begin(); g != j.end(); ++g)
+    ju::requireObject(j, quotas);
+    for (auto g = j.begin(); g != j.end(); ++g) {
+      ju::requireObject(g.value(), quotas + ": " + g.key());
       for (auto z = g.value().begin(); z != g.value().end(); ++z) {
-        if (!z.value().is_number_integer() || z.value().get<int>() < 0)
-          throw InputError(quotas + ": " + g.key() + "." + z.key(), ju::describe(z.value()),
-                           "a count >= 0");
-        ref.quotas[{g.key(), z.key()}] = z.value().get<int>();
+        // A whole number of GPUs within a pool's bound, so that the conversion to int is exact:
+        // 4294967296 is named, never wrapped to 0.
+        const json& n = z.value();
+        if (!n.is_number_integer() || n.get<std::int64_t>() < 0 ||
+            n.get<std::int64_t>() > kMaxGpuCount)
+          throw InputError(quotas + ": " + g.key() + "." + z.key(), ju::describe(n),
+                           "an integer GPU count from 0 to 1000000");
+        ref.quotas[{g.key(), z.key()}] = n.get<int>();
         zones.insert(z.key());
       }
+    }
   }
   ref.zones.assign(zones.begin(), zones.end());
   return ref;
@@ -195,67 +204,105 @@ Scenario SailorReference::scenario(std::vector<Pool> pools, const Catalog& catal
   return s;
 }
 
+namespace {
+
+// A trace cell as a GPU count: a whole number from 0 to kMaxGpuCount in decimal digits ("8", or
+// "8.0" as pandas writes the counts of a column with gaps), spaces or tabs around it allowed.
+// Anything else (a sign, an exponent, hex, inf, nan, a fraction, other digits) is refused rather
+// than read as some other number.
+std::optional<int> traceCount(std::string_view cell) {
+  auto blank = [](char c) { return c == ' ' || c == '\t'; };
+  while (!cell.empty() && blank(cell.front())) cell.remove_prefix(1);
+  while (!cell.empty() && blank(cell.back())) cell.remove_suffix(1);
+  std::size_t i = 0;
+  long long v = 0;
+  for (; i < cell.size() && cell[i] >= '0' && cell[i] <= '9'; ++i)
+    v = std::min<long long>(v * 10 + (cell[i] - '0'), kMaxGpuCount + 1LL);
+  if (i == 0) return std::nullopt;
+  if (i < cell.size() && cell[i] == '.') {
+    const std::size_t dot = ++i;
+    while (i < cell.size() && cell[i] == '0') ++i;
+    if (i == dot) return std::nullopt;
+  }
+  if (i != cell.size() || v > kMaxGpuCount) return std::nullopt;
+  return static_cast<int>(v);
+}
+
+std::vector<std::string> splitCsvLine(const std::string& l) {
+  std::vector<std::string> out(1);
+  for (char ch : l) {
+    if (ch == ',') out.emplace_back();
+    else out.back() += ch;
+  }
+  return out;
+}
+
+// The <gpu>_<zone> columns of a trace's header: their (GPU type, zone) and cell index. Other
+// columns (the index, Timestamp) are skipped; each site has one column.
+void readTraceHeader(const std::vector<std::string>& cells, const std::string& path,
+                     const Catalog& catalog,
+                     std::vector<std::pair<std::string, std::string>>& sites,
+                     std::vector<size_t>& columns) {
+  std::set<std::pair<std::string, std::string>> seen;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    auto us = cells[i].find('_');
+    if (us == std::string::npos || us == 0) continue;  // index and Timestamp columns
+    const std::string field = path + ": header, column \"" + cells[i] + "\"";
+    const std::string gpu = cells[i].substr(0, us);
+    const std::string zone = cells[i].substr(us + 1);
+    catalog.gpu(gpu, field);
+    if (zone.empty())
+      throw InputError(field, "no zone after " + gpu + "_",
+                       "a zone after the GPU type, as in A100-40_us-central1-a");
+    if (!seen.insert({gpu, zone}).second)
+      throw InputError(field, "a second column for " + gpu + " in " + zone,
+                       "one column per GPU type and zone");
+    sites.emplace_back(gpu, zone);
+    columns.push_back(i);
+  }
+  if (sites.empty())
+    throw InputError(path + ": header", "no <gpu>_<zone> columns",
+                     "columns such as A100-40_us-central1-a");
+}
+
+}  // namespace
+
 std::vector<TraceRow> loadTrace(const std::string& path, const Catalog& catalog) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw InputError(path, "a directory", "a readable CSV trace");
   std::ifstream in(path);
   if (!in) throw InputError(path, "a file that cannot be opened", "a readable CSV trace");
   std::string line;
   std::vector<TraceRow> rows;
   std::vector<std::pair<std::string, std::string>> sites;
-  std::vector<int> columns;
-  auto split = [](const std::string& l) {
-    std::vector<std::string> out;
-    std::string cur;
-    for (char ch : l) {
-      if (ch == ',') {
-        out.push_back(cur);
-        cur.clear();
-      } else if (ch != '\r') {
-        cur += ch;
-      }
-    }
-    out.push_back(cur);
-    return out;
-  };
+  std::vector<size_t> columns;
   int line_no = 0;
   while (std::getline(in, line)) {
     ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();  // CRLF line ends
     if (line.empty()) continue;
-    auto cells = split(line);
+    // Text only: names and labels are shown and written as JSON, which needs valid UTF-8.
+    if (!isPrintableText(line))
+      throw InputError(path + ": line " + std::to_string(line_no),
+                       "\"" + line.substr(0, 60) + (line.size() > 60 ? "...\"" : "\""),
+                       "UTF-8 text without control characters");
+    const auto cells = splitCsvLine(line);
     if (sites.empty()) {
-      for (size_t i = 0; i < cells.size(); ++i) {
-        auto us = cells[i].find('_');
-        if (us == std::string::npos || us == 0) continue;  // index and Timestamp columns
-        const std::string gpu = cells[i].substr(0, us);
-        catalog.gpu(gpu, path + ": column \"" + cells[i] + "\"");
-        sites.emplace_back(gpu, cells[i].substr(us + 1));
-        columns.push_back(static_cast<int>(i));
-      }
-      if (sites.empty())
-        throw InputError(path + ": header", "no <gpu>_<zone> columns",
-                         "columns such as A100-40_us-central1-a");
+      readTraceHeader(cells, path, catalog, sites, columns);
       continue;
     }
     TraceRow row;
     row.label = cells.size() > 1 ? cells[1] : std::to_string(rows.size());
     row.sites = sites;
     for (size_t k = 0; k < columns.size(); ++k) {
-      const size_t c = static_cast<size_t>(columns[k]);
+      const size_t c = columns[k];
       const std::string field = path + ": line " + std::to_string(line_no) + ", column " +
                                 sites[k].first + "_" + sites[k].second;
       if (c >= cells.size()) throw InputError(field, "nothing", "a GPU count");
-      // A whole number of GPUs from 0 to kMaxGpuCount (the bound of a scenario's pool), so
-      // that the conversion to int is exact: 3e9 or "inf" is named, never wrapped.
-      double v = -1;
-      try {
-        size_t used = 0;
-        v = std::stod(cells[c], &used);
-        if (used != cells[c].size()) v = -1;
-      } catch (const std::exception&) {
-        v = -1;  // not a number, or beyond a double's range
-      }
-      if (!(v >= 0 && v <= kMaxGpuCount && std::floor(v) == v))
+      const std::optional<int> n = traceCount(cells[c]);
+      if (!n)
         throw InputError(field, "\"" + cells[c] + "\"", "an integer GPU count from 0 to 1000000");
-      row.counts.push_back(static_cast<int>(v));
+      row.counts.push_back(*n);
     }
     rows.push_back(std::move(row));
   }
@@ -377,6 +424,12 @@ static MeasuredPoint readMeasuredPoint(const json& pj, size_t i, const std::stri
       Pool& pool = pools[{rep.zone, rep.gpu_type}];
       pool.zone = rep.zone;
       pool.gpu_type = rep.gpu_type;
+      // The pool holds the GPUs of every replica of its site: within a pool's bound, and summed
+      // without overflowing an int.
+      if (rep.tp > kMaxGpuCount - pool.count)
+        throw InputError(rp + ".tp", std::to_string(rep.tp),
+                         "at most " + std::to_string(kMaxGpuCount) + " GPUs of " + rep.gpu_type +
+                             " in " + rep.zone + " over all replicas");
       pool.count += rep.tp;
       pool.gpus_per_node = std::max(pool.gpus_per_node.value_or(1), gpn);
       st.replicas.push_back(rep);
@@ -386,14 +439,22 @@ static MeasuredPoint readMeasuredPoint(const json& pj, size_t i, const std::stri
   for (auto& [k, v] : pools) mp.pools.push_back(v);
   const json& meas = ju::require(pj, "measured", p);
   ju::requireObject(meas, p + ".measured");
-  // A figure the run did not record: absent, null, or 0 as SAILOR's files write it.
-  auto figure = [&](const char* key) {
+  // A figure the run did not record: absent, null, or 0 as SAILOR's files write it. A recorded
+  // one lies within bounds no real run leaves, so that a relative error against it stays finite
+  // (predicted / 5e-324 is inf).
+  auto figure = [&](const char* key, double lo, double hi, const std::string& expected) {
     if (!meas.contains(key) || meas.at(key).is_null()) return 0.0;
     if (meas.at(key).is_number() && meas.at(key).get<double>() == 0) return 0.0;
-    return ju::getPositive(meas, key, p + ".measured");
+    const double v = ju::getPositive(meas, key, p + ".measured");
+    if (!(v >= lo && v <= hi))
+      throw InputError(p + ".measured." + key, ju::describe(meas.at(key)), expected);
+    return v;
   };
-  mp.iteration_s = figure("iteration_time_s");
-  mp.peak_memory_bytes = figure("peak_memory_bytes");
+  mp.iteration_s = figure("iteration_time_s", kMinMeasuredIterationS, kMaxMeasuredIterationS,
+                          "seconds from 1e-06 to 1e+07, or 0 (not measured)");
+  mp.peak_memory_bytes =
+      figure("peak_memory_bytes", kMinMeasuredMemoryBytes, kMaxMeasuredMemoryBytes,
+             "bytes from 1e+06 (1 MB) to 1e+15 (1 PB), or 0 (not measured)");
   if (mp.iteration_s == 0 && mp.peak_memory_bytes == 0)
     throw InputError(p + ".measured", ju::describe(meas),
                      "iteration_time_s or peak_memory_bytes (or both) measured, > 0");

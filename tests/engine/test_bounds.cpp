@@ -1,8 +1,13 @@
 // Figures that no real scenario or trace holds are refused with the field, the value and the
 // bounds (docs/formats.md, "Bounds"): link bandwidths and fits, latencies, prices and GPU counts
-// of a scenario; duplicate links and egress pairs; trace counts beyond the bound or an int. And
-// the planner's admission refuses a candidate whose figures are not finite (defence in depth).
+// of a scenario; duplicate links and egress pairs; trace counts beyond the bound or an int, or
+// written other than in decimal digits; trace headers with a column twice or bytes that are not
+// text; SAILOR quotas beyond the bound; measured figures a relative error cannot divide by; a
+// measured point's replicas summing past a pool's bound. Every InputError's message is one line
+// of valid UTF-8 of bounded length, whatever the input quoted. And the planner's admission
+// refuses a candidate whose figures are not finite (defence in depth).
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 
@@ -12,6 +17,8 @@
 
 #include "planner_internal.hpp"
 #include "sailor/catalog.hpp"
+#include "sailor/job.hpp"
+#include "sailor/plan.hpp"
 #include "sailor/reference.hpp"
 #include "sailor/scenario.hpp"
 #include "test_support.hpp"
@@ -37,6 +44,32 @@ QByteArray poolWith(const QByteArray& count, const QByteArray& price,
                     const QByteArray& extra = {}) {
   return R"("pools": [{"zone": "r1-a", "gpu_type": "A100-40", "count": )" + count +
          R"(, "usd_per_gpu_hour": )" + price + extra + "}]";
+}
+
+// Writes `text` to `name` under dir (creating its parent directories); returns the path.
+std::string writeText(const QTemporaryDir& dir, const std::string& name, const std::string& text) {
+  const std::filesystem::path path = dir.filePath(QString::fromStdString(name)).toStdString();
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+// Strict UTF-8 (no overlong forms, surrogates or code points above U+10FFFF), for the checks.
+bool validUtf8(const std::string& s) {
+  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())).toUtf8() ==
+         QByteArray(s.data(), static_cast<qsizetype>(s.size()));
+}
+
+// A measured-points file of one OPT-350M point on two A100-40 in us-central1-a, with `change`
+// applied to the point.
+std::string pointsWith(const std::function<void(json&)>& change) {
+  json p = json::parse(R"({"id": "p", "model": "OPT-350", "global_batch_size": 8,
+    "microbatch_size": 1, "layers_per_stage": [[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
+    15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25]], "replicas_per_stage": [[{"gpu_type": "A100-40",
+    "tp": 1, "zone": "us-central1-a"}, {"gpu_type": "A100-40", "tp": 1, "zone": "us-central1-a"}]],
+    "measured": {"iteration_time_s": 2.5, "peak_memory_bytes": 9e9}})");
+  change(p);
+  return json{{"points", json::array({p})}}.dump();
 }
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -204,6 +237,14 @@ class TestBounds : public QObject {
     QTest::newRow("1e400 (beyond a double)") << QByteArray("1e400");
     QTest::newRow("negative") << QByteArray("-1");
     QTest::newRow("fraction") << QByteArray("2.5");
+    QTest::newRow("hex 0x10") << QByteArray("0x10");
+    QTest::newRow("exponent 1e3") << QByteArray("1e3");
+    QTest::newRow("sign +7") << QByteArray("+7");
+    QTest::newRow("empty") << QByteArray("");
+    QTest::newRow("spaces only") << QByteArray("  ");
+    QTest::newRow("7.") << QByteArray("7.");
+    QTest::newRow("two numbers") << QByteArray("7 7");
+    QTest::newRow("fullwidth 7") << QByteArray("\xEF\xBC\x97");
   }
   void traceRejects() {
     QFETCH(QByteArray, cell);
@@ -226,6 +267,267 @@ class TestBounds : public QObject {
       return;
     }
     QFAIL("no InputError thrown");
+  }
+
+  // Decimal digits with blanks around them, and pandas' "8.0", are whole counts.
+  void traceAcceptsDecimalCounts() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string path = writeText(dir, "trace.csv",
+                                       ",Timestamp,A100-40_r1-a,A100-40_r1-b,A100-40_r1-c\r\n"
+                                       "0,t0, 7 ,8.00,\t007\r\n");
+    const auto rows = loadTrace(path, cat_);
+    QCOMPARE(rows.size(), size_t{1});
+    QCOMPARE(rows[0].counts, (std::vector<int>{7, 8, 7}));
+    QCOMPARE(rows[0].label, std::string("t0"));
+  }
+
+  // The header's columns and the file's bytes: the field names the file, line or column.
+  void traceTextRejects_data() {
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QString>("field");  // after "<path>: "
+    QTest::addColumn<QByteArray>("value");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("a column twice")
+        << QByteArray(",Timestamp,A100-40_r1-a,A100-40_r1-b,A100-40_r1-a\n0,t0,1,2,3\n")
+        << "header, column \"A100-40_r1-a\"" << QByteArray("a second column for A100-40 in r1-a")
+        << "one column per GPU type and zone";
+    QTest::newRow("a column without a zone")
+        << QByteArray(",Timestamp,A100-40_\n0,t0,1\n") << "header, column \"A100-40_\""
+        << QByteArray("no zone after A100-40_")
+        << "a zone after the GPU type, as in A100-40_us-central1-a";
+    QTest::newRow("0xFF in a label")
+        << QByteArray(",Timestamp,A100-40_r1-a\n0,t\xFF,1\n") << "line 2"
+        << QByteArray("\"0,t\xFF,1\"") << "UTF-8 text without control characters";
+    QTest::newRow("a NUL in the header")
+        << QByteArray(",Timestamp,A100-40_r1-a") + '\0' + "\n0,t,1\n"
+        << "line 1" << QByteArray("\",Timestamp,A100-40_r1-a") + '\0' + "\""
+        << "UTF-8 text without control characters";
+    QTest::newRow("CR line ends (one line with CRs inside)")
+        << QByteArray(",Timestamp,A100-40_r1-a\r0,t,1\r") << "line 1"
+        << QByteArray("\",Timestamp,A100-40_r1-a\r0,t,1\"")
+        << "UTF-8 text without control characters";
+  }
+  void traceTextRejects() {
+    QFETCH(QByteArray, text);
+    QFETCH(QString, field);
+    QFETCH(QByteArray, value);
+    QFETCH(QString, expected);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string path = writeText(dir, "trace.csv", text.toStdString());
+    try {
+      loadTrace(path, cat_);
+    } catch (const InputError& e) {
+      QCOMPARE(QString::fromStdString(e.field()), QString::fromStdString(path + ": ") + field);
+      QCOMPARE(QByteArray::fromStdString(e.value()), value);
+      QCOMPARE(QString::fromStdString(e.expected()), expected);
+      QVERIFY2(validUtf8(e.what()) && std::string(e.what()).find('\n') == std::string::npos,
+               e.what());
+      return;
+    }
+    QFAIL("no InputError thrown");
+  }
+
+  // SAILOR's cluster/quotas.json: a count beyond the pool bound is named, never wrapped to an
+  // int (4294967296 used to read as 0 GPUs); a GPU type's entry must be an object of counts.
+  void quotasRejects_data() {
+    QTest::addColumn<QByteArray>("quotas");
+    QTest::addColumn<QString>("field");  // after "<dir>/cluster/quotas.json"
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<QString>("expected");
+    const QString count = "an integer GPU count from 0 to 1000000";
+    QTest::newRow("2^32") << QByteArray(R"({"A100-40": {"us-central1-a": 4294967296}})")
+                          << ": A100-40.us-central1-a"
+                          << "4294967296" << count;
+    QTest::newRow("2^31") << QByteArray(R"({"A100-40": {"us-central1-a": 2147483648}})")
+                          << ": A100-40.us-central1-a"
+                          << "2147483648" << count;
+    QTest::newRow("2^64 - 1") << QByteArray(
+                                     R"({"A100-40": {"us-central1-a": 18446744073709551615}})")
+                              << ": A100-40.us-central1-a"
+                              << "18446744073709551615" << count;
+    QTest::newRow("above the bound")
+        << QByteArray(R"({"A100-40": {"us-central1-a": 1000001}})") << ": A100-40.us-central1-a"
+        << "1000001" << count;
+    QTest::newRow("negative") << QByteArray(R"({"A100-40": {"us-central1-a": -1}})")
+                              << ": A100-40.us-central1-a"
+                              << "-1" << count;
+    QTest::newRow("a fraction") << QByteArray(R"({"A100-40": {"us-central1-a": 1.5}})")
+                                << ": A100-40.us-central1-a"
+                                << "1.5" << count;
+    QTest::newRow("a number for a GPU type's zones")
+        << QByteArray(R"({"A100-40": 8})") << ": A100-40"
+        << "8"
+        << "a JSON object";
+    QTest::newRow("an array for the file") << QByteArray(R"([1])") << ""
+                                           << "[1]"
+                                           << "a JSON object";
+  }
+  void quotasRejects() {
+    QFETCH(QByteArray, quotas);
+    QFETCH(QString, field);
+    QFETCH(QString, value);
+    QFETCH(QString, expected);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    writeText(dir, "profiles/simulator_profiles.json", "{}");
+    writeText(dir, "profiles/llm_info.json", "{}");
+    const std::string file = writeText(dir, "cluster/quotas.json", quotas.toStdString());
+    try {
+      SailorReference::load(dir.path().toStdString(), cat_);
+    } catch (const InputError& e) {
+      QCOMPARE(QString::fromStdString(e.field()), QString::fromStdString(file) + field);
+      QCOMPARE(QString::fromStdString(e.value()), value);
+      QCOMPARE(QString::fromStdString(e.expected()), expected);
+      return;
+    }
+    QFAIL("no InputError thrown");
+  }
+
+  void quotasAcceptTheBound() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    writeText(dir, "profiles/simulator_profiles.json", "{}");
+    writeText(dir, "profiles/llm_info.json", "{}");
+    writeText(dir, "cluster/quotas.json",
+              R"({"A100-40": {"us-central1-a": 1000000, "us-central1-b": 0}})");
+    const SailorReference ref = SailorReference::load(dir.path().toStdString(), cat_);
+    QCOMPARE(ref.quotas.at({"A100-40", "us-central1-a"}), 1000000);
+    QCOMPARE(ref.quotas.at({"A100-40", "us-central1-b"}), 0);
+  }
+
+  // Measured figures: a relative error divides by them, so a denormal one (predicted / 5e-324
+  // is inf) or one no run could record is refused; 0 still means "not measured".
+  void measuredPointRejects_data() {
+    QTest::addColumn<QByteArray>("points");
+    QTest::addColumn<QString>("field");  // after "<path>: points[0]"
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<QString>("expected");
+    const QString seconds = "seconds from 1e-06 to 1e+07, or 0 (not measured)";
+    const QString bytes = "bytes from 1e+06 (1 MB) to 1e+15 (1 PB), or 0 (not measured)";
+    auto measured = [](const char* key, double v) {
+      return QByteArray::fromStdString(pointsWith([=](json& p) { p["measured"][key] = v; }));
+    };
+    QTest::newRow("iteration 5e-324 s")
+        << measured("iteration_time_s", 5e-324) << ".measured.iteration_time_s"
+        << "5e-324" << seconds;
+    QTest::newRow("iteration 2.2e-308 s (smallest normal)")
+        << measured("iteration_time_s", 2.2250738585072014e-308) << ".measured.iteration_time_s"
+        << "2.2250738585072014e-308" << seconds;
+    QTest::newRow("iteration 1e8 s")
+        << measured("iteration_time_s", 1e8) << ".measured.iteration_time_s"
+        << "100000000.0" << seconds;
+    QTest::newRow("peak 4.9e-324 bytes")
+        << measured("peak_memory_bytes", 4.9e-324) << ".measured.peak_memory_bytes"
+        << "5e-324" << bytes;
+    QTest::newRow("peak 1e18 bytes")
+        << measured("peak_memory_bytes", 1e18) << ".measured.peak_memory_bytes"
+        << "1e+18" << bytes;
+    QTest::newRow("replicas summing past an int")
+        << QByteArray::fromStdString(pointsWith([](json& p) {
+             auto& reps = p["replicas_per_stage"][0];
+             reps[0]["tp"] = 1000000;
+             reps[1]["tp"] = 2147483647;
+           }))
+        << ".replicas_per_stage[0][1].tp"
+        << "2147483647"
+        << "at most 1000000 GPUs of A100-40 in us-central1-a over all replicas";
+  }
+  void measuredPointRejects() {
+    QFETCH(QByteArray, points);
+    QFETCH(QString, field);
+    QFETCH(QString, value);
+    QFETCH(QString, expected);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string path = writeText(dir, "points.json", points.toStdString());
+    try {
+      loadMeasuredPoints(path, cat_);
+    } catch (const InputError& e) {
+      QCOMPARE(QString::fromStdString(e.field()),
+               QString::fromStdString(path + ": points[0]") + field);
+      QCOMPARE(QString::fromStdString(e.value()), value);
+      QCOMPARE(QString::fromStdString(e.expected()), expected);
+      return;
+    }
+    QFAIL("no InputError thrown");
+  }
+
+  // An InputError's message is one line of valid UTF-8 whatever its parts quote: line breaks,
+  // control characters and invalid bytes are escaped, valid characters kept, each part bounded.
+  void messagesAreOneLineOfUtf8_data() {
+    QTest::addColumn<QByteArray>("value");
+    QTest::addColumn<QString>("shown");  // how the value reads in what()
+    QTest::newRow("newline, CR, tab") << QByteArray("a\nb\rc\td") << "a\\nb\\rc\\td";
+    QTest::newRow("NUL, ESC, DEL") << QByteArray("a\0b\x1b\x7f", 5) << "a\\x00b\\x1b\\x7f";
+    QTest::newRow("0xFF") << QByteArray("us\xFF") << "us\\xff";
+    QTest::newRow("lone continuation byte") << QByteArray("k\x80") << "k\\x80";
+    QTest::newRow("truncated sequence") << QByteArray("OPT\xE2\x82") << "OPT\\xe2\\x82";
+    QTest::newRow("overlong '/'") << QByteArray("\xC0\xAF") << "\\xc0\\xaf";
+    QTest::newRow("encoded surrogate") << QByteArray("\xED\xA0\x80") << "\\xed\\xa0\\x80";
+    QTest::newRow("above U+10FFFF") << QByteArray("\xF4\x90\x80\x80") << "\\xf4\\x90\\x80\\x80";
+    QTest::newRow("valid characters kept")
+        << QByteArray("\xC3\xA9\xE4\xB8\xAD\xF0\x9F\x98\x80")
+        << QString::fromUtf8("\xC3\xA9\xE4\xB8\xAD\xF0\x9F\x98\x80");
+  }
+  void messagesAreOneLineOfUtf8() {
+    QFETCH(QByteArray, value);
+    QFETCH(QString, shown);
+    const InputError e("field\n" + value.toStdString(), value.toStdString(), "x");
+    const std::string what = e.what();
+    QVERIFY2(validUtf8(what), what.c_str());
+    QVERIFY(what.find('\n') == std::string::npos && what.find('\r') == std::string::npos);
+    QCOMPARE(QString::fromUtf8(what.c_str()),
+             "field\\n" + shown + ": got " + shown + ", expected x");
+    QCOMPARE(e.value(), value.toStdString());  // the parts themselves are as given
+  }
+
+  void messagesAreBounded() {
+    const std::string mb(1 << 20, 'k');
+    const InputError e(mb, "\"" + mb + "\"", "x");
+    const std::string what = e.what();
+    QVERIFY2(what.size() < 2 * 1024 + 64, std::to_string(what.size()).c_str());
+    QVERIFY(what.find("...: got \"kkk") != std::string::npos);
+    // A cut never splits a character: 2-byte characters across the bound.
+    std::string wide;
+    for (int i = 0; i < 1000; ++i) wide += "\xC3\xA9";
+    const std::string cut = printableLine(wide, 1023);
+    QVERIFY(validUtf8(cut));
+    QCOMPARE(cut.size(), size_t{1022 + 3});
+  }
+
+  // Microbatches per replica in 64 bits: 2^31 - 1 sequences on 4 replicas is one microbatch, not
+  // an overflowed negative count.
+  void microbatchesDoNotOverflow() {
+    Plan plan;
+    plan.microbatch_size = std::numeric_limits<int>::max();
+    Stage st;
+    st.replicas.assign(4, Replica{"A100-40", 1, "r1-a"});
+    QCOMPARE(plan.microbatches(1024, st), 1);
+    QCOMPARE(plan.microbatches(std::numeric_limits<int>::max(), st), 1);
+    plan.microbatch_size = 1;
+    QCOMPARE(plan.microbatches(std::numeric_limits<int>::max(), st), 536870912);
+  }
+
+  // A job's global batch: up to 1,000,000 sequences (2^31 - 1 made the schedule of 268 million
+  // microbatches run for an hour); the bound itself is valid.
+  void globalBatchBound() {
+    auto job = [&](int batch) {
+      return Job::fromJson(json{{"model", "OPT-350M"}, {"global_batch_size", batch}}, cat_);
+    };
+    QCOMPARE(job(kMaxGlobalBatchSize).global_batch_size, 1000000);
+    for (int batch : {1000001, std::numeric_limits<int>::max()}) {
+      try {
+        job(batch);
+        QFAIL("no InputError thrown");
+      } catch (const InputError& e) {
+        QCOMPARE(e.field(), std::string("global_batch_size"));
+        QCOMPARE(e.value(), std::to_string(batch));
+        QCOMPARE(e.expected(),
+                 std::string("an integer from 1 to 1000000 (sequences per iteration)"));
+      }
+    }
   }
 
   void traceAcceptsTheBound() {

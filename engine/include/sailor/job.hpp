@@ -29,9 +29,14 @@ Recompute parseRecompute(const std::string& name, const std::string& field);
 // frameworks refuse bf16 or emulate it far below the fp16 rate).
 bool supportsPrecision(const GpuType& gpu, Precision p);
 
+// Sequences per iteration, at most: far above any real job (GPT-3 used 1,536, Llama 2 1,024 of
+// 4,096 tokens); the simulator's schedule grows with the microbatches, and 2^31 - 1 sequences
+// would take an hour to simulate.
+inline constexpr int kMaxGlobalBatchSize = 1'000'000;
+
 struct Job {
   std::string model;          // catalogue name (aliases are resolved to the name)
-  int global_batch_size = 0;  // sequences per iteration
+  int global_batch_size = 0;  // sequences per iteration, 1 to kMaxGlobalBatchSize
   int sequence_length = 0;
   Precision precision = Precision::Fp32;
   Optimizer optimizer = Optimizer::Adam;

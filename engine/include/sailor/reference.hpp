@@ -47,6 +47,13 @@ std::vector<TraceRow> loadTrace(const std::string& path, const Catalog& catalog)
 // Region of a cloud zone name: "us-central1-a" -> "us-central1".
 std::string regionOfZone(const std::string& zone);
 
+// Bounds of a measured figure (beyond them a value is a slip, and a relative error against a
+// denormal one is inf): an iteration from 1 us to 1e7 s (116 days), a peak from 1 MB to 1 PB.
+inline constexpr double kMinMeasuredIterationS = 1e-6;
+inline constexpr double kMaxMeasuredIterationS = 1e7;
+inline constexpr double kMinMeasuredMemoryBytes = 1e6;
+inline constexpr double kMaxMeasuredMemoryBytes = 1e15;
+
 struct MeasuredPoint {
   std::string id;
   std::string cluster;  // the point's "cluster" ("" when it does not say)
