@@ -219,7 +219,7 @@ RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
   r.data_parallel = static_cast<int>(plan.stages[0].replicas.size());
   r.global_batch_size = options.global_batch_size.value_or(job.global_batch_size);
   plan.checkGlobalBatch(r.global_batch_size);
-  r.microbatches = r.global_batch_size / (r.data_parallel * plan.microbatch_size);
+  r.microbatches = r.pipelineMicrobatches(0);
 
   checkOptions(options);
   r.iterations = options.iterations;

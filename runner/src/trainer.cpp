@@ -5,7 +5,7 @@
 //   - step: one iteration = the 1F1B schedule (runSchedule, over forwardMicrobatch,
 //     backwardMicrobatch and the post* transfer helpers), syncGradients, clipGradients, the
 //     optimizer's step; communication is timed by commClock() (comm.hpp);
-//   - syncGradients: the data-parallel average (averageOverReplicas: buckets, flattened or
+//   - syncGradients: the data-parallel sum (sumOverReplicas: buckets, flattened or
 //     zero-padded) and the tied-embedding reduction; clipGradients: the global norm.
 #include "trainer.hpp"
 
@@ -169,20 +169,24 @@ torch::Tensor Trainer::forwardMicrobatch(Pass& pass, int mb, torch::Tensor input
 }
 
 // Backward of the oldest microbatch in flight; returns its input's gradient (undefined on the
-// first stage). The last stage backpropagates loss / m (the mean over the microbatches).
+// first stage). The last stage backpropagates loss / M, M = G / b the iteration's microbatches
+// over all pipelines: summed over the replicas (sumOverReplicas), the gradients are those of the
+// mean loss over the global batch however unevenly the pipelines share it.
 torch::Tensor Trainer::backwardMicrobatch(Pass& pass, const torch::Tensor& grad_out) {
   auto [input, out] = pass.in_flight.front();
   pass.in_flight.pop_front();
   if (me_.stage + 1 == static_cast<int>(spec_.plan.stages.size()))
-    (out / static_cast<double>(spec_.microbatches)).backward();
+    (out / static_cast<double>(spec_.totalMicrobatches())).backward();
   else out.backward(grad_out);
   return me_.stage == 0 ? torch::Tensor() : input.grad();
 }
 
-// Megatron's non-interleaved 1F1B: warm-up forwards, steady one-forward-one-backward, cool-down.
+// Megatron's non-interleaved 1F1B: warm-up forwards, steady one-forward-one-backward, cool-down,
+// over this pipeline's m_d microbatches (RunSpec::pipelineMicrobatches; every stage of the
+// pipeline runs the same m_d, as every stage has the same D).
 void Trainer::runSchedule(Pass& pass) {
   const int P = static_cast<int>(spec_.plan.stages.size()), s = me_.stage;
-  const int m = spec_.microbatches;
+  const int m = spec_.pipelineMicrobatches(me_.replica);
   const bool first = s == 0, last = s == P - 1;
   P2p& p2p = pass.p2p;
   const int warmup = std::min(P - s - 1, m);
@@ -232,21 +236,22 @@ void Trainer::runSchedule(Pass& pass) {
   }
 }
 
-// Averages gradients over the stage's replicas. With one tp degree in the stage, each tp rank
-// all-reduces its shards with the same tp rank of the other replicas (flattened into buckets).
-// With mixed tp degrees (SAILOR's heterogeneous stages) shards do not line up, so every rank of
-// the stage writes its shards into a zero-filled buffer laid out as the full tensors (a
+// Sums gradients over the stage's replicas (each microbatch's loss is already scaled by 1 / M,
+// so the sum is the gradient of the mean over the global batch). With one tp degree in the stage,
+// each tp rank all-reduces its shards with the same tp rank of the other replicas (flattened into
+// buckets). With mixed tp degrees (SAILOR's heterogeneous stages) shards do not line up, so every
+// rank of the stage writes its shards into a zero-filled buffer laid out as the full tensors (a
 // replicated tensor is written by tp rank 0 only), the whole stage sums the buffers, and each
 // rank reads its shards back: each element is then the sum of exactly one copy per replica.
-// Tied embeddings: the first and last stage then add their (replica-averaged) gradients.
+// Tied embeddings: the first and last stage then add their (replica-summed) gradients.
 void Trainer::syncGradients() {
   for (Param& p : model_->params())
     if (!p.value.grad().defined()) p.value.mutable_grad() = torch::zeros_like(p.value);
-  if (groups_.dp) averageOverReplicas();
+  if (groups_.dp) sumOverReplicas();
   if (groups_.embedding) reduceTiedEmbedding();
 }
 
-void Trainer::averageOverReplicas() {
+void Trainer::sumOverReplicas() {
   std::vector<Param>& params = model_->params();
   const bool padded = groups_.dp_padded;
   // Buckets of at most bucket_elements (a larger parameter alone), in parameter order.
@@ -284,10 +289,9 @@ void Trainer::averageOverReplicas() {
   for (auto& flat : flats) works.push_back(groups_.dp->allreduce(flat));
   for (auto& w : works) w->wait();
   commClock().end(&CommTimes::dp);
-  // Averages read back into the gradients (this rank's shards of the padded tensors).
-  const double D = spec_.data_parallel;
+  // Sums read back into the gradients (this rank's shards of the padded tensors).
   for (std::size_t i = 0; i < buckets.size(); ++i) {
-    torch::Tensor flat = flats[i][0] / D;
+    const torch::Tensor& flat = flats[i][0];
     std::int64_t offset = 0;
     for (Param* p : buckets[i]) {
       torch::Tensor grad = p->value.mutable_grad();
@@ -317,7 +321,7 @@ void Trainer::reduceTiedEmbedding() {
 
 // Global gradient norm over the whole model, each element counted once: shards by their owner,
 // replicated tensors by tp rank 0, the tied copy not at all; summed over the world, whose D
-// pipelines each hold the full model.
+// pipelines each hold the full model with the same (replica-summed) gradients: hence / D.
 double Trainer::clipGradients() {
   torch::Tensor sq =
       torch::zeros({1}, torch::TensorOptions().dtype(torch::kFloat64).device(device_));

@@ -45,7 +45,7 @@ class Trainer {
   void postSendBackward(Pass& pass, const torch::Tensor& grad, int mb);
   // After the schedule: gradient synchronization and clipping.
   void syncGradients();
-  void averageOverReplicas();
+  void sumOverReplicas();
   void reduceTiedEmbedding();
   double clipGradients();
 

@@ -45,7 +45,7 @@ struct RunStartedEvent {
   Plan plan;
   RuntimeModel model;         // the model the workers build (scaled to the machine)
   int global_batch_size = 0;  // sequences per iteration
-  int microbatches = 0;       // per pipeline
+  int microbatches = 0;       // the most a pipeline runs: ceil(G / (b D))
   int data_parallel = 0;      // replicas per stage (pipelines)
   int iterations = 0;         // planned
   std::string data;           // "synthetic" or the absolute path of a text file

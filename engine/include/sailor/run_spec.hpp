@@ -73,7 +73,9 @@ struct RunSpec {
   RuntimeModel model;
   Plan plan;
   int global_batch_size = 0;
-  int microbatches = 0;   // per pipeline (replica) per iteration
+  // The most microbatches a pipeline runs per iteration: ceil(M / D) of the M = G / b
+  // (pipelineMicrobatches(0)); the others run as many or one fewer.
+  int microbatches = 0;
   int data_parallel = 0;  // replicas per stage (the same for every stage)
   int iterations = 0;
   std::uint64_t seed = 0;
@@ -95,6 +97,14 @@ struct RunSpec {
   std::vector<RankPlacement> ranks;  // rank r at index r: stage-major, replica, tp rank
 
   int worldSize() const { return static_cast<int>(ranks.size()); }
+  // The iteration's M = G / b microbatches are dealt round robin: microbatch u of pipeline d is
+  // the iteration's microbatch u * D + d. Pipeline d (replica d of every stage) runs the m_d
+  // microbatches with u * D + d < M: ceil(M / D) for d < M mod D (or all d when D divides M),
+  // floor(M / D) for the others.
+  int totalMicrobatches() const { return global_batch_size / plan.microbatch_size; }
+  int pipelineMicrobatches(int pipeline) const {
+    return (totalMicrobatches() - pipeline + data_parallel - 1) / data_parallel;
+  }
   // Ranks of stage s, replica d, in tp-rank order.
   std::vector<int> replicaRanks(int stage, int replica) const;
   std::vector<int> stageRanks(int stage) const;
