@@ -84,7 +84,9 @@ constexpr const char* kSimulateHelp =
     "\n"
     "Exit status: 0 when the plan fits in memory, 3 when it does not (one line on stderr\n"
     "names the first GPU over its memory), 2 on bad input (also a global batch that is not a\n"
-    "multiple of every stage's replicas x microbatch size, which 'sailor run' refuses too).\n";
+    "multiple of the microbatch size, or has fewer microbatches than a stage has replicas,\n"
+    "which 'sailor run' refuses too; replicas may take unequal shares, ceil(G / (b D)) or one\n"
+    "fewer microbatches, and the iteration time is the busiest replica's).\n";
 
 constexpr const char* kPlanHelp =
     "Usage: sailor plan [--scenario FILE | --reference DIR] [--job FILE | --model NAME ...]\n"
@@ -126,8 +128,9 @@ constexpr const char* kPlanHelp =
     "  --json                      print the result as JSON\n"
     "Search:\n"
     "  --threads N                 worker threads (default: all cores)\n"
-    "  --microbatch-sizes LIST     e.g. 1,2,4,8 (default: powers of two up to 64); with each,\n"
-    "                              only degrees the global batch splits over are searched\n"
+    "  --microbatch-sizes LIST     e.g. 1,2,4,8 (default: powers of two up to 64); only sizes\n"
+    "                              dividing the global batch are searched, each with degrees\n"
+    "                              up to global batch / size\n"
     "  --max-stages N              deepest pipeline tried (H9, default 4; 0: no limit)\n"
     "  --max-partial-plans N       partial plans kept per search state (H10, default 64; 0: all)\n"
     "  --no-heuristic H            switch a heuristic off: h1 h2 h3 h4 h5 h6 h8 h12\n"

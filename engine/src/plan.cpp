@@ -3,7 +3,7 @@
 //
 // Map:
 //   Plan::gpuCount, microbatches   GPUs used; microbatches per replica of a stage
-//   batchSplits, checkGlobalBatch  the global batch in whole microbatches on every replica
+//   batchFits, checkGlobalBatch    whole microbatches, at least one on every replica
 //   Plan::fromJson, toJson         the file format (shape only)
 //   Stage::replicaSummary          "2x A100-40 tp 2 in us-central1-a" style text
 //   Plan::validate                 against a job, the catalogue and a scenario's pools
@@ -35,22 +35,28 @@ int Plan::microbatches(int global_batch_size, const Stage& s) const {
   return static_cast<int>((global_batch_size + per - 1) / per);
 }
 
-bool batchSplits(int global_batch_size, int microbatch_size, int replicas) {
-  const long long per_step = static_cast<long long>(microbatch_size) * replicas;
-  return global_batch_size >= 1 && per_step >= 1 && global_batch_size % per_step == 0;
+bool batchFits(int global_batch_size, int microbatch_size, int replicas) {
+  if (global_batch_size < 1 || microbatch_size < 1 || global_batch_size % microbatch_size != 0)
+    return false;
+  return global_batch_size / microbatch_size >= replicas;
 }
 
 void Plan::checkGlobalBatch(int global_batch_size) const {
+  if (global_batch_size < 1 || microbatch_size < 1 || global_batch_size % microbatch_size != 0)
+    throw InputError("global_batch_size", std::to_string(global_batch_size),
+                     "a positive multiple of the microbatch size " +
+                         std::to_string(microbatch_size) + " (whole microbatches)");
   const bool uniform = std::all_of(stages.begin(), stages.end(), [&](const Stage& s) {
     return s.replicas.size() == stages.front().replicas.size();
   });
   for (size_t i = 0; i < stages.size(); ++i) {
     const int d = static_cast<int>(stages[i].replicas.size());
-    if (batchSplits(global_batch_size, microbatch_size, d)) continue;
+    if (batchFits(global_batch_size, microbatch_size, d)) continue;
     throw InputError("global_batch_size", std::to_string(global_batch_size),
-                     "a positive multiple of " + std::to_string(d) + " replicas x " +
-                         std::to_string(microbatch_size) + " sequences per microbatch" +
-                         (uniform ? "" : " (stages[" + std::to_string(i) + "])"));
+                     "at least " + std::to_string(d) + " replicas x " +
+                         std::to_string(microbatch_size) +
+                         " sequences per microbatch (a microbatch for every replica" +
+                         (uniform ? ")" : " of stages[" + std::to_string(i) + "])"));
   }
 }
 

@@ -397,12 +397,12 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
   for (int b : bs)
     if (b < 1) throw InputError("microbatch_sizes", std::to_string(b), "at least 1");
   if (std::none_of(bs.begin(), bs.end(),
-                   [&](int b) { return batchSplits(job.global_batch_size, b, 1); })) {
+                   [&](int b) { return batchFits(job.global_batch_size, b, 1); })) {
     std::string sizes;
     for (int b : bs) sizes += (sizes.empty() ? "" : ", ") + std::to_string(b);
     result.no_plan_reason = "no microbatch size searched (" + sizes +
                             ") divides the global batch " + std::to_string(job.global_batch_size) +
-                            " (every replica takes whole microbatches)";
+                            " (the runtime takes whole microbatches)";
     result.search_seconds = secondsSince(t0);
     return result;
   }

@@ -449,7 +449,6 @@ void writePlan(const KindSet& kinds, const SearchContext& ctx, const StageOption
 void searchDegree(const SearchContext& ctx, const KindSet& kinds, int b, int D, bool cost_dims,
                   Known& known, const StopFlag& stop, std::vector<Candidate>& found,
                   long& compared) {
-  if (!batchSplits(ctx.job.global_batch_size, b, D)) return;  // a plan the simulator refuses
   const int M = ctx.microbatches(b, D);
   if (LowerBounds::tooSlow(ctx, kinds, M)) return;
   StageOptionTable options(ctx, kinds, b, D);

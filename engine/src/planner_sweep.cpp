@@ -83,7 +83,6 @@ bool seedSummary(const SearchContext& ctx, const Kind& kd, const KindTable& t, i
 std::vector<Candidate> seedPlans(const SearchContext& ctx, const KindSet& kinds, int b, int max_d) {
   std::vector<Candidate> seeds;
   for (int D = 1; D <= max_d; ++D) {
-    if (!batchSplits(ctx.job.global_batch_size, b, D)) continue;
     const int M = ctx.microbatches(b, D);
     for (size_t ki = 0; ki < kinds.kinds.size(); ++ki) {
       const Kind& kd = kinds.kinds[ki];
@@ -155,14 +154,11 @@ MicrobatchSearch::MicrobatchSearch(const SearchContext& ctx, int b, const StopFl
       known_(ctx.opt.pareto, ctx.opt.objective == Objective::Cost,
              placementWindow(ctx.opt.top_k, ctx.opt.heuristics.h6_region_pools)) {}
 
-// Only degrees the global batch splits over (batchSplits: the simulator and the runtime refuse
-// the others). Each of them has its own microbatch count G / (b D), so H12 keeps them all.
 std::vector<int> MicrobatchSearch::degreesUp() const {
   std::vector<int> up;
   for (int d = 1; d <= max_d_; ++d)
-    if (batchSplits(ctx_.job.global_batch_size, b_, d) &&
-        (!ctx_.opt.heuristics.h12_smallest_degree_per_m || d == 1 ||
-         ctx_.microbatches(b_, d - 1) != ctx_.microbatches(b_, d)))
+    if (!ctx_.opt.heuristics.h12_smallest_degree_per_m || d == 1 ||
+        ctx_.microbatches(b_, d - 1) != ctx_.microbatches(b_, d))
       up.push_back(d);
   return up;
 }
@@ -176,10 +172,7 @@ std::vector<int> MicrobatchSearch::paretoGrid(int fast_degree, int cheap_degree)
             hi = std::max(cheap_degree, fast_degree);
   // H12: a grid point stands for the smallest degree with its number of microbatches m (the
   // same ceiling formula gives it from m).
-  // A grid point snaps down to a degree the batch splits over (1 always is: run() searches only
-  // microbatch sizes dividing G).
   auto smallest = [&](int d) {
-    while (d > 1 && !batchSplits(ctx_.job.global_batch_size, b_, d)) --d;
     if (!H.h12_smallest_degree_per_m) return d;
     return std::max(1, ctx_.microbatches(b_, ctx_.microbatches(b_, d)));
   };
@@ -195,7 +188,8 @@ std::vector<int> MicrobatchSearch::paretoGrid(int fast_degree, int cheap_degree)
 void MicrobatchSearch::run(std::vector<Candidate>& out, long& compared) {
   out_ = &out;
   compared_ = &compared;
-  if (!batchSplits(ctx_.job.global_batch_size, b_, 1)) return;  // no degree splits the batch
+  // Whole microbatches only (Plan::checkGlobalBatch); every degree up to G / b then fits.
+  if (!batchFits(ctx_.job.global_batch_size, b_, 1)) return;
   kinds_ = ctx_.kinds(b_);
   if (kinds_.kinds.empty()) return;
   const auto& H = ctx_.opt.heuristics;

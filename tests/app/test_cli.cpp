@@ -965,6 +965,33 @@ class TestCli : public QObject {
     QVERIFY(o.value("cost").toObject().value("usd_per_iteration").toDouble() > 0);
   }
 
+  // 12 sequences at microbatch 2 over 4 replicas: 6 microbatches, taken 2, 2, 1, 1 (as `sailor
+  // run` deals them); the iteration is the busiest replica's 2 microbatches, as long as 16
+  // sequences take.
+  void simulateUnevenBatch() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    auto simulate = [&](int global_batch) {
+      const QString job = writeFile(
+          dir, QString("job-%1.json").arg(global_batch),
+          QString(R"({"model": "OPT-350M", "global_batch_size": %1})").arg(global_batch).toUtf8());
+      const QStringList args{"simulate", "--scenario", scenario_, "--job",
+                             job,        "--plan",     plan_,     "--json"};
+      const Result r = runSailor(args);
+      if (r.exit_code != 0) qWarning("%s", qPrintable(describe(args, r)));
+      return std::make_pair(r.exit_code, QJsonDocument::fromJson(r.out.toUtf8()).object());
+    };
+    const auto [code12, uneven] = simulate(12);
+    const auto [code16, even] = simulate(16);
+    QCOMPARE(code12, 0);
+    QCOMPARE(code16, 0);
+    QCOMPARE(uneven.value("stages").toArray().size(), 2);
+    for (const auto& st : uneven.value("stages").toArray())
+      QCOMPARE(st.toObject().value("microbatches").toInt(), 2);
+    QVERIFY(uneven.value("iteration_s").toDouble() > 0);
+    QCOMPARE(uneven.value("iteration_s").toDouble(), even.value("iteration_s").toDouble());
+  }
+
   void catalogJson() {
     const Result r = runSailor({"catalog", "models", "--json"});
     QCOMPARE(r.exit_code, 0);
@@ -999,15 +1026,17 @@ class TestCli : public QObject {
     QTest::newRow("job with unknown model")
         << "job" << QByteArray(R"({"model": "GPT-5", "global_batch_size": 8})")
         << QStringList({"FILE", "model", "\"GPT-5\""});
-    // The default plan runs 4 replicas x microbatch 2 = 8 sequences per step: the runtime's
-    // global-batch rule (Plan::checkGlobalBatch), also in simulate.
-    QTest::newRow("job whose global batch is below a step")
+    // The default plan has 4 replicas per stage at microbatch 2: the global-batch rule
+    // (Plan::checkGlobalBatch, the runtime's too) asks for whole microbatches and one per
+    // replica.
+    QTest::newRow("job whose global batch is half a microbatch")
         << "job" << QByteArray(R"({"model": "OPT-350M", "global_batch_size": 1})")
         << QStringList({"global_batch_size", "got 1",
-                        "a positive multiple of 4 replicas x 2 sequences per microbatch"});
-    QTest::newRow("job whose global batch does not split")
-        << "job" << QByteArray(R"({"model": "OPT-350M", "global_batch_size": 12})")
-        << QStringList({"global_batch_size", "got 12", "multiple of 4 replicas x 2"});
+                        "a positive multiple of the microbatch size 2 (whole microbatches)"});
+    QTest::newRow("job whose global batch leaves replicas idle")
+        << "job" << QByteArray(R"({"model": "OPT-350M", "global_batch_size": 4})")
+        << QStringList(
+               {"global_batch_size", "got 4", "at least 4 replicas x 2 sequences per microbatch"});
   }
   void badInputs() {
     QFETCH(QString, which);

@@ -894,9 +894,12 @@ class TestMutation : public QObject {
         at(sc, "/network/links/0/model",
            R"({"kind": "sailor_fit", "coefficients": [5e-324, 4.9e-324, 5e-324], "max_bytes_per_s": 1e9})"),
         1, {}, 0, "");
-    row("2^31 - 1: plan, microbatch_size on 4 replicas (does not fit, no overflow)", Kind::Plan,
-        at(plan, "/microbatch_size", "2147483647"), 0, {}, 3,
-        "sailor simulate: does not fit in memory: ");
+    // No job's global batch (at most 1,000,000) is whole microbatches of 2^31 - 1: refused by
+    // Plan::checkGlobalBatch, without overflow.
+    row("2^31 - 1: plan, microbatch_size on 4 replicas (not whole microbatches, no overflow)",
+        Kind::Plan, at(plan, "/microbatch_size", "2147483647"), 0, {}, 2,
+        "global_batch_size: got 1024, expected a positive multiple of the microbatch size "
+        "2147483647");
     row("2^31 - 1: job, global_batch_size (refused, not simulated for an hour)", Kind::Job,
         at(job, "/global_batch_size", "2147483647"), 1, {}, 2,
         "global_batch_size: got 2147483647, expected an integer from 1 to 1000000");

@@ -458,20 +458,17 @@ class TestPlannerParts : public QObject {
     long compared = 0;
     task.run(out, compared);
     QVERIFY(!out.empty());
-    // G = 8, b = 1: only the degrees the batch splits over (batchSplits: 1, 2, 4, 8; not 3, 5,
-    // 6, 7), each with its own M = 8, 4, 2, 1, so H12 keeps them all.
-    QCOMPARE(task.degreesUp(), (std::vector<int>{1, 2, 4, 8}));
+    // G = 8, b = 1: M = 8, 4, 3, 2, 2, 2, 2, 1 for D = 1..8; H12 keeps the smallest per M.
+    QCOMPARE(task.degreesUp(), (std::vector<int>{1, 2, 3, 4, 8}));
     QCOMPARE(task.paretoGrid(8, 1), (std::vector<int>{1, 2, 4, 8}));
-    QCOMPARE(task.paretoGrid(6, 1), (std::vector<int>{1, 2, 4}));  // 6 snaps down to 4
-    QCOMPARE(task.paretoGrid(7, 3), (std::vector<int>{2, 4}));     // 3 to 2, 7 to 4
+    QCOMPARE(task.paretoGrid(6, 1), (std::vector<int>{1, 2, 4}));  // 6 stands for 4 (M = 2)
     PlannerOptions every = o;
     every.heuristics.h12_smallest_degree_per_m = false;
     const SearchContext every_ctx(sc_, job_, cat_, profiles_, every);
     MicrobatchSearch all_degrees(every_ctx, 1, stop, nullptr);
     std::vector<Candidate> out2;
     all_degrees.run(out2, compared);
-    QCOMPARE(all_degrees.degreesUp(), (std::vector<int>{1, 2, 4, 8}));
-    for (const Candidate& c : out2) QVERIFY2(8 % (c.dp * c.microbatch) == 0, c.key.c_str());
+    QCOMPARE(all_degrees.degreesUp().size(), size_t{8});
   }
 
   void keepUsefulWindow() {

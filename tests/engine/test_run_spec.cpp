@@ -56,6 +56,41 @@ class TestRunSpec : public QObject {
   const ModelSpec& opt() { return cat_.model("OPT-350M", "model"); }
 
  private slots:
+  // G / b microbatches dealt round robin over D pipelines (microbatch u of pipeline d is the
+  // iteration's u * D + d): pipeline d runs ceil or floor of M / D; `microbatches` is the most.
+  void unevenSplitDealsMicrobatchesRoundRobin_data() {
+    QTest::addColumn<int>("replicas");
+    QTest::addColumn<int>("global_batch");
+    QTest::addColumn<std::vector<int>>("per_pipeline");
+    QTest::newRow("4 over 2 (even)") << 2 << 8 << std::vector<int>{2, 2};
+    QTest::newRow("4 over 3") << 3 << 8 << std::vector<int>{2, 1, 1};
+    QTest::newRow("7 over 3") << 3 << 14 << std::vector<int>{3, 2, 2};
+    QTest::newRow("5 over 4") << 4 << 10 << std::vector<int>{2, 1, 1, 1};
+    QTest::newRow("3 over 3") << 3 << 6 << std::vector<int>{1, 1, 1};
+  }
+  void unevenSplitDealsMicrobatchesRoundRobin() {
+    QFETCH(int, replicas);
+    QFETCH(int, global_batch);
+    QFETCH(std::vector<int>, per_pipeline);
+    json reps = json::array();
+    for (int d = 0; d < replicas; ++d) reps.push_back(replica("A100-40", 1));
+    const json plan{{"microbatch_size", 2},
+                    {"stages",
+                     {{{"first_layer", 0}, {"last_layer", 12}, {"replicas", reps}},
+                      {{"first_layer", 13}, {"last_layer", 25}, {"replicas", reps}}}}};
+    const RunSpec s = RunSpec::build(planOf(plan), jobOf(global_batch, 64), opt(), RunOptions{});
+    QCOMPARE(s.totalMicrobatches(), global_batch / 2);
+    std::vector<int> got;
+    int sum = 0;
+    for (int d = 0; d < replicas; ++d) {
+      got.push_back(s.pipelineMicrobatches(d));
+      sum += got.back();
+    }
+    QCOMPARE(got, per_pipeline);
+    QCOMPARE(sum, s.totalMicrobatches());  // every microbatch exactly once
+    QCOMPARE(s.microbatches, per_pipeline.front());
+  }
+
   void ranksAreStageMajorThenReplicaThenTpRank() {
     const RunSpec s = RunSpec::build(planOf(heteroPlan()), jobOf(8, 2048), opt(), RunOptions{});
     QCOMPARE(s.worldSize(), 1 + 2 + 4 + 1);
@@ -152,9 +187,12 @@ class TestRunSpec : public QObject {
     QTest::newRow("stages differ in data-parallel degree")
         << R"({"microbatch_size":1,"stages":[{"first_layer":0,"last_layer":10,"replicas":[{"gpu_type":"A100-40","tp":1,"zone":"z"}]},{"first_layer":11,"last_layer":25,"replicas":[{"gpu_type":"A100-40","tp":1,"zone":"z"},{"gpu_type":"A100-40","tp":1,"zone":"z"}]}]})"
         << 8 << QStringList{"stages[1].replicas", "2 replicas", "1 like stage 0"};
-    QTest::newRow("global batch does not split")
+    QTest::newRow("global batch not whole microbatches")
         << R"({"microbatch_size":3,"stages":[{"first_layer":0,"last_layer":25,"replicas":[{"gpu_type":"A100-40","tp":1,"zone":"z"}]}]})"
-        << 8 << QStringList{"global_batch_size", "got 8", "multiple of 1 replicas x 3"};
+        << 8 << QStringList{"global_batch_size", "got 8", "multiple of the microbatch size 3"};
+    QTest::newRow("global batch leaves a replica idle")
+        << R"({"microbatch_size":2,"stages":[{"first_layer":0,"last_layer":25,"replicas":[{"gpu_type":"A100-40","tp":1,"zone":"z"},{"gpu_type":"A100-40","tp":1,"zone":"z"},{"gpu_type":"A100-40","tp":1,"zone":"z"}]}]})"
+        << 4 << QStringList{"global_batch_size", "got 4", "at least 3 replicas x 2"};
   }
   void rejections() {
     QFETCH(QString, plan);

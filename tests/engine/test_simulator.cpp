@@ -272,47 +272,63 @@ class TestSimulator : public QObject {
     QCOMPARE(p.peakMemoryBytes(), m.total_bytes);
   }
 
-  // The global batch must split into whole microbatches on every replica of every stage
-  // (Plan::checkGlobalBatch, the rule RunSpec::build applies too): refused with one message
-  // naming global_batch_size, its value and the stage's replicas x microbatch size.
+  // The global batch against the plan (Plan::checkGlobalBatch, the rule RunSpec::build applies
+  // too): whole microbatches (G a multiple of b) and at least one per replica (G / b >= D of
+  // every stage), refused with one message naming global_batch_size, its value and what was
+  // expected. M = G / b need not be a multiple of D: a stage then runs ceil(M / D) microbatches
+  // per replica (its busiest replica's), and the iteration takes as long as with the batch
+  // rounded up to whole rounds (even_G, 0 where no such row is given).
   void globalBatchSplits_data() {
     QTest::addColumn<int>("b");
     QTest::addColumn<int>("stage0_replicas");
     QTest::addColumn<int>("stage1_replicas");
     QTest::addColumn<int>("G");
+    QTest::addColumn<int>("even_G");
     QTest::addColumn<QString>("error");  // empty: accepted
-    QTest::newRow("8 replicas x 1, G 1") << 1 << 8 << 8 << 1
-                                         << "global_batch_size: got 1, expected a positive "
-                                            "multiple of 8 replicas x 1 sequences per microbatch";
-    QTest::newRow("2 replicas x 2, G 6 (no split)")
-        << 2 << 2 << 2 << 6
-        << "global_batch_size: got 6, expected a positive multiple of 2 replicas x 2 sequences";
-    QTest::newRow("2 replicas x 2, G 8") << 2 << 2 << 2 << 8 << QString();
-    QTest::newRow("stages 2 and 3 replicas, G 4 (stage 1 does not split)")
-        << 1 << 2 << 3 << 4
-        << "global_batch_size: got 4, expected a positive multiple of 3 replicas x 1 sequences "
-           "per microbatch (stages[1])";
-    QTest::newRow("stages 2 and 3 replicas, G 6") << 1 << 2 << 3 << 6 << QString();
+    QTest::newRow("8 replicas x 1, G 1 (7 replicas idle)")
+        << 1 << 8 << 8 << 1 << 0
+        << "global_batch_size: got 1, expected at least 8 replicas x 1 sequences per microbatch "
+           "(a microbatch for every replica)";
+    QTest::newRow("b 2, G 7 (half a microbatch)")
+        << 2 << 2 << 2 << 7 << 0
+        << "global_batch_size: got 7, expected a positive multiple of the microbatch size 2 "
+           "(whole microbatches)";
+    QTest::newRow("2 replicas x 2, G 8") << 2 << 2 << 2 << 8 << 0 << QString();
+    QTest::newRow("2 replicas x 2, G 6 (3 microbatches: 2 and 1)")
+        << 2 << 2 << 2 << 6 << 8 << QString();
+    QTest::newRow("2 replicas x 2, G 4 (one microbatch each)")
+        << 2 << 2 << 2 << 4 << 0 << QString();
+    QTest::newRow("stages 2 and 3 replicas, G 2 (stage 1 has an idle replica)")
+        << 1 << 2 << 3 << 2 << 0
+        << "global_batch_size: got 2, expected at least 3 replicas x 1 sequences per microbatch "
+           "(a microbatch for every replica of stages[1])";
+    QTest::newRow("stages 2 and 3 replicas, G 3") << 1 << 2 << 3 << 3 << 0 << QString();
+    QTest::newRow("stages 2 and 3 replicas, G 7 (4 and 3 per replica)")
+        << 1 << 2 << 3 << 7 << 0 << QString();
   }
   void globalBatchSplits() {
     QFETCH(int, b);
     QFETCH(int, stage0_replicas);
     QFETCH(int, stage1_replicas);
     QFETCH(int, G);
+    QFETCH(int, even_G);
     QFETCH(QString, error);
     const Plan plan = onePlan(
         b,
         {Stage{0, 1, std::vector<Replica>(static_cast<size_t>(stage0_replicas), rep("G1", "r1-a"))},
          Stage{2, 3,
                std::vector<Replica>(static_cast<size_t>(stage1_replicas), rep("G2", "r1-a"))}});
-    if (error.isEmpty()) {
-      const Prediction p = run(plan, tinyJob(cat_, G));
-      QVERIFY(p.fits);
-      QCOMPARE(p.stages.size(), size_t{2});
-      QCOMPARE(p.stages[1].microbatches, G / (b * stage1_replicas));
-    } else {
+    if (!error.isEmpty()) {
       SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { run(plan, tinyJob(cat_, G)); }), QStringList{error});
+      return;
     }
+    const Prediction p = run(plan, tinyJob(cat_, G));
+    QVERIFY(p.fits);
+    QCOMPARE(p.stages.size(), size_t{2});
+    const int m = G / b;  // every microbatch on some replica, ceil(m / D) on the busiest
+    QCOMPARE(p.stages[0].microbatches, (m + stage0_replicas - 1) / stage0_replicas);
+    QCOMPARE(p.stages[1].microbatches, (m + stage1_replicas - 1) / stage1_replicas);
+    if (even_G > 0) QCOMPARE(p.iteration_s, run(plan, tinyJob(cat_, even_G)).iteration_s);
   }
 
   // (b) Two stages under the default schedule, DeepSpeed's (NOTE [DeepSpeed pipeline schedule]

@@ -182,7 +182,9 @@ class TestRuntime : public QObject {
     QTest::addColumn<QString>("dtype");
     QTest::addColumn<double>("tolerance");
     QTest::addColumn<QStringList>("plans");
-    QTest::newRow("float64") << "float64" << 1e-9 << QStringList{"pp2-tp2-dp2.json", "hetero.json"};
+    QTest::newRow("float64") << "float64" << 1e-9
+                             << QStringList{"pp2-tp2-dp2.json", "hetero.json",
+                                            "pp2-dp3-uneven.json"};
     QTest::newRow("float32") << "float32" << 1e-3 << QStringList{"hetero.json"};
   }
   void parallelPlansMatchSingleProcess() {
@@ -541,8 +543,14 @@ class TestRuntime : public QObject {
     QTest::newRow("unreadable plan file") << QString("MISSING") << QStringList{} << "missing.json";
     QTest::newRow("malformed plan JSON")
         << QString("{\"stages\": [") << QStringList{} << "plan.json";
-    QTest::newRow("global batch does not split")
-        << QString() << QStringList{"--global-batch", "6"} << "global_batch_size: got 6";
+    // The default plan: 2 replicas at microbatch 2 (Plan::checkGlobalBatch; 6 = 3 microbatches
+    // taken 2 and 1 would run).
+    QTest::newRow("global batch not whole microbatches")
+        << QString() << QStringList{"--global-batch", "7"}
+        << "global_batch_size: got 7, expected a positive multiple of the microbatch size 2";
+    QTest::newRow("global batch leaves a pipeline idle")
+        << QString() << QStringList{"--global-batch", "2"}
+        << "global_batch_size: got 2, expected at least 2 replicas x 2";
     // A CPU build has no NCCL; a CUDA build with fewer GPUs than the plan's 8 ranks refuses it
     // too (NCCL needs a GPU per rank). Either way: exit 2, nothing started.
     QTest::newRow("nccl without a GPU per rank")

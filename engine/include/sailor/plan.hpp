@@ -32,9 +32,10 @@ struct Stage {
   bool operator==(const Stage&) const = default;
 };
 
-// Whether a global batch of G sequences splits into whole microbatches of b sequences over D
-// replicas: G a positive multiple of D x b. The planner searches only such degrees.
-bool batchSplits(int global_batch_size, int microbatch_size, int replicas);
+// Whether a global batch of G sequences runs as M = G / b whole microbatches of b sequences over
+// D replicas with at least one microbatch each: G >= 1, G a multiple of b, M >= D. M need not be a
+// multiple of D: replicas then take ceil(M / D) or floor(M / D) microbatches.
+bool batchFits(int global_batch_size, int microbatch_size, int replicas);
 
 struct Plan {
   int microbatch_size = 1;
@@ -42,15 +43,15 @@ struct Plan {
 
   int gpuCount() const;
   bool operator==(const Plan&) const = default;
-  // Microbatches each replica of a stage processes: ceil(G / (b * D_s)), exact for a plan that
-  // passes checkGlobalBatch. Stages may have different data-parallel degrees; the pipeline runs
-  // max over stages.
+  // Microbatches the busiest replica of a stage processes: ceil(G / (b * D_s)), which sets the
+  // iteration time when G / b is not a multiple of D_s (the others take one fewer). Stages may
+  // have different data-parallel degrees; the pipeline runs max over stages.
   int microbatches(int global_batch_size, const Stage& s) const;
 
   // The global batch against the plan, the one rule of the simulator (via validate) and the
-  // runtime (RunSpec::build): G a positive multiple of every stage's replicas x microbatch size,
-  // so that each replica gets whole microbatches and none stays idle. Throws InputError naming
-  // global_batch_size.
+  // runtime (RunSpec::build): G a positive multiple of the microbatch size (whole microbatches)
+  // and M = G / b at least every stage's replicas (none stays idle): batchFits. Throws
+  // InputError naming global_batch_size.
   void checkGlobalBatch(int global_batch_size) const;
 
   // Structural checks only (shape, ranges); validate() checks against model and scenario.

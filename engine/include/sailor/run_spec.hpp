@@ -118,7 +118,8 @@ struct RunSpec {
   //  - the plan's layers cover the model's plan layers 0..L+1 contiguously;
   //  - every stage has the same number of replicas (pipelines are replica d of every stage);
   //  - every tp divides the model's heads (and the scaled MLP width);
-  //  - the global batch splits evenly into data_parallel x microbatch_size sequences.
+  //  - the global batch is whole microbatches, at least one per pipeline
+  //    (Plan::checkGlobalBatch, the simulator's rule too).
   // The job's precision, optimizer and recomputation are carried over.
   // Defaults: hidden size = heads x 16 (at least 64), MLP width keeps the catalogue's ratio to
   // the hidden size (rounded to a multiple of the heads), vocabulary 256 (bytes), sequence length
