@@ -319,6 +319,11 @@ QString RunClient::describeFailure(int exit_code, bool crashed) const {
     case 2:
       return tr("sailor run refused its input, nothing was started: %1")
           .arg(last.isEmpty() ? tr("(no message)") : last);
+    case 5:
+      // The run store could not be opened or stayed locked past its bound before the run was
+      // created (docs/runtime.md, exit status): nothing started, nothing recorded.
+      return tr("The run could not be recorded, nothing was started: %1")
+          .arg(last.isEmpty() ? tr("(no message)") : last);
     case 4: {
       QString why;
       if (finished_event_ && !finished_event_->error.empty())

@@ -1325,6 +1325,10 @@ Egress $%5/GB (%6)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>The run could not be recorded, nothing was started: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>sailor run refused its input, nothing was started: %1</source>
         <translation type="unfinished"></translation>
     </message>

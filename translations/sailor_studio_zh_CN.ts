@@ -1321,6 +1321,10 @@ Egress $%5/GB (%6)</source>
         <translation>sailor run 异常结束（被信号终止）：%1</translation>
     </message>
     <message>
+        <source>The run could not be recorded, nothing was started: %1</source>
+        <translation>无法记录运行，未启动任何内容：%1</translation>
+    </message>
+    <message>
         <source>sailor run refused its input, nothing was started: %1</source>
         <translation>sailor run 拒绝了输入，未启动任何内容：%1</translation>
     </message>

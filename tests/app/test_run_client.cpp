@@ -337,6 +337,34 @@ class TestRunClient : public QObject {
              qPrintable(outcome.message));
     QVERIFY(outcome.stderr_tail.contains(QLatin1String("(fake) done")));
   }
+
+  // Exit 5 (docs/runtime.md): the run store could not be opened or stayed locked past its bound
+  // before the run was created. The outcome says nothing was started and gives sailor's reason,
+  // not the generic "exited with code 5".
+  void aStoreThatCannotBeWrittenIsExplained() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString script = dir.filePath(QStringLiteral("sailor"));
+    QFile f(script);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("#!/bin/sh\necho 'sailor run: run store /x/runs.db: database is locked' >&2\nexit 5\n");
+    f.close();
+    QVERIFY(QFile::setPermissions(script, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+
+    RunClient client;
+    QSignalSpy finished(&client, &RunClient::finished);
+    RunClientOptions o = options(3);
+    o.sailor_binary = script;
+    QVERIFY(client.start(plan_, scenario_, job_, o));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 20000);
+    const RunOutcome outcome = outcomeOf(finished);
+    QCOMPARE(outcome.exit_code, 5);
+    QVERIFY(!outcome.finished);
+    QVERIFY2(outcome.message.startsWith(QLatin1String("The run could not be recorded")) &&
+                 outcome.message.endsWith(
+                     QLatin1String("run store /x/runs.db: database is locked")),
+             qPrintable(outcome.message));
+  }
 };
 
 QTEST_GUILESS_MAIN(TestRunClient)
