@@ -218,6 +218,11 @@ RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
   r.plan = plan;
   r.data_parallel = static_cast<int>(plan.stages[0].replicas.size());
   r.global_batch_size = options.global_batch_size.value_or(job.global_batch_size);
+  if (options.global_batch_size &&
+      (*options.global_batch_size < 1 || *options.global_batch_size > kMaxGlobalBatchSize))
+    throw InputError("--global-batch", std::to_string(*options.global_batch_size),
+                     "an integer from 1 to " + std::to_string(kMaxGlobalBatchSize) +
+                         " (sequences per iteration, as the job's global_batch_size)");
   plan.checkGlobalBatch(r.global_batch_size);
   r.microbatches = r.pipelineMicrobatches(0);
 
