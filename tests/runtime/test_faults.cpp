@@ -38,31 +38,16 @@
 #include "proc_children.hpp"
 #include "sailor/run_events.hpp"
 #include "sailor/run_store.hpp"
+#include "small_run.hpp"
 #include "test_time.hpp"
 
 namespace {
 
 const QString kData = SAILOR_TEST_DATA;  // tests/data/runtime
-const QString kScenario = QString(SAILOR_TEST_RESOURCES) + "/scenarios/default.json";
 
 // `sailor run` of a plan in tests/data/runtime with job.json, the tests' small model.
 QStringList runArgs(const QString& plan, const QString& store, const QStringList& extra) {
-  QStringList args{"run",
-                   "--plan",
-                   kData + "/" + plan,
-                   "--scenario",
-                   kScenario,
-                   "--job",
-                   kData + "/job.json",
-                   "--hidden",
-                   "64",
-                   "--seq-len",
-                   "16",
-                   "--store",
-                   store};
-  if (sailor::test::scaledMs(5000) > 5000)  // the sanitizer build's slower workers
-    args << "--heartbeat-timeout" << QString::number(sailor::test::scaledMs(5000) / 1000);
-  return args + extra;
+  return sailor::test::smallRunArgs(plan, store) + extra;
 }
 
 // A `sailor run` as it went: its stdout lines decoded, its stderr, how it ended.

@@ -44,12 +44,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "small_run.hpp"
 #include "test_time.hpp"
 
 namespace {
-
-const QString kData = SAILOR_TEST_DATA;  // tests/data/runtime
-const QString kScenario = QString(SAILOR_TEST_RESOURCES) + "/scenarios/default.json";
 
 using sailor::test::scaledMs;
 
@@ -305,24 +303,8 @@ class Attacker {
 };
 
 QStringList runArgs(const QTemporaryDir& dir, int iterations) {
-  QStringList args{"run",
-                   "--plan",
-                   kData + "/pp2.json",
-                   "--scenario",
-                   kScenario,
-                   "--job",
-                   kData + "/job.json",
-                   "--hidden",
-                   "64",
-                   "--seq-len",
-                   "16",
-                   "--store",
-                   dir.filePath("runs.sqlite"),
-                   "--iterations",
-                   QString::number(iterations)};
-  if (scaledMs(5000) > 5000)
-    args << "--heartbeat-timeout" << QString::number(scaledMs(5000) / 1000);
-  return args;
+  return sailor::test::smallRunArgs("pp2.json", dir.filePath("runs.sqlite"))
+         << "--iterations" << QString::number(iterations);
 }
 
 // What a run printed, read as it comes.
