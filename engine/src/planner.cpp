@@ -57,7 +57,7 @@ void checkOptions(const PlannerOptions& options) {
 // the limit depend on the machine's speed: they are not deterministic. (Giving each task a fair
 // share of the time instead, so that the sizes started late are searched too, found worse or
 // equal plans on the default and a ten-zone scenario, and cut searches that fit the limit.)
-constexpr double kSearchTimeShare = 0.8;
+constexpr double kSearchTimeShare = 0.9;
 
 // Progress of the whole search from its parallel tasks: each microbatch size's task owns an
 // equal share of [0, search_share]; the post-search steps fill the rest. Monotone, thread-safe,
