@@ -396,6 +396,12 @@ std::string formatPlanResult(const PlanResult& r, const Job& job, int top_k, boo
      << recomputeNote(job) << "), searched " << r.candidates << " candidates in "
      << seconds(r.search_seconds) << "\n";
   for (const auto& note : r.notes) os << "  note: " << note << "\n";
+  if (const auto& t = r.time_limit) {
+    os << "  time limit: stopped at the " << fmt::format("{:g}", t->limit_s)
+       << " s limit (the search after " << seconds(t->search_stopped_s)
+       << "); these are the best plans found so far, not the search's optimum\n";
+    os << "  searched: " << t->coverageText() << "\n";
+  }
   for (size_t i = 0; i < r.best.size() && static_cast<int>(i) < top_k; ++i) {
     os << "\n#" << i + 1 << "\n";
     printOne(os, r.best[i], job);

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "format.hpp"
+#include "progress_line.hpp"
 #include "sailor/catalog.hpp"
 #include "sailor/error.hpp"
 #include "sailor/json_util.hpp"
@@ -135,9 +136,20 @@ constexpr const char* kPlanHelp =
     "  --max-partial-plans N       partial plans kept per search state (H10, default 64; 0: all)\n"
     "  --no-heuristic H            switch a heuristic off: h1 h2 h3 h4 h5 h6 h8 h12\n"
     "                              (repeatable)\n"
+    "  --time-limit S              seconds the whole search may take, placing and simulating\n"
+    "                              the plans included (with --trace: each row's search); when\n"
+    "                              it is reached, the best plans found so far, marked as such:\n"
+    "                              a line says what was searched (--json: \"complete\": false\n"
+    "                              and \"time_limit\"). Default: no limit\n"
+    "  --progress, --no-progress   show the search's progress on stderr, or not; never on\n"
+    "                              stdout (default: shown when stderr is a terminal, as one\n"
+    "                              line rewritten in place; --progress elsewhere prints a\n"
+    "                              line every 2 s)\n"
     "\n"
-    "Exit status: 0, 2 on bad input, 3 when no plan exists (the message says why; with\n"
-    "--trace when a row has none: the message counts those rows and gives the first's reason).\n";
+    "Exit status: 0 (also when --time-limit stopped the search and plans were found), 2 on bad\n"
+    "input, 3 when no plan exists (the message says why, e.g. none found within the time\n"
+    "limit; with --trace when a row has none: the message counts those rows and gives the\n"
+    "first's reason).\n";
 
 constexpr const char* kValidateHelp =
     "Usage: sailor validate POINTS.json --reference DIR [--compare-sailor] [--strict] [--json]\n"
@@ -399,15 +411,16 @@ Job jobFromArgs(const Options& a, const Catalog& cat) {
   return loadWithContext<Job>(def, [&](const json& j) { return Job::fromJson(j, cat); });
 }
 
-// The value `v` of option `opt` as a finite number > 0.
-double positiveNumber(const std::string& opt, const std::string& v) {
+// The value `v` of option `opt` as a finite number > 0 (`expected` names it in the error).
+double positiveNumber(const std::string& opt, const std::string& v,
+                      const std::string& expected = "a positive number") {
   try {
     size_t used = 0;
     double d = std::stod(v, &used);
     if (used == v.size() && d > 0 && std::isfinite(d)) return d;
   } catch (...) {
   }
-  throw InputError(opt, "\"" + v + "\"", "a positive number");
+  throw InputError(opt, "\"" + v + "\"", expected);
 }
 
 // The value `v` of option `opt` as an integer in [min, 1000000].
@@ -421,7 +434,8 @@ int positiveInt(const std::string& opt, const std::string& v, int min) {
   throw InputError(opt, "\"" + v + "\"", "an integer >= " + std::to_string(min));
 }
 
-const std::vector<std::string> kPlanFlags{"--json", "--pareto", "--knee"};
+const std::vector<std::string> kPlanFlags{"--json", "--pareto", "--knee", "--progress",
+                                          "--no-progress"};
 const std::vector<std::string> kPlanValued{"--scenario",
                                            "--reference",
                                            "--trace",
@@ -443,7 +457,8 @@ const std::vector<std::string> kPlanValued{"--scenario",
                                            "--microbatch-sizes",
                                            "--max-stages",
                                            "--no-heuristic",
-                                           "--max-partial-plans"};
+                                           "--max-partial-plans",
+                                           "--time-limit"};
 
 // How `sailor plan` names the price sheet in its errors.
 constexpr const char* kPriceSheetName = "resources/prices/default.json";
@@ -483,6 +498,9 @@ PlannerOptions plannerOptionsFromArgs(const Options& a) {
   if (a.has("--max-stages")) opt.heuristics.max_stages = integer("--max-stages", 0);
   if (a.has("--max-partial-plans"))
     opt.heuristics.max_partial_plans = integer("--max-partial-plans", 0);
+  if (a.has("--time-limit"))
+    opt.time_limit_s =
+        positiveNumber("--time-limit", a.required("--time-limit"), "a positive number of seconds");
   opt.pareto = a.has("--pareto") || a.has("--knee");  // the knee needs the frontier
   if (auto list = a.get("--microbatch-sizes")) {
     std::stringstream ss(*list);
@@ -529,11 +547,33 @@ PlanInputs planInputsFromArgs(const Options& a) {
   return in;
 }
 
+// Whether `sailor plan` shows its progress on stderr: --progress / --no-progress (the last one
+// given wins), else when stderr is a terminal; and how.
+std::optional<cli::ProgressLine::Mode> progressMode(const Options& a, int argc, char** argv) {
+  const bool terminal = isatty(STDERR_FILENO) != 0;
+  bool on = a.has("--progress") || (terminal && !a.has("--no-progress"));
+  if (a.has("--progress") && a.has("--no-progress"))
+    for (int i = 2; i < argc; ++i) {
+      if (!std::strcmp(argv[i], "--progress")) on = true;
+      if (!std::strcmp(argv[i], "--no-progress")) on = false;
+    }
+  if (!on) return std::nullopt;
+  return terminal ? cli::ProgressLine::Mode::Terminal : cli::ProgressLine::Mode::Lines;
+}
+
 // planSearch, with the engine's PlannerOptions field names in its errors turned into the
-// command-line options that set them.
-PlanResult searchPlans(const Scenario& sc, const PlanInputs& in, const PlannerOptions& opt) {
+// command-line options that set them; progress on stderr with `progress` (`row`: the trace row).
+PlanResult searchPlans(const Scenario& sc, const PlanInputs& in, const PlannerOptions& opt,
+                       std::optional<cli::ProgressLine::Mode> progress = std::nullopt,
+                       const std::string& row = "") {
   try {
-    return planSearch(sc, in.job, in.cat, in.profiles, opt);
+    if (!progress) return planSearch(sc, in.job, in.cat, in.profiles, opt);
+    // On a terminal the line needs no program name: it is gone when the output comes.
+    cli::ProgressLine line(
+        std::cerr, *progress,
+        *progress == cli::ProgressLine::Mode::Terminal ? row : "sailor plan: " + row,
+        opt.time_limit_s, cli::terminalWidth(STDERR_FILENO));
+    return planSearch(sc, in.job, in.cat, in.profiles, opt, line.sink());
   } catch (const InputError& e) {
     static const std::map<std::string, std::string> kOptionOfField{
         {"max_gpus", "--max-gpus"},
@@ -541,7 +581,8 @@ PlanResult searchPlans(const Scenario& sc, const PlanInputs& in, const PlannerOp
         {"max_usd_per_iteration", "--max-cost-per-iteration"},
         {"max_usd_per_hour", "--max-cost-per-hour"},
         {"min_iterations_per_s", "--min-throughput"},
-        {"microbatch_sizes", "--microbatch-sizes"}};
+        {"microbatch_sizes", "--microbatch-sizes"},
+        {"time_limit_s", "--time-limit"}};
     if (auto it = kOptionOfField.find(e.field()); it != kOptionOfField.end())
       throw InputError(it->second, e.value(), e.expected());
     throw;
@@ -560,7 +601,7 @@ std::string rowOutputPath(const std::string& output, size_t row) {
 // (traceRowScenario); with --output, the best plan of each row to its own file. Exit 3 when a
 // row has no plan.
 int planTrace(const Options& a, const std::string& trace, const PlanInputs& in,
-              const PlannerOptions& opt) {
+              const PlannerOptions& opt, std::optional<cli::ProgressLine::Mode> progress) {
   const auto rows = loadTrace(trace, in.cat);
   const std::optional<std::string> output = a.get("--output");
   json out = json::array();
@@ -569,7 +610,9 @@ int planTrace(const Options& a, const std::string& trace, const PlanInputs& in,
     const TraceRow& row = rows[k];
     const Scenario sc =
         traceRowScenario(row, in.scenario, in.priceSource(), in.ref ? &*in.ref : nullptr, in.cat);
-    PlanResult r = searchPlans(sc, in, opt);
+    PlanResult r = searchPlans(sc, in, opt, progress,
+                               "row " + row.label + " (" + std::to_string(k + 1) + " of " +
+                                   std::to_string(rows.size()) + "): ");
     if (r.best.empty()) no_plan.push_back("row " + row.label + ": " + r.no_plan_reason);
     else if (output)
       json_util::writeFileAtomically(rowOutputPath(*output, k),
@@ -604,8 +647,9 @@ int cmdPlan(int argc, char** argv) {
     throw InputError("plan", "\"" + a.positional()[0] + "\"", "options only (see --help)");
   const PlanInputs in = planInputsFromArgs(a);
   const PlannerOptions opt = plannerOptionsFromArgs(a);
-  if (auto trace = a.get("--trace")) return planTrace(a, *trace, in, opt);
-  PlanResult r = searchPlans(in.scenario, in, opt);
+  const auto progress = progressMode(a, argc, argv);
+  if (auto trace = a.get("--trace")) return planTrace(a, *trace, in, opt, progress);
+  PlanResult r = searchPlans(in.scenario, in, opt, progress);
   if (r.best.empty()) {
     if (a.has("--json")) std::cout << r.toJson().dump(2) << "\n";
     std::cerr << "sailor plan: no plan: " << printableLine(r.no_plan_reason) << "\n";

@@ -166,6 +166,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     progress_->setVisible(true);
     cancel_->setEnabled(true);
     plan_status_->setText(tr("Planning…"));
+    plan_status_->setToolTip(QString());
   });
   connect(planner_.get(), &PlanningService::progress, this,
           [this](quint64, double fraction, const QString& stage) {
@@ -428,6 +429,15 @@ void MainWindow::onPlanFinished(quint64, std::shared_ptr<const sailor::PlanResul
           .arg(best.plan.gpuCount())
           .arg(result_->candidates)
           .arg(result_->search_seconds, 0, 'f', 2));
+  // The best plans found within the time limit: said in the text, what was searched in the tip.
+  plan_status_->setToolTip(QString());
+  if (const auto& limit = result_->time_limit) {
+    plan_status_->setText(plan_status_->text() + QStringLiteral(" · ") +
+                          tr("best found within %1 s (time limit)").arg(limit->limit_s, 0, 'g', 6));
+    plan_status_->setToolTip(tr("The search stopped at its time limit; these are the best plans "
+                                "found so far. Searched: %1")
+                                 .arg(QString::fromStdString(limit->coverageText())));
+  }
   for (const auto& note : result_->notes)  // e.g. pools left out for lack of the job's precision
     plan_status_->setText(plan_status_->text() + QStringLiteral(" · ") +
                           QString::fromStdString(note));

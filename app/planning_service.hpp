@@ -52,7 +52,7 @@ class PlanningService : public QObject {
   explicit PlanningService(QObject* parent = nullptr);
   // Cancels the current request and waits for the worker to stop. Emits nothing. How long that
   // takes is the engine's cancel latency: planSearch polls its token before each data-parallel
-  // degree, every 256 new states of the stage search within a degree, and before placing or
+  // degree, every 16 new states of the stage search within a degree, and before placing or
   // simulating each chosen plan, so a cancel does not wait for a whole degree to end.
   ~PlanningService() override;
 

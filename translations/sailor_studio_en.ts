@@ -242,6 +242,14 @@
         <source>Recomputation</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Time limit (s)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Seconds a search may take; when they are up, the best plans found so far are shown, marked as such</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::MainWindow</name>
@@ -470,6 +478,14 @@
     </message>
     <message>
         <source>%1: cannot be read: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>best found within %1 s (time limit)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The search stopped at its time limit; these are the best plans found so far. Searched: %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -242,6 +242,14 @@
         <source>Recomputation</source>
         <translation>重计算</translation>
     </message>
+    <message>
+        <source>Time limit (s)</source>
+        <translation>时间限制（秒）</translation>
+    </message>
+    <message>
+        <source>Seconds a search may take; when they are up, the best plans found so far are shown, marked as such</source>
+        <translation>一次搜索最多可用的秒数；时间到时显示目前找到的最优方案，并注明这一点</translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::MainWindow</name>
@@ -470,6 +478,14 @@
     <message>
         <source>%1: cannot be read: %2</source>
         <translation>%1：无法读取：%2</translation>
+    </message>
+    <message>
+        <source>best found within %1 s (time limit)</source>
+        <translation>%1 s 内找到的最优方案（时间限制）</translation>
+    </message>
+    <message>
+        <source>The search stopped at its time limit; these are the best plans found so far. Searched: %1</source>
+        <translation>搜索在时间限制处停止；这些是目前找到的最优方案。已搜索：%1</translation>
     </message>
 </context>
 <context>

@@ -136,6 +136,9 @@ JobPanel::JobPanel(const sailor::Catalog& catalog, QWidget* parent)
            tr("GPUs the plan may use at most"));
   addField(goal_form, QStringLiteral("top_k"), tr("Plans listed"), QString(),
            tr("How many of the best plans the search returns"));
+  addField(goal_form, QStringLiteral("time_limit_s"), tr("Time limit (s)"), tr("no limit"),
+           tr("Seconds a search may take; when they are up, the best plans found so far "
+              "are shown, marked as such"));
   plan_problem_ = new QLabel(goal_group);
   plan_problem_->setObjectName(QStringLiteral("plan_problem"));
   plan_problem_->setWordWrap(true);
@@ -244,6 +247,7 @@ void JobPanel::setOptions(const sailor::PlannerOptions& options) {
   field(QStringLiteral("max_gpus"))
       ->setText(options.max_gpus ? QString::number(*options.max_gpus) : QString());
   field(QStringLiteral("top_k"))->setText(QString::number(options.top_k));
+  put("time_limit_s", options.time_limit_s);
   updating_ = false;
   revalidate();
 }
@@ -396,7 +400,8 @@ void JobPanel::revalidate() {
   const std::pair<const char*, std::optional<double>*> limits[] = {
       {"max_usd_per_iteration", &o.max_usd_per_iteration},
       {"max_usd_per_hour", &o.max_usd_per_hour},
-      {"min_iterations_per_s", &o.min_iterations_per_s}};
+      {"min_iterations_per_s", &o.min_iterations_per_s},
+      {"time_limit_s", &o.time_limit_s}};
   for (const auto& [name, target] : limits) {
     bool valid = true;
     QString why;
@@ -430,7 +435,8 @@ void JobPanel::revalidate() {
       o.pareto == options_.pareto && o.max_usd_per_iteration == options_.max_usd_per_iteration &&
       o.max_usd_per_hour == options_.max_usd_per_hour &&
       o.min_iterations_per_s == options_.min_iterations_per_s && o.max_gpus == options_.max_gpus &&
-      o.top_k == options_.top_k && (!spec || !custom_ || spec->toJson() == custom_->toJson());
+      o.top_k == options_.top_k && o.time_limit_s == options_.time_limit_s &&
+      (!spec || !custom_ || spec->toJson() == custom_->toJson());
   job_ = job;
   options_ = o;
   if (spec) custom_ = spec;

@@ -7,6 +7,7 @@
 //   Finisher             placing a candidate in zones, simulating it, the simulated constraints
 //   chooseBest           the best plans of the placement window (by simulator or model)
 //   paretoFrontier       the frontier, placed and simulated (its knee: knee.cpp)
+//   TimeLimitReport      what a time-limited search covered (NOTE [Time limit])
 //   plannedPlanJson, PlanResult::toJson
 // The search's pieces are in planner_internal.hpp; the planning model in planner_model.cpp.
 #include <algorithm>
@@ -39,7 +40,24 @@ void checkOptions(const PlannerOptions& options) {
   for (const auto& [name, v] : limits)
     if (v && !(*v > 0 && std::isfinite(*v)))
       throw InputError(name, toText(*v), "a positive number");
+  if (const auto& t = options.time_limit_s; t && !(*t > 0 && std::isfinite(*t)))
+    throw InputError("time_limit_s", toText(*t), "a positive number of seconds");
 }
+
+// NOTE [Time limit]: PlannerOptions::time_limit_s bounds the whole of planSearch. The search
+// (the microbatch sizes' tasks, started in ascending order as threads come free) stops at
+// kSearchTimeShare of it: each task polls the deadline where it polls the cancel token (per
+// degree, every 16 new search states) and, once it has passed, keeps what it has (its seed plans,
+// the plans of the degrees searched and of the depths finished at the degree cut) instead of
+// throwing it away; a task started after it still gives its seed plans (milliseconds). Placing
+// and simulating then take the rest: past the limit they stop once top_k plans are placed and
+// top_k meet the constraints by the simulator (so a plan found is a plan returned), and the
+// frontier keeps the points placed by then. Whatever was cut is reported (PlanResult::
+// time_limit); a search that ends within the limit is the search without one. Results cut by
+// the limit depend on the machine's speed: they are not deterministic. (Giving each task a fair
+// share of the time instead, so that the sizes started late are searched too, found worse or
+// equal plans on the default and a ten-zone scenario, and cut searches that fit the limit.)
+constexpr double kSearchTimeShare = 0.9;
 
 // Progress of the whole search from its parallel tasks: each microbatch size's task owns an
 // equal share of [0, search_share]; the post-search steps fill the rest. Monotone, thread-safe,
@@ -47,14 +65,20 @@ void checkOptions(const PlannerOptions& options) {
 class SearchProgress {
  public:
   SearchProgress(const ProgressSink& sink, size_t tasks, double search_share)
-      : sink_(sink), task_(tasks, 0.0), share_(search_share) {}
-  void task(size_t i, double f, const std::string& step) {
+      : sink_(sink), task_(tasks, 0.0), plans_(tasks, 0), share_(search_share) {}
+  // Task i at fraction f of its own work, at `step`, with `plans` found so far.
+  void task(size_t i, double f, const std::string& step, long plans) {
     if (!sink_) return;
     std::lock_guard<std::mutex> lock(mutex_);
     task_[i] = std::max(task_[i], std::min(1.0, f));
+    plans_[i] = std::max(plans_[i], plans);
     double sum = 0;
+    long found = 0;
     for (double x : task_) sum += x;
-    emit(share_ * sum / static_cast<double>(task_.size()), step, false);
+    for (long n : plans_) found += n;
+    emit(share_ * sum / static_cast<double>(task_.size()),
+         step + " (" + std::to_string(found) + (found == 1 ? " plan" : " plans") + " found)",
+         false);
   }
   void at(double f, const std::string& step) {
     if (!sink_) return;
@@ -71,6 +95,7 @@ class SearchProgress {
   }
   const ProgressSink& sink_;
   std::vector<double> task_;
+  std::vector<long> plans_;
   double share_;
   double last_ = 0;
   std::mutex mutex_;
@@ -80,12 +105,14 @@ class SearchProgress {
 // rest.
 constexpr double kSearchShare = 0.9;
 
-// One task per microbatch size, on options.threads threads; per_b[i] and compared[i] get task
-// i's candidates and count. When one task fails the others stop at their next check and the
-// first failure is rethrown.
+// One task per microbatch size, on options.threads threads; per_b[i], compared[i] and
+// coverage[i] get task i's candidates, count and coverage. When one task fails the others stop
+// at their next check and the first failure is rethrown. Past `deadline` the tasks stop and
+// keep what they have (NOTE [Time limit]).
 void runTasks(const SearchContext& ctx, const std::vector<int>& bs, SearchProgress& bar,
-              const CancelToken* cancel, std::vector<std::vector<Candidate>>& per_b,
-              std::vector<long>& compared) {
+              const CancelToken* cancel, const Deadline& deadline,
+              std::vector<std::vector<Candidate>>& per_b, std::vector<long>& compared,
+              std::vector<MicrobatchCoverage>& coverage) {
   const int threads =
       ctx.opt.threads > 0 ? ctx.opt.threads : std::max(1u, std::thread::hardware_concurrency());
   std::atomic<size_t> next{0};
@@ -93,19 +120,22 @@ void runTasks(const SearchContext& ctx, const std::vector<int>& bs, SearchProgre
   std::mutex failure_mutex;
   StopFlag stop;
   stop.user = cancel;
+  stop.deadline = deadline;
   auto worker = [&] {
     for (size_t i = next++; i < bs.size(); i = next++) {
       if (stop()) break;
       try {
-        MicrobatchSearch task(ctx, bs[i], stop,
-                              [&, i](double f, const std::string& step) { bar.task(i, f, step); });
+        MicrobatchSearch task(
+            ctx, bs[i], stop,
+            [&, i](double f, const std::string& step, long plans) { bar.task(i, f, step, plans); });
         task.run(per_b[i], compared[i]);
+        coverage[i] = task.coverage();
       } catch (...) {
         std::lock_guard<std::mutex> lock(failure_mutex);
         if (!failure) failure = std::current_exception();
         stop.sibling_failed.cancel();
       }
-      bar.task(i, 1.0, "microbatch " + std::to_string(bs[i]) + " done");
+      bar.task(i, 1.0, "microbatch " + std::to_string(bs[i]) + " done", 0);
     }
   };
   std::vector<std::thread> pool;
@@ -129,12 +159,20 @@ std::vector<Candidate> mergeCandidates(std::vector<std::vector<Candidate>>& per_
   return all;
 }
 
+// Seconds of the time limit below which the search without the constraints is not tried.
+constexpr double kMinReasonSeconds = 0.05;
+
+std::string timeLimitReason(double limit_s) {
+  return "no plan found within the time limit of " + toText(limit_s) +
+         " s (a longer limit may find one)";
+}
+
 // Why no candidate was found: the search without the constraints (top_k 1, no frontier, its
 // progress in the remaining share, the same cancel token) tells a constraint from memory.
 std::string noPlanReason(const Scenario& scenario, const Job& job, const Catalog& catalog,
                          const ProfileSet& profiles, const PlannerOptions& options,
                          const ProgressSink& progress, SearchProgress& bar,
-                         const CancelToken* cancel) {
+                         const CancelToken* cancel, const Deadline& deadline) {
   std::ostringstream why;
   PlannerOptions relaxed = options;
   relaxed.max_usd_per_iteration.reset();
@@ -143,14 +181,20 @@ std::string noPlanReason(const Scenario& scenario, const Job& job, const Catalog
   relaxed.max_gpus.reset();
   relaxed.pareto = false;  // only whether any plan exists matters
   relaxed.top_k = 1;
+  if (options.time_limit_s) {  // what is left of the limit (NOTE [Time limit])
+    const double left = deadline.secondsLeft();
+    if (!(left > kMinReasonSeconds)) return timeLimitReason(*options.time_limit_s);
+    relaxed.time_limit_s = left;
+  }
   auto relaxed_progress = [&](double f, const std::string& step) {
     bar.at(kSearchShare + (1.0 - kSearchShare) * 0.99 * f,
            "no plan meets the constraints; without them: " + step);
   };
-  if (Constraints(options).any() &&
-      !planSearch(scenario, job, catalog, profiles, relaxed,
-                  progress ? ProgressSink(relaxed_progress) : ProgressSink(), cancel)
-           .best.empty()) {
+  PlanResult without;
+  if (Constraints(options).any())
+    without = planSearch(scenario, job, catalog, profiles, relaxed,
+                         progress ? ProgressSink(relaxed_progress) : ProgressSink(), cancel);
+  if (!without.best.empty()) {
     why << "plans fit in memory, but none meets the constraints (";
     std::string sep;
     if (options.max_usd_per_iteration)
@@ -165,6 +209,7 @@ std::string noPlanReason(const Scenario& scenario, const Job& job, const Catalog
     why << ")";
     return why.str();
   }
+  if (without.time_limit) return timeLimitReason(*options.time_limit_s);
   const int layers = catalog.model(job.model, "job.model").numPlanLayers();
   why << "no plan fits in memory: " << job.model << " with global batch " << job.global_batch_size
       << " does not fit on the scenario's GPUs at any pipeline depth up to "
@@ -208,13 +253,17 @@ bool cheaper(const Candidate& a, const Candidate& b) {
 // and simulating hundreds of plans of a 512-GPU scenario takes a noticeable time).
 class Finisher {
  public:
-  Finisher(const SearchContext& ctx, const CancelToken* cancel) : ctx_(ctx), cancel_(cancel) {
+  Finisher(const SearchContext& ctx, const CancelToken* cancel, Deadline deadline)
+      : ctx_(ctx), cancel_(cancel), deadline_(deadline) {
     figures_only_ = ctx.opt.simulator;
     figures_only_.timeline = false;
   }
   void checkCancel() const {
     if (cancel_ && cancel_->cancelled()) throw Cancelled();
   }
+  // The time limit has passed: placing and simulating stop as soon as they have enough
+  // (NOTE [Time limit]).
+  bool overTime() const { return deadline_.passed(); }
   // Places the replicas in zones (H6 priced them at the region's cheapest zone) and figures the
   // placed plan with the planning model again: constraints are checked and plans ranked on the
   // placed figures, so a returned plan never breaks a constraint.
@@ -250,6 +299,7 @@ class Finisher {
  private:
   const SearchContext& ctx_;
   const CancelToken* cancel_;
+  Deadline deadline_;
   SimulatorOptions figures_only_;
 };
 
@@ -257,16 +307,23 @@ class Finisher {
 // then the top_k of them by the planning model, or (rank_by_simulator) by the simulator among
 // those meeting the constraints by its figures too.
 void chooseBest(const SearchContext& ctx, const Finisher& fin, const std::vector<Candidate>& all,
-                SearchProgress& bar, PlanResult& result) {
+                SearchProgress& bar, PlanResult& result, TimeLimitReport& limit) {
   const PlannerOptions& options = ctx.opt;
   const size_t window = placementWindow(options.top_k, options.heuristics.h6_region_pools);
+  const size_t top_k = static_cast<size_t>(options.top_k);
   const double post_end = options.pareto ? 0.95 : 1.0;  // the Pareto frontier takes the rest
   bar.at(kSearchShare, "placing the best plans in zones");
   std::vector<Candidate> placed;
+  limit.window = static_cast<int>(std::min(window, all.size()));
   for (const auto& c : all) {
     if (placed.size() >= window) break;
+    if (placed.size() >= top_k && fin.overTime()) {
+      limit.placing_complete = false;
+      break;
+    }
     if (auto p = fin.place(c)) placed.push_back(std::move(*p));
   }
+  limit.placed = static_cast<int>(placed.size());
   std::sort(placed.begin(), placed.end(), [&](const Candidate& a, const Candidate& b) {
     return better(a, b, options.objective);
   });
@@ -287,6 +344,11 @@ void chooseBest(const SearchContext& ctx, const Finisher& fin, const std::vector
     // the constraints by its own figures too.
     std::vector<PlannedPlan> sims;
     for (size_t i = 0; i < placed.size(); ++i) {
+      if (sims.size() >= top_k && fin.overTime()) {
+        limit.placing_complete = false;
+        limit.placed = static_cast<int>(i);
+        break;
+      }
       bar.at(simulate_start + (post_end - simulate_start) * static_cast<double>(i) /
                                   static_cast<double>(placed.size()),
              "simulating plan " + std::to_string(i + 1) + " of " + std::to_string(placed.size()));
@@ -318,7 +380,8 @@ void chooseBest(const SearchContext& ctx, const Finisher& fin, const std::vector
 // plans in it: the fastest plan the simulator ranked first belongs to the frontier it is
 // plotted with.
 void paretoFrontier(const SearchContext& ctx, const Finisher& fin,
-                    const std::vector<Candidate>& all, SearchProgress& bar, PlanResult& result) {
+                    const std::vector<Candidate>& all, SearchProgress& bar, PlanResult& result,
+                    TimeLimitReport& limit) {
   std::vector<const Candidate*> order;
   for (const auto& c : all) order.push_back(&c);
   std::sort(order.begin(), order.end(),
@@ -328,6 +391,10 @@ void paretoFrontier(const SearchContext& ctx, const Finisher& fin,
   double front_t = std::numeric_limits<double>::infinity();
   for (const Candidate* c : order)
     if (c->iteration_s < front_t) {
+      if (fin.overTime()) {  // the cheap end placed so far; the best plans join it below
+        limit.frontier_complete = false;
+        break;
+      }
       front_t = c->iteration_s;
       if (auto p = fin.place(*c)) pts.push_back(std::move(*p));
     }
@@ -335,6 +402,10 @@ void paretoFrontier(const SearchContext& ctx, const Finisher& fin,
   double best_t = std::numeric_limits<double>::infinity();
   for (size_t i = 0; i < pts.size(); ++i)
     if (pts[i].iteration_s < best_t) {
+      if (fin.overTime()) {
+        limit.frontier_complete = false;
+        break;
+      }
       best_t = pts[i].iteration_s;
       bar.at(0.97 + 0.03 * static_cast<double>(i) / static_cast<double>(pts.size()),
              "simulating the Pareto frontier (" + std::to_string(result.pareto.size() + 1) + ")");
@@ -407,17 +478,36 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
     return result;
   }
 
+  // NOTE [Time limit]: the search's deadline, then the whole one's.
+  const Deadline search_deadline =
+      options.time_limit_s ? Deadline(t0, kSearchTimeShare * *options.time_limit_s) : Deadline();
+  const Deadline deadline = options.time_limit_s ? Deadline(t0, *options.time_limit_s) : Deadline();
   SearchProgress bar(progress, bs.size(), kSearchShare);
   std::vector<std::vector<Candidate>> per_b(bs.size());
   std::vector<long> compared(bs.size(), 0);
-  runTasks(ctx, bs, bar, cancel, per_b, compared);
-  const Finisher fin(ctx, cancel);
+  std::vector<MicrobatchCoverage> coverage(bs.size());
+  runTasks(ctx, bs, bar, cancel, search_deadline, per_b, compared, coverage);
+  const Finisher fin(ctx, cancel, deadline);
   fin.checkCancel();
+  TimeLimitReport limit;
+  limit.limit_s = options.time_limit_s.value_or(0);
+  limit.search_stopped_s = secondsSince(t0);
+  for (size_t i = 0; i < bs.size(); ++i)
+    if (batchFits(job.global_batch_size, bs[i], 1)) limit.microbatches.push_back(coverage[i]);
+  std::sort(limit.microbatches.begin(), limit.microbatches.end(),
+            [](const MicrobatchCoverage& a, const MicrobatchCoverage& b) {
+              return a.microbatch < b.microbatch;
+            });
   for (long n : compared) result.candidates += n;
   std::vector<Candidate> all = mergeCandidates(per_b);
   if (all.empty()) {
-    result.no_plan_reason =
-        noPlanReason(scenario, job, catalog, profiles, options, progress, bar, cancel);
+    if (!limit.searchComplete()) {
+      result.time_limit = limit;
+      result.no_plan_reason = timeLimitReason(limit.limit_s) + ": " + limit.coverageText();
+    } else {
+      result.no_plan_reason =
+          noPlanReason(scenario, job, catalog, profiles, options, progress, bar, cancel, deadline);
+    }
     result.search_seconds = secondsSince(t0);
     bar.at(1.0, "no plan");
     return result;
@@ -425,9 +515,10 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
   std::sort(all.begin(), all.end(), [&](const Candidate& a, const Candidate& b) {
     return better(a, b, options.objective);
   });
-  chooseBest(ctx, fin, all, bar, result);
-  if (options.pareto) paretoFrontier(ctx, fin, all, bar, result);
+  chooseBest(ctx, fin, all, bar, result, limit);
+  if (options.pareto) paretoFrontier(ctx, fin, all, bar, result, limit);
   result.knee = kneeOf(result, options.objective);
+  if (!limit.complete()) result.time_limit = limit;
   bar.at(1.0, "done");
   result.search_seconds = secondsSince(t0);
   return result;
@@ -447,11 +538,63 @@ json plannedPlanJson(const PlannedPlan& p) {
   return j;
 }
 
+bool TimeLimitReport::searchComplete() const {
+  return std::all_of(microbatches.begin(), microbatches.end(),
+                     [](const MicrobatchCoverage& m) { return m.complete; });
+}
+
+bool TimeLimitReport::complete() const {
+  return searchComplete() && placing_complete && frontier_complete;
+}
+
+std::string TimeLimitReport::coverageText() const {
+  std::string out;
+  for (const auto& m : microbatches) {
+    out += (out.empty() ? "" : "; ") + ("microbatch " + std::to_string(m.microbatch) + ": ");
+    const size_t n = m.degrees.size();
+    const std::string degrees =
+        n == 0 ? ""
+               : (n == 1 ? "1 data-parallel degree ("
+                         : std::to_string(n) + " data-parallel degrees (") +
+                     std::to_string(m.degrees.front()) +
+                     (n == 1 ? ")" : " to " + std::to_string(m.degrees.back()) + ")");
+    if (m.complete) out += "complete";
+    else if (n == 0) out += "seed plans only, stopped at " + m.stopped_at;
+    else out += degrees + ", stopped at " + m.stopped_at;
+  }
+  if (!placing_complete)
+    out += "; placed and simulated " + std::to_string(placed) + " of the " +
+           std::to_string(window) + " best candidates";
+  if (!frontier_complete) out += "; the frontier's faster end not placed";
+  return out;
+}
+
+json TimeLimitReport::toJson() const {
+  json mbs = json::array();
+  for (const auto& m : microbatches) {
+    json mj{{"microbatch", m.microbatch}, {"complete", m.complete}, {"degrees", m.degrees}};
+    if (!m.complete) mj["stopped_at"] = m.stopped_at;
+    mbs.push_back(mj);
+  }
+  return {{"limit_s", limit_s},
+          {"search_stopped_s", search_stopped_s},
+          {"microbatches", mbs},
+          {"placed", placed},
+          {"window", window},
+          {"placing_complete", placing_complete},
+          {"frontier_complete", frontier_complete},
+          {"coverage", coverageText()}};
+}
+
 json PlanResult::toJson() const {
   json best_j = json::array(), pareto_j = json::array();
   for (const auto& p : best) best_j.push_back(plannedPlanJson(p));
   for (const auto& p : pareto) pareto_j.push_back(plannedPlanJson(p));
-  json j{{"plans", best_j}, {"candidates", candidates}, {"search_seconds", search_seconds}};
+  json j{{"plans", best_j},
+         {"candidates", candidates},
+         {"search_seconds", search_seconds},
+         {"complete", complete()}};
+  if (time_limit) j["time_limit"] = time_limit->toJson();
   if (!pareto.empty()) j["pareto"] = pareto_j;
   if (knee) j["knee"] = kneeJson(*knee, *this);
   if (!no_plan_reason.empty()) j["no_plan_reason"] = no_plan_reason;

@@ -316,8 +316,9 @@ double PartialPlanSearch::stageCompute(const StageOption& o, int k, int l, int r
 const std::vector<Entry>& PartialPlanSearch::solve(int k, int l, int prev) {
   std::vector<int> key = stateKey(k, l, prev);
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
-  // One degree can take a minute on large scenarios: honour a cancel every 256 new states.
-  if ((++new_states_ & 255) == 0 && stop_()) throw Cancelled();
+  // One degree can take a minute on large scenarios: honour a cancel or the time limit every 16
+  // new states (a clock read and two atomic loads; under 0.1 % of a state's work).
+  if ((++new_states_ & 15) == 0) stop_.check();
   std::vector<Entry> pool;            // every combination of this state, before dominance
   const int r_max = ctx_.layers - k;  // leave k - 1 layers for the stages after this one
   const int r_min = k == 1 ? ctx_.layers - 1 : l;

@@ -381,11 +381,22 @@ class LowerBounds {
   double min_rate_ = std::numeric_limits<double>::infinity();
 };
 
-// When a search task must stop: the caller cancelled, or a sibling task failed.
+// Thrown by StopFlag::check when the search's deadline has passed; caught inside the search
+// (MicrobatchSearch::run), which keeps what it found: never seen by planSearch's callers.
+struct TimeLimitReached {};
+
+// When a search task must stop: the caller cancelled, or a sibling task failed (it throws
+// Cancelled away), or the search's share of the time limit passed (the task keeps its plans).
 struct StopFlag {
   const CancelToken* user = nullptr;
   CancelToken sibling_failed;
+  Deadline deadline;  // the search's share of PlannerOptions::time_limit_s; none: no limit
   bool operator()() const { return (user && user->cancelled()) || sibling_failed.cancelled(); }
+  // Throws Cancelled when the task must stop, TimeLimitReached when the deadline has passed.
+  void check() const {
+    if ((*this)()) throw Cancelled();
+    if (deadline.passed()) throw TimeLimitReached();
+  }
 };
 
 // The dynamic programme of one degree: for (stages left k, first layer l, GPUs used per tracked
@@ -451,10 +462,15 @@ void keepUseful(const PlannerOptions& opt, std::vector<Candidate>& found);
 // plans and the known-plan bound. `report(fraction, step)` gets its own progress.
 class MicrobatchSearch {
  public:
-  using Report = std::function<void(double, const std::string&)>;
+  // (fraction, step, plans found so far: seeds and plans meeting the constraints)
+  using Report = std::function<void(double, const std::string&, long)>;
   MicrobatchSearch(const SearchContext& ctx, int b, const StopFlag& stop, Report report);
-  // Appends the task's candidates to out and the complete plans compared to compared.
+  // Appends the task's candidates to out and the complete plans compared to compared. When the
+  // stop flag's deadline passes, the sweeps stop there and the task returns what it has: its
+  // seed plans and the plans of the degrees (and, at the degree cut, the depths) searched.
   void run(std::vector<Candidate>& out, long& compared);
+  // How far run() got (complete unless the deadline stopped it).
+  const MicrobatchCoverage& coverage() const { return coverage_; }
 
   // The degrees searched in ascending order (H12: the smallest of each microbatch count).
   std::vector<int> degreesUp() const;
@@ -482,6 +498,8 @@ class MicrobatchSearch {
   long* compared_ = nullptr;
   int sweeps_ = 1;
   int sweep_index_ = 0;
+  long plans_found_ = 0;
+  MicrobatchCoverage coverage_;
 };
 
 }  // namespace sailor::planner_detail

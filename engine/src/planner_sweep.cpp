@@ -188,6 +188,7 @@ std::vector<int> MicrobatchSearch::paretoGrid(int fast_degree, int cheap_degree)
 void MicrobatchSearch::run(std::vector<Candidate>& out, long& compared) {
   out_ = &out;
   compared_ = &compared;
+  coverage_ = {b_, true, {}, {}};
   // Whole microbatches only (Plan::checkGlobalBatch); every degree up to G / b then fits.
   if (!batchFits(ctx_.job.global_batch_size, b_, 1)) return;
   kinds_ = ctx_.kinds(b_);
@@ -195,6 +196,7 @@ void MicrobatchSearch::run(std::vector<Candidate>& out, long& compared) {
   const auto& H = ctx_.opt.heuristics;
   max_d_ = std::min(ctx_.totalGpus(), std::max(1, ctx_.job.global_batch_size / b_));
   seeds_ = seedPlans(ctx_, kinds_, b_, max_d_);
+  plans_found_ = static_cast<long>(seeds_.size());
   for (const auto& c : seeds_) known_.add(c.key, c.iteration_s, c.usd);
   // Visited degrees, per dominance mode (with or without cost figures). A degree searched with
   // cost figures need not be searched again without them: its partial-plan sets keep the
@@ -204,24 +206,31 @@ void MicrobatchSearch::run(std::vector<Candidate>& out, long& compared) {
   const std::vector<int> up = degreesUp();
   const std::vector<int> down(up.rbegin(), up.rend());
   const bool cost_capped = ctx_.constraints.byCost();
-  if (!ctx_.opt.pareto) {
-    const bool throughput = ctx_.opt.objective == Objective::Throughput;
-    const bool early = throughput ? H.h3_dp_descending : H.h4_dp_ascending;
-    sweep(throughput && early ? down : up, !throughput, early, !throughput || cost_capped,
-          throughput ? "fastest plans" : "cheapest plans");
-    finishSeeds();
-    return;
+  try {  // the time limit (TimeLimitReached) stops the sweeps; the task keeps what it found
+    if (!ctx_.opt.pareto) {
+      const bool throughput = ctx_.opt.objective == Objective::Throughput;
+      const bool early = throughput ? H.h3_dp_descending : H.h4_dp_ascending;
+      sweep(throughput && early ? down : up, !throughput, early, !throughput || cost_capped,
+            throughput ? "fastest plans" : "cheapest plans");
+    } else {
+      // Pareto: the throughput end (H3's descending sweep), the cost end (H4's ascending sweep),
+      // and between them (H11) the grid. The two ends are searched as the single-objective
+      // searches do (the throughput sweep without cost figures in its dominance: fast).
+      const int fast = sweep(down, false, H.h3_dp_descending, cost_capped, "fast end");
+      const int fast_degree = H.h3_dp_descending ? fast : max_d_;
+      const int cheap = sweep(up, true, H.h4_dp_ascending, true, "cheap end");
+      const int cheap_degree = H.h4_dp_ascending ? std::max(1, cheap) : 1;
+      // Grid points keep the fastest plans of each degree (time-only dominance): cheap, and the
+      // frontier between the ends is made of such plans unless egress or prices differ by zone.
+      sweep(paretoGrid(fast_degree, cheap_degree), false, false, H.pareto_grid <= 1.0, "frontier");
+    }
+  } catch (const TimeLimitReached&) {
+    coverage_.complete = false;
   }
-  // Pareto: the throughput end (H3's descending sweep), the cost end (H4's ascending sweep), and
-  // between them (H11) the grid. The two ends are searched as the single-objective searches do
-  // (the throughput sweep without cost figures in its dominance, which keeps it fast).
-  const int fast = sweep(down, false, H.h3_dp_descending, cost_capped, "fast end");
-  const int fast_degree = H.h3_dp_descending ? fast : max_d_;
-  const int cheap = sweep(up, true, H.h4_dp_ascending, true, "cheap end");
-  const int cheap_degree = H.h4_dp_ascending ? std::max(1, cheap) : 1;
-  // Grid points keep the fastest plans of each degree (time-only dominance): cheap, and the
-  // frontier between the ends is made of such plans unless egress or prices differ by zone.
-  sweep(paretoGrid(fast_degree, cheap_degree), false, false, H.pareto_grid <= 1.0, "frontier");
+  std::sort(coverage_.degrees.begin(), coverage_.degrees.end());
+  coverage_.degrees.erase(std::unique(coverage_.degrees.begin(), coverage_.degrees.end()),
+                          coverage_.degrees.end());
+  if (coverage_.complete) coverage_.stopped_at.clear();
   finishSeeds();
 }
 
@@ -242,18 +251,28 @@ int MicrobatchSearch::sweep(const std::vector<int>& degrees, bool by_cost, bool 
   int since = 0, best_degree = 0, last_improved = 0;
   for (size_t di = 0; di < degrees.size(); ++di) {
     const int D = degrees[di];
-    if (stop_()) throw Cancelled();
+    coverage_.stopped_at = std::string(what) + ": data-parallel degree " + std::to_string(D);
+    stop_.check();
     if (report_)
       report_(
           (sweep_index_ + static_cast<double>(di) / static_cast<double>(degrees.size())) / sweeps_,
           "microbatch " + std::to_string(b_) + ", " + what + ": data-parallel degree " +
-              std::to_string(D));
+              std::to_string(D),
+          plans_found_);
     const size_t vi = (cost_dims ? static_cast<size_t>(max_d_) + 1 : 0) + static_cast<size_t>(D);
     const size_t vc = static_cast<size_t>(max_d_) + 1 + static_cast<size_t>(D);
     if (visited_[vi] || visited_[vc]) continue;
     visited_[vi] = 1;
     std::vector<Candidate> found;
-    searchDegree(ctx_, kinds_, b_, D, cost_dims, known_, stop_, found, *compared_);
+    try {
+      searchDegree(ctx_, kinds_, b_, D, cost_dims, known_, stop_, found, *compared_);
+    } catch (const TimeLimitReached&) {  // the depths searched before the deadline are kept
+      keepUseful(ctx_.opt, found);
+      for (auto& c : found) out_->push_back(std::move(c));
+      throw;
+    }
+    plans_found_ += static_cast<long>(found.size());
+    coverage_.degrees.push_back(D);
     // H3/H4 judge a degree by the plans found at it (not the seeds: seeding their "best" stopped
     // the sweeps earlier and cost throughput; docs/planner.md).
     double local = std::numeric_limits<double>::infinity();
@@ -300,7 +319,11 @@ void MicrobatchSearch::finishSeeds() {
     c.key = searchKey(c);
     out_->push_back(std::move(c));
   }
-  if (report_) report_(1.0, "microbatch " + std::to_string(b_) + " done");
+  if (report_)
+    report_(1.0,
+            "microbatch " + std::to_string(b_) +
+                (coverage_.complete ? " done" : " stopped at the time limit"),
+            plans_found_);
 }
 
 }  // namespace sailor::planner_detail

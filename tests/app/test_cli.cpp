@@ -186,6 +186,12 @@ class TestCli : public QObject {
     QTest::newRow("plan --help") << QStringList({"plan", "--help"}) << 0
                                  << "--max-cost-per-iteration"
                                  << "";
+    QTest::newRow("plan --help names --time-limit")
+        << QStringList({"plan", "--help"}) << 0 << "--time-limit S"
+        << "";
+    QTest::newRow("plan --help names --progress")
+        << QStringList({"plan", "--help"}) << 0 << "--progress, --no-progress"
+        << "";
     QTest::newRow("plan --help names --knee")
         << QStringList({"plan", "--help"}) << 0 << "cheapest frontier plans within 1% and 5%"
         << "";
@@ -1296,6 +1302,102 @@ class TestCli : public QObject {
              qPrintable(describe(show_args, shown)));
     QVERIFY(f.open(QIODevice::ReadOnly));
     QVERIFY2(f.readAll() == before, "reading the store changed its file");
+  }
+
+  // --time-limit: plans found within the limit, marked in the text and the JSON, exit 0; a
+  // limit passed at once (1 us) stops every microbatch size before its first degree, so the
+  // plans are its seed plans (docs/planner.md, "Progress and the time limit").
+  void planTimeLimitMarksItsPlans() {
+    const QStringList args{"plan", "--time-limit", "0.000001", "--no-progress"};
+    const Result r = runSailor(args);
+    QVERIFY2(r.exit_code == 0, qPrintable(describe(args, r)));
+    QVERIFY2(r.out.contains("time limit: stopped at the 1e-06 s limit"),
+             qPrintable(describe(args, r)));
+    QVERIFY2(r.out.contains("best plans found so far"), qPrintable(describe(args, r)));
+    QVERIFY2(r.out.contains("searched: microbatch 1: seed plans only, stopped at fastest plans"),
+             qPrintable(describe(args, r)));
+    QVERIFY2(r.out.contains("\n#1\n"), qPrintable(describe(args, r)));
+    QVERIFY2(r.err.isEmpty(), qPrintable(describe(args, r)));
+    const Result j = runSailor(args + QStringList{"--json"});
+    QCOMPARE(j.exit_code, 0);
+    const QJsonObject o = QJsonDocument::fromJson(j.out.toUtf8()).object();
+    QVERIFY2(!o.value("plans").toArray().isEmpty(), qPrintable(describe(args, j)));
+    QCOMPARE(o.value("complete").toBool(true), false);
+    const QJsonObject t = o.value("time_limit").toObject();
+    QCOMPARE(t.value("limit_s").toDouble(), 1e-6);
+    QVERIFY(t.value("search_stopped_s").toDouble() > 0);
+    const QJsonArray mbs = t.value("microbatches").toArray();
+    QCOMPARE(mbs.size(), 7);  // 1 to 64
+    for (const auto& m : mbs) {
+      QCOMPARE(m.toObject().value("complete").toBool(true), false);
+      QVERIFY(m.toObject().value("degrees").toArray().isEmpty());
+      QVERIFY(m.toObject().value("stopped_at").toString().startsWith("fastest plans"));
+    }
+    QVERIFY(t.value("coverage").toString().startsWith("microbatch 1: seed plans only"));
+    // Without a limit (or one the search ends within), complete and no "time_limit".
+    const QStringList whole{"plan", "--json", "--microbatch-sizes", "8", "--time-limit", "3600"};
+    const Result w = runSailor(whole);
+    QCOMPARE(w.exit_code, 0);
+    const QJsonObject wo = QJsonDocument::fromJson(w.out.toUtf8()).object();
+    QCOMPARE(wo.value("complete").toBool(false), true);
+    QVERIFY2(!wo.contains("time_limit"), qPrintable(describe(whole, w)));
+  }
+
+  // No plan within the limit: exit 3, one line naming the time limit.
+  void planNoPlanWithinTheTimeLimitExits3() {
+    const QStringList args{"plan", "--time-limit", "0.000001", "--min-throughput", "1000000"};
+    const Result r = runSailor(args);
+    QVERIFY2(r.exit_code == 3, qPrintable(describe(args, r)));
+    QVERIFY2(r.err.startsWith("sailor plan: no plan: no plan found within the time limit of "
+                              "1e-06 s"),
+             qPrintable(describe(args, r)));
+    QCOMPARE(r.err.count('\n'), 1);
+  }
+
+  void planBadTimeLimitExits2_data() {
+    QTest::addColumn<QString>("value");
+    for (const char* v : {"0", "-1", "nan", "inf", "1e309", "abc", "", "2s"})
+      QTest::newRow(*v ? v : "empty") << QString(v);
+  }
+  void planBadTimeLimitExits2() {
+    QFETCH(QString, value);
+    const QStringList args{"plan", "--time-limit", value};
+    const Result r = runSailor(args);
+    QVERIFY2(r.exit_code == 2, qPrintable(describe(args, r)));
+    QCOMPARE(r.err, "sailor plan: error: --time-limit: got \"" + value +
+                        "\", expected a positive number of seconds\n");
+    QVERIFY(r.out.isEmpty());
+  }
+
+  // --progress writes the search's progress to stderr (a line every 2 s when stderr is no
+  // terminal, the first and the last always), never to stdout: --json stays one document.
+  // Without it (stderr is no terminal here) or with --no-progress, nothing on stderr.
+  void planProgressGoesToStderr() {
+    const QStringList args{"plan", "--json", "--microbatch-sizes", "4,8", "--progress"};
+    const Result r = runSailor(args);
+    QVERIFY2(r.exit_code == 0, qPrintable(describe(args, r)));
+    QJsonParseError error{};
+    const QJsonDocument doc = QJsonDocument::fromJson(r.out.toUtf8(), &error);
+    QVERIFY2(error.error == QJsonParseError::NoError && doc.isObject(),
+             qPrintable(describe(args, r)));
+    QVERIFY(!r.out.contains("%]"));
+    const QStringList lines = r.err.split('\n', Qt::SkipEmptyParts);
+    QVERIFY2(lines.size() >= 2, qPrintable(describe(args, r)));
+    static const QRegularExpression kLine(R"(^sailor plan: \[ *\d+%\] \d+\.\d s  \S.*$)");
+    for (const QString& l : lines)
+      QVERIFY2(kLine.match(l).hasMatch(), qPrintable("bad progress line: " + l));
+    QVERIFY2(lines.front().contains("plans found)"), qPrintable(lines.front()));
+    QVERIFY2(lines.back().startsWith("sailor plan: [100%]") && lines.back().endsWith("done"),
+             qPrintable(lines.back()));
+    const Result limited = runSailor(args + QStringList{"--time-limit", "600"});
+    QVERIFY2(limited.err.contains(" s of 600 s  "), qPrintable(describe(args, limited)));
+    for (const QStringList& quiet : {QStringList{"plan", "--json", "--microbatch-sizes", "8"},
+                                     QStringList{"plan", "--json", "--microbatch-sizes", "8",
+                                                 "--progress", "--no-progress"}}) {
+      const Result q = runSailor(quiet);
+      QCOMPARE(q.exit_code, 0);
+      QVERIFY2(q.err.isEmpty(), qPrintable(describe(quiet, q)));
+    }
   }
 
   void planThatDoesNotFitExits3() {

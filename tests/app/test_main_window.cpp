@@ -11,6 +11,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
@@ -300,6 +301,33 @@ class TestMainWindow : public QObject {
     for (const auto& point : w.tradeoffPlot()->points())
       for (const auto& stage : point->plan.stages)
         for (const auto& replica : stage.replicas) QVERIFY(replica.gpu_type != "V100-16");
+  }
+
+  // A time limit from the job panel reaches the planner; a search it cuts shows its best plans
+  // and the status bar says they are the best found within the limit (what was searched: its
+  // tooltip). 1 us: every microbatch size stops before its first degree, with its seed plans.
+  void aTimeLimitedSearchSaysSo() {
+    MainWindow w(options());
+    QVERIFY(waitForPlan(w));
+    QVERIFY2(!w.planStatus().contains("time limit"), qPrintable(w.planStatus()));
+    QSignalSpy finished(w.planningService(), &PlanningService::finished);
+    type(w.jobPanel()->field("time_limit_s"), "0.000001");
+    QVERIFY(finished.wait(scaledMs(120000)));
+    QVERIFY(w.result()->time_limit);
+    QVERIFY(!w.result()->best.empty());
+    QVERIFY(w.inspector()->hasPlan());
+    QVERIFY2(w.planStatus().contains("best found within 1e-06 s (time limit)"),
+             qPrintable(w.planStatus()));
+    auto* status = w.findChild<QLabel*>(QStringLiteral("planStatus"));
+    QVERIFY(status);
+    QVERIFY2(status->toolTip().contains("microbatch 1: seed plans only"),
+             qPrintable(status->toolTip()));
+    // No limit again: the whole search, and the status says nothing of a limit.
+    type(w.jobPanel()->field("time_limit_s"), "");
+    QVERIFY(finished.wait(scaledMs(120000)));
+    QVERIFY(!w.result()->time_limit);
+    QVERIFY2(!w.planStatus().contains("time limit"), qPrintable(w.planStatus()));
+    QVERIFY(status->toolTip().isEmpty());
   }
 
   void aSmallPlanRunsForRealInTheMonitor() {

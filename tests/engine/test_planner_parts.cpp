@@ -471,6 +471,55 @@ class TestPlannerParts : public QObject {
     QCOMPARE(all_degrees.degreesUp().size(), size_t{8});
   }
 
+  // The time limit (NOTE [Time limit]): a task whose deadline has passed before its first
+  // degree keeps its seed plans and says where it stopped; the same task without a deadline
+  // searches its degrees and says it is complete. A degree cut inside keeps the plans of the
+  // depths it finished (every 16 new states a check: a deadline passing during the search).
+  void timeLimitKeepsWhatWasFound() {
+    PlannerOptions o = exactSites();
+    o.pareto = true;
+    const SearchContext ctx(sc_, job_, cat_, profiles_, o);
+    StopFlag passed;
+    passed.deadline = Deadline(Deadline::Clock::now(), 0.0);
+    MicrobatchSearch cut(ctx, 1, passed, nullptr);
+    std::vector<Candidate> seeds;
+    long compared = 0;
+    cut.run(seeds, compared);
+    QVERIFY(!seeds.empty());
+    QCOMPARE(compared, 0L);
+    for (const auto& c : seeds) QVERIFY2(c.seed_kind >= 0, c.key.c_str());
+    QCOMPARE(cut.coverage().microbatch, 1);
+    QVERIFY(!cut.coverage().complete);
+    QVERIFY(cut.coverage().degrees.empty());
+    QVERIFY2(cut.coverage().stopped_at.find("fast end: data-parallel degree") == 0,
+             cut.coverage().stopped_at.c_str());
+
+    const StopFlag none;
+    MicrobatchSearch whole(ctx, 1, none, nullptr);
+    std::vector<Candidate> all;
+    whole.run(all, compared);
+    QVERIFY(compared > 0);
+    QVERIFY(all.size() > seeds.size());
+    QVERIFY(whole.coverage().complete);
+    QVERIFY(whole.coverage().stopped_at.empty());
+    QVERIFY(std::is_sorted(whole.coverage().degrees.begin(), whole.coverage().degrees.end()));
+    QVERIFY(!whole.coverage().degrees.empty());
+    for (int D : whole.coverage().degrees) {
+      const auto up = whole.degreesUp();
+      QVERIFY2(std::find(up.begin(), up.end(), D) != up.end(), qPrintable(QString::number(D)));
+    }
+
+    // StopFlag::check: a cancel wins over the deadline (the search is thrown away).
+    CancelToken token;
+    token.cancel();
+    StopFlag both;
+    both.user = &token;
+    both.deadline = Deadline(Deadline::Clock::now(), 0.0);
+    QVERIFY_THROWS_EXCEPTION(Cancelled, both.check());
+    QVERIFY_THROWS_EXCEPTION(TimeLimitReached, passed.check());
+    none.check();  // no deadline: never throws
+  }
+
   void keepUsefulWindow() {
     PlannerOptions o;
     o.top_k = 1;  // window 151

@@ -69,6 +69,35 @@ class TestJobPanel : public QObject {
     QCOMPARE(changed.count(), before);
   }
 
+  // The time limit: none by default (the studio's searches run to their end), a positive
+  // number of seconds reaches options() and emits changed(), anything else is refused under the
+  // field and keeps the last valid limit; setOptions shows a limit.
+  void timeLimitField() {
+    JobPanel panel(catalog_);
+    QVERIFY(!panel.options().time_limit_s.has_value());
+    QVERIFY(panel.field("time_limit_s")->text().isEmpty());
+    QSignalSpy changed(&panel, &JobPanel::changed);
+    type(panel.field("time_limit_s"), "2.5");
+    QCOMPARE(changed.count(), qsizetype(1));
+    QCOMPARE(*panel.options().time_limit_s, 2.5);
+    for (const char* bad : {"0", "-1", "nan", "inf", "1e309", "abc"}) {
+      type(panel.field("time_limit_s"), bad);
+      QVERIFY2(panel.fieldError("time_limit_s").contains("positive"), bad);
+      QVERIFY(!panel.isValid());
+      QCOMPARE(*panel.options().time_limit_s, 2.5);
+    }
+    QCOMPARE(changed.count(), qsizetype(1));
+    type(panel.field("time_limit_s"), "");
+    QVERIFY(panel.isValid());
+    QVERIFY(!panel.options().time_limit_s.has_value());
+    QCOMPARE(changed.count(), qsizetype(2));
+    sailor::PlannerOptions o;
+    o.time_limit_s = 30;
+    panel.setOptions(o);
+    QCOMPARE(panel.field("time_limit_s")->text(), QStringLiteral("30"));
+    QCOMPARE(*panel.options().time_limit_s, 30.0);
+  }
+
   void rejectedValuesShowNearTheFieldAndKeepTheLastValidJob() {
     JobPanel panel(catalog_);
     type(panel.field("global_batch"), "128");

@@ -91,6 +91,10 @@ struct PlannerOptions {
   // (true), or the window's top by the planning model the search optimises (false; what the
   // exactness tests compare with their enumeration). NOTE [Ranking by the simulator].
   bool rank_by_simulator = true;
+  // Seconds the whole search may take, placing and simulating the chosen plans included; none:
+  // no limit. When it is reached the search returns the best plans found so far, marked
+  // (PlanResult::time_limit). Positive and finite. NOTE [Time limit] in planner.cpp.
+  std::optional<double> time_limit_s;
 };
 
 // One plan and its figures: the planning model's estimate and the simulator's prediction.
@@ -99,6 +103,36 @@ struct PlannedPlan {
   double model_iteration_s = 0;  // planning model (docs/planner.md)
   double model_usd_per_iteration = 0;
   Prediction prediction;  // the simulator's, for the plan as placed in zones
+};
+
+// How far a time-limited search got at one microbatch size (PlanResult::time_limit).
+struct MicrobatchCoverage {
+  int microbatch = 0;
+  bool complete = false;     // its sweeps over data-parallel degrees ran to their end
+  std::vector<int> degrees;  // the data-parallel degrees searched to the end, ascending
+  // Where the limit stopped it (empty when complete), e.g. "cheap end: data-parallel degree
+  // 40", or "before its first degree" (its seed plans only: one kind per pipeline, layers split
+  // evenly; docs/planner.md).
+  std::string stopped_at;
+};
+
+// Set when PlannerOptions::time_limit_s stopped the work before its end: the plans returned are
+// the best found within the limit, not the search's optimum.
+struct TimeLimitReport {
+  double limit_s = 0;
+  double search_stopped_s = 0;  // when the search (before placing) stopped, after the start
+  std::vector<MicrobatchCoverage> microbatches;  // every microbatch size searched, ascending
+  // The candidates of the placement window placed in zones and simulated, of how many.
+  int placed = 0;
+  int window = 0;
+  bool placing_complete = true;   // every candidate of the window placed and simulated
+  bool frontier_complete = true;  // with the frontier: every point of it placed and simulated
+  bool searchComplete() const;    // every microbatch size's sweeps ran to their end
+  bool complete() const;          // nothing was cut
+  nlohmann::json toJson() const;
+  // One line: what was covered ("microbatch 1: 12 degrees (1-40), stopped in the cheap end at
+  // degree 48; microbatch 2: complete; ...").
+  std::string coverageText() const;
 };
 
 struct PlanResult {
@@ -110,6 +144,8 @@ struct PlanResult {
   std::string no_plan_reason;      // set when best is empty
   std::vector<std::string> notes;  // what the search left out and why, e.g. pools lacking
                                    // the job's precision
+  std::optional<TimeLimitReport> time_limit;  // set when the time limit cut the work short
+  bool complete() const { return !time_limit; }
   nlohmann::json toJson() const;
 };
 
