@@ -360,10 +360,10 @@ class TestRunClient : public QObject {
     const RunOutcome outcome = outcomeOf(finished);
     QCOMPARE(outcome.exit_code, 5);
     QVERIFY(!outcome.finished);
-    QVERIFY2(outcome.message.startsWith(QLatin1String("The run could not be recorded")) &&
-                 outcome.message.endsWith(
-                     QLatin1String("run store /x/runs.db: database is locked")),
-             qPrintable(outcome.message));
+    QVERIFY2(
+        outcome.message.startsWith(QLatin1String("The run could not be recorded")) &&
+            outcome.message.endsWith(QLatin1String("run store /x/runs.db: database is locked")),
+        qPrintable(outcome.message));
   }
 };
 

@@ -219,10 +219,11 @@ class TestRunSpec : public QObject {
     QVERIFY(msg_for([](RunOptions& o) { o.learning_rate = -1; }).contains("--lr"));
     // --global-batch has the job file's bound (1 to kMaxGlobalBatchSize); within it the plan's
     // rule (Plan::checkGlobalBatch) applies.
-    QVERIFY(msg_for([](RunOptions& o) { o.global_batch_size = 1'000'002; })
-                .contains("--global-batch: got 1000002, expected an integer from 1 to 1000000"));
-    QVERIFY(msg_for([](RunOptions& o) { o.global_batch_size = 0; })
-                .contains("--global-batch: got 0"));
+    QVERIFY(msg_for([](RunOptions& o) {
+              o.global_batch_size = 1'000'002;
+            }).contains("--global-batch: got 1000002, expected an integer from 1 to 1000000"));
+    QVERIFY(
+        msg_for([](RunOptions& o) { o.global_batch_size = 0; }).contains("--global-batch: got 0"));
     const QString odd = msg_for([](RunOptions& o) { o.global_batch_size = 999'999; });
     QVERIFY2(odd.contains("global_batch_size: got 999999"), qPrintable(odd));
   }
