@@ -32,8 +32,9 @@
 // Jobs: global batch 1024 at the model's catalogue sequence length; OPT-350M and GPT-Neo-2.7B in
 // fp32 (SAILOR's paper and profiles), the Llama models in bf16, Llama-3-70B with full activation
 // recomputation (without it no plan of up to 4 stages fits, and the planner says so). Profiles:
-// with --reference DIR SAILOR's measured ones where they exist (fp32 only), the analytic profile
-// for every other (model, GPU type, tp, microbatch). Planner options are `sailor plan`'s defaults
+// with --reference DIR SAILOR's measured ones where they exist (timings fp32 only; its memory
+// figures answer for bf16 jobs too, activations halved), the analytic profile for every other
+// (model, GPU type, tp, microbatch). Planner options are `sailor plan`'s defaults
 // (throughput, top 3, no frontier) but for the threads.
 //
 // Usage: planner_scale [--quick] [--axis gpus|types|zones|models|targets|all] [--limit S]
