@@ -274,7 +274,8 @@ class SearchContext {
   double tiedSeconds(const Kind& kd, const KindTable& t) const;
 
   // Writes zones into a candidate's replicas, filling each site's cheapest zones first, in
-  // stage order (a replica stays inside one zone). Returns false when it cannot.
+  // stage order (a replica stays inside one zone). Returns false when it cannot. The file-order
+  // placement: the Placer's first fill, and the whole placement when every site is one zone.
   bool place(Candidate& c) const;
 
  private:
