@@ -254,7 +254,7 @@ bool cheaper(const Candidate& a, const Candidate& b) {
 class Finisher {
  public:
   Finisher(const SearchContext& ctx, const CancelToken* cancel, Deadline deadline)
-      : ctx_(ctx), cancel_(cancel), deadline_(deadline) {
+      : ctx_(ctx), cancel_(cancel), deadline_(deadline), placer_(ctx) {
     figures_only_ = ctx.opt.simulator;
     figures_only_.timeline = false;
   }
@@ -264,21 +264,40 @@ class Finisher {
   // The time limit has passed: placing and simulating stop as soon as they have enough
   // (NOTE [Time limit]).
   bool overTime() const { return deadline_.passed(); }
-  // Places the replicas in zones (H6 priced them at the region's cheapest zone) and figures the
-  // placed plan with the planning model again: constraints are checked and plans ranked on the
-  // placed figures, so a returned plan never breaks a constraint.
-  std::optional<Candidate> place(Candidate c) const {
+  // Places the replicas in zones (H6 priced them at the region's cheapest zone): the Placer's
+  // best `keep` placements, zones compared by their links (NOTE [Placement scored]), each figured
+  // with the planning model again: constraints are checked and plans ranked on the placed
+  // figures, so a returned plan never breaks a constraint.
+  std::vector<Candidate> placeAll(const Candidate& c, size_t keep, bool with_fills = false,
+                                  bool local_moves = true) const {
     checkCancel();
-    if (!ctx_.place(c)) return std::nullopt;
-    auto m = planningModel(c.plan, ctx_.sc, ctx_.job, ctx_.cat, ctx_.profiles, ctx_.opt.simulator);
-    if (!m) return std::nullopt;
-    c.iteration_s = m->iteration_s;
-    c.usd = m->usd_per_iteration;
-    c.usd_per_hour = m->usd_per_hour;
-    if (!ctx_.constraints.admits(1.0 / c.iteration_s, c.usd, c.usd_per_hour, m->gpus))
-      return std::nullopt;
-    c.key = planKey(c.plan);
-    return c;
+    return refigured(placer_.place(c, keep, true, with_fills, local_moves));
+  }
+  // Placed candidates figured with the planning model again; those breaking a constraint left out.
+  std::vector<Candidate> refigured(std::vector<Candidate> placed) const {
+    std::vector<Candidate> out;
+    for (Candidate& p : placed) {
+      auto m =
+          planningModel(p.plan, ctx_.sc, ctx_.job, ctx_.cat, ctx_.profiles, ctx_.opt.simulator);
+      if (!m) continue;
+      p.iteration_s = m->iteration_s;
+      p.usd = m->usd_per_iteration;
+      p.usd_per_hour = m->usd_per_hour;
+      if (!ctx_.constraints.admits(1.0 / p.iteration_s, p.usd, p.usd_per_hour, m->gpus)) continue;
+      p.key = planKey(p.plan);
+      out.push_back(std::move(p));
+    }
+    return out;
+  }
+  // Placements one move from a placed candidate's, figured and checked as placeAll's.
+  std::vector<Candidate> neighbours(const Candidate& placed, size_t keep) const {
+    checkCancel();
+    return refigured(placer_.neighbours(placed, keep));
+  }
+  std::optional<Candidate> place(const Candidate& c) const {
+    auto v = placeAll(c, 1);
+    if (v.empty()) return std::nullopt;
+    return std::move(v.front());
   }
   // The constraints by the simulator's figures.
   bool meetsSimulated(const Prediction& pr) const {
@@ -301,7 +320,29 @@ class Finisher {
   const CancelToken* cancel_;
   Deadline deadline_;
   SimulatorOptions figures_only_;
+  Placer placer_;
 };
+
+// NOTE [Placement scored]: every candidate of the window is placed in the planning model's best
+// way (the Placer: zones compared by their links, egress and prices). Ranked by the simulator,
+// each candidate may be placed in this many ways, every one simulated, the simulator keeping the
+// best placement of each candidate (1: the model's best only; more cost a simulation each for
+// the whole window). The model and the simulator can order near-equal placements differently
+// (the simulator runs each pipeline on its own schedule, shares nodes between small-tp replicas
+// and all-reduces the tied embedding between the first and last stages), so the top_k plans
+// are then refined by the simulator below.
+constexpr size_t kPlacementsRanked = 1;
+// The window's first candidates (by the model) get the Placer's local moves after its fills;
+// the others the best fill only (in every zone order), which is most of the gain for a fraction
+// of the time. The chosen plans get the moves again below whatever their rank.
+constexpr size_t kPlacedWithMoves = 16;
+// The best plans by the simulator are then placed once more in the model's best few ways and
+// every fill in a zone order (NOTE [Placement scored]), each simulated: the simulator keeps the
+// best. Only the top_k plans, so a few dozen simulations in all.
+constexpr size_t kPlacementsRefined = 8;
+// The climb: rounds, and the model's best neighbours simulated per round.
+constexpr int kClimbRounds = 4;
+constexpr size_t kClimbNeighbours = 8;
 
 // The best plans: the placement window's first candidates (by the objective) placed in zones,
 // then the top_k of them by the planning model, or (rank_by_simulator) by the simulator among
@@ -315,13 +356,24 @@ void chooseBest(const SearchContext& ctx, const Finisher& fin, const std::vector
   bar.at(kSearchShare, "placing the best plans in zones");
   std::vector<Candidate> placed;
   limit.window = static_cast<int>(std::min(window, all.size()));
+  const size_t per = options.rank_by_simulator ? kPlacementsRanked : 1;
+  int origins = 0;
+  std::vector<const Candidate*> sources;  // per origin: the search candidate placed
   for (const auto& c : all) {
-    if (placed.size() >= window) break;
-    if (placed.size() >= top_k && fin.overTime()) {
+    if (static_cast<size_t>(origins) >= window) break;
+    if (static_cast<size_t>(origins) >= top_k && fin.overTime()) {
       limit.placing_complete = false;
       break;
     }
-    if (auto p = fin.place(c)) placed.push_back(std::move(*p));
+    std::vector<Candidate> ps =
+        fin.placeAll(c, per, false, static_cast<size_t>(origins) < kPlacedWithMoves);
+    if (ps.empty()) continue;
+    sources.push_back(&c);
+    for (auto& p : ps) {
+      p.origin = origins;
+      placed.push_back(std::move(p));
+    }
+    ++origins;
   }
   limit.placed = static_cast<int>(placed.size());
   std::sort(placed.begin(), placed.end(), [&](const Candidate& a, const Candidate& b) {
@@ -342,9 +394,9 @@ void chooseBest(const SearchContext& ctx, const Finisher& fin, const std::vector
     // the two can order near-equal plans differently (docs/planner.md). Every placed plan of the
     // window is simulated; the best are those the simulator ranks first among the ones meeting
     // the constraints by its own figures too.
-    std::vector<PlannedPlan> sims;
+    std::vector<std::pair<PlannedPlan, int>> ranked;  // with the candidate it places
     for (size_t i = 0; i < placed.size(); ++i) {
-      if (sims.size() >= top_k && fin.overTime()) {
+      if (ranked.size() >= top_k && fin.overTime()) {
         limit.placing_complete = false;
         limit.placed = static_cast<int>(i);
         break;
@@ -353,16 +405,57 @@ void chooseBest(const SearchContext& ctx, const Finisher& fin, const std::vector
                                   static_cast<double>(placed.size()),
              "simulating plan " + std::to_string(i + 1) + " of " + std::to_string(placed.size()));
       PlannedPlan pp = fin.simulated(placed[i], false);  // figures only; the chosen ones below
-      if (fin.meetsSimulated(pp.prediction)) sims.push_back(std::move(pp));
+      if (fin.meetsSimulated(pp.prediction)) ranked.push_back({std::move(pp), placed[i].origin});
     }
     // Stable: equal simulated figures keep the planning model's order.
+    std::stable_sort(ranked.begin(), ranked.end(), [&](const auto& a, const auto& b) {
+      return compareFigures(a.first.prediction.iteration_s, a.first.prediction.usd_per_iteration,
+                            b.first.prediction.iteration_s, b.first.prediction.usd_per_iteration,
+                            options.objective) < 0;
+    });
+    // One placement per candidate: its best by the simulator (NOTE [Placement scored]).
+    std::vector<PlannedPlan> sims;
+    std::vector<int> taken;
+    for (auto& [pp, origin] : ranked) {
+      if (sims.size() >= static_cast<size_t>(options.top_k)) break;
+      if (std::find(taken.begin(), taken.end(), origin) != taken.end()) continue;
+      taken.push_back(origin);
+      sims.push_back(std::move(pp));
+    }
+    // The chosen plans' placements compared by the simulator (NOTE [Placement scored]): the
+    // model's best few and every fill in a zone order, then a climb by the simulator over the
+    // model's best neighbours of the best so far.
+    for (size_t i = 0; i < sims.size(); ++i) {
+      if (fin.overTime()) {  // the chosen plans as the window placed them
+        limit.placing_complete = false;
+        break;
+      }
+      const Candidate& source = *sources[static_cast<size_t>(taken[i])];
+      auto offer = [&](const Candidate& alt) {
+        if (alt.plan == sims[i].plan) return false;
+        PlannedPlan pp = fin.simulated(alt, false);
+        if (!fin.meetsSimulated(pp.prediction) ||
+            compareFigures(pp.prediction.iteration_s, pp.prediction.usd_per_iteration,
+                           sims[i].prediction.iteration_s, sims[i].prediction.usd_per_iteration,
+                           options.objective) >= 0)
+          return false;
+        sims[i] = std::move(pp);
+        return true;
+      };
+      for (const Candidate& alt : fin.placeAll(source, kPlacementsRefined, true)) offer(alt);
+      for (int round = 0; round < kClimbRounds && !fin.overTime(); ++round) {
+        Candidate at = source;
+        at.plan = sims[i].plan;
+        bool moved = false;
+        for (const Candidate& alt : fin.neighbours(at, kClimbNeighbours)) moved |= offer(alt);
+        if (!moved) break;
+      }
+    }
     std::stable_sort(sims.begin(), sims.end(), [&](const PlannedPlan& a, const PlannedPlan& b) {
       return compareFigures(a.prediction.iteration_s, a.prediction.usd_per_iteration,
                             b.prediction.iteration_s, b.prediction.usd_per_iteration,
                             options.objective) < 0;
     });
-    if (sims.size() > static_cast<size_t>(options.top_k))
-      sims.resize(static_cast<size_t>(options.top_k));
     for (auto& pp : sims)
       pp.prediction = simulate(pp.plan, ctx.sc, ctx.job, ctx.cat, ctx.profiles, options.simulator);
     result.best = std::move(sims);

@@ -14,6 +14,8 @@
 //   Site, KindTable, Kind, KindSet, SearchContext
 //                        where replicas come from, range tables per (GPU type, tp), the links
 //                        and egress between sites, placing in zones     (planner_context.cpp)
+//   Placer               zones for a candidate's replicas, placements compared by the planning
+//                        model's figures with the zone pairs' links      (planner_placement.cpp)
 //   StageOption, StageOptionTable
 //                        one degree's stage choices with their sync and boundary figures
 //   LowerBounds          what the layers a partial plan does not cover must add
@@ -31,6 +33,7 @@
 #include <queue>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -130,6 +133,8 @@ struct Candidate {
   // Seed plans (seedPlans) before their plan is written out: kind and stage ends.
   int seed_kind = -1;
   std::vector<int> seed_last;
+  // Placements of one search candidate (chooseBest ranks several): the candidate's index.
+  int origin = -1;
 };
 
 // A complete plan's iteration time T = (M - 1) max c + sum c + max x, cost per iteration
@@ -269,7 +274,8 @@ class SearchContext {
   double tiedSeconds(const Kind& kd, const KindTable& t) const;
 
   // Writes zones into a candidate's replicas, filling each site's cheapest zones first, in
-  // stage order (a replica stays inside one zone). Returns false when it cannot.
+  // stage order (a replica stays inside one zone). Returns false when it cannot. The file-order
+  // placement: the Placer's first fill, and the whole placement when every site is one zone.
   bool place(Candidate& c) const;
 
  private:
@@ -282,6 +288,127 @@ class SearchContext {
   std::vector<std::vector<ResolvedLink>> links_;  // [GPUs sending at once][site x site]
   std::vector<ResolvedLink> node_links_;          // per site: the fabric inside its nodes
   std::vector<double> egress_;                    // site x site, USD per GB
+};
+
+// ---- Placement scored zone by zone.
+
+// Zones for a candidate's replicas (docs/planner.md, H6). With H6 a site is a region's pools of
+// one GPU type and the search priced it at its cheapest zone; which zone each replica takes
+// changes its ring neighbours' links, its boundary partners' links, egress and price. The Placer
+// compares placements with the planning model's arithmetic on the zone pairs' real figures and
+// keeps the best by the objective under the constraints: every assignment of zones to replicas
+// when there are few (exact), else fills of the stages in every order of each site's zones (the
+// first being SearchContext::place's file order) improved by local moves on runs of replicas
+// sharing a zone. Not thread-safe (its caches); one per planSearch, used after the search.
+class Placer {
+ public:
+  explicit Placer(const SearchContext& ctx);
+  // At most `keep` placements of c (zones written into c.plan), best first by the planning
+  // model's figures and the objective, those meeting the constraints first, and with keep > 1
+  // also SearchContext::place's file-order placement when it is not among them; empty when none
+  // fits the zones' counts. The caller figures them again with planningModel. When every
+  // assignment was figured (few replicas) and keep > 1, up to kSmallRanked (16) are returned for
+  // the simulator to rank. `exhaustive_when_small` false: the fills and local moves only (tests).
+  // `with_fills`: also every fill in a zone order (one per order of each site's zones) that is
+  // not among them, for the simulator to compare on a chosen plan. `local_moves` false: the best
+  // fill only, no local moves (cheaper; planSearch's window beyond its first candidates).
+  std::vector<Candidate> place(const Candidate& c, size_t keep, bool exhaustive_when_small = true,
+                               bool with_fills = false, bool local_moves = true) const;
+  // The best `keep` placements one local move away from a placed candidate's (its zones as
+  // they are), by the planning model: for the simulator to climb from a chosen plan.
+  std::vector<Candidate> neighbours(const Candidate& placed, size_t keep) const;
+  long placed() const { return placed_; }        // candidates placed so far
+  long evaluated() const { return evaluated_; }  // layouts figured so far
+
+  // A stage's replicas of one kind in a row (one site, one tp), and their runs per zone.
+  struct Run {
+    int slot = 0;  // index into the site's zones
+    int count = 0;
+    bool operator==(const Run&) const = default;
+  };
+  struct Layout {
+    std::vector<std::vector<Run>> runs;  // per block
+  };
+
+ private:
+  struct Profile {
+    std::vector<LayerTiming> t;
+    std::vector<LayerMemory> mem;
+    double opt = 0;
+  };
+  struct Block {
+    int stage = 0, start = 0, len = 0, site = 0, tp = 1;
+    const std::string* gpu = nullptr;
+    double shard = 0;       // gradient bytes per GPU
+    double tied = 0;        // tied embedding's gradient bytes (the last of several stages)
+    std::vector<int> zone;  // per slot: zone id
+    std::vector<double> price;
+  };
+  struct Figure {
+    double t = -1;  // seconds (-1: not yet figured)
+    double usd = 0;
+  };
+  struct Seg {
+    int block, slot, len;
+  };
+  struct Problem {
+    int P = 0, D = 0, M = 0, max_slots = 1;
+    std::vector<Block> blocks;
+    std::vector<std::vector<int>> stage_blocks;
+    std::vector<double> fb, opt, msg;  // per stage; msg[s]: boundary message into stage s
+    std::vector<Figure> ring, pair;    // [block, slot, block, slot]
+    std::vector<double> tied_s;        // [block, slot]
+    std::vector<std::vector<Seg>> segs;
+    std::vector<double> x, bnd;
+    std::vector<int> used;
+    size_t index(int a, int za, int b, int zb) const {
+      const size_t n = blocks.size() * static_cast<size_t>(max_slots);
+      return (static_cast<size_t>(a) * static_cast<size_t>(max_slots) + static_cast<size_t>(za)) *
+                 n +
+             static_cast<size_t>(b) * static_cast<size_t>(max_slots) + static_cast<size_t>(zb);
+    }
+  };
+  struct Score {
+    double t = 0, usd = 0;
+    bool admitted = false;
+  };
+  struct Best {
+    size_t keep = 1;
+    std::vector<std::pair<Layout, Score>> items;
+    void offer(const Layout& lay, const Score& s, const Placer& p);
+  };
+
+  const ResolvedLink& link(int za, const std::string& ga, int zb, const std::string& gb,
+                           int gpus) const;
+  const ResolvedLink& nodeLink(const std::string& gpu) const;
+  const Profile& profile(const std::string& gpu, int tp, int b) const;
+  double egressOf(int a, int b) const {
+    return egress_[static_cast<size_t>(a) * zone_names_.size() + static_cast<size_t>(b)];
+  }
+  Problem problem(const Candidate& c) const;
+  const Figure& ringEdge(Problem& pr, int a, int za, int b, int zb) const;
+  const Figure& boundaryPair(Problem& pr, int a, int za, int c, int zc) const;
+  double tiedSeconds(Problem& pr, int a, int za) const;
+  Score evaluate(Problem& pr, const Layout& lay) const;
+  bool better(const Score& a, const Score& b) const;
+  static void normalize(Layout& lay);
+  bool fits(Problem& pr, const Layout& lay) const;
+  bool fill(const Problem& pr, const std::vector<std::vector<int>>& order, Layout& lay) const;
+  void exhaustive(Problem& pr, Best& best) const;
+  void seeds(Problem& pr, Best& best, std::vector<Layout>* fills = nullptr) const;
+  void improve(Problem& pr, Layout lay, Best& best, bool explore = false) const;
+  std::vector<Candidate> write(const Candidate& c, const Problem& pr, const Best& best,
+                               size_t keep) const;
+
+  const SearchContext& ctx_;
+  std::map<std::string, int> zone_id_;
+  std::vector<std::string> zone_names_;
+  std::vector<double> egress_;  // zone x zone, USD per GB
+  mutable std::map<std::tuple<int, std::string, int, std::string, int>, ResolvedLink> links_;
+  mutable std::map<std::string, ResolvedLink> node_links_;
+  mutable std::map<std::tuple<std::string, int, int>, Profile> profiles_;
+  mutable long placed_ = 0;
+  mutable long evaluated_ = 0;
 };
 
 // ---- One data-parallel degree.

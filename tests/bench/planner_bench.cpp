@@ -10,18 +10,33 @@
 // planner finds plans as good as before, judged by one simulator, whatever changed in the model.
 // --pareto computes the Pareto frontier in every scenario (what the knee of `sailor plan` needs;
 // the frontier's cost is the time against a run without it).
+// --placements checks the chosen plan's zones (docs/planner.md, H6 "placement scored"): every
+// placement of the same parallelization with each stage's replicas of one (GPU type, tp, region)
+// in runs per zone (every zone set, order and count within the pools' counts) where there are
+// at most kEnumerateLimit of them, else kSamples drawn at random (fixed seed), each figured by
+// the planning model and the simulator; no placement meeting the constraints (by both) may
+// simulate better than the chosen plan. It also prints the chosen plan's gain over the old rule
+// (the same plan with a region's zones filled cheapest first, then by name) and the Placer's
+// time on the chosen plan (cold: a fresh Placer, links and profiles looked up; warm: again).
 // Usage: planner_bench REFERENCE_DIR [--quick] [--json] [--pareto] [--baseline FILE]
+//                      [--placements]
 //        (REFERENCE_DIR: ../shared/reference/sailor)
 #include <sys/resource.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
+#include <limits>
 #include <map>
+#include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "planner_internal.hpp"
 #include "sailor/catalog.hpp"
 #include "sailor/error.hpp"
 #include "sailor/json_util.hpp"
@@ -69,6 +84,231 @@ std::map<std::string, Plan> loadBaseline(const std::string& path) {
   return plans;
 }
 
+// ---- The placement check (--placements).
+
+constexpr long kEnumerateLimit = 3000;
+// Placements the planning model figures at the same iteration time can simulate a few 1e-5
+// apart (the simulator runs each pipeline on its own schedule and packs replicas on nodes): a
+// rival better by less than this is reported as a tie, not a failure.
+constexpr double kSimulatorTie = 1e-4;
+constexpr int kSamples = 400;
+constexpr int kWarmRepeats = 20;
+
+// A stage's replicas of one (GPU type, tp, region) in a row, with that site's zones.
+struct Block {
+  size_t stage = 0, start = 0, len = 0;
+  int tp = 1;
+  std::string gpu;
+  std::vector<std::string> zones;
+};
+using Runs = std::vector<std::pair<size_t, int>>;  // (zone index in the block's list, count)
+
+// Every run layout of n replicas over the zones (distinct zones, any order, counts >= 1, at
+// most cap[z] replicas in zone z); false once more than `limit`.
+bool blockLayouts(int n, const std::vector<int>& cap, long limit, std::vector<Runs>& out) {
+  Runs cur;
+  std::vector<char> used(cap.size(), 0);
+  std::function<bool(int)> rec = [&](int left) {
+    if (left == 0) {
+      out.push_back(cur);
+      return static_cast<long>(out.size()) <= limit;
+    }
+    for (size_t z = 0; z < cap.size(); ++z) {
+      if (used[z]) continue;
+      used[z] = 1;
+      for (int c = 1; c <= std::min(left, cap[z]); ++c) {
+        cur.push_back({z, c});
+        const bool ok = rec(left - c);
+        cur.pop_back();
+        if (!ok) return false;
+      }
+      used[z] = 0;
+    }
+    return true;
+  };
+  return rec(n);
+}
+
+// Per stage, the replicas' zones in order as runs: "a x20 b x17 | b x3 c x20 f x14".
+std::string zoneRuns(const Plan& plan) {
+  std::string out;
+  for (const Stage& st : plan.stages) {
+    if (!out.empty()) out += " |";
+    for (size_t j = 0; j < st.replicas.size();) {
+      size_t k = j;
+      while (k < st.replicas.size() && st.replicas[k].zone == st.replicas[j].zone) ++k;
+      out += " " + st.replicas[j].zone + " x" + std::to_string(k - j);
+      j = k;
+    }
+  }
+  return out;
+}
+
+struct PlacementCheck {
+  std::string best_rival_runs;  // the best placement compared, as zone runs
+  long compared = 0;            // placements figured (meeting the constraints by both figures)
+  bool sampled = false;
+  long space = 0;         // placements in all when enumerated
+  double best_rival = 0;  // the best objective figure among them (seconds or USD)
+  double old_figure = 0;  // the old rule's placement (0: it does not fit or meet them)
+  double cold_ms = 0, warm_ms = 0;
+  long evaluated = 0;
+};
+
+PlacementCheck checkPlacements(const PlannedPlan& chosen, const Scenario& sc, const Job& job,
+                               const Catalog& cat, const ProfileSet& profiles,
+                               const PlannerOptions& opt) {
+  using namespace sailor::planner_detail;
+  PlacementCheck out;
+  const bool tp_obj = opt.objective == Objective::Throughput;
+  const Constraints cons(opt);
+  SimulatorOptions so = opt.simulator;
+  so.timeline = false;
+  // The objective figure of a placement meeting the constraints by both figures, else nullopt.
+  auto figureOf = [&](const Plan& p) -> std::optional<double> {
+    const auto m = planningModel(p, sc, job, cat, profiles, opt.simulator);
+    if (!m || !cons.admits(1.0 / m->iteration_s, m->usd_per_iteration, m->usd_per_hour, m->gpus))
+      return std::nullopt;
+    const Prediction pr = simulate(p, sc, job, cat, profiles, so);
+    if (!pr.fits ||
+        !cons.admits(pr.iterations_per_s, pr.usd_per_iteration, pr.usd_per_hour, std::nullopt))
+      return std::nullopt;
+    return tp_obj ? pr.iteration_s : pr.usd_per_iteration;
+  };
+  // The chosen plan as a search candidate (sites by GPU type and region), for the Placer and
+  // the old rule (SearchContext::place).
+  const SearchContext ctx(sc, job, cat, profiles, opt);
+  Candidate c;
+  c.plan = chosen.plan;
+  c.dp = static_cast<int>(chosen.plan.stages.front().replicas.size());
+  for (const Stage& st : chosen.plan.stages) {
+    c.sites.emplace_back();
+    for (const Replica& r : st.replicas)
+      for (size_t k = 0; k < ctx.sites().size(); ++k)
+        if (ctx.sites()[k].gpu_type == r.gpu_type &&
+            ctx.sites()[k].region == sc.regionOf(r.zone).name)
+          c.sites.back().push_back(static_cast<int>(k));
+  }
+  {
+    const auto t0 = std::chrono::steady_clock::now();
+    const Placer cold(ctx);
+    (void)cold.place(c, 2);
+    const auto t1 = std::chrono::steady_clock::now();
+    for (int i = 0; i < kWarmRepeats; ++i) (void)cold.place(c, 2);
+    const auto t2 = std::chrono::steady_clock::now();
+    out.cold_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+    out.warm_ms = std::chrono::duration<double, std::milli>(t2 - t1).count() / kWarmRepeats;
+    out.evaluated = cold.evaluated() / (kWarmRepeats + 1);
+  }
+  Candidate old = c;
+  if (ctx.place(old))
+    if (const auto f = figureOf(old.plan)) out.old_figure = *f;
+  // Blocks and their run layouts.
+  std::vector<Block> blocks;
+  for (size_t s = 0; s < chosen.plan.stages.size(); ++s) {
+    const auto& reps = chosen.plan.stages[s].replicas;
+    for (size_t j = 0; j < reps.size(); ++j) {
+      const std::string region = sc.regionOf(reps[j].zone).name;
+      if (j > 0 && blocks.back().stage == s && blocks.back().gpu == reps[j].gpu_type &&
+          blocks.back().tp == reps[j].tp &&
+          sc.regionOf(reps[blocks.back().start].zone).name == region) {
+        ++blocks.back().len;
+        continue;
+      }
+      Block b{s, j, 1, reps[j].tp, reps[j].gpu_type, {}};
+      for (const Pool& p : sc.pools)
+        if (p.gpu_type == b.gpu && p.count > 0 && sc.regionOf(p.zone).name == region)
+          b.zones.push_back(p.zone);
+      blocks.push_back(b);
+    }
+  }
+  auto poolCount = [&](const std::string& zone, const std::string& gpu) {
+    const Pool* p = sc.findPool(zone, gpu);
+    return p ? p->count : 0;
+  };
+  std::vector<std::vector<Runs>> options(blocks.size());
+  bool enumerable = true;
+  double space = 1;
+  for (size_t b = 0; b < blocks.size() && enumerable; ++b) {
+    std::vector<int> cap;
+    for (const auto& z : blocks[b].zones) cap.push_back(poolCount(z, blocks[b].gpu) / blocks[b].tp);
+    enumerable = blockLayouts(static_cast<int>(blocks[b].len), cap, kEnumerateLimit, options[b]);
+    space *= static_cast<double>(options[b].size());
+    enumerable = enumerable && space <= static_cast<double>(kEnumerateLimit);
+  }
+  Plan p = chosen.plan;
+  std::map<std::pair<std::string, std::string>, int> used;
+  auto apply = [&](size_t b, const Runs& runs, int sign) {
+    size_t j = blocks[b].start;
+    for (const auto& [z, n] : runs) {
+      used[{blocks[b].zones[z], blocks[b].gpu}] += sign * n * blocks[b].tp;
+      for (int k = 0; k < n && sign > 0; ++k)
+        p.stages[blocks[b].stage].replicas[j++].zone = blocks[b].zones[z];
+    }
+  };
+  auto fitsNow = [&] {
+    for (const auto& [k, n] : used)
+      if (n > poolCount(k.first, k.second)) return false;
+    return true;
+  };
+  bool any = false;
+  auto consider = [&] {
+    if (const auto f = figureOf(p)) {
+      ++out.compared;
+      if (!any || *f < out.best_rival) out.best_rival = *f, out.best_rival_runs = zoneRuns(p);
+      any = true;
+    }
+  };
+  if (enumerable) {
+    out.space = static_cast<long>(space);
+    std::function<void(size_t)> rec = [&](size_t b) {
+      if (b == blocks.size()) {
+        if (fitsNow()) consider();
+        return;
+      }
+      for (const Runs& r : options[b]) {
+        apply(b, r, 1);
+        rec(b + 1);
+        apply(b, r, -1);
+      }
+    };
+    rec(0);
+  } else {
+    out.sampled = true;
+    std::mt19937 rng(1);
+    for (int drawn = 0, tries = 0; drawn < kSamples && tries < 100 * kSamples; ++tries) {
+      used.clear();
+      for (size_t b = 0; b < blocks.size(); ++b) {
+        // A random run layout: the zones in random order, each taking a random share of what
+        // is left (the last zone the rest), capped by its pool.
+        std::vector<size_t> order(blocks[b].zones.size());
+        for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::shuffle(order.begin(), order.end(), rng);
+        const size_t k = 1 + std::uniform_int_distribution<size_t>(0, order.size() - 1)(rng);
+        Runs runs;
+        int left = static_cast<int>(blocks[b].len);
+        for (size_t i = 0; i < k && left > 0; ++i) {
+          const int cap = poolCount(blocks[b].zones[order[i]], blocks[b].gpu) / blocks[b].tp;
+          const int n = i + 1 == k
+                            ? std::min(left, cap)
+                            : std::min(cap, std::uniform_int_distribution<int>(1, left)(rng));
+          if (n > 0) runs.push_back({order[i], n});
+          left -= n;
+        }
+        if (left > 0) runs.clear();
+        if (runs.empty()) break;
+        apply(b, runs, 1);
+        if (b + 1 == blocks.size() && fitsNow()) {
+          ++drawn;
+          consider();
+        }
+      }
+    }
+  }
+  if (!any) out.best_rival = std::numeric_limits<double>::infinity();
+  return out;
+}
+
 struct Case {
   std::string name;
   std::vector<std::pair<std::pair<std::string, std::string>, int>> pools;  // (gpu, zone) -> count
@@ -85,12 +325,13 @@ struct Case {
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr,
-                 "usage: %s REFERENCE_DIR [--quick] [--json] [--pareto] [--baseline FILE]\n",
+                 "usage: %s REFERENCE_DIR [--quick] [--json] [--pareto] [--baseline FILE] "
+                 "[--placements]\n",
                  argv[0]);
     return 2;
   }
   const std::string dir = argv[1];
-  bool quick = false, as_json = false, all_pareto = false;
+  bool quick = false, as_json = false, all_pareto = false, placements = false;
   std::string baseline_path;
   for (int i = 2; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) {
@@ -99,6 +340,8 @@ int main(int argc, char** argv) {
       as_json = true;
     } else if (!std::strcmp(argv[i], "--pareto")) {
       all_pareto = true;
+    } else if (!std::strcmp(argv[i], "--placements")) {
+      placements = true;
     } else if (!std::strcmp(argv[i], "--baseline") && i + 1 < argc) {
       baseline_path = argv[++i];
     } else {
@@ -141,7 +384,8 @@ int main(int argc, char** argv) {
   if (all_pareto)
     for (auto& c : cases) c.pareto = true;
 
-  std::vector<std::string> table, against;
+  std::vector<std::string> table, against, placed;
+  bool all_placements_ok = true;
   try {
     const std::map<std::string, Plan> baseline =
         baseline_path.empty() ? std::map<std::string, Plan>{} : loadBaseline(baseline_path);
@@ -175,7 +419,7 @@ int main(int argc, char** argv) {
                {"search_seconds_with_setup", seconds},
                {"max_rss_mb", maxRssMb()},
                {"candidates", r.candidates}};
-      char line[512];
+      char line[1024];
       if (r.best.empty()) {
         out["no_plan_reason"] = r.no_plan_reason;
         std::snprintf(line, sizeof line, "%-62s %8.3f s %7.0f MB   no plan", c.name.c_str(),
@@ -198,6 +442,35 @@ int main(int argc, char** argv) {
         std::printf("%s\n  %s\n", c.name.c_str(), planBrief(r.best.front().plan).c_str());
       std::fflush(stdout);
       table.push_back(line);
+      if (placements && !r.best.empty()) {
+        const PlacementCheck pc = checkPlacements(r.best.front(), sc, job, cat, profiles, opt);
+        const PlannedPlan& best = r.best.front();
+        const bool tp_obj = c.objective == Objective::Throughput;
+        const double mine =
+            tp_obj ? best.prediction.iteration_s : best.prediction.usd_per_iteration;
+        // Exactly as good or better: "ok"; a rival better by under kSimulatorTie: "tie".
+        const bool exact = mine <= pc.best_rival * (1 + 1e-12);
+        const bool ok = mine <= pc.best_rival * (1 + kSimulatorTie);
+        all_placements_ok = all_placements_ok && ok;
+        // Gains as ratios of throughput (or of cost for a cost objective): > 1 the chosen is
+        // better.
+        std::snprintf(line, sizeof line, "%-62s %7ld %-8s %9.5f %9.5f %7.2f %7.2f %6ld %s",
+                      c.name.c_str(), pc.compared, pc.sampled ? "sampled" : "all",
+                      pc.old_figure > 0 ? pc.old_figure / mine : 0.0,
+                      std::isfinite(pc.best_rival) ? pc.best_rival / mine : 0.0, pc.cold_ms,
+                      pc.warm_ms, pc.evaluated,
+                      exact ? "ok"
+                      : ok  ? "tie"
+                            : "BEATEN");
+        placed.push_back(line);
+        placed.push_back("  chosen:     " + zoneRuns(best.plan));
+        if (!exact) placed.push_back("  better:     " + pc.best_rival_runs);
+        out["placements_compared"] = pc.compared;
+        out["placements_sampled"] = pc.sampled;
+        out["gain_over_file_order"] = pc.old_figure > 0 ? pc.old_figure / mine : 0.0;
+        out["placement_ms_cold"] = pc.cold_ms;
+        out["placement_ms_warm"] = pc.warm_ms;
+      }
       if (const auto b = baseline.find(c.name); b != baseline.end()) {
         // The earlier plan on this build's simulator; the objective decides which figure counts.
         std::snprintf(line, sizeof line, "%-62s  earlier plan not valid here", c.name.c_str());
@@ -228,6 +501,19 @@ int main(int argc, char** argv) {
   std::printf("\n%-62s %10s %10s %13s %15s %10s %9s\n", "scenario", "time", "max RSS", "throughput",
               "cost", "GPUs", "stages");
   for (const auto& l : table) std::printf("%s\n", l.c_str());
+  if (!placed.empty()) {
+    std::printf(
+        "\nPlacements of the chosen plan (--placements): compared = placements meeting the "
+        "constraints by the planning model and the simulator (all of them, or a sample), "
+        "old = the old rule's placement (zones cheapest first, then by name) / chosen, best "
+        "other = the best of those compared / chosen, in iteration time (cost for a cost "
+        "objective): >= 1 means the chosen placement is as good or better (tie: a rival better "
+        "by under 1e-4); the Placer's time on "
+        "the chosen plan (cold, warm) and layouts it figured\n%-62s %7s %-8s %9s %9s %7s %7s "
+        "%6s\n",
+        "scenario", "compared", "", "old", "best oth", "cold ms", "warm ms", "evals");
+    for (const auto& l : placed) std::printf("%s\n", l.c_str());
+  }
   if (!against.empty()) {
     std::printf(
         "\nAgainst %s: the earlier plan simulated by this build;\nratio > 1: this build's plan is "
@@ -235,6 +521,10 @@ int main(int argc, char** argv) {
         "in throughput, or in cost for a cost objective\n%-62s %29s %34s %9s\n",
         baseline_path.c_str(), "scenario", "earlier plan", "this build's plan", "ratio");
     for (const auto& l : against) std::printf("%s\n", l.c_str());
+  }
+  if (!all_placements_ok) {
+    std::fprintf(stderr, "a placement of a chosen plan simulates better than the chosen one\n");
+    return 1;
   }
   return 0;
 }

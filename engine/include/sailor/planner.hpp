@@ -49,8 +49,9 @@ struct Heuristics {
   double patience_span = 2.0;
   // H5: the replicas of a stage stay in one region (stages may span regions).
   bool h5_dp_in_region = true;
-  // H6: the zones of a region form one pool: replicas are placed in the region's zones after
-  // the search, cheapest zone first, and the search prices them at the region's cheapest zone.
+  // H6: the zones of a region form one pool: the search prices them at the region's cheapest
+  // zone, and after it the replicas are placed in the region's zones by comparing placements
+  // with the zone pairs' links, egress and prices (docs/planner.md, "Placement scored").
   bool h6_region_pools = true;
   // H8 (ours): every replica of a stage has the same GPU type, tp and site, unless the stages
   // of that data-parallel degree have at most h8_mixed_budget possible replica multisets
