@@ -33,6 +33,7 @@ StageOptionTable::StageOptionTable(const SearchContext& ctx, const KindSet& kind
     ring_pairs_[oi].assign(pairs.begin(), pairs.end());
     one_kind = one_kind && ring_kinds_[oi].size() == 1;
   }
+  one_kind_ = one_kind;
   // Boundary classes: with one kind per option the kinds' classes; otherwise (mixed stages,
   // small instances) each option its own.
   std::map<int, int> cls;
@@ -147,6 +148,29 @@ const StageOptionTable::Boundary& StageOptionTable::boundary(size_t prev_in, siz
   if (row->done[static_cast<size_t>(l)]) return row->v[static_cast<size_t>(l)];
   const StageOption& po = options_[class_rep_[cls]];
   const StageOption& o = options_[oi];
+  if (one_kind_) {
+    // One kind each side: every replica pair alike, the figures a function of the message size.
+    // The whole row at once, each distinct message size figured once.
+    const Kind& a = kinds_.kind(po.replicas[0]);
+    const Kind& c = kinds_.kind(o.replicas[0]);
+    const KindTable& pt = kinds_.table(a);
+    const double eg_ac = ctx_.egressBetween(a.site, c.site) + ctx_.egressBetween(c.site, a.site);
+    double last_msg = -1, tt = 0, g = 0;
+    for (int x = 1; x < ctx_.layers; ++x) {
+      const double msg =
+          pt.out_elements[static_cast<size_t>(x - 1)] * b_ * ctx_.job.activationBytesPerElement();
+      if (msg != last_msg) {
+        tt = std::max(ctx_.p2p(a, c, msg), ctx_.p2p(c, a, msg));
+        g = msg * M_ / 1e9 * eg_ac;
+        last_msg = msg;
+      }
+      double eg = 0;
+      for (size_t j = 0; j < o.replicas.size(); ++j) eg += g;
+      row->v[static_cast<size_t>(x)] = {tt, eg};
+      row->done[static_cast<size_t>(x)] = 1;
+    }
+    return row->v[static_cast<size_t>(l)];
+  }
   const KindTable& pt = kinds_.table(kinds_.kind(po.replicas[0]));
   const double msg =
       pt.out_elements[static_cast<size_t>(l - 1)] * b_ * ctx_.job.activationBytesPerElement();
@@ -258,6 +282,7 @@ struct PartialPlanSearch::StateSet {
   std::vector<Entry> entries;
   std::vector<std::pair<int, int>> max_use;  // (tracked site, GPUs), by site
   int max_gpus = 0;
+  int maxUse(int site) const;
 };
 
 // A stage choice of a state: option oi over [l, r] after the previous option, its figures.
@@ -373,6 +398,8 @@ PartialPlanSearch::PartialPlanSearch(const SearchContext& ctx, const KindSet& ki
                    (static_cast<size_t>(options_.prevClasses()) + 1);
   free_.resize(n);
   choices_.resize(n);
+  base_.resize((static_cast<size_t>(depth) + 1) * static_cast<size_t>(L_));
+  key_scratch_.resize(static_cast<size_t>(depth) + 1);
 }
 
 PartialPlanSearch::~PartialPlanSearch() = default;
@@ -382,7 +409,9 @@ bool PartialPlanSearch::depthFits(int P) const {
 }
 
 const std::vector<Entry>& PartialPlanSearch::pipelines(int P) {
-  used_.assign(ctx_.sites().size() + 1, 0);
+  used_.assign(ctx_.sites().size(), 0);
+  active_.clear();
+  gpus_used_ = 0;
   return solve(P, 0, -1).entries;
 }
 
@@ -395,52 +424,89 @@ size_t PartialPlanSearch::flatIndex(int k, int l, int prev) const {
 
 // With k stages left, what is left of a site matters only as the largest total that at most k
 // options can take from it: all usages with the same such total are the same state (likewise,
-// by the older rule, for the GPU cap, used_[S]).
-std::vector<int> PartialPlanSearch::stateKey(int k, int l, int prev) const {
-  const size_t S = ctx_.sites().size();
-  std::vector<int> key;
-  key.reserve(S + 3);
+// by the older rule, for the GPU cap). The key lists, by site, the sites of `part` whose total
+// differs from an unused site's.
+void PartialPlanSearch::stateKey(int k, int l, int prev, std::vector<std::pair<int, int>>& part,
+                                 int gpus, std::vector<int>& key) const {
+  key.clear();
   key.push_back(k);
   key.push_back(l);
   key.push_back(prev < 0 ? -1 : options_.prevClass(static_cast<size_t>(prev)));
-  for (size_t s = 0; s < S; ++s) {
-    if (!track_[s]) continue;
-    const int cap = ctx_.sites()[s].capacity;
-    const std::vector<int>& sums = sums_[s][static_cast<size_t>(k)];
+  std::sort(part.begin(), part.end());
+  for (const auto& [s, u] : part) {
+    const int cap = ctx_.sites()[static_cast<size_t>(s)].capacity;
+    const std::vector<int>& sums = sums_[static_cast<size_t>(s)][static_cast<size_t>(k)];
+    int v = 0, v0 = 0;
     if (sums.empty()) {
-      key.push_back(std::max(used_[s], cap - k * max_use_[s]));
-      continue;
+      v = std::max(u, cap - k * max_use_[static_cast<size_t>(s)]);
+      v0 = std::max(0, cap - k * max_use_[static_cast<size_t>(s)]);
+    } else {
+      v = *(std::upper_bound(sums.begin(), sums.end(), cap - u) - 1);
+      v0 = sums.back();
     }
-    const int left = cap - used_[s];
-    key.push_back(*(std::upper_bound(sums.begin(), sums.end(), left) - 1));
+    if (v == v0) continue;
+    key.push_back(s);
+    key.push_back(v);
   }
-  if (ctx_.opt.max_gpus) key.push_back(std::max(used_[S], *ctx_.opt.max_gpus - k * max_opt_gpus_));
-  return key;
+  if (ctx_.opt.max_gpus) key.push_back(std::max(gpus, *ctx_.opt.max_gpus - k * max_opt_gpus_));
 }
 
-bool PartialPlanSearch::usesNothing() const {
-  const size_t S = ctx_.sites().size();
-  for (size_t s = 0; s < S; ++s)
-    if (track_[s] && used_[s] > 0) return false;
-  return !ctx_.opt.max_gpus || used_[S] == 0;
+size_t PartialPlanSearch::KeyHash::operator()(const std::vector<int>& v) const {
+  size_t h = 1469598103934665603ULL;
+  for (int x : v) h = (h ^ static_cast<size_t>(static_cast<unsigned>(x))) * 1099511628211ULL;
+  return h;
+}
+
+int PartialPlanSearch::StateSet::maxUse(int site) const {
+  auto it = std::lower_bound(max_use.begin(), max_use.end(), std::make_pair(site, 0));
+  return it != max_use.end() && it->first == site ? it->second : 0;
 }
 
 bool PartialPlanSearch::compatible(const StateSet& set) const {
-  for (const auto& [s, u] : set.max_use)
-    if (used_[static_cast<size_t>(s)] + u > ctx_.sites()[static_cast<size_t>(s)].capacity)
+  for (int s : active_)
+    if (used_[static_cast<size_t>(s)] + set.maxUse(s) > ctx_.sites()[static_cast<size_t>(s)].capacity)
       return false;
-  return !ctx_.opt.max_gpus || used_[ctx_.sites().size()] + set.max_gpus <= *ctx_.opt.max_gpus;
+  return !ctx_.opt.max_gpus || gpus_used_ + set.max_gpus <= *ctx_.opt.max_gpus;
 }
 
-bool PartialPlanSearch::hasRoom(const StageOption& o, int k) const {
-  const size_t S = ctx_.sites().size();
-  bool room = true;
-  for (size_t s = 0; s < S; ++s)
-    room = room && (!track_[s] || used_[s] + o.use[s] <= ctx_.sites()[s].capacity);
+bool PartialPlanSearch::hasRoom(size_t oi, int k) const {
+  for (const auto& [s, u] : option_use_[oi])
+    if (used_[static_cast<size_t>(s)] + u > ctx_.sites()[static_cast<size_t>(s)].capacity)
+      return false;
   // The k - 1 stages after this one take at least the smallest option's GPUs each.
-  if (ctx_.opt.max_gpus && used_[S] + o.gpus + (k - 1) * min_opt_gpus_ > *ctx_.opt.max_gpus)
-    room = false;
-  return room;
+  return !(ctx_.opt.max_gpus &&
+           gpus_used_ + options_[oi].gpus + (k - 1) * min_opt_gpus_ > *ctx_.opt.max_gpus);
+}
+
+void PartialPlanSearch::use(size_t oi, int sign) {
+  for (const auto& [s, u] : option_use_[oi]) {
+    int& x = used_[static_cast<size_t>(s)];
+    if (x == 0) active_.push_back(s);
+    x += sign * u;
+    if (x == 0) active_.erase(std::find(active_.begin(), active_.end(), s));
+  }
+  gpus_used_ += sign * options_[oi].gpus;
+}
+
+// Runs f with the usage restricted to the sites of `part` (and the GPU count `gpus`).
+template <class F>
+void PartialPlanSearch::withUsage(const std::vector<std::pair<int, int>>& part, int gpus, F f) {
+  std::vector<int> saved_active;
+  saved_active.swap(active_);
+  std::vector<std::pair<int, int>> saved;
+  for (int s : saved_active) saved.push_back({s, used_[static_cast<size_t>(s)]});
+  for (int s : saved_active) used_[static_cast<size_t>(s)] = 0;
+  for (const auto& [s, u] : part) {
+    used_[static_cast<size_t>(s)] = u;
+    if (u > 0) active_.push_back(s);
+  }
+  const int saved_gpus = gpus_used_;
+  gpus_used_ = gpus;
+  f();
+  for (const auto& [s, u] : part) used_[static_cast<size_t>(s)] = 0;
+  for (const auto& [s, u] : saved) used_[static_cast<size_t>(s)] = u;
+  active_.swap(saved_active);
+  gpus_used_ = saved_gpus;
 }
 
 bool PartialPlanSearch::stageFits(size_t oi, int k, int l, int r) const {
@@ -474,33 +540,38 @@ double PartialPlanSearch::stageFb(const StageOption& o, int l, int r) const {
 // one state.
 const PartialPlanSearch::StateSet& PartialPlanSearch::solve(int k, int l, int prev) {
   std::unique_ptr<StateSet>& free_set = free_[flatIndex(k, l, prev)];
-  if (!free_set) {
-    std::vector<int> saved(used_.size(), 0);
-    saved.swap(used_);
-    free_set.reset(compute(k, l, prev));
-    saved.swap(used_);
-  }
-  if (usesNothing() || compatible(*free_set)) return *free_set;
-  const size_t S = ctx_.sites().size();
-  std::vector<int> full = used_;
-  std::vector<int> part(used_.size(), 0);  // u restricted to T
+  if (!free_set) withUsage({}, 0, [&] { free_set.reset(compute(k, l, prev)); });
+  if ((active_.empty() && gpus_used_ == 0) || compatible(*free_set)) return *free_set;
+  std::vector<std::pair<int, int>> part;  // u restricted to T
+  int part_gpus = 0;
+  std::vector<int>& key = key_scratch_[static_cast<size_t>(k)];
   const StateSet* set = free_set.get();
   while (true) {
     // Add to T the sites (and the GPU cap) that the set's plans would overrun under u. (A set
     // solved under T fits beside u on T's sites, so T grows each time; should it not, u
     // itself.)
-    const std::vector<int> before = part;
-    for (const auto& [s, u] : set->max_use)
-      if (full[static_cast<size_t>(s)] + u > ctx_.sites()[static_cast<size_t>(s)].capacity)
-        part[static_cast<size_t>(s)] = full[static_cast<size_t>(s)];
-    if (ctx_.opt.max_gpus && full[S] + set->max_gpus > *ctx_.opt.max_gpus) part[S] = full[S];
-    if (part == before) part = full;
-    used_.swap(part);
-    std::vector<int> key = stateKey(k, l, prev);
+    const size_t before = part.size();
+    const int before_gpus = part_gpus;
+    for (int s : active_)
+      if (used_[static_cast<size_t>(s)] + set->maxUse(s) >
+              ctx_.sites()[static_cast<size_t>(s)].capacity &&
+          std::none_of(part.begin(), part.end(), [&](const auto& x) { return x.first == s; }))
+        part.push_back({s, used_[static_cast<size_t>(s)]});
+    if (ctx_.opt.max_gpus && gpus_used_ + set->max_gpus > *ctx_.opt.max_gpus)
+      part_gpus = gpus_used_;
+    if (part.size() == before && part_gpus == before_gpus) {
+      part.clear();
+      for (int s : active_) part.push_back({s, used_[static_cast<size_t>(s)]});
+      part_gpus = gpus_used_;
+    }
+    stateKey(k, l, prev, part, part_gpus, key);
     auto it = memo_.find(key);
-    if (it == memo_.end())
-      it = memo_.emplace(std::move(key), std::unique_ptr<StateSet>(compute(k, l, prev))).first;
-    used_.swap(part);
+    if (it == memo_.end()) {
+      std::vector<int> stored = key;
+      StateSet* fresh = nullptr;
+      withUsage(part, part_gpus, [&] { fresh = compute(k, l, prev); });
+      it = memo_.emplace(std::move(stored), std::unique_ptr<StateSet>(fresh)).first;
+    }
     set = it->second.get();
     if (compatible(*set)) return *set;
   }
@@ -512,7 +583,7 @@ PartialPlanSearch::StateSet* PartialPlanSearch::compute(int k, int l, int prev) 
   const LowerBounds::Prefix p = bounds_.prefix(l, k);
   std::vector<Entry> pool;  // every combination of this state, before dominance
   for (const Choice& ch : choices(k, l, prev).list)
-    if (hasRoom(options_[static_cast<size_t>(ch.oi)], k)) combine(ch, k, p, pool);
+    if (hasRoom(static_cast<size_t>(ch.oi), k)) combine(ch, k, p, pool);
   auto set = std::make_unique<StateSet>();
   set->entries = reduce(pool);
   // Deterministic order inside a set.
@@ -540,37 +611,83 @@ PartialPlanSearch::StateSet* PartialPlanSearch::compute(int k, int l, int prev) 
     }
     set->max_gpus = std::max(set->max_gpus, en.s.gpus);
   }
+  std::sort(set->max_use.begin(), set->max_use.end());
   return set.release();
 }
 
-// The stage choices of (k, l, previous class) that fit (H2), leave a rest that can fit (H2) and
-// pass the known-plan bound, in option then layer order, for every usage of the state. Listed
-// under the bound known when first asked; the bound only tightens, so the list stays a superset.
-const PartialPlanSearch::Choices& PartialPlanSearch::choices(int k, int l, int prev) {
-  std::unique_ptr<Choices>& slot = choices_[flatIndex(k, l, prev)];
+// The stage choices of (k, l) that fit (H2), leave a rest that can fit (H2) and pass the
+// known-plan bound without any incoming boundary, in option then layer order: what every previous
+// class shares.
+const std::vector<PartialPlanSearch::Choice>& PartialPlanSearch::baseChoices(int k, int l) {
+  std::unique_ptr<std::vector<Choice>>& slot =
+      base_[static_cast<size_t>(k) * static_cast<size_t>(L_) + static_cast<size_t>(l)];
   if (slot) return *slot;
-  slot = std::make_unique<Choices>();
+  slot = std::make_unique<std::vector<Choice>>();
   const bool h2 = ctx_.opt.heuristics.h2_oom_pruning;
   const int r_max = L_ - k;  // leave k - 1 layers for the stages after this one
   const int r_min = k == 1 ? L_ - 1 : l;
   const size_t W = static_cast<size_t>(L_) + 1;
   const LowerBounds::Prefix p = bounds_.prefix(l, k);
+  const int f = std::min(k, M_);
   for (size_t oi = 0; oi < options_.size(); ++oi) {
     const StageOption& o = options_[oi];
-    for (int r = r_min; r <= r_max; ++r) {
-      const bool fits = stageFits(oi, k, l, r);
-      if (h2 && (!fits || (k > 1 && !feasible_[static_cast<size_t>(k - 1) * W +
-                                               static_cast<size_t>(r) + 1])))
+    // With H2, the layer ranges that fit: up to the fit end of every kind of the option (the
+    // whole model apart, on its own).
+    int hi = r_max;
+    bool whole = false;
+    if (h2) {
+      int last_kind = -1;
+      for (int kidx : o.replicas) {
+        if (kidx == last_kind) continue;
+        last_kind = kidx;
+        hi = std::min(hi, kinds_.fitEnd(kinds_.kind(kidx).table, f, l));
+      }
+      whole = l == 0 && r_min == L_ - 1 && stageFits(oi, k, 0, L_ - 1);
+      if (hi < r_min && !whole) continue;
+    }
+    const int r_end = h2 && !whole ? hi : r_max;
+    for (int r = r_min; r <= r_end; ++r) {
+      const bool fits = h2 || stageFits(oi, k, l, r);
+      if (h2 && k > 1 && !feasible_[static_cast<size_t>(k - 1) * W + static_cast<size_t>(r) + 1])
         continue;
       const double fb = stageFb(o, l, r);
-      // Incoming boundary from the previous stage (its last layer is l - 1).
-      StageOptionTable::Boundary in;
-      if (prev >= 0) in = options_.boundary(static_cast<size_t>(prev), oi, l);
       const StageOptionTable::Sync& si = options_.sync(oi, l, r);
-      const StageFigures stage{fb, in.t, si.x, o.rate, si.egress + in.egress, o.gpus, fits};
-      if (bounds_.stagePruned(k, r, fb + 2 * in.t, si.x, o.rate, stage.egress, p)) continue;
-      slot->list.push_back({static_cast<int>(oi), r, stage});
+      // The bound grows with the incoming boundary: pruned without one, pruned with any.
+      if (bounds_.stagePruned(k, r, fb, si.x, o.rate, si.egress, p)) continue;
+      slot->push_back({static_cast<int>(oi), r, {fb, 0.0, si.x, o.rate, si.egress, o.gpus, fits}});
     }
+  }
+  return *slot;
+}
+
+// The stage choices of (k, l, previous class): the base choices with the incoming boundary from
+// the previous stage (its last layer is l - 1), those passing the known-plan bound, for every
+// usage of the state. Listed under the bound known when first asked; the bound only tightens,
+// so the list stays a superset.
+const PartialPlanSearch::Choices& PartialPlanSearch::choices(int k, int l, int prev) {
+  std::unique_ptr<Choices>& slot = choices_[flatIndex(k, l, prev)];
+  if (slot) return *slot;
+  slot = std::make_unique<Choices>();
+  const std::vector<Choice>& base = baseChoices(k, l);
+  if (prev < 0) {
+    slot->list = base;
+    return *slot;
+  }
+  const LowerBounds::Prefix p = bounds_.prefix(l, k);
+  int last_oi = -1;
+  StageOptionTable::Boundary in;
+  for (const Choice& ch : base) {
+    if (ch.oi != last_oi) {
+      in = options_.boundary(static_cast<size_t>(prev), static_cast<size_t>(ch.oi), l);
+      last_oi = ch.oi;
+    }
+    Choice c = ch;
+    c.stage.t_in = in.t;
+    c.stage.egress += in.egress;
+    if (bounds_.stagePruned(k, ch.r, c.stage.fb + 2 * in.t, c.stage.x, c.stage.rate,
+                            c.stage.egress, p))
+      continue;
+    slot->list.push_back(c);
   }
   return *slot;
 }
@@ -579,7 +696,6 @@ const PartialPlanSearch::Choices& PartialPlanSearch::choices(int k, int l, int p
 // (k - 1 stages from layer r + 1); what survives the bounds goes to pool.
 void PartialPlanSearch::combine(const Choice& ch, int k, const LowerBounds::Prefix& p,
                                 std::vector<Entry>& pool) {
-  const StageOption& o = options_[static_cast<size_t>(ch.oi)];
   auto add = [&](const Summary* child, const std::vector<Entry>* cset, int cidx) {
     Entry en;
     en.s = extendSummary(ch.stage, child);
@@ -599,12 +715,9 @@ void PartialPlanSearch::combine(const Choice& ch, int k, const LowerBounds::Pref
     add(nullptr, nullptr, -1);
     return;
   }
-  const size_t S = ctx_.sites().size();
-  for (size_t s = 0; s < S; ++s) used_[s] += track_[s] ? o.use[s] : 0;
-  used_[S] += o.gpus;
+  use(static_cast<size_t>(ch.oi), 1);
   const std::vector<Entry>& cs = solve(k - 1, ch.r + 1, ch.oi).entries;
-  used_[S] -= o.gpus;
-  for (size_t s = 0; s < S; ++s) used_[s] -= track_[s] ? o.use[s] : 0;
+  use(static_cast<size_t>(ch.oi), -1);
   for (size_t ci = 0; ci < cs.size(); ++ci) add(&cs[ci].s, &cs, static_cast<int>(ci));
 }
 
@@ -625,12 +738,19 @@ std::vector<Entry> PartialPlanSearch::reduce(std::vector<Entry>& pool) const {
                     a.child_index) < std::tie(b2.s.maxc, b2.s.sumc, b2.s.rate, b2.s.egress,
                                               b2.option, b2.last_layer, b2.child_index);
   };
+  std::vector<size_t> order(pool.size());
+  std::vector<double> bound(pool.size());
   auto sweep = [&](bool by_cost, size_t limit) {
-    std::stable_sort(pool.begin(), pool.end(), [&](const Entry& a, const Entry& b2) {
-      const double x = by_cost ? c_lb(a) : t_lb(a), y = by_cost ? c_lb(b2) : t_lb(b2);
-      return x != y ? x < y : tie(a, b2);
+    for (size_t i = 0; i < pool.size(); ++i) {
+      order[i] = i;
+      bound[i] = by_cost ? c_lb(pool[i]) : t_lb(pool[i]);
+    }
+    // A total order (no two entries of a state share option, last layer and child).
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b2) {
+      return bound[a] != bound[b2] ? bound[a] < bound[b2] : tie(pool[a], pool[b2]);
     });
-    for (const auto& en : pool) {
+    for (size_t i : order) {
+      const Entry& en = pool[i];
       if (set.size() >= limit) break;
       bool dominated = false;
       for (const auto& x : set)

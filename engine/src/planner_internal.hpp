@@ -31,6 +31,7 @@
 #include <optional>
 #include <queue>
 #include <set>
+#include <unordered_map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -374,6 +375,7 @@ class StageOptionTable {
   // Per option: its distinct kinds and its ring-neighbour pairs with multiplicity.
   std::vector<std::vector<int>> ring_kinds_;
   std::vector<std::vector<std::pair<std::pair<int, int>, int>>> ring_pairs_;
+  bool one_kind_ = true;  // every option of one kind (H8, or D = 1)
   std::vector<int> prev_class_;
   std::vector<size_t> class_rep_;  // per class: its first option
   int prev_classes_ = 0;
@@ -469,13 +471,22 @@ class PartialPlanSearch {
   struct StateSet;
   struct Choice;
   struct Choices;
+  struct KeyHash {
+    size_t operator()(const std::vector<int>& v) const;
+  };
   const StateSet& solve(int k, int l, int prev);
   StateSet* compute(int k, int l, int prev);
   const Choices& choices(int k, int l, int prev);
-  std::vector<int> stateKey(int k, int l, int prev) const;
-  bool usesNothing() const;
+  const std::vector<Choice>& baseChoices(int k, int l);
+  // The memo key of (k, l, prev) under the usage `part` (sorted here) and `gpus` GPUs.
+  void stateKey(int k, int l, int prev, std::vector<std::pair<int, int>>& part, int gpus,
+                std::vector<int>& key) const;
+  // Whether every plan of the set fits beside the usage before it.
   bool compatible(const StateSet& set) const;
-  bool hasRoom(const StageOption& o, int k) const;
+  bool hasRoom(size_t oi, int k) const;
+  void use(size_t oi, int sign);  // adds (1) or removes (-1) option oi's GPUs
+  template <class F>
+  void withUsage(const std::vector<std::pair<int, int>>& part, int gpus, F f);
   // Whether option o holding [l, r] fits in memory with min(k, M) microbatches in flight.
   bool stageFits(size_t oi, int k, int l, int r) const;
   // Straggler F + B of option o over [l, r].
@@ -504,10 +515,15 @@ class PartialPlanSearch {
   std::vector<char> feasible_;  // [k x (L + 1) + l]: some pipeline of k stages fits from l (H2)
   int max_opt_gpus_ = 0;
   int min_opt_gpus_ = std::numeric_limits<int>::max();
-  std::vector<int> used_;  // per site, and [S] all GPUs, of the stages placed so far
+  // The stages placed so far: GPUs per tracked site, the sites with some, all GPUs.
+  std::vector<int> used_;
+  std::vector<int> active_;
+  int gpus_used_ = 0;
   std::vector<std::unique_ptr<StateSet>> free_;    // per (k, l, previous class)
   std::vector<std::unique_ptr<Choices>> choices_;  // per (k, l, previous class)
-  std::map<std::vector<int>, std::unique_ptr<StateSet>> memo_;  // states with usage
+  std::vector<std::unique_ptr<std::vector<Choice>>> base_;  // per (k, l)
+  std::unordered_map<std::vector<int>, std::unique_ptr<StateSet>, KeyHash> memo_;  // with usage
+  std::vector<std::vector<int>> key_scratch_;  // per k
   long new_states_ = 0;
 };
 
