@@ -400,6 +400,7 @@ PartialPlanSearch::PartialPlanSearch(const SearchContext& ctx, const KindSet& ki
   choices_.resize(n);
   base_.resize((static_cast<size_t>(depth) + 1) * static_cast<size_t>(L_));
   key_scratch_.resize(static_cast<size_t>(depth) + 1);
+  pool_scratch_.resize(static_cast<size_t>(depth) + 1);
 }
 
 PartialPlanSearch::~PartialPlanSearch() = default;
@@ -581,7 +582,10 @@ PartialPlanSearch::StateSet* PartialPlanSearch::compute(int k, int l, int prev) 
   // One degree can take a minute on large scenarios: honour a cancel every 256 new states.
   if ((++new_states_ & 255) == 0 && stop_()) throw Cancelled();
   const LowerBounds::Prefix p = bounds_.prefix(l, k);
-  std::vector<Entry> pool;  // every combination of this state, before dominance
+  // Every combination of this state, before dominance (a buffer per k: the states solved while
+  // this one is filled have fewer stages left).
+  std::vector<Entry>& pool = pool_scratch_[static_cast<size_t>(k)];
+  pool.clear();
   for (const Choice& ch : choices(k, l, prev).list)
     if (hasRoom(static_cast<size_t>(ch.oi), k)) combine(ch, k, p, pool);
   auto set = std::make_unique<StateSet>();
@@ -723,7 +727,7 @@ void PartialPlanSearch::combine(const Choice& ch, int k, const LowerBounds::Pref
 
 // H10: at most max_partial_plans non-dominated entries, taken in order of the objective's lower
 // bound (half by iteration time, half by cost when cost matters).
-std::vector<Entry> PartialPlanSearch::reduce(std::vector<Entry>& pool) const {
+std::vector<Entry> PartialPlanSearch::reduce(std::vector<Entry>& pool) {
   std::vector<Entry> set;
   const size_t cap = static_cast<size_t>(std::max(0, ctx_.opt.heuristics.max_partial_plans));
   if (cap == 0 || pool.size() <= cap) {
@@ -738,8 +742,10 @@ std::vector<Entry> PartialPlanSearch::reduce(std::vector<Entry>& pool) const {
                     a.child_index) < std::tie(b2.s.maxc, b2.s.sumc, b2.s.rate, b2.s.egress,
                                               b2.option, b2.last_layer, b2.child_index);
   };
-  std::vector<size_t> order(pool.size());
-  std::vector<double> bound(pool.size());
+  std::vector<size_t>& order = order_scratch_;
+  std::vector<double>& bound = bound_scratch_;
+  order.resize(pool.size());
+  bound.resize(pool.size());
   auto sweep = [&](bool by_cost, size_t limit) {
     for (size_t i = 0; i < pool.size(); ++i) {
       order[i] = i;

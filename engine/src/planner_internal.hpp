@@ -494,7 +494,7 @@ class PartialPlanSearch {
   // One stage choice after option prev, combined with the rest.
   void combine(const Choice& ch, int k, const LowerBounds::Prefix& p, std::vector<Entry>& pool);
   // Non-dominated entries of pool; H10 keeps at most max_partial_plans of them.
-  std::vector<Entry> reduce(std::vector<Entry>& pool) const;
+  std::vector<Entry> reduce(std::vector<Entry>& pool);
   size_t flatIndex(int k, int l, int prev) const;
 
   const SearchContext& ctx_;
@@ -523,7 +523,10 @@ class PartialPlanSearch {
   std::vector<std::unique_ptr<Choices>> choices_;  // per (k, l, previous class)
   std::vector<std::unique_ptr<std::vector<Choice>>> base_;  // per (k, l)
   std::unordered_map<std::vector<int>, std::unique_ptr<StateSet>, KeyHash> memo_;  // with usage
-  std::vector<std::vector<int>> key_scratch_;  // per k
+  std::vector<std::vector<int>> key_scratch_;    // per k
+  std::vector<std::vector<Entry>> pool_scratch_;  // per k
+  std::vector<size_t> order_scratch_;             // reduce's
+  std::vector<double> bound_scratch_;
   long new_states_ = 0;
 };
 
