@@ -2,6 +2,8 @@
 //   buildSites      pools grouped into sites (a zone's pool, or with H6 a region's pools of a type)
 //   buildLinks      links and egress prices per site pair, read by every search thread
 //   kinds, makeTable   replica kinds of a microbatch size (H1) and their range tables
+//   fitTables, boundaryClasses   per microbatch size: which ranges fit in memory, and which
+//                   kinds send stage boundaries alike
 //   p2p, tiedSeconds   boundary transfer and tied-embedding all-reduce times
 //   place           zones for a candidate's replicas after the search
 #include <algorithm>

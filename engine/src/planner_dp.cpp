@@ -3,9 +3,11 @@
 //                       layer range and boundary transfers per option pair, cached
 //   LowerBounds         what uncovered layers must add; pruning against the known plans
 //   PartialPlanSearch   the memoized dynamic programme over (stages left, first layer, GPUs
-//                       used, previous option), H2 and H10 applied
+//                       used, previous option's class), states solved free of the usage before
+//                       them, stage choices listed once per (k, l), H2 and H10 applied
 //   searchDegree        drives it depth by depth and writes out the complete plans
 #include <algorithm>
+#include <cstdint>
 #include <set>
 #include <tuple>
 
@@ -453,9 +455,13 @@ void PartialPlanSearch::stateKey(int k, int l, int prev, std::vector<std::pair<i
 }
 
 size_t PartialPlanSearch::KeyHash::operator()(const std::vector<int>& v) const {
-  size_t h = 1469598103934665603ULL;
-  for (int x : v) h = (h ^ static_cast<size_t>(static_cast<unsigned>(x))) * 1099511628211ULL;
-  return h;
+  std::uint64_t h = 1469598103934665603ULL;
+  for (int x : v) h = (h ^ static_cast<std::uint64_t>(static_cast<unsigned>(x))) * 1099511628211ULL;
+  // Mix the high bits down (murmur3's finalizer): bucket indices take the low ones.
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  return static_cast<size_t>(h);
 }
 
 int PartialPlanSearch::StateSet::maxUse(int site) const {

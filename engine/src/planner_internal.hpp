@@ -12,13 +12,15 @@
 //   Known, placementWindow
 //                        the known-plan bound                           (planner_figures.cpp)
 //   Site, KindTable, Kind, KindSet, SearchContext
-//                        where replicas come from, range tables per (GPU type, tp), the links
+//                        where replicas come from, range tables per (GPU type, tp), memory fit
+//                        tables and boundary classes per microbatch size, the links
 //                        and egress between sites, placing in zones     (planner_context.cpp)
 //   StageOption, StageOptionTable
 //                        one degree's stage choices with their sync and boundary figures
 //   LowerBounds          what the layers a partial plan does not cover must add
 //   PartialPlanSearch    the dynamic programme over (stages left, first layer, GPUs used,
-//                        previous option); searchDegree drives it       (planner_dp.cpp)
+//                        previous option's boundary class), states solved free of the usage
+//                        before them; searchDegree drives it            (planner_dp.cpp)
 //   seedPlans, keepUseful, MicrobatchSearch
 //                        seed plans and the sweeps over data-parallel degrees of one microbatch
 //                        size                                           (planner_sweep.cpp)
