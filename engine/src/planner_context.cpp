@@ -2,6 +2,8 @@
 //   buildSites      pools grouped into sites (a zone's pool, or with H6 a region's pools of a type)
 //   buildLinks      links and egress prices per site pair, read by every search thread
 //   kinds, makeTable   replica kinds of a microbatch size (H1) and their range tables
+//   fitTables, boundaryClasses   per microbatch size: which ranges fit in memory, and which
+//                   kinds send stage boundaries alike
 //   p2p, tiedSeconds   boundary transfer and tied-embedding all-reduce times
 //   place           zones for a candidate's replicas after the search
 #include <algorithm>
@@ -150,7 +152,66 @@ KindSet SearchContext::kinds(int b) const {
     for (int tp : chosen)
       out.kinds.push_back({static_cast<int>(si), tp, table_of[{site.gpu_type, tp}]});
   }
+  fitTables(b, out);
+  boundaryClasses(b, out);
   return out;
+}
+
+// Memory fit per (table, in-flight microbatches, first layer): the last layer of the fitting
+// ranges, scanning up from the first (memory only grows with the range) and the whole model on
+// its own (its tied head).
+void SearchContext::fitTables(int b, KindSet& out) const {
+  const int L = layers;
+  const int F = maxDepth();
+  out.max_in_flight = F;
+  out.fit_rmax.assign(out.tables.size() * static_cast<size_t>(F + 1) * static_cast<size_t>(L), -1);
+  out.fit_full.assign(out.tables.size() * static_cast<size_t>(F + 1), 0);
+  for (size_t ti = 0; ti < out.tables.size(); ++ti) {
+    const KindTable& t = out.tables[ti];
+    const double cap = static_cast<double>(t.gpu->memory_bytes);
+    auto fits = [&](int l, int r, int f) {
+      return replicaMemoryBytes(t.at(t.params, l, r), t.at(t.act, l, r), t.at(t.maxact, l, r), b,
+                                f, job, *t.gpu) <= cap;
+    };
+    for (int f = 1; f <= F; ++f) {
+      const size_t base = ti * static_cast<size_t>(F + 1) + static_cast<size_t>(f);
+      out.fit_full[base] = fits(0, L - 1, f) ? 1 : 0;
+      for (int l = 0; l < L; ++l) {
+        const int last = l == 0 ? L - 2 : L - 1;
+        int r = l - 1;
+        while (r < last && fits(l, r + 1, f)) ++r;
+        out.fit_rmax[base * static_cast<size_t>(L) + static_cast<size_t>(l)] = r;
+      }
+    }
+  }
+}
+
+// Boundary classes: kinds sorted into classes by the figures every boundary from them takes
+// (StageOptionTable::boundary), computed once per distinct message size.
+void SearchContext::boundaryClasses(int b, KindSet& out) const {
+  const size_t K = out.kinds.size();
+  const double e = job.activationBytesPerElement();
+  std::map<std::vector<double>, int> seen;
+  out.boundary_class.assign(K, 0);
+  for (size_t a = 0; a < K; ++a) {
+    const Kind& ka = out.kinds[a];
+    const KindTable& ta = out.table(ka);
+    std::vector<double> sig(ta.out_elements.begin(), ta.out_elements.end());
+    sig.push_back(ka.tp);
+    std::vector<double> msgs(ta.out_elements.begin(), ta.out_elements.end());
+    std::sort(msgs.begin(), msgs.end());
+    msgs.erase(std::unique(msgs.begin(), msgs.end()), msgs.end());
+    for (size_t c = 0; c < K; ++c) {
+      const Kind& kc = out.kinds[c];
+      sig.push_back(egressBetween(ka.site, kc.site) + egressBetween(kc.site, ka.site));
+      for (double m : msgs) {
+        const double msg = m * b * e;
+        sig.push_back(std::max(p2p(ka, kc, msg), p2p(kc, ka, msg)));
+      }
+    }
+    out.boundary_class[a] = seen.emplace(std::move(sig), static_cast<int>(seen.size())).first->second;
+  }
+  out.boundary_classes = static_cast<int>(seen.size());
 }
 
 bool SearchContext::makeTable(const std::string& gpu, int b, int tp, KindTable& t) const {
@@ -168,6 +229,7 @@ bool SearchContext::makeTable(const std::string& gpu, int b, int tp, KindTable& 
   const int L = layers;
   if (static_cast<int>(timing.size()) != L || static_cast<int>(mem.size()) != L) return false;
   t.L = L;
+  t.gpu = &cat.gpu(gpu, "pools.gpu_type");
   const size_t n = static_cast<size_t>(L * L);
   t.fb.assign(n, 0);
   t.params.assign(n, 0);

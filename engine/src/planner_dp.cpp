@@ -3,9 +3,11 @@
 //                       layer range and boundary transfers per option pair, cached
 //   LowerBounds         what uncovered layers must add; pruning against the known plans
 //   PartialPlanSearch   the memoized dynamic programme over (stages left, first layer, GPUs
-//                       used, previous option), H2 and H10 applied
+//                       used, previous option's class), states solved free of the usage before
+//                       them, stage choices listed once per (k, l), H2 and H10 applied
 //   searchDegree        drives it depth by depth and writes out the complete plans
 #include <algorithm>
+#include <cstdint>
 #include <set>
 #include <tuple>
 
@@ -21,19 +23,32 @@ StageOptionTable::StageOptionTable(const SearchContext& ctx, const KindSet& kind
   enumerate();
   ring_kinds_.resize(options_.size());
   ring_pairs_.resize(options_.size());
+  bool one_kind = true;
   for (size_t oi = 0; oi < options_.size(); ++oi) {
     const auto& reps = options_[oi].replicas;
+    std::map<std::pair<int, int>, int> pairs;
     for (size_t j = 0; j < reps.size(); ++j) {
       if (ring_kinds_[oi].empty() || ring_kinds_[oi].back() != reps[j])
         ring_kinds_[oi].push_back(reps[j]);
-      ring_pairs_[oi][{reps[j], reps[(j + 1) % reps.size()]}]++;
+      pairs[{reps[j], reps[(j + 1) % reps.size()]}]++;
     }
+    ring_pairs_[oi].assign(pairs.begin(), pairs.end());
+    one_kind = one_kind && ring_kinds_[oi].size() == 1;
   }
-  const size_t L = static_cast<size_t>(ctx_.layers);
-  sync_.resize(options_.size() * L * L);
-  sync_done_.assign(sync_.size(), 0);
-  boundary_.resize(options_.size() * options_.size() * L);
-  boundary_done_.assign(boundary_.size(), 0);
+  one_kind_ = one_kind;
+  // Boundary classes: with one kind per option the kinds' classes; otherwise (mixed stages,
+  // small instances) each option its own.
+  std::map<int, int> cls;
+  for (size_t oi = 0; oi < options_.size(); ++oi) {
+    const int key = one_kind ? kinds_.boundary_class[static_cast<size_t>(ring_kinds_[oi][0])]
+                             : static_cast<int>(oi);
+    auto [it, fresh] = cls.emplace(key, static_cast<int>(cls.size()));
+    if (fresh) class_rep_.push_back(oi);
+    prev_class_.push_back(it->second);
+  }
+  prev_classes_ = static_cast<int>(cls.size());
+  sync_.resize(options_.size());
+  boundary_.resize(static_cast<size_t>(prev_classes_) * options_.size());
 }
 
 void StageOptionTable::add(const std::vector<int>& reps) {
@@ -87,8 +102,14 @@ bool StageOptionTable::enumerateFrom(std::vector<int>& cur, int start) {
 
 const StageOptionTable::Sync& StageOptionTable::sync(size_t oi, int l, int r) {
   const int L = ctx_.layers;
-  const size_t idx = oi * static_cast<size_t>(L * L) + static_cast<size_t>(l * L + r);
-  if (sync_done_[idx]) return sync_[idx];
+  auto& row = sync_[oi];
+  if (!row) {
+    row = std::make_unique<SyncRow>();
+    row->v.resize(static_cast<size_t>(L * L));
+    row->done.assign(static_cast<size_t>(L * L), 0);
+  }
+  const size_t idx = static_cast<size_t>(l * L + r);
+  if (row->done[idx]) return row->v[idx];
   Sync si;
   double opt_s = 0, t = 0, tied = 0;
   for (int k : ring_kinds_[oi]) {
@@ -109,19 +130,49 @@ const StageOptionTable::Sync& StageOptionTable::sync(size_t oi, int l, int r) {
           count * 2.0 * (D_ - 1) / D_ * shard * kx.tp / 1e9 * ctx_.egressBetween(kx.site, ky.site);
     }
   si.x = tied + t + opt_s;
-  sync_[idx] = si;
-  sync_done_[idx] = 1;
-  return sync_[idx];
+  row->v[idx] = si;
+  row->done[idx] = 1;
+  return row->v[idx];
 }
 
 // Replica j of the receiving stage takes its input from replica j mod D of the sending one; the
 // transfer time is the slowest pair's, both directions (activations forward, gradients back).
-const StageOptionTable::Boundary& StageOptionTable::boundary(size_t prev, size_t oi, int l) {
-  const size_t ck =
-      (prev * options_.size() + oi) * static_cast<size_t>(ctx_.layers) + static_cast<size_t>(l);
-  if (boundary_done_[ck]) return boundary_[ck];
-  const StageOption& po = options_[prev];
+// Cached per (sending option's class, receiving option, layer): options of one class give the
+// same figures (the class's first option computes them).
+const StageOptionTable::Boundary& StageOptionTable::boundary(size_t prev_in, size_t oi, int l) {
+  const size_t cls = static_cast<size_t>(prev_class_[prev_in]);
+  auto& row = boundary_[cls * options_.size() + oi];
+  if (!row) {
+    row = std::make_unique<BoundaryRow>();
+    row->v.resize(static_cast<size_t>(ctx_.layers));
+    row->done.assign(static_cast<size_t>(ctx_.layers), 0);
+  }
+  if (row->done[static_cast<size_t>(l)]) return row->v[static_cast<size_t>(l)];
+  const StageOption& po = options_[class_rep_[cls]];
   const StageOption& o = options_[oi];
+  if (one_kind_) {
+    // One kind each side: every replica pair alike, the figures a function of the message size.
+    // The whole row at once, each distinct message size figured once.
+    const Kind& a = kinds_.kind(po.replicas[0]);
+    const Kind& c = kinds_.kind(o.replicas[0]);
+    const KindTable& pt = kinds_.table(a);
+    const double eg_ac = ctx_.egressBetween(a.site, c.site) + ctx_.egressBetween(c.site, a.site);
+    double last_msg = -1, tt = 0, g = 0;
+    for (int x = 1; x < ctx_.layers; ++x) {
+      const double msg =
+          pt.out_elements[static_cast<size_t>(x - 1)] * b_ * ctx_.job.activationBytesPerElement();
+      if (msg != last_msg) {
+        tt = std::max(ctx_.p2p(a, c, msg), ctx_.p2p(c, a, msg));
+        g = msg * M_ / 1e9 * eg_ac;
+        last_msg = msg;
+      }
+      double eg = 0;
+      for (size_t j = 0; j < o.replicas.size(); ++j) eg += g;
+      row->v[static_cast<size_t>(x)] = {tt, eg};
+      row->done[static_cast<size_t>(x)] = 1;
+    }
+    return row->v[static_cast<size_t>(l)];
+  }
   const KindTable& pt = kinds_.table(kinds_.kind(po.replicas[0]));
   const double msg =
       pt.out_elements[static_cast<size_t>(l - 1)] * b_ * ctx_.job.activationBytesPerElement();
@@ -142,9 +193,9 @@ const StageOptionTable::Boundary& StageOptionTable::boundary(size_t prev, size_t
     tt = std::max(tt, it->second.first);
     eg += it->second.second;
   }
-  boundary_[ck] = {tt, eg};
-  boundary_done_[ck] = 1;
-  return boundary_[ck];
+  row->v[static_cast<size_t>(l)] = {tt, eg};
+  row->done[static_cast<size_t>(l)] = 1;
+  return row->v[static_cast<size_t>(l)];
 }
 
 // ---- LowerBounds.
@@ -227,10 +278,59 @@ bool LowerBounds::partialPruned(const Summary& s, const Prefix& p) const {
 
 // ---- PartialPlanSearch.
 
+// A state's partial plans, with what every plan in it takes from the tracked sites: per site the
+// most any of its plans uses (all its stages together), and the most GPUs of any plan.
+struct PartialPlanSearch::StateSet {
+  std::vector<Entry> entries;
+  std::vector<std::pair<int, int>> max_use;  // (tracked site, GPUs), by site
+  int max_gpus = 0;
+  int maxUse(int site) const;
+};
+
+// A stage choice of a state: option oi over [l, r] after the previous option, its figures.
+struct PartialPlanSearch::Choice {
+  int oi = 0;
+  int r = 0;
+  StageFigures stage;
+};
+struct PartialPlanSearch::Choices {
+  std::vector<Choice> list;
+};
+
+namespace {
+// Sums of at most k values of `uses` (with repetition) up to cap, ascending; empty when there
+// are more than kMaxSums.
+constexpr size_t kMaxSums = 4096;
+std::vector<int> boundedSums(const std::vector<int>& uses, int k, int cap) {
+  std::vector<int> level{0}, all{0};
+  for (int step = 0; step < k; ++step) {
+    std::vector<int> next;
+    for (int x : level)
+      for (int u : uses)
+        if (x + u <= cap) next.push_back(x + u);
+    std::sort(next.begin(), next.end());
+    next.erase(std::unique(next.begin(), next.end()), next.end());
+    all.insert(all.end(), next.begin(), next.end());
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    if (all.size() > kMaxSums) return {};
+    level = std::move(next);
+  }
+  return all;
+}
+}  // namespace
+
 PartialPlanSearch::PartialPlanSearch(const SearchContext& ctx, const KindSet& kinds,
                                      StageOptionTable& options, const LowerBounds& bounds, int b,
                                      int M, bool cost_dims, const StopFlag& stop)
-    : ctx_(ctx), kinds_(kinds), options_(options), bounds_(bounds), b_(b), M_(M), stop_(stop) {
+    : ctx_(ctx),
+      kinds_(kinds),
+      options_(options),
+      bounds_(bounds),
+      b_(b),
+      M_(M),
+      stop_(stop),
+      L_(ctx.layers) {
   dims_.cost = cost_dims;
   // A GPU cap is accounted in the search state (used_[S]), so every partial plan of a state fits
   // the GPUs left: the count needs no dominance dimension.
@@ -240,128 +340,384 @@ PartialPlanSearch::PartialPlanSearch(const SearchContext& ctx, const KindSet& ki
   // still fits) needs no accounting: leaving it out of the key shrinks the state space without
   // changing any result.
   const size_t S = ctx.sites().size();
+  const int depth = ctx.maxDepth();
   track_.assign(S, 0);
   max_use_.assign(S, 0);
+  sums_.resize(S);
   for (size_t s = 0; s < S; ++s) {
-    for (const auto& o : options_.options()) max_use_[s] = std::max(max_use_[s], o.use[s]);
-    track_[s] = static_cast<long>(max_use_[s]) * ctx.maxDepth() > ctx.sites()[s].capacity ? 1 : 0;
+    std::vector<int> uses;
+    for (const auto& o : options_.options()) {
+      max_use_[s] = std::max(max_use_[s], o.use[s]);
+      if (o.use[s] > 0) uses.push_back(o.use[s]);
+    }
+    track_[s] = static_cast<long>(max_use_[s]) * depth > ctx.sites()[s].capacity ? 1 : 0;
+    if (!track_[s]) continue;
+    std::sort(uses.begin(), uses.end());
+    uses.erase(std::unique(uses.begin(), uses.end()), uses.end());
+    sums_[s].resize(static_cast<size_t>(depth) + 1);
+    for (int k = 1; k <= depth; ++k)
+      sums_[s][static_cast<size_t>(k)] = boundedSums(uses, k, ctx.sites()[s].capacity);
   }
-  for (const auto& o : options_.options()) {
+  option_use_.resize(options_.size());
+  for (size_t oi = 0; oi < options_.size(); ++oi) {
+    const StageOption& o = options_[oi];
     max_opt_gpus_ = std::max(max_opt_gpus_, o.gpus);
     min_opt_gpus_ = std::min(min_opt_gpus_, o.gpus);
+    for (size_t s = 0; s < S; ++s)
+      if (track_[s] && o.use[s] > 0) option_use_[oi].push_back({static_cast<int>(s), o.use[s]});
   }
+  // H2: from which layers some pipeline of k stages fits in memory, by the fit tables (a stage
+  // choice whose rest cannot fit is never combined).
+  const size_t W = static_cast<size_t>(L_) + 1;
+  feasible_.assign((static_cast<size_t>(depth) + 1) * W, 1);
+  if (ctx.opt.heuristics.h2_oom_pruning) {
+    std::vector<int> count(W + 1, 0);  // feasible[k - 1] counted below each layer
+    for (int k = 1; k <= depth; ++k) {
+      const size_t row = static_cast<size_t>(k) * W;
+      for (int l = 0; l <= L_; ++l) {
+        bool any = false;
+        for (size_t oi = 0; oi < options_.size() && !any && l < L_; ++oi) {
+          if (k == 1) {
+            any = stageFits(oi, 1, l, L_ - 1);
+            continue;
+          }
+          // Some r in [l, L - k] with [l, r] fitting and a (k - 1)-stage rest from r + 1.
+          int hi = L_ - k;
+          for (int kx : options_[oi].replicas) {
+            const Kind& kd = kinds_.kind(kx);
+            hi = std::min(hi, kinds_.fitEnd(kd.table, std::min(k, M_), l));
+          }
+          if (hi >= l) any = count[static_cast<size_t>(hi) + 2] - count[static_cast<size_t>(l) + 1] > 0;
+        }
+        feasible_[row + static_cast<size_t>(l)] = any ? 1 : 0;
+      }
+      for (int x = 0; x <= L_; ++x)
+        count[static_cast<size_t>(x) + 1] =
+            count[static_cast<size_t>(x)] + feasible_[row + static_cast<size_t>(x)];
+    }
+  }
+  const size_t n = (static_cast<size_t>(depth) + 1) * static_cast<size_t>(L_) *
+                   (static_cast<size_t>(options_.prevClasses()) + 1);
+  free_.resize(n);
+  choices_.resize(n);
+  base_.resize((static_cast<size_t>(depth) + 1) * static_cast<size_t>(L_));
+  key_scratch_.resize(static_cast<size_t>(depth) + 1);
+  pool_scratch_.resize(static_cast<size_t>(depth) + 1);
 }
+
+PartialPlanSearch::~PartialPlanSearch() = default;
 
 bool PartialPlanSearch::depthFits(int P) const {
   return !(ctx_.opt.max_gpus && static_cast<long>(P) * min_opt_gpus_ > *ctx_.opt.max_gpus);
 }
 
 const std::vector<Entry>& PartialPlanSearch::pipelines(int P) {
-  used_.assign(ctx_.sites().size() + 1, 0);
-  return solve(P, 0, -1);
+  used_.assign(ctx_.sites().size(), 0);
+  active_.clear();
+  gpus_used_ = 0;
+  return solve(P, 0, -1).entries;
 }
 
-// With k stages left, usage up to capacity - k x (largest use of a stage) leaves every choice
-// open: all such states are the same state (likewise for the GPU cap, used_[S]).
-std::vector<int> PartialPlanSearch::stateKey(int k, int l, int prev) const {
-  const size_t S = ctx_.sites().size();
-  std::vector<int> key;
-  key.reserve(S + 3);
+size_t PartialPlanSearch::flatIndex(int k, int l, int prev) const {
+  const size_t cls = prev < 0 ? 0 : static_cast<size_t>(options_.prevClass(static_cast<size_t>(prev))) + 1;
+  return (static_cast<size_t>(k) * static_cast<size_t>(L_) + static_cast<size_t>(l)) *
+             (static_cast<size_t>(options_.prevClasses()) + 1) +
+         cls;
+}
+
+// With k stages left, what is left of a site matters only as the largest total that at most k
+// options can take from it: all usages with the same such total are the same state (likewise,
+// by the older rule, for the GPU cap). The key lists, by site, the sites of `part` whose total
+// differs from an unused site's.
+void PartialPlanSearch::stateKey(int k, int l, int prev, std::vector<std::pair<int, int>>& part,
+                                 int gpus, std::vector<int>& key) const {
+  key.clear();
   key.push_back(k);
   key.push_back(l);
-  key.push_back(prev);
-  for (size_t s = 0; s < S; ++s) {
-    if (!track_[s]) {
-      key.push_back(0);
-      continue;
+  key.push_back(prev < 0 ? -1 : options_.prevClass(static_cast<size_t>(prev)));
+  std::sort(part.begin(), part.end());
+  for (const auto& [s, u] : part) {
+    const int cap = ctx_.sites()[static_cast<size_t>(s)].capacity;
+    const std::vector<int>& sums = sums_[static_cast<size_t>(s)][static_cast<size_t>(k)];
+    int v = 0, v0 = 0;
+    if (sums.empty()) {
+      v = std::max(u, cap - k * max_use_[static_cast<size_t>(s)]);
+      v0 = std::max(0, cap - k * max_use_[static_cast<size_t>(s)]);
+    } else {
+      v = *(std::upper_bound(sums.begin(), sums.end(), cap - u) - 1);
+      v0 = sums.back();
     }
-    const int abundant = ctx_.sites()[s].capacity - k * max_use_[s];
-    key.push_back(std::max(used_[s], abundant));
+    if (v == v0) continue;
+    key.push_back(s);
+    key.push_back(v);
   }
-  if (ctx_.opt.max_gpus) key.push_back(std::max(used_[S], *ctx_.opt.max_gpus - k * max_opt_gpus_));
-  return key;
+  if (ctx_.opt.max_gpus) key.push_back(std::max(gpus, *ctx_.opt.max_gpus - k * max_opt_gpus_));
 }
 
-bool PartialPlanSearch::hasRoom(const StageOption& o, int k) const {
-  const size_t S = ctx_.sites().size();
-  bool room = true;
-  for (size_t s = 0; s < S; ++s)
-    room = room && (!track_[s] || used_[s] + o.use[s] <= ctx_.sites()[s].capacity);
+size_t PartialPlanSearch::KeyHash::operator()(const std::vector<int>& v) const {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (int x : v) h = (h ^ static_cast<std::uint64_t>(static_cast<unsigned>(x))) * 1099511628211ULL;
+  // Mix the high bits down (murmur3's finalizer): bucket indices take the low ones.
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  return static_cast<size_t>(h);
+}
+
+int PartialPlanSearch::StateSet::maxUse(int site) const {
+  auto it = std::lower_bound(max_use.begin(), max_use.end(), std::make_pair(site, 0));
+  return it != max_use.end() && it->first == site ? it->second : 0;
+}
+
+bool PartialPlanSearch::compatible(const StateSet& set) const {
+  for (int s : active_)
+    if (used_[static_cast<size_t>(s)] + set.maxUse(s) > ctx_.sites()[static_cast<size_t>(s)].capacity)
+      return false;
+  return !ctx_.opt.max_gpus || gpus_used_ + set.max_gpus <= *ctx_.opt.max_gpus;
+}
+
+bool PartialPlanSearch::hasRoom(size_t oi, int k) const {
+  for (const auto& [s, u] : option_use_[oi])
+    if (used_[static_cast<size_t>(s)] + u > ctx_.sites()[static_cast<size_t>(s)].capacity)
+      return false;
   // The k - 1 stages after this one take at least the smallest option's GPUs each.
-  if (ctx_.opt.max_gpus && used_[S] + o.gpus + (k - 1) * min_opt_gpus_ > *ctx_.opt.max_gpus)
-    room = false;
-  return room;
+  return !(ctx_.opt.max_gpus &&
+           gpus_used_ + options_[oi].gpus + (k - 1) * min_opt_gpus_ > *ctx_.opt.max_gpus);
 }
 
-double PartialPlanSearch::stageCompute(const StageOption& o, int k, int l, int r,
-                                       bool& fits) const {
-  fits = true;
+void PartialPlanSearch::use(size_t oi, int sign) {
+  for (const auto& [s, u] : option_use_[oi]) {
+    int& x = used_[static_cast<size_t>(s)];
+    if (x == 0) active_.push_back(s);
+    x += sign * u;
+    if (x == 0) active_.erase(std::find(active_.begin(), active_.end(), s));
+  }
+  gpus_used_ += sign * options_[oi].gpus;
+}
+
+// Runs f with the usage restricted to the sites of `part` (and the GPU count `gpus`).
+template <class F>
+void PartialPlanSearch::withUsage(const std::vector<std::pair<int, int>>& part, int gpus, F f) {
+  std::vector<int> saved_active;
+  saved_active.swap(active_);
+  std::vector<std::pair<int, int>> saved;
+  for (int s : saved_active) saved.push_back({s, used_[static_cast<size_t>(s)]});
+  for (int s : saved_active) used_[static_cast<size_t>(s)] = 0;
+  for (const auto& [s, u] : part) {
+    used_[static_cast<size_t>(s)] = u;
+    if (u > 0) active_.push_back(s);
+  }
+  const int saved_gpus = gpus_used_;
+  gpus_used_ = gpus;
+  f();
+  for (const auto& [s, u] : part) used_[static_cast<size_t>(s)] = 0;
+  for (const auto& [s, u] : saved) used_[static_cast<size_t>(s)] = u;
+  active_.swap(saved_active);
+  gpus_used_ = saved_gpus;
+}
+
+bool PartialPlanSearch::stageFits(size_t oi, int k, int l, int r) const {
+  const int f = std::min(k, M_);
+  int last_kind = -1;
+  for (int kidx : options_[oi].replicas) {
+    if (kidx == last_kind) continue;  // replicas of one kind: same figures
+    last_kind = kidx;
+    if (!kinds_.fits(kinds_.kind(kidx).table, f, l, r)) return false;
+  }
+  return true;
+}
+
+double PartialPlanSearch::stageFb(const StageOption& o, int l, int r) const {
   double fb = 0;
   int last_kind = -1;
   for (int kidx : o.replicas) {
-    if (kidx == last_kind) continue;  // replicas of one kind: same figures
+    if (kidx == last_kind) continue;
     last_kind = kidx;
-    const Kind& kd = kinds_.kind(kidx);
-    const KindTable& t = kinds_.table(kd);
+    const KindTable& t = kinds_.table(kinds_.kind(kidx));
     fb = std::max(fb, t.at(t.fb, l, r));
-    const Site& site = ctx_.site(kd.site);
-    const double mem =
-        replicaMemoryBytes(t.at(t.params, l, r), t.at(t.act, l, r), t.at(t.maxact, l, r), b_,
-                           std::min(k, M_), ctx_.job, *site.gpu);
-    fits = fits && mem <= static_cast<double>(site.gpu->memory_bytes);
   }
   return fb;
 }
 
-const std::vector<Entry>& PartialPlanSearch::solve(int k, int l, int prev) {
-  std::vector<int> key = stateKey(k, l, prev);
-  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+// The set of a state under the usage before it, u. A set of non-dominated plans under a usage
+// that counts only some sites (any subset T of u's) holds plans of a larger space; when all of
+// them also fit beside u, it is the set under u itself. So the state is solved under u restricted
+// to T, T growing from nothing by the sites whose GPUs the last set's plans would overrun, until
+// a set fits beside u: states differing only in sites no good plan of theirs would overrun are
+// one state.
+const PartialPlanSearch::StateSet& PartialPlanSearch::solve(int k, int l, int prev) {
+  std::unique_ptr<StateSet>& free_set = free_[flatIndex(k, l, prev)];
+  if (!free_set) withUsage({}, 0, [&] { free_set.reset(compute(k, l, prev)); });
+  if ((active_.empty() && gpus_used_ == 0) || compatible(*free_set)) return *free_set;
+  std::vector<std::pair<int, int>> part;  // u restricted to T
+  int part_gpus = 0;
+  std::vector<int>& key = key_scratch_[static_cast<size_t>(k)];
+  const StateSet* set = free_set.get();
+  while (true) {
+    // Add to T the sites (and the GPU cap) that the set's plans would overrun under u. (A set
+    // solved under T fits beside u on T's sites, so T grows each time; should it not, u
+    // itself.)
+    const size_t before = part.size();
+    const int before_gpus = part_gpus;
+    for (int s : active_)
+      if (used_[static_cast<size_t>(s)] + set->maxUse(s) >
+              ctx_.sites()[static_cast<size_t>(s)].capacity &&
+          std::none_of(part.begin(), part.end(), [&](const auto& x) { return x.first == s; }))
+        part.push_back({s, used_[static_cast<size_t>(s)]});
+    if (ctx_.opt.max_gpus && gpus_used_ + set->max_gpus > *ctx_.opt.max_gpus)
+      part_gpus = gpus_used_;
+    if (part.size() == before && part_gpus == before_gpus) {
+      part.clear();
+      for (int s : active_) part.push_back({s, used_[static_cast<size_t>(s)]});
+      part_gpus = gpus_used_;
+    }
+    stateKey(k, l, prev, part, part_gpus, key);
+    auto it = memo_.find(key);
+    if (it == memo_.end()) {
+      std::vector<int> stored = key;
+      StateSet* fresh = nullptr;
+      withUsage(part, part_gpus, [&] { fresh = compute(k, l, prev); });
+      it = memo_.emplace(std::move(stored), std::unique_ptr<StateSet>(fresh)).first;
+    }
+    set = it->second.get();
+    if (compatible(*set)) return *set;
+  }
+}
+
+PartialPlanSearch::StateSet* PartialPlanSearch::compute(int k, int l, int prev) {
   // One degree can take a minute on large scenarios: honour a cancel or the time limit every 16
   // new states (a clock read and two atomic loads; under 0.1 % of a state's work).
   if ((++new_states_ & 15) == 0) stop_.check();
-  std::vector<Entry> pool;            // every combination of this state, before dominance
-  const int r_max = ctx_.layers - k;  // leave k - 1 layers for the stages after this one
-  const int r_min = k == 1 ? ctx_.layers - 1 : l;
-  for (size_t oi = 0; oi < options_.size(); ++oi) {
-    if (!hasRoom(options_[oi], k)) continue;
-    for (int r = r_min; r <= r_max; ++r) combineStage(oi, k, l, r, prev, pool);
-  }
-  std::vector<Entry> set = reduce(pool);
+  const LowerBounds::Prefix p = bounds_.prefix(l, k);
+  // Every combination of this state, before dominance (a buffer per k: the states solved while
+  // this one is filled have fewer stages left).
+  std::vector<Entry>& pool = pool_scratch_[static_cast<size_t>(k)];
+  pool.clear();
+  for (const Choice& ch : choices(k, l, prev).list)
+    if (hasRoom(static_cast<size_t>(ch.oi), k)) combine(ch, k, p, pool);
+  auto set = std::make_unique<StateSet>();
+  set->entries = reduce(pool);
   // Deterministic order inside a set.
-  std::sort(set.begin(), set.end(), [](const Entry& a, const Entry& b2) {
+  std::sort(set->entries.begin(), set->entries.end(), [](const Entry& a, const Entry& b2) {
     return std::tie(a.s.maxc, a.s.sumc, a.s.maxx, a.s.rate, a.s.egress, a.option, a.last_layer) <
            std::tie(b2.s.maxc, b2.s.sumc, b2.s.maxx, b2.s.rate, b2.s.egress, b2.option,
                     b2.last_layer);
   });
-  return memo_.emplace(std::move(key), std::move(set)).first->second;
+  // What its plans take from the tracked sites, all stages together.
+  std::vector<std::pair<int, int>> use;
+  for (const Entry& en : set->entries) {
+    use.clear();
+    for (const Entry* e = &en; e;
+         e = e->child ? &(*e->child)[static_cast<size_t>(e->child_index)] : nullptr)
+      for (const auto& [s, u] : option_use_[static_cast<size_t>(e->option)]) {
+        auto it = std::find_if(use.begin(), use.end(), [&](const auto& x) { return x.first == s; });
+        if (it == use.end()) use.push_back({s, u});
+        else it->second += u;
+      }
+    for (const auto& [s, u] : use) {
+      auto it = std::find_if(set->max_use.begin(), set->max_use.end(),
+                             [&](const auto& x) { return x.first == s; });
+      if (it == set->max_use.end()) set->max_use.push_back({s, u});
+      else it->second = std::max(it->second, u);
+    }
+    set->max_gpus = std::max(set->max_gpus, en.s.gpus);
+  }
+  std::sort(set->max_use.begin(), set->max_use.end());
+  return set.release();
 }
 
-// Option oi over layers [l, r] as the stage with k stages left, combined with every partial
-// plan of the rest (k - 1 stages from layer r + 1); what survives the bounds goes to pool.
-void PartialPlanSearch::combineStage(size_t oi, int k, int l, int r, int prev,
-                                     std::vector<Entry>& pool) {
-  const StageOption& o = options_[oi];
-  bool fits = true;
-  const double fb = stageCompute(o, k, l, r, fits);
-  if (!fits && ctx_.opt.heuristics.h2_oom_pruning) return;
-  // Incoming boundary from the previous stage (its last layer is l - 1).
-  StageOptionTable::Boundary in;
-  if (prev >= 0) in = options_.boundary(static_cast<size_t>(prev), oi, l);
-  const StageOptionTable::Sync& si = options_.sync(oi, l, r);
+// The stage choices of (k, l) that fit (H2), leave a rest that can fit (H2) and pass the
+// known-plan bound without any incoming boundary, in option then layer order: what every previous
+// class shares.
+const std::vector<PartialPlanSearch::Choice>& PartialPlanSearch::baseChoices(int k, int l) {
+  std::unique_ptr<std::vector<Choice>>& slot =
+      base_[static_cast<size_t>(k) * static_cast<size_t>(L_) + static_cast<size_t>(l)];
+  if (slot) return *slot;
+  slot = std::make_unique<std::vector<Choice>>();
+  const bool h2 = ctx_.opt.heuristics.h2_oom_pruning;
+  const int r_max = L_ - k;  // leave k - 1 layers for the stages after this one
+  const int r_min = k == 1 ? L_ - 1 : l;
+  const size_t W = static_cast<size_t>(L_) + 1;
   const LowerBounds::Prefix p = bounds_.prefix(l, k);
-  const StageFigures stage{fb, in.t, si.x, o.rate, si.egress + in.egress, o.gpus, fits};
-  if (bounds_.stagePruned(k, r, fb + 2 * in.t, si.x, o.rate, stage.egress, p)) return;
+  const int f = std::min(k, M_);
+  for (size_t oi = 0; oi < options_.size(); ++oi) {
+    const StageOption& o = options_[oi];
+    // With H2, the layer ranges that fit: up to the fit end of every kind of the option (the
+    // whole model apart, on its own).
+    int hi = r_max;
+    bool whole = false;
+    if (h2) {
+      int last_kind = -1;
+      for (int kidx : o.replicas) {
+        if (kidx == last_kind) continue;
+        last_kind = kidx;
+        hi = std::min(hi, kinds_.fitEnd(kinds_.kind(kidx).table, f, l));
+      }
+      whole = l == 0 && r_min == L_ - 1 && stageFits(oi, k, 0, L_ - 1);
+      if (hi < r_min && !whole) continue;
+    }
+    const int r_end = h2 && !whole ? hi : r_max;
+    for (int r = r_min; r <= r_end; ++r) {
+      const bool fits = h2 || stageFits(oi, k, l, r);
+      if (h2 && k > 1 && !feasible_[static_cast<size_t>(k - 1) * W + static_cast<size_t>(r) + 1])
+        continue;
+      const double fb = stageFb(o, l, r);
+      const StageOptionTable::Sync& si = options_.sync(oi, l, r);
+      // The bound grows with the incoming boundary: pruned without one, pruned with any.
+      if (bounds_.stagePruned(k, r, fb, si.x, o.rate, si.egress, p)) continue;
+      slot->push_back({static_cast<int>(oi), r, {fb, 0.0, si.x, o.rate, si.egress, o.gpus, fits}});
+    }
+  }
+  return *slot;
+}
+
+// The stage choices of (k, l, previous class): the base choices with the incoming boundary from
+// the previous stage (its last layer is l - 1), those passing the known-plan bound, for every
+// usage of the state. Listed under the bound known when first asked; the bound only tightens,
+// so the list stays a superset.
+const PartialPlanSearch::Choices& PartialPlanSearch::choices(int k, int l, int prev) {
+  std::unique_ptr<Choices>& slot = choices_[flatIndex(k, l, prev)];
+  if (slot) return *slot;
+  slot = std::make_unique<Choices>();
+  const std::vector<Choice>& base = baseChoices(k, l);
+  if (prev < 0) {
+    slot->list = base;
+    return *slot;
+  }
+  const LowerBounds::Prefix p = bounds_.prefix(l, k);
+  int last_oi = -1;
+  StageOptionTable::Boundary in;
+  for (const Choice& ch : base) {
+    if (ch.oi != last_oi) {
+      in = options_.boundary(static_cast<size_t>(prev), static_cast<size_t>(ch.oi), l);
+      last_oi = ch.oi;
+    }
+    Choice c = ch;
+    c.stage.t_in = in.t;
+    c.stage.egress += in.egress;
+    if (bounds_.stagePruned(k, ch.r, c.stage.fb + 2 * in.t, c.stage.x, c.stage.rate,
+                            c.stage.egress, p))
+      continue;
+    slot->list.push_back(c);
+  }
+  return *slot;
+}
+
+// A stage choice as the stage with k stages left, combined with every partial plan of the rest
+// (k - 1 stages from layer r + 1); what survives the bounds goes to pool.
+void PartialPlanSearch::combine(const Choice& ch, int k, const LowerBounds::Prefix& p,
+                                std::vector<Entry>& pool) {
   auto add = [&](const Summary* child, const std::vector<Entry>* cset, int cidx) {
     Entry en;
-    en.s = extendSummary(stage, child);
+    en.s = extendSummary(ch.stage, child);
     if (bounds_.partialPruned(en.s, p)) return;
     // Exact bounds: completing a partial plan only adds stages, so its iteration time is at
     // least (M - 1) max c + sum c + max x, and its cost at least rate x that + egress.
     const double t_lb = (M_ - 1) * en.s.maxc + en.s.sumc + en.s.maxx;
     if (!ctx_.constraints.admitsBound(t_lb, en.s.rate * t_lb / 3600.0 + en.s.egress, en.s.gpus))
       return;
-    en.option = static_cast<int>(oi);
-    en.last_layer = r;
+    en.option = ch.oi;
+    en.last_layer = ch.r;
     en.child = cset;
     en.child_index = cidx;
     pool.push_back(en);
@@ -370,18 +726,15 @@ void PartialPlanSearch::combineStage(size_t oi, int k, int l, int r, int prev,
     add(nullptr, nullptr, -1);
     return;
   }
-  const size_t S = ctx_.sites().size();
-  for (size_t s = 0; s < S; ++s) used_[s] += track_[s] ? o.use[s] : 0;
-  used_[S] += o.gpus;
-  const std::vector<Entry>& cs = solve(k - 1, r + 1, static_cast<int>(oi));
-  used_[S] -= o.gpus;
-  for (size_t s = 0; s < S; ++s) used_[s] -= track_[s] ? o.use[s] : 0;
+  use(static_cast<size_t>(ch.oi), 1);
+  const std::vector<Entry>& cs = solve(k - 1, ch.r + 1, ch.oi).entries;
+  use(static_cast<size_t>(ch.oi), -1);
   for (size_t ci = 0; ci < cs.size(); ++ci) add(&cs[ci].s, &cs, static_cast<int>(ci));
 }
 
 // H10: at most max_partial_plans non-dominated entries, taken in order of the objective's lower
 // bound (half by iteration time, half by cost when cost matters).
-std::vector<Entry> PartialPlanSearch::reduce(std::vector<Entry>& pool) const {
+std::vector<Entry> PartialPlanSearch::reduce(std::vector<Entry>& pool) {
   std::vector<Entry> set;
   const size_t cap = static_cast<size_t>(std::max(0, ctx_.opt.heuristics.max_partial_plans));
   if (cap == 0 || pool.size() <= cap) {
@@ -396,12 +749,21 @@ std::vector<Entry> PartialPlanSearch::reduce(std::vector<Entry>& pool) const {
                     a.child_index) < std::tie(b2.s.maxc, b2.s.sumc, b2.s.rate, b2.s.egress,
                                               b2.option, b2.last_layer, b2.child_index);
   };
+  std::vector<size_t>& order = order_scratch_;
+  std::vector<double>& bound = bound_scratch_;
+  order.resize(pool.size());
+  bound.resize(pool.size());
   auto sweep = [&](bool by_cost, size_t limit) {
-    std::stable_sort(pool.begin(), pool.end(), [&](const Entry& a, const Entry& b2) {
-      const double x = by_cost ? c_lb(a) : t_lb(a), y = by_cost ? c_lb(b2) : t_lb(b2);
-      return x != y ? x < y : tie(a, b2);
+    for (size_t i = 0; i < pool.size(); ++i) {
+      order[i] = i;
+      bound[i] = by_cost ? c_lb(pool[i]) : t_lb(pool[i]);
+    }
+    // A total order (no two entries of a state share option, last layer and child).
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b2) {
+      return bound[a] != bound[b2] ? bound[a] < bound[b2] : tie(pool[a], pool[b2]);
     });
-    for (const auto& en : pool) {
+    for (size_t i : order) {
+      const Entry& en = pool[i];
       if (set.size() >= limit) break;
       bool dominated = false;
       for (const auto& x : set)

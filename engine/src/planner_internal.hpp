@@ -12,7 +12,8 @@
 //   Known, placementWindow
 //                        the known-plan bound                           (planner_figures.cpp)
 //   Site, KindTable, Kind, KindSet, SearchContext
-//                        where replicas come from, range tables per (GPU type, tp), the links
+//                        where replicas come from, range tables per (GPU type, tp), memory fit
+//                        tables and boundary classes per microbatch size, the links
 //                        and egress between sites, placing in zones     (planner_context.cpp)
 //   Placer               zones for a candidate's replicas, placements compared by the planning
 //                        model's figures with the zone pairs' links      (planner_placement.cpp)
@@ -20,7 +21,8 @@
 //                        one degree's stage choices with their sync and boundary figures
 //   LowerBounds          what the layers a partial plan does not cover must add
 //   PartialPlanSearch    the dynamic programme over (stages left, first layer, GPUs used,
-//                        previous option); searchDegree drives it       (planner_dp.cpp)
+//                        previous option's boundary class), states solved free of the usage
+//                        before them; searchDegree drives it            (planner_dp.cpp)
 //   seedPlans, keepUseful, MicrobatchSearch
 //                        seed plans and the sweeps over data-parallel degrees of one microbatch
 //                        size                                           (planner_sweep.cpp)
@@ -29,9 +31,11 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <queue>
 #include <set>
+#include <unordered_map>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -207,6 +211,7 @@ struct Site {
 // Per (GPU type, tp): range tables over layers [l, r] for the planning model.
 struct KindTable {
   int L = 0;
+  const GpuType* gpu = nullptr;
   std::vector<double> fb;            // (F + B)[l][r] per microbatch
   std::vector<double> params;        // params[l][r] per GPU (tie-adjusted)
   std::vector<double> act;           // activation bytes per sequence [l][r]
@@ -226,12 +231,44 @@ struct Kind {
   int table = 0;  // index into KindSet::tables
 };
 
-// The replica kinds of one microbatch size.
+// The replica kinds of one microbatch size, with what every degree's search asks of them
+// again and again: which layer ranges fit in memory, and which kinds send and receive stage
+// boundaries alike.
 struct KindSet {
   std::vector<KindTable> tables;
   std::vector<Kind> kinds;
   const KindTable& table(const Kind& k) const { return tables[static_cast<size_t>(k.table)]; }
   const Kind& kind(int i) const { return kinds[static_cast<size_t>(i)]; }
+
+  // Whether a replica of table t holding layers [l, r] fits in its GPU's memory with `in_flight`
+  // microbatches in flight (1 to max_in_flight), replicaMemoryBytes as the search checks it.
+  // Memory grows with r (parameters and activations summed over layers, the largest layer's
+  // working set, the gradient bucket) except for the whole model, whose head shares the
+  // embedding's parameters: so a range fits iff r <= fit_rmax, the whole model by fit_full.
+  bool fits(int t, int in_flight, int l, int r) const {
+    const size_t ti = static_cast<size_t>(t) * static_cast<size_t>(max_in_flight + 1) +
+                      static_cast<size_t>(in_flight);
+    const int L = tables[static_cast<size_t>(t)].L;
+    if (l == 0 && r == L - 1) return fit_full[ti] != 0;
+    return r <= fit_rmax[ti * static_cast<size_t>(L) + static_cast<size_t>(l)];
+  }
+  // The last layer r >= l - 1 with [l, r'] fitting for every r' in [l, r] (the whole model
+  // apart).
+  int fitEnd(int t, int in_flight, int l) const {
+    const size_t ti = static_cast<size_t>(t) * static_cast<size_t>(max_in_flight + 1) +
+                      static_cast<size_t>(in_flight);
+    return fit_rmax[ti * static_cast<size_t>(tables[static_cast<size_t>(t)].L) +
+                    static_cast<size_t>(l)];
+  }
+  int max_in_flight = 0;
+  std::vector<int> fit_rmax;   // [(table x (max_in_flight + 1) + in_flight) x L + l]
+  std::vector<char> fit_full;  // [table x (max_in_flight + 1) + in_flight]
+
+  // Kinds a stage boundary cannot tell apart as the sending stage: the same activation sizes,
+  // and to and from every kind the same transfer time and egress price (exactly, as computed).
+  // The search keys its states by the previous stage's class instead of its option.
+  std::vector<int> boundary_class;  // per kind
+  int boundary_classes = 0;
 };
 
 // What every microbatch size's search shares, read-only once built (one per planSearch): the
@@ -282,6 +319,8 @@ class SearchContext {
   void buildSites();
   void buildLinks();
   bool makeTable(const std::string& gpu, int b, int tp, KindTable& t) const;
+  void fitTables(int b, KindSet& out) const;
+  void boundaryClasses(int b, KindSet& out) const;
 
   std::vector<Site> sites_;
   std::set<std::string> unsupported_;
@@ -444,6 +483,10 @@ class StageOptionTable {
   const Sync& sync(size_t oi, int l, int r);
   // Option `prev` (last layer l - 1) sending to option oi (first layer l).
   const Boundary& boundary(size_t prev, size_t oi, int l);
+  // Options whose boundaries to every option are the same figures (KindSet::boundary_class when
+  // every stage is of one kind; otherwise each option its own class).
+  int prevClass(size_t oi) const { return prev_class_[oi]; }
+  int prevClasses() const { return prev_classes_; }
 
  private:
   void enumerate();
@@ -460,11 +503,22 @@ class StageOptionTable {
   std::vector<StageOption> options_;
   // Per option: its distinct kinds and its ring-neighbour pairs with multiplicity.
   std::vector<std::vector<int>> ring_kinds_;
-  std::vector<std::map<std::pair<int, int>, int>> ring_pairs_;
-  std::vector<Sync> sync_;
-  std::vector<char> sync_done_;
-  std::vector<Boundary> boundary_;
-  std::vector<char> boundary_done_;
+  std::vector<std::vector<std::pair<std::pair<int, int>, int>>> ring_pairs_;
+  bool one_kind_ = true;  // every option of one kind (H8, or D = 1)
+  std::vector<int> prev_class_;
+  std::vector<size_t> class_rep_;  // per class: its first option
+  int prev_classes_ = 0;
+  // Rows allocated on first use: most options never hold most layer ranges.
+  struct SyncRow {
+    std::vector<Sync> v;
+    std::vector<char> done;
+  };
+  std::vector<std::unique_ptr<SyncRow>> sync_;  // per option, [l x L + r]
+  struct BoundaryRow {
+    std::vector<Boundary> v;
+    std::vector<char> done;
+  };
+  std::vector<std::unique_ptr<BoundaryRow>> boundary_;  // per (prev class, option), [l]
 };
 
 // Lower bounds for the layers a partial plan does not cover, per layer over every kind: compute
@@ -527,29 +581,61 @@ struct StopFlag {
 };
 
 // The dynamic programme of one degree: for (stages left k, first layer l, GPUs used per tracked
-// site, previous option) the Pareto set of partial plans for the rest of the pipeline,
-// memoized (k counts from the end, so suffixes are shared across depths).
+// site, previous option's boundary class) the Pareto set of partial plans for the rest of the
+// pipeline, memoized (k counts from the end, so suffixes are shared across depths).
+//
+// What keeps the states few (all exact; docs/planner.md, "Performance"):
+// - a state is first solved as if no GPU were used before it (its *free* set); when every plan
+//   in that set still fits beside the GPUs the stages before it use, that set is the answer (a
+//   set of non-dominated plans of a larger space, all of which are feasible, is the set of the
+//   smaller one), and only otherwise is the state solved with its usage in the key;
+// - usage in the key is canonical: per site, the largest total that at most k stage options can
+//   take from what is left (all usages with the same choices ahead are one state);
+// - the previous option enters as its boundary class (StageOptionTable::prevClass);
+// - per (k, l, previous class) the stage choices that fit in memory, leave a pipeline that can
+//   fit (H2) and pass the known-plan bound are listed once, for every usage of that state.
 class PartialPlanSearch {
  public:
   PartialPlanSearch(const SearchContext& ctx, const KindSet& kinds, StageOptionTable& options,
                     const LowerBounds& bounds, int b, int M, bool cost_dims, const StopFlag& stop);
+  ~PartialPlanSearch();
   // Whether a pipeline of P stages can fit under the GPU cap.
   bool depthFits(int P) const;
   // The partial plans of whole pipelines of P stages (the first starting at layer 0).
   const std::vector<Entry>& pipelines(int P);
   const Dims& dims() const { return dims_; }
+  // States solved (free and with usage) and stage choices combined so far.
+  long states() const { return new_states_; }
 
  private:
-  const std::vector<Entry>& solve(int k, int l, int prev);
-  std::vector<int> stateKey(int k, int l, int prev) const;
-  bool hasRoom(const StageOption& o, int k) const;
-  // Straggler F + B of option o over [l, r]; `fits` whether every replica fits in memory with
-  // min(k, M) microbatches in flight.
-  double stageCompute(const StageOption& o, int k, int l, int r, bool& fits) const;
-  // Option oi over [l, r] after option prev (-1: the first stage), combined with the rest.
-  void combineStage(size_t oi, int k, int l, int r, int prev, std::vector<Entry>& pool);
+  struct StateSet;
+  struct Choice;
+  struct Choices;
+  struct KeyHash {
+    size_t operator()(const std::vector<int>& v) const;
+  };
+  const StateSet& solve(int k, int l, int prev);
+  StateSet* compute(int k, int l, int prev);
+  const Choices& choices(int k, int l, int prev);
+  const std::vector<Choice>& baseChoices(int k, int l);
+  // The memo key of (k, l, prev) under the usage `part` (sorted here) and `gpus` GPUs.
+  void stateKey(int k, int l, int prev, std::vector<std::pair<int, int>>& part, int gpus,
+                std::vector<int>& key) const;
+  // Whether every plan of the set fits beside the usage before it.
+  bool compatible(const StateSet& set) const;
+  bool hasRoom(size_t oi, int k) const;
+  void use(size_t oi, int sign);  // adds (1) or removes (-1) option oi's GPUs
+  template <class F>
+  void withUsage(const std::vector<std::pair<int, int>>& part, int gpus, F f);
+  // Whether option o holding [l, r] fits in memory with min(k, M) microbatches in flight.
+  bool stageFits(size_t oi, int k, int l, int r) const;
+  // Straggler F + B of option o over [l, r].
+  double stageFb(const StageOption& o, int l, int r) const;
+  // One stage choice after option prev, combined with the rest.
+  void combine(const Choice& ch, int k, const LowerBounds::Prefix& p, std::vector<Entry>& pool);
   // Non-dominated entries of pool; H10 keeps at most max_partial_plans of them.
-  std::vector<Entry> reduce(std::vector<Entry>& pool) const;
+  std::vector<Entry> reduce(std::vector<Entry>& pool);
+  size_t flatIndex(int k, int l, int prev) const;
 
   const SearchContext& ctx_;
   const KindSet& kinds_;
@@ -559,12 +645,28 @@ class PartialPlanSearch {
   int M_;
   const StopFlag& stop_;
   Dims dims_;
+  int L_;
   std::vector<char> track_;  // per site: whether its GPUs can run out at this degree
   std::vector<int> max_use_;
+  // Per tracked site and stages left k: the totals that at most k options can take from it,
+  // ascending (empty: more than kMaxSums, the rule capacity - k x largest use instead).
+  std::vector<std::vector<std::vector<int>>> sums_;
+  std::vector<std::vector<std::pair<int, int>>> option_use_;  // per option: (tracked site, GPUs)
+  std::vector<char> feasible_;  // [k x (L + 1) + l]: some pipeline of k stages fits from l (H2)
   int max_opt_gpus_ = 0;
   int min_opt_gpus_ = std::numeric_limits<int>::max();
-  std::vector<int> used_;  // per site, and [S] all GPUs, of the stages placed so far
-  std::map<std::vector<int>, std::vector<Entry>> memo_;
+  // The stages placed so far: GPUs per tracked site, the sites with some, all GPUs.
+  std::vector<int> used_;
+  std::vector<int> active_;
+  int gpus_used_ = 0;
+  std::vector<std::unique_ptr<StateSet>> free_;    // per (k, l, previous class)
+  std::vector<std::unique_ptr<Choices>> choices_;  // per (k, l, previous class)
+  std::vector<std::unique_ptr<std::vector<Choice>>> base_;  // per (k, l)
+  std::unordered_map<std::vector<int>, std::unique_ptr<StateSet>, KeyHash> memo_;  // with usage
+  std::vector<std::vector<int>> key_scratch_;    // per k
+  std::vector<std::vector<Entry>> pool_scratch_;  // per k
+  std::vector<size_t> order_scratch_;             // reduce's
+  std::vector<double> bound_scratch_;
   long new_states_ = 0;
 };
 

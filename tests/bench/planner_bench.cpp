@@ -1,9 +1,9 @@
 // The planner on the SAILOR paper's scenarios (OPT-350M, global batch 1024, fp32, SAILOR's
 // reference profiles, network fits, egress, and the price sheet's GCP prices): search time with
-// set-up (loading the reference data) included, peak memory (max RSS of this process) and the
-// chosen plan, with its predicted throughput and cost. Prints the chosen plans in brief, then a
-// table; --json prints instead one JSON object per scenario (the plan in the format
-// `sailor simulate --plan` accepts).
+// set-up (loading the reference data) included, as wall and as CPU time (all threads), peak
+// memory (max RSS of this process) and the chosen plan, with its predicted throughput and cost.
+// Prints the chosen plans in brief, then a table; --json prints instead one JSON object per
+// scenario (the plan in the format `sailor simulate --plan` accepts).
 //
 // --baseline FILE takes such JSON lines from an earlier run (another commit) and simulates each
 // scenario's earlier plan with this build's simulator, beside this build's plan: whether the
@@ -25,6 +25,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -50,6 +51,14 @@ using namespace sailor;
 using nlohmann::json;
 
 namespace {
+
+// CPU seconds of this process (all threads): the figure to compare on a shared machine, where
+// wall time depends on the load.
+double cpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
 
 double maxRssMb() {
   rusage u{};
@@ -391,6 +400,7 @@ int main(int argc, char** argv) {
         baseline_path.empty() ? std::map<std::string, Plan>{} : loadBaseline(baseline_path);
     for (const auto& c : cases) {
       const auto t0 = std::chrono::steady_clock::now();
+      const double cpu0 = cpuSeconds();
       // Set-up included: catalogue, reference data and price sheet are loaded for every case.
       Catalog cat = Catalog::load(resourceDir());
       SailorReference ref = SailorReference::load(dir, cat);
@@ -415,15 +425,17 @@ int main(int argc, char** argv) {
       PlanResult r = planSearch(sc, job, cat, profiles, opt);
       const double seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double cpu = cpuSeconds() - cpu0;
       json out{{"scenario", c.name},
                {"search_seconds_with_setup", seconds},
+               {"cpu_seconds_with_setup", cpu},
                {"max_rss_mb", maxRssMb()},
                {"candidates", r.candidates}};
       char line[1024];
       if (r.best.empty()) {
         out["no_plan_reason"] = r.no_plan_reason;
-        std::snprintf(line, sizeof line, "%-62s %8.3f s %7.0f MB   no plan", c.name.c_str(),
-                      seconds, maxRssMb());
+        std::snprintf(line, sizeof line, "%-62s %8.3f s %8.3f s %7.0f MB   no plan",
+                      c.name.c_str(), seconds, cpu, maxRssMb());
       } else {
         const PlannedPlan& p = r.best.front();
         out["plan"] = p.plan.toJson();
@@ -432,8 +444,9 @@ int main(int argc, char** argv) {
         out["gpus"] = p.plan.gpuCount();
         if (c.pareto) out["pareto_points"] = r.pareto.size();
         std::snprintf(line, sizeof line,
-                      "%-62s %8.3f s %7.0f MB %8.4f it/s %8.4f USD/it %5d GPUs %2zu stages%s",
-                      c.name.c_str(), seconds, maxRssMb(), p.prediction.iterations_per_s,
+                      "%-62s %8.3f s %8.3f s %7.0f MB %8.4f it/s %8.4f USD/it %5d GPUs %2zu "
+                      "stages%s",
+                      c.name.c_str(), seconds, cpu, maxRssMb(), p.prediction.iterations_per_s,
                       p.prediction.usd_per_iteration, p.plan.gpuCount(), p.plan.stages.size(),
                       c.pareto ? (" pareto " + std::to_string(r.pareto.size())).c_str() : "");
       }
@@ -498,8 +511,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;
   }
-  std::printf("\n%-62s %10s %10s %13s %15s %10s %9s\n", "scenario", "time", "max RSS", "throughput",
-              "cost", "GPUs", "stages");
+  std::printf("\n%-62s %10s %10s %10s %13s %15s %10s %9s\n", "scenario", "time", "CPU", "max RSS",
+              "throughput", "cost", "GPUs", "stages");
   for (const auto& l : table) std::printf("%s\n", l.c_str());
   if (!placed.empty()) {
     std::printf(

@@ -1,7 +1,7 @@
 // The planner's pieces (engine/src/planner_internal.hpp) one by one, on a small instance: the
 // constraints, the summary recurrence and dominance, canonical keys, the known-plan bound, sites
-// and kinds, placing in zones, the stage-option table, the lower bounds, the partial-plan
-// dynamic programme, seeds and the degree lists. Figures the search computes are checked
+// and kinds (memory fit tables, boundary classes), placing in zones, the stage-option table, the
+// lower bounds, the partial-plan dynamic programme, seeds and the degree lists. Figures the search computes are checked
 // against planningModel() (the closed form, evaluated on the placed plan), independent of them.
 // test_planner checks the whole search against brute force.
 #include <cmath>
@@ -331,6 +331,58 @@ class TestPlannerParts : public QObject {
       const double msg = t.out_elements[1] * 1 * job_.activationBytesPerElement();
       QVERIFY(closeRel(homogeneous.boundary(i, i, 2).t, ctx.p2p(kd, kd, msg), kRel));
     }
+  }
+
+  // KindSet's memory fit tables answer as replicaMemoryBytes does, for every layer range, number
+  // in flight and microbatch size (the Slow GPU's 220 MB leaves some ranges out).
+  void fitTables() {
+    const SearchContext ctx(sc_, job_, cat_, profiles_, exact_);
+    int fit = 0, out = 0;
+    for (int b : {1, 2}) {
+      const KindSet kinds = ctx.kinds(b);
+      QCOMPARE(kinds.max_in_flight, ctx.maxDepth());
+      for (size_t t = 0; t < kinds.tables.size(); ++t) {
+        const KindTable& tb = kinds.tables[t];
+        for (int f = 1; f <= kinds.max_in_flight; ++f)
+          for (int l = 0; l < 4; ++l)
+            for (int r = l; r < 4; ++r) {
+              const bool expect =
+                  replicaMemoryBytes(tb.at(tb.params, l, r), tb.at(tb.act, l, r),
+                                     tb.at(tb.maxact, l, r), b, f, job_, *tb.gpu) <=
+                  static_cast<double>(tb.gpu->memory_bytes);
+              QCOMPARE(kinds.fits(static_cast<int>(t), f, l, r), expect);
+              ++(expect ? fit : out);
+            }
+      }
+    }
+    QVERIFY(fit > 0);
+    QVERIFY(out > 0);
+  }
+
+  // Options of one boundary class send every boundary with the figures of their own kind: the
+  // class (and the cache keyed by it) changes no figure. r1-a's Fast and Slow kinds share links,
+  // node links and egress, so they share classes.
+  void boundaryClasses() {
+    const SearchContext ctx(sc_, job_, cat_, profiles_, exact_);
+    const KindSet kinds = ctx.kinds(1);
+    StageOptionTable options(ctx, kinds, 1, 2);
+    QVERIFY(options.prevClasses() < static_cast<int>(options.size()));
+    const double e = job_.activationBytesPerElement();
+    for (size_t prev = 0; prev < options.size(); ++prev)
+      for (size_t oi = 0; oi < options.size(); ++oi)
+        for (int l = 1; l < 4; ++l) {
+          const Kind& a = kinds.kind(options[prev].replicas[0]);
+          const Kind& c = kinds.kind(options[oi].replicas[0]);
+          const double msg = kinds.table(a).out_elements[static_cast<size_t>(l - 1)] * 1 * e;
+          QCOMPARE(options.boundary(prev, oi, l).t,
+                   std::max(ctx.p2p(a, c, msg), ctx.p2p(c, a, msg)));
+        }
+    // Same class: the same boundary from both to every option.
+    for (size_t p1 = 0; p1 < options.size(); ++p1)
+      for (size_t p2 = 0; p2 < options.size(); ++p2)
+        if (options.prevClass(p1) == options.prevClass(p2))
+          for (size_t oi = 0; oi < options.size(); ++oi)
+            QCOMPARE(options.boundary(p1, oi, 2).egress, options.boundary(p2, oi, 2).egress);
   }
 
   void lowerBounds() {
