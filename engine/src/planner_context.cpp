@@ -170,8 +170,8 @@ void SearchContext::fitTables(int b, KindSet& out) const {
     const KindTable& t = out.tables[ti];
     const double cap = static_cast<double>(t.gpu->memory_bytes);
     auto fits = [&](int l, int r, int f) {
-      return replicaMemoryBytes(t.at(t.params, l, r), t.at(t.act, l, r), t.at(t.maxact, l, r), b,
-                                f, job, *t.gpu) <= cap;
+      return replicaMemoryBytes(t.at(t.params, l, r), t.at(t.act, l, r), t.at(t.maxact, l, r), b, f,
+                                job, *t.gpu) <= cap;
     };
     for (int f = 1; f <= F; ++f) {
       const size_t base = ti * static_cast<size_t>(F + 1) + static_cast<size_t>(f);
@@ -209,7 +209,8 @@ void SearchContext::boundaryClasses(int b, KindSet& out) const {
         sig.push_back(std::max(p2p(ka, kc, msg), p2p(kc, ka, msg)));
       }
     }
-    out.boundary_class[a] = seen.emplace(std::move(sig), static_cast<int>(seen.size())).first->second;
+    out.boundary_class[a] =
+        seen.emplace(std::move(sig), static_cast<int>(seen.size())).first->second;
   }
   out.boundary_classes = static_cast<int>(seen.size());
 }

@@ -387,7 +387,8 @@ PartialPlanSearch::PartialPlanSearch(const SearchContext& ctx, const KindSet& ki
             const Kind& kd = kinds_.kind(kx);
             hi = std::min(hi, kinds_.fitEnd(kd.table, std::min(k, M_), l));
           }
-          if (hi >= l) any = count[static_cast<size_t>(hi) + 2] - count[static_cast<size_t>(l) + 1] > 0;
+          if (hi >= l)
+            any = count[static_cast<size_t>(hi) + 2] - count[static_cast<size_t>(l) + 1] > 0;
         }
         feasible_[row + static_cast<size_t>(l)] = any ? 1 : 0;
       }
@@ -419,7 +420,8 @@ const std::vector<Entry>& PartialPlanSearch::pipelines(int P) {
 }
 
 size_t PartialPlanSearch::flatIndex(int k, int l, int prev) const {
-  const size_t cls = prev < 0 ? 0 : static_cast<size_t>(options_.prevClass(static_cast<size_t>(prev))) + 1;
+  const size_t cls =
+      prev < 0 ? 0 : static_cast<size_t>(options_.prevClass(static_cast<size_t>(prev))) + 1;
   return (static_cast<size_t>(k) * static_cast<size_t>(L_) + static_cast<size_t>(l)) *
              (static_cast<size_t>(options_.prevClasses()) + 1) +
          cls;
@@ -471,7 +473,8 @@ int PartialPlanSearch::StateSet::maxUse(int site) const {
 
 bool PartialPlanSearch::compatible(const StateSet& set) const {
   for (int s : active_)
-    if (used_[static_cast<size_t>(s)] + set.maxUse(s) > ctx_.sites()[static_cast<size_t>(s)].capacity)
+    if (used_[static_cast<size_t>(s)] + set.maxUse(s) >
+        ctx_.sites()[static_cast<size_t>(s)].capacity)
       return false;
   return !ctx_.opt.max_gpus || gpus_used_ + set.max_gpus <= *ctx_.opt.max_gpus;
 }
@@ -695,8 +698,8 @@ const PartialPlanSearch::Choices& PartialPlanSearch::choices(int k, int l, int p
     Choice c = ch;
     c.stage.t_in = in.t;
     c.stage.egress += in.egress;
-    if (bounds_.stagePruned(k, ch.r, c.stage.fb + 2 * in.t, c.stage.x, c.stage.rate,
-                            c.stage.egress, p))
+    if (bounds_.stagePruned(k, ch.r, c.stage.fb + 2 * in.t, c.stage.x, c.stage.rate, c.stage.egress,
+                            p))
       continue;
     slot->list.push_back(c);
   }

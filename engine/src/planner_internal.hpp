@@ -35,9 +35,9 @@
 #include <optional>
 #include <queue>
 #include <set>
-#include <unordered_map>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -659,13 +659,13 @@ class PartialPlanSearch {
   std::vector<int> used_;
   std::vector<int> active_;
   int gpus_used_ = 0;
-  std::vector<std::unique_ptr<StateSet>> free_;    // per (k, l, previous class)
-  std::vector<std::unique_ptr<Choices>> choices_;  // per (k, l, previous class)
+  std::vector<std::unique_ptr<StateSet>> free_;             // per (k, l, previous class)
+  std::vector<std::unique_ptr<Choices>> choices_;           // per (k, l, previous class)
   std::vector<std::unique_ptr<std::vector<Choice>>> base_;  // per (k, l)
   std::unordered_map<std::vector<int>, std::unique_ptr<StateSet>, KeyHash> memo_;  // with usage
-  std::vector<std::vector<int>> key_scratch_;    // per k
-  std::vector<std::vector<Entry>> pool_scratch_;  // per k
-  std::vector<size_t> order_scratch_;             // reduce's
+  std::vector<std::vector<int>> key_scratch_;                                      // per k
+  std::vector<std::vector<Entry>> pool_scratch_;                                   // per k
+  std::vector<size_t> order_scratch_;                                              // reduce's
   std::vector<double> bound_scratch_;
   long new_states_ = 0;
 };

@@ -415,7 +415,7 @@ void Placer::seeds(Problem& pr, Best& best, std::vector<Layout>* fills) const {
   for (size_t s = 0; s < base.size(); ++s)
     for (size_t z = 0; z < ctx_.site(static_cast<int>(s)).zones.size(); ++z)
       base[s].push_back(static_cast<int>(z));
-  auto tryOrder = [&](const std::vector<std::vector<int>>& order) {
+  auto try_order = [&](const std::vector<std::vector<int>>& order) {
     Layout lay;
     if (!fill(pr, order, lay)) return;
     if (fills && std::none_of(fills->begin(), fills->end(),
@@ -424,7 +424,7 @@ void Placer::seeds(Problem& pr, Best& best, std::vector<Layout>* fills) const {
     best.offer(lay, evaluate(pr, lay), *this);
     ++evaluated_;
   };
-  tryOrder(base);
+  try_order(base);
   auto perms = [](int n) {
     double f = 1;
     for (int i = 2; i <= n; ++i) f *= i;
@@ -436,7 +436,7 @@ void Placer::seeds(Problem& pr, Best& best, std::vector<Layout>* fills) const {
     std::function<void(size_t, std::vector<std::vector<int>>&)> rec =
         [&](size_t i, std::vector<std::vector<int>>& order) {
           if (i == sites.size()) {
-            tryOrder(order);
+            try_order(order);
             return;
           }
           auto& o = order[static_cast<size_t>(sites[i])];
@@ -452,7 +452,7 @@ void Placer::seeds(Problem& pr, Best& best, std::vector<Layout>* fills) const {
     auto order = base;
     auto& o = order[static_cast<size_t>(s)];
     size_t tried = 0;
-    do tryOrder(order);
+    do try_order(order);
     while (std::next_permutation(o.begin(), o.end()) && ++tried < kMaxFillOrders);
   }
 }

@@ -25,9 +25,9 @@
 
 #include <chrono>
 #include <cmath>
-#include <ctime>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <functional>
 #include <limits>
@@ -174,7 +174,7 @@ PlacementCheck checkPlacements(const PlannedPlan& chosen, const Scenario& sc, co
   SimulatorOptions so = opt.simulator;
   so.timeline = false;
   // The objective figure of a placement meeting the constraints by both figures, else nullopt.
-  auto figureOf = [&](const Plan& p) -> std::optional<double> {
+  auto figure_of = [&](const Plan& p) -> std::optional<double> {
     const auto m = planningModel(p, sc, job, cat, profiles, opt.simulator);
     if (!m || !cons.admits(1.0 / m->iteration_s, m->usd_per_iteration, m->usd_per_hour, m->gpus))
       return std::nullopt;
@@ -211,7 +211,7 @@ PlacementCheck checkPlacements(const PlannedPlan& chosen, const Scenario& sc, co
   }
   Candidate old = c;
   if (ctx.place(old))
-    if (const auto f = figureOf(old.plan)) out.old_figure = *f;
+    if (const auto f = figure_of(old.plan)) out.old_figure = *f;
   // Blocks and their run layouts.
   std::vector<Block> blocks;
   for (size_t s = 0; s < chosen.plan.stages.size(); ++s) {
@@ -231,7 +231,7 @@ PlacementCheck checkPlacements(const PlannedPlan& chosen, const Scenario& sc, co
       blocks.push_back(b);
     }
   }
-  auto poolCount = [&](const std::string& zone, const std::string& gpu) {
+  auto pool_count = [&](const std::string& zone, const std::string& gpu) {
     const Pool* p = sc.findPool(zone, gpu);
     return p ? p->count : 0;
   };
@@ -240,7 +240,8 @@ PlacementCheck checkPlacements(const PlannedPlan& chosen, const Scenario& sc, co
   double space = 1;
   for (size_t b = 0; b < blocks.size() && enumerable; ++b) {
     std::vector<int> cap;
-    for (const auto& z : blocks[b].zones) cap.push_back(poolCount(z, blocks[b].gpu) / blocks[b].tp);
+    for (const auto& z : blocks[b].zones)
+      cap.push_back(pool_count(z, blocks[b].gpu) / blocks[b].tp);
     enumerable = blockLayouts(static_cast<int>(blocks[b].len), cap, kEnumerateLimit, options[b]);
     space *= static_cast<double>(options[b].size());
     enumerable = enumerable && space <= static_cast<double>(kEnumerateLimit);
@@ -255,14 +256,14 @@ PlacementCheck checkPlacements(const PlannedPlan& chosen, const Scenario& sc, co
         p.stages[blocks[b].stage].replicas[j++].zone = blocks[b].zones[z];
     }
   };
-  auto fitsNow = [&] {
+  auto fits_now = [&] {
     for (const auto& [k, n] : used)
-      if (n > poolCount(k.first, k.second)) return false;
+      if (n > pool_count(k.first, k.second)) return false;
     return true;
   };
   bool any = false;
   auto consider = [&] {
-    if (const auto f = figureOf(p)) {
+    if (const auto f = figure_of(p)) {
       ++out.compared;
       if (!any || *f < out.best_rival) out.best_rival = *f, out.best_rival_runs = zoneRuns(p);
       any = true;
@@ -272,7 +273,7 @@ PlacementCheck checkPlacements(const PlannedPlan& chosen, const Scenario& sc, co
     out.space = static_cast<long>(space);
     std::function<void(size_t)> rec = [&](size_t b) {
       if (b == blocks.size()) {
-        if (fitsNow()) consider();
+        if (fits_now()) consider();
         return;
       }
       for (const Runs& r : options[b]) {
@@ -297,7 +298,7 @@ PlacementCheck checkPlacements(const PlannedPlan& chosen, const Scenario& sc, co
         Runs runs;
         int left = static_cast<int>(blocks[b].len);
         for (size_t i = 0; i < k && left > 0; ++i) {
-          const int cap = poolCount(blocks[b].zones[order[i]], blocks[b].gpu) / blocks[b].tp;
+          const int cap = pool_count(blocks[b].zones[order[i]], blocks[b].gpu) / blocks[b].tp;
           const int n = i + 1 == k
                             ? std::min(left, cap)
                             : std::min(cap, std::uniform_int_distribution<int>(1, left)(rng));
@@ -307,7 +308,7 @@ PlacementCheck checkPlacements(const PlannedPlan& chosen, const Scenario& sc, co
         if (left > 0) runs.clear();
         if (runs.empty()) break;
         apply(b, runs, 1);
-        if (b + 1 == blocks.size() && fitsNow()) {
+        if (b + 1 == blocks.size() && fits_now()) {
           ++drawn;
           consider();
         }
@@ -434,8 +435,8 @@ int main(int argc, char** argv) {
       char line[1024];
       if (r.best.empty()) {
         out["no_plan_reason"] = r.no_plan_reason;
-        std::snprintf(line, sizeof line, "%-62s %8.3f s %8.3f s %7.0f MB   no plan",
-                      c.name.c_str(), seconds, cpu, maxRssMb());
+        std::snprintf(line, sizeof line, "%-62s %8.3f s %8.3f s %7.0f MB   no plan", c.name.c_str(),
+                      seconds, cpu, maxRssMb());
       } else {
         const PlannedPlan& p = r.best.front();
         out["plan"] = p.plan.toJson();

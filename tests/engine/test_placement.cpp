@@ -209,7 +209,7 @@ Plan fileOrder(const Plan& plan, const Scenario& sc) {
   Plan out = plan;
   std::map<std::pair<std::string, std::string>, int> left;
   for (const Pool& p : sc.pools) left[{p.zone, p.gpu_type}] = p.count;
-  auto zonesOf = [&](const Replica& r) {
+  auto zones_of = [&](const Replica& r) {
     std::vector<const Pool*> ps;
     for (const Pool& p : sc.pools)
       if (p.gpu_type == r.gpu_type && sc.regionOf(p.zone).name == sc.regionOf(r.zone).name &&
@@ -228,7 +228,7 @@ Plan fileOrder(const Plan& plan, const Scenario& sc) {
     for (const Replica& r : st.replicas)
       if (!whole.count(r.gpu_type)) {
         whole[r.gpu_type] = "";
-        for (const Pool* p : zonesOf(r))
+        for (const Pool* p : zones_of(r))
           if (left[{p->zone, p->gpu_type}] >= need[r.gpu_type]) {
             whole[r.gpu_type] = p->zone;
             break;
@@ -237,7 +237,7 @@ Plan fileOrder(const Plan& plan, const Scenario& sc) {
     for (Replica& r : st.replicas) {
       std::string z = whole[r.gpu_type];
       if (z.empty())
-        for (const Pool* p : zonesOf(r))
+        for (const Pool* p : zones_of(r))
           if (left[{p->zone, p->gpu_type}] >= r.tp) {
             z = p->zone;
             break;

@@ -1,9 +1,9 @@
 // The planner's pieces (engine/src/planner_internal.hpp) one by one, on a small instance: the
 // constraints, the summary recurrence and dominance, canonical keys, the known-plan bound, sites
 // and kinds (memory fit tables, boundary classes), placing in zones, the stage-option table, the
-// lower bounds, the partial-plan dynamic programme, seeds and the degree lists. Figures the search computes are checked
-// against planningModel() (the closed form, evaluated on the placed plan), independent of them.
-// test_planner checks the whole search against brute force.
+// lower bounds, the partial-plan dynamic programme, seeds and the degree lists. Figures the search
+// computes are checked against planningModel() (the closed form, evaluated on the placed plan),
+// independent of them. test_planner checks the whole search against brute force.
 #include <cmath>
 #include <limits>
 #include <map>
@@ -346,10 +346,9 @@ class TestPlannerParts : public QObject {
         for (int f = 1; f <= kinds.max_in_flight; ++f)
           for (int l = 0; l < 4; ++l)
             for (int r = l; r < 4; ++r) {
-              const bool expect =
-                  replicaMemoryBytes(tb.at(tb.params, l, r), tb.at(tb.act, l, r),
-                                     tb.at(tb.maxact, l, r), b, f, job_, *tb.gpu) <=
-                  static_cast<double>(tb.gpu->memory_bytes);
+              const bool expect = replicaMemoryBytes(tb.at(tb.params, l, r), tb.at(tb.act, l, r),
+                                                     tb.at(tb.maxact, l, r), b, f, job_, *tb.gpu) <=
+                                  static_cast<double>(tb.gpu->memory_bytes);
               QCOMPARE(kinds.fits(static_cast<int>(t), f, l, r), expect);
               ++(expect ? fit : out);
             }
