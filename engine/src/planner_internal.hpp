@@ -436,6 +436,7 @@ class Placer {
   void exhaustive(Problem& pr, Best& best) const;
   void seeds(Problem& pr, Best& best, std::vector<Layout>* fills = nullptr) const;
   void improve(Problem& pr, Layout lay, Best& best, bool explore = false) const;
+  Candidate written(const Candidate& c, const Problem& pr, const Layout& lay) const;
   std::vector<Candidate> write(const Candidate& c, const Problem& pr, const Best& best,
                                size_t keep) const;
 

@@ -616,22 +616,27 @@ std::vector<Candidate> Placer::neighbours(const Candidate& placed, size_t keep) 
   return write(placed, pr, best, keep);
 }
 
+// The candidate with its replicas' zones set as the layout places them.
+Candidate Placer::written(const Candidate& c, const Problem& pr, const Layout& lay) const {
+  Candidate p = c;
+  for (size_t bi = 0; bi < pr.blocks.size(); ++bi) {
+    const Block& bl = pr.blocks[bi];
+    Stage& st = p.plan.stages[static_cast<size_t>(bl.stage)];
+    int j = bl.start;
+    for (const Run& r : lay.runs[bi])
+      for (int k = 0; k < r.count; ++k)
+        st.replicas[static_cast<size_t>(j++)].zone =
+            ctx_.site(bl.site).zones[static_cast<size_t>(r.slot)].zone;
+  }
+  return p;
+}
+
 std::vector<Candidate> Placer::write(const Candidate& c, const Problem& pr, const Best& best,
                                      size_t keep) const {
   std::vector<Candidate> out;
   for (const auto& [lay, s] : best.items) {
     if (out.size() >= keep || (!s.admitted && !out.empty())) break;
-    Candidate p = c;
-    for (size_t bi = 0; bi < pr.blocks.size(); ++bi) {
-      const Block& bl = pr.blocks[bi];
-      Stage& st = p.plan.stages[static_cast<size_t>(bl.stage)];
-      int j = bl.start;
-      for (const Run& r : lay.runs[bi])
-        for (int k = 0; k < r.count; ++k)
-          st.replicas[static_cast<size_t>(j++)].zone =
-              ctx_.site(bl.site).zones[static_cast<size_t>(r.slot)].zone;
-    }
-    out.push_back(std::move(p));
+    out.push_back(written(c, pr, lay));
   }
   return out;
 }
@@ -695,18 +700,7 @@ std::vector<Candidate> Placer::place(const Candidate& c, size_t keep, bool exhau
       chosen.push_back(&f);
   std::vector<Candidate> out;
   for (const Layout* lp : chosen) {
-    const Layout& lay = *lp;
-    Candidate p = c;
-    for (size_t bi = 0; bi < pr.blocks.size(); ++bi) {
-      const Block& bl = pr.blocks[bi];
-      Stage& st = p.plan.stages[static_cast<size_t>(bl.stage)];
-      int j = bl.start;
-      for (const Run& r : lay.runs[bi])
-        for (int k = 0; k < r.count; ++k)
-          st.replicas[static_cast<size_t>(j++)].zone =
-              ctx_.site(bl.site).zones[static_cast<size_t>(r.slot)].zone;
-    }
-    out.push_back(std::move(p));
+    out.push_back(written(c, pr, *lp));
   }
   return out;
 }
