@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "plan_brief.hpp"
 #include "planner_internal.hpp"
 #include "sailor/catalog.hpp"
 #include "sailor/error.hpp"
@@ -49,6 +50,7 @@
 
 using namespace sailor;
 using nlohmann::json;
+using sailor::bench::planBrief;
 
 namespace {
 
@@ -64,15 +66,6 @@ double maxRssMb() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
   return static_cast<double>(u.ru_maxrss) / 1024.0;
-}
-
-// "mbs 4 | 0-4: 32x V100-16 tp4 us-central1-a | 5-25: 16x A100-40 tp4 us-central1-a, ..."
-std::string planBrief(const Plan& plan) {
-  std::string out = "mbs " + std::to_string(plan.microbatch_size);
-  for (const Stage& st : plan.stages)
-    out += " | " + std::to_string(st.first_layer) + "-" + std::to_string(st.last_layer) + ": " +
-           st.replicaSummary();
-  return out;
 }
 
 // Scenario name -> plan, from JSON lines of an earlier `--json` run; other lines are skipped.

@@ -68,6 +68,7 @@
 #include <string>
 #include <vector>
 
+#include "plan_brief.hpp"
 #include "sailor/catalog.hpp"
 #include "sailor/error.hpp"
 #include "sailor/job.hpp"
@@ -79,6 +80,7 @@
 
 using namespace sailor;
 using nlohmann::json;
+using sailor::bench::planBrief;
 
 namespace {
 
@@ -325,14 +327,6 @@ Inputs makeInputs(const Spec& s) {
 }
 
 // ---- one case, in this process ----------------------------------------------------------------
-
-std::string planBrief(const Plan& plan) {
-  std::string out = "mbs " + std::to_string(plan.microbatch_size);
-  for (const Stage& st : plan.stages)
-    out += " | " + std::to_string(st.first_layer) + "-" + std::to_string(st.last_layer) + ": " +
-           st.replicaSummary();
-  return out;
-}
 
 int runCase(const Spec& s, const std::string& reference) {
   const auto t0 = std::chrono::steady_clock::now();
