@@ -402,8 +402,7 @@ PartialPlanSearch::PartialPlanSearch(const SearchContext& ctx, const KindSet& ki
   free_.resize(n);
   choices_.resize(n);
   base_.resize((static_cast<size_t>(depth) + 1) * static_cast<size_t>(L_));
-  key_scratch_.resize(static_cast<size_t>(depth) + 1);
-  pool_scratch_.resize(static_cast<size_t>(depth) + 1);
+  scratch_.resize(static_cast<size_t>(depth) + 1);
 }
 
 PartialPlanSearch::~PartialPlanSearch() = default;
@@ -498,14 +497,17 @@ void PartialPlanSearch::use(size_t oi, int sign) {
   gpus_used_ += sign * options_[oi].gpus;
 }
 
-// Runs f with the usage restricted to the sites of `part` (and the GPU count `gpus`).
+// Runs f with the usage restricted to the sites of `part` (and the GPU count `gpus`); k names
+// the caller's scratch (calls nest with fewer stages left).
 template <class F>
-void PartialPlanSearch::withUsage(const std::vector<std::pair<int, int>>& part, int gpus, F f) {
-  std::vector<int> saved_active;
-  saved_active.swap(active_);
-  std::vector<std::pair<int, int>> saved;
-  for (int s : saved_active) saved.push_back({s, used_[static_cast<size_t>(s)]});
-  for (int s : saved_active) used_[static_cast<size_t>(s)] = 0;
+void PartialPlanSearch::withUsage(int k, const std::vector<std::pair<int, int>>& part, int gpus,
+                                  F f) {
+  Scratch& sc = scratch_[static_cast<size_t>(k)];
+  sc.saved_active.clear();
+  sc.saved_active.swap(active_);
+  sc.saved.clear();
+  for (int s : sc.saved_active) sc.saved.push_back({s, used_[static_cast<size_t>(s)]});
+  for (int s : sc.saved_active) used_[static_cast<size_t>(s)] = 0;
   for (const auto& [s, u] : part) {
     used_[static_cast<size_t>(s)] = u;
     if (u > 0) active_.push_back(s);
@@ -514,8 +516,8 @@ void PartialPlanSearch::withUsage(const std::vector<std::pair<int, int>>& part, 
   gpus_used_ = gpus;
   f();
   for (const auto& [s, u] : part) used_[static_cast<size_t>(s)] = 0;
-  for (const auto& [s, u] : saved) used_[static_cast<size_t>(s)] = u;
-  active_.swap(saved_active);
+  for (const auto& [s, u] : sc.saved) used_[static_cast<size_t>(s)] = u;
+  active_.swap(sc.saved_active);
   gpus_used_ = saved_gpus;
 }
 
@@ -550,11 +552,12 @@ double PartialPlanSearch::stageFb(const StageOption& o, int l, int r) const {
 // one state.
 const PartialPlanSearch::StateSet& PartialPlanSearch::solve(int k, int l, int prev) {
   std::unique_ptr<StateSet>& free_set = free_[flatIndex(k, l, prev)];
-  if (!free_set) withUsage({}, 0, [&] { free_set.reset(compute(k, l, prev)); });
+  if (!free_set) withUsage(k, {}, 0, [&] { free_set.reset(compute(k, l, prev)); });
   if ((active_.empty() && gpus_used_ == 0) || compatible(*free_set)) return *free_set;
-  std::vector<std::pair<int, int>> part;  // u restricted to T
+  std::vector<std::pair<int, int>>& part = scratch_[static_cast<size_t>(k)].part;  // u on T
+  part.clear();
   int part_gpus = 0;
-  std::vector<int>& key = key_scratch_[static_cast<size_t>(k)];
+  std::vector<int>& key = scratch_[static_cast<size_t>(k)].key;
   const StateSet* set = free_set.get();
   while (true) {
     // Add to T the sites (and the GPU cap) that the set's plans would overrun under u. (A set
@@ -579,7 +582,7 @@ const PartialPlanSearch::StateSet& PartialPlanSearch::solve(int k, int l, int pr
     if (it == memo_.end()) {
       std::vector<int> stored = key;
       StateSet* fresh = nullptr;
-      withUsage(part, part_gpus, [&] { fresh = compute(k, l, prev); });
+      withUsage(k, part, part_gpus, [&] { fresh = compute(k, l, prev); });
       it = memo_.emplace(std::move(stored), std::unique_ptr<StateSet>(fresh)).first;
     }
     set = it->second.get();
@@ -594,7 +597,7 @@ PartialPlanSearch::StateSet* PartialPlanSearch::compute(int k, int l, int prev) 
   const LowerBounds::Prefix p = bounds_.prefix(l, k);
   // Every combination of this state, before dominance (a buffer per k: the states solved while
   // this one is filled have fewer stages left).
-  std::vector<Entry>& pool = pool_scratch_[static_cast<size_t>(k)];
+  std::vector<Entry>& pool = scratch_[static_cast<size_t>(k)].pool;
   pool.clear();
   for (const Choice& ch : choices(k, l, prev).list)
     if (hasRoom(static_cast<size_t>(ch.oi), k)) combine(ch, k, p, pool);
@@ -607,7 +610,7 @@ PartialPlanSearch::StateSet* PartialPlanSearch::compute(int k, int l, int prev) 
                     b2.last_layer);
   });
   // What its plans take from the tracked sites, all stages together.
-  std::vector<std::pair<int, int>> use;
+  std::vector<std::pair<int, int>>& use = scratch_[static_cast<size_t>(k)].use;
   for (const Entry& en : set->entries) {
     use.clear();
     for (const Entry* e = &en; e;
@@ -768,10 +771,10 @@ std::vector<Entry> PartialPlanSearch::reduce(std::vector<Entry>& pool) {
     for (size_t i : order) {
       const Entry& en = pool[i];
       if (set.size() >= limit) break;
-      bool dominated = false;
-      for (const auto& x : set)
-        dominated = dominated || dominates(x.s, en.s, dims_) || dominates(en.s, x.s, dims_);
-      if (!dominated) set.push_back(en);
+      if (std::none_of(set.begin(), set.end(), [&](const Entry& x) {
+            return dominates(x.s, en.s, dims_) || dominates(en.s, x.s, dims_);
+          }))
+        set.push_back(en);
     }
   };
   const bool cost_first = ctx_.opt.objective == Objective::Cost;

@@ -33,46 +33,12 @@ bool Constraints::admits(double iterations_per_s, double usd_per_iteration, doub
   return true;
 }
 
-bool Constraints::admitsBound(double t_lb, double usd_lb, int gpus) const {
-  if (min_iterations_per_s_ && t_lb * *min_iterations_per_s_ > 1.0) return false;
-  if (max_usd_per_iteration_ && usd_lb > *max_usd_per_iteration_) return false;
-  if (max_gpus_ && gpus > *max_gpus_) return false;
-  return true;
-}
-
 bool Constraints::any() const {
   return max_usd_per_iteration_ || max_usd_per_hour_ || min_iterations_per_s_ || max_gpus_;
 }
 
 bool Constraints::byCost() const {
   return max_usd_per_iteration_.has_value() || max_usd_per_hour_.has_value();
-}
-
-Summary extendSummary(const StageFigures& stage, const Summary* child) {
-  Summary n;
-  const double c = stage.fb + 2 * stage.t_in + 2 * (child ? child->boundary_in : 0.0);
-  n.maxc = std::max(c, child ? child->maxc : 0.0);
-  n.sumc = c + (child ? child->sumc : 0.0);
-  n.maxx = std::max(stage.x, child ? child->maxx : 0.0);
-  n.rate = stage.rate + (child ? child->rate : 0.0);
-  n.egress = stage.egress + (child ? child->egress : 0.0);
-  n.gpus = (child ? child->gpus : 0) + stage.gpus;
-  n.boundary_in = stage.t_in;
-  n.work = stage.rate * c + (child ? child->work : 0.0);
-  n.fits = stage.fits && (child ? child->fits : true);
-  return n;
-}
-
-bool dominates(const Summary& a, const Summary& b, const Dims& d) {
-  if (!a.fits && b.fits) return false;
-  if (a.maxc > b.maxc || a.sumc > b.sumc || a.maxx > b.maxx || a.boundary_in > b.boundary_in)
-    return false;
-  if (d.cost && (a.rate > b.rate || a.egress > b.egress)) return false;
-  if (d.gpus && a.gpus > b.gpus) return false;
-  if (d.per_hour &&
-      (a.maxc != b.maxc || a.sumc != b.sumc || a.maxx != b.maxx || a.boundary_in != b.boundary_in))
-    return false;
-  return true;
 }
 
 void insertPareto(std::vector<Entry>& set, const Entry& e, const Dims& d) {
@@ -154,17 +120,6 @@ void Known::add(const std::string& key, double t, double c) {
   while (last != front_.end() && last->second >= c) ++last;
   pos = front_.erase(pos, last);
   front_.insert(pos, {t, c});
-}
-
-bool Known::dominated(double t, double c) const {
-  auto it = std::upper_bound(front_.begin(), front_.end(),
-                             std::make_pair(t, std::numeric_limits<double>::infinity()));
-  return it != front_.begin() && std::prev(it)->second <= c;
-}
-
-bool Known::prunes(double t_lb, double c_lb) const {
-  if ((by_cost_ ? c_lb : t_lb) <= threshold_) return false;
-  return !pareto_ || dominated(t_lb, c_lb);
 }
 
 }  // namespace sailor::planner_detail

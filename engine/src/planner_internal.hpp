@@ -28,7 +28,9 @@
 //                        size                                           (planner_sweep.cpp)
 #pragma once
 
+#include <algorithm>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <memory>
@@ -60,7 +62,12 @@ class Constraints {
   // Every completion of a partial plan takes >= t_lb seconds, costs >= usd_lb per iteration and
   // uses >= gpus GPUs: false when none of them can meet the constraints. The per-hour cap has no
   // such bound (it falls as the iteration time grows).
-  bool admitsBound(double t_lb, double usd_lb, int gpus) const;
+  bool admitsBound(double t_lb, double usd_lb, int gpus) const {
+    if (min_iterations_per_s_ && t_lb * *min_iterations_per_s_ > 1.0) return false;
+    if (max_usd_per_iteration_ && usd_lb > *max_usd_per_iteration_) return false;
+    if (max_gpus_ && gpus > *max_gpus_) return false;
+    return true;
+  }
   bool any() const;     // any constraint at all
   bool byCost() const;  // a cost cap (per iteration or per hour)
   const std::optional<int>& maxGpus() const { return max_gpus_; }
@@ -99,7 +106,20 @@ struct StageFigures {
 // The summary recurrence: `stage` in front of `child` (nullptr: the last stage). The stage's
 // c = F + B + 2 x its incoming boundary + 2 x the child's incoming boundary (transfers block
 // both ways).
-Summary extendSummary(const StageFigures& stage, const Summary* child);
+inline Summary extendSummary(const StageFigures& stage, const Summary* child) {
+  Summary n;
+  const double c = stage.fb + 2 * stage.t_in + 2 * (child ? child->boundary_in : 0.0);
+  n.maxc = std::max(c, child ? child->maxc : 0.0);
+  n.sumc = c + (child ? child->sumc : 0.0);
+  n.maxx = std::max(stage.x, child ? child->maxx : 0.0);
+  n.rate = stage.rate + (child ? child->rate : 0.0);
+  n.egress = stage.egress + (child ? child->egress : 0.0);
+  n.gpus = (child ? child->gpus : 0) + stage.gpus;
+  n.boundary_in = stage.t_in;
+  n.work = stage.rate * c + (child ? child->work : 0.0);
+  n.fits = stage.fits && (child ? child->fits : true);
+  return n;
+}
 
 struct Dims {
   bool cost = false;
@@ -109,7 +129,18 @@ struct Dims {
   bool per_hour = false;
 };
 
-bool dominates(const Summary& a, const Summary& b, const Dims& d);
+// Inline: the search's innermost comparison (a partial plan against each member of a set).
+inline bool dominates(const Summary& a, const Summary& b, const Dims& d) {
+  if (!a.fits && b.fits) return false;
+  if (a.maxc > b.maxc || a.sumc > b.sumc || a.maxx > b.maxx || a.boundary_in > b.boundary_in)
+    return false;
+  if (d.cost && (a.rate > b.rate || a.egress > b.egress)) return false;
+  if (d.gpus && a.gpus > b.gpus) return false;
+  if (d.per_hour &&
+      (a.maxc != b.maxc || a.sumc != b.sumc || a.maxx != b.maxx || a.boundary_in != b.boundary_in))
+    return false;
+  return true;
+}
 
 struct Entry {
   Summary s;
@@ -173,10 +204,17 @@ class Known {
       : pareto_(pareto), by_cost_(by_cost), window_(window) {}
   void add(const std::string& key, double t, double c);
   // Whether (t, c) is weakly dominated by a point of the known frontier.
-  bool dominated(double t, double c) const;
+  bool dominated(double t, double c) const {
+    auto it = std::upper_bound(front_.begin(), front_.end(),
+                               std::make_pair(t, std::numeric_limits<double>::infinity()));
+    return it != front_.begin() && std::prev(it)->second <= c;
+  }
   // Whether a partial plan whose completions all take >= t_lb seconds and cost >= c_lb can be
   // dropped.
-  bool prunes(double t_lb, double c_lb) const;
+  bool prunes(double t_lb, double c_lb) const {
+    if ((by_cost_ ? c_lb : t_lb) <= threshold_) return false;
+    return !pareto_ || dominated(t_lb, c_lb);
+  }
 
  private:
   bool pareto_;
@@ -627,7 +665,7 @@ class PartialPlanSearch {
   bool hasRoom(size_t oi, int k) const;
   void use(size_t oi, int sign);  // adds (1) or removes (-1) option oi's GPUs
   template <class F>
-  void withUsage(const std::vector<std::pair<int, int>>& part, int gpus, F f);
+  void withUsage(int k, const std::vector<std::pair<int, int>>& part, int gpus, F f);
   // Whether option o holding [l, r] fits in memory with min(k, M) microbatches in flight.
   bool stageFits(size_t oi, int k, int l, int r) const;
   // Straggler F + B of option o over [l, r].
@@ -664,9 +702,18 @@ class PartialPlanSearch {
   std::vector<std::unique_ptr<Choices>> choices_;           // per (k, l, previous class)
   std::vector<std::unique_ptr<std::vector<Choice>>> base_;  // per (k, l)
   std::unordered_map<std::vector<int>, std::unique_ptr<StateSet>, KeyHash> memo_;  // with usage
-  std::vector<std::vector<int>> key_scratch_;                                      // per k
-  std::vector<std::vector<Entry>> pool_scratch_;                                   // per k
-  std::vector<size_t> order_scratch_;                                              // reduce's
+  // Buffers of the states with k stages left (a state's work nests only states with fewer), kept
+  // between states so that solving one allocates only what it stores.
+  struct Scratch {
+    std::vector<int> key;
+    std::vector<Entry> pool;                // a state's combinations before dominance
+    std::vector<std::pair<int, int>> part;  // the usage restricted to the sites that matter
+    std::vector<std::pair<int, int>> use;   // one plan's GPUs per tracked site
+    std::vector<int> saved_active;          // withUsage's saved usage
+    std::vector<std::pair<int, int>> saved;
+  };
+  std::vector<Scratch> scratch_;       // per k
+  std::vector<size_t> order_scratch_;  // reduce's
   std::vector<double> bound_scratch_;
   long new_states_ = 0;
 };
