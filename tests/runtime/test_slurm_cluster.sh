@@ -72,6 +72,7 @@ is_gone() { [[ -z $(job_state "$1") ]]; }
 final_state() { scontrol show job "$1" | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'; }
 
 # 1. Two tasks through srun: one line from each rank, on this node.
+# shellcheck disable=SC2016 # the job's shell expands them, not this one
 out=$(timeout 120 srun -n2 -l bash -c 'echo "rank $SLURM_PROCID of $SLURM_NTASKS"') \
   || fail "srun -n2 failed: $out"
 ranks=$(echo "$out" | sed 's/^[0-9]*: //' | sort)
