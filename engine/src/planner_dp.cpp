@@ -455,14 +455,53 @@ void PartialPlanSearch::stateKey(int k, int l, int prev, std::vector<std::pair<i
   if (ctx_.opt.max_gpus) key.push_back(std::max(gpus, *ctx_.opt.max_gpus - k * max_opt_gpus_));
 }
 
-size_t PartialPlanSearch::KeyHash::operator()(const std::vector<int>& v) const {
+namespace {
+std::uint64_t hashKey(const std::vector<int>& v) {
   std::uint64_t h = 1469598103934665603ULL;
   for (int x : v) h = (h ^ static_cast<std::uint64_t>(static_cast<unsigned>(x))) * 1099511628211ULL;
-  // Mix the high bits down (murmur3's finalizer): bucket indices take the low ones.
+  // Mix the high bits down (murmur3's finalizer): slot indices take the low ones.
   h ^= h >> 33;
   h *= 0xff51afd7ed558ccdULL;
   h ^= h >> 33;
-  return static_cast<size_t>(h);
+  return h;
+}
+}  // namespace
+
+// Open addressing with linear probing over slots holding the key's hash, where its ints lie in
+// one arena, and its set: a lookup touches one or two slots and compares ints only when the
+// hashes agree (a node-based map chased a pointer per probe and allocated per state).
+PartialPlanSearch::StateSet* PartialPlanSearch::Memo::find(const std::vector<int>& key,
+                                                           std::uint64_t h) const {
+  if (slots.empty()) return nullptr;
+  const size_t mask = slots.size() - 1;
+  for (size_t i = static_cast<size_t>(h) & mask;; i = (i + 1) & mask) {
+    const Slot& sl = slots[i];
+    if (!sl.set) return nullptr;
+    if (sl.hash == h && sl.len == key.size() &&
+        std::equal(key.begin(), key.end(), ints.begin() + static_cast<std::ptrdiff_t>(sl.at)))
+      return sl.set;
+  }
+}
+
+void PartialPlanSearch::Memo::insert(const std::vector<int>& key, std::uint64_t h,
+                                     std::unique_ptr<StateSet> set) {
+  if (2 * (sets.size() + 1) > slots.size()) {  // load at most 1/2
+    std::vector<Slot> old(std::max<size_t>(64, 2 * slots.size()));
+    old.swap(slots);
+    const size_t mask = slots.size() - 1;
+    for (const Slot& sl : old) {
+      if (!sl.set) continue;
+      size_t i = static_cast<size_t>(sl.hash) & mask;
+      while (slots[i].set) i = (i + 1) & mask;
+      slots[i] = sl;
+    }
+  }
+  const size_t mask = slots.size() - 1;
+  size_t i = static_cast<size_t>(h) & mask;
+  while (slots[i].set) i = (i + 1) & mask;
+  slots[i] = {h, ints.size(), static_cast<std::uint32_t>(key.size()), set.get()};
+  ints.insert(ints.end(), key.begin(), key.end());
+  sets.push_back(std::move(set));
 }
 
 int PartialPlanSearch::StateSet::maxUse(int site) const {
@@ -578,14 +617,15 @@ const PartialPlanSearch::StateSet& PartialPlanSearch::solve(int k, int l, int pr
       part_gpus = gpus_used_;
     }
     stateKey(k, l, prev, part, part_gpus, key);
-    auto it = memo_.find(key);
-    if (it == memo_.end()) {
-      std::vector<int> stored = key;
+    const std::uint64_t h = hashKey(key);
+    StateSet* found = memo_.find(key, h);
+    if (!found) {
       StateSet* fresh = nullptr;
       withUsage(k, part, part_gpus, [&] { fresh = compute(k, l, prev); });
-      it = memo_.emplace(std::move(stored), std::unique_ptr<StateSet>(fresh)).first;
+      found = fresh;
+      memo_.insert(key, h, std::unique_ptr<StateSet>(fresh));
     }
-    set = it->second.get();
+    set = found;
     if (compatible(*set)) return *set;
   }
 }
@@ -755,26 +795,34 @@ std::vector<Entry> PartialPlanSearch::reduce(std::vector<Entry>& pool) {
                     a.child_index) < std::tie(b2.s.maxc, b2.s.sumc, b2.s.rate, b2.s.egress,
                                               b2.option, b2.last_layer, b2.child_index);
   };
-  std::vector<size_t>& order = order_scratch_;
-  std::vector<double>& bound = bound_scratch_;
+  // (bound, index) side by side: the sort reads no entry unless two bounds tie.
+  std::vector<std::pair<double, std::uint32_t>>& order = order_scratch_;
   order.resize(pool.size());
-  bound.resize(pool.size());
   auto sweep = [&](bool by_cost, size_t limit) {
-    for (size_t i = 0; i < pool.size(); ++i) {
-      order[i] = i;
-      bound[i] = by_cost ? c_lb(pool[i]) : t_lb(pool[i]);
-    }
-    // A total order (no two entries of a state share option, last layer and child).
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b2) {
-      return bound[a] != bound[b2] ? bound[a] < bound[b2] : tie(pool[a], pool[b2]);
-    });
-    for (size_t i : order) {
-      const Entry& en = pool[i];
-      if (set.size() >= limit) break;
-      if (std::none_of(set.begin(), set.end(), [&](const Entry& x) {
-            return dominates(x.s, en.s, dims_) || dominates(en.s, x.s, dims_);
-          }))
-        set.push_back(en);
+    for (size_t i = 0; i < pool.size(); ++i)
+      order[i] = {by_cost ? c_lb(pool[i]) : t_lb(pool[i]), static_cast<std::uint32_t>(i)};
+    // A total order (no two entries of a state share option, last layer and child), sorted a
+    // chunk at a time: the sweep usually fills the set from a small part of the pool, so the
+    // next chunk's entries are selected (nth_element, linear) and only they are sorted.
+    auto before = [&](const auto& a, const auto& b2) {
+      return a.first != b2.first ? a.first < b2.first : tie(pool[a.second], pool[b2.second]);
+    };
+    size_t done = 0, chunk = std::max<size_t>(256, 4 * limit);
+    while (done < order.size() && set.size() < limit) {
+      const auto first = order.begin() + static_cast<std::ptrdiff_t>(done);
+      const size_t end = std::min(order.size(), done + chunk);
+      const auto last = order.begin() + static_cast<std::ptrdiff_t>(end);
+      if (last != order.end()) std::nth_element(first, last, order.end(), before);
+      std::sort(first, last, before);
+      for (auto it = first; it != last && set.size() < limit; ++it) {
+        const Entry& en = pool[it->second];
+        if (std::none_of(set.begin(), set.end(), [&](const Entry& x) {
+              return dominates(x.s, en.s, dims_) || dominates(en.s, x.s, dims_);
+            }))
+          set.push_back(en);
+      }
+      done = end;
+      chunk *= 2;
     }
   };
   const bool cost_first = ctx_.opt.objective == Objective::Cost;

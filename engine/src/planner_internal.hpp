@@ -29,6 +29,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <iterator>
 #include <limits>
@@ -650,8 +651,19 @@ class PartialPlanSearch {
   struct StateSet;
   struct Choice;
   struct Choices;
-  struct KeyHash {
-    size_t operator()(const std::vector<int>& v) const;
+  // The states solved under a usage, by their keys (stateKey).
+  struct Memo {
+    struct Slot {
+      std::uint64_t hash = 0;
+      size_t at = 0;  // the key's first int in `ints`
+      std::uint32_t len = 0;
+      StateSet* set = nullptr;  // null: an empty slot
+    };
+    std::vector<Slot> slots;  // a power of two of them, or none
+    std::vector<int> ints;
+    std::vector<std::unique_ptr<StateSet>> sets;
+    StateSet* find(const std::vector<int>& key, std::uint64_t h) const;
+    void insert(const std::vector<int>& key, std::uint64_t h, std::unique_ptr<StateSet> set);
   };
   const StateSet& solve(int k, int l, int prev);
   StateSet* compute(int k, int l, int prev);
@@ -701,7 +713,7 @@ class PartialPlanSearch {
   std::vector<std::unique_ptr<StateSet>> free_;             // per (k, l, previous class)
   std::vector<std::unique_ptr<Choices>> choices_;           // per (k, l, previous class)
   std::vector<std::unique_ptr<std::vector<Choice>>> base_;  // per (k, l)
-  std::unordered_map<std::vector<int>, std::unique_ptr<StateSet>, KeyHash> memo_;  // with usage
+  Memo memo_;                                               // with usage
   // Buffers of the states with k stages left (a state's work nests only states with fewer), kept
   // between states so that solving one allocates only what it stores.
   struct Scratch {
@@ -712,9 +724,8 @@ class PartialPlanSearch {
     std::vector<int> saved_active;          // withUsage's saved usage
     std::vector<std::pair<int, int>> saved;
   };
-  std::vector<Scratch> scratch_;       // per k
-  std::vector<size_t> order_scratch_;  // reduce's
-  std::vector<double> bound_scratch_;
+  std::vector<Scratch> scratch_;                                 // per k
+  std::vector<std::pair<double, std::uint32_t>> order_scratch_;  // reduce's
   long new_states_ = 0;
 };
 
