@@ -424,7 +424,9 @@ void chooseBest(const SearchContext& ctx, const Finisher& fin, const std::vector
     }
     // The chosen plans' placements compared by the simulator (NOTE [Placement scored]): the
     // model's best few and every fill in a zone order, then a climb by the simulator over the
-    // model's best neighbours of the best so far.
+    // model's best neighbours of the best so far. Placements of one plan are compared as the
+    // Placer compares them (NOTE [A dearer placement repays its price]): one order, the model's
+    // and the simulator's figures ranked alike.
     for (size_t i = 0; i < sims.size(); ++i) {
       if (fin.overTime()) {  // the chosen plans as the window placed them
         limit.placing_complete = false;
@@ -435,9 +437,9 @@ void chooseBest(const SearchContext& ctx, const Finisher& fin, const std::vector
         if (alt.plan == sims[i].plan) return false;
         PlannedPlan pp = fin.simulated(alt, false);
         if (!fin.meetsSimulated(pp.prediction) ||
-            compareFigures(pp.prediction.iteration_s, pp.prediction.usd_per_iteration,
-                           sims[i].prediction.iteration_s, sims[i].prediction.usd_per_iteration,
-                           options.objective) >= 0)
+            comparePlacements(pp.prediction.iteration_s, pp.prediction.usd_per_iteration,
+                              sims[i].prediction.iteration_s, sims[i].prediction.usd_per_iteration,
+                              options.objective) >= 0)
           return false;
         sims[i] = std::move(pp);
         return true;

@@ -13,11 +13,14 @@
 // --placements checks the chosen plan's zones (docs/planner.md, H6 "placement scored"): every
 // placement of the same parallelization with each stage's replicas of one (GPU type, tp, region)
 // in runs per zone (every zone set, order and count within the pools' counts) where there are
-// at most kEnumerateLimit of them, else kSamples drawn at random (fixed seed), each figured by
-// the planning model and the simulator; no placement meeting the constraints (by both) may
-// simulate better than the chosen plan. It also prints the chosen plan's gain over the old rule
-// (the same plan with a region's zones filled cheapest first, then by name) and the Placer's
-// time on the chosen plan (cold: a fresh Placer, links and profiles looked up; warm: again).
+// at most kEnumerateLimit of them, else kSamples drawn at random (fixed seed) and the old rule's
+// placement, each figured by the planning model and the simulator; no placement meeting the
+// constraints (by both) may simulate better than the chosen plan, better as the planner compares
+// placements (comparePlacements: under the throughput objective seconds x USD per iteration, so
+// a dearer placement only where it repays its price; NOTE [A dearer placement repays its price]).
+// It also prints the chosen plan's gain over the old rule (the same plan with a region's zones
+// filled cheapest first, then by name) and the Placer's time on the chosen plan (cold: a fresh
+// Placer, links and profiles looked up; warm: again).
 // Usage: planner_bench REFERENCE_DIR [--quick] [--json] [--pareto] [--baseline FILE]
 //                      [--placements]
 //        (REFERENCE_DIR: ../shared/reference/sailor)
@@ -150,9 +153,11 @@ struct PlacementCheck {
   std::string best_rival_runs;  // the best placement compared, as zone runs
   long compared = 0;            // placements figured (meeting the constraints by both figures)
   bool sampled = false;
-  long space = 0;         // placements in all when enumerated
-  double best_rival = 0;  // the best objective figure among them (seconds or USD)
-  double old_figure = 0;  // the old rule's placement (0: it does not fit or meet them)
+  long space = 0;  // placements in all when enumerated
+  // The best among them by comparePlacements: its simulated seconds and USD per iteration.
+  double best_rival_t = std::numeric_limits<double>::infinity();
+  double best_rival_usd = std::numeric_limits<double>::infinity();
+  double old_figure = 0;  // the old rule's placement's objective figure (0: none meeting them)
   double cold_ms = 0, warm_ms = 0;
   long evaluated = 0;
 };
@@ -166,8 +171,9 @@ PlacementCheck checkPlacements(const PlannedPlan& chosen, const Scenario& sc, co
   const Constraints cons(opt);
   SimulatorOptions so = opt.simulator;
   so.timeline = false;
-  // The objective figure of a placement meeting the constraints by both figures, else nullopt.
-  auto figure_of = [&](const Plan& p) -> std::optional<double> {
+  // The simulated (seconds, USD) per iteration of a placement meeting the constraints by both
+  // figures, else nullopt.
+  auto figures_of = [&](const Plan& p) -> std::optional<std::pair<double, double>> {
     const auto m = planningModel(p, sc, job, cat, profiles, opt.simulator);
     if (!m || !cons.admits(1.0 / m->iteration_s, m->usd_per_iteration, m->usd_per_hour, m->gpus))
       return std::nullopt;
@@ -175,7 +181,7 @@ PlacementCheck checkPlacements(const PlannedPlan& chosen, const Scenario& sc, co
     if (!pr.fits ||
         !cons.admits(pr.iterations_per_s, pr.usd_per_iteration, pr.usd_per_hour, std::nullopt))
       return std::nullopt;
-    return tp_obj ? pr.iteration_s : pr.usd_per_iteration;
+    return std::make_pair(pr.iteration_s, pr.usd_per_iteration);
   };
   // The chosen plan as a search candidate (sites by GPU type and region), for the Placer and
   // the old rule (SearchContext::place).
@@ -203,8 +209,9 @@ PlacementCheck checkPlacements(const PlannedPlan& chosen, const Scenario& sc, co
     out.evaluated = cold.evaluated() / (kWarmRepeats + 1);
   }
   Candidate old = c;
-  if (ctx.place(old))
-    if (const auto f = figure_of(old.plan)) out.old_figure = *f;
+  const bool has_old = ctx.place(old);
+  if (has_old)
+    if (const auto f = figures_of(old.plan)) out.old_figure = tp_obj ? f->first : f->second;
   // Blocks and their run layouts.
   std::vector<Block> blocks;
   for (size_t s = 0; s < chosen.plan.stages.size(); ++s) {
@@ -255,18 +262,23 @@ PlacementCheck checkPlacements(const PlannedPlan& chosen, const Scenario& sc, co
     return true;
   };
   bool any = false;
-  auto consider = [&] {
-    if (const auto f = figure_of(p)) {
-      ++out.compared;
-      if (!any || *f < out.best_rival) out.best_rival = *f, out.best_rival_runs = zoneRuns(p);
-      any = true;
+  auto consider = [&](const Plan& q) {
+    const auto f = figures_of(q);
+    if (!f) return;
+    ++out.compared;
+    if (!any || comparePlacements(f->first, f->second, out.best_rival_t, out.best_rival_usd,
+                                  opt.objective) < 0) {
+      out.best_rival_t = f->first;
+      out.best_rival_usd = f->second;
+      out.best_rival_runs = zoneRuns(q);
     }
+    any = true;
   };
   if (enumerable) {
     out.space = static_cast<long>(space);
     std::function<void(size_t)> rec = [&](size_t b) {
       if (b == blocks.size()) {
-        if (fits_now()) consider();
+        if (fits_now()) consider(p);
         return;
       }
       for (const Runs& r : options[b]) {
@@ -278,6 +290,8 @@ PlacementCheck checkPlacements(const PlannedPlan& chosen, const Scenario& sc, co
     rec(0);
   } else {
     out.sampled = true;
+    // The old rule's placement among the rivals too (enumerated, it is one of them).
+    if (has_old) consider(old.plan);
     std::mt19937 rng(1);
     for (int drawn = 0, tries = 0; drawn < kSamples && tries < 100 * kSamples; ++tries) {
       used.clear();
@@ -303,12 +317,11 @@ PlacementCheck checkPlacements(const PlannedPlan& chosen, const Scenario& sc, co
         apply(b, runs, 1);
         if (b + 1 == blocks.size() && fits_now()) {
           ++drawn;
-          consider();
+          consider(p);
         }
       }
     }
   }
-  if (!any) out.best_rival = std::numeric_limits<double>::infinity();
   return out;
 }
 
@@ -455,16 +468,23 @@ int main(int argc, char** argv) {
         const bool tp_obj = c.objective == Objective::Throughput;
         const double mine =
             tp_obj ? best.prediction.iteration_s : best.prediction.usd_per_iteration;
-        // Exactly as good or better: "ok"; a rival better by under kSimulatorTie: "tie".
-        const bool exact = mine <= pc.best_rival * (1 + 1e-12);
-        const bool ok = mine <= pc.best_rival * (1 + kSimulatorTie);
+        const double mine_t = best.prediction.iteration_s,
+                     mine_usd = best.prediction.usd_per_iteration;
+        // Exactly as good or better: "ok"; a rival better by under kSimulatorTie: "tie". Better
+        // as the planner compares placements (comparePlacements).
+        const bool exact = comparePlacements(mine_t, mine_usd, pc.best_rival_t, pc.best_rival_usd,
+                                             c.objective, 1e-12) <= 0;
+        const bool ok = comparePlacements(mine_t, mine_usd, pc.best_rival_t, pc.best_rival_usd,
+                                          c.objective, kSimulatorTie) <= 0;
+        const double mine_rank = placementFigure(mine_t, mine_usd, c.objective),
+                     rival_rank = placementFigure(pc.best_rival_t, pc.best_rival_usd, c.objective);
         all_placements_ok = all_placements_ok && ok;
-        // Gains as ratios of throughput (or of cost for a cost objective): > 1 the chosen is
-        // better.
+        // Ratios, > 1 the chosen is better: against the old rule's placement in time (cost for a
+        // cost objective), against the best rival in placementFigure.
         std::snprintf(line, sizeof line, "%-62s %7ld %-8s %9.5f %9.5f %7.2f %7.2f %6ld %s",
                       c.name.c_str(), pc.compared, pc.sampled ? "sampled" : "all",
                       pc.old_figure > 0 ? pc.old_figure / mine : 0.0,
-                      std::isfinite(pc.best_rival) ? pc.best_rival / mine : 0.0, pc.cold_ms,
+                      std::isfinite(rival_rank) ? rival_rank / mine_rank : 0.0, pc.cold_ms,
                       pc.warm_ms, pc.evaluated,
                       exact ? "ok"
                       : ok  ? "tie"
@@ -512,8 +532,9 @@ int main(int argc, char** argv) {
     std::printf(
         "\nPlacements of the chosen plan (--placements): compared = placements meeting the "
         "constraints by the planning model and the simulator (all of them, or a sample), "
-        "old = the old rule's placement (zones cheapest first, then by name) / chosen, best "
-        "other = the best of those compared / chosen, in iteration time (cost for a cost "
+        "old = the old rule's placement (zones cheapest first, then by name) / chosen in "
+        "iteration time (cost for a cost objective), best other = the best of those compared / "
+        "chosen in the placements' figure (seconds x USD per iteration; cost for a cost "
         "objective): >= 1 means the chosen placement is as good or better (tie: a rival better "
         "by under 1e-4); the Placer's time on "
         "the chosen plan (cold, warm) and layouts it figured\n%-62s %7s %-8s %9s %9s %7s %7s "

@@ -25,6 +25,21 @@ namespace sailor {
 
 enum class Objective { Throughput, Cost };
 
+// How the placements of one plan (the same replicas, in different zones) are compared: by this
+// figure, lower first, iteration time breaking ties. With the cost objective it is the cost per
+// iteration. With the throughput objective it is seconds x USD per iteration: a placement p
+// dearer than q ranks above q only where it repays its price, its throughput gain (t_q / t_p) at
+// least its cost increase (usd_p / usd_q); at equal prices and without egress it orders by time
+// alone. NOTE [A dearer placement repays its price] (planner_placement.cpp) says why one figure
+// rather than the pairwise rule. Plans that differ in more than zones are compared by the
+// objective as before.
+double placementFigure(double iteration_s, double usd_per_iteration, Objective o);
+// -1, 0, 1: placement a (iteration seconds, USD per iteration) better, as good or worse than b
+// by placementFigure, then iteration time; figures within rel_tie of each other (relative) are
+// equal.
+int comparePlacements(double t_a, double usd_a, double t_b, double usd_b, Objective o,
+                      double rel_tie = 0);
+
 // The search's heuristics, each named and switchable (docs/planner.md measures what each costs).
 // The numbers are stable names (`sailor plan --no-heuristic hN`, docs, tests): H8 to H12 are
 // ours, and no heuristic is numbered H7 (the number was never given to one).
