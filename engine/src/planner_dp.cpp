@@ -468,14 +468,14 @@ std::uint64_t hashKey(const std::vector<int>& v) {
 }  // namespace
 
 // Open addressing with linear probing over slots holding the key's hash, where its ints lie in
-// one arena, and its set: a lookup touches one or two slots and compares ints only when the
+// one arena, and its set: a lookup touches one or two table and compares ints only when the
 // hashes agree (a node-based map chased a pointer per probe and allocated per state).
 PartialPlanSearch::StateSet* PartialPlanSearch::Memo::find(const std::vector<int>& key,
                                                            std::uint64_t h) const {
-  if (slots.empty()) return nullptr;
-  const size_t mask = slots.size() - 1;
+  if (table.empty()) return nullptr;
+  const size_t mask = table.size() - 1;
   for (size_t i = static_cast<size_t>(h) & mask;; i = (i + 1) & mask) {
-    const Slot& sl = slots[i];
+    const Slot& sl = table[i];
     if (!sl.set) return nullptr;
     if (sl.hash == h && sl.len == key.size() &&
         std::equal(key.begin(), key.end(), ints.begin() + static_cast<std::ptrdiff_t>(sl.at)))
@@ -485,21 +485,21 @@ PartialPlanSearch::StateSet* PartialPlanSearch::Memo::find(const std::vector<int
 
 void PartialPlanSearch::Memo::insert(const std::vector<int>& key, std::uint64_t h,
                                      std::unique_ptr<StateSet> set) {
-  if (2 * (sets.size() + 1) > slots.size()) {  // load at most 1/2
-    std::vector<Slot> old(std::max<size_t>(64, 2 * slots.size()));
-    old.swap(slots);
-    const size_t mask = slots.size() - 1;
+  if (2 * (sets.size() + 1) > table.size()) {  // load at most 1/2
+    std::vector<Slot> old(std::max<size_t>(64, 2 * table.size()));
+    old.swap(table);
+    const size_t mask = table.size() - 1;
     for (const Slot& sl : old) {
       if (!sl.set) continue;
       size_t i = static_cast<size_t>(sl.hash) & mask;
-      while (slots[i].set) i = (i + 1) & mask;
-      slots[i] = sl;
+      while (table[i].set) i = (i + 1) & mask;
+      table[i] = sl;
     }
   }
-  const size_t mask = slots.size() - 1;
+  const size_t mask = table.size() - 1;
   size_t i = static_cast<size_t>(h) & mask;
-  while (slots[i].set) i = (i + 1) & mask;
-  slots[i] = {h, ints.size(), static_cast<std::uint32_t>(key.size()), set.get()};
+  while (table[i].set) i = (i + 1) & mask;
+  table[i] = {h, ints.size(), static_cast<std::uint32_t>(key.size()), set.get()};
   ints.insert(ints.end(), key.begin(), key.end());
   sets.push_back(std::move(set));
 }

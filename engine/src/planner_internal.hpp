@@ -659,7 +659,7 @@ class PartialPlanSearch {
       std::uint32_t len = 0;
       StateSet* set = nullptr;  // null: an empty slot
     };
-    std::vector<Slot> slots;  // a power of two of them, or none
+    std::vector<Slot> table;  // a power of two of slots, or none (`slots` is a Qt macro)
     std::vector<int> ints;
     std::vector<std::unique_ptr<StateSet>> sets;
     StateSet* find(const std::vector<int>& key, std::uint64_t h) const;
