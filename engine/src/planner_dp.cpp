@@ -468,7 +468,7 @@ std::uint64_t hashKey(const std::vector<int>& v) {
 }  // namespace
 
 // Open addressing with linear probing over slots holding the key's hash, where its ints lie in
-// one arena, and its set: a lookup touches one or two table and compares ints only when the
+// one arena, and its set: a lookup touches one or two slots and compares ints only when the
 // hashes agree (a node-based map chased a pointer per probe and allocated per state).
 PartialPlanSearch::StateSet* PartialPlanSearch::Memo::find(const std::vector<int>& key,
                                                            std::uint64_t h) const {
