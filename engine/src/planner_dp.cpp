@@ -639,7 +639,7 @@ PartialPlanSearch::StateSet* PartialPlanSearch::compute(int k, int l, int prev) 
   // this one is filled have fewer stages left).
   std::vector<Entry>& pool = scratch_[static_cast<size_t>(k)].pool;
   pool.clear();
-  for (const Choice& ch : choices(k, l, prev).list)
+  for (const Choice& ch : choices(k, l, prev))
     if (hasRoom(static_cast<size_t>(ch.oi), k)) combine(ch, k, p, pool);
   auto set = std::make_unique<StateSet>();
   set->entries = reduce(pool);
@@ -721,15 +721,12 @@ const std::vector<PartialPlanSearch::Choice>& PartialPlanSearch::baseChoices(int
 // the previous stage (its last layer is l - 1), those passing the known-plan bound, for every
 // usage of the state. Listed under the bound known when first asked; the bound only tightens,
 // so the list stays a superset.
-const PartialPlanSearch::Choices& PartialPlanSearch::choices(int k, int l, int prev) {
+const std::vector<PartialPlanSearch::Choice>& PartialPlanSearch::choices(int k, int l, int prev) {
+  if (prev < 0) return baseChoices(k, l);  // no incoming boundary: the base list itself
   std::unique_ptr<Choices>& slot = choices_[flatIndex(k, l, prev)];
-  if (slot) return *slot;
+  if (slot) return slot->list;
   slot = std::make_unique<Choices>();
   const std::vector<Choice>& base = baseChoices(k, l);
-  if (prev < 0) {
-    slot->list = base;
-    return *slot;
-  }
   const LowerBounds::Prefix p = bounds_.prefix(l, k);
   int last_oi = -1;
   StageOptionTable::Boundary in;
@@ -746,7 +743,7 @@ const PartialPlanSearch::Choices& PartialPlanSearch::choices(int k, int l, int p
       continue;
     slot->list.push_back(c);
   }
-  return *slot;
+  return slot->list;
 }
 
 // A stage choice as the stage with k stages left, combined with every partial plan of the rest

@@ -667,7 +667,7 @@ class PartialPlanSearch {
   };
   const StateSet& solve(int k, int l, int prev);
   StateSet* compute(int k, int l, int prev);
-  const Choices& choices(int k, int l, int prev);
+  const std::vector<Choice>& choices(int k, int l, int prev);
   const std::vector<Choice>& baseChoices(int k, int l);
   // The memo key of (k, l, prev) under the usage `part` (sorted here) and `gpus` GPUs.
   void stateKey(int k, int l, int prev, std::vector<std::pair<int, int>>& part, int gpus,
