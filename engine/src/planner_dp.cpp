@@ -845,8 +845,11 @@ void writePlan(const KindSet& kinds, const SearchContext& ctx, const StageOption
     Stage st;
     st.first_layer = first;
     st.last_layer = cur->last_layer;
+    const std::vector<int>& reps = options[static_cast<size_t>(cur->option)].replicas;
     std::vector<int> sites;
-    for (int kidx : options[static_cast<size_t>(cur->option)].replicas) {
+    sites.reserve(reps.size());
+    st.replicas.reserve(reps.size());
+    for (int kidx : reps) {
       const Kind& kd = kinds.kind(kidx);
       st.replicas.push_back({ctx.site(kd.site).gpu_type, kd.tp, ""});
       sites.push_back(kd.site);

@@ -7,6 +7,7 @@
 //   planKey, searchKey, seedSignature, knownKey   canonical texts of plans
 //   placementWindow, Known              the known-plan bound
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <iterator>
 
@@ -66,14 +67,28 @@ std::string planKey(const Plan& p) {
   return k;
 }
 
+// Appended piece by piece (no temporaries): the search writes a key for every plan it finds.
 std::string searchKey(const Candidate& c) {
   std::string k = std::to_string(c.plan.microbatch_size);
+  auto num = [&k](int v) {
+    char buf[16];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    k.append(buf, r.ptr);
+  };
   for (size_t s = 0; s < c.plan.stages.size(); ++s) {
     const Stage& st = c.plan.stages[s];
-    k += "|" + std::to_string(st.first_layer) + "-" + std::to_string(st.last_layer);
-    for (size_t j = 0; j < st.replicas.size(); ++j)
-      k += "," + st.replicas[j].gpu_type + "/" + std::to_string(st.replicas[j].tp) + "/" +
-           std::to_string(c.sites[s][j]);
+    k += '|';
+    num(st.first_layer);
+    k += '-';
+    num(st.last_layer);
+    for (size_t j = 0; j < st.replicas.size(); ++j) {
+      k += ',';
+      k += st.replicas[j].gpu_type;
+      k += '/';
+      num(st.replicas[j].tp);
+      k += '/';
+      num(c.sites[s][j]);
+    }
   }
   return k;
 }
