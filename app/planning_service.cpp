@@ -116,8 +116,22 @@ quint64 PlanningService::request(PlanRequest req) {
             deliverProgress(id, fraction, stage);
           });
         };
-        auto result = std::make_shared<const PlanResult>(planSearch(
-            *req.scenario, *req.job, *req.catalog, *profiles, req.options, sink, token.get()));
+        // Inputs planned before (undo, redo, an edit typed back): that result at once.
+        const auto t0 = std::chrono::steady_clock::now();
+        PlanCache::Key key = PlanCache::keyOf(*req.scenario, *req.job, req.options,
+                                              req.catalog.get(), req.profiles.get());
+        std::shared_ptr<const PlanResult> result;
+        if (auto hit = cache_.find(key)) {
+          auto copy = std::make_shared<PlanResult>(*hit);
+          copy->search_seconds =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          result = std::move(copy);
+          ++reused_;
+        } else {
+          result = std::make_shared<const PlanResult>(planSearch(
+              *req.scenario, *req.job, *req.catalog, *profiles, req.options, sink, token.get()));
+          cache_.store(std::move(key), result);
+        }
         post([this, id, result] { deliverFinished(id, result); });
       } catch (const Cancelled&) {
         // Cancelled or superseded: cancelled(id) was emitted already.

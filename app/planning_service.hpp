@@ -14,6 +14,7 @@
 // current id are only ever touched on one thread.
 #pragma once
 
+#include <atomic>
 #include <memory>
 
 #include <QObject>
@@ -23,6 +24,7 @@
 
 #include "sailor/catalog.hpp"
 #include "sailor/job.hpp"
+#include "sailor/plan_cache.hpp"
 #include "sailor/planner.hpp"
 #include "sailor/profile.hpp"
 #include "sailor/progress.hpp"
@@ -72,6 +74,9 @@ class PlanningService : public QObject {
   quint64 currentRequest() const { return current_id_; }
   // True while a search runs or winds down on the worker, including cancelled ones.
   bool busy() const { return outstanding_ > 0; }
+  // Requests answered from the results of earlier ones with equal inputs (sailor::PlanCache):
+  // the studio's undo, redo, or an edit typed back re-plan at once.
+  quint64 reusedResults() const { return reused_.load(); }
 
  signals:
   void started(quint64 id);
@@ -97,6 +102,8 @@ class PlanningService : public QObject {
   quint64 current_id_ = 0;
   std::shared_ptr<CancelToken> current_token_;
   int outstanding_ = 0;  // searches submitted whose worker has not finished yet
+  PlanCache cache_;      // results of earlier requests by their inputs (the worker's)
+  std::atomic<quint64> reused_{0};
 };
 
 }  // namespace sailor::studio

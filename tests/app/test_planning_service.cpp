@@ -53,6 +53,7 @@ class TestPlanningService : public QObject {
   void requestWithoutInputsFails();
   void eventLoopKeepsRunningDuringASearch();
   void destructorCancelsAndJoins();
+  void equalInputsAreAnsweredFromEarlierResults();
 
  private:
   PlanRequest request(const sailor::PlannerOptions& options) const {
@@ -322,6 +323,37 @@ void TestPlanningService::destructorCancelsAndJoins() {
     service.reset();
   }
   QTest::qWait(50);  // any stray queued call would land (and crash) here
+}
+
+// A request whose inputs equal an earlier finished one's (an edit typed back, undo) gets that
+// result again from the service's PlanCache, without a search; other inputs still search.
+void TestPlanningService::equalInputsAreAnsweredFromEarlierResults() {
+  PlanningService service;
+  QSignalSpy finished(&service, &PlanningService::finished);
+  sailor::PlannerOptions throughput, cost;
+  cost.objective = sailor::Objective::Cost;
+  service.request(request(throughput));
+  QVERIFY(finished.wait(scaledMs(120000)));
+  service.request(request(cost));
+  QVERIFY(finished.wait(scaledMs(120000)));
+  QCOMPARE(service.reusedResults(), quint64{0});
+  // The same scenario, job and options again (the scenario as a new object with equal content,
+  // as the studio's document makes after an edit and its undo).
+  PlanRequest again = request(throughput);
+  again.scenario = std::make_shared<const sailor::Scenario>(*scenario_);
+  service.request(std::move(again));
+  QVERIFY(finished.wait(scaledMs(120000)));
+  QCOMPARE(service.reusedResults(), quint64{1});
+  QCOMPARE(finished.count(), 3);
+  const auto first = finished.at(0).at(1).value<ResultPtr>();
+  const auto reused = finished.at(2).at(1).value<ResultPtr>();
+  QVERIFY(first && reused && !first->best.empty());
+  QCOMPARE(reused->best.size(), first->best.size());
+  for (size_t i = 0; i < first->best.size(); ++i)
+    QCOMPARE(QString::fromStdString(reused->best[i].plan.toJson().dump()),
+             QString::fromStdString(first->best[i].plan.toJson().dump()));
+  QCOMPARE(reused->candidates, first->candidates);
+  QTRY_VERIFY(!service.busy());
 }
 
 QTEST_GUILESS_MAIN(TestPlanningService)

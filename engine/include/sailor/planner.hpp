@@ -89,6 +89,7 @@ struct Heuristics {
   // stages of one replica kind; a mixed stage's ring over a subset of its replicas may pair
   // kinds it did not pair before. Shrinks the degrees of G = 1024, b = 2 from 320 to 44.
   bool h12_smallest_degree_per_m = true;
+  bool operator==(const Heuristics&) const = default;
 };
 
 struct PlannerOptions {
@@ -111,6 +112,8 @@ struct PlannerOptions {
   // no limit. When it is reached the search returns the best plans found so far, marked
   // (PlanResult::time_limit). Positive and finite. NOTE [Time limit] in planner.cpp.
   std::optional<double> time_limit_s;
+  // Every field: a new one takes part in PlanCache's comparison without further code.
+  bool operator==(const PlannerOptions&) const = default;
 };
 
 // One plan and its figures: the planning model's estimate and the simulator's prediction.

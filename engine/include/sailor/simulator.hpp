@@ -32,6 +32,7 @@ struct SimulatorOptions {
   // Record the per-op timeline (Prediction::timeline, the studio's Gantt). Off where only the
   // figures matter (the planner ranking hundreds of plans): a third of a 512-GPU simulation.
   bool timeline = true;
+  bool operator==(const SimulatorOptions&) const = default;
 };
 
 struct MemoryBreakdown {
