@@ -294,7 +294,7 @@ std::vector<ExportFile> torchrunFiles(const Cluster& cluster, const LaunchLayout
   s += "set -euo pipefail\n";
   s += "node_rank=\"${1:?usage: sailor-torchrun.sh NODE_RANK (see hosts.txt)}\"\n";
   s += ": \"${SAILOR_MASTER_ADDR:?set SAILOR_MASTER_ADDR to the address of host 0 (hosts.txt)}\"\n";
-  s += ": \"${SAILOR_RUN_TOKEN_FILE:?set SAILOR_RUN_TOKEN_FILE to the run's token file}\"\n";
+  s += ": \"${SAILOR_RUN_TOKEN_FILE:?set SAILOR_RUN_TOKEN_FILE to the token file of the run}\"\n";
   s += "case \"$node_rank\" in\n";
   for (std::size_t i = 0; i < hosts.size(); ++i)
     s += "  " + std::to_string(i) + ") nproc=" + std::to_string(hosts[i].ranks->size()) + " ;;\n";
