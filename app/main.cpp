@@ -25,11 +25,14 @@
 #include "format.hpp"
 #include "progress_line.hpp"
 #include "sailor/catalog.hpp"
+#include "sailor/cluster.hpp"
 #include "sailor/error.hpp"
 #include "sailor/json_util.hpp"
+#include "sailor/launch_export.hpp"
 #include "sailor/planner.hpp"
 #include "sailor/prices.hpp"
 #include "sailor/reference.hpp"
+#include "sailor/run_spec.hpp"
 #include "sailor/run_store.hpp"
 #include "sailor/simulator.hpp"
 #include "sailor/trace_scenario.hpp"
@@ -56,6 +59,7 @@ constexpr const char* kUsage =
     "  validate POINTS.json     Compare predictions with measured runs\n"
     "  run                      Train on a plan with the bundled runtime (live JSON events)\n"
     "  runs list|show ID        List recorded training runs, or show one\n"
+    "  export                   Write a plan's launch for Slurm, torchrun or Kubernetes\n"
     "\n"
     "Run 'sailor <command> --help' for a command's options.\n";
 
@@ -192,6 +196,30 @@ constexpr const char* kValidateHelp =
     "Exit status: 0; 2 on bad input (a file that is not a points file, no point that can\n"
     "be predicted, or with --strict any point skipped; one line on stderr, with the errors of\n"
     "the first three points skipped).\n";
+
+constexpr const char* kExportHelp =
+    "Usage: sailor export --plan FILE --scenario FILE --job FILE\n"
+    "                     --format kubernetes|torchrun|slurm [--cluster FILE] [--output DIR]\n"
+    "\n"
+    "Writes the launch of a plan on a cluster that Sailor Studio does not drive itself: one\n"
+    "sailor-worker per GPU, each tensor-parallel group inside one node, every pool of the plan\n"
+    "mapped to the scheduler by the cluster description (docs/formats.md, docs/runtime.md\n"
+    "\"Exports\").\n"
+    "\n"
+    "  --plan FILE, --scenario FILE, --job FILE   as for `sailor run`\n"
+    "  --format slurm          one heterogeneous job script (sailor.sbatch), a component per pool\n"
+    "  --format torchrun       hosts.txt (host list and each host's command) and\n"
+    "                          sailor-torchrun.sh\n"
+    "  --format kubernetes     sailor.yaml: ConfigMap, headless Service, an indexed Job per pool\n"
+    "  --cluster FILE          the cluster description (default: resources/clusters/default.json)\n"
+    "  --output DIR            write the files into DIR (created if need be; each file written\n"
+    "                          whole or not at all); default: print them on stdout\n"
+    "  --iterations N          training iterations (default 20), as `sailor run`\n"
+    "  --hidden N, --seq-len N, --seed N   the model and seed, as `sailor run`\n"
+    "  --backend nccl|gloo     the workers' backend (default nccl)\n"
+    "\n"
+    "Exit status: 0; 2 on bad input (one line on stderr: a pool without a mapping, a\n"
+    "tensor-parallel group larger than its pool's nodes, a malformed cluster file, ...).\n";
 
 // One command's options, parsed by CLI11. A flag takes no value; a valued option takes the
 // next argument (whatever it looks like) or `--option=value`, and the last one given wins
@@ -868,6 +896,91 @@ int cmdRuns(int argc, char** argv) {
   }
 }
 
+// `sailor export`: the plan's launch on a cluster as files for its scheduler (launch_export.hpp).
+int cmdExport(int argc, char** argv) {
+  if (wantsHelp(argc, argv, 2)) {
+    std::cout << kExportHelp;
+    return 0;
+  }
+  Options a({}, {"--plan", "--scenario", "--job", "--format", "--cluster", "--output",
+                 "--iterations", "--hidden", "--seq-len", "--seed", "--backend"});
+  a.parse(argc, argv, 2);
+  if (!a.positional().empty())
+    throw InputError("export", "\"" + a.positional()[0] + "\"", "options only (see --help)");
+  const std::string format_name = a.required("--format");
+  const auto format = exportFormatFromName(format_name);
+  if (!format)
+    throw InputError("--format", "\"" + format_name + "\"", "kubernetes, torchrun or slurm");
+  RunOptions ro;
+  ro.backend = a.get("--backend").value_or("nccl");
+  if (ro.backend != "nccl" && ro.backend != "gloo")
+    throw InputError("--backend", "\"" + ro.backend + "\"", "nccl or gloo");
+  if (a.has("--iterations"))
+    ro.iterations = positiveInt("--iterations", a.required("--iterations"), 1);
+  if (a.has("--hidden")) ro.hidden_size = positiveInt("--hidden", a.required("--hidden"), 1);
+  if (a.has("--seq-len")) ro.sequence_length = positiveInt("--seq-len", a.required("--seq-len"), 1);
+  if (a.has("--seed"))
+    ro.seed = static_cast<std::uint64_t>(positiveInt("--seed", a.required("--seed"), 0));
+
+  Catalog cat = Catalog::load(resourceDir());
+  const std::string sp = a.required("--scenario"), jp = a.required("--job"),
+                    pp = a.required("--plan");
+  const std::string cp = a.get("--cluster").value_or(resourceDir() + "/clusters/default.json");
+  Scenario scenario =
+      loadWithContext<Scenario>(sp, [&](const json& j) { return Scenario::fromJson(j, cat); });
+  Job job = loadWithContext<Job>(jp, [&](const json& j) { return Job::fromJson(j, cat); });
+  Plan plan = loadWithContext<Plan>(pp, [&](const json& j) { return Plan::fromJson(j); });
+  try {
+    plan.validate(job, cat, scenario);
+  } catch (const InputError& e) {
+    throw withContext(e, pp);
+  }
+  // SGD steps by the gradient itself and needs a larger rate, as `sailor run` sets it.
+  if (job.optimizer == Optimizer::Sgd) {
+    ro.learning_rate = 0.05;
+    ro.min_learning_rate = ro.learning_rate / 10;
+  }
+  RunSpec spec;
+  try {
+    spec = RunSpec::build(plan, job, cat.model(job.model, "model"), ro);
+  } catch (const InputError& e) {
+    throw withContext(e, pp);
+  }
+  const Cluster cluster =
+      loadWithContext<Cluster>(cp, [](const json& j) { return Cluster::fromJson(j); });
+  const std::vector<ResolvedPool> pools = resolve(cluster, scenario, cat, plan, cp);
+  LaunchLayout layout;
+  try {
+    layout = layoutLaunch(plan, pools, cp);
+  } catch (const InputError& e) {
+    throw withContext(e, pp);
+  }
+  std::vector<ExportFile> files;
+  try {
+    files = exportLaunch(*format, cluster, layout, spec.toJson());
+  } catch (const InputError& e) {
+    throw withContext(e, cp);
+  }
+  if (auto dir = a.get("--output")) {
+    std::error_code ec;
+    std::filesystem::create_directories(*dir, ec);
+    if (ec || !std::filesystem::is_directory(*dir))
+      throw InputError("--output", "\"" + *dir + "\" (" + ec.message() + ")",
+                       "a directory that exists or can be created");
+    for (const ExportFile& f : files) {
+      const std::string path = (std::filesystem::path(*dir) / f.name).string();
+      json_util::writeFileAtomically(path, f.text);
+      std::cout << path << "\n";
+    }
+    return 0;
+  }
+  for (const ExportFile& f : files) {
+    if (files.size() > 1) std::cout << "# ==> " << f.name << " <==\n";
+    std::cout << f.text;
+  }
+  return 0;
+}
+
 }  // namespace
 
 // `sailor run` is the runtime's controller, a separate program (sailor-run) so that this command
@@ -904,6 +1017,7 @@ int main(int argc, char** argv) {
     if (cmd == "validate") return cmdValidate(argc, argv);
     if (cmd == "runs") return cmdRuns(argc, argv);
     if (cmd == "run") return cmdRun(argv);
+    if (cmd == "export") return cmdExport(argc, argv);
     std::cerr << "sailor: unknown command '" << printableLine(cmd) << "'\n\n" << kUsage;
     return kExitInput;
   } catch (const InputError& e) {

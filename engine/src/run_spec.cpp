@@ -8,8 +8,8 @@
 //   RunSpec::replicaRanks, stageRanks            ranks of a replica, of a stage
 //   RunSpec::learningRateAt                      the schedule (warm-up, then cosine)
 //   scaledModel, checkPlan, checkOptions,        RunSpec::build's steps: the model scaled to
-//   placeRanks, RunSpec::build                     this machine, the plan and settings checked,
-//                                                  one rank per GPU
+//   RunSpec::build                                 this machine, the plan and settings checked
+//   placeRanks                                   one rank per GPU (also the exports' numbering)
 //   RunSpec::toJson, fromJson                    the file every worker reads
 #include "sailor/run_spec.hpp"
 
@@ -193,7 +193,8 @@ void checkOptions(const RunOptions& options) {
                      "an integer >= 1");
 }
 
-// One rank per GPU, numbered stage by stage, replica by replica, tp rank fastest.
+}  // namespace
+
 std::vector<RankPlacement> placeRanks(const Plan& plan) {
   std::vector<RankPlacement> ranks;
   int rank = 0;
@@ -206,8 +207,6 @@ std::vector<RankPlacement> placeRanks(const Plan& plan) {
     }
   return ranks;
 }
-
-}  // namespace
 
 RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
                        const RunOptions& options) {

@@ -143,6 +143,9 @@ class TestCli : public QObject {
                             << "";
     QTest::newRow("-h") << QStringList({"-h"}) << 0 << "Commands:"
                         << "";
+    QTest::newRow("export --help")
+        << QStringList({"export", "--help"}) << 0 << "--format kubernetes"
+        << "";
     QTest::newRow("catalog --help")
         << QStringList({"catalog", "--help"}) << 0 << "sailor catalog gpus|models"
         << "";
@@ -260,6 +263,75 @@ class TestCli : public QObject {
       QVERIFY2(r.out.contains(stdout_needle), qPrintable(describe(args, r)));
     if (!stderr_needle.isEmpty())
       QVERIFY2(r.err.contains(stderr_needle), qPrintable(describe(args, r)));
+  }
+
+  // `sailor export`: files written with --output, stdout otherwise; bad input is one line on
+  // stderr with exit 2 and nothing written.
+  void exportWritesFilesAndRefusesBadInput() {
+    QTemporaryDir dir;
+    const QString plan = resources() + "/../tests/data/export/three-zones.json";
+    const QStringList base{"export",
+                           "--plan",
+                           plan,
+                           "--scenario",
+                           resources() + "/scenarios/default.json",
+                           "--job",
+                           resources() + "/jobs/default.json"};
+    const Result slurm = runSailor(QStringList(base) << "--format"
+                                                     << "slurm");
+    QVERIFY2(slurm.exit_code == 0, qPrintable(describe(base, slurm)));
+    QCOMPARE(slurm.out.count("#SBATCH hetjob"), 2);
+    const QString out = dir.path() + "/k8s";
+    const QStringList k8s = QStringList(base) << "--format"
+                                              << "kubernetes"
+                                              << "--output" << out;
+    const Result written = runSailor(k8s);
+    QVERIFY2(written.exit_code == 0, qPrintable(describe(k8s, written)));
+    QVERIFY(QFile::exists(out + "/sailor.yaml"));
+    const Result torch = runSailor(QStringList(base) << "--format"
+                                                     << "torchrun");
+    QVERIFY(torch.out.contains("# ==> hosts.txt <==") &&
+            torch.out.contains("# ==> sailor-torchrun.sh <=="));
+
+    QJsonObject cluster = QJsonDocument::fromJson([&] {
+                            QFile f(resources() + "/clusters/default.json");
+                            f.open(QIODevice::ReadOnly);
+                            return f.readAll();
+                          }())
+                              .object();
+    QJsonArray pools = cluster["pools"].toArray();
+    pools.removeAt(5);  // us-central1-c/L4
+    cluster["pools"] = pools;
+    const QString no_l4 = writeFile(dir, "no-l4.json", QJsonDocument(cluster).toJson());
+    const QString bad = writeFile(dir, "bad.json", R"({"name": "x", "pools": [], "extra": 1})");
+    const struct {
+      QStringList args;
+      QString needle;
+    } rows[] = {
+        {QStringList(base) << "--format"
+                           << "yaml",
+         "--format: got \"yaml\""},
+        {QStringList(base) << "--format"
+                           << "slurm"
+                           << "--cluster" << no_l4,
+         "no mapping for pool us-central1-c/L4"},
+        {QStringList(base) << "--format"
+                           << "slurm"
+                           << "--cluster" << bad,
+         "extra: got an unknown field"},
+        {QStringList(base) << "--format"
+                           << "slurm"
+                           << "--cluster" << no_l4 << "--output" << dir.path() + "/none",
+         "no mapping for pool us-central1-c/L4"},
+    };
+    for (const auto& row : rows) {
+      const Result r = runSailor(row.args);
+      QVERIFY2(r.exit_code == 2, qPrintable(describe(row.args, r)));
+      QVERIFY2(r.err.contains(row.needle), qPrintable(describe(row.args, r)));
+      QCOMPARE(r.err.count('\n'), 1);
+      QVERIFY(r.out.isEmpty());
+    }
+    QVERIFY(!QFileInfo::exists(dir.path() + "/none"));
   }
 
   void simulateDefault() {

@@ -50,6 +50,11 @@ struct RankPlacement {
   nlohmann::json toJson() const;
 };
 
+// One rank per GPU of the plan, numbered stage by stage, replica by replica, tp rank fastest:
+// the numbering every worker of a run uses (RunSpec::ranks), and the one `sailor export` writes
+// into scheduler scripts, so that a rank means the same GPU whoever starts it.
+std::vector<RankPlacement> placeRanks(const Plan& plan);
+
 // Overrides for scaling a model to the machine; unset fields keep the defaults described at
 // RunSpec::build.
 struct RunOptions {
