@@ -392,7 +392,7 @@ void MainWindow::planNow() {
   pending_job_ = request.job;
   pending_catalog_ = request.catalog;
   pending_options_ = request.options;
-  planner_->request(std::move(request));
+  emit planRequested(planner_->request(std::move(request)));
 }
 
 void MainWindow::cancelPlanning() {
@@ -418,6 +418,7 @@ void MainWindow::onPlanFinished(quint64, std::shared_ptr<const sailor::PlanResul
     map_->setPlanOverlay(std::nullopt);
     export_plan_->setEnabled(false);
     monitor_->setStartAvailable(false, tr("No plan to run"));
+    emit resultDelivered();
     return;
   }
   const auto& best = result_->best.front();
@@ -451,6 +452,7 @@ void MainWindow::onPlanFinished(quint64, std::shared_ptr<const sailor::PlanResul
     plot_->selectPlan(index);
   }
   selectPlan(index);
+  emit resultDelivered();
 }
 
 void MainWindow::onPlanFailed(quint64, const QString& message) {

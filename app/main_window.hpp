@@ -79,6 +79,14 @@ class MainWindow : public QMainWindow {
   void selectPlan(int index);  // index into tradeoffPlot()->points()
   void refreshPastRuns();
 
+ signals:
+  // A search was requested (planNow: a re-plan after an edit's pause, F5, the start); `id` is
+  // the PlanningService request. For the responsiveness benchmark and tests.
+  void planRequested(quint64 id);
+  // A finished search's result is shown: the plot, the status bar, the inspector (its timeline
+  // is drawn when its tab shows), its map and the run monitor. For the benchmark and tests.
+  void resultDelivered();
+
  protected:
   void closeEvent(QCloseEvent* event) override;
 

@@ -286,6 +286,7 @@ PlanInspector::PlanInspector(QWidget* parent) : QWidget(parent) {
     QToolTip::hideText();
   });
   tabs_->addTab(timeline_plot_, tr("Timeline"));
+  timeline_plot_->installEventFilter(this);  // draws a stale Gantt chart when it is shown
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
@@ -298,6 +299,16 @@ PlanInspector::PlanInspector(QWidget* parent) : QWidget(parent) {
 PlanInspector::~PlanInspector() = default;
 
 void PlanInspector::clear() {
+  resetContents();
+  memory_plot_->replot();
+  time_plot_->replot();
+  timeline_stale_ = false;
+  clearTimeline();
+  timeline_plot_->replot();
+}
+
+// Everything but the Gantt chart, without replotting: setPlan draws the plots again at once.
+void PlanInspector::resetContents() {
   plan_.reset();
   scenario_.reset();
   summary_->setText(tr("No plan selected: pick one on the trade-off plot."));
@@ -308,27 +319,40 @@ void PlanInspector::clear() {
   memory_plot_->clearItems();
   memory_plot_->legend->setVisible(false);
   memory_plot_->yAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());
-  memory_plot_->replot();
   memory_messages_->clear();
   memory_messages_->setVisible(false);
   time_table_->setRowCount(0);
   time_caption_->clear();
   model_estimate_->clear();
   time_plot_->clearPlottables();
-  time_plot_->replot();
   cost_table_->setRowCount(0);
   egress_table_->setRowCount(0);
+}
+
+void PlanInspector::clearTimeline() {
   timeline_plot_->clearPlottables();
   timeline_plot_->clearItems();
   timeline_plot_->legend->setVisible(false);
   timeline_plot_->yAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());
-  timeline_plot_->replot();
+}
+
+void PlanInspector::ensureTimeline() {
+  if (!timeline_stale_) return;
+  timeline_stale_ = false;
+  clearTimeline();
+  if (plan_) buildTimeline();
+  else timeline_plot_->replot();
+}
+
+bool PlanInspector::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == timeline_plot_ && event->type() == QEvent::Show) ensureTimeline();
+  return QWidget::eventFilter(watched, event);
 }
 
 void PlanInspector::setPlan(const sailor::PlannedPlan& plan,
                             std::shared_ptr<const sailor::Scenario> scenario,
                             const sailor::Job& job, const sailor::Catalog& catalog) {
-  clear();
+  resetContents();
   plan_ = plan;
   scenario_ = std::move(scenario);
   const auto& pred = plan_->prediction;
@@ -358,7 +382,16 @@ void PlanInspector::setPlan(const sailor::PlannedPlan& plan,
   buildMemory();
   buildTime();
   buildCost();
-  buildTimeline();
+  // The Gantt chart is one rectangle item per operation (hundreds: 10 to 30 ms on the GUI thread
+  // for the default scenario's plans), so it is drawn only where it can be seen: when its tab is
+  // shown, or, when it shows already, in the next turn of the event loop (the rest of the
+  // result's delivery is not held up by it). Until then it is empty, never another plan's.
+  timeline_stale_ = true;
+  if (timeline_plot_->isVisible()) {
+    clearTimeline();
+    timeline_plot_->replot();
+    QMetaObject::invokeMethod(this, &PlanInspector::ensureTimeline, Qt::QueuedConnection);
+  }
 }
 
 void PlanInspector::buildStages(const sailor::Job& job, const sailor::Catalog& catalog) {

@@ -33,7 +33,8 @@ class PlanInspector : public QWidget {
   ~PlanInspector() override;
 
   // Shows `plan` (copied). `scenario` is kept for zone relations; job and catalogue are read
-  // during the call only.
+  // during the call only. The timeline's Gantt chart is drawn when its tab is shown (or in the
+  // next turn of the event loop when it shows already), not in this call.
   void setPlan(const sailor::PlannedPlan& plan, std::shared_ptr<const sailor::Scenario> scenario,
                const sailor::Job& job, const sailor::Catalog& catalog);
   void clear();
@@ -56,7 +57,13 @@ class PlanInspector : public QWidget {
   // Tab indices, in order (the Map tab, when added, comes right after Stages).
   QTabWidget* tabs() const { return tabs_; }
 
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
  private:
+  void resetContents();  // every view but the timeline emptied, nothing replotted
+  void clearTimeline();
+  void ensureTimeline();  // draws the Gantt chart if the plan changed since it was drawn
   void buildStages(const sailor::Job& job, const sailor::Catalog& catalog);
   void buildMemory();
   void buildTime();
@@ -86,6 +93,7 @@ class PlanInspector : public QWidget {
 
   std::optional<sailor::PlannedPlan> plan_;
   std::shared_ptr<const sailor::Scenario> scenario_;
+  bool timeline_stale_ = false;  // the Gantt chart does not show plan_ yet
 };
 
 }  // namespace sailor::studio

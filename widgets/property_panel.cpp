@@ -167,7 +167,17 @@ void PropertyPanel::onDocumentChanged() {
   }
   bool busy = committing_;
   for (const Field& f : fields_) busy |= isBusy(f);
-  if (busy) refreshValues(true);
+  if (busy) {
+    refreshValues(true);
+    return;
+  }
+  // A change of pool figures alone (an undone count, a price set elsewhere) leaves every form
+  // but a zone's (which lists its pools in a line of text) as it was built, but for the values
+  // of its fields: those are refreshed, and the form is not built again (a new form is laid
+  // out and painted in full).
+  if (selection_.kind != Selection::Zone && built_ &&
+      ScenarioDocument::poolFigureChanges(*built_, doc_->scenario()))
+    refreshValues(false);
   else rebuild();
 }
 
@@ -318,6 +328,7 @@ QLabel* PropertyPanel::addInfo(QFormLayout* form, const QString& label, const QS
 
 void PropertyPanel::rebuild() {
   rebuilding_ = true;
+  built_ = doc_->snapshot();
   for (Field& f : fields_) f.editor->disconnect(this);
   fields_.clear();
   if (form_widget_) {

@@ -12,7 +12,9 @@
 // - When the document changes through the panel, the form stays and its values are refreshed.
 //   When it changes elsewhere (the canvas, undo, redo) the form is rebuilt from it, except
 //   while a field holds text the user typed and has not applied, or shows an error: then only
-//   the other fields are refreshed (the typed text stays).
+//   the other fields are refreshed (the typed text stays). A change of pool figures alone
+//   (count, price, spot, GPUs per node) refreshes the values of a form other than a zone's
+//   instead of rebuilding it: nothing else in those forms depends on them.
 // - Selection kinds: Scenario (name, description, default links and egress per relation),
 //   Region (name, continent), Zone (name), Pool (zone, GPU type, count, $/GPU-hour, spot, GPUs
 //   per node), Link (bandwidth, latency, egress $/GB for the pair; an imported SAILOR fit is kept
@@ -26,6 +28,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include <QString>
@@ -118,6 +121,7 @@ class PropertyPanel : public QWidget {
   QScrollArea* scroll_ = nullptr;
   QWidget* form_widget_ = nullptr;
   std::vector<Field> fields_;
+  std::shared_ptr<const Scenario> built_;  // the scenario the current form was built from
 };
 
 }  // namespace sailor::studio

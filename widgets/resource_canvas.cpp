@@ -403,10 +403,44 @@ double linkGbPerS(const LinkModel& m) {
 }  // namespace
 
 // A hidden canvas (the plan inspector's map while another tab shows) rebuilds when it is shown
-// or inspected, not on every edit: an edit then costs the GUI thread one scene, not two.
+// or inspected, not on every edit: an edit then costs the GUI thread one scene, not two. A
+// shown one redraws only the chips of the pools whose figures changed when nothing else did.
 void ResourceCanvas::onDocumentChanged() {
+  if (isVisible() && !stale_ && updatePoolChips()) return;
+  invalidate();
+}
+
+void ResourceCanvas::invalidate() {
   if (isVisible()) rebuild();
   else stale_ = true;
+}
+
+// A pool's count, price, spot flag and GPUs per node are drawn in its chip only: the layout
+// (zone heights, link curves, label places) does not depend on them. An edit of those alone
+// (the property panel's "GPUs" or "$/GPU-hour", typed while a search runs) therefore redraws
+// those chips' texts in place instead of the whole scene, whose repaint the view would then
+// also do in full (tens of ms on a scenario with SAILOR's network fits). False: anything else
+// changed (or nothing was drawn yet), and the caller rebuilds.
+bool ResourceCanvas::updatePoolChips() {
+  const std::shared_ptr<const Scenario> now = doc_->snapshot();
+  if (!drawn_) return false;
+  if (now == drawn_) return true;
+  const auto changed = ScenarioDocument::poolFigureChanges(*drawn_, *now);
+  if (!changed) return false;
+  const Scenario& after = *now;
+  const CanvasBuild b(after, overlay_chips_);
+  for (size_t i : *changed) {
+    const auto it = std::find_if(items_.begin(), items_.end(), [&](CanvasItem* c) {
+      return c->kind == Selection::Pool && c->index == static_cast<int>(i);
+    });
+    if (it == items_.end()) return false;  // not drawn (cannot happen): draw everything
+    CanvasItem* chip = *it;
+    for (QGraphicsItem* child : chip->childItems()) delete child;
+    fillPoolChip(b, chip, after.pools[i], chip->path().boundingRect());
+    chip->update();
+  }
+  drawn_ = now;
+  return true;
 }
 
 void ResourceCanvas::ensureFresh() const {
@@ -415,6 +449,7 @@ void ResourceCanvas::ensureFresh() const {
 
 void ResourceCanvas::rebuild() {
   stale_ = false;
+  drawn_ = doc_->snapshot();
   const std::array<int, 6> old_counts = counts_;
   clearScene();
   collectOverlayChips();
@@ -547,6 +582,14 @@ void ResourceCanvas::drawPoolChip(CanvasBuild& b, CanvasItem* zone, int index, c
   chip->setParentItem(zone);
   chip->setBrush(kChipFill);
   chip->setPen(QPen(kChipBorder, 1));
+  fillPoolChip(b, chip, p, cr);
+  label_rects_.push_back(cr);
+  items_.push_back(chip);
+}
+
+// What a pool chip at `cr` says: its text, the spot badge and the tooltip (children of `chip`).
+void ResourceCanvas::fillPoolChip(const CanvasBuild& b, CanvasItem* chip, const Pool& p,
+                                  const QRectF& cr) {
   const double badge_w = p.spot ? b.badge_metrics.horizontalAdvance(tr("spot")) + 12 : 0;
   const QString text = tr("%1× %2 · $%3/h")
                            .arg(p.count)
@@ -573,8 +616,6 @@ void ResourceCanvas::drawPoolChip(CanvasBuild& b, CanvasItem* zone, int index, c
                        .arg(p.spot ? tr("spot") : tr("on demand"))
                        .arg(p.gpus_per_node ? *p.gpus_per_node : (gpu ? gpu->gpus_per_node : 1)) +
                    (gpu ? QStringLiteral("\n") + q(gpu->full_name) : QString()));
-  label_rects_.push_back(cr);
-  items_.push_back(chip);
 }
 
 // An overlay chip at `cr` in its stage's colour (item data 0: that colour). The colour comes
@@ -948,7 +989,7 @@ void ResourceCanvas::showEvent(QShowEvent* event) {
 
 void ResourceCanvas::setPlanOverlay(std::optional<Plan> plan) {
   overlay_ = std::move(plan);
-  onDocumentChanged();
+  invalidate();
 }
 
 void ResourceCanvas::setReadOnly(bool read_only) {

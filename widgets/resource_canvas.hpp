@@ -18,6 +18,7 @@
 #pragma once
 
 #include <array>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -149,6 +150,7 @@ class ResourceCanvas : public QGraphicsView {
                         const QFont& font, const QColor& color, double dy);
   void drawZone(CanvasBuild& b, const Region& region, const std::string& zone, const QRectF& rect);
   void drawPoolChip(CanvasBuild& b, CanvasItem* zone, int index, const QRectF& rect);
+  void fillPoolChip(const CanvasBuild& b, CanvasItem* chip, const Pool& pool, const QRectF& rect);
   void drawOverlayChip(CanvasBuild& b, CanvasItem* zone, const OverlayChip& chip,
                        const QRectF& rect);
   void drawLinks(CanvasBuild& b);
@@ -158,6 +160,8 @@ class ResourceCanvas : public QGraphicsView {
   void countItems(int zones);
   void restoreSelection(const std::array<int, 6>& old_counts);
 
+  void invalidate();           // rebuilds now if shown, else when shown or inspected
+  bool updatePoolChips();      // redraws changed pool chips in place; false: rebuild instead
   void ensureFresh() const;    // rebuilds now if an edit came while hidden
   int selectedRegion() const;  // the selected region, or the selected zone's; -1: neither
   void applySelection(QList<Key> keys);
@@ -179,6 +183,7 @@ class ResourceCanvas : public QGraphicsView {
   QList<Key> selected_;                               // in selection order; the last is the primary
   Selection last_emitted_;
   std::optional<Plan> overlay_;
+  std::shared_ptr<const Scenario> drawn_;  // the document's scenario the scene shows
   bool read_only_ = false;
   bool stale_ = false;  // the document changed while the canvas was hidden
   bool user_zoomed_ = false;

@@ -173,6 +173,27 @@ EditResult ScenarioDocument::commit(Scenario edited, const QString& text) {
   return {};
 }
 
+std::optional<std::vector<size_t>> ScenarioDocument::poolFigureChanges(const Scenario& before,
+                                                                       const Scenario& after) {
+  if (before.pools.size() != after.pools.size()) return std::nullopt;
+  std::vector<size_t> changed;
+  for (size_t i = 0; i < after.pools.size(); ++i) {
+    const Pool& a = before.pools[i];
+    const Pool& b = after.pools[i];
+    if (a.zone != b.zone || a.gpu_type != b.gpu_type) return std::nullopt;
+    if (a.count != b.count || a.usd_per_gpu_hour != b.usd_per_gpu_hour || a.spot != b.spot ||
+        a.gpus_per_node != b.gpus_per_node)
+      changed.push_back(i);
+  }
+  if (changed.empty()) return std::nullopt;
+  // Everything else compared through the file form, so that a field Scenario gains later is
+  // compared too.
+  Scenario same = before;
+  same.pools = after.pools;
+  if (same.toJson() != after.toJson()) return std::nullopt;
+  return changed;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Files
 

@@ -22,6 +22,7 @@
 
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include <QMetaType>
 #include <QObject>
@@ -143,6 +144,13 @@ class ScenarioDocument : public QObject {
   std::optional<Pool> suggestedPool(const QString& zone) const;
   // Translated relation name ("same region").
   static QString relationLabel(Relation relation);
+  // The pools whose figures alone (count, price, spot, GPUs per node) differ from `before` to
+  // `after`, by index, when nothing else does (the same pools in the same zones and order, the
+  // same regions, links, egress and names); nullopt otherwise, and when nothing differs. Views
+  // that show these figures in place update them instead of rebuilding (an edit typed in the
+  // property panel's "GPUs" or "$/GPU-hour", or its undo).
+  static std::optional<std::vector<size_t>> poolFigureChanges(const Scenario& before,
+                                                              const Scenario& after);
 
  signals:
   void changed();

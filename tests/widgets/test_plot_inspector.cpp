@@ -537,6 +537,8 @@ void TestPlotInspector::inspectorShowsOverCapacity() {
   QCOMPARE(normal, 0);
 }
 
+// The Gantt chart is drawn where it can be seen: a hidden one when its tab is shown, one that
+// shows in the next turn of the event loop, and never with another plan's rectangles.
 void TestPlotInspector::ganttHasOneRectanglePerTimelineOp() {
   for (const auto* p : {&synthetic_->best[0], &synthetic_->pareto[1], &searched_->best[0]}) {
     PlanInspector inspector;
@@ -544,6 +546,9 @@ void TestPlotInspector::ganttHasOneRectanglePerTimelineOp() {
     auto* gantt = inspector.findChild<QCustomPlot*>(QStringLiteral("timelinePlot"));
     QVERIFY(gantt);
     QVERIFY(!p->prediction.timeline.empty());
+    QCOMPARE(itemsOf<QCPItemRect>(gantt).size(), 0);  // hidden: not drawn yet
+    inspector.tabs()->setCurrentWidget(gantt);
+    inspector.show();
     const auto rects = itemsOf<QCPItemRect>(gantt);
     QCOMPARE(rects.size(), static_cast<qsizetype>(p->prediction.timeline.size()));
     // The rectangles span the ops' times in ms.
@@ -552,6 +557,23 @@ void TestPlotInspector::ganttHasOneRectanglePerTimelineOp() {
     QVERIFY(near(rect->topLeft->coords().x(), op.start_s * 1e3));
     QVERIFY(near(rect->bottomRight->coords().x(), op.end_s * 1e3));
   }
+  // A plan set while the chart shows: emptied at once, the new plan's rectangles a turn later.
+  PlanInspector inspector;
+  auto* gantt = inspector.findChild<QCustomPlot*>(QStringLiteral("timelinePlot"));
+  inspector.tabs()->setCurrentWidget(gantt);
+  inspector.show();
+  inspector.setPlan(synthetic_->best[0], scenario_, job_, catalog_);
+  QCOMPARE(itemsOf<QCPItemRect>(gantt).size(), 0);
+  QCoreApplication::processEvents();
+  QCOMPARE(itemsOf<QCPItemRect>(gantt).size(),
+           static_cast<qsizetype>(synthetic_->best[0].prediction.timeline.size()));
+  inspector.setPlan(searched_->best[0], scenario_, job_, catalog_);
+  QCOMPARE(itemsOf<QCPItemRect>(gantt).size(), 0);
+  QCoreApplication::processEvents();
+  QCOMPARE(itemsOf<QCPItemRect>(gantt).size(),
+           static_cast<qsizetype>(searched_->best[0].prediction.timeline.size()));
+  inspector.clear();
+  QCOMPARE(itemsOf<QCPItemRect>(gantt).size(), 0);
 }
 
 void TestPlotInspector::exportRoundTrip() {

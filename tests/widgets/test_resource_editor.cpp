@@ -14,10 +14,13 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
 #include <QHBoxLayout>
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPointer>
 #include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -81,6 +84,17 @@ QColor pixelAt(ResourceCanvas& canvas, const QPointF& scene_pos) {
   return img.pixelColor(QPoint(static_cast<int>(p.x() * dpr), static_cast<int>(p.y() * dpr)));
 }
 
+// What a canvas draws, as text: every text item and every tooltip, sorted (positions aside).
+QStringList drawnTexts(const ResourceCanvas& canvas) {
+  QStringList out;
+  for (const QGraphicsItem* item : canvas.scene()->items()) {
+    if (const auto* t = dynamic_cast<const QGraphicsSimpleTextItem*>(item)) out << t->text();
+    if (!item->toolTip().isEmpty()) out << QStringLiteral("tip: ") + item->toolTip();
+  }
+  out.sort();
+  return out;
+}
+
 }  // namespace
 
 class TestResourceEditor : public QObject {
@@ -115,12 +129,14 @@ class TestResourceEditor : public QObject {
   void overlayChipsKeepTheirStageColourInChinese();
   void readOnlyDisablesEditing();
   void layoutAt1280x800IsLegibleAndLabelsDoNotOverlap();
+  void canvasRedrawsAPoolsFiguresInPlace();
 
   // Property panel
   void panelNegativePriceShowsInlineErrorAndChangesNothing();
   void panelValidEditAppliesAndUndoRefreshesTheField();
   void panelRenamesZoneAndCanvasFollows();
   void panelEditsScenarioDefaults();
+  void panelKeepsItsFormWhenOnlyPoolFiguresChange();
 
  private:
   std::unique_ptr<sailor::Catalog> catalog_;
@@ -952,6 +968,60 @@ void TestResourceEditor::layoutAt1280x800IsLegibleAndLabelsDoNotOverlap() {
     window.grab().save(QDir(shots).filePath(QStringLiteral("resource_editor_overlay.png")));
 }
 
+// An edit of a pool's figures (count, price, spot, GPUs per node) redraws that pool's chip in
+// place: the zone boxes stay the same items (no new scene to lay out and paint in full), and
+// what is drawn is what a canvas built from scratch draws. Any other edit rebuilds the scene.
+void TestResourceEditor::canvasRedrawsAPoolsFiguresInPlace() {
+  ResourceCanvas canvas(doc_.get());
+  canvas.resize(900, 700);
+  canvas.show();
+  const QString zone = QStringLiteral("us-central1-a");
+  auto zone_item = [&] {
+    return canvas.scene()->itemAt(zoneHeaderPoint(canvas, zone), QTransform());
+  };
+  // The zone's box, tagged: a rebuilt scene has new boxes without the tag.
+  QVERIFY(zone_item());
+  constexpr int kTag = 77;
+  zone_item()->setData(kTag, QStringLiteral("drawn first"));
+  auto same_box = [&] { return zone_item() && zone_item()->data(kTag).isValid(); };
+  const int items = static_cast<int>(canvas.scene()->items().size());
+  const QString chip = QStringLiteral("32× A100-40 · $3.67/h");  // us-central1-a, us-west1-b
+  const qsizetype chips = drawnTexts(canvas).count(chip);
+  QVERIFY(chips >= 1);
+
+  Pool p = doc_->scenario().pools[0];
+  p.count = 24;
+  p.usd_per_gpu_hour = 2.5;
+  QVERIFY(doc_->editPool(0, p).ok());
+  QVERIFY(same_box());
+  QCOMPARE(static_cast<int>(canvas.scene()->items().size()), items);
+  QVERIFY(drawnTexts(canvas).contains(QStringLiteral("24× A100-40 · $2.50/h")));
+  QCOMPARE(drawnTexts(canvas).count(chip), chips - 1);
+  QCOMPARE(drawnTexts(canvas), drawnTexts(ResourceCanvas(doc_.get())));
+
+  p.spot = true;  // the badge: a rounded patch and its text
+  p.gpus_per_node = 4;
+  QVERIFY(doc_->editPool(0, p).ok());
+  QVERIFY(same_box());
+  QCOMPARE(static_cast<int>(canvas.scene()->items().size()), items + 2);
+  QCOMPARE(drawnTexts(canvas), drawnTexts(ResourceCanvas(doc_.get())));
+
+  doc_->undoStack()->undo();
+  doc_->undoStack()->undo();
+  QVERIFY(same_box());
+  QCOMPARE(static_cast<int>(canvas.scene()->items().size()), items);
+  QCOMPARE(drawnTexts(canvas), drawnTexts(ResourceCanvas(doc_.get())));
+  QCOMPARE(drawnTexts(canvas).count(chip), chips);
+
+  // A pool of another zone and type: the layout changes, the scene is built again.
+  Pool moved = doc_->scenario().pools[0];
+  moved.zone = "us-west1-b";
+  moved.gpu_type = "H100-80";
+  QVERIFY(doc_->editPool(0, moved).ok());
+  QVERIFY(!same_box());
+  QCOMPARE(drawnTexts(canvas), drawnTexts(ResourceCanvas(doc_.get())));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Property panel
 
@@ -1116,6 +1186,42 @@ void TestResourceEditor::panelEditsScenarioDefaults() {
   doc_->undoStack()->undo();
   QCOMPARE(qobject_cast<QLineEdit*>(panel.field(QStringLiteral("scenario.name")))->text(),
            QStringLiteral("three-region-mix"));
+}
+
+// A pool's figures changed elsewhere (the canvas, undo): a form that does not show them keeps
+// its editors and refreshes its values; the pool's own form shows the new values; a zone's form,
+// which lists its pools, is built again with the new figures.
+void TestResourceEditor::panelKeepsItsFormWhenOnlyPoolFiguresChange() {
+  PropertyPanel panel(doc_.get());
+  panel.setSelection({Selection::Scenario, -1, {}});
+  const QPointer<QWidget> name = panel.field(QStringLiteral("scenario.name"));
+  QVERIFY(name);
+  Pool p = doc_->scenario().pools[0];
+  p.count = 24;
+  QVERIFY(doc_->editPool(0, p).ok());
+  QCOMPARE(panel.field(QStringLiteral("scenario.name")), name.data());
+
+  panel.setSelection({Selection::Pool, 0, {}});
+  const QPointer<QWidget> count = panel.field(QStringLiteral("pool.count"));
+  QCOMPARE(qobject_cast<QLineEdit*>(count.data())->text(), QStringLiteral("24"));
+  doc_->undoStack()->undo();
+  QCOMPARE(panel.field(QStringLiteral("pool.count")), count.data());
+  QCOMPARE(qobject_cast<QLineEdit*>(count.data())->text(), QStringLiteral("32"));
+  // Anything else (here a zone's name) builds the form again.
+  QVERIFY(doc_->renameZone(QStringLiteral("us-central1-a"), QStringLiteral("zone-a")).ok());
+  QVERIFY(panel.field(QStringLiteral("pool.count")) != count.data());
+  doc_->undoStack()->undo();
+
+  panel.setSelection({Selection::Zone, 0, QStringLiteral("us-central1-a")});
+  auto pools_line = [&] {
+    for (QLabel* l : panel.findChildren<QLabel*>())
+      if (l->isVisibleTo(&panel) && l->text().contains(QStringLiteral("× A100-40")))
+        return l->text();
+    return QString();
+  };
+  QVERIFY2(pools_line().contains(QStringLiteral("32× A100-40")), qPrintable(pools_line()));
+  QVERIFY(doc_->editPool(0, p).ok());
+  QVERIFY2(pools_line().contains(QStringLiteral("24× A100-40")), qPrintable(pools_line()));
 }
 
 QTEST_MAIN(TestResourceEditor)
