@@ -366,9 +366,16 @@ void MainWindow::scheduleReplan() {
   if (auto_replan_->isChecked()) replan_timer_.start();
 }
 
+// One catalogue object while the custom model stays the same: the planning service recognises
+// inputs it has planned before (sailor::PlanCache) by the catalogue's identity.
 std::shared_ptr<const sailor::Catalog> MainWindow::planningCatalog() const {
+  const auto custom = job_panel_->customModel();
+  const std::string custom_text = custom ? custom->toJson().dump() : std::string();
+  if (planning_catalog_ && custom_text == planning_custom_) return planning_catalog_;
   auto catalog = std::make_shared<sailor::Catalog>(catalog_);
-  if (auto custom = job_panel_->customModel()) catalog->addModel(*custom);
+  if (custom) catalog->addModel(*custom);
+  planning_catalog_ = catalog;
+  planning_custom_ = custom_text;
   return catalog;
 }
 

@@ -106,6 +106,9 @@ class MainWindow : public QMainWindow {
   void reopenRun(qint64 id);
   void setLanguage(const QString& code);
   std::shared_ptr<const sailor::Catalog> planningCatalog() const;
+  // The last catalogue planningCatalog() made, and its custom model's JSON ("" for none).
+  mutable std::shared_ptr<const sailor::Catalog> planning_catalog_;
+  mutable std::string planning_custom_;
 
   MainWindowOptions options_;
   QString startup_error_;

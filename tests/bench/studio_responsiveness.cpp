@@ -7,8 +7,10 @@
 // Always: the studio's DEFAULT scenario and job (resources/, no reference data), planned as the
 // studio does (3 best plans and the Pareto frontier, the default re-plan pause of 400 ms). The
 // first pool's count is edited as a user does it: the pool is selected on the canvas and its
-// "GPUs" field in the property panel gets new text and editingFinished (32 -> 24, then back,
-// alternating), 12 times. Each edit waits for the previous edit's plot; every second one is
+// "GPUs" field in the property panel gets new text and editingFinished, 12 times: the first
+// half to counts never planned before (31, 30, ...: each a whole search), the second half back to
+// those counts in the same order (each answered from the planning service's cache of earlier
+// results, sailor::PlanCache). Each edit waits for the previous edit's plot; every second one is
 // posted during the previous result's delivery, so that the GUI thread runs both back to back
 // (the worst case: a user's edit arriving as a result is shown); the others come 300 ms later.
 // Per edit: the edit's own cost on the GUI thread; edit-to-plot, from the re-plan request (the
@@ -195,8 +197,10 @@ Phase defaultScenarioEdits(const QString& dir, int edits) {
     qint64 edit_start = 0, edit_end = 0, request = 0, delivery_start = 0, plot = 0, delivered = 0;
     double search_s = 0;
     bool on_delivery = false;
+    bool reused = false;  // answered from the cache of earlier results
   };
   std::vector<Sample> samples;
+  quint64 reused_before = planner->reusedResults();
   std::shared_ptr<const PlanResult> shown = w.result();
   int made = 0;
   bool waiting = false;  // for the last edit's plot and delivery
@@ -206,7 +210,8 @@ Phase defaultScenarioEdits(const QString& dir, int edits) {
     Sample s;
     s.on_delivery = on_delivery;
     s.edit_start = clock.nsecsElapsed();
-    count->setText(QString::number(made % 2 == 0 ? first.count * 3 / 4 : first.count));
+    const int half = edits / 2;
+    count->setText(QString::number(first.count - 1 - (made < half ? made : made - half)));
     emit count->editingFinished();
     s.edit_end = clock.nsecsElapsed();
     samples.push_back(s);
@@ -225,6 +230,8 @@ Phase defaultScenarioEdits(const QString& dir, int edits) {
     samples.back().plot = clock.nsecsElapsed();
     samples.back().delivery_start = dispatch.last_ns;  // the finished event being delivered
     samples.back().search_s = r->search_seconds;
+    samples.back().reused = planner->reusedResults() > reused_before;
+    reused_before = planner->reusedResults();
   });
   QObject::connect(&w, &MainWindow::resultDelivered, [&] {
     if (!waiting || samples.back().plot == 0) return;
@@ -256,43 +263,54 @@ Phase defaultScenarioEdits(const QString& dir, int edits) {
   phase.idle_seconds = std::min(phase.seconds, 10.0);
   phase.idle = measure([] { return false; }, static_cast<int>(phase.idle_seconds * 1000));
 
-  Stats edit_ms, to_plot_ms, search_ms, queue_ms, delivery_ms;
+  // Per kind of edit: a count never planned before, and one planned before (reused).
+  struct Figures {
+    Stats edit_ms, to_plot_ms, search_ms, queue_ms, delivery_ms;
+  };
+  Figures fresh, reused;
   for (const Sample& s : samples) {
     if (s.request == 0 || s.plot == 0 || s.delivered == 0) {
       std::fprintf(stderr, "an edit's plot was not measured\n");
       std::exit(1);
     }
-    edit_ms.v.push_back(static_cast<double>(s.edit_end - s.edit_start) / 1e6);
-    to_plot_ms.v.push_back(static_cast<double>(s.plot - s.request) / 1e6);
-    search_ms.v.push_back(s.search_s * 1e3);
-    queue_ms.v.push_back(static_cast<double>(s.delivery_start - s.request) / 1e6 -
-                         s.search_s * 1e3);
-    delivery_ms.v.push_back(static_cast<double>(s.delivered - s.delivery_start) / 1e6);
+    Figures& f = s.reused ? reused : fresh;
+    f.edit_ms.v.push_back(static_cast<double>(s.edit_end - s.edit_start) / 1e6);
+    f.to_plot_ms.v.push_back(static_cast<double>(s.plot - s.request) / 1e6);
+    f.search_ms.v.push_back(s.search_s * 1e3);
+    f.queue_ms.v.push_back(static_cast<double>(s.delivery_start - s.request) / 1e6 -
+                           s.search_s * 1e3);
+    f.delivery_ms.v.push_back(static_cast<double>(s.delivered - s.delivery_start) / 1e6);
   }
   std::printf(
-      "default scenario, %d edits of pool 0's count (%d -> %d and back) through the "
-      "property panel:\n",
-      edits, first.count, first.count * 3 / 4);
-  std::printf(
-      "%s\n",
-      json{{"edits", edits},
-           {"edit_gui_ms", {{"median", edit_ms.median()}, {"max", edit_ms.max()}}},
-           {"edit_to_plot_ms", {{"median", to_plot_ms.median()}, {"max", to_plot_ms.max()}}},
-           {"search_ms", {{"median", search_ms.median()}, {"max", search_ms.max()}}},
-           {"request_to_delivery_start_minus_search_ms",
-            {{"median", queue_ms.median()}, {"max", queue_ms.max()}}},
-           {"delivery_gui_ms", {{"median", delivery_ms.median()}, {"max", delivery_ms.max()}}}}
-          .dump()
-          .c_str());
-  std::printf("  %-44s %8s %8s\n", "", "median", "max");
-  auto row = [](const char* what, const Stats& s) {
-    std::printf("  %-44s %6.1f ms %6.1f ms\n", what, s.median(), s.max());
+      "default scenario, %d edits of pool 0's count (from %d: %d new counts, then back to "
+      "them) through the property panel:\n",
+      edits, first.count, edits / 2);
+  auto figuresJson = [](const Figures& f) {
+    auto ms = [](const Stats& st) { return json{{"median", st.median()}, {"max", st.max()}}; };
+    return json{{"edits", f.edit_ms.v.size()},
+                {"edit_gui_ms", ms(f.edit_ms)},
+                {"edit_to_plot_ms", ms(f.to_plot_ms)},
+                {"search_ms", ms(f.search_ms)},
+                {"request_to_delivery_start_minus_search_ms", ms(f.queue_ms)},
+                {"delivery_gui_ms", ms(f.delivery_ms)}};
   };
-  row("edit on the GUI thread (panel, document, canvas)", edit_ms);
-  row("edit-to-plot (re-plan request -> plot replotted)", to_plot_ms);
-  row("search (PlanResult::search_seconds)", search_ms);
-  row("request -> delivery starts, less the search", queue_ms);
-  row("delivery on the GUI thread (plot .. inspector)", delivery_ms);
+  std::printf("%s\n", json{{"new_counts", figuresJson(fresh)},
+                           {"counts_planned_before", figuresJson(reused)}}
+                          .dump()
+                          .c_str());
+  auto table = [](const char* title, const Figures& f) {
+    std::printf("  %-44s %8s %8s   (%zu edits)\n", title, "median", "max", f.edit_ms.v.size());
+    auto row = [](const char* what, const Stats& st) {
+      std::printf("  %-44s %6.1f ms %6.1f ms\n", what, st.median(), st.max());
+    };
+    row("edit on the GUI thread (panel, document, canvas)", f.edit_ms);
+    row("edit-to-plot (re-plan request -> plot replotted)", f.to_plot_ms);
+    row("search (PlanResult::search_seconds)", f.search_ms);
+    row("request -> delivery starts, less the search", f.queue_ms);
+    row("delivery on the GUI thread (plot .. inspector)", f.delivery_ms);
+  };
+  table("a count never planned before:", fresh);
+  table("a count planned before (cache):", reused);
   std::printf("plans: %s\n", w.planStatus().toStdString().c_str());
   return phase;
 }
