@@ -285,7 +285,7 @@ Phase defaultScenarioEdits(const QString& dir, int edits) {
       "default scenario, %d edits of pool 0's count (from %d: %d new counts, then back to "
       "them) through the property panel:\n",
       edits, first.count, edits / 2);
-  auto figuresJson = [](const Figures& f) {
+  auto figures_json = [](const Figures& f) {
     auto ms = [](const Stats& st) { return json{{"median", st.median()}, {"max", st.max()}}; };
     return json{{"edits", f.edit_ms.v.size()},
                 {"edit_gui_ms", ms(f.edit_ms)},
@@ -294,8 +294,8 @@ Phase defaultScenarioEdits(const QString& dir, int edits) {
                 {"request_to_delivery_start_minus_search_ms", ms(f.queue_ms)},
                 {"delivery_gui_ms", ms(f.delivery_ms)}};
   };
-  std::printf("%s\n", json{{"new_counts", figuresJson(fresh)},
-                           {"counts_planned_before", figuresJson(reused)}}
+  std::printf("%s\n", json{{"new_counts", figures_json(fresh)},
+                           {"counts_planned_before", figures_json(reused)}}
                           .dump()
                           .c_str());
   auto table = [](const char* title, const Figures& f) {
