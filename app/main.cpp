@@ -1015,6 +1015,8 @@ int main(int argc, char** argv) {
     if (cmd == "simulate") return cmdSimulate(argc, argv);
     if (cmd == "plan") return cmdPlan(argc, argv);
     if (cmd == "validate") return cmdValidate(argc, argv);
+    // `sailor runs attach ID` follows a cluster run: the runtime's controller does that.
+    if (cmd == "runs" && argc > 2 && !std::strcmp(argv[2], "attach")) return cmdRun(argv + 1);
     if (cmd == "runs") return cmdRuns(argc, argv);
     if (cmd == "run") return cmdRun(argv);
     if (cmd == "export") return cmdExport(argc, argv);
