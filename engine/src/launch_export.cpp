@@ -233,8 +233,7 @@ std::string slurmScript(const Cluster& cluster, const LaunchLayout& layout, cons
   s += "set -euo pipefail\n";
   if (run)
     s += "export SAILOR_RUN_DIR=" + shellQuote(run->run_dir) + "\n" +
-         "export SAILOR_WORKER=" + shellQuote(run->worker) + "\n" +
-         "export SAILOR_CLUSTER_RUN=1\n";
+         "export SAILOR_WORKER=" + shellQuote(run->worker) + "\n" + "export SAILOR_CLUSTER_RUN=1\n";
   else
     s += "export SAILOR_RUN_DIR=\"${SAILOR_RUN_DIR:-${SLURM_SUBMIT_DIR:-$PWD}/sailor-run-"
          "${SLURM_JOB_ID}}\"\n";

@@ -131,10 +131,9 @@ GroupPtr makeGlooGroup(const StorePtr& store, int group_rank, int size,
   // other nodes reach it.
   const char* cluster_run = std::getenv("SAILOR_CLUSTER_RUN");
   const char* ifname = std::getenv("GLOO_SOCKET_IFNAME");
-  options->devices.push_back(
-      cluster_run && ifname && *ifname
-          ? c10d::ProcessGroupGloo::createDeviceForInterface(ifname)
-          : c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
+  options->devices.push_back(cluster_run && ifname && *ifname
+                                 ? c10d::ProcessGroupGloo::createDeviceForInterface(ifname)
+                                 : c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
   options->threads = 2;
   return c10::make_intrusive<c10d::ProcessGroupGloo>(store, group_rank, size, options);
 #else

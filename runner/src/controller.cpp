@@ -714,18 +714,19 @@ int attachController(const std::string& store_path, std::int64_t run_id,
   RunStore store(store_path);
   const std::optional<RunRecord> rec = store.run(run_id);
   const std::string what = "runs attach " + std::to_string(run_id);
-  if (!rec) throw InputError(what, "no such run in " + store_path, "a run id of `sailor runs list`");
+  if (!rec)
+    throw InputError(what, "no such run in " + store_path, "a run id of `sailor runs list`");
   if (rec->job_id.empty() || rec->run_dir.empty())
-    throw InputError(what, "a " + (rec->launcher.empty() ? std::string("local") : rec->launcher) +
-                               " run",
+    throw InputError(what,
+                     "a " + (rec->launcher.empty() ? std::string("local") : rec->launcher) + " run",
                      "a cluster run (sailor run --launcher slurm)");
   if (rec->status != RunStatus::Running)
     throw InputError(what, "a run recorded " + std::string(runStatusName(rec->status)),
                      "a running run");
   if (!controllerGone(rec->controller))
-    throw InputError(what, "a run whose controller (pid " + std::to_string(rec->controller.pid) +
-                               ") is alive",
-                     "a run whose controller is gone");
+    throw InputError(
+        what, "a run whose controller (pid " + std::to_string(rec->controller.pid) + ") is alive",
+        "a run whose controller is gone");
   const RunSpec spec = RunSpec::fromJson(json_util::readFile(rec->run_dir + "/spec.json"));
   store.adoptRun(run_id);
   static ControllerOptions options;  // outlives the Run below, which keeps a reference

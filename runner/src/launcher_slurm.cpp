@@ -8,6 +8,8 @@
 //                      controller reads and follows the job's state, poll (a rank has ended
 //                      once its exit file is written and its files drained, or the job ended),
 //                      stopAll (scancel, then wait for the job to leave the queue)
+#include "launcher_slurm.hpp"
+
 #include <fcntl.h>
 #include <signal.h>  // NOLINT(modernize-deprecated-headers): SIGTERM, POSIX
 #include <sys/wait.h>
@@ -23,7 +25,6 @@
 #include <thread>
 
 #include "launcher.hpp"
-#include "launcher_slurm.hpp"
 
 namespace sailor::runner {
 
@@ -81,10 +82,10 @@ class SlurmLauncher final : public Launcher {
 
   std::vector<LaunchedWorker> launch(const std::vector<WorkerCommand>& commands) override {
     if (config_.job_id.empty()) {
-      const SlurmResult r = slurmCommand(
-          {"sbatch", "--parsable", "--output=" + config_.run_dir + "/slurm-%j.out",
-           "--chdir=" + config_.run_dir, config_.run_dir + "/sailor.sbatch"},
-          std::chrono::seconds(30));
+      const SlurmResult r =
+          slurmCommand({"sbatch", "--parsable", "--output=" + config_.run_dir + "/slurm-%j.out",
+                        "--chdir=" + config_.run_dir, config_.run_dir + "/sailor.sbatch"},
+                       std::chrono::seconds(30));
       const std::string id = trim(r.out.substr(0, r.out.find(';')));  // "ID[;cluster]"
       if (r.code != 0 || id.empty() || id.find_first_not_of("0123456789") != std::string::npos)
         throw std::runtime_error("sbatch refused the job: " + firstLine(r.err, r.out));
@@ -124,8 +125,7 @@ class SlurmLauncher final : public Launcher {
     }
     try {
       if (!all_ended || !terminal(jobState(config_.job_id).state)) {
-        if (!all_ended)
-          (void)slurmCommand({"scancel", config_.job_id}, std::chrono::seconds(10));
+        if (!all_ended) (void)slurmCommand({"scancel", config_.job_id}, std::chrono::seconds(10));
         // Until the job has left the queue (its processes ended: KillWait bounds it).
         const auto deadline = Clock::now() + grace + std::chrono::seconds(30);
         while (Clock::now() < deadline && !terminal(jobState(config_.job_id).state))
@@ -190,9 +190,8 @@ class SlurmLauncher final : public Launcher {
         next_state = Clock::now() + std::chrono::seconds(1);
         try {
           const SlurmJobState st = jobState(config_.job_id);
-          const std::string shown = st.state + (st.reason.empty() || st.reason == "None"
-                                                    ? ""
-                                                    : " (" + st.reason + ")");
+          const std::string shown =
+              st.state + (st.reason.empty() || st.reason == "None" ? "" : " (" + st.reason + ")");
           running_ = st.state == "RUNNING" || terminal(st.state);
           job_over = terminal(st.state);
           if (shown != last_state) {
@@ -272,8 +271,10 @@ SlurmResult slurmCommand(const std::vector<std::string>& argv, std::chrono::seco
   while (!reaped) {
     char buf[4096];
     ssize_t n;
-    while ((n = ::read(out[0], buf, sizeof buf)) > 0) r.out.append(buf, static_cast<std::size_t>(n));
-    while ((n = ::read(err[0], buf, sizeof buf)) > 0) r.err.append(buf, static_cast<std::size_t>(n));
+    while ((n = ::read(out[0], buf, sizeof buf)) > 0)
+      r.out.append(buf, static_cast<std::size_t>(n));
+    while ((n = ::read(err[0], buf, sizeof buf)) > 0)
+      r.err.append(buf, static_cast<std::size_t>(n));
     if (waitpid(pid, &status, WNOHANG) == pid) {
       reaped = true;
       break;
@@ -283,8 +284,8 @@ SlurmResult slurmCommand(const std::vector<std::string>& argv, std::chrono::seco
       waitpid(pid, &status, 0);
       ::close(out[0]);
       ::close(err[0]);
-      throw std::runtime_error(argv[0] + " did not answer within " +
-                               std::to_string(bound.count()) + " s");
+      throw std::runtime_error(argv[0] + " did not answer within " + std::to_string(bound.count()) +
+                               " s");
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }

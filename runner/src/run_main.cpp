@@ -24,9 +24,9 @@
 #include "launcher_slurm.hpp"
 #include "sailor/catalog.hpp"
 #include "sailor/cluster.hpp"
-#include "sailor/launch_export.hpp"
 #include "sailor/error.hpp"
 #include "sailor/json_util.hpp"
+#include "sailor/launch_export.hpp"
 #include "sailor/plan.hpp"
 #include "sailor/run_store.hpp"
 #include "sailor/scenario.hpp"
@@ -351,15 +351,17 @@ std::string prepareSlurmRun(const RunArgs& a, const Catalog& catalog, const Scen
   }
   std::filesystem::create_directories(parent);
   std::string dir = parent + "/run-XXXXXX";
-  if (!mkdtemp(dir.data())) throw std::runtime_error("mkdtemp " + dir + ": " + std::strerror(errno));
+  if (!mkdtemp(dir.data()))
+    throw std::runtime_error("mkdtemp " + dir + ": " + std::strerror(errno));
   ro.run_dir = dir;
   const std::string script = slurmRunScript(cluster, layout, worker_spec.toJson(), ro);
   try {
     writeFile(dir + "/spec.json", worker_spec.toJson().dump(2), 0600);
     writeFile(dir + "/token", randomToken(), 0600);
     writeFile(dir + "/sailor.sbatch", script, 0700);
-    const SlurmResult r = slurmCommand(
-        {"sbatch", "--test-only", "--chdir=" + dir, dir + "/sailor.sbatch"}, std::chrono::seconds(30));
+    const SlurmResult r =
+        slurmCommand({"sbatch", "--test-only", "--chdir=" + dir, dir + "/sailor.sbatch"},
+                     std::chrono::seconds(30));
     if (r.code != 0) {
       std::string why = r.err.substr(0, r.err.find('\n'));
       for (const char* prefix : {"sbatch: error: ", "allocation failure: "})

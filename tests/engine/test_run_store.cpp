@@ -406,9 +406,9 @@ class TestRunStore : public QObject {
     cluster.launcher = "slurm";
     cluster.run_dir = "/shared/runs/run-1";
     const std::int64_t c = store.createRun(cluster);
-    QCOMPARE(rawExec(path, "UPDATE runs SET controller_pid = 999999999 WHERE id = " +
-                               std::to_string(c)),
-             std::string());
+    QCOMPARE(
+        rawExec(path, "UPDATE runs SET controller_pid = 999999999 WHERE id = " + std::to_string(c)),
+        std::string());
     QVERIFY(orphanReason(*store.run(c)).has_value());  // no job yet: its controller decides
     store.setJobId(c, "42");
     QCOMPARE(store.run(c)->job_id, std::string("42"));
