@@ -749,12 +749,16 @@ namespace {
 constexpr const char* kRunsHelp =
     "Usage: sailor runs list [--json] [--store FILE]\n"
     "       sailor runs show ID [--json] [--store FILE]\n"
+    "       sailor runs attach ID [--store FILE]\n"
     "\n"
     "Reads the run store in which 'sailor run' records training runs (docs/formats.md).\n"
     "  list          the runs, newest first: id, status, start time (UTC), world size,\n"
     "                iterations done of planned, name\n"
     "  show ID       one run: its fields, its iterations (loss, seconds, tokens/s) and how\n"
     "                many events it recorded\n"
+    "  attach ID     takes over a running cluster run (sailor run --launcher slurm) whose\n"
+    "                controller died: stores what its workers reported since, follows its\n"
+    "                Slurm job to the end and prints events as 'sailor run' does\n"
     "  --json        list: an array of runs; show: {run, iterations, events}\n"
     "  --store FILE  the SQLite run store (default: $SAILOR_RUN_STORE, else\n"
     "                $XDG_DATA_HOME/sailor-studio/runs.sqlite, else\n"
@@ -1015,6 +1019,8 @@ int main(int argc, char** argv) {
     if (cmd == "simulate") return cmdSimulate(argc, argv);
     if (cmd == "plan") return cmdPlan(argc, argv);
     if (cmd == "validate") return cmdValidate(argc, argv);
+    // `sailor runs attach ID` follows a cluster run: the runtime's controller does that.
+    if (cmd == "runs" && argc > 2 && !std::strcmp(argv[2], "attach")) return cmdRun(argv + 1);
     if (cmd == "runs") return cmdRuns(argc, argv);
     if (cmd == "run") return cmdRun(argv);
     if (cmd == "export") return cmdExport(argc, argv);

@@ -167,6 +167,13 @@ constexpr const char* kWaitAll =
     "done\n"
     "exit \"$status\"\n";
 
+// s in single quotes for bash ('\'' for a quote inside).
+std::string shellQuote(const std::string& s) {
+  std::string q = "'";
+  for (const char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
 std::string plural(int n, const std::string& word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
@@ -177,7 +184,10 @@ void requireSlurm(const ResolvedPool& p) {
                      "slurm.partition in the pool's mapping or in the cluster's slurm defaults");
 }
 
-std::string slurmScript(const Cluster& cluster, const LaunchLayout& layout, const json& spec) {
+// The script of `sailor export --format slurm` (run == nullptr) or of `sailor run --launcher
+// slurm` (run: NOTE [Slurm run script]).
+std::string slurmScript(const Cluster& cluster, const LaunchLayout& layout, const json& spec,
+                        const SlurmRunOptions* run = nullptr) {
   const std::string world = std::to_string(layout.worldSize());
   std::string s = "#!/bin/bash\n";
   s += "# Sailor Studio: a heterogeneous Slurm job for cluster " + cluster.name +
@@ -199,20 +209,34 @@ std::string slurmScript(const Cluster& cluster, const LaunchLayout& layout, cons
     requireSlurm(p);
     if (i > 0) s += "#SBATCH hetjob\n";
     if (i == 0) s += "#SBATCH --job-name=sailor-" + cluster.name + "\n";
-    if (!cluster.slurm.time_limit.empty()) s += "#SBATCH --time=" + cluster.slurm.time_limit + "\n";
+    const std::string time_limit =
+        run && !run->time_limit.empty() ? run->time_limit : cluster.slurm.time_limit;
+    if (!time_limit.empty()) s += "#SBATCH --time=" + time_limit + "\n";
     s += "#SBATCH --partition=" + p.slurm.partition + "\n";
     if (!p.slurm.account.empty()) s += "#SBATCH --account=" + p.slurm.account + "\n";
     if (!p.slurm.qos.empty()) s += "#SBATCH --qos=" + p.slurm.qos + "\n";
     if (!p.slurm.constraint.empty()) s += "#SBATCH --constraint=" + p.slurm.constraint + "\n";
     s += "#SBATCH --nodes=" + std::to_string(pl.nodes.size()) + "\n";
     s += "#SBATCH --ntasks=" + std::to_string(pl.taskSlots().size()) + "\n";
+    if (run && !run->gpus) {
+      // CPU workers share the node's cores as a local run's do; Slurm refuses more tasks per
+      // node than CPUs even with --overcommit, so one node's pool leaves the count to it.
+      s += "#SBATCH --overcommit\n";
+      if (pl.nodes.size() > 1)
+        s += "#SBATCH --ntasks-per-node=" + std::to_string(pl.tasks_per_node) + "\n";
+      continue;
+    }
     s += "#SBATCH --ntasks-per-node=" + std::to_string(pl.tasks_per_node) + "\n";
     s += "#SBATCH --gres=gpu:" + (p.slurm.gres_type.empty() ? "" : p.slurm.gres_type + ":") +
          std::to_string(pl.tasks_per_node) + "\n";
   }
   s += "set -euo pipefail\n";
-  s += "export SAILOR_RUN_DIR=\"${SAILOR_RUN_DIR:-${SLURM_SUBMIT_DIR:-$PWD}/sailor-run-"
-       "${SLURM_JOB_ID}}\"\n";
+  if (run)
+    s += "export SAILOR_RUN_DIR=" + shellQuote(run->run_dir) + "\n" +
+         "export SAILOR_WORKER=" + shellQuote(run->worker) + "\n" + "export SAILOR_CLUSTER_RUN=1\n";
+  else
+    s += "export SAILOR_RUN_DIR=\"${SAILOR_RUN_DIR:-${SLURM_SUBMIT_DIR:-$PWD}/sailor-run-"
+         "${SLURM_JOB_ID}}\"\n";
   s += "umask 077\nmkdir -p \"$SAILOR_RUN_DIR\"\n";
   s += specHereDoc(spec, "$SAILOR_RUN_DIR/spec.json");
   s += "# The run's token: a file only this user can read, passed by its path in the environment,\n"
@@ -221,10 +245,17 @@ std::string slurmScript(const Cluster& cluster, const LaunchLayout& layout, cons
        "  od -An -N32 -tx1 /dev/urandom | tr -d ' \\n' > \"$SAILOR_RUN_DIR/token\"\n"
        "fi\n";
   s += "export SAILOR_RUN_TOKEN_FILE=\"$SAILOR_RUN_DIR/token\"\n";
-  s += "rendezvous_host=\"$(scontrol show hostnames \"$SLURM_JOB_NODELIST_HET_GROUP_0\" | head "
-       "-n1)\"\n";
-  s += "export SAILOR_STORE=\"${rendezvous_host}:" + std::to_string(cluster.rendezvous_port) +
-       "\"\n";
+  // A job of one component is not heterogeneous: Slurm sets no _HET_GROUP_ variables for it
+  // and refuses srun --het-group there.
+  const bool het = layout.pools.size() > 1;
+  s += std::string("rendezvous_host=\"$(scontrol show hostnames \"") +
+       (het ? "$SLURM_JOB_NODELIST_HET_GROUP_0" : "$SLURM_JOB_NODELIST") + "\" | head -n1)\"\n";
+  if (run)  // NOTE [Slurm run script]: the run directory's FileStore
+    s += "export SAILOR_STORE=\"file:$SAILOR_RUN_DIR/rendezvous\"  # first node: "
+         "$rendezvous_host\n";
+  else
+    s += "export SAILOR_STORE=\"${rendezvous_host}:" + std::to_string(cluster.rendezvous_port) +
+         "\"\n";
   s += "export SAILOR_WORLD_SIZE=" + world + "\n";
   s += networkExports(cluster);
   s += "cat > \"$SAILOR_RUN_DIR/rank.sh\" <<'SAILOR_RANK_EOF'\n";
@@ -240,12 +271,23 @@ std::string slurmScript(const Cluster& cluster, const LaunchLayout& layout, cons
   s += "if (( rank < 0 )); then exit 0; fi  # an idle slot: its node runs fewer ranks\n";
   s += gpuBinding("$SLURM_LOCALID");
   s += "export RANK=\"$rank\" LOCAL_RANK=\"$SLURM_LOCALID\" WORLD_SIZE=\"$SAILOR_WORLD_SIZE\"\n";
-  s += workerExec("$SAILOR_STORE");
+  if (run) {
+    s += "mkdir -p \"$SAILOR_RUN_DIR/events\"\n";
+    s += "events=\"$SAILOR_RUN_DIR/events/rank-$rank\"\n";
+    s += "set +e\n";
+    s += "\"$SAILOR_WORKER\" --spec \"$SAILOR_RUN_DIR/spec.json\" --rank \"$rank\" --store "
+         "\"$SAILOR_STORE\" --generation 0 >>\"$events.jsonl\" 2>>\"$events.err\"\n";
+    s += "code=$?\n";
+    s += "echo \"$code\" > \"$events.exit.tmp\" && mv \"$events.exit.tmp\" \"$events.exit\"\n";
+    s += "exit \"$code\"\n";
+  } else {
+    s += workerExec("$SAILOR_STORE");
+  }
   s += "SAILOR_RANK_EOF\n";
   s += "pids=()\n";
   for (std::size_t i = 0; i < layout.pools.size(); ++i) {
     const std::string k = std::to_string(i);
-    s += "srun --het-group=" + k +
+    s += std::string("srun") + (het ? " --het-group=" + k : "") +
          " --distribution=block --gpu-bind=none --kill-on-bad-exit=1 bash "
          "\"$SAILOR_RUN_DIR/rank.sh\" " +
          k + " &\npids+=(\"$!\")\n";
@@ -564,6 +606,19 @@ std::string toYaml(const ordered_json& value) {
   std::string out;
   emit(out, value, 0);
   return out;
+}
+
+// NOTE [Slurm run script]: `sailor run --launcher slurm` submits the export's script with three
+// changes. The run directory is the controller's (absolute, created by it with the spec and the
+// token before submission). Each worker appends its reports (JSON lines) and its stderr to
+// events/rank-R.jsonl and .err there and, when it ends, writes its exit code to rank-R.exit:
+// the controller tails these files (the shared file system is the channel that outlives it).
+// The rendezvous is a c10d FileStore in that directory (mode 0700, no port): the workers of a
+// run need nothing but the file system they already share, and no peer can reach the store.
+// A CPU run (Gloo) asks for no GPUs and lets tasks share cores (--overcommit).
+std::string slurmRunScript(const Cluster& cluster, const LaunchLayout& layout, const json& spec,
+                           const SlurmRunOptions& options) {
+  return slurmScript(cluster, layout, spec, &options);
 }
 
 std::vector<ExportFile> exportLaunch(ExportFormat format, const Cluster& cluster,

@@ -105,6 +105,13 @@ ALTER TABLE runs ADD COLUMN controller_host        TEXT;
 ALTER TABLE runs ADD COLUMN controller_boot_id     TEXT;
 ALTER TABLE runs ADD COLUMN controller_start_ticks INTEGER;
 )sql",
+    // 2 -> 3: where a run's workers run: the launcher ("local" or "slurm"; NULL in older rows:
+    // local), the scheduler's job id and the run directory its workers write their events to.
+    R"sql(
+ALTER TABLE runs ADD COLUMN launcher TEXT;
+ALTER TABLE runs ADD COLUMN job_id   TEXT;
+ALTER TABLE runs ADD COLUMN run_dir  TEXT;
+)sql",
 };
 static_assert(std::size(kMigrations) == RunStore::kSchemaVersion,
               "one migration per schema version");
@@ -232,6 +239,7 @@ const char* const kRunColumns =
     "iterations_done, backend, error, plan, scenario, job, model";
 const char* const kControllerColumns =
     "controller_pid, controller_host, controller_boot_id, controller_start_ticks";
+const char* const kLaunchColumns = "launcher, job_id, run_dir";
 
 RunRecord readRun(const Statement& s, const std::string& path) {
   RunRecord r;
@@ -257,6 +265,9 @@ RunRecord readRun(const Statement& s, const std::string& path) {
   r.controller.host = s.text(15);
   r.controller.boot_id = s.text(16);
   r.controller.start_ticks = s.int64(17);
+  r.launcher = s.text(18);  // NULL (versions 1 and 2) reads as "": a local run
+  r.job_id = s.text(19);
+  r.run_dir = s.text(20);
   return r;
 }
 
@@ -329,6 +340,9 @@ std::optional<std::string> controllerGone(const ControllerId& c) {
 
 std::optional<std::string> orphanReason(const RunRecord& r) {
   if (r.status != RunStatus::Running) return std::nullopt;
+  // A cluster run's workers belong to the scheduler's job, which outlives its controller:
+  // `sailor runs attach` takes such a run over, so a gone controller does not end it.
+  if (!r.job_id.empty()) return std::nullopt;
   return controllerGone(r.controller);
 }
 
@@ -352,7 +366,10 @@ json toJson(const RunRecord& r) {
                                                : json{{"pid", r.controller.pid},
                                                       {"host", r.controller.host},
                                                       {"boot_id", r.controller.boot_id},
-                                                      {"start_ticks", r.controller.start_ticks}}}};
+                                                      {"start_ticks", r.controller.start_ticks}}},
+          {"launcher", r.launcher.empty() ? std::string("local") : r.launcher},
+          {"job_id", or_null(r.job_id)},
+          {"run_dir", or_null(r.run_dir)}};
 }
 
 json toJson(const IterationRecord& it) {
@@ -547,7 +564,8 @@ int RunStore::schemaVersion() const {
 
 std::string RunStore::runColumns() const {
   return std::string(kRunColumns) + ", " +
-         (version_ >= 2 ? kControllerColumns : "NULL, NULL, NULL, NULL");
+         (version_ >= 2 ? kControllerColumns : "NULL, NULL, NULL, NULL") + ", " +
+         (version_ >= 3 ? kLaunchColumns : "NULL, NULL, NULL");
 }
 
 std::int64_t RunStore::createRun(const RunRecord& r) {
@@ -555,9 +573,10 @@ std::int64_t RunStore::createRun(const RunRecord& r) {
   Statement s(db_, path_,
               "INSERT INTO runs (name, status, started_at, finished_at, world_size, "
               "iterations_planned, iterations_done, backend, error, plan, scenario, job, model, "
-              "controller_pid, controller_host, controller_boot_id, controller_start_ticks) "
+              "controller_pid, controller_host, controller_boot_id, controller_start_ticks, "
+              "launcher, job_id, run_dir) "
               "VALUES (?1, ?2, ?3, NULL, ?4, ?5, 0, ?6, NULL, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-              "?14)");
+              "?14, ?15, NULL, ?16)");
   const ControllerId self = currentController();
   s.bind(1, r.name)
       .bind(2, std::string(runStatusName(RunStatus::Running)))
@@ -572,7 +591,9 @@ std::int64_t RunStore::createRun(const RunRecord& r) {
       .bind(11, self.pid)
       .bind(12, self.host)
       .bind(13, self.boot_id)
-      .bind(14, self.start_ticks);
+      .bind(14, self.start_ticks)
+      .bind(15, r.launcher.empty() ? std::string("local") : r.launcher);
+  s.bindTextOrNull(16, r.run_dir);
   s.run();
   const std::int64_t id = sqlite3_last_insert_rowid(db_);
   tx.commit();
@@ -635,6 +656,26 @@ void RunStore::finishRun(std::int64_t run_id, RunStatus status, const std::strin
   s.bind(1, run_id).bind(2, std::string(runStatusName(status))).bind(3, utcNow());
   s.bindTextOrNull(4, error);
   s.run();
+  if (sqlite3_changes(db_) == 0) fail("no run " + std::to_string(run_id));
+  tx.commit();
+}
+
+void RunStore::setJobId(std::int64_t run_id, const std::string& job_id) {
+  Transaction tx(db_, path_);
+  Statement s(db_, path_, "UPDATE runs SET job_id = ?2 WHERE id = ?1");
+  s.bind(1, run_id).bind(2, job_id).run();
+  if (sqlite3_changes(db_) == 0) fail("no run " + std::to_string(run_id));
+  tx.commit();
+}
+
+void RunStore::adoptRun(std::int64_t run_id) {
+  Transaction tx(db_, path_);
+  Statement s(db_, path_,
+              "UPDATE runs SET controller_pid = ?2, controller_host = ?3, controller_boot_id = ?4, "
+              "controller_start_ticks = ?5 WHERE id = ?1");
+  const ControllerId self = currentController();
+  s.bind(1, run_id).bind(2, self.pid).bind(3, self.host).bind(4, self.boot_id);
+  s.bind(5, self.start_ticks).run();
   if (sqlite3_changes(db_) == 0) fail("no run " + std::to_string(run_id));
   tx.commit();
 }

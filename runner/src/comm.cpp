@@ -126,7 +126,14 @@ GroupPtr makeGlooGroup(const StorePtr& store, int group_rank, int size,
                        std::chrono::milliseconds timeout) {
 #ifdef SAILOR_WITH_GLOO
   auto options = c10d::ProcessGroupGloo::Options::create(timeout);
-  options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
+  // A local run binds loopback (docs/runtime.md "Network"); a cluster run (SAILOR_CLUSTER_RUN,
+  // set by the Slurm script) the cluster's interface, GLOO_SOCKET_IFNAME, so that ranks on
+  // other nodes reach it.
+  const char* cluster_run = std::getenv("SAILOR_CLUSTER_RUN");
+  const char* ifname = std::getenv("GLOO_SOCKET_IFNAME");
+  options->devices.push_back(cluster_run && ifname && *ifname
+                                 ? c10d::ProcessGroupGloo::createDeviceForInterface(ifname)
+                                 : c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
   options->threads = 2;
   return c10::make_intrusive<c10d::ProcessGroupGloo>(store, group_rank, size, options);
 #else

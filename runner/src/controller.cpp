@@ -43,6 +43,8 @@
 #include <stdexcept>
 
 #include "launcher.hpp"
+#include "launcher_slurm.hpp"
+#include "sailor/error.hpp"
 #include "sailor/json_util.hpp"
 #include "sailor/run_events.hpp"
 #include "sailor/run_store.hpp"
@@ -188,7 +190,7 @@ class Run {
         launcher_(launcher) {}
   ~Run() {
     launcher_.stopAll(std::chrono::milliseconds(0));
-    if (!spec_dir_.empty()) removeSpecDir(spec_dir_);
+    if (!spec_dir_.empty() && !cluster()) removeSpecDir(spec_dir_);
   }
   Run(const Run&) = delete;
   Run& operator=(const Run&) = delete;
@@ -196,6 +198,9 @@ class Run {
   // Runs every step; returns the exit code (controller.hpp). Never throws once started: a
   // failing step ends the run as failed, with the finished event last.
   int execute() noexcept;
+  // The same for `sailor runs attach`: the run's directory and its iterations so far; no
+  // run_started or workers_started again, and iterations the store has are not stored twice.
+  int attach(const std::string& run_dir, int iterations_done) noexcept;
 
  private:
   void announce();
@@ -234,6 +239,8 @@ class Run {
   int iterations_done_ = 0;
   std::optional<Ending> diverged_;  // set by the first iteration whose loss is not finite
   bool store_full_ = false;         // SAILOR_TEST_FAULT=disk-full has tripped: writes fail
+  bool attached_ = false;           // `sailor runs attach`: the run started under another
+  bool cluster() const { return options_.launcher == "slurm"; }
   Clock::time_point started_ = Clock::now();
 };
 
@@ -267,10 +274,22 @@ void Run::finalEvent(RunEventBody body) noexcept {
   }
 }
 
+int Run::attach(const std::string& run_dir, int iterations_done) noexcept {
+  attached_ = true;
+  worker_spec_ = spec_;
+  spec_dir_ = run_dir;
+  spec_file_ = run_dir + "/spec.json";
+  rendezvous_addr_ = "file:" + run_dir + "/rendezvous";
+  iterations_done_ = iterations_done;
+  return execute();
+}
+
 int Run::execute() noexcept {
   try {
-    announce();
-    startRendezvous();
+    if (!attached_) {
+      announce();
+      startRendezvous();
+    }
     launchWorkers();
     return finish(supervise());
   } catch (const StoreError& e) {
@@ -305,6 +324,11 @@ void Run::announce() {
   event(std::move(started));
   for (const std::string& w : options_.warnings) event(RunWarningEvent{w, std::nullopt});
 
+  if (cluster()) {  // run_main wrote the spec, the token and the script there
+    spec_dir_ = options_.run_dir;
+    spec_file_ = spec_dir_ + "/spec.json";
+    return;
+  }
   std::string tmpl = runDirParent() + "/" + kRunDirPrefix + "XXXXXX";
   if (!mkdtemp(tmpl.data()))
     throw std::runtime_error("mkdtemp " + tmpl + ": " + std::strerror(errno));
@@ -325,6 +349,10 @@ void Run::startRendezvous() {
   if (testFault("rendezvous"))
     throw std::runtime_error("rendezvous: " + testFaultMessage("rendezvous"));
   const std::string path = spec_dir_ + "/rendezvous";
+  if (cluster()) {  // created by the workers' FileStore in the run directory (fresh, 0700)
+    rendezvous_addr_ = "file:" + path;
+    return;
+  }
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0)
     throw std::runtime_error("rendezvous: cannot create " + path + ": " + std::strerror(errno));
@@ -342,6 +370,20 @@ void Run::launchWorkers() {
                          "--timeout", std::to_string(options_.collective_timeout_s)}});
   const std::vector<LaunchedWorker> launched = launcher_.launch(commands);
   workers_.resize(launched.size());
+  if (const std::string job = launcher_.jobId(); !job.empty()) {
+    if (!attached_) storeWrite([&] { store_.setJobId(run_id_, job); });
+    event(RunWarningEvent{(attached_ ? "attached to slurm job " : "submitted slurm job ") + job +
+                              " (run directory " + spec_dir_ + ")",
+                          std::nullopt});
+  }
+  if (attached_) {
+    for (std::size_t r = 0; r < launched.size(); ++r) {
+      workers_[r].place = commands[r].place;
+      workers_[r].io = launched[r];
+      workers_[r].last_seen = Clock::now();
+    }
+    return;
+  }
   WorkersStartedEvent e{rendezvous_addr_, generation_, {}};
   for (std::size_t r = 0; r < launched.size(); ++r) {
     workers_[r].place = commands[r].place;
@@ -357,6 +399,8 @@ void Run::launchWorkers() {
 Ending Run::supervise() {
   while (true) {
     if (g_interrupted) return Ending{RunStatus::Stopped, "", nullptr};
+    for (const std::string& note : launcher_.takeNotes())
+      event(RunWarningEvent{note, std::nullopt});
     pumpOutput();
     if (diverged_) return *diverged_;
     if (auto ending = reapExited()) return *ending;
@@ -452,6 +496,10 @@ std::optional<Ending> Run::reapExited() {
 // Step: a worker silent longer than the heartbeat timeout (60 s before it first speaks) has
 // stopped reporting.
 std::optional<Ending> Run::checkHeartbeats() {
+  if (!launcher_.workersRunning()) {  // a pending job: nothing runs yet to send heartbeats
+    for (Worker& w : workers_) w.last_seen = Clock::now();
+    return std::nullopt;
+  }
   for (const Worker& w : workers_) {
     const double silent = secondsSince(w.last_seen);
     const double limit = w.heard ? options_.heartbeat_timeout_s
@@ -488,7 +536,7 @@ int Run::finish(const Ending& ending) noexcept {
   }
   finalEvent(RunFinishedEvent{ending.status, iterations_done_, secondsSince(started_),
                               ending.status == RunStatus::Failed ? ending.message : ""});
-  if (!spec_dir_.empty()) removeSpecDir(spec_dir_);
+  if (!spec_dir_.empty() && !cluster()) removeSpecDir(spec_dir_);
   spec_dir_.clear();
   switch (ending.status) {
     case RunStatus::Finished: return kExitRunOk;
@@ -510,6 +558,7 @@ void Run::onLine(Worker& w, const std::string& line) {
   const std::string type = msg.value("type", "");
   if (type == "ready") {
     w.ready = true;
+    if (attached_) return;  // workers_ready was stored by the controller that started the run
     w.backend = msg.value("backend", "");
     w.device = msg.value("device", "");
     if (std::all_of(workers_.begin(), workers_.end(), [](const Worker& x) { return x.ready; })) {
@@ -519,6 +568,7 @@ void Run::onLine(Worker& w, const std::string& line) {
     }
   } else if (type == "iteration") {
     const int it = msg.value("iteration", -1);
+    if (it < iterations_done_) return;  // in the store already (an attached run's files)
     auto& slot = pending_[it];
     if (slot.empty()) slot.assign(workers_.size(), json());
     slot[static_cast<std::size_t>(w.place.rank)] = msg;
@@ -617,7 +667,8 @@ int sweepRunDirs() {
 
 int runController(const RunSpec& spec, const json& scenario, const json& job,
                   const ControllerOptions& options, const std::function<void(const json&)>& emit) {
-  if (spec.worldSize() > options.max_local_processes)
+  const bool local = options.launcher != "slurm";
+  if (local && spec.worldSize() > options.max_local_processes)
     throw InputError("plan", std::to_string(spec.worldSize()) + " GPUs (one process each)",
                      "at most " + std::to_string(options.max_local_processes) +
                          " local processes (raise --max-local-processes)");
@@ -640,6 +691,8 @@ int runController(const RunSpec& spec, const json& scenario, const json& job,
   rec.scenario = scenario;
   rec.job = job;
   rec.model = spec.model.toJson();
+  rec.launcher = options.launcher;
+  if (!local) rec.run_dir = options.run_dir;
   // Before the run exists, so that no signal can leave it `running`: one that comes now stops
   // the run as soon as it has started.
   struct sigaction sa {};
@@ -650,9 +703,45 @@ int runController(const RunSpec& spec, const json& scenario, const json& job,
   const std::int64_t run_id = store.createRun(rec);
 
   // From here on the run has started: execute() ends it with a finished event whatever happens.
-  const std::unique_ptr<Launcher> launcher = makeLocalLauncher();
+  const std::unique_ptr<Launcher> launcher =
+      local ? makeLocalLauncher() : makeSlurmLauncher(SlurmLaunch{options.run_dir, ""});
   Run run(spec, options, emit, store, run_id, *launcher);
   return run.execute();
+}
+
+int attachController(const std::string& store_path, std::int64_t run_id,
+                     const std::function<void(const json&)>& emit) {
+  RunStore store(store_path);
+  const std::optional<RunRecord> rec = store.run(run_id);
+  const std::string what = "runs attach " + std::to_string(run_id);
+  if (!rec)
+    throw InputError(what, "no such run in " + store_path, "a run id of `sailor runs list`");
+  if (rec->job_id.empty() || rec->run_dir.empty())
+    throw InputError(what,
+                     "a " + (rec->launcher.empty() ? std::string("local") : rec->launcher) + " run",
+                     "a cluster run (sailor run --launcher slurm)");
+  if (rec->status != RunStatus::Running)
+    throw InputError(what, "a run recorded " + std::string(runStatusName(rec->status)),
+                     "a running run");
+  if (!controllerGone(rec->controller))
+    throw InputError(
+        what, "a run whose controller (pid " + std::to_string(rec->controller.pid) + ") is alive",
+        "a run whose controller is gone");
+  const RunSpec spec = RunSpec::fromJson(json_util::readFile(rec->run_dir + "/spec.json"));
+  store.adoptRun(run_id);
+  static ControllerOptions options;  // outlives the Run below, which keeps a reference
+  options.launcher = "slurm";
+  options.run_dir = rec->run_dir;
+  options.name = rec->name;
+  struct sigaction sa {};
+  sa.sa_handler = onSignal;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  const std::unique_ptr<Launcher> launcher =
+      makeSlurmLauncher(SlurmLaunch{rec->run_dir, rec->job_id});
+  Run run(spec, options, emit, store, run_id, *launcher);
+  return run.attach(rec->run_dir, rec->iterations_done);
 }
 
 }  // namespace sailor::runner

@@ -26,6 +26,11 @@ struct ControllerOptions {
   int collective_timeout_s = 60;      // c10d timeout inside workers
   std::vector<std::string> warnings;  // emitted as warning events right after run_started
   std::string backend;  // resolved backend for the workers (resolveBackend); empty: spec.backend
+  // "local" (default) or "slurm": a Slurm run's directory (run_dir) already holds the spec, the
+  // token and the batch script (sailor.sbatch) that the launcher submits; it stays after the
+  // run (the events files are what `sailor runs attach` reads).
+  std::string launcher = "local";
+  std::string run_dir;
 };
 
 // Exit codes of `sailor run`.
@@ -56,5 +61,12 @@ int sweepRunDirs();
 int runController(const RunSpec& spec, const nlohmann::json& scenario, const nlohmann::json& job,
                   const ControllerOptions& options,
                   const std::function<void(const nlohmann::json&)>& emit);
+
+// `sailor runs attach ID`: takes over the running cluster run ID of the store whose controller
+// died: reads its workers' events files from the start, keeps the iterations the store lacks
+// (none twice), follows the job until it ends and records how. Throws InputError when the run
+// is not a running cluster run (nothing changed). Returns an exit code above.
+int attachController(const std::string& store_path, std::int64_t run_id,
+                     const std::function<void(const nlohmann::json&)>& emit);
 
 }  // namespace sailor::runner

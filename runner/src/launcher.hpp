@@ -61,6 +61,14 @@ class Launcher {
   // then kills it, and waits for each to end. Idempotent; safe after a failed launch. noexcept:
   // it runs on the controller's failure path.
   virtual void stopAll(std::chrono::milliseconds grace) noexcept = 0;
+  // The scheduler's job id of the launch; empty for local processes.
+  virtual std::string jobId() const { return {}; }
+  // What happened to the job since the last call (state changes: "slurm job 12: PENDING
+  // (Resources)"), for warning events; none for local processes.
+  virtual std::vector<std::string> takeNotes() { return {}; }
+  // False while the scheduler has not started the workers (a pending job): heartbeats are not
+  // expected yet.
+  virtual bool workersRunning() const { return true; }
 };
 
 // Workers as child processes of this one (fork/exec), one intra-op thread each

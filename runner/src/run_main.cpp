@@ -2,6 +2,7 @@
 // `sailor run ...` over to this binary so that only the runtime links libtorch). Reads the
 // options (CLI11), the scenario, job and plan, refuses bad input before anything starts, and
 // hands the run to the controller (controller.hpp, runController).
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -19,9 +21,12 @@
 
 #include "backend_choice.hpp"
 #include "controller.hpp"
+#include "launcher_slurm.hpp"
 #include "sailor/catalog.hpp"
+#include "sailor/cluster.hpp"
 #include "sailor/error.hpp"
 #include "sailor/json_util.hpp"
+#include "sailor/launch_export.hpp"
 #include "sailor/plan.hpp"
 #include "sailor/run_store.hpp"
 #include "sailor/scenario.hpp"
@@ -47,7 +52,14 @@ constexpr const char* kHelp =
     "  --scenario FILE           the resources the plan uses\n"
     "  --job FILE                model, global batch size, sequence length\n"
     "  --iterations N            training iterations (default 20)\n"
-    "  --local                   run every rank on this machine (the only mode so far)\n"
+    "  --local                   run every rank on this machine (the default launcher)\n"
+    "  --launcher local|slurm    where the workers run: local processes (default) or one Slurm\n"
+    "                            batch job (docs/runtime.md \"Slurm runs\"); the job outlives\n"
+    "                            this process: `sailor runs attach ID` follows it again\n"
+    "  --cluster FILE            cluster description for --launcher slurm (default\n"
+    "                            resources/clusters/default.json)\n"
+    "  --partition P, --account A, --time T  override the cluster's Slurm settings\n"
+    "  --dry-run                 print the Slurm batch script and submit nothing\n"
     "  --max-local-processes N   refuse plans that need more processes (default 8,\n"
     "                            or $SAILOR_MAX_LOCAL_PROCESSES)\n"
     "  --data synthetic|text|FILE  token stream: synthetic (default), the shipped public-domain\n"
@@ -131,6 +143,7 @@ double numberArg(const std::string& opt, const std::string& v) {
 // (converted where it is used, so that each error names its option), and whether --help won.
 struct RunArgs {
   bool help = false;
+  bool dry_run = false;
   std::map<std::string, std::string> values;
   bool has(const std::string& k) const { return values.count(k) > 0; }
   const std::string& at(const std::string& k) const { return values.at(k); }
@@ -152,7 +165,12 @@ const std::vector<std::string> kValuedOptions{"--plan",
                                               "--store",
                                               "--name",
                                               "--heartbeat-timeout",
-                                              "--worker"};
+                                              "--worker",
+                                              "--launcher",
+                                              "--cluster",
+                                              "--partition",
+                                              "--account",
+                                              "--time"};
 
 // argv[first..argc) as `sailor run` reads it. A valued option takes the next argument whatever
 // it is, or `--option=value`; --local is accepted and changes nothing. Bad input, in the order
@@ -164,6 +182,7 @@ RunArgs parseRunArgs(int argc, char** argv, int first) {
   app.allow_extras();   // unknown arguments come back in remaining(), in order
   app.add_flag("-h,--help");
   app.add_flag("--local");
+  app.add_flag("--dry-run");
   for (const auto& k : kValuedOptions)
     app.add_option(k)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   std::vector<std::string> args;  // CLI11 takes them last first
@@ -188,6 +207,7 @@ RunArgs parseRunArgs(int argc, char** argv, int first) {
     throw InputError("run", "\"" + unknown.front() + "\"", "an option of `sailor run --help`");
   if (ends_without_value) throw InputError(argv[argc - 1], "nothing", "a value");
   RunArgs out;
+  out.dry_run = app.count("--dry-run") > 0;
   for (const auto& k : kValuedOptions)
     if (const auto& given = app.get_option(k)->results(); !given.empty())
       out.values[k] = given.back();
@@ -267,12 +287,130 @@ ControllerOptions controllerOptionsFromArgs(const RunArgs& a, const RunSpec& spe
   return co;
 }
 
+// Hex of 32 random bytes: a cluster run's token.
+std::string randomToken() {
+  std::ifstream in("/dev/urandom", std::ios::binary);
+  unsigned char b[32];
+  if (!in.read(reinterpret_cast<char*>(b), sizeof b))
+    throw std::runtime_error("cannot read /dev/urandom");
+  static const char* const kHex = "0123456789abcdef";
+  std::string t;
+  for (const unsigned char c : b) t += std::string{kHex[c >> 4], kHex[c & 15]};
+  return t;
+}
+
+void writeFile(const std::string& path, const std::string& text, mode_t mode) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+  if (fd < 0) throw std::runtime_error("cannot create " + path + ": " + std::strerror(errno));
+  const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  ::close(fd);
+  if (!ok) throw std::runtime_error("cannot write " + path);
+}
+
+// Removes a run directory that was never submitted (refused, dry run): its few files.
+void removeRunDir(const std::string& dir) {
+  for (const char* f : {"spec.json", "token", "sailor.sbatch"})
+    (void)::unlink((dir + "/" + f).c_str());
+  (void)::rmdir(dir.c_str());
+}
+
+// --launcher slurm: the cluster's pools for the plan (with --partition/--account overrides),
+// the run directory (next to the run store: cluster-runs/run-XXXXXX, mode 0700) with the spec,
+// the token (0600) and the batch script, then `sbatch --test-only`: a job the scheduler refuses
+// (an unknown partition, more resources than it has) or a scheduler that does not answer is bad
+// input (exit 2) before anything is recorded or submitted. Fills co.run_dir; returns the script.
+// With --dry-run nothing is written (the run directory in the script is a template).
+std::string prepareSlurmRun(const RunArgs& a, const Catalog& catalog, const Scenario& scenario,
+                            const Plan& plan, const RunSpec& spec, ControllerOptions& co) {
+  const std::string cluster_file =
+      a.has("--cluster") ? a.at("--cluster") : resourceDir() + "/clusters/default.json";
+  const Cluster cluster =
+      load<Cluster>(cluster_file, [](const json& j) { return Cluster::fromJson(j); });
+  std::vector<ResolvedPool> pools = resolve(cluster, scenario, catalog, plan, cluster_file);
+  for (ResolvedPool& p : pools) {
+    if (a.has("--partition")) p.slurm.partition = a.at("--partition");
+    if (a.has("--account")) p.slurm.account = a.at("--account");
+  }
+  const LaunchLayout layout = layoutLaunch(plan, pools, cluster_file);
+  RunSpec worker_spec = spec;
+  // The workers run on the cluster's nodes: NCCL only when asked for (GPUs requested per task),
+  // Gloo on CPUs otherwise (the controller's machine says nothing about the nodes' GPUs).
+  worker_spec.backend = spec.backend == "nccl" ? "nccl" : "gloo";
+  co.backend = worker_spec.backend;
+  co.warnings.clear();
+  const std::string store_dir = std::filesystem::absolute(co.store_path).parent_path().string();
+  const char* runs_env = std::getenv("SAILOR_CLUSTER_RUNS");
+  const std::string parent = runs_env && *runs_env ? runs_env : store_dir + "/cluster-runs";
+  SlurmRunOptions ro;
+  ro.worker = std::filesystem::absolute(co.worker_path).string();
+  ro.time_limit = a.has("--time") ? a.at("--time") : "";
+  ro.gpus = worker_spec.backend == "nccl";
+  if (a.dry_run) {
+    ro.run_dir = parent + "/run-XXXXXX";
+    return slurmRunScript(cluster, layout, worker_spec.toJson(), ro);
+  }
+  std::filesystem::create_directories(parent);
+  std::string dir = parent + "/run-XXXXXX";
+  if (!mkdtemp(dir.data()))
+    throw std::runtime_error("mkdtemp " + dir + ": " + std::strerror(errno));
+  ro.run_dir = dir;
+  const std::string script = slurmRunScript(cluster, layout, worker_spec.toJson(), ro);
+  try {
+    writeFile(dir + "/spec.json", worker_spec.toJson().dump(2), 0600);
+    writeFile(dir + "/token", randomToken(), 0600);
+    writeFile(dir + "/sailor.sbatch", script, 0700);
+    const SlurmResult r =
+        slurmCommand({"sbatch", "--test-only", "--chdir=" + dir, dir + "/sailor.sbatch"},
+                     std::chrono::seconds(30));
+    if (r.code != 0) {
+      std::string why = r.err.substr(0, r.err.find('\n'));
+      for (const char* prefix : {"sbatch: error: ", "allocation failure: "})
+        if (why.rfind(prefix, 0) == 0) why = why.substr(std::strlen(prefix));
+      throw InputError("--launcher slurm", "a job Slurm refuses (" + why + ")",
+                       "a job the cluster can run (partition, account, resources)");
+    }
+  } catch (const InputError&) {
+    removeRunDir(dir);
+    throw;
+  } catch (const std::exception& e) {  // sbatch missing or not answering: nothing submitted
+    removeRunDir(dir);
+    throw InputError("--launcher slurm", std::string("no answer from Slurm (") + e.what() + ")",
+                     "a scheduler that answers sbatch");
+  }
+  co.launcher = "slurm";
+  co.run_dir = dir;
+  return script;
+}
+
+// `sailor runs attach ID [--store FILE]` (sailor hands it over as `attach ID ...`).
+int attachMain(int argc, char** argv, int first) {
+  std::string store_path, id_text;
+  for (int i = first; i < argc; ++i) {
+    const std::string k = argv[i];
+    if (k == "--store" && i + 1 < argc) store_path = argv[++i];
+    else if (id_text.empty() && !k.empty() && k[0] != '-') id_text = k;
+    else throw InputError("runs attach", "\"" + shownUtf8(k) + "\"", "ID [--store FILE]");
+  }
+  if (id_text.empty()) throw InputError("runs attach", "nothing", "a run id");
+  const int id = intArg("runs attach", id_text);
+  if (store_path.empty()) store_path = RunStore::defaultPath();
+  const int code = attachController(store_path, id, [](const json& e) {
+    const std::string line = e.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+    std::fwrite(line.data(), 1, line.size(), stdout);
+    std::fflush(stdout);
+  });
+  std::fflush(nullptr);
+  std::_Exit(code);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   // `sailor run ...` execs us with argv[1] == "run".
   const int first = argc > 1 && std::strcmp(argv[1], "run") == 0 ? 2 : 1;
   try {
+    if (argc > first && std::strcmp(argv[first], "attach") == 0)
+      return attachMain(argc, argv, first + 1);
     const RunArgs args = parseRunArgs(argc, argv, first);
     if (args.help) {
       std::cout << kHelp;
@@ -295,7 +433,19 @@ int main(int argc, char** argv) {
     // Read the text now, so that a missing or short file is bad input before any process starts.
     if (ro.data != "synthetic")
       (void)TokenSource::textFile(ro.data, ro.seed).sample(0, spec.model.sequence_length);
-    const ControllerOptions co = controllerOptionsFromArgs(args, spec, job);
+    ControllerOptions co = controllerOptionsFromArgs(args, spec, job);
+    const std::string launcher = args.has("--launcher") ? args.at("--launcher") : "local";
+    if (launcher != "local" && launcher != "slurm")
+      throw InputError("--launcher", "\"" + shownUtf8(launcher) + "\"", "local or slurm");
+    if (launcher == "local" && args.dry_run)
+      throw InputError("--dry-run", "a local run", "--launcher slurm");
+    if (launcher == "slurm") {
+      const std::string script = prepareSlurmRun(args, catalog, scenario, plan, spec, co);
+      if (args.dry_run) {
+        std::cout << script;
+        return 0;
+      }
+    }
     const int code = runController(spec, scenario.toJson(), job.toJson(), co, [](const json& e) {
       // Every text in events is UTF-8 already; the handler only keeps a stray byte from ending
       // the stream.

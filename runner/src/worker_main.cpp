@@ -163,7 +163,8 @@ int main(int argc, char** argv) {
     auto store = connectStore(args);
     // A local Gloo run's workers meet in a private network (comm.hpp). Changing the user
     // namespace needs a process of one thread: before the heartbeat thread and torch's pools.
-    if (!args.store_file.empty() && backend == "gloo")
+    // A cluster run's ranks may be on several nodes: no private network (SAILOR_CLUSTER_RUN).
+    if (!args.store_file.empty() && backend == "gloo" && !std::getenv("SAILOR_CLUSTER_RUN"))
       joinPrivateNetwork(store, args.rank, args.generation);
     at::set_num_threads(1);
     at::set_num_interop_threads(1);

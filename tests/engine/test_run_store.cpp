@@ -277,13 +277,13 @@ class TestRunStore : public QObject {
   void walModeAndSchemaVersion() {
     const std::string path = fresh("wal.sqlite");
     RunStore store(path);
-    QCOMPARE(store.schemaVersion(), 2);
-    QCOMPARE(RunStore::kSchemaVersion, 2);
+    QCOMPARE(store.schemaVersion(), 3);
+    QCOMPARE(RunStore::kSchemaVersion, 3);
     QCOMPARE(rawQuery(path, "PRAGMA journal_mode"), std::string("wal"));
-    QCOMPARE(rawQuery(path, "PRAGMA user_version"), std::string("2"));
+    QCOMPARE(rawQuery(path, "PRAGMA user_version"), std::string("3"));
     // Opening again does not migrate twice.
     { RunStore again(path); }
-    QCOMPARE(rawQuery(path, "PRAGMA user_version"), std::string("2"));
+    QCOMPARE(rawQuery(path, "PRAGMA user_version"), std::string("3"));
   }
 
   // A store in a read-only directory, the file itself read-only. As root chmod does not stop
@@ -306,7 +306,7 @@ class TestRunStore : public QObject {
     QCOMPARE(::chmod(fresh("ro").c_str(), 0555), 0);
     {
       RunStore store(path, StoreAccess::ReadOnly);
-      QCOMPARE(store.schemaVersion(), 2);
+      QCOMPARE(store.schemaVersion(), 3);
       const auto runs = store.listRuns();
       QCOMPARE(runs.size(), size_t(2));
       QCOMPARE(runs[1].name, std::string("one"));
@@ -344,7 +344,7 @@ class TestRunStore : public QObject {
   }
 
   // A version 1 store (no controller columns) opened read-only is read as it is and stays
-  // version 1; opened read-write it is migrated to version 2 and its run kept.
+  // version 1; opened read-write it is migrated to version 3 and its run kept.
   void versionOneStoreReadAndMigrated() {
     const std::string path = fresh("v1.sqlite");
     std::int64_t id = 0;
@@ -357,6 +357,9 @@ class TestRunStore : public QObject {
                      "ALTER TABLE runs DROP COLUMN controller_host;"
                      "ALTER TABLE runs DROP COLUMN controller_boot_id;"
                      "ALTER TABLE runs DROP COLUMN controller_start_ticks;"
+                     "ALTER TABLE runs DROP COLUMN launcher;"
+                     "ALTER TABLE runs DROP COLUMN job_id;"
+                     "ALTER TABLE runs DROP COLUMN run_dir;"
                      "PRAGMA user_version = 1;"),
              std::string());
     {
@@ -370,9 +373,53 @@ class TestRunStore : public QObject {
     }
     QCOMPARE(rawQuery(path, "PRAGMA user_version"), std::string("1"));
     RunStore store(path);
-    QCOMPARE(store.schemaVersion(), 2);
+    QCOMPARE(store.schemaVersion(), 3);
     QCOMPARE(store.listRuns().size(), size_t(1));
     QCOMPARE(store.run(id)->controller.pid, std::int64_t(0));
+    QCOMPARE(store.run(id)->launcher, std::string());  // a row from before launchers: local
+  }
+
+  // A version 2 store (no launcher columns) reads its runs as local ones, read-only and after
+  // its migration to version 3; a cluster run's job id keeps it from being called an orphan,
+  // and adoptRun makes the caller its controller.
+  void versionTwoStoreAndClusterRuns() {
+    const std::string path = fresh("v2.sqlite");
+    std::int64_t id = 0;
+    {
+      RunStore store(path);
+      id = store.createRun(sampleRun("old"));
+    }
+    QCOMPARE(rawExec(path,
+                     "ALTER TABLE runs DROP COLUMN launcher;"
+                     "ALTER TABLE runs DROP COLUMN job_id;"
+                     "ALTER TABLE runs DROP COLUMN run_dir;"
+                     "PRAGMA user_version = 2;"),
+             std::string());
+    {
+      RunStore store(path, StoreAccess::ReadOnly);
+      QCOMPARE(store.run(id)->job_id, std::string());
+      QCOMPARE(toJson(*store.run(id))["launcher"].get<std::string>(), std::string("local"));
+    }
+    RunStore store(path);
+    QCOMPARE(store.schemaVersion(), 3);
+    RunRecord cluster = sampleRun("cluster");
+    cluster.launcher = "slurm";
+    cluster.run_dir = "/shared/runs/run-1";
+    const std::int64_t c = store.createRun(cluster);
+    QCOMPARE(
+        rawExec(path, "UPDATE runs SET controller_pid = 999999999 WHERE id = " + std::to_string(c)),
+        std::string());
+    QVERIFY(orphanReason(*store.run(c)).has_value());  // no job yet: its controller decides
+    store.setJobId(c, "42");
+    QCOMPARE(store.run(c)->job_id, std::string("42"));
+    QCOMPARE(store.run(c)->launcher, std::string("slurm"));
+    QCOMPARE(store.run(c)->run_dir, std::string("/shared/runs/run-1"));
+    QVERIFY(!orphanReason(*store.run(c)).has_value());
+    QVERIFY(store.failOrphanedRuns().empty());
+    QCOMPARE(store.run(c)->status, RunStatus::Running);
+    store.adoptRun(c);
+    QCOMPARE(store.run(c)->controller.pid, currentController().pid);
+    QVERIFY(storeErrorOf([&] { store.setJobId(c + 100, "1"); }).has_value());
   }
 
   // One row with garbage in its plan column, one with an unknown status and one whose plan nests
@@ -503,7 +550,7 @@ class TestRunStore : public QObject {
     const auto err = storeErrorOf([&] { RunStore store(path); });
     QVERIFY2(err.has_value(), "a version 99 store was opened");
     QVERIFY2(err->find("99") != std::string::npos, err->c_str());
-    QVERIFY2(err->find("version 2") != std::string::npos, err->c_str());
+    QVERIFY2(err->find("version 3") != std::string::npos, err->c_str());
     QVERIFY2(err->find(path) != std::string::npos, err->c_str());
     QCOMPARE(rawQuery(path, "PRAGMA user_version"), std::string("99"));  // left alone
   }

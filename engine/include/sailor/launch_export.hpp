@@ -69,6 +69,17 @@ struct ExportFile {
 std::vector<ExportFile> exportLaunch(ExportFormat format, const Cluster& cluster,
                                      const LaunchLayout& layout, const nlohmann::json& spec);
 
+// What `sailor run --launcher slurm` changes in the Slurm script (NOTE [Slurm run script] in
+// launch_export.cpp).
+struct SlurmRunOptions {
+  std::string run_dir;     // absolute: spec, token, rendezvous and events files
+  std::string worker;      // absolute path of sailor-worker on the cluster's nodes
+  std::string time_limit;  // overrides the cluster's when not empty
+  bool gpus = true;        // false: CPU workers (Gloo): no GRES, tasks share cores
+};
+std::string slurmRunScript(const Cluster& cluster, const LaunchLayout& layout,
+                           const nlohmann::json& spec, const SlurmRunOptions& options);
+
 // The Kubernetes objects of an export, in order (the YAML of sailor.yaml is written from them).
 std::vector<nlohmann::ordered_json> kubernetesObjects(const Cluster& cluster,
                                                       const LaunchLayout& layout,

@@ -1,14 +1,17 @@
 // The run store: a SQLite database in which the runtime (`sailor run`) records each training
 // run, its iterations and its events, and from which `sailor runs` and the studio read them.
 //
-// Schema (version 2, docs/formats.md "Run store"):
+// Schema (version 3, docs/formats.md "Run store"):
 //   runs(id INTEGER PRIMARY KEY AUTOINCREMENT, name, status, started_at, finished_at,
 //        world_size, iterations_planned, iterations_done, backend, error,
 //        plan, scenario, job, model,
-//        controller_pid, controller_host, controller_boot_id, controller_start_ticks)
+//        controller_pid, controller_host, controller_boot_id, controller_start_ticks,
+//        launcher, job_id, run_dir)
 //     the controller_* columns (version 2) identify the process that created the run, so that a
 //     run left `running` by a killed controller can be told from a live one; NULL in rows
 //     written by version 1.
+//     launcher ("local", "slurm"), job_id (the scheduler's) and run_dir (where a cluster run's
+//     workers write their events) are version 3; NULL in older rows (a local run).
 //     status is one of running|finished|failed|stopped; times are UTC ISO-8601 with
 //     milliseconds ("2026-11-30T13:05:00.123Z"); finished_at and error are NULL until set;
 //     plan/scenario/job/model are JSON text; iterations_done is the number of iteration rows.
@@ -91,6 +94,9 @@ struct RunRecord {
   std::string error;        // empty unless failed
   nlohmann::json plan, scenario, job, model;  // stored as JSON text; model: runtime model config
   ControllerId controller;                    // set by createRun to the calling process
+  std::string launcher;  // "local" or "slurm"; "" in rows older than version 3 (local)
+  std::string job_id;    // the scheduler's job id (setJobId); "" for a local run
+  std::string run_dir;   // a cluster run's directory (events files, spec, token); "" if local
 };
 
 // Why the controller `c` is gone ("controller 1234 is gone"), or none when it was not recorded,
@@ -99,7 +105,8 @@ struct RunRecord {
 // reused). Also what the runtime uses to sweep the private directories of dead controllers.
 std::optional<std::string> controllerGone(const ControllerId& c);
 
-// controllerGone of a running run's controller; none for a run that is not running.
+// controllerGone of a running run's controller; none for a run that is not running or that has
+// a scheduler job id (a cluster run outlives its controller).
 std::optional<std::string> orphanReason(const RunRecord& r);
 
 // A runs row that could not be read (an unknown status, a JSON column that does not parse).
@@ -150,7 +157,7 @@ nlohmann::json toJson(const EventRecord& e);
 
 class RunStore {
  public:
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
   // ReadWrite: opens or creates the database (creating parent directories), sets WAL mode, a
   // busy timeout of 5 s and foreign keys on, and migrates the schema up to kSchemaVersion (see
@@ -180,6 +187,11 @@ class RunStore {
   // Sets status, finished_at (now) and error (stored as NULL when empty). status may not be
   // Running (InputError).
   void finishRun(std::int64_t run_id, RunStatus status, const std::string& error);
+  // A cluster run's job id, once the scheduler took the job. A running run with a job id is
+  // never an orphan (orphanReason): its workers live in the job, not under the controller.
+  void setJobId(std::int64_t run_id, const std::string& job_id);
+  // Makes this process the run's controller (`sailor runs attach` taking a cluster run over).
+  void adoptRun(std::int64_t run_id);
 
   // Marks every running run whose controller is gone (orphanReason) failed with that reason and
   // stores a finished event for it (seconds: from started_at until now); a run finished
