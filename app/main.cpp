@@ -308,6 +308,29 @@ T loadWithContext(const std::string& path, const std::function<T(const json&)>& 
   }
 }
 
+// The scenario, job and plan of --scenario, --job and --plan, the plan checked against them (its
+// errors name the plan file): what simulate and export start from.
+struct PlanFiles {
+  Scenario scenario;
+  Job job;
+  Plan plan;
+};
+PlanFiles loadPlanFiles(const Options& a, const Catalog& cat) {
+  const std::string sp = a.required("--scenario"), jp = a.required("--job"),
+                    pp = a.required("--plan");
+  PlanFiles f;
+  f.scenario =
+      loadWithContext<Scenario>(sp, [&](const json& j) { return Scenario::fromJson(j, cat); });
+  f.job = loadWithContext<Job>(jp, [&](const json& j) { return Job::fromJson(j, cat); });
+  f.plan = loadWithContext<Plan>(pp, [&](const json& j) { return Plan::fromJson(j); });
+  try {
+    f.plan.validate(f.job, cat, f.scenario);
+  } catch (const InputError& e) {
+    throw withContext(e, pp);
+  }
+  return f;
+}
+
 int cmdCatalog(int argc, char** argv) {
   if (wantsHelp(argc, argv, 2)) {
     std::cout << kCatalogHelp;
@@ -367,17 +390,7 @@ int cmdSimulate(int argc, char** argv) {
   if (!a.positional().empty())
     throw InputError("simulate", "\"" + a.positional()[0] + "\"", "options only (see --help)");
   Catalog cat = Catalog::load(resourceDir());
-  const std::string sp = a.required("--scenario"), jp = a.required("--job"),
-                    pp = a.required("--plan");
-  Scenario scenario =
-      loadWithContext<Scenario>(sp, [&](const json& j) { return Scenario::fromJson(j, cat); });
-  Job job = loadWithContext<Job>(jp, [&](const json& j) { return Job::fromJson(j, cat); });
-  Plan plan = loadWithContext<Plan>(pp, [&](const json& j) { return Plan::fromJson(j); });
-  try {
-    plan.validate(job, cat, scenario);
-  } catch (const InputError& e) {
-    throw withContext(e, pp);
-  }
+  auto [scenario, job, plan] = loadPlanFiles(a, cat);
   ProfileSet profiles;
   if (a.has("--profiles"))
     for (const auto& f : a.values("--profiles")) profiles.add(NativeProfile::load(f, cat));
@@ -927,18 +940,9 @@ int cmdExport(int argc, char** argv) {
     ro.seed = static_cast<std::uint64_t>(positiveInt("--seed", a.required("--seed"), 0));
 
   Catalog cat = Catalog::load(resourceDir());
-  const std::string sp = a.required("--scenario"), jp = a.required("--job"),
-                    pp = a.required("--plan");
+  const std::string pp = a.required("--plan");
   const std::string cp = a.get("--cluster").value_or(resourceDir() + "/clusters/default.json");
-  Scenario scenario =
-      loadWithContext<Scenario>(sp, [&](const json& j) { return Scenario::fromJson(j, cat); });
-  Job job = loadWithContext<Job>(jp, [&](const json& j) { return Job::fromJson(j, cat); });
-  Plan plan = loadWithContext<Plan>(pp, [&](const json& j) { return Plan::fromJson(j); });
-  try {
-    plan.validate(job, cat, scenario);
-  } catch (const InputError& e) {
-    throw withContext(e, pp);
-  }
+  auto [scenario, job, plan] = loadPlanFiles(a, cat);
   // SGD steps by the gradient itself and needs a larger rate, as `sailor run` sets it.
   if (job.optimizer == Optimizer::Sgd) {
     ro.learning_rate = 0.05;

@@ -13,14 +13,8 @@ mode=$1
 cluster=$2
 dir=$3
 
-skip() {
-  echo "SKIP: $*"
-  exit 77
-}
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
+# shellcheck source=tests/runtime/slurm_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/slurm_lib.sh"
 
 [[ $(id -u) -eq 0 ]] || skip "not root: the one-node Slurm cluster's daemons run as root"
 for cmd in munged slurmctld slurmd sbatch srun squeue scancel sinfo scontrol; do
@@ -35,23 +29,7 @@ case $mode in
   *) echo "test_slurm_cluster.sh: unknown mode $mode" >&2; exit 2 ;;
 esac
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/sailor-slurm-test.XXXXXX")
-started=0
-cleanup() {
-  local rc=$?
-  if [[ $started == 1 ]]; then "$cluster" stop --dir "$dir" >/dev/null || rc=1; fi
-  rm -rf "$work"
-  exit "$rc"
-}
-trap cleanup EXIT
-
-if "$cluster" status --dir "$dir" >/dev/null; then
-  echo "using the running cluster in $dir"
-else
-  "$cluster" start --dir "$dir" --timeout 60 || fail "the cluster did not start"
-  started=1
-fi
-eval "$("$cluster" env --dir "$dir")"
+slurm_work_on_cluster sailor-slurm-test
 # The job's output files are written by the job itself (as root, on this node).
 chmod 0755 "$work"
 

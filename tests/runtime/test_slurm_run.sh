@@ -18,36 +18,15 @@ dir=$2
 bin=$3
 src=$4
 
-skip() {
-  echo "SKIP: $*"
-  exit 77
-}
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
+# shellcheck source=tests/runtime/slurm_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/slurm_lib.sh"
 
 [[ $(id -u) -eq 0 ]] || skip "not root: the one-node Slurm cluster's daemons run as root"
 for cmd in munged slurmctld slurmd sbatch srun squeue scancel scontrol sqlite3 jq; do
   command -v "$cmd" >/dev/null || skip "$cmd not found: install slurm-wlm, munge, sqlite3 and jq"
 done
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/sailor-slurm-run.XXXXXX")
-started=0
-cleanup() {
-  local rc=$?
-  if [[ $started == 1 ]]; then "$cluster" stop --dir "$dir" >/dev/null || rc=1; fi
-  rm -rf "$work"
-  exit "$rc"
-}
-trap cleanup EXIT
-if "$cluster" status --dir "$dir" >/dev/null; then
-  echo "using the running cluster in $dir"
-else
-  "$cluster" start --dir "$dir" --timeout 60 || fail "the cluster did not start"
-  started=1
-fi
-eval "$("$cluster" env --dir "$dir")"
+slurm_work_on_cluster sailor-slurm-run
 
 store=$work/runs.sqlite
 data=$src/tests/data/runtime
@@ -97,7 +76,7 @@ jq -rs '[.[] | select(.event == "iteration") | .loss]' "$work/local.jsonl" >"$wo
 jq -rs '[.[] | select(.event == "iteration") | .loss]' "$work/slurm.jsonl" >"$work/slurm.loss"
 jq -ne --slurpfile a "$work/local.loss" --slurpfile b "$work/slurm.loss" \
   '($a[0] | length) == 8 and ([range(8)] | all(($a[0][.] - $b[0][.]) | fabs <= 1e-9 * ($a[0][.] | fabs)))' \
-  >/dev/null || fail "losses differ: local $(cat "$work/local.loss" | tr -d ' \n') slurm $(cat "$work/slurm.loss" | tr -d ' \n')"
+  >/dev/null || fail "losses differ: local $(tr -d ' \n' <"$work/local.loss") slurm $(tr -d ' \n' <"$work/slurm.loss")"
 echo "8 iterations stored, losses equal to the local run's (1e-9)"
 
 echo "== 2. Stop mid-run"
