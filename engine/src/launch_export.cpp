@@ -190,13 +190,20 @@ std::string slurmScript(const Cluster& cluster, const LaunchLayout& layout, cons
                         const SlurmRunOptions* run = nullptr) {
   const std::string world = std::to_string(layout.worldSize());
   std::string s = "#!/bin/bash\n";
-  s += "# Sailor Studio: a heterogeneous Slurm job for cluster " + cluster.name +
-       ", written by `sailor export --format slurm`.\n";
+  // A job of one component is not heterogeneous: Slurm sets no _HET_GROUP_ variables for it
+  // and refuses srun --het-group there.
+  const bool het = layout.pools.size() > 1;
+  s += std::string("# Sailor Studio: ") +
+       (het ? "a heterogeneous Slurm job (one component per pool)" : "a Slurm job") +
+       " for cluster " + cluster.name + ", written by " +
+       (run ? "`sailor run --launcher slurm`" : "`sailor export --format slurm`") + ".\n";
   s += "# " + plural(layout.worldSize(), "rank") +
-       ", one task per GPU; rank 0 and the "
-       "rendezvous on the first node of component 0.\n";
-  s += "# Submit with `sbatch sailor.sbatch` from a directory on the shared file system (the run\n"
-       "# directory, with the spec and the token, is created there; SAILOR_RUN_DIR overrides).\n";
+       ", one task per GPU; rank 0 and the rendezvous on " +
+       (het ? "the first node of component 0.\n" : "the first node.\n");
+  if (!run)
+    s += "# Submit with `sbatch sailor.sbatch` from a directory on the shared file system (the "
+         "run\n# directory, with the spec and the token, is created there; SAILOR_RUN_DIR "
+         "overrides).\n";
   for (std::size_t i = 0; i < layout.pools.size(); ++i) {
     const PoolLaunch& pl = layout.pools[i];
     s += "#   component " + std::to_string(i) + ": " + pl.pool.label() + ", " +
@@ -245,9 +252,6 @@ std::string slurmScript(const Cluster& cluster, const LaunchLayout& layout, cons
        "  od -An -N32 -tx1 /dev/urandom | tr -d ' \\n' > \"$SAILOR_RUN_DIR/token\"\n"
        "fi\n";
   s += "export SAILOR_RUN_TOKEN_FILE=\"$SAILOR_RUN_DIR/token\"\n";
-  // A job of one component is not heterogeneous: Slurm sets no _HET_GROUP_ variables for it
-  // and refuses srun --het-group there.
-  const bool het = layout.pools.size() > 1;
   s += std::string("rendezvous_host=\"$(scontrol show hostnames \"") +
        (het ? "$SLURM_JOB_NODELIST_HET_GROUP_0" : "$SLURM_JOB_NODELIST") + "\" | head -n1)\"\n";
   if (run)  // NOTE [Slurm run script]: the run directory's FileStore
