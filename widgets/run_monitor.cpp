@@ -11,12 +11,12 @@
 
 #include <QComboBox>
 #include <QDateTime>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QFont>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QFileDialog>
-#include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
@@ -179,8 +179,9 @@ void RunMonitor::buildUi() {
   partition_ = new QLineEdit(this);
   partition_->setObjectName(QStringLiteral("partition"));
   partition_->setPlaceholderText(tr("partition (optional)"));
-  partition_->setToolTip(tr("Submit every pool's tasks to this partition instead of the "
-                            "cluster description's"));
+  partition_->setToolTip(
+      tr("Submit every pool's tasks to this partition instead of the "
+         "cluster description's"));
   job_ = new QLabel(this);
   job_->setObjectName(QStringLiteral("jobState"));
   job_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -459,9 +460,8 @@ void RunMonitor::updateTarget() {
 }
 
 void RunMonitor::chooseClusterFile() {
-  const QString start = cluster_file_->text().isEmpty()
-                            ? QString()
-                            : QFileInfo(cluster_file_->text()).absolutePath();
+  const QString start =
+      cluster_file_->text().isEmpty() ? QString() : QFileInfo(cluster_file_->text()).absolutePath();
   const QString path = QFileDialog::getOpenFileName(this, tr("Cluster description"), start,
                                                     tr("Cluster descriptions (*.json)"));
   if (path.isEmpty()) return;

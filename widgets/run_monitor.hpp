@@ -103,8 +103,8 @@ class RunMonitor : public QWidget {
   std::int64_t runId() const { return run_id_; }  // the run shown (0: none)
   double predictedIterationSeconds() const { return predicted_s_; }  // NaN: none
   bool isRunning() const { return running_; }
-  int iterationsRequested() const;  // the iterations box, for startRequested
-  QString dataSource() const;       // "synthetic" or "text", for startRequested
+  int iterationsRequested() const;    // the iterations box, for startRequested
+  QString dataSource() const;         // "synthetic" or "text", for startRequested
   LaunchTarget launchTarget() const;  // the target chooser, read by the studio on Start
   // The scheduler's job of the run shown (job_state events): "" before any.
   QString jobId() const { return job_id_; }

@@ -22,6 +22,7 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
 #include <qcustomplot.h>
@@ -90,8 +91,9 @@ class TestStudioSlurm : public QObject {
     ping.start(QStringLiteral("scontrol"), {QStringLiteral("ping")});
     if (!ping.waitForFinished(scaledMs(30000)) || ping.exitCode() != 0 ||
         !ping.readAllStandardOutput().contains("UP"))
-      QSKIP("no Slurm cluster: scontrol ping does not answer UP (the fixture slurm_cluster "
-            "starts it)");
+      QSKIP(
+          "no Slurm cluster: scontrol ping does not answer UP (the fixture slurm_cluster "
+          "starts it)");
   }
 
   void startsOnTheClusterFromTheRunTab() {
@@ -121,6 +123,10 @@ class TestStudioSlurm : public QObject {
     QVERIFY(target);
     target->setCurrentIndex(1);
     QVERIFY(m->launchTarget().cluster);
+    // A few iterations: enough to see them arrive while the job runs.
+    auto* iterations_box = m->findChild<QSpinBox*>(QStringLiteral("iterations"));
+    QVERIFY(iterations_box);
+    iterations_box->setValue(5);
     auto* start = m->findChild<QPushButton*>(QStringLiteral("start"));
     QVERIFY(start);
     QVERIFY2(start->isEnabled(), qPrintable(start->toolTip()));
@@ -163,11 +169,11 @@ class TestStudioSlurm : public QObject {
     // The scheduler's states in order: submitted, (pending,) running, completed.
     QVERIFY(!m->jobId().isEmpty());
     const QStringList seen = m->jobStatesSeen();
-    QVERIFY2(seen.size() >= 3 && seen.front() == QLatin1String("SUBMITTED") &&
-                 seen.contains(QStringLiteral("RUNNING")) &&
-                 seen.back() == QLatin1String("COMPLETED") &&
-                 seen.indexOf(QStringLiteral("RUNNING")) < seen.indexOf(QStringLiteral("COMPLETED")),
-             qPrintable(seen.join(QStringLiteral(", "))));
+    QVERIFY2(
+        seen.size() >= 3 && seen.front() == QLatin1String("SUBMITTED") &&
+            seen.contains(QStringLiteral("RUNNING")) && seen.back() == QLatin1String("COMPLETED") &&
+            seen.indexOf(QStringLiteral("RUNNING")) < seen.indexOf(QStringLiteral("COMPLETED")),
+        qPrintable(seen.join(QStringLiteral(", "))));
     QCOMPARE(m->jobText(), QStringLiteral("Slurm job %1: COMPLETED").arg(m->jobId()));
     qInfo("job %s: states %s; %d iterations live, RUNNING at the first (squeue: %s)",
           qPrintable(m->jobId()), qPrintable(seen.join(QStringLiteral(" -> "))), live_iterations,

@@ -616,8 +616,8 @@ class TestRunEvents : public QObject {
         R"("state":"BOOT_FAIL"})");
     QCOMPARE(unknown.as<sailor::JobStateEvent>()->state, std::string("BOOT_FAIL"));
     QVERIFY(unknown.as<sailor::JobStateEvent>()->reason.empty());
-    for (const char* final_state : {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "GONE",
-                                    "BOOT_FAIL"})
+    for (const char* final_state :
+         {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "GONE", "BOOT_FAIL"})
       QVERIFY2(sailor::jobStateIsFinal(final_state), final_state);
     for (const char* live : {"SUBMITTED", "ATTACHED", "PENDING", "RUNNING", "COMPLETING"})
       QVERIFY2(!sailor::jobStateIsFinal(live), live);
@@ -627,8 +627,8 @@ class TestRunEvents : public QObject {
       QVERIFY2(message.startsWith(QString::fromStdString(field)),
                qPrintable(message + " should start with " + QString::fromStdString(field)));
     };
-    const json good{{"event", "job_state"}, {"run_id", 3},       {"time", "t"},
-                    {"launcher", "slurm"},  {"job_id", "13"},    {"state", "RUNNING"}};
+    const json good{{"event", "job_state"}, {"run_id", 3},    {"time", "t"},
+                    {"launcher", "slurm"},  {"job_id", "13"}, {"state", "RUNNING"}};
     json j = good;
     j.erase("job_id");
     refused(j, "job_state.job_id:");

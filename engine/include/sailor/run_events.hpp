@@ -143,8 +143,8 @@ struct JobStateEvent {
   std::string state;
   std::string reason;   // why it is pending ("Resources", "Priority"); "" when none
   std::string run_dir;  // the run directory on the cluster; set with SUBMITTED and ATTACHED
-  static constexpr std::size_t kMaxIdLength = 64;       // launcher, job_id, state
-  static constexpr std::size_t kMaxTextLength = 4096;   // reason, run_dir
+  static constexpr std::size_t kMaxIdLength = 64;      // launcher, job_id, state
+  static constexpr std::size_t kMaxTextLength = 4096;  // reason, run_dir
 };
 // True for the scheduler states after which the job runs no more (COMPLETED, FAILED,
 // CANCELLED, TIMEOUT, GONE, ...): every state but SUBMITTED, ATTACHED, PENDING, RUNNING,
