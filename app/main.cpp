@@ -20,6 +20,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "format.hpp"
@@ -32,6 +33,7 @@
 #include "sailor/planner.hpp"
 #include "sailor/prices.hpp"
 #include "sailor/reference.hpp"
+#include "sailor/run_events.hpp"
 #include "sailor/run_spec.hpp"
 #include "sailor/run_store.hpp"
 #include "sailor/simulator.hpp"
@@ -893,6 +895,20 @@ int cmdRuns(int argc, char** argv) {
               << "  iterations   " << run->iterations_done << " of " << run->iterations_planned
               << "\n";
     if (!run->error.empty()) std::cout << "  error        " << run->error << "\n";
+    if (!run->job_id.empty()) {
+      // The scheduler's last word on the job: the last job_state event that decodes.
+      std::string state = "-";
+      for (const auto& e : store->events(id)) {
+        if (e.kind != "job_state") continue;
+        try {
+          const JobStateEvent js = std::get<JobStateEvent>(runEventFromJson(e.payload).body);
+          state = js.state + (js.reason.empty() ? "" : " (" + js.reason + ")");
+        } catch (const std::exception&) {  // a damaged row: the previous state stands
+        }
+      }
+      std::cout << "  job          " << run->launcher << " " << run->job_id << ", " << state
+                << "\n";
+    }
     if (const auto gone = orphanReason(*run)) std::cout << "  error        " << *gone << "\n";
     if (iterations.empty()) {
       std::cout << "No iterations recorded.\n";

@@ -190,6 +190,22 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   connect(monitor_, &RunMonitor::refreshRunsRequested, this, &MainWindow::refreshPastRuns);
   connect(run_client_, &RunClient::eventReceived, monitor_, &RunMonitor::applyEvent);
   connect(run_client_, &RunClient::finished, this, &MainWindow::onRunFinished);
+  // The cluster description file and partition are remembered between sessions; the target
+  // itself is not: Start on a fresh studio never submits to a cluster unasked.
+  {
+    const QSettings settings;
+    LaunchTarget remembered;
+    remembered.cluster_file = settings.value(QStringLiteral("run/cluster_file")).toString();
+    remembered.partition = settings.value(QStringLiteral("run/partition")).toString();
+    monitor_->setLaunchTarget(remembered);
+  }
+  connect(monitor_, &RunMonitor::launchTargetChanged, this, [this](const LaunchTarget& target) {
+    QSettings settings;
+    if (!target.cluster_file.isEmpty())
+      settings.setValue(QStringLiteral("run/cluster_file"), target.cluster_file);
+    settings.setValue(QStringLiteral("run/partition"), target.partition);
+    updateStartAvailability();
+  });
 
   // --- Content: the scenario, the default job, past runs.
   // A file named on the command line that cannot be opened: the default scenario instead, and
@@ -477,12 +493,22 @@ void MainWindow::selectPlan(int index) {
   map_->setPlanOverlay(selected_->plan);
   export_plan_->setEnabled(true);
   monitor_->setPredictedIterationSeconds(selected_->prediction.iteration_s);
+  updateStartAvailability();
+}
+
+// Start needs a catalogue model; a local rehearsal also at most maxLocalProcesses() GPUs (one
+// process each on this machine), a cluster run a cluster description file.
+void MainWindow::updateStartAvailability() {
+  if (!selected_ || !result_job_) return;
   const int gpus = selected_->plan.gpuCount();
+  const LaunchTarget target = monitor_->launchTarget();
   if (!catalog_.findModel(result_job_->model)) {
     monitor_->setStartAvailable(false,
                                 tr("Runs need a catalogue model; %1 is a custom architecture")
                                     .arg(QString::fromStdString(result_job_->model)));
-  } else if (gpus > maxLocalProcesses()) {
+  } else if (target.cluster && target.cluster_file.isEmpty()) {
+    monitor_->setStartAvailable(false, tr("Choose the cluster description file first"));
+  } else if (!target.cluster && gpus > maxLocalProcesses()) {
     monitor_->setStartAvailable(
         false, tr("This plan uses %1 GPUs; a local run starts one process per GPU, at most %2. "
                   "Set \"Max GPUs\" to %2 to plan a run of this size.")
@@ -495,7 +521,13 @@ void MainWindow::selectPlan(int index) {
 
 void MainWindow::startRun(int iterations, const QString& data_source) {
   if (!selected_ || !result_scenario_ || run_client_->isRunning()) return;
-  if (selected_->plan.gpuCount() > maxLocalProcesses() || !catalog_.findModel(result_job_->model)) {
+  const LaunchTarget target = monitor_->launchTarget();
+  if (target.cluster && target.cluster_file.isEmpty()) {
+    monitor_->showFailure(tr("Choose the cluster description file of the cluster to run on."));
+    return;
+  }
+  if ((!target.cluster && selected_->plan.gpuCount() > maxLocalProcesses()) ||
+      !catalog_.findModel(result_job_->model)) {
     monitor_->showFailure(tr("This plan cannot run on this machine: it uses %1 GPUs (one process "
                              "each, at most %2) with model %3.")
                               .arg(selected_->plan.gpuCount())
@@ -516,6 +548,14 @@ void MainWindow::startRun(int iterations, const QString& data_source) {
   const int local_batch = std::min(result_job_->global_batch_size,
                                    selected_->plan.microbatch_size * static_cast<int>(widest) * 2);
   o.extra_args = {QStringLiteral("--global-batch"), QString::number(local_batch)};
+  if (target.cluster) {
+    // One Slurm job for the whole plan (docs/runtime.md "Slurm runs"): sailor run checks the
+    // cluster description and asks Slurm (sbatch --test-only) before anything is recorded.
+    o.extra_args << QStringLiteral("--launcher") << QStringLiteral("slurm")
+                 << QStringLiteral("--cluster") << target.cluster_file;
+    if (!target.partition.isEmpty())
+      o.extra_args << QStringLiteral("--partition") << target.partition;
+  }
   run_scenario_ = result_scenario_;
   monitor_->clearRun();
   if (run_client_->start(selected_->plan, *result_scenario_, *result_job_, o))

@@ -102,6 +102,7 @@ class MainWindow : public QMainWindow {
   void onPlanFinished(quint64 id, std::shared_ptr<const sailor::PlanResult> result);
   void onPlanFailed(quint64 id, const QString& message);
   void startRun(int iterations, const QString& data_source);
+  void updateStartAvailability();
   void onRunFinished(int exit_code, const RunOutcome& outcome);
   void reopenRun(qint64 id);
   void setLanguage(const QString& code);

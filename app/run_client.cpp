@@ -263,6 +263,7 @@ void RunClient::handleLine(const QByteArray& line) {
                    emit errorReported(e);
                  },
                  [&](const sailor::RunFinishedEvent& e) { finished_event_ = e; },
+                 [&](const sailor::JobStateEvent& e) { emit jobState(e); },
              },
              event.body);
 }

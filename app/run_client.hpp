@@ -12,7 +12,7 @@
 //   written (exit code -1, outcome.message says why);
 // - before it, the events in the order sailor printed them: eventReceived(e) then the typed
 //   signal of its kind (runStarted, warning, workersStarted, workersReady, iteration,
-//   errorReported; the finished event is carried by the outcome);
+//   errorReported, jobState; the finished event is carried by the outcome);
 // - a stdout line that does not decode is skipped and reported by protocolError(message naming
 //   the field); the run goes on.
 // stop() sends SIGINT to the controller (it stops its workers with SIGTERM, then SIGKILL after
@@ -114,6 +114,7 @@ class RunClient : public QObject {
   void workersReady(const sailor::WorkersReadyEvent& event);
   void iteration(const sailor::IterationEvent& event);
   void errorReported(const sailor::RunErrorEvent& event);
+  void jobState(const sailor::JobStateEvent& event);  // a cluster run's scheduler state
   void protocolError(const QString& message);
   void finished(int exit_code, const sailor::studio::RunOutcome& outcome);
 
@@ -153,4 +154,5 @@ Q_DECLARE_METATYPE(sailor::WorkersStartedEvent)
 Q_DECLARE_METATYPE(sailor::WorkersReadyEvent)
 Q_DECLARE_METATYPE(sailor::IterationEvent)
 Q_DECLARE_METATYPE(sailor::RunErrorEvent)
+Q_DECLARE_METATYPE(sailor::JobStateEvent)
 Q_DECLARE_METATYPE(sailor::studio::RunOutcome)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <initializer_list>
 #include <limits>
 #include <set>
 #include <type_traits>
@@ -10,14 +11,18 @@
 
 #include <QComboBox>
 #include <QDateTime>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QFont>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLocale>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTabWidget>
@@ -155,6 +160,49 @@ void RunMonitor::buildUi() {
   data_label->setBuddy(data_);
   status_ = new QLabel(this);
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+  // The launch target: a local rehearsal, or a Slurm cluster from its description file.
+  target_ = new QComboBox(this);
+  target_->setObjectName(QStringLiteral("launchTarget"));
+  target_->addItem(tr("This machine"));
+  target_->addItem(tr("Slurm cluster"));
+  target_->setToolTip(
+      tr("Where Start runs the plan: on this machine (a rehearsal on CPU processes, at most a "
+         "few), or as one job on a Slurm cluster described by a cluster description file"));
+  cluster_file_ = new QLineEdit(this);
+  cluster_file_->setObjectName(QStringLiteral("clusterFile"));
+  cluster_file_->setReadOnly(true);
+  cluster_file_->setPlaceholderText(tr("cluster description (JSON)"));
+  choose_cluster_ = new QPushButton(tr("C&luster..."), this);
+  choose_cluster_->setObjectName(QStringLiteral("chooseClusterFile"));
+  choose_cluster_->setToolTip(tr("Choose the cluster description file (docs/formats.md)"));
+  partition_ = new QLineEdit(this);
+  partition_->setObjectName(QStringLiteral("partition"));
+  partition_->setPlaceholderText(tr("partition (optional)"));
+  partition_->setToolTip(
+      tr("Submit every pool's tasks to this partition instead of the "
+         "cluster description's"));
+  job_ = new QLabel(this);
+  job_->setObjectName(QStringLiteral("jobState"));
+  job_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  job_->hide();
+  connect(target_, &QComboBox::currentIndexChanged, this, [this] {
+    updateTarget();
+    emit launchTargetChanged(launchTarget());
+  });
+  connect(partition_, &QLineEdit::editingFinished, this,
+          [this] { emit launchTargetChanged(launchTarget()); });
+  connect(choose_cluster_, &QPushButton::clicked, this, &RunMonitor::chooseClusterFile);
+  auto* target_row = new QHBoxLayout;
+  auto* target_label = new QLabel(tr("&Target:"), this);
+  target_label->setBuddy(target_);
+  target_row->addWidget(target_label);
+  target_row->addWidget(target_);
+  target_row->addWidget(cluster_file_, 1);
+  target_row->addWidget(choose_cluster_);
+  target_row->addWidget(partition_);
+  target_row->addSpacing(12);
+  target_row->addWidget(job_);
 
   auto* header = new QHBoxLayout;
   header->addWidget(start_);
@@ -311,6 +359,7 @@ void RunMonitor::buildUi() {
 
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(header);
+  layout->addLayout(target_row);
   layout->addWidget(banner_);
   layout->addWidget(splitter, 1);
 
@@ -380,6 +429,45 @@ void RunMonitor::updateButtons() {
   stop_->setEnabled(running_);
   iterations_->setEnabled(!running_);
   data_->setEnabled(!running_);
+  target_->setEnabled(!running_);
+  updateTarget();
+}
+
+LaunchTarget RunMonitor::launchTarget() const {
+  LaunchTarget t;
+  t.cluster = target_->currentIndex() == 1;
+  t.cluster_file = cluster_file_->text();
+  t.partition = partition_->text().trimmed();
+  return t;
+}
+
+void RunMonitor::setLaunchTarget(const LaunchTarget& target) {
+  const QSignalBlocker block(target_);
+  target_->setCurrentIndex(target.cluster ? 1 : 0);
+  cluster_file_->setText(target.cluster_file);
+  cluster_file_->setToolTip(target.cluster_file);
+  partition_->setText(target.partition);
+  updateTarget();
+}
+
+// The cluster's fields only for the cluster target, and not while a run goes.
+void RunMonitor::updateTarget() {
+  const bool cluster = target_->currentIndex() == 1;
+  for (QWidget* w : std::initializer_list<QWidget*>{cluster_file_, choose_cluster_, partition_}) {
+    w->setVisible(cluster);
+    w->setEnabled(!running_);
+  }
+}
+
+void RunMonitor::chooseClusterFile() {
+  const QString start =
+      cluster_file_->text().isEmpty() ? QString() : QFileInfo(cluster_file_->text()).absolutePath();
+  const QString path = QFileDialog::getOpenFileName(this, tr("Cluster description"), start,
+                                                    tr("Cluster descriptions (*.json)"));
+  if (path.isEmpty()) return;
+  cluster_file_->setText(QFileInfo(path).absoluteFilePath());
+  cluster_file_->setToolTip(cluster_file_->text());
+  emit launchTargetChanged(launchTarget());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -391,6 +479,13 @@ void RunMonitor::clearRun() {
   last_iteration_.reset();
   finished_.reset();
   stored_ = false;
+  job_launcher_.clear();
+  job_id_.clear();
+  job_state_.clear();
+  job_reason_.clear();
+  job_states_seen_.clear();
+  job_->clear();
+  job_->hide();
   worker_rows_.clear();
   peak_memory_.clear();
   for (QCustomPlot* p : {loss_plot_, time_plot_, throughput_plot_}) p->graph(0)->data()->clear();
@@ -418,6 +513,7 @@ void RunMonitor::applyEvent(const sailor::RunEvent& event) {
                  [&](const sailor::IterationEvent& e) { onIteration(e, time); },
                  [&](const sailor::RunErrorEvent& e) { onError(e, time); },
                  [&](const sailor::RunFinishedEvent& e) { onFinished(e, time); },
+                 [&](const sailor::JobStateEvent& e) { onJobState(e, time); },
              },
              event.body);
 }
@@ -587,6 +683,33 @@ void RunMonitor::onFinished(const sailor::RunFinishedEvent& event, const QString
                       .arg(runStatusText(event.status))
                       .arg(seconds(event.seconds)));
   updateStatus();
+}
+
+void RunMonitor::onJobState(const sailor::JobStateEvent& event, const QString& time) {
+  job_launcher_ = QString::fromStdString(event.launcher);
+  job_id_ = QString::fromStdString(event.job_id);
+  job_state_ = QString::fromStdString(event.state);
+  job_reason_ = QString::fromStdString(event.reason);
+  if (job_states_seen_.isEmpty() || job_states_seen_.back() != job_state_)
+    job_states_seen_ << job_state_;
+  job_->setText(jobText());
+  job_->setToolTip(event.run_dir.empty()
+                       ? QString()
+                       : tr("Run directory: %1").arg(QString::fromStdString(event.run_dir)));
+  job_->show();
+  QString line = tr("%1 job %2: %3").arg(job_launcher_, job_id_, job_state_);
+  if (!job_reason_.isEmpty()) line += QStringLiteral(" (%1)").arg(job_reason_);
+  if (!event.run_dir.empty())
+    line += tr(", run directory %1").arg(QString::fromStdString(event.run_dir));
+  appendLog(time, line);
+}
+
+QString RunMonitor::jobText() const {
+  if (job_id_.isEmpty()) return {};
+  const QString launcher = job_launcher_ == QLatin1String("slurm") ? tr("Slurm") : job_launcher_;
+  QString text = tr("%1 job %2: %3").arg(launcher, job_id_, job_state_);
+  if (!job_reason_.isEmpty()) text += QStringLiteral(" (%1)").arg(job_reason_);
+  return text;
 }
 
 void RunMonitor::showFailure(const QString& message) {

@@ -29,6 +29,7 @@ class QCPItemStraightLine;
 class QCPItemText;
 class QCPBars;
 class QLabel;
+class QLineEdit;
 class QPlainTextEdit;
 class QPushButton;
 class QSpinBox;
@@ -38,6 +39,14 @@ class QTreeWidget;
 class QTreeWidgetItem;
 
 namespace sailor::studio {
+
+// Where Start runs the plan: this machine (a local rehearsal, one process per GPU), or a Slurm
+// cluster described by a cluster description file (docs/formats.md), on an optional partition.
+struct LaunchTarget {
+  bool cluster = false;
+  QString cluster_file;  // absolute path; empty until one is chosen
+  QString partition;     // empty: the cluster description's
+};
 
 class RunMonitor : public QWidget {
   Q_OBJECT
@@ -94,8 +103,15 @@ class RunMonitor : public QWidget {
   std::int64_t runId() const { return run_id_; }  // the run shown (0: none)
   double predictedIterationSeconds() const { return predicted_s_; }  // NaN: none
   bool isRunning() const { return running_; }
-  int iterationsRequested() const;  // the iterations box, for startRequested
-  QString dataSource() const;       // "synthetic" or "text", for startRequested
+  int iterationsRequested() const;    // the iterations box, for startRequested
+  QString dataSource() const;         // "synthetic" or "text", for startRequested
+  LaunchTarget launchTarget() const;  // the target chooser, read by the studio on Start
+  // The scheduler's job of the run shown (job_state events): "" before any.
+  QString jobId() const { return job_id_; }
+  QString jobState() const { return job_state_; }    // the last state, "RUNNING"
+  QString jobReason() const { return job_reason_; }  // its pending reason, "" when none
+  QStringList jobStatesSeen() const { return job_states_seen_; }  // in order, repeats dropped
+  QString jobText() const;                                        // the job label's text
 
  public slots:
   // --- a run, live or replayed ---
@@ -117,6 +133,9 @@ class RunMonitor : public QWidget {
   // Whether Start may be pressed when no run is going (e.g. no plan selected); `reason` is the
   // button's tooltip while it may not.
   void setStartAvailable(bool available, const QString& reason = {});
+  // The launch target chooser: which target, the cluster description file (as remembered by the
+  // studio) and the partition.
+  void setLaunchTarget(const LaunchTarget& target);
 
   // --- stored runs ---
   void setPastRuns(const std::vector<sailor::RunListEntry>& runs);
@@ -131,6 +150,8 @@ class RunMonitor : public QWidget {
   void stopRequested();
   void reopenRequested(qint64 run_id);
   void refreshRunsRequested();
+  // The user changed the launch target (or chose a cluster description file with the dialog).
+  void launchTargetChanged(const sailor::studio::LaunchTarget& target);
 
  private:
   struct WorkerRow {
@@ -144,6 +165,9 @@ class RunMonitor : public QWidget {
   void onIteration(const sailor::IterationEvent& event, const QString& time);
   void onError(const sailor::RunErrorEvent& event, const QString& time);
   void onFinished(const sailor::RunFinishedEvent& event, const QString& time);
+  void onJobState(const sailor::JobStateEvent& event, const QString& time);
+  void chooseClusterFile();
+  void updateTarget();
   void buildUi();
   QCustomPlot* makePlot(const QString& title, const QString& x_label, const QString& y_label);
   void replot(QCustomPlot* plot, bool include_prediction = false);
@@ -162,6 +186,11 @@ class RunMonitor : public QWidget {
   QPushButton* stop_ = nullptr;
   QSpinBox* iterations_ = nullptr;
   QComboBox* data_ = nullptr;
+  QComboBox* target_ = nullptr;  // this machine / Slurm cluster
+  QLineEdit* cluster_file_ = nullptr;
+  QPushButton* choose_cluster_ = nullptr;
+  QLineEdit* partition_ = nullptr;
+  QLabel* job_ = nullptr;  // "Slurm job 13: PENDING (Resources)"
   QLabel* status_ = nullptr;
   QLabel* banner_ = nullptr;
   QTabWidget* tabs_ = nullptr;
@@ -190,6 +219,8 @@ class RunMonitor : public QWidget {
   bool start_available_ = true;
   QString start_unavailable_reason_;
   bool stored_ = false;  // the run shown was reopened from the store
+  QString job_launcher_, job_id_, job_state_, job_reason_;
+  QStringList job_states_seen_;
 };
 
 }  // namespace sailor::studio

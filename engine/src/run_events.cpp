@@ -4,7 +4,7 @@
 //   run status names ....... runStatusName, runStatusFromName
 //   decoding helpers ....... text, numberOrNull, optionalInt, array (field paths in errors)
 //   decoders, per kind ..... runStarted, warning, workersStarted, workersReady, iteration
-//                            (iterationParts: its stages and ranks), error, finished
+//                            (iterationParts: its stages and ranks), error, finished, jobState
 //   encoders, per kind ..... the Encoder visitor: one operator() per kind, the inverse of the
 //                            decoder of that kind
 //   entry points ........... RunEvent::kind, toJson, runEventFromJson, parseRunEvent
@@ -210,6 +210,28 @@ RunFinishedEvent finished(const json& j, const std::string& p) {
   return e;
 }
 
+// A string of at most `limit` bytes; `required`: also not empty.
+std::string boundedText(const json& j, const std::string& key, const std::string& p,
+                        std::size_t limit, bool required) {
+  if (!required && (!j.contains(key) || j.at(key).is_null())) return {};
+  std::string v = text(j, key, p);
+  if (required && v.empty()) throw InputError(fieldOf(p, key), "\"\"", "a non-empty string");
+  if (v.size() > limit)
+    throw InputError(fieldOf(p, key), "a string of " + std::to_string(v.size()) + " bytes",
+                     "at most " + std::to_string(limit));
+  return v;
+}
+
+JobStateEvent jobState(const json& j, const std::string& p) {
+  JobStateEvent e;
+  e.launcher = boundedText(j, "launcher", p, JobStateEvent::kMaxIdLength, true);
+  e.job_id = boundedText(j, "job_id", p, JobStateEvent::kMaxIdLength, true);
+  e.state = boundedText(j, "state", p, JobStateEvent::kMaxIdLength, true);
+  e.reason = boundedText(j, "reason", p, JobStateEvent::kMaxTextLength, false);
+  e.run_dir = boundedText(j, "run_dir", p, JobStateEvent::kMaxTextLength, false);
+  return e;
+}
+
 // A loss or grad norm as printed: null when not finite (JSON has no NaN or infinity).
 json finiteOrNull(double x) {
   return std::isfinite(x) ? json(x) : json();
@@ -304,6 +326,13 @@ struct Encoder {
     out["seconds"] = e.seconds;
     if (e.status == RunStatus::Failed || !e.error.empty()) out["error"] = e.error;
   }
+  void operator()(const JobStateEvent& e) const {
+    out["launcher"] = e.launcher;
+    out["job_id"] = e.job_id;
+    out["state"] = e.state;
+    out["reason"] = e.reason;
+    if (!e.run_dir.empty()) out["run_dir"] = e.run_dir;
+  }
 };
 
 }  // namespace
@@ -326,6 +355,13 @@ RunStatus runStatusFromName(const std::string& name) {
                    "\"running\", \"finished\", \"failed\" or \"stopped\"");
 }
 
+bool jobStateIsFinal(const std::string& state) {
+  for (const char* live : {"SUBMITTED", "ATTACHED", "PENDING", "RUNNING", "CONFIGURING",
+                           "COMPLETING", "SUSPENDED", "REQUEUED", "RESIZING"})
+    if (state == live) return false;
+  return !state.empty();
+}
+
 const char* RunEvent::kind() const {
   struct Name {
     const char* operator()(const RunStartedEvent&) const { return "run_started"; }
@@ -335,6 +371,7 @@ const char* RunEvent::kind() const {
     const char* operator()(const IterationEvent&) const { return "iteration"; }
     const char* operator()(const RunErrorEvent&) const { return "error"; }
     const char* operator()(const RunFinishedEvent&) const { return "finished"; }
+    const char* operator()(const JobStateEvent&) const { return "job_state"; }
   };
   return std::visit(Name{}, body);
 }
@@ -360,10 +397,11 @@ RunEvent runEventFromJson(const json& j) {
   else if (kind == "iteration") e.body = iteration(j, kind);
   else if (kind == "error") e.body = error(j, kind);
   else if (kind == "finished") e.body = finished(j, kind);
+  else if (kind == "job_state") e.body = jobState(j, kind);
   else
     throw InputError("event", "\"" + kind + "\"",
                      "one of run_started, warning, workers_started, workers_ready, iteration, "
-                     "error, finished");
+                     "error, finished, job_state");
   return e;
 }
 

@@ -218,6 +218,7 @@ class Run {
   RunEvent typed(RunEventBody body) const { return RunEvent{run_id_, utcNow(), std::move(body)}; }
   void event(RunEventBody body);
   void finalEvent(RunEventBody body) noexcept;
+  void takeJobNotes(bool at_finish);
   std::string who(const Worker& w) const {
     return "rank " + std::to_string(w.place.rank) + " (stage " + std::to_string(w.place.stage) +
            ", replica " + std::to_string(w.place.replica) + ", tp rank " +
@@ -372,9 +373,7 @@ void Run::launchWorkers() {
   workers_.resize(launched.size());
   if (const std::string job = launcher_.jobId(); !job.empty()) {
     if (!attached_) storeWrite([&] { store_.setJobId(run_id_, job); });
-    event(RunWarningEvent{(attached_ ? "attached to slurm job " : "submitted slurm job ") + job +
-                              " (run directory " + spec_dir_ + ")",
-                          std::nullopt});
+    event(JobStateEvent{"slurm", job, attached_ ? "ATTACHED" : "SUBMITTED", "", spec_dir_});
   }
   if (attached_) {
     for (std::size_t r = 0; r < launched.size(); ++r) {
@@ -399,8 +398,7 @@ void Run::launchWorkers() {
 Ending Run::supervise() {
   while (true) {
     if (g_interrupted) return Ending{RunStatus::Stopped, "", nullptr};
-    for (const std::string& note : launcher_.takeNotes())
-      event(RunWarningEvent{note, std::nullopt});
+    takeJobNotes(false);
     pumpOutput();
     if (diverged_) return *diverged_;
     if (auto ending = reapExited()) return *ending;
@@ -512,6 +510,22 @@ std::optional<Ending> Run::checkHeartbeats() {
   return std::nullopt;
 }
 
+// The scheduler's news since the last call as job_state and warning events (none for a local
+// run); `at_finish`: on the finish step, where nothing may throw.
+void Run::takeJobNotes(bool at_finish) {
+  Launcher::JobNotes notes = launcher_.takeNotes();
+  for (auto& [state, reason] : notes.states) {
+    JobStateEvent e{"slurm", launcher_.jobId(), std::move(state), std::move(reason), ""};
+    if (at_finish) finalEvent(std::move(e));
+    else event(std::move(e));
+  }
+  for (std::string& note : notes.warnings) {
+    RunWarningEvent e{std::move(note), std::nullopt};
+    if (at_finish) finalEvent(std::move(e));
+    else event(std::move(e));
+  }
+}
+
 // Step, last on every path: the error (or the interrupt's warning), the workers stopped, the
 // status recorded, finished printed. Nothing here throws; a store that fails here still gets the
 // finished event on stdout.
@@ -530,6 +544,7 @@ int Run::finish(const Ending& ending) noexcept {
     finalEvent(RunWarningEvent{"interrupted: stopping the workers", std::nullopt});
   }
   launcher_.stopAll(kStopGrace);
+  takeJobNotes(true);
   try {
     storeWrite([&] { store_.finishRun(run_id_, ending.status, ending.message); });
   } catch (const std::exception&) {  // the finished event below still reports the run's end

@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sailor/run_spec.hpp"
@@ -63,9 +64,14 @@ class Launcher {
   virtual void stopAll(std::chrono::milliseconds grace) noexcept = 0;
   // The scheduler's job id of the launch; empty for local processes.
   virtual std::string jobId() const { return {}; }
-  // What happened to the job since the last call (state changes: "slurm job 12: PENDING
-  // (Resources)"), for warning events; none for local processes.
-  virtual std::vector<std::string> takeNotes() { return {}; }
+  // What happened to the job since the last call, none for local processes: changes of its
+  // state (and pending reason), for job_state events; and problems asking the scheduler ("squeue
+  // did not answer within 15 s"), for warning events.
+  struct JobNotes {
+    std::vector<std::pair<std::string, std::string>> states;  // state, reason
+    std::vector<std::string> warnings;
+  };
+  virtual JobNotes takeNotes() { return {}; }
   // False while the scheduler has not started the workers (a pending job): heartbeats are not
   // expected yet.
   virtual bool workersRunning() const { return true; }

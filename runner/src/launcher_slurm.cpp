@@ -124,13 +124,17 @@ class SlurmLauncher final : public Launcher {
       for (const Rank& r : ranks_) all_ended = all_ended && r.ended.has_value();
     }
     try {
-      if (!all_ended || !terminal(jobState(config_.job_id).state)) {
+      SlurmJobState st = jobState(config_.job_id);
+      if (!all_ended || !terminal(st.state)) {
         if (!all_ended) (void)slurmCommand({"scancel", config_.job_id}, std::chrono::seconds(10));
         // Until the job has left the queue (its processes ended: KillWait bounds it).
         const auto deadline = Clock::now() + grace + std::chrono::seconds(30);
-        while (Clock::now() < deadline && !terminal(jobState(config_.job_id).state))
+        while (Clock::now() < deadline && !terminal((st = jobState(config_.job_id)).state))
           std::this_thread::sleep_for(std::chrono::milliseconds(200));
       }
+      // The job's last state (COMPLETED, CANCELLED...), which the tailer may not have seen: the
+      // controller reports it before its finished event.
+      noteState(st);
     } catch (const std::exception&) {  // no scheduler answer: nothing more to do from here
     }
     stop_tailer_ = true;
@@ -144,10 +148,10 @@ class SlurmLauncher final : public Launcher {
 
   std::string jobId() const override { return config_.job_id; }
 
-  std::vector<std::string> takeNotes() override {
+  JobNotes takeNotes() override {
     std::lock_guard<std::mutex> lock(mutex_);
-    std::vector<std::string> n;
-    n.swap(notes_);
+    JobNotes n;
+    std::swap(n, notes_);
     return n;
   }
 
@@ -169,6 +173,17 @@ class SlurmLauncher final : public Launcher {
     return line.empty() ? "no answer" : line;
   }
 
+  // A job_state note when the state or its reason changed since the last one.
+  void noteState(const SlurmJobState& st) {
+    // squeue says "None" for a job with no reason to wait.
+    const std::string reason = st.reason == "None" ? "" : st.reason;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (st.state == noted_state_ && reason == noted_reason_) return;
+    noted_state_ = st.state;
+    noted_reason_ = reason;
+    notes_.states.emplace_back(st.state, reason);
+  }
+
   static void closeWrite(Rank& r) {
     for (int* fd : {&r.out_w, &r.err_w})
       if (*fd >= 0) {
@@ -182,7 +197,6 @@ class SlurmLauncher final : public Launcher {
   // when the job ended without one (cancelled, timed out, its node failed).
   void tail() {
     auto next_state = Clock::now();
-    std::string last_state;
     while (!stop_tailer_) {
       std::string job_state;
       bool job_over = false;
@@ -190,19 +204,13 @@ class SlurmLauncher final : public Launcher {
         next_state = Clock::now() + std::chrono::seconds(1);
         try {
           const SlurmJobState st = jobState(config_.job_id);
-          const std::string shown =
-              st.state + (st.reason.empty() || st.reason == "None" ? "" : " (" + st.reason + ")");
           running_ = st.state == "RUNNING" || terminal(st.state);
           job_over = terminal(st.state);
-          if (shown != last_state) {
-            last_state = shown;
-            std::lock_guard<std::mutex> lock(mutex_);
-            notes_.push_back("slurm job " + config_.job_id + ": " + shown);
-          }
+          noteState(st);
           job_state = st.state;
         } catch (const std::exception& e) {
           std::lock_guard<std::mutex> lock(mutex_);
-          notes_.push_back("slurm job " + config_.job_id + ": " + e.what());
+          notes_.warnings.push_back("slurm job " + config_.job_id + ": " + e.what());
         }
       }
       for (Rank& r : ranks_) {
@@ -238,7 +246,8 @@ class SlurmLauncher final : public Launcher {
   std::atomic<bool> running_{false};
   bool stopped_ = false;
   mutable std::mutex mutex_;
-  std::vector<std::string> notes_;
+  JobNotes notes_;
+  std::string noted_state_, noted_reason_;  // of the last job_state note
 };
 
 }  // namespace

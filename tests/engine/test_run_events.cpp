@@ -138,6 +138,13 @@ class Diff {
     number("seconds", a.seconds, b.seconds);
     field("error", a.error, b.error);
   }
+  void operator()(const sailor::JobStateEvent& a, const sailor::JobStateEvent& b) {
+    field("launcher", a.launcher, b.launcher);
+    field("job_id", a.job_id, b.job_id);
+    field("state", a.state, b.state);
+    field("reason", a.reason, b.reason);
+    field("run_dir", a.run_dir, b.run_dir);
+  }
   template <typename A, typename B>
   void operator()(const A&, const B&) {
     first = "kind";
@@ -231,6 +238,10 @@ std::vector<std::pair<std::string, RunEvent>> eventsOfEveryKind() {
                                                                    0.5, "rank 1 ... SIGKILL"}));
   out.emplace_back("finished, stopped",
                    ev(sailor::RunFinishedEvent{sailor::RunStatus::Stopped, 0, 0.25, ""}));
+  out.emplace_back("job_state, submitted",
+                   ev(sailor::JobStateEvent{"slurm", "13", "SUBMITTED", "", "/runs/run-Ab12Cd"}));
+  out.emplace_back("job_state, pending with its reason",
+                   ev(sailor::JobStateEvent{"slurm", "13", "PENDING", "Resources", ""}));
   return out;
 }
 
@@ -585,6 +596,62 @@ class TestRunEvents : public QObject {
     QVERIFY2(message.startsWith("iterations[1].detail.ranks:"), qPrintable(message));
   }
 
+  // job_state: the scheduler's state of a cluster run's job. A state this build does not know is
+  // kept as its text; reason and run_dir may be absent; the identifiers are required, non-empty
+  // and bounded (64 bytes), the texts bounded (4096 bytes).
+  void jobStateEvents() {
+    const RunEvent e = parseRunEvent(
+        R"({"event":"job_state","run_id":3,"time":"t","launcher":"slurm","job_id":"13",)"
+        R"("state":"PENDING","reason":"Priority"})");
+    const auto* js = e.as<sailor::JobStateEvent>();
+    QVERIFY(js);
+    QCOMPARE(js->job_id, std::string("13"));
+    QCOMPARE(js->state, std::string("PENDING"));
+    QCOMPARE(js->reason, std::string("Priority"));
+    QVERIFY(js->run_dir.empty());
+    QVERIFY(!sailor::jobStateIsFinal(js->state));
+
+    const RunEvent unknown = parseRunEvent(
+        R"({"event":"job_state","run_id":3,"time":"t","launcher":"slurm","job_id":"13",)"
+        R"("state":"BOOT_FAIL"})");
+    QCOMPARE(unknown.as<sailor::JobStateEvent>()->state, std::string("BOOT_FAIL"));
+    QVERIFY(unknown.as<sailor::JobStateEvent>()->reason.empty());
+    for (const char* final_state :
+         {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "GONE", "BOOT_FAIL"})
+      QVERIFY2(sailor::jobStateIsFinal(final_state), final_state);
+    for (const char* live : {"SUBMITTED", "ATTACHED", "PENDING", "RUNNING", "COMPLETING"})
+      QVERIFY2(!sailor::jobStateIsFinal(live), live);
+
+    auto refused = [](json j, const std::string& field) {
+      const QString message = sailor::test::inputErrorOf([&] { (void)parseRunEvent(j.dump()); });
+      QVERIFY2(message.startsWith(QString::fromStdString(field)),
+               qPrintable(message + " should start with " + QString::fromStdString(field)));
+    };
+    const json good{{"event", "job_state"}, {"run_id", 3},    {"time", "t"},
+                    {"launcher", "slurm"},  {"job_id", "13"}, {"state", "RUNNING"}};
+    json j = good;
+    j.erase("job_id");
+    refused(j, "job_state.job_id:");
+    j = good;
+    j["state"] = "";
+    refused(j, "job_state.state: got \"\"");
+    j = good;
+    j["state"] = 7;
+    refused(j, "job_state.state:");
+    j = good;
+    j["job_id"] = std::string(65, '1');
+    refused(j, "job_state.job_id: got a string of 65 bytes");
+    j = good;
+    j["reason"] = std::string(4097, 'r');
+    refused(j, "job_state.reason: got a string of 4097 bytes");
+    j = good;
+    j["run_dir"] = false;
+    refused(j, "job_state.run_dir:");
+    j = good;
+    j["reason"] = std::string(4096, 'r');  // at the bound: accepted
+    QCOMPARE(parseRunEvent(j.dump()).as<sailor::JobStateEvent>()->reason.size(), std::size_t{4096});
+  }
+
   // Every kind (and every optional shape) encodes to a line that decodes to the same values,
   // and re-encodes to the same JSON.
   void encodeThenDecodeEveryKind_data() {
@@ -638,6 +705,8 @@ class TestRunEvents : public QObject {
     QVERIFY(!encoded("finished, stopped").contains("error"));
     QCOMPARE(encoded("finished, failed").at("status").get<std::string>(), std::string("failed"));
     QCOMPARE(encoded("run_started").at("precision").get<std::string>(), std::string("bf16"));
+    QVERIFY(!encoded("job_state, pending with its reason").contains("run_dir"));
+    QCOMPARE(encoded("job_state, submitted").at("reason").get<std::string>(), std::string());
     for (const auto& [name, e] : events) {
       const json j = sailor::toJson(e);
       QCOMPARE(j.at("run_id").get<std::int64_t>(), std::int64_t{42});

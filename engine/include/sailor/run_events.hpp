@@ -131,9 +131,29 @@ struct RunFinishedEvent {
   std::string error;   // set when Failed
 };
 
+// job_state: the scheduler's job of a cluster run (sailor run --launcher slurm): once when it was
+// submitted (or attached to), then at every change of its state or pending reason.
+struct JobStateEvent {
+  std::string launcher;  // "slurm"
+  std::string job_id;    // the scheduler's id, "13"
+  // SUBMITTED or ATTACHED (said by the controller, with run_dir), then the scheduler's own:
+  // PENDING, RUNNING, COMPLETING, COMPLETED, FAILED, CANCELLED, TIMEOUT, ...; GONE when the
+  // scheduler no longer knows the job. Kept as text: a state this build does not know is shown
+  // as it came.
+  std::string state;
+  std::string reason;   // why it is pending ("Resources", "Priority"); "" when none
+  std::string run_dir;  // the run directory on the cluster; set with SUBMITTED and ATTACHED
+  static constexpr std::size_t kMaxIdLength = 64;      // launcher, job_id, state
+  static constexpr std::size_t kMaxTextLength = 4096;  // reason, run_dir
+};
+// True for the scheduler states after which the job runs no more (COMPLETED, FAILED,
+// CANCELLED, TIMEOUT, GONE, ...): every state but SUBMITTED, ATTACHED, PENDING, RUNNING,
+// CONFIGURING, COMPLETING, SUSPENDED, REQUEUED and RESIZING.
+bool jobStateIsFinal(const std::string& state);
+
 using RunEventBody =
     std::variant<RunStartedEvent, RunWarningEvent, WorkersStartedEvent, WorkersReadyEvent,
-                 IterationEvent, RunErrorEvent, RunFinishedEvent>;
+                 IterationEvent, RunErrorEvent, RunFinishedEvent, JobStateEvent>;
 
 // One decoded event: the fields every event carries, and its kind's own.
 struct RunEvent {
@@ -142,7 +162,7 @@ struct RunEvent {
   RunEventBody body;
 
   // The "event" field: "run_started", "warning", "workers_started", "workers_ready",
-  // "iteration", "error", "finished".
+  // "iteration", "error", "finished", "job_state".
   const char* kind() const;
   template <typename T>
   const T* as() const {
