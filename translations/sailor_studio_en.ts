@@ -488,6 +488,14 @@
         <source>The search stopped at its time limit; these are the best plans found so far. Searched: %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Choose the cluster description file first</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose the cluster description file of the cluster to run on.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::PlanInspector</name>
@@ -1743,6 +1751,66 @@ The local runtime trains a scaled-down model on CPU processes, so absolute times
     </message>
     <message>
         <source>activations recomputed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This machine</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Slurm cluster</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Where Start runs the plan: on this machine (a rehearsal on CPU processes, at most a few), or as one job on a Slurm cluster described by a cluster description file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cluster description (JSON)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>C&amp;luster...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose the cluster description file (docs/formats.md)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>partition (optional)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Submit every pool&apos;s tasks to this partition instead of the cluster description&apos;s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Target:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cluster description</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cluster descriptions (*.json)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run directory: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 job %2: %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>, run directory %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Slurm</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

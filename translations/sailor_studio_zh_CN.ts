@@ -487,6 +487,14 @@
         <source>The search stopped at its time limit; these are the best plans found so far. Searched: %1</source>
         <translation>搜索在时间限制处停止；这些是目前找到的最优方案。已搜索：%1</translation>
     </message>
+    <message>
+        <source>Choose the cluster description file first</source>
+        <translation>请先选择集群描述文件</translation>
+    </message>
+    <message>
+        <source>Choose the cluster description file of the cluster to run on.</source>
+        <translation>请选择要运行的集群的描述文件。</translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::PlanInspector</name>
@@ -1738,6 +1746,66 @@ The local runtime trains a scaled-down model on CPU processes, so absolute times
     <message>
         <source>activations recomputed</source>
         <translation>激活重计算</translation>
+    </message>
+    <message>
+        <source>This machine</source>
+        <translation>本机</translation>
+    </message>
+    <message>
+        <source>Slurm cluster</source>
+        <translation>Slurm 集群</translation>
+    </message>
+    <message>
+        <source>Where Start runs the plan: on this machine (a rehearsal on CPU processes, at most a few), or as one job on a Slurm cluster described by a cluster description file</source>
+        <translation>“开始”在何处运行方案：在本机（在少量 CPU 进程上预演），或作为一个作业提交到由集群描述文件描述的 Slurm 集群</translation>
+    </message>
+    <message>
+        <source>cluster description (JSON)</source>
+        <translation>集群描述 (JSON)</translation>
+    </message>
+    <message>
+        <source>C&amp;luster...</source>
+        <translation>集群(&amp;L)...</translation>
+    </message>
+    <message>
+        <source>Choose the cluster description file (docs/formats.md)</source>
+        <translation>选择集群描述文件（docs/formats.md）</translation>
+    </message>
+    <message>
+        <source>partition (optional)</source>
+        <translation>分区（可选）</translation>
+    </message>
+    <message>
+        <source>Submit every pool&apos;s tasks to this partition instead of the cluster description&apos;s</source>
+        <translation>将每个资源池的任务提交到此分区，而不是集群描述中的分区</translation>
+    </message>
+    <message>
+        <source>&amp;Target:</source>
+        <translation>目标(&amp;T)：</translation>
+    </message>
+    <message>
+        <source>Cluster description</source>
+        <translation>集群描述</translation>
+    </message>
+    <message>
+        <source>Cluster descriptions (*.json)</source>
+        <translation>集群描述 (*.json)</translation>
+    </message>
+    <message>
+        <source>Run directory: %1</source>
+        <translation>运行目录：%1</translation>
+    </message>
+    <message>
+        <source>%1 job %2: %3</source>
+        <translation>%1 作业 %2：%3</translation>
+    </message>
+    <message>
+        <source>, run directory %1</source>
+        <translation>，运行目录 %1</translation>
+    </message>
+    <message>
+        <source>Slurm</source>
+        <translation>Slurm</translation>
     </message>
 </context>
 <context>
