@@ -349,7 +349,14 @@ std::string prepareSlurmRun(const RunArgs& a, const Catalog& catalog, const Scen
     ro.run_dir = parent + "/run-XXXXXX";
     return slurmRunScript(cluster, layout, worker_spec.toJson(), ro);
   }
+  // Made here when missing, and removed again when the job is refused (nothing half-written).
+  const bool parent_made = !std::filesystem::exists(parent);
   std::filesystem::create_directories(parent);
+  auto discard = [&](const std::string& run_dir) {
+    removeRunDir(run_dir);
+    std::error_code ec;
+    if (parent_made) std::filesystem::remove(parent, ec);  // only when empty
+  };
   std::string dir = parent + "/run-XXXXXX";
   if (!mkdtemp(dir.data()))
     throw std::runtime_error("mkdtemp " + dir + ": " + std::strerror(errno));
@@ -366,14 +373,18 @@ std::string prepareSlurmRun(const RunArgs& a, const Catalog& catalog, const Scen
       std::string why = r.err.substr(0, r.err.find('\n'));
       for (const char* prefix : {"sbatch: error: ", "allocation failure: "})
         if (why.rfind(prefix, 0) == 0) why = why.substr(std::strlen(prefix));
+      // sbatch's own words for a controller it cannot reach (a scheduler that does not answer).
+      if (why.find("Unable to contact slurm controller") != std::string::npos)
+        throw InputError("--launcher slurm", "no answer from the Slurm controller (" + why + ")",
+                         "a scheduler that answers sbatch");
       throw InputError("--launcher slurm", "a job Slurm refuses (" + why + ")",
                        "a job the cluster can run (partition, account, resources)");
     }
   } catch (const InputError&) {
-    removeRunDir(dir);
+    discard(dir);
     throw;
   } catch (const std::exception& e) {  // sbatch missing or not answering: nothing submitted
-    removeRunDir(dir);
+    discard(dir);
     throw InputError("--launcher slurm", std::string("no answer from Slurm (") + e.what() + ")",
                      "a scheduler that answers sbatch");
   }

@@ -7,7 +7,10 @@
 #     the run is recorded stopped with its iterations;
 #  3. the controller SIGKILLed mid-run: the job keeps training; `sailor runs attach` follows it to
 #     the end and the store holds every iteration exactly once;
-#  4. --partition nosuch: one line naming the cause, exit 2, no run recorded, no job submitted.
+#  4. --partition nosuch: one line naming the cause, exit 2, no run recorded, no job submitted;
+#  5. more than the partition has (4 nodes asked of a 1-node partition): the same;
+#  6. a controller that does not answer (SLURM_CONF with its port closed): the same, and nothing
+#     left beside a fresh store.
 # Usage: test_slurm_run.sh SLURM_CLUSTER_SCRIPT STATE_DIR SAILOR_BIN_DIR SOURCE_DIR
 # Exits 77 (skip) when not root or Slurm and munge are not installed.
 set -euo pipefail
@@ -132,4 +135,38 @@ grep -q "nosuch" "$work/nosuch.err" || fail "the error does not name the partiti
 [[ $(q "SELECT COUNT(*) FROM runs") == "$runs_before" ]] || fail "a run was recorded"
 [[ $(squeue -h | wc -l) == "$jobs_before" ]] || fail "a job was submitted"
 echo "refused: $(cat "$work/nosuch.err")"
+
+# refused_before_submission NAME CAUSE ARGS...: exit 2, one line naming CAUSE, nothing printed,
+# recorded, submitted, or left in the run directories' parent.
+refused_before_submission() {
+  local name=$1 cause=$2 rc=0
+  shift 2
+  runs_before=$(q "SELECT COUNT(*) FROM runs")
+  jobs_before=$(squeue -h | wc -l)
+  "$@" >"$work/$name.out" 2>"$work/$name.err" || rc=$?
+  [[ $rc == 2 ]] || fail "$name exited $rc, expected 2: $(cat "$work/$name.err")"
+  [[ $(wc -l <"$work/$name.err") == 1 ]] || fail "$name: expected one line, got: $(cat "$work/$name.err")"
+  grep -q "$cause" "$work/$name.err" || fail "$name: the error does not say '$cause': $(cat "$work/$name.err")"
+  [[ ! -s $work/$name.out ]] || fail "$name: events printed for a refused job"
+  [[ $(q "SELECT COUNT(*) FROM runs") == "$runs_before" ]] || fail "$name: a run was recorded"
+  [[ $(squeue -h | wc -l) == "$jobs_before" ]] || fail "$name: a job was submitted"
+  echo "refused ($name): $(cat "$work/$name.err")"
+}
+
+echo "== 5. more than the partition has: one GPU per node, so 4 nodes of a 1-node partition"
+sed 's/"gpus_per_node": 8/"gpus_per_node": 1/' "$src/tests/data/runtime/slurm-localhost.json" \
+  >"$work/four-nodes.json"
+refused_before_submission four-nodes "More processors requested than permitted" \
+  "$bin/sailor" run "${common[@]}" --launcher slurm --cluster "$work/four-nodes.json"
+
+echo "== 6. a controller that does not answer (its port closed)"
+sed 's/^SlurmctldPort=.*/SlurmctldPort=1/' "$SLURM_CONF" >"$work/silent.conf"
+fresh_store=$work/silent-store/runs.sqlite
+mkdir -p "$work/silent-store"
+# A store of its own: neither it nor the run directories' parent beside it may be left behind.
+refused_before_submission silent "no answer from the Slurm controller" \
+  env SLURM_CONF="$work/silent.conf" "$bin/sailor" run --plan "$data/pp2-dp2.json" \
+  --scenario "$src/resources/scenarios/default.json" --job "$data/job.json" --hidden 64 \
+  --seq-len 16 --dtype float64 --store "$fresh_store" "${slurm[@]}"
+[[ -z $(ls -A "$work/silent-store") ]] || fail "files left beside the store: $(ls -A "$work/silent-store")"
 echo "PASS"
