@@ -49,31 +49,12 @@ Catalog placementCatalog() {
 }
 
 std::shared_ptr<NativeProfile> profileOf(const Catalog& cat, const std::string& gpu, double s) {
-  const double fwd[] = {0.1, 0.2, 0.3, 0.1}, bwd[] = {0.2, 0.4, 0.6, 0.2};
-  const double params[] = {1e6, 2e6, 2e6, 1e6}, act[] = {1e6, 2e6, 4e6, 1e6},
-               out[] = {2.5e7, 2.5e7, 2.5e7, 1};
-  const std::map<int, double> b_factor{{1, 1.0}, {2, 1.8}}, tp_factor{{1, 1.0}, {2, 0.7}};
-  json runs = json::array();
-  for (const auto& [tp, tf] : tp_factor)
-    for (const auto& [b, bf] : b_factor) {
-      json layers = json::array();
-      for (size_t l = 0; l < 4; ++l)
-        layers.push_back({{"forward_s", fwd[l] * s * bf * tf},
-                          {"backward_s", bwd[l] * s * bf * tf},
-                          {"params", params[l] / tp},
-                          {"activation_bytes", act[l] / tp},
-                          {"output_elements", out[l]}});
-      runs.push_back({{"microbatch_size", b},
-                      {"tp", tp},
-                      {"optimizer_seconds_per_parameter", 1e-7 * s},
-                      {"layers", layers}});
-    }
-  const json j{{"format", "sailor-studio-profile/1"},
-               {"model", "Tiny"},
-               {"gpu_type", gpu},
-               {"precision", "fp32"},
-               {"runs", runs}};
-  return NativeProfile::fromJson(j, cat, "placement-" + gpu);
+  std::vector<sailor::test::TinyRun> runs;
+  for (const auto& [tp, tf] : std::map<int, double>{{1, 1.0}, {2, 0.7}})
+    for (const auto& [b, bf] : std::map<int, double>{{1, 1.0}, {2, 1.8}})
+      runs.push_back({b, tp, {s, bf, tf}});
+  return sailor::test::tinyNativeProfile(cat, gpu, "placement-" + gpu, {0.1, 0.2, 0.3, 0.1}, 2.5e7,
+                                         1e-7 * s, runs);
 }
 
 json link(const char* from, const char* to, double latency_s, double gb_per_s) {

@@ -38,30 +38,11 @@ constexpr double kRel = 1e-9;  // the search's arithmetic against planningModel'
 // sequence, outputs 2.5e7 elements (1 for the head); tp 1, 2, 4 at 1, 0.7, 0.5 (below H1's 1.5x
 // per doubling, so H1 keeps tp 1 and 2).
 std::shared_ptr<NativeProfile> profile(const Catalog& cat, const std::string& gpu, double scale) {
-  const double fwd[] = {0.1, 0.2, 0.3, 0.1}, params[] = {1e6, 2e6, 2e6, 1e6},
-               act[] = {1e6, 2e6, 4e6, 1e6}, out[] = {2.5e7, 2.5e7, 2.5e7, 1};
-  const std::map<int, double> tp_factor{{1, 1.0}, {2, 0.7}, {4, 0.5}};
-  json runs = json::array();
-  for (const auto& [tp, tf] : tp_factor)
-    for (int b : {1, 2}) {
-      json layers = json::array();
-      for (size_t l = 0; l < 4; ++l)
-        layers.push_back({{"forward_s", fwd[l] * scale * tf * b},
-                          {"backward_s", 2 * fwd[l] * scale * tf * b},
-                          {"params", params[l] / tp},
-                          {"activation_bytes", act[l] / tp},
-                          {"output_elements", out[l]}});
-      runs.push_back({{"microbatch_size", b},
-                      {"tp", tp},
-                      {"optimizer_seconds_per_parameter", 1e-7 * scale},
-                      {"layers", layers}});
-    }
-  const json j{{"format", "sailor-studio-profile/1"},
-               {"model", "Tiny"},
-               {"gpu_type", gpu},
-               {"precision", "fp32"},
-               {"runs", runs}};
-  return NativeProfile::fromJson(j, cat, "parts-" + gpu);
+  std::vector<sailor::test::TinyRun> runs;
+  for (const auto& [tp, tf] : std::map<int, double>{{1, 1.0}, {2, 0.7}, {4, 0.5}})
+    for (int b : {1, 2}) runs.push_back({b, tp, {scale, tf, static_cast<double>(b)}});
+  return sailor::test::tinyNativeProfile(cat, gpu, "parts-" + gpu, {0.1, 0.2, 0.3, 0.1}, 2.5e7,
+                                         1e-7 * scale, runs);
 }
 
 // One region, two zones: Fast x4 ($4/h) and Slow x4 ($1.2/h) in r1-a, Fast x2 ($3/h, 2 per node)

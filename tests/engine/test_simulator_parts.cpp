@@ -71,29 +71,10 @@ Scenario tinyScenario(const Catalog& cat) {
 // parameter x time_scale.
 std::shared_ptr<NativeProfile> tinyProfile(const Catalog& cat, const std::string& gpu,
                                            double time_scale) {
-  const double fwd[] = {1, 2, 3, 1};
-  const double params[] = {1e6, 2e6, 2e6, 1e6}, act[] = {1e6, 2e6, 4e6, 1e6},
-               out[] = {2.5e8, 2.5e8, 2.5e8, 1};
-  json runs = json::array();
-  for (int b : {1, 2}) {
-    json layers = json::array();
-    for (int l = 0; l < 4; ++l)
-      layers.push_back({{"forward_s", fwd[l] * b * time_scale},
-                        {"backward_s", 2 * fwd[l] * b * time_scale},
-                        {"params", params[l]},
-                        {"activation_bytes", act[l]},
-                        {"output_elements", out[l]}});
-    runs.push_back({{"microbatch_size", b},
-                    {"tp", 1},
-                    {"optimizer_seconds_per_parameter", 1e-6 * time_scale},
-                    {"layers", layers}});
-  }
-  const json j{{"format", "sailor-studio-profile/1"},
-               {"model", "Tiny"},
-               {"gpu_type", gpu},
-               {"precision", "fp32"},
-               {"runs", runs}};
-  return NativeProfile::fromJson(j, cat, "native-" + gpu);
+  std::vector<sailor::test::TinyRun> runs;
+  for (int b : {1, 2}) runs.push_back({b, 1, {static_cast<double>(b), time_scale}});
+  return sailor::test::tinyNativeProfile(cat, gpu, "native-" + gpu, {1, 2, 3, 1}, 2.5e8,
+                                         1e-6 * time_scale, runs);
 }
 
 Job tinyJob(const Catalog& cat, int global_batch_size) {

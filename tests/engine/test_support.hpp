@@ -3,18 +3,23 @@
 // names the field and the expectation. Header-only; included by each test_*.cpp.
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <QString>
 #include <QStringList>
 #include <QTest>
 #include <nlohmann/json.hpp>
 
+#include "sailor/catalog.hpp"
 #include "sailor/error.hpp"
+#include "sailor/profile.hpp"
 
 namespace sailor::test {
 
@@ -74,6 +79,52 @@ inline nlohmann::json tinyModelJson(const std::string& name, bool tied_embedding
                         {"position_embedding", "learned"},
                         {"tied_embeddings", tied_embeddings},
                         {"sources", {"test fixture"}}};
+}
+
+// One run (microbatch size and tp) of tinyNativeProfile: its per-layer times are the base
+// times multiplied by `factors`, in order.
+struct TinyRun {
+  int microbatch = 1;
+  int tp = 1;
+  std::vector<double> factors;
+};
+
+// A native profile (this project's format) of model Tiny (tinyModelJson's 4 plan layers) on
+// `gpu`: per plan layer l and run, forward fwd[l] and backward 2 fwd[l], each times the run's
+// factors; parameters 1e6 2e6 2e6 1e6 and activation bytes 1e6 2e6 4e6 1e6 per sequence, over
+// the run's tp; output elements `out` (1 for the head); the optimizer's seconds per parameter.
+inline std::shared_ptr<NativeProfile> tinyNativeProfile(const Catalog& cat, const std::string& gpu,
+                                                        const std::string& source,
+                                                        const std::array<double, 4>& fwd,
+                                                        double out, double optimizer_s_per_param,
+                                                        const std::vector<TinyRun>& runs) {
+  const double params[] = {1e6, 2e6, 2e6, 1e6}, act[] = {1e6, 2e6, 4e6, 1e6};
+  nlohmann::json rows = nlohmann::json::array();
+  for (const TinyRun& run : runs) {
+    nlohmann::json layers = nlohmann::json::array();
+    for (size_t l = 0; l < 4; ++l) {
+      double f = fwd[l], b = 2 * fwd[l];
+      for (double x : run.factors) {
+        f *= x;
+        b *= x;
+      }
+      layers.push_back({{"forward_s", f},
+                        {"backward_s", b},
+                        {"params", params[l] / run.tp},
+                        {"activation_bytes", act[l] / run.tp},
+                        {"output_elements", l < 3 ? out : 1.0}});
+    }
+    rows.push_back({{"microbatch_size", run.microbatch},
+                    {"tp", run.tp},
+                    {"optimizer_seconds_per_parameter", optimizer_s_per_param},
+                    {"layers", layers}});
+  }
+  const nlohmann::json j{{"format", "sailor-studio-profile/1"},
+                         {"model", "Tiny"},
+                         {"gpu_type", gpu},
+                         {"precision", "fp32"},
+                         {"runs", rows}};
+  return NativeProfile::fromJson(j, cat, source);
 }
 
 // Runs f and returns the InputError message it throws, or a marker when it throws nothing.
