@@ -192,9 +192,9 @@ Cluster Cluster::fromJson(const json& j) {
   checkDnsLabel(c.name, "name", 40);
   c.network_interface = optionalString(j, "network_interface", "", checkInterface);
   c.rendezvous_port = ju::getInt32Or(j, "rendezvous_port", "", 1, kDefaultRendezvousPort);
-  if (c.rendezvous_port > 65535)
+  if (c.rendezvous_port > 65534)  // torchrun exports use the next port too
     throw InputError("rendezvous_port", std::to_string(c.rendezvous_port),
-                     "a TCP port from 1 to 65535");
+                     "a TCP port from 1 to 65534");
   if (j.contains("slurm")) {
     const json& s = j.at("slurm");
     ju::rejectUnknownKeys(s, {"partition", "account", "qos", "time_limit"}, "slurm");

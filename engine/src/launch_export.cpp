@@ -151,7 +151,8 @@ std::string networkExports(const Cluster& cluster) {
   std::string s = "export OMP_NUM_THREADS=1\n";
   if (!cluster.network_interface.empty())
     s += "export NCCL_SOCKET_IFNAME=" + cluster.network_interface +
-         " GLOO_SOCKET_IFNAME=" + cluster.network_interface + "\n";
+         " GLOO_SOCKET_IFNAME=" + cluster.network_interface +
+         " SAILOR_IFNAME=" + cluster.network_interface + "\n";
   return s;
 }
 
@@ -254,12 +255,10 @@ std::string slurmScript(const Cluster& cluster, const LaunchLayout& layout, cons
   s += "export SAILOR_RUN_TOKEN_FILE=\"$SAILOR_RUN_DIR/token\"\n";
   s += std::string("rendezvous_host=\"$(scontrol show hostnames \"") +
        (het ? "$SLURM_JOB_NODELIST_HET_GROUP_0" : "$SLURM_JOB_NODELIST") + "\" | head -n1)\"\n";
-  if (run)  // NOTE [Slurm run script]: the run directory's FileStore
-    s += "export SAILOR_STORE=\"file:$SAILOR_RUN_DIR/rendezvous\"  # first node: "
-         "$rendezvous_host\n";
-  else
-    s += "export SAILOR_STORE=\"${rendezvous_host}:" + std::to_string(cluster.rendezvous_port) +
-         "\"\n";
+  // Rank 0 hosts the token-checked rendezvous store on the first node (NOTE [Slurm run
+  // script]); sailor run's jobs let the kernel pick its port and publish it in the run directory.
+  s += "export SAILOR_STORE=\"${rendezvous_host}:" +
+       (run ? std::string("0") : std::to_string(cluster.rendezvous_port)) + "\"\n";
   s += "export SAILOR_WORLD_SIZE=" + world + "\n";
   s += networkExports(cluster);
   s += "cat > \"$SAILOR_RUN_DIR/rank.sh\" <<'SAILOR_RANK_EOF'\n";
@@ -280,7 +279,8 @@ std::string slurmScript(const Cluster& cluster, const LaunchLayout& layout, cons
     s += "events=\"$SAILOR_RUN_DIR/events/rank-$rank\"\n";
     s += "set +e\n";
     s += "\"$SAILOR_WORKER\" --spec \"$SAILOR_RUN_DIR/spec.json\" --rank \"$rank\" --store "
-         "\"$SAILOR_STORE\" --generation 0 >>\"$events.jsonl\" 2>>\"$events.err\"\n";
+         "\"$SAILOR_STORE\" --store-address \"$SAILOR_RUN_DIR/rendezvous.address\" "
+         "--generation 0 >>\"$events.jsonl\" 2>>\"$events.err\"\n";
     s += "code=$?\n";
     s += "echo \"$code\" > \"$events.exit.tmp\" && mv \"$events.exit.tmp\" \"$events.exit\"\n";
     s += "exit \"$code\"\n";
@@ -321,7 +321,9 @@ std::vector<ExportFile> torchrunFiles(const Cluster& cluster, const LaunchLayout
   std::string h;
   h += "# Hosts of a Sailor Studio run on cluster " + cluster.name +
        " (sailor export --format torchrun), in node-rank order.\n";
-  h += "# Host 0 runs rank 0, and torchrun's rendezvous store on port " + port +
+  h += "# Host 0 runs rank 0, torchrun's rendezvous store on port " + port +
+       " and the run's token-checked store\n# (hosted by rank 0) on port " +
+       std::to_string(cluster.rendezvous_port + 1) +
        ": on every host set\n"
        "# SAILOR_MASTER_ADDR to host 0's address and SAILOR_RUN_TOKEN_FILE to a copy of the "
        "run's\n# token file (mode 0600), then run the host's command next to "
@@ -366,7 +368,9 @@ std::vector<ExportFile> torchrunFiles(const Cluster& cluster, const LaunchLayout
   s += "rank=\"${ranks[$LOCAL_RANK]}\"\n";
   s += gpuBinding("$LOCAL_RANK");
   s += "export RANK=\"$rank\"\n";
-  s += workerExec("$MASTER_ADDR:$MASTER_PORT");
+  // torchrun's own store (no authentication) holds MASTER_PORT; rank 0 hosts the run's
+  // token-checked store on the next port.
+  s += workerExec("$MASTER_ADDR:$((MASTER_PORT + 1))");
   s += "SAILOR_RANK_EOF\n";
   s += "exec torchrun --nnodes=" + nnodes +
        " --node-rank=\"$node_rank\" --nproc-per-node=\"$nproc\" "
@@ -617,8 +621,10 @@ std::string toYaml(const ordered_json& value) {
 // token before submission). Each worker appends its reports (JSON lines) and its stderr to
 // events/rank-R.jsonl and .err there and, when it ends, writes its exit code to rank-R.exit:
 // the controller tails these files (the shared file system is the channel that outlives it).
-// The rendezvous is a c10d FileStore in that directory (mode 0700, no port): the workers of a
-// run need nothing but the file system they already share, and no peer can reach the store.
+// The rendezvous is the store rank 0 hosts on the first node (runner/src/rendezvous_store.hpp):
+// bound to the cluster's interface (SAILOR_IFNAME) on a port the kernel picks, published in
+// rendezvous.address in that directory; every connection proves the run's token (the token
+// file, 0600, named by SAILOR_RUN_TOKEN_FILE, never on a command line) or is refused and logged.
 // A CPU run (Gloo) asks for no GPUs and lets tasks share cores (--overcommit).
 std::string slurmRunScript(const Cluster& cluster, const LaunchLayout& layout, const json& spec,
                            const SlurmRunOptions& options) {

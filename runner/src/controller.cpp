@@ -56,6 +56,12 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+// A cluster run's rendezvous as workers_started names it: the token-checked store rank 0 hosts
+// on the first node, whose address it publishes in the run directory.
+std::string clusterRendezvous(const std::string& run_dir) {
+  return "tcp:" + run_dir + "/rendezvous.address";
+}
+
 volatile sig_atomic_t g_interrupted = 0;
 void onSignal(int) {
   g_interrupted = 1;
@@ -240,7 +246,8 @@ class Run {
   int iterations_done_ = 0;
   std::optional<Ending> diverged_;  // set by the first iteration whose loss is not finite
   bool store_full_ = false;         // SAILOR_TEST_FAULT=disk-full has tripped: writes fail
-  bool attached_ = false;           // `sailor runs attach`: the run started under another
+  std::map<int, int> warnings_stored_, warnings_seen_;  // worker warnings by rank (attach)
+  bool attached_ = false;  // `sailor runs attach`: the run started under another
   bool cluster() const { return options_.launcher == "slurm"; }
   Clock::time_point started_ = Clock::now();
 };
@@ -280,8 +287,14 @@ int Run::attach(const std::string& run_dir, int iterations_done) noexcept {
   worker_spec_ = spec_;
   spec_dir_ = run_dir;
   spec_file_ = run_dir + "/spec.json";
-  rendezvous_addr_ = "file:" + run_dir + "/rendezvous";
+  rendezvous_addr_ = clusterRendezvous(run_dir);
   iterations_done_ = iterations_done;
+  try {
+    for (const EventRecord& e : store_.events(run_id_))
+      if (e.kind == "warning" && e.payload.contains("rank") && e.payload["rank"].is_number())
+        ++warnings_stored_[e.payload["rank"].get<int>()];
+  } catch (const std::exception&) {  // unreadable: at worst a warning is stored twice
+  }
   return execute();
 }
 
@@ -350,8 +363,8 @@ void Run::startRendezvous() {
   if (testFault("rendezvous"))
     throw std::runtime_error("rendezvous: " + testFaultMessage("rendezvous"));
   const std::string path = spec_dir_ + "/rendezvous";
-  if (cluster()) {  // created by the workers' FileStore in the run directory (fresh, 0700)
-    rendezvous_addr_ = "file:" + path;
+  if (cluster()) {  // hosted by rank 0 on the first node (NOTE [Slurm run script])
+    rendezvous_addr_ = clusterRendezvous(spec_dir_);
     return;
   }
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -591,6 +604,12 @@ void Run::onLine(Worker& w, const std::string& line) {
       onIterationComplete(it);
   } else if (type == "error") {
     w.error = msg.value("message", "");
+  } else if (type == "warning") {  // e.g. rank 0's rendezvous store refused a peer
+    // An attached run reads the events files from the start: warnings the store holds already
+    // are not stored twice (a worker's warnings come in the same order every time).
+    int& seen = warnings_seen_[w.place.rank];
+    if (attached_ && seen++ < warnings_stored_[w.place.rank]) return;
+    event(RunWarningEvent{msg.value("message", ""), w.place.rank});
   } else if (type == "done") {
     w.done = true;
   }

@@ -22,8 +22,8 @@
 #include <thread>
 
 #include <torch/csrc/distributed/c10d/FileStore.hpp>
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
+#include "auth_store.hpp"
 #include "comm.hpp"
 #include "sailor/json_util.hpp"
 #include "trainer.hpp"
@@ -51,8 +51,9 @@ std::int64_t peakMemoryBytes(const torch::Device& device) {
 }
 
 struct Args {
-  std::string spec, store_host = "127.0.0.1";
-  std::string store_file;  // --store file:PATH (a local run); else store_host:port
+  std::string spec, store_host;  // store_host empty: no --store HOST:PORT given
+  std::string store_file;        // --store file:PATH (a local run); else store_host:port
+  std::string store_address;     // --store-address FILE: where rank 0 publishes HOST:PORT
   int rank = -1, port = 0, generation = 0, timeout_s = 60;
 };
 
@@ -75,15 +76,18 @@ Args parse(int argc, char** argv) {
       else {
         a.store_host = v.substr(0, colon);
         a.port = std::stoi(v.substr(colon + 1));
+        if (a.port < 0 || a.port > 65535)
+          throw std::runtime_error("--store " + v + ": port must be 0 to 65535");
       }
-    } else if (k == "--generation") a.generation = std::stoi(value());
+    } else if (k == "--store-address") a.store_address = value();
+    else if (k == "--generation") a.generation = std::stoi(value());
     else if (k == "--timeout") a.timeout_s = std::stoi(value());
     else throw std::runtime_error("unknown option " + k);
   }
-  if (a.spec.empty() || a.rank < 0 || (a.store_file.empty() && a.port <= 0))
+  if (a.spec.empty() || a.rank < 0 || (a.store_file.empty() && a.store_host.empty()))
     throw std::runtime_error(
         "usage: sailor-worker --spec FILE --rank R --store file:PATH|HOST:PORT "
-        "[--generation G] [--timeout SECONDS] (started by `sailor run`)");
+        "[--store-address FILE] [--generation G] [--timeout SECONDS] (started by `sailor run`)");
   return a;
 }
 
@@ -110,19 +114,22 @@ torch::Device deviceFor(const std::string& backend, int rank) {
 }
 
 // The rendezvous store: the controller's FileStore file (a local run: no socket at all;
-// numWorkers -1 so that no worker deletes the file, the controller removes it), or a TCPStore
-// hosted elsewhere (HOST:PORT).
-c10::intrusive_ptr<c10d::Store> connectStore(const Args& args) {
+// numWorkers -1 so that no worker deletes the file, the controller removes it), or, for a
+// cluster run (HOST:PORT), the token-checked store that rank 0 hosts (auth_store.hpp), bound to
+// the cluster's interface (SAILOR_IFNAME) when the launch script names one. The store's
+// refusals reach the controller as warnings.
+Rendezvous connectStore(const Args& args) {
   if (!args.store_file.empty()) {
     auto store = c10::make_intrusive<c10d::FileStore>(args.store_file, -1);
     store->setTimeout(std::chrono::seconds(args.timeout_s));
-    return store;
+    return Rendezvous{nullptr, store, "file:" + args.store_file};
   }
-  c10d::TCPStoreOptions so;
-  so.port = static_cast<std::uint16_t>(args.port);
-  so.isServer = false;
-  so.timeout = std::chrono::seconds(args.timeout_s);
-  return c10::make_intrusive<c10d::TCPStore>(args.store_host, so);
+  const char* ifname = std::getenv("SAILOR_IFNAME");
+  return connectRendezvous(args.store_host + ":" + std::to_string(args.port), args.store_address,
+                           ifname ? ifname : "", args.rank, std::chrono::seconds(args.timeout_s),
+                           [](const std::string& line) {
+                             report(json{{"type", "warning"}, {"message", line}});
+                           });
 }
 
 // A figure of a report: a number, or "nan", "inf", "-inf" (JSON has no such numbers; the
@@ -160,7 +167,8 @@ int main(int argc, char** argv) {
       throw std::runtime_error("--rank " + std::to_string(args.rank) + " outside world size " +
                                std::to_string(spec.worldSize()));
     const std::string backend = chooseBackend(spec.backend);
-    auto store = connectStore(args);
+    Rendezvous rendezvous = connectStore(args);
+    const auto& store = rendezvous.store;
     // A local Gloo run's workers meet in a private network (comm.hpp). Changing the user
     // namespace needs a process of one thread: before the heartbeat thread and torch's pools.
     // A cluster run's ranks may be on several nodes: no private network (SAILOR_CLUSTER_RUN).

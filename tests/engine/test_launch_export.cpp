@@ -215,8 +215,27 @@ class TestLaunchExport : public QObject {
                    "\"$SAILOR_STORE\" --generation 0\n") != std::string::npos);
     QVERIFY(s.find("export SAILOR_RUN_TOKEN_FILE=\"$SAILOR_RUN_DIR/token\"") != std::string::npos);
     QVERIFY(s.find("--token") == std::string::npos);
-    QVERIFY(s.find("export NCCL_SOCKET_IFNAME=eth0 GLOO_SOCKET_IFNAME=eth0") != std::string::npos);
+    QVERIFY(s.find("export NCCL_SOCKET_IFNAME=eth0 GLOO_SOCKET_IFNAME=eth0 SAILOR_IFNAME=eth0") !=
+            std::string::npos);
     QVERIFY(json::parse(hereDoc(s, "SAILOR_SPEC_EOF")) == spec);
+  }
+
+  // sailor run's own script: rank 0 hosts the token-checked store on the first node on a port
+  // the kernel picks and publishes it in the run directory (no file store, no fixed port).
+  void slurmRunScriptRendezvous() {
+    const Cluster c = Cluster::fromJson(clusterJson());
+    const LaunchLayout l = layoutOf(c, plan_);
+    SlurmRunOptions o;
+    o.run_dir = "/shared/runs/run-1";
+    o.worker = "/opt/sailor/bin/sailor-worker";
+    const std::string s = slurmRunScript(c, l, specOf(plan_), o);
+    QVERIFY(s.find("export SAILOR_STORE=\"${rendezvous_host}:0\"") != std::string::npos);
+    QVERIFY(s.find("--store \"$SAILOR_STORE\" --store-address "
+                   "\"$SAILOR_RUN_DIR/rendezvous.address\"") != std::string::npos);
+    QVERIFY(s.find("file:") == std::string::npos);
+    QVERIFY(s.find("SAILOR_IFNAME=eth0") != std::string::npos);
+    QVERIFY(s.find("export SAILOR_RUN_TOKEN_FILE=\"$SAILOR_RUN_DIR/token\"") != std::string::npos);
+    QVERIFY(s.find("127.0.0.1") == std::string::npos);
   }
 
   void slurmNeedsAPartition() {
@@ -248,7 +267,10 @@ class TestLaunchExport : public QObject {
     QVERIFY(s.find("  3) nproc=2 ;;") != std::string::npos);
     QVERIFY(s.find("  3) ranks=(10 11) ;;") != std::string::npos);
     QVERIFY(s.find("rank=\"${ranks[$LOCAL_RANK]}\"") != std::string::npos);
-    QVERIFY(s.find("--store \"$MASTER_ADDR:$MASTER_PORT\"") != std::string::npos);
+    // torchrun's own store takes the master port; rank 0 hosts the run's store on the next one.
+    QVERIFY(s.find("--store \"$MASTER_ADDR:$((MASTER_PORT + 1))\"") != std::string::npos);
+    QVERIFY(files[0].text.find("token-checked store\n# (hosted by rank 0) on port 29501") !=
+            std::string::npos);
     QVERIFY(json::parse(hereDoc(s, "SAILOR_SPEC_EOF")) == spec);
   }
 
@@ -364,6 +386,8 @@ class TestLaunchExport : public QObject {
                                           << "name: got \"My Cluster\"";
     QTest::newRow("port out of range") << R"({"rendezvous_port": 70000})"
                                        << "rendezvous_port: got 70000";
+    QTest::newRow("port 65535 (torchrun's next port)") << R"({"rendezvous_port": 65535})"
+                                                       << "rendezvous_port: got 65535";
     QTest::newRow("port zero") << R"({"rendezvous_port": 0})"
                                << "rendezvous_port: got 0";
     QTest::newRow("interface with a space") << R"({"network_interface": "eth 0"})"
