@@ -247,6 +247,84 @@ class TestLaunchExport : public QObject {
     SAILOR_VERIFY_MESSAGE(m, (QStringList{"pool us-central1-c/L4", "no Slurm partition"}));
   }
 
+  // `sailor run --launcher slurm`'s script for a plan on two pools, as the CI cluster runs it
+  // (tests/runtime/test_slurm_hetjob.sh): one component per pool, each with its own partition,
+  // node count and task count; CPU workers ask for no GRES and share cores (--overcommit, with
+  // no --ntasks-per-node for a one-node pool, which Slurm refuses above the node's CPUs); the
+  // pools' ranks interleave (0, 2, 3 and 1), so each component's task ids go through its own
+  // rank table; each component starts with its own srun --het-group.
+  void slurmRunScriptTwoPools() {
+    auto replica = [](const char* gpu) {
+      return json{{"gpu_type", gpu}, {"tp", 1}, {"zone", "us-central1-a"}};
+    };
+    const Plan p =
+        Plan::fromJson(json{{"microbatch_size", 2},
+                            {"stages",
+                             {{{"first_layer", 0},
+                               {"last_layer", 12},
+                               {"replicas", {replica("A100-40"), replica("V100-16")}}},
+                              {{"first_layer", 13},
+                               {"last_layer", 25},
+                               {"replicas", {replica("A100-40"), replica("A100-40")}}}}}});
+    const Cluster c = Cluster::fromJson(
+        json{{"name", "localhost"},
+             {"network_interface", "lo"},
+             {"slurm", {{"partition", "debug"}}},
+             {"pools",
+              {{{"zone", "us-central1-a"}, {"gpu_type", "A100-40"}, {"gpus_per_node", 8}},
+               {{"zone", "us-central1-a"},
+                {"gpu_type", "V100-16"},
+                {"gpus_per_node", 8},
+                {"slurm", {{"partition", "second"}}}}}}});
+    const LaunchLayout l = layoutOf(c, p);
+    SlurmRunOptions o;
+    o.run_dir = "/shared/runs/run-abc";
+    o.worker = "/opt/sailor/bin/sailor-worker";
+    o.gpus = false;
+    const json spec = specOf(p);
+    const std::string s = slurmRunScript(c, l, spec, o);
+    const auto comps = sbatchComponents(s);
+    QCOMPARE(comps.size(), std::size_t{2});
+    const std::vector<std::map<std::string, std::string>> expected{
+        {{"job-name", "sailor-localhost"},
+         {"partition", "debug"},
+         {"nodes", "1"},
+         {"ntasks", "3"},
+         {"overcommit", "overcommit"}},
+        {{"partition", "second"}, {"nodes", "1"}, {"ntasks", "1"}, {"overcommit", "overcommit"}}};
+    QCOMPARE(comps[0], expected[0]);
+    QCOMPARE(comps[1], expected[1]);
+    QVERIFY(s.find("#   component 0: us-central1-a/A100-40, 1 node, ranks 0 2 3\n") !=
+            std::string::npos);
+    QVERIFY(s.find("#   component 1: us-central1-a/V100-16, 1 node, ranks 1\n") !=
+            std::string::npos);
+    const std::string rank_sh = hereDoc(s, "SAILOR_RANK_EOF");
+    QVERIFY(rank_sh.find("  0) slots=(0 2 3) ;;\n  1) slots=(1) ;;\n") != std::string::npos);
+    QVERIFY(rank_sh.find("rank=\"${slots[$SLURM_PROCID]}\"") != std::string::npos);
+    QVERIFY(rank_sh.find("events=\"$SAILOR_RUN_DIR/events/rank-$rank\"") != std::string::npos);
+    for (const char* k : {"0", "1"})
+      QVERIFY(s.find(std::string("srun --het-group=") + k +
+                     " --distribution=block --gpu-bind=none --kill-on-bad-exit=1 bash "
+                     "\"$SAILOR_RUN_DIR/rank.sh\" " +
+                     k + " &\n") != std::string::npos);
+    QVERIFY(s.find("--het-group=2") == std::string::npos);
+    QVERIFY(s.find("export SAILOR_RUN_DIR='/shared/runs/run-abc'\n") != std::string::npos);
+    QVERIFY(s.find("export SAILOR_WORKER='/opt/sailor/bin/sailor-worker'\n") != std::string::npos);
+    QVERIFY(s.find("export SAILOR_WORLD_SIZE=4\n") != std::string::npos);
+    QVERIFY(s.find("export NCCL_SOCKET_IFNAME=lo GLOO_SOCKET_IFNAME=lo") != std::string::npos);
+    QVERIFY(json::parse(hereDoc(s, "SAILOR_SPEC_EOF")) == spec);
+
+    // On GPUs: a GPU per task, every task of a component on its node.
+    o.gpus = true;
+    const auto gpu_comps = sbatchComponents(slurmRunScript(c, l, spec, o));
+    QCOMPARE(gpu_comps.size(), std::size_t{2});
+    QCOMPARE(gpu_comps[0].at("gres"), std::string("gpu:3"));
+    QCOMPARE(gpu_comps[0].at("ntasks-per-node"), std::string("3"));
+    QCOMPARE(gpu_comps[1].at("gres"), std::string("gpu:1"));
+    QCOMPARE(gpu_comps[1].at("ntasks-per-node"), std::string("1"));
+    QVERIFY(gpu_comps[0].count("overcommit") == 0 && gpu_comps[1].count("overcommit") == 0);
+  }
+
   void torchrunHosts() {
     const Cluster c = Cluster::fromJson(clusterJson());
     const json spec = specOf(plan_);
