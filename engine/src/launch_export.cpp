@@ -147,8 +147,9 @@ std::string specHereDoc(const json& spec, const std::string& path) {
   return "cat > \"" + path + "\" <<'SAILOR_SPEC_EOF'\n" + spec.dump(2) + "\nSAILOR_SPEC_EOF\n";
 }
 
+// SAILOR_CLUSTER_RUN: the workers' Gloo binds the cluster's interface, not loopback (comm.cpp).
 std::string networkExports(const Cluster& cluster) {
-  std::string s = "export OMP_NUM_THREADS=1\n";
+  std::string s = "export OMP_NUM_THREADS=1 SAILOR_CLUSTER_RUN=1\n";
   if (!cluster.network_interface.empty())
     s += "export NCCL_SOCKET_IFNAME=" + cluster.network_interface +
          " GLOO_SOCKET_IFNAME=" + cluster.network_interface +
@@ -241,7 +242,7 @@ std::string slurmScript(const Cluster& cluster, const LaunchLayout& layout, cons
   s += "set -euo pipefail\n";
   if (run)
     s += "export SAILOR_RUN_DIR=" + shellQuote(run->run_dir) + "\n" +
-         "export SAILOR_WORKER=" + shellQuote(run->worker) + "\n" + "export SAILOR_CLUSTER_RUN=1\n";
+         "export SAILOR_WORKER=" + shellQuote(run->worker) + "\n";
   else
     s += "export SAILOR_RUN_DIR=\"${SAILOR_RUN_DIR:-${SLURM_SUBMIT_DIR:-$PWD}/sailor-run-"
          "${SLURM_JOB_ID}}\"\n";
@@ -477,9 +478,11 @@ std::vector<ordered_json> kubernetesObjects(const Cluster& cluster, const Launch
     add_env("SAILOR_RUN_DIR", "/etc/sailor");
     add_env("SAILOR_RUN_TOKEN_FILE", "/var/run/sailor-token/token");
     add_env("OMP_NUM_THREADS", "1");
+    add_env("SAILOR_CLUSTER_RUN", "1");
     if (!cluster.network_interface.empty()) {
       add_env("NCCL_SOCKET_IFNAME", cluster.network_interface);
       add_env("GLOO_SOCKET_IFNAME", cluster.network_interface);
+      add_env("SAILOR_IFNAME", cluster.network_interface);
     }
     ordered_json selector(pl.pool.kubernetes.node_selector);
     ordered_json container{
