@@ -241,6 +241,8 @@ void RunMonitor::buildUi() {
   target_row->addWidget(job_);
   target_row->addWidget(reattach_);
   target_row->addWidget(export_result_, 1);
+  // The target's fields keep their size when the other targets' are hidden.
+  target_row->addStretch(1);
 
   auto* header = new QHBoxLayout;
   header->addWidget(start_);
@@ -679,7 +681,8 @@ void RunMonitor::onWorkersStarted(const sailor::WorkersStartedEvent& event, cons
     setCell(row, ColTpRank, QStringLiteral("%1 / %2").arg(w.place.tp_rank).arg(w.place.tp));
     setCell(row, ColGpu, QString::fromStdString(w.place.gpu_type));
     setCell(row, ColZone, QString::fromStdString(w.place.zone));
-    setCell(row, ColPid, QString::number(w.pid));
+    // A cluster run's workers run on the scheduler's nodes: no pid of this machine.
+    setCell(row, ColPid, w.pid > 0 ? QString::number(w.pid) : QStringLiteral("-"));
     setCell(row, ColDevice, {});
     setCell(row, ColLastIteration, {});
     setCell(row, ColLastReport, clockTime(time));

@@ -32,6 +32,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <qcustomplot.h>
@@ -175,6 +176,8 @@ class TestStudioSlurm : public QObject {
     QCOMPARE(state_at_first_iteration, QStringLiteral("RUNNING"));
     QCOMPARE(squeue_at_first_iteration, QStringLiteral("RUNNING"));
     QCOMPARE(m->lossPlot()->graph(0)->dataCount(), iterations);
+    // The workers of the job, one row per rank (their pids are the cluster's: none shown).
+    QCOMPARE(m->workerTable()->rowCount(), gpus);
 
     // The scheduler's states in order: submitted, (pending,) running, completed.
     QVERIFY(!m->jobId().isEmpty());
