@@ -30,6 +30,7 @@
 #include "sailor/error.hpp"
 #include "sailor/json_util.hpp"
 #include "sailor/launch_export.hpp"
+#include "sailor/plan_export.hpp"
 #include "sailor/planner.hpp"
 #include "sailor/prices.hpp"
 #include "sailor/reference.hpp"
@@ -956,46 +957,16 @@ int cmdExport(int argc, char** argv) {
     ro.seed = static_cast<std::uint64_t>(positiveInt("--seed", a.required("--seed"), 0));
 
   Catalog cat = Catalog::load(resourceDir());
-  const std::string pp = a.required("--plan");
-  const std::string cp = a.get("--cluster").value_or(resourceDir() + "/clusters/default.json");
+  PlanExportRequest request;
+  request.format = *format;
+  request.cluster_file = a.get("--cluster").value_or(resourceDir() + "/clusters/default.json");
+  request.plan_name = a.required("--plan");
+  request.options = ro;
   auto [scenario, job, plan] = loadPlanFiles(a, cat);
-  // SGD steps by the gradient itself and needs a larger rate, as `sailor run` sets it.
-  if (job.optimizer == Optimizer::Sgd) {
-    ro.learning_rate = 0.05;
-    ro.min_learning_rate = ro.learning_rate / 10;
-  }
-  RunSpec spec;
-  try {
-    spec = RunSpec::build(plan, job, cat.model(job.model, "model"), ro);
-  } catch (const InputError& e) {
-    throw withContext(e, pp);
-  }
-  const Cluster cluster =
-      loadWithContext<Cluster>(cp, [](const json& j) { return Cluster::fromJson(j); });
-  const std::vector<ResolvedPool> pools = resolve(cluster, scenario, cat, plan, cp);
-  LaunchLayout layout;
-  try {
-    layout = layoutLaunch(plan, pools, cp);
-  } catch (const InputError& e) {
-    throw withContext(e, pp);
-  }
-  std::vector<ExportFile> files;
-  try {
-    files = exportLaunch(*format, cluster, layout, spec.toJson());
-  } catch (const InputError& e) {
-    throw withContext(e, cp);
-  }
+  const std::vector<ExportFile> files = exportPlanLaunch(scenario, job, plan, cat, request);
   if (auto dir = a.get("--output")) {
-    std::error_code ec;
-    std::filesystem::create_directories(*dir, ec);
-    if (ec || !std::filesystem::is_directory(*dir))
-      throw InputError("--output", "\"" + *dir + "\" (" + ec.message() + ")",
-                       "a directory that exists or can be created");
-    for (const ExportFile& f : files) {
-      const std::string path = (std::filesystem::path(*dir) / f.name).string();
-      json_util::writeFileAtomically(path, f.text);
+    for (const std::string& path : writeExportFiles(files, *dir, "--output"))
       std::cout << path << "\n";
-    }
     return 0;
   }
   for (const ExportFile& f : files) {

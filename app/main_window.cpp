@@ -36,6 +36,7 @@
 #include "run_monitor.hpp"
 #include "sailor/error.hpp"
 #include "sailor/json_util.hpp"
+#include "sailor/plan_export.hpp"
 #include "sailor/run_store.hpp"
 #include "scenario_document.hpp"
 #include "tradeoff_plot.hpp"
@@ -43,6 +44,11 @@
 namespace sailor::studio {
 
 namespace {
+
+// After Stop, how long a cluster run's controller may take before it is killed: it cancels the
+// job and waits until the job has left the queue (Slurm's KillWait, 30 s by default), and a
+// controller killed before that leaves the job running.
+constexpr int kClusterStopGraceMs = 60000;
 
 // Processes a local run may start (sailor run --max-local-processes, default 8).
 int maxLocalProcesses() {
@@ -187,6 +193,8 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   connect(monitor_, &RunMonitor::startRequested, this, &MainWindow::startRun);
   connect(monitor_, &RunMonitor::stopRequested, run_client_, &RunClient::stop);
   connect(monitor_, &RunMonitor::reopenRequested, this, &MainWindow::reopenRun);
+  connect(monitor_, &RunMonitor::reattachRequested, this, &MainWindow::reattachRun);
+  connect(monitor_, &RunMonitor::exportRequested, this, &MainWindow::exportLaunch);
   connect(monitor_, &RunMonitor::refreshRunsRequested, this, &MainWindow::refreshPastRuns);
   connect(run_client_, &RunClient::eventReceived, monitor_, &RunMonitor::applyEvent);
   connect(run_client_, &RunClient::finished, this, &MainWindow::onRunFinished);
@@ -197,6 +205,9 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     LaunchTarget remembered;
     remembered.cluster_file = settings.value(QStringLiteral("run/cluster_file")).toString();
     remembered.partition = settings.value(QStringLiteral("run/partition")).toString();
+    remembered.export_format =
+        settings.value(QStringLiteral("run/export_format"), remembered.export_format).toString();
+    remembered.export_dir = settings.value(QStringLiteral("run/export_dir")).toString();
     monitor_->setLaunchTarget(remembered);
   }
   connect(monitor_, &RunMonitor::launchTargetChanged, this, [this](const LaunchTarget& target) {
@@ -204,6 +215,8 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     if (!target.cluster_file.isEmpty())
       settings.setValue(QStringLiteral("run/cluster_file"), target.cluster_file);
     settings.setValue(QStringLiteral("run/partition"), target.partition);
+    settings.setValue(QStringLiteral("run/export_format"), target.export_format);
+    settings.setValue(QStringLiteral("run/export_dir"), target.export_dir);
     updateStartAvailability();
   });
 
@@ -497,18 +510,23 @@ void MainWindow::selectPlan(int index) {
 }
 
 // Start needs a catalogue model; a local rehearsal also at most maxLocalProcesses() GPUs (one
-// process each on this machine), a cluster run a cluster description file.
+// process each on this machine), a cluster run a cluster description file. Export needs only a
+// directory: it runs nothing, and its cluster description defaults to the shipped one.
 void MainWindow::updateStartAvailability() {
   if (!selected_ || !result_job_) return;
   const int gpus = selected_->plan.gpuCount();
   const LaunchTarget target = monitor_->launchTarget();
-  if (!catalog_.findModel(result_job_->model)) {
+  if (target.kind == LaunchKind::Export) {
+    if (target.export_dir.isEmpty())
+      monitor_->setStartAvailable(false, tr("Choose the directory to write the launch files into"));
+    else monitor_->setStartAvailable(true);
+  } else if (!catalog_.findModel(result_job_->model)) {
     monitor_->setStartAvailable(false,
                                 tr("Runs need a catalogue model; %1 is a custom architecture")
                                     .arg(QString::fromStdString(result_job_->model)));
-  } else if (target.cluster && target.cluster_file.isEmpty()) {
+  } else if (target.kind == LaunchKind::Cluster && target.cluster_file.isEmpty()) {
     monitor_->setStartAvailable(false, tr("Choose the cluster description file first"));
-  } else if (!target.cluster && gpus > maxLocalProcesses()) {
+  } else if (target.kind == LaunchKind::Local && gpus > maxLocalProcesses()) {
     monitor_->setStartAvailable(
         false, tr("This plan uses %1 GPUs; a local run starts one process per GPU, at most %2. "
                   "Set \"Max GPUs\" to %2 to plan a run of this size.")
@@ -522,11 +540,13 @@ void MainWindow::updateStartAvailability() {
 void MainWindow::startRun(int iterations, const QString& data_source) {
   if (!selected_ || !result_scenario_ || run_client_->isRunning()) return;
   const LaunchTarget target = monitor_->launchTarget();
-  if (target.cluster && target.cluster_file.isEmpty()) {
+  const bool cluster = target.kind == LaunchKind::Cluster;
+  if (target.kind == LaunchKind::Export) return;  // exportRequested, not startRequested
+  if (cluster && target.cluster_file.isEmpty()) {
     monitor_->showFailure(tr("Choose the cluster description file of the cluster to run on."));
     return;
   }
-  if ((!target.cluster && selected_->plan.gpuCount() > maxLocalProcesses()) ||
+  if ((!cluster && selected_->plan.gpuCount() > maxLocalProcesses()) ||
       !catalog_.findModel(result_job_->model)) {
     monitor_->showFailure(tr("This plan cannot run on this machine: it uses %1 GPUs (one process "
                              "each, at most %2) with model %3.")
@@ -548,7 +568,8 @@ void MainWindow::startRun(int iterations, const QString& data_source) {
   const int local_batch = std::min(result_job_->global_batch_size,
                                    selected_->plan.microbatch_size * static_cast<int>(widest) * 2);
   o.extra_args = {QStringLiteral("--global-batch"), QString::number(local_batch)};
-  if (target.cluster) {
+  if (cluster) {
+    o.stop_grace_ms = kClusterStopGraceMs;
     // One Slurm job for the whole plan (docs/runtime.md "Slurm runs"): sailor run checks the
     // cluster description and asks Slurm (sbatch --test-only) before anything is recorded.
     o.extra_args << QStringLiteral("--launcher") << QStringLiteral("slurm")
@@ -594,10 +615,69 @@ void MainWindow::refreshPastRuns() {
 void MainWindow::reopenRun(qint64 id) {
   if (!history_ || run_client_->isRunning()) return;
   try {
-    if (auto stored = history_->open(id))
-      monitor_->showRun(stored->run, stored->iterations, stored->events);
+    const std::optional<StoredRun> stored = history_->open(id);
+    if (!stored) return;
+    monitor_->showRun(stored->run, stored->iterations, stored->events);
+    // A cluster run outlives its controller (docs/runtime.md "Slurm runs"): one still recorded
+    // running whose controller is gone can be followed again, as `sailor runs attach` does.
+    const sailor::RunRecord& r = stored->run;
+    if (r.status == sailor::RunStatus::Running && !r.job_id.empty() && !r.run_dir.empty()) {
+      if (const auto gone = sailor::controllerGone(r.controller))
+        monitor_->setReattachable(
+            true, tr("Its controller is gone (%1) and its job %2 may still run: re-attach to "
+                     "follow it, and to stop it")
+                      .arg(QString::fromStdString(*gone), QString::fromStdString(r.job_id)));
+    }
   } catch (const std::exception& e) {
     monitor_->showFailure(tr("Run %1 cannot be read: %2").arg(id).arg(QString::fromUtf8(e.what())));
+  }
+}
+
+void MainWindow::reattachRun(qint64 id) {
+  if (!history_ || run_client_->isRunning()) return;
+  // The store as it is now: the attached controller stores and prints only the iterations after
+  // these (it reads the same count when it takes the run over, and nothing else writes to a run
+  // whose controller is gone), so the replay and the live events meet without a gap.
+  reopenRun(id);
+  if (!monitor_->reattachOffered() || monitor_->runId() != id) return;
+  monitor_->followStoredRun();
+  RunClientOptions o;
+  o.store_path = history_->storePath();
+  o.stop_grace_ms = kClusterStopGraceMs;
+  run_scenario_.reset();
+  if (run_client_->attach(id, o)) monitor_->setRunning(true);
+}
+
+void MainWindow::exportLaunch(const LaunchTarget& target) {
+  if (!selected_ || !result_scenario_ || !result_job_ || !result_catalog_) return;
+  if (target.export_dir.isEmpty()) {
+    monitor_->showExportResult(tr("Choose the directory to write the launch files into"), true);
+    return;
+  }
+  const auto format = sailor::exportFormatFromName(target.export_format.toStdString());
+  if (!format) return;  // the chooser offers only the three formats
+  sailor::PlanExportRequest request;
+  request.format = *format;
+  request.cluster_file = target.cluster_file.isEmpty()
+                             ? sailor::resourceDir() + "/clusters/default.json"
+                             : target.cluster_file.toStdString();
+  request.plan_name = "plan";
+  // The workers' spec as `sailor export` writes it by default: a GPU cluster (NCCL), the job's
+  // global batch, the iterations asked for in the tab.
+  request.options.backend = "nccl";
+  request.options.iterations = monitor_->iterationsRequested();
+  try {
+    const std::vector<sailor::ExportFile> files = sailor::exportPlanLaunch(
+        *result_scenario_, *result_job_, selected_->plan, *result_catalog_, request);
+    const std::vector<std::string> written =
+        sailor::writeExportFiles(files, target.export_dir.toStdString(), "export directory");
+    QStringList names;
+    for (const std::string& path : written)
+      names << QFileInfo(QString::fromStdString(path)).fileName();
+    monitor_->showExportResult(
+        tr("Wrote %1 to %2").arg(names.join(QStringLiteral(", ")), target.export_dir), false);
+  } catch (const std::exception& e) {
+    monitor_->showExportResult(tr("Export failed: %1").arg(QString::fromUtf8(e.what())), true);
   }
 }
 

@@ -36,6 +36,7 @@ class PropertyPanel;
 class ResourceCanvas;
 class RunHistory;
 class RunMonitor;
+struct LaunchTarget;
 class ScenarioDocument;
 class TradeoffPlot;
 
@@ -105,6 +106,10 @@ class MainWindow : public QMainWindow {
   void updateStartAvailability();
   void onRunFinished(int exit_code, const RunOutcome& outcome);
   void reopenRun(qint64 id);
+  // Re-attach to a stored cluster run whose controller is gone (`sailor runs attach`).
+  void reattachRun(qint64 id);
+  // The Export target: the selected plan's launch files into target.export_dir.
+  void exportLaunch(const LaunchTarget& target);
   void setLanguage(const QString& code);
   std::shared_ptr<const sailor::Catalog> planningCatalog() const;
   // The last catalogue planningCatalog() made, and its custom model's JSON ("" for none).

@@ -145,11 +145,27 @@ bool RunClient::launch(const QString& plan, const QString& scenario, const QStri
   if (!options.store_path.isEmpty()) arguments_ << QStringLiteral("--store") << options.store_path;
   if (!options.name.isEmpty()) arguments_ << QStringLiteral("--name") << options.name;
   arguments_ << options.extra_args;
+  attaching_ = false;
+  run_id_ = 0;
+  return startProcess();
+}
 
+bool RunClient::attach(std::int64_t run_id, const RunClientOptions& options) {
+  if (isRunning()) return false;
+  files_.reset();
+  options_ = options;
+  program_ = options.sailor_binary.isEmpty() ? defaultSailorBinary() : options.sailor_binary;
+  arguments_ = {QStringLiteral("runs"), QStringLiteral("attach"), QString::number(run_id)};
+  if (!options.store_path.isEmpty()) arguments_ << QStringLiteral("--store") << options.store_path;
+  attaching_ = true;
+  run_id_ = run_id;  // no run_started comes: the run is the one attached to
+  return startProcess();
+}
+
+bool RunClient::startProcess() {
   stdout_buf_.clear();
   stderr_buf_.clear();
   stderr_tail_.clear();
-  run_id_ = 0;
   finished_event_.reset();
   last_error_.reset();
   stop_requested_ = false;
@@ -304,6 +320,9 @@ QString RunClient::describeFailure(int exit_code, bool crashed) const {
     last = it->trimmed();
   last = withoutTempDir(last);
   if (last.startsWith(QLatin1String("sailor run: "))) last = last.mid(12);
+  if (attaching_ && exit_code == 2)
+    return tr("sailor runs attach refused, nothing was taken over: %1")
+        .arg(last.isEmpty() ? tr("(no message)") : last);
 
   if (crashed) {
     if (stop_requested_ && run_id_ == 0) return tr("Stopped before the run started.");

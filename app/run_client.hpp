@@ -96,6 +96,15 @@ class RunClient : public QObject {
   bool startFiles(const QString& plan_file, const QString& scenario_file, const QString& job_file,
                   const RunClientOptions& options = {});
 
+  // Takes over a cluster run whose controller is gone, as `sailor runs attach ID` does (docs/
+  // runtime.md "Slurm runs"): the events from there on (job_state ATTACHED, the iterations the
+  // store does not have yet, the job's states, finished) come as for start(); there is no
+  // run_started, and runId() is `run_id` from the start. Of `options` only store_path,
+  // sailor_binary and stop_grace_ms apply. stop() interrupts the attached controller, which
+  // cancels the job (scancel) and records the run stopped. False, emitting nothing, only when a
+  // run is already going.
+  bool attach(std::int64_t run_id, const RunClientOptions& options = {});
+
   // Asks the run to stop (see the file comment). No-op when nothing runs.
   void stop();
 
@@ -121,6 +130,8 @@ class RunClient : public QObject {
  private:
   bool launch(const QString& plan, const QString& scenario, const QString& job,
               const RunClientOptions& options);
+  // Starts `program_ arguments_` and follows it (launch and attach).
+  bool startProcess();
   void failLater(const QString& message);  // finished(-1, message) from the event loop
   void readStdout();
   void readStderr();
@@ -141,7 +152,8 @@ class RunClient : public QObject {
   std::optional<sailor::RunFinishedEvent> finished_event_;
   std::optional<sailor::RunErrorEvent> last_error_;
   bool stop_requested_ = false;
-  bool ended_ = true;  // finished() was emitted (or nothing was started)
+  bool attaching_ = false;  // the process is `sailor runs attach`
+  bool ended_ = true;       // finished() was emitted (or nothing was started)
   int rejected_lines_ = 0;
 };
 

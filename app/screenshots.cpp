@@ -13,13 +13,17 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QThread>
+#include <nlohmann/json.hpp>
+#include <qcustomplot.h>
 
 #include "job_panel.hpp"
 #include "main_window.hpp"
 #include "plan_inspector.hpp"
 #include "resource_canvas.hpp"
 #include "run_monitor.hpp"
+#include "sailor/json_util.hpp"
 #include "scenario_document.hpp"
 #include "tradeoff_plot.hpp"
 
@@ -117,6 +121,78 @@ int takeScreenshots(MainWindow& w, const QString& dir) {
   }
   w.refreshPastRuns();
   if (!shot("run.png")) return 1;
+
+  // The same plan as one Slurm job on the cluster SLURM_CONF names (scripts/screenshots starts a
+  // one-node cluster on localhost): the job id and the scheduler's state beside the target,
+  // taken while the job runs.
+  QTemporaryDir scratch;
+  if (!scratch.isValid()) {
+    std::fprintf(stderr, "sailor-studio: no temporary directory: %s\n",
+                 qPrintable(scratch.errorString()));
+    return 1;
+  }
+  auto* target = monitor->findChild<QComboBox*>(QStringLiteral("launchTarget"));
+  if (qEnvironmentVariableIsEmpty("SLURM_CONF")) {
+    std::fprintf(stderr,
+                 "sailor-studio: run-slurm.png not taken: SLURM_CONF is not set (no "
+                 "Slurm cluster)\n");
+  } else {
+    // Every pool of the scenario on the cluster's default partition, its node size the
+    // scenario's: the one node runs whatever pools the plan uses.
+    nlohmann::json pools = nlohmann::json::array();
+    for (const auto& pool : w.document()->scenario().pools)
+      pools.push_back({{"zone", pool.zone}, {"gpu_type", pool.gpu_type}});
+    const nlohmann::json cluster = {{"name", "localhost"},
+                                    {"network_interface", "lo"},
+                                    {"slurm", {{"partition", "debug"}}},
+                                    {"pools", pools}};
+    const QString cluster_file = scratch.filePath(QStringLiteral("localhost-cluster.json"));
+    sailor::json_util::writeFileAtomically(cluster_file.toStdString(), cluster.dump(2));
+    LaunchTarget slurm = monitor->launchTarget();
+    slurm.kind = LaunchKind::Cluster;
+    slurm.cluster_file = cluster_file;
+    slurm.partition.clear();
+    monitor->setLaunchTarget(slurm);
+    emit target->currentIndexChanged(
+        target->currentIndex());  // as a user's choice: re-checks Start
+    monitor->findChild<QSpinBox*>(QStringLiteral("iterations"))->setValue(30);
+    monitor->findChild<QPushButton*>(QStringLiteral("start"))->click();
+    if (!waitFor([&] { return monitor->isRunning(); }, 10) ||
+        !waitFor(
+            [&] {
+              return !monitor->isRunning() || (monitor->jobState() == QLatin1String("RUNNING") &&
+                                               monitor->lossPlot()->graph(0)->dataCount() >= 8);
+            },
+            600) ||
+        !monitor->isRunning()) {
+      std::fprintf(stderr, "sailor-studio: the Slurm run did not get to run: %s %s %s\n",
+                   qPrintable(monitor->jobText()), qPrintable(monitor->statusText()),
+                   qPrintable(monitor->errorText()));
+      return 1;
+    }
+    if (!shot("run-slurm.png")) return 1;
+    if (!waitFor([&] { return !monitor->isRunning(); }, 600)) {
+      std::fprintf(stderr, "sailor-studio: the Slurm run did not finish\n");
+      return 1;
+    }
+    w.refreshPastRuns();
+  }
+
+  // Export: the plan's Kubernetes manifests, written by the Export target into a directory.
+  LaunchTarget exporting = monitor->launchTarget();
+  exporting.kind = LaunchKind::Export;
+  exporting.cluster_file.clear();  // the shipped default cluster description
+  exporting.export_format = QStringLiteral("kubernetes");
+  exporting.export_dir = scratch.filePath(QStringLiteral("sailor-launch"));
+  monitor->setLaunchTarget(exporting);
+  emit target->currentIndexChanged(target->currentIndex());
+  monitor->findChild<QPushButton*>(QStringLiteral("start"))->click();
+  if (monitor->exportFailed() || monitor->exportResultText().isEmpty()) {
+    std::fprintf(stderr, "sailor-studio: the export failed: %s\n",
+                 qPrintable(monitor->exportResultText()));
+    return 1;
+  }
+  if (!shot("run-export.png")) return 1;
   return 0;
 }
 

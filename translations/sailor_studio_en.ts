@@ -496,6 +496,22 @@
         <source>Choose the cluster description file of the cluster to run on.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Choose the directory to write the launch files into</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Its controller is gone (%1) and its job %2 may still run: re-attach to follow it, and to stop it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Wrote %1 to %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export failed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::PlanInspector</name>
@@ -1379,6 +1395,10 @@ Egress $%5/GB (%6)</source>
         <source>sailor run exited with code %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>sailor runs attach refused, nothing was taken over: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::RunMonitor</name>
@@ -1762,10 +1782,6 @@ The local runtime trains a scaled-down model on CPU processes, so absolute times
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Where Start runs the plan: on this machine (a rehearsal on CPU processes, at most a few), or as one job on a Slurm cluster described by a cluster description file</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>cluster description (JSON)</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1811,6 +1827,62 @@ The local runtime trains a scaled-down model on CPU processes, so absolute times
     </message>
     <message>
         <source>Slurm</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Where Start runs the plan: on this machine (a rehearsal on CPU processes, at most a few), or as one job on a Slurm cluster described by a cluster description file; Export writes the plan&apos;s launch files for Kubernetes, torchrun or Slurm instead</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kubernetes manifests</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>torchrun commands</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Slurm job script</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kubernetes: sailor.yaml (an indexed Job per pool); torchrun: hosts.txt and sailor-torchrun.sh; Slurm: sailor.sbatch (one heterogeneous job)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>directory to write the files into</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dire&amp;ctory...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose the directory the launch files are written into</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Re-&amp;attach</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Write the selected plan&apos;s launch files into the directory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>default cluster description</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export the launch files to</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>state unknown</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -495,6 +495,22 @@
         <source>Choose the cluster description file of the cluster to run on.</source>
         <translation>请选择要运行的集群的描述文件。</translation>
     </message>
+    <message>
+        <source>Choose the directory to write the launch files into</source>
+        <translation>请选择写入启动文件的目录</translation>
+    </message>
+    <message>
+        <source>Its controller is gone (%1) and its job %2 may still run: re-attach to follow it, and to stop it</source>
+        <translation>其控制进程已不在（%1），其作业 %2 可能仍在运行：重新接管以继续跟踪并可停止它</translation>
+    </message>
+    <message>
+        <source>Wrote %1 to %2</source>
+        <translation>已将 %1 写入 %2</translation>
+    </message>
+    <message>
+        <source>Export failed: %1</source>
+        <translation>导出失败：%1</translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::PlanInspector</name>
@@ -1374,6 +1390,10 @@ Egress $%5/GB (%6)</source>
         <source>sailor run exited with code %1: %2</source>
         <translation>sailor run 退出，退出码 %1：%2</translation>
     </message>
+    <message>
+        <source>sailor runs attach refused, nothing was taken over: %1</source>
+        <translation>sailor runs attach 拒绝接管，未接管任何运行：%1</translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::RunMonitor</name>
@@ -1756,10 +1776,6 @@ The local runtime trains a scaled-down model on CPU processes, so absolute times
         <translation>Slurm 集群</translation>
     </message>
     <message>
-        <source>Where Start runs the plan: on this machine (a rehearsal on CPU processes, at most a few), or as one job on a Slurm cluster described by a cluster description file</source>
-        <translation>“开始”在何处运行方案：在本机（在少量 CPU 进程上预演），或作为一个作业提交到由集群描述文件描述的 Slurm 集群</translation>
-    </message>
-    <message>
         <source>cluster description (JSON)</source>
         <translation>集群描述 (JSON)</translation>
     </message>
@@ -1806,6 +1822,62 @@ The local runtime trains a scaled-down model on CPU processes, so absolute times
     <message>
         <source>Slurm</source>
         <translation>Slurm</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <source>Where Start runs the plan: on this machine (a rehearsal on CPU processes, at most a few), or as one job on a Slurm cluster described by a cluster description file; Export writes the plan&apos;s launch files for Kubernetes, torchrun or Slurm instead</source>
+        <translation>“开始”在何处运行方案：在本机（在少量 CPU 进程上预演），或作为一个作业提交到由集群描述文件描述的 Slurm 集群；“导出”则改为写出方案在 Kubernetes、torchrun 或 Slurm 上的启动文件</translation>
+    </message>
+    <message>
+        <source>Kubernetes manifests</source>
+        <translation>Kubernetes 清单</translation>
+    </message>
+    <message>
+        <source>torchrun commands</source>
+        <translation>torchrun 命令</translation>
+    </message>
+    <message>
+        <source>Slurm job script</source>
+        <translation>Slurm 作业脚本</translation>
+    </message>
+    <message>
+        <source>Kubernetes: sailor.yaml (an indexed Job per pool); torchrun: hosts.txt and sailor-torchrun.sh; Slurm: sailor.sbatch (one heterogeneous job)</source>
+        <translation>Kubernetes：sailor.yaml（每个资源池一个带索引的 Job）；torchrun：hosts.txt 和 sailor-torchrun.sh；Slurm：sailor.sbatch（一个异构作业）</translation>
+    </message>
+    <message>
+        <source>directory to write the files into</source>
+        <translation>写入文件的目录</translation>
+    </message>
+    <message>
+        <source>Dire&amp;ctory...</source>
+        <translation>目录(&amp;C)...</translation>
+    </message>
+    <message>
+        <source>Choose the directory the launch files are written into</source>
+        <translation>选择写入启动文件的目录</translation>
+    </message>
+    <message>
+        <source>Re-&amp;attach</source>
+        <translation>重新接管(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Write the selected plan&apos;s launch files into the directory</source>
+        <translation>将所选方案的启动文件写入该目录</translation>
+    </message>
+    <message>
+        <source>default cluster description</source>
+        <translation>默认集群描述</translation>
+    </message>
+    <message>
+        <source>Export the launch files to</source>
+        <translation>将启动文件导出到</translation>
+    </message>
+    <message>
+        <source>state unknown</source>
+        <translation>状态未知</translation>
     </message>
 </context>
 <context>

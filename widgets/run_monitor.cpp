@@ -139,6 +139,7 @@ void RunMonitor::buildUi() {
   start_->setObjectName(QStringLiteral("start"));
   start_->setToolTip(tr("Run the selected plan with the bundled runtime"));
   stop_ = new QPushButton(tr("Stop"), this);
+  stop_->setObjectName(QStringLiteral("stop"));
   stop_->setToolTip(
       tr("Interrupt the run: the workers are stopped and the run is recorded as "
          "stopped"));
@@ -166,9 +167,11 @@ void RunMonitor::buildUi() {
   target_->setObjectName(QStringLiteral("launchTarget"));
   target_->addItem(tr("This machine"));
   target_->addItem(tr("Slurm cluster"));
+  target_->addItem(tr("Export"));
   target_->setToolTip(
       tr("Where Start runs the plan: on this machine (a rehearsal on CPU processes, at most a "
-         "few), or as one job on a Slurm cluster described by a cluster description file"));
+         "few), or as one job on a Slurm cluster described by a cluster description file; "
+         "Export writes the plan's launch files for Kubernetes, torchrun or Slurm instead"));
   cluster_file_ = new QLineEdit(this);
   cluster_file_->setObjectName(QStringLiteral("clusterFile"));
   cluster_file_->setReadOnly(true);
@@ -182,17 +185,47 @@ void RunMonitor::buildUi() {
   partition_->setToolTip(
       tr("Submit every pool's tasks to this partition instead of the "
          "cluster description's"));
+  export_format_ = new QComboBox(this);
+  export_format_->setObjectName(QStringLiteral("exportFormat"));
+  export_format_->addItem(tr("Kubernetes manifests"), QStringLiteral("kubernetes"));
+  export_format_->addItem(tr("torchrun commands"), QStringLiteral("torchrun"));
+  export_format_->addItem(tr("Slurm job script"), QStringLiteral("slurm"));
+  export_format_->setToolTip(
+      tr("Kubernetes: sailor.yaml (an indexed Job per pool); torchrun: hosts.txt and "
+         "sailor-torchrun.sh; Slurm: sailor.sbatch (one heterogeneous job)"));
+  export_dir_ = new QLineEdit(this);
+  export_dir_->setObjectName(QStringLiteral("exportDir"));
+  export_dir_->setPlaceholderText(tr("directory to write the files into"));
+  choose_export_dir_ = new QPushButton(tr("Dire&ctory..."), this);
+  choose_export_dir_->setObjectName(QStringLiteral("chooseExportDir"));
+  choose_export_dir_->setToolTip(tr("Choose the directory the launch files are written into"));
+  export_result_ = new QLabel(this);
+  export_result_->setObjectName(QStringLiteral("exportResult"));
+  export_result_->setTextFormat(Qt::PlainText);
+  export_result_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  export_result_->hide();
+  reattach_ = new QPushButton(tr("Re-&attach"), this);
+  reattach_->setObjectName(QStringLiteral("reattach"));
+  reattach_->hide();
   job_ = new QLabel(this);
   job_->setObjectName(QStringLiteral("jobState"));
   job_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   job_->hide();
   connect(target_, &QComboBox::currentIndexChanged, this, [this] {
-    updateTarget();
+    updateButtons();
     emit launchTargetChanged(launchTarget());
   });
   connect(partition_, &QLineEdit::editingFinished, this,
           [this] { emit launchTargetChanged(launchTarget()); });
   connect(choose_cluster_, &QPushButton::clicked, this, &RunMonitor::chooseClusterFile);
+  connect(export_format_, &QComboBox::currentIndexChanged, this,
+          [this] { emit launchTargetChanged(launchTarget()); });
+  connect(export_dir_, &QLineEdit::textChanged, this,
+          [this] { emit launchTargetChanged(launchTarget()); });
+  connect(choose_export_dir_, &QPushButton::clicked, this, &RunMonitor::chooseExportDir);
+  connect(reattach_, &QPushButton::clicked, this, [this] {
+    if (run_id_ != 0) emit reattachRequested(run_id_);
+  });
   auto* target_row = new QHBoxLayout;
   auto* target_label = new QLabel(tr("&Target:"), this);
   target_label->setBuddy(target_);
@@ -201,8 +234,15 @@ void RunMonitor::buildUi() {
   target_row->addWidget(cluster_file_, 1);
   target_row->addWidget(choose_cluster_);
   target_row->addWidget(partition_);
+  target_row->addWidget(export_format_);
+  target_row->addWidget(export_dir_, 1);
+  target_row->addWidget(choose_export_dir_);
   target_row->addSpacing(12);
   target_row->addWidget(job_);
+  target_row->addWidget(reattach_);
+  target_row->addWidget(export_result_, 1);
+  // The target's fields keep their size when the other targets' are hidden.
+  target_row->addStretch(1);
 
   auto* header = new QHBoxLayout;
   header->addWidget(start_);
@@ -363,8 +403,11 @@ void RunMonitor::buildUi() {
   layout->addWidget(banner_);
   layout->addWidget(splitter, 1);
 
-  connect(start_, &QPushButton::clicked, this,
-          [this] { emit startRequested(iterationsRequested(), dataSource()); });
+  connect(start_, &QPushButton::clicked, this, [this] {
+    if (target_->currentIndex() == static_cast<int>(LaunchKind::Export))
+      emit exportRequested(launchTarget());
+    else emit startRequested(iterationsRequested(), dataSource());
+  });
   connect(stop_, &QPushButton::clicked, this, &RunMonitor::stopRequested);
   connect(refresh, &QPushButton::clicked, this, &RunMonitor::refreshRunsRequested);
   auto reopen = [this](QTreeWidgetItem* item) {
@@ -422,10 +465,13 @@ void RunMonitor::setStartAvailable(bool available, const QString& reason) {
 }
 
 void RunMonitor::updateButtons() {
+  const bool exporting = target_->currentIndex() == static_cast<int>(LaunchKind::Export);
+  start_->setText(exporting ? tr("Export") : tr("Start"));
   start_->setEnabled(!running_ && start_available_);
   start_->setToolTip(!start_available_ && !start_unavailable_reason_.isEmpty()
                          ? start_unavailable_reason_
-                         : tr("Run the selected plan with the bundled runtime"));
+                     : exporting ? tr("Write the selected plan's launch files into the directory")
+                                 : tr("Run the selected plan with the bundled runtime"));
   stop_->setEnabled(running_);
   iterations_->setEnabled(!running_);
   data_->setEnabled(!running_);
@@ -435,28 +481,89 @@ void RunMonitor::updateButtons() {
 
 LaunchTarget RunMonitor::launchTarget() const {
   LaunchTarget t;
-  t.cluster = target_->currentIndex() == 1;
+  t.kind = static_cast<LaunchKind>(std::clamp(target_->currentIndex(), 0, 2));
   t.cluster_file = cluster_file_->text();
   t.partition = partition_->text().trimmed();
+  t.export_format = export_format_->currentData().toString();
+  t.export_dir = export_dir_->text().trimmed();
   return t;
 }
 
 void RunMonitor::setLaunchTarget(const LaunchTarget& target) {
   const QSignalBlocker block(target_);
-  target_->setCurrentIndex(target.cluster ? 1 : 0);
+  const QSignalBlocker block_format(export_format_);
+  const QSignalBlocker block_dir(export_dir_);
+  target_->setCurrentIndex(static_cast<int>(target.kind));
   cluster_file_->setText(target.cluster_file);
   cluster_file_->setToolTip(target.cluster_file);
   partition_->setText(target.partition);
-  updateTarget();
+  const int format = export_format_->findData(target.export_format);
+  if (format >= 0) export_format_->setCurrentIndex(format);
+  export_dir_->setText(target.export_dir);
+  updateButtons();
 }
 
-// The cluster's fields only for the cluster target, and not while a run goes.
+void RunMonitor::showExportResult(const QString& message, bool failed) {
+  export_failed_ = failed;
+  // One line: a message of several lines (an OS error) would push the plots down.
+  QString line = message;
+  line.replace(QLatin1Char('\n'), QLatin1Char(' '));
+  export_result_->setText(line);
+  export_result_->setToolTip(line);
+  export_result_->setStyleSheet(failed ? QStringLiteral("color: #b00020; font-weight: bold;")
+                                       : QStringLiteral("color: #1b5e20;"));
+  export_result_->setVisible(!line.isEmpty());
+}
+
+QString RunMonitor::exportResultText() const {
+  return export_result_->isHidden() ? QString() : export_result_->text();
+}
+
+void RunMonitor::setReattachable(bool reattachable, const QString& reason) {
+  reattach_->setVisible(reattachable);
+  reattach_->setEnabled(reattachable && !running_);
+  reattach_->setToolTip(reason);
+}
+
+bool RunMonitor::reattachOffered() const {
+  return !reattach_->isHidden() && reattach_->isEnabled();
+}
+
+void RunMonitor::followStoredRun() {
+  stored_ = false;
+  finished_.reset();
+  setReattachable(false);
+  updateStatus();
+}
+
+// Each target's own fields only: the cluster's for a Slurm run (the cluster description also for
+// Export, which maps pools through it), the format and directory for Export; none while a run
+// goes.
 void RunMonitor::updateTarget() {
-  const bool cluster = target_->currentIndex() == 1;
-  for (QWidget* w : std::initializer_list<QWidget*>{cluster_file_, choose_cluster_, partition_}) {
-    w->setVisible(cluster);
+  const auto kind = static_cast<LaunchKind>(std::clamp(target_->currentIndex(), 0, 2));
+  const bool cluster = kind == LaunchKind::Cluster;
+  const bool exporting = kind == LaunchKind::Export;
+  cluster_file_->setPlaceholderText(exporting ? tr("default cluster description")
+                                              : tr("cluster description (JSON)"));
+  for (QWidget* w : std::initializer_list<QWidget*>{cluster_file_, choose_cluster_}) {
+    w->setVisible(cluster || exporting);
     w->setEnabled(!running_);
   }
+  partition_->setVisible(cluster);
+  partition_->setEnabled(!running_);
+  for (QWidget* w :
+       std::initializer_list<QWidget*>{export_format_, export_dir_, choose_export_dir_}) {
+    w->setVisible(exporting);
+    w->setEnabled(!running_);
+  }
+  if (!exporting) export_result_->hide();
+}
+
+void RunMonitor::chooseExportDir() {
+  const QString path = QFileDialog::getExistingDirectory(this, tr("Export the launch files to"),
+                                                         export_dir_->text());
+  if (path.isEmpty()) return;
+  export_dir_->setText(QFileInfo(path).absoluteFilePath());
 }
 
 void RunMonitor::chooseClusterFile() {
@@ -486,6 +593,7 @@ void RunMonitor::clearRun() {
   job_states_seen_.clear();
   job_->clear();
   job_->hide();
+  setReattachable(false);
   worker_rows_.clear();
   peak_memory_.clear();
   for (QCustomPlot* p : {loss_plot_, time_plot_, throughput_plot_}) p->graph(0)->data()->clear();
@@ -573,7 +681,8 @@ void RunMonitor::onWorkersStarted(const sailor::WorkersStartedEvent& event, cons
     setCell(row, ColTpRank, QStringLiteral("%1 / %2").arg(w.place.tp_rank).arg(w.place.tp));
     setCell(row, ColGpu, QString::fromStdString(w.place.gpu_type));
     setCell(row, ColZone, QString::fromStdString(w.place.zone));
-    setCell(row, ColPid, QString::number(w.pid));
+    // A cluster run's workers run on the scheduler's nodes: no pid of this machine.
+    setCell(row, ColPid, w.pid > 0 ? QString::number(w.pid) : QStringLiteral("-"));
     setCell(row, ColDevice, {});
     setCell(row, ColLastIteration, {});
     setCell(row, ColLastReport, clockTime(time));
@@ -787,6 +896,14 @@ void RunMonitor::showRun(const sailor::RunRecord& run,
     f.seconds = kNaN;
     f.error = run.error;
     onFinished(f, QString::fromStdString(run.finished_at));
+  }
+  if (job_id_.isEmpty() && !run.job_id.empty()) {
+    // A cluster run whose job_state events were not stored: its job id from the record.
+    job_launcher_ = QString::fromStdString(run.launcher);
+    job_id_ = QString::fromStdString(run.job_id);
+    job_state_ = tr("state unknown");
+    job_->setText(jobText());
+    job_->show();
   }
   if (!started_) {
     // No run_started event: the header from the record.

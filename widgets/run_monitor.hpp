@@ -40,12 +40,18 @@ class QTreeWidgetItem;
 
 namespace sailor::studio {
 
-// Where Start runs the plan: this machine (a local rehearsal, one process per GPU), or a Slurm
-// cluster described by a cluster description file (docs/formats.md), on an optional partition.
+// Where Start runs the plan: this machine (a local rehearsal, one process per GPU), a Slurm
+// cluster described by a cluster description file (docs/formats.md), on an optional partition,
+// or no run at all: Export writes the plan's launch files (Kubernetes, torchrun or Slurm) for a
+// cluster the studio does not drive, into a directory (`sailor export`).
+enum class LaunchKind { Local, Cluster, Export };
+
 struct LaunchTarget {
-  bool cluster = false;
-  QString cluster_file;  // absolute path; empty until one is chosen
+  LaunchKind kind = LaunchKind::Local;
+  QString cluster_file;  // absolute path; empty until one is chosen (Export: the default one)
   QString partition;     // empty: the cluster description's
+  QString export_format = QStringLiteral("kubernetes");  // "kubernetes", "torchrun" or "slurm"
+  QString export_dir;  // where Export writes the files; empty until one is given
 };
 
 class RunMonitor : public QWidget {
@@ -112,6 +118,11 @@ class RunMonitor : public QWidget {
   QString jobReason() const { return job_reason_; }  // its pending reason, "" when none
   QStringList jobStatesSeen() const { return job_states_seen_; }  // in order, repeats dropped
   QString jobText() const;                                        // the job label's text
+  // The last export's one-line result ("Wrote sailor.yaml to DIR", or why nothing was written).
+  QString exportResultText() const;
+  bool exportFailed() const { return export_failed_; }
+  // Whether the Re-attach button is offered for the run shown (see setReattachable).
+  bool reattachOffered() const;
 
  public slots:
   // --- a run, live or replayed ---
@@ -136,6 +147,15 @@ class RunMonitor : public QWidget {
   // The launch target chooser: which target, the cluster description file (as remembered by the
   // studio) and the partition.
   void setLaunchTarget(const LaunchTarget& target);
+  // What the studio's Export did: `message` as one line under the target, in red when `failed`.
+  void showExportResult(const QString& message, bool failed);
+  // Offers Re-attach for the stored run shown: a cluster run still running whose controller is
+  // gone (decided by the studio, which can look at processes). `reason` is the button's tooltip.
+  // Cleared by clearRun and by showRun.
+  void setReattachable(bool reattachable, const QString& reason = {});
+  // A re-attached run: the stored run shown goes on live (its events follow through applyEvent
+  // without clearing what was replayed); Stop then stops it.
+  void followStoredRun();
 
   // --- stored runs ---
   void setPastRuns(const std::vector<sailor::RunListEntry>& runs);
@@ -147,6 +167,10 @@ class RunMonitor : public QWidget {
 
  signals:
   void startRequested(int iterations, const QString& data);
+  // Start with the Export target: write the selected plan's launch files as `target` says.
+  void exportRequested(const sailor::studio::LaunchTarget& target);
+  // Re-attach to the stored run shown (offered by setReattachable).
+  void reattachRequested(qint64 run_id);
   void stopRequested();
   void reopenRequested(qint64 run_id);
   void refreshRunsRequested();
@@ -167,6 +191,7 @@ class RunMonitor : public QWidget {
   void onFinished(const sailor::RunFinishedEvent& event, const QString& time);
   void onJobState(const sailor::JobStateEvent& event, const QString& time);
   void chooseClusterFile();
+  void chooseExportDir();
   void updateTarget();
   void buildUi();
   QCustomPlot* makePlot(const QString& title, const QString& x_label, const QString& y_label);
@@ -190,6 +215,11 @@ class RunMonitor : public QWidget {
   QLineEdit* cluster_file_ = nullptr;
   QPushButton* choose_cluster_ = nullptr;
   QLineEdit* partition_ = nullptr;
+  QComboBox* export_format_ = nullptr;  // kubernetes / torchrun / slurm
+  QLineEdit* export_dir_ = nullptr;
+  QPushButton* choose_export_dir_ = nullptr;
+  QLabel* export_result_ = nullptr;  // the last export's one line
+  QPushButton* reattach_ = nullptr;
   QLabel* job_ = nullptr;  // "Slurm job 13: PENDING (Resources)"
   QLabel* status_ = nullptr;
   QLabel* banner_ = nullptr;
@@ -219,6 +249,7 @@ class RunMonitor : public QWidget {
   bool start_available_ = true;
   QString start_unavailable_reason_;
   bool stored_ = false;  // the run shown was reopened from the store
+  bool export_failed_ = false;
   QString job_launcher_, job_id_, job_state_, job_reason_;
   QStringList job_states_seen_;
 };

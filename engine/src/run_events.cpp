@@ -113,7 +113,8 @@ WorkersStartedEvent workersStarted(const json& j, const std::string& p) {
     r.place.tp = ju::getInt32(w, "tp", wp, 1);
     r.place.gpu_type = ju::getString(w, "gpu_type", wp);
     r.place.zone = ju::getString(w, "zone", wp);
-    r.pid = ju::getInt(w, "pid", wp, 1);
+    // 0: a cluster run's worker, started by the scheduler on its node (no pid of this host).
+    r.pid = ju::getInt(w, "pid", wp, 0);
     e.workers.push_back(std::move(r));
   }
   return e;

@@ -3,7 +3,9 @@
 // named on the command line (a broken file, a directory, 100,000 nested brackets) opens the
 // default and says why; a run store with a corrupt row lists the other runs and names it; an
 // impossible constraint says so near the constraints; choosing a point shows that plan; a small
-// plan is trained for real by `sailor run` and the monitor shows it.
+// plan is trained for real by `sailor run` and the monitor shows it; the Run tab's Export target
+// writes the selected plan's launch files, the same bytes as `sailor export`, and says in one line
+// why when a pool has no mapping or the directory cannot be made.
 #include <sys/stat.h>
 
 #include <QComboBox>
@@ -14,6 +16,8 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QProcess>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -61,6 +65,129 @@ class TestMainWindow : public QObject {
   }
 
  private slots:
+  void initTestCase() {
+    QVERIFY(tmp_.isValid());
+    // Settings (the remembered export directory) go to this test's directory, not the user's.
+    qputenv("XDG_CONFIG_HOME", QFile::encodeName(tmp_.filePath(QStringLiteral("config"))));
+  }
+
+  void theExportTargetWritesTheLaunchFiles() {
+    MainWindow w(options());
+    QVERIFY(waitForPlan(w));
+    QVERIFY(w.inspector()->hasPlan());
+    RunMonitor* m = w.runMonitor();
+    auto* target = m->findChild<QComboBox*>(QStringLiteral("launchTarget"));
+    auto* format = m->findChild<QComboBox*>(QStringLiteral("exportFormat"));
+    auto* dir = m->findChild<QLineEdit*>(QStringLiteral("exportDir"));
+    auto* start = m->findChild<QPushButton*>(QStringLiteral("start"));
+    QVERIFY(target && format && dir && start);
+    target->setCurrentIndex(2);
+    QVERIFY(m->launchTarget().kind == LaunchKind::Export);
+    QCOMPARE(start->text(), QStringLiteral("Export"));
+    dir->clear();
+    QVERIFY2(!start->isEnabled(), "Export without a directory");
+
+    // The plan, scenario and job the studio exports, as files for `sailor export`.
+    const QDir files(tmp_.filePath(QStringLiteral("export-inputs")));
+    QVERIFY(QDir().mkpath(files.path()));
+    const auto save = [&](const QString& name, const nlohmann::json& value) {
+      QFile f(files.filePath(name));
+      return f.open(QIODevice::WriteOnly) && f.write(QByteArray::fromStdString(value.dump(2))) > 0;
+    };
+    QVERIFY(save(QStringLiteral("plan.json"), w.inspector()->plan()->plan.toJson()));
+    QVERIFY(save(QStringLiteral("scenario.json"), w.document()->scenario().toJson()));
+    QVERIFY(save(QStringLiteral("job.json"), w.jobPanel()->job().toJson()));
+
+    const struct {
+      const char* format;
+      QStringList names;
+    } formats[] = {
+        {"kubernetes", {QStringLiteral("sailor.yaml")}},
+        {"torchrun", {QStringLiteral("hosts.txt"), QStringLiteral("sailor-torchrun.sh")}},
+        {"slurm", {QStringLiteral("sailor.sbatch")}}};
+    for (const auto& row : formats) {
+      const QString name = QString::fromLatin1(row.format);
+      format->setCurrentIndex(format->findData(name));
+      const QString out = tmp_.filePath(QStringLiteral("export-") + name + QStringLiteral("/a/b"));
+      dir->setText(out);  // not there yet: made
+      QVERIFY2(start->isEnabled(), qPrintable(start->toolTip()));
+      QTest::mouseClick(start, Qt::LeftButton);
+      QVERIFY2(!m->exportFailed(), qPrintable(m->exportResultText()));
+      for (const QString& file : row.names)
+        QVERIFY2(m->exportResultText().contains(file), qPrintable(m->exportResultText()));
+      QCOMPARE(QDir(out).entryList(QDir::Files | QDir::Hidden), row.names);
+      // The same bytes as the command line's export of the same plan.
+      QProcess cli;
+      cli.start(QString::fromLocal8Bit(qgetenv("SAILOR_BIN")),
+                {QStringLiteral("export"), QStringLiteral("--plan"),
+                 files.filePath(QStringLiteral("plan.json")), QStringLiteral("--scenario"),
+                 files.filePath(QStringLiteral("scenario.json")), QStringLiteral("--job"),
+                 files.filePath(QStringLiteral("job.json")), QStringLiteral("--format"), name,
+                 QStringLiteral("--output"), out + QStringLiteral("-cli")});
+      QVERIFY(cli.waitForFinished(scaledMs(60000)));
+      QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+      for (const QString& file : row.names) {
+        QFile a(QDir(out).filePath(file)), b(QDir(out + QStringLiteral("-cli")).filePath(file));
+        QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+        const QByteArray studio_bytes = a.readAll();
+        QVERIFY(!studio_bytes.isEmpty());
+        QVERIFY2(studio_bytes == b.readAll(), qPrintable(file));
+      }
+    }
+
+    // A cluster description without a mapping for the plan's first pool: one red line naming the
+    // pool, nothing written.
+    QFile in(QStringLiteral(SAILOR_TEST_RESOURCES "/clusters/default.json"));
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    QJsonObject cluster = QJsonDocument::fromJson(in.readAll()).object();
+    const sailor::Plan& plan = w.inspector()->plan()->plan;
+    const std::string zone = plan.stages.front().replicas.front().zone;
+    const std::string gpu = plan.stages.front().replicas.front().gpu_type;
+    QJsonArray kept;
+    for (const QJsonValue& p : cluster.value(QStringLiteral("pools")).toArray())
+      if (p.toObject().value(QStringLiteral("zone")).toString().toStdString() != zone ||
+          p.toObject().value(QStringLiteral("gpu_type")).toString().toStdString() != gpu)
+        kept.append(p);
+    QVERIFY(kept.size() < cluster.value(QStringLiteral("pools")).toArray().size());
+    cluster[QStringLiteral("pools")] = kept;
+    const QString partial = tmp_.filePath(QStringLiteral("partial-cluster.json"));
+    {
+      QFile f(partial);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(QJsonDocument(cluster).toJson());
+    }
+    LaunchTarget t = m->launchTarget();
+    t.cluster_file = partial;
+    t.export_dir = tmp_.filePath(QStringLiteral("export-refused"));
+    m->setLaunchTarget(t);
+    QTest::mouseClick(start, Qt::LeftButton);
+    QVERIFY(m->exportFailed());
+    const QString pool = QString::fromStdString(zone + "/" + gpu);
+    QVERIFY2(m->exportResultText().contains(QStringLiteral("no mapping for pool ") + pool),
+             qPrintable(m->exportResultText()));
+    QVERIFY(!m->exportResultText().contains(QLatin1Char('\n')));
+    QVERIFY(!QFileInfo::exists(t.export_dir));
+
+    // A directory that cannot be made (below a regular file): one red line naming it.
+    const QString file = tmp_.filePath(QStringLiteral("a-file"));
+    {
+      QFile f(file);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+    }
+    t.cluster_file.clear();  // the default cluster description
+    t.export_dir = file + QStringLiteral("/sub");
+    m->setLaunchTarget(t);
+    QTest::mouseClick(start, Qt::LeftButton);
+    QVERIFY(m->exportFailed());
+    QVERIFY2(
+        m->exportResultText().contains(QStringLiteral("export directory: got \"") + t.export_dir),
+        qPrintable(m->exportResultText()));
+    QVERIFY(!m->exportResultText().contains(QLatin1Char('\n')));
+    // Nothing ran: Export starts no process.
+    QVERIFY(!w.runClient()->isRunning());
+    QCOMPARE(w.runClient()->program(), QString());
+  }
+
   void opensTheDefaultScenarioAndPlansIt() {
     MainWindow w(options());
     w.show();

@@ -366,6 +366,15 @@ class TestRunEvents : public QObject {
       QVERIFY(x.pid > 1);
     }
     QVERIFY(w->workers[0].pid != w->workers[1].pid);
+    // A cluster run's workers are started by the scheduler on its nodes: pid 0, which decodes
+    // (the studio's worker table of a Slurm run stayed empty while it did not).
+    json cluster = realLine("workers_started");
+    for (json& worker : cluster["workers"]) worker["pid"] = 0;
+    const sailor::RunEvent decoded = sailor::parseRunEvent(cluster.dump());
+    const auto* on_cluster = decoded.as<sailor::WorkersStartedEvent>();
+    QVERIFY(on_cluster);
+    QCOMPARE(on_cluster->workers.size(), std::size_t{2});
+    QCOMPARE(on_cluster->workers[1].pid, std::int64_t{0});
 
     const auto* ready = ok_[2].as<sailor::WorkersReadyEvent>();
     QVERIFY(ready);
@@ -493,6 +502,9 @@ class TestRunEvents : public QObject {
     QTest::newRow("worker pid") << mutated("workers_started", [](json& j) {
       j["workers"][1].erase("pid");
     }) << "workers_started.workers[1].pid:";
+    QTest::newRow("negative worker pid")
+        << mutated("workers_started", [](json& j) { j["workers"][0]["pid"] = -1; })
+        << "workers_started.workers[0].pid:";
     QTest::newRow("workers not a list")
         << mutated("workers_started", [](json& j) { j["workers"] = 2; })
         << "workers_started.workers:";
