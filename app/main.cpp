@@ -39,6 +39,7 @@
 #include "sailor/run_store.hpp"
 #include "sailor/simulator.hpp"
 #include "sailor/trace_scenario.hpp"
+#include "sailor/trace_whatif.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -111,6 +112,12 @@ constexpr const char* kPlanHelp =
     "                              with resources/prices/default.json (unless --scenario)\n"
     "  --trace FILE                plan for each row of an availability trace (CSV with\n"
     "                              <gpu>_<zone> columns): the row's counts replace the pools\n"
+    "  --trace-iterations N        with --trace: a job of N iterations over the trace (rows at\n"
+    "                              their times, the last one lasting): when it ends and what\n"
+    "                              it costs following the planner (a reconfiguration at each\n"
+    "                              row whose best plan differs, its phases charged) against\n"
+    "                              keeping the first plan (waiting while its GPUs are gone);\n"
+    "                              --json: {\"rows\": [...], \"strategies\": [...]}\n"
     "Job:\n"
     "  --job FILE                  a job file (default: resources/jobs/default.json)\n"
     "  --model NAME --global-batch N [--seq-len N] [--precision fp32|bf16|fp16]\n"
@@ -483,6 +490,7 @@ const std::vector<std::string> kPlanFlags{"--json", "--pareto", "--knee", "--pro
 const std::vector<std::string> kPlanValued{"--scenario",
                                            "--reference",
                                            "--trace",
+                                           "--trace-iterations",
                                            "--job",
                                            "--model",
                                            "--global-batch",
@@ -641,6 +649,52 @@ std::string rowOutputPath(const std::string& output, size_t row) {
   return (p.parent_path() / name).string();
 }
 
+json strategyJson(const StrategyOutcome& o) {
+  return json{{"strategy", o.name},
+              {"finished", o.finished},
+              {"end_s", o.end_s},
+              {"iterations", o.iterations},
+              {"usd", o.usd},
+              {"training_s", o.training_s},
+              {"waiting_s", o.waiting_s},
+              {"start_s", o.start.total()},
+              {"reconfigurations", o.reconfigurations},
+              {"reconfiguration_phases_s",
+               {{"replan", o.phases.replan_s},
+                {"teardown", o.phases.teardown_s},
+                {"group_setup", o.phases.group_setup_s},
+                {"state_transfer", o.phases.state_transfer_s},
+                {"rebuild", o.phases.rebuild_s}}}};
+}
+
+// The what-if of --trace-iterations: one line per strategy, then the reconfigurations' phases.
+std::string formatStrategies(const std::vector<StrategyOutcome>& strategies, double iterations) {
+  std::string s = fmt::format(
+      "== a job of {:.0f} iterations over the trace (NOTE [Reconfiguration "
+      "cost model], docs/planner.md):\n",
+      iterations);
+  s += fmt::format("  {:<26} {:>12} {:>12} {:>10} {:>10} {:>9}\n", "strategy", "ends at (h)",
+                   "iterations", "USD", "waiting h", "reconfig.");
+  for (const StrategyOutcome& o : strategies)
+    s += fmt::format("  {:<26} {:>12} {:>12.0f} {:>10.2f} {:>10.2f} {:>9}\n", o.name,
+                     o.finished ? fmt::format("{:.2f}", o.end_s / 3600) : fmt::format("not done"),
+                     o.iterations, o.usd, o.waiting_s / 3600, o.reconfigurations);
+  for (const StrategyOutcome& o : strategies)
+    if (o.reconfigurations > 0)
+      s += fmt::format(
+          "  {}: {} reconfiguration(s), {:.1f} s in all: re-plan {:.2f} s, tear-down "
+          "{:.1f} s, group set-up {:.1f} s, state transfer {:.2f} s, rebuild {:.1f} s\n",
+          o.name, o.reconfigurations, o.phases.total(), o.phases.replan_s, o.phases.teardown_s,
+          o.phases.group_setup_s, o.phases.state_transfer_s, o.phases.rebuild_s);
+  for (const StrategyOutcome& o : strategies)
+    if (!o.finished)
+      s += fmt::format(
+          "  {}: not finished: {:.0f} of {:.0f} iterations when the trace's last row "
+          "has no plan for it\n",
+          o.name, o.iterations, iterations);
+  return s;
+}
+
 // `sailor plan --trace FILE`: one search per row of the trace, on the scenario the row describes
 // (traceRowScenario); with --output, the best plan of each row to its own file. Exit 3 when a
 // row has no plan.
@@ -648,6 +702,15 @@ int planTrace(const Options& a, const std::string& trace, const PlanInputs& in,
               const PlannerOptions& opt, std::optional<cli::ProgressLine::Mode> progress) {
   const auto rows = loadTrace(trace, in.cat);
   const std::optional<std::string> output = a.get("--output");
+  std::optional<double> job_iterations;
+  std::vector<double> times;
+  if (a.has("--trace-iterations")) {
+    job_iterations = positiveInt("--trace-iterations", a.required("--trace-iterations"), 1);
+    std::vector<std::string> labels;
+    for (const TraceRow& row : rows) labels.push_back(row.label);
+    times = traceRowTimes(labels);  // before any search: a bad label is bad input at once
+  }
+  std::vector<TraceWindow> windows;
   json out = json::array();
   std::vector<std::string> no_plan;  // "row LABEL: reason" of each row without a plan
   for (size_t k = 0; k < rows.size(); ++k) {
@@ -657,6 +720,14 @@ int planTrace(const Options& a, const std::string& trace, const PlanInputs& in,
     PlanResult r = searchPlans(sc, in, opt, progress,
                                "row " + row.label + " (" + std::to_string(k + 1) + " of " +
                                    std::to_string(rows.size()) + "): ");
+    if (job_iterations) {
+      TraceWindow w{row.label, times[k], sc, std::nullopt, {}, r.search_seconds};
+      if (!r.best.empty()) {
+        w.plan = r.best.front().plan;
+        w.prediction = r.best.front().prediction;
+      }
+      windows.push_back(std::move(w));
+    }
     if (r.best.empty()) no_plan.push_back("row " + row.label + ": " + r.no_plan_reason);
     else if (output)
       json_util::writeFileAtomically(rowOutputPath(*output, k),
@@ -673,7 +744,19 @@ int planTrace(const Options& a, const std::string& trace, const PlanInputs& in,
       std::cout << "\n" << cli::formatPlanResult(r, in.job, 1, a.has("--pareto")) << "\n";
     }
   }
-  if (a.has("--json")) std::cout << out.dump(2) << "\n";
+  std::vector<StrategyOutcome> strategies;
+  if (job_iterations) strategies = compareTraceStrategies(windows, *job_iterations);
+  if (a.has("--json")) {
+    if (!job_iterations) {
+      std::cout << out.dump(2) << "\n";
+    } else {
+      json s = json::array();
+      for (const StrategyOutcome& o : strategies) s.push_back(strategyJson(o));
+      std::cout << json{{"rows", out}, {"strategies", s}}.dump(2) << "\n";
+    }
+  } else if (job_iterations) {
+    std::cout << formatStrategies(strategies, *job_iterations);
+  }
   if (no_plan.empty()) return 0;
   std::cerr << "sailor plan: no plan for " << no_plan.size() << " of " << rows.size()
             << " trace rows; first " << printableLine(no_plan.front()) << "\n";
@@ -693,6 +776,9 @@ int cmdPlan(int argc, char** argv) {
   const PlannerOptions opt = plannerOptionsFromArgs(a);
   const auto progress = progressMode(a, argc, argv);
   if (auto trace = a.get("--trace")) return planTrace(a, *trace, in, opt, progress);
+  if (a.has("--trace-iterations"))
+    throw InputError("--trace-iterations", a.required("--trace-iterations"),
+                     "--trace FILE beside it (a job over an availability trace)");
   PlanResult r = searchPlans(in.scenario, in, opt, progress);
   if (r.best.empty()) {
     if (a.has("--json")) std::cout << r.toJson().dump(2) << "\n";

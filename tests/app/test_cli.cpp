@@ -233,6 +233,24 @@ class TestCli : public QObject {
         << "";
     QTest::newRow("plan with --max-gpus 0") << QStringList({"plan", "--max-gpus", "0"}) << 2 << ""
                                             << "--max-gpus";
+    QTest::newRow("plan --trace-iterations without --trace")
+        << QStringList({"plan", "--trace-iterations", "10"}) << 2 << ""
+        << "--trace-iterations: got 10, expected --trace FILE beside it";
+    QTest::newRow("plan --trace-iterations 0")
+        << QStringList({"plan", "--trace", SAILOR_TEST_DATA "/trace/two-rows.csv",
+                        "--trace-iterations", "0"})
+        << 2 << ""
+        << "--trace-iterations: got \"0\", expected an integer >= 1";
+    QTest::newRow("plan --trace-iterations over a trace whose row is not a time")
+        << QStringList({"plan", "--trace", SAILOR_TEST_DATA "/trace/label-not-a-time.csv",
+                        "--trace-iterations", "5"})
+        << 2 << ""
+        << "trace: got row label \"noon\", expected the row's time in seconds";
+    QTest::newRow("plan --trace-iterations: both strategies")
+        << QStringList({"plan", "--trace", SAILOR_TEST_DATA "/trace/two-rows.csv",
+                        "--trace-iterations", "500", "--microbatch-sizes", "4"})
+        << 0 << "keep the first plan"
+        << "";
     QTest::newRow("plan with an unknown objective")
         << QStringList({"plan", "--objective", "speed"}) << 2 << ""
         << "\"throughput\" or \"cost\"";
