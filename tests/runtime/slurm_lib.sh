@@ -1,6 +1,7 @@
-# shellcheck shell=bash disable=SC2154  # $cluster and $dir: set by the sourcing test
-# Shared by the Slurm tests (sourced): skip and fail, and the cluster they run on. Expects
-# $cluster (scripts/slurm-cluster) and $dir (its state directory, the fixture's) to be set.
+# shellcheck shell=bash disable=SC2154  # $cluster, $dir, $store: set by the sourcing test
+# Shared by the Slurm tests (sourced): skip and fail, what they need, the cluster they run on,
+# and queries of the run store. Expects $cluster (scripts/slurm-cluster) and $dir (its state
+# directory, the fixture's) to be set, and $store (the run store) before the queries are used.
 
 skip() {
   echo "SKIP: $*"
@@ -32,3 +33,40 @@ slurm_cleanup() {
   rm -rf "$work"
   exit "$rc"
 }
+
+# slurm_require COMMAND...: skips (77) unless root (the cluster's daemons run as root) and every
+# command is installed.
+slurm_require() {
+  [[ $(id -u) -eq 0 ]] || skip "not root: the test Slurm cluster's daemons run as root"
+  local cmd
+  for cmd in "$@"; do
+    command -v "$cmd" >/dev/null || skip "$cmd not found: install slurm-wlm, munge, sqlite3, jq and iproute2"
+  done
+}
+
+# wait_for WHAT SECONDS COMMAND...: polls every 0.2 s; the bound only keeps a broken cluster from
+# hanging the test.
+wait_for() {
+  local what=$1 limit=$2
+  shift 2
+  local end=$((SECONDS + limit))
+  until "$@"; do
+    ((SECONDS < end)) || fail "$what: not within $limit s"
+    sleep 0.2
+  done
+}
+q() { sqlite3 "$store" "$1"; }
+last_run() { q "SELECT MAX(id) FROM runs"; }
+job_of() { q "SELECT job_id FROM runs WHERE id = $1"; }
+in_squeue() { [[ -n $(squeue -h -j "$1" -o %i 2>/dev/null) ]]; }
+iterations() { q "SELECT COUNT(*) FROM iterations WHERE run_id = $1"; }
+has_iterations() { (($(iterations "$1") >= $2)); }
+# new_run_iterations PREV N: a run newer than run PREV (any run when PREV is empty) has stored at
+# least N iterations.
+new_run_iterations() {
+  local run
+  run=$(last_run)
+  [[ -n $run && ($1 == "" || $run -gt $1) ]] && has_iterations "$run" "$2"
+}
+# Worker processes of a run: a sailor-worker whose command line names the run directory.
+workers_of() { pgrep -f "sailor-worker --spec $1/spec.json" || true; }

@@ -28,10 +28,7 @@ src=$4
 # shellcheck source=tests/runtime/slurm_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/slurm_lib.sh"
 
-[[ $(id -u) -eq 0 ]] || skip "not root: the one-node Slurm cluster's daemons run as root"
-for cmd in munged slurmctld slurmd sbatch srun squeue scancel scontrol sinfo sqlite3 jq; do
-  command -v "$cmd" >/dev/null || skip "$cmd not found: install slurm-wlm, munge, sqlite3 and jq"
-done
+slurm_require munged slurmctld slurmd sbatch srun squeue scancel scontrol sinfo sqlite3 jq
 
 slurm_work_on_cluster sailor-slurm-hetjob
 
@@ -46,27 +43,6 @@ common=(--plan "$data/pp2-dp2-two-pools.json" --scenario "$src/resources/scenari
   --job "$data/job.json" --hidden 64 --seq-len 16 --dtype float64 --store "$store")
 slurm=(--launcher slurm --cluster "$data/slurm-localhost-two-pools.json")
 
-# wait_for WHAT SECONDS COMMAND...: polls every 0.2 s; the bound only keeps a broken cluster from
-# hanging the test.
-wait_for() {
-  local what=$1 limit=$2
-  shift 2
-  local end=$((SECONDS + limit))
-  until "$@"; do
-    ((SECONDS < end)) || fail "$what: not within $limit s"
-    sleep 0.2
-  done
-}
-q() { sqlite3 "$store" "$1"; }
-last_run() { q "SELECT MAX(id) FROM runs"; }
-job_of() { q "SELECT job_id FROM runs WHERE id = $1"; }
-iterations() { q "SELECT COUNT(*) FROM iterations WHERE run_id = $1"; }
-new_run_iterations() {
-  local run
-  run=$(last_run)
-  [[ -n $run && ($1 == "" || $run -gt $1) ]] && (($(iterations "$run") >= $2))
-}
-workers_of() { pgrep -f "sailor-worker --spec $1/spec.json" || true; }
 # components JOB: "offset partition nodes tasks state" per component, from scontrol.
 components() {
   scontrol -o show job "$1" | sed -E 's/.*HetJobOffset=([0-9]+).*JobState=([A-Z_]+).* Partition=([^ ]+).* NodeList=([^ ]+).* NumTasks=([0-9]+).*/\1 \3 \4 \5 \2/' | sort

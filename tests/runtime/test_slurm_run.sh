@@ -24,10 +24,7 @@ src=$4
 # shellcheck source=tests/runtime/slurm_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/slurm_lib.sh"
 
-[[ $(id -u) -eq 0 ]] || skip "not root: the one-node Slurm cluster's daemons run as root"
-for cmd in munged slurmctld slurmd sbatch srun squeue scancel scontrol sqlite3 jq; do
-  command -v "$cmd" >/dev/null || skip "$cmd not found: install slurm-wlm, munge, sqlite3 and jq"
-done
+slurm_require munged slurmctld slurmd sbatch srun squeue scancel scontrol sqlite3 jq
 
 slurm_work_on_cluster sailor-slurm-run
 
@@ -36,32 +33,6 @@ data=$src/tests/data/runtime
 common=(--plan "$data/pp2-dp2.json" --scenario "$src/resources/scenarios/default.json"
   --job "$data/job.json" --hidden 64 --seq-len 16 --dtype float64 --store "$store")
 slurm=(--launcher slurm --cluster "$data/slurm-localhost.json")
-
-# wait_for WHAT SECONDS COMMAND...: polls every 0.2 s; the bound only keeps a broken cluster from
-# hanging the test.
-wait_for() {
-  local what=$1 limit=$2
-  shift 2
-  local end=$((SECONDS + limit))
-  until "$@"; do
-    ((SECONDS < end)) || fail "$what: not within $limit s"
-    sleep 0.2
-  done
-}
-q() { sqlite3 "$store" "$1"; }
-last_run() { q "SELECT MAX(id) FROM runs"; }
-job_of() { q "SELECT job_id FROM runs WHERE id = $1"; }
-in_squeue() { [[ -n $(squeue -h -j "$1" -o %i 2>/dev/null) ]]; }
-iterations() { q "SELECT COUNT(*) FROM iterations WHERE run_id = $1"; }
-has_iterations() { (($(iterations "$1") >= $2)); }
-# new_run_iterations PREV N: a run newer than run PREV has stored at least N iterations.
-new_run_iterations() {
-  local run
-  run=$(last_run)
-  [[ -n $run && $run -gt $1 ]] && has_iterations "$run" "$2"
-}
-# Worker processes of a run: a sailor-worker whose command line names the run directory.
-workers_of() { pgrep -f "sailor-worker --spec $1/spec.json" || true; }
 
 echo "== 1. a run to completion, against the local launcher"
 "$bin/sailor" run "${common[@]}" --iterations 8 >"$work/local.jsonl" || fail "local run failed"

@@ -22,10 +22,7 @@ probe=$5
 # shellcheck source=tests/runtime/slurm_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/slurm_lib.sh"
 
-[[ $(id -u) -eq 0 ]] || skip "not root: the one-node Slurm cluster's daemons run as root"
-for cmd in munged slurmctld slurmd sbatch srun squeue scontrol sqlite3 jq ss ip; do
-  command -v "$cmd" >/dev/null || skip "$cmd not found: install slurm-wlm, munge, sqlite3, jq, iproute2"
-done
+slurm_require munged slurmctld slurmd sbatch srun squeue scontrol sqlite3 jq ss ip
 
 slurm_work_on_cluster sailor-slurm-security
 
@@ -38,18 +35,19 @@ jq --arg i "$ifname" '.network_interface = $i' "$src/tests/data/runtime/slurm-lo
 
 store=$work/runs.sqlite
 data=$src/tests/data/runtime
-iterations=200
+n_iterations=200
 "$bin/sailor" run --plan "$data/pp2-dp2.json" --scenario "$src/resources/scenarios/default.json" \
   --job "$data/job.json" --hidden 64 --seq-len 16 --dtype float64 --store "$store" \
-  --launcher slurm --cluster "$work/cluster.json" --iterations "$iterations" >"$work/run.jsonl" &
+  --launcher slurm --cluster "$work/cluster.json" --iterations "$n_iterations" >"$work/run.jsonl" &
 pid=$!
 
-q() { sqlite3 "$store" "$1" 2>/dev/null || true; }
+# The store may not exist yet while the run starts: no error then.
+q_quiet() { sqlite3 "$store" "$1" 2>/dev/null || true; }
 deadline=$((SECONDS + 120))
 address=
 until [[ -n $address ]]; do
   ((SECONDS < deadline)) || fail "no rendezvous address within 120 s"
-  rundir=$(q "SELECT run_dir FROM runs ORDER BY id DESC LIMIT 1")
+  rundir=$(q_quiet "SELECT run_dir FROM runs ORDER BY id DESC LIMIT 1")
   [[ -n $rundir && -s $rundir/rendezvous.address ]] && address=$(cat "$rundir/rendezvous.address")
   sleep 0.2
 done
@@ -74,18 +72,18 @@ kill -0 "$pid" 2>/dev/null || fail "the run ended before the probes were done: r
 
 echo "== 4. the token on no command line"
 token=$(cat "$rundir/token")
-if ps -eo args | grep -F -- "$token" | grep -v grep >/dev/null; then fail "the token is on a command line"; fi
+if pgrep -f -- "$token" >/dev/null; then fail "the token is on a command line: $(pgrep -af -- "$token")"; fi
 echo "not on any command line"
 
 echo "== 3. the run goes on"
 wait "$pid" || fail "the run exited $?"
 [[ $(q "SELECT status FROM runs WHERE id = $run") == finished ]] || fail "run $run not finished"
-[[ $(q "SELECT COUNT(*) FROM iterations WHERE run_id = $run") == "$iterations" ]] ||
-  fail "run $run stored $(q "SELECT COUNT(*) FROM iterations WHERE run_id = $run") of $iterations iterations"
+[[ $(iterations "$run") == "$n_iterations" ]] ||
+  fail "run $run stored $(iterations "$run") of $n_iterations iterations"
 refusals=$(q "SELECT json_extract(payload, '$.message') FROM events WHERE run_id = $run AND kind = 'warning' AND json_extract(payload, '$.message') LIKE 'rendezvous store: refused%'")
 echo "$refusals"
 for why in "no token proof within" "wrong token proof" "expected a 64-byte token proof" "a first frame of 100 MiB"; do
   grep -qF "$why" <<<"$refusals" || fail "no warning event says '$why'"
 done
 [[ $(wc -l <<<"$refusals") == 4 ]] || fail "expected 4 refusals, got: $refusals"
-echo "run $run finished its $iterations iterations; 4 refusals recorded as warning events"
+echo "run $run finished its $n_iterations iterations; 4 refusals recorded as warning events"
