@@ -280,6 +280,9 @@ void RunClient::handleLine(const QByteArray& line) {
                  },
                  [&](const sailor::RunFinishedEvent& e) { finished_event_ = e; },
                  [&](const sailor::JobStateEvent& e) { emit jobState(e); },
+                 // Checkpoints and resumes reach the monitor through eventReceived.
+                 [&](const sailor::CheckpointEvent&) {},
+                 [&](const sailor::ResumedEvent&) {},
              },
              event.body);
 }

@@ -622,6 +622,9 @@ void RunMonitor::applyEvent(const sailor::RunEvent& event) {
                  [&](const sailor::RunErrorEvent& e) { onError(e, time); },
                  [&](const sailor::RunFinishedEvent& e) { onFinished(e, time); },
                  [&](const sailor::JobStateEvent& e) { onJobState(e, time); },
+                 // Not shown yet (issue 27, item 5: the run monitor's markers).
+                 [&](const sailor::CheckpointEvent&) {},
+                 [&](const sailor::ResumedEvent&) {},
              },
              event.body);
 }

@@ -4,7 +4,8 @@
 //   run status names ....... runStatusName, runStatusFromName
 //   decoding helpers ....... text, numberOrNull, optionalInt, array (field paths in errors)
 //   decoders, per kind ..... runStarted, warning, workersStarted, workersReady, iteration
-//                            (iterationParts: its stages and ranks), error, finished, jobState
+//                            (iterationParts: its stages and ranks), error, finished, jobState,
+//                            checkpoint, resumed
 //   encoders, per kind ..... the Encoder visitor: one operator() per kind, the inverse of the
 //                            decoder of that kind
 //   entry points ........... RunEvent::kind, toJson, runEventFromJson, parseRunEvent
@@ -233,6 +234,33 @@ JobStateEvent jobState(const json& j, const std::string& p) {
   return e;
 }
 
+CheckpointEvent checkpoint(const json& j, const std::string& p) {
+  CheckpointEvent e;
+  e.iteration = ju::getInt32(j, "iteration", p, 0);
+  e.directory = text(j, "directory", p);
+  e.shards = ju::getInt32(j, "shards", p, 1);
+  e.bytes = ju::getInt(j, "bytes", p, 0);
+  e.write_seconds = ju::getNonNegative(j, "write_seconds", p);
+  const json& removed = array(j, "removed", p);
+  for (std::size_t i = 0; i < removed.size(); ++i) {
+    const std::string at = fieldOf(p, "removed[" + std::to_string(i) + "]");
+    if (!removed[i].is_number_integer() || removed[i].get<std::int64_t>() < 0 ||
+        removed[i].get<std::int64_t>() > std::numeric_limits<int>::max())
+      throw InputError(at, ju::describe(removed[i]), "an iteration (a non-negative integer)");
+    e.removed.push_back(removed[i].get<int>());
+  }
+  return e;
+}
+
+ResumedEvent resumed(const json& j, const std::string& p) {
+  ResumedEvent e;
+  e.from_iteration = ju::getInt32(j, "from_iteration", p, 1);
+  e.checkpoint = text(j, "checkpoint", p);
+  e.iterations = ju::getInt32(j, "iterations", p, 0);
+  e.iterations_discarded = ju::getInt32(j, "iterations_discarded", p, 0);
+  return e;
+}
+
 // A loss or grad norm as printed: null when not finite (JSON has no NaN or infinity).
 json finiteOrNull(double x) {
   return std::isfinite(x) ? json(x) : json();
@@ -334,6 +362,20 @@ struct Encoder {
     out["reason"] = e.reason;
     if (!e.run_dir.empty()) out["run_dir"] = e.run_dir;
   }
+  void operator()(const CheckpointEvent& e) const {
+    out["iteration"] = e.iteration;
+    out["directory"] = e.directory;
+    out["shards"] = e.shards;
+    out["bytes"] = e.bytes;
+    out["write_seconds"] = e.write_seconds;
+    out["removed"] = e.removed;
+  }
+  void operator()(const ResumedEvent& e) const {
+    out["from_iteration"] = e.from_iteration;
+    out["checkpoint"] = e.checkpoint;
+    out["iterations"] = e.iterations;
+    out["iterations_discarded"] = e.iterations_discarded;
+  }
 };
 
 }  // namespace
@@ -373,6 +415,8 @@ const char* RunEvent::kind() const {
     const char* operator()(const RunErrorEvent&) const { return "error"; }
     const char* operator()(const RunFinishedEvent&) const { return "finished"; }
     const char* operator()(const JobStateEvent&) const { return "job_state"; }
+    const char* operator()(const CheckpointEvent&) const { return "checkpoint"; }
+    const char* operator()(const ResumedEvent&) const { return "resumed"; }
   };
   return std::visit(Name{}, body);
 }
@@ -399,10 +443,12 @@ RunEvent runEventFromJson(const json& j) {
   else if (kind == "error") e.body = error(j, kind);
   else if (kind == "finished") e.body = finished(j, kind);
   else if (kind == "job_state") e.body = jobState(j, kind);
+  else if (kind == "checkpoint") e.body = checkpoint(j, kind);
+  else if (kind == "resumed") e.body = resumed(j, kind);
   else
     throw InputError("event", "\"" + kind + "\"",
                      "one of run_started, warning, workers_started, workers_ready, iteration, "
-                     "error, finished, job_state");
+                     "error, finished, job_state, checkpoint, resumed");
   return e;
 }
 

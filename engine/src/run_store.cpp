@@ -680,6 +680,35 @@ void RunStore::adoptRun(std::int64_t run_id) {
   tx.commit();
 }
 
+int RunStore::resumeRun(std::int64_t run_id, int from_iteration, int iterations_planned,
+                        const nlohmann::json& event) {
+  Transaction tx(db_, path_);
+  bool status_ok = false;
+  {
+    Statement s(db_, path_, "SELECT status FROM runs WHERE id = ?1");
+    s.bind(1, run_id);
+    if (!s.step()) fail("no run " + std::to_string(run_id));
+    const std::string status = s.text(0);
+    status_ok = status == "failed" || status == "stopped";
+  }
+  if (!status_ok) fail("run " + std::to_string(run_id) + " is not stopped or failed");
+  Statement del(db_, path_, "DELETE FROM iterations WHERE run_id = ?1 AND iteration >= ?2");
+  del.bind(1, run_id).bind(2, from_iteration).run();
+  const int removed = sqlite3_changes(db_);
+  Statement up(db_, path_,
+               "UPDATE runs SET status = 'running', finished_at = NULL, error = NULL, "
+               "iterations_planned = ?2, "
+               "iterations_done = (SELECT COUNT(*) FROM iterations WHERE run_id = ?1), "
+               "controller_pid = ?3, controller_host = ?4, controller_boot_id = ?5, "
+               "controller_start_ticks = ?6 WHERE id = ?1");
+  const ControllerId self = currentController();
+  up.bind(1, run_id).bind(2, iterations_planned).bind(3, self.pid).bind(4, self.host);
+  up.bind(5, self.boot_id).bind(6, self.start_ticks).run();
+  insertEvent(run_id, event);
+  tx.commit();
+  return removed;
+}
+
 std::vector<std::int64_t> RunStore::failOrphanedRuns() {
   std::vector<RunRecord> running;
   {

@@ -42,6 +42,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "checkpoint_files.hpp"
 #include "launcher.hpp"
 #include "launcher_slurm.hpp"
 #include "sailor/error.hpp"
@@ -207,9 +208,20 @@ class Run {
   // The same for `sailor runs attach`: the run's directory and its iterations so far; no
   // run_started or workers_started again, and iterations the store has are not stored twice.
   int attach(const std::string& run_dir, int iterations_done) noexcept;
+  // Checkpoints go to `dir` (docs/runtime.md "Checkpoints and resume"); set before execute().
+  void setCheckpointDir(std::string dir) { checkpoint_dir_ = std::move(dir); }
+  // `sailor run --resume`: the workers restore `step_dir` and train from `start_iteration`;
+  // `resumed` (already stored with the run's resumption) is printed in place of run_started.
+  void setResume(std::string step_dir, int start_iteration, json resumed) {
+    resume_step_dir_ = std::move(step_dir);
+    iterations_done_ = start_iteration;
+    resumed_event_ = std::move(resumed);
+  }
 
  private:
   void announce();
+  void announceStart();
+  void writeWorkerSpec();
   void startRendezvous();
   void launchWorkers();
   Ending supervise();
@@ -220,6 +232,7 @@ class Run {
 
   void onLine(Worker& w, const std::string& line);
   void onIterationComplete(int iteration);
+  void onCheckpointShard(const json& msg);
   void storeWrite(const std::function<void()>& write);
   RunEvent typed(RunEventBody body) const { return RunEvent{run_id_, utcNow(), std::move(body)}; }
   void event(RunEventBody body);
@@ -248,6 +261,15 @@ class Run {
   bool store_full_ = false;         // SAILOR_TEST_FAULT=disk-full has tripped: writes fail
   std::map<int, int> warnings_stored_, warnings_seen_;  // worker warnings by rank (attach)
   bool attached_ = false;  // `sailor runs attach`: the run started under another
+  // Checkpoints: the run's directory (empty: none), and the shards reported so far by step.
+  std::string checkpoint_dir_;
+  struct StepShards {
+    std::vector<ShardEntry> shards;
+    double write_seconds = 0;  // the slowest shard's
+  };
+  std::map<int, StepShards> step_shards_;
+  std::string resume_step_dir_;  // --resume: the checkpoint the workers restore
+  std::optional<json> resumed_event_;
   bool cluster() const { return options_.launcher == "slurm"; }
   Clock::time_point started_ = Clock::now();
 };
@@ -319,6 +341,25 @@ int Run::execute() noexcept {
 void Run::announce() {
   worker_spec_ = spec_;
   if (!options_.backend.empty()) worker_spec_.backend = options_.backend;
+  // What a resume restarts the run with: the workers' spec, beside its checkpoints.
+  if (!checkpoint_dir_.empty()) {
+    makeDirs(checkpoint_dir_);
+    writeFileDurably(checkpoint_dir_ + "/spec.json", worker_spec_.toJson().dump(2));
+    writeFileDurably(checkpoint_dir_ + "/options.json",
+                     json{{"checkpoint_every", options_.checkpoint_every},
+                          {"checkpoint_keep", options_.checkpoint_keep}}
+                         .dump(2));
+  }
+  if (resumed_event_) {  // stored by resumeController with the run's new status
+    emit_(*resumed_event_);
+    for (const std::string& w : options_.warnings) event(RunWarningEvent{w, std::nullopt});
+  } else {
+    announceStart();
+  }
+  writeWorkerSpec();
+}
+
+void Run::announceStart() {
   RunStartedEvent started;
   started.name = options_.name;
   started.world_size = spec_.worldSize();
@@ -337,7 +378,9 @@ void Run::announce() {
   started.store = store_.path();
   event(std::move(started));
   for (const std::string& w : options_.warnings) event(RunWarningEvent{w, std::nullopt});
+}
 
+void Run::writeWorkerSpec() {
   if (cluster()) {  // run_main wrote the spec, the token and the script there
     spec_dir_ = options_.run_dir;
     spec_file_ = spec_dir_ + "/spec.json";
@@ -382,6 +425,14 @@ void Run::launchWorkers() {
                         {options_.worker_path, "--spec", spec_file_, "--rank", std::to_string(r),
                          "--store", rendezvous_addr_, "--generation", std::to_string(generation_),
                          "--timeout", std::to_string(options_.collective_timeout_s)}});
+  for (WorkerCommand& c : commands) {
+    if (!checkpoint_dir_.empty() && options_.checkpoint_every > 0)
+      c.argv.insert(c.argv.end(), {"--checkpoint-dir", checkpoint_dir_, "--checkpoint-every",
+                                   std::to_string(options_.checkpoint_every)});
+    if (!resume_step_dir_.empty())
+      c.argv.insert(c.argv.end(), {"--resume-from", resume_step_dir_, "--start-iteration",
+                                   std::to_string(iterations_done_)});
+  }
   const std::vector<LaunchedWorker> launched = launcher_.launch(commands);
   workers_.resize(launched.size());
   if (const std::string job = launcher_.jobId(); !job.empty()) {
@@ -610,9 +661,52 @@ void Run::onLine(Worker& w, const std::string& line) {
     int& seen = warnings_seen_[w.place.rank];
     if (attached_ && seen++ < warnings_stored_[w.place.rank]) return;
     event(RunWarningEvent{msg.value("message", ""), w.place.rank});
+  } else if (type == "checkpoint") {
+    onCheckpointShard(msg);
   } else if (type == "done") {
     w.done = true;
   }
+}
+
+// A worker of replica 0 has written its shard of a step durably. Once every shard of the step is
+// reported, the manifest is written (durably, last: it is what makes the step a checkpoint), the
+// checkpoint event stored and printed, and the complete checkpoints beyond the retention count
+// removed, oldest first. The newest complete one is never removed (checkpoint_keep >= 1), nor a
+// step still being written (it has no manifest).
+void Run::onCheckpointShard(const json& msg) {
+  if (checkpoint_dir_.empty()) return;
+  const int it = msg.value("iteration", -1);
+  if (it < 0) return;
+  StepShards& step = step_shards_[it];
+  step.shards.push_back(ShardEntry{msg.value("file", ""), msg.value("bytes", std::int64_t{0}),
+                                   msg.value("sha256", "")});
+  step.write_seconds = std::max(step.write_seconds, reportNumber(msg, "write_seconds"));
+  int expected = 0;  // one shard per worker of replica 0
+  for (const Worker& w : workers_) expected += w.place.replica == 0 ? 1 : 0;
+  if (static_cast<int>(step.shards.size()) < expected) return;
+  Manifest m;
+  m.iteration = it;
+  m.fingerprint = specFingerprint(worker_spec_.toJson());
+  m.shards = step.shards;
+  std::sort(m.shards.begin(), m.shards.end(),
+            [](const ShardEntry& a, const ShardEntry& b) { return a.file < b.file; });
+  const std::string dir = checkpoint_dir_ + "/" + stepDirName(it);
+  writeFileDurably(dir + "/" + kManifestFile, m.toJson().dump(2));
+  CheckpointEvent e;
+  e.iteration = it;
+  e.directory = dir;
+  e.shards = static_cast<int>(m.shards.size());
+  for (const ShardEntry& sh : m.shards) e.bytes += sh.bytes;
+  e.write_seconds = step.write_seconds;
+  step_shards_.erase(it);
+  const std::vector<Manifest> complete = completeCheckpoints(checkpoint_dir_);
+  const int keep = std::max(1, options_.checkpoint_keep);
+  for (std::size_t i = 0; i + static_cast<std::size_t>(keep) < complete.size(); ++i) {
+    removeStepDir(checkpoint_dir_ + "/" + stepDirName(complete[i].iteration));
+    e.removed.push_back(complete[i].iteration);
+  }
+  if (!e.removed.empty()) syncDir(checkpoint_dir_);
+  event(std::move(e));
 }
 
 // Every rank has reported `iteration`: one iteration event, stored with its row in one
@@ -670,6 +764,13 @@ void Run::onIterationComplete(int iteration) {
 }
 
 }  // namespace
+
+std::string checkpointRoot(const std::string& store_path) {
+  std::string dir = store_path;
+  const auto slash = dir.rfind('/');
+  dir = slash == std::string::npos ? std::string(".") : dir.substr(0, slash);
+  return (dir.empty() ? std::string("/") : dir) + "/checkpoints";
+}
 
 std::string runDirParent() {
   const char* tmp = std::getenv("TMPDIR");
@@ -740,6 +841,98 @@ int runController(const RunSpec& spec, const json& scenario, const json& job,
   const std::unique_ptr<Launcher> launcher =
       local ? makeLocalLauncher() : makeSlurmLauncher(SlurmLaunch{options.run_dir, ""});
   Run run(spec, options, emit, store, run_id, *launcher);
+  if (local && options.checkpoint_every > 0)
+    run.setCheckpointDir(checkpointRoot(options.store_path) + "/run-" + std::to_string(run_id));
+  return run.execute();
+}
+
+int resumeController(const std::string& store_path, std::int64_t run_id, int iterations,
+                     ControllerOptions options, const std::function<void(const json&)>& emit) {
+  sweepRunDirs();
+  RunStore store(store_path);
+  // A run whose controller was killed is still `running` until this records it failed.
+  for (const std::int64_t orphan : store.failOrphanedRuns())
+    std::cerr << "sailor run: marked run " << orphan << " failed: its controller is gone\n";
+  const std::string what = "run " + std::to_string(run_id);
+  const std::optional<RunRecord> rec = store.run(run_id);
+  if (!rec)
+    throw InputError("--resume", std::to_string(run_id),
+                     "a run id of `sailor runs list` in " + store_path);
+  if (rec->status != RunStatus::Failed && rec->status != RunStatus::Stopped)
+    throw InputError("--resume",
+                     what + ", which is " + runStatusName(rec->status) +
+                         (rec->status == RunStatus::Running
+                              ? " (controller pid " + std::to_string(rec->controller.pid) + ")"
+                              : ""),
+                     "a stopped or failed run");
+  if (!rec->launcher.empty() && rec->launcher != "local")
+    throw InputError("--resume", what + ", a " + rec->launcher + " run",
+                     "a local run (checkpoints are local-launcher only)");
+  const std::string dir = checkpointRoot(store_path) + "/run-" + std::to_string(run_id);
+  const std::vector<Manifest> complete = completeCheckpoints(dir);
+  if (complete.empty())
+    throw InputError("--resume", what + ", which has no complete checkpoint in " + dir,
+                     "a run started with --checkpoint-every N that completed a checkpoint");
+  const Manifest& last = complete.back();
+  RunSpec spec;
+  try {
+    spec = RunSpec::fromJson(json_util::readFile(dir + "/spec.json"));
+  } catch (const std::exception& e) {
+    throw InputError("--resume",
+                     what + ": its checkpoint spec does not read (" + std::string(e.what()) + ")",
+                     "the spec.json its run wrote in " + dir);
+  }
+  if (specFingerprint(spec.toJson()) != last.fingerprint || spec.plan.toJson() != rec->plan)
+    throw InputError("--resume",
+                     what + ": " + dir + "/spec.json is not the spec of its checkpoints",
+                     "the spec the run was started with");
+  if (iterations > 0) spec.iterations = iterations;
+  const int start = last.iteration + 1;
+  if (spec.iterations <= start)
+    throw InputError(iterations > 0 ? "--iterations" : "--resume",
+                     std::to_string(spec.iterations) + " iterations",
+                     "more than " + std::to_string(start) +
+                         ", the iterations its last checkpoint holds (give --iterations N)");
+  options.name = rec->name;
+  options.launcher = "local";
+  // The checkpoint settings the run had, unless this resume gives its own.
+  if (options.checkpoint_every < 0) {
+    options.checkpoint_every = 0;
+    try {
+      const json had = json_util::readFile(dir + "/options.json");
+      options.checkpoint_every = had.value("checkpoint_every", 0);
+      if (options.checkpoint_keep < 1) options.checkpoint_keep = had.value("checkpoint_keep", 2);
+    } catch (const std::exception&) {  // none written: no checkpoints after the resume
+    }
+  }
+  if (options.checkpoint_keep < 1) options.checkpoint_keep = 2;
+
+  struct sigaction sa {};
+  sa.sa_handler = onSignal;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  const std::string step_dir = dir + "/" + stepDirName(last.iteration);
+  ResumedEvent resumed{start, step_dir, spec.iterations, 0};
+  // The count of discarded iterations is known once they are removed: stored in the same
+  // transaction, the event says how many of the store's it was about to remove.
+  int stored_after = 0;
+  for (const IterationRecord& r : store.iterations(run_id)) stored_after += r.iteration >= start;
+  resumed.iterations_discarded = stored_after;
+  const json resumed_json = toJson(RunEvent{run_id, utcNow(), resumed});
+  store.resumeRun(run_id, start, spec.iterations, resumed_json);
+  // Steps never completed (a worker or the controller died while they were written) are
+  // removed: nothing writes them any more, and the resumed run writes its own.
+  const std::vector<int> steps = stepDirs(dir);
+  for (const int it : steps)
+    if (std::none_of(complete.begin(), complete.end(),
+                     [&](const Manifest& m) { return m.iteration == it; }))
+      removeStepDir(dir + "/" + stepDirName(it));
+
+  const std::unique_ptr<Launcher> launcher = makeLocalLauncher();
+  Run run(spec, options, emit, store, run_id, *launcher);
+  if (options.checkpoint_every > 0) run.setCheckpointDir(dir);
+  run.setResume(step_dir, start, resumed_json);
   return run.execute();
 }
 

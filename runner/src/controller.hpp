@@ -31,7 +31,16 @@ struct ControllerOptions {
   // run (the events files are what `sailor runs attach` reads).
   std::string launcher = "local";
   std::string run_dir;
+  // Checkpoints (docs/runtime.md "Checkpoints and resume"): after iteration i with
+  // (i + 1) % checkpoint_every == 0 (0: none), keeping the checkpoint_keep newest complete ones,
+  // under checkpointRoot(store_path)/run-<ID>.
+  int checkpoint_every = 0;
+  int checkpoint_keep = 2;
 };
+
+// Where the checkpoints of the runs of a store live: <the store's directory>/checkpoints (a local
+// run's private directory is removed when it ends; checkpoints outlive the run).
+std::string checkpointRoot(const std::string& store_path);
 
 // Exit codes of `sailor run`.
 constexpr int kExitRunOk = 0;
@@ -61,6 +70,15 @@ int sweepRunDirs();
 int runController(const RunSpec& spec, const nlohmann::json& scenario, const nlohmann::json& job,
                   const ControllerOptions& options,
                   const std::function<void(const nlohmann::json&)>& emit);
+
+// `sailor run --resume ID`: restarts the stopped or failed local run ID of the store from its
+// last complete checkpoint, in the same run record (its plan and spec; `iterations` > 0 sets
+// a new planned count). Throws InputError, with nothing changed, for an unknown id, a run that
+// is running or finished, a cluster run, or one without a complete checkpoint. Returns an exit
+// code above. options.checkpoint_every < 0 (checkpoint_keep < 1): the run's own settings.
+int resumeController(const std::string& store_path, std::int64_t run_id, int iterations,
+                     ControllerOptions options,
+                     const std::function<void(const nlohmann::json&)>& emit);
 
 // `sailor runs attach ID`: takes over the running cluster run ID of the store whose controller
 // died: reads its workers' events files from the start, keeps the iterations the store lacks

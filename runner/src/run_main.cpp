@@ -42,6 +42,7 @@ namespace {
 
 constexpr const char* kHelp =
     "Usage: sailor run --plan FILE --scenario FILE --job FILE [options]\n"
+    "       sailor run --resume RUN_ID [--store FILE] [--iterations N] [checkpoint options]\n"
     "\n"
     "Trains the job's model on the plan with the bundled runtime: one sailor-worker process per\n"
     "GPU of the plan (pipeline 1F1B, tensor and data parallelism over PyTorch c10d: Gloo on CPU,\n"
@@ -81,6 +82,14 @@ constexpr const char* kHelp =
     "                            is not UTF-8 shown as U+FFFD)\n"
     "  --heartbeat-timeout S     a worker silent this long has failed (default 5)\n"
     "  --worker FILE             sailor-worker binary (default: next to this one)\n"
+    "  --checkpoint-every N      after every N iterations, a checkpoint of the whole training\n"
+    "                            state (sharded, written in the background; default 0: none),\n"
+    "                            in <store directory>/checkpoints/run-ID (local runs only)\n"
+    "  --checkpoint-keep K       complete checkpoints kept, the newest (default 2)\n"
+    "  --resume RUN_ID           restart the stopped or failed run RUN_ID from its last\n"
+    "                            complete checkpoint, in the same run record, same plan and\n"
+    "                            spec (--iterations N changes its planned count; the\n"
+    "                            checkpoint options default to the run's own)\n"
     "\n"
     "Paths given to --data and --store must be valid UTF-8 (they are printed in events).\n"
     "\n"
@@ -170,7 +179,10 @@ const std::vector<std::string> kValuedOptions{"--plan",
                                               "--cluster",
                                               "--partition",
                                               "--account",
-                                              "--time"};
+                                              "--time",
+                                              "--checkpoint-every",
+                                              "--checkpoint-keep",
+                                              "--resume"};
 
 // argv[first..argc) as `sailor run` reads it. A valued option takes the next argument whatever
 // it is, or `--option=value`; --local is accepted and changes nothing. Bad input, in the order
@@ -212,7 +224,8 @@ RunArgs parseRunArgs(int argc, char** argv, int first) {
     if (const auto& given = app.get_option(k)->results(); !given.empty())
       out.values[k] = given.back();
   for (const char* req : {"--plan", "--scenario", "--job"})
-    if (!out.has(req)) throw InputError(req, "nothing", "a file (see `sailor run --help`)");
+    if (!out.has("--resume") && !out.has(req))
+      throw InputError(req, "nothing", "a file (see `sailor run --help`)");
   return out;
 }
 
@@ -285,6 +298,67 @@ ControllerOptions controllerOptionsFromArgs(const RunArgs& a, const RunSpec& spe
     co.warnings.push_back("job precision fp16: the runtime trains in " + spec.dtype +
                           " (fp16 needs loss scaling, which is not implemented; bf16 is)");
   return co;
+}
+
+// --checkpoint-every (a non-negative integer) and --checkpoint-keep (at least 1) into `co`.
+void checkpointOptions(const RunArgs& a, ControllerOptions& co) {
+  if (a.has("--checkpoint-every"))
+    co.checkpoint_every = intArg("--checkpoint-every", a.at("--checkpoint-every"));
+  if (a.has("--checkpoint-keep")) {
+    co.checkpoint_keep = intArg("--checkpoint-keep", a.at("--checkpoint-keep"));
+    if (co.checkpoint_keep < 1)
+      throw InputError("--checkpoint-keep", a.at("--checkpoint-keep"),
+                       "at least 1 (the newest complete checkpoint is always kept)");
+  }
+}
+
+// `sailor run --resume ID [--store FILE] [--iterations N] [--checkpoint-every N]
+// [--checkpoint-keep K] [--heartbeat-timeout S] [--worker FILE]`: everything else is the run's
+// own (its plan, scenario, job and spec), so giving it is refused.
+int resumeMain(const RunArgs& a) {
+  for (const std::string& k : kValuedOptions) {
+    static const std::vector<std::string> kAllowed{"--resume",          "--store",
+                                                   "--iterations",      "--checkpoint-every",
+                                                   "--checkpoint-keep", "--heartbeat-timeout",
+                                                   "--worker",          "--max-local-processes"};
+    if (a.has(k) && std::find(kAllowed.begin(), kAllowed.end(), k) == kAllowed.end())
+      throw InputError(k, "given with --resume",
+                       "none: a resumed run keeps its plan, scenario, job and spec");
+  }
+  if (a.dry_run) throw InputError("--dry-run", "given with --resume", "none");
+  const std::string& id_text = a.at("--resume");
+  std::size_t used = 0;
+  long long id = 0;
+  try {
+    id = std::stoll(id_text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != id_text.size() || id < 1)
+    throw InputError("--resume", "\"" + shownUtf8(id_text) + "\"", "a run id (a positive integer)");
+  ControllerOptions co;
+  co.checkpoint_every = -1;  // the run's own unless given
+  co.checkpoint_keep = 0;
+  checkpointOptions(a, co);
+  co.worker_path = a.has("--worker")              ? a.at("--worker")
+                   : std::getenv("SAILOR_WORKER") ? std::getenv("SAILOR_WORKER")
+                                                  : selfDir() + "/sailor-worker";
+  if (access(co.worker_path.c_str(), X_OK) != 0)
+    throw InputError("--worker", "\"" + co.worker_path + "\"", "an executable sailor-worker");
+  if (a.has("--heartbeat-timeout"))
+    co.heartbeat_timeout_s = numberArg("--heartbeat-timeout", a.at("--heartbeat-timeout"));
+  const std::string store = a.has("--store")
+                                ? utf8Arg("--store", a.at("--store"))
+                                : utf8Arg("run store path (SAILOR_RUN_STORE, XDG_DATA_HOME, HOME)",
+                                          RunStore::defaultPath());
+  const int iterations = a.has("--iterations") ? intArg("--iterations", a.at("--iterations")) : 0;
+  const int code = resumeController(store, id, iterations, co, [](const json& e) {
+    const std::string line = e.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+    std::fwrite(line.data(), 1, line.size(), stdout);
+    std::fflush(stdout);
+  });
+  std::fflush(nullptr);
+  std::_Exit(code);
 }
 
 // Hex of 32 random bytes: a cluster run's token.
@@ -427,6 +501,7 @@ int main(int argc, char** argv) {
       std::cout << kHelp;
       return 0;
     }
+    if (args.has("--resume")) return resumeMain(args);
     const Catalog catalog = Catalog::load(resourceDir());
     const std::string& plan_path = args.at("--plan");
     const Scenario scenario = load<Scenario>(
@@ -445,7 +520,13 @@ int main(int argc, char** argv) {
     if (ro.data != "synthetic")
       (void)TokenSource::textFile(ro.data, ro.seed).sample(0, spec.model.sequence_length);
     ControllerOptions co = controllerOptionsFromArgs(args, spec, job);
+    checkpointOptions(args, co);
     const std::string launcher = args.has("--launcher") ? args.at("--launcher") : "local";
+    // A cluster run's workers would write their shards on the nodes, and the controller may be
+    // gone (attach): checkpoints are local-launcher only for now.
+    if (launcher == "slurm" && co.checkpoint_every > 0)
+      throw InputError("--checkpoint-every", "given with --launcher slurm",
+                       "a local run (checkpoints of Slurm runs are not implemented yet)");
     if (launcher != "local" && launcher != "slurm")
       throw InputError("--launcher", "\"" + shownUtf8(launcher) + "\"", "local or slurm");
     if (launcher == "local" && args.dry_run)

@@ -31,6 +31,14 @@ class Trainer {
   Trainer(const RunSpec& spec, int rank, Groups groups, torch::Dtype dtype, torch::Device device);
   IterationReport step(int iteration);
 
+  // Checkpoints (trainer_checkpoint.cpp, docs/runtime.md "Checkpoints and resume"). snapshot:
+  // this rank's shard after iteration `iteration` (parameters, optimizer state with its step
+  // counts, how each tensor is sharded) copied into CPU tensors, which training may then change.
+  // restore: the state of the shards of replica 0 of this rank's stage (by tp rank), resharded
+  // when this rank's tp degree differs from replica 0's.
+  c10::Dict<std::string, at::Tensor> snapshot(int iteration) const;
+  void restore(const std::vector<c10::Dict<std::string, at::Tensor>>& replica0_shards);
+
  private:
   struct Pass;  // one iteration's pipeline state (trainer.cpp)
 

@@ -24,6 +24,7 @@
 #include <torch/csrc/distributed/c10d/FileStore.hpp>
 
 #include "auth_store.hpp"
+#include "checkpoint.hpp"
 #include "comm.hpp"
 #include "sailor/json_util.hpp"
 #include "trainer.hpp"
@@ -55,6 +56,10 @@ struct Args {
   std::string store_file;        // --store file:PATH (a local run); else store_host:port
   std::string store_address;     // --store-address FILE: where rank 0 publishes HOST:PORT
   int rank = -1, port = 0, generation = 0, timeout_s = 60;
+  std::string checkpoint_dir;  // --checkpoint-dir: where replica 0 writes its shards
+  int checkpoint_every = 0;    // --checkpoint-every N: after iteration i with (i + 1) % N == 0
+  std::string resume_from;     // --resume-from STEP_DIR: a complete checkpoint to start from
+  int start_iteration = 0;     // --start-iteration: the first iteration to train
 };
 
 Args parse(int argc, char** argv) {
@@ -82,12 +87,18 @@ Args parse(int argc, char** argv) {
     } else if (k == "--store-address") a.store_address = value();
     else if (k == "--generation") a.generation = std::stoi(value());
     else if (k == "--timeout") a.timeout_s = std::stoi(value());
+    else if (k == "--checkpoint-dir") a.checkpoint_dir = value();
+    else if (k == "--checkpoint-every") a.checkpoint_every = std::stoi(value());
+    else if (k == "--resume-from") a.resume_from = value();
+    else if (k == "--start-iteration") a.start_iteration = std::stoi(value());
     else throw std::runtime_error("unknown option " + k);
   }
   if (a.spec.empty() || a.rank < 0 || (a.store_file.empty() && a.store_host.empty()))
     throw std::runtime_error(
         "usage: sailor-worker --spec FILE --rank R --store file:PATH|HOST:PORT "
-        "[--store-address FILE] [--generation G] [--timeout SECONDS] (started by `sailor run`)");
+        "[--store-address FILE] [--generation G] [--timeout SECONDS] [--checkpoint-dir DIR "
+        "--checkpoint-every N] [--resume-from STEP_DIR --start-iteration I] (started by `sailor "
+        "run`)");
   return a;
 }
 
@@ -195,7 +206,21 @@ int main(int argc, char** argv) {
                 {"backend", backend},
                 {"device", device.str()}});
 
-    for (int it = 0; it < spec.iterations; ++it) report(iterationMessage(trainer.step(it), device));
+    // Checkpoints (docs/runtime.md "Checkpoints and resume"): replica 0 holds the state every
+    // replica has; a replica > 0 restores replica 0's shard of its stage.
+    if (!args.resume_from.empty())
+      trainer.restore(loadReplica0Shards(spec, args.rank, args.resume_from));
+    std::unique_ptr<CheckpointWriter> writer;
+    const RankPlacement& me = spec.ranks.at(static_cast<std::size_t>(args.rank));
+    if (args.checkpoint_every > 0 && me.replica == 0)
+      writer =
+          std::make_unique<CheckpointWriter>(args.checkpoint_dir, me.stage, me.tp_rank, report);
+    for (int it = args.start_iteration; it < spec.iterations; ++it) {
+      report(iterationMessage(trainer.step(it), device));
+      if (writer && (it + 1) % args.checkpoint_every == 0) writer->submit(it, trainer.snapshot(it));
+      if (writer) writer->check();
+    }
+    if (writer) writer->finish();
     finishGroups(groups, device);
     running = false;
     heartbeat.join();

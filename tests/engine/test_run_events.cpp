@@ -145,6 +145,20 @@ class Diff {
     field("reason", a.reason, b.reason);
     field("run_dir", a.run_dir, b.run_dir);
   }
+  void operator()(const sailor::CheckpointEvent& a, const sailor::CheckpointEvent& b) {
+    field("iteration", a.iteration, b.iteration);
+    field("directory", a.directory, b.directory);
+    field("shards", a.shards, b.shards);
+    field("bytes", a.bytes, b.bytes);
+    number("write_seconds", a.write_seconds, b.write_seconds);
+    field("removed", a.removed, b.removed);
+  }
+  void operator()(const sailor::ResumedEvent& a, const sailor::ResumedEvent& b) {
+    field("from_iteration", a.from_iteration, b.from_iteration);
+    field("checkpoint", a.checkpoint, b.checkpoint);
+    field("iterations", a.iterations, b.iterations);
+    field("iterations_discarded", a.iterations_discarded, b.iterations_discarded);
+  }
   template <typename A, typename B>
   void operator()(const A&, const B&) {
     first = "kind";
@@ -242,6 +256,11 @@ std::vector<std::pair<std::string, RunEvent>> eventsOfEveryKind() {
                    ev(sailor::JobStateEvent{"slurm", "13", "SUBMITTED", "", "/runs/run-Ab12Cd"}));
   out.emplace_back("job_state, pending with its reason",
                    ev(sailor::JobStateEvent{"slurm", "13", "PENDING", "Resources", ""}));
+  out.emplace_back("checkpoint", ev(sailor::CheckpointEvent{
+                                     11, "/ck/run-3/step-11", 4, 123456789012, 0.0421, {5, 8}}));
+  out.emplace_back("checkpoint, nothing removed",
+                   ev(sailor::CheckpointEvent{2, "/ck/run-3/step-2", 1, 9, 0.5, {}}));
+  out.emplace_back("resumed", ev(sailor::ResumedEvent{6, "/ck/run-3/step-5", 30, 2}));
   return out;
 }
 

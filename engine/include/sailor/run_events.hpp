@@ -151,9 +151,29 @@ struct JobStateEvent {
 // CONFIGURING, COMPLETING, SUSPENDED, REQUEUED and RESIZING.
 bool jobStateIsFinal(const std::string& state);
 
-using RunEventBody =
-    std::variant<RunStartedEvent, RunWarningEvent, WorkersStartedEvent, WorkersReadyEvent,
-                 IterationEvent, RunErrorEvent, RunFinishedEvent, JobStateEvent>;
+// checkpoint: every shard of a step is on disk and the controller has written its manifest (the
+// step is now a complete checkpoint, docs/runtime.md "Checkpoints and resume").
+struct CheckpointEvent {
+  int iteration = 0;         // the last iteration whose update it holds
+  std::string directory;     // the step directory: <checkpoint dir>/step-<iteration>
+  int shards = 0;            // files, one per worker of replica 0
+  std::int64_t bytes = 0;    // their total size
+  double write_seconds = 0;  // the slowest shard's background write (serialise, write, fsync)
+  std::vector<int> removed;  // older complete checkpoints deleted by the retention count
+};
+
+// resumed: `sailor run --resume` restarted a stopped or failed run from a checkpoint (in place
+// of run_started: the run keeps its record, plan and spec).
+struct ResumedEvent {
+  int from_iteration = 0;        // the first iteration trained now: the checkpoint's + 1
+  std::string checkpoint;        // the step directory restored
+  int iterations = 0;            // planned, as the run now has it
+  int iterations_discarded = 0;  // stored iterations after the checkpoint, removed to be redone
+};
+
+using RunEventBody = std::variant<RunStartedEvent, RunWarningEvent, WorkersStartedEvent,
+                                  WorkersReadyEvent, IterationEvent, RunErrorEvent,
+                                  RunFinishedEvent, JobStateEvent, CheckpointEvent, ResumedEvent>;
 
 // One decoded event: the fields every event carries, and its kind's own.
 struct RunEvent {
@@ -162,7 +182,7 @@ struct RunEvent {
   RunEventBody body;
 
   // The "event" field: "run_started", "warning", "workers_started", "workers_ready",
-  // "iteration", "error", "finished", "job_state".
+  // "iteration", "error", "finished", "job_state", "checkpoint", "resumed".
   const char* kind() const;
   template <typename T>
   const T* as() const {

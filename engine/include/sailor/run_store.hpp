@@ -193,6 +193,15 @@ class RunStore {
   // Makes this process the run's controller (`sailor runs attach` taking a cluster run over).
   void adoptRun(std::int64_t run_id);
 
+  // `sailor run --resume`: in one transaction, a stopped or failed run's iterations from
+  // `from_iteration` on are removed (they are trained again), the run is set running again with
+  // this process as its controller, no finished_at or error, `iterations_planned`, and `event`
+  // (its resumed event, kind and seq as addEvent) is stored. Returns how many iterations were
+  // removed. Throws StoreError for an unknown run or one that is neither stopped nor failed
+  // (nothing changed).
+  int resumeRun(std::int64_t run_id, int from_iteration, int iterations_planned,
+                const nlohmann::json& event);
+
   // Marks every running run whose controller is gone (orphanReason) failed with that reason and
   // stores a finished event for it (seconds: from started_at until now); a run finished
   // meanwhile by its controller is left alone. Returns the ids marked, newest first.
