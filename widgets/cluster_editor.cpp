@@ -98,6 +98,7 @@ ClusterEditor::ClusterEditor(QWidget* parent) : QDialog(parent) {
   setWindowTitle(tr("Cluster description"));
   buildUi();
   setCluster(newCluster({}), {});
+  setPlanPools({});
 }
 
 ClusterEditor::~ClusterEditor() = default;
@@ -175,8 +176,6 @@ void ClusterEditor::buildUi() {
   remove_rows->setObjectName(QStringLiteral("removePoolRows"));
   add_plan_pools_ = new QPushButton(tr("Add the &plan's pools"), this);
   add_plan_pools_->setObjectName(QStringLiteral("addPlanPools"));
-  add_plan_pools_->setToolTip(
-      tr("Adds a row for every pool of the selected plan that has no mapping yet"));
   connect(add_row, &QPushButton::clicked, this, &ClusterEditor::addRow);
   connect(remove_rows, &QPushButton::clicked, this, &ClusterEditor::removeSelectedRows);
   connect(add_plan_pools_, &QPushButton::clicked, this, [this] { addPlanPools(); });
@@ -278,7 +277,10 @@ void ClusterEditor::setCluster(const sailor::Cluster& cluster, const QString& pa
 void ClusterEditor::setPlanPools(std::vector<ClusterPoolSeed> pools) {
   plan_pools_ = std::move(pools);
   add_plan_pools_->setEnabled(!plan_pools_.empty());
-  if (plan_pools_.empty()) add_plan_pools_->setToolTip(tr("No plan is selected"));
+  add_plan_pools_->setToolTip(
+      plan_pools_.empty()
+          ? tr("No plan is selected")
+          : tr("Adds a row for every pool of the selected plan that has no mapping yet"));
 }
 
 void ClusterEditor::appendRow(const sailor::PoolMapping& pool) {
