@@ -170,7 +170,7 @@ void ClusterEditor::buildUi() {
   table_->horizontalHeader()->setSectionResizeMode(ColNodeSelector, QHeaderView::Stretch);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
 
-  auto* add_row = new QPushButton(tr("Add &row"), this);
+  auto* add_row = new QPushButton(tr("Add ro&w"), this);
   add_row->setObjectName(QStringLiteral("addPoolRow"));
   auto* remove_rows = new QPushButton(tr("&Remove rows"), this);
   remove_rows->setObjectName(QStringLiteral("removePoolRows"));
