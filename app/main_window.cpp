@@ -28,12 +28,14 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 
+#include "cluster_editor.hpp"
 #include "job_panel.hpp"
 #include "plan_inspector.hpp"
 #include "property_panel.hpp"
 #include "resource_canvas.hpp"
 #include "run_history.hpp"
 #include "run_monitor.hpp"
+#include "sailor/cluster.hpp"
 #include "sailor/error.hpp"
 #include "sailor/json_util.hpp"
 #include "sailor/plan_export.hpp"
@@ -195,6 +197,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   connect(monitor_, &RunMonitor::reopenRequested, this, &MainWindow::reopenRun);
   connect(monitor_, &RunMonitor::reattachRequested, this, &MainWindow::reattachRun);
   connect(monitor_, &RunMonitor::exportRequested, this, &MainWindow::exportLaunch);
+  connect(monitor_, &RunMonitor::editClusterRequested, this, &MainWindow::editCluster);
   connect(monitor_, &RunMonitor::refreshRunsRequested, this, &MainWindow::refreshPastRuns);
   connect(run_client_, &RunClient::eventReceived, monitor_, &RunMonitor::applyEvent);
   connect(run_client_, &RunClient::finished, this, &MainWindow::onRunFinished);
@@ -679,6 +682,65 @@ void MainWindow::exportLaunch(const LaunchTarget& target) {
   } catch (const std::exception& e) {
     monitor_->showExportResult(tr("Export failed: %1").arg(QString::fromUtf8(e.what())), true);
   }
+}
+
+ClusterEditor* MainWindow::clusterEditor() const {
+  return cluster_editor_;
+}
+
+void MainWindow::editCluster() {
+  if (cluster_editor_) {  // one editor at a time
+    cluster_editor_->raise();
+    cluster_editor_->activateWindow();
+    return;
+  }
+  const LaunchTarget target = monitor_->launchTarget();
+  sailor::Cluster cluster;
+  const Scenario& scenario = result_scenario_ ? *result_scenario_ : document_->scenario();
+  const Catalog& catalog = result_catalog_ ? *result_catalog_ : catalog_;
+  if (target.cluster_file.isEmpty()) {
+    cluster = ClusterEditor::newCluster(ClusterEditor::scenarioPools(scenario, catalog));
+  } else {
+    try {
+      cluster =
+          sailor::Cluster::fromJson(sailor::json_util::readFile(target.cluster_file.toStdString()));
+    } catch (const std::exception& e) {
+      // Strict: a field the engine does not know would be dropped by the editor, so a file it
+      // refuses is left for a text editor, with the engine's line saying what to fix.
+      monitor_->showFailure(
+          tr("%1 cannot be edited here: %2").arg(target.cluster_file, QString::fromUtf8(e.what())));
+      return;
+    }
+  }
+  auto* editor = new ClusterEditor(this);
+  editor->setObjectName(QStringLiteral("clusterEditor"));
+  editor->setAttribute(Qt::WA_DeleteOnClose);
+  editor->setCluster(cluster, target.cluster_file);
+  if (selected_ && result_scenario_ && result_catalog_)
+    editor->setPlanPools(
+        ClusterEditor::planPools(selected_->plan, *result_scenario_, *result_catalog_));
+  connect(editor, &ClusterEditor::saveRequested, this, &MainWindow::saveCluster);
+  cluster_editor_ = editor;
+  editor->open();
+}
+
+void MainWindow::saveCluster(const QString& path, const QString& json_text) {
+  if (!cluster_editor_) return;
+  const QString absolute = QFileInfo(path).absoluteFilePath();
+  try {
+    sailor::json_util::writeFileAtomically(absolute.toStdString(), json_text.toStdString());
+  } catch (const std::exception& e) {
+    cluster_editor_->showSaveError(
+        tr("Could not save %1: %2").arg(absolute, QString::fromUtf8(e.what())));
+    return;
+  }
+  cluster_editor_->saved(absolute);
+  LaunchTarget target = monitor_->launchTarget();
+  target.cluster_file = absolute;
+  monitor_->setLaunchTarget(target);
+  QSettings().setValue(QStringLiteral("run/cluster_file"), absolute);
+  updateStartAvailability();
+  statusBar()->showMessage(tr("Saved %1").arg(absolute), 4000);
 }
 
 QString MainWindow::loadScenario(const QString& path) {

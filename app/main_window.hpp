@@ -30,6 +30,7 @@ class QToolButton;
 
 namespace sailor::studio {
 
+class ClusterEditor;
 class JobPanel;
 class PlanInspector;
 class PropertyPanel;
@@ -62,6 +63,8 @@ class MainWindow : public QMainWindow {
   TradeoffPlot* tradeoffPlot() const { return plot_; }
   PlanInspector* inspector() const { return inspector_; }
   RunMonitor* runMonitor() const { return monitor_; }
+  // The cluster description editor the Run tab's Edit... opened (null when none is open).
+  ClusterEditor* clusterEditor() const;
   PlanningService* planningService() const { return &*planner_; }
   RunClient* runClient() const { return run_client_; }
   QTabWidget* tabs() const { return tabs_; }
@@ -110,6 +113,12 @@ class MainWindow : public QMainWindow {
   void reattachRun(qint64 id);
   // The Export target: the selected plan's launch files into target.export_dir.
   void exportLaunch(const LaunchTarget& target);
+  // The Run tab's Edit...: the editor on the target's cluster description (a new one from the
+  // scenario's pools when none is chosen); a file the engine refuses is not opened (the monitor
+  // says why), so that nothing the editor cannot show is lost.
+  void editCluster();
+  // The editor's checked description: written atomically to `path`, which the Run tab uses then.
+  void saveCluster(const QString& path, const QString& json_text);
   void setLanguage(const QString& code);
   std::shared_ptr<const sailor::Catalog> planningCatalog() const;
   // The last catalogue planningCatalog() made, and its custom model's JSON ("" for none).
@@ -131,6 +140,7 @@ class MainWindow : public QMainWindow {
   TradeoffPlot* plot_ = nullptr;
   PlanInspector* inspector_ = nullptr;
   RunMonitor* monitor_ = nullptr;
+  QPointer<ClusterEditor> cluster_editor_;
   QTabWidget* tabs_ = nullptr;
   QLabel* banner_ = nullptr;
   QLabel* plan_status_ = nullptr;

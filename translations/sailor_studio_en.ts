@@ -25,6 +25,240 @@
     </message>
 </context>
 <context>
+    <name>sailor::studio::ClusterEditor</name>
+    <message>
+        <source>Cluster description</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Names the job and its objects: a DNS label (lower-case letters, digits and &apos;-&apos;) of at most 40 bytes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The network interface cluster runs use (NCCL, Gloo and the rendezvous), e.g. eth0; empty: the workers&apos; default</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The TCP port of the rendezvous on the first node (torchrun exports use the next one too)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The partition of pools that name none</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The account of pools that name none</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The QoS of pools that name none</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The job&apos;s time limit: minutes, M:S, H:M:S, D-H, D-H:M or D-H:M:S; empty: the partition&apos;s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The namespace of pools that name none</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The workers&apos; image of pools that name none</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Name:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Network &amp;interface:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rendezvous &amp;port:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Slurm defaults</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Partition:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Account:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>QoS:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time limit:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kubernetes defaults</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Namespace:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Image:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Zone</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The pool&apos;s zone, as in the scenario</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GPU type</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The pool&apos;s GPU type, as in the catalogue</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GPUs/node</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GPUs per node; empty: the scenario&apos;s, else the catalogue&apos;s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Partition</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Slurm partition; empty: the default</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GRES type</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Slurm GRES type: --gres=gpu:TYPE:N; empty: --gres=gpu:N</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Constraint</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Slurm constraint (node features)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Account</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Slurm account; empty: the default</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>QoS</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Slurm QoS; empty: the default</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Node selector</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kubernetes node labels: key=value, key=value</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Namespace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kubernetes namespace; empty: the default</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Image</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The workers&apos; image; empty: the default</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Remove rows</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add the &amp;plan&apos;s pools</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save &amp;As...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pools (one row per zone and GPU type):</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A new cluster description (Save asks for a file)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>File: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No plan is selected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Adds a row for every pool of the selected plan that has no mapping yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every pool of the plan has a mapping</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Added %n pool(s) of the plan: fill in their scheduler fields</source>
+        <translation>
+            <numerusform>Added %n pool of the plan: fill in its scheduler fields</numerusform>
+            <numerusform>Added %n pools of the plan: fill in their scheduler fields</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Save the cluster description</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cluster descriptions (*.json)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save the cluster description as</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add ro&amp;w</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>sailor::studio::JobPanel</name>
     <message>
         <source>Expected a whole number ≥ %1, got &quot;%2&quot;</source>
@@ -510,6 +744,10 @@
     </message>
     <message>
         <source>Export failed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 cannot be edited here: %2</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1883,6 +2121,14 @@ The local runtime trains a scaled-down model on CPU processes, so absolute times
     </message>
     <message>
         <source>state unknown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Edit...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Edit the cluster description: its pools&apos; partitions, GRES types, node selectors and defaults (a new one from the scenario&apos;s pools when none is chosen)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

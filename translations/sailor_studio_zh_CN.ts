@@ -25,6 +25,239 @@
     </message>
 </context>
 <context>
+    <name>sailor::studio::ClusterEditor</name>
+    <message>
+        <source>Cluster description</source>
+        <translation>集群描述</translation>
+    </message>
+    <message>
+        <source>Names the job and its objects: a DNS label (lower-case letters, digits and &apos;-&apos;) of at most 40 bytes</source>
+        <translation>用于命名作业及其对象：DNS 标签（小写字母、数字和 &apos;-&apos;），最多 40 字节</translation>
+    </message>
+    <message>
+        <source>The network interface cluster runs use (NCCL, Gloo and the rendezvous), e.g. eth0; empty: the workers&apos; default</source>
+        <translation>集群运行使用的网络接口（NCCL、Gloo 和汇合点），例如 eth0；留空：使用工作进程的默认值</translation>
+    </message>
+    <message>
+        <source>The TCP port of the rendezvous on the first node (torchrun exports use the next one too)</source>
+        <translation>第一个节点上汇合点的 TCP 端口（torchrun 导出还会使用下一个端口）</translation>
+    </message>
+    <message>
+        <source>The partition of pools that name none</source>
+        <translation>未指定分区的资源池使用的分区</translation>
+    </message>
+    <message>
+        <source>The account of pools that name none</source>
+        <translation>未指定账户的资源池使用的账户</translation>
+    </message>
+    <message>
+        <source>The QoS of pools that name none</source>
+        <translation>未指定 QoS 的资源池使用的 QoS</translation>
+    </message>
+    <message>
+        <source>The job&apos;s time limit: minutes, M:S, H:M:S, D-H, D-H:M or D-H:M:S; empty: the partition&apos;s</source>
+        <translation>作业的时间限制：分钟、M:S、H:M:S、D-H、D-H:M 或 D-H:M:S；留空：使用分区的限制</translation>
+    </message>
+    <message>
+        <source>The namespace of pools that name none</source>
+        <translation>未指定命名空间的资源池使用的命名空间</translation>
+    </message>
+    <message>
+        <source>The workers&apos; image of pools that name none</source>
+        <translation>未指定镜像的资源池中工作进程使用的镜像</translation>
+    </message>
+    <message>
+        <source>&amp;Name:</source>
+        <translation>名称(&amp;N)：</translation>
+    </message>
+    <message>
+        <source>Network &amp;interface:</source>
+        <translation>网络接口(&amp;I)：</translation>
+    </message>
+    <message>
+        <source>Rendezvous &amp;port:</source>
+        <translation>汇合端口(&amp;P)：</translation>
+    </message>
+    <message>
+        <source>Slurm defaults</source>
+        <translation>Slurm 默认值</translation>
+    </message>
+    <message>
+        <source>Partition:</source>
+        <translation>分区：</translation>
+    </message>
+    <message>
+        <source>Account:</source>
+        <translation>账户：</translation>
+    </message>
+    <message>
+        <source>QoS:</source>
+        <translation>QoS：</translation>
+    </message>
+    <message>
+        <source>Time limit:</source>
+        <translation>时间限制：</translation>
+    </message>
+    <message>
+        <source>Kubernetes defaults</source>
+        <translation>Kubernetes 默认值</translation>
+    </message>
+    <message>
+        <source>Namespace:</source>
+        <translation>命名空间：</translation>
+    </message>
+    <message>
+        <source>Image:</source>
+        <translation>镜像：</translation>
+    </message>
+    <message>
+        <source>Zone</source>
+        <translation>可用区</translation>
+    </message>
+    <message>
+        <source>The pool&apos;s zone, as in the scenario</source>
+        <translation>资源池的可用区，与场景中一致</translation>
+    </message>
+    <message>
+        <source>GPU type</source>
+        <translation>GPU 类型</translation>
+    </message>
+    <message>
+        <source>The pool&apos;s GPU type, as in the catalogue</source>
+        <translation>资源池的 GPU 类型，与目录中一致</translation>
+    </message>
+    <message>
+        <source>GPUs/node</source>
+        <translation>GPU/节点</translation>
+    </message>
+    <message>
+        <source>GPUs per node; empty: the scenario&apos;s, else the catalogue&apos;s</source>
+        <translation>每节点 GPU 数；留空：使用场景中的值，否则使用目录中的值</translation>
+    </message>
+    <message>
+        <source>Partition</source>
+        <translation>分区</translation>
+    </message>
+    <message>
+        <source>Slurm partition; empty: the default</source>
+        <translation>Slurm 分区；留空：使用默认值</translation>
+    </message>
+    <message>
+        <source>GRES type</source>
+        <translation>GRES 类型</translation>
+    </message>
+    <message>
+        <source>Slurm GRES type: --gres=gpu:TYPE:N; empty: --gres=gpu:N</source>
+        <translation>Slurm GRES 类型：--gres=gpu:TYPE:N；留空：--gres=gpu:N</translation>
+    </message>
+    <message>
+        <source>Constraint</source>
+        <translation>约束</translation>
+    </message>
+    <message>
+        <source>Slurm constraint (node features)</source>
+        <translation>Slurm 约束（节点特性）</translation>
+    </message>
+    <message>
+        <source>Account</source>
+        <translation>账户</translation>
+    </message>
+    <message>
+        <source>Slurm account; empty: the default</source>
+        <translation>Slurm 账户；留空：使用默认值</translation>
+    </message>
+    <message>
+        <source>QoS</source>
+        <translation>QoS</translation>
+    </message>
+    <message>
+        <source>Slurm QoS; empty: the default</source>
+        <translation>Slurm QoS；留空：使用默认值</translation>
+    </message>
+    <message>
+        <source>Node selector</source>
+        <translation>节点选择器</translation>
+    </message>
+    <message>
+        <source>Kubernetes node labels: key=value, key=value</source>
+        <translation>Kubernetes 节点标签：key=value, key=value</translation>
+    </message>
+    <message>
+        <source>Namespace</source>
+        <translation>命名空间</translation>
+    </message>
+    <message>
+        <source>Kubernetes namespace; empty: the default</source>
+        <translation>Kubernetes 命名空间；留空：使用默认值</translation>
+    </message>
+    <message>
+        <source>Image</source>
+        <translation>镜像</translation>
+    </message>
+    <message>
+        <source>The workers&apos; image; empty: the default</source>
+        <translation>工作进程的镜像；留空：使用默认值</translation>
+    </message>
+    <message>
+        <source>&amp;Remove rows</source>
+        <translation>删除行(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Add the &amp;plan&apos;s pools</source>
+        <translation>添加方案的资源池(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Save &amp;As...</source>
+        <translation>另存为(&amp;A)...</translation>
+    </message>
+    <message>
+        <source>Pools (one row per zone and GPU type):</source>
+        <translation>资源池（每个可用区和 GPU 类型一行）：</translation>
+    </message>
+    <message>
+        <source>A new cluster description (Save asks for a file)</source>
+        <translation>新的集群描述（保存时会询问文件）</translation>
+    </message>
+    <message>
+        <source>File: %1</source>
+        <translation>文件：%1</translation>
+    </message>
+    <message>
+        <source>No plan is selected</source>
+        <translation>未选择方案</translation>
+    </message>
+    <message>
+        <source>Adds a row for every pool of the selected plan that has no mapping yet</source>
+        <translation>为所选方案中尚无映射的每个资源池添加一行</translation>
+    </message>
+    <message>
+        <source>Every pool of the plan has a mapping</source>
+        <translation>方案的每个资源池都已有映射</translation>
+    </message>
+    <message numerus="yes">
+        <source>Added %n pool(s) of the plan: fill in their scheduler fields</source>
+        <translation>
+            <numerusform>已添加方案的 %n 个资源池：请填写其调度器字段</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Save the cluster description</source>
+        <translation>保存集群描述</translation>
+    </message>
+    <message>
+        <source>Cluster descriptions (*.json)</source>
+        <translation>集群描述 (*.json)</translation>
+    </message>
+    <message>
+        <source>Save the cluster description as</source>
+        <translation>集群描述另存为</translation>
+    </message>
+    <message>
+        <source>Add ro&amp;w</source>
+        <translation>添加行(&amp;W)</translation>
+    </message>
+</context>
+<context>
     <name>sailor::studio::JobPanel</name>
     <message>
         <source>Expected a whole number ≥ %1, got &quot;%2&quot;</source>
@@ -510,6 +743,10 @@
     <message>
         <source>Export failed: %1</source>
         <translation>导出失败：%1</translation>
+    </message>
+    <message>
+        <source>%1 cannot be edited here: %2</source>
+        <translation>无法在此编辑 %1：%2</translation>
     </message>
 </context>
 <context>
@@ -1878,6 +2115,14 @@ The local runtime trains a scaled-down model on CPU processes, so absolute times
     <message>
         <source>state unknown</source>
         <translation>状态未知</translation>
+    </message>
+    <message>
+        <source>Edit...</source>
+        <translation>编辑...</translation>
+    </message>
+    <message>
+        <source>Edit the cluster description: its pools&apos; partitions, GRES types, node selectors and defaults (a new one from the scenario&apos;s pools when none is chosen)</source>
+        <translation>编辑集群描述：其资源池的分区、GRES 类型、节点选择器和默认值（未选择文件时，根据场景的资源池新建一个）</translation>
     </message>
 </context>
 <context>

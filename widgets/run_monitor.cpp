@@ -179,6 +179,12 @@ void RunMonitor::buildUi() {
   choose_cluster_ = new QPushButton(tr("C&luster..."), this);
   choose_cluster_->setObjectName(QStringLiteral("chooseClusterFile"));
   choose_cluster_->setToolTip(tr("Choose the cluster description file (docs/formats.md)"));
+  // No mnemonic: Alt+E opens the Edit menu, and the other letters are taken in this tab.
+  edit_cluster_ = new QPushButton(tr("Edit..."), this);
+  edit_cluster_->setObjectName(QStringLiteral("editClusterFile"));
+  edit_cluster_->setToolTip(
+      tr("Edit the cluster description: its pools' partitions, GRES types, node selectors and "
+         "defaults (a new one from the scenario's pools when none is chosen)"));
   partition_ = new QLineEdit(this);
   partition_->setObjectName(QStringLiteral("partition"));
   partition_->setPlaceholderText(tr("partition (optional)"));
@@ -218,6 +224,7 @@ void RunMonitor::buildUi() {
   connect(partition_, &QLineEdit::editingFinished, this,
           [this] { emit launchTargetChanged(launchTarget()); });
   connect(choose_cluster_, &QPushButton::clicked, this, &RunMonitor::chooseClusterFile);
+  connect(edit_cluster_, &QPushButton::clicked, this, &RunMonitor::editClusterRequested);
   connect(export_format_, &QComboBox::currentIndexChanged, this,
           [this] { emit launchTargetChanged(launchTarget()); });
   connect(export_dir_, &QLineEdit::textChanged, this,
@@ -233,6 +240,7 @@ void RunMonitor::buildUi() {
   target_row->addWidget(target_);
   target_row->addWidget(cluster_file_, 1);
   target_row->addWidget(choose_cluster_);
+  target_row->addWidget(edit_cluster_);
   target_row->addWidget(partition_);
   target_row->addWidget(export_format_);
   target_row->addWidget(export_dir_, 1);
@@ -545,7 +553,8 @@ void RunMonitor::updateTarget() {
   const bool exporting = kind == LaunchKind::Export;
   cluster_file_->setPlaceholderText(exporting ? tr("default cluster description")
                                               : tr("cluster description (JSON)"));
-  for (QWidget* w : std::initializer_list<QWidget*>{cluster_file_, choose_cluster_}) {
+  for (QWidget* w :
+       std::initializer_list<QWidget*>{cluster_file_, choose_cluster_, edit_cluster_}) {
     w->setVisible(cluster || exporting);
     w->setEnabled(!running_);
   }

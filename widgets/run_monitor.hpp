@@ -176,6 +176,9 @@ class RunMonitor : public QWidget {
   void refreshRunsRequested();
   // The user changed the launch target (or chose a cluster description file with the dialog).
   void launchTargetChanged(const sailor::studio::LaunchTarget& target);
+  // Edit... next to the cluster description: the studio opens the editor on launchTarget()'s
+  // file (a new description when there is none).
+  void editClusterRequested();
 
  private:
   struct WorkerRow {
@@ -214,6 +217,7 @@ class RunMonitor : public QWidget {
   QComboBox* target_ = nullptr;  // this machine / Slurm cluster
   QLineEdit* cluster_file_ = nullptr;
   QPushButton* choose_cluster_ = nullptr;
+  QPushButton* edit_cluster_ = nullptr;
   QLineEdit* partition_ = nullptr;
   QComboBox* export_format_ = nullptr;  // kubernetes / torchrun / slurm
   QLineEdit* export_dir_ = nullptr;

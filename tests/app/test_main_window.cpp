@@ -5,7 +5,8 @@
 // impossible constraint says so near the constraints; choosing a point shows that plan; a small
 // plan is trained for real by `sailor run` and the monitor shows it; the Run tab's Export target
 // writes the selected plan's launch files, the same bytes as `sailor export`, and says in one line
-// why when a pool has no mapping or the directory cannot be made.
+// why when a pool has no mapping or the directory cannot be made; the Run tab's Edit... edits the
+// cluster description (an invalid value writes nothing; the saved file exports the plan).
 #include <sys/stat.h>
 
 #include <QComboBox>
@@ -16,10 +17,12 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QPointer>
 #include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidget>
@@ -27,10 +30,13 @@
 #include <qcustomplot.h>
 #include <sqlite3.h>
 
+#include "cluster_editor.hpp"
 #include "job_panel.hpp"
 #include "main_window.hpp"
 #include "plan_inspector.hpp"
 #include "run_monitor.hpp"
+#include "sailor/cluster.hpp"
+#include "sailor/json_util.hpp"
 #include "sailor/run_store.hpp"
 #include "scenario_document.hpp"
 #include "test_time.hpp"
@@ -186,6 +192,137 @@ class TestMainWindow : public QObject {
     // Nothing ran: Export starts no process.
     QVERIFY(!w.runClient()->isRunning());
     QCOMPARE(w.runClient()->program(), QString());
+  }
+
+  // Edit... on the Export target's cluster description: a description missing the plan's first
+  // pool gets it from "Add the plan's pools", an invalid port writes nothing, Save writes the
+  // file (atomically: nothing else is left in its directory) and the export then uses it.
+  void theClusterEditorSavesADescriptionTheExportUses() {
+    MainWindow w(options());
+    QVERIFY(waitForPlan(w));
+    QVERIFY(w.inspector()->hasPlan());
+    RunMonitor* m = w.runMonitor();
+    auto* start = m->findChild<QPushButton*>(QStringLiteral("start"));
+    auto* edit = m->findChild<QPushButton*>(QStringLiteral("editClusterFile"));
+    QVERIFY(start && edit);
+
+    const sailor::Plan& plan = w.inspector()->plan()->plan;
+    const std::string zone = plan.stages.front().replicas.front().zone;
+    const std::string gpu = plan.stages.front().replicas.front().gpu_type;
+    sailor::Cluster partial = sailor::Cluster::fromJson(
+        sailor::json_util::readFile(SAILOR_TEST_RESOURCES "/clusters/default.json"));
+    std::erase_if(partial.pools, [&](const sailor::PoolMapping& p) {
+      return p.zone == zone && p.gpu_type == gpu;
+    });
+    QCOMPARE(partial.pools.size(), size_t(9));
+    const QDir dir(tmp_.filePath(QStringLiteral("edited-cluster")));
+    QVERIFY(QDir().mkpath(dir.path()));
+    const QString file = dir.filePath(QStringLiteral("cluster.json"));
+    const QByteArray partial_bytes = QByteArray::fromStdString(partial.toJson().dump(2));
+    {
+      QFile f(file);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(partial_bytes);
+    }
+    const auto bytes = [&] {
+      QFile f(file);
+      return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    };
+    LaunchTarget t;
+    t.kind = LaunchKind::Export;
+    t.cluster_file = file;
+    t.export_format = QStringLiteral("slurm");
+    m->setLaunchTarget(t);
+    // Typed, as a user would: the studio then enables Start for the Export target.
+    t.export_dir = tmp_.filePath(QStringLiteral("export-edited"));
+    m->findChild<QLineEdit*>(QStringLiteral("exportDir"))->setText(t.export_dir);
+    QVERIFY2(start->isEnabled(), qPrintable(start->toolTip()));
+    QVERIFY(!edit->isHidden() && edit->isEnabled());
+    QTest::mouseClick(start, Qt::LeftButton);
+    QVERIFY2(m->exportFailed(), "the first pool has no mapping yet");
+    QVERIFY2(m->exportResultText().contains(QLatin1String("no mapping for pool")),
+             qPrintable(m->exportResultText()));
+
+    QTest::mouseClick(edit, Qt::LeftButton);
+    QPointer<ClusterEditor> editor = w.clusterEditor();
+    QVERIFY(editor);
+    QVERIFY(editor->isVisible());
+    QCOMPARE(editor->filePath(), file);
+    QCOMPARE(editor->poolTable()->rowCount(), 9);
+    auto* save = editor->findChild<QPushButton*>(QStringLiteral("saveCluster"));
+    QVERIFY(save);
+
+    // An invalid port: the engine's line in the dialog, the file as it was, the dialog open.
+    editor->field(QStringLiteral("rendezvous_port"))->setText(QStringLiteral("70000"));
+    QTest::mouseClick(save, Qt::LeftButton);
+    QVERIFY2(editor->errorText().startsWith(QLatin1String("rendezvous_port")),
+             qPrintable(editor->errorText()));
+    QCOMPARE(bytes(), partial_bytes);
+    QVERIFY(w.clusterEditor() == editor.data() && editor->isVisible());
+
+    editor->field(QStringLiteral("rendezvous_port"))->setText(QStringLiteral("29500"));
+    QTest::mouseClick(editor->findChild<QPushButton*>(QStringLiteral("addPlanPools")),
+                      Qt::LeftButton);
+    QTableWidget* table = editor->poolTable();
+    QCOMPARE(table->rowCount(), 10);  // exactly the one missing pool
+    QCOMPARE(table->item(9, ClusterEditor::ColZone)->text().toStdString(), zone);
+    QCOMPARE(table->item(9, ClusterEditor::ColGpuType)->text().toStdString(), gpu);
+    table->item(9, ClusterEditor::ColPartition)->setText(QStringLiteral("edited-part"));
+    QTest::mouseClick(save, Qt::LeftButton);
+    QTRY_VERIFY(editor.isNull());  // accepted and closed
+    QVERIFY(!w.clusterEditor());
+
+    // The file holds the description as edited, and nothing else is left beside it.
+    sailor::Cluster expected = partial;
+    sailor::PoolMapping added;
+    added.zone = zone;
+    added.gpu_type = gpu;
+    added.gpus_per_node = w.document()->scenario().gpusPerNode(
+        zone, gpu, sailor::Catalog::load(sailor::resourceDir()));
+    added.slurm.partition = "edited-part";
+    expected.pools.push_back(added);
+    const sailor::Cluster saved =
+        sailor::Cluster::fromJson(sailor::json_util::readFile(file.toStdString()));
+    QVERIFY(saved == expected);
+    QCOMPARE(dir.entryList(QDir::Files | QDir::Hidden),
+             QStringList{QStringLiteral("cluster.json")});
+    QCOMPARE(m->launchTarget().cluster_file, file);
+
+    // The export of the plan now maps every pool, the edited partition included.
+    QTest::mouseClick(start, Qt::LeftButton);
+    QVERIFY2(!m->exportFailed(), qPrintable(m->exportResultText()));
+    QFile sbatch(QDir(t.export_dir).filePath(QStringLiteral("sailor.sbatch")));
+    QVERIFY(sbatch.open(QIODevice::ReadOnly));
+    QVERIFY(sbatch.readAll().contains("--partition=edited-part"));
+
+    // A file with a field the format does not have is not opened: the editor would drop it.
+    nlohmann::json unknown = partial.toJson();
+    unknown["pools"][0]["slurm"]["features"] = "ib";
+    const QString unknown_file = dir.filePath(QStringLiteral("unknown.json"));
+    {
+      QFile f(unknown_file);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(QByteArray::fromStdString(unknown.dump(2)));
+    }
+    t.cluster_file = unknown_file;
+    m->setLaunchTarget(t);
+    QTest::mouseClick(edit, Qt::LeftButton);
+    QVERIFY(!w.clusterEditor());
+    QVERIFY2(m->errorText().contains(QLatin1String("pools[0].slurm.features")),
+             qPrintable(m->errorText()));
+
+    // No file on the Slurm target: a new description of the scenario's pools, no path yet.
+    t.kind = LaunchKind::Cluster;
+    t.cluster_file.clear();
+    m->setLaunchTarget(t);
+    QTest::mouseClick(edit, Qt::LeftButton);
+    editor = w.clusterEditor();
+    QVERIFY(editor);
+    QCOMPARE(editor->filePath(), QString());
+    QCOMPARE(editor->poolTable()->rowCount(),
+             static_cast<int>(w.document()->scenario().pools.size()));
+    editor->reject();
+    QTRY_VERIFY(editor.isNull());
   }
 
   void opensTheDefaultScenarioAndPlansIt() {
