@@ -21,12 +21,16 @@
 #include <QTest>
 #include <QThread>
 
+#include "proc_children.hpp"
 #include "sailor/run_events.hpp"
 #include "sailor/run_store.hpp"
 #include "small_run.hpp"
 #include "test_time.hpp"
 
 namespace {
+
+using sailor::test::gone;
+using sailor::test::waitUntilGone;
 
 constexpr double kTolerance = 1e-9;  // float64, docs/runtime.md "Correctness"
 
@@ -66,24 +70,6 @@ Outcome follow(QProcess& p, const std::function<bool(const sailor::RunEvent&)>& 
   o.exit_code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
   o.err = QString::fromUtf8(p.readAllStandardError());
   return o;
-}
-
-bool gone(qint64 pid) {
-  QFile stat(QString("/proc/%1/stat").arg(pid));
-  if (!stat.open(QIODevice::ReadOnly)) return true;
-  const QByteArray line = stat.readAll();
-  const qsizetype close = line.lastIndexOf(')');
-  return close >= 0 && line.size() > close + 2 && line[close + 2] == 'Z';
-}
-
-bool waitUntilGone(const QList<qint64>& pids, int ms) {
-  QElapsedTimer t;
-  t.start();
-  while (t.elapsed() < ms) {
-    if (std::all_of(pids.begin(), pids.end(), gone)) return true;
-    QThread::msleep(20);
-  }
-  return false;
 }
 
 }  // namespace

@@ -43,6 +43,9 @@
 
 namespace {
 
+using sailor::test::gone;
+using sailor::test::waitUntilGone;
+
 const QString kData = SAILOR_TEST_DATA;  // tests/data/runtime
 
 // `sailor run` of a plan in tests/data/runtime with job.json, the tests' small model.
@@ -88,25 +91,6 @@ Outcome follow(QProcess& p, const std::function<void(const sailor::RunEvent&)>& 
   o.exit_code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
   o.err = QString::fromUtf8(p.readAllStandardError());
   return o;
-}
-
-// A process that is gone: no such pid, or a zombie waiting for whoever adopted it.
-bool gone(qint64 pid) {
-  QFile stat(QString("/proc/%1/stat").arg(pid));
-  if (!stat.open(QIODevice::ReadOnly)) return true;
-  const QByteArray line = stat.readAll();
-  const qsizetype close = line.lastIndexOf(')');
-  return close >= 0 && line.size() > close + 2 && line[close + 2] == 'Z';
-}
-
-bool waitUntilGone(const QList<qint64>& pids, int ms) {
-  QElapsedTimer t;
-  t.start();
-  while (t.elapsed() < ms) {
-    if (std::all_of(pids.begin(), pids.end(), gone)) return true;
-    QThread::msleep(20);
-  }
-  return false;
 }
 
 // Holds the write lock of a run store from another connection, as another process would.
