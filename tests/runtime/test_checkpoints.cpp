@@ -22,6 +22,7 @@
 #include <QThread>
 
 #include "proc_children.hpp"
+#include "run_outcome.hpp"
 #include "sailor/run_events.hpp"
 #include "sailor/run_store.hpp"
 #include "small_run.hpp"
@@ -34,43 +35,8 @@ using sailor::test::waitUntilGone;
 
 constexpr double kTolerance = 1e-9;  // float64, docs/runtime.md "Correctness"
 
-struct Outcome {
-  int exit_code = -1;  // -2: killed by a signal
-  QList<sailor::RunEvent> events;
-  QList<qint64> worker_pids;
-  QString err;
-  std::int64_t runId() const { return events.isEmpty() ? 0 : events.front().run_id; }
-  template <typename T>
-  QList<const T*> all() const {
-    QList<const T*> out;
-    for (const sailor::RunEvent& e : events)
-      if (const auto* x = e.as<T>()) out.push_back(x);
-    return out;
-  }
-};
-
-// Reads `p`'s events until it ends; `on` may stop early by returning true (the process is left
-// running for the caller).
-Outcome follow(QProcess& p, const std::function<bool(const sailor::RunEvent&)>& on = {}) {
-  Outcome o;
-  while (p.state() != QProcess::NotRunning || p.bytesAvailable() > 0) {
-    if (!p.canReadLine()) {
-      if (!p.waitForReadyRead(sailor::test::scaledMs(120000)) && p.state() != QProcess::NotRunning)
-        break;
-      continue;
-    }
-    const QByteArray line = p.readLine().trimmed();
-    if (line.isEmpty()) continue;
-    o.events.push_back(sailor::parseRunEvent(line.toStdString()));
-    if (const auto* ws = o.events.back().as<sailor::WorkersStartedEvent>())
-      for (const sailor::RunWorker& w : ws->workers) o.worker_pids.push_back(w.pid);
-    if (on && on(o.events.back())) return o;
-  }
-  if (p.state() != QProcess::NotRunning) p.waitForFinished(sailor::test::scaledMs(60000));
-  o.exit_code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-  o.err = QString::fromUtf8(p.readAllStandardError());
-  return o;
-}
+using Outcome = sailor::test::RunOutcome;
+using sailor::test::followRun;
 
 }  // namespace
 
@@ -99,7 +65,7 @@ class TestCheckpoints : public QObject {
   Outcome run(const QStringList& a, const QString& fault = {}) const {
     QProcess p;
     start(p, a, fault);
-    return follow(p);
+    return followRun(p);
   }
   QList<double> storedLosses(std::int64_t id) const {
     sailor::RunStore db(store().toStdString(), sailor::StoreAccess::ReadOnly);
@@ -141,7 +107,7 @@ class TestCheckpoints : public QObject {
     QProcess p;
     start(p, args("pp2-dp2.json", 10, {"--checkpoint-every", "3"}));
     bool step5 = false;
-    Outcome killed = follow(p, [&](const sailor::RunEvent& e) {
+    Outcome killed = followRun(p, [&](const sailor::RunEvent& e) {
       if (const auto* c = e.as<sailor::CheckpointEvent>()) step5 = step5 || c->iteration == 5;
       const auto* it = e.as<sailor::IterationEvent>();
       return step5 && it && it->iteration >= 6;

@@ -36,6 +36,7 @@
 #include <sqlite3.h>
 
 #include "proc_children.hpp"
+#include "run_outcome.hpp"
 #include "sailor/run_events.hpp"
 #include "sailor/run_store.hpp"
 #include "small_run.hpp"
@@ -53,44 +54,14 @@ QStringList runArgs(const QString& plan, const QString& store, const QStringList
   return sailor::test::smallRunArgs(plan, store) + extra;
 }
 
-// A `sailor run` as it went: its stdout lines decoded, its stderr, how it ended.
-struct Outcome {
-  int exit_code = -1;  // -2: killed by a signal
-  QList<sailor::RunEvent> events;
-  QList<qint64> worker_pids;  // from workers_started
-  QString err;
-  const sailor::RunFinishedEvent* finished() const {
-    return events.isEmpty() ? nullptr : events.back().as<sailor::RunFinishedEvent>();
-  }
-  QList<const sailor::IterationEvent*> iterations() const {
-    QList<const sailor::IterationEvent*> out;
-    for (const sailor::RunEvent& e : events)
-      if (const auto* it = e.as<sailor::IterationEvent>()) out.push_back(it);
-    return out;
-  }
-};
+using Outcome = sailor::test::RunOutcome;
 
-// Runs `p` (started) to its end, decoding each event as it is printed and passing it to `on`.
-// A line that does not decode fails the test through the InputError it throws.
+// Runs `p` (started) to its end, passing each event to `on` (sailor::test::followRun).
 Outcome follow(QProcess& p, const std::function<void(const sailor::RunEvent&)>& on = {}) {
-  Outcome o;
-  while (p.state() != QProcess::NotRunning || p.bytesAvailable() > 0) {
-    if (!p.canReadLine()) {
-      if (!p.waitForReadyRead(sailor::test::scaledMs(120000)) && p.state() != QProcess::NotRunning)
-        break;
-      continue;
-    }
-    const QByteArray line = p.readLine().trimmed();
-    if (line.isEmpty()) continue;
-    o.events.push_back(sailor::parseRunEvent(line.toStdString()));
-    if (const auto* ws = o.events.back().as<sailor::WorkersStartedEvent>())
-      for (const sailor::RunWorker& w : ws->workers) o.worker_pids.push_back(w.pid);
-    if (on) on(o.events.back());
-  }
-  if (p.state() != QProcess::NotRunning) p.waitForFinished(sailor::test::scaledMs(60000));
-  o.exit_code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-  o.err = QString::fromUtf8(p.readAllStandardError());
-  return o;
+  return sailor::test::followRun(p, [&](const sailor::RunEvent& e) {
+    if (on) on(e);
+    return false;
+  });
 }
 
 // Holds the write lock of a run store from another connection, as another process would.

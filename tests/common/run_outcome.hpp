@@ -1,0 +1,60 @@
+#pragma once
+// A `sailor run` as a test saw it: its stdout decoded event by event, its stderr, how it ended.
+// The runtime's fault and checkpoint tests follow their runs with followRun.
+
+#include <cstdint>
+#include <functional>
+
+#include <QByteArray>
+#include <QList>
+#include <QProcess>
+#include <QString>
+
+#include "sailor/run_events.hpp"
+#include "test_time.hpp"
+
+namespace sailor::test {
+
+struct RunOutcome {
+  int exit_code = -1;  // -2: killed by a signal
+  QList<RunEvent> events;
+  QList<qint64> worker_pids;  // from workers_started
+  QString err;
+  std::int64_t runId() const { return events.isEmpty() ? 0 : events.front().run_id; }
+  const RunFinishedEvent* finished() const {
+    return events.isEmpty() ? nullptr : events.back().as<RunFinishedEvent>();
+  }
+  template <typename T>
+  QList<const T*> all() const {
+    QList<const T*> out;
+    for (const RunEvent& e : events)
+      if (const auto* x = e.as<T>()) out.push_back(x);
+    return out;
+  }
+  QList<const IterationEvent*> iterations() const { return all<IterationEvent>(); }
+};
+
+// Reads `p`'s events (started) until it ends, decoding each as it is printed (a line that does
+// not decode fails the test through the InputError it throws) and passing it to `on`; `on` may
+// stop early by returning true, leaving the process running for the caller.
+inline RunOutcome followRun(QProcess& p, const std::function<bool(const RunEvent&)>& on = {}) {
+  RunOutcome o;
+  while (p.state() != QProcess::NotRunning || p.bytesAvailable() > 0) {
+    if (!p.canReadLine()) {
+      if (!p.waitForReadyRead(scaledMs(120000)) && p.state() != QProcess::NotRunning) break;
+      continue;
+    }
+    const QByteArray line = p.readLine().trimmed();
+    if (line.isEmpty()) continue;
+    o.events.push_back(parseRunEvent(line.toStdString()));
+    if (const auto* ws = o.events.back().as<WorkersStartedEvent>())
+      for (const RunWorker& w : ws->workers) o.worker_pids.push_back(w.pid);
+    if (on && on(o.events.back())) return o;
+  }
+  if (p.state() != QProcess::NotRunning) p.waitForFinished(scaledMs(60000));
+  o.exit_code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
+  o.err = QString::fromUtf8(p.readAllStandardError());
+  return o;
+}
+
+}  // namespace sailor::test
