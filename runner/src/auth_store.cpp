@@ -35,7 +35,9 @@ int msLeft(Clock::time_point deadline) {
   return left < 0 ? 0 : static_cast<int>(std::min<long long>(left, 1 << 30));
 }
 
-std::pair<std::string, int> splitHostPort(const std::string& v) {
+}  // namespace
+
+std::pair<std::string, int> parseHostPort(const std::string& v) {
   const auto colon = v.rfind(':');
   if (colon == std::string::npos || colon == 0 || colon + 1 == v.size())
     throw std::runtime_error("rendezvous address '" + v + "': expected HOST:PORT");
@@ -45,8 +47,6 @@ std::pair<std::string, int> splitHostPort(const std::string& v) {
     throw std::runtime_error("rendezvous address '" + v + "': port must be 0 to 65535");
   return {v.substr(0, colon), static_cast<int>(port)};
 }
-
-}  // namespace
 
 AuthStore::AuthStore(std::string host, int port, std::string token,
                      std::chrono::milliseconds timeout)
@@ -299,10 +299,10 @@ std::string awaitAddress(const std::string& path, std::chrono::milliseconds time
 
 }  // namespace
 
-Rendezvous connectRendezvous(const std::string& host_port, const std::string& address_file,
+Rendezvous connectRendezvous(const std::string& host, int port, const std::string& address_file,
                              const std::string& interface, int rank,
                              std::chrono::milliseconds timeout, const store::Server::Log& log) {
-  const auto [host, port] = splitHostPort(host_port);
+  const std::string host_port = host + ":" + std::to_string(port);
   const char* token_file = std::getenv("SAILOR_RUN_TOKEN_FILE");
   if (!token_file || !*token_file)
     throw std::runtime_error(
@@ -323,7 +323,7 @@ Rendezvous connectRendezvous(const std::string& host_port, const std::string& ad
   } else {
     r.address = address_file.empty() ? host_port : awaitAddress(address_file, timeout);
   }
-  const auto [h, p] = splitHostPort(r.address);
+  const auto [h, p] = parseHostPort(r.address);
   r.store = c10::make_intrusive<AuthStore>(h, p, token, timeout);
   return r;
 }

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <torch/csrc/distributed/c10d/Store.hpp>
@@ -53,17 +54,20 @@ class AuthStore : public c10d::Store {
   int fd_ = -1;
 };
 
-// Where a worker finds the rendezvous store of a cluster run. `host_port` is HOST:PORT; rank 0
-// serves on it (on the address of `interface` when given, else HOST's address) and, when
-// `address_file` is given, writes the address it serves on there (PORT 0: the kernel picks the
-// port; the others read the file, waiting for it up to `timeout`). The token comes from the
-// file SAILOR_RUN_TOKEN_FILE names. `log` receives the server's refusals.
+// "HOST:PORT" split, the port 0 to 65535; throws std::runtime_error naming the value otherwise.
+std::pair<std::string, int> parseHostPort(const std::string& host_port);
+
+// Where a worker finds the rendezvous store of a cluster run at HOST:PORT; rank 0 serves on it (on
+// the address of `interface` when given, else HOST's address) and, when `address_file` is given,
+// writes the address it serves on there (PORT 0: the kernel picks the port; the others read the
+// file, waiting for it up to `timeout`). The token comes from the file SAILOR_RUN_TOKEN_FILE names.
+// `log` receives the server's refusals.
 struct Rendezvous {
   std::unique_ptr<store::Server> server;  // rank 0 only
   c10::intrusive_ptr<c10d::Store> store;
   std::string address;  // what the workers connect to
 };
-Rendezvous connectRendezvous(const std::string& host_port, const std::string& address_file,
+Rendezvous connectRendezvous(const std::string& host, int port, const std::string& address_file,
                              const std::string& interface, int rank,
                              std::chrono::milliseconds timeout, const store::Server::Log& log);
 

@@ -20,6 +20,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <tuple>
 
 #include <torch/csrc/distributed/c10d/FileStore.hpp>
 
@@ -74,15 +75,10 @@ Args parse(int argc, char** argv) {
     else if (k == "--rank") a.rank = std::stoi(value());
     else if (k == "--store") {
       const std::string v = value();
-      const auto colon = v.rfind(':');
-      if (v.rfind("file:", 0) == 0 && v.size() > 5) a.store_file = v.substr(5);
-      else if (colon == std::string::npos || colon + 1 == v.size())
-        throw std::runtime_error("--store expects file:PATH or HOST:PORT, got '" + v + "'");
-      else {
-        a.store_host = v.substr(0, colon);
-        a.port = std::stoi(v.substr(colon + 1));
-        if (a.port < 0 || a.port > 65535)
-          throw std::runtime_error("--store " + v + ": port must be 0 to 65535");
+      if (v.rfind("file:", 0) == 0 && v.size() > 5) {
+        a.store_file = v.substr(5);
+      } else {
+        std::tie(a.store_host, a.port) = parseHostPort(v);  // rank 0 hosts the store there
       }
     } else if (k == "--store-address") a.store_address = value();
     else if (k == "--generation") a.generation = std::stoi(value());
@@ -136,8 +132,8 @@ Rendezvous connectStore(const Args& args) {
     return Rendezvous{nullptr, store, "file:" + args.store_file};
   }
   const char* ifname = std::getenv("SAILOR_IFNAME");
-  return connectRendezvous(args.store_host + ":" + std::to_string(args.port), args.store_address,
-                           ifname ? ifname : "", args.rank, std::chrono::seconds(args.timeout_s),
+  return connectRendezvous(args.store_host, args.port, args.store_address, ifname ? ifname : "",
+                           args.rank, std::chrono::seconds(args.timeout_s),
                            [](const std::string& line) {
                              report(json{{"type", "warning"}, {"message", line}});
                            });
