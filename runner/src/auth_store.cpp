@@ -5,21 +5,20 @@
 #include "auth_store.hpp"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <thread>
+
+#include "sailor/json_util.hpp"
 
 namespace sailor::runner {
 
@@ -268,22 +267,6 @@ void AuthStore::wait(const std::vector<std::string>& keys,
 
 namespace {
 
-// Written next to itself and renamed: readers see the whole address or none.
-void publish(const std::string& path, const std::string& address) {
-  const std::string tmp = path + ".tmp";
-  {
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0) throw std::runtime_error("cannot create " + tmp + ": " + std::strerror(errno));
-    const std::string line = address + "\n";
-    const bool ok = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) &&
-                    ::fsync(fd) == 0;
-    ::close(fd);
-    if (!ok) throw std::runtime_error("cannot write " + tmp);
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0)
-    throw std::runtime_error("cannot rename " + tmp + ": " + std::strerror(errno));
-}
-
 std::string awaitAddress(const std::string& path, std::chrono::milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
   for (;;) {
@@ -319,7 +302,8 @@ Rendezvous connectRendezvous(const std::string& host, int port, const std::strin
     o.port = port;
     r.server = std::make_unique<store::Server>(o, token, log);
     r.address = r.server->address();
-    if (!address_file.empty()) publish(address_file, r.address);
+    // Written next to itself and renamed: the other ranks read the whole address or none.
+    if (!address_file.empty()) json_util::writeFileAtomically(address_file, r.address + "\n");
   } else {
     r.address = address_file.empty() ? host_port : awaitAddress(address_file, timeout);
   }
