@@ -70,3 +70,6 @@ new_run_iterations() {
 }
 # Worker processes of a run: a sailor-worker whose command line names the run directory.
 workers_of() { pgrep -f "sailor-worker --spec $1/spec.json" || true; }
+# Jobs in the queue submitted from this test's scratch directory (run directories are created
+# beside its store, under $work): the other Slurm tests share the cluster and submit their own.
+our_jobs() { squeue -h -o %Z 2>/dev/null | grep -c -F "$work" || true; }

@@ -114,7 +114,7 @@ echo "stopped: both components of job $job cancelled, no worker left, run $run s
 echo "== 3. the second pool on a partition the cluster does not have"
 sed 's/"second"/"nosuch"/' "$data/slurm-localhost-two-pools.json" >"$work/nosuch.json"
 runs_before=$(q "SELECT COUNT(*) FROM runs")
-jobs_before=$(squeue -h | wc -l)
+jobs_before=$(our_jobs)
 rc=0
 "$bin/sailor" run "${common[@]}" --launcher slurm --cluster "$work/nosuch.json" \
   >"$work/nosuch.out" 2>"$work/nosuch.err" || rc=$?
@@ -124,6 +124,6 @@ grep -q "invalid partition specified: nosuch" "$work/nosuch.err" ||
   fail "the error does not name the partition: $(cat "$work/nosuch.err")"
 [[ ! -s $work/nosuch.out ]] || fail "events printed for a refused job"
 [[ $(q "SELECT COUNT(*) FROM runs") == "$runs_before" ]] || fail "a run was recorded"
-[[ $(squeue -h | wc -l) == "$jobs_before" ]] || fail "a job was submitted"
+[[ $(our_jobs) == "$jobs_before" ]] || fail "a job was submitted"
 echo "refused: $(cat "$work/nosuch.err")"
 echo "PASS"

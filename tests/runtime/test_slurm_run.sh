@@ -42,6 +42,8 @@ wait_for "the run's job id in the store" 60 bash -c "[[ -n \$(sqlite3 '$store' \
 run=$(last_run)
 job=$(job_of "$run")
 in_squeue "$job" || fail "job $job of run $run is not in squeue while the run is running"
+# The refusal checks below count the jobs submitted from $work: they must see this one.
+[[ $(our_jobs) == 1 ]] || fail "our_jobs does not see job $job (its work directory under $work)"
 echo "job $job in squeue while run $run runs"
 wait "$pid" || fail "the slurm run exited $?"
 [[ $(q "SELECT status FROM runs WHERE id = $run") == finished ]] || fail "run $run not finished"
@@ -96,7 +98,7 @@ echo "attached after $before iterations: run $run finished with iterations 0..29
 
 echo "== 4. a partition the cluster does not have"
 runs_before=$(q "SELECT COUNT(*) FROM runs")
-jobs_before=$(squeue -h | wc -l)
+jobs_before=$(our_jobs)
 rc=0
 "$bin/sailor" run "${common[@]}" "${slurm[@]}" --partition nosuch >"$work/nosuch.out" 2>"$work/nosuch.err" || rc=$?
 [[ $rc == 2 ]] || fail "--partition nosuch exited $rc, expected 2"
@@ -104,7 +106,7 @@ rc=0
 grep -q "nosuch" "$work/nosuch.err" || fail "the error does not name the partition: $(cat "$work/nosuch.err")"
 [[ ! -s $work/nosuch.out ]] || fail "events printed for a refused job"
 [[ $(q "SELECT COUNT(*) FROM runs") == "$runs_before" ]] || fail "a run was recorded"
-[[ $(squeue -h | wc -l) == "$jobs_before" ]] || fail "a job was submitted"
+[[ $(our_jobs) == "$jobs_before" ]] || fail "a job was submitted"
 echo "refused: $(cat "$work/nosuch.err")"
 
 # refused_before_submission NAME CAUSE ARGS...: exit 2, one line naming CAUSE, nothing printed,
@@ -113,14 +115,14 @@ refused_before_submission() {
   local name=$1 cause=$2 rc=0
   shift 2
   runs_before=$(q "SELECT COUNT(*) FROM runs")
-  jobs_before=$(squeue -h | wc -l)
+  jobs_before=$(our_jobs)
   "$@" >"$work/$name.out" 2>"$work/$name.err" || rc=$?
   [[ $rc == 2 ]] || fail "$name exited $rc, expected 2: $(cat "$work/$name.err")"
   [[ $(wc -l <"$work/$name.err") == 1 ]] || fail "$name: expected one line, got: $(cat "$work/$name.err")"
   grep -q "$cause" "$work/$name.err" || fail "$name: the error does not say '$cause': $(cat "$work/$name.err")"
   [[ ! -s $work/$name.out ]] || fail "$name: events printed for a refused job"
   [[ $(q "SELECT COUNT(*) FROM runs") == "$runs_before" ]] || fail "$name: a run was recorded"
-  [[ $(squeue -h | wc -l) == "$jobs_before" ]] || fail "$name: a job was submitted"
+  [[ $(our_jobs) == "$jobs_before" ]] || fail "$name: a job was submitted"
   echo "refused ($name): $(cat "$work/$name.err")"
 }
 
