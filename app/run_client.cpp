@@ -283,6 +283,8 @@ void RunClient::handleLine(const QByteArray& line) {
                  // Checkpoints and resumes reach the monitor through eventReceived.
                  [&](const sailor::CheckpointEvent&) {},
                  [&](const sailor::ResumedEvent&) {},
+                 [&](const sailor::ReconfiguredEvent&) {},
+                 [&](const sailor::PausedEvent&) {},
              },
              event.body);
 }

@@ -634,6 +634,8 @@ void RunMonitor::applyEvent(const sailor::RunEvent& event) {
                  // Not shown yet (issue 27, item 5: the run monitor's markers).
                  [&](const sailor::CheckpointEvent&) {},
                  [&](const sailor::ResumedEvent&) {},
+                 [&](const sailor::ReconfiguredEvent&) {},
+                 [&](const sailor::PausedEvent&) {},
              },
              event.body);
 }

@@ -5,7 +5,7 @@
 //   decoding helpers ....... text, numberOrNull, optionalInt, array (field paths in errors)
 //   decoders, per kind ..... runStarted, warning, workersStarted, workersReady, iteration
 //                            (iterationParts: its stages and ranks), error, finished, jobState,
-//                            checkpoint, resumed
+//                            checkpoint, resumed, reconfigured, paused
 //   encoders, per kind ..... the Encoder visitor: one operator() per kind, the inverse of the
 //                            decoder of that kind
 //   entry points ........... RunEvent::kind, toJson, runEventFromJson, parseRunEvent
@@ -261,6 +261,48 @@ ResumedEvent resumed(const json& j, const std::string& p) {
   return e;
 }
 
+ReconfiguredEvent reconfigured(const json& j, const std::string& p) {
+  ReconfiguredEvent e;
+  e.cause = boundedText(j, "cause", p, JobStateEvent::kMaxIdLength, true);
+  e.detail = boundedText(j, "detail", p, JobStateEvent::kMaxTextLength, false);
+  e.generation = ju::getInt32(j, "generation", p, 1);
+  e.from_iteration = ju::getInt32(j, "from_iteration", p, 0);
+  for (auto [key, plan] : {std::pair{"old_plan", &e.old_plan}, std::pair{"new_plan", &e.new_plan}}) {
+    try {
+      *plan = Plan::fromJson(ju::require(j, key, p));
+    } catch (const InputError& err) {
+      throw withContext(err, fieldOf(p, key));
+    }
+  }
+  e.old_world_size = ju::getInt32(j, "old_world_size", p, 1);
+  e.new_world_size = ju::getInt32(j, "new_world_size", p, 1);
+  e.state_source = ju::getString(j, "state_source", p);
+  if (e.state_source != "peers" && e.state_source != "checkpoint")
+    throw InputError(fieldOf(p, "state_source"), "\"" + e.state_source + "\"",
+                     "\"peers\" or \"checkpoint\"");
+  e.iterations_lost = ju::getInt32(j, "iterations_lost", p, 0);
+  e.state_bytes = ju::getInt(j, "state_bytes", p, 0);
+  const json& phases = ju::require(j, "phases", p);
+  ju::requireObject(phases, fieldOf(p, "phases"));
+  const std::string pp = fieldOf(p, "phases");
+  e.replan_seconds = ju::getNonNegative(phases, "replan", pp);
+  e.teardown_seconds = ju::getNonNegative(phases, "teardown", pp);
+  e.launch_seconds = ju::getNonNegative(phases, "launch", pp);
+  e.group_setup_seconds = ju::getNonNegative(phases, "group_setup", pp);
+  e.rebuild_seconds = ju::getNonNegative(phases, "rebuild", pp);
+  e.transfer_seconds = ju::getNonNegative(phases, "transfer", pp);
+  e.total_seconds = ju::getNonNegative(phases, "total", pp);
+  return e;
+}
+
+PausedEvent paused(const json& j, const std::string& p) {
+  PausedEvent e;
+  e.cause = boundedText(j, "cause", p, JobStateEvent::kMaxIdLength, true);
+  e.reason = boundedText(j, "reason", p, JobStateEvent::kMaxTextLength, true);
+  e.iteration = ju::getInt32(j, "iteration", p, 0);
+  return e;
+}
+
 // A loss or grad norm as printed: null when not finite (JSON has no NaN or infinity).
 json finiteOrNull(double x) {
   return std::isfinite(x) ? json(x) : json();
@@ -376,6 +418,28 @@ struct Encoder {
     out["iterations"] = e.iterations;
     out["iterations_discarded"] = e.iterations_discarded;
   }
+  void operator()(const ReconfiguredEvent& e) const {
+    out["cause"] = e.cause;
+    out["detail"] = e.detail;
+    out["generation"] = e.generation;
+    out["from_iteration"] = e.from_iteration;
+    out["old_plan"] = e.old_plan.toJson();
+    out["new_plan"] = e.new_plan.toJson();
+    out["old_world_size"] = e.old_world_size;
+    out["new_world_size"] = e.new_world_size;
+    out["state_source"] = e.state_source;
+    out["iterations_lost"] = e.iterations_lost;
+    out["state_bytes"] = e.state_bytes;
+    out["phases"] = {{"replan", e.replan_seconds},           {"teardown", e.teardown_seconds},
+                     {"launch", e.launch_seconds},           {"group_setup", e.group_setup_seconds},
+                     {"rebuild", e.rebuild_seconds},         {"transfer", e.transfer_seconds},
+                     {"total", e.total_seconds}};
+  }
+  void operator()(const PausedEvent& e) const {
+    out["cause"] = e.cause;
+    out["reason"] = e.reason;
+    out["iteration"] = e.iteration;
+  }
 };
 
 }  // namespace
@@ -417,6 +481,8 @@ const char* RunEvent::kind() const {
     const char* operator()(const JobStateEvent&) const { return "job_state"; }
     const char* operator()(const CheckpointEvent&) const { return "checkpoint"; }
     const char* operator()(const ResumedEvent&) const { return "resumed"; }
+    const char* operator()(const ReconfiguredEvent&) const { return "reconfigured"; }
+    const char* operator()(const PausedEvent&) const { return "paused"; }
   };
   return std::visit(Name{}, body);
 }
@@ -445,10 +511,12 @@ RunEvent runEventFromJson(const json& j) {
   else if (kind == "job_state") e.body = jobState(j, kind);
   else if (kind == "checkpoint") e.body = checkpoint(j, kind);
   else if (kind == "resumed") e.body = resumed(j, kind);
+  else if (kind == "reconfigured") e.body = reconfigured(j, kind);
+  else if (kind == "paused") e.body = paused(j, kind);
   else
     throw InputError("event", "\"" + kind + "\"",
                      "one of run_started, warning, workers_started, workers_ready, iteration, "
-                     "error, finished, job_state, checkpoint, resumed");
+                     "error, finished, job_state, checkpoint, resumed, reconfigured, paused");
   return e;
 }
 

@@ -159,6 +159,31 @@ class Diff {
     field("iterations", a.iterations, b.iterations);
     field("iterations_discarded", a.iterations_discarded, b.iterations_discarded);
   }
+  void operator()(const sailor::ReconfiguredEvent& a, const sailor::ReconfiguredEvent& b) {
+    field("cause", a.cause, b.cause);
+    field("detail", a.detail, b.detail);
+    field("generation", a.generation, b.generation);
+    field("from_iteration", a.from_iteration, b.from_iteration);
+    field("old_plan", a.old_plan, b.old_plan);
+    field("new_plan", a.new_plan, b.new_plan);
+    field("old_world_size", a.old_world_size, b.old_world_size);
+    field("new_world_size", a.new_world_size, b.new_world_size);
+    field("state_source", a.state_source, b.state_source);
+    field("iterations_lost", a.iterations_lost, b.iterations_lost);
+    field("state_bytes", a.state_bytes, b.state_bytes);
+    number("replan", a.replan_seconds, b.replan_seconds);
+    number("teardown", a.teardown_seconds, b.teardown_seconds);
+    number("launch", a.launch_seconds, b.launch_seconds);
+    number("group_setup", a.group_setup_seconds, b.group_setup_seconds);
+    number("rebuild", a.rebuild_seconds, b.rebuild_seconds);
+    number("transfer", a.transfer_seconds, b.transfer_seconds);
+    number("total", a.total_seconds, b.total_seconds);
+  }
+  void operator()(const sailor::PausedEvent& a, const sailor::PausedEvent& b) {
+    field("cause", a.cause, b.cause);
+    field("reason", a.reason, b.reason);
+    field("iteration", a.iteration, b.iteration);
+  }
   template <typename A, typename B>
   void operator()(const A&, const B&) {
     first = "kind";
@@ -261,6 +286,30 @@ std::vector<std::pair<std::string, RunEvent>> eventsOfEveryKind() {
   out.emplace_back("checkpoint, nothing removed",
                    ev(sailor::CheckpointEvent{2, "/ck/run-3/step-2", 1, 9, 0.5, {}}));
   out.emplace_back("resumed", ev(sailor::ResumedEvent{6, "/ck/run-3/step-5", 30, 2}));
+  {
+    sailor::ReconfiguredEvent r;
+    r.cause = "worker_lost";
+    r.detail = "rank 2 was killed by signal 9 (SIGKILL)";
+    r.generation = 3;
+    r.from_iteration = 17;
+    r.old_plan = started.plan;
+    r.new_plan.microbatch_size = 4;
+    r.new_plan.stages = {{0, 25, {{"A100-40", 1, "us-central1-a"}}}};
+    r.old_world_size = 3;
+    r.new_world_size = 1;
+    r.state_source = "checkpoint";
+    r.iterations_lost = 2;
+    r.state_bytes = 7340032;
+    r.replan_seconds = 0.012;
+    r.teardown_seconds = 0.003;
+    r.launch_seconds = 0;
+    r.group_setup_seconds = 0.0451;
+    r.rebuild_seconds = 0.02;
+    r.transfer_seconds = 0.031;
+    r.total_seconds = 0.2;
+    out.emplace_back("reconfigured", ev(r));
+  }
+  out.emplace_back("paused", ev(sailor::PausedEvent{"trace", "no plan fits 1 GPU", 12}));
   return out;
 }
 

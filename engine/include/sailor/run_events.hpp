@@ -171,9 +171,48 @@ struct ResumedEvent {
   int iterations_discarded = 0;  // stored iterations after the checkpoint, removed to be redone
 };
 
-using RunEventBody = std::variant<RunStartedEvent, RunWarningEvent, WorkersStartedEvent,
-                                  WorkersReadyEvent, IterationEvent, RunErrorEvent,
-                                  RunFinishedEvent, JobStateEvent, CheckpointEvent, ResumedEvent>;
+// reconfigured: the run changed its world in place (docs/runtime.md "Elasticity"): the
+// workers that stay keep running, drop the old process groups, form the new world's, and
+// take the parameters and optimizer state of their new shards from the workers that held them
+// (or from the last checkpoint when no holder is left). Phases in seconds, each the slowest
+// worker's where workers do it: the planner's search (replan), finishing the old groups
+// (teardown), starting the workers that join (launch; 0 when none), forming the new groups
+// (group_setup), building the new stage models and optimizers (rebuild), moving the state
+// (transfer); total is the controller's wall time from the pause to the new world's
+// readiness.
+struct ReconfiguredEvent {
+  std::string cause;   // "trace", "resize" or "worker_lost"
+  std::string detail;  // what happened, in words ("trace row 2 at 30 s: 3 A100-40 in zone-a")
+  int generation = 0;  // the new world's
+  int from_iteration = 0;  // the first iteration the new world trains
+  Plan old_plan;
+  Plan new_plan;
+  int old_world_size = 0;
+  int new_world_size = 0;
+  std::string state_source;    // "peers" or "checkpoint"
+  int iterations_lost = 0;     // trained iterations redone (0 when peers held the state)
+  std::int64_t state_bytes = 0;  // parameters and optimizer state received by the new world
+  double replan_seconds = 0;
+  double teardown_seconds = 0;
+  double launch_seconds = 0;
+  double group_setup_seconds = 0;
+  double rebuild_seconds = 0;
+  double transfer_seconds = 0;
+  double total_seconds = 0;
+};
+
+// paused: the resources now available cannot hold the job (no plan fits); the workers wait,
+// holding their state, until resources return (then a reconfigured event follows).
+struct PausedEvent {
+  std::string cause;   // as ReconfiguredEvent's
+  std::string reason;  // why no plan fits, in words
+  int iteration = 0;   // the next iteration to train
+};
+
+using RunEventBody =
+    std::variant<RunStartedEvent, RunWarningEvent, WorkersStartedEvent, WorkersReadyEvent,
+                 IterationEvent, RunErrorEvent, RunFinishedEvent, JobStateEvent, CheckpointEvent,
+                 ResumedEvent, ReconfiguredEvent, PausedEvent>;
 
 // One decoded event: the fields every event carries, and its kind's own.
 struct RunEvent {
@@ -182,7 +221,8 @@ struct RunEvent {
   RunEventBody body;
 
   // The "event" field: "run_started", "warning", "workers_started", "workers_ready",
-  // "iteration", "error", "finished", "job_state", "checkpoint", "resumed".
+  // "iteration", "error", "finished", "job_state", "checkpoint", "resumed", "reconfigured",
+  // "paused".
   const char* kind() const;
   template <typename T>
   const T* as() const {
