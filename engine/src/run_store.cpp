@@ -709,6 +709,25 @@ int RunStore::resumeRun(std::int64_t run_id, int from_iteration, int iterations_
   return removed;
 }
 
+int RunStore::rewindRun(std::int64_t run_id, int from_iteration, const nlohmann::json& event) {
+  Transaction tx(db_, path_);
+  {
+    Statement s(db_, path_, "SELECT status FROM runs WHERE id = ?1");
+    s.bind(1, run_id);
+    if (!s.step()) fail("no run " + std::to_string(run_id));
+  }
+  Statement del(db_, path_, "DELETE FROM iterations WHERE run_id = ?1 AND iteration >= ?2");
+  del.bind(1, run_id).bind(2, from_iteration).run();
+  const int removed = sqlite3_changes(db_);
+  Statement up(db_, path_,
+               "UPDATE runs SET iterations_done = (SELECT COUNT(*) FROM iterations WHERE "
+               "run_id = ?1) WHERE id = ?1");
+  up.bind(1, run_id).run();
+  insertEvent(run_id, event);
+  tx.commit();
+  return removed;
+}
+
 std::vector<std::int64_t> RunStore::failOrphanedRuns() {
   std::vector<RunRecord> running;
   {

@@ -427,6 +427,12 @@ Groups createGroups(const RunSpec& spec, int rank, const c10::intrusive_ptr<c10d
   return g;
 }
 
+GroupPtr createTransferGroup(const c10::intrusive_ptr<c10d::Store>& store, int generation,
+                             int member, int members, std::chrono::milliseconds timeout) {
+  auto gen = c10::make_intrusive<c10d::PrefixStore>("gen/" + std::to_string(generation), store);
+  return makeGroup(gen, "transfer", member, members, "gloo", timeout);
+}
+
 void allReduceSum(const GroupPtr& group, std::vector<at::Tensor>& tensors, CommKind kind) {
   commClock().begin();
   // Gloo (libtorch 1.13) has no bfloat16 sum: reduce float32 copies, then round once back to

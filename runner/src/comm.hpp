@@ -104,6 +104,12 @@ bool joinPrivateNetwork(const c10::intrusive_ptr<c10d::Store>& store, int rank, 
 Groups createGroups(const RunSpec& spec, int rank, const c10::intrusive_ptr<c10d::Store>& store,
                     int generation, const std::string& backend, std::chrono::milliseconds timeout);
 
+// The group a reconfiguration moves state over (elastic.hpp): `members` workers, this one
+// `member`, named "transfer" under generation `generation`'s prefix. Gloo whatever the run's
+// backend: the state travels as pickled bytes in CPU tensors.
+GroupPtr createTransferGroup(const c10::intrusive_ptr<c10d::Store>& store, int generation,
+                             int member, int members, std::chrono::milliseconds timeout);
+
 // Waits until every rank of the world got here (an all-reduce of one element on `device`; c10d's
 // barrier() on NCCL has to guess the device and warns about it), then releases NCCL
 // communicators explicitly where libtorch has the call (2.4+: its destructor warns otherwise).

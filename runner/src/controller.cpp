@@ -40,6 +40,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 
 #include "checkpoint_files.hpp"
@@ -171,6 +172,22 @@ struct Worker {
   WorkerExit exit_status;
   std::string error;  // what the worker itself reported
   std::string backend, device;
+  // Elasticity: a worker is active while it belongs to the current world (place.rank is then its
+  // rank); one that left a reconfigured world, or was lost, stays here (its index is the
+  // launcher's) so that its end is still reaped.
+  bool active = true;
+  bool lost = false;        // died or stopped reporting: its GPU is gone
+  bool silent = false;      // killed by the controller because it stopped reporting
+  bool leaving = false;     // told to hand its state over and leave
+  std::optional<int> state_iteration;  // after a pause or interruption: its state's iteration
+  json reconfigured;        // its report of joining the new world
+  Clock::time_point launched_at = Clock::now(), first_heard;
+  void send(const json& command) {
+    if (io.in_fd < 0) return;
+    const std::string line = command.dump() + "\n";
+    // A worker that died meanwhile: its pipe is broken (SIGPIPE is ignored); reaping tells.
+    (void)!::write(io.in_fd, line.data(), line.size());
+  }
 };
 
 // How a run ends: Finished, Stopped, or Failed with a message (and the worker it names).
@@ -232,6 +249,15 @@ class Run {
 
   void onLine(Worker& w, const std::string& line);
   void onIterationComplete(int iteration);
+  // Elasticity (docs/runtime.md "Elasticity"): triggers, the pause, the move to a new world.
+  bool elastic() const { return static_cast<bool>(options_.replan); }
+  std::optional<Ending> stepElastic();
+  std::optional<Ending> onWorkerLost(Worker& w, const std::string& why);
+  std::optional<Ending> trigger(const std::string& cause, const std::string& detail);
+  std::optional<Ending> afterPause();
+  std::optional<Ending> startMove();
+  void finishMove();
+  std::vector<Worker*> activeWorkers();
   void onCheckpointShard(const json& msg);
   void storeWrite(const std::function<void()>& write);
   RunEvent typed(RunEventBody body) const { return RunEvent{run_id_, utcNow(), std::move(body)}; }
@@ -270,6 +296,29 @@ class Run {
   std::map<int, StepShards> step_shards_;
   std::string resume_step_dir_;  // --resume: the checkpoint the workers restore
   std::optional<json> resumed_event_;
+  // Elasticity: where the run is between triggers and the new world.
+  enum class Phase { Training, Draining, Waiting, Moving };
+  Phase phase_ = Phase::Training;
+  Availability available_;  // the GPUs the job has now
+  std::size_t next_trace_row_ = 1;
+  std::optional<Clock::time_point> trace_start_;  // when every worker was first ready
+  struct Reconfiguration {
+    std::string cause, detail;
+    Clock::time_point paused_at;      // when every worker held still
+    Clock::time_point launched_at;    // when the joining workers were started
+    double replan_seconds = 0;
+    std::optional<RunSpec> spec;      // the new world's; none: no plan fits (paused)
+    std::string why;                  // why none fits
+    bool needs_replan = false;        // a worker was lost since: re-plan once all hold still
+    Plan old_plan;
+    int old_world_size = 0;
+    int state_iteration = -1;
+    std::string state_source;
+    int iterations_lost = 0;
+    bool joiners = false;
+  };
+  std::optional<Reconfiguration> reconf_;
+  std::vector<std::string> spec_files_;  // by generation
   bool cluster() const { return options_.launcher == "slurm"; }
   Clock::time_point started_ = Clock::now();
 };
@@ -435,6 +484,9 @@ void Run::launchWorkers() {
   }
   const std::vector<LaunchedWorker> launched = launcher_.launch(commands);
   workers_.resize(launched.size());
+  spec_files_.push_back(spec_file_);
+  available_ = options_.trace.empty() ? planAvailability(worker_spec_.plan)
+                                      : options_.trace.front().gpus;
   if (const std::string job = launcher_.jobId(); !job.empty()) {
     if (!attached_) storeWrite([&] { store_.setJobId(run_id_, job); });
     event(JobStateEvent{"slurm", job, attached_ ? "ATTACHED" : "SUBMITTED", "", spec_dir_});
@@ -467,9 +519,12 @@ Ending Run::supervise() {
     if (diverged_) return *diverged_;
     if (auto ending = reapExited()) return *ending;
     if (diverged_) return *diverged_;  // the last report of a worker that ended
-    if (std::all_of(workers_.begin(), workers_.end(), [](const Worker& w) { return w.exited; }))
+    if (std::all_of(workers_.begin(), workers_.end(),
+                    [](const Worker& w) { return w.exited || !w.active; }))
       break;
     if (auto ending = checkHeartbeats()) return *ending;
+    if (elastic())
+      if (auto ending = stepElastic()) return *ending;
   }
   if (iterations_done_ != spec_.iterations)
     return failure("workers finished after " + std::to_string(iterations_done_) + " of " +
@@ -505,6 +560,7 @@ void Run::pumpOutput() {
       continue;
     }
     w.last_seen = Clock::now();
+    if (!w.heard) w.first_heard = w.last_seen;
     w.heard = true;
     std::string& acc = is_err ? w.err_buf : w.out_buf;
     acc.append(buf, static_cast<std::size_t>(n));
@@ -545,6 +601,14 @@ std::optional<Ending> Run::reapExited() {
       close(*fd);
       *fd = -1;
     }
+    if (!w.active && !w.lost && w.exit_status.clean()) continue;  // left a reconfigured world
+    if (elastic() && !w.lost && !(w.exit_status.clean() && w.done)) {
+      const std::string why = w.silent ? who(w) + " stopped reporting"
+                                       : who(w) + " " + w.exit_status.describe();
+      if (auto ending = onWorkerLost(w, why)) return ending;
+      continue;
+    }
+    if (w.lost) continue;
     if (!(w.exit_status.clean() && w.done)) {
       std::string msg = who(w) + " " + w.exit_status.describe();
       if (!w.error.empty()) msg += ": " + w.error;
@@ -562,14 +626,21 @@ std::optional<Ending> Run::checkHeartbeats() {
     for (Worker& w : workers_) w.last_seen = Clock::now();
     return std::nullopt;
   }
-  for (const Worker& w : workers_) {
+  for (Worker& w : workers_) {
+    if (!w.active) continue;  // a worker leaving a reconfigured world
     const double silent = secondsSince(w.last_seen);
     const double limit = w.heard ? options_.heartbeat_timeout_s
                                  : std::max(options_.heartbeat_timeout_s, kStartupSilenceSeconds);
-    if (!w.exited && silent > limit)
+    if (!w.exited && !w.silent && silent > limit) {
+      if (elastic() && w.active) {  // killed, then reaped as lost (reapExited)
+        w.silent = true;
+        launcher_.killWorker(static_cast<std::size_t>(&w - workers_.data()));
+        continue;
+      }
       return failure(who(w) + " stopped reporting (no heartbeat for " +
                          std::to_string(static_cast<int>(silent)) + " s)",
                      &w);
+    }
   }
   return std::nullopt;
 }
@@ -644,15 +715,23 @@ void Run::onLine(Worker& w, const std::string& line) {
       WorkersReadyEvent e{workers_[0].backend, {}, secondsSince(started_)};
       for (const Worker& x : workers_) e.devices.push_back(x.device);
       event(std::move(e));
+      trace_start_ = Clock::now();
     }
   } else if (type == "iteration") {
     const int it = msg.value("iteration", -1);
-    if (it < iterations_done_) return;  // in the store already (an attached run's files)
+    if (it < iterations_done_ || !w.active) return;  // in the store already (attach's files)
     auto& slot = pending_[it];
-    if (slot.empty()) slot.assign(workers_.size(), json());
+    if (slot.empty()) slot.assign(static_cast<std::size_t>(worker_spec_.worldSize()), json());
     slot[static_cast<std::size_t>(w.place.rank)] = msg;
     if (std::all_of(slot.begin(), slot.end(), [](const json& j) { return !j.is_null(); }))
       onIterationComplete(it);
+  } else if (type == "paused" || type == "interrupted") {  // elasticity: holding still
+    w.state_iteration = msg.value("state_iteration", -1);
+  } else if (type == "reconfigured") {
+    w.reconfigured = msg;
+    w.ready = true;
+  } else if (type == "left") {
+    w.done = true;
   } else if (type == "error") {
     w.error = msg.value("message", "");
   } else if (type == "warning") {  // e.g. rank 0's rendezvous store refused a peer
@@ -682,7 +761,7 @@ void Run::onCheckpointShard(const json& msg) {
                                    msg.value("sha256", "")});
   step.write_seconds = std::max(step.write_seconds, reportNumber(msg, "write_seconds"));
   int expected = 0;  // one shard per worker of replica 0
-  for (const Worker& w : workers_) expected += w.place.replica == 0 ? 1 : 0;
+  for (const Worker& w : workers_) expected += w.active && w.place.replica == 0 ? 1 : 0;
   if (static_cast<int>(step.shards.size()) < expected) return;
   Manifest m;
   m.iteration = it;
@@ -718,10 +797,12 @@ void Run::onIterationComplete(int iteration) {
   it.iteration = iteration;
   double loss_sum = 0;
   std::int64_t loss_count = 0;
-  it.stages.resize(spec_.plan.stages.size());
+  it.stages.resize(worker_spec_.plan.stages.size());
   for (std::size_t s = 0; s < it.stages.size(); ++s) it.stages[s].stage = static_cast<int>(s);
   for (const Worker& w : workers_) {
-    const json& r = reports[static_cast<std::size_t>(w.place.rank)];
+    if (!w.active) continue;
+    const json& r = reports.at(static_cast<std::size_t>(w.place.rank));
+    if (r.is_null()) continue;  // a worker lost in this iteration (a reconfiguration keeps it)
     loss_sum += reportNumber(r, "loss_sum");
     loss_count += static_cast<std::int64_t>(reportNumber(r, "loss_count"));
     RunRankTimes t;
@@ -744,10 +825,12 @@ void Run::onIterationComplete(int iteration) {
   it.loss = loss_count > 0 ? loss_sum / static_cast<double>(loss_count) : 0.0;
   it.tokens_per_second =
       it.iteration_seconds > 0
-          ? static_cast<double>(spec_.tokensPerIteration()) / it.iteration_seconds
+          ? static_cast<double>(worker_spec_.tokensPerIteration()) / it.iteration_seconds
           : 0.0;
-  it.learning_rate = reportNumber(reports[0], "learning_rate");
-  it.grad_norm = reportNumber(reports[0], "grad_norm");
+  const auto first = std::find_if(reports.begin(), reports.end(),
+                                  [](const json& r) { return !r.is_null(); });
+  it.learning_rate = first != reports.end() ? reportNumber(*first, "learning_rate") : 0.0;
+  it.grad_norm = first != reports.end() ? reportNumber(*first, "grad_norm") : 0.0;
   if (iteration >= 1 && testFault("store"))
     throw StoreError(store_.path() + ": " + testFaultMessage("store"));
   if (iteration >= 2 && testFault("disk-full")) store_full_ = true;
@@ -761,6 +844,376 @@ void Run::onIterationComplete(int iteration) {
   if (!std::isfinite(it.loss) && !diverged_)
     diverged_ = failure("diverged: loss " + nonFiniteName(it.loss) + " at iteration " +
                         std::to_string(iteration));
+}
+
+
+// ---- Elasticity (docs/runtime.md "Elasticity") ---------------------------------------------
+// Training -> (a trigger: a trace row, a lost worker) -> Draining: every worker finishes the
+// iteration it is in and holds still ("paused"), or reports the iteration its state is at when
+// its world broke ("interrupted") -> Moving: each worker is told its place in the new world (or
+// to leave), new workers start, state moves -> Training, with a reconfigured event. When no plan
+// fits what is left, the run waits (Waiting, a paused event) until a trigger brings GPUs back.
+
+namespace {
+// Availability without zero entries, for comparisons.
+Availability nonZero(const Availability& a) {
+  Availability out;
+  for (const auto& [site, n] : a)
+    if (n > 0) out[site] = n;
+  return out;
+}
+
+// True when, for every stage of `spec`, some replica has every tp rank in `holders`.
+bool coversModel(const RunSpec& spec, const std::set<int>& holders, int& missing_stage) {
+  for (std::size_t s = 0; s < spec.plan.stages.size(); ++s) {
+    bool any = false;
+    for (int d = 0; d < spec.data_parallel && !any; ++d) {
+      const std::vector<int> ranks = spec.replicaRanks(static_cast<int>(s), d);
+      any = std::all_of(ranks.begin(), ranks.end(), [&](int r) { return holders.count(r) > 0; });
+    }
+    if (!any) {
+      missing_stage = static_cast<int>(s);
+      return false;
+    }
+  }
+  return true;
+}
+}  // namespace
+
+std::vector<Worker*> Run::activeWorkers() {
+  std::vector<Worker*> out;
+  for (Worker& w : workers_)
+    if (w.active) out.push_back(&w);
+  std::sort(out.begin(), out.end(),
+            [](const Worker* a, const Worker* b) { return a->place.rank < b->place.rank; });
+  return out;
+}
+
+std::optional<Ending> Run::stepElastic() {
+  if (trace_start_ && next_trace_row_ < options_.trace.size() &&
+      (phase_ == Phase::Training || phase_ == Phase::Waiting)) {
+    const AvailabilityStep& row = options_.trace[next_trace_row_];
+    if (secondsSince(*trace_start_) >= row.at_s) {
+      ++next_trace_row_;
+      if (nonZero(row.gpus) != nonZero(available_)) {
+        available_ = row.gpus;
+        if (auto ending = trigger("trace", "trace " + row.label + ": " + describeAvailability(row.gpus)))
+          return ending;
+      }
+    }
+  }
+  if (phase_ == Phase::Draining) {
+    bool held = true, ending = false;
+    for (Worker* w : activeWorkers()) {
+      if (w->lost) continue;
+      ending = ending || w->done;
+      held = held && w->state_iteration.has_value();
+    }
+    if (held && !ending) return afterPause();
+  }
+  if (phase_ == Phase::Moving) {
+    const auto active = activeWorkers();
+    if (std::all_of(active.begin(), active.end(),
+                    [](const Worker* w) { return !w->reconfigured.is_null(); }))
+      finishMove();
+  }
+  return std::nullopt;
+}
+
+std::optional<Ending> Run::trigger(const std::string& cause, const std::string& detail) {
+  Reconfiguration r;
+  r.cause = cause;
+  r.detail = detail;
+  const auto t0 = Clock::now();
+  r.spec = options_.replan(available_, r.why);
+  r.replan_seconds = secondsSince(t0);
+  if (phase_ == Phase::Waiting) {  // the workers hold still already
+    if (!r.spec) {
+      event(PausedEvent{cause, r.why, reconf_->state_iteration + 1});
+      return std::nullopt;
+    }
+    r.paused_at = reconf_->paused_at;
+    reconf_ = std::move(r);
+    return startMove();
+  }
+  if (r.spec && r.spec->plan == worker_spec_.plan) {
+    event(RunWarningEvent{detail + ": the planner's best plan is the one running (no change)",
+                          std::nullopt});
+    return std::nullopt;
+  }
+  reconf_ = std::move(r);
+  phase_ = Phase::Draining;
+  for (Worker* w : activeWorkers()) w->send(json{{"type", "pause"}});
+  return std::nullopt;
+}
+
+std::optional<Ending> Run::onWorkerLost(Worker& w, const std::string& why) {
+  w.lost = true;
+  if (phase_ == Phase::Moving) return failure(why + " during a reconfiguration", &w);
+  int& n = available_[{w.place.gpu_type, w.place.zone}];
+  n = std::max(0, n - 1);
+  if (std::none_of(workers_.begin(), workers_.end(),
+                   [](const Worker& x) { return x.active && !x.lost; }))
+    return failure(why + ", and no other worker is left", &w);
+  if (phase_ == Phase::Training) {
+    Reconfiguration r;
+    r.cause = "worker_lost";
+    r.detail = why;
+    r.needs_replan = true;
+    reconf_ = std::move(r);
+    phase_ = Phase::Draining;
+    // Unblocks the others' collectives with the lost worker at once (elastic.hpp).
+    for (Worker* x : activeWorkers())
+      if (!x->lost) x->send(json{{"type", "abort"}});
+    return std::nullopt;
+  }
+  reconf_->needs_replan = true;  // Draining or Waiting: what is left changed again
+  reconf_->detail += "; " + why;
+  if (phase_ == Phase::Waiting) {
+    phase_ = Phase::Draining;  // every survivor holds still already: re-plans at once
+  }
+  return std::nullopt;
+}
+
+std::optional<Ending> Run::afterPause() {
+  Reconfiguration& r = *reconf_;
+  r.paused_at = Clock::now();
+  if (r.needs_replan) {
+    const auto t0 = Clock::now();
+    r.why.clear();
+    r.spec = options_.replan(available_, r.why);
+    r.replan_seconds += secondsSince(t0);
+    r.needs_replan = false;
+  }
+  int next_iteration = std::numeric_limits<int>::max();
+  for (Worker* w : activeWorkers())
+    if (!w->lost) next_iteration = std::min(next_iteration, *w->state_iteration + 1);
+  r.state_iteration = next_iteration - 1;
+  if (!r.spec) {
+    phase_ = Phase::Waiting;
+    event(PausedEvent{r.cause, r.why + " (" + describeAvailability(nonZero(available_)) + ")",
+                      next_iteration});
+    return std::nullopt;
+  }
+  return startMove();
+}
+
+std::optional<Ending> Run::startMove() {
+  Reconfiguration& r = *reconf_;
+  const RunSpec next = *r.spec;
+  const RunSpec& old = worker_spec_;
+  const int N = next.worldSize();
+  std::vector<Worker*> survivors;
+  for (Worker* w : activeWorkers())
+    if (!w->lost) survivors.push_back(w);
+  // Which new rank each survivor takes: one of the same GPU type and zone, with the most layers
+  // in common with what it holds (the least state to move).
+  std::vector<Worker*> taker(static_cast<std::size_t>(N), nullptr);
+  std::vector<bool> taken(survivors.size(), false);
+  for (int k = 0; k < N; ++k) {
+    const RankPlacement& np = next.ranks[static_cast<std::size_t>(k)];
+    const Stage& ns = next.plan.stages[static_cast<std::size_t>(np.stage)];
+    int best = -1, best_overlap = -1;
+    for (std::size_t i = 0; i < survivors.size(); ++i) {
+      const Worker* w = survivors[i];
+      if (taken[i] || w->place.gpu_type != np.gpu_type || w->place.zone != np.zone) continue;
+      const Stage& os = old.plan.stages[static_cast<std::size_t>(w->place.stage)];
+      const int overlap = std::max(0, std::min(os.last_layer, ns.last_layer) -
+                                          std::max(os.first_layer, ns.first_layer) + 1);
+      if (overlap > best_overlap) {
+        best = static_cast<int>(i);
+        best_overlap = overlap;
+      }
+    }
+    if (best >= 0) {
+      taker[static_cast<std::size_t>(k)] = survivors[static_cast<std::size_t>(best)];
+      taken[static_cast<std::size_t>(best)] = true;
+    }
+  }
+  // The state's iteration: the latest one whose holders have a complete replica of every stage
+  // (a worker whose world broke after its optimizer step is ahead of the others by one).
+  std::set<int, std::greater<>> candidates;
+  for (const Worker* w : survivors) candidates.insert(*w->state_iteration);
+  int S = -1, missing_stage = 0;
+  bool covered = false;
+  for (const int it : candidates) {
+    std::set<int> holders;
+    for (const Worker* w : survivors)
+      if (*w->state_iteration == it) holders.insert(w->place.rank);
+    if (coversModel(old, holders, missing_stage)) {
+      S = it;
+      covered = true;
+      break;
+    }
+  }
+  std::string checkpoint_step;
+  if (!covered) {
+    // No surviving worker holds some stage: the last checkpoint of this world's plan.
+    std::optional<Manifest> last;
+    if (!checkpoint_dir_.empty())
+      for (const Manifest& m : completeCheckpoints(checkpoint_dir_))
+        if (m.fingerprint == specFingerprint(old.toJson())) last = m;
+    if (!last)
+      return failure(r.detail + ": no surviving worker holds all of stage " +
+                     std::to_string(missing_stage) +
+                     (checkpoint_dir_.empty()
+                          ? " and the run keeps no checkpoints (sailor run --checkpoint-every N)"
+                          : " and no checkpoint of the running plan is complete"));
+    S = last->iteration;
+    checkpoint_step = checkpoint_dir_ + "/" + stepDirName(S);
+  }
+  r.state_iteration = S;
+  r.state_source = covered ? "peers" : "checkpoint";
+  r.iterations_lost = std::max(0, iterations_done_ - 1 - S);
+  // Iterations every survivor finished but one lost worker never reported: kept, without it.
+  for (int it = iterations_done_; it <= S; ++it)
+    if (pending_.count(it)) onIterationComplete(it);
+  pending_.clear();
+  // The members of the move: the new world's ranks, then leaving holders (elastic.hpp).
+  struct MemberOf {
+    Worker* w;
+    bool holder;
+  };
+  std::vector<MemberOf> members;
+  for (Worker* w : taker)
+    members.push_back({w, covered && w && *w->state_iteration == S});
+  if (covered)
+    for (std::size_t i = 0; i < survivors.size(); ++i)
+      if (!taken[i] && *survivors[i]->state_iteration == S) members.push_back({survivors[i], true});
+  const int G = generation_ + 1;
+  const std::string spec_path = spec_dir_ + "/spec-" + std::to_string(G) + ".json";
+  json_util::writeFileAtomically(spec_path, next.toJson().dump(2));
+  json membership{{"generation", G},
+                  {"state_iteration", S},
+                  {"new_world_size", N},
+                  {"members", json::array()}};
+  for (const MemberOf& m : members)
+    membership["members"].push_back(
+        {{"old_rank", m.w ? m.w->place.rank : -1}, {"holder", m.holder}});
+  const Worker* publisher = nullptr;  // lets joining workers into the run's private network
+  for (Worker* w : taker)
+    if (w && !publisher) publisher = w;
+  if (!publisher && !survivors.empty()) publisher = survivors.front();
+  auto command = [&](int member) {
+    json c{{"type", "reconfigure"},  {"generation", G},
+           {"member", member},       {"rank", member < N ? member : -1},
+           {"spec", spec_path},      {"start_iteration", S + 1},
+           {"membership", membership}, {"old_spec", spec_files_.back()},
+           {"holder", members[static_cast<std::size_t>(member)].holder}};
+    if (!checkpoint_step.empty()) {
+      c["checkpoint"] = checkpoint_step;
+      c["checkpoint_spec"] = spec_files_.back();
+    }
+    return c;
+  };
+  for (Worker* w : survivors) {
+    int member = -1;
+    for (std::size_t i = 0; i < members.size(); ++i)
+      if (members[i].w == w) member = static_cast<int>(i);
+    json c = member >= 0 ? command(member) : json{{"type", "leave"}, {"generation", G}};
+    if (w == publisher) c["publish_network"] = true;
+    w->send(c);
+  }
+  // Workers that join: started with the move they join.
+  std::vector<WorkerCommand> commands;
+  std::vector<int> joiner_ranks;
+  for (int k = 0; k < N; ++k) {
+    if (taker[static_cast<std::size_t>(k)]) continue;
+    const std::string join_file =
+        spec_dir_ + "/join-" + std::to_string(G) + "-" + std::to_string(k) + ".json";
+    json_util::writeFileAtomically(join_file, command(k).dump());
+    WorkerCommand c{next.ranks[static_cast<std::size_t>(k)],
+                    {options_.worker_path, "--spec", spec_path, "--rank", std::to_string(k),
+                     "--store", rendezvous_addr_, "--generation", std::to_string(G), "--timeout",
+                     std::to_string(options_.collective_timeout_s), "--join", join_file,
+                     "--start-iteration", std::to_string(S + 1)}};
+    if (!checkpoint_dir_.empty() && options_.checkpoint_every > 0)
+      c.argv.insert(c.argv.end(), {"--checkpoint-dir", checkpoint_dir_, "--checkpoint-every",
+                                   std::to_string(options_.checkpoint_every)});
+    commands.push_back(std::move(c));
+    joiner_ranks.push_back(k);
+  }
+  r.old_plan = old.plan;
+  r.old_world_size = old.worldSize();
+  // The new world: survivors take their places, the others leave.
+  for (Worker* w : survivors) {
+    w->active = false;
+    w->leaving = true;
+    w->state_iteration.reset();
+  }
+  for (Worker& w : workers_)
+    if (w.lost) w.active = false;
+  for (int k = 0; k < N; ++k)
+    if (Worker* w = taker[static_cast<std::size_t>(k)]) {
+      w->active = true;
+      w->leaving = false;
+      w->place = next.ranks[static_cast<std::size_t>(k)];
+      w->reconfigured = json();
+    }
+  r.launched_at = Clock::now();
+  r.joiners = !commands.empty();
+  if (!commands.empty()) {
+    const std::vector<LaunchedWorker> launched = launcher_.launch(commands);
+    for (std::size_t i = 0; i < launched.size(); ++i) {
+      Worker w;
+      w.place = commands[i].place;
+      w.io = launched[i];
+      w.last_seen = w.launched_at = Clock::now();
+      workers_.push_back(std::move(w));
+    }
+  }
+  worker_spec_ = next;
+  spec_file_ = spec_path;
+  spec_files_.push_back(spec_path);
+  generation_ = G;
+  phase_ = Phase::Moving;
+  return std::nullopt;
+}
+
+void Run::finishMove() {
+  Reconfiguration& r = *reconf_;
+  ReconfiguredEvent e;
+  e.cause = r.cause;
+  e.detail = r.detail;
+  e.generation = generation_;
+  e.from_iteration = r.state_iteration + 1;
+  e.old_plan = r.old_plan;
+  e.new_plan = worker_spec_.plan;
+  e.old_world_size = r.old_world_size;
+  e.new_world_size = worker_spec_.worldSize();
+  e.state_source = r.state_source;
+  e.iterations_lost = r.iterations_lost;
+  e.replan_seconds = r.replan_seconds;
+  WorkersStartedEvent started{rendezvous_addr_, generation_, {}};
+  for (Worker* w : activeWorkers()) {
+    const json& rep = w->reconfigured;
+    e.state_bytes += rep.value("state_bytes", std::int64_t{0});
+    e.teardown_seconds = std::max(e.teardown_seconds, reportNumber(rep, "teardown_seconds"));
+    e.group_setup_seconds =
+        std::max(e.group_setup_seconds, reportNumber(rep, "group_setup_seconds"));
+    e.rebuild_seconds = std::max(e.rebuild_seconds, reportNumber(rep, "rebuild_seconds"));
+    e.transfer_seconds = std::max(e.transfer_seconds, reportNumber(rep, "transfer_seconds"));
+    if (w->launched_at >= r.launched_at)  // a joining worker: its start until it first spoke
+      e.launch_seconds = std::max(
+          e.launch_seconds, std::chrono::duration<double>(w->first_heard - w->launched_at).count());
+    started.workers.push_back(RunWorker{w->place, w->io.pid});
+  }
+  e.total_seconds = secondsSince(r.paused_at);
+  const int from = r.state_iteration + 1;
+  if (from < iterations_done_) {  // from a checkpoint: the iterations after it are trained again
+    const json j = toJson(typed(e));
+    storeWrite([&] { store_.rewindRun(run_id_, from, j); });
+    emit_(j);
+  } else {
+    event(std::move(e));
+  }
+  iterations_done_ = from;
+  event(std::move(started));
+  if (!checkpoint_dir_.empty())  // what a later resume restarts with: the running plan
+    writeFileDurably(checkpoint_dir_ + "/spec.json", worker_spec_.toJson().dump(2));
+  for (Worker* w : activeWorkers()) w->state_iteration.reset();
+  reconf_.reset();
+  phase_ = Phase::Training;
 }
 
 }  // namespace

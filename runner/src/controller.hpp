@@ -13,9 +13,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sailor/availability.hpp"
 #include "sailor/run_spec.hpp"
 
 namespace sailor::runner {
+
+// The planner's best plan for the job on `available` GPUs, as the run's workers would train it
+// (same job, global batch and settings); none, with why in `why`, when no plan fits.
+using Replanner =
+    std::function<std::optional<RunSpec>(const Availability& available, std::string& why)>;
 
 struct ControllerOptions {
   std::string worker_path;            // sailor-worker binary
@@ -36,6 +42,12 @@ struct ControllerOptions {
   // under checkpointRoot(store_path)/run-<ID>.
   int checkpoint_every = 0;
   int checkpoint_keep = 2;
+  // Elasticity (docs/runtime.md "Elasticity"; local runs): with `replan` set, a worker that dies
+  // or stops reporting no longer ends the run: its GPU counts as gone, the planner re-plans on
+  // what is left and the run goes on in place. `trace`: availability replayed during the run,
+  // from the moment every worker is ready (its first row is the GPUs the run starts with).
+  Replanner replan;
+  std::vector<AvailabilityStep> trace;
 };
 
 // Where the checkpoints of the runs of a store live: <the store's directory>/checkpoints (a local

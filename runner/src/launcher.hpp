@@ -32,6 +32,8 @@ struct LaunchedWorker {
   std::int64_t pid = 0;  // the process the controller supervises (workers_started's pid)
   int out_fd = -1;       // read ends of the worker's stdout and stderr (blocking pipes),
   int err_fd = -1;       //   owned (and closed) by the caller from now on
+  int in_fd = -1;        // write end of its stdin (the controller's commands, elastic.hpp);
+                         //   -1 where the launcher has none (Slurm); owned by the caller
 };
 
 struct WorkerExit {
@@ -42,8 +44,8 @@ struct WorkerExit {
   std::string describe() const;
 };
 
-// Contract: launch() is called once per generation of workers, then poll() and stopAll() from the
-// controller's thread only. Every worker dies with the controller, even when the controller is
+// Contract: launch() is called for the first generation of workers and again for the workers
+// that join a reconfigured world; poll(), stop() and stopAll() from the controller's thread only. Every worker dies with the controller, even when the controller is
 // killed (a local worker by PR_SET_PDEATHSIG), so none outlives a crash.
 class Launcher {
  public:
@@ -55,9 +57,12 @@ class Launcher {
   // Starts one worker per command, in order (rank order), each with stdout and stderr on pipes.
   // Throws std::runtime_error when one cannot be started, after stopping those it started.
   virtual std::vector<LaunchedWorker> launch(const std::vector<WorkerCommand>& commands) = 0;
-  // Non-blocking: how worker `index` (into the last launch's commands) ended, once it has;
-  // none while it runs. Reports an ended worker every time it is asked.
+  // Non-blocking: how worker `index` (into every launch's commands, in launch order) ended, once
+  // it has; none while it runs. Reports an ended worker every time it is asked.
   virtual std::optional<WorkerExit> poll(std::size_t index) = 0;
+  // Kills worker `index` (a worker that stopped reporting, before the run goes on without it).
+  // Local processes only; elsewhere nothing happens.
+  virtual void killWorker(std::size_t index) noexcept { (void)index; }
   // Stops every worker still running: asks it to end (SIGTERM locally), waits up to `grace`,
   // then kills it, and waits for each to end. Idempotent; safe after a failed launch. noexcept:
   // it runs on the controller's failure path.

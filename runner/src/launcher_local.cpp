@@ -45,7 +45,7 @@ using Clock = std::chrono::steady_clock;
 // Starts one worker with stdout and stderr on pipes. The child dies with the controller
 // (PR_SET_PDEATHSIG), so no worker outlives a crashed controller.
 LaunchedWorker startChild(const std::vector<std::string>& argv) {
-  int out[2], err[2];
+  int out[2], err[2], in[2];
   if (pipe2(out, O_CLOEXEC) != 0)
     throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   if (pipe2(err, O_CLOEXEC) != 0) {
@@ -54,11 +54,16 @@ LaunchedWorker startChild(const std::vector<std::string>& argv) {
     close(out[1]);
     throw std::runtime_error(std::string("pipe: ") + std::strerror(e));
   }
+  if (pipe2(in, O_CLOEXEC) != 0) {
+    const int e = errno;
+    for (int fd : {out[0], out[1], err[0], err[1]}) close(fd);
+    throw std::runtime_error(std::string("pipe: ") + std::strerror(e));
+  }
   const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) {
     const int e = errno;
-    for (int fd : {out[0], out[1], err[0], err[1]}) close(fd);
+    for (int fd : {out[0], out[1], err[0], err[1], in[0], in[1]}) close(fd);
     throw std::runtime_error(std::string("fork: ") + std::strerror(e));
   }
   if (pid == 0) {
@@ -66,6 +71,7 @@ LaunchedWorker startChild(const std::vector<std::string>& argv) {
     if (getppid() != parent) _exit(127);
     dup2(out[1], STDOUT_FILENO);
     dup2(err[1], STDERR_FILENO);
+    dup2(in[0], STDIN_FILENO);
     std::vector<char*> args;
     args.reserve(argv.size() + 1);
     for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -83,7 +89,8 @@ LaunchedWorker startChild(const std::vector<std::string>& argv) {
   }
   close(out[1]);
   close(err[1]);
-  return LaunchedWorker{pid, out[0], err[0]};
+  close(in[0]);
+  return LaunchedWorker{pid, out[0], err[0], in[1]};
 }
 
 class LocalLauncher final : public Launcher {
@@ -105,6 +112,7 @@ class LocalLauncher final : public Launcher {
       for (const LaunchedWorker& w : out) {
         close(w.out_fd);
         close(w.err_fd);
+        close(w.in_fd);
       }
       stop(first_, std::chrono::milliseconds(0));  // this launch's workers, not older ones
       throw;
@@ -113,13 +121,17 @@ class LocalLauncher final : public Launcher {
   }
 
   std::optional<WorkerExit> poll(std::size_t index) override {
-    Child& c = children_.at(first_ + index);
+    Child& c = children_.at(index);
     if (!c.reaped && waitpid(c.pid, &c.status, WNOHANG) == c.pid) c.reaped = true;
     if (!c.reaped) return std::nullopt;
     return exitOf(c.status);
   }
 
   void stopAll(std::chrono::milliseconds grace) noexcept override { stop(0, grace); }
+
+  void killWorker(std::size_t index) noexcept override {
+    if (index < children_.size() && !children_[index].reaped) ::kill(children_[index].pid, SIGKILL);
+  }
 
  private:
   struct Child {

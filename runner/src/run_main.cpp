@@ -28,6 +28,8 @@
 #include "sailor/json_util.hpp"
 #include "sailor/launch_export.hpp"
 #include "sailor/plan.hpp"
+#include "sailor/planner.hpp"
+#include "sailor/profile.hpp"
 #include "sailor/run_store.hpp"
 #include "sailor/scenario.hpp"
 #include "sailor/token_data.hpp"
@@ -86,6 +88,19 @@ constexpr const char* kHelp =
     "                            state (sharded, written in the background; default 0: none),\n"
     "                            in <store directory>/checkpoints/run-ID (local runs only)\n"
     "  --checkpoint-keep K       complete checkpoints kept, the newest (default 2)\n"
+    "  --elastic                 a worker that dies or stops reporting no longer ends the run:\n"
+    "                            its GPU counts as gone, the planner re-plans on the GPUs left\n"
+    "                            (same job, global batch and settings) and the workers that\n"
+    "                            remain reconfigure in place, taking the state from each\n"
+    "                            other (from the last checkpoint when no one holds a stage);\n"
+    "                            local runs (docs/runtime.md \"Elasticity\")\n"
+    "  --trace FILE              replay GPU availability during the run (implies --elastic):\n"
+    "                            SAILOR's CSV (a column per <gpu>_<zone>, a Timestamp\n"
+    "                            column) or JSON ([{\"Time\": s, \"GPUs\": n}], the plan's one\n"
+    "                            GPU type and zone); each change re-plans and reconfigures;\n"
+    "                            a row on which no plan fits pauses the run until one does\n"
+    "  --trace-time-scale X      run seconds per trace second (default 1; 0.01 replays a\n"
+    "                            trace of minutes in seconds)\n"
     "  --resume RUN_ID           restart the stopped or failed run RUN_ID from its last\n"
     "                            complete checkpoint, in the same run record, same plan and\n"
     "                            spec (--iterations N changes its planned count; the\n"
@@ -153,6 +168,7 @@ double numberArg(const std::string& opt, const std::string& v) {
 struct RunArgs {
   bool help = false;
   bool dry_run = false;
+  bool elastic = false;
   std::map<std::string, std::string> values;
   bool has(const std::string& k) const { return values.count(k) > 0; }
   const std::string& at(const std::string& k) const { return values.at(k); }
@@ -182,7 +198,9 @@ const std::vector<std::string> kValuedOptions{"--plan",
                                               "--time",
                                               "--checkpoint-every",
                                               "--checkpoint-keep",
-                                              "--resume"};
+                                              "--resume",
+                                              "--trace",
+                                              "--trace-time-scale"};
 
 // argv[first..argc) as `sailor run` reads it. A valued option takes the next argument whatever
 // it is, or `--option=value`; --local is accepted and changes nothing. Bad input, in the order
@@ -195,6 +213,7 @@ RunArgs parseRunArgs(int argc, char** argv, int first) {
   app.add_flag("-h,--help");
   app.add_flag("--local");
   app.add_flag("--dry-run");
+  app.add_flag("--elastic");
   for (const auto& k : kValuedOptions)
     app.add_option(k)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   std::vector<std::string> args;  // CLI11 takes them last first
@@ -214,12 +233,13 @@ RunArgs parseRunArgs(int argc, char** argv, int first) {
   const std::vector<std::string> unknown = app.remaining();
   const int first_unknown = unknown.empty() ? argc : position(unknown.front());
   const int first_help = app.count("--help") ? std::min(position("--help"), position("-h")) : argc;
-  if (first_help < first_unknown) return RunArgs{true, false, {}};
+  if (first_help < first_unknown) return RunArgs{true, false, false, {}};
   if (!unknown.empty())
     throw InputError("run", "\"" + unknown.front() + "\"", "an option of `sailor run --help`");
   if (ends_without_value) throw InputError(argv[argc - 1], "nothing", "a value");
   RunArgs out;
   out.dry_run = app.count("--dry-run") > 0;
+  out.elastic = app.count("--elastic") > 0;
   for (const auto& k : kValuedOptions)
     if (const auto& given = app.get_option(k)->results(); !given.empty())
       out.values[k] = given.back();
@@ -310,6 +330,73 @@ void checkpointOptions(const RunArgs& a, ControllerOptions& co) {
       throw InputError("--checkpoint-keep", a.at("--checkpoint-keep"),
                        "at least 1 (the newest complete checkpoint is always kept)");
   }
+}
+
+// --elastic and --trace: the re-planner the controller calls when the GPUs change, and the trace
+// it replays. The planner searches the scenario with only the GPUs available, for the job at the
+// run's global batch, at most --max-local-processes GPUs (one process each), with one thread (the
+// workers train meanwhile); analytic profiles, as `sailor plan` without --reference.
+void elasticOptions(const RunArgs& a, const Catalog& catalog, const Scenario& scenario,
+                    const Job& job, const Plan& plan, const RunOptions& ro, const RunSpec& spec,
+                    ControllerOptions& co) {
+  if (!a.elastic && !a.has("--trace")) {
+    if (a.has("--trace-time-scale"))
+      throw InputError("--trace-time-scale", a.at("--trace-time-scale"), "given with --trace");
+    return;
+  }
+  if (a.has("--launcher") && a.at("--launcher") != "local")
+    throw InputError(a.has("--trace") ? "--trace" : "--elastic",
+                     "given with --launcher " + shownUtf8(a.at("--launcher")),
+                     "a local run (reconfiguring Slurm runs in place is not implemented)");
+  if (a.has("--trace")) {
+    const double scale =
+        a.has("--trace-time-scale") ? numberArg("--trace-time-scale", a.at("--trace-time-scale"))
+                                    : 1.0;
+    co.trace = loadAvailabilityTrace(utf8Arg("--trace", a.at("--trace")), scale, plan, scenario,
+                                     catalog);
+    // The first row is what the run starts with: the plan must fit in it.
+    const Availability& first = co.trace.front().gpus;
+    for (const auto& [site, n] : planAvailability(plan)) {
+      const auto it = first.find(site);
+      if (it == first.end() || it->second < n)
+        throw InputError("--trace", "a first row with " + describeAvailability(first),
+                         "at least the plan's " + std::to_string(n) + " " + site.first + " in " +
+                             site.second + " (the first row is what the run starts with)");
+    }
+  }
+  auto profiles = std::make_shared<ProfileSet>();
+  profiles->add(std::make_shared<AnalyticProfile>(catalog));
+  Job planned = job;
+  planned.global_batch_size = spec.global_batch_size;
+  const int max_gpus = co.max_local_processes;
+  co.replan = [catalog, scenario, planned, profiles, ro, max_gpus](
+                  const Availability& available, std::string& why) -> std::optional<RunSpec> {
+    PlannerOptions po;
+    po.threads = 1;
+    po.top_k = 1;
+    po.max_gpus = max_gpus;
+    const Scenario now = scenarioWithAvailability(scenario, available);
+    bool any = false;
+    for (const Pool& p : now.pools) any = any || p.count > 0;
+    if (!any) {
+      why = "no GPUs are available";
+      return std::nullopt;
+    }
+    try {
+      const PlanResult r = planSearch(now, planned, catalog, *profiles, po);
+      if (r.best.empty()) {
+        why = "no plan fits: " + r.no_plan_reason;
+        return std::nullopt;
+      }
+      RunOptions next = ro;
+      next.global_batch_size = planned.global_batch_size;
+      return RunSpec::build(r.best.front().plan, planned, catalog.model(planned.model, "model"),
+                            next);
+    } catch (const InputError& e) {
+      why = std::string("no plan fits: ") + e.what();
+      return std::nullopt;
+    }
+  };
 }
 
 // `sailor run --resume ID [--store FILE] [--iterations N] [--checkpoint-every N]
@@ -521,6 +608,7 @@ int main(int argc, char** argv) {
       (void)TokenSource::textFile(ro.data, ro.seed).sample(0, spec.model.sequence_length);
     ControllerOptions co = controllerOptionsFromArgs(args, spec, job);
     checkpointOptions(args, co);
+    elasticOptions(args, catalog, scenario, job, plan, ro, spec, co);
     const std::string launcher = args.has("--launcher") ? args.at("--launcher") : "local";
     // A cluster run's workers would write their shards on the nodes, and the controller may be
     // gone (attach): checkpoints are local-launcher only for now.

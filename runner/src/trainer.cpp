@@ -93,7 +93,7 @@ torch::Tensor Trainer::tokens(int iteration, int pipeline, int microbatch, int o
   return torch::tensor(flat, torch::kInt64).view({b, S}).to(device_);
 }
 
-IterationReport Trainer::step(int iteration) {
+IterationReport Trainer::step(int iteration, bool want_pause) {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   (void)commClock().collect();  // an iteration books only its own communication
@@ -106,7 +106,8 @@ IterationReport Trainer::step(int iteration) {
   Pass pass{iteration, &report, P2p(groups_.world), {}};
   runSchedule(pass);
   syncGradients();
-  report.grad_norm = clipGradients();
+  report.pause = want_pause;
+  report.grad_norm = clipGradients(report.pause);
   optimizer_->step();
   if (device_.is_cuda())  // kernels run asynchronously: the iteration ends when they finish
     torch::cuda::synchronize(device_.index());
@@ -322,7 +323,8 @@ void Trainer::reduceTiedEmbedding() {
 // Global gradient norm over the whole model, each element counted once: shards by their owner,
 // replicated tensors by tp rank 0, the tied copy not at all; summed over the world, whose D
 // pipelines each hold the full model with the same (replica-summed) gradients: hence / D.
-double Trainer::clipGradients() {
+// The same all-reduce carries the ranks' pause requests (second element: how many asked).
+double Trainer::clipGradients(bool& pause) {
   torch::Tensor sq =
       torch::zeros({1}, torch::TensorOptions().dtype(torch::kFloat64).device(device_));
   for (Param& p : model_->params()) {
@@ -330,9 +332,12 @@ double Trainer::clipGradients() {
     sq += p.value.grad().pow(2).sum().to(torch::kFloat64);  // per tensor in its dtype
   }
   if (spec_.worldSize() > 1) {
-    std::vector<at::Tensor> t{sq};
+    torch::Tensor both =
+        torch::cat({sq, torch::full({1}, pause ? 1.0 : 0.0, sq.options())});
+    std::vector<at::Tensor> t{both};
     allReduceSum(groups_.world, t, &CommTimes::dp);
-    sq = t[0];
+    sq = t[0].slice(0, 0, 1);
+    pause = t[0][1].item<double>() > 0;
   }
   const double norm = std::sqrt(sq.item<double>() / spec_.data_parallel);
   if (spec_.grad_clip > 0 && norm > spec_.grad_clip) {

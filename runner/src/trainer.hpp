@@ -23,13 +23,17 @@ struct IterationReport {
   CommTimes comm;
   double grad_norm = 0;
   double learning_rate = 0;
+  bool pause = false;  // some rank asked to pause after this iteration: every rank does
 };
 
 class Trainer {
  public:
   // Installs the process's tensor-parallel group and communication clock (for `device`).
   Trainer(const RunSpec& spec, int rank, Groups groups, torch::Dtype dtype, torch::Device device);
-  IterationReport step(int iteration);
+  // One iteration. `want_pause`: this rank was asked to stop after it (a reconfiguration); the
+  // request travels with the gradient norm's all-reduce, so that every rank of the world learns
+  // it in the same iteration (IterationReport::pause).
+  IterationReport step(int iteration, bool want_pause = false);
 
   // Checkpoints (trainer_checkpoint.cpp, docs/runtime.md "Checkpoints and resume"). snapshot:
   // this rank's shard after iteration `iteration` (parameters, optimizer state with its step
@@ -38,6 +42,9 @@ class Trainer {
   // when this rank's tp degree differs from replica 0's.
   c10::Dict<std::string, at::Tensor> snapshot(int iteration) const;
   void restore(const std::vector<c10::Dict<std::string, at::Tensor>>& replica0_shards);
+  // The same from several replicas' shards (each by tp rank), each parameter from the first set
+  // that holds it: the state of another plan's stages (a reconfiguration, elastic.hpp).
+  void restoreFrom(const std::vector<std::vector<c10::Dict<std::string, at::Tensor>>>& sets);
 
  private:
   struct Pass;  // one iteration's pipeline state (trainer.cpp)
@@ -55,7 +62,7 @@ class Trainer {
   void syncGradients();
   void sumOverReplicas();
   void reduceTiedEmbedding();
-  double clipGradients();
+  double clipGradients(bool& pause);
 
   const RunSpec& spec_;
   RankPlacement me_;

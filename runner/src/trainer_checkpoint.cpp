@@ -74,22 +74,35 @@ c10::Dict<std::string, at::Tensor> Trainer::snapshot(int iteration) const {
 
 void Trainer::restore(const std::vector<c10::Dict<std::string, at::Tensor>>& shards) {
   if (shards.empty()) throw std::runtime_error("restore: no checkpoint shard");
-  // This rank's piece of a tensor `kind/<name>` of replica 0's shards: the same tp rank's tensor
+  restoreFrom({shards});
+}
+
+void Trainer::restoreFrom(const std::vector<std::vector<c10::Dict<std::string, at::Tensor>>>& sets) {
+  if (sets.empty() || sets.front().empty()) throw std::runtime_error("restore: no state given");
+  // The replica set (its shards by tp rank) that holds parameter `name`.
+  auto set_of = [&](const std::string& name) -> const std::vector<c10::Dict<std::string, at::Tensor>>& {
+    for (const auto& set : sets)
+      if (!set.empty() && set[0].contains("param/" + name)) return set;
+    throw std::runtime_error("the state given lacks " + name +
+                             " (written by another model or plan?)");
+  };
+  // This rank's piece of a tensor `kind/<name>` of a replica's shards: the same tp rank's tensor
   // when the tp degrees match, else the full tensor assembled from every tp rank's shard and
   // this rank's positions taken from it.
-  const bool same_tp = static_cast<int>(shards.size()) == me_.tp;
   auto mine = [&](const Param& p, const std::string& kind) -> torch::Tensor {
+    const auto& shards = set_of(p.name);
     const std::string key = kind + "/" + p.name;
-    if (same_tp) return need(shards[static_cast<std::size_t>(me_.tp_rank)], key);
+    if (static_cast<int>(shards.size()) == me_.tp)
+      return need(shards[static_cast<std::size_t>(me_.tp_rank)], key);
     const std::int64_t dim = need(shards[0], "shard_dim/" + p.name).item<std::int64_t>();
-    if (dim != p.shard_dim)
+    if (dim >= 0 && dim != p.shard_dim)
       throw std::runtime_error("checkpoint shard of " + p.name + " is split along another axis");
     if (dim < 0) return need(shards[0], key);
     const torch::Tensor first = need(shards[0], key);
     torch::Tensor full = torch::zeros(p.full_shape, first.options());
     for (const auto& shard : shards)
       full.index_copy_(dim, need(shard, "index/" + p.name), need(shard, key));
-    return full.index_select(dim, p.full_index.to(torch::kCPU));
+    return p.shard_dim < 0 ? full : full.index_select(dim, p.full_index.to(torch::kCPU));
   };
   torch::NoGradGuard no_grad;
   const bool adam = spec_.optimizer != Optimizer::Sgd;
@@ -102,13 +115,14 @@ void Trainer::restore(const std::vector<c10::Dict<std::string, at::Tensor>>& sha
     auto on_device = [&](const torch::Tensor& t) {
       return t.to(p.value.device(), p.value.scalar_type()).clone();
     };
-    if (adam && shards[0].contains("adam.step/" + p.name)) {
+    const auto& first = set_of(p.name)[0];
+    if (adam && first.contains("adam.step/" + p.name)) {
       auto s = std::make_unique<torch::optim::AdamWParamState>();
-      s->step(need(shards[0], "adam.step/" + p.name).item<std::int64_t>());
+      s->step(need(first, "adam.step/" + p.name).item<std::int64_t>());
       s->exp_avg(on_device(mine(p, "adam.exp_avg")));
       s->exp_avg_sq(on_device(mine(p, "adam.exp_avg_sq")));
       state[stateKey(state, p.value)] = std::move(s);
-    } else if (!adam && shards[0].contains("sgd.momentum/" + p.name)) {
+    } else if (!adam && first.contains("sgd.momentum/" + p.name)) {
       auto s = std::make_unique<torch::optim::SGDParamState>();
       s->momentum_buffer(on_device(mine(p, "sgd.momentum")));
       state[stateKey(state, p.value)] = std::move(s);

@@ -27,6 +27,7 @@
 #include "auth_store.hpp"
 #include "checkpoint.hpp"
 #include "comm.hpp"
+#include "elastic.hpp"
 #include "sailor/json_util.hpp"
 #include "trainer.hpp"
 
@@ -61,6 +62,7 @@ struct Args {
   int checkpoint_every = 0;    // --checkpoint-every N: after iteration i with (i + 1) % N == 0
   std::string resume_from;     // --resume-from STEP_DIR: a complete checkpoint to start from
   int start_iteration = 0;     // --start-iteration: the first iteration to train
+  std::string join;            // --join FILE: a reconfiguration this new worker joins
 };
 
 Args parse(int argc, char** argv) {
@@ -87,14 +89,15 @@ Args parse(int argc, char** argv) {
     else if (k == "--checkpoint-every") a.checkpoint_every = std::stoi(value());
     else if (k == "--resume-from") a.resume_from = value();
     else if (k == "--start-iteration") a.start_iteration = std::stoi(value());
+    else if (k == "--join") a.join = value();
     else throw std::runtime_error("unknown option " + k);
   }
   if (a.spec.empty() || a.rank < 0 || (a.store_file.empty() && a.store_host.empty()))
     throw std::runtime_error(
         "usage: sailor-worker --spec FILE --rank R --store file:PATH|HOST:PORT "
         "[--store-address FILE] [--generation G] [--timeout SECONDS] [--checkpoint-dir DIR "
-        "--checkpoint-every N] [--resume-from STEP_DIR --start-iteration I] (started by `sailor "
-        "run`)");
+        "--checkpoint-every N] [--resume-from STEP_DIR --start-iteration I] [--join FILE] (started "
+        "by `sailor run`)");
   return a;
 }
 
@@ -161,28 +164,56 @@ json iterationMessage(const IterationReport& r, const torch::Device& device) {
               {"peak_memory_bytes", peakMemoryBytes(device)}};
 }
 
+using Clock = std::chrono::steady_clock;
+double secondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// The state of every stage of replica 0 in the checkpoint `step_dir` of `spec`, by stage: what a
+// reconfiguration restores when no surviving worker holds a stage (elastic.hpp).
+std::vector<std::vector<c10::Dict<std::string, at::Tensor>>> loadWholeCheckpoint(
+    const RunSpec& spec, const std::string& step_dir) {
+  std::vector<std::vector<c10::Dict<std::string, at::Tensor>>> sets;
+  for (std::size_t s = 0; s < spec.plan.stages.size(); ++s)
+    sets.push_back(loadReplica0Shards(spec, spec.replicaRanks(static_cast<int>(s), 0).front(),
+                                      step_dir));
+  return sets;
+}
+
 }  // namespace
 
+// The worker's life: one generation after another (docs/runtime.md "Elasticity"). A generation
+// forms its groups, builds (or receives) its state and trains until the run ends, the world
+// pauses for a reconfiguration, or a peer dies; then the controller says what the next
+// generation is and whether this worker is in it.
 int main(int argc, char** argv) {
   std::atomic<bool> running{true};
   std::thread heartbeat;
   keepFreedMemory();
   try {
     const Args args = parse(argc, argv);
-    const RunSpec spec = RunSpec::fromJson(json_util::readFile(args.spec));
-    if (args.rank >= spec.worldSize())
-      throw std::runtime_error("--rank " + std::to_string(args.rank) + " outside world size " +
-                               std::to_string(spec.worldSize()));
-    const std::string backend = chooseBackend(spec.backend);
+    auto spec = std::make_unique<RunSpec>(RunSpec::fromJson(json_util::readFile(args.spec)));
+    int rank = args.rank;
+    int generation = args.generation;
+    // A joining worker: the reconfiguration it joins (membership, the old spec, the state's
+    // iteration), written by the controller.
+    json reconf = args.join.empty() ? json() : json_util::readFile(args.join);
+    if (rank >= spec->worldSize())
+      throw std::runtime_error("--rank " + std::to_string(rank) + " outside world size " +
+                               std::to_string(spec->worldSize()));
+    const std::string backend = chooseBackend(spec->backend);
     Rendezvous rendezvous = connectStore(args);
     const auto& store = rendezvous.store;
     // A local Gloo run's workers meet in a private network (comm.hpp). Changing the user
     // namespace needs a process of one thread: before the heartbeat thread and torch's pools.
     // A cluster run's ranks may be on several nodes: no private network (SAILOR_CLUSTER_RUN).
+    // A joining worker joins the network of the worker that published it for its generation.
+    bool private_network = false;
     if (!args.store_file.empty() && backend == "gloo" && !std::getenv("SAILOR_CLUSTER_RUN"))
-      joinPrivateNetwork(store, args.rank, args.generation);
+      private_network = joinPrivateNetwork(store, reconf.is_null() ? rank : 1, generation);
     at::set_num_threads(1);
     at::set_num_interop_threads(1);
+    ControlChannel control;
     heartbeat = std::thread([&running] {
       while (running) {
         report(json{{"type", "heartbeat"}});
@@ -191,33 +222,146 @@ int main(int argc, char** argv) {
       }
     });
 
-    const torch::Device device = deviceFor(backend, args.rank);
-    Groups groups = createGroups(spec, args.rank, store, args.generation, backend,
-                                 std::chrono::seconds(args.timeout_s));
-    const torch::Dtype dtype = spec.dtype == "float64" ? torch::kFloat64 : torch::kFloat32;
-    Trainer trainer(spec, args.rank, groups, dtype, device);
-    report(json{{"type", "ready"},
-                {"rank", args.rank},
-                {"pid", getpid()},
-                {"backend", backend},
-                {"device", device.str()}});
-
-    // Checkpoints (docs/runtime.md "Checkpoints and resume"): replica 0 holds the state every
-    // replica has; a replica > 0 restores replica 0's shard of its stage.
-    if (!args.resume_from.empty())
-      trainer.restore(loadReplica0Shards(spec, args.rank, args.resume_from));
-    std::unique_ptr<CheckpointWriter> writer;
-    const RankPlacement& me = spec.ranks.at(static_cast<std::size_t>(args.rank));
-    if (args.checkpoint_every > 0 && me.replica == 0)
-      writer =
-          std::make_unique<CheckpointWriter>(args.checkpoint_dir, me.stage, me.tp_rank, report);
-    for (int it = args.start_iteration; it < spec.iterations; ++it) {
-      report(iterationMessage(trainer.step(it), device));
-      if (writer && (it + 1) % args.checkpoint_every == 0) writer->submit(it, trainer.snapshot(it));
-      if (writer) writer->check();
+    const torch::Device device = deviceFor(backend, rank);
+    const torch::Dtype dtype = spec->dtype == "float64" ? torch::kFloat64 : torch::kFloat32;
+    const auto timeout = std::chrono::seconds(args.timeout_s);
+    std::unique_ptr<RunSpec> old_spec;
+    c10::Dict<std::string, at::Tensor> held;  // this worker's state at a reconfiguration
+    int start = args.start_iteration;
+    double teardown_seconds = 0;
+    while (true) {
+      // Generation `generation`: state first (a reconfiguration moves it before the new world's
+      // groups exist, so that workers that leave can hand theirs over), then groups, model.
+      ReceivedState received;
+      double transfer_seconds = 0, group_seconds = 0;
+      std::string state_source;
+      if (!reconf.is_null()) {
+        const Membership m = Membership::fromJson(reconf.at("membership"));
+        const int me = reconf.at("member").get<int>();
+        if (!old_spec)  // a joining worker: the old world's spec from the controller
+          old_spec = std::make_unique<RunSpec>(
+              RunSpec::fromJson(json_util::readFile(reconf.at("old_spec").get<std::string>())));
+        const std::string checkpoint = reconf.value("checkpoint", "");
+        auto t0 = Clock::now();
+        if (!checkpoint.empty()) {
+          state_source = "checkpoint";
+          const RunSpec ck_spec = RunSpec::fromJson(
+              json_util::readFile(reconf.at("checkpoint_spec").get<std::string>()));
+          if (me < m.new_world_size) received.replica_sets = loadWholeCheckpoint(ck_spec, checkpoint);
+          transfer_seconds = secondsSince(t0);
+        } else {
+          state_source = "peers";
+          GroupPtr transfer;
+          if (m.members.size() > 1)
+            transfer = createTransferGroup(store, generation, me,
+                                           static_cast<int>(m.members.size()), timeout);
+          group_seconds += secondsSince(t0);
+          t0 = Clock::now();
+          received = exchangeState(*old_spec, *spec, m, me, held, transfer);
+          transfer_seconds = secondsSince(t0);
+        }
+        held = c10::Dict<std::string, at::Tensor>();
+        if (rank < 0) {  // a worker that leaves: its state is handed over
+          report(json{{"type", "left"}, {"generation", generation}});
+          break;
+        }
+      }
+      auto t0 = Clock::now();
+      Groups groups = createGroups(*spec, rank, store, generation, backend, timeout);
+      group_seconds += secondsSince(t0);
+      t0 = Clock::now();
+      auto trainer = std::make_unique<Trainer>(*spec, rank, groups, dtype, device);
+      if (!reconf.is_null()) trainer->restoreFrom(received.replica_sets);
+      const double rebuild_seconds = secondsSince(t0);
+      if (reconf.is_null()) {
+        report(json{{"type", "ready"},
+                    {"rank", rank},
+                    {"pid", getpid()},
+                    {"backend", backend},
+                    {"device", device.str()}});
+        // Checkpoints (docs/runtime.md "Checkpoints and resume"): replica 0 holds the state
+        // every replica has; a replica > 0 restores replica 0's shard of its stage.
+        if (!args.resume_from.empty())
+          trainer->restore(loadReplica0Shards(*spec, rank, args.resume_from));
+      } else {
+        report(json{{"type", "reconfigured"},
+                    {"generation", generation},
+                    {"rank", rank},
+                    {"pid", getpid()},
+                    {"state_source", state_source},
+                    {"state_bytes", received.bytes},
+                    {"teardown_seconds", teardown_seconds},
+                    {"group_setup_seconds", group_seconds},
+                    {"rebuild_seconds", rebuild_seconds},
+                    {"transfer_seconds", transfer_seconds}});
+      }
+      std::unique_ptr<CheckpointWriter> writer;
+      const RankPlacement& me = spec->ranks.at(static_cast<std::size_t>(rank));
+      if (args.checkpoint_every > 0 && me.replica == 0)
+        writer =
+            std::make_unique<CheckpointWriter>(args.checkpoint_dir, me.stage, me.tp_rank, report);
+      // Training until the end, a pause or a broken world.
+      int state_iteration = start - 1;
+      bool paused = false, broken = false;
+      for (int it = start; it < spec->iterations; ++it) {
+        IterationReport r;
+        try {
+          r = trainer->step(it, control.pauseRequested());
+        } catch (const std::exception& e) {
+          // A peer died (or the controller aborted the world because one did): the optimizer
+          // step comes after the last collective, so this worker's state is that of `it - 1`.
+          (void)abortTransport({});
+          const auto* c10_error = dynamic_cast<const c10::Error*>(&e);
+          report(json{{"type", "interrupted"},
+                      {"iteration", it},
+                      {"state_iteration", it - 1},
+                      {"message", c10_error ? c10_error->what_without_backtrace() : e.what()}});
+          broken = true;
+          break;
+        }
+        state_iteration = it;
+        report(iterationMessage(r, device));
+        if (writer && (it + 1) % args.checkpoint_every == 0)
+          writer->submit(it, trainer->snapshot(it));
+        if (writer) writer->check();
+        if (r.pause) {
+          report(json{{"type", "paused"}, {"state_iteration", it}});
+          paused = true;
+          break;
+        }
+      }
+      if (writer) writer->finish();
+      if (!paused && !broken) {
+        finishGroups(groups, device);
+        break;
+      }
+      // The controller's decision: the next generation, or leave.
+      reconf = control.next();
+      const auto teardown0 = Clock::now();
+      if (reconf.value("holder", false)) held = trainer->snapshot(state_iteration);
+      trainer.reset();
+      if (!broken) finishGroups(groups, device);
+      groups = Groups{};
+      teardown_seconds = secondsSince(teardown0);
+      if (reconf.value("type", "") != "reconfigure" || reconf.value("member", -1) < 0) {
+        report(json{{"type", "left"}, {"generation", reconf.value("generation", -1)}});
+        break;
+      }
+      old_spec = std::move(spec);
+      spec = std::make_unique<RunSpec>(
+          RunSpec::fromJson(json_util::readFile(reconf.at("spec").get<std::string>())));
+      rank = reconf.at("rank").get<int>();
+      generation = reconf.at("generation").get<int>();
+      start = reconf.at("start_iteration").get<int>();
+      control.clearPause();
+      // Joining workers enter this generation's network through a worker already in it.
+      if (reconf.value("publish_network", false)) {
+        const std::string value =
+            private_network ? std::to_string(getpid()) : std::string("none: no private network");
+        store->set("gen/" + std::to_string(generation) + "/netns",
+                   std::vector<std::uint8_t>(value.begin(), value.end()));
+      }
     }
-    if (writer) writer->finish();
-    finishGroups(groups, device);
     running = false;
     heartbeat.join();
     report(json{{"type", "done"}});

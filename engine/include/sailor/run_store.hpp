@@ -207,6 +207,12 @@ class RunStore {
   // meanwhile by its controller is left alone. Returns the ids marked, newest first.
   std::vector<std::int64_t> failOrphanedRuns();
 
+  // A running run reconfigured from a checkpoint (docs/runtime.md "Elasticity"): in one
+  // transaction its iterations from `from_iteration` on are removed (they are trained again),
+  // iterations_done follows, and `event` (its reconfigured event) is stored. Returns how many
+  // iterations were removed. Throws StoreError for an unknown run.
+  int rewindRun(std::int64_t run_id, int from_iteration, const nlohmann::json& event);
+
   std::vector<RunRecord> listRuns() const;  // newest first (by id); throws on an unreadable row
   RunListing listReadableRuns() const;      // the same, unreadable rows skipped and named
   std::optional<RunRecord> run(std::int64_t id) const;
