@@ -108,10 +108,11 @@ std::vector<AvailabilityStep> loadAvailabilityTrace(const std::string& path, dou
   const bool is_json = std::filesystem::path(path).extension() == ".json";
   std::vector<AvailabilityStep> steps =
       is_json ? fromJson(path, plan, scenario) : fromCsv(path, scenario, catalog);
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    if (i > 0 && steps[i].at_s < steps[i - 1].at_s)
+  for (std::size_t i = 1; i < steps.size(); ++i)
+    if (steps[i].at_s < steps[i - 1].at_s)
       throw InputError(path + ": row " + std::to_string(i), "a time before the previous row's",
                        "rows in time order");
+  for (std::size_t i = 0; i < steps.size(); ++i) {
     steps[i].at_s *= time_scale;
     steps[i].label = rowLabel(i, steps[i].at_s);
   }
