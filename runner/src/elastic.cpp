@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cerrno>
 #include <cstdlib>
 #include <map>
@@ -157,8 +158,55 @@ c10::Dict<std::string, at::Tensor> filtered(const c10::Dict<std::string, at::Ten
   return out;
 }
 
+// A dictionary of CPU tensors as bytes: an 8-byte length, a JSON header (key, dtype, shape per
+// tensor, in order), then each tensor's contiguous data. Not torch's pickle: that spent about a
+// second per 10 MB of state packing and unpacking (measured on this machine, 2 cores, loaded),
+// this is two memory copies.
 std::vector<char> toBytes(const c10::Dict<std::string, at::Tensor>& d) {
-  return torch::pickle_save(c10::IValue(d));
+  json header = json::array();
+  std::vector<at::Tensor> tensors;
+  std::size_t data_bytes = 0;
+  for (const auto& e : d) {
+    at::Tensor t = e.value().contiguous();
+    header.push_back({{"key", e.key()},
+                      {"dtype", static_cast<int>(t.scalar_type())},
+                      {"shape", t.sizes().vec()}});
+    data_bytes += t.nbytes();
+    tensors.push_back(std::move(t));
+  }
+  const std::string h = header.dump();
+  std::vector<char> out(8 + h.size() + data_bytes);
+  const std::uint64_t n = h.size();
+  std::memcpy(out.data(), &n, 8);
+  std::memcpy(out.data() + 8, h.data(), h.size());
+  char* at = out.data() + 8 + h.size();
+  for (const at::Tensor& t : tensors) {
+    std::memcpy(at, t.data_ptr(), t.nbytes());
+    at += t.nbytes();
+  }
+  return out;
+}
+
+c10::Dict<std::string, at::Tensor> fromBytes(const char* data, std::size_t size) {
+  std::uint64_t n = 0;
+  if (size < 8) throw std::runtime_error("state transfer: a message of " + std::to_string(size) + " bytes");
+  std::memcpy(&n, data, 8);
+  if (n > size - 8) throw std::runtime_error("state transfer: a header beyond its message");
+  const json header = json::parse(std::string(data + 8, n));
+  const char* at = data + 8 + n;
+  const char* end = data + size;
+  c10::Dict<std::string, at::Tensor> out;
+  for (const json& e : header) {
+    const auto dtype = static_cast<at::ScalarType>(e.at("dtype").get<int>());
+    at::Tensor t = torch::empty(e.at("shape").get<std::vector<std::int64_t>>(),
+                                torch::TensorOptions().dtype(dtype));
+    if (static_cast<std::size_t>(end - at) < t.nbytes())
+      throw std::runtime_error("state transfer: tensor data beyond its message");
+    std::memcpy(t.data_ptr(), at, t.nbytes());
+    at += t.nbytes();
+    out.insert(e.at("key").get<std::string>(), std::move(t));
+  }
+  return out;
 }
 
 }  // namespace
@@ -218,7 +266,7 @@ ReceivedState exchangeState(const RunSpec& old_spec, const RunSpec& new_spec,
       }
     }
   }
-  // Round 1: sizes; round 2: the pickled dictionaries. Everything is posted before any wait, so
+  // Round 1: sizes; round 2: the packed dictionaries. Everything is posted before any wait, so
   // the order of posts cannot deadlock.
   std::vector<std::vector<char>> payloads;
   for (const auto& [r, s] : to_send) {
@@ -264,11 +312,9 @@ ReceivedState exchangeState(const RunSpec& old_spec, const RunSpec& new_spec,
   for (std::size_t i = 0; i < to_recv.size(); ++i) {
     const at::Tensor& d = data_in[i];
     out.bytes += d.numel();
-    const std::vector<char> bytes(static_cast<const char*>(d.data_ptr()),
-                                  static_cast<const char*>(d.data_ptr()) + d.numel());
     const int slot = to_recv[i].second;
     out.replica_sets[static_cast<std::size_t>(slot / 1000)][static_cast<std::size_t>(slot % 1000)] =
-        c10::impl::toTypedDict<std::string, at::Tensor>(torch::pickle_load(bytes).toGenericDict());
+        fromBytes(static_cast<const char*>(d.data_ptr()), static_cast<std::size_t>(d.numel()));
   }
   return out;
 }

@@ -1,0 +1,288 @@
+// In-place reconfiguration (issue 27; docs/runtime.md "Elasticity"): real `sailor run` processes
+// (Gloo, the tests' small model, float64). Every reconfigured run is compared with an
+// uninterrupted run of the same job, seed and planned iterations: each loss within the runtime's
+// float64 tolerance (1e-9, relative), each iteration stored exactly once.
+//  - a trace going 4 -> 3 -> 2 -> 4 GPUs (global batch 12: the planner's plans are pp2-dp2,
+//    dp3, pp2 and pp4): three reconfigurations with their phases, in the events and the store;
+//  - SIGKILL of a worker whose stage has another replica: the run goes on with none of its
+//    iterations lost (the state comes from the surviving replica);
+//  - SIGKILL of the only holder of a stage: the state comes from the last checkpoint, and the
+//    iterations lost stay within the documented bound (at most 2N - 1 with checkpoints every
+//    N: the newest complete checkpoint, when the next one is still being written);
+//  - a trace row without GPUs: the run pauses (a paused event), the workers hold their state,
+//    and it goes on when GPUs return;
+//  - bad input: unknown GPU types or zones, malformed rows, a first row smaller than the plan,
+//    options that need --trace, and a cluster launcher: one line, exit 2, nothing started.
+#include <signal.h>
+
+#include <cmath>
+
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "proc_children.hpp"
+#include "run_outcome.hpp"
+#include "sailor/run_events.hpp"
+#include "sailor/run_store.hpp"
+#include "small_run.hpp"
+#include "test_time.hpp"
+
+namespace {
+
+constexpr double kTolerance = 1e-9;  // float64, docs/runtime.md "Correctness"
+using Outcome = sailor::test::RunOutcome;
+using sailor::test::followRun;
+
+}  // namespace
+
+class TestElastic : public QObject {
+  Q_OBJECT
+
+ private:
+  QTemporaryDir dir_;
+
+  QString store() const { return dir_.filePath("runs.sqlite"); }
+  QString write(const QString& name, const QByteArray& text) const {
+    QFile f(dir_.filePath(name));
+    if (!f.open(QIODevice::WriteOnly)) return {};
+    f.write(text);
+    return f.fileName();
+  }
+  QStringList args(const QString& plan, int iterations, const QStringList& extra = {}) const {
+    return sailor::test::smallRunArgs(plan, store()) +
+           QStringList{"--dtype", "float64", "--iterations", QString::number(iterations)} + extra;
+  }
+  void start(QProcess& p, const QStringList& a) const {
+    QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
+    e.insert("TMPDIR", dir_.path());
+    p.setProcessEnvironment(e);
+    p.start(SAILOR_BIN, a);
+    QVERIFY(p.waitForStarted(10000));
+  }
+  Outcome run(const QStringList& a) const {
+    QProcess p;
+    start(p, a);
+    return followRun(p);
+  }
+  QList<double> storedLosses(std::int64_t id) const {
+    sailor::RunStore db(store().toStdString(), sailor::StoreAccess::ReadOnly);
+    QList<double> out;
+    for (const sailor::IterationRecord& r : db.iterations(id)) {
+      if (r.iteration != out.size()) return {};  // a gap or a duplicate
+      out.push_back(r.loss);
+    }
+    return out;
+  }
+  // Run `id` stored iterations 0..n-1 once each (n at least `min_n`), with the losses of the
+  // same iterations of `reference`.
+  void checkLikeReference(std::int64_t id, std::int64_t reference, int min_n) const {
+    const QList<double> got = storedLosses(id), want = storedLosses(reference);
+    QVERIFY2(got.size() >= min_n, qPrintable(QString("%1 iterations stored").arg(got.size())));
+    QVERIFY(want.size() >= got.size());
+    for (int i = 0; i < got.size(); ++i)
+      QVERIFY2(std::abs(got[i] - want[i]) <= kTolerance * std::abs(want[i]),
+               qPrintable(QString("iteration %1: %2 reconfigured, %3 uninterrupted")
+                              .arg(i)
+                              .arg(got[i], 0, 'g', 17)
+                              .arg(want[i], 0, 'g', 17)));
+  }
+  // How a run ended, for a failure message: its exit code, error events and stderr.
+  static QString why(const Outcome& o) {
+    QString out = QString("exit %1").arg(o.exit_code);
+    for (const auto* e : o.all<sailor::RunErrorEvent>())
+      out += ": " + QString::fromStdString(e->message);
+    return out + (o.err.isEmpty() ? QString() : "; stderr: " + o.err);
+  }
+  // The run's stored events of one kind, decoded.
+  QList<sailor::RunEvent> storedEvents(std::int64_t id, const std::string& kind) const {
+    sailor::RunStore db(store().toStdString(), sailor::StoreAccess::ReadOnly);
+    QList<sailor::RunEvent> out;
+    for (const sailor::EventRecord& e : db.events(id))
+      if (e.kind == kind) out.push_back(sailor::runEventFromJson(e.payload));
+    return out;
+  }
+  // Runs `a` until `stop_after` iterations were stored after `reconfigurations` reconfigured
+  // events, then interrupts it (SIGINT: exit 130, the run recorded stopped).
+  Outcome runUntil(const QStringList& a, int reconfigurations, int stop_after) const {
+    QProcess p;
+    start(p, a);
+    int seen = 0, after = 0;
+    Outcome o = followRun(p, [&](const sailor::RunEvent& e) {
+      if (e.as<sailor::ReconfiguredEvent>()) ++seen;
+      if (e.as<sailor::IterationEvent>() && seen >= reconfigurations) ++after;
+      return after >= stop_after;
+    });
+    if (p.processId() > 0) ::kill(static_cast<pid_t>(p.processId()), SIGINT);  // still running
+    const Outcome rest = followRun(p);
+    o.events += rest.events;
+    o.exit_code = rest.exit_code;
+    o.err = rest.err;
+    return o;
+  }
+
+ private Q_SLOTS:
+  void initTestCase() { QVERIFY(dir_.isValid()); }
+
+  // 4 -> 3 -> 2 -> 4 GPUs: every change re-plans and moves the state among the live workers.
+  void traceShrinksAndGrows() {
+    const QString trace = write("four-three-two-four.json",
+                                R"([{"Time": 0, "GPUs": 4}, {"Time": 1, "GPUs": 3},
+                                    {"Time": 2, "GPUs": 2}, {"Time": 3, "GPUs": 4}])");
+    const QStringList common{"--global-batch", "12"};
+    const Outcome o =
+        runUntil(args("pp2-dp2.json", 3000,
+                      common + QStringList{"--trace", trace, "--trace-time-scale", "2"}),
+                 3, 3);
+    QVERIFY2(o.exit_code == 130, qPrintable(why(o)));
+    const auto r = o.all<sailor::ReconfiguredEvent>();
+    QCOMPARE(r.size(), 3);
+    const QList<int> sizes{r[0]->old_world_size, r[0]->new_world_size, r[1]->new_world_size,
+                           r[2]->new_world_size};
+    QCOMPARE(sizes, (QList<int>{4, 3, 2, 4}));
+    for (const auto* e : r) {
+      QCOMPARE(QString::fromStdString(e->cause), QString("trace"));
+      QCOMPARE(QString::fromStdString(e->state_source), QString("peers"));
+      QCOMPARE(e->iterations_lost, 0);
+      QVERIFY(e->state_bytes > 0);
+      QVERIFY(e->total_seconds > 0 && e->replan_seconds > 0 && e->group_setup_seconds > 0 &&
+              e->rebuild_seconds > 0 && e->transfer_seconds > 0);
+      QVERIFY(e->total_seconds >= e->transfer_seconds);
+    }
+    QVERIFY(r[2]->launch_seconds > 0);  // 2 -> 4: two workers joined
+    QVERIFY(r[0]->from_iteration < r[1]->from_iteration);
+    // The store holds the same three, phases included.
+    const auto stored = storedEvents(o.runId(), "reconfigured");
+    QCOMPARE(stored.size(), 3);
+    QCOMPARE(stored[2].as<sailor::ReconfiguredEvent>()->transfer_seconds, r[2]->transfer_seconds);
+    QCOMPARE(stored[1].as<sailor::ReconfiguredEvent>()->new_plan, r[1]->new_plan);
+
+    const int n = r[2]->from_iteration + 3;
+    const Outcome reference = runUntil(args("pp2-dp2.json", 3000, common), 0, n);
+    QCOMPARE(reference.exit_code, 130);
+    checkLikeReference(o.runId(), reference.runId(), n);
+  }
+
+  // A worker of stage 1, replica 1 SIGKILLed mid-run: replica 0 of its stage holds the same
+  // state, so no iteration is lost and the losses stay those of an uninterrupted run.
+  void workerKilledAnotherReplicaHoldsItsState() {
+    const Outcome reference = run(args("pp2-dp2.json", 24));
+    QCOMPARE(reference.exit_code, 0);
+    QProcess p;
+    start(p, args("pp2-dp2.json", 24, {"--elastic"}));
+    Outcome o = followRun(p, [](const sailor::RunEvent& e) {
+      const auto* it = e.as<sailor::IterationEvent>();
+      return it && it->iteration >= 4;
+    });
+    QCOMPARE(o.worker_pids.size(), 4);
+    ::kill(static_cast<pid_t>(o.worker_pids[3]), SIGKILL);
+    const Outcome rest = followRun(p);
+    QVERIFY2(rest.exit_code == 0, qPrintable(why(rest)));
+    const auto r = rest.all<sailor::ReconfiguredEvent>();
+    QCOMPARE(r.size(), 1);
+    QCOMPARE(QString::fromStdString(r[0]->cause), QString("worker_lost"));
+    QVERIFY(QString::fromStdString(r[0]->detail).contains("rank 3"));
+    QCOMPARE(QString::fromStdString(r[0]->state_source), QString("peers"));
+    QCOMPARE(r[0]->iterations_lost, 0);
+    QCOMPARE(r[0]->old_world_size, 4);
+    QVERIFY(r[0]->new_world_size <= 3);
+    checkLikeReference(o.runId(), reference.runId(), 24);
+  }
+
+  // The only worker of stage 1 SIGKILLed: no survivor holds the stage, so the new world starts
+  // from the last checkpoint (every 4 iterations); the iterations after it are trained again,
+  // stored once, and at most 2 * 4 - 1 are lost.
+  void onlyHolderKilledStateFromCheckpoint() {
+    const Outcome reference = run(args("pp2.json", 24));
+    QCOMPARE(reference.exit_code, 0);
+    QProcess p;
+    start(p, args("pp2.json", 24, {"--elastic", "--checkpoint-every", "4"}));
+    bool checkpoint = false;
+    Outcome o = followRun(p, [&](const sailor::RunEvent& e) {
+      checkpoint = checkpoint || e.as<sailor::CheckpointEvent>() != nullptr;
+      const auto* it = e.as<sailor::IterationEvent>();
+      return checkpoint && it && it->iteration >= 9;
+    });
+    QCOMPARE(o.worker_pids.size(), 2);
+    ::kill(static_cast<pid_t>(o.worker_pids[1]), SIGKILL);
+    const Outcome rest = followRun(p);
+    QVERIFY2(rest.exit_code == 0, qPrintable(why(rest)));
+    const auto r = rest.all<sailor::ReconfiguredEvent>();
+    QCOMPARE(r.size(), 1);
+    QCOMPARE(QString::fromStdString(r[0]->state_source), QString("checkpoint"));
+    QCOMPARE(r[0]->new_world_size, 1);
+    QVERIFY2(r[0]->iterations_lost >= 0 && r[0]->iterations_lost <= 2 * 4 - 1,
+             qPrintable(QString("%1 iterations lost").arg(r[0]->iterations_lost)));
+    QCOMPARE(r[0]->from_iteration % 4, 0);  // the iteration after a checkpoint's
+    checkLikeReference(o.runId(), reference.runId(), 24);
+    sailor::RunStore db(store().toStdString(), sailor::StoreAccess::ReadOnly);
+    QCOMPARE(db.run(o.runId())->iterations_done, 24);
+  }
+
+  // No GPUs for a while: the run pauses with a paused event and goes on when they return.
+  void pausesWithoutGpusAndResumes() {
+    const QString trace = write("gone-and-back.json",
+                                R"([{"Time": 0, "GPUs": 2}, {"Time": 1, "GPUs": 0},
+                                    {"Time": 2, "GPUs": 2}])");
+    const Outcome o = runUntil(args("pp2.json", 3000, {"--trace", trace, "--trace-time-scale", "2"}),
+                               1, 3);
+    QVERIFY2(o.exit_code == 130, qPrintable(why(o)));
+    const auto paused = o.all<sailor::PausedEvent>();
+    QCOMPARE(paused.size(), 1);
+    QVERIFY(QString::fromStdString(paused[0]->reason).contains("no GPUs"));
+    const auto r = o.all<sailor::ReconfiguredEvent>();
+    QCOMPARE(r.size(), 1);
+    QCOMPARE(r[0]->from_iteration, paused[0]->iteration);
+    QCOMPARE(QString::fromStdString(r[0]->state_source), QString("peers"));
+    // Nothing trained while paused: the iterations run on without a gap.
+    const QList<double> losses = storedLosses(o.runId());
+    QVERIFY(losses.size() > r[0]->from_iteration);
+    QCOMPARE(storedEvents(o.runId(), "paused").size(), 1);
+  }
+
+  void badInput_data() {
+    QTest::addColumn<QStringList>("extra");
+    QTest::addColumn<QString>("needle");
+    const QString unknown_type = write("unknown-type.csv",
+                                       ",Timestamp,X100-80_us-central1-a\n0,10,4\n1,20,3\n");
+    const QString unknown_zone = write("unknown-zone.csv",
+                                       ",Timestamp,A100-40_mars-north1-a\n0,10,4\n1,20,3\n");
+    const QString malformed =
+        write("malformed.csv", ",Timestamp,A100-40_us-central1-a\n0,10,4\n1,20,three\n");
+    const QString small = write("small.json", R"([{"Time": 0, "GPUs": 2}])");
+    const QString backwards =
+        write("backwards.json", R"([{"Time": 5, "GPUs": 4}, {"Time": 1, "GPUs": 4}])");
+    const QString negative = write("negative.json", R"([{"Time": 0, "GPUs": 4}, {"Time": 1, "GPUs": -1}])");
+    QTest::newRow("unknown GPU type") << QStringList{"--trace", unknown_type} << "X100-80";
+    QTest::newRow("unknown zone") << QStringList{"--trace", unknown_zone} << "mars-north1-a";
+    QTest::newRow("malformed row") << QStringList{"--trace", malformed} << "\"three\"";
+    QTest::newRow("first row smaller than the plan")
+        << QStringList{"--trace", small} << "at least the plan's 4 A100-40";
+    QTest::newRow("rows out of order") << QStringList{"--trace", backwards} << "time order";
+    QTest::newRow("negative count") << QStringList{"--trace", negative} << "GPUs";
+    QTest::newRow("missing trace") << QStringList{"--trace", dir_.filePath("none.csv")}
+                                   << "none.csv";
+    QTest::newRow("time scale without trace")
+        << QStringList{"--trace-time-scale", "2"} << "--trace-time-scale";
+    QTest::newRow("time scale zero")
+        << QStringList{"--trace", small, "--trace-time-scale", "0"} << "--trace-time-scale";
+    QTest::newRow("cluster launcher")
+        << QStringList{"--elastic", "--launcher", "slurm"} << "a local run";
+  }
+  void badInput() {
+    QFETCH(QStringList, extra);
+    QFETCH(QString, needle);
+    QProcess p;
+    start(p, args("pp2-dp2.json", 4, extra));
+    QVERIFY(p.waitForFinished(30000));
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QCOMPARE(p.exitCode(), 2);
+    QCOMPARE(err.count('\n'), 1);
+    QVERIFY2(err.contains(needle), qPrintable(err));
+    QVERIFY(p.readAllStandardOutput().isEmpty());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestElastic)
+#include "test_elastic.moc"
