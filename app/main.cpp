@@ -852,6 +852,7 @@ constexpr const char* kRunsHelp =
     "Usage: sailor runs list [--json] [--store FILE]\n"
     "       sailor runs show ID [--json] [--store FILE]\n"
     "       sailor runs attach ID [--store FILE]\n"
+    "       sailor runs resize ID --gpus TYPE@ZONE=N [--gpus ...] [--store FILE]\n"
     "\n"
     "Reads the run store in which 'sailor run' records training runs (docs/formats.md).\n"
     "  list          the runs, newest first: id, status, start time (UTC), world size,\n"
@@ -861,6 +862,9 @@ constexpr const char* kRunsHelp =
     "  attach ID     takes over a running cluster run (sailor run --launcher slurm) whose\n"
     "                controller died: stores what its workers reported since, follows its\n"
     "                Slurm job to the end and prints events as 'sailor run' does\n"
+    "  resize ID     tells a running elastic run (sailor run --elastic or --trace) how many\n"
+    "                GPUs of each named type and zone it has now: it re-plans and\n"
+    "                reconfigures in place (docs/runtime.md \"Elasticity\")\n"
     "  --json        list: an array of runs; show: {run, iterations, events}\n"
     "  --store FILE  the SQLite run store (default: $SAILOR_RUN_STORE, else\n"
     "                $XDG_DATA_HOME/sailor-studio/runs.sqlite, else\n"
@@ -1098,6 +1102,8 @@ int main(int argc, char** argv) {
     if (cmd == "validate") return cmdValidate(argc, argv);
     // `sailor runs attach ID` follows a cluster run: the runtime's controller does that.
     if (cmd == "runs" && argc > 2 && !std::strcmp(argv[2], "attach")) return cmdRun(argv + 1);
+    // `sailor runs resize ID ...` talks to a running elastic run's controller: the runtime's.
+    if (cmd == "runs" && argc > 2 && !std::strcmp(argv[2], "resize")) return cmdRun(argv + 1);
     if (cmd == "runs") return cmdRuns(argc, argv);
     if (cmd == "run") return cmdRun(argv);
     if (cmd == "export") return cmdExport(argc, argv);

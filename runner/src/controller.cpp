@@ -24,7 +24,9 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>  // NOLINT(modernize-deprecated-headers): sigaction() is POSIX, not <csignal>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -213,6 +215,7 @@ class Run {
         run_id_(run_id),
         launcher_(launcher) {}
   ~Run() {
+    if (control_fd_ >= 0) ::close(control_fd_);
     launcher_.stopAll(std::chrono::milliseconds(0));
     if (!spec_dir_.empty() && !cluster()) removeSpecDir(spec_dir_);
   }
@@ -254,6 +257,8 @@ class Run {
   std::optional<Ending> stepElastic();
   std::optional<Ending> onWorkerLost(Worker& w, const std::string& why);
   std::optional<Ending> trigger(const std::string& cause, const std::string& detail);
+  void openControlSocket();
+  std::optional<Ending> serveControl();
   std::optional<Ending> afterPause();
   std::optional<Ending> startMove();
   void finishMove();
@@ -319,6 +324,7 @@ class Run {
   };
   std::optional<Reconfiguration> reconf_;
   std::vector<std::string> spec_files_;  // by generation
+  int control_fd_ = -1;                  // `sailor runs resize`'s socket (elastic local runs)
   bool cluster() const { return options_.launcher == "slurm"; }
   Clock::time_point started_ = Clock::now();
 };
@@ -464,6 +470,7 @@ void Run::startRendezvous() {
     throw std::runtime_error("rendezvous: cannot create " + path + ": " + std::strerror(errno));
   ::close(fd);
   rendezvous_addr_ = "file:" + path;
+  if (elastic()) openControlSocket();
 }
 
 // Step: one worker per rank through the launcher, then workers_started.
@@ -889,7 +896,83 @@ std::vector<Worker*> Run::activeWorkers() {
   return out;
 }
 
+// `sailor runs resize` reaches the controller through a Unix socket in the run's private
+// directory (mode 0700: only this user gets in; no port is opened). One request per connection:
+// {"type":"resize","gpus":{"<type>@<zone>": N, ...}} sets what the job has of each named (type,
+// zone) and re-plans; the answer is one line {"ok": bool, "message": text}.
+void Run::openControlSocket() {
+  const std::string path = spec_dir_ + "/control.sock";
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (path.size() >= sizeof addr.sun_path) return;  // a $TMPDIR too long: no resize, the run goes on
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return;
+  if (::bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::listen(fd, 4) != 0) {
+    ::close(fd);
+    return;
+  }
+  control_fd_ = fd;
+}
+
+std::optional<Ending> Run::serveControl() {
+  if (control_fd_ < 0) return std::nullopt;
+  const int c = ::accept4(control_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+  if (c < 0) return std::nullopt;
+  std::string line;
+  pollfd pfd{c, POLLIN, 0};
+  const auto deadline = Clock::now() + std::chrono::seconds(2);
+  while (line.find('\n') == std::string::npos && line.size() < 65536 && Clock::now() < deadline) {
+    if (::poll(&pfd, 1, 100) <= 0) continue;
+    char buf[4096];
+    const ssize_t n = ::read(c, buf, sizeof buf);
+    if (n <= 0) break;
+    line.append(buf, static_cast<std::size_t>(n));
+  }
+  auto answer = [&](bool ok, const std::string& message) {
+    const std::string out = json{{"ok", ok}, {"message", message}}.dump() + "\n";
+    (void)!::write(c, out.data(), out.size());
+    ::close(c);
+  };
+  json req;
+  try {
+    req = json_util::parseText(line.substr(0, line.find('\n')), "resize request");
+  } catch (const std::exception& e) {
+    answer(false, e.what());
+    return std::nullopt;
+  }
+  if (!req.is_object() || req.value("type", "") != "resize" || !req.contains("gpus") ||
+      !req["gpus"].is_object() || req["gpus"].empty()) {
+    answer(false, "expected {\"type\":\"resize\",\"gpus\":{\"TYPE@ZONE\": N}}");
+    return std::nullopt;
+  }
+  if (phase_ == Phase::Draining || phase_ == Phase::Moving) {
+    answer(false, "a reconfiguration is under way (" + reconf_->detail + "); try again when it ends");
+    return std::nullopt;
+  }
+  Availability next = available_;
+  for (const auto& [site, n] : req["gpus"].items()) {
+    const std::size_t at = site.find('@');
+    if (at == std::string::npos || !n.is_number_integer() || n.get<std::int64_t>() < 0 ||
+        n.get<std::int64_t>() > 1000000) {
+      answer(false, "gpus." + site + ": expected TYPE@ZONE and a GPU count from 0 to 1000000");
+      return std::nullopt;
+    }
+    next[{site.substr(0, at), site.substr(at + 1)}] = n.get<int>();
+  }
+  if (nonZero(next) == nonZero(available_)) {
+    answer(true, "the run has " + describeAvailability(nonZero(available_)) + " already");
+    return std::nullopt;
+  }
+  available_ = next;
+  const std::string detail = "resize: " + describeAvailability(nonZero(next));
+  answer(true, "re-planning on " + describeAvailability(nonZero(next)));
+  return trigger("resize", detail);
+}
+
 std::optional<Ending> Run::stepElastic() {
+  if (auto ending = serveControl()) return ending;
   if (trace_start_ && next_trace_row_ < options_.trace.size() &&
       (phase_ == Phase::Training || phase_ == Phase::Waiting)) {
     const AvailabilityStep& row = options_.trace[next_trace_row_];

@@ -241,6 +241,40 @@ class TestElastic : public QObject {
     QCOMPARE(storedEvents(o.runId(), "paused").size(), 1);
   }
 
+  // `sailor runs resize` while the run goes: 4 -> 2 GPUs on request, then refused for a finished
+  // run, an unknown zone, a run not started elastic.
+  void resizeWhileRunning() {
+    QProcess p;
+    start(p, args("pp2-dp2.json", 30, {"--elastic"}));
+    Outcome o = followRun(p, [](const sailor::RunEvent& e) {
+      const auto* it = e.as<sailor::IterationEvent>();
+      return it && it->iteration >= 2;
+    });
+    const QString id = QString::number(o.runId());
+    auto resize = [&](const QStringList& extra, int code, const QString& needle) {
+      QProcess r;
+      start(r, QStringList{"runs", "resize"} + extra + QStringList{"--store", store()});
+      QVERIFY(r.waitForFinished(30000));
+      const QString out = QString::fromUtf8(r.readAllStandardOutput() + r.readAllStandardError());
+      QVERIFY2(r.exitCode() == code, qPrintable(out));
+      QVERIFY2(out.contains(needle), qPrintable(out));
+    };
+    resize({id, "--gpus", "A100-40@mars-north1-a=2"}, 2, "mars-north1-a");
+    resize({id, "--gpus", "A100-40@us-central1-a=-1"}, 2, "non-negative");
+    resize({id, "--gpus", "A100-40@us-central1-a=2"}, 0, "re-planning on 2 A100-40");
+    const Outcome rest = followRun(p);
+    QVERIFY2(rest.exit_code == 0, qPrintable(why(rest)));
+    const auto r = rest.all<sailor::ReconfiguredEvent>();
+    QCOMPARE(r.size(), 1);
+    QCOMPARE(QString::fromStdString(r[0]->cause), QString("resize"));
+    QCOMPARE(r[0]->new_world_size, 2);
+    resize({id, "--gpus", "A100-40@us-central1-a=4"}, 2, "which is finished");
+    const Outcome plain = run(args("single.json", 2));
+    QCOMPARE(plain.exit_code, 0);
+    resize({QString::number(plain.runId()), "--gpus", "A100-40@us-central1-a=4"}, 2,
+           "which is finished");
+  }
+
   void badInput_data() {
     QTest::addColumn<QStringList>("extra");
     QTest::addColumn<QString>("needle");
