@@ -727,7 +727,6 @@ const std::vector<PartialPlanSearch::Choice>& PartialPlanSearch::choices(int k, 
   if (slot) return slot->list;
   slot = std::make_unique<Choices>();
   const std::vector<Choice>& base = baseChoices(k, l);
-  slot->list.reserve(base.size());  // a subset of the base list
   const LowerBounds::Prefix p = bounds_.prefix(l, k);
   int last_oi = -1;
   StageOptionTable::Boundary in;
@@ -781,8 +780,6 @@ void PartialPlanSearch::combine(const Choice& ch, int k, const LowerBounds::Pref
 std::vector<Entry> PartialPlanSearch::reduce(std::vector<Entry>& pool) {
   std::vector<Entry> set;
   const size_t cap = static_cast<size_t>(std::max(0, ctx_.opt.heuristics.max_partial_plans));
-  // One allocation for the set the state keeps (growing it doubled its storage 7 times to 64).
-  set.reserve(cap == 0 ? std::min<size_t>(pool.size(), 64) : std::min(pool.size(), cap));
   if (cap == 0 || pool.size() <= cap) {
     for (const auto& en : pool) insertPareto(set, en, dims_);
     return set;
