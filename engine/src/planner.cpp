@@ -394,24 +394,17 @@ void forEachParallel(size_t n, const std::vector<Finisher>& fins, F f) {
   if (failure) std::rethrow_exception(failure);
 }
 
-// The best plans: the placement window's first candidates (by the objective) placed in zones,
-// then the top_k of them by the planning model, or (rank_by_simulator) by the simulator among
-// those meeting the constraints by its figures too.
-// The candidates placed are written out on the way (NOTE [Candidates written out late]).
-void chooseBest(const SearchContext& ctx, const Finisher& fin, std::vector<Candidate>& all,
-                SearchProgress& bar, PlanResult& result, TimeLimitReport& limit) {
+// The window's first candidates (by the objective) placed in zones, `per` placements each, into
+// `placed` (their origin: the candidate's rank among those placed) and `sources` (per origin,
+// the candidate). The candidates placed are written out on the way (NOTE [Candidates written
+// out late]).
+void placeWindow(const SearchContext& ctx, const Finisher& fin, const std::vector<Finisher>& fins,
+                 std::vector<Candidate>& all, size_t window, size_t per,
+                 std::vector<Candidate>& placed, std::vector<const Candidate*>& sources,
+                 TimeLimitReport& limit) {
   const PlannerOptions& options = ctx.opt;
-  const size_t window = placementWindow(options.top_k, options.heuristics.h6_region_pools);
   const size_t top_k = static_cast<size_t>(options.top_k);
-  const double post_end = options.pareto ? 0.95 : 1.0;  // the Pareto frontier takes the rest
-  bar.at(kSearchShare, "placing the best plans in zones");
-  std::vector<Candidate> placed;
-  limit.window = static_cast<int>(std::min(window, all.size()));
-  const size_t per = options.rank_by_simulator ? kPlacementsRanked : 1;
-  std::vector<Finisher> fins;
-  for (int w = 0; w < finishThreads(options); ++w) fins.push_back(fin.twin());
   int origins = 0;
-  std::vector<const Candidate*> sources;  // per origin: the search candidate placed
   // In batches of the candidates the window still needs (NOTE [Placed in parallel]): the first
   // kPlacedWithMoves origins with the Placer's local moves, then the rest. A batch never holds
   // more than the origins left, and every candidate of a batch with moves gets an origin below
@@ -444,6 +437,25 @@ void chooseBest(const SearchContext& ctx, const Finisher& fin, std::vector<Candi
     }
     next_c += batch;
   }
+}
+
+// The best plans: the placement window's first candidates (by the objective) placed in zones,
+// then the top_k of them by the planning model, or (rank_by_simulator) by the simulator among
+// those meeting the constraints by its figures too.
+void chooseBest(const SearchContext& ctx, const Finisher& fin, std::vector<Candidate>& all,
+                SearchProgress& bar, PlanResult& result, TimeLimitReport& limit) {
+  const PlannerOptions& options = ctx.opt;
+  const size_t window = placementWindow(options.top_k, options.heuristics.h6_region_pools);
+  const size_t top_k = static_cast<size_t>(options.top_k);
+  const double post_end = options.pareto ? 0.95 : 1.0;  // the Pareto frontier takes the rest
+  bar.at(kSearchShare, "placing the best plans in zones");
+  std::vector<Candidate> placed;
+  limit.window = static_cast<int>(std::min(window, all.size()));
+  const size_t per = options.rank_by_simulator ? kPlacementsRanked : 1;
+  std::vector<Finisher> fins;
+  for (int w = 0; w < finishThreads(options); ++w) fins.push_back(fin.twin());
+  std::vector<const Candidate*> sources;  // per origin: the search candidate placed
+  placeWindow(ctx, fin, fins, all, window, per, placed, sources, limit);
   limit.placed = static_cast<int>(placed.size());
   std::sort(placed.begin(), placed.end(), [&](const Candidate& a, const Candidate& b) {
     return better(a, b, options.objective);
@@ -516,7 +528,7 @@ void chooseBest(const SearchContext& ctx, const Finisher& fin, std::vector<Candi
       }
       const Candidate& source = *sources[static_cast<size_t>(taken[i])];
       // The alternatives simulated together (NOTE [Placed in parallel]), then offered in order.
-      auto simulateAll = [&](const std::vector<Candidate>& alts) {
+      auto simulate_all = [&](const std::vector<Candidate>& alts) {
         std::vector<std::optional<PlannedPlan>> out(alts.size());
         if (!options.time_limit_s)
           forEachParallel(alts.size(), fins, [&](size_t j, const Finisher& f) {
@@ -536,14 +548,14 @@ void chooseBest(const SearchContext& ctx, const Finisher& fin, std::vector<Candi
         return true;
       };
       const std::vector<Candidate> fills = fin.placeAll(source, kPlacementsRefined, true);
-      std::vector<std::optional<PlannedPlan>> fill_sims = simulateAll(fills);
+      std::vector<std::optional<PlannedPlan>> fill_sims = simulate_all(fills);
       for (size_t j = 0; j < fills.size(); ++j) offer(fills[j], fill_sims[j]);
       for (int round = 0; round < kClimbRounds && !fin.overTime(); ++round) {
         Candidate at = source;
         at.plan = sims[i].plan;
         bool moved = false;
         const std::vector<Candidate> near = fin.neighbours(at, kClimbNeighbours);
-        std::vector<std::optional<PlannedPlan>> near_sims = simulateAll(near);
+        std::vector<std::optional<PlannedPlan>> near_sims = simulate_all(near);
         for (size_t j = 0; j < near.size(); ++j) moved |= offer(near[j], near_sims[j]);
         if (!moved) break;
       }

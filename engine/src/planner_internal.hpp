@@ -177,7 +177,8 @@ struct StageRuns {
 // and only the placement window's (and the frontier's) are ever placed, so a candidate leaves
 // the search as its runs; `materialize` writes its plan and sites when it is placed. Writing
 // every plan out replica by replica (a Replica holds two strings) took 57 MB and a sixth of the
-// search's time on A100+V100 128+384 (docs/benchmarks.md, "The paper's scenarios under 100 ms").
+// search's time on A100+V100 128+384 (docs/benchmarks.md, "The paper's scenarios and 20 zones:
+// where the time goes").
 struct Candidate {
   double iteration_s = 0;
   double usd = 0;
