@@ -16,6 +16,7 @@
 #include <cmath>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -258,6 +259,8 @@ class Finisher {
     figures_only_ = ctx.opt.simulator;
     figures_only_.timeline = false;
   }
+  // A Finisher of its own for another thread (the Placer caches links and profiles).
+  Finisher twin() const { return Finisher(ctx_, cancel_, deadline_); }
   void checkCancel() const {
     if (cancel_ && cancel_->cancelled()) throw Cancelled();
   }
@@ -271,6 +274,11 @@ class Finisher {
   std::vector<Candidate> placeAll(const Candidate& c, size_t keep, bool with_fills = false,
                                   bool local_moves = true) const {
     checkCancel();
+    if (c.plan.stages.empty()) {  // NOTE [Candidates written out late]
+      Candidate full = c;
+      materialize(ctx_, full);
+      return refigured(placer_.place(full, keep, true, with_fills, local_moves));
+    }
     return refigured(placer_.place(c, keep, true, with_fills, local_moves));
   }
   // Placed candidates figured with the planning model again; those breaking a constraint left out.
@@ -344,10 +352,97 @@ constexpr size_t kPlacementsRefined = 8;
 constexpr int kClimbRounds = 4;
 constexpr size_t kClimbNeighbours = 8;
 
+// The threads placing and simulating (NOTE [Placed in parallel]): the search's, or one under
+// a time limit.
+int finishThreads(const PlannerOptions& o) {
+  if (o.time_limit_s) return 1;
+  return o.threads > 0 ? o.threads
+                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+// NOTE [Placed in parallel]: placing a candidate and simulating a placed plan depend on nothing
+// but the candidate, so chooseBest does them on the search's threads, each with a Finisher of
+// its own, writing results by index and using them in the serial order: the same plans as one
+// thread. Under a time limit it keeps to one thread, checking the deadline before each
+// candidate. Runs f(i, w) for i in [0, n), w the worker (its Finisher), the first failure
+// rethrown once all have stopped.
+template <class F>
+void forEachParallel(size_t n, const std::vector<Finisher>& fins, F f) {
+  const size_t workers = std::min(n, fins.size());
+  if (workers <= 1) {
+    for (size_t i = 0; i < n; ++i) f(i, fins.front());
+    return;
+  }
+  std::atomic<size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  auto work = [&](size_t w) {
+    for (size_t i = next++; i < n; i = next++) {
+      try {
+        f(i, fins[w]);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+        next = n;
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t w = 1; w < workers; ++w) pool.emplace_back(work, w);
+  work(0);
+  for (auto& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+// The window's first candidates (by the objective) placed in zones, `per` placements each, into
+// `placed` (their origin: the candidate's rank among those placed) and `sources` (per origin,
+// the candidate). The candidates placed are written out on the way (NOTE [Candidates written
+// out late]).
+void placeWindow(const SearchContext& ctx, const Finisher& fin, const std::vector<Finisher>& fins,
+                 std::vector<Candidate>& all, size_t window, size_t per,
+                 std::vector<Candidate>& placed, std::vector<const Candidate*>& sources,
+                 TimeLimitReport& limit) {
+  const PlannerOptions& options = ctx.opt;
+  const size_t top_k = static_cast<size_t>(options.top_k);
+  int origins = 0;
+  // In batches of the candidates the window still needs (NOTE [Placed in parallel]): the first
+  // kPlacedWithMoves origins with the Placer's local moves, then the rest. A batch never holds
+  // more than the origins left, and every candidate of a batch with moves gets an origin below
+  // kPlacedWithMoves if it places: what the serial loop gives.
+  size_t next_c = 0;
+  while (static_cast<size_t>(origins) < window && next_c < all.size()) {
+    if (static_cast<size_t>(origins) >= top_k && fin.overTime()) {
+      limit.placing_complete = false;
+      break;
+    }
+    const size_t left = window - static_cast<size_t>(origins);
+    const bool moves = static_cast<size_t>(origins) < kPlacedWithMoves;
+    size_t batch = moves ? std::min(left, kPlacedWithMoves - static_cast<size_t>(origins)) : left;
+    if (options.time_limit_s) batch = 1;
+    batch = std::min(batch, all.size() - next_c);
+    std::vector<std::vector<Candidate>> got(batch);
+    forEachParallel(batch, fins, [&](size_t i, const Finisher& f) {
+      Candidate& c = all[next_c + i];
+      materialize(ctx, c);
+      got[i] = f.placeAll(c, per, false, moves);
+    });
+    for (size_t i = 0; i < batch; ++i) {
+      if (got[i].empty()) continue;
+      sources.push_back(&all[next_c + i]);
+      for (auto& p : got[i]) {
+        p.origin = origins;
+        placed.push_back(std::move(p));
+      }
+      ++origins;
+    }
+    next_c += batch;
+  }
+}
+
 // The best plans: the placement window's first candidates (by the objective) placed in zones,
 // then the top_k of them by the planning model, or (rank_by_simulator) by the simulator among
 // those meeting the constraints by its figures too.
-void chooseBest(const SearchContext& ctx, const Finisher& fin, const std::vector<Candidate>& all,
+void chooseBest(const SearchContext& ctx, const Finisher& fin, std::vector<Candidate>& all,
                 SearchProgress& bar, PlanResult& result, TimeLimitReport& limit) {
   const PlannerOptions& options = ctx.opt;
   const size_t window = placementWindow(options.top_k, options.heuristics.h6_region_pools);
@@ -357,24 +452,10 @@ void chooseBest(const SearchContext& ctx, const Finisher& fin, const std::vector
   std::vector<Candidate> placed;
   limit.window = static_cast<int>(std::min(window, all.size()));
   const size_t per = options.rank_by_simulator ? kPlacementsRanked : 1;
-  int origins = 0;
+  std::vector<Finisher> fins;
+  for (int w = 0; w < finishThreads(options); ++w) fins.push_back(fin.twin());
   std::vector<const Candidate*> sources;  // per origin: the search candidate placed
-  for (const auto& c : all) {
-    if (static_cast<size_t>(origins) >= window) break;
-    if (static_cast<size_t>(origins) >= top_k && fin.overTime()) {
-      limit.placing_complete = false;
-      break;
-    }
-    std::vector<Candidate> ps =
-        fin.placeAll(c, per, false, static_cast<size_t>(origins) < kPlacedWithMoves);
-    if (ps.empty()) continue;
-    sources.push_back(&c);
-    for (auto& p : ps) {
-      p.origin = origins;
-      placed.push_back(std::move(p));
-    }
-    ++origins;
-  }
+  placeWindow(ctx, fin, fins, all, window, per, placed, sources, limit);
   limit.placed = static_cast<int>(placed.size());
   std::sort(placed.begin(), placed.end(), [&](const Candidate& a, const Candidate& b) {
     return better(a, b, options.objective);
@@ -395,16 +476,29 @@ void chooseBest(const SearchContext& ctx, const Finisher& fin, const std::vector
     // window is simulated; the best are those the simulator ranks first among the ones meeting
     // the constraints by its own figures too.
     std::vector<std::pair<PlannedPlan, int>> ranked;  // with the candidate it places
+    // Figures only; the chosen ones below. Without a time limit all at once, in parallel (NOTE
+    // [Placed in parallel]); with one, one by one until the deadline.
+    std::vector<std::optional<PlannedPlan>> sims_of(placed.size());
+    if (!options.time_limit_s)
+      forEachParallel(placed.size(), fins, [&](size_t i, const Finisher& f) {
+        bar.at(simulate_start + (post_end - simulate_start) * static_cast<double>(i) /
+                                    static_cast<double>(placed.size()),
+               "simulating plan " + std::to_string(i + 1) + " of " + std::to_string(placed.size()));
+        sims_of[i] = f.simulated(placed[i], false);
+      });
     for (size_t i = 0; i < placed.size(); ++i) {
       if (ranked.size() >= top_k && fin.overTime()) {
         limit.placing_complete = false;
         limit.placed = static_cast<int>(i);
         break;
       }
-      bar.at(simulate_start + (post_end - simulate_start) * static_cast<double>(i) /
-                                  static_cast<double>(placed.size()),
-             "simulating plan " + std::to_string(i + 1) + " of " + std::to_string(placed.size()));
-      PlannedPlan pp = fin.simulated(placed[i], false);  // figures only; the chosen ones below
+      if (!sims_of[i]) {
+        bar.at(simulate_start + (post_end - simulate_start) * static_cast<double>(i) /
+                                    static_cast<double>(placed.size()),
+               "simulating plan " + std::to_string(i + 1) + " of " + std::to_string(placed.size()));
+        sims_of[i] = fin.simulated(placed[i], false);
+      }
+      PlannedPlan& pp = *sims_of[i];
       if (fin.meetsSimulated(pp.prediction)) ranked.push_back({std::move(pp), placed[i].origin});
     }
     // Stable: equal simulated figures keep the planning model's order.
@@ -433,9 +527,18 @@ void chooseBest(const SearchContext& ctx, const Finisher& fin, const std::vector
         break;
       }
       const Candidate& source = *sources[static_cast<size_t>(taken[i])];
-      auto offer = [&](const Candidate& alt) {
+      // The alternatives simulated together (NOTE [Placed in parallel]), then offered in order.
+      auto simulate_all = [&](const std::vector<Candidate>& alts) {
+        std::vector<std::optional<PlannedPlan>> out(alts.size());
+        if (!options.time_limit_s)
+          forEachParallel(alts.size(), fins, [&](size_t j, const Finisher& f) {
+            out[j] = f.simulated(alts[j], false);
+          });
+        return out;
+      };
+      auto offer = [&](const Candidate& alt, std::optional<PlannedPlan>& sim) {
         if (alt.plan == sims[i].plan) return false;
-        PlannedPlan pp = fin.simulated(alt, false);
+        PlannedPlan pp = sim ? std::move(*sim) : fin.simulated(alt, false);
         if (!fin.meetsSimulated(pp.prediction) ||
             comparePlacements(pp.prediction.iteration_s, pp.prediction.usd_per_iteration,
                               sims[i].prediction.iteration_s, sims[i].prediction.usd_per_iteration,
@@ -444,12 +547,16 @@ void chooseBest(const SearchContext& ctx, const Finisher& fin, const std::vector
         sims[i] = std::move(pp);
         return true;
       };
-      for (const Candidate& alt : fin.placeAll(source, kPlacementsRefined, true)) offer(alt);
+      const std::vector<Candidate> fills = fin.placeAll(source, kPlacementsRefined, true);
+      std::vector<std::optional<PlannedPlan>> fill_sims = simulate_all(fills);
+      for (size_t j = 0; j < fills.size(); ++j) offer(fills[j], fill_sims[j]);
       for (int round = 0; round < kClimbRounds && !fin.overTime(); ++round) {
         Candidate at = source;
         at.plan = sims[i].plan;
         bool moved = false;
-        for (const Candidate& alt : fin.neighbours(at, kClimbNeighbours)) moved |= offer(alt);
+        const std::vector<Candidate> near = fin.neighbours(at, kClimbNeighbours);
+        std::vector<std::optional<PlannedPlan>> near_sims = simulate_all(near);
+        for (size_t j = 0; j < near.size(); ++j) moved |= offer(near[j], near_sims[j]);
         if (!moved) break;
       }
     }

@@ -836,26 +836,22 @@ std::vector<Entry> PartialPlanSearch::reduce(std::vector<Entry>& pool) {
 
 namespace {
 
-// The plan of a complete entry: its stages from layer 0, replicas by kind, sites alongside.
-void writePlan(const KindSet& kinds, const SearchContext& ctx, const StageOptionTable& options,
-               const Entry& en, Candidate& c) {
+// The runs of a complete entry (NOTE [Candidates written out late]): its stages from layer 0,
+// replicas of one site and tp counted together.
+void writeRuns(const KindSet& kinds, const StageOptionTable& options, const Entry& en,
+               Candidate& c) {
   const Entry* cur = &en;
   int first = 0;
   while (cur) {
-    Stage st;
+    StageRuns& st = c.stages.emplace_back();
     st.first_layer = first;
     st.last_layer = cur->last_layer;
-    const std::vector<int>& reps = options[static_cast<size_t>(cur->option)].replicas;
-    std::vector<int> sites;
-    sites.reserve(reps.size());
-    st.replicas.reserve(reps.size());
-    for (int kidx : reps) {
+    for (int kidx : options[static_cast<size_t>(cur->option)].replicas) {
       const Kind& kd = kinds.kind(kidx);
-      st.replicas.push_back({ctx.site(kd.site).gpu_type, kd.tp, ""});
-      sites.push_back(kd.site);
+      if (!st.runs.empty() && st.runs.back().site == kd.site && st.runs.back().tp == kd.tp)
+        ++st.runs.back().count;
+      else st.runs.push_back({kd.site, kd.tp, 1});
     }
-    c.plan.stages.push_back(std::move(st));
-    c.sites.push_back(std::move(sites));
     first = cur->last_layer + 1;
     cur = cur->child ? &(*cur->child)[static_cast<size_t>(cur->child_index)] : nullptr;
   }
@@ -883,9 +879,8 @@ void searchDegree(const SearchContext& ctx, const KindSet& kinds, int b, int D, 
       if (!ctx.constraints.admits(1.0 / c.iteration_s, c.usd, c.usd_per_hour, en.s.gpus)) continue;
       c.microbatch = b;
       c.dp = D;
-      c.plan.microbatch_size = b;
-      writePlan(kinds, ctx, options, en, c);
-      c.key = searchKey(c);
+      writeRuns(kinds, options, en, c);
+      c.key = searchKey(ctx, c);
       found.push_back(std::move(c));
     }
     // The plans of this depth bound the deeper ones (partial plans computed under the weaker

@@ -67,27 +67,49 @@ std::string planKey(const Plan& p) {
   return k;
 }
 
-// Appended piece by piece (no temporaries): the search writes a key for every plan it finds.
-std::string searchKey(const Candidate& c) {
-  std::string k = std::to_string(c.plan.microbatch_size);
-  auto num = [&k](int v) {
+void materialize(const SearchContext& ctx, Candidate& c) {
+  if (!c.plan.stages.empty() || c.stages.empty()) return;
+  c.plan.microbatch_size = c.microbatch;
+  c.sites.clear();
+  for (const StageRuns& sr : c.stages) {
+    Stage st;
+    st.first_layer = sr.first_layer;
+    st.last_layer = sr.last_layer;
+    std::vector<int> sites;
+    for (const ReplicaRun& r : sr.runs)
+      for (int j = 0; j < r.count; ++j) {
+        st.replicas.push_back({ctx.site(r.site).gpu_type, r.tp, ""});
+        sites.push_back(r.site);
+      }
+    c.plan.stages.push_back(std::move(st));
+    c.sites.push_back(std::move(sites));
+  }
+}
+
+// Appended piece by piece (no temporaries), a run's replica text once and then copied: the
+// search writes a key for every plan it finds.
+std::string searchKey(const SearchContext& ctx, const Candidate& c) {
+  std::string k = std::to_string(c.microbatch);
+  auto num = [](std::string& out, int v) {
     char buf[16];
     const auto r = std::to_chars(buf, buf + sizeof buf, v);
-    k.append(buf, r.ptr);
+    out.append(buf, r.ptr);
   };
-  for (size_t s = 0; s < c.plan.stages.size(); ++s) {
-    const Stage& st = c.plan.stages[s];
+  std::string piece;
+  for (const StageRuns& sr : c.stages) {
     k += '|';
-    num(st.first_layer);
+    num(k, sr.first_layer);
     k += '-';
-    num(st.last_layer);
-    for (size_t j = 0; j < st.replicas.size(); ++j) {
-      k += ',';
-      k += st.replicas[j].gpu_type;
-      k += '/';
-      num(st.replicas[j].tp);
-      k += '/';
-      num(c.sites[s][j]);
+    num(k, sr.last_layer);
+    for (const ReplicaRun& r : sr.runs) {
+      piece.assign(1, ',');
+      piece += ctx.site(r.site).gpu_type;
+      piece += '/';
+      num(piece, r.tp);
+      piece += '/';
+      num(piece, r.site);
+      k.reserve(k.size() + piece.size() * static_cast<size_t>(r.count));
+      for (int j = 0; j < r.count; ++j) k += piece;
     }
   }
   return k;
@@ -101,16 +123,14 @@ std::string seedSignature(int D, int site, int tp, const std::vector<int>& last)
 }
 
 std::string knownKey(const Candidate& c) {
-  const int site0 = c.sites.front().front();
-  const int tp0 = c.plan.stages.front().replicas.front().tp;
+  const ReplicaRun& first = c.stages.front().runs.front();
   std::vector<int> last;
-  for (size_t s = 0; s < c.plan.stages.size(); ++s) {
-    const Stage& st = c.plan.stages[s];
-    for (size_t j = 0; j < st.replicas.size(); ++j)
-      if (c.sites[s][j] != site0 || st.replicas[j].tp != tp0) return c.key;
-    last.push_back(st.last_layer);
+  for (const StageRuns& sr : c.stages) {
+    if (sr.runs.size() != 1 || sr.runs.front().site != first.site || sr.runs.front().tp != first.tp)
+      return c.key;
+    last.push_back(sr.last_layer);
   }
-  return seedSignature(static_cast<int>(c.plan.stages.front().replicas.size()), site0, tp0, last);
+  return seedSignature(first.count, first.site, first.tp, last);
 }
 
 size_t placementWindow(int top_k, bool h6_region_pools) {

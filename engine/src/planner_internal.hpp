@@ -7,8 +7,9 @@
 //   Summary, StageFigures, extendSummary, dominates, insertPareto
 //                        a partial plan's figures, the recurrence adding one stage in front,
 //                        and Pareto dominance between partial plans     (planner_figures.cpp)
-//   Candidate, completeFigures, planKey, searchKey, seedSignature, knownKey
-//                        complete plans, their figures and canonical texts (planner_figures.cpp)
+//   Candidate, completeFigures, materialize, planKey, searchKey, seedSignature, knownKey
+//                        complete plans (as runs until written out), their figures and
+//                        canonical texts                                (planner_figures.cpp)
 //   Known, placementWindow
 //                        the known-plan bound                           (planner_figures.cpp)
 //   Site, KindTable, Kind, KindSet, SearchContext
@@ -156,14 +157,38 @@ void insertPareto(std::vector<Entry>& set, const Entry& e, const Dims& d);
 
 // ---- Complete plans.
 
+class SearchContext;
+
+// A stage of a search candidate before its plan is written out: its layers and its replicas as
+// runs of one site and tp (the search lists a stage's replicas by kind, so equal ones are
+// adjacent).
+struct ReplicaRun {
+  int site = 0;
+  int tp = 1;
+  int count = 0;
+};
+struct StageRuns {
+  int first_layer = 0;
+  int last_layer = 0;
+  std::vector<ReplicaRun> runs;
+};
+
+// NOTE [Candidates written out late]: the search finds thousands of candidates per scenario
+// and only the placement window's (and the frontier's) are ever placed, so a candidate leaves
+// the search as its runs; `materialize` writes its plan and sites when it is placed. Writing
+// every plan out replica by replica (a Replica holds two strings) took 57 MB and a sixth of the
+// search's time on A100+V100 128+384 (docs/benchmarks.md, "The paper's scenarios and 20 zones:
+// where the time goes").
 struct Candidate {
   double iteration_s = 0;
   double usd = 0;
   double usd_per_hour = 0;
   int microbatch = 0;
   int dp = 0;
-  Plan plan;  // replicas' zones empty until placed (SearchContext::place)
-  // Per stage, per replica: its site (an index into SearchContext::sites()).
+  // The search's plan (its sites by index); the source of plan and sites below.
+  std::vector<StageRuns> stages;
+  Plan plan;  // empty until materialize; replicas' zones empty until placed
+  // Per stage, per replica: its site (an index into SearchContext::sites()); with plan.
   std::vector<std::vector<int>> sites;
   std::string key;  // canonical text for deterministic ordering
   // Seed plans (seedPlans) before their plan is written out: kind and stage ends.
@@ -177,14 +202,18 @@ struct Candidate {
 // rate x T / 3600 + egress, and cost per hour, into c.
 void completeFigures(const Summary& s, int M, Candidate& c);
 
+// Writes c's plan (replicas with their GPU type and tp, zones empty) and sites from its runs;
+// nothing when the plan is already written.
+void materialize(const SearchContext& ctx, Candidate& c);
+
 // Canonical text of a placed plan (zones by name).
 std::string planKey(const Plan& p);
-// The same text for a plan before placing, its sites by index.
-std::string searchKey(const Candidate& c);
+// The same text for a plan before placing (from its runs), its sites by index.
+std::string searchKey(const SearchContext& ctx, const Candidate& c);
 // A short text naming a homogeneous plan (every replica of one kind) by its degree, kind and
 // stage ends: the same for a seed and for the plan the search finds equal to it.
 std::string seedSignature(int D, int site, int tp, const std::vector<int>& last);
-// The signature of a found plan when it is homogeneous, else its key.
+// The signature of a found plan when it is homogeneous (from its runs), else its key.
 std::string knownKey(const Candidate& c);
 
 // How many of the search's best candidates planSearch places in zones: top_k with exact sites

@@ -795,7 +795,10 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
   const std::vector<int> m_stage = stageMicrobatches(plan, job);
   const int M = *std::max_element(m_stage.begin(), m_stage.end());
 
-  // 3. Memory per GPU.
+  // 3. Memory per GPU (one figure per replica: reserved, a 512-replica plan grew it 10 times).
+  size_t replicas = 0;
+  for (const auto& st : data) replicas += st.size();
+  pred.memory.reserve(replicas);
   for (size_t s = 0; s < P; ++s)
     for (size_t k = 0; k < data[s].size(); ++k) {
       MemoryBreakdown mb = replicaMemory(data[s][k], static_cast<int>(s), static_cast<int>(k),

@@ -69,20 +69,18 @@ Candidate candidateOf(int b, const std::vector<std::pair<int, int>>& stage_range
                       const std::vector<std::vector<std::pair<int, int>>>& replicas,
                       const SearchContext& ctx) {
   Candidate c;
-  c.plan.microbatch_size = b;
+  c.microbatch = b;
   for (size_t s = 0; s < stage_ranges.size(); ++s) {
-    Stage st;
-    st.first_layer = stage_ranges[s].first;
-    st.last_layer = stage_ranges[s].second;
-    std::vector<int> sites;
+    StageRuns st{stage_ranges[s].first, stage_ranges[s].second, {}};
     for (const auto& [site, tp] : replicas[s]) {
-      st.replicas.push_back({ctx.site(site).gpu_type, tp, ""});
-      sites.push_back(site);
+      if (!st.runs.empty() && st.runs.back().site == site && st.runs.back().tp == tp)
+        ++st.runs.back().count;
+      else st.runs.push_back({site, tp, 1});
     }
-    c.plan.stages.push_back(st);
-    c.sites.push_back(sites);
+    c.stages.push_back(st);
   }
-  c.key = searchKey(c);
+  c.key = searchKey(ctx, c);
+  materialize(ctx, c);
   return c;
 }
 
@@ -109,6 +107,7 @@ class TestPlannerParts : public QObject {
   const PlannerOptions defaults_;
   // The planning model of a candidate placed in zones (sites are zones with H6 off).
   ModelEstimate modelOf(const SearchContext& ctx, Candidate c) const {
+    materialize(ctx, c);
     if (!ctx.place(c)) qFatal("candidate does not place");
     const auto m = planningModel(c.plan, sc_, job_, cat_, profiles_);
     if (!m) qFatal("candidate does not fit");
@@ -451,7 +450,30 @@ class TestPlannerParts : public QObject {
       const ModelEstimate m = modelOf(ctx, c);
       QVERIFY2(closeRel(c.iteration_s, m.iteration_s, kRel), c.key.c_str());
       QVERIFY2(closeRel(c.usd, m.usd_per_iteration, kRel), c.key.c_str());
-      QCOMPARE(c.key, searchKey(c));
+      QCOMPARE(c.key, searchKey(ctx, c));
+      // NOTE [Candidates written out late]: the search leaves the plan to materialize, which
+      // writes every replica of the runs, D per stage, in the key's order.
+      QVERIFY(c.plan.stages.empty());
+      Candidate full = c;
+      materialize(ctx, full);
+      QCOMPARE(full.plan.microbatch_size, 1);
+      QCOMPARE(full.plan.stages.size(), c.stages.size());
+      QCOMPARE(full.sites.size(), c.stages.size());
+      QCOMPARE(full.plan.stages.front().first_layer, 0);
+      std::string text = "1";
+      for (size_t s = 0; s < full.plan.stages.size(); ++s) {
+        const Stage& st = full.plan.stages[s];
+        QCOMPARE(static_cast<int>(st.replicas.size()), D);
+        QCOMPARE(full.sites[s].size(), st.replicas.size());
+        QCOMPARE(st.last_layer, c.stages[s].last_layer);
+        text += "|" + std::to_string(st.first_layer) + "-" + std::to_string(st.last_layer);
+        for (size_t j = 0; j < st.replicas.size(); ++j) {
+          QVERIFY(st.replicas[j].zone.empty());
+          text += "," + st.replicas[j].gpu_type + "/" + std::to_string(st.replicas[j].tp) + "/" +
+                  std::to_string(full.sites[s][j]);
+        }
+      }
+      QCOMPARE(QString::fromStdString(text), QString::fromStdString(c.key));
       ++checked;
     }
     QVERIFY(checked > 0);
