@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sailor/run_spec.hpp"
+#include "zone_network.hpp"
 
 namespace sailor::runner {
 
@@ -36,6 +37,9 @@ struct ControllerOptions {
   // under checkpointRoot(store_path)/run-<ID>.
   int checkpoint_every = 0;
   int checkpoint_keep = 2;
+  // `--emulate-zones` (local runs, docs/runtime.md "Emulated zones"): the zones and their links;
+  // none: every worker on the run's private loopback.
+  std::optional<ZoneLayout> emulate_zones;
 };
 
 // Where the checkpoints of the runs of a store live: <the store's directory>/checkpoints (a local

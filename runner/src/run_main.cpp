@@ -31,6 +31,7 @@
 #include "sailor/run_store.hpp"
 #include "sailor/scenario.hpp"
 #include "sailor/token_data.hpp"
+#include "zone_network.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -86,6 +87,10 @@ constexpr const char* kHelp =
     "                            state (sharded, written in the background; default 0: none),\n"
     "                            in <store directory>/checkpoints/run-ID (local runs only)\n"
     "  --checkpoint-keep K       complete checkpoints kept, the newest (default 2)\n"
+    "  --emulate-zones           local run with each zone of the plan in a network namespace of\n"
+    "                            its own, the links between zones shaped to the scenario's\n"
+    "                            bandwidth with tc (docs/runtime.md \"Emulated zones\"); needs\n"
+    "                            root and iproute2 (ip, tc)\n"
     "  --resume RUN_ID           restart the stopped or failed run RUN_ID from its last\n"
     "                            complete checkpoint, in the same run record, same plan and\n"
     "                            spec (--iterations N changes its planned count; the\n"
@@ -153,6 +158,7 @@ double numberArg(const std::string& opt, const std::string& v) {
 struct RunArgs {
   bool help = false;
   bool dry_run = false;
+  bool emulate_zones = false;
   std::map<std::string, std::string> values;
   bool has(const std::string& k) const { return values.count(k) > 0; }
   const std::string& at(const std::string& k) const { return values.at(k); }
@@ -195,6 +201,7 @@ RunArgs parseRunArgs(int argc, char** argv, int first) {
   app.add_flag("-h,--help");
   app.add_flag("--local");
   app.add_flag("--dry-run");
+  app.add_flag("--emulate-zones");
   for (const auto& k : kValuedOptions)
     app.add_option(k)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   std::vector<std::string> args;  // CLI11 takes them last first
@@ -214,12 +221,13 @@ RunArgs parseRunArgs(int argc, char** argv, int first) {
   const std::vector<std::string> unknown = app.remaining();
   const int first_unknown = unknown.empty() ? argc : position(unknown.front());
   const int first_help = app.count("--help") ? std::min(position("--help"), position("-h")) : argc;
-  if (first_help < first_unknown) return RunArgs{true, false, {}};
+  if (first_help < first_unknown) return RunArgs{true, false, false, {}};
   if (!unknown.empty())
     throw InputError("run", "\"" + unknown.front() + "\"", "an option of `sailor run --help`");
   if (ends_without_value) throw InputError(argv[argc - 1], "nothing", "a value");
   RunArgs out;
   out.dry_run = app.count("--dry-run") > 0;
+  out.emulate_zones = app.count("--emulate-zones") > 0;
   for (const auto& k : kValuedOptions)
     if (const auto& given = app.get_option(k)->results(); !given.empty())
       out.values[k] = given.back();
@@ -326,6 +334,7 @@ int resumeMain(const RunArgs& a) {
                        "none: a resumed run keeps its plan, scenario, job and spec");
   }
   if (a.dry_run) throw InputError("--dry-run", "given with --resume", "none");
+  if (a.emulate_zones) throw InputError("--emulate-zones", "given with --resume", "none");
   const std::string& id_text = a.at("--resume");
   std::size_t used = 0;
   long long id = 0;
@@ -531,6 +540,13 @@ int main(int argc, char** argv) {
       throw InputError("--launcher", "\"" + shownUtf8(launcher) + "\"", "local or slurm");
     if (launcher == "local" && args.dry_run)
       throw InputError("--dry-run", "a local run", "--launcher slurm");
+    if (args.emulate_zones) {  // checked before anything starts (docs/runtime.md)
+      if (launcher != "local")
+        throw InputError("--emulate-zones", "given with --launcher " + launcher, "a local run");
+      if (const std::string missing = zoneEmulationMissing(); !missing.empty())
+        throw InputError("--emulate-zones", missing, "root with iproute2 (`ip`, `tc`) in PATH");
+      co.emulate_zones = layoutZones(spec, scenario);
+    }
     if (launcher == "slurm") {
       const std::string script = prepareSlurmRun(args, catalog, scenario, plan, spec, co);
       if (args.dry_run) {

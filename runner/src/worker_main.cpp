@@ -29,6 +29,7 @@
 #include "comm.hpp"
 #include "sailor/json_util.hpp"
 #include "trainer.hpp"
+#include "zone_network.hpp"
 
 using nlohmann::json;
 using namespace sailor;
@@ -61,6 +62,8 @@ struct Args {
   int checkpoint_every = 0;    // --checkpoint-every N: after iteration i with (i + 1) % N == 0
   std::string resume_from;     // --resume-from STEP_DIR: a complete checkpoint to start from
   int start_iteration = 0;     // --start-iteration: the first iteration to train
+  std::string zone_netns;      // --zone-netns NAME: an emulated zone's namespace to enter
+  std::string zone_address;    // --zone-address IP: the address Gloo binds there
 };
 
 Args parse(int argc, char** argv) {
@@ -87,14 +90,16 @@ Args parse(int argc, char** argv) {
     else if (k == "--checkpoint-every") a.checkpoint_every = std::stoi(value());
     else if (k == "--resume-from") a.resume_from = value();
     else if (k == "--start-iteration") a.start_iteration = std::stoi(value());
+    else if (k == "--zone-netns") a.zone_netns = value();
+    else if (k == "--zone-address") a.zone_address = value();
     else throw std::runtime_error("unknown option " + k);
   }
   if (a.spec.empty() || a.rank < 0 || (a.store_file.empty() && a.store_host.empty()))
     throw std::runtime_error(
         "usage: sailor-worker --spec FILE --rank R --store file:PATH|HOST:PORT "
         "[--store-address FILE] [--generation G] [--timeout SECONDS] [--checkpoint-dir DIR "
-        "--checkpoint-every N] [--resume-from STEP_DIR --start-iteration I] (started by `sailor "
-        "run`)");
+        "--checkpoint-every N] [--resume-from STEP_DIR --start-iteration I] [--zone-netns NAME "
+        "--zone-address IP] (started by `sailor run`)");
   return a;
 }
 
@@ -169,6 +174,12 @@ int main(int argc, char** argv) {
   keepFreedMemory();
   try {
     const Args args = parse(argc, argv);
+    // Emulated zones (zone_network.hpp): this rank's zone namespace replaces the private network,
+    // and Gloo binds the zone's address there.
+    if (!args.zone_netns.empty()) {
+      joinZoneNamespace(args.zone_netns);
+      setGlooBindAddress(args.zone_address);
+    }
     const RunSpec spec = RunSpec::fromJson(json_util::readFile(args.spec));
     if (args.rank >= spec.worldSize())
       throw std::runtime_error("--rank " + std::to_string(args.rank) + " outside world size " +
@@ -179,7 +190,8 @@ int main(int argc, char** argv) {
     // A local Gloo run's workers meet in a private network (comm.hpp). Changing the user
     // namespace needs a process of one thread: before the heartbeat thread and torch's pools.
     // A cluster run's ranks may be on several nodes: no private network (SAILOR_CLUSTER_RUN).
-    if (!args.store_file.empty() && backend == "gloo" && !std::getenv("SAILOR_CLUSTER_RUN"))
+    if (!args.store_file.empty() && backend == "gloo" && !std::getenv("SAILOR_CLUSTER_RUN") &&
+        args.zone_netns.empty())
       joinPrivateNetwork(store, args.rank, args.generation);
     at::set_num_threads(1);
     at::set_num_interop_threads(1);
