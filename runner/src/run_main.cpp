@@ -543,6 +543,9 @@ int main(int argc, char** argv) {
     if (args.emulate_zones) {  // checked before anything starts (docs/runtime.md)
       if (launcher != "local")
         throw InputError("--emulate-zones", "given with --launcher " + launcher, "a local run");
+      // NCCL's sockets stay on `lo` (NCCL_SOCKET_IFNAME), which does not reach other zones.
+      if (co.backend == "nccl")
+        throw InputError("--emulate-zones", "a run on NCCL", "a Gloo run (--backend gloo)");
       if (const std::string missing = zoneEmulationMissing(); !missing.empty())
         throw InputError("--emulate-zones", missing, "root with iproute2 (`ip`, `tc`) in PATH");
       co.emulate_zones = layoutZones(spec, scenario);
