@@ -105,6 +105,7 @@ std::unique_ptr<CommClock>& clockSlot() {
 }
 
 GroupPtr g_tensor_parallel;
+std::string g_gloo_bind_address = "127.0.0.1";  // setGlooBindAddress
 
 struct GroupSpec {
   std::string name;
@@ -131,9 +132,10 @@ GroupPtr makeGlooGroup(const StorePtr& store, int group_rank, int size,
   // other nodes reach it.
   const char* cluster_run = std::getenv("SAILOR_CLUSTER_RUN");
   const char* ifname = std::getenv("GLOO_SOCKET_IFNAME");
-  options->devices.push_back(cluster_run && ifname && *ifname
-                                 ? c10d::ProcessGroupGloo::createDeviceForInterface(ifname)
-                                 : c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
+  options->devices.push_back(
+      cluster_run && ifname && *ifname
+          ? c10d::ProcessGroupGloo::createDeviceForInterface(ifname)
+          : c10d::ProcessGroupGloo::createDeviceForHostname(g_gloo_bind_address));
   options->threads = 2;
   return c10::make_intrusive<c10d::ProcessGroupGloo>(store, group_rank, size, options);
 #else
@@ -460,6 +462,10 @@ void finishGroups(Groups& groups, const torch::Device& device) {
     for (GroupPtr* g : {&groups.tp, &groups.dp, &groups.embedding, &groups.world})
       if (*g) static_cast<c10d::ProcessGroupNCCL*>(g->get())->shutdown();
 #endif
+}
+
+void setGlooBindAddress(std::string address) {
+  g_gloo_bind_address = std::move(address);
 }
 
 void setTensorParallelGroup(GroupPtr group) {

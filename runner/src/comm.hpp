@@ -101,6 +101,11 @@ bool ncclCompiledIn();
 // private network; throws when rank 0 made one that this rank cannot join.
 bool joinPrivateNetwork(const c10::intrusive_ptr<c10d::Store>& store, int rank, int generation);
 
+// The address a local run's Gloo groups bind: 127.0.0.1 unless set (an emulated zone's address,
+// zone_network.hpp, so that traffic between zones crosses the shaped links). Set before
+// createGroups.
+void setGlooBindAddress(std::string address);
+
 Groups createGroups(const RunSpec& spec, int rank, const c10::intrusive_ptr<c10d::Store>& store,
                     int generation, const std::string& backend, std::chrono::milliseconds timeout);
 

@@ -325,6 +325,8 @@ class Run {
   std::optional<Reconfiguration> reconf_;
   std::vector<std::string> spec_files_;  // by generation
   int control_fd_ = -1;                  // `sailor runs resize`'s socket (elastic local runs)
+  // --emulate-zones: made before launch, removed by finish (and by ~Run, after the workers).
+  std::unique_ptr<ZoneNetwork> zone_network_;
   bool cluster() const { return options_.launcher == "slurm"; }
   Clock::time_point started_ = Clock::now();
 };
@@ -380,6 +382,10 @@ int Run::execute() noexcept {
     if (!attached_) {
       announce();
       startRendezvous();
+    }
+    if (options_.emulate_zones && !attached_) {  // before launch; finish removes it
+      zone_network_ = std::make_unique<ZoneNetwork>(*options_.emulate_zones);
+      for (const std::string& n : zone_network_->notes()) event(RunWarningEvent{n, std::nullopt});
     }
     launchWorkers();
     return finish(supervise());
@@ -488,6 +494,8 @@ void Run::launchWorkers() {
     if (!resume_step_dir_.empty())
       c.argv.insert(c.argv.end(), {"--resume-from", resume_step_dir_, "--start-iteration",
                                    std::to_string(iterations_done_)});
+    if (zone_network_)
+      for (const std::string& a : zone_network_->workerArgs(c.place.zone)) c.argv.push_back(a);
   }
   const std::vector<LaunchedWorker> launched = launcher_.launch(commands);
   workers_.resize(launched.size());
@@ -686,6 +694,7 @@ int Run::finish(const Ending& ending) noexcept {
     finalEvent(RunWarningEvent{"interrupted: stopping the workers", std::nullopt});
   }
   launcher_.stopAll(kStopGrace);
+  zone_network_.reset();  // emulated zones: namespaces, links and qdiscs, once no worker is in them
   takeJobNotes(true);
   try {
     storeWrite([&] { store_.finishRun(run_id_, ending.status, ending.message); });
@@ -1347,9 +1356,10 @@ int runController(const RunSpec& spec, const json& scenario, const json& job,
     throw InputError("--worker", "\"" + options.worker_path + "\"",
                      "an executable sailor-worker (" + std::string(std::strerror(errno)) + ")");
 
-  // What killed controllers left: their private directories, and runs left `running` (recorded
-  // failed, with why).
+  // What killed controllers left: their private directories, their emulated zones' namespaces,
+  // and runs left `running` (recorded failed, with why).
   sweepRunDirs();
+  sweepZoneNetworks();
   RunStore store(options.store_path);
   for (const std::int64_t orphan : store.failOrphanedRuns())
     std::cerr << "sailor run: marked run " << orphan << " failed: its controller is gone\n";

@@ -15,6 +15,7 @@
 
 #include "sailor/availability.hpp"
 #include "sailor/run_spec.hpp"
+#include "zone_network.hpp"
 
 namespace sailor::runner {
 
@@ -48,6 +49,9 @@ struct ControllerOptions {
   // from the moment every worker is ready (its first row is the GPUs the run starts with).
   Replanner replan;
   std::vector<AvailabilityStep> trace;
+  // `--emulate-zones` (local runs, docs/runtime.md "Emulated zones"): the zones and their links;
+  // none: every worker on the run's private loopback.
+  std::optional<ZoneLayout> emulate_zones;
 };
 
 // Where the checkpoints of the runs of a store live: <the store's directory>/checkpoints (a local

@@ -36,6 +36,7 @@
 #include "sailor/run_store.hpp"
 #include "sailor/scenario.hpp"
 #include "sailor/token_data.hpp"
+#include "zone_network.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -104,6 +105,10 @@ constexpr const char* kHelp =
     "                            a row on which no plan fits pauses the run until one does\n"
     "  --trace-time-scale X      run seconds per trace second (default 1; 0.01 replays a\n"
     "                            trace of minutes in seconds)\n"
+    "  --emulate-zones           local run with each zone of the plan in a network namespace of\n"
+    "                            its own, the links between zones shaped to the scenario's\n"
+    "                            bandwidth with tc (docs/runtime.md \"Emulated zones\"); needs\n"
+    "                            root and iproute2 (ip, tc)\n"
     "  --resume RUN_ID           restart the stopped or failed run RUN_ID from its last\n"
     "                            complete checkpoint, in the same run record, same plan and\n"
     "                            spec (--iterations N changes its planned count; the\n"
@@ -172,6 +177,7 @@ struct RunArgs {
   bool help = false;
   bool dry_run = false;
   bool elastic = false;
+  bool emulate_zones = false;
   std::map<std::string, std::string> values;
   bool has(const std::string& k) const { return values.count(k) > 0; }
   const std::string& at(const std::string& k) const { return values.at(k); }
@@ -217,6 +223,7 @@ RunArgs parseRunArgs(int argc, char** argv, int first) {
   app.add_flag("--local");
   app.add_flag("--dry-run");
   app.add_flag("--elastic");
+  app.add_flag("--emulate-zones");
   for (const auto& k : kValuedOptions)
     app.add_option(k)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   std::vector<std::string> args;  // CLI11 takes them last first
@@ -243,6 +250,7 @@ RunArgs parseRunArgs(int argc, char** argv, int first) {
   RunArgs out;
   out.dry_run = app.count("--dry-run") > 0;
   out.elastic = app.count("--elastic") > 0;
+  out.emulate_zones = app.count("--emulate-zones") > 0;
   for (const auto& k : kValuedOptions)
     if (const auto& given = app.get_option(k)->results(); !given.empty())
       out.values[k] = given.back();
@@ -416,6 +424,7 @@ int resumeMain(const RunArgs& a) {
                        "none: a resumed run keeps its plan, scenario, job and spec");
   }
   if (a.dry_run) throw InputError("--dry-run", "given with --resume", "none");
+  if (a.emulate_zones) throw InputError("--emulate-zones", "given with --resume", "none");
   const std::string& id_text = a.at("--resume");
   std::size_t used = 0;
   long long id = 0;
@@ -716,6 +725,20 @@ int main(int argc, char** argv) {
       throw InputError("--launcher", "\"" + shownUtf8(launcher) + "\"", "local or slurm");
     if (launcher == "local" && args.dry_run)
       throw InputError("--dry-run", "a local run", "--launcher slurm");
+    if (args.emulate_zones) {  // checked before anything starts (docs/runtime.md)
+      if (launcher != "local")
+        throw InputError("--emulate-zones", "given with --launcher " + launcher, "a local run");
+      // Workers that join a reconfigured world would need their zone's namespace too.
+      if (co.replan)
+        throw InputError("--emulate-zones", "given with --elastic or --trace",
+                         "one of them (reconfiguring a run with emulated zones is not built)");
+      // NCCL's sockets stay on `lo` (NCCL_SOCKET_IFNAME), which does not reach other zones.
+      if (co.backend == "nccl")
+        throw InputError("--emulate-zones", "a run on NCCL", "a Gloo run (--backend gloo)");
+      if (const std::string missing = zoneEmulationMissing(); !missing.empty())
+        throw InputError("--emulate-zones", missing, "root with iproute2 (`ip`, `tc`) in PATH");
+      co.emulate_zones = layoutZones(spec, scenario);
+    }
     if (launcher == "slurm") {
       const std::string script = prepareSlurmRun(args, catalog, scenario, plan, spec, co);
       if (args.dry_run) {

@@ -30,6 +30,7 @@
 #include "elastic.hpp"
 #include "sailor/json_util.hpp"
 #include "trainer.hpp"
+#include "zone_network.hpp"
 
 using nlohmann::json;
 using namespace sailor;
@@ -63,6 +64,8 @@ struct Args {
   std::string resume_from;     // --resume-from STEP_DIR: a complete checkpoint to start from
   int start_iteration = 0;     // --start-iteration: the first iteration to train
   std::string join;            // --join FILE: a reconfiguration this new worker joins
+  std::string zone_netns;      // --zone-netns NAME: an emulated zone's namespace to enter
+  std::string zone_address;    // --zone-address IP: the address Gloo binds there
 };
 
 Args parse(int argc, char** argv) {
@@ -90,14 +93,16 @@ Args parse(int argc, char** argv) {
     else if (k == "--resume-from") a.resume_from = value();
     else if (k == "--start-iteration") a.start_iteration = std::stoi(value());
     else if (k == "--join") a.join = value();
+    else if (k == "--zone-netns") a.zone_netns = value();
+    else if (k == "--zone-address") a.zone_address = value();
     else throw std::runtime_error("unknown option " + k);
   }
   if (a.spec.empty() || a.rank < 0 || (a.store_file.empty() && a.store_host.empty()))
     throw std::runtime_error(
         "usage: sailor-worker --spec FILE --rank R --store file:PATH|HOST:PORT "
         "[--store-address FILE] [--generation G] [--timeout SECONDS] [--checkpoint-dir DIR "
-        "--checkpoint-every N] [--resume-from STEP_DIR --start-iteration I] [--join FILE] (started "
-        "by `sailor run`)");
+        "--checkpoint-every N] [--resume-from STEP_DIR --start-iteration I] [--join FILE] "
+        "[--zone-netns NAME --zone-address IP] (started by `sailor run`)");
   return a;
 }
 
@@ -192,6 +197,12 @@ int main(int argc, char** argv) {
   keepFreedMemory();
   try {
     const Args args = parse(argc, argv);
+    // Emulated zones (zone_network.hpp): this rank's zone namespace replaces the private network,
+    // and Gloo binds the zone's address there.
+    if (!args.zone_netns.empty()) {
+      joinZoneNamespace(args.zone_netns);
+      setGlooBindAddress(args.zone_address);
+    }
     auto spec = std::make_unique<RunSpec>(RunSpec::fromJson(json_util::readFile(args.spec)));
     int rank = args.rank;
     int generation = args.generation;
@@ -209,7 +220,8 @@ int main(int argc, char** argv) {
     // A cluster run's ranks may be on several nodes: no private network (SAILOR_CLUSTER_RUN).
     // A joining worker joins the network of the worker that published it for its generation.
     bool private_network = false;
-    if (!args.store_file.empty() && backend == "gloo" && !std::getenv("SAILOR_CLUSTER_RUN"))
+    if (!args.store_file.empty() && backend == "gloo" && !std::getenv("SAILOR_CLUSTER_RUN") &&
+        args.zone_netns.empty())
       private_network = joinPrivateNetwork(store, reconf.is_null() ? rank : 1, generation);
     at::set_num_threads(1);
     at::set_num_interop_threads(1);
