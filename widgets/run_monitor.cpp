@@ -718,7 +718,7 @@ void RunMonitor::clearRun() {
   paused_.reset();
   pause_banner_->clear();
   pause_banner_->hide();
-  generation_ = 0;
+  generation_ = -1;
   joiners_.clear();
   workers_->setRowCount(0);
   log_->clear();
@@ -787,7 +787,7 @@ void RunMonitor::onWarning(const sailor::RunWarningEvent& event, const QString& 
 }
 
 void RunMonitor::onWorkersStarted(const sailor::WorkersStartedEvent& event, const QString& time) {
-  if (event.generation > generation_) {
+  if (generation_ >= 0 && event.generation > generation_) {
     // Workers joining a reconfigured world, launched before its reconfigured event: their pids
     // wait for that event, which lays out the new world's rows.
     auto& joining = joiners_[event.generation];
@@ -1054,6 +1054,8 @@ void RunMonitor::onResumed(const sailor::ResumedEvent& event, const QString& tim
   finished_.reset();
   banner_->hide();
   hidePause();
+  generation_ = -1;  // the restarted workers' world, whatever generation it counts from
+  joiners_.clear();
   dropIterationsFrom(event.from_iteration);
   if (started_) started_->iterations = event.iterations;
   addIterationMarker(event.from_iteration,

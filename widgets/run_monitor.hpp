@@ -309,7 +309,9 @@ class RunMonitor : public QWidget {
   int reconfiguration_labels_ = 0;  // labels placed so far (staggered so that they do not overlap)
   std::vector<sailor::ReconfiguredEvent> reconfigurations_;
   std::optional<sailor::PausedEvent> paused_;
-  int generation_ = 0;  // the world shown in the workers table
+  // The generation of the world shown in the workers table; -1 before any (the next
+  // workers_started lays the table out, whatever its generation: a resumed run's, say).
+  int generation_ = -1;
   // Workers a workers_started event of a later generation listed before its reconfigured event
   // (the joiners are launched during the reconfiguration): their pids, by rank.
   std::map<int, std::map<int, sailor::RunWorker>> joiners_;  // by generation, then rank

@@ -585,6 +585,16 @@ class TestRunMonitor : public QObject {
       QCOMPARE(markerKeys<QCPItemStraightLine>(p, QStringLiteral("resumeMarker")),
                std::vector<double>{3});
     QVERIFY(m.logView()->toPlainText().contains(QLatin1String("resumed at iteration 3 from")));
+    // The restarted workers' world replaces the table, whatever generation it counts from.
+    sailor::WorkersStartedEvent restarted;
+    restarted.store = "file:/tmp/store";
+    restarted.generation = 4;
+    for (const sailor::RankPlacement& place : sailor::placeRanks(kFourGpus))
+      restarted.workers.push_back({place, 300 + place.rank});
+    m.applyEvent(elasticEvent(restarted, 33));
+    QCOMPARE(m.workerTable()->rowCount(), 4);
+    QCOMPARE(cell(m.workerTable(), 3, RunMonitor::ColPid), QStringLiteral("303"));
+    QCOMPARE(m.workerState(3), std::optional<State>(State::Starting));
   }
 
   // A rank SIGKILLed mid-run: the error banner names the rank, its place and the message; that
