@@ -416,7 +416,7 @@ class TestRunMonitor : public QObject {
     const std::vector<sailor::RunEvent> events = elasticRun();
     RunMonitor m;
     std::size_t i = 0;
-    auto applyUntil = [&](auto done) {
+    auto apply_until = [&](auto done) {
       for (; i < events.size(); ++i) {
         m.applyEvent(events[i]);
         if (done(events[i])) {
@@ -427,7 +427,7 @@ class TestRunMonitor : public QObject {
       QFAIL("the event sequence ended early");
     };
     // Up to the loss of a worker: no marker but the checkpoint's, 4 rows.
-    applyUntil([](const sailor::RunEvent& e) {
+    apply_until([](const sailor::RunEvent& e) {
       const auto* it = e.as<sailor::IterationEvent>();
       return it && it->iteration == 4;
     });
@@ -442,7 +442,7 @@ class TestRunMonitor : public QObject {
 
     // 4 -> 3 at iteration 5: a marker at x = 5 on every iteration plot, inside its x range,
     // before the new world reports; the new world's 3 rows, one per stage.
-    applyUntil([](const sailor::RunEvent& e) { return e.as<sailor::ReconfiguredEvent>(); });
+    apply_until([](const sailor::RunEvent& e) { return e.as<sailor::ReconfiguredEvent>(); });
     const QString label = QStringLiteral("4\u21923 GPUs (worker lost)");
     QCOMPARE(RunMonitor::reconfigurationLabel(*events[i - 1].as<sailor::ReconfiguredEvent>()),
              label);
@@ -469,7 +469,7 @@ class TestRunMonitor : public QObject {
     QCOMPARE(m.stageTimePlot()->graphCount(), 6);  // stage 2's series, from the new plan
 
     // Iterations 5 and 6 on the new world, then the pause.
-    applyUntil([](const sailor::RunEvent& e) {
+    apply_until([](const sailor::RunEvent& e) {
       const auto* it = e.as<sailor::IterationEvent>();
       return it && it->iteration == 6;
     });
@@ -477,7 +477,7 @@ class TestRunMonitor : public QObject {
     QCOMPARE(m.memoryBars()->dataCount(), 3);
     QVERIFY(cell(t, 2, RunMonitor::ColLastIteration).startsWith(QLatin1String("6 (")));
     QVERIFY(!m.pausedShown());
-    applyUntil([](const sailor::RunEvent& e) { return e.as<sailor::PausedEvent>(); });
+    apply_until([](const sailor::RunEvent& e) { return e.as<sailor::PausedEvent>(); });
     QVERIFY(m.pausedShown());
     QCOMPARE(m.pausedText(), QStringLiteral("Paused: waiting for resources: 2 GPUs cannot hold "
                                             "the model (needs 3)"));
@@ -487,10 +487,10 @@ class TestRunMonitor : public QObject {
     QVERIFY(!m.errorShown());
 
     // The joiner's workers_started keeps the pause and the 3 rows until the reconfiguration.
-    applyUntil([](const sailor::RunEvent& e) { return e.as<sailor::WorkersStartedEvent>(); });
+    apply_until([](const sailor::RunEvent& e) { return e.as<sailor::WorkersStartedEvent>(); });
     QVERIFY(m.pausedShown());
     QCOMPARE(t->rowCount(), 3);
-    applyUntil([](const sailor::RunEvent& e) { return e.as<sailor::ReconfiguredEvent>(); });
+    apply_until([](const sailor::RunEvent& e) { return e.as<sailor::ReconfiguredEvent>(); });
     QVERIFY(!m.pausedShown());
     QVERIFY(m.pausedText().isEmpty());
     QVERIFY2(!m.statusText().contains(QLatin1String("paused")), qPrintable(m.statusText()));
