@@ -1285,7 +1285,8 @@ void RunMonitor::replot(QCustomPlot* plot, bool include_prediction) {
       ranks = std::max(ranks, rank + 1);
     }
     plot->xAxis->setRange(-0.5, std::max(ranks, 1) - 0.5);
-    zeroBasedRange(plot->yAxis, top);
+    // Room above the bars for the caption of the world they are of.
+    zeroBasedRange(plot->yAxis, memory_world_label_->visible() ? top * 1.2 : top);
   } else {
     double last = 0, top = kNaN, bottom = kNaN;
     for (int g = 0; g < plot->graphCount(); ++g) {
@@ -1303,6 +1304,15 @@ void RunMonitor::replot(QCustomPlot* plot, bool include_prediction) {
     // A little room at both ends, so that the first and last points are not cut by the frame.
     const double span = std::max(1.0, last);
     plot->xAxis->setRange(-0.02 * span, span * 1.02);
+    // Marker labels in the right half of the plot go left of their line, so that the frame does
+    // not cut them.
+    for (QCPAbstractItem* item : markers_) {
+      auto* text = qobject_cast<QCPItemText*>(item);
+      if (!text || text->parentPlot() != plot) continue;
+      const bool left = text->position->key() > plot->xAxis->range().center();
+      text->setPositionAlignment((left ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+      text->setPadding(left ? QMargins(0, 0, 3, 0) : QMargins(3, 0, 0, 0));
+    }
     if (plot == loss_plot_) {
       // Loss: the data's own range (it starts near ln 256 and falls), with a margin.
       if (std::isfinite(top)) {

@@ -303,6 +303,12 @@ class TestRunMonitor : public QObject {
     }
     QCOMPARE(labelTexts(m.memoryPlot()),
              QStringList{QStringLiteral("since iteration 7: ") + trace});
+    // Labels right of the plot's middle stand left of their line (the frame would cut them).
+    for (const QCPItemText* label :
+         m.lossPlot()->findChildren<QCPItemText*>(QStringLiteral("reconfigurationMarkerLabel"))) {
+      const bool right_half = label->position->key() > m.lossPlot()->xAxis->range().center();
+      QCOMPARE(label->positionAlignment().testFlag(Qt::AlignRight), right_half);
+    }
     // 2 stages, then 3: a series for stage 2 with the points of iterations 5 and 6 only.
     QCOMPARE(m.stageTimePlot()->graphCount(), 6);
     QCOMPARE(m.stageTimePlot()->graph(4)->dataCount(), 2);
