@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 #include <tuple>
 
 namespace sailor::cli {
@@ -43,6 +44,52 @@ std::string seconds(double s) {
 
 std::string gib(double bytes) {
   return fmt::format("{:.2f} GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+}
+
+std::string formatReconfigurationPhases(const ReconfiguredEvent& e) {
+  std::string out =
+      "re-plan " + seconds(e.replan_seconds) + ", teardown " + seconds(e.teardown_seconds);
+  if (e.launch_seconds > 0) out += ", launch " + seconds(e.launch_seconds);
+  out += ", groups " + seconds(e.group_setup_seconds) + ", rebuild " + seconds(e.rebuild_seconds) +
+         ", transfer " + seconds(e.transfer_seconds) +
+         fmt::format(" ({:.1f} MB)", static_cast<double>(e.state_bytes) / 1e6) + ", total " +
+         seconds(e.total_seconds);
+  return out;
+}
+
+std::string formatElasticity(const std::vector<EventRecord>& events) {
+  std::ostringstream reconfigs, pauses, unreadable;
+  for (const EventRecord& rec : events) {
+    if (rec.kind != "reconfigured" && rec.kind != "paused") continue;
+    try {
+      const RunEvent e = runEventFromJson(rec.payload);
+      if (const auto* r = e.as<ReconfiguredEvent>()) {
+        reconfigs << fmt::format("{:>11}  {:<12}  {:>8}  {:<10}  {:>4}  ", r->from_iteration,
+                                 r->cause,
+                                 std::to_string(r->old_world_size) + " -> " +
+                                     std::to_string(r->new_world_size),
+                                 r->state_source, r->iterations_lost)
+                  << formatReconfigurationPhases(*r) << "\n";
+        if (!r->detail.empty()) reconfigs << fmt::format("{:>13}", "") << r->detail << "\n";
+      } else if (const auto* p = e.as<PausedEvent>()) {
+        pauses << "  before iteration " << p->iteration << " (" << p->cause << "): " << p->reason
+               << "\n";
+      }
+    } catch (const std::exception& err) {
+      // A damaged row: named, so that a missing reconfiguration is not silently left out.
+      unreadable << "  event " << rec.seq << " (" << rec.kind << ") cannot be read: " << err.what()
+                 << "\n";
+    }
+  }
+  std::string out;
+  if (!reconfigs.str().empty())
+    out += "Reconfigurations:\n" +
+           fmt::format("{:>11}  {:<12}  {:>8}  {:<10}  {:>4}  {}\n", "iteration", "cause", "GPUs",
+                       "state from", "lost", "phases") +
+           reconfigs.str();
+  if (!pauses.str().empty()) out += "Pauses (waiting for resources):\n" + pauses.str();
+  if (!unreadable.str().empty()) out += "Unreadable events:\n" + unreadable.str();
+  return out;
 }
 
 std::string formatGpus(const Catalog& c) {

@@ -6,6 +6,8 @@
 #include "sailor/catalog.hpp"
 #include "sailor/planner.hpp"
 #include "sailor/reference.hpp"
+#include "sailor/run_events.hpp"
+#include "sailor/run_store.hpp"
 #include "sailor/simulator.hpp"
 
 namespace sailor::cli {
@@ -24,5 +26,13 @@ std::string formatPlanResult(const PlanResult& result, const Job& job, int top_k
 std::string seconds(double s);
 // "12.34 GiB"
 std::string gib(double bytes);
+
+// A reconfiguration's phases in one line: "re-plan 12.00 ms, teardown 3.00 ms, groups 45.00 ms,
+// rebuild 20.00 ms, transfer 31.00 ms (7.0 MB), total 200.00 ms" (launch only when it took time:
+// workers joined).
+std::string formatReconfigurationPhases(const ReconfiguredEvent& event);
+// The reconfigurations and pauses among a run's stored events, as `sailor runs show` lists them
+// ("" when there are none). Events that do not decode are named, not shown.
+std::string formatElasticity(const std::vector<EventRecord>& events);
 
 }  // namespace sailor::cli

@@ -857,8 +857,9 @@ constexpr const char* kRunsHelp =
     "Reads the run store in which 'sailor run' records training runs (docs/formats.md).\n"
     "  list          the runs, newest first: id, status, start time (UTC), world size,\n"
     "                iterations done of planned, name\n"
-    "  show ID       one run: its fields, its iterations (loss, seconds, tokens/s) and how\n"
-    "                many events it recorded\n"
+    "  show ID       one run: its fields, its iterations (loss, seconds, tokens/s), its\n"
+    "                reconfigurations (iteration, cause, GPUs before -> after, state source,\n"
+    "                iterations lost, phases) and pauses, and how many events it recorded\n"
     "  attach ID     takes over a running cluster run (sailor run --launcher slurm) whose\n"
     "                controller died: stores what its workers reported since, follows its\n"
     "                Slurm job to the end and prints events as 'sailor run' does\n"
@@ -1012,6 +1013,8 @@ int cmdRuns(int argc, char** argv) {
                                  fixed(it.loss, 4), fixed(it.iteration_seconds, 3),
                                  fixed(it.tokens_per_second, 1));
     }
+    // An elastic run's changes of world (sailor run --trace, resize, a worker lost).
+    std::cout << cli::formatElasticity(store->events(id));
     std::cout << "Events: " << store->eventCount(id) << "\n";
     return 0;
   } catch (const StoreError& e) {

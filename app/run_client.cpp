@@ -280,7 +280,8 @@ void RunClient::handleLine(const QByteArray& line) {
                  },
                  [&](const sailor::RunFinishedEvent& e) { finished_event_ = e; },
                  [&](const sailor::JobStateEvent& e) { emit jobState(e); },
-                 // Checkpoints and resumes reach the monitor through eventReceived.
+                 // Checkpoints, resumes, reconfigurations and pauses reach the monitor through
+                 // eventReceived (RunMonitor::applyEvent) only.
                  [&](const sailor::CheckpointEvent&) {},
                  [&](const sailor::ResumedEvent&) {},
                  [&](const sailor::ReconfiguredEvent&) {},

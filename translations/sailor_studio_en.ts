@@ -2131,6 +2131,203 @@ The local runtime trains a scaled-down model on CPU processes, so absolute times
         <source>Edit the cluster description: its pools&apos; partitions, GRES types, node selectors and defaults (a new one from the scenario&apos;s pools when none is chosen)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>paused</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>trace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>resize</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>worker lost</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1→%2 GPUs (%3)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>re-plan %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>teardown %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>launch %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>groups %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>rebuild %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>transfer %1 (%2 MB)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>total %1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>stage %1 (layers %2-%3): %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n GPU(s), microbatch %1: %2</source>
+        <translation>
+            <numerusform>%n GPU, microbatch %1: %2</numerusform>
+            <numerusform>%n GPUs, microbatch %1: %2</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Iteration</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Event</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cause</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>State from</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Iterations lost</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Phases / reason</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Plan before → after</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The run&apos;s changes of world: when GPUs came or went (an availability trace, a resize) or a worker was lost, the run re-planned and reconfigured its workers in place; a pause waits for resources. Hover a row for its detail and both plans.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reconfigurations</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n worker process(es) joining (generation %1)</source>
+        <translation>
+            <numerusform>%n worker process joining (generation %1)</numerusform>
+            <numerusform>%n worker processes joining (generation %1)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>checkpoint of iteration %1: %n shard(s), %2 MB in %3 s (%4)</source>
+        <translation>
+            <numerusform>checkpoint of iteration %1: %n shard, %2 MB in %3 s (%4)</numerusform>
+            <numerusform>checkpoint of iteration %1: %n shards, %2 MB in %3 s (%4)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>; removed the checkpoints of iterations %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>resumed from iteration %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>resumed at iteration %1 from %2 (%n stored iteration(s) discarded)</source>
+        <translation>
+            <numerusform>resumed at iteration %1 from %2 (%n stored iteration discarded)</numerusform>
+            <numerusform>resumed at iteration %1 from %2 (%n stored iterations discarded)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>checkpoint</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>peers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>since iteration %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>reconfigured</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n GPU(s)</source>
+        <translation>
+            <numerusform>%n GPU</numerusform>
+            <numerusform>%n GPUs</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>in %n stage(s)</source>
+        <translation>
+            <numerusform>in %n stage</numerusform>
+            <numerusform>in %n stages</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1
+Generation %2, from iteration %3.
+Before: %4
+After: %5
+%6</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>reconfigured at iteration %1: %2: %3; state from %4, %n iteration(s) lost</source>
+        <translation>
+            <numerusform>reconfigured at iteration %1: %2: %3; state from %4, %n iteration lost</numerusform>
+            <numerusform>reconfigured at iteration %1: %2: %3; state from %4, %n iterations lost</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>plan before: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>plan after: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Paused: waiting for resources: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cause: %1. The workers keep their state; the run goes on at iteration %2 when enough resources return (a reconfiguration follows).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>paused before iteration %1 (%2): waiting for resources: %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>paused: waiting for resources</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::ScenarioDocument</name>

@@ -2124,6 +2124,200 @@ The local runtime trains a scaled-down model on CPU processes, so absolute times
         <source>Edit the cluster description: its pools&apos; partitions, GRES types, node selectors and defaults (a new one from the scenario&apos;s pools when none is chosen)</source>
         <translation>编辑集群描述：其资源池的分区、GRES 类型、节点选择器和默认值（未选择文件时，根据场景的资源池新建一个）</translation>
     </message>
+    <message>
+        <source>paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <source>trace</source>
+        <translation>可用性轨迹</translation>
+    </message>
+    <message>
+        <source>resize</source>
+        <translation>调整规模</translation>
+    </message>
+    <message>
+        <source>worker lost</source>
+        <translation>工作进程丢失</translation>
+    </message>
+    <message>
+        <source>%1→%2 GPUs (%3)</source>
+        <translation>%1→%2 个 GPU（%3）</translation>
+    </message>
+    <message>
+        <source>re-plan %1</source>
+        <translation>重新规划 %1</translation>
+    </message>
+    <message>
+        <source>teardown %1</source>
+        <translation>拆除 %1</translation>
+    </message>
+    <message>
+        <source>launch %1</source>
+        <translation>启动 %1</translation>
+    </message>
+    <message>
+        <source>groups %1</source>
+        <translation>建组 %1</translation>
+    </message>
+    <message>
+        <source>rebuild %1</source>
+        <translation>重建 %1</translation>
+    </message>
+    <message>
+        <source>transfer %1 (%2 MB)</source>
+        <translation>传输 %1（%2 MB）</translation>
+    </message>
+    <message>
+        <source>total %1 s</source>
+        <translation>共 %1 秒</translation>
+    </message>
+    <message>
+        <source>stage %1 (layers %2-%3): %4</source>
+        <translation>阶段 %1（层 %2-%3）：%4</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n GPU(s), microbatch %1: %2</source>
+        <translation>
+            <numerusform>%n 个 GPU，微批次 %1：%2</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Iteration</source>
+        <translation>迭代</translation>
+    </message>
+    <message>
+        <source>Event</source>
+        <translation>事件</translation>
+    </message>
+    <message>
+        <source>Cause</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU 数</translation>
+    </message>
+    <message>
+        <source>State from</source>
+        <translation>状态来源</translation>
+    </message>
+    <message>
+        <source>Iterations lost</source>
+        <translation>损失的迭代</translation>
+    </message>
+    <message>
+        <source>Phases / reason</source>
+        <translation>各阶段耗时 / 原因</translation>
+    </message>
+    <message>
+        <source>Plan before → after</source>
+        <translation>之前 → 之后的方案</translation>
+    </message>
+    <message>
+        <source>The run&apos;s changes of world: when GPUs came or went (an availability trace, a resize) or a worker was lost, the run re-planned and reconfigured its workers in place; a pause waits for resources. Hover a row for its detail and both plans.</source>
+        <translation>运行的规模变化：当 GPU 增减（可用性轨迹、调整规模）或丢失工作进程时，运行重新规划并就地重新配置其工作进程；暂停表示等待资源。将鼠标悬停在一行上可查看详情和前后两个方案。</translation>
+    </message>
+    <message>
+        <source>Reconfigurations</source>
+        <translation>重新配置</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n worker process(es) joining (generation %1)</source>
+        <translation>
+            <numerusform>%n 个工作进程加入（第 %1 代）</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>checkpoint of iteration %1: %n shard(s), %2 MB in %3 s (%4)</source>
+        <translation>
+            <numerusform>迭代 %1 的检查点：%n 个分片，%2 MB，用时 %3 秒（%4）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>; removed the checkpoints of iterations %1</source>
+        <translation>；已删除迭代 %1 的检查点</translation>
+    </message>
+    <message>
+        <source>resumed from iteration %1</source>
+        <translation>从迭代 %1 恢复</translation>
+    </message>
+    <message numerus="yes">
+        <source>resumed at iteration %1 from %2 (%n stored iteration(s) discarded)</source>
+        <translation>
+            <numerusform>从 %2 于迭代 %1 恢复（丢弃 %n 个已存储的迭代）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>checkpoint</source>
+        <translation>检查点</translation>
+    </message>
+    <message>
+        <source>peers</source>
+        <translation>对等进程</translation>
+    </message>
+    <message>
+        <source>since iteration %1: %2</source>
+        <translation>自迭代 %1 起：%2</translation>
+    </message>
+    <message>
+        <source>reconfigured</source>
+        <translation>已重新配置</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n GPU(s)</source>
+        <translation>
+            <numerusform>%n 个 GPU</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>in %n stage(s)</source>
+        <translation>
+            <numerusform>分 %n 个阶段</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1
+Generation %2, from iteration %3.
+Before: %4
+After: %5
+%6</source>
+        <translation>%1
+第 %2 代，自迭代 %3 起。
+之前：%4
+之后：%5
+%6</translation>
+    </message>
+    <message numerus="yes">
+        <source>reconfigured at iteration %1: %2: %3; state from %4, %n iteration(s) lost</source>
+        <translation>
+            <numerusform>于迭代 %1 重新配置：%2：%3；状态来自%4，损失 %n 个迭代</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>plan before: %1</source>
+        <translation>之前的方案：%1</translation>
+    </message>
+    <message>
+        <source>plan after: %1</source>
+        <translation>之后的方案：%1</translation>
+    </message>
+    <message>
+        <source>Paused: waiting for resources: %1</source>
+        <translation>已暂停：等待资源：%1</translation>
+    </message>
+    <message>
+        <source>Cause: %1. The workers keep their state; the run goes on at iteration %2 when enough resources return (a reconfiguration follows).</source>
+        <translation>原因：%1。工作进程保留其状态；资源足够时运行从迭代 %2 继续（随后进行一次重新配置）。</translation>
+    </message>
+    <message>
+        <source>paused before iteration %1 (%2): waiting for resources: %3</source>
+        <translation>在迭代 %1 之前暂停（%2）：等待资源：%3</translation>
+    </message>
+    <message>
+        <source>paused: waiting for resources</source>
+        <translation>已暂停：等待资源</translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::ScenarioDocument</name>

@@ -75,6 +75,15 @@ void zeroBasedRange(QCPAxis* axis, double data_max, double extra = kNaN) {
   axis->setRange(0, top > 0 ? top * 1.1 : 1.0);
 }
 
+// A phase's time: "12 ms" under a second ("3.5 ms" under 10 ms), else "1.25 s".
+QString phaseTime(double s) {
+  if (!std::isfinite(s)) return QStringLiteral("-");
+  if (s >= 1) return QString::number(s, 'f', 2) + QStringLiteral(" s");
+  const double ms = s * 1000;
+  return (ms < 10 ? QString::number(ms, 'g', 2) : QString::number(std::round(ms), 'f', 0)) +
+         QStringLiteral(" ms");
+}
+
 double graphMax(const QCPGraph* g) {
   double m = kNaN;
   for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
@@ -100,6 +109,7 @@ QString RunMonitor::workerStateName(WorkerState state) {
     case WorkerState::Finished: return tr("finished");
     case WorkerState::Stopped: return tr("stopped");
     case WorkerState::Failed: return tr("failed");
+    case WorkerState::Paused: return tr("paused");
   }
   return {};
 }
@@ -112,6 +122,50 @@ QString RunMonitor::runStatusText(sailor::RunStatus status) {
     case sailor::RunStatus::Stopped: return tr("stopped");
   }
   return {};
+}
+
+QString RunMonitor::causeText(const std::string& cause) {
+  if (cause == "trace") return tr("trace");
+  if (cause == "resize") return tr("resize");
+  if (cause == "worker_lost") return tr("worker lost");
+  return QString::fromStdString(cause);
+}
+
+QString RunMonitor::reconfigurationLabel(const sailor::ReconfiguredEvent& event) {
+  return tr("%1\u2192%2 GPUs (%3)")
+      .arg(event.old_world_size)
+      .arg(event.new_world_size)
+      .arg(causeText(event.cause));
+}
+
+QString RunMonitor::phasesText(const sailor::ReconfiguredEvent& event) {
+  QStringList parts;
+  parts << tr("re-plan %1").arg(phaseTime(event.replan_seconds));
+  parts << tr("teardown %1").arg(phaseTime(event.teardown_seconds));
+  // Launch is 0 unless workers joined: not worth a place in the line then.
+  if (event.launch_seconds > 0) parts << tr("launch %1").arg(phaseTime(event.launch_seconds));
+  parts << tr("groups %1").arg(phaseTime(event.group_setup_seconds));
+  parts << tr("rebuild %1").arg(phaseTime(event.rebuild_seconds));
+  parts << tr("transfer %1 (%2 MB)")
+               .arg(phaseTime(event.transfer_seconds))
+               .arg(QString::number(static_cast<double>(event.state_bytes) / 1e6, 'f', 1));
+  parts << tr("total %1 s").arg(QString::number(event.total_seconds, 'f', 2));
+  return parts.join(QStringLiteral(", "));
+}
+
+QString RunMonitor::planText(const sailor::Plan& plan) {
+  QStringList stages;
+  for (std::size_t i = 0; i < plan.stages.size(); ++i) {
+    const sailor::Stage& st = plan.stages[i];
+    stages << tr("stage %1 (layers %2-%3): %4")
+                  .arg(i)
+                  .arg(st.first_layer)
+                  .arg(st.last_layer)
+                  .arg(QString::fromStdString(st.replicaSummary()));
+  }
+  return tr("%n GPU(s), microbatch %1: %2", "", plan.gpuCount())
+      .arg(plan.microbatch_size)
+      .arg(stages.join(QStringLiteral("; ")));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -272,6 +326,16 @@ void RunMonitor::buildUi() {
       "QLabel#runErrorBanner { background: #fdecea; color: #611a15; border: 1px solid #e57373;"
       " border-radius: 3px; padding: 6px; font-weight: bold; }"));
   banner_->hide();
+  // The pause: amber, not red (nothing failed; the run waits for resources).
+  pause_banner_ = new QLabel(this);
+  pause_banner_->setObjectName(QStringLiteral("runPausedBanner"));
+  pause_banner_->setWordWrap(true);
+  pause_banner_->setTextFormat(Qt::PlainText);
+  pause_banner_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  pause_banner_->setStyleSheet(QStringLiteral(
+      "QLabel#runPausedBanner { background: #fff4e5; color: #663c00; border: 1px solid #ffb74d;"
+      " border-radius: 3px; padding: 6px; font-weight: bold; }"));
+  pause_banner_->hide();
 
   // Plots: loss, iteration time, throughput on top; stage times (wide) and memory below.
   loss_plot_ = makePlot(tr("Loss"), tr("iteration"), tr("loss (nats)"));
@@ -336,6 +400,16 @@ void RunMonitor::buildUi() {
   memory_bars_->setBrush(QColor(0x4E79A7));
   // Ranks are categories: no vertical grid (its zero line would stick out above rank 0's bar).
   memory_plot_->xAxis->grid()->setVisible(false);
+  // Its x axis is ranks, not iterations: a reconfiguration's marker there is a caption naming the
+  // world the bars are of (they restart with the new world's ranks).
+  memory_world_label_ = new QCPItemText(memory_plot_);
+  memory_world_label_->setObjectName(QStringLiteral("reconfigurationMarkerLabel"));
+  memory_world_label_->position->setType(QCPItemPosition::ptAxisRectRatio);
+  memory_world_label_->position->setCoords(0.02, 0.02);
+  memory_world_label_->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+  memory_world_label_->setColor(QColor(0x7B1FA2));
+  memory_world_label_->setClipToAxisRect(true);
+  memory_world_label_->setVisible(false);
   memory_plot_->setToolTip(
       tr("Highest peak resident memory of each worker process so far (on "
          "CPU: the process's peak resident set)"));
@@ -370,6 +444,21 @@ void RunMonitor::buildUi() {
   log_->setMaximumBlockCount(5000);
   log_->setLineWrapMode(QPlainTextEdit::NoWrap);
 
+  // Reconfigurations and pauses of an elastic run.
+  reconfigs_ = new QTreeWidget(this);
+  reconfigs_->setObjectName(QStringLiteral("reconfigurations"));
+  reconfigs_->setColumnCount(ReconfigColumnCount);
+  reconfigs_->setHeaderLabels({tr("Iteration"), tr("Event"), tr("Cause"), tr("GPUs"),
+                               tr("State from"), tr("Iterations lost"), tr("Phases / reason"),
+                               tr("Plan before \u2192 after")});
+  reconfigs_->setRootIsDecorated(false);
+  reconfigs_->setUniformRowHeights(true);
+  reconfigs_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  reconfigs_->setToolTip(
+      tr("The run's changes of world: when GPUs came or went (an availability trace, a resize) "
+         "or a worker was lost, the run re-planned and reconfigured its workers in place; a "
+         "pause waits for resources. Hover a row for its detail and both plans."));
+
   // Past runs.
   runs_ = new QTreeWidget(this);
   runs_->setColumnCount(RunColumnCount);
@@ -397,6 +486,7 @@ void RunMonitor::buildUi() {
   tabs_ = new QTabWidget(this);
   tabs_->addTab(workers_, tr("Workers"));
   tabs_->addTab(log_, tr("Log"));
+  tabs_->addTab(reconfigs_, tr("Reconfigurations"));
   tabs_->addTab(runs_page, tr("Past runs"));
 
   auto* splitter = new QSplitter(Qt::Vertical, this);
@@ -409,6 +499,7 @@ void RunMonitor::buildUi() {
   layout->addLayout(header);
   layout->addLayout(target_row);
   layout->addWidget(banner_);
+  layout->addWidget(pause_banner_);
   layout->addWidget(splitter, 1);
 
   connect(start_, &QPushButton::clicked, this, [this] {
@@ -444,6 +535,14 @@ bool RunMonitor::errorShown() const {
 
 QString RunMonitor::errorText() const {
   return banner_->isHidden() ? QString() : banner_->text();
+}
+
+bool RunMonitor::pausedShown() const {
+  return !pause_banner_->isHidden();
+}
+
+QString RunMonitor::pausedText() const {
+  return pause_banner_->isHidden() ? QString() : pause_banner_->text();
 }
 
 QString RunMonitor::statusText() const {
@@ -609,6 +708,18 @@ void RunMonitor::clearRun() {
   stage_plot_->clearGraphs();
   stage_graphs_ = 0;
   memory_bars_->data()->clear();
+  for (QCPAbstractItem* item : markers_) item->parentPlot()->removeItem(item);
+  markers_.clear();
+  markers_max_x_ = kNaN;
+  reconfiguration_labels_ = 0;
+  memory_world_label_->setVisible(false);
+  reconfigurations_.clear();
+  reconfigs_->clear();
+  paused_.reset();
+  pause_banner_->clear();
+  pause_banner_->hide();
+  generation_ = -1;
+  joiners_.clear();
   workers_->setRowCount(0);
   log_->clear();
   banner_->clear();
@@ -631,11 +742,10 @@ void RunMonitor::applyEvent(const sailor::RunEvent& event) {
                  [&](const sailor::RunErrorEvent& e) { onError(e, time); },
                  [&](const sailor::RunFinishedEvent& e) { onFinished(e, time); },
                  [&](const sailor::JobStateEvent& e) { onJobState(e, time); },
-                 // Not shown yet (issue 27, item 5: the run monitor's markers).
-                 [&](const sailor::CheckpointEvent&) {},
-                 [&](const sailor::ResumedEvent&) {},
-                 [&](const sailor::ReconfiguredEvent&) {},
-                 [&](const sailor::PausedEvent&) {},
+                 [&](const sailor::CheckpointEvent& e) { onCheckpoint(e, time); },
+                 [&](const sailor::ResumedEvent& e) { onResumed(e, time); },
+                 [&](const sailor::ReconfiguredEvent& e) { onReconfigured(e, time); },
+                 [&](const sailor::PausedEvent& e) { onPaused(e, time); },
              },
              event.body);
 }
@@ -677,9 +787,41 @@ void RunMonitor::onWarning(const sailor::RunWarningEvent& event, const QString& 
 }
 
 void RunMonitor::onWorkersStarted(const sailor::WorkersStartedEvent& event, const QString& time) {
+  if (generation_ >= 0 && event.generation > generation_) {
+    // Workers joining a reconfigured world, launched before its reconfigured event: their pids
+    // wait for that event, which lays out the new world's rows.
+    auto& joining = joiners_[event.generation];
+    for (const sailor::RunWorker& w : event.workers) joining[w.place.rank] = w;
+    appendLog(time, tr("%n worker process(es) joining (generation %1)", "",
+                       static_cast<int>(event.workers.size()))
+                        .arg(event.generation));
+    return;
+  }
+  if (event.generation > 0 && event.generation == generation_) {
+    // After the reconfigured event: the listed workers' rows get their pids.
+    for (const sailor::RunWorker& w : event.workers) {
+      const auto it = worker_rows_.find(w.place.rank);
+      if (it == worker_rows_.end()) continue;
+      setCell(it->second.row, ColPid, w.pid > 0 ? QString::number(w.pid) : QStringLiteral("-"));
+      markReport(w.place.rank, time);
+    }
+    appendLog(time, tr("%n worker process(es) joining (generation %1)", "",
+                       static_cast<int>(event.workers.size()))
+                        .arg(event.generation));
+    return;
+  }
+  generation_ = event.generation;
+  fillWorkerRows(event.workers, WorkerState::Starting, time);
+  appendLog(time, tr("%n worker process(es) started", "", static_cast<int>(event.workers.size())));
+  updateStatus();
+}
+
+// The workers table as `workers` (any order), every row in `state`; pid 0 shows as "-".
+void RunMonitor::fillWorkerRows(const std::vector<sailor::RunWorker>& workers, WorkerState state,
+                                const QString& time) {
   workers_->setRowCount(0);
   worker_rows_.clear();
-  std::vector<sailor::RunWorker> sorted = event.workers;
+  std::vector<sailor::RunWorker> sorted = workers;
   std::sort(sorted.begin(), sorted.end(),
             [](const sailor::RunWorker& a, const sailor::RunWorker& b) {
               return a.place.rank < b.place.rank;
@@ -688,23 +830,22 @@ void RunMonitor::onWorkersStarted(const sailor::WorkersStartedEvent& event, cons
   for (std::size_t i = 0; i < sorted.size(); ++i) {
     const sailor::RunWorker& w = sorted[i];
     const int row = static_cast<int>(i);
-    worker_rows_[w.place.rank] = WorkerRow{row, WorkerState::Starting};
+    worker_rows_[w.place.rank] = WorkerRow{row, state};
     setCell(row, ColRank, QString::number(w.place.rank));
     setCell(row, ColStage, QString::number(w.place.stage));
     setCell(row, ColReplica, QString::number(w.place.replica));
     setCell(row, ColTpRank, QStringLiteral("%1 / %2").arg(w.place.tp_rank).arg(w.place.tp));
     setCell(row, ColGpu, QString::fromStdString(w.place.gpu_type));
     setCell(row, ColZone, QString::fromStdString(w.place.zone));
-    // A cluster run's workers run on the scheduler's nodes: no pid of this machine.
+    // A cluster run's workers run on the scheduler's nodes: no pid of this machine. A worker kept
+    // through a reconfiguration has a new rank, and the event does not say which it was: "-".
     setCell(row, ColPid, w.pid > 0 ? QString::number(w.pid) : QStringLiteral("-"));
     setCell(row, ColDevice, {});
     setCell(row, ColLastIteration, {});
     setCell(row, ColLastReport, clockTime(time));
-    setWorkerState(w.place.rank, WorkerState::Starting);
+    setWorkerState(w.place.rank, state);
     workers_->item(row, ColStage)->setForeground(stagePalette(w.place.stage).darker(120));
   }
-  appendLog(time, tr("%n worker process(es) started", "", static_cast<int>(sorted.size())));
-  updateStatus();
 }
 
 void RunMonitor::onWorkersReady(const sailor::WorkersReadyEvent& event, const QString& time) {
@@ -754,7 +895,7 @@ void RunMonitor::onIteration(const sailor::IterationEvent& event, const QString&
     const auto it = worker_rows_.find(r.rank);
     if (it == worker_rows_.end()) continue;
     const WorkerState st = it->second.state;
-    if (st == WorkerState::Starting || st == WorkerState::Ready)
+    if (st == WorkerState::Starting || st == WorkerState::Ready || st == WorkerState::Paused)
       setWorkerState(r.rank, WorkerState::Running);
     setCell(it->second.row, ColLastIteration,
             tr("%1 (%2 s)").arg(event.iteration).arg(seconds(r.seconds)));
@@ -796,6 +937,7 @@ void RunMonitor::onError(const sailor::RunErrorEvent& event, const QString& time
 
 void RunMonitor::onFinished(const sailor::RunFinishedEvent& event, const QString& time) {
   finished_ = event;
+  hidePause();
   const WorkerState end =
       event.status == sailor::RunStatus::Finished ? WorkerState::Finished : WorkerState::Stopped;
   for (auto& [rank, w] : worker_rows_)
@@ -825,6 +967,207 @@ void RunMonitor::onJobState(const sailor::JobStateEvent& event, const QString& t
   if (!event.run_dir.empty())
     line += tr(", run directory %1").arg(QString::fromStdString(event.run_dir));
   appendLog(time, line);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Elasticity: reconfigurations, pauses, checkpoints, resumes (issue 27)
+
+void RunMonitor::addIterationMarker(double x, const QString& label, const QColor& colour,
+                                    Qt::PenStyle style, const QString& object_name) {
+  // Labels at three heights in turn, so that close reconfigurations stay readable.
+  const double label_y = 0.02 + 0.1 * (reconfiguration_labels_ % 3);
+  if (!label.isEmpty()) ++reconfiguration_labels_;
+  for (QCustomPlot* plot : {loss_plot_, time_plot_, throughput_plot_, stage_plot_}) {
+    auto* line = new QCPItemStraightLine(plot);
+    line->setObjectName(object_name);
+    line->setPen(QPen(colour, 1.5, style));
+    line->point1->setCoords(x, 0);
+    line->point2->setCoords(x, 1);
+    markers_.push_back(line);
+    if (label.isEmpty()) continue;
+    auto* text = new QCPItemText(plot);
+    text->setObjectName(object_name + QStringLiteral("Label"));
+    text->position->setTypeX(QCPItemPosition::ptPlotCoords);
+    text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    text->position->setCoords(x, label_y);
+    text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    text->setPadding(QMargins(3, 0, 0, 0));
+    text->setColor(colour);
+    text->setClipToAxisRect(true);
+    text->setText(label);
+    markers_.push_back(text);
+  }
+  markers_max_x_ = std::isfinite(markers_max_x_) ? std::max(markers_max_x_, x) : x;
+}
+
+void RunMonitor::dropIterationsFrom(int first) {
+  const double before = first - 0.5;
+  for (QCustomPlot* p : {loss_plot_, time_plot_, throughput_plot_})
+    p->graph(0)->data()->removeAfter(before);
+  for (int g = 0; g < stage_plot_->graphCount(); ++g)
+    stage_plot_->graph(g)->data()->removeAfter(before);
+  if (last_iteration_ && last_iteration_->iteration >= first) last_iteration_.reset();
+}
+
+void RunMonitor::hidePause() {
+  paused_.reset();
+  pause_banner_->clear();
+  pause_banner_->hide();
+}
+
+void RunMonitor::onCheckpoint(const sailor::CheckpointEvent& event, const QString& time) {
+  // A short tick at the bottom of each iteration plot: checkpoints are frequent, and a full line
+  // per checkpoint would hide the reconfigurations' lines.
+  const double x = event.iteration;
+  for (QCustomPlot* plot : {loss_plot_, time_plot_, throughput_plot_, stage_plot_}) {
+    auto* tick = new QCPItemLine(plot);
+    tick->setObjectName(QStringLiteral("checkpointMarker"));
+    tick->setPen(QPen(QColor(0x607D8B), 2));
+    for (QCPItemPosition* pos : {tick->start, tick->end}) {
+      pos->setTypeX(QCPItemPosition::ptPlotCoords);
+      pos->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    }
+    tick->start->setCoords(x, 1.0);
+    tick->end->setCoords(x, 0.9);
+    markers_.push_back(tick);
+  }
+  markers_max_x_ = std::isfinite(markers_max_x_) ? std::max(markers_max_x_, x) : x;
+  QString line = tr("checkpoint of iteration %1: %n shard(s), %2 MB in %3 s (%4)", "", event.shards)
+                     .arg(event.iteration)
+                     .arg(QString::number(static_cast<double>(event.bytes) / 1e6, 'f', 1))
+                     .arg(seconds(event.write_seconds))
+                     .arg(QString::fromStdString(event.directory));
+  if (!event.removed.empty()) {
+    QStringList removed;
+    for (int r : event.removed) removed << QString::number(r);
+    line +=
+        tr("; removed the checkpoints of iterations %1").arg(removed.join(QStringLiteral(", ")));
+  }
+  appendLog(time, line);
+  for (QCustomPlot* p : {loss_plot_, time_plot_, throughput_plot_, stage_plot_})
+    replot(p, p == time_plot_);
+}
+
+void RunMonitor::onResumed(const sailor::ResumedEvent& event, const QString& time) {
+  // The run goes on in the same record: what the stopped run showed stays, but the iterations
+  // after the checkpoint are trained again.
+  finished_.reset();
+  banner_->hide();
+  hidePause();
+  generation_ = -1;  // the restarted workers' world, whatever generation it counts from
+  joiners_.clear();
+  dropIterationsFrom(event.from_iteration);
+  if (started_) started_->iterations = event.iterations;
+  addIterationMarker(event.from_iteration,
+                     tr("resumed from iteration %1").arg(event.from_iteration - 1),
+                     QColor(0x2E7D32), Qt::DashLine, QStringLiteral("resumeMarker"));
+  appendLog(time, tr("resumed at iteration %1 from %2 (%n stored iteration(s) discarded)", "",
+                     event.iterations_discarded)
+                      .arg(event.from_iteration)
+                      .arg(QString::fromStdString(event.checkpoint)));
+  for (QCustomPlot* p : {loss_plot_, time_plot_, throughput_plot_, stage_plot_})
+    replot(p, p == time_plot_);
+  updateStatus();
+}
+
+void RunMonitor::onReconfigured(const sailor::ReconfiguredEvent& event, const QString& time) {
+  reconfigurations_.push_back(event);
+  hidePause();
+  const QString label = reconfigurationLabel(event);
+  const QString phases = phasesText(event);
+  const QString detail = QString::fromStdString(event.detail);
+  const QString source = event.state_source == "checkpoint" ? tr("checkpoint") : tr("peers");
+  const QString old_plan = planText(event.old_plan);
+  const QString new_plan = planText(event.new_plan);
+
+  // State restored from a checkpoint: the iterations since are trained again.
+  if (event.iterations_lost > 0) dropIterationsFrom(event.from_iteration);
+  addIterationMarker(event.from_iteration, label, QColor(0x7B1FA2), Qt::DashDotLine,
+                     QStringLiteral("reconfigurationMarker"));
+
+  // The new world's workers: their places from the new plan (the runtime's rank numbering), the
+  // pids of those that joined when a workers_started event of this generation listed them.
+  std::vector<sailor::RunWorker> world;
+  const auto joining = joiners_.find(event.generation);
+  for (const sailor::RankPlacement& place : sailor::placeRanks(event.new_plan)) {
+    sailor::RunWorker w;
+    w.place = place;
+    if (joining != joiners_.end()) {
+      const auto it = joining->second.find(place.rank);
+      if (it != joining->second.end()) w.pid = it->second.pid;
+    }
+    world.push_back(w);
+  }
+  generation_ = event.generation;
+  fillWorkerRows(world, WorkerState::Ready, time);
+  ensureStageGraphs(static_cast<int>(event.new_plan.stages.size()));
+  // The memory bars are per rank: the new world's ranks start afresh.
+  peak_memory_.clear();
+  memory_bars_->data()->clear();
+  memory_world_label_->setText(tr("since iteration %1: %2").arg(event.from_iteration).arg(label));
+  memory_world_label_->setVisible(true);
+
+  auto* row = new QTreeWidgetItem(reconfigs_);
+  row->setText(ReconfigColIteration, QString::number(event.from_iteration));
+  row->setTextAlignment(ReconfigColIteration, Qt::AlignRight | Qt::AlignVCenter);
+  row->setText(ReconfigColEvent, tr("reconfigured"));
+  row->setText(ReconfigColCause, causeText(event.cause));
+  row->setText(ReconfigColGpus,
+               QStringLiteral("%1\u2192%2").arg(event.old_world_size).arg(event.new_world_size));
+  row->setText(ReconfigColStateSource, source);
+  row->setText(ReconfigColLost, QString::number(event.iterations_lost));
+  row->setTextAlignment(ReconfigColLost, Qt::AlignRight | Qt::AlignVCenter);
+  row->setText(ReconfigColPhases, phases);
+  const auto plan_size = [](const sailor::Plan& plan) {
+    return tr("%n GPU(s)", "", plan.gpuCount()) + QLatin1Char(' ') +
+           tr("in %n stage(s)", "", static_cast<int>(plan.stages.size()));
+  };
+  row->setText(ReconfigColPlans,
+               plan_size(event.old_plan) + QStringLiteral(" \u2192 ") + plan_size(event.new_plan));
+  const QString tip = tr("%1\nGeneration %2, from iteration %3.\nBefore: %4\nAfter: %5\n%6")
+                          .arg(detail)
+                          .arg(event.generation)
+                          .arg(event.from_iteration)
+                          .arg(old_plan, new_plan, phases);
+  for (int c = 0; c < ReconfigColumnCount; ++c) row->setToolTip(c, tip);
+
+  appendLog(time, tr("reconfigured at iteration %1: %2: %3; state from %4, %n iteration(s) lost",
+                     "", event.iterations_lost)
+                      .arg(event.from_iteration)
+                      .arg(label, detail, source));
+  appendLog(time, QStringLiteral("  ") + phases);
+  appendLog(time, QStringLiteral("  ") + tr("plan before: %1").arg(old_plan));
+  appendLog(time, QStringLiteral("  ") + tr("plan after: %1").arg(new_plan));
+  for (QCustomPlot* p : {loss_plot_, time_plot_, throughput_plot_, stage_plot_, memory_plot_})
+    replot(p, p == time_plot_);
+  updateStatus();
+}
+
+void RunMonitor::onPaused(const sailor::PausedEvent& event, const QString& time) {
+  paused_ = event;
+  const QString reason = QString::fromStdString(event.reason);
+  pause_banner_->setText(tr("Paused: waiting for resources: %1").arg(reason));
+  pause_banner_->setToolTip(
+      tr("Cause: %1. The workers keep their state; the run goes on at iteration %2 when enough "
+         "resources return (a reconfiguration follows).")
+          .arg(causeText(event.cause))
+          .arg(event.iteration));
+  pause_banner_->show();
+  for (auto& [rank, w] : worker_rows_)
+    if (w.state != WorkerState::Failed) setWorkerState(rank, WorkerState::Paused, reason);
+
+  auto* row = new QTreeWidgetItem(reconfigs_);
+  row->setText(ReconfigColIteration, QString::number(event.iteration));
+  row->setTextAlignment(ReconfigColIteration, Qt::AlignRight | Qt::AlignVCenter);
+  row->setText(ReconfigColEvent, tr("paused"));
+  row->setText(ReconfigColCause, causeText(event.cause));
+  row->setText(ReconfigColPhases, reason);
+  for (int c = 0; c < ReconfigColumnCount; ++c) row->setToolTip(c, reason);
+
+  appendLog(time, tr("paused before iteration %1 (%2): waiting for resources: %3")
+                      .arg(event.iteration)
+                      .arg(causeText(event.cause), reason));
+  updateStatus();
 }
 
 QString RunMonitor::jobText() const {
@@ -942,7 +1285,8 @@ void RunMonitor::replot(QCustomPlot* plot, bool include_prediction) {
       ranks = std::max(ranks, rank + 1);
     }
     plot->xAxis->setRange(-0.5, std::max(ranks, 1) - 0.5);
-    zeroBasedRange(plot->yAxis, top);
+    // Room above the bars for the caption of the world they are of.
+    zeroBasedRange(plot->yAxis, memory_world_label_->visible() ? top * 1.2 : top);
   } else {
     double last = 0, top = kNaN, bottom = kNaN;
     for (int g = 0; g < plot->graphCount(); ++g) {
@@ -955,9 +1299,20 @@ void RunMonitor::replot(QCustomPlot* plot, bool include_prediction) {
         if (std::isfinite(it->value))
           bottom = std::isfinite(bottom) ? std::min(bottom, it->value) : it->value;
     }
+    // The markers too: a reconfiguration's comes before the first iteration of its world.
+    if (std::isfinite(markers_max_x_)) last = std::max(last, markers_max_x_);
     // A little room at both ends, so that the first and last points are not cut by the frame.
     const double span = std::max(1.0, last);
     plot->xAxis->setRange(-0.02 * span, span * 1.02);
+    // Marker labels in the right half of the plot go left of their line, so that the frame does
+    // not cut them.
+    for (QCPAbstractItem* item : markers_) {
+      auto* text = qobject_cast<QCPItemText*>(item);
+      if (!text || text->parentPlot() != plot) continue;
+      const bool left = text->position->key() > plot->xAxis->range().center();
+      text->setPositionAlignment((left ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+      text->setPadding(left ? QMargins(0, 0, 3, 0) : QMargins(3, 0, 0, 0));
+    }
     if (plot == loss_plot_) {
       // Loss: the data's own range (it starts near ln 256 and falls), with a margin.
       if (std::isfinite(top)) {
@@ -1016,6 +1371,7 @@ void RunMonitor::setWorkerState(int rank, WorkerState state, const QString& deta
     case WorkerState::Finished: colour = palette().color(QPalette::Text); break;
     case WorkerState::Stopped: colour = QColor(0x8d6e00); break;
     case WorkerState::Failed: colour = QColor(0xB00020); break;
+    case WorkerState::Paused: colour = QColor(0x8d6e00); break;
   }
   item->setForeground(colour);
   QFont f = workers_->font();
@@ -1057,6 +1413,7 @@ void RunMonitor::updateStatus() {
   } else if (!worker_rows_.empty()) {
     parts << tr("%n worker(s) starting", "", static_cast<int>(worker_rows_.size()));
   }
+  if (paused_) parts << tr("paused: waiting for resources");
   if (finished_) parts << runStatusText(finished_->status);
   status_->setText(parts.join(QStringLiteral(" \u00b7 ")));
 }

@@ -1,7 +1,10 @@
 // The run monitor: one training run of the bundled runtime, live or reopened from the run store.
 // Plots of loss, iteration time against the plan's prediction, throughput, per-stage compute and
 // communication times and peak memory per rank; a table of the workers and their state; an
-// error banner; a log of warnings; the list of past runs; Start and Stop buttons.
+// error banner; a log of warnings; the list of past runs; Start and Stop buttons. An elastic
+// run's reconfigurations (issue 27) are markers on every plot and rows of a Reconfigurations tab
+// (cause, world sizes, state source, phases, the plan before and after); a pause shows a banner
+// until the next reconfiguration; checkpoints and resumes are small markers.
 //
 // A view only: fed through its public slots with the engine's decoded events
 // (sailor/run_events.hpp) and stored records (sailor/run_store.hpp). It never starts a process
@@ -13,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <vector>
@@ -25,6 +29,7 @@
 
 class QComboBox;
 class QCustomPlot;
+class QCPAbstractItem;
 class QCPItemStraightLine;
 class QCPItemText;
 class QCPBars;
@@ -58,7 +63,8 @@ class RunMonitor : public QWidget {
   Q_OBJECT
 
  public:
-  enum class WorkerState { Starting, Ready, Running, Finished, Stopped, Failed };
+  // Paused: the run waits for resources (a paused event), the worker holding its state.
+  enum class WorkerState { Starting, Ready, Running, Finished, Stopped, Failed, Paused };
   // Worker table columns.
   enum Column {
     ColRank,
@@ -84,12 +90,33 @@ class RunMonitor : public QWidget {
     RunColFinalLoss,
     RunColumnCount
   };
+  // Reconfigurations tab columns: one row per reconfigured or paused event.
+  enum ReconfigColumn {
+    ReconfigColIteration,
+    ReconfigColEvent,
+    ReconfigColCause,
+    ReconfigColGpus,
+    ReconfigColStateSource,
+    ReconfigColLost,
+    ReconfigColPhases,
+    ReconfigColPlans,
+    ReconfigColumnCount
+  };
 
   explicit RunMonitor(QWidget* parent = nullptr);
   ~RunMonitor() override;
 
   static QString workerStateName(WorkerState state);       // translated: "starting", "ready", ...
   static QString runStatusText(sailor::RunStatus status);  // translated status names
+  // A reconfiguration's cause in words: "trace", "resize", "worker lost" (an unknown one as given).
+  static QString causeText(const std::string& cause);
+  // The markers' label: "4→3 GPUs (worker lost)".
+  static QString reconfigurationLabel(const sailor::ReconfiguredEvent& event);
+  // Its phases: "re-plan 12 ms, teardown 3 ms, groups 45 ms, rebuild 20 ms, transfer 31 ms
+  // (7.0 MB), total 0.20 s" (launch only when workers joined).
+  static QString phasesText(const sailor::ReconfiguredEvent& event);
+  // A plan in one line: "stage 0 (layers 0-3): 2x A100-40 tp1 zone-a; stage 1 ...".
+  static QString planText(const sailor::Plan& plan);
 
   // --- state, for the studio and the tests ---
   QCustomPlot* lossPlot() const { return loss_plot_; }
@@ -102,6 +129,16 @@ class RunMonitor : public QWidget {
   QTableWidget* workerTable() const { return workers_; }  // one row per rank, by rank
   QTreeWidget* pastRunsView() const { return runs_; }
   QPlainTextEdit* logView() const { return log_; }
+  // One row per reconfigured or paused event, in order.
+  QTreeWidget* reconfigurationView() const { return reconfigs_; }
+  // The reconfigured events of the run shown, in order.
+  const std::vector<sailor::ReconfiguredEvent>& reconfigurations() const {
+    return reconfigurations_;
+  }
+  // Whether the run waits for resources (a paused event, not yet followed by a reconfigured or
+  // finished one), and the pause banner's text.
+  bool pausedShown() const;
+  QString pausedText() const;
   std::optional<WorkerState> workerState(int rank) const;
   bool errorShown() const;
   QString errorText() const;                      // the banner's text (empty when hidden)
@@ -193,6 +230,20 @@ class RunMonitor : public QWidget {
   void onError(const sailor::RunErrorEvent& event, const QString& time);
   void onFinished(const sailor::RunFinishedEvent& event, const QString& time);
   void onJobState(const sailor::JobStateEvent& event, const QString& time);
+  void onCheckpoint(const sailor::CheckpointEvent& event, const QString& time);
+  void onResumed(const sailor::ResumedEvent& event, const QString& time);
+  void onReconfigured(const sailor::ReconfiguredEvent& event, const QString& time);
+  void onPaused(const sailor::PausedEvent& event, const QString& time);
+  // A vertical marker at iteration `x` on every iteration plot, with `label` at its top (none
+  // when empty); `object_name` names the line and label items (the tests find them by it).
+  void addIterationMarker(double x, const QString& label, const QColor& colour, Qt::PenStyle style,
+                          const QString& object_name);
+  // Drops the points of iterations >= `first` from every iteration plot: they are trained again
+  // (a resume from a checkpoint, a reconfiguration that restored state from one).
+  void dropIterationsFrom(int first);
+  void fillWorkerRows(const std::vector<sailor::RunWorker>& workers, WorkerState state,
+                      const QString& time);
+  void hidePause();
   void chooseClusterFile();
   void chooseExportDir();
   void updateTarget();
@@ -239,6 +290,9 @@ class RunMonitor : public QWidget {
   QTableWidget* workers_ = nullptr;
   QTreeWidget* runs_ = nullptr;
   QPlainTextEdit* log_ = nullptr;
+  QTreeWidget* reconfigs_ = nullptr;
+  QLabel* pause_banner_ = nullptr;
+  QCPItemText* memory_world_label_ = nullptr;  // the world the memory bars are of, after a change
 
   // The run shown.
   std::int64_t run_id_ = 0;
@@ -248,7 +302,20 @@ class RunMonitor : public QWidget {
   std::optional<sailor::IterationEvent> last_iteration_;
   std::optional<sailor::RunFinishedEvent> finished_;
   int stage_graphs_ = 0;  // stages with graphs in stage_plot_
-  double predicted_s_;    // NaN: none
+  // Reconfiguration, checkpoint and resume markers on the plots (removed by clearRun), and the
+  // highest iteration one stands at (the plots' x range includes it).
+  std::vector<QCPAbstractItem*> markers_;
+  double markers_max_x_ = std::numeric_limits<double>::quiet_NaN();  // NaN: none
+  int reconfiguration_labels_ = 0;  // labels placed so far (staggered so that they do not overlap)
+  std::vector<sailor::ReconfiguredEvent> reconfigurations_;
+  std::optional<sailor::PausedEvent> paused_;
+  // The generation of the world shown in the workers table; -1 before any (the next
+  // workers_started lays the table out, whatever its generation: a resumed run's, say).
+  int generation_ = -1;
+  // Workers a workers_started event of a later generation listed before its reconfigured event
+  // (the joiners are launched during the reconfiguration): their pids, by rank.
+  std::map<int, std::map<int, sailor::RunWorker>> joiners_;  // by generation, then rank
+  double predicted_s_;                                       // NaN: none
   bool running_ = false;
   bool start_available_ = true;
   QString start_unavailable_reason_;

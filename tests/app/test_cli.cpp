@@ -19,6 +19,7 @@
 #include <QTest>
 #include <sqlite3.h>
 
+#include "sailor/run_events.hpp"
 #include "sailor/run_store.hpp"
 
 namespace {
@@ -1332,6 +1333,120 @@ class TestCli : public QObject {
     const Result m = runSailor(missing_args);
     QVERIFY2(m.exit_code == 2, qPrintable(describe(missing_args, m)));
     QVERIFY2(m.err.contains("42") && m.out.isEmpty(), qPrintable(describe(missing_args, m)));
+  }
+
+  // An elastic run's store: a reconfiguration 4 -> 3 GPUs at iteration 5 (a worker lost, state
+  // from the peers), a pause before iteration 7, a join 3 -> 4 from a checkpoint, and a damaged
+  // reconfigured row. `runs show` lists each reconfiguration with its phases, the pause, and
+  // names the damaged row; a run without any lists neither heading.
+  void runsShowListsReconfigurations() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString store = dir.filePath("runs.sqlite");
+    auto plan = [](int stages, int replicas) {
+      sailor::Plan p;
+      for (int s = 0; s < stages; ++s) {
+        sailor::Stage st;
+        st.first_layer = s * 4;
+        st.last_layer = s * 4 + 3;
+        for (int r = 0; r < replicas; ++r) st.replicas.push_back({"A100-40", 1, "zone-a"});
+        p.stages.push_back(st);
+      }
+      return p;
+    };
+    auto add = [](sailor::RunStore& s, std::int64_t id, sailor::RunEventBody body) {
+      sailor::RunEvent e;
+      e.run_id = id;
+      e.time = "2026-12-03T10:00:00.000Z";
+      e.body = std::move(body);
+      s.addEvent(id, sailor::toJson(e));
+    };
+    {
+      sailor::RunStore s(store.toStdString());
+      sailor::RunRecord run;
+      run.name = "elastic.json";
+      run.world_size = 4;
+      run.iterations_planned = 10;
+      run.backend = "gloo";
+      run.plan = plan(2, 2).toJson();
+      const auto id = s.createRun(run);
+      sailor::ReconfiguredEvent lost;
+      lost.cause = "worker_lost";
+      lost.detail = "rank 3 exited (killed by signal 9)";
+      lost.generation = 1;
+      lost.from_iteration = 5;
+      lost.old_plan = plan(2, 2);
+      lost.new_plan = plan(3, 1);
+      lost.old_world_size = 4;
+      lost.new_world_size = 3;
+      lost.state_source = "peers";
+      lost.state_bytes = 7'000'000;
+      lost.replan_seconds = 0.012;
+      lost.teardown_seconds = 0.003;
+      lost.group_setup_seconds = 0.045;
+      lost.rebuild_seconds = 0.020;
+      lost.transfer_seconds = 0.031;
+      lost.total_seconds = 0.2;
+      add(s, id, lost);
+      add(s, id, sailor::PausedEvent{"trace", "2 GPUs cannot hold the model (needs 3)", 7});
+      sailor::ReconfiguredEvent join = lost;
+      join.cause = "trace";
+      join.detail = "trace row 3 at 40 s: 4 A100-40 in zone-a";
+      join.generation = 2;
+      join.from_iteration = 6;
+      std::swap(join.old_plan, join.new_plan);
+      join.old_world_size = 3;
+      join.new_world_size = 4;
+      join.state_source = "checkpoint";
+      join.iterations_lost = 1;
+      join.launch_seconds = 1.5;
+      join.total_seconds = 1.75;
+      add(s, id, join);
+      s.addEvent(id, {{"event", "reconfigured"}, {"run_id", id}, {"time", "x"}});
+      s.finishRun(id, sailor::RunStatus::Finished, "");
+      s.createRun(run);  // run 2: no reconfiguration
+    }
+
+    const QStringList args{"runs", "show", "1", "--store", store};
+    const Result r = runSailor(args);
+    QVERIFY2(r.exit_code == 0, qPrintable(describe(args, r)));
+    const QStringList lines = r.out.split('\n');
+    const auto line_index = [&](const QString& start) {
+      for (int i = 0; i < lines.size(); ++i)
+        if (lines[i].startsWith(start)) return i;
+      return -1;
+    };
+    const int heading = line_index(QStringLiteral("Reconfigurations:"));
+    QVERIFY2(heading >= 0, qPrintable(describe(args, r)));
+    QCOMPARE(lines.value(heading + 1).simplified(),
+             QStringLiteral("iteration cause GPUs state from lost phases"));
+    QCOMPARE(lines.value(heading + 2).simplified(),
+             QStringLiteral("5 worker_lost 4 -> 3 peers 0 re-plan 12.00 ms, teardown 3.00 ms, "
+                            "groups 45.00 ms, rebuild 20.00 ms, transfer 31.00 ms (7.0 MB), "
+                            "total 200.00 ms"));
+    QCOMPARE(lines.value(heading + 3).trimmed(),
+             QStringLiteral("rank 3 exited (killed by signal 9)"));
+    QCOMPARE(lines.value(heading + 4).simplified(),
+             QStringLiteral("6 trace 3 -> 4 checkpoint 1 re-plan 12.00 ms, teardown 3.00 ms, "
+                            "launch 1.500 s, groups 45.00 ms, rebuild 20.00 ms, transfer 31.00 "
+                            "ms (7.0 MB), total 1.750 s"));
+    QCOMPARE(lines.value(heading + 5).trimmed(),
+             QStringLiteral("trace row 3 at 40 s: 4 A100-40 in zone-a"));
+    const int pauses = line_index(QStringLiteral("Pauses"));
+    QVERIFY2(pauses > heading, qPrintable(describe(args, r)));
+    QCOMPARE(lines.value(pauses + 1).trimmed(),
+             QStringLiteral("before iteration 7 (trace): 2 GPUs cannot hold the model (needs 3)"));
+    const int bad = line_index(QStringLiteral("Unreadable events:"));
+    QVERIFY2(bad > pauses && lines.value(bad + 1).contains(QLatin1String("event 4 (reconfigured)")),
+             qPrintable(describe(args, r)));
+    QVERIFY2(r.out.contains(QLatin1String("Events: 4")), qPrintable(describe(args, r)));
+
+    const QStringList plain_args{"runs", "show", "2", "--store", store};
+    const Result plain = runSailor(plain_args);
+    QVERIFY2(plain.exit_code == 0, qPrintable(describe(plain_args, plain)));
+    QVERIFY2(!plain.out.contains(QLatin1String("Reconfigurations")) &&
+                 !plain.out.contains(QLatin1String("Pauses")),
+             qPrintable(describe(plain_args, plain)));
   }
 
   // A read-only store (file 0444 in a 0555 directory) with a good run, a run whose plan column

@@ -6,9 +6,12 @@
 //
 // Set RUN_MONITOR_SCREENSHOT=/path.png to save a picture of the monitor after the finished run
 // (with a real display or xvfb-run and QT_QPA_PLATFORM=xcb, for a look at legibility).
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <QComboBox>
@@ -83,6 +86,150 @@ Stored storedFrom(const std::vector<std::string>& lines, sailor::RunStatus statu
   return s;
 }
 
+// --- A synthetic elastic run (issue 27) ---------------------------------------------------------
+// 4 GPUs (2 stages x 2 replicas) train iterations 0-4 with a checkpoint of iteration 3; a worker
+// is lost and the run goes on at iteration 5 on 3 GPUs in 3 stages (state from the peers);
+// iterations 5-6; the trace leaves too few GPUs and the run pauses before iteration 7; a worker
+// joins (workers_started of generation 2 before its reconfigured event) and the run goes on at
+// iteration 7 on the first plan; iterations 7-9; finished.
+
+sailor::Plan elasticPlan(const std::vector<std::pair<int, int>>& layers, int replicas) {
+  sailor::Plan p;
+  p.microbatch_size = 1;
+  for (const auto& [first, last] : layers) {
+    sailor::Stage st;
+    st.first_layer = first;
+    st.last_layer = last;
+    for (int r = 0; r < replicas; ++r) st.replicas.push_back({"A100-40", 1, "zone-a"});
+    p.stages.push_back(st);
+  }
+  return p;
+}
+
+const sailor::Plan kFourGpus = elasticPlan({{0, 3}, {4, 7}}, 2);
+const sailor::Plan kThreeGpus = elasticPlan({{0, 2}, {3, 5}, {6, 7}}, 1);
+
+sailor::RunEvent elasticEvent(sailor::RunEventBody body, int second) {
+  sailor::RunEvent e;
+  e.run_id = 3;
+  e.time =
+      QStringLiteral("2026-12-03T10:00:%1.000Z").arg(second, 2, 10, QLatin1Char('0')).toStdString();
+  e.body = std::move(body);
+  return e;
+}
+
+sailor::IterationEvent elasticIteration(int i, const sailor::Plan& plan) {
+  sailor::IterationEvent it;
+  it.iteration = i;
+  it.loss = 5.5 - 0.1 * i;
+  it.iteration_seconds = 0.5 + 0.01 * i;
+  it.tokens_per_second = 1000 + i;
+  it.learning_rate = 1e-3;
+  it.grad_norm = 1;
+  for (int s = 0; s < static_cast<int>(plan.stages.size()); ++s)
+    it.stages.push_back({s, 0.3 + 0.01 * s, 0.1});
+  for (const sailor::RankPlacement& r : sailor::placeRanks(plan))
+    it.ranks.push_back({r.rank, r.stage, r.replica, 0.5, 0.3, 0.1, 0, 0.1,
+                        (100 + r.rank) * std::int64_t{1048576}});
+  return it;
+}
+
+sailor::ReconfiguredEvent elasticChange(const std::string& cause, int generation, int from,
+                                        const sailor::Plan& before, const sailor::Plan& after) {
+  sailor::ReconfiguredEvent r;
+  r.cause = cause;
+  r.detail = cause == "worker_lost" ? "rank 3 exited (killed by signal 9)"
+                                    : "trace row 3 at 40 s: 4 A100-40 in zone-a";
+  r.generation = generation;
+  r.from_iteration = from;
+  r.old_plan = before;
+  r.new_plan = after;
+  r.old_world_size = before.gpuCount();
+  r.new_world_size = after.gpuCount();
+  r.state_source = "peers";
+  r.state_bytes = 7'000'000;
+  r.replan_seconds = 0.012;
+  r.teardown_seconds = 0.003;
+  r.launch_seconds = cause == "worker_lost" ? 0 : 0.5;
+  r.group_setup_seconds = 0.045;
+  r.rebuild_seconds = 0.020;
+  r.transfer_seconds = 0.031;
+  r.total_seconds = 0.2;
+  return r;
+}
+
+std::vector<sailor::RunEvent> elasticRun() {
+  std::vector<sailor::RunEvent> out;
+  int t = 0;
+  // The recorded run's run_started (a complete model and settings) on the 4-GPU plan.
+  json first = json::parse(readLines(SAILOR_TEST_DATA "/events_pp2.jsonl").at(0));
+  first["name"] = "elastic.json";
+  first["world_size"] = 4;
+  first["plan"] = kFourGpus.toJson();
+  first["iterations"] = 10;
+  sailor::RunStartedEvent started =
+      std::get<sailor::RunStartedEvent>(sailor::runEventFromJson(first).body);
+  out.push_back(elasticEvent(started, t++));
+  sailor::WorkersStartedEvent ws;
+  ws.store = "file:/tmp/store";
+  for (const sailor::RankPlacement& r : sailor::placeRanks(kFourGpus))
+    ws.workers.push_back({r, 100 + r.rank});
+  out.push_back(elasticEvent(ws, t++));
+  out.push_back(
+      elasticEvent(sailor::WorkersReadyEvent{"gloo", {"cpu", "cpu", "cpu", "cpu"}, 1.0}, t++));
+  for (int i = 0; i < 5; ++i) {
+    out.push_back(elasticEvent(elasticIteration(i, kFourGpus), t++));
+    if (i == 3)
+      out.push_back(
+          elasticEvent(sailor::CheckpointEvent{3, "/tmp/ckpt/step-3", 2, 4096, 0.01, {}}, t++));
+  }
+  out.push_back(elasticEvent(elasticChange("worker_lost", 1, 5, kFourGpus, kThreeGpus), t++));
+  for (int i = 5; i < 7; ++i) out.push_back(elasticEvent(elasticIteration(i, kThreeGpus), t++));
+  out.push_back(
+      elasticEvent(sailor::PausedEvent{"trace", "2 GPUs cannot hold the model (needs 3)", 7}, t++));
+  sailor::WorkersStartedEvent joiner;
+  joiner.store = "file:/tmp/store";
+  joiner.generation = 2;
+  joiner.workers.push_back({sailor::placeRanks(kFourGpus)[3], 200});
+  out.push_back(elasticEvent(joiner, t++));
+  out.push_back(elasticEvent(elasticChange("trace", 2, 7, kThreeGpus, kFourGpus), t++));
+  for (int i = 7; i < 10; ++i) out.push_back(elasticEvent(elasticIteration(i, kFourGpus), t++));
+  out.push_back(
+      elasticEvent(sailor::RunFinishedEvent{sailor::RunStatus::Finished, 10, 12.0, ""}, t++));
+  return out;
+}
+
+// The plots whose x axis is the iteration.
+std::vector<QCustomPlot*> iterationPlots(const RunMonitor& m) {
+  return {m.lossPlot(), m.iterationTimePlot(), m.throughputPlot(), m.stageTimePlot()};
+}
+
+// The x of each item of type T named `name` on `plot`, sorted.
+template <typename T>
+std::vector<double> markerKeys(const QCustomPlot* plot, const QString& name) {
+  std::vector<double> keys;
+  for (const T* item : plot->findChildren<T*>(name)) {
+    if constexpr (std::is_same_v<T, QCPItemStraightLine>) {
+      // A vertical line: both points at the same iteration.
+      if (item->point1->key() != item->point2->key()) return {-1};
+      keys.push_back(item->point1->key());
+    } else {
+      keys.push_back(item->start->key());
+    }
+  }
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
+QStringList labelTexts(const QCustomPlot* plot) {
+  QStringList texts;
+  for (const QCPItemText* t :
+       plot->findChildren<QCPItemText*>(QStringLiteral("reconfigurationMarkerLabel")))
+    if (t->visible()) texts << t->text();
+  texts.sort();
+  return texts;
+}
+
 }  // namespace
 
 class TestRunMonitor : public QObject {
@@ -141,6 +288,84 @@ class TestRunMonitor : public QObject {
              qPrintable(m.statusText()));
   }
 
+  // The elastic run's end state, live or stored: a marker per reconfiguration on every iteration
+  // plot at its first iteration, labelled; the checkpoint's tick; the new world's workers; the
+  // Reconfigurations tab; no pause left.
+  void checkElasticRunEnd(const RunMonitor& m) {
+    const QString lost = QStringLiteral("4\u21923 GPUs (worker lost)");
+    const QString trace = QStringLiteral("3\u21924 GPUs (trace)");
+    for (const QCustomPlot* p : iterationPlots(m)) {
+      QCOMPARE(markerKeys<QCPItemStraightLine>(p, QStringLiteral("reconfigurationMarker")),
+               (std::vector<double>{5, 7}));
+      QCOMPARE(labelTexts(p), (QStringList{trace, lost}));
+      QCOMPARE(markerKeys<QCPItemLine>(p, QStringLiteral("checkpointMarker")),
+               std::vector<double>{3});
+    }
+    QCOMPARE(labelTexts(m.memoryPlot()),
+             QStringList{QStringLiteral("since iteration 7: ") + trace});
+    // Labels right of the plot's middle stand left of their line (the frame would cut them).
+    for (const QCPItemText* label :
+         m.lossPlot()->findChildren<QCPItemText*>(QStringLiteral("reconfigurationMarkerLabel"))) {
+      const bool right_half = label->position->key() > m.lossPlot()->xAxis->range().center();
+      QCOMPARE(label->positionAlignment().testFlag(Qt::AlignRight), right_half);
+    }
+    // 2 stages, then 3: a series for stage 2 with the points of iterations 5 and 6 only.
+    QCOMPARE(m.stageTimePlot()->graphCount(), 6);
+    QCOMPARE(m.stageTimePlot()->graph(4)->dataCount(), 2);
+    QCOMPARE(m.stageTimePlot()->graph(4)->data()->at(0)->key, 5.0);
+    QCOMPARE(m.stageTimePlot()->graph(0)->dataCount(), 10);
+    QCOMPARE(m.lossPlot()->graph(0)->dataCount(), 10);
+
+    const QTableWidget* t = m.workerTable();
+    QCOMPARE(t->rowCount(), 4);
+    for (int r = 0; r < 4; ++r) {
+      QCOMPARE(cell(t, r, RunMonitor::ColRank), QString::number(r));
+      QCOMPARE(cell(t, r, RunMonitor::ColStage), QString::number(r / 2));
+      QCOMPARE(cell(t, r, RunMonitor::ColState), RunMonitor::workerStateName(State::Finished));
+    }
+    // The joiner's pid from its workers_started event; the kept workers' new ranks have none.
+    QCOMPARE(cell(t, 3, RunMonitor::ColPid), QStringLiteral("200"));
+    QCOMPARE(cell(t, 0, RunMonitor::ColPid), QStringLiteral("-"));
+    QCOMPARE(m.memoryBars()->dataCount(), 4);
+
+    const QTreeWidget* v = m.reconfigurationView();
+    QCOMPARE(v->topLevelItemCount(), 3);
+    const QTreeWidgetItem* first = v->topLevelItem(0);
+    QCOMPARE(first->text(RunMonitor::ReconfigColIteration), QStringLiteral("5"));
+    QCOMPARE(first->text(RunMonitor::ReconfigColCause), QStringLiteral("worker lost"));
+    QCOMPARE(first->text(RunMonitor::ReconfigColGpus), QStringLiteral("4\u21923"));
+    QCOMPARE(first->text(RunMonitor::ReconfigColStateSource), QStringLiteral("peers"));
+    QCOMPARE(first->text(RunMonitor::ReconfigColLost), QStringLiteral("0"));
+    QCOMPARE(first->text(RunMonitor::ReconfigColPhases),
+             QStringLiteral("re-plan 12 ms, teardown 3 ms, groups 45 ms, rebuild 20 ms, "
+                            "transfer 31 ms (7.0 MB), total 0.20 s"));
+    QCOMPARE(first->text(RunMonitor::ReconfigColPlans),
+             QStringLiteral("4 GPU(s) in 2 stage(s) \u2192 3 GPU(s) in 3 stage(s)"));
+    const QString tip = first->toolTip(RunMonitor::ReconfigColPlans);
+    for (const char* needle : {"rank 3 exited", "Before: 4 GPU(s)", "After: 3 GPU(s)",
+                               "stage 2 (layers 6-7): 1x A100-40"})
+      QVERIFY2(tip.contains(QLatin1String(needle)), qPrintable(tip + " lacks " + needle));
+    QCOMPARE(v->topLevelItem(1)->text(RunMonitor::ReconfigColEvent), QStringLiteral("paused"));
+    QCOMPARE(v->topLevelItem(1)->text(RunMonitor::ReconfigColIteration), QStringLiteral("7"));
+    // The join: launch shows, as workers were started.
+    QVERIFY2(v->topLevelItem(2)
+                 ->text(RunMonitor::ReconfigColPhases)
+                 .contains(QLatin1String("teardown 3 ms, launch 500 ms, groups 45 ms")),
+             qPrintable(v->topLevelItem(2)->text(RunMonitor::ReconfigColPhases)));
+
+    const QString log = m.logView()->toPlainText();
+    for (const char* needle :
+         {"reconfigured at iteration 5: 4\u21923 GPUs (worker lost): rank 3 exited",
+          "re-plan 12 ms, teardown 3 ms",
+          "plan before: 4 GPU(s), microbatch 1: stage 0 (layers 0-3)", "plan after: 3 GPU(s)",
+          "checkpoint of iteration 3: 2 shard(s)",
+          "paused before iteration 7 (trace): waiting for resources: 2 GPUs cannot hold",
+          "1 worker process(es) joining (generation 2)"})
+      QVERIFY2(log.contains(QString::fromUtf8(needle)), qPrintable(log + "\nlacks " + needle));
+    QVERIFY(!m.pausedShown());
+    QVERIFY2(!m.statusText().contains(QLatin1String("paused")), qPrintable(m.statusText()));
+  }
+
  private slots:
   void initTestCase() {
     ok_lines_ = readLines(SAILOR_TEST_DATA "/events_pp2.jsonl");
@@ -190,6 +415,192 @@ class TestRunMonitor : public QObject {
         p->replot();
       QVERIFY(m.grab().save(shot));
     }
+  }
+
+  // An elastic run event by event: markers, worker rows and the pause at each step.
+  void elasticRunLive() {
+    const std::vector<sailor::RunEvent> events = elasticRun();
+    RunMonitor m;
+    std::size_t i = 0;
+    auto apply_until = [&](auto done) {
+      for (; i < events.size(); ++i) {
+        m.applyEvent(events[i]);
+        if (done(events[i])) {
+          ++i;
+          return;
+        }
+      }
+      QFAIL("the event sequence ended early");
+    };
+    // Up to the loss of a worker: no marker but the checkpoint's, 4 rows.
+    apply_until([](const sailor::RunEvent& e) {
+      const auto* it = e.as<sailor::IterationEvent>();
+      return it && it->iteration == 4;
+    });
+    for (const QCustomPlot* p : iterationPlots(m)) {
+      QVERIFY(markerKeys<QCPItemStraightLine>(p, QStringLiteral("reconfigurationMarker")).empty());
+      QCOMPARE(markerKeys<QCPItemLine>(p, QStringLiteral("checkpointMarker")),
+               std::vector<double>{3});
+    }
+    QCOMPARE(m.workerTable()->rowCount(), 4);
+    QCOMPARE(m.memoryBars()->dataCount(), 4);
+    QVERIFY(labelTexts(m.memoryPlot()).isEmpty());
+
+    // 4 -> 3 at iteration 5: a marker at x = 5 on every iteration plot, inside its x range,
+    // before the new world reports; the new world's 3 rows, one per stage.
+    apply_until([](const sailor::RunEvent& e) { return e.as<sailor::ReconfiguredEvent>(); });
+    const QString label = QStringLiteral("4\u21923 GPUs (worker lost)");
+    QCOMPARE(RunMonitor::reconfigurationLabel(*events[i - 1].as<sailor::ReconfiguredEvent>()),
+             label);
+    for (const QCustomPlot* p : iterationPlots(m)) {
+      QCOMPARE(markerKeys<QCPItemStraightLine>(p, QStringLiteral("reconfigurationMarker")),
+               std::vector<double>{5});
+      QCOMPARE(labelTexts(p), QStringList{label});
+      QVERIFY2(p->xAxis->range().contains(5.0), qPrintable(p->objectName()));
+    }
+    QCOMPARE(labelTexts(m.memoryPlot()),
+             QStringList{QStringLiteral("since iteration 5: ") + label});
+    QCOMPARE(m.memoryBars()->dataCount(), 0);  // the new world has not reported yet
+    QCOMPARE(m.reconfigurations().size(), std::size_t{1});
+    const QTableWidget* t = m.workerTable();
+    QCOMPARE(t->rowCount(), 3);
+    for (int r = 0; r < 3; ++r) {
+      QCOMPARE(cell(t, r, RunMonitor::ColRank), QString::number(r));
+      QCOMPARE(cell(t, r, RunMonitor::ColStage), QString::number(r));
+      QCOMPARE(cell(t, r, RunMonitor::ColReplica), QStringLiteral("0"));
+      QCOMPARE(cell(t, r, RunMonitor::ColGpu), QStringLiteral("A100-40"));
+      QCOMPARE(m.workerState(r), std::optional<State>(State::Ready));
+    }
+    QVERIFY(!m.workerState(3));
+    QCOMPARE(m.stageTimePlot()->graphCount(), 6);  // stage 2's series, from the new plan
+
+    // Iterations 5 and 6 on the new world, then the pause.
+    apply_until([](const sailor::RunEvent& e) {
+      const auto* it = e.as<sailor::IterationEvent>();
+      return it && it->iteration == 6;
+    });
+    QCOMPARE(m.workerState(2), std::optional<State>(State::Running));
+    QCOMPARE(m.memoryBars()->dataCount(), 3);
+    QVERIFY(cell(t, 2, RunMonitor::ColLastIteration).startsWith(QLatin1String("6 (")));
+    QVERIFY(!m.pausedShown());
+    apply_until([](const sailor::RunEvent& e) { return e.as<sailor::PausedEvent>(); });
+    QVERIFY(m.pausedShown());
+    QCOMPARE(m.pausedText(), QStringLiteral("Paused: waiting for resources: 2 GPUs cannot hold "
+                                            "the model (needs 3)"));
+    QVERIFY2(m.statusText().contains(QLatin1String("paused: waiting for resources")),
+             qPrintable(m.statusText()));
+    QCOMPARE(m.workerState(0), std::optional<State>(State::Paused));
+    QVERIFY(!m.errorShown());
+
+    // The joiner's workers_started keeps the pause and the 3 rows until the reconfiguration.
+    apply_until([](const sailor::RunEvent& e) { return e.as<sailor::WorkersStartedEvent>(); });
+    QVERIFY(m.pausedShown());
+    QCOMPARE(t->rowCount(), 3);
+    apply_until([](const sailor::RunEvent& e) { return e.as<sailor::ReconfiguredEvent>(); });
+    QVERIFY(!m.pausedShown());
+    QVERIFY(m.pausedText().isEmpty());
+    QVERIFY2(!m.statusText().contains(QLatin1String("paused")), qPrintable(m.statusText()));
+    QCOMPARE(t->rowCount(), 4);
+    QCOMPARE(cell(t, 3, RunMonitor::ColPid), QStringLiteral("200"));
+
+    for (; i < events.size(); ++i) m.applyEvent(events[i]);
+    checkElasticRunEnd(m);
+
+    // The next run clears the markers and the tab.
+    m.applyEvent(events[0]);
+    for (const QCustomPlot* p : iterationPlots(m)) {
+      QVERIFY(
+          p->findChildren<QCPItemStraightLine*>(QStringLiteral("reconfigurationMarker")).isEmpty());
+      QVERIFY(p->findChildren<QCPItemLine*>(QStringLiteral("checkpointMarker")).isEmpty());
+    }
+    QVERIFY(labelTexts(m.memoryPlot()).isEmpty());
+    QCOMPARE(m.reconfigurationView()->topLevelItemCount(), 0);
+    QVERIFY(m.reconfigurations().empty());
+  }
+
+  // The same run reopened from the store (its events round-tripped through their JSON, as the
+  // controller stores them) shows the same.
+  void elasticRunStored() {
+    Stored s;
+    s.run.id = 3;
+    s.run.name = "elastic.json";
+    s.run.status = sailor::RunStatus::Finished;
+    s.run.world_size = 4;
+    s.run.iterations_planned = 10;
+    s.run.iterations_done = 10;
+    std::int64_t seq = 0;
+    for (const sailor::RunEvent& e : elasticRun()) {
+      sailor::EventRecord rec;
+      rec.run_id = 3;
+      rec.seq = ++seq;
+      rec.time = e.time;
+      rec.kind = e.kind();
+      rec.payload = sailor::toJson(e);
+      s.events.push_back(rec);
+      if (const auto* it = e.as<sailor::IterationEvent>())
+        s.iterations.push_back(sailor::iterationRecord(3, *it));
+    }
+    RunMonitor m;
+    m.showRun(s.run, s.iterations, s.events);
+    QVERIFY2(!m.logView()->toPlainText().contains(QLatin1String("could not be read")),
+             qPrintable(m.logView()->toPlainText()));
+    checkElasticRunEnd(m);
+    QVERIFY(m.statusText().contains(QLatin1String("Stored run 3")));
+
+    // Stopped while paused: the stored run ends paused no more, the stop says why it ended.
+    Stored paused = s;
+    const auto at = std::find_if(paused.events.begin(), paused.events.end(),
+                                 [](const sailor::EventRecord& e) { return e.kind == "paused"; });
+    paused.events.erase(at + 1, paused.events.end());
+    paused.run.status = sailor::RunStatus::Stopped;
+    m.showRun(paused.run, {}, paused.events);
+    QVERIFY(!m.pausedShown());
+    QCOMPARE(m.workerState(0), std::optional<State>(State::Stopped));
+    QCOMPARE(m.reconfigurationView()->topLevelItemCount(), 2);
+  }
+
+  // State restored from a checkpoint: the iterations after it are trained again, so their points
+  // go; a resume likewise, with its own marker.
+  void reconfigurationFromACheckpointDropsRedoneIterations() {
+    std::vector<sailor::RunEvent> events = elasticRun();
+    RunMonitor m;
+    for (const sailor::RunEvent& e : events) {
+      if (e.as<sailor::ReconfiguredEvent>()) break;
+      m.applyEvent(e);
+    }
+    QCOMPARE(m.lossPlot()->graph(0)->dataCount(), 5);
+    sailor::ReconfiguredEvent r = elasticChange("worker_lost", 1, 4, kFourGpus, kThreeGpus);
+    r.state_source = "checkpoint";
+    r.iterations_lost = 1;
+    m.applyEvent(elasticEvent(r, 30));
+    QCOMPARE(m.lossPlot()->graph(0)->dataCount(), 4);
+    QCOMPARE((m.lossPlot()->graph(0)->data()->constEnd() - 1)->key, 3.0);
+    QCOMPARE(m.stageTimePlot()->graph(0)->dataCount(), 4);
+    QCOMPARE(m.reconfigurationView()->topLevelItem(0)->text(RunMonitor::ReconfigColStateSource),
+             QStringLiteral("checkpoint"));
+    QCOMPARE(m.reconfigurationView()->topLevelItem(0)->text(RunMonitor::ReconfigColLost),
+             QStringLiteral("1"));
+
+    m.applyEvent(
+        elasticEvent(sailor::RunFinishedEvent{sailor::RunStatus::Stopped, 4, 3.0, ""}, 31));
+    m.applyEvent(elasticEvent(sailor::ResumedEvent{3, "/tmp/ckpt/step-2", 10, 1}, 32));
+    QCOMPARE(m.lossPlot()->graph(0)->dataCount(), 3);
+    QVERIFY2(!m.statusText().contains(RunMonitor::runStatusText(sailor::RunStatus::Stopped)),
+             qPrintable(m.statusText()));
+    for (const QCustomPlot* p : iterationPlots(m))
+      QCOMPARE(markerKeys<QCPItemStraightLine>(p, QStringLiteral("resumeMarker")),
+               std::vector<double>{3});
+    QVERIFY(m.logView()->toPlainText().contains(QLatin1String("resumed at iteration 3 from")));
+    // The restarted workers' world replaces the table, whatever generation it counts from.
+    sailor::WorkersStartedEvent restarted;
+    restarted.store = "file:/tmp/store";
+    restarted.generation = 4;
+    for (const sailor::RankPlacement& place : sailor::placeRanks(kFourGpus))
+      restarted.workers.push_back({place, 300 + place.rank});
+    m.applyEvent(elasticEvent(restarted, 33));
+    QCOMPARE(m.workerTable()->rowCount(), 4);
+    QCOMPARE(cell(m.workerTable(), 3, RunMonitor::ColPid), QStringLiteral("303"));
+    QCOMPARE(m.workerState(3), std::optional<State>(State::Starting));
   }
 
   // A rank SIGKILLed mid-run: the error banner names the rank, its place and the message; that
