@@ -76,8 +76,9 @@ std::vector<AvailabilityStep> fromJson(const std::string& path, const Plan& plan
                      "a JSON array of {\"Time\": seconds, \"GPUs\": count}");
   const Availability used = planAvailability(plan);
   if (used.size() != 1)
-    throw InputError(path, "a GPU-count trace for a plan over " + std::to_string(used.size()) +
-                               " (GPU type, zone) pairs",
+    throw InputError(path,
+                     "a GPU-count trace for a plan over " + std::to_string(used.size()) +
+                         " (GPU type, zone) pairs",
                      "a plan on one GPU type in one zone (or a CSV trace with a column per "
                      "<gpu>_<zone>)");
   const auto site = used.begin()->first;

@@ -267,7 +267,8 @@ ReconfiguredEvent reconfigured(const json& j, const std::string& p) {
   e.detail = boundedText(j, "detail", p, JobStateEvent::kMaxTextLength, false);
   e.generation = ju::getInt32(j, "generation", p, 1);
   e.from_iteration = ju::getInt32(j, "from_iteration", p, 0);
-  for (auto [key, plan] : {std::pair{"old_plan", &e.old_plan}, std::pair{"new_plan", &e.new_plan}}) {
+  for (auto [key, plan] :
+       {std::pair{"old_plan", &e.old_plan}, std::pair{"new_plan", &e.new_plan}}) {
     try {
       *plan = Plan::fromJson(ju::require(j, key, p));
     } catch (const InputError& err) {
@@ -430,9 +431,9 @@ struct Encoder {
     out["state_source"] = e.state_source;
     out["iterations_lost"] = e.iterations_lost;
     out["state_bytes"] = e.state_bytes;
-    out["phases"] = {{"replan", e.replan_seconds},           {"teardown", e.teardown_seconds},
-                     {"launch", e.launch_seconds},           {"group_setup", e.group_setup_seconds},
-                     {"rebuild", e.rebuild_seconds},         {"transfer", e.transfer_seconds},
+    out["phases"] = {{"replan", e.replan_seconds},   {"teardown", e.teardown_seconds},
+                     {"launch", e.launch_seconds},   {"group_setup", e.group_setup_seconds},
+                     {"rebuild", e.rebuild_seconds}, {"transfer", e.transfer_seconds},
                      {"total", e.total_seconds}};
   }
   void operator()(const PausedEvent& e) const {

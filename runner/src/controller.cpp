@@ -178,11 +178,11 @@ struct Worker {
   // rank); one that left a reconfigured world, or was lost, stays here (its index is the
   // launcher's) so that its end is still reaped.
   bool active = true;
-  bool lost = false;        // died or stopped reporting: its GPU is gone
-  bool silent = false;      // killed by the controller because it stopped reporting
-  bool leaving = false;     // told to hand its state over and leave
+  bool lost = false;                   // died or stopped reporting: its GPU is gone
+  bool silent = false;                 // killed by the controller because it stopped reporting
+  bool leaving = false;                // told to hand its state over and leave
   std::optional<int> state_iteration;  // after a pause or interruption: its state's iteration
-  json reconfigured;        // its report of joining the new world
+  json reconfigured;                   // its report of joining the new world
   Clock::time_point launched_at = Clock::now(), first_heard;
   void send(const json& command) {
     if (io.in_fd < 0) return;
@@ -309,12 +309,12 @@ class Run {
   std::optional<Clock::time_point> trace_start_;  // when every worker was first ready
   struct Reconfiguration {
     std::string cause, detail;
-    Clock::time_point paused_at;      // when every worker held still
-    Clock::time_point launched_at;    // when the joining workers were started
+    Clock::time_point paused_at;    // when every worker held still
+    Clock::time_point launched_at;  // when the joining workers were started
     double replan_seconds = 0;
-    std::optional<RunSpec> spec;      // the new world's; none: no plan fits (paused)
-    std::string why;                  // why none fits
-    bool needs_replan = false;        // a worker was lost since: re-plan once all hold still
+    std::optional<RunSpec> spec;  // the new world's; none: no plan fits (paused)
+    std::string why;              // why none fits
+    bool needs_replan = false;    // a worker was lost since: re-plan once all hold still
     Plan old_plan;
     int old_world_size = 0;
     int state_iteration = -1;
@@ -500,8 +500,8 @@ void Run::launchWorkers() {
   const std::vector<LaunchedWorker> launched = launcher_.launch(commands);
   workers_.resize(launched.size());
   spec_files_.push_back(spec_file_);
-  available_ = options_.trace.empty() ? planAvailability(worker_spec_.plan)
-                                      : options_.trace.front().gpus;
+  available_ =
+      options_.trace.empty() ? planAvailability(worker_spec_.plan) : options_.trace.front().gpus;
   if (const std::string job = launcher_.jobId(); !job.empty()) {
     if (!attached_) storeWrite([&] { store_.setJobId(run_id_, job); });
     event(JobStateEvent{"slurm", job, attached_ ? "ATTACHED" : "SUBMITTED", "", spec_dir_});
@@ -618,8 +618,8 @@ std::optional<Ending> Run::reapExited() {
     }
     if (!w.active && !w.lost && w.exit_status.clean()) continue;  // left a reconfigured world
     if (elastic() && !w.lost && !(w.exit_status.clean() && w.done)) {
-      const std::string why = w.silent ? who(w) + " stopped reporting"
-                                       : who(w) + " " + w.exit_status.describe();
+      const std::string why =
+          w.silent ? who(w) + " stopped reporting" : who(w) + " " + w.exit_status.describe();
       if (auto ending = onWorkerLost(w, why)) return ending;
       continue;
     }
@@ -843,8 +843,8 @@ void Run::onIterationComplete(int iteration) {
       it.iteration_seconds > 0
           ? static_cast<double>(worker_spec_.tokensPerIteration()) / it.iteration_seconds
           : 0.0;
-  const auto first = std::find_if(reports.begin(), reports.end(),
-                                  [](const json& r) { return !r.is_null(); });
+  const auto first =
+      std::find_if(reports.begin(), reports.end(), [](const json& r) { return !r.is_null(); });
   it.learning_rate = first != reports.end() ? reportNumber(*first, "learning_rate") : 0.0;
   it.grad_norm = first != reports.end() ? reportNumber(*first, "grad_norm") : 0.0;
   if (iteration >= 1 && testFault("store"))
@@ -861,7 +861,6 @@ void Run::onIterationComplete(int iteration) {
     diverged_ = failure("diverged: loss " + nonFiniteName(it.loss) + " at iteration " +
                         std::to_string(iteration));
 }
-
 
 // ---- Elasticity (docs/runtime.md "Elasticity") ---------------------------------------------
 // Training -> (a trigger: a trace row, a lost worker) -> Draining: every worker finishes the
@@ -913,7 +912,8 @@ void Run::openControlSocket() {
   const std::string path = spec_dir_ + "/control.sock";
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
-  if (path.size() >= sizeof addr.sun_path) return;  // a $TMPDIR too long: no resize, the run goes on
+  if (path.size() >= sizeof addr.sun_path)
+    return;  // a $TMPDIR too long: no resize, the run goes on
   std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return;
@@ -957,7 +957,8 @@ std::optional<Ending> Run::serveControl() {
     return std::nullopt;
   }
   if (phase_ == Phase::Draining || phase_ == Phase::Moving) {
-    answer(false, "a reconfiguration is under way (" + reconf_->detail + "); try again when it ends");
+    answer(false,
+           "a reconfiguration is under way (" + reconf_->detail + "); try again when it ends");
     return std::nullopt;
   }
   Availability next = available_;
@@ -989,7 +990,8 @@ std::optional<Ending> Run::stepElastic() {
       ++next_trace_row_;
       if (nonZero(row.gpus) != nonZero(available_)) {
         available_ = row.gpus;
-        if (auto ending = trigger("trace", "trace " + row.label + ": " + describeAvailability(row.gpus)))
+        if (auto ending =
+                trigger("trace", "trace " + row.label + ": " + describeAvailability(row.gpus)))
           return ending;
       }
     }
@@ -1110,8 +1112,8 @@ std::optional<Ending> Run::startMove() {
       const Worker* w = survivors[i];
       if (taken[i] || w->place.gpu_type != np.gpu_type || w->place.zone != np.zone) continue;
       const Stage& os = old.plan.stages[static_cast<std::size_t>(w->place.stage)];
-      const int overlap = std::max(0, std::min(os.last_layer, ns.last_layer) -
-                                          std::max(os.first_layer, ns.first_layer) + 1);
+      const int overlap = std::max(
+          0, std::min(os.last_layer, ns.last_layer) - std::max(os.first_layer, ns.first_layer) + 1);
       if (overlap > best_overlap) {
         best = static_cast<int>(i);
         best_overlap = overlap;
@@ -1167,18 +1169,15 @@ std::optional<Ending> Run::startMove() {
     bool holder;
   };
   std::vector<MemberOf> members;
-  for (Worker* w : taker)
-    members.push_back({w, covered && w && *w->state_iteration == S});
+  for (Worker* w : taker) members.push_back({w, covered && w && *w->state_iteration == S});
   if (covered)
     for (std::size_t i = 0; i < survivors.size(); ++i)
       if (!taken[i] && *survivors[i]->state_iteration == S) members.push_back({survivors[i], true});
   const int G = generation_ + 1;
   const std::string spec_path = spec_dir_ + "/spec-" + std::to_string(G) + ".json";
   json_util::writeFileAtomically(spec_path, next.toJson().dump(2));
-  json membership{{"generation", G},
-                  {"state_iteration", S},
-                  {"new_world_size", N},
-                  {"members", json::array()}};
+  json membership{
+      {"generation", G}, {"state_iteration", S}, {"new_world_size", N}, {"members", json::array()}};
   for (const MemberOf& m : members)
     membership["members"].push_back(
         {{"old_rank", m.w ? m.w->place.rank : -1}, {"holder", m.holder}});
@@ -1187,10 +1186,14 @@ std::optional<Ending> Run::startMove() {
     if (w && !publisher) publisher = w;
   if (!publisher && !survivors.empty()) publisher = survivors.front();
   auto command = [&](int member) {
-    json c{{"type", "reconfigure"},  {"generation", G},
-           {"member", member},       {"rank", member < N ? member : -1},
-           {"spec", spec_path},      {"start_iteration", S + 1},
-           {"membership", membership}, {"old_spec", spec_files_.back()},
+    json c{{"type", "reconfigure"},
+           {"generation", G},
+           {"member", member},
+           {"rank", member < N ? member : -1},
+           {"spec", spec_path},
+           {"start_iteration", S + 1},
+           {"membership", membership},
+           {"old_spec", spec_files_.back()},
            {"holder", members[static_cast<std::size_t>(member)].holder}};
     if (!checkpoint_step.empty()) {
       c["checkpoint"] = checkpoint_step;

@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstring>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -189,7 +189,8 @@ std::vector<char> toBytes(const c10::Dict<std::string, at::Tensor>& d) {
 
 c10::Dict<std::string, at::Tensor> fromBytes(const char* data, std::size_t size) {
   std::uint64_t n = 0;
-  if (size < 8) throw std::runtime_error("state transfer: a message of " + std::to_string(size) + " bytes");
+  if (size < 8)
+    throw std::runtime_error("state transfer: a message of " + std::to_string(size) + " bytes");
   std::memcpy(&n, data, 8);
   if (n > size - 8) throw std::runtime_error("state transfer: a header beyond its message");
   const json header = json::parse(std::string(data + 8, n));
@@ -260,8 +261,8 @@ ReceivedState exchangeState(const RunSpec& old_spec, const RunSpec& new_spec,
         if (set[t] == me) {
           out.replica_sets.back()[t] = filtered(mine, neededLayers(new_spec, me), layers);
         } else {
-          to_recv.emplace_back(set[t], static_cast<int>(out.replica_sets.size() - 1) * 1000 +
-                                           static_cast<int>(t));
+          to_recv.emplace_back(
+              set[t], static_cast<int>(out.replica_sets.size() - 1) * 1000 + static_cast<int>(t));
         }
       }
     }
@@ -298,8 +299,8 @@ ReceivedState exchangeState(const RunSpec& old_spec, const RunSpec& new_spec,
   works.clear();
   std::vector<at::Tensor> data_in(to_recv.size());
   for (std::size_t i = 0; i < to_send.size(); ++i) {
-    keep.push_back(torch::from_blob(payloads[i].data(),
-                                    {static_cast<std::int64_t>(payloads[i].size())}, torch::kUInt8));
+    keep.push_back(torch::from_blob(
+        payloads[i].data(), {static_cast<std::int64_t>(payloads[i].size())}, torch::kUInt8));
     std::vector<at::Tensor> t{keep.back()};
     works.push_back(group->send(t, to_send[i].first, tag_of(to_send[i].second, 1)));
   }

@@ -80,8 +80,8 @@ struct ReceivedState {
 // old stage the members choose one replica whose every tp rank is a holder (the lowest such
 // replica: each member computes the same choice); each of its workers sends every new rank the
 // parameters whose home layer that rank's new stage needs (its layers, and layer 0 for a tied
-// last stage), as one dictionary packed as bytes (two messages: size, then bytes). `mine`: this member's
-// snapshot (Trainer::snapshot; empty for a joiner). Throws when some layer has no complete
+// last stage), as one dictionary packed as bytes (two messages: size, then bytes). `mine`: this
+// member's snapshot (Trainer::snapshot; empty for a joiner). Throws when some layer has no complete
 // replica among the holders (the caller then restores from a checkpoint).
 ReceivedState exchangeState(const RunSpec& old_spec, const RunSpec& new_spec,
                             const Membership& membership, int me,

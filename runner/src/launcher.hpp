@@ -45,8 +45,9 @@ struct WorkerExit {
 };
 
 // Contract: launch() is called for the first generation of workers and again for the workers
-// that join a reconfigured world; poll(), stop() and stopAll() from the controller's thread only. Every worker dies with the controller, even when the controller is
-// killed (a local worker by PR_SET_PDEATHSIG), so none outlives a crash.
+// that join a reconfigured world; poll(), killWorker() and stopAll() from the controller's thread
+// only. Every worker dies with the controller, even when the controller is killed (a local worker
+// by PR_SET_PDEATHSIG), so none outlives a crash.
 class Launcher {
  public:
   virtual ~Launcher() = default;

@@ -360,11 +360,11 @@ void elasticOptions(const RunArgs& a, const Catalog& catalog, const Scenario& sc
                      "given with --launcher " + shownUtf8(a.at("--launcher")),
                      "a local run (reconfiguring Slurm runs in place is not implemented)");
   if (a.has("--trace")) {
-    const double scale =
-        a.has("--trace-time-scale") ? numberArg("--trace-time-scale", a.at("--trace-time-scale"))
-                                    : 1.0;
-    co.trace = loadAvailabilityTrace(utf8Arg("--trace", a.at("--trace")), scale, plan, scenario,
-                                     catalog);
+    const double scale = a.has("--trace-time-scale")
+                             ? numberArg("--trace-time-scale", a.at("--trace-time-scale"))
+                             : 1.0;
+    co.trace =
+        loadAvailabilityTrace(utf8Arg("--trace", a.at("--trace")), scale, plan, scenario, catalog);
     // The first row is what the run starts with: the plan must fit in it.
     const Availability& first = co.trace.front().gpus;
     for (const auto& [site, n] : planAvailability(plan)) {
@@ -602,7 +602,8 @@ int resizeMain(int argc, char** argv, int first) {
       const std::string v = argv[++i];
       const std::size_t at = v.find('@'), eq = v.rfind('=');
       if (at == std::string::npos || eq == std::string::npos || eq < at)
-        throw InputError("--gpus", "\"" + shownUtf8(v) + "\"", "TYPE@ZONE=N, e.g. A100-40@us-central1-a=3");
+        throw InputError("--gpus", "\"" + shownUtf8(v) + "\"",
+                         "TYPE@ZONE=N, e.g. A100-40@us-central1-a=3");
       const int n = intArg("--gpus " + shownUtf8(v.substr(0, eq)), v.substr(eq + 1));
       if (n < 0)
         throw InputError("--gpus " + shownUtf8(v.substr(0, eq)), std::to_string(n),
@@ -622,7 +623,8 @@ int resizeMain(int argc, char** argv, int first) {
   const RunStore store(store_path, StoreAccess::ReadOnly);
   const std::optional<RunRecord> rec = store.run(id);
   const std::string what = "run " + std::to_string(id);
-  if (!rec) throw InputError("runs resize", what, "a run id of `sailor runs list` in " + store_path);
+  if (!rec)
+    throw InputError("runs resize", what, "a run id of `sailor runs list` in " + store_path);
   if (rec->status != RunStatus::Running)
     throw InputError("runs resize", what + ", which is " + runStatusName(rec->status),
                      "a running run");
@@ -631,7 +633,8 @@ int resizeMain(int argc, char** argv, int first) {
   for (const auto& [site, n] : gpus.items()) {
     const std::size_t at = site.find('@');
     if (!scenario.findPool(site.substr(at + 1), site.substr(0, at)))
-      throw InputError("--gpus " + shownUtf8(site), site.substr(0, at) + " in " + site.substr(at + 1),
+      throw InputError("--gpus " + shownUtf8(site),
+                       site.substr(0, at) + " in " + site.substr(at + 1),
                        "a GPU type and zone with a pool in the run's scenario");
   }
   // The control socket is in the run's private directory, beside its rendezvous file.
@@ -651,8 +654,8 @@ int resizeMain(int argc, char** argv, int first) {
   std::memcpy(addr.sun_path, socket_path.c_str(),
               std::min(socket_path.size() + 1, sizeof addr.sun_path - 1));
   if (fd < 0 || ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0)
-    throw InputError("runs resize", what + ": its controller does not answer (" +
-                                        std::strerror(errno) + ")",
+    throw InputError("runs resize",
+                     what + ": its controller does not answer (" + std::strerror(errno) + ")",
                      "a running controller");
   const std::string req = json{{"type", "resize"}, {"gpus", gpus}}.dump() + "\n";
   (void)!::write(fd, req.data(), req.size());

@@ -332,8 +332,7 @@ double Trainer::clipGradients(bool& pause) {
     sq += p.value.grad().pow(2).sum().to(torch::kFloat64);  // per tensor in its dtype
   }
   if (spec_.worldSize() > 1) {
-    torch::Tensor both =
-        torch::cat({sq, torch::full({1}, pause ? 1.0 : 0.0, sq.options())});
+    torch::Tensor both = torch::cat({sq, torch::full({1}, pause ? 1.0 : 0.0, sq.options())});
     std::vector<at::Tensor> t{both};
     allReduceSum(groups_.world, t, &CommTimes::dp);
     sq = t[0].slice(0, 0, 1);

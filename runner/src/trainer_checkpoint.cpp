@@ -77,10 +77,12 @@ void Trainer::restore(const std::vector<c10::Dict<std::string, at::Tensor>>& sha
   restoreFrom({shards});
 }
 
-void Trainer::restoreFrom(const std::vector<std::vector<c10::Dict<std::string, at::Tensor>>>& sets) {
+void Trainer::restoreFrom(
+    const std::vector<std::vector<c10::Dict<std::string, at::Tensor>>>& sets) {
   if (sets.empty() || sets.front().empty()) throw std::runtime_error("restore: no state given");
   // The replica set (its shards by tp rank) that holds parameter `name`.
-  auto set_of = [&](const std::string& name) -> const std::vector<c10::Dict<std::string, at::Tensor>>& {
+  auto set_of =
+      [&](const std::string& name) -> const std::vector<c10::Dict<std::string, at::Tensor>>& {
     for (const auto& set : sets)
       if (!set.empty() && set[0].contains("param/" + name)) return set;
     throw std::runtime_error("the state given lacks " + name +

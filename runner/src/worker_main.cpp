@@ -180,8 +180,8 @@ std::vector<std::vector<c10::Dict<std::string, at::Tensor>>> loadWholeCheckpoint
     const RunSpec& spec, const std::string& step_dir) {
   std::vector<std::vector<c10::Dict<std::string, at::Tensor>>> sets;
   for (std::size_t s = 0; s < spec.plan.stages.size(); ++s)
-    sets.push_back(loadReplica0Shards(spec, spec.replicaRanks(static_cast<int>(s), 0).front(),
-                                      step_dir));
+    sets.push_back(
+        loadReplica0Shards(spec, spec.replicaRanks(static_cast<int>(s), 0).front(), step_dir));
   return sets;
 }
 
@@ -259,7 +259,8 @@ int main(int argc, char** argv) {
           state_source = "checkpoint";
           const RunSpec ck_spec = RunSpec::fromJson(
               json_util::readFile(reconf.at("checkpoint_spec").get<std::string>()));
-          if (me < m.new_world_size) received.replica_sets = loadWholeCheckpoint(ck_spec, checkpoint);
+          if (me < m.new_world_size)
+            received.replica_sets = loadWholeCheckpoint(ck_spec, checkpoint);
           transfer_seconds = secondsSince(t0);
         } else {
           state_source = "peers";

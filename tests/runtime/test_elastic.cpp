@@ -225,8 +225,8 @@ class TestElastic : public QObject {
     const QString trace = write("gone-and-back.json",
                                 R"([{"Time": 0, "GPUs": 2}, {"Time": 1, "GPUs": 0},
                                     {"Time": 2, "GPUs": 2}])");
-    const Outcome o = runUntil(args("pp2.json", 3000, {"--trace", trace, "--trace-time-scale", "2"}),
-                               1, 3);
+    const Outcome o =
+        runUntil(args("pp2.json", 3000, {"--trace", trace, "--trace-time-scale", "2"}), 1, 3);
     QVERIFY2(o.exit_code == 130, qPrintable(why(o)));
     const auto paused = o.all<sailor::PausedEvent>();
     QCOMPARE(paused.size(), 1);
@@ -278,16 +278,17 @@ class TestElastic : public QObject {
   void badInput_data() {
     QTest::addColumn<QStringList>("extra");
     QTest::addColumn<QString>("needle");
-    const QString unknown_type = write("unknown-type.csv",
-                                       ",Timestamp,X100-80_us-central1-a\n0,10,4\n1,20,3\n");
-    const QString unknown_zone = write("unknown-zone.csv",
-                                       ",Timestamp,A100-40_mars-north1-a\n0,10,4\n1,20,3\n");
+    const QString unknown_type =
+        write("unknown-type.csv", ",Timestamp,X100-80_us-central1-a\n0,10,4\n1,20,3\n");
+    const QString unknown_zone =
+        write("unknown-zone.csv", ",Timestamp,A100-40_mars-north1-a\n0,10,4\n1,20,3\n");
     const QString malformed =
         write("malformed.csv", ",Timestamp,A100-40_us-central1-a\n0,10,4\n1,20,three\n");
     const QString small = write("small.json", R"([{"Time": 0, "GPUs": 2}])");
     const QString backwards =
         write("backwards.json", R"([{"Time": 5, "GPUs": 4}, {"Time": 1, "GPUs": 4}])");
-    const QString negative = write("negative.json", R"([{"Time": 0, "GPUs": 4}, {"Time": 1, "GPUs": -1}])");
+    const QString negative =
+        write("negative.json", R"([{"Time": 0, "GPUs": 4}, {"Time": 1, "GPUs": -1}])");
     QTest::newRow("unknown GPU type") << QStringList{"--trace", unknown_type} << "X100-80";
     QTest::newRow("unknown zone") << QStringList{"--trace", unknown_zone} << "mars-north1-a";
     QTest::newRow("malformed row") << QStringList{"--trace", malformed} << "\"three\"";
@@ -295,8 +296,8 @@ class TestElastic : public QObject {
         << QStringList{"--trace", small} << "at least the plan's 4 A100-40";
     QTest::newRow("rows out of order") << QStringList{"--trace", backwards} << "time order";
     QTest::newRow("negative count") << QStringList{"--trace", negative} << "GPUs";
-    QTest::newRow("missing trace") << QStringList{"--trace", dir_.filePath("none.csv")}
-                                   << "none.csv";
+    QTest::newRow("missing trace")
+        << QStringList{"--trace", dir_.filePath("none.csv")} << "none.csv";
     QTest::newRow("time scale without trace")
         << QStringList{"--trace-time-scale", "2"} << "--trace-time-scale";
     QTest::newRow("time scale zero")

@@ -181,16 +181,16 @@ struct ResumedEvent {
 // (transfer); total is the controller's wall time from the pause to the new world's
 // readiness.
 struct ReconfiguredEvent {
-  std::string cause;   // "trace", "resize" or "worker_lost"
-  std::string detail;  // what happened, in words ("trace row 2 at 30 s: 3 A100-40 in zone-a")
-  int generation = 0;  // the new world's
+  std::string cause;       // "trace", "resize" or "worker_lost"
+  std::string detail;      // what happened, in words ("trace row 2 at 30 s: 3 A100-40 in zone-a")
+  int generation = 0;      // the new world's
   int from_iteration = 0;  // the first iteration the new world trains
   Plan old_plan;
   Plan new_plan;
   int old_world_size = 0;
   int new_world_size = 0;
-  std::string state_source;    // "peers" or "checkpoint"
-  int iterations_lost = 0;     // trained iterations redone (0 when peers held the state)
+  std::string state_source;      // "peers" or "checkpoint"
+  int iterations_lost = 0;       // trained iterations redone (0 when peers held the state)
   std::int64_t state_bytes = 0;  // parameters and optimizer state received by the new world
   double replan_seconds = 0;
   double teardown_seconds = 0;
