@@ -181,6 +181,8 @@ struct Worker {
   bool lost = false;                   // died or stopped reporting: its GPU is gone
   bool silent = false;                 // killed by the controller because it stopped reporting
   bool leaving = false;                // told to hand its state over and leave
+  bool standby = false;                // started ahead of a reconfiguration, waiting for its place
+  bool joined = false;                 // joined the world of the reconfiguration under way
   std::optional<int> state_iteration;  // after a pause or interruption: its state's iteration
   json reconfigured;                   // its report of joining the new world
   Clock::time_point launched_at = Clock::now(), first_heard;
@@ -262,6 +264,7 @@ class Run {
   std::optional<Ending> afterPause();
   std::optional<Ending> startMove();
   void finishMove();
+  bool startStandby(const RunSpec& next);
   std::vector<Worker*> activeWorkers();
   void onCheckpointShard(const json& msg);
   void storeWrite(const std::function<void()>& write);
@@ -302,7 +305,7 @@ class Run {
   std::string resume_step_dir_;  // --resume: the checkpoint the workers restore
   std::optional<json> resumed_event_;
   // Elasticity: where the run is between triggers and the new world.
-  enum class Phase { Training, Draining, Waiting, Moving };
+  enum class Phase { Training, Preparing, Draining, Waiting, Moving };
   Phase phase_ = Phase::Training;
   Availability available_;  // the GPUs the job has now
   std::size_t next_trace_row_ = 1;
@@ -617,6 +620,10 @@ std::optional<Ending> Run::reapExited() {
       *fd = -1;
     }
     if (!w.active && !w.lost && w.exit_status.clean()) continue;  // left a reconfigured world
+    if (w.standby) {  // never had a place: nothing of the run is lost with it
+      w.standby = false;
+      continue;
+    }
     if (elastic() && !w.lost && !(w.exit_status.clean() && w.done)) {
       const std::string why =
           w.silent ? who(w) + " stopped reporting" : who(w) + " " + w.exit_status.describe();
@@ -956,7 +963,7 @@ std::optional<Ending> Run::serveControl() {
     answer(false, "expected {\"type\":\"resize\",\"gpus\":{\"TYPE@ZONE\": N}}");
     return std::nullopt;
   }
-  if (phase_ == Phase::Draining || phase_ == Phase::Moving) {
+  if (phase_ == Phase::Preparing || phase_ == Phase::Draining || phase_ == Phase::Moving) {
     answer(false,
            "a reconfiguration is under way (" + reconf_->detail + "); try again when it ends");
     return std::nullopt;
@@ -994,6 +1001,14 @@ std::optional<Ending> Run::stepElastic() {
                 trigger("trace", "trace " + row.label + ": " + describeAvailability(row.gpus)))
           return ending;
       }
+    }
+  }
+  if (phase_ == Phase::Preparing) {  // the pause once every new worker is up (or gone)
+    const bool up = std::all_of(workers_.begin(), workers_.end(),
+                                [](const Worker& w) { return !w.standby || w.exited || w.heard; });
+    if (up) {
+      phase_ = Phase::Draining;
+      for (Worker* w : activeWorkers()) w->send(json{{"type", "pause"}});
     }
   }
   if (phase_ == Phase::Draining) {
@@ -1036,9 +1051,50 @@ std::optional<Ending> Run::trigger(const std::string& cause, const std::string& 
     return std::nullopt;
   }
   reconf_ = std::move(r);
+  // New workers start first (Preparing); the pause comes once they are up (stepElastic).
+  if (reconf_->spec && startStandby(*reconf_->spec)) {
+    phase_ = Phase::Preparing;
+    return std::nullopt;
+  }
   phase_ = Phase::Draining;
   for (Worker* w : activeWorkers()) w->send(json{{"type", "pause"}});
   return std::nullopt;
+}
+
+// The workers a new plan needs beyond the survivors of each GPU type and zone start now, while
+// the run still trains: loading libtorch and starting a process (about a second here) then
+// overlaps training instead of adding to the pause. They wait for their place on stdin
+// (`--join -`); any not needed after all are told to leave.
+bool Run::startStandby(const RunSpec& next) {
+  std::map<std::pair<std::string, std::string>, int> need;
+  for (const RankPlacement& p : next.ranks) ++need[{p.gpu_type, p.zone}];
+  for (const Worker& w : workers_)
+    if ((w.active && !w.lost) || (w.standby && !w.exited)) --need[{w.place.gpu_type, w.place.zone}];
+  std::vector<WorkerCommand> commands;
+  for (const RankPlacement& p : next.ranks) {
+    int& n = need[{p.gpu_type, p.zone}];
+    if (n <= 0) continue;
+    --n;
+    WorkerCommand c{p,
+                    {options_.worker_path, "--join", "-", "--store", rendezvous_addr_, "--timeout",
+                     std::to_string(options_.collective_timeout_s)}};
+    if (!checkpoint_dir_.empty() && options_.checkpoint_every > 0)
+      c.argv.insert(c.argv.end(), {"--checkpoint-dir", checkpoint_dir_, "--checkpoint-every",
+                                   std::to_string(options_.checkpoint_every)});
+    commands.push_back(std::move(c));
+  }
+  if (commands.empty()) return false;
+  const std::vector<LaunchedWorker> launched = launcher_.launch(commands);
+  for (std::size_t i = 0; i < launched.size(); ++i) {
+    Worker w;
+    w.place = commands[i].place;
+    w.io = launched[i];
+    w.active = false;
+    w.standby = true;
+    w.last_seen = w.launched_at = Clock::now();
+    workers_.push_back(std::move(w));
+  }
+  return true;
 }
 
 std::optional<Ending> Run::onWorkerLost(Worker& w, const std::string& why) {
@@ -1049,7 +1105,7 @@ std::optional<Ending> Run::onWorkerLost(Worker& w, const std::string& why) {
   if (std::none_of(workers_.begin(), workers_.end(),
                    [](const Worker& x) { return x.active && !x.lost; }))
     return failure(why + ", and no other worker is left", &w);
-  if (phase_ == Phase::Training) {
+  if (phase_ == Phase::Training || phase_ == Phase::Preparing) {
     Reconfiguration r;
     r.cause = "worker_lost";
     r.detail = why;
@@ -1214,6 +1270,19 @@ std::optional<Ending> Run::startMove() {
   std::vector<int> joiner_ranks;
   for (int k = 0; k < N; ++k) {
     if (taker[static_cast<std::size_t>(k)]) continue;
+    const RankPlacement& np = next.ranks[static_cast<std::size_t>(k)];
+    const auto standby = std::find_if(workers_.begin(), workers_.end(), [&](const Worker& w) {
+      return w.standby && !w.exited && w.place.gpu_type == np.gpu_type && w.place.zone == np.zone;
+    });
+    if (standby != workers_.end()) {  // started ahead: its place on stdin
+      standby->standby = false;
+      standby->joined = true;
+      standby->place = np;
+      standby->reconfigured = json();
+      standby->send(command(k));
+      joiner_ranks.push_back(k);
+      continue;
+    }
     const std::string join_file =
         spec_dir_ + "/join-" + std::to_string(G) + "-" + std::to_string(k) + ".json";
     json_util::writeFileAtomically(join_file, command(k).dump());
@@ -1246,13 +1315,21 @@ std::optional<Ending> Run::startMove() {
       w->reconfigured = json();
     }
   r.launched_at = Clock::now();
-  r.joiners = !commands.empty();
+  r.joiners = !joiner_ranks.empty();
+  for (Worker& w : workers_)
+    if (w.joined) w.active = true;  // the standby workers that took a place
+  for (Worker& w : workers_)
+    if (w.standby && !w.exited) {  // started for a plan that changed since: not needed
+      w.send(json{{"type", "leave"}});
+      w.standby = false;
+    }
   if (!commands.empty()) {
     const std::vector<LaunchedWorker> launched = launcher_.launch(commands);
     for (std::size_t i = 0; i < launched.size(); ++i) {
       Worker w;
       w.place = commands[i].place;
       w.io = launched[i];
+      w.joined = true;
       w.last_seen = w.launched_at = Clock::now();
       workers_.push_back(std::move(w));
     }
@@ -1288,9 +1365,15 @@ void Run::finishMove() {
         std::max(e.group_setup_seconds, reportNumber(rep, "group_setup_seconds"));
     e.rebuild_seconds = std::max(e.rebuild_seconds, reportNumber(rep, "rebuild_seconds"));
     e.transfer_seconds = std::max(e.transfer_seconds, reportNumber(rep, "transfer_seconds"));
-    if (w->launched_at >= r.launched_at)  // a joining worker: its start until it first spoke
-      e.launch_seconds = std::max(
-          e.launch_seconds, std::chrono::duration<double>(w->first_heard - w->launched_at).count());
+    // A joining worker: how long the paused world waited for it to start (none when it was
+    // started ahead, while the run trained: it speaks once it has its place).
+    if (w->joined) {
+      const auto from = std::max(w->launched_at, r.paused_at);
+      e.launch_seconds =
+          std::max(e.launch_seconds,
+                   std::max(0.0, std::chrono::duration<double>(w->first_heard - from).count()));
+      w->joined = false;
+    }
     started.workers.push_back(RunWorker{w->place, w->io.pid});
   }
   e.total_seconds = secondsSince(r.paused_at);

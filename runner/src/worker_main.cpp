@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -97,7 +98,9 @@ Args parse(int argc, char** argv) {
     else if (k == "--zone-address") a.zone_address = value();
     else throw std::runtime_error("unknown option " + k);
   }
-  if (a.spec.empty() || a.rank < 0 || (a.store_file.empty() && a.store_host.empty()))
+  const bool standby = a.join == "-";  // spec and rank come with the command
+  if ((!standby && (a.spec.empty() || a.rank < 0)) ||
+      (a.store_file.empty() && a.store_host.empty()))
     throw std::runtime_error(
         "usage: sailor-worker --spec FILE --rank R --store file:PATH|HOST:PORT "
         "[--store-address FILE] [--generation G] [--timeout SECONDS] [--checkpoint-dir DIR "
@@ -185,6 +188,22 @@ std::vector<std::vector<c10::Dict<std::string, at::Tensor>>> loadWholeCheckpoint
   return sets;
 }
 
+// One line from stdin, read byte by byte (no buffering that could swallow later commands, which
+// the control channel reads).
+json readCommandLine() {
+  std::string line;
+  char c = 0;
+  while (true) {
+    const ssize_t n = ::read(STDIN_FILENO, &c, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw std::runtime_error("the controller closed the control channel");
+    if (c == '\n') break;
+    line.push_back(c);
+    if (line.size() > (64u << 20)) throw std::runtime_error("a control line over 64 MiB");
+  }
+  return json_util::parseText(line, "control");
+}
+
 }  // namespace
 
 // The worker's life: one generation after another (docs/runtime.md "Elasticity"). A generation
@@ -203,12 +222,23 @@ int main(int argc, char** argv) {
       joinZoneNamespace(args.zone_netns);
       setGlooBindAddress(args.zone_address);
     }
-    auto spec = std::make_unique<RunSpec>(RunSpec::fromJson(json_util::readFile(args.spec)));
-    int rank = args.rank;
-    int generation = args.generation;
-    // A joining worker: the reconfiguration it joins (membership, the old spec, the state's
-    // iteration), written by the controller.
-    json reconf = args.join.empty() ? json() : json_util::readFile(args.join);
+    // A joining worker: the reconfiguration it joins (membership, its place, the old spec, the
+    // state's iteration), in a file the controller wrote, or (--join -, a worker started ahead of
+    // a reconfiguration, while the run still trains) as one line on stdin, read here before any
+    // thread exists (joining the private network below needs a process of one thread).
+    if (args.join == "-") report(json{{"type", "standby"}});  // started, waiting for its place
+    json reconf = args.join.empty()  ? json()
+                  : args.join == "-" ? readCommandLine()
+                                     : json_util::readFile(args.join);
+    if (!reconf.is_null() && reconf.value("type", "") != "reconfigure") {
+      report(json{{"type", "done"}});  // not needed after all
+      return 0;
+    }
+    const std::string spec_path =
+        reconf.is_null() ? args.spec : reconf.at("spec").get<std::string>();
+    auto spec = std::make_unique<RunSpec>(RunSpec::fromJson(json_util::readFile(spec_path)));
+    int rank = reconf.is_null() ? args.rank : reconf.at("rank").get<int>();
+    int generation = reconf.is_null() ? args.generation : reconf.at("generation").get<int>();
     if (rank >= spec->worldSize())
       throw std::runtime_error("--rank " + std::to_string(rank) + " outside world size " +
                                std::to_string(spec->worldSize()));
@@ -239,7 +269,7 @@ int main(int argc, char** argv) {
     const auto timeout = std::chrono::seconds(args.timeout_s);
     std::unique_ptr<RunSpec> old_spec;
     c10::Dict<std::string, at::Tensor> held;  // this worker's state at a reconfiguration
-    int start = args.start_iteration;
+    int start = reconf.is_null() ? args.start_iteration : reconf.at("start_iteration").get<int>();
     double teardown_seconds = 0;
     while (true) {
       // Generation `generation`: state first (a reconfiguration moves it before the new world's
