@@ -472,6 +472,11 @@ int profileMain(const Options& o) {
                 << " failed (finished units are kept in " << partial << ")\n";
       return 1;
     }
+    // Tests only: stop as an interrupted profile would, after one round of measurements.
+    if (const char* fault = std::getenv("SAILOR_TEST_FAULT"); fault && std::string(fault) == "profile-stop") {
+      std::cerr << "sailor profile: error: stopped after tp " << tp << " (SAILOR_TEST_FAULT)\n";
+      return 1;
+    }
   }
   const std::string links_path = partial + "/links.json";
   if (o.links && !fs::exists(links_path)) {

@@ -312,7 +312,7 @@ void measureLayers(const MeasureTask& task) {
         // Gradients accumulate in the leaves from the first repetition on, as over a
         // pipeline's microbatches; what the forward adds is its graph and output.
         s.activation_bytes = std::max(0.0, static_cast<double>(after - before) - out_bytes);
-        s.output_elements = last ? 1.0 : static_cast<double>(out.numel());
+        s.output_elements = last ? static_cast<double>(b) : static_cast<double>(out.numel());
         s.backward_peak_bytes = static_cast<double>(meter->peak() - before_backward);
       }
       s.forward_s = median(fwd), s.backward_s = median(bwd);
