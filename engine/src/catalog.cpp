@@ -285,9 +285,8 @@ void Catalog::extendFromFile(const std::string& path) {
   try {
     ju::requireObject(j, "catalogue extension");
     ju::rejectUnknownKeys(j, {"gpus", "models"}, "");
-    const Catalog extra =
-        fromJson(json{{"gpus", j.value("gpus", json::array())}},
-                 json{{"models", j.value("models", json::array())}});
+    const Catalog extra = fromJson(json{{"gpus", j.value("gpus", json::array())}},
+                                   json{{"models", j.value("models", json::array())}});
     for (const auto& g : extra.gpus()) {
       std::erase_if(gpus_, [&](const GpuType& mine) { return mine.name == g.name; });
       gpus_.push_back(g);

@@ -27,6 +27,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -34,8 +35,9 @@
 
 #include <torch/torch.h>
 #ifdef SAILOR_WITH_CUDA
-#include <ATen/cuda/CUDAContext.h>
 #include <torch/cuda.h>
+
+#include <ATen/cuda/CUDAContext.h>
 #endif
 
 #include "profiler.hpp"
@@ -141,8 +143,7 @@ Options parseOptions(int argc, char** argv, int first) {
     else if (k == "--no-links") o.links = false;
     else if (k == "--device") o.device = value();
     else if (k == "--gpu-type") o.gpu_type = value();
-    else
-      throw InputError("option", "\"" + k + "\"", "an option of `sailor profile --help`");
+    else throw InputError("option", "\"" + k + "\"", "an option of `sailor profile --help`");
   }
   if (o.help) return o;
   if (o.model.empty()) throw InputError("--model", "nothing", "a catalogue model name");
@@ -151,7 +152,8 @@ Options parseOptions(int argc, char** argv, int first) {
     throw InputError("--precision", "\"" + o.precision + "\"", "fp32 or bf16");
   if (o.device != "cpu" && o.device != "cuda" && o.device != "auto")
     throw InputError("--device", "\"" + o.device + "\"", "cpu, cuda or auto");
-  if (o.microbatches.empty()) o.microbatches = o.quick ? std::vector<int>{1, 2} : std::vector<int>{1, 2, 4};
+  if (o.microbatches.empty())
+    o.microbatches = o.quick ? std::vector<int>{1, 2} : std::vector<int>{1, 2, 4};
   if (o.tps.empty()) o.tps = {1, 2};
   if (o.repeats == 0) o.repeats = o.quick ? 3 : 10;
   return o;
@@ -211,15 +213,16 @@ std::string utcNow() {
   return buf;
 }
 
-// The profiling plan at tp `tp`: stage 0 the embedding, stage 1 one block, stage 2 the other
-// blocks (never built), stage 3 the head, so that each measured StageModel holds one layer.
+// The profiling plan at tp `tp`: stage 0 the embedding, stage 1 every block, stage 2 the head.
+// The blocks are timed together and divided by their number: one block timed alone keeps its
+// 3 MiB of weights (OPT-350M at hidden 256) in the CPU's caches from one repetition to the
+// next, which the runtime's stage of many blocks does not (NOTE [Blocks timed together] in
+// profiler.cpp).
 RunSpec profilingSpec(const ModelSpec& spec, const Options& o, int tp, int microbatch) {
   Plan plan;
   plan.microbatch_size = microbatch;
   const int L = spec.layers;
-  std::vector<std::pair<int, int>> ranges{{0, 0}, {1, 1}};
-  if (L >= 2) ranges.push_back({2, L});
-  ranges.push_back({L + 1, L + 1});
+  std::vector<std::pair<int, int>> ranges{{0, 0}, {1, L}, {L + 1, L + 1}};
   for (auto [a, b] : ranges) plan.stages.push_back({a, b, {{"profile", tp, "local"}}});
   Job job;
   job.model = spec.name;
@@ -304,7 +307,8 @@ struct TempDir {
   TempDir() {
     const char* base = std::getenv("TMPDIR");
     std::string tmpl = std::string(base && *base == '/' ? base : "/tmp") + "/sailor-profile-XXXXXX";
-    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp: " + std::string(std::strerror(errno)));
+    if (!mkdtemp(tmpl.data()))
+      throw std::runtime_error("mkdtemp: " + std::string(std::strerror(errno)));
     path = tmpl;
   }
   ~TempDir() {
@@ -315,7 +319,9 @@ struct TempDir {
   TempDir& operator=(const TempDir&) = delete;
 };
 
-json readJson(const std::string& path) { return json_util::readFile(path); }
+json readJson(const std::string& path) {
+  return json_util::readFile(path);
+}
 
 std::string unitFile(const std::string& partial, int tp, int b) {
   return partial + "/tp" + std::to_string(tp) + "-mbs" + std::to_string(b) + ".json";
@@ -386,13 +392,14 @@ int profileMain(const Options& o) {
   const Catalog catalog = Catalog::load(resourceDir());
   const ModelSpec* found = catalog.findModel(o.model);
   if (!found)
-    throw InputError("--model", "\"" + o.model + "\"", "a catalogue model: " + catalog.modelNames());
+    throw InputError("--model", "\"" + o.model + "\"",
+                     "a catalogue model: " + catalog.modelNames());
   const ModelSpec& cat_model = *found;
   for (int tp : o.tps)
     if (cat_model.heads % tp != 0)
-      throw InputError("--tp", std::to_string(tp),
-                       "a divisor of " + cat_model.name + "'s " + std::to_string(cat_model.heads) +
-                           " heads");
+      throw InputError(
+          "--tp", std::to_string(tp),
+          "a divisor of " + cat_model.name + "'s " + std::to_string(cat_model.heads) + " heads");
   const std::string device = o.device == "auto" ? (cudaPresent() ? "cuda" : "cpu") : o.device;
   if (device == "cuda" && !cudaPresent())
     throw InputError("--device", "cuda", "a CUDA build with a visible GPU (or --device cpu)");
@@ -427,9 +434,8 @@ int profileMain(const Options& o) {
 
   const std::string partial = o.out + "/.partial";
   fs::create_directories(partial);
-  const json settings{{"model", rm.toJson()},      {"precision", o.precision},
-                      {"repeats", o.repeats},      {"device", device},
-                      {"gpu_type", gpu_name},      {"quick", o.quick}};
+  const json settings{{"model", rm.toJson()}, {"precision", o.precision}, {"repeats", o.repeats},
+                      {"device", device},     {"gpu_type", gpu_name},     {"quick", o.quick}};
   const std::string settings_path = partial + "/settings.json";
   if (fs::exists(settings_path) && readJson(settings_path) != settings) {
     std::cerr << "sailor profile: " << partial
@@ -463,32 +469,81 @@ int profileMain(const Options& o) {
     const std::string store = tmp.path + "/store" + std::to_string(store_count++);
     std::vector<pid_t> pids;
     for (int k = 0; k < tp; ++k)
-      pids.push_back(spawnSelf({"--child", "layers", "--spec", spec_path, "--tp-rank",
-                                std::to_string(k), "--microbatch-sizes", list, "--repeats",
-                                std::to_string(o.repeats), "--store", store, "--partial", partial,
-                                "--device", device}));
+      pids.push_back(
+          spawnSelf({"--child", "layers", "--spec", spec_path, "--tp-rank", std::to_string(k),
+                     "--microbatch-sizes", list, "--repeats", std::to_string(o.repeats), "--store",
+                     store, "--partial", partial, "--device", device}));
     if (!waitAll(pids)) {
       std::cerr << "sailor profile: error: measuring tp " << tp
                 << " failed (finished units are kept in " << partial << ")\n";
       return 1;
     }
     // Tests only: stop as an interrupted profile would, after one round of measurements.
-    if (const char* fault = std::getenv("SAILOR_TEST_FAULT"); fault && std::string(fault) == "profile-stop") {
+    if (const char* fault = std::getenv("SAILOR_TEST_FAULT");
+        fault && std::string(fault) == "profile-stop") {
       std::cerr << "sailor profile: error: stopped after tp " << tp << " (SAILOR_TEST_FAULT)\n";
       return 1;
     }
   }
+  // NOTE [Ranks computing at once]: the tp-1 layers again, in one process per core at once.
+  // A multi-process run computes on every core together; where the cores share what one core
+  // alone has to itself (a VM's virtual CPUs on one physical core's threads, memory bandwidth,
+  // caches), each rank's layers take longer than the profile's figures measured alone. The
+  // ratio is recorded (measurements.json, "concurrency") for the simulator to use once it
+  // models ranks that share a device (docs/runtime.md, "Profiling the local device").
+  const std::string concurrent_path = partial + "/concurrent.json";
+  const bool has_tp1 = std::find(o.tps.begin(), o.tps.end(), 1) != o.tps.end();
+  if (has_tp1 && cores >= 2 && !fs::exists(concurrent_path)) {
+    const int b = o.microbatches.front();
+    std::cerr << "sailor profile: measuring tp 1, microbatch " << b << " in " << cores
+              << " processes at once\n";
+    const std::string spec_path = tmp.path + "/spec-concurrent.json";
+    json_util::writeFileAtomically(spec_path,
+                                   profilingSpec(cat_model, o, 1, 1).toJson().dump() + "\n");
+    std::vector<pid_t> pids;
+    for (int k = 0; k < cores; ++k) {
+      const std::string dir = tmp.path + "/concurrent-" + std::to_string(k);
+      fs::create_directories(dir);
+      pids.push_back(spawnSelf({"--child", "layers", "--spec", spec_path, "--tp-rank", "0",
+                                "--microbatch-sizes", std::to_string(b), "--repeats",
+                                std::to_string(o.repeats), "--store", dir + "/store", "--partial",
+                                dir, "--device", device}));
+    }
+    if (!waitAll(pids)) {
+      std::cerr << "sailor profile: error: measuring processes at once failed\n";
+      return 1;
+    }
+    auto block_s = [](const json& u) {
+      return u.at("block").at("forward_s").get<double>() +
+             u.at("block").at("backward_s").get<double>();
+    };
+    const double alone = block_s(readJson(unitFile(partial, 1, b)));
+    std::vector<double> together;
+    for (int k = 0; k < cores; ++k)
+      together.push_back(
+          block_s(readJson(unitFile(tmp.path + "/concurrent-" + std::to_string(k), 1, b))));
+    const double mean = std::accumulate(together.begin(), together.end(), 0.0) / cores;
+    json_util::writeFileAtomically(concurrent_path, json{{"processes", cores},
+                                                         {"microbatch_size", b},
+                                                         {"block_seconds_alone", alone},
+                                                         {"block_seconds_together", together},
+                                                         {"slowdown", mean / alone}}
+                                                            .dump(1) +
+                                                        "\n");
+    std::cerr << "sailor profile: " << cores << " processes at once: a block takes " << mean / alone
+              << " x as long as alone\n";
+  }
   const std::string links_path = partial + "/links.json";
   if (o.links && !fs::exists(links_path)) {
     std::cerr << "sailor profile: measuring the links between two local ranks\n";
-    const std::string sizes = o.quick ? "4096,262144,4194304"
-                                      : "1024,16384,131072,1048576,4194304,16777216";
+    const std::string sizes =
+        o.quick ? "4096,262144,4194304" : "1024,16384,131072,1048576,4194304,16777216";
     const std::string store = tmp.path + "/store-links";
     std::vector<pid_t> pids;
     for (int r = 0; r < 2; ++r)
-      pids.push_back(spawnSelf({"--child", "links", "--rank", std::to_string(r), "--store",
-                                store, "--partial", partial, "--sizes", sizes, "--repeats",
-                                std::to_string(o.quick ? 3 : 10)}));
+      pids.push_back(
+          spawnSelf({"--child", "links", "--rank", std::to_string(r), "--store", store, "--partial",
+                     partial, "--sizes", sizes, "--repeats", std::to_string(o.quick ? 3 : 10)}));
     if (!waitAll(pids)) {
       std::cerr << "sailor profile: error: measuring the links failed\n";
       return 1;
@@ -524,9 +579,9 @@ int profileMain(const Options& o) {
                       {"tp", tp},
                       {"optimizer_seconds_per_parameter", u.at("optimizer_seconds_per_parameter")},
                       {"layers", layers}});
-      // NOTE [Fixed resident memory]: what a process holds besides its tensors at its peak.
+      // NOTE [Fixed resident memory] in profiler.cpp; the first process measured.
       if (tp == o.tps.front() && b == o.microbatches.front())
-        overhead = u.at("peak_resident_bytes").get<double>() - u.at("peak_tensor_bytes").get<double>();
+        overhead = u.at("fixed_resident_bytes").get<double>();
     }
   json links = fs::exists(links_path) ? readJson(links_path) : json();
   double latency = 1e-5, bandwidth = dev.at("copy_bytes_per_s").get<double>() / 2;
@@ -547,10 +602,10 @@ int profileMain(const Options& o) {
       {"name", gpu_name},
       {"vendor", vendor},
       {"full_name", full_name + (device == "cpu" ? " (one CPU process per rank)" : "")},
-      {"memory_bytes",
-       static_cast<std::int64_t>(static_cast<double>(memInfo("MemTotal")) /
-                                 (device == "cpu" ? cores : 1))},
-      {"memory_note", device == "cpu" ? "MemTotal shared by one process per core" : "device memory"},
+      {"memory_bytes", static_cast<std::int64_t>(static_cast<double>(memInfo("MemTotal")) /
+                                                 (device == "cpu" ? cores : 1))},
+      {"memory_note",
+       device == "cpu" ? "MemTotal shared by one process per core" : "device memory"},
       {"fp32_tflops", flops / 1e12},
       {"fp16_tflops", flops / 1e12},
       {"memory_bandwidth_gb_per_s", dev.at("copy_bytes_per_s").get<double>() / 1e9},
@@ -558,9 +613,11 @@ int profileMain(const Options& o) {
       {"inter_node_bandwidth_gb_per_s", bandwidth / 1e9},
       {"gpus_per_node", device == "cpu" ? cores : 1},
       {"runtime_overhead_bytes", static_cast<std::int64_t>(std::max(0.0, overhead))},
-      {"notes", "Measured: rates by single-thread matmul and copy, bandwidth by Gloo "
-                "point-to-point between local ranks, runtime_overhead_bytes the measuring "
-                "process's peak resident set beyond its peak tensor bytes."},
+      {"notes",
+       "Measured: rates by single-thread matmul and copy, bandwidth by Gloo "
+       "point-to-point between local ranks, runtime_overhead_bytes the measuring "
+       "process's resident set before it builds a model (libtorch, BLAS and autograd "
+       "buffers, its Gloo group)."},
       {"sources", {measured_by}}};
   const json catalog_out{{"gpus", json::array({gpu})}, {"models", json::array({model.toJson()})}};
   const json profile{{"format", "sailor-studio-profile/1"},
@@ -583,11 +640,11 @@ int profileMain(const Options& o) {
                                         {"spot", false}}})},
                 {"network",
                  {{"defaults", {{"same_zone", link_model}}},
-                  {"intra_node",
-                   json::array({{{"gpu_type", gpu_name},
-                                 {"model", {{"kind", "latency_bandwidth"},
-                                            {"latency_s", latency},
-                                            {"bandwidth_gb_per_s", bandwidth / 1e9}}}}})}}}};
+                  {"intra_node", json::array({{{"gpu_type", gpu_name},
+                                               {"model",
+                                                {{"kind", "latency_bandwidth"},
+                                                 {"latency_s", latency},
+                                                 {"bandwidth_gb_per_s", bandwidth / 1e9}}}}})}}}};
   const json job{{"model", model.name},
                  {"global_batch_size", 8 * o.microbatches.back()},
                  {"sequence_length", rm.sequence_length},
@@ -598,11 +655,13 @@ int profileMain(const Options& o) {
   extended.addGpu(Catalog::fromJson(catalog_out, json{{"models", json::array()}}).gpus().front());
   extended.addModel(model);
   NativeProfile::fromJson(profile, extended, "profile.json");
-  const json measurements{{"measured_by", measured_by},
-                          {"runtime_model", rm.toJson()},
-                          {"device", dev},
-                          {"units", units},
-                          {"links", links}};
+  const json measurements{
+      {"measured_by", measured_by},
+      {"concurrency", fs::exists(concurrent_path) ? readJson(concurrent_path) : json()},
+      {"runtime_model", rm.toJson()},
+      {"device", dev},
+      {"units", units},
+      {"links", links}};
   json_util::writeFileAtomically(o.out + "/measurements.json", measurements.dump(1) + "\n");
   json_util::writeFileAtomically(o.out + "/catalog.json", catalog_out.dump(1) + "\n");
   json_util::writeFileAtomically(o.out + "/scenario.json", scenario.dump(1) + "\n");

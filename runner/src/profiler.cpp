@@ -148,12 +148,14 @@ class CudaMeter final : public MemoryMeter {
  public:
   std::int64_t live() const override {
     return c10::cuda::CUDACachingAllocator::getDeviceStats(0)
-        .allocated_bytes[static_cast<std::size_t>(c10::cuda::CUDACachingAllocator::StatType::AGGREGATE)]
+        .allocated_bytes[static_cast<std::size_t>(
+            c10::cuda::CUDACachingAllocator::StatType::AGGREGATE)]
         .current;
   }
   std::int64_t peak() const override {
     return c10::cuda::CUDACachingAllocator::getDeviceStats(0)
-        .allocated_bytes[static_cast<std::size_t>(c10::cuda::CUDACachingAllocator::StatType::AGGREGATE)]
+        .allocated_bytes[static_cast<std::size_t>(
+            c10::cuda::CUDACachingAllocator::StatType::AGGREGATE)]
         .peak;
   }
   void resetPeak() override { c10::cuda::CUDACachingAllocator::resetPeakStats(0); }
@@ -223,8 +225,12 @@ void toDevice(StageModel& m, const torch::Device& device) {
 
 }  // namespace
 
-std::int64_t residentBytes() { return statusField("VmRSS:"); }
-std::int64_t peakResidentBytes() { return statusField("VmHWM:"); }
+std::int64_t residentBytes() {
+  return statusField("VmRSS:");
+}
+std::int64_t peakResidentBytes() {
+  return statusField("VmHWM:");
+}
 
 std::pair<double, double> fitLatencyBandwidth(const std::vector<double>& bytes,
                                               const std::vector<double>& seconds) {
@@ -258,19 +264,36 @@ void measureLayers(const MeasureTask& task) {
   }
   const torch::Dtype dtype = spec.dtype == "float64" ? torch::kFloat64 : torch::kFloat32;
   const RuntimeModel& model = spec.model;
-  auto place = [&](int stage) { return spec.ranks.at(static_cast<std::size_t>(stage * tp + task.tp_rank)); };
+  auto place = [&](int stage) {
+    return spec.ranks.at(static_cast<std::size_t>(stage * tp + task.tp_rank));
+  };
   const int last_stage = static_cast<int>(spec.plan.stages.size()) - 1;
   const int warmup = 2;
+  // NOTE [Fixed resident memory]
+  // What a rank holds besides its tensors: libtorch's code and data, the BLAS and autograd
+  // engine's buffers (set up by their first use: a small product and its backward here), the
+  // Gloo group's threads and buffers. Read as the resident set once those exist and before any
+  // model is built. (The peak resident set less the peak tensor bytes would also count the heap
+  // that glibc keeps after the float64 copies each parameter is built from, which later tensors
+  // reuse: it overlaps the tensors' own peak and is not a term of its own.)
+  {
+    torch::Tensor a = torch::randn({64, 64}).to(device).set_requires_grad(true);
+    torch::matmul(a, a).sum().backward();
+  }
+  const std::int64_t fixed_resident = residentBytes();
 
   for (int b : task.microbatches) {
     const auto unit_start = Clock::now();
     // The unit's highest count of tensor bytes: the meter's peak is reset around each
     // backward, so the highest of its readings is kept here.
     double peak_tensor = 0;
-    auto note_peak = [&] { peak_tensor = std::max(peak_tensor, static_cast<double>(meter->peak())); };
+    auto note_peak = [&] {
+      peak_tensor = std::max(peak_tensor, static_cast<double>(meter->peak()));
+    };
     meter->resetPeak();
     const std::int64_t live0 = meter->live();
-    StageModel emb(spec, place(0), dtype), blk(spec, place(1), dtype), head(spec, place(last_stage), dtype);
+    StageModel emb(spec, place(0), dtype), blk(spec, place(1), dtype),
+        head(spec, place(last_stage), dtype);
     toDevice(emb, device), toDevice(blk, device), toDevice(head, device);
     const torch::Tensor tokens =
         torch::randint(0, model.vocab_size, {b, model.sequence_length}, torch::kInt64).to(device);
@@ -319,7 +342,15 @@ void measureLayers(const MeasureTask& task) {
       return s;
     };
     const LayerSample e = measure(emb, true, false);
-    const LayerSample k = measure(blk, false, false);
+    // NOTE [Blocks timed together]
+    // Stage 1 holds every block, as a stage of the runtime does: its forward and backward are
+    // timed whole and divided by the blocks. One block timed alone ran from the CPU's caches
+    // (its weights stay there between repetitions) and was 30% faster than the same blocks in a
+    // one-process run of 24 of them, whose weights (75 MiB) stream from memory.
+    LayerSample k = measure(blk, false, false);
+    const double blocks = model.layers;
+    k.forward_s /= blocks, k.backward_s /= blocks, k.params /= blocks;
+    k.activation_bytes /= blocks, k.backward_peak_bytes /= blocks;
     const LayerSample h = measure(head, false, true);
 
     // The optimizer step as the trainer runs it: the global gradient norm (clipGradients), the
@@ -327,8 +358,8 @@ void measureLayers(const MeasureTask& task) {
     std::vector<torch::Tensor> values;
     for (StageModel* m : {&emb, &blk, &head})
       for (auto& p : m->params()) values.push_back(p.value);
-    torch::optim::AdamW optimizer(values, torch::optim::AdamWOptions(spec.learning_rate)
-                                              .weight_decay(spec.weight_decay));
+    torch::optim::AdamW optimizer(
+        values, torch::optim::AdamWOptions(spec.learning_rate).weight_decay(spec.weight_decay));
     std::vector<double> step;
     for (int i = 0; i < warmup + task.repeats; ++i) {
       synchronize(device);
@@ -371,16 +402,18 @@ void measureLayers(const MeasureTask& task) {
               {"optimizer_seconds_per_parameter", median(step) / local_params},
               {"model_state_bytes_per_parameter", model_state_bytes_per_param},
               {"resident_bytes", residentBytes()},
+              {"fixed_resident_bytes", fixed_resident},
               {"peak_resident_bytes", peakResidentBytes()},
               {"live_tensor_bytes", meter->live()},
               {"peak_tensor_bytes", peak_tensor},
               {"seconds", since(unit_start)}};
     if (task.tp_rank == 0) {
-      writeJson(task.partial_dir + "/tp" + std::to_string(tp) + "-mbs" + std::to_string(b) + ".json",
-                unit);
+      writeJson(
+          task.partial_dir + "/tp" + std::to_string(tp) + "-mbs" + std::to_string(b) + ".json",
+          unit);
       std::cerr << "sailor profile: tp " << tp << " microbatch " << b << ": block forward "
-                << k.forward_s * 1e3 << " ms, backward " << k.backward_s * 1e3
-                << " ms (" << since(unit_start) << " s)\n";
+                << k.forward_s * 1e3 << " ms, backward " << k.backward_s * 1e3 << " ms ("
+                << since(unit_start) << " s)\n";
     }
     if (group) {  // the next size starts together on every rank
       std::vector<at::Tensor> one{torch::zeros({1})};

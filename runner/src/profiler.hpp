@@ -20,13 +20,13 @@ namespace sailor::runner {
 
 // What one measuring process does, read from its command line.
 struct MeasureTask {
-  RunSpec spec;                     // the profiling plan: stages [0], [1], [2..L], [L+1]
-  int tp_rank = 0;                  // index in the tensor-parallel group (spec.plan's tp)
-  std::vector<int> microbatches;    // sizes still to measure at this tp
-  int repeats = 5;                  // timed repetitions per layer (median kept)
-  std::string store_path;           // FileStore of the group (unused for tp 1)
-  std::string partial_dir;          // where rank 0 writes one file per finished unit
-  std::string device = "cpu";       // "cpu" or "cuda"
+  RunSpec spec;                   // the profiling plan: stages [0], [1], [2..L], [L+1]
+  int tp_rank = 0;                // index in the tensor-parallel group (spec.plan's tp)
+  std::vector<int> microbatches;  // sizes still to measure at this tp
+  int repeats = 5;                // timed repetitions per layer (median kept)
+  std::string store_path;         // FileStore of the group (unused for tp 1)
+  std::string partial_dir;        // where rank 0 writes one file per finished unit
+  std::string device = "cpu";     // "cpu" or "cuda"
 };
 
 // Measures every microbatch size of `task` (forward and backward per layer, optimizer step,

@@ -67,14 +67,15 @@ EOF
 python3 -c "
 import json,sys; p=json.load(open('$work/sim.json'))
 assert p['iteration_s'] > 0, p
-assert any('profile.json' in s for s in [str(x) for x in p['sources']]), p['sources']
+assert all(v.endswith('profile.json') for v in p['sources'].values()), p['sources']
 " || fail "simulate: prediction from profile.json"
 "$sailor" plan --catalog "$out/catalog.json" --profiles "$out/profile.json" \
   --scenario "$out/scenario.json" --job "$out/job.json" --microbatch-sizes 1,2 --json \
   > "$work/plan-out.json" || fail "sailor plan with the profile"
 python3 -c "
-import json; r=json.load(open('$work/plan-out.json')); best=r['best'][0]
-gpus={rep['gpu_type'] for s in best['plan']['stages'] for rep in s['replicas']}
+import json; r=json.load(open('$work/plan-out.json')); best=r['plans'][0]
+assert best['prediction']['iteration_s'] > 0
+gpus={rep['gpu_type'] for s in best['stages'] for rep in s['replicas']}
 assert gpus=={json.load(open('$out/profile.json'))['gpu_type']}, gpus
 " || fail "plan: the best plan runs on the profiled device"
 
