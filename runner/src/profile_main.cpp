@@ -256,7 +256,8 @@ double bytesNeeded(const RuntimeModel& m, int tp, int b) {
 
 std::string gib(double bytes) {
   std::ostringstream os;
-  os.precision(3);
+  os.setf(std::ios::fixed);
+  os.precision(1);
   os << bytes / (1024.0 * 1024 * 1024) << " GiB";
   return os.str();
 }
@@ -388,6 +389,190 @@ ModelSpec runtimeModelSpec(const RuntimeModel& m, const ModelSpec& catalogue) {
   return s;
 }
 
+// The device measured: its GPU-type name, what /proc/cpuinfo or CUDA call it, "cpu" or "cuda",
+// and the cores (ranks of a CPU device).
+struct DeviceInfo {
+  std::string name, full_name, vendor, kind;
+  int cores = 1;
+};
+
+// NOTE [Ranks computing at once]: the tp-1 layers again, in one process per core at once.
+// A multi-process run computes on every core together; where the cores share what one core
+// alone has to itself (a VM's virtual CPUs on one physical core's threads, memory bandwidth,
+// caches), each rank's layers take longer than the profile's figures measured alone. The
+// ratio is recorded (measurements.json, "concurrency") for the simulator to use once it
+// models ranks that share a device (docs/runtime.md, "Profiling the local device").
+bool measureConcurrency(const Options& o, const ModelSpec& cat_model, const std::string& partial,
+                        const std::string& tmp, int cores, const std::string& device) {
+  const bool has_tp1 = std::find(o.tps.begin(), o.tps.end(), 1) != o.tps.end();
+  if (has_tp1 && cores >= 2 && !fs::exists(partial + "/concurrent.json")) {
+    const int b = o.microbatches.front();
+    std::cerr << "sailor profile: measuring tp 1, microbatch " << b << " in " << cores
+              << " processes at once\n";
+    const std::string spec_path = tmp + "/spec-concurrent.json";
+    json_util::writeFileAtomically(spec_path,
+                                   profilingSpec(cat_model, o, 1, 1).toJson().dump() + "\n");
+    std::vector<pid_t> pids;
+    for (int k = 0; k < cores; ++k) {
+      const std::string dir = tmp + "/concurrent-" + std::to_string(k);
+      fs::create_directories(dir);
+      pids.push_back(spawnSelf({"--child", "layers", "--spec", spec_path, "--tp-rank", "0",
+                                "--microbatch-sizes", std::to_string(b), "--repeats",
+                                std::to_string(o.repeats), "--store", dir + "/store", "--partial",
+                                dir, "--device", device}));
+    }
+    if (!waitAll(pids)) {
+      std::cerr << "sailor profile: error: measuring processes at once failed\n";
+      return false;
+    }
+    auto block_s = [](const json& u) {
+      return u.at("block").at("forward_s").get<double>() +
+             u.at("block").at("backward_s").get<double>();
+    };
+    const double alone = block_s(readJson(unitFile(partial, 1, b)));
+    std::vector<double> together;
+    for (int k = 0; k < cores; ++k)
+      together.push_back(
+          block_s(readJson(unitFile(tmp + "/concurrent-" + std::to_string(k), 1, b))));
+    const double mean = std::accumulate(together.begin(), together.end(), 0.0) / cores;
+    json_util::writeFileAtomically(partial + "/concurrent.json",
+                                   json{{"processes", cores},
+                                        {"microbatch_size", b},
+                                        {"block_seconds_alone", alone},
+                                        {"block_seconds_together", together},
+                                        {"slowdown", mean / alone}}
+                                           .dump(1) +
+                                       "\n");
+    std::cerr << "sailor profile: " << cores << " processes at once: a block takes " << mean / alone
+              << " x as long as alone\n";
+  }
+  return true;
+}
+
+// Reads the partial results and writes the outputs, each whole; checks first that the engine
+// reads them back.
+int writeOutputs(const Options& o, const Catalog& catalog, const ModelSpec& cat_model,
+                 const RuntimeModel& rm, const std::string& partial, const DeviceInfo& dev_info) {
+  const ModelSpec model = runtimeModelSpec(rm, cat_model);
+  const json dev = readJson((partial + "/device.json"));
+  json runs = json::array(), units = json::array();
+  double overhead = 0;
+  for (int tp : o.tps)
+    for (int b : o.microbatches) {
+      const json u = readJson(unitFile(partial, tp, b));
+      units.push_back(u);
+      auto layer = [&](const char* name) {
+        const json& l = u.at(name);
+        return json{{"forward_s", l.at("forward_s")},
+                    {"backward_s", l.at("backward_s")},
+                    {"params", l.at("params")},
+                    {"activation_bytes", l.at("activation_bytes")},
+                    {"output_elements", l.at("output_elements")}};
+      };
+      json layers = json::array({layer("embedding")});
+      for (int i = 0; i < model.layers; ++i) layers.push_back(layer("block"));
+      layers.push_back(layer("head"));
+      runs.push_back({{"microbatch_size", b},
+                      {"tp", tp},
+                      {"optimizer_seconds_per_parameter", u.at("optimizer_seconds_per_parameter")},
+                      {"layers", layers}});
+      // NOTE [Fixed resident memory] in profiler.cpp; the first process measured.
+      if (tp == o.tps.front() && b == o.microbatches.front())
+        overhead = u.at("fixed_resident_bytes").get<double>();
+    }
+  json links = fs::exists((partial + "/links.json")) ? readJson((partial + "/links.json")) : json();
+  double latency = 1e-5, bandwidth = dev.at("copy_bytes_per_s").get<double>() / 2;
+  if (!links.is_null()) {
+    std::vector<double> x, y;
+    for (const auto& p : links.at("p2p")) x.push_back(p.at("bytes")), y.push_back(p.at("seconds"));
+    std::tie(latency, bandwidth) = fitLatencyBandwidth(x, y);
+    links["p2p_fit"] = {{"latency_s", latency}, {"bandwidth_gb_per_s", bandwidth / 1e9}};
+    x.clear(), y.clear();
+    for (const auto& p : links.at("allreduce"))
+      x.push_back(p.at("bytes")), y.push_back(p.at("seconds"));
+    auto [al, ab] = fitLatencyBandwidth(x, y);
+    links["allreduce_fit"] = {{"latency_s", al}, {"bandwidth_gb_per_s", ab / 1e9}};
+  }
+  const std::string measured_by = "sailor profile on " + hostName() + ", " + utcNow();
+  const double flops = dev.at("matmul_flop_per_s").get<double>();
+  const json gpu{
+      {"name", dev_info.name},
+      {"vendor", dev_info.vendor},
+      {"full_name",
+       dev_info.full_name + (dev_info.kind == "cpu" ? " (one CPU process per rank)" : "")},
+      {"memory_bytes", static_cast<std::int64_t>(static_cast<double>(memInfo("MemTotal")) /
+                                                 (dev_info.kind == "cpu" ? dev_info.cores : 1))},
+      {"memory_note",
+       dev_info.kind == "cpu" ? "MemTotal shared by one process per core" : "device memory"},
+      {"fp32_tflops", flops / 1e12},
+      {"fp16_tflops", flops / 1e12},
+      {"memory_bandwidth_gb_per_s", dev.at("copy_bytes_per_s").get<double>() / 1e9},
+      {"intra_node_bandwidth_gb_per_s", bandwidth / 1e9},
+      {"inter_node_bandwidth_gb_per_s", bandwidth / 1e9},
+      {"gpus_per_node", dev_info.kind == "cpu" ? dev_info.cores : 1},
+      {"runtime_overhead_bytes", static_cast<std::int64_t>(std::max(0.0, overhead))},
+      {"notes",
+       "Measured: rates by single-thread matmul and copy, bandwidth by Gloo "
+       "point-to-point between local ranks, runtime_overhead_bytes the measuring "
+       "process's resident set before it builds a model (libtorch, BLAS and autograd "
+       "buffers, its Gloo group)."},
+      {"sources", {measured_by}}};
+  const json catalog_out{{"gpus", json::array({gpu})}, {"models", json::array({model.toJson()})}};
+  const json profile{{"format", "sailor-studio-profile/1"},
+                     {"model", model.name},
+                     {"gpu_type", dev_info.name},
+                     {"precision", o.precision},
+                     {"sequence_length", rm.sequence_length},
+                     {"measured_by", measured_by},
+                     {"runs", runs}};
+  const json link_model{{"latency_s", latency}, {"bandwidth_gb_per_s", bandwidth / 1e9}};
+  json scenario{
+      {"name", "local-" + dev_info.name},
+      {"description", "This machine as profiled by sailor profile: one zone holding " +
+                          std::to_string(dev_info.kind == "cpu" ? dev_info.cores : 1) + " " +
+                          dev_info.name + " ranks, links fitted to Gloo's measured transfers."},
+      {"regions", json::array({{{"name", "local"}, {"zones", json::array({"local"})}}})},
+      {"pools", json::array({{{"zone", "local"},
+                              {"gpu_type", dev_info.name},
+                              {"count", dev_info.kind == "cpu" ? dev_info.cores : 1},
+                              {"usd_per_gpu_hour", 0.0},
+                              {"spot", false}}})},
+      {"network",
+       {{"defaults", {{"same_zone", link_model}}},
+        {"intra_node", json::array({{{"gpu_type", dev_info.name},
+                                     {"model",
+                                      {{"kind", "latency_bandwidth"},
+                                       {"latency_s", latency},
+                                       {"bandwidth_gb_per_s", bandwidth / 1e9}}}}})}}}};
+  const json job{{"model", model.name},
+                 {"global_batch_size", 8 * o.microbatches.back()},
+                 {"sequence_length", rm.sequence_length},
+                 {"precision", o.precision},
+                 {"optimizer", "adam"}};
+  // Check that the outputs read back as the engine reads them before writing any.
+  Catalog extended = catalog;
+  extended.addGpu(Catalog::fromJson(catalog_out, json{{"models", json::array()}}).gpus().front());
+  extended.addModel(model);
+  NativeProfile::fromJson(profile, extended, "profile.json");
+  const json measurements{{"measured_by", measured_by},
+                          {"concurrency", fs::exists((partial + "/concurrent.json"))
+                                              ? readJson((partial + "/concurrent.json"))
+                                              : json()},
+                          {"runtime_model", rm.toJson()},
+                          {"device", dev},
+                          {"units", units},
+                          {"links", links}};
+  json_util::writeFileAtomically(o.out + "/measurements.json", measurements.dump(1) + "\n");
+  json_util::writeFileAtomically(o.out + "/catalog.json", catalog_out.dump(1) + "\n");
+  json_util::writeFileAtomically(o.out + "/scenario.json", scenario.dump(1) + "\n");
+  json_util::writeFileAtomically(o.out + "/job.json", job.dump(1) + "\n");
+  json_util::writeFileAtomically(o.out + "/profile.json", profile.dump(1) + "\n");
+  fs::remove_all(partial);
+  std::cerr << "sailor profile: wrote " << o.out << "/profile.json (model " << model.name
+            << ", GPU type " << dev_info.name << ")\n";
+  return 0;
+}
+
 int profileMain(const Options& o) {
   const Catalog catalog = Catalog::load(resourceDir());
   const ModelSpec* found = catalog.findModel(o.model);
@@ -485,54 +670,8 @@ int profileMain(const Options& o) {
       return 1;
     }
   }
-  // NOTE [Ranks computing at once]: the tp-1 layers again, in one process per core at once.
-  // A multi-process run computes on every core together; where the cores share what one core
-  // alone has to itself (a VM's virtual CPUs on one physical core's threads, memory bandwidth,
-  // caches), each rank's layers take longer than the profile's figures measured alone. The
-  // ratio is recorded (measurements.json, "concurrency") for the simulator to use once it
-  // models ranks that share a device (docs/runtime.md, "Profiling the local device").
   const std::string concurrent_path = partial + "/concurrent.json";
-  const bool has_tp1 = std::find(o.tps.begin(), o.tps.end(), 1) != o.tps.end();
-  if (has_tp1 && cores >= 2 && !fs::exists(concurrent_path)) {
-    const int b = o.microbatches.front();
-    std::cerr << "sailor profile: measuring tp 1, microbatch " << b << " in " << cores
-              << " processes at once\n";
-    const std::string spec_path = tmp.path + "/spec-concurrent.json";
-    json_util::writeFileAtomically(spec_path,
-                                   profilingSpec(cat_model, o, 1, 1).toJson().dump() + "\n");
-    std::vector<pid_t> pids;
-    for (int k = 0; k < cores; ++k) {
-      const std::string dir = tmp.path + "/concurrent-" + std::to_string(k);
-      fs::create_directories(dir);
-      pids.push_back(spawnSelf({"--child", "layers", "--spec", spec_path, "--tp-rank", "0",
-                                "--microbatch-sizes", std::to_string(b), "--repeats",
-                                std::to_string(o.repeats), "--store", dir + "/store", "--partial",
-                                dir, "--device", device}));
-    }
-    if (!waitAll(pids)) {
-      std::cerr << "sailor profile: error: measuring processes at once failed\n";
-      return 1;
-    }
-    auto block_s = [](const json& u) {
-      return u.at("block").at("forward_s").get<double>() +
-             u.at("block").at("backward_s").get<double>();
-    };
-    const double alone = block_s(readJson(unitFile(partial, 1, b)));
-    std::vector<double> together;
-    for (int k = 0; k < cores; ++k)
-      together.push_back(
-          block_s(readJson(unitFile(tmp.path + "/concurrent-" + std::to_string(k), 1, b))));
-    const double mean = std::accumulate(together.begin(), together.end(), 0.0) / cores;
-    json_util::writeFileAtomically(concurrent_path, json{{"processes", cores},
-                                                         {"microbatch_size", b},
-                                                         {"block_seconds_alone", alone},
-                                                         {"block_seconds_together", together},
-                                                         {"slowdown", mean / alone}}
-                                                            .dump(1) +
-                                                        "\n");
-    std::cerr << "sailor profile: " << cores << " processes at once: a block takes " << mean / alone
-              << " x as long as alone\n";
-  }
+  if (!measureConcurrency(o, cat_model, partial, tmp.path, cores, device)) return 1;
   const std::string links_path = partial + "/links.json";
   if (o.links && !fs::exists(links_path)) {
     std::cerr << "sailor profile: measuring the links between two local ranks\n";
@@ -555,122 +694,8 @@ int profileMain(const Options& o) {
     json_util::writeFileAtomically(device_path, measureDeviceRates(device).dump(1) + "\n");
   }
 
-  // Assemble.
-  const ModelSpec model = runtimeModelSpec(rm, cat_model);
-  const json dev = readJson(device_path);
-  json runs = json::array(), units = json::array();
-  double overhead = 0;
-  for (int tp : o.tps)
-    for (int b : o.microbatches) {
-      const json u = readJson(unitFile(partial, tp, b));
-      units.push_back(u);
-      auto layer = [&](const char* name) {
-        const json& l = u.at(name);
-        return json{{"forward_s", l.at("forward_s")},
-                    {"backward_s", l.at("backward_s")},
-                    {"params", l.at("params")},
-                    {"activation_bytes", l.at("activation_bytes")},
-                    {"output_elements", l.at("output_elements")}};
-      };
-      json layers = json::array({layer("embedding")});
-      for (int i = 0; i < model.layers; ++i) layers.push_back(layer("block"));
-      layers.push_back(layer("head"));
-      runs.push_back({{"microbatch_size", b},
-                      {"tp", tp},
-                      {"optimizer_seconds_per_parameter", u.at("optimizer_seconds_per_parameter")},
-                      {"layers", layers}});
-      // NOTE [Fixed resident memory] in profiler.cpp; the first process measured.
-      if (tp == o.tps.front() && b == o.microbatches.front())
-        overhead = u.at("fixed_resident_bytes").get<double>();
-    }
-  json links = fs::exists(links_path) ? readJson(links_path) : json();
-  double latency = 1e-5, bandwidth = dev.at("copy_bytes_per_s").get<double>() / 2;
-  if (!links.is_null()) {
-    std::vector<double> x, y;
-    for (const auto& p : links.at("p2p")) x.push_back(p.at("bytes")), y.push_back(p.at("seconds"));
-    std::tie(latency, bandwidth) = fitLatencyBandwidth(x, y);
-    links["p2p_fit"] = {{"latency_s", latency}, {"bandwidth_gb_per_s", bandwidth / 1e9}};
-    x.clear(), y.clear();
-    for (const auto& p : links.at("allreduce"))
-      x.push_back(p.at("bytes")), y.push_back(p.at("seconds"));
-    auto [al, ab] = fitLatencyBandwidth(x, y);
-    links["allreduce_fit"] = {{"latency_s", al}, {"bandwidth_gb_per_s", ab / 1e9}};
-  }
-  const std::string measured_by = "sailor profile on " + hostName() + ", " + utcNow();
-  const double flops = dev.at("matmul_flop_per_s").get<double>();
-  const json gpu{
-      {"name", gpu_name},
-      {"vendor", vendor},
-      {"full_name", full_name + (device == "cpu" ? " (one CPU process per rank)" : "")},
-      {"memory_bytes", static_cast<std::int64_t>(static_cast<double>(memInfo("MemTotal")) /
-                                                 (device == "cpu" ? cores : 1))},
-      {"memory_note",
-       device == "cpu" ? "MemTotal shared by one process per core" : "device memory"},
-      {"fp32_tflops", flops / 1e12},
-      {"fp16_tflops", flops / 1e12},
-      {"memory_bandwidth_gb_per_s", dev.at("copy_bytes_per_s").get<double>() / 1e9},
-      {"intra_node_bandwidth_gb_per_s", bandwidth / 1e9},
-      {"inter_node_bandwidth_gb_per_s", bandwidth / 1e9},
-      {"gpus_per_node", device == "cpu" ? cores : 1},
-      {"runtime_overhead_bytes", static_cast<std::int64_t>(std::max(0.0, overhead))},
-      {"notes",
-       "Measured: rates by single-thread matmul and copy, bandwidth by Gloo "
-       "point-to-point between local ranks, runtime_overhead_bytes the measuring "
-       "process's resident set before it builds a model (libtorch, BLAS and autograd "
-       "buffers, its Gloo group)."},
-      {"sources", {measured_by}}};
-  const json catalog_out{{"gpus", json::array({gpu})}, {"models", json::array({model.toJson()})}};
-  const json profile{{"format", "sailor-studio-profile/1"},
-                     {"model", model.name},
-                     {"gpu_type", gpu_name},
-                     {"precision", o.precision},
-                     {"sequence_length", rm.sequence_length},
-                     {"measured_by", measured_by},
-                     {"runs", runs}};
-  const json link_model{{"latency_s", latency}, {"bandwidth_gb_per_s", bandwidth / 1e9}};
-  json scenario{{"name", "local-" + gpu_name},
-                {"description", "This machine as profiled by sailor profile: one zone holding " +
-                                    std::to_string(device == "cpu" ? cores : 1) + " " + gpu_name +
-                                    " ranks, links fitted to Gloo's measured transfers."},
-                {"regions", json::array({{{"name", "local"}, {"zones", json::array({"local"})}}})},
-                {"pools", json::array({{{"zone", "local"},
-                                        {"gpu_type", gpu_name},
-                                        {"count", device == "cpu" ? cores : 1},
-                                        {"usd_per_gpu_hour", 0.0},
-                                        {"spot", false}}})},
-                {"network",
-                 {{"defaults", {{"same_zone", link_model}}},
-                  {"intra_node", json::array({{{"gpu_type", gpu_name},
-                                               {"model",
-                                                {{"kind", "latency_bandwidth"},
-                                                 {"latency_s", latency},
-                                                 {"bandwidth_gb_per_s", bandwidth / 1e9}}}}})}}}};
-  const json job{{"model", model.name},
-                 {"global_batch_size", 8 * o.microbatches.back()},
-                 {"sequence_length", rm.sequence_length},
-                 {"precision", o.precision},
-                 {"optimizer", "adam"}};
-  // Check that the outputs read back as the engine reads them before writing any.
-  Catalog extended = catalog;
-  extended.addGpu(Catalog::fromJson(catalog_out, json{{"models", json::array()}}).gpus().front());
-  extended.addModel(model);
-  NativeProfile::fromJson(profile, extended, "profile.json");
-  const json measurements{
-      {"measured_by", measured_by},
-      {"concurrency", fs::exists(concurrent_path) ? readJson(concurrent_path) : json()},
-      {"runtime_model", rm.toJson()},
-      {"device", dev},
-      {"units", units},
-      {"links", links}};
-  json_util::writeFileAtomically(o.out + "/measurements.json", measurements.dump(1) + "\n");
-  json_util::writeFileAtomically(o.out + "/catalog.json", catalog_out.dump(1) + "\n");
-  json_util::writeFileAtomically(o.out + "/scenario.json", scenario.dump(1) + "\n");
-  json_util::writeFileAtomically(o.out + "/job.json", job.dump(1) + "\n");
-  json_util::writeFileAtomically(o.out + "/profile.json", profile.dump(1) + "\n");
-  fs::remove_all(partial);
-  std::cerr << "sailor profile: wrote " << o.out << "/profile.json (model " << model.name
-            << ", GPU type " << gpu_name << ")\n";
-  return 0;
+  return writeOutputs(o, catalog, cat_model, rm, partial,
+                      DeviceInfo{gpu_name, full_name, vendor, device, cores});
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <mutex>
 #include <sstream>
@@ -78,9 +79,12 @@ class MemoryMeter {
   virtual void resetPeak() = 0;
 };
 
+class CountingCpuAllocator;
+CountingCpuAllocator* counting_allocator = nullptr;  // the one installed (CpuMeter)
+
 class CountingCpuAllocator final : public c10::Allocator {
  public:
-  explicit CountingCpuAllocator(c10::Allocator* base) : base_(base) { instance_ = this; }
+  explicit CountingCpuAllocator(c10::Allocator* base) : base_(base) { counting_allocator = this; }
   // The returned DataPtr's context is its data pointer, with a plain deleter: libtorch's
   // raw_allocate (used by some kernels' scratch buffers) requires exactly that. The wrapped
   // allocation is kept in a table keyed by the pointer.
@@ -112,15 +116,14 @@ class CountingCpuAllocator final : public c10::Allocator {
     if (!p) return;
     c10::DataPtr inner;  // freed through libtorch's allocator when it goes out of scope
     {
-      std::lock_guard<std::mutex> lock(instance_->mutex_);
-      auto it = instance_->blocks_.find(p);
-      if (it == instance_->blocks_.end()) return;
-      instance_->live_.fetch_sub(it->second.bytes);
+      std::lock_guard<std::mutex> lock(counting_allocator->mutex_);
+      auto it = counting_allocator->blocks_.find(p);
+      if (it == counting_allocator->blocks_.end()) return;
+      counting_allocator->live_.fetch_sub(it->second.bytes);
       inner = std::move(it->second.inner);
-      instance_->blocks_.erase(it);
+      counting_allocator->blocks_.erase(it);
     }
   }
-  static inline CountingCpuAllocator* instance_ = nullptr;
   c10::Allocator* base_;
   mutable std::mutex mutex_;
   mutable std::unordered_map<void*, Block> blocks_;
@@ -223,6 +226,87 @@ void toDevice(StageModel& m, const torch::Device& device) {
   m.moveBuffersTo(device);
 }
 
+// What one measuring process needs while it times a unit (one microbatch size).
+struct Probe {
+  MemoryMeter& meter;
+  torch::Device device;
+  torch::Tensor tokens, labels;
+  std::function<torch::Tensor()> hidden;  // a later stage's input, requiring grad
+  int warmup = 2;
+  int repeats = 5;
+  int microbatch = 1;
+  // The unit's highest count of tensor bytes: the meter's peak is reset around each backward,
+  // so the highest of its readings is kept here.
+  double peak_tensor = 0;
+  void notePeak() { peak_tensor = std::max(peak_tensor, static_cast<double>(meter.peak())); }
+};
+
+// A stage's forward and backward (medians), parameters, kept activations and output.
+LayerSample timeStage(Probe& probe, StageModel& m, bool first, bool last) {
+  std::vector<double> fwd, bwd;
+  LayerSample s;
+  s.params = paramCount(m);
+  for (int i = 0; i < probe.warmup + probe.repeats; ++i) {
+    torch::Tensor in = first ? probe.tokens : probe.hidden();
+    synchronize(probe.device);
+    const std::int64_t before = probe.meter.live();
+    auto t0 = Clock::now();
+    torch::Tensor out = m.forward(in, probe.labels);
+    synchronize(probe.device);
+    const double f = since(t0);
+    probe.notePeak();
+    const std::int64_t after = probe.meter.live();
+    const double out_bytes = static_cast<double>(out.numel() * out.element_size());
+    torch::Tensor grad = last ? torch::Tensor() : torch::randn_like(out);
+    synchronize(probe.device);
+    probe.meter.resetPeak();
+    const std::int64_t before_backward = probe.meter.live();
+    t0 = Clock::now();
+    if (last) out.backward();
+    else out.backward(grad);
+    synchronize(probe.device);
+    const double bw = since(t0);
+    probe.notePeak();
+    if (i < probe.warmup) continue;
+    fwd.push_back(f), bwd.push_back(bw);
+    // Gradients accumulate in the leaves from the first repetition on, as over a
+    // pipeline's microbatches; what the forward adds is its graph and output.
+    s.activation_bytes = std::max(0.0, static_cast<double>(after - before) - out_bytes);
+    s.output_elements =
+        last ? static_cast<double>(probe.microbatch) : static_cast<double>(out.numel());
+    s.backward_peak_bytes = static_cast<double>(probe.meter.peak() - before_backward);
+  }
+  s.forward_s = median(fwd), s.backward_s = median(bwd);
+  return s;
+}
+
+// The optimizer step as the trainer runs it: the global gradient norm (clipGradients), the
+// scaling when above the clip, then AdamW (decoupled weight decay, betas 0.9/0.999). Median
+// seconds.
+double timeOptimizerStep(Probe& probe, std::vector<torch::Tensor>& values, const RunSpec& spec) {
+  torch::optim::AdamW optimizer(
+      values, torch::optim::AdamWOptions(spec.learning_rate).weight_decay(spec.weight_decay));
+  std::vector<double> step;
+  for (int i = 0; i < probe.warmup + probe.repeats; ++i) {
+    synchronize(probe.device);
+    const auto t0 = Clock::now();
+    double sq = 0;
+    for (const auto& v : values)
+      if (v.grad().defined()) sq += v.grad().pow(2).sum().item<double>();
+    const double norm = std::sqrt(sq);
+    if (spec.grad_clip > 0 && norm > spec.grad_clip) {
+      torch::NoGradGuard no_grad;
+      for (auto& v : values)
+        if (v.grad().defined()) v.mutable_grad().mul_(spec.grad_clip / (norm + 1e-6));
+    }
+    optimizer.step();
+    synchronize(probe.device);
+    probe.notePeak();
+    if (i >= probe.warmup) step.push_back(since(t0));
+  }
+  return median(step);
+}
+
 }  // namespace
 
 std::int64_t residentBytes() {
@@ -284,107 +368,46 @@ void measureLayers(const MeasureTask& task) {
 
   for (int b : task.microbatches) {
     const auto unit_start = Clock::now();
-    // The unit's highest count of tensor bytes: the meter's peak is reset around each
-    // backward, so the highest of its readings is kept here.
-    double peak_tensor = 0;
-    auto note_peak = [&] {
-      peak_tensor = std::max(peak_tensor, static_cast<double>(meter->peak()));
-    };
+    Probe probe{*meter, device, {}, {}, {}, warmup, task.repeats, b};
     meter->resetPeak();
     const std::int64_t live0 = meter->live();
     StageModel emb(spec, place(0), dtype), blk(spec, place(1), dtype),
         head(spec, place(last_stage), dtype);
     toDevice(emb, device), toDevice(blk, device), toDevice(head, device);
-    const torch::Tensor tokens =
+    probe.tokens =
         torch::randint(0, model.vocab_size, {b, model.sequence_length}, torch::kInt64).to(device);
-    const torch::Tensor labels =
+    probe.labels =
         torch::randint(0, model.vocab_size, {b, model.sequence_length}, torch::kInt64).to(device);
     // The hidden states a later stage receives: they require grad, as the trainer's do.
-    auto hidden = [&] {
+    probe.hidden = [&] {
       return (torch::randn({b, model.sequence_length, model.hidden_size}, torch::kFloat64) * 0.5)
           .to(device, blk.activationDtype())
           .set_requires_grad(true);
     };
-    auto measure = [&](StageModel& m, bool first, bool last) {
-      std::vector<double> fwd, bwd;
-      LayerSample s;
-      s.params = paramCount(m);
-      for (int i = 0; i < warmup + task.repeats; ++i) {
-        torch::Tensor in = first ? tokens : hidden();
-        synchronize(device);
-        const std::int64_t before = meter->live();
-        auto t0 = Clock::now();
-        torch::Tensor out = m.forward(in, labels);
-        synchronize(device);
-        const double f = since(t0);
-        note_peak();
-        const std::int64_t after = meter->live();
-        const double out_bytes = static_cast<double>(out.numel() * out.element_size());
-        torch::Tensor grad = last ? torch::Tensor() : torch::randn_like(out);
-        synchronize(device);
-        meter->resetPeak();
-        const std::int64_t before_backward = meter->live();
-        t0 = Clock::now();
-        if (last) out.backward();
-        else out.backward(grad);
-        synchronize(device);
-        const double bw = since(t0);
-        note_peak();
-        if (i < warmup) continue;
-        fwd.push_back(f), bwd.push_back(bw);
-        // Gradients accumulate in the leaves from the first repetition on, as over a
-        // pipeline's microbatches; what the forward adds is its graph and output.
-        s.activation_bytes = std::max(0.0, static_cast<double>(after - before) - out_bytes);
-        s.output_elements = last ? static_cast<double>(b) : static_cast<double>(out.numel());
-        s.backward_peak_bytes = static_cast<double>(meter->peak() - before_backward);
-      }
-      s.forward_s = median(fwd), s.backward_s = median(bwd);
-      return s;
-    };
-    const LayerSample e = measure(emb, true, false);
+    const LayerSample e = timeStage(probe, emb, true, false);
     // NOTE [Blocks timed together]
     // Stage 1 holds every block, as a stage of the runtime does: its forward and backward are
     // timed whole and divided by the blocks. One block timed alone ran from the CPU's caches
-    // (its weights stay there between repetitions) and was 30% faster than the same blocks in a
-    // one-process run of 24 of them, whose weights (75 MiB) stream from memory.
-    LayerSample k = measure(blk, false, false);
+    // (its weights stay there between repetitions): the one-process plan was predicted 32%
+    // fast against a run of its 24 blocks, whose weights (75 MiB) stream from memory
+    // (docs/benchmarks.md, "Prediction against measurement on the local CPU").
+    LayerSample k = timeStage(probe, blk, false, false);
     const double blocks = model.layers;
     k.forward_s /= blocks, k.backward_s /= blocks, k.params /= blocks;
     k.activation_bytes /= blocks, k.backward_peak_bytes /= blocks;
-    const LayerSample h = measure(head, false, true);
+    const LayerSample h = timeStage(probe, head, false, true);
 
-    // The optimizer step as the trainer runs it: the global gradient norm (clipGradients), the
-    // scaling when above the clip, then AdamW (decoupled weight decay, betas 0.9/0.999).
     std::vector<torch::Tensor> values;
     for (StageModel* m : {&emb, &blk, &head})
       for (auto& p : m->params()) values.push_back(p.value);
-    torch::optim::AdamW optimizer(
-        values, torch::optim::AdamWOptions(spec.learning_rate).weight_decay(spec.weight_decay));
-    std::vector<double> step;
-    for (int i = 0; i < warmup + task.repeats; ++i) {
-      synchronize(device);
-      const auto t0 = Clock::now();
-      double sq = 0;
-      for (const auto& v : values)
-        if (v.grad().defined()) sq += v.grad().pow(2).sum().item<double>();
-      const double norm = std::sqrt(sq);
-      if (spec.grad_clip > 0 && norm > spec.grad_clip) {
-        torch::NoGradGuard no_grad;
-        for (auto& v : values)
-          if (v.grad().defined()) v.mutable_grad().mul_(spec.grad_clip / (norm + 1e-6));
-      }
-      optimizer.step();
-      synchronize(device);
-      note_peak();
-      if (i >= warmup) step.push_back(since(t0));
-    }
+    const double step_s = timeOptimizerStep(probe, values, spec);
     double local_params = 0;
     for (const auto& v : values) local_params += static_cast<double>(v.numel());
     // Parameters, their gradients and the optimizer's state, per parameter (the tensors alive
     // now, less the tokens and labels).
     const double model_state_bytes_per_param =
         static_cast<double>(meter->live() - live0 -
-                            static_cast<std::int64_t>(tokens.numel() * 2 * 8)) /
+                            static_cast<std::int64_t>(probe.tokens.numel() * 2 * 8)) /
         local_params;
     auto layer_json = [&](const LayerSample& s) {
       return json{{"forward_s", s.forward_s},
@@ -399,13 +422,13 @@ void measureLayers(const MeasureTask& task) {
               {"embedding", layer_json(e)},
               {"block", layer_json(k)},
               {"head", layer_json(h)},
-              {"optimizer_seconds_per_parameter", median(step) / local_params},
+              {"optimizer_seconds_per_parameter", step_s / local_params},
               {"model_state_bytes_per_parameter", model_state_bytes_per_param},
               {"resident_bytes", residentBytes()},
               {"fixed_resident_bytes", fixed_resident},
               {"peak_resident_bytes", peakResidentBytes()},
               {"live_tensor_bytes", meter->live()},
-              {"peak_tensor_bytes", peak_tensor},
+              {"peak_tensor_bytes", probe.peak_tensor},
               {"seconds", since(unit_start)}};
     if (task.tp_rank == 0) {
       writeJson(
