@@ -282,8 +282,9 @@ LayerSample timeStage(Probe& probe, StageModel& m, bool first, bool last) {
 
 // The optimizer step as the trainer runs it: the global gradient norm (clipGradients), the
 // scaling when above the clip, then AdamW (decoupled weight decay, betas 0.9/0.999). Median
-// seconds.
-double timeOptimizerStep(Probe& probe, std::vector<torch::Tensor>& values, const RunSpec& spec) {
+// seconds, and the tensor bytes alive after the steps (the optimizer's state still held).
+std::pair<double, std::int64_t> timeOptimizerStep(Probe& probe, std::vector<torch::Tensor>& values,
+                                                  const RunSpec& spec) {
   torch::optim::AdamW optimizer(
       values, torch::optim::AdamWOptions(spec.learning_rate).weight_decay(spec.weight_decay));
   std::vector<double> step;
@@ -304,7 +305,7 @@ double timeOptimizerStep(Probe& probe, std::vector<torch::Tensor>& values, const
     probe.notePeak();
     if (i >= probe.warmup) step.push_back(since(t0));
   }
-  return median(step);
+  return {median(step), probe.meter.live()};
 }
 
 }  // namespace
@@ -400,13 +401,13 @@ void measureLayers(const MeasureTask& task) {
     std::vector<torch::Tensor> values;
     for (StageModel* m : {&emb, &blk, &head})
       for (auto& p : m->params()) values.push_back(p.value);
-    const double step_s = timeOptimizerStep(probe, values, spec);
+    const auto [step_s, live_with_state] = timeOptimizerStep(probe, values, spec);
     double local_params = 0;
     for (const auto& v : values) local_params += static_cast<double>(v.numel());
     // Parameters, their gradients and the optimizer's state, per parameter (the tensors alive
-    // now, less the tokens and labels).
+    // after the optimizer's steps, less the tokens and labels).
     const double model_state_bytes_per_param =
-        static_cast<double>(meter->live() - live0 -
+        static_cast<double>(live_with_state - live0 -
                             static_cast<std::int64_t>(probe.tokens.numel() * 2 * 8)) /
         local_params;
     auto layer_json = [&](const LayerSample& s) {
