@@ -62,6 +62,7 @@ constexpr const char* kUsage =
     "  simulate                 Predict memory, iteration time and cost of a plan\n"
     "  validate POINTS.json     Compare predictions with measured runs\n"
     "  run                      Train on a plan with the bundled runtime (live JSON events)\n"
+    "  profile                  Measure this machine's device with the runtime's layers\n"
     "  runs list|show ID        List recorded training runs, or show one\n"
     "  export                   Write a plan's launch for Slurm, torchrun or Kubernetes\n"
     "\n"
@@ -83,6 +84,8 @@ constexpr const char* kSimulateHelp =
     "  --job FILE              model, global batch size, sequence length, precision, optimizer\n"
     "  --plan FILE             microbatch size and stages (JSON, as 'sailor plan' prints)\n"
     "  --profiles FILE         a profile in this project's format (repeatable; earlier wins)\n"
+    "  --catalog FILE          GPU types and models to add to the catalogue ({\"gpus\": [...],\n"
+    "                          \"models\": [...]}, as `sailor profile` writes; repeatable)\n"
     "  --sailor-profiles DIR   SAILOR-format profiles: DIR/simulator_profiles.json and\n"
     "                          DIR/llm_info.json (e.g. reference/sailor/profiles)\n"
     "  --no-analytic           do not fall back to the analytic profile\n"
@@ -107,6 +110,10 @@ constexpr const char* kPlanHelp =
     "\n"
     "Resources:\n"
     "  --scenario FILE             zones, pools, network, egress (default: the built-in one)\n"
+    "  --catalog FILE              GPU types and models to add to the catalogue ({\"gpus\":\n"
+    "                              [...], \"models\": [...]}, as `sailor profile` writes)\n"
+    "  --profiles FILE             a profile in this project's format, before the others\n"
+    "                              (repeatable; earlier wins)\n"
     "  --reference DIR             SAILOR's layout: profiles, model memory info, network fits\n"
     "                              and egress prices; pools from DIR/cluster/quotas.json priced\n"
     "                              with resources/prices/default.json (unless --scenario)\n"
@@ -395,11 +402,13 @@ int cmdSimulate(int argc, char** argv) {
     return 0;
   }
   Options a({"--json", "--no-analytic", "--non-blocking-p2p"},
-            {"--scenario", "--job", "--plan", "--profiles", "--sailor-profiles", "--timeline"});
+            {"--scenario", "--job", "--plan", "--profiles", "--sailor-profiles", "--timeline",
+             "--catalog"});
   a.parse(argc, argv, 2);
   if (!a.positional().empty())
     throw InputError("simulate", "\"" + a.positional()[0] + "\"", "options only (see --help)");
   Catalog cat = Catalog::load(resourceDir());
+  for (const auto& f : a.values("--catalog")) cat.extendFromFile(f);
   auto [scenario, job, plan] = loadPlanFiles(a, cat);
   ProfileSet profiles;
   if (a.has("--profiles"))
@@ -488,6 +497,8 @@ int positiveInt(const std::string& opt, const std::string& v, int min) {
 const std::vector<std::string> kPlanFlags{"--json", "--pareto", "--knee", "--progress",
                                           "--no-progress"};
 const std::vector<std::string> kPlanValued{"--scenario",
+                                           "--catalog",
+                                           "--profiles",
                                            "--reference",
                                            "--trace",
                                            "--trace-iterations",
@@ -578,7 +589,9 @@ struct PlanInputs {
 
 PlanInputs planInputsFromArgs(const Options& a) {
   PlanInputs in{Catalog::load(resourceDir()), {}, {}, {}, {}, {}};
+  for (const auto& f : a.values("--catalog")) in.cat.extendFromFile(f);
   in.job = jobFromArgs(a, in.cat);
+  for (const auto& f : a.values("--profiles")) in.profiles.add(NativeProfile::load(f, in.cat));
   if (auto dir = a.get("--reference")) {
     in.ref = SailorReference::load(*dir, in.cat);
     in.profiles.add(in.ref->profiles);
@@ -1072,23 +1085,24 @@ int cmdExport(int argc, char** argv) {
 }  // namespace
 
 // `sailor run` is the runtime's controller, a separate program (sailor-run) so that this command
-// line never links libtorch: hand the whole command line over to it.
-int cmdRun(char** argv) {
+// line never links libtorch: hand the whole command line over to it. `sailor profile` is
+// sailor-profile, handed over the same way.
+int cmdRun(char** argv, const char* program = "sailor-run", const char* env_name = "SAILOR_RUN") {
   std::string path;
-  if (const char* env = std::getenv("SAILOR_RUN")) {
+  if (const char* env = std::getenv(env_name)) {
     path = env;
   } else {
     char self[4096];
     const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n > 0) {
       self[n] = '\0';
-      path = std::string(self).substr(0, std::string(self).rfind('/') + 1) + "sailor-run";
+      path = std::string(self).substr(0, std::string(self).rfind('/') + 1) + program;
     }
   }
   execv(path.c_str(), argv);
-  throw InputError("run", "\"" + path + "\" (" + std::strerror(errno) + ")",
-                   "the runtime controller sailor-run next to sailor (build target sailor-run, or "
-                   "set SAILOR_RUN)");
+  throw InputError(argv[1], "\"" + path + "\" (" + std::strerror(errno) + ")",
+                   std::string("the runtime's ") + program + " next to sailor (build target " +
+                       program + ", or set " + env_name + ")");
 }
 
 int main(int argc, char** argv) {
@@ -1109,6 +1123,7 @@ int main(int argc, char** argv) {
     if (cmd == "runs" && argc > 2 && !std::strcmp(argv[2], "resize")) return cmdRun(argv + 1);
     if (cmd == "runs") return cmdRuns(argc, argv);
     if (cmd == "run") return cmdRun(argv);
+    if (cmd == "profile") return cmdRun(argv, "sailor-profile", "SAILOR_PROFILE");
     if (cmd == "export") return cmdExport(argc, argv);
     std::cerr << "sailor: unknown command '" << printableLine(cmd) << "'\n\n" << kUsage;
     return kExitInput;

@@ -280,6 +280,23 @@ void Catalog::addGpu(GpuType gpu) {
   if (!findGpu(gpu.name)) gpus_.push_back(std::move(gpu));
 }
 
+void Catalog::extendFromFile(const std::string& path) {
+  const json j = ju::readFile(path);
+  try {
+    ju::requireObject(j, "catalogue extension");
+    ju::rejectUnknownKeys(j, {"gpus", "models"}, "");
+    const Catalog extra = fromJson(json{{"gpus", j.value("gpus", json::array())}},
+                                   json{{"models", j.value("models", json::array())}});
+    for (const auto& g : extra.gpus()) {
+      std::erase_if(gpus_, [&](const GpuType& mine) { return mine.name == g.name; });
+      gpus_.push_back(g);
+    }
+    for (const auto& m : extra.models()) addModel(m);
+  } catch (const InputError& e) {
+    throw withContext(e, path);
+  }
+}
+
 void Catalog::addModel(const ModelSpec& model) {
   ModelSpec checked = ModelSpec::fromJson(model.toJson(), "model");
   std::erase_if(models_, [&](const ModelSpec& m) {

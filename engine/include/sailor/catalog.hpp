@@ -101,6 +101,11 @@ class Catalog {
   std::string modelNames() const;
 
   void addGpu(GpuType gpu);  // used by importers for GPU types the catalogue lacks
+  // Adds the entries of a catalogue extension file, {"gpus": [...], "models": [...]} in the
+  // catalogue's formats (either array may be absent), as `sailor profile` writes for the device
+  // it measured and the model the runtime builds there. An entry replaces the catalogue's
+  // entry of that name. Throws InputError naming the file and field.
+  void extendFromFile(const std::string& path);
   // A user's own model (the studio's custom model): replaces a model of the same name or alias.
   // Throws InputError when the architecture is inconsistent (ModelSpec::fromJson's checks).
   void addModel(const ModelSpec& model);

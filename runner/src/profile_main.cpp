@@ -1,0 +1,728 @@
+// sailor-profile: the program behind `sailor profile` (the `sailor` command line hands the
+// command over, as it does `sailor run`, so that only the runtime links libtorch). Measures the
+// local device with the runtime's own layers and writes, into --out DIR:
+//   profile.json       the profile in the project's format (docs/formats.md, "Profile")
+//   catalog.json       the device's GPU-type entry and the model the runtime trains here
+//                      ({"gpus": [...], "models": [...]}: `sailor plan|simulate --catalog`)
+//   scenario.json      one zone holding the device's ranks, with the fitted link model
+//   job.json           a job of that model at the profiled sequence length
+//   measurements.json  every figure measured (per-layer memory, links, device rates)
+// Measuring processes are this program again (--child ...), one per tensor-parallel rank.
+// Partial results live in DIR/.partial (one file per finished unit, written atomically), so
+// a run that stopped continues where it stopped; it is removed once the outputs are written.
+// See docs/runtime.md, "Profiling the local device".
+#include <malloc.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+#ifdef SAILOR_WITH_CUDA
+#include <torch/cuda.h>
+
+#include <ATen/cuda/CUDAContext.h>
+#endif
+
+#include "profiler.hpp"
+#include "sailor/catalog.hpp"
+#include "sailor/error.hpp"
+#include "sailor/json_util.hpp"
+#include "sailor/profile.hpp"
+#include "sailor/run_spec.hpp"
+
+using nlohmann::json;
+using namespace sailor;
+using namespace sailor::runner;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kExitInput = 2;
+
+constexpr const char* kHelp =
+    "Usage: sailor profile --model NAME --out DIR [options]\n"
+    "\n"
+    "Measures this machine's device with the runtime's own layers (the code `sailor run`\n"
+    "trains with): per-layer forward and backward seconds (embedding, one block, head + loss),\n"
+    "the optimizer step and memory, for each microbatch size and tp degree, and the links\n"
+    "between local ranks (Gloo point-to-point and all-reduce, fitted to latency + size /\n"
+    "bandwidth). Writes into DIR: profile.json, catalog.json (the device's GPU type and the\n"
+    "model as the runtime builds it), scenario.json, job.json and measurements.json; use them\n"
+    "with `sailor plan|simulate --catalog DIR/catalog.json --profiles DIR/profile.json\n"
+    "--scenario DIR/scenario.json --job DIR/job.json`. A run that stopped continues where it\n"
+    "stopped (DIR/.partial). Progress on stderr.\n"
+    "\n"
+    "  --model NAME             catalogue model (scaled as `sailor run` scales it on CPU)\n"
+    "  --out DIR                output directory (created)\n"
+    "  --microbatch-sizes LIST  e.g. 1,2,4 (default 1,2,4; --quick: 1,2)\n"
+    "  --tp LIST                tensor-parallel degrees, e.g. 1,2 (default 1,2; each must\n"
+    "                           divide the model's heads)\n"
+    "  --hidden N               hidden size (default as sailor run: heads x 16, at least 64)\n"
+    "  --seq-len N              sequence length (default as sailor run: min(model's, 64))\n"
+    "  --precision fp32|bf16    (default fp32)\n"
+    "  --repeats N              timed repetitions per layer, median kept (default 10;\n"
+    "                           --quick: 3)\n"
+    "  --quick                  fewer sizes and repetitions: a few seconds, for tests\n"
+    "  --no-links               do not measure the links (the scenario then has none)\n"
+    "  --device cpu|cuda|auto   (default auto: cuda when this build has it and a GPU is seen)\n"
+    "  --gpu-type NAME          name of the device's GPU type (default: cpu-<model name> from\n"
+    "                           /proc/cpuinfo, or the CUDA device's name)\n"
+    "\n"
+    "Exit status: 0 written, 2 bad input (nothing measured: an unknown model, a tp that does\n"
+    "not divide the heads, a microbatch that does not fit in the available memory), 1 a\n"
+    "measuring process failed (the finished units are kept for the next run).\n";
+
+struct Options {
+  std::string model, out, precision = "fp32", device = "auto", gpu_type;
+  std::vector<int> microbatches, tps;
+  std::optional<int> hidden, seq_len;
+  int repeats = 0;
+  bool quick = false, links = true, help = false;
+};
+
+int positiveInt(const std::string& option, const std::string& text, int max) {
+  std::size_t used = 0;
+  long v = 0;
+  try {
+    v = std::stol(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || text.empty() || v < 1 || v > max)
+    throw InputError(option, "\"" + text + "\"", "an integer from 1 to " + std::to_string(max));
+  return static_cast<int>(v);
+}
+
+std::vector<int> intList(const std::string& option, const std::string& text, int max) {
+  std::vector<int> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    const int v = positiveInt(option, item, max);
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  }
+  if (out.empty()) throw InputError(option, "\"" + text + "\"", "a comma-separated list");
+  return out;
+}
+
+Options parseOptions(int argc, char** argv, int first) {
+  Options o;
+  for (int i = first; i < argc; ++i) {
+    const std::string k = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw InputError(k, "nothing", "a value after " + k);
+      return argv[++i];
+    };
+    if (k == "--help" || k == "-h") o.help = true;
+    else if (k == "--model") o.model = value();
+    else if (k == "--out") o.out = value();
+    else if (k == "--microbatch-sizes") o.microbatches = intList(k, value(), 1 << 20);
+    else if (k == "--tp") o.tps = intList(k, value(), 1024);
+    else if (k == "--hidden") o.hidden = positiveInt(k, value(), 1 << 16);
+    else if (k == "--seq-len") o.seq_len = positiveInt(k, value(), 1 << 20);
+    else if (k == "--precision") o.precision = value();
+    else if (k == "--repeats") o.repeats = positiveInt(k, value(), 10000);
+    else if (k == "--quick") o.quick = true;
+    else if (k == "--no-links") o.links = false;
+    else if (k == "--device") o.device = value();
+    else if (k == "--gpu-type") o.gpu_type = value();
+    else throw InputError("option", "\"" + k + "\"", "an option of `sailor profile --help`");
+  }
+  if (o.help) return o;
+  if (o.model.empty()) throw InputError("--model", "nothing", "a catalogue model name");
+  if (o.out.empty()) throw InputError("--out", "nothing", "an output directory");
+  if (o.precision != "fp32" && o.precision != "bf16")
+    throw InputError("--precision", "\"" + o.precision + "\"", "fp32 or bf16");
+  if (o.device != "cpu" && o.device != "cuda" && o.device != "auto")
+    throw InputError("--device", "\"" + o.device + "\"", "cpu, cuda or auto");
+  if (o.microbatches.empty())
+    o.microbatches = o.quick ? std::vector<int>{1, 2} : std::vector<int>{1, 2, 4};
+  if (o.tps.empty()) o.tps = {1, 2};
+  if (o.repeats == 0) o.repeats = o.quick ? 3 : 10;
+  return o;
+}
+
+bool cudaPresent() {
+#ifdef SAILOR_WITH_CUDA
+  return torch::cuda::is_available();
+#else
+  return false;
+#endif
+}
+
+std::string cpuInfoField(const std::string& key) {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(key, 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon == std::string::npos) continue;
+      std::string v = line.substr(colon + 1);
+      v.erase(0, v.find_first_not_of(" \t"));
+      return v;
+    }
+  return "";
+}
+
+// "AMD EPYC 7B13 64-Core Processor" -> "amd-epyc-7b13-64-core-processor".
+std::string slug(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c)) out += static_cast<char>(std::tolower(c));
+    else if (!out.empty() && out.back() != '-') out += '-';
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out.empty() ? "unknown" : out;
+}
+
+std::int64_t memInfo(const std::string& key) {
+  std::ifstream in("/proc/meminfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(key + ":", 0) == 0) return std::stoll(line.substr(key.size() + 1)) * 1024;
+  return 0;
+}
+
+std::string hostName() {
+  char h[256] = {};
+  gethostname(h, sizeof h - 1);
+  return h;
+}
+
+std::string utcNow() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+// The profiling plan at tp `tp`: stage 0 the embedding, stage 1 every block, stage 2 the head.
+// The blocks are timed together and divided by their number: one block timed alone keeps its
+// 3 MiB of weights (OPT-350M at hidden 256) in the CPU's caches from one repetition to the
+// next, which the runtime's stage of many blocks does not (NOTE [Blocks timed together] in
+// profiler.cpp).
+RunSpec profilingSpec(const ModelSpec& spec, const Options& o, int tp, int microbatch) {
+  Plan plan;
+  plan.microbatch_size = microbatch;
+  const int L = spec.layers;
+  std::vector<std::pair<int, int>> ranges{{0, 0}, {1, L}, {L + 1, L + 1}};
+  for (auto [a, b] : ranges) plan.stages.push_back({a, b, {{"profile", tp, "local"}}});
+  Job job;
+  job.model = spec.name;
+  job.global_batch_size = microbatch;
+  job.sequence_length = spec.sequence_length;
+  job.precision = o.precision == "bf16" ? Precision::Bf16 : Precision::Fp32;
+  RunOptions ro;
+  ro.hidden_size = o.hidden;
+  ro.sequence_length = o.seq_len;
+  ro.iterations = 1;
+  return RunSpec::build(plan, job, spec, ro);
+}
+
+// Bytes one measuring process needs at microbatch b: the three layers' parameters with their
+// gradients and AdamW state (16 bytes each in fp32), their kept activations and, during the
+// head's backward, as much again (the logits' gradient), by the engine's architecture figures
+// (deriveLayers) for the model the runtime builds.
+double bytesNeeded(const RuntimeModel& m, int tp, int b) {
+  ModelSpec s;
+  s.name = m.name, s.layers = m.layers, s.hidden_size = m.hidden_size, s.heads = m.heads;
+  s.kv_heads = m.heads, s.ffn_hidden_size = m.ffn_hidden_size, s.vocab_size = m.vocab_size;
+  s.sequence_length = m.sequence_length, s.max_position_embeddings = m.sequence_length;
+  s.tied_embeddings = m.tied_embeddings, s.norm = m.norm, s.bias = m.bias;
+  const auto layers = deriveLayers(s, m.sequence_length, tp, 4);
+  const LayerInfo& e = layers.front();
+  const LayerInfo& k = layers.at(1);
+  const LayerInfo& h = layers.back();
+  return 16.0 * (e.params + k.params + h.params) +
+         2.0 * b * (e.activation_bytes + k.activation_bytes + h.activation_bytes);
+}
+
+std::string gib(double bytes) {
+  std::ostringstream os;
+  os.setf(std::ios::fixed);
+  os.precision(1);
+  os << bytes / (1024.0 * 1024 * 1024) << " GiB";
+  return os.str();
+}
+
+// Starts this program as a measuring process with `args`; it dies with us.
+pid_t spawnSelf(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  static std::string self = fs::read_symlink("/proc/self/exe").string();
+  argv.push_back(self.data());
+  std::vector<std::string> copy = args;
+  for (auto& a : copy) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(1);
+    setenv("OMP_NUM_THREADS", "1", 1);  // as the runtime's workers
+    execv(self.c_str(), argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+// Waits for every pid; on the first failure kills the others. Returns whether all exited 0.
+bool waitAll(std::vector<pid_t> pids) {
+  bool ok = true;
+  while (!pids.empty()) {
+    int status = 0;
+    const pid_t p = waitpid(-1, &status, 0);
+    if (p < 0) break;
+    auto it = std::find(pids.begin(), pids.end(), p);
+    if (it == pids.end()) continue;
+    pids.erase(it);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      if (ok)
+        for (pid_t q : pids) kill(q, SIGKILL);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+// A private directory for the measuring processes' FileStore.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    const char* base = std::getenv("TMPDIR");
+    std::string tmpl = std::string(base && *base == '/' ? base : "/tmp") + "/sailor-profile-XXXXXX";
+    if (!mkdtemp(tmpl.data()))
+      throw std::runtime_error("mkdtemp: " + std::string(std::strerror(errno)));
+    path = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+};
+
+json readJson(const std::string& path) {
+  return json_util::readFile(path);
+}
+
+std::string unitFile(const std::string& partial, int tp, int b) {
+  return partial + "/tp" + std::to_string(tp) + "-mbs" + std::to_string(b) + ".json";
+}
+
+void keepFreedMemory() {
+#ifdef __GLIBC__
+  // As sailor-worker (worker_main.cpp): the process's resident set then behaves as the
+  // worker's does.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
+}
+
+int childMain(int argc, char** argv) {
+  keepFreedMemory();
+  torch::set_num_threads(1);
+  const std::string mode = argv[2];
+  std::map<std::string, std::string> a;
+  for (int i = 3; i + 1 < argc; i += 2) a[argv[i]] = argv[i + 1];
+  if (mode == "layers") {
+    MeasureTask t;
+    t.spec = RunSpec::fromJson(readJson(a.at("--spec")));
+    t.tp_rank = std::stoi(a.at("--tp-rank"));
+    t.microbatches = intList("--microbatch-sizes", a.at("--microbatch-sizes"), 1 << 20);
+    t.repeats = std::stoi(a.at("--repeats"));
+    t.store_path = a.at("--store");
+    t.partial_dir = a.at("--partial");
+    t.device = a.at("--device");
+    measureLayers(t);
+  } else if (mode == "links") {
+    std::vector<double> sizes;
+    std::stringstream ss(a.at("--sizes"));
+    std::string item;
+    while (std::getline(ss, item, ',')) sizes.push_back(std::stod(item));
+    measureLinks(std::stoi(a.at("--rank")), a.at("--store"), a.at("--partial"), sizes,
+                 std::stoi(a.at("--repeats")));
+  } else {
+    throw std::runtime_error("unknown child mode " + mode);
+  }
+  return 0;
+}
+
+// The model the runtime builds, as a catalogue entry: the name says what it stands for.
+ModelSpec runtimeModelSpec(const RuntimeModel& m, const ModelSpec& catalogue) {
+  ModelSpec s = catalogue;
+  s.name = m.name + "-runtime-h" + std::to_string(m.hidden_size) + "-s" +
+           std::to_string(m.sequence_length);
+  s.aliases.clear();
+  s.hidden_size = m.hidden_size;
+  s.kv_heads = m.heads;
+  s.ffn_hidden_size = m.ffn_hidden_size;
+  s.vocab_size = m.vocab_size;
+  s.sequence_length = m.sequence_length;
+  s.max_position_embeddings = m.sequence_length;
+  s.position_embedding = PositionEmbedding::Learned;
+  s.mlp = MlpType::Gelu;
+  s.sources = {"The decoder sailor run builds for " + m.name +
+               " on this machine (docs/runtime.md, The model): " + m.name +
+               "'s blocks, heads, norm, biases and tied embeddings; hidden " +
+               std::to_string(m.hidden_size) + ", MLP " + std::to_string(m.ffn_hidden_size) +
+               ", byte vocabulary " + std::to_string(m.vocab_size) + ", sequence " +
+               std::to_string(m.sequence_length) + "."};
+  return s;
+}
+
+// The device measured: its GPU-type name, what /proc/cpuinfo or CUDA call it, "cpu" or "cuda",
+// and the cores (ranks of a CPU device).
+struct DeviceInfo {
+  std::string name, full_name, vendor, kind;
+  int cores = 1;
+};
+
+// NOTE [Ranks computing at once]: the tp-1 layers again, in one process per core at once.
+// A multi-process run computes on every core together; where the cores share what one core
+// alone has to itself (a VM's virtual CPUs on one physical core's threads, memory bandwidth,
+// caches), each rank's layers take longer than the profile's figures measured alone. The
+// ratio is recorded (measurements.json, "concurrency") for the simulator to use once it
+// models ranks that share a device (docs/runtime.md, "Profiling the local device").
+bool measureConcurrency(const Options& o, const ModelSpec& cat_model, const std::string& partial,
+                        const std::string& tmp, int cores, const std::string& device) {
+  const bool has_tp1 = std::find(o.tps.begin(), o.tps.end(), 1) != o.tps.end();
+  if (has_tp1 && cores >= 2 && !fs::exists(partial + "/concurrent.json")) {
+    const int b = o.microbatches.front();
+    std::cerr << "sailor profile: measuring tp 1, microbatch " << b << " in " << cores
+              << " processes at once\n";
+    const std::string spec_path = tmp + "/spec-concurrent.json";
+    json_util::writeFileAtomically(spec_path,
+                                   profilingSpec(cat_model, o, 1, 1).toJson().dump() + "\n");
+    std::vector<pid_t> pids;
+    for (int k = 0; k < cores; ++k) {
+      const std::string dir = tmp + "/concurrent-" + std::to_string(k);
+      fs::create_directories(dir);
+      pids.push_back(spawnSelf({"--child", "layers", "--spec", spec_path, "--tp-rank", "0",
+                                "--microbatch-sizes", std::to_string(b), "--repeats",
+                                std::to_string(o.repeats), "--store", dir + "/store", "--partial",
+                                dir, "--device", device}));
+    }
+    if (!waitAll(pids)) {
+      std::cerr << "sailor profile: error: measuring processes at once failed\n";
+      return false;
+    }
+    auto block_s = [](const json& u) {
+      return u.at("block").at("forward_s").get<double>() +
+             u.at("block").at("backward_s").get<double>();
+    };
+    const double alone = block_s(readJson(unitFile(partial, 1, b)));
+    std::vector<double> together;
+    for (int k = 0; k < cores; ++k)
+      together.push_back(
+          block_s(readJson(unitFile(tmp + "/concurrent-" + std::to_string(k), 1, b))));
+    const double mean = std::accumulate(together.begin(), together.end(), 0.0) / cores;
+    json_util::writeFileAtomically(partial + "/concurrent.json",
+                                   json{{"processes", cores},
+                                        {"microbatch_size", b},
+                                        {"block_seconds_alone", alone},
+                                        {"block_seconds_together", together},
+                                        {"slowdown", mean / alone}}
+                                           .dump(1) +
+                                       "\n");
+    std::cerr << "sailor profile: " << cores << " processes at once: a block takes " << mean / alone
+              << " x as long as alone\n";
+  }
+  return true;
+}
+
+// Reads the partial results and writes the outputs, each whole; checks first that the engine
+// reads them back.
+int writeOutputs(const Options& o, const Catalog& catalog, const ModelSpec& cat_model,
+                 const RuntimeModel& rm, const std::string& partial, const DeviceInfo& dev_info) {
+  const ModelSpec model = runtimeModelSpec(rm, cat_model);
+  const json dev = readJson((partial + "/device.json"));
+  json runs = json::array(), units = json::array();
+  double overhead = 0;
+  for (int tp : o.tps)
+    for (int b : o.microbatches) {
+      const json u = readJson(unitFile(partial, tp, b));
+      units.push_back(u);
+      auto layer = [&](const char* name) {
+        const json& l = u.at(name);
+        return json{{"forward_s", l.at("forward_s")},
+                    {"backward_s", l.at("backward_s")},
+                    {"params", l.at("params")},
+                    {"activation_bytes", l.at("activation_bytes")},
+                    {"output_elements", l.at("output_elements")}};
+      };
+      json layers = json::array({layer("embedding")});
+      for (int i = 0; i < model.layers; ++i) layers.push_back(layer("block"));
+      layers.push_back(layer("head"));
+      runs.push_back({{"microbatch_size", b},
+                      {"tp", tp},
+                      {"optimizer_seconds_per_parameter", u.at("optimizer_seconds_per_parameter")},
+                      {"layers", layers}});
+      // NOTE [Fixed resident memory] in profiler.cpp; the first process measured.
+      if (tp == o.tps.front() && b == o.microbatches.front())
+        overhead = u.at("fixed_resident_bytes").get<double>();
+    }
+  json links = fs::exists((partial + "/links.json")) ? readJson((partial + "/links.json")) : json();
+  double latency = 1e-5, bandwidth = dev.at("copy_bytes_per_s").get<double>() / 2;
+  if (!links.is_null()) {
+    std::vector<double> x, y;
+    for (const auto& p : links.at("p2p")) x.push_back(p.at("bytes")), y.push_back(p.at("seconds"));
+    std::tie(latency, bandwidth) = fitLatencyBandwidth(x, y);
+    links["p2p_fit"] = {{"latency_s", latency}, {"bandwidth_gb_per_s", bandwidth / 1e9}};
+    x.clear(), y.clear();
+    for (const auto& p : links.at("allreduce"))
+      x.push_back(p.at("bytes")), y.push_back(p.at("seconds"));
+    auto [al, ab] = fitLatencyBandwidth(x, y);
+    links["allreduce_fit"] = {{"latency_s", al}, {"bandwidth_gb_per_s", ab / 1e9}};
+  }
+  const std::string measured_by = "sailor profile on " + hostName() + ", " + utcNow();
+  const double flops = dev.at("matmul_flop_per_s").get<double>();
+  const json gpu{
+      {"name", dev_info.name},
+      {"vendor", dev_info.vendor},
+      {"full_name",
+       dev_info.full_name + (dev_info.kind == "cpu" ? " (one CPU process per rank)" : "")},
+      {"memory_bytes", static_cast<std::int64_t>(static_cast<double>(memInfo("MemTotal")) /
+                                                 (dev_info.kind == "cpu" ? dev_info.cores : 1))},
+      {"memory_note",
+       dev_info.kind == "cpu" ? "MemTotal shared by one process per core" : "device memory"},
+      {"fp32_tflops", flops / 1e12},
+      {"fp16_tflops", flops / 1e12},
+      {"memory_bandwidth_gb_per_s", dev.at("copy_bytes_per_s").get<double>() / 1e9},
+      {"intra_node_bandwidth_gb_per_s", bandwidth / 1e9},
+      {"inter_node_bandwidth_gb_per_s", bandwidth / 1e9},
+      {"gpus_per_node", dev_info.kind == "cpu" ? dev_info.cores : 1},
+      {"runtime_overhead_bytes", static_cast<std::int64_t>(std::max(0.0, overhead))},
+      {"notes",
+       "Measured: rates by single-thread matmul and copy, bandwidth by Gloo "
+       "point-to-point between local ranks, runtime_overhead_bytes the measuring "
+       "process's resident set before it builds a model (libtorch, BLAS and autograd "
+       "buffers, its Gloo group)."},
+      {"sources", {measured_by}}};
+  const json catalog_out{{"gpus", json::array({gpu})}, {"models", json::array({model.toJson()})}};
+  const json profile{{"format", "sailor-studio-profile/1"},
+                     {"model", model.name},
+                     {"gpu_type", dev_info.name},
+                     {"precision", o.precision},
+                     {"sequence_length", rm.sequence_length},
+                     {"measured_by", measured_by},
+                     {"runs", runs}};
+  const json link_model{{"latency_s", latency}, {"bandwidth_gb_per_s", bandwidth / 1e9}};
+  json scenario{
+      {"name", "local-" + dev_info.name},
+      {"description", "This machine as profiled by sailor profile: one zone holding " +
+                          std::to_string(dev_info.kind == "cpu" ? dev_info.cores : 1) + " " +
+                          dev_info.name + " ranks, links fitted to Gloo's measured transfers."},
+      {"regions", json::array({{{"name", "local"}, {"zones", json::array({"local"})}}})},
+      {"pools", json::array({{{"zone", "local"},
+                              {"gpu_type", dev_info.name},
+                              {"count", dev_info.kind == "cpu" ? dev_info.cores : 1},
+                              {"usd_per_gpu_hour", 0.0},
+                              {"spot", false}}})},
+      {"network",
+       {{"defaults", {{"same_zone", link_model}}},
+        {"intra_node", json::array({{{"gpu_type", dev_info.name},
+                                     {"model",
+                                      {{"kind", "latency_bandwidth"},
+                                       {"latency_s", latency},
+                                       {"bandwidth_gb_per_s", bandwidth / 1e9}}}}})}}}};
+  const json job{{"model", model.name},
+                 {"global_batch_size", 8 * o.microbatches.back()},
+                 {"sequence_length", rm.sequence_length},
+                 {"precision", o.precision},
+                 {"optimizer", "adam"}};
+  // Check that the outputs read back as the engine reads them before writing any.
+  Catalog extended = catalog;
+  extended.addGpu(Catalog::fromJson(catalog_out, json{{"models", json::array()}}).gpus().front());
+  extended.addModel(model);
+  NativeProfile::fromJson(profile, extended, "profile.json");
+  const json measurements{{"measured_by", measured_by},
+                          {"concurrency", fs::exists((partial + "/concurrent.json"))
+                                              ? readJson((partial + "/concurrent.json"))
+                                              : json()},
+                          {"runtime_model", rm.toJson()},
+                          {"device", dev},
+                          {"units", units},
+                          {"links", links}};
+  json_util::writeFileAtomically(o.out + "/measurements.json", measurements.dump(1) + "\n");
+  json_util::writeFileAtomically(o.out + "/catalog.json", catalog_out.dump(1) + "\n");
+  json_util::writeFileAtomically(o.out + "/scenario.json", scenario.dump(1) + "\n");
+  json_util::writeFileAtomically(o.out + "/job.json", job.dump(1) + "\n");
+  json_util::writeFileAtomically(o.out + "/profile.json", profile.dump(1) + "\n");
+  fs::remove_all(partial);
+  std::cerr << "sailor profile: wrote " << o.out << "/profile.json (model " << model.name
+            << ", GPU type " << dev_info.name << ")\n";
+  return 0;
+}
+
+int profileMain(const Options& o) {
+  const Catalog catalog = Catalog::load(resourceDir());
+  const ModelSpec* found = catalog.findModel(o.model);
+  if (!found)
+    throw InputError("--model", "\"" + o.model + "\"",
+                     "a catalogue model: " + catalog.modelNames());
+  const ModelSpec& cat_model = *found;
+  for (int tp : o.tps)
+    if (cat_model.heads % tp != 0)
+      throw InputError(
+          "--tp", std::to_string(tp),
+          "a divisor of " + cat_model.name + "'s " + std::to_string(cat_model.heads) + " heads");
+  const std::string device = o.device == "auto" ? (cudaPresent() ? "cuda" : "cpu") : o.device;
+  if (device == "cuda" && !cudaPresent())
+    throw InputError("--device", "cuda", "a CUDA build with a visible GPU (or --device cpu)");
+  const int cores = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+  std::string gpu_name = o.gpu_type;
+  std::string full_name, vendor;
+  if (device == "cpu") {
+    full_name = cpuInfoField("model name");
+    const std::string v = cpuInfoField("vendor_id");
+    vendor = v == "AuthenticAMD" ? "AMD" : v == "GenuineIntel" ? "Intel" : v;
+    if (gpu_name.empty()) gpu_name = "cpu-" + slug(full_name);
+  } else {
+#ifdef SAILOR_WITH_CUDA
+    full_name = at::cuda::getDeviceProperties(0)->name;
+    vendor = "NVIDIA";
+    if (gpu_name.empty()) gpu_name = slug(full_name);
+#endif
+  }
+  // The runtime's model (RunSpec::build's scaling) and the memory check, before anything runs.
+  const RunSpec probe = profilingSpec(cat_model, o, 1, 1);
+  const RuntimeModel& rm = probe.model;
+  const double available = static_cast<double>(memInfo("MemAvailable"));
+  for (int tp : o.tps)
+    for (int b : o.microbatches) {
+      const double need = bytesNeeded(rm, tp, b) * tp;  // tp processes at once
+      if (need > available)
+        throw InputError("--microbatch-sizes", std::to_string(b),
+                         "a microbatch that fits in memory: microbatch " + std::to_string(b) +
+                             " at tp " + std::to_string(tp) + " needs " + gib(need) + ", " +
+                             gib(available) + " available (MemAvailable)");
+    }
+
+  const std::string partial = o.out + "/.partial";
+  fs::create_directories(partial);
+  const json settings{{"model", rm.toJson()}, {"precision", o.precision}, {"repeats", o.repeats},
+                      {"device", device},     {"gpu_type", gpu_name},     {"quick", o.quick}};
+  const std::string settings_path = partial + "/settings.json";
+  if (fs::exists(settings_path) && readJson(settings_path) != settings) {
+    std::cerr << "sailor profile: " << partial
+              << " holds results measured with other settings: starting over\n";
+    fs::remove_all(partial);
+    fs::create_directories(partial);
+  }
+  json_util::writeFileAtomically(settings_path, settings.dump(1) + "\n");
+
+  TempDir tmp;
+  int store_count = 0;
+  for (int tp : o.tps) {
+    std::vector<int> todo;
+    std::string list;
+    for (int b : o.microbatches)
+      if (!fs::exists(unitFile(partial, tp, b))) {
+        todo.push_back(b);
+        list += (list.empty() ? "" : ",") + std::to_string(b);
+      } else {
+        std::cerr << "sailor profile: tp " << tp << " microbatch " << b
+                  << ": measured before, kept\n";
+      }
+    if (todo.empty()) continue;
+    if (tp > cores)
+      std::cerr << "sailor profile: warning: tp " << tp << " runs " << tp << " processes on "
+                << cores << " cores: its times include the sharing\n";
+    std::cerr << "sailor profile: measuring tp " << tp << ", microbatch sizes " << list << "\n";
+    const std::string spec_path = tmp.path + "/spec-tp" + std::to_string(tp) + ".json";
+    json_util::writeFileAtomically(spec_path,
+                                   profilingSpec(cat_model, o, tp, 1).toJson().dump() + "\n");
+    const std::string store = tmp.path + "/store" + std::to_string(store_count++);
+    std::vector<pid_t> pids;
+    for (int k = 0; k < tp; ++k)
+      pids.push_back(
+          spawnSelf({"--child", "layers", "--spec", spec_path, "--tp-rank", std::to_string(k),
+                     "--microbatch-sizes", list, "--repeats", std::to_string(o.repeats), "--store",
+                     store, "--partial", partial, "--device", device}));
+    if (!waitAll(pids)) {
+      std::cerr << "sailor profile: error: measuring tp " << tp
+                << " failed (finished units are kept in " << partial << ")\n";
+      return 1;
+    }
+    // Tests only: stop as an interrupted profile would, after one round of measurements.
+    if (const char* fault = std::getenv("SAILOR_TEST_FAULT");
+        fault && std::string(fault) == "profile-stop") {
+      std::cerr << "sailor profile: error: stopped after tp " << tp << " (SAILOR_TEST_FAULT)\n";
+      return 1;
+    }
+  }
+  const std::string concurrent_path = partial + "/concurrent.json";
+  if (!measureConcurrency(o, cat_model, partial, tmp.path, cores, device)) return 1;
+  const std::string links_path = partial + "/links.json";
+  if (o.links && !fs::exists(links_path)) {
+    std::cerr << "sailor profile: measuring the links between two local ranks\n";
+    const std::string sizes =
+        o.quick ? "4096,262144,4194304" : "1024,16384,131072,1048576,4194304,16777216";
+    const std::string store = tmp.path + "/store-links";
+    std::vector<pid_t> pids;
+    for (int r = 0; r < 2; ++r)
+      pids.push_back(
+          spawnSelf({"--child", "links", "--rank", std::to_string(r), "--store", store, "--partial",
+                     partial, "--sizes", sizes, "--repeats", std::to_string(o.quick ? 3 : 10)}));
+    if (!waitAll(pids)) {
+      std::cerr << "sailor profile: error: measuring the links failed\n";
+      return 1;
+    }
+  }
+  const std::string device_path = partial + "/device.json";
+  if (!fs::exists(device_path)) {
+    torch::set_num_threads(1);
+    json_util::writeFileAtomically(device_path, measureDeviceRates(device).dump(1) + "\n");
+  }
+
+  return writeOutputs(o, catalog, cat_model, rm, partial,
+                      DeviceInfo{gpu_name, full_name, vendor, device, cores});
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 2 && std::strcmp(argv[1], "--child") == 0) {
+    try {
+      return childMain(argc, argv);
+    } catch (const std::exception& e) {
+      std::cerr << "sailor profile: measuring process: " << e.what() << "\n";
+      return 1;
+    }
+  }
+  // `sailor profile ...` execs us with argv[1] == "profile".
+  const int first = argc > 1 && std::strcmp(argv[1], "profile") == 0 ? 2 : 1;
+  try {
+    const Options o = parseOptions(argc, argv, first);
+    if (o.help) {
+      std::cout << kHelp;
+      return 0;
+    }
+    return profileMain(o);
+  } catch (const InputError& e) {
+    std::cerr << "sailor profile: error: " << e.what() << "\n";
+    return kExitInput;
+  } catch (const std::exception& e) {
+    std::cerr << "sailor profile: error: " << e.what() << "\n";
+    return 1;
+  }
+}
