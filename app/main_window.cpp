@@ -16,6 +16,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QProcess>
 #include <QProgressBar>
 #include <QScrollArea>
 #include <QSettings>
@@ -201,6 +202,8 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   connect(monitor_, &RunMonitor::refreshRunsRequested, this, &MainWindow::refreshPastRuns);
   connect(run_client_, &RunClient::eventReceived, monitor_, &RunMonitor::applyEvent);
   connect(run_client_, &RunClient::finished, this, &MainWindow::onRunFinished);
+  connect(run_client_, &RunClient::runStarted, this, &MainWindow::onRunStarted);
+  connect(monitor_, &RunMonitor::resizeRequested, this, &MainWindow::resizeRun);
   // The cluster description file and partition are remembered between sessions; the target
   // itself is not: Start on a fresh studio never submits to a cluster unasked.
   {
@@ -579,6 +582,8 @@ void MainWindow::startRun(int iterations, const QString& data_source) {
                  << QStringLiteral("--cluster") << target.cluster_file;
     if (!target.partition.isEmpty())
       o.extra_args << QStringLiteral("--partition") << target.partition;
+  } else if (monitor_->elasticRequested()) {
+    o.extra_args << QStringLiteral("--elastic");
   }
   run_scenario_ = result_scenario_;
   monitor_->clearRun();
@@ -586,8 +591,70 @@ void MainWindow::startRun(int iterations, const QString& data_source) {
     monitor_->setRunning(true);
 }
 
+void MainWindow::onRunStarted(qint64 /*run_id*/, const sailor::RunStartedEvent& event) {
+  run_store_path_ = event.store.empty() ? options_.run_store : QString::fromStdString(event.store);
+  const QStringList args = run_client_->arguments();
+  const bool elastic =
+      args.contains(QStringLiteral("--elastic")) || args.contains(QStringLiteral("--trace"));
+  const qsizetype launcher = args.indexOf(QStringLiteral("--launcher"));
+  const bool local = launcher < 0 || args.value(launcher + 1) == QLatin1String("local");
+  std::vector<sailor::Pool> pools;
+  if (run_scenario_) pools = run_scenario_->pools;
+  // The run is running from here on, however it was started (Start, or a test's RunClient).
+  monitor_->setRunning(true);
+  monitor_->setResizable(elastic && local, pools,
+                         !local ? tr("Runs on a cluster cannot be resized")
+                                : tr("Start the run with Elastic checked to resize it"));
+}
+
+void MainWindow::resizeRun(qint64 run_id, const std::vector<GpuSite>& sites) {
+  if (resize_process_) {
+    monitor_->showResizeResult(tr("A resize is still under way; try again when it has answered."),
+                               true);
+    return;
+  }
+  QStringList args{QStringLiteral("runs"), QStringLiteral("resize"), QString::number(run_id)};
+  for (const GpuSite& site : sites)
+    args << QStringLiteral("--gpus")
+         << QStringLiteral("%1@%2=%3").arg(site.gpu_type, site.zone).arg(site.count);
+  if (!run_store_path_.isEmpty()) args << QStringLiteral("--store") << run_store_path_;
+  const QString program =
+      run_client_->program().isEmpty() ? RunClient::defaultSailorBinary() : run_client_->program();
+  last_resize_command_ = QStringList{program} + args;
+  resize_process_ = new QProcess(this);
+  QProcess* p = resize_process_;
+  // Reports the answer once, whichever of finished and a failed start comes.
+  auto done = [this, p](int code, const QString& message) {
+    if (resize_process_ != p) return;
+    resize_process_ = nullptr;
+    p->deleteLater();
+    monitor_->showResizeResult(message, code != 0);
+    emit resizeFinished(code, message);
+  };
+  connect(p, &QProcess::finished, this, [p, done](int code, QProcess::ExitStatus status) {
+    // sailor answers with one line: on stdout when the run takes the resize, on stderr why not.
+    auto last_line = [](const QByteArray& bytes) {
+      const QStringList lines =
+          QString::fromUtf8(bytes).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+      return lines.isEmpty() ? QString() : lines.back().trimmed();
+    };
+    const QString out = last_line(p->readAllStandardOutput());
+    const QString err = last_line(p->readAllStandardError());
+    if (status == QProcess::CrashExit)
+      done(-1, tr("sailor runs resize ended abnormally (killed by a signal)."));
+    else if (code == 0) done(0, out.isEmpty() ? tr("sailor runs resize: done") : out);
+    else done(code, err.isEmpty() ? tr("sailor runs resize exited with code %1.").arg(code) : err);
+  });
+  connect(p, &QProcess::errorOccurred, this, [p, done, program](QProcess::ProcessError error) {
+    if (error == QProcess::FailedToStart)
+      done(-1, tr("Cannot start %1: %2").arg(program, p->errorString()));
+  });
+  p->start(program, args, QIODevice::ReadOnly);
+}
+
 void MainWindow::onRunFinished(int exit_code, const RunOutcome& outcome) {
   monitor_->setRunning(false);
+  monitor_->setResizable(false);
   // Exit 4 comes with the error event (already in the banner); a refusal (2) or a process that
   // could not start (-1) has only sailor's message.
   if (exit_code != 0 && !outcome.stop_requested && (exit_code == 2 || exit_code == -1) &&

@@ -18,11 +18,13 @@
 #include <QTimer>
 
 #include "planning_service.hpp"
+#include "resize_dialog.hpp"
 #include "run_client.hpp"
 #include "sailor/catalog.hpp"
 #include "sailor/planner.hpp"
 
 class QAction;
+class QProcess;
 class QLabel;
 class QProgressBar;
 class QTabWidget;
@@ -67,6 +69,9 @@ class MainWindow : public QMainWindow {
   ClusterEditor* clusterEditor() const;
   PlanningService* planningService() const { return &*planner_; }
   RunClient* runClient() const { return run_client_; }
+  // The last `sailor runs resize` the Run tab's Resize... started (program and arguments), for
+  // the tests; empty before any.
+  QStringList lastResizeCommand() const { return last_resize_command_; }
   QTabWidget* tabs() const { return tabs_; }
   std::shared_ptr<const sailor::PlanResult> result() const { return result_; }
   QString planStatus() const;
@@ -90,6 +95,9 @@ class MainWindow : public QMainWindow {
   // A finished search's result is shown: the plot, the status bar, the inspector (its timeline
   // is drawn when its tab shows), its map and the run monitor. For the benchmark and tests.
   void resultDelivered();
+  // A `sailor runs resize` of the Run tab ended: its exit status (-1: it could not be started)
+  // and the one line the monitor shows.
+  void resizeFinished(int exit_code, const QString& message);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -108,6 +116,12 @@ class MainWindow : public QMainWindow {
   void startRun(int iterations, const QString& data_source);
   void updateStartAvailability();
   void onRunFinished(int exit_code, const RunOutcome& outcome);
+  // A run of the run client started (whoever started it): Resize... is offered when it is a
+  // local run started with --elastic or --trace (its arguments say so).
+  void onRunStarted(qint64 run_id, const sailor::RunStartedEvent& event);
+  // The Resize dialog's counts: `sailor runs resize ID --gpus TYPE@ZONE=N ... --store STORE`
+  // as a child process, its one line to the monitor when it ends (the GUI thread never waits).
+  void resizeRun(qint64 run_id, const std::vector<GpuSite>& sites);
   void reopenRun(qint64 id);
   // Re-attach to a stored cluster run whose controller is gone (`sailor runs attach`).
   void reattachRun(qint64 id);
@@ -173,6 +187,9 @@ class MainWindow : public QMainWindow {
   std::shared_ptr<const sailor::Catalog> pending_catalog_;
   sailor::PlannerOptions pending_options_;
   std::shared_ptr<const sailor::Scenario> run_scenario_;  // of the run going, if any
+  QString run_store_path_;              // the store the run going is recorded in (run_started)
+  QProcess* resize_process_ = nullptr;  // the `sailor runs resize` going, if any
+  QStringList last_resize_command_;
 };
 
 }  // namespace sailor::studio

@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <variant>
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDateTime>
 #include <QFileDialog>
@@ -209,6 +210,14 @@ void RunMonitor::buildUi() {
   data_->setToolTip(
       tr("Training data: a learnable synthetic byte stream, or the shipped "
          "public-domain text"));
+  elastic_ = new QCheckBox(tr("E&lastic (re-plan when workers are lost or GPUs change)"), this);
+  elastic_->setObjectName(QStringLiteral("elastic"));
+  elastic_->setToolTip(
+      tr("Run with sailor run --elastic (this machine only): a lost worker, or a resize, makes "
+         "the run re-plan on the GPUs left and go on in place"));
+  resize_ = new QPushButton(tr("Resi&ze..."), this);
+  resize_->setObjectName(QStringLiteral("resize"));
+  connect(resize_, &QPushButton::clicked, this, &RunMonitor::openResizeDialog);
   auto* iterations_label = new QLabel(tr("&Iterations:"), this);
   iterations_label->setBuddy(iterations_);
   auto* data_label = new QLabel(tr("&Data:"), this);
@@ -314,6 +323,8 @@ void RunMonitor::buildUi() {
   header->addWidget(iterations_);
   header->addWidget(data_label);
   header->addWidget(data_);
+  header->addWidget(elastic_);
+  header->addWidget(resize_);
   header->addSpacing(12);
   header->addWidget(status_, 1);
 
@@ -580,10 +591,68 @@ void RunMonitor::updateButtons() {
                      : exporting ? tr("Write the selected plan's launch files into the directory")
                                  : tr("Run the selected plan with the bundled runtime"));
   stop_->setEnabled(running_);
+  const bool local = target_->currentIndex() == static_cast<int>(LaunchKind::Local);
+  elastic_->setEnabled(!running_ && local);
+  resize_->setEnabled(resizeOffered());
+  resize_->setToolTip(
+      resizeOffered() ? tr("Tell the run how many GPUs it has now: it re-plans and goes on")
+      : !resize_unavailable_reason_.isEmpty() && running_ ? resize_unavailable_reason_
+                                                          : tr("Only an elastic run of this "
+                                                               "machine that is running can be "
+                                                               "resized"));
   iterations_->setEnabled(!running_);
   data_->setEnabled(!running_);
   target_->setEnabled(!running_);
   updateTarget();
+}
+
+bool RunMonitor::elasticRequested() const {
+  return elastic_->isChecked() && target_->currentIndex() == static_cast<int>(LaunchKind::Local);
+}
+
+sailor::Plan RunMonitor::currentPlan() const {
+  if (!reconfigurations_.empty()) return reconfigurations_.back().new_plan;
+  return started_ ? started_->plan : sailor::Plan{};
+}
+
+std::vector<GpuSite> RunMonitor::resizeSites() const {
+  return ResizeDialog::sitesOf(currentPlan(), resize_pools_);
+}
+
+bool RunMonitor::resizeOffered() const {
+  return resizable_ && running_ && started_ && !finished_ && !stored_;
+}
+
+void RunMonitor::setResizable(bool resizable, const std::vector<sailor::Pool>& pools,
+                              const QString& reason) {
+  resizable_ = resizable;
+  resize_pools_ = pools;
+  resize_unavailable_reason_ = reason;
+  if (!resizeOffered() && resize_dialog_) resize_dialog_->reject();
+  updateButtons();
+}
+
+void RunMonitor::openResizeDialog() {
+  if (!resizeOffered()) return;
+  if (resize_dialog_) {
+    resize_dialog_->raise();
+    return;
+  }
+  // Non-modal for the event loop (open(), not exec()): the run's events keep coming while the
+  // user chooses, and the dialog is closed if the run ends first.
+  resize_dialog_ = new ResizeDialog(run_id_, resizeSites(), this);
+  resize_dialog_->setAttribute(Qt::WA_DeleteOnClose);
+  const qint64 id = run_id_;
+  connect(resize_dialog_, &QDialog::accepted, this, [this, id] {
+    if (resize_dialog_ && run_id_ == id && resizeOffered())
+      emit resizeRequested(id, resize_dialog_->chosen());
+  });
+  resize_dialog_->open();
+}
+
+void RunMonitor::showResizeResult(const QString& message, bool failed) {
+  appendLog(QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs), message);
+  if (failed) showBanner(message, {});
 }
 
 LaunchTarget RunMonitor::launchTarget() const {
@@ -702,6 +771,7 @@ void RunMonitor::clearRun() {
   job_->clear();
   job_->hide();
   setReattachable(false);
+  setResizable(false);
   worker_rows_.clear();
   peak_memory_.clear();
   for (QCustomPlot* p : {loss_plot_, time_plot_, throughput_plot_}) p->graph(0)->data()->clear();
@@ -756,6 +826,7 @@ void RunMonitor::onRunStarted(std::int64_t run_id, const sailor::RunStartedEvent
   stored_ = stored;
   run_id_ = run_id;
   started_ = event;
+  updateButtons();
   // The training settings the workers apply: master dtype, compute precision, optimizer,
   // recomputation.
   QStringList training{QString::fromStdString(event.dtype)};
@@ -938,6 +1009,7 @@ void RunMonitor::onError(const sailor::RunErrorEvent& event, const QString& time
 void RunMonitor::onFinished(const sailor::RunFinishedEvent& event, const QString& time) {
   finished_ = event;
   hidePause();
+  updateButtons();
   const WorkerState end =
       event.status == sailor::RunStatus::Finished ? WorkerState::Finished : WorkerState::Stopped;
   for (auto& [rank, w] : worker_rows_)
@@ -1073,6 +1145,7 @@ void RunMonitor::onResumed(const sailor::ResumedEvent& event, const QString& tim
 void RunMonitor::onReconfigured(const sailor::ReconfiguredEvent& event, const QString& time) {
   reconfigurations_.push_back(event);
   hidePause();
+  updateButtons();
   const QString label = reconfigurationLabel(event);
   const QString phases = phasesText(event);
   const QString detail = QString::fromStdString(event.detail);

@@ -9,7 +9,8 @@
 // A view only: fed through its public slots with the engine's decoded events
 // (sailor/run_events.hpp) and stored records (sailor/run_store.hpp). It never starts a process
 // nor opens the store: the studio wires RunClient's signals and RunHistory's results to it, and
-// its startRequested / stopRequested / reopenRequested / refreshRunsRequested signals back.
+// its startRequested / stopRequested / reopenRequested / refreshRunsRequested /
+// resizeRequested signals back.
 //
 // One run at a time: a run_started event (or showRun) clears what was shown before, except the
 // predicted iteration time (set per plan by the studio) and the past-runs list.
@@ -21,12 +22,16 @@
 #include <optional>
 #include <vector>
 
+#include <QPointer>
 #include <QString>
 #include <QWidget>
 
+#include "resize_dialog.hpp"
 #include "sailor/run_events.hpp"
 #include "sailor/run_store.hpp"
+#include "sailor/scenario.hpp"
 
+class QCheckBox;
 class QComboBox;
 class QCustomPlot;
 class QCPAbstractItem;
@@ -149,6 +154,19 @@ class RunMonitor : public QWidget {
   int iterationsRequested() const;    // the iterations box, for startRequested
   QString dataSource() const;         // "synthetic" or "text", for startRequested
   LaunchTarget launchTarget() const;  // the target chooser, read by the studio on Start
+  // The Elastic box: Start runs a local run with --elastic (it re-plans when workers are lost or
+  // the user resizes it).
+  bool elasticRequested() const;
+  // The plan the run shown has now: the last reconfigured event's new plan, else run_started's
+  // (an empty plan before any).
+  sailor::Plan currentPlan() const;
+  // What Resize... offers: every (GPU type, zone) of currentPlan() and of the pools given to
+  // setResizable, with currentPlan()'s GPUs there.
+  std::vector<GpuSite> resizeSites() const;
+  // Whether Resize... can be pressed now (see setResizable), and the dialog it opened while it is
+  // open (null otherwise).
+  bool resizeOffered() const;
+  ResizeDialog* resizeDialog() const { return resize_dialog_; }
   // The scheduler's job of the run shown (job_state events): "" before any.
   QString jobId() const { return job_id_; }
   QString jobState() const { return job_state_; }    // the last state, "RUNNING"
@@ -190,6 +208,15 @@ class RunMonitor : public QWidget {
   // gone (decided by the studio, which can look at processes). `reason` is the button's tooltip.
   // Cleared by clearRun and by showRun.
   void setReattachable(bool reattachable, const QString& reason = {});
+  // Whether the run going can be resized (the studio's judgement: a local run started elastic);
+  // `pools` are its scenario's (offered in the dialog beside the plan's places), `reason` the
+  // button's tooltip while it cannot. Resize... is enabled only while also running and not
+  // finished. Cleared by clearRun.
+  void setResizable(bool resizable, const std::vector<sailor::Pool>& pools = {},
+                    const QString& reason = {});
+  // What `sailor runs resize` answered (its one line): in the log, and in the error banner when
+  // `failed`.
+  void showResizeResult(const QString& message, bool failed);
   // A re-attached run: the stored run shown goes on live (its events follow through applyEvent
   // without clearing what was replayed); Stop then stops it.
   void followStoredRun();
@@ -209,6 +236,8 @@ class RunMonitor : public QWidget {
   // Re-attach to the stored run shown (offered by setReattachable).
   void reattachRequested(qint64 run_id);
   void stopRequested();
+  // The Resize dialog was accepted: tell run `run_id` it has `sites`' counts now.
+  void resizeRequested(qint64 run_id, const std::vector<sailor::studio::GpuSite>& sites);
   void reopenRequested(qint64 run_id);
   void refreshRunsRequested();
   // The user changed the launch target (or chose a cluster description file with the dialog).
@@ -244,6 +273,7 @@ class RunMonitor : public QWidget {
   void fillWorkerRows(const std::vector<sailor::RunWorker>& workers, WorkerState state,
                       const QString& time);
   void hidePause();
+  void openResizeDialog();
   void chooseClusterFile();
   void chooseExportDir();
   void updateTarget();
@@ -263,6 +293,9 @@ class RunMonitor : public QWidget {
   // Widgets (owned by Qt's parent tree).
   QPushButton* start_ = nullptr;
   QPushButton* stop_ = nullptr;
+  QCheckBox* elastic_ = nullptr;
+  QPushButton* resize_ = nullptr;
+  QPointer<ResizeDialog> resize_dialog_;
   QSpinBox* iterations_ = nullptr;
   QComboBox* data_ = nullptr;
   QComboBox* target_ = nullptr;  // this machine / Slurm cluster
@@ -321,6 +354,9 @@ class RunMonitor : public QWidget {
   QString start_unavailable_reason_;
   bool stored_ = false;  // the run shown was reopened from the store
   bool export_failed_ = false;
+  bool resizable_ = false;  // setResizable
+  QString resize_unavailable_reason_;
+  std::vector<sailor::Pool> resize_pools_;
   QString job_launcher_, job_id_, job_state_, job_reason_;
   QStringList job_states_seen_;
 };

@@ -6,9 +6,11 @@
 // plan is trained for real by `sailor run` and the monitor shows it; the Run tab's Export target
 // writes the selected plan's launch files, the same bytes as `sailor export`, and says in one line
 // why when a pool has no mapping or the directory cannot be made; the Run tab's Edit... edits the
-// cluster description (an invalid value writes nothing; the saved file exports the plan).
+// cluster description (an invalid value writes nothing; the saved file exports the plan); an
+// elastic run is resized 4 -> 2 GPUs from the Run tab's Resize... and reconfigures in place.
 #include <sys/stat.h>
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QJsonArray>
@@ -21,6 +23,7 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -34,6 +37,7 @@
 #include "job_panel.hpp"
 #include "main_window.hpp"
 #include "plan_inspector.hpp"
+#include "resize_dialog.hpp"
 #include "run_monitor.hpp"
 #include "sailor/cluster.hpp"
 #include "sailor/json_util.hpp"
@@ -618,6 +622,124 @@ class TestMainWindow : public QObject {
     QVERIFY(!w.runMonitor()->errorShown());
     QCOMPARE(w.runMonitor()->lossPlot()->graph(0)->dataCount(), 3);
     QVERIFY(w.runMonitor()->pastRunsView()->topLevelItemCount() >= 1);
+  }
+
+  // Issue 27: an elastic run of the studio's run client (the tests' small model: the pp2-dp2
+  // plan of 4 A100-40 in us-central1-a, hidden 64, sequence length 16) is resized to 2 GPUs
+  // through the Run tab's Resize... button and its dialog; the studio runs `sailor runs resize`,
+  // the monitor logs its answer and then shows the reconfiguration with cause "resize". 50
+  // iterations (about 15 s here): the resize, asked for after iteration 2, landed at iterations
+  // 14 to 18 in three runs, so the run does not end before it even on a loaded machine.
+  void anElasticRunIsResizedFromTheRunTab() {
+    MainWindowOptions options = this->options();
+    options.plan_on_start = false;  // no search competing with the run for the CPU
+    MainWindow w(options);
+    RunMonitor* m = w.runMonitor();
+    auto* resize = m->findChild<QPushButton*>(QStringLiteral("resize"));
+    QVERIFY(resize);
+    QVERIFY(!resize->isEnabled());
+
+    RunClientOptions o;
+    o.iterations = 50;
+    o.store_path = options.run_store;
+    o.extra_args = {"--hidden", "64", "--seq-len", "16", "--elastic"};
+    const QString data = QStringLiteral(SAILOR_TEST_DATA);
+    QSignalSpy run_finished(w.runClient(), &RunClient::finished);
+    m->clearRun();
+    QVERIFY(w.runClient()->startFiles(
+        data + "/pp2-dp2.json", QStringLiteral(SAILOR_TEST_RESOURCES "/scenarios/default.json"),
+        data + "/job.json", o));
+    const auto diagnostics = [&] {
+      return QStringLiteral("exit %1 | %2 | %3 | %4")
+          .arg(run_finished.isEmpty() ? -99 : run_finished.front().at(0).toInt())
+          .arg(m->statusText(), m->errorText(), m->logView()->toPlainText().right(3000));
+    };
+    // Training (iteration 2 shown), the button offered.
+    QVERIFY2(
+        QTest::qWaitFor(
+            [&] { return !run_finished.isEmpty() || m->lossPlot()->graph(0)->dataCount() >= 3; },
+            scaledMs(120000)),
+        qPrintable(diagnostics()));
+    QVERIFY2(run_finished.isEmpty(), qPrintable(diagnostics()));
+    QVERIFY(m->isRunning());
+    QVERIFY(resize->isEnabled());
+
+    // The dialog shows the plan's 4 GPUs; 2 are chosen.
+    QTest::mouseClick(resize, Qt::LeftButton);
+    ResizeDialog* dialog = m->resizeDialog();
+    QVERIFY(dialog);
+    QCOMPARE(dialog->findChildren<QSpinBox*>().size(), 1);
+    QSpinBox* gpus = dialog->spinBox("A100-40", "us-central1-a");
+    QVERIFY(gpus);
+    QCOMPARE(gpus->value(), 4);
+    gpus->setValue(2);
+    QSignalSpy resized(&w, &MainWindow::resizeFinished);
+    dialog->accept();
+    QVERIFY2(resized.wait(scaledMs(60000)) || resized.count() == 1, qPrintable(diagnostics()));
+    const QString answer = resized.front().at(1).toString();
+    QVERIFY2(resized.front().at(0).toInt() == 0, qPrintable(answer + " | " + diagnostics()));
+    QVERIFY2(answer.contains(QStringLiteral("re-planning on 2 A100-40")), qPrintable(answer));
+    QVERIFY(m->logView()->toPlainText().contains(answer));
+    const QStringList command = w.lastResizeCommand();
+    QVERIFY2(command.mid(1, 3) == (QStringList{"runs", "resize", QString::number(m->runId())}) &&
+                 command.contains(QStringLiteral("A100-40@us-central1-a=2")) &&
+                 command.contains(options.run_store),
+             qPrintable(command.join(' ')));
+
+    // The run goes on in place on 2 GPUs and finishes; the monitor shows the reconfiguration.
+    QVERIFY2(run_finished.wait(scaledMs(300000)) || run_finished.count() == 1,
+             qPrintable(diagnostics()));
+    QVERIFY2(run_finished.front().at(0).toInt() == 0, qPrintable(diagnostics()));
+    QCOMPARE(m->reconfigurations().size(), std::size_t{1});
+    const sailor::ReconfiguredEvent& r = m->reconfigurations().front();
+    QCOMPARE(QString::fromStdString(r.cause), QStringLiteral("resize"));
+    QCOMPARE(r.old_world_size, 4);
+    QCOMPARE(r.new_world_size, 2);
+    QCOMPARE(m->reconfigurationView()->topLevelItemCount(), 1);
+    QCOMPARE(m->reconfigurationView()->topLevelItem(0)->text(RunMonitor::ReconfigColCause),
+             RunMonitor::causeText("resize"));
+    QCOMPARE(m->lossPlot()->graph(0)->dataCount(), 50);
+    QVERIFY(!m->errorShown());
+    QVERIFY(!resize->isEnabled());  // finished
+    qInfo("resized at iteration %d of 50: %s", r.from_iteration, qPrintable(answer));
+  }
+
+  // Start with Elastic checked runs `sailor run --elastic`: Resize... is offered while it runs;
+  // unchecked, it is not.
+  void startWithElasticCheckedRunsElastic() {
+    MainWindow w(options());
+    QVERIFY(waitForPlan(w));
+    QSignalSpy finished(w.planningService(), &PlanningService::finished);
+    type(w.jobPanel()->field("max_gpus"), "2");
+    QVERIFY(finished.wait(scaledMs(120000)));
+    RunMonitor* m = w.runMonitor();
+    auto* elastic = m->findChild<QCheckBox*>(QStringLiteral("elastic"));
+    auto* resize = m->findChild<QPushButton*>(QStringLiteral("resize"));
+    QVERIFY(elastic && resize);
+    for (const bool checked : {true, false}) {
+      elastic->setChecked(checked);
+      QSignalSpy run_finished(w.runClient(), &RunClient::finished);
+      QSignalSpy started(w.runClient(), &RunClient::runStarted);
+      // Whether Resize... is offered once the run has started (the studio's slot ran first).
+      std::optional<bool> offered;
+      const QMetaObject::Connection probe = connect(w.runClient(), &RunClient::runStarted, this,
+                                                    [&] { offered = resize->isEnabled(); });
+      emit m->startRequested(2, QStringLiteral("synthetic"));
+      QCOMPARE(w.runClient()->arguments().contains(QStringLiteral("--elastic")), checked);
+      QVERIFY(!elastic->isEnabled());  // fixed while the run goes
+      QVERIFY2(QTest::qWaitFor([&] { return !started.isEmpty() || !run_finished.isEmpty(); },
+                               scaledMs(120000)) &&
+                   !started.isEmpty(),
+               qPrintable(m->errorText()));
+      disconnect(probe);
+      QCOMPARE(offered, std::optional<bool>(checked));
+      QVERIFY2(run_finished.wait(scaledMs(180000)) || run_finished.count() == 1,
+               qPrintable(m->errorText()));
+      QVERIFY2(run_finished.front().at(0).toInt() == 0,
+               qPrintable(m->errorText() + " | " + m->logView()->toPlainText().right(2000)));
+      QVERIFY(!resize->isEnabled());
+      QVERIFY(elastic->isEnabled());
+    }
   }
 };
 

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -26,10 +27,13 @@
 #include <qcustomplot.h>
 
 #include "recorded_events.hpp"
+#include "resize_dialog.hpp"
 #include "run_monitor.hpp"
 #include "sailor/run_events.hpp"
 
 using nlohmann::json;
+using sailor::studio::GpuSite;
+using sailor::studio::ResizeDialog;
 using sailor::studio::RunMonitor;
 using State = RunMonitor::WorkerState;
 
@@ -680,6 +684,121 @@ class TestRunMonitor : public QObject {
     m.setPredictedIterationSeconds(std::nan(""));
     QVERIFY(!line->visible());
     QVERIFY(std::isnan(m.predictedIterationSeconds()));
+  }
+
+  // Resize... of an elastic run: offered only while a resizable run goes; its dialog has a spin
+  // box per (GPU type, zone) of the plan and the scenario's pools, prefilled with the latest
+  // plan's GPUs (run_started's, then each reconfigured event's new plan); OK asks for the counts
+  // chosen; the answer goes to the log (and the banner when refused).
+  void resizeDialogFollowsTheRunsPlan() {
+    const std::vector<sailor::RunEvent> events = elasticRun();
+    RunMonitor m;
+    auto* resize = m.findChild<QPushButton*>(QStringLiteral("resize"));
+    auto* elastic = m.findChild<QCheckBox*>(QStringLiteral("elastic"));
+    QVERIFY(resize && elastic);
+    QVERIFY(!m.elasticRequested());
+    elastic->setChecked(true);
+    QVERIFY(m.elasticRequested());
+    QSignalSpy requested(&m, &RunMonitor::resizeRequested);
+
+    // Before run_started: no plan, nothing to resize.
+    m.setRunning(true);
+    m.setResizable(true);
+    QVERIFY(!resize->isEnabled());
+    std::size_t i = 0;
+    for (; i < events.size() && !events[i].as<sailor::ReconfiguredEvent>(); ++i)
+      m.applyEvent(events[i]);
+    // run_started cleared what the studio said: a run is resizable once the studio says so.
+    QVERIFY(!resize->isEnabled());
+    const std::vector<sailor::Pool> pools{{"zone-a", "A100-40", 8, 1.0, false, {}},
+                                          {"zone-b", "V100-16", 2, 0.5, false, {}}};
+    m.setResizable(false, pools, QStringLiteral("not elastic"));
+    QVERIFY(!resize->isEnabled());
+    QCOMPARE(resize->toolTip(), QStringLiteral("not elastic"));
+    m.setResizable(true, pools);
+    QVERIFY(resize->isEnabled());
+    m.setRunning(false);
+    QVERIFY(!resize->isEnabled());
+    m.setRunning(true);
+    QVERIFY(resize->isEnabled());
+
+    // The 4-GPU plan of run_started.
+    std::vector<GpuSite> sites = m.resizeSites();
+    QCOMPARE(sites.size(), std::size_t{2});
+    QCOMPARE(sites[0], (GpuSite{"A100-40", "zone-a", 4, 8}));
+    QCOMPARE(sites[1], (GpuSite{"V100-16", "zone-b", 0, 2}));
+
+    // After the worker was lost: 3 GPUs. The dialog shows them and returns what is chosen.
+    m.applyEvent(events[i++]);
+    QVERIFY(resize->isEnabled());
+    QTest::mouseClick(resize, Qt::LeftButton);
+    ResizeDialog* dialog = m.resizeDialog();
+    QVERIFY(dialog);
+    QVERIFY(dialog->isVisible());
+    QSpinBox* a100 = dialog->spinBox("A100-40", "zone-a");
+    QSpinBox* v100 = dialog->spinBox("V100-16", "zone-b");
+    QVERIFY(a100 && v100);
+    QCOMPARE(dialog->findChildren<QSpinBox*>().size(), 2);
+    QCOMPARE(a100->value(), 3);
+    QCOMPARE(a100->maximum(), 8);
+    QCOMPARE(v100->value(), 0);
+    QCOMPARE(v100->maximum(), 2);
+    a100->setValue(2);
+    v100->setValue(1);
+    dialog->accept();
+    QCOMPARE(requested.count(), 1);
+    QCOMPARE(requested.at(0).at(0).toLongLong(), qint64{3});
+    const auto chosen = requested.at(0).at(1).value<std::vector<GpuSite>>();
+    QCOMPARE(chosen.size(), std::size_t{2});
+    QCOMPARE(chosen[0], (GpuSite{"A100-40", "zone-a", 2, 8}));
+    QCOMPARE(chosen[1], (GpuSite{"V100-16", "zone-b", 1, 2}));
+    QTRY_VERIFY(m.resizeDialog() == nullptr);  // closed and deleted
+
+    // Cancel asks nothing.
+    QTest::mouseClick(resize, Qt::LeftButton);
+    QVERIFY(m.resizeDialog());
+    m.resizeDialog()->reject();
+    QCOMPARE(requested.count(), 1);
+
+    // The answers: a success in the log only, a refusal in the banner too.
+    m.showResizeResult(QStringLiteral("sailor runs resize: run 3: re-planning on 2 A100-40"),
+                       false);
+    QVERIFY(m.logView()->toPlainText().contains("re-planning on 2 A100-40"));
+    QVERIFY(!m.errorShown());
+    m.showResizeResult(QStringLiteral("sailor run: a reconfiguration is under way"), true);
+    QVERIFY(m.errorShown());
+    QVERIFY(m.errorText().contains("a reconfiguration is under way"));
+
+    // The rest of the run: the pause, the trace's 3 -> 4; the latest plan is 4 GPUs again.
+    for (; i < events.size() && !events[i].as<sailor::RunFinishedEvent>(); ++i)
+      m.applyEvent(events[i]);
+    QCOMPARE(m.reconfigurations().size(), std::size_t{2});
+    QCOMPARE(m.resizeSites()[0].count, 4);
+    // A dialog open when the run ends is closed; a finished run is not resizable.
+    QTest::mouseClick(resize, Qt::LeftButton);
+    QVERIFY(m.resizeDialog());
+    m.applyEvent(events[i]);
+    QVERIFY(!resize->isEnabled());
+    QTRY_VERIFY(m.resizeDialog() == nullptr);
+    QCOMPARE(requested.count(), 1);
+  }
+
+  // The places of a plan: tp replicas count every GPU; pools add the places the plan does not use.
+  void resizeSitesCountTensorParallelGpus() {
+    sailor::Plan p;
+    p.stages.push_back({0, 3, {{"A100-40", 2, "zone-a"}, {"A100-40", 2, "zone-b"}}});
+    p.stages.push_back({4, 7, {{"A100-40", 1, "zone-a"}}});
+    const auto sites = ResizeDialog::sitesOf(p, {{"zone-c", "A100-40", 4, 1.0, false, {}}});
+    QCOMPARE(sites.size(), std::size_t{3});
+    QCOMPARE(sites[0], (GpuSite{"A100-40", "zone-a", 3, 0}));
+    QCOMPARE(sites[1], (GpuSite{"A100-40", "zone-b", 2, 0}));
+    QCOMPARE(sites[2], (GpuSite{"A100-40", "zone-c", 0, 4}));
+    // No pool known: the spin boxes go up to the dialog's bound.
+    ResizeDialog d(7, sites);
+    QCOMPARE(d.spinBox("A100-40", "zone-a")->maximum(), ResizeDialog::kMaxGpusPerSite);
+    QCOMPARE(d.spinBox("A100-40", "zone-c")->maximum(), 4);
+    QVERIFY(d.spinBox("A100-40", "zone-d") == nullptr);
+    QVERIFY(d.windowTitle().contains("7"));
   }
 
   void buttonsEmitRequests() {
