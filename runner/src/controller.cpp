@@ -265,6 +265,8 @@ class Run {
   std::optional<Ending> startMove();
   void finishMove();
   bool startStandby(const RunSpec& next);
+  void enterNewWorld(const RunSpec& next, const std::vector<Worker*>& survivors,
+                     const std::vector<Worker*>& taker, const std::vector<WorkerCommand>& commands);
   std::vector<Worker*> activeWorkers();
   void onCheckpointShard(const json& msg);
   void storeWrite(const std::function<void()>& write);
@@ -902,6 +904,88 @@ bool coversModel(const RunSpec& spec, const std::set<int>& holders, int& missing
 }
 }  // namespace
 
+// Which new rank each survivor takes (none: a new worker): one of the same GPU type and zone,
+// with the most layers in common with what it holds (the least state to move). `taken` marks the
+// survivors that got one.
+std::vector<Worker*> assignRanks(const RunSpec& old, const RunSpec& next,
+                                 const std::vector<Worker*>& survivors, std::vector<bool>& taken) {
+  std::vector<Worker*> taker(next.ranks.size(), nullptr);
+  for (std::size_t k = 0; k < next.ranks.size(); ++k) {
+    const RankPlacement& np = next.ranks[k];
+    const Stage& ns = next.plan.stages[static_cast<std::size_t>(np.stage)];
+    int best = -1, best_overlap = -1;
+    for (std::size_t i = 0; i < survivors.size(); ++i) {
+      const Worker* w = survivors[i];
+      if (taken[i] || w->place.gpu_type != np.gpu_type || w->place.zone != np.zone) continue;
+      const Stage& os = old.plan.stages[static_cast<std::size_t>(w->place.stage)];
+      const int overlap = std::max(
+          0, std::min(os.last_layer, ns.last_layer) - std::max(os.first_layer, ns.first_layer) + 1);
+      if (overlap > best_overlap) {
+        best = static_cast<int>(i);
+        best_overlap = overlap;
+      }
+    }
+    if (best >= 0) {
+      taker[k] = survivors[static_cast<std::size_t>(best)];
+      taken[static_cast<std::size_t>(best)] = true;
+    }
+  }
+  return taker;
+}
+
+// The state's iteration: the latest one whose holders among the survivors have a complete
+// replica of every stage of `old` (a worker whose world broke after its optimizer step is ahead
+// of the others by one); -1 when none has, with a stage no one holds in `missing_stage`.
+int stateIteration(const RunSpec& old, const std::vector<Worker*>& survivors, int& missing_stage) {
+  std::set<int, std::greater<>> candidates;
+  for (const Worker* w : survivors) candidates.insert(*w->state_iteration);
+  for (const int it : candidates) {
+    std::set<int> holders;
+    for (const Worker* w : survivors)
+      if (*w->state_iteration == it) holders.insert(w->place.rank);
+    if (coversModel(old, holders, missing_stage)) return it;
+  }
+  return -1;
+}
+
+// The workers' new places: survivors take theirs (the others leave), standby workers that got a
+// place join, standby workers not needed are told to leave, new workers start with `commands`.
+void Run::enterNewWorld(const RunSpec& next, const std::vector<Worker*>& survivors,
+                        const std::vector<Worker*>& taker,
+                        const std::vector<WorkerCommand>& commands) {
+  for (Worker* w : survivors) {
+    w->active = false;
+    w->leaving = true;
+    w->state_iteration.reset();
+  }
+  for (Worker& w : workers_)
+    if (w.lost) w.active = false;
+  for (std::size_t k = 0; k < taker.size(); ++k)
+    if (Worker* w = taker[k]) {
+      w->active = true;
+      w->leaving = false;
+      w->place = next.ranks[k];
+      w->reconfigured = json();
+    }
+  for (Worker& w : workers_)
+    if (w.joined) w.active = true;  // the standby workers that took a place
+  for (Worker& w : workers_)
+    if (w.standby && !w.exited) {  // started for a plan that changed since: not needed
+      w.send(json{{"type", "leave"}});
+      w.standby = false;
+    }
+  if (commands.empty()) return;
+  const std::vector<LaunchedWorker> launched = launcher_.launch(commands);
+  for (std::size_t i = 0; i < launched.size(); ++i) {
+    Worker w;
+    w.place = commands[i].place;
+    w.io = launched[i];
+    w.joined = true;
+    w.last_seen = w.launched_at = Clock::now();
+    workers_.push_back(std::move(w));
+  }
+}
+
 std::vector<Worker*> Run::activeWorkers() {
   std::vector<Worker*> out;
   for (Worker& w : workers_)
@@ -1158,44 +1242,11 @@ std::optional<Ending> Run::startMove() {
     if (!w->lost) survivors.push_back(w);
   // Which new rank each survivor takes: one of the same GPU type and zone, with the most layers
   // in common with what it holds (the least state to move).
-  std::vector<Worker*> taker(static_cast<std::size_t>(N), nullptr);
   std::vector<bool> taken(survivors.size(), false);
-  for (int k = 0; k < N; ++k) {
-    const RankPlacement& np = next.ranks[static_cast<std::size_t>(k)];
-    const Stage& ns = next.plan.stages[static_cast<std::size_t>(np.stage)];
-    int best = -1, best_overlap = -1;
-    for (std::size_t i = 0; i < survivors.size(); ++i) {
-      const Worker* w = survivors[i];
-      if (taken[i] || w->place.gpu_type != np.gpu_type || w->place.zone != np.zone) continue;
-      const Stage& os = old.plan.stages[static_cast<std::size_t>(w->place.stage)];
-      const int overlap = std::max(
-          0, std::min(os.last_layer, ns.last_layer) - std::max(os.first_layer, ns.first_layer) + 1);
-      if (overlap > best_overlap) {
-        best = static_cast<int>(i);
-        best_overlap = overlap;
-      }
-    }
-    if (best >= 0) {
-      taker[static_cast<std::size_t>(k)] = survivors[static_cast<std::size_t>(best)];
-      taken[static_cast<std::size_t>(best)] = true;
-    }
-  }
-  // The state's iteration: the latest one whose holders have a complete replica of every stage
-  // (a worker whose world broke after its optimizer step is ahead of the others by one).
-  std::set<int, std::greater<>> candidates;
-  for (const Worker* w : survivors) candidates.insert(*w->state_iteration);
-  int S = -1, missing_stage = 0;
-  bool covered = false;
-  for (const int it : candidates) {
-    std::set<int> holders;
-    for (const Worker* w : survivors)
-      if (*w->state_iteration == it) holders.insert(w->place.rank);
-    if (coversModel(old, holders, missing_stage)) {
-      S = it;
-      covered = true;
-      break;
-    }
-  }
+  const std::vector<Worker*> taker = assignRanks(old, next, survivors, taken);
+  int missing_stage = 0;
+  int S = stateIteration(old, survivors, missing_stage);
+  const bool covered = S >= 0;
   std::string checkpoint_step;
   if (!covered) {
     // No surviving worker holds some stage: the last checkpoint of this world's plan.
@@ -1299,41 +1350,9 @@ std::optional<Ending> Run::startMove() {
   }
   r.old_plan = old.plan;
   r.old_world_size = old.worldSize();
-  // The new world: survivors take their places, the others leave.
-  for (Worker* w : survivors) {
-    w->active = false;
-    w->leaving = true;
-    w->state_iteration.reset();
-  }
-  for (Worker& w : workers_)
-    if (w.lost) w.active = false;
-  for (int k = 0; k < N; ++k)
-    if (Worker* w = taker[static_cast<std::size_t>(k)]) {
-      w->active = true;
-      w->leaving = false;
-      w->place = next.ranks[static_cast<std::size_t>(k)];
-      w->reconfigured = json();
-    }
   r.launched_at = Clock::now();
   r.joiners = !joiner_ranks.empty();
-  for (Worker& w : workers_)
-    if (w.joined) w.active = true;  // the standby workers that took a place
-  for (Worker& w : workers_)
-    if (w.standby && !w.exited) {  // started for a plan that changed since: not needed
-      w.send(json{{"type", "leave"}});
-      w.standby = false;
-    }
-  if (!commands.empty()) {
-    const std::vector<LaunchedWorker> launched = launcher_.launch(commands);
-    for (std::size_t i = 0; i < launched.size(); ++i) {
-      Worker w;
-      w.place = commands[i].place;
-      w.io = launched[i];
-      w.joined = true;
-      w.last_seen = w.launched_at = Clock::now();
-      workers_.push_back(std::move(w));
-    }
-  }
+  enterNewWorld(next, survivors, taker, commands);
   worker_spec_ = next;
   spec_file_ = spec_path;
   spec_files_.push_back(spec_path);

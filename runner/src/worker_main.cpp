@@ -204,6 +204,106 @@ json readCommandLine() {
   return json_util::parseText(line, "control");
 }
 
+// A joining worker's reconfiguration (membership, its place, the old spec, the state's
+// iteration): in a file the controller wrote, or (--join -, a worker started ahead of a
+// reconfiguration while the run still trains) as one line on stdin, read before any thread
+// exists (joining the private network needs a process of one thread). Null for a worker of the
+// run's first generation.
+json joinCommand(const Args& args) {
+  if (args.join.empty()) return json();
+  if (args.join != "-") return json_util::readFile(args.join);
+  report(json{{"type", "standby"}});  // started, waiting for its place
+  return readCommandLine();
+}
+
+// Reports a heartbeat every second while `running`.
+std::thread startHeartbeat(std::atomic<bool>& running) {
+  return std::thread([&running] {
+    while (running) {
+      report(json{{"type", "heartbeat"}});
+      for (int i = 0; i < 10 && running; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  });
+}
+
+// How a generation's training ended: the run's last iteration, a pause for a reconfiguration,
+// or a broken world (a peer died).
+enum class Stop { End, Paused, Broken };
+
+// Trains iterations from `start` with this generation's `trainer` (checkpoints of replica 0 as
+// the options say) until one of those; `state_iteration`: the last iteration whose update the
+// worker's state holds.
+Stop train(Trainer& trainer, const RunSpec& spec, int rank, const Args& args,
+           ControlChannel& control, const torch::Device& device, int start, int& state_iteration) {
+  std::unique_ptr<CheckpointWriter> writer;
+  const RankPlacement& me = spec.ranks.at(static_cast<std::size_t>(rank));
+  if (args.checkpoint_every > 0 && me.replica == 0)
+    writer = std::make_unique<CheckpointWriter>(args.checkpoint_dir, me.stage, me.tp_rank, report);
+  Stop stop = Stop::End;
+  for (int it = start; it < spec.iterations; ++it) {
+    IterationReport r;
+    try {
+      r = trainer.step(it, control.pauseRequested());
+    } catch (const std::exception& e) {
+      // A peer died (or the controller aborted the world because one did): the optimizer step
+      // comes after the last collective, so this worker's state is that of `it - 1`.
+      (void)abortTransport({});
+      const auto* c10_error = dynamic_cast<const c10::Error*>(&e);
+      report(json{{"type", "interrupted"},
+                  {"iteration", it},
+                  {"state_iteration", it - 1},
+                  {"message", c10_error ? c10_error->what_without_backtrace() : e.what()}});
+      stop = Stop::Broken;
+      break;
+    }
+    state_iteration = it;
+    report(iterationMessage(r, device));
+    if (writer && (it + 1) % args.checkpoint_every == 0) writer->submit(it, trainer.snapshot(it));
+    if (writer) writer->check();
+    if (r.pause) {
+      report(json{{"type", "paused"}, {"state_iteration", it}});
+      stop = Stop::Paused;
+      break;
+    }
+  }
+  if (writer) writer->finish();
+  return stop;
+}
+
+// A reconfiguration's state for this worker (`reconf`: the controller's command): from the
+// holders over the transfer group (sending this worker's `held` state where it is a source), or
+// from the checkpoint the command names. Times the group's set-up and the transfer.
+ReceivedState receiveState(const json& reconf, const RunSpec& old_spec, const RunSpec& spec,
+                           const c10::Dict<std::string, at::Tensor>& held,
+                           const c10::intrusive_ptr<c10d::Store>& store,
+                           std::chrono::milliseconds timeout, double& group_seconds,
+                           double& transfer_seconds, std::string& state_source) {
+  const Membership m = Membership::fromJson(reconf.at("membership"));
+  const int me = reconf.at("member").get<int>();
+  const std::string checkpoint = reconf.value("checkpoint", "");
+  auto t0 = Clock::now();
+  ReceivedState received;
+  if (!checkpoint.empty()) {
+    state_source = "checkpoint";
+    const RunSpec ck_spec =
+        RunSpec::fromJson(json_util::readFile(reconf.at("checkpoint_spec").get<std::string>()));
+    if (me < m.new_world_size) received.replica_sets = loadWholeCheckpoint(ck_spec, checkpoint);
+    transfer_seconds = secondsSince(t0);
+    return received;
+  }
+  state_source = "peers";
+  GroupPtr transfer;
+  if (m.members.size() > 1)
+    transfer =
+        createTransferGroup(store, m.generation, me, static_cast<int>(m.members.size()), timeout);
+  group_seconds += secondsSince(t0);
+  t0 = Clock::now();
+  received = exchangeState(old_spec, spec, m, me, held, transfer);
+  transfer_seconds = secondsSince(t0);
+  return received;
+}
+
 }  // namespace
 
 // The worker's life: one generation after another (docs/runtime.md "Elasticity"). A generation
@@ -222,14 +322,7 @@ int main(int argc, char** argv) {
       joinZoneNamespace(args.zone_netns);
       setGlooBindAddress(args.zone_address);
     }
-    // A joining worker: the reconfiguration it joins (membership, its place, the old spec, the
-    // state's iteration), in a file the controller wrote, or (--join -, a worker started ahead of
-    // a reconfiguration, while the run still trains) as one line on stdin, read here before any
-    // thread exists (joining the private network below needs a process of one thread).
-    if (args.join == "-") report(json{{"type", "standby"}});  // started, waiting for its place
-    json reconf = args.join.empty()  ? json()
-                  : args.join == "-" ? readCommandLine()
-                                     : json_util::readFile(args.join);
+    json reconf = joinCommand(args);
     if (!reconf.is_null() && reconf.value("type", "") != "reconfigure") {
       report(json{{"type", "done"}});  // not needed after all
       return 0;
@@ -256,13 +349,7 @@ int main(int argc, char** argv) {
     at::set_num_threads(1);
     at::set_num_interop_threads(1);
     ControlChannel control;
-    heartbeat = std::thread([&running] {
-      while (running) {
-        report(json{{"type", "heartbeat"}});
-        for (int i = 0; i < 10 && running; ++i)
-          std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      }
-    });
+    heartbeat = startHeartbeat(running);
 
     const torch::Device device = deviceFor(backend, rank);
     const torch::Dtype dtype = spec->dtype == "float64" ? torch::kFloat64 : torch::kFloat32;
@@ -278,31 +365,11 @@ int main(int argc, char** argv) {
       double transfer_seconds = 0, group_seconds = 0;
       std::string state_source;
       if (!reconf.is_null()) {
-        const Membership m = Membership::fromJson(reconf.at("membership"));
-        const int me = reconf.at("member").get<int>();
         if (!old_spec)  // a joining worker: the old world's spec from the controller
           old_spec = std::make_unique<RunSpec>(
               RunSpec::fromJson(json_util::readFile(reconf.at("old_spec").get<std::string>())));
-        const std::string checkpoint = reconf.value("checkpoint", "");
-        auto t0 = Clock::now();
-        if (!checkpoint.empty()) {
-          state_source = "checkpoint";
-          const RunSpec ck_spec = RunSpec::fromJson(
-              json_util::readFile(reconf.at("checkpoint_spec").get<std::string>()));
-          if (me < m.new_world_size)
-            received.replica_sets = loadWholeCheckpoint(ck_spec, checkpoint);
-          transfer_seconds = secondsSince(t0);
-        } else {
-          state_source = "peers";
-          GroupPtr transfer;
-          if (m.members.size() > 1)
-            transfer = createTransferGroup(store, generation, me,
-                                           static_cast<int>(m.members.size()), timeout);
-          group_seconds += secondsSince(t0);
-          t0 = Clock::now();
-          received = exchangeState(*old_spec, *spec, m, me, held, transfer);
-          transfer_seconds = secondsSince(t0);
-        }
+        received = receiveState(reconf, *old_spec, *spec, held, store, timeout, group_seconds,
+                                transfer_seconds, state_source);
         held = c10::Dict<std::string, at::Tensor>();
         if (rank < 0) {  // a worker that leaves: its state is handed over
           report(json{{"type", "left"}, {"generation", generation}});
@@ -338,43 +405,10 @@ int main(int argc, char** argv) {
                     {"rebuild_seconds", rebuild_seconds},
                     {"transfer_seconds", transfer_seconds}});
       }
-      std::unique_ptr<CheckpointWriter> writer;
-      const RankPlacement& me = spec->ranks.at(static_cast<std::size_t>(rank));
-      if (args.checkpoint_every > 0 && me.replica == 0)
-        writer =
-            std::make_unique<CheckpointWriter>(args.checkpoint_dir, me.stage, me.tp_rank, report);
-      // Training until the end, a pause or a broken world.
       int state_iteration = start - 1;
-      bool paused = false, broken = false;
-      for (int it = start; it < spec->iterations; ++it) {
-        IterationReport r;
-        try {
-          r = trainer->step(it, control.pauseRequested());
-        } catch (const std::exception& e) {
-          // A peer died (or the controller aborted the world because one did): the optimizer
-          // step comes after the last collective, so this worker's state is that of `it - 1`.
-          (void)abortTransport({});
-          const auto* c10_error = dynamic_cast<const c10::Error*>(&e);
-          report(json{{"type", "interrupted"},
-                      {"iteration", it},
-                      {"state_iteration", it - 1},
-                      {"message", c10_error ? c10_error->what_without_backtrace() : e.what()}});
-          broken = true;
-          break;
-        }
-        state_iteration = it;
-        report(iterationMessage(r, device));
-        if (writer && (it + 1) % args.checkpoint_every == 0)
-          writer->submit(it, trainer->snapshot(it));
-        if (writer) writer->check();
-        if (r.pause) {
-          report(json{{"type", "paused"}, {"state_iteration", it}});
-          paused = true;
-          break;
-        }
-      }
-      if (writer) writer->finish();
-      if (!paused && !broken) {
+      const Stop stop = train(*trainer, *spec, rank, args, control, device, start, state_iteration);
+      const bool broken = stop == Stop::Broken;
+      if (stop == Stop::End) {
         finishGroups(groups, device);
         break;
       }

@@ -11,6 +11,7 @@
 #include <QString>
 
 #include "sailor/run_events.hpp"
+#include "sailor/run_store.hpp"
 #include "test_time.hpp"
 
 namespace sailor::test {
@@ -55,6 +56,18 @@ inline RunOutcome followRun(QProcess& p, const std::function<bool(const RunEvent
   o.exit_code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
   o.err = QString::fromUtf8(p.readAllStandardError());
   return o;
+}
+
+// The losses run `id` of the store at `store` recorded, by iteration from 0; empty when an
+// iteration is missing or stored twice.
+inline QList<double> storedLosses(const QString& store, std::int64_t id) {
+  RunStore db(store.toStdString(), StoreAccess::ReadOnly);
+  QList<double> out;
+  for (const IterationRecord& r : db.iterations(id)) {
+    if (r.iteration != out.size()) return {};  // a gap or a duplicate
+    out.push_back(r.loss);
+  }
+  return out;
 }
 
 }  // namespace sailor::test

@@ -68,13 +68,7 @@ class TestCheckpoints : public QObject {
     return followRun(p);
   }
   QList<double> storedLosses(std::int64_t id) const {
-    sailor::RunStore db(store().toStdString(), sailor::StoreAccess::ReadOnly);
-    QList<double> out;
-    for (const sailor::IterationRecord& r : db.iterations(id)) {
-      if (r.iteration != out.size()) return {};  // a gap or a duplicate
-      out.push_back(r.loss);
-    }
-    return out;
+    return sailor::test::storedLosses(store(), id);
   }
   // The store holds iterations 0..n-1 of run `id` once each, equal to the reference's losses.
   void checkLikeReference(std::int64_t id, std::int64_t reference, int n) const {

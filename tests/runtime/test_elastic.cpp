@@ -67,13 +67,7 @@ class TestElastic : public QObject {
     return followRun(p);
   }
   QList<double> storedLosses(std::int64_t id) const {
-    sailor::RunStore db(store().toStdString(), sailor::StoreAccess::ReadOnly);
-    QList<double> out;
-    for (const sailor::IterationRecord& r : db.iterations(id)) {
-      if (r.iteration != out.size()) return {};  // a gap or a duplicate
-      out.push_back(r.loss);
-    }
-    return out;
+    return sailor::test::storedLosses(store(), id);
   }
   // Run `id` stored iterations 0..n-1 once each (n at least `min_n`), with the losses of the
   // same iterations of `reference`.
