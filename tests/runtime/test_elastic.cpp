@@ -19,6 +19,7 @@
 
 #include <QFile>
 #include <QProcess>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -144,7 +145,16 @@ class TestElastic : public QObject {
               e->rebuild_seconds > 0 && e->transfer_seconds > 0);
       QVERIFY(e->total_seconds >= e->transfer_seconds);
     }
-    QVERIFY(r[2]->launch_seconds > 0);  // 2 -> 4: two workers joined
+    // 2 -> 4: two workers joined (started ahead of the pause, so their start is not in it): the
+    // new world's workers_started lists two processes no earlier world had.
+    const auto worlds = o.all<sailor::WorkersStartedEvent>();
+    QSet<qint64> earlier;
+    for (int i = 0; i + 1 < worlds.size(); ++i)
+      for (const auto& w : worlds[i]->workers) earlier.insert(w.pid);
+    int joined = 0;
+    for (const auto& w : worlds.back()->workers) joined += earlier.contains(w.pid) ? 0 : 1;
+    QCOMPARE(joined, 2);
+    QCOMPARE(worlds.back()->generation, 3);
     QVERIFY(r[0]->from_iteration < r[1]->from_iteration);
     // The store holds the same three, phases included.
     const auto stored = storedEvents(o.runId(), "reconfigured");
@@ -239,7 +249,7 @@ class TestElastic : public QObject {
   // run, an unknown zone, a run not started elastic.
   void resizeWhileRunning() {
     QProcess p;
-    start(p, args("pp2-dp2.json", 30, {"--elastic"}));
+    start(p, args("pp2-dp2.json", 3000, {"--elastic"}));
     Outcome o = followRun(p, [](const sailor::RunEvent& e) {
       const auto* it = e.as<sailor::IterationEvent>();
       return it && it->iteration >= 2;
@@ -256,13 +266,23 @@ class TestElastic : public QObject {
     resize({id, "--gpus", "A100-40@mars-north1-a=2"}, 2, "mars-north1-a");
     resize({id, "--gpus", "A100-40@us-central1-a=-1"}, 2, "non-negative");
     resize({id, "--gpus", "A100-40@us-central1-a=2"}, 0, "re-planning on 2 A100-40");
-    const Outcome rest = followRun(p);
-    QVERIFY2(rest.exit_code == 0, qPrintable(why(rest)));
+    // Three iterations of the new world, then the run is stopped (SIGINT: exit 130).
+    int after = 0;
+    Outcome rest = followRun(p, [&](const sailor::RunEvent& e) {
+      if (e.as<sailor::ReconfiguredEvent>()) after = 1;
+      else if (after > 0 && e.as<sailor::IterationEvent>()) ++after;
+      return after > 3;
+    });
+    if (p.processId() > 0) ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+    const Outcome end = followRun(p);
+    rest.events += end.events;
+    rest.exit_code = end.exit_code;
+    QVERIFY2(rest.exit_code == 130, qPrintable(why(rest)));
     const auto r = rest.all<sailor::ReconfiguredEvent>();
     QCOMPARE(r.size(), 1);
     QCOMPARE(QString::fromStdString(r[0]->cause), QString("resize"));
     QCOMPARE(r[0]->new_world_size, 2);
-    resize({id, "--gpus", "A100-40@us-central1-a=4"}, 2, "which is finished");
+    resize({id, "--gpus", "A100-40@us-central1-a=4"}, 2, "which is stopped");
     const Outcome plain = run(args("single.json", 2));
     QCOMPARE(plain.exit_code, 0);
     resize({QString::number(plain.runId()), "--gpus", "A100-40@us-central1-a=4"}, 2,
