@@ -138,9 +138,15 @@ check_refused() {  # $1: what the message must name; the command's stderr in $ba
 args=(run --plan "$data/zones-pp2.json" --scenario "$data/zones-scenario.json" --job "$data/job.json"
   --store "$bad/runs.sqlite" --emulate-zones)
 code=0
-setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all \
-  env HOME="$bad" "$bin/sailor-run" "${args[@]}" >"$bad/out" 2>"$bad/err" || code=$?
-check_refused CAP_NET_ADMIN "$code"
+# An unprivileged user (nobody) must reach the binaries: a checkout under a private directory
+# (mktemp -d) does not let it; then this case cannot be run and says so.
+if setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$bin/sailor-run"; then
+  setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all \
+    env HOME="$bad" "$bin/sailor-run" "${args[@]}" >"$bad/out" 2>"$bad/err" || code=$?
+  check_refused CAP_NET_ADMIN "$code"
+else
+  echo "skipped the unprivileged case: user nobody cannot execute $bin/sailor-run"
+fi
 code=0
 SAILOR_TEST_ZONES_PATH=/nonexistent "$bin/sailor-run" "${args[@]}" >"$bad/out" 2>"$bad/err" || code=$?
 check_refused '`ip`' "$code"
