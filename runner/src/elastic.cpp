@@ -1,6 +1,6 @@
 // A worker's side of in-place reconfiguration (elastic.hpp). In this file: the control channel
 // (stdin reader), Membership's JSON, homeLayer, the choice of source replicas
-// (chooseSources), exchangeState, holdersCoverModel and abortTransport.
+// (chooseSources), exchangeState and abortTransport.
 #include "elastic.hpp"
 
 #include <dirent.h>
@@ -85,16 +85,6 @@ Membership Membership::fromJson(const json& j) {
   for (const json& x : j.at("members"))
     m.members.push_back(Member{x.at("old_rank").get<int>(), x.at("holder").get<bool>()});
   return m;
-}
-
-json Membership::toJson() const {
-  json members = json::array();
-  for (const Member& x : this->members)
-    members.push_back({{"old_rank", x.old_rank}, {"holder", x.holder}});
-  return {{"generation", generation},
-          {"state_iteration", state_iteration},
-          {"new_world_size", new_world_size},
-          {"members", members}};
 }
 
 int homeLayer(const std::string& name, int layers) {
@@ -214,12 +204,6 @@ c10::Dict<std::string, at::Tensor> fromBytes(const char* data, std::size_t size)
 
 }  // namespace
 
-bool holdersCoverModel(const RunSpec& old_spec, const Membership& membership) {
-  const auto sources = chooseSources(old_spec, membership);
-  return std::all_of(sources.begin(), sources.end(),
-                     [](const std::vector<int>& s) { return !s.empty(); });
-}
-
 ReceivedState exchangeState(const RunSpec& old_spec, const RunSpec& new_spec,
                             const Membership& membership, int me,
                             const c10::Dict<std::string, at::Tensor>& mine, const GroupPtr& group) {
@@ -254,18 +238,20 @@ ReceivedState exchangeState(const RunSpec& old_spec, const RunSpec& new_spec,
     }
   // Receives: the source members of my stages, by old stage.
   ReceivedState out;
-  std::vector<std::pair<int, int>> to_recv;  // (sender member, slot in out.replica_sets)
+  struct Incoming {
+    int sender;           // member
+    int old_stage;        // the message's tag
+    std::size_t set, tp;  // where it goes: out.replica_sets[set][tp]
+  };
+  std::vector<Incoming> to_recv;
   if (me < membership.new_world_size) {
     for (const int s : stages_for(me)) {
       const auto& set = sources[static_cast<std::size_t>(s)];
       out.replica_sets.emplace_back(set.size());
       for (std::size_t t = 0; t < set.size(); ++t) {
-        if (set[t] == me) {
+        if (set[t] == me)
           out.replica_sets.back()[t] = filtered(mine, neededLayers(new_spec, me), layers);
-        } else {
-          to_recv.emplace_back(
-              set[t], static_cast<int>(out.replica_sets.size() - 1) * 1000 + static_cast<int>(t));
-        }
+        else to_recv.push_back({set[t], s, out.replica_sets.size() - 1, t});
       }
     }
   }
@@ -290,18 +276,10 @@ ReceivedState exchangeState(const RunSpec& old_spec, const RunSpec& new_spec,
     std::vector<at::Tensor> t{keep.back()};
     works.push_back(group->send(t, to_send[i].first, tag_of(to_send[i].second, 0)));
   }
-  std::vector<int> recv_stage(to_recv.size());
-  {
-    std::size_t i = 0;
-    if (me < membership.new_world_size)
-      for (const int s : stages_for(me))
-        for (const int m : sources[static_cast<std::size_t>(s)])
-          if (m != me) recv_stage[i++] = s;
-  }
   for (std::size_t i = 0; i < to_recv.size(); ++i) {
     sizes_in[i] = torch::zeros({1}, torch::kInt64);
     std::vector<at::Tensor> t{sizes_in[i]};
-    works.push_back(group->recv(t, to_recv[i].first, tag_of(recv_stage[i], 0)));
+    works.push_back(group->recv(t, to_recv[i].sender, tag_of(to_recv[i].old_stage, 0)));
   }
   for (auto& w : works) w->wait();
   works.clear();
@@ -313,14 +291,13 @@ ReceivedState exchangeState(const RunSpec& old_spec, const RunSpec& new_spec,
   for (std::size_t i = 0; i < to_recv.size(); ++i) {
     data_in[i] = torch::empty({sizes_in[i].item<std::int64_t>()}, torch::kUInt8);
     std::vector<at::Tensor> t{data_in[i]};
-    works.push_back(group->recv(t, to_recv[i].first, tag_of(recv_stage[i], 1)));
+    works.push_back(group->recv(t, to_recv[i].sender, tag_of(to_recv[i].old_stage, 1)));
   }
   for (auto& w : works) w->wait();
   for (std::size_t i = 0; i < to_recv.size(); ++i) {
     const at::Tensor& d = data_in[i];
     out.bytes += d.numel();
-    const int slot = to_recv[i].second;
-    out.replica_sets[static_cast<std::size_t>(slot / 1000)][static_cast<std::size_t>(slot % 1000)] =
+    out.replica_sets[to_recv[i].set][to_recv[i].tp] =
         fromBytes(static_cast<const char*>(d.data_ptr()), static_cast<std::size_t>(d.numel()));
   }
   return out;

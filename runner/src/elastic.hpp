@@ -61,7 +61,6 @@ struct Membership {
   std::vector<Member> members;
   int new_world_size = 0;
   static Membership fromJson(const nlohmann::json& j);
-  nlohmann::json toJson() const;
 };
 
 // Plan layer (0: embeddings, 1..L: blocks, L + 1: final norm and head) a parameter belongs to:
@@ -86,9 +85,6 @@ struct ReceivedState {
 ReceivedState exchangeState(const RunSpec& old_spec, const RunSpec& new_spec,
                             const Membership& membership, int me,
                             const c10::Dict<std::string, at::Tensor>& mine, const GroupPtr& group);
-// True when every layer of the model has a complete replica among the holders (exchangeState
-// would succeed).
-bool holdersCoverModel(const RunSpec& old_spec, const Membership& membership);
 
 // Shuts down (not closes) every TCP socket of this process except `keep` (the rendezvous
 // store's): every blocked send, receive and collective of the broken world's groups then
