@@ -82,6 +82,9 @@ RunStartedEvent runStarted(const json& j, const std::string& p) {
   e.data_parallel = ju::getInt32(j, "data_parallel", p, 1);
   e.iterations = ju::getInt32(j, "iterations", p, 0);
   e.data = ju::getString(j, "data", p);
+  // Runs recorded before token files: synthetic or a text file.
+  e.data_format =
+      ju::getStringOr(j, "data_format", p, e.data == "synthetic" ? "synthetic" : "text");
   e.dtype = ju::getString(j, "dtype", p);
   e.precision = parsePrecision(ju::getStringOr(j, "precision", p, "fp32"), fieldOf(p, "precision"));
   e.optimizer = parseOptimizer(ju::getStringOr(j, "optimizer", p, "adam"), fieldOf(p, "optimizer"));
@@ -348,6 +351,7 @@ struct Encoder {
     out["data_parallel"] = e.data_parallel;
     out["iterations"] = e.iterations;
     out["data"] = e.data;
+    out["data_format"] = e.data_format;
     out["dtype"] = e.dtype;
     out["precision"] = precisionName(e.precision);
     out["optimizer"] = optimizerName(e.optimizer);

@@ -31,6 +31,8 @@ constexpr int kByteVocabulary = 256;
 constexpr int kLocalHeadDim = 16;
 constexpr int kLocalMinHidden = 64;
 constexpr int kLocalMaxSequence = 64;
+// The largest vocabulary a run takes (uint32 ids; Llama 3's is 128,256, Gemma's 256,000).
+constexpr int kMaxVocabulary = 1 << 24;
 
 const char* normName(NormType n) {
   return n == NormType::LayerNorm ? "layernorm" : "rmsnorm";
@@ -104,13 +106,31 @@ double RunSpec::learningRateAt(int iteration) const {
 
 namespace {
 
-// The catalogue model scaled to this machine (--hidden, --seq-len); heads stay, as tp must
-// divide them as on the real model.
-RuntimeModel scaledModel(const ModelSpec& spec, const Job& job, const RunOptions& options) {
+// The catalogue model at its real size, or scaled to this machine (--hidden, --seq-len); heads
+// stay either way, as tp must divide them as on the real model.
+RuntimeModel runtimeModel(const ModelSpec& spec, const Job& job, const RunOptions& options) {
   RuntimeModel m;
   m.name = spec.name;
   m.layers = spec.layers;
   m.heads = spec.heads;
+  m.tied_embeddings = spec.tied_embeddings;
+  m.norm = spec.norm;
+  m.bias = spec.bias;
+  if (options.vocab_size && (*options.vocab_size < 2 || *options.vocab_size > kMaxVocabulary))
+    throw InputError("--vocab", std::to_string(*options.vocab_size),
+                     "an integer from 2 to " + std::to_string(kMaxVocabulary));
+  if (options.real_size) {
+    if (options.hidden_size)
+      throw InputError("--hidden", std::to_string(*options.hidden_size),
+                       "no --hidden with the real-size model (--scale builds a scaled one)");
+    m.hidden_size = spec.hidden_size;
+    m.ffn_hidden_size = spec.ffn_hidden_size;
+    m.vocab_size = options.vocab_size.value_or(spec.vocab_size);
+    m.sequence_length = options.sequence_length.value_or(job.sequence_length);
+    if (m.sequence_length < 1)
+      throw InputError("--seq-len", std::to_string(m.sequence_length), "an integer >= 1");
+    return m;
+  }
   m.hidden_size =
       options.hidden_size.value_or(std::max(kLocalMinHidden, spec.heads * kLocalHeadDim));
   if (m.hidden_size < m.heads || m.hidden_size % m.heads != 0)
@@ -120,14 +140,11 @@ RuntimeModel scaledModel(const ModelSpec& spec, const Job& job, const RunOptions
   const int ffn_units =
       std::max(1, static_cast<int>(std::lround(ffn_ratio * m.hidden_size / m.heads)));
   m.ffn_hidden_size = ffn_units * m.heads;
-  m.vocab_size = kByteVocabulary;
+  m.vocab_size = options.vocab_size.value_or(kByteVocabulary);
   m.sequence_length =
       options.sequence_length.value_or(std::min(job.sequence_length, kLocalMaxSequence));
   if (m.sequence_length < 1)
     throw InputError("--seq-len", std::to_string(m.sequence_length), "an integer >= 1");
-  m.tied_embeddings = spec.tied_embeddings;
-  m.norm = spec.norm;
-  m.bias = spec.bias;
   return m;
 }
 
@@ -177,6 +194,15 @@ void checkOptions(const RunOptions& options) {
     throw InputError("--iterations", std::to_string(options.iterations), "an integer >= 1");
   if (options.dtype != "float32" && options.dtype != "float64")
     throw InputError("--dtype", "\"" + options.dtype + "\"", "\"float32\" or \"float64\"");
+  if (options.data_format != "synthetic" && options.data_format != "text" &&
+      options.data_format != "tokens")
+    throw InputError("data_format", "\"" + options.data_format + "\"",
+                     "\"synthetic\", \"text\" or \"tokens\"");
+  if (options.data_format == "tokens" && !options.vocab_size)
+    throw InputError("--vocab", "nothing", "the token file's vocabulary (--data FILE --vocab N)");
+  if (options.data_format != "tokens" && options.vocab_size)
+    throw InputError("--vocab", std::to_string(*options.vocab_size),
+                     "a token file (--data FILE --vocab N); synthetic and text data are bytes");
   if (options.backend != "auto" && options.backend != "gloo" && options.backend != "nccl")
     throw InputError("--backend", "\"" + options.backend + "\"", "\"auto\", \"gloo\" or \"nccl\"");
   if (!(options.learning_rate > 0) || !(options.min_learning_rate >= 0) ||
@@ -211,7 +237,7 @@ std::vector<RankPlacement> placeRanks(const Plan& plan) {
 RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
                        const RunOptions& options) {
   RunSpec r;
-  r.model = scaledModel(spec, job, options);
+  r.model = runtimeModel(spec, job, options);
   checkPlan(plan, spec, r.model.heads);
 
   r.plan = plan;
@@ -229,6 +255,7 @@ RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
   r.iterations = options.iterations;
   r.seed = options.seed;
   r.data = options.data;
+  r.data_format = options.data_format;
   r.dtype = options.dtype;
   r.backend = options.backend;
   r.learning_rate = options.learning_rate;
@@ -253,6 +280,7 @@ json RunSpec::toJson() const {
               {"iterations", iterations},
               {"seed", seed},
               {"data", data},
+              {"data_format", data_format},
               {"dtype", dtype},
               {"backend", backend},
               {"learning_rate", learning_rate},
@@ -295,6 +323,10 @@ RunSpec RunSpec::fromJson(const json& j) {
   o.iterations = ju::getInt32(j, "iterations", "", 1);
   o.seed = j.at("seed").get<std::uint64_t>();
   o.data = ju::getString(j, "data", "");
+  // Specs written before token files: synthetic or a text file.
+  o.data_format =
+      ju::getStringOr(j, "data_format", "", o.data == "synthetic" ? "synthetic" : "text");
+  if (o.data_format == "tokens") o.vocab_size = model.vocab_size;
   o.dtype = ju::getString(j, "dtype", "");
   o.backend = ju::getString(j, "backend", "");
   o.learning_rate = ju::getNumber(j, "learning_rate", "");

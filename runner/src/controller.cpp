@@ -437,6 +437,7 @@ void Run::announceStart() {
   started.data_parallel = spec_.data_parallel;
   started.iterations = spec_.iterations;
   started.data = spec_.data;
+  started.data_format = spec_.data_format;
   started.dtype = spec_.dtype;
   started.precision = spec_.precision;
   started.optimizer = spec_.optimizer;

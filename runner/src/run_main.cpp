@@ -70,9 +70,16 @@ constexpr const char* kHelp =
     "  --max-local-processes N   refuse plans that need more processes (default 8,\n"
     "                            or $SAILOR_MAX_LOCAL_PROCESSES)\n"
     "  --data synthetic|text|FILE  token stream: synthetic (default), the shipped public-domain\n"
-    "                            text (resources/text), or any text file; byte-level tokens\n"
-    "  --hidden N                width of the model the workers build (default heads x 16)\n"
-    "  --seq-len N               sequence length (default min(job, 64))\n"
+    "                            text (resources/text), or any text file (byte-level tokens);\n"
+    "                            with --vocab, FILE is a token file: flat uint16 ids (uint32\n"
+    "                            when N > 65536) as nanoGPT writes them, or llm.c's .bin\n"
+    "  --vocab N                 the token file's vocabulary: the model's embedding size\n"
+    "  --scale                   train the model scaled to a CPU (the default without GPUs)\n"
+    "  --real-size               train the catalogue model at its real size (the default when\n"
+    "                            every worker has a CUDA GPU: the run uses NCCL)\n"
+    "  --hidden N                width of the scaled model (default heads x 16)\n"
+    "  --seq-len N               sequence length (default: the job's at real size, else\n"
+    "                            min(job, 64))\n"
     "  --global-batch N          sequences per iteration (default: the job's): a multiple of\n"
     "                            the microbatch size, at least replicas x microbatch size;\n"
     "                            replicas take G / b microbatches round robin, unevenly if\n"
@@ -178,6 +185,7 @@ struct RunArgs {
   bool dry_run = false;
   bool elastic = false;
   bool emulate_zones = false;
+  bool scale = false, real_size = false;  // --scale, --real-size
   std::map<std::string, std::string> values;
   bool has(const std::string& k) const { return values.count(k) > 0; }
   const std::string& at(const std::string& k) const { return values.at(k); }
@@ -189,6 +197,7 @@ const std::vector<std::string> kValuedOptions{"--plan",
                                               "--iterations",
                                               "--max-local-processes",
                                               "--data",
+                                              "--vocab",
                                               "--hidden",
                                               "--seq-len",
                                               "--global-batch",
@@ -224,6 +233,8 @@ RunArgs parseRunArgs(int argc, char** argv, int first) {
   app.add_flag("--dry-run");
   app.add_flag("--elastic");
   app.add_flag("--emulate-zones");
+  app.add_flag("--scale");
+  app.add_flag("--real-size");
   for (const auto& k : kValuedOptions)
     app.add_option(k)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   std::vector<std::string> args;  // CLI11 takes them last first
@@ -251,6 +262,10 @@ RunArgs parseRunArgs(int argc, char** argv, int first) {
   out.dry_run = app.count("--dry-run") > 0;
   out.elastic = app.count("--elastic") > 0;
   out.emulate_zones = app.count("--emulate-zones") > 0;
+  out.scale = app.count("--scale") > 0;
+  out.real_size = app.count("--real-size") > 0;
+  if (out.scale && out.real_size)
+    throw InputError("--real-size", "given with --scale", "one of them");
   for (const auto& k : kValuedOptions)
     if (const auto& given = app.get_option(k)->results(); !given.empty())
       out.values[k] = given.back();
@@ -260,9 +275,31 @@ RunArgs parseRunArgs(int argc, char** argv, int first) {
   return out;
 }
 
-// The training settings of the options, on the job's defaults.
-RunOptions runOptionsFromArgs(const RunArgs& a, const Job& job) {
+// --data and --vocab: synthetic, the shipped text, a text file, or (--vocab) a token file.
+void dataOptions(const RunArgs& a, RunOptions& ro) {
+  if (a.has("--data")) {
+    const std::string& d = utf8Arg("--data", a.at("--data"));
+    ro.data = d == "text" ? resourceDir() + "/text/public-domain.txt" : d;
+    if (ro.data != "synthetic") ro.data = std::filesystem::absolute(ro.data).string();
+  }
+  ro.data_format = ro.data == "synthetic" ? "synthetic" : "text";
+  if (a.has("--vocab")) {
+    ro.vocab_size = intArg("--vocab", a.at("--vocab"));
+    if (ro.data_format == "synthetic")
+      throw InputError("--vocab", a.at("--vocab"),
+                       "a token file given with --data FILE (synthetic data are bytes)");
+    ro.data_format = "tokens";
+  } else if (ro.data_format == "text" && hasLlmcTokenHeader(ro.data)) {
+    throw InputError("--data", "\"" + shownUtf8(ro.data) + "\" (an llm.c token file)",
+                     "--vocab N with it (the vocabulary of its tokenizer)");
+  }
+}
+
+// The training settings of the options, on the job's defaults. real_size: the default model
+// size when neither --scale nor --real-size is given (workers on CUDA GPUs).
+RunOptions runOptionsFromArgs(const RunArgs& a, const Job& job, bool real_size_default) {
   RunOptions ro;
+  ro.real_size = a.real_size || (!a.scale && !a.has("--hidden") && real_size_default);
   if (a.has("--iterations")) ro.iterations = intArg("--iterations", a.at("--iterations"));
   if (a.has("--hidden")) ro.hidden_size = intArg("--hidden", a.at("--hidden"));
   if (a.has("--seq-len")) ro.sequence_length = intArg("--seq-len", a.at("--seq-len"));
@@ -281,12 +318,33 @@ RunOptions runOptionsFromArgs(const RunArgs& a, const Job& job) {
   }
   if (a.has("--dtype")) ro.dtype = a.at("--dtype");
   if (a.has("--backend")) ro.backend = a.at("--backend");
-  if (a.has("--data")) {
-    const std::string& d = utf8Arg("--data", a.at("--data"));
-    ro.data = d == "text" ? resourceDir() + "/text/public-domain.txt" : d;
-    if (ro.data != "synthetic") ro.data = std::filesystem::absolute(ro.data).string();
-  }
+  dataOptions(a, ro);
   return ro;
+}
+
+// The backend a local run's `world` workers get for `requested` (--backend): NCCL needs one
+// GPU per rank, so "nccl" with fewer is refused (InputError) and "auto" falls back to Gloo on CPU
+// with a warning, rather than let every worker fail in its first collective.
+BackendChoice localBackend(const std::string& requested, int world) {
+#ifdef SAILOR_WITH_NCCL
+  const bool nccl_built = true;
+  const int visible_gpus = static_cast<int>(torch::cuda::device_count());
+#else
+  const bool nccl_built = false;
+  const int visible_gpus = 0;
+#endif
+  const char* sharing = std::getenv("SAILOR_ALLOW_GPU_SHARING");
+  return resolveBackend(requested, world, nccl_built, visible_gpus,
+                        sharing && std::string(sharing) == "1");
+}
+
+// Whether the workers of `plan` will train on CUDA GPUs (NCCL): then the model's real size is
+// the default. A Slurm run's workers use NCCL only when asked (--backend nccl).
+bool workersOnGpus(const RunArgs& a, const Plan& plan) {
+  const std::string requested = a.has("--backend") ? a.at("--backend") : "auto";
+  if (a.has("--launcher") && a.at("--launcher") == "slurm") return requested == "nccl";
+  if (requested != "auto" && requested != "nccl") return false;
+  return localBackend(requested, static_cast<int>(placeRanks(plan).size())).backend == "nccl";
 }
 
 // Where the workers, the run store and the run's name come from, the limits of a local run, and
@@ -309,19 +367,7 @@ ControllerOptions controllerOptionsFromArgs(const RunArgs& a, const RunSpec& spe
   if (a.has("--heartbeat-timeout"))
     co.heartbeat_timeout_s = numberArg("--heartbeat-timeout", a.at("--heartbeat-timeout"));
 
-    // NCCL needs one GPU per rank: refuse (--backend nccl) or fall back to Gloo (auto) here,
-    // rather than let every worker fail in its first collective.
-#ifdef SAILOR_WITH_NCCL
-  const bool nccl_built = true;
-  const int visible_gpus = static_cast<int>(torch::cuda::device_count());
-#else
-  const bool nccl_built = false;
-  const int visible_gpus = 0;
-#endif
-  const char* sharing = std::getenv("SAILOR_ALLOW_GPU_SHARING");
-  const BackendChoice backend =
-      resolveBackend(spec.backend, spec.worldSize(), nccl_built, visible_gpus,
-                     sharing && std::string(sharing) == "1");
+  const BackendChoice backend = localBackend(spec.backend, spec.worldSize());
   co.backend = backend.backend;
   if (!backend.warning.empty()) co.warnings.push_back(backend.warning);
 
@@ -710,11 +756,14 @@ int main(int argc, char** argv) {
     } catch (const InputError& e) {
       throw withContext(e, plan_path);
     }
-    const RunOptions ro = runOptionsFromArgs(args, job);
+    const RunOptions ro = runOptionsFromArgs(args, job, workersOnGpus(args, plan));
     const RunSpec spec = RunSpec::build(plan, job, catalog.model(job.model, "model"), ro);
-    // Read the text now, so that a missing or short file is bad input before any process starts.
-    if (ro.data != "synthetic")
+    // Read the data now, so that a missing or short file, or an id beyond the vocabulary, is bad
+    // input before any process starts.
+    if (ro.data_format == "text")
       (void)TokenSource::textFile(ro.data, ro.seed).sample(0, spec.model.sequence_length);
+    if (ro.data_format == "tokens")
+      (void)inspectTokenFile(ro.data, spec.model.vocab_size, spec.model.sequence_length, true);
     ControllerOptions co = controllerOptionsFromArgs(args, spec, job);
     checkpointOptions(args, co);
     elasticOptions(args, catalog, scenario, job, plan, ro, spec, co);

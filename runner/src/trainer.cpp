@@ -60,7 +60,7 @@ Trainer::Trainer(const RunSpec& spec, int rank, Groups groups, torch::Dtype dtyp
       groups_(std::move(groups)),
       dtype_(dtype),
       device_(device),
-      data_(TokenSource::open(spec.data, spec.seed)) {
+      data_(TokenSource::open(spec.data, spec.data_format, spec.model.vocab_size, spec.seed)) {
   setTensorParallelGroup(groups_.tp);
   setCommClock(makeCommClock(device_));
   model_ = std::make_unique<StageModel>(spec, me_, dtype);

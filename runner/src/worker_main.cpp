@@ -24,6 +24,9 @@
 #include <tuple>
 
 #include <torch/csrc/distributed/c10d/FileStore.hpp>
+#ifdef SAILOR_WITH_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
 
 #include "auth_store.hpp"
 #include "checkpoint.hpp"
@@ -48,8 +51,20 @@ void report(const json& j) {
   std::fflush(stdout);
 }
 
+// A rank's peak memory. On a CUDA device: the most the caching allocator has reserved from the
+// device (its segments, which is what counts against the GPU's memory; the CUDA context and
+// NCCL's buffers come on top and are the GPU type's overhead in the memory model). On CPU: the
+// peak resident set.
 std::int64_t peakMemoryBytes(const torch::Device& device) {
+#ifdef SAILOR_WITH_CUDA
+  if (device.is_cuda())
+    return c10::cuda::CUDACachingAllocator::getDeviceStats(device.index())
+        .reserved_bytes[static_cast<std::size_t>(
+            c10::cuda::CUDACachingAllocator::StatType::AGGREGATE)]
+        .peak;
+#else
   (void)device;
+#endif
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
   return static_cast<std::int64_t>(u.ru_maxrss) * 1024;  // Linux: KiB

@@ -72,6 +72,7 @@ class Diff {
     field("data_parallel", a.data_parallel, b.data_parallel);
     field("iterations", a.iterations, b.iterations);
     field("data", a.data, b.data);
+    field("data_format", a.data_format, b.data_format);
     field("dtype", a.dtype, b.dtype);
     field("precision", a.precision, b.precision);
     field("optimizer", a.optimizer, b.optimizer);
@@ -226,7 +227,8 @@ std::vector<std::pair<std::string, RunEvent>> eventsOfEveryKind() {
   started.microbatches = 2;
   started.data_parallel = 2;
   started.iterations = 20;
-  started.data = "/tmp/text.txt";
+  started.data = "/tmp/train.bin";
+  started.data_format = "tokens";
   started.dtype = "float64";
   started.precision = sailor::Precision::Bf16;
   started.optimizer = sailor::Optimizer::Sgd;
@@ -380,6 +382,7 @@ class TestRunEvents : public QObject {
     QCOMPARE(s->data_parallel, 1);
     QCOMPARE(s->iterations, 5);
     QCOMPARE(s->data, std::string("synthetic"));
+    QCOMPARE(s->data_format, std::string("synthetic"));  // recorded before token files
     QCOMPARE(s->dtype, std::string("float32"));
     QVERIFY(!s->store.empty());
     // These runs were recorded before run_started carried the job's training settings: the
@@ -795,8 +798,8 @@ class TestRunEvents : public QObject {
   }
 
   // Lines the runtime printed decode and re-encode to the same JSON content. The only addition:
-  // run_started's training settings, absent from these older recordings, are written with the
-  // values they decode to (fp32, adam, none).
+  // run_started's training settings and data format, absent from these older recordings, are
+  // written with the values they decode to (fp32, adam, none; synthetic for synthetic data).
   void recordedLinesReencodeToTheSameJson() {
     for (const auto* lines : {&ok_lines_, &failed_lines_})
       for (const std::string& line : *lines) {
@@ -806,6 +809,8 @@ class TestRunEvents : public QObject {
           expected["precision"] = "fp32";
           expected["optimizer"] = "adam";
           expected["recompute"] = "none";
+          QVERIFY(!expected.contains("data_format"));
+          expected["data_format"] = expected["data"] == "synthetic" ? "synthetic" : "text";
         }
         const json again = sailor::toJson(parseRunEvent(line));
         QVERIFY2(again == expected, (again.dump() + "\n  expected\n" + expected.dump()).c_str());

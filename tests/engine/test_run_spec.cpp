@@ -40,6 +40,29 @@ json heteroPlan() {
                  {"replicas", {replica("A100-40", 4), replica("V100-16", 1)}}}}}};
 }
 
+// A token file: `ids` as little-endian uint16 or uint32, after llm.c's 256-int32 header when
+// `llmc_version` is 1 or 2 (its magic, version, token count).
+void writeTokens(const std::string& path, const std::vector<std::uint32_t>& ids, int width,
+                 int llmc_version = 0, std::int64_t llmc_count = -1) {
+  std::ofstream out(path, std::ios::binary);
+  if (llmc_version > 0) {
+    std::vector<std::int32_t> header(256, 0);
+    header[0] = 20240520;
+    header[1] = llmc_version;
+    header[2] = static_cast<std::int32_t>(llmc_count >= 0 ? llmc_count
+                                                          : static_cast<std::int64_t>(ids.size()));
+    out.write(reinterpret_cast<const char*>(header.data()), 1024);
+  }
+  for (std::uint32_t id : ids) {
+    if (width == 2) {
+      const auto v = static_cast<std::uint16_t>(id);
+      out.write(reinterpret_cast<const char*>(&v), 2);
+    } else {
+      out.write(reinterpret_cast<const char*>(&id), 4);
+    }
+  }
+}
+
 Job jobOf(int global_batch, int seq) {
   Job j;
   j.model = "OPT-350M";
@@ -126,6 +149,40 @@ class TestRunSpec : public QObject {
     QCOMPARE(t.model.hidden_size, 64);
     QCOMPARE(t.model.ffn_hidden_size, 256);
     QCOMPARE(t.model.sequence_length, 16);
+  }
+
+  // Real size: the catalogue's dimensions and the job's sequence length; a token file's
+  // vocabulary replaces the model's at either size.
+  void realSizeIsTheCatalogueModel() {
+    RunOptions o;
+    o.real_size = true;
+    const RunSpec s = RunSpec::build(planOf(heteroPlan()), jobOf(8, 2048), opt(), o);
+    QCOMPARE(s.model.hidden_size, 1024);  // OPT-350M (resources/catalog/models.json)
+    QCOMPARE(s.model.ffn_hidden_size, 4096);
+    QCOMPARE(s.model.heads, 16);
+    QCOMPARE(s.model.vocab_size, opt().vocab_size);
+    QCOMPARE(s.model.sequence_length, 2048);  // the job's, not min(job, 64)
+    o.vocab_size = 50257;
+    o.data = "/data/train.bin";
+    o.data_format = "tokens";
+    const RunSpec t = RunSpec::build(planOf(heteroPlan()), jobOf(8, 2048), opt(), o);
+    QCOMPARE(t.model.vocab_size, 50257);
+    const RunSpec back = RunSpec::fromJson(json::parse(t.toJson().dump()));
+    QVERIFY(back.toJson() == t.toJson());
+    QCOMPARE(back.data_format, std::string("tokens"));
+    QCOMPARE(back.model.vocab_size, 50257);
+    RunOptions scaled;
+    scaled.vocab_size = 1000;
+    scaled.data = "/data/train.bin";
+    scaled.data_format = "tokens";
+    QCOMPARE(RunSpec::build(planOf(heteroPlan()), jobOf(8, 2048), opt(), scaled).model.vocab_size,
+             1000);
+    // A spec written before token files reads as synthetic or text.
+    json old = RunSpec::build(planOf(heteroPlan()), jobOf(8, 64), opt(), RunOptions{}).toJson();
+    old.erase("data_format");
+    QCOMPARE(RunSpec::fromJson(old).data_format, std::string("synthetic"));
+    old["data"] = "/tmp/a.txt";
+    QCOMPARE(RunSpec::fromJson(old).data_format, std::string("text"));
   }
 
   void jsonRoundTripGivesTheSameSpec() {
@@ -226,6 +283,22 @@ class TestRunSpec : public QObject {
         msg_for([](RunOptions& o) { o.global_batch_size = 0; }).contains("--global-batch: got 0"));
     const QString odd = msg_for([](RunOptions& o) { o.global_batch_size = 999'999; });
     QVERIFY2(odd.contains("global_batch_size: got 999999"), qPrintable(odd));
+    // Token files and the model's size.
+    const QString no_vocab = msg_for([](RunOptions& o) { o.data_format = "tokens"; });
+    QVERIFY2(no_vocab.contains("--vocab: got nothing"), qPrintable(no_vocab));
+    const QString bytes = msg_for([](RunOptions& o) { o.vocab_size = 512; });
+    QVERIFY2(bytes.contains("--vocab: got 512") && bytes.contains("token file"), qPrintable(bytes));
+    const QString tiny = msg_for([](RunOptions& o) {
+      o.vocab_size = 1;
+      o.data_format = "tokens";
+    });
+    QVERIFY2(tiny.contains("--vocab: got 1"), qPrintable(tiny));
+    const QString hidden = msg_for([](RunOptions& o) {
+      o.real_size = true;
+      o.hidden_size = 64;
+    });
+    QVERIFY2(hidden.contains("--hidden: got 64") && hidden.contains("--scale"), qPrintable(hidden));
+    QVERIFY(msg_for([](RunOptions& o) { o.data_format = "csv"; }).contains("data_format"));
   }
 
   void syntheticDataIsDeterministicAndLearnable() {
@@ -272,6 +345,90 @@ class TestRunSpec : public QObject {
     const TokenSource shipped =
         TokenSource::textFile(test::resources() + "/text/public-domain.txt", 1);
     QCOMPARE(shipped.sample(0, 64).size(), std::size_t{65});
+  }
+
+  // nanoGPT's flat uint16 ids: each sample is a window of consecutive ids of the file, the same
+  // in every source of the same seed.
+  void tokenFileSamplesAreWindowsOfItsIds() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("train.bin").toStdString();
+    std::vector<std::uint32_t> ids(5000);
+    for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<std::uint32_t>(i % 1000);
+    writeTokens(path, ids, 2);
+    const TokenFileInfo f = inspectTokenFile(path, 1000, 64, true);
+    QCOMPARE(f.token_bytes, 2);
+    QCOMPARE(f.header_bytes, std::int64_t{0});
+    QCOMPARE(f.tokens, std::int64_t{5000});
+    QVERIFY(!hasLlmcTokenHeader(path));
+    const TokenSource a = TokenSource::tokenFile(path, 1000, 3);
+    const TokenSource b = TokenSource::open(path, "tokens", 1000, 3);
+    std::set<std::int64_t> starts;
+    for (int i = 0; i < 20; ++i) {
+      const std::vector<std::int64_t> s = a.sample(i, 64);
+      QCOMPARE(s.size(), std::size_t{65});
+      QCOMPARE(b.sample(i, 64), s);
+      for (std::size_t t = 0; t + 1 < s.size(); ++t)  // consecutive ids of the file
+        QCOMPARE(s[t + 1], (s[t] + 1) % 1000);
+      starts.insert(s[0]);
+    }
+    QVERIFY(starts.size() > 10);  // windows at seeded offsets, not one place
+    QVERIFY(TokenSource::tokenFile(path, 1000, 4).sample(0, 64) != a.sample(0, 64));
+  }
+
+  // llm.c's header: version 2 holds uint32 ids (Llama 3's vocabulary of 128,256).
+  void llmcTokenFileWithUint32Ids() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("llama.bin").toStdString();
+    std::vector<std::uint32_t> ids(400);
+    for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = 127'800 + static_cast<std::uint32_t>(i);
+    writeTokens(path, ids, 4, 2);
+    QVERIFY(hasLlmcTokenHeader(path));
+    const TokenFileInfo f = inspectTokenFile(path, 128'256, 32, true);
+    QCOMPARE(f.token_bytes, 4);
+    QCOMPARE(f.header_bytes, std::int64_t{1024});
+    QCOMPARE(f.tokens, std::int64_t{400});
+    const std::vector<std::int64_t> s = TokenSource::tokenFile(path, 128'256, 1).sample(7, 32);
+    QVERIFY(s[0] >= 127'800 && s[0] + 32 < 128'200);  // ids above 65,535 read whole
+    QCOMPARE(s[32], s[0] + 32);
+    // The same ids in a version-1 (uint16) file cannot be: llm.c's GPT-2 data.
+    const std::string small = dir.filePath("gpt2.bin").toStdString();
+    writeTokens(small, std::vector<std::uint32_t>(200, 50'256), 2, 1);
+    QCOMPARE(inspectTokenFile(small, 50'257, 32, true).token_bytes, 2);
+  }
+
+  void tokenFileRejections() {
+    QTemporaryDir dir;
+    const auto at = [&](const char* name) { return dir.filePath(name).toStdString(); };
+    std::vector<std::uint32_t> ids(300, 5);
+    ids[217] = 70'000;  // beyond --vocab 50257
+    writeTokens(at("big-id.bin"), ids, 4);
+    const auto error = [](const std::string& path, int vocab) {
+      return test::inputErrorOf([&] { (void)inspectTokenFile(path, vocab, 16, true); });
+    };
+    // uint32 (vocabulary over 65,536): 70000 is a valid id of 100,000.
+    QCOMPARE(inspectTokenFile(at("big-id.bin"), 100'000, 16, true).tokens, std::int64_t{300});
+    std::vector<std::uint32_t> v(300, 5);
+    v[217] = 60'000;
+    writeTokens(at("big-id16.bin"), v, 2);
+    const QString beyond = error(at("big-id16.bin"), 50'257);
+    QVERIFY2(beyond.contains("--data") && beyond.contains("token 217") &&
+                 beyond.contains("id 60000") && beyond.contains("--vocab 50257"),
+             qPrintable(beyond));
+    // sample() checks the ids it reads too (the scan is the controller's, before any worker).
+    QVERIFY(test::inputErrorOf([&] {
+              const TokenSource src = TokenSource::tokenFile(at("big-id16.bin"), 50'257, 1);
+              for (int i = 0; i < 200; ++i) (void)src.sample(i, 100);
+            }).contains("id 60000"));
+    std::ofstream(at("odd.bin"), std::ios::binary) << std::string(301, 'x');
+    QVERIFY(error(at("odd.bin"), 50'257).contains("a multiple of 2 bytes"));
+    writeTokens(at("short.bin"), std::vector<std::uint32_t>(20, 1), 2);
+    QVERIFY(error(at("short.bin"), 50'257).contains("at least 34 tokens"));
+    writeTokens(at("count.bin"), std::vector<std::uint32_t>(100, 1), 2, 1, 90);
+    QVERIFY(error(at("count.bin"), 50'257).contains("llm.c header says 90 tokens"));
+    writeTokens(at("version.bin"), std::vector<std::uint32_t>(100, 1), 2, 3);
+    QVERIFY(error(at("version.bin"), 50'257).contains("version 3"));
+    QVERIFY(error(at("none.bin"), 50'257).contains("a readable token file"));
+    QVERIFY(error(dir.path().toStdString(), 50'257).contains("a readable token file"));
   }
 };
 

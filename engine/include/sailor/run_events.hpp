@@ -48,7 +48,8 @@ struct RunStartedEvent {
   int microbatches = 0;       // the most a pipeline runs: ceil(G / (b D))
   int data_parallel = 0;      // replicas per stage (pipelines)
   int iterations = 0;         // planned
-  std::string data;           // "synthetic" or the absolute path of a text file
+  std::string data;           // "synthetic" or the absolute path of a text or token file
+  std::string data_format;    // "synthetic", "text" or "tokens" (RunSpec::data_format)
   std::string dtype;          // "float32" / "float64": parameters and optimizer state
   // The job's training settings as the workers apply them (absent in runs recorded before they
   // were: fp32, adam, none).

@@ -27,7 +27,7 @@ struct RuntimeModel {
   int hidden_size = 0;
   int heads = 0;
   int ffn_hidden_size = 0;
-  int vocab_size = 0;  // 256: byte-level tokens
+  int vocab_size = 0;  // 256 (byte-level tokens), the catalogue's (real size) or --vocab's
   int sequence_length = 0;
   bool tied_embeddings = false;
   NormType norm = NormType::LayerNorm;
@@ -58,14 +58,22 @@ std::vector<RankPlacement> placeRanks(const Plan& plan);
 // Overrides for scaling a model to the machine; unset fields keep the defaults described at
 // RunSpec::build.
 struct RunOptions {
+  // true: the catalogue model at its real size (hidden, MLP width, heads, vocabulary; the job's
+  // sequence length); false: scaled to a CPU (the defaults at RunSpec::build). hidden_size
+  // applies to the scaled model only.
+  bool real_size = false;
   std::optional<int> hidden_size;
   std::optional<int> sequence_length;
   std::optional<int> global_batch_size;
+  std::optional<int> vocab_size;  // --vocab: the ids of a token file (data_format "tokens")
   int iterations = 20;
   std::uint64_t seed = 1234;
-  std::string data = "synthetic";  // "synthetic", or a path to a text file (byte-level)
-  std::string dtype = "float32";   // "float32" or "float64" (for exactness checks)
-  std::string backend = "auto";    // "auto", "gloo" or "nccl"
+  std::string data = "synthetic";  // "synthetic", or a path to a text file or a token file
+  // "synthetic", "text" (bytes of a text file: vocabulary 256) or "tokens" (a token file of
+  // vocab_size ids, sailor/token_data.hpp).
+  std::string data_format = "synthetic";
+  std::string dtype = "float32";  // "float32" or "float64" (for exactness checks)
+  std::string backend = "auto";   // "auto", "gloo" or "nccl"
   double learning_rate = 1e-3;
   double min_learning_rate = 1e-4;
   int warmup_iterations = 2;
@@ -85,6 +93,7 @@ struct RunSpec {
   int iterations = 0;
   std::uint64_t seed = 0;
   std::string data;
+  std::string data_format;  // "synthetic", "text" or "tokens" (RunOptions::data_format)
   std::string dtype;
   std::string backend;
   double learning_rate = 0;
@@ -126,9 +135,12 @@ struct RunSpec {
   //  - the global batch is whole microbatches, at least one per pipeline
   //    (Plan::checkGlobalBatch, the simulator's rule too).
   // The job's precision, optimizer and recomputation are carried over.
-  // Defaults: hidden size = heads x 16 (at least 64), MLP width keeps the catalogue's ratio to
-  // the hidden size (rounded to a multiple of the heads), vocabulary 256 (bytes), sequence length
-  // min(job, 64); the job's global batch size unless overridden.
+  // Defaults of the scaled model: hidden size = heads x 16 (at least 64), MLP width keeps the
+  // catalogue's ratio to the hidden size (rounded to a multiple of the heads), vocabulary 256
+  // (bytes), sequence length min(job, 64). Real size (options.real_size): the catalogue's hidden
+  // size, MLP width, heads and vocabulary, the job's sequence length. Either way a token file's
+  // vocabulary (options.vocab_size) replaces the model's, the sequence length may be overridden,
+  // and the job's global batch size is used unless overridden.
   static RunSpec build(const Plan& plan, const Job& job, const ModelSpec& model,
                        const RunOptions& options);
 
