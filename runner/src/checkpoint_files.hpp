@@ -3,6 +3,8 @@
 //   <checkpoint dir>/spec.json                  the workers' RunSpec, written when the run starts
 //   <checkpoint dir>/step-<i>/stage-<s>-tp-<t>.pt  one shard per worker of replica 0, written by
 //                                               that worker's background thread
+//   <checkpoint dir>/step-<i>/spec.json         the RunSpec the shards were written under (an
+//                                               elastic run's plan changes), by the controller
 //   <checkpoint dir>/step-<i>/manifest.json     written by the controller last, once every shard
 //                                               of step i is reported: a step without it is not a
 //                                               checkpoint
@@ -41,6 +43,7 @@ std::string specFingerprint(const nlohmann::json& spec);
 std::string stepDirName(int iteration);             // "step-7"
 std::string shardFileName(int stage, int tp_rank);  // "stage-1-tp-0.pt"
 constexpr const char* kManifestFile = "manifest.json";
+constexpr const char* kStepSpecFile = "spec.json";
 
 struct ShardEntry {
   std::string file;  // name inside the step directory

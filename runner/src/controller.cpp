@@ -796,6 +796,9 @@ void Run::onCheckpointShard(const json& msg) {
   std::sort(m.shards.begin(), m.shards.end(),
             [](const ShardEntry& a, const ShardEntry& b) { return a.file < b.file; });
   const std::string dir = checkpoint_dir_ + "/" + stepDirName(it);
+  // The spec the shards were written under, beside them: an elastic run's plan changes, and a
+  // resume restarts from the plan of the checkpoint it restores (resumeController).
+  writeFileDurably(dir + "/" + kStepSpecFile, worker_spec_.toJson().dump(2));
   writeFileDurably(dir + "/" + kManifestFile, m.toJson().dump(2));
   CheckpointEvent e;
   e.iteration = it;
@@ -1526,18 +1529,35 @@ int resumeController(const std::string& store_path, std::int64_t run_id, int ite
     throw InputError("--resume", what + ", which has no complete checkpoint in " + dir,
                      "a run started with --checkpoint-every N that completed a checkpoint");
   const Manifest& last = complete.back();
+  // The spec of the last checkpoint: beside its shards (an elastic run may have changed plan
+  // since it started); checkpoints written before that was kept there share the run's spec.json.
+  const std::string step_spec = dir + "/" + stepDirName(last.iteration) + "/" + kStepSpecFile;
+  struct stat st {};
+  const std::string spec_path =
+      ::stat(step_spec.c_str(), &st) == 0 ? step_spec : dir + "/spec.json";
   RunSpec spec;
   try {
-    spec = RunSpec::fromJson(json_util::readFile(dir + "/spec.json"));
+    spec = RunSpec::fromJson(json_util::readFile(spec_path));
   } catch (const std::exception& e) {
     throw InputError("--resume",
                      what + ": its checkpoint spec does not read (" + std::string(e.what()) + ")",
                      "the spec.json its run wrote in " + dir);
   }
-  if (specFingerprint(spec.toJson()) != last.fingerprint || spec.plan.toJson() != rec->plan)
-    throw InputError("--resume",
-                     what + ": " + dir + "/spec.json is not the spec of its checkpoints",
-                     "the spec the run was started with");
+  if (specFingerprint(spec.toJson()) != last.fingerprint)
+    throw InputError("--resume", what + ": " + spec_path + " is not the spec of its checkpoint",
+                     "the spec its checkpoint at iteration " + std::to_string(last.iteration) +
+                         " was written under");
+  // The plan must be one the run has trained: the one it started with, or one it reconfigured to.
+  bool known_plan = spec.plan.toJson() == rec->plan;
+  for (const EventRecord& ev : store.events(run_id)) {
+    if (known_plan || ev.kind != "reconfigured") continue;
+    const RunEvent decoded = runEventFromJson(ev.payload);
+    if (const auto* r = decoded.as<ReconfiguredEvent>())
+      known_plan = r->new_plan.toJson() == spec.plan.toJson();
+  }
+  if (!known_plan)
+    throw InputError("--resume", what + ": the plan of " + spec_path,
+                     "the plan the run started with or one it reconfigured to");
   if (iterations > 0) spec.iterations = iterations;
   const int start = last.iteration + 1;
   if (spec.iterations <= start)

@@ -47,6 +47,13 @@ class TestCheckpoints : public QObject {
   QTemporaryDir dir_;
 
   QString store() const { return dir_.filePath("runs.sqlite"); }
+  // How a run ended, for a failure message: its exit code, error events and stderr.
+  static QString why(const Outcome& o) {
+    QString out = QString("exit %1").arg(o.exit_code);
+    for (const auto* e : o.all<sailor::RunErrorEvent>())
+      out += ": " + QString::fromStdString(e->message);
+    return out + (o.err.isEmpty() ? QString() : "; stderr: " + o.err);
+  }
   QString checkpoints(std::int64_t id) const {
     return dir_.filePath(QString("checkpoints/run-%1").arg(id));
   }
@@ -123,6 +130,51 @@ class TestCheckpoints : public QObject {
     QCOMPARE(resumed.all<sailor::RunStartedEvent>().size(), 0);
     QCOMPARE(resumed.all<sailor::IterationEvent>().front()->iteration, 6);
     checkLikeReference(id, reference.runId(), 10);
+  }
+
+  // An elastic run that went 4 -> 2 GPUs (pp2-dp2 -> pp2, global batch 12) and took checkpoints
+  // under its new plan, its controller SIGKILLed: --resume restarts from the last checkpoint on
+  // the plan that checkpoint was written under (its step's spec.json), two workers, and the
+  // losses are those of an uninterrupted run on four.
+  void elasticRunResumedOnItsNewPlan() {
+    constexpr int kIterations = 24;
+    const QStringList common{"--global-batch", "12"};
+    const Outcome reference = run(args("pp2-dp2.json", kIterations, common));
+    QCOMPARE(reference.exit_code, 0);
+
+    QFile trace(dir_.filePath("four-two.json"));
+    QVERIFY(trace.open(QIODevice::WriteOnly));
+    trace.write(R"([{"Time": 0, "GPUs": 4}, {"Time": 1, "GPUs": 2}])");
+    trace.close();
+    QProcess p;
+    start(p, args("pp2-dp2.json", kIterations,
+                  common + QStringList{"--trace", trace.fileName(), "--trace-time-scale", "0.05",
+                                       "--checkpoint-every", "3"}));
+    int changed_at = -1, checkpoint = -1;
+    Outcome killed = followRun(p, [&](const sailor::RunEvent& e) {
+      if (const auto* r = e.as<sailor::ReconfiguredEvent>()) changed_at = r->from_iteration;
+      if (const auto* c = e.as<sailor::CheckpointEvent>();
+          c && changed_at >= 0 && c->iteration >= changed_at)
+        checkpoint = c->iteration;
+      const auto* it = e.as<sailor::IterationEvent>();
+      return checkpoint >= 0 && it && it->iteration > checkpoint;
+    });
+    QVERIFY2(checkpoint >= 0, qPrintable(killed.err));
+    QVERIFY(checkpoint + 1 < kIterations);
+    ::kill(static_cast<pid_t>(p.processId()), SIGKILL);
+    QVERIFY(p.waitForFinished(10000));
+    QVERIFY(waitUntilGone(killed.worker_pids, sailor::test::scaledMs(10000)));
+    const std::int64_t id = killed.runId();
+
+    const Outcome resumed = run({"run", "--resume", QString::number(id), "--store", store()});
+    QVERIFY2(resumed.exit_code == 0, qPrintable(why(resumed)));
+    const auto r = resumed.all<sailor::ResumedEvent>();
+    QCOMPARE(r.size(), 1);
+    QVERIFY(r[0]->from_iteration > changed_at);
+    const auto worlds = resumed.all<sailor::WorkersStartedEvent>();
+    QVERIFY(!worlds.isEmpty());
+    QCOMPARE(worlds.front()->workers.size(), std::size_t{2});  // the plan after the change
+    checkLikeReference(id, reference.runId(), kIterations);
   }
 
   // A worker killed while its shard of step 3 is half written: step 3 has no manifest, so
