@@ -471,6 +471,13 @@ int resumeMain(const RunArgs& a) {
   }
   if (a.dry_run) throw InputError("--dry-run", "given with --resume", "none");
   if (a.emulate_zones) throw InputError("--emulate-zones", "given with --resume", "none");
+  // A resumed run trains its checkpoint's spec as it is (model size included) and is not elastic.
+  for (const auto& [flag, given] :
+       {std::pair{"--elastic", a.elastic}, std::pair{"--scale", a.scale},
+        std::pair{"--real-size", a.real_size}})
+    if (given)
+      throw InputError(flag, "given with --resume",
+                       "none: a resumed run keeps its plan, scenario, job and spec");
   const std::string& id_text = a.at("--resume");
   std::size_t used = 0;
   long long id = 0;

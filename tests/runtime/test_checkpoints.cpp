@@ -247,6 +247,9 @@ class TestCheckpoints : public QObject {
             "--resume: got run " + fid + ", which is finished, expected a stopped or failed run");
     refused({"run", "--resume", nid, "--store", store()}, "which has no complete checkpoint");
     refused({"run", "--resume", "999", "--store", store()}, "--resume: got 999");
+    for (const char* flag : {"--elastic", "--scale", "--real-size"})
+      refused({"run", "--resume", nid, "--store", store(), flag},
+              QString(flag) + ": got given with --resume");
     refused(args("single.json", 2, {"--checkpoint-every", "-1"}),
             "--checkpoint-every: got \"-1\", expected a non-negative integer");
     refused(args("single.json", 2, {"--checkpoint-keep", "0"}), "--checkpoint-keep");
