@@ -750,6 +750,34 @@
         <source>%1 cannot be edited here: %2</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Runs on a cluster cannot be resized</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Start the run with Elastic checked to resize it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A resize is still under way; try again when it has answered.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>sailor runs resize ended abnormally (killed by a signal).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>sailor runs resize: done</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>sailor runs resize exited with code %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot start %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::PlanInspector</name>
@@ -1407,6 +1435,29 @@
     </message>
     <message>
         <source>default: %1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>sailor::studio::ResizeDialog</name>
+    <message>
+        <source>Resize run %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The GPUs the run has now in each zone. The run re-plans on them and goes on without restarting the workers that stay.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 in the scenario&apos;s pool</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 in %2:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Resize</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2326,6 +2377,26 @@ After: %5
     </message>
     <message>
         <source>paused: waiting for resources</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>E&amp;lastic (re-plan when workers are lost or GPUs change)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run with sailor run --elastic (this machine only): a lost worker, or a resize, makes the run re-plan on the GPUs left and go on in place</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Resi&amp;ze...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tell the run how many GPUs it has now: it re-plans and goes on</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Only an elastic run of this machine that is running can be resized</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

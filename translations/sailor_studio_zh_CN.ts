@@ -748,6 +748,34 @@
         <source>%1 cannot be edited here: %2</source>
         <translation>无法在此编辑 %1：%2</translation>
     </message>
+    <message>
+        <source>Runs on a cluster cannot be resized</source>
+        <translation>集群上的运行无法调整规模</translation>
+    </message>
+    <message>
+        <source>Start the run with Elastic checked to resize it</source>
+        <translation>请在勾选“弹性”后启动运行，才能调整其规模</translation>
+    </message>
+    <message>
+        <source>A resize is still under way; try again when it has answered.</source>
+        <translation>上一次调整规模仍在进行中；请在其答复后再试。</translation>
+    </message>
+    <message>
+        <source>sailor runs resize ended abnormally (killed by a signal).</source>
+        <translation>sailor runs resize 异常结束（被信号终止）。</translation>
+    </message>
+    <message>
+        <source>sailor runs resize: done</source>
+        <translation>sailor runs resize：完成</translation>
+    </message>
+    <message>
+        <source>sailor runs resize exited with code %1.</source>
+        <translation>sailor runs resize 以退出码 %1 结束。</translation>
+    </message>
+    <message>
+        <source>Cannot start %1: %2</source>
+        <translation>无法启动 %1：%2</translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::PlanInspector</name>
@@ -1404,6 +1432,29 @@
     <message>
         <source>default: %1 (%2)</source>
         <translation>默认：%1（%2）</translation>
+    </message>
+</context>
+<context>
+    <name>sailor::studio::ResizeDialog</name>
+    <message>
+        <source>Resize run %1</source>
+        <translation>调整运行 %1 的规模</translation>
+    </message>
+    <message>
+        <source>The GPUs the run has now in each zone. The run re-plans on them and goes on without restarting the workers that stay.</source>
+        <translation>运行在每个可用区现有的 GPU 数。运行将基于这些 GPU 重新规划并继续，保留下来的工作进程不会重启。</translation>
+    </message>
+    <message>
+        <source>%1 in the scenario&apos;s pool</source>
+        <translation>场景资源池中有 %1 个</translation>
+    </message>
+    <message>
+        <source>%1 in %2:</source>
+        <translation>%2 中的 %1：</translation>
+    </message>
+    <message>
+        <source>&amp;Resize</source>
+        <translation>调整规模(&amp;R)</translation>
     </message>
 </context>
 <context>
@@ -2317,6 +2368,26 @@ After: %5
     <message>
         <source>paused: waiting for resources</source>
         <translation>已暂停：等待资源</translation>
+    </message>
+    <message>
+        <source>E&amp;lastic (re-plan when workers are lost or GPUs change)</source>
+        <translation>弹性(&amp;L)（丢失工作进程或 GPU 变化时重新规划）</translation>
+    </message>
+    <message>
+        <source>Run with sailor run --elastic (this machine only): a lost worker, or a resize, makes the run re-plan on the GPUs left and go on in place</source>
+        <translation>以 sailor run --elastic 运行（仅限本机）：丢失工作进程或调整规模时，运行会基于剩余的 GPU 重新规划并就地继续</translation>
+    </message>
+    <message>
+        <source>Resi&amp;ze...</source>
+        <translation>调整规模(&amp;Z)...</translation>
+    </message>
+    <message>
+        <source>Tell the run how many GPUs it has now: it re-plans and goes on</source>
+        <translation>告诉运行它现在有多少个 GPU：它会重新规划并继续</translation>
+    </message>
+    <message>
+        <source>Only an elastic run of this machine that is running can be resized</source>
+        <translation>只有本机上正在运行的弹性运行才能调整规模</translation>
     </message>
 </context>
 <context>
