@@ -134,10 +134,12 @@ main() {
 
 runs() {
   export SAILOR_RESOURCES=$PWD/resources
+  # --scale: the GPU and CPU runs compared here train the same scaled model (a run whose
+  # workers all have a GPU trains the real size by default).
   local one=(--plan tests/data/runtime/single.json --scenario resources/scenarios/default.json
-             --job tests/data/runtime/job.json)
+             --job tests/data/runtime/job.json --scale)
   local two=(--plan tests/data/runtime/pp2.json --scenario resources/scenarios/default.json
-             --job tests/data/runtime/job.json)
+             --job tests/data/runtime/job.json --scale)
   if [[ "${QUICK:-0}" == 1 ]]; then  # exit status of one short run per backend only
     run gpu-nccl-quick 60 -- "${one[@]}" --iterations 3 --backend nccl
     run pp2-nccl-refused 30 -- "${two[@]}" --iterations 3 --backend nccl
@@ -156,7 +158,7 @@ runs() {
   run auto 60 -- "${one[@]}" --iterations 3
   # (d) bf16 mixed precision with full recomputation: NCCL sums bf16 itself, Gloo float32 copies.
   local mixed=(--plan tests/data/runtime/single.json --scenario resources/scenarios/default.json
-               --job tests/data/runtime/job-bf16-recompute.json)
+               --job tests/data/runtime/job-bf16-recompute.json --scale)
   run gpu-nccl-bf16-recompute 120 -- "${mixed[@]}" --iterations 20 --backend nccl
   run cpu-gloo-bf16-recompute 120 -- "${mixed[@]}" --iterations 20 --backend gloo
   compare gpu-nccl-bf16-recompute cpu-gloo-bf16-recompute
