@@ -1,0 +1,325 @@
+// Fitting a local profile's layer times to measured runs (sailor/calibrate.hpp).
+//
+//   observations ....... one per stage of each run: measured compute, its noise, and the
+//                        profile's seconds per layer kind
+//   solve .............. weighted least squares for a grouping of the kinds, with the factors'
+//                        standard errors
+//   calibrateProfile ... the largest grouping the runs determine, applied to every entry
+//   formatCalibration .. the report
+#include "sailor/calibrate.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <sstream>
+
+#include "sailor/error.hpp"
+
+namespace sailor {
+
+using nlohmann::json;
+
+namespace {
+
+enum Kind { kEmbedding = 0, kBlocks = 1, kHead = 2 };
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// The profile entry measured at (microbatch size, tp), or null.
+const json* profileEntry(const json& profile, int b, int tp) {
+  for (const json& r : profile.at("runs"))
+    if (r.at("microbatch_size").get<int>() == b && r.at("tp").get<int>() == tp) return &r;
+  return nullptr;
+}
+
+Kind kindOf(int layer, int plan_layers) {
+  return layer == 0 ? kEmbedding : layer == plan_layers - 1 ? kHead : kBlocks;
+}
+
+// The stage's observation, or why there is none.
+std::optional<CalibrationObservation> observe(const LocalProfile& p, const CalibrationRun& run,
+                                              const Stage& stage, int s,
+                                              const std::vector<IterationEvent>& used,
+                                              std::string& why) {
+  const int tp = stage.replicas.front().tp;
+  for (const Replica& r : stage.replicas)
+    if (r.tp != tp) {
+      why = "replicas of different tp";
+      return std::nullopt;
+    }
+  const int b = run.started.plan.microbatch_size;
+  const json* entry = profileEntry(p.profile, b, tp);
+  if (!entry) {
+    why = "the profile has no microbatch " + std::to_string(b) + " at tp " + std::to_string(tp);
+    return std::nullopt;
+  }
+  std::vector<double> compute;
+  for (const IterationEvent& it : used) {
+    double best = -1;
+    for (const RunRankTimes& r : it.ranks)
+      if (r.stage == s) best = std::max(best, r.compute_seconds + r.tp_seconds);
+    if (best >= 0) compute.push_back(best);
+  }
+  if (compute.empty()) {
+    why = "no rank of the stage reported";
+    return std::nullopt;
+  }
+  CalibrationObservation o;
+  o.run_id = run.id;
+  o.stage = s;
+  o.microbatch_size = b;
+  o.tp = tp;
+  o.microbatches = run.started.microbatches;
+  o.measured_seconds = median(compute);
+  double sd = 0;
+  if (compute.size() > 1) {
+    double mean = 0;
+    for (double c : compute) mean += c;
+    mean /= static_cast<double>(compute.size());
+    for (double c : compute) sd += (c - mean) * (c - mean);
+    sd = std::sqrt(sd / static_cast<double>(compute.size() - 1));
+  }
+  // The standard error of a median is about 1.25 that of a mean (normal samples); one
+  // iteration alone is given 5 %.
+  const double n = static_cast<double>(compute.size());
+  o.noise = compute.size() > 1 ? 1.2533 * sd / std::sqrt(n) / o.measured_seconds : 0.05;
+  o.noise = std::max(o.noise, kCalibrationMinNoise);
+  const json& layers = entry->at("layers");
+  const int plan_layers = static_cast<int>(layers.size());
+  double params = 0;
+  for (int l = stage.first_layer; l <= stage.last_layer && l < plan_layers; ++l) {
+    const json& L = layers.at(static_cast<std::size_t>(l));
+    const double t =
+        (L.at("forward_s").get<double>() + L.at("backward_s").get<double>()) * o.microbatches;
+    params += L.value("params", 0.0);
+    switch (kindOf(l, plan_layers)) {
+      case kEmbedding: o.embedding_seconds += t; break;
+      case kBlocks: o.blocks_seconds += t; break;
+      case kHead: o.head_seconds += t; break;
+    }
+  }
+  o.optimizer_seconds = entry->value("optimizer_seconds_per_parameter", 0.0) * params;
+  o.before_seconds = o.embedding_seconds + o.blocks_seconds + o.head_seconds + o.optimizer_seconds;
+  return o;
+}
+
+// A grouping of the three kinds into factors: group[kind] = index of its factor.
+struct Grouping {
+  int factors;
+  std::array<int, 3> group;
+  std::array<const char*, 3> names;
+};
+const Grouping kGroupings[] = {{3, {0, 1, 2}, {"embedding", "blocks", "head"}},
+                               {2, {1, 0, 1}, {"blocks", "embedding and head", ""}},
+                               {1, {0, 0, 0}, {"all layers", "", ""}}};
+
+struct Fit {
+  std::vector<double> factor, standard_error;
+};
+
+// Weighted least squares of (measured - optimizer) = sum_g factor_g x seconds of group g, each
+// stage weighted by 1 / (its noise x its seconds)^2; the factors' standard errors from the
+// inverse normal matrix, scaled up by the residuals when they exceed the noise. None when the
+// normal matrix is singular.
+std::optional<Fit> solve(const Grouping& g, const std::vector<CalibrationObservation>& obs) {
+  const int k = g.factors;
+  std::vector<std::vector<double>> A(k, std::vector<double>(2 * k, 0.0));
+  std::vector<double> rhs(k, 0.0);
+  auto columns = [&](const CalibrationObservation& o) {
+    std::vector<double> x(k, 0.0);
+    x[g.group[kEmbedding]] += o.embedding_seconds;
+    x[g.group[kBlocks]] += o.blocks_seconds;
+    x[g.group[kHead]] += o.head_seconds;
+    return x;
+  };
+  for (const CalibrationObservation& o : obs) {
+    const double w = 1 / std::pow(o.noise * o.measured_seconds, 2);
+    const std::vector<double> x = columns(o);
+    for (int i = 0; i < k; ++i) {
+      rhs[i] += w * x[i] * (o.measured_seconds - o.optimizer_seconds);
+      for (int j = 0; j < k; ++j) A[i][j] += w * x[i] * x[j];
+    }
+  }
+  // Gauss-Jordan on [A | I]: the inverse, for the factors and their covariance.
+  for (int i = 0; i < k; ++i) A[i][k + i] = 1;
+  double scale = 0;
+  for (int i = 0; i < k; ++i) scale = std::max(scale, std::abs(A[i][i]));
+  for (int c = 0; c < k; ++c) {
+    int pivot = c;
+    for (int r = c + 1; r < k; ++r)
+      if (std::abs(A[r][c]) > std::abs(A[pivot][c])) pivot = r;
+    if (!(std::abs(A[pivot][c]) > 1e-12 * scale)) return std::nullopt;
+    std::swap(A[c], A[pivot]);
+    const double d = A[c][c];
+    for (double& v : A[c]) v /= d;
+    for (int r = 0; r < k; ++r)
+      if (r != c) {
+        const double f = A[r][c];
+        for (int j = 0; j < 2 * k; ++j) A[r][j] -= f * A[c][j];
+      }
+  }
+  Fit fit;
+  for (int i = 0; i < k; ++i) {
+    double v = 0;
+    for (int j = 0; j < k; ++j) v += A[i][k + j] * rhs[j];
+    fit.factor.push_back(v);
+  }
+  double chi2 = 0;
+  for (const CalibrationObservation& o : obs) {
+    const std::vector<double> x = columns(o);
+    double pred = o.optimizer_seconds;
+    for (int i = 0; i < k; ++i) pred += fit.factor[i] * x[i];
+    chi2 += std::pow((pred - o.measured_seconds) / (o.noise * o.measured_seconds), 2);
+  }
+  const int dof = static_cast<int>(obs.size()) - k;
+  const double inflate = dof > 0 ? std::max(1.0, std::sqrt(chi2 / dof)) : 1.0;
+  for (int i = 0; i < k; ++i)
+    fit.standard_error.push_back(std::sqrt(std::max(0.0, A[i][k + i])) * inflate);
+  return fit;
+}
+
+bool determined(const Fit& f) {
+  for (std::size_t i = 0; i < f.factor.size(); ++i)
+    if (!(f.factor[i] > 0) || !(f.standard_error[i] <= kCalibrationMaxError * f.factor[i]))
+      return false;
+  return true;
+}
+
+std::string percent(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f%%", 100 * v);
+  return buf;
+}
+
+}  // namespace
+
+CalibrationResult calibrateProfile(const LocalProfile& p, const std::vector<CalibrationRun>& runs) {
+  CalibrationResult res;
+  for (const CalibrationRun& run : runs) {
+    const std::string what = "run " + std::to_string(run.id);
+    if (const auto why =
+            profileMismatch(p, run.started.model, run.started.precision, run.started.dtype))
+      throw InputError(
+          "--run", what + ": " + *why,
+          "a run of the profile's model and precision (" + p.model + ", " + p.precision + ")");
+    if (run.iterations.empty())
+      throw InputError("--run", what + ", which has no iterations",
+                       "a run with measured iterations");
+    const int n = static_cast<int>(run.iterations.size());
+    const std::vector<IterationEvent> used(run.iterations.begin() + warmupIterations(n),
+                                           run.iterations.end());
+    const auto& stages = run.started.plan.stages;
+    for (std::size_t s = 0; s < stages.size(); ++s) {
+      std::string why;
+      if (auto o = observe(p, run, stages[s], static_cast<int>(s), used, why))
+        res.observations.push_back(*o);
+      else res.skipped.push_back(what + " stage " + std::to_string(s) + ": " + why);
+    }
+  }
+  if (res.observations.empty())
+    throw InputError("--run",
+                     "runs of which no stage can be fitted (" +
+                         (res.skipped.empty() ? std::string("none") : res.skipped.front()) + ")",
+                     "runs of plans the profile covers");
+  const Grouping* chosen = nullptr;
+  Fit fit;
+  std::string tried;
+  for (const Grouping& g : kGroupings) {
+    const auto f = solve(g, res.observations);
+    if (f && (determined(*f) || g.factors == 1)) {
+      chosen = &g;
+      fit = *f;
+      break;
+    }
+    tried += std::string(tried.empty() ? "" : "; ") + std::to_string(g.factors) + " factors " +
+             (f ? "not determined to 10 %" : "not identified (singular)");
+  }
+  if (!chosen || !(fit.factor[0] > 0))
+    throw InputError("--run", "runs whose stages give no positive scale of the layer times",
+                     "runs that measure compute");
+  res.why = std::to_string(chosen->factors) + " factor" + (chosen->factors > 1 ? "s" : "") +
+            (tried.empty() ? ": each determined to 10 %" : " (" + tried + ")");
+  if (chosen->factors == 1 && !determined(fit))
+    res.why += "; the one factor itself is known only to " +
+               percent(fit.standard_error[0] / fit.factor[0]).substr(1);
+  for (int i = 0; i < chosen->factors; ++i)
+    res.scales.push_back(
+        {chosen->names[static_cast<std::size_t>(i)], fit.factor[i], fit.standard_error[i]});
+  res.profile = p.profile;
+  for (json& entry : res.profile.at("runs")) {
+    json& layers = entry.at("layers");
+    const int plan_layers = static_cast<int>(layers.size());
+    for (int l = 0; l < plan_layers; ++l) {
+      const double f = fit.factor[static_cast<std::size_t>(chosen->group[kindOf(l, plan_layers)])];
+      json& L = layers.at(static_cast<std::size_t>(l));
+      L["forward_s"] = L.at("forward_s").get<double>() * f;
+      L["backward_s"] = L.at("backward_s").get<double>() * f;
+    }
+  }
+  // The profile format has no field of its own for it (unknown keys are refused): said in
+  // measured_by, after the measurement it scales; calibration.json has the details.
+  std::string ids;
+  for (const CalibrationRun& r : runs) ids += " " + std::to_string(r.id);
+  res.profile["measured_by"] = res.profile.value("measured_by", std::string("sailor profile")) +
+                               " (calibrated by sailor calibrate from runs" + ids + ")";
+  for (CalibrationObservation& o : res.observations) {
+    const auto f = [&](Kind k) { return fit.factor[static_cast<std::size_t>(chosen->group[k])]; };
+    o.after_seconds = o.embedding_seconds * f(kEmbedding) + o.blocks_seconds * f(kBlocks) +
+                      o.head_seconds * f(kHead) + o.optimizer_seconds;
+  }
+  return res;
+}
+
+json CalibrationResult::toJson() const {
+  json sc = json::array(), ob = json::array();
+  for (const LayerScale& s : scales)
+    sc.push_back(
+        {{"layers", s.layers}, {"factor", s.factor}, {"standard_error", s.standard_error}});
+  for (const CalibrationObservation& o : observations)
+    ob.push_back({{"run", o.run_id},
+                  {"stage", o.stage},
+                  {"microbatch_size", o.microbatch_size},
+                  {"tp", o.tp},
+                  {"microbatches", o.microbatches},
+                  {"measured_seconds", o.measured_seconds},
+                  {"noise", o.noise},
+                  {"before_seconds", o.before_seconds},
+                  {"after_seconds", o.after_seconds}});
+  return {{"scales", sc}, {"observations", ob}, {"skipped", skipped}, {"why", why}};
+}
+
+std::string formatCalibration(const CalibrationResult& r, const std::string& out_dir) {
+  std::ostringstream os;
+  char line[256];
+  os << "layer times scaled (" << r.why << "):\n";
+  for (const LayerScale& s : r.scales) {
+    std::snprintf(line, sizeof line, "  %-20s x%.3f (%s, standard error %.3f)\n", s.layers.c_str(),
+                  s.factor, percent(s.factor - 1).c_str(), s.standard_error);
+    os << line;
+  }
+  os << "stage compute per iteration, measured against the profile before and after:\n";
+  std::snprintf(line, sizeof line, "  %-6s %-5s %4s %3s %11s %11s %8s %11s %8s\n", "run", "stage",
+                "mbs", "tp", "measured s", "before s", "error", "after s", "error");
+  os << line;
+  for (const CalibrationObservation& o : r.observations) {
+    std::snprintf(line, sizeof line, "  %-6lld %-5d %4d %3d %11.4f %11.4f %8s %11.4f %8s\n",
+                  static_cast<long long>(o.run_id), o.stage, o.microbatch_size, o.tp,
+                  o.measured_seconds, o.before_seconds,
+                  percent(o.before_seconds / o.measured_seconds - 1).c_str(), o.after_seconds,
+                  percent(o.after_seconds / o.measured_seconds - 1).c_str());
+    os << line;
+  }
+  for (const std::string& s : r.skipped) os << "  left out: " << s << "\n";
+  os << "not fitted: the link model (measured transfer seconds include pipeline and straggler "
+        "waiting), the optimizer step, memory\n";
+  os << "wrote " << out_dir << "/profile.json\n";
+  return os.str();
+}
+
+}  // namespace sailor
