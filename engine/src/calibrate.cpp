@@ -12,6 +12,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -197,6 +198,36 @@ std::string percent(double v) {
   return buf;
 }
 
+struct EntryFit {
+  const Grouping* grouping = nullptr;
+  Fit fit;
+  std::string why;
+};
+
+// The most factors the stages of one profile entry determine (three, two, else one).
+EntryFit fitEntry(const std::vector<CalibrationObservation>& obs) {
+  std::string tried;
+  for (const Grouping& g : kGroupings) {
+    const auto f = solve(g, obs);
+    if (f && (determined(*f) || g.factors == 1)) {
+      if (!(f->factor[0] > 0))
+        throw InputError("--run", "runs whose stages give no positive scale of the layer times",
+                         "runs that measure compute");
+      EntryFit out{&g, *f, ""};
+      out.why = std::to_string(g.factors) + " factor" + (g.factors > 1 ? "s" : "") +
+                (tried.empty() ? ", each determined to 10 %" : " (" + tried + ")");
+      if (g.factors == 1 && !determined(*f))
+        out.why +=
+            ", itself known only to " + percent(f->standard_error[0] / f->factor[0]).substr(1);
+      return out;
+    }
+    tried += std::string(tried.empty() ? "" : "; ") + std::to_string(g.factors) + " factors " +
+             (f ? "not determined to 10 %" : "not identified (singular)");
+  }
+  throw InputError("--run", "runs whose stages give no scale of the layer times",
+                   "runs that measure compute");
+}
+
 }  // namespace
 
 CalibrationResult calibrateProfile(const LocalProfile& p, const std::vector<CalibrationRun>& runs) {
@@ -227,40 +258,51 @@ CalibrationResult calibrateProfile(const LocalProfile& p, const std::vector<Cali
                      "runs of which no stage can be fitted (" +
                          (res.skipped.empty() ? std::string("none") : res.skipped.front()) + ")",
                      "runs of plans the profile covers");
-  const Grouping* chosen = nullptr;
-  Fit fit;
-  std::string tried;
-  for (const Grouping& g : kGroupings) {
-    const auto f = solve(g, res.observations);
-    if (f && (determined(*f) || g.factors == 1)) {
-      chosen = &g;
-      fit = *f;
-      break;
-    }
-    tried += std::string(tried.empty() ? "" : "; ") + std::to_string(g.factors) + " factors " +
-             (f ? "not determined to 10 %" : "not identified (singular)");
-  }
-  if (!chosen || !(fit.factor[0] > 0))
-    throw InputError("--run", "runs whose stages give no positive scale of the layer times",
-                     "runs that measure compute");
-  res.why = std::to_string(chosen->factors) + " factor" + (chosen->factors > 1 ? "s" : "") +
-            (tried.empty() ? ": each determined to 10 %" : " (" + tried + ")");
-  if (chosen->factors == 1 && !determined(fit))
-    res.why += "; the one factor itself is known only to " +
-               percent(fit.standard_error[0] / fit.factor[0]).substr(1);
-  for (int i = 0; i < chosen->factors; ++i)
-    res.scales.push_back(
-        {chosen->names[static_cast<std::size_t>(i)], fit.factor[i], fit.standard_error[i]});
   res.profile = p.profile;
+  // Each (microbatch size, tp) entry of the profile was measured on its own (at its own moment
+  // of the machine's load): the stages that ran with it are what determine its factors; an entry
+  // no stage ran with is kept as measured.
+  std::map<std::pair<int, int>, std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < res.observations.size(); ++i)
+    groups[{res.observations[i].microbatch_size, res.observations[i].tp}].push_back(i);
+  std::map<std::pair<int, int>, std::array<double, 3>> factors;  // by entry, then kind
+  for (const auto& [entry, members] : groups) {
+    std::vector<CalibrationObservation> obs;
+    for (std::size_t i : members) obs.push_back(res.observations[i]);
+    const EntryFit ef = fitEntry(obs);
+    std::string why = ef.why;
+    for (int i = 0; i < ef.grouping->factors; ++i)
+      res.scales.push_back({entry.first, entry.second,
+                            ef.grouping->names[static_cast<std::size_t>(i)], ef.fit.factor[i],
+                            ef.fit.standard_error[i]});
+    res.why += std::string(res.why.empty() ? "" : "; ") + "microbatch " +
+               std::to_string(entry.first) + ", tp " + std::to_string(entry.second) + ": " + why;
+    for (int k = 0; k < 3; ++k)
+      factors[entry][static_cast<std::size_t>(k)] =
+          ef.fit.factor[static_cast<std::size_t>(ef.grouping->group[static_cast<std::size_t>(k)])];
+  }
   for (json& entry : res.profile.at("runs")) {
+    const std::pair<int, int> key{entry.at("microbatch_size").get<int>(),
+                                  entry.at("tp").get<int>()};
+    const auto it = factors.find(key);
+    if (it == factors.end()) {
+      res.unchanged.push_back("microbatch " + std::to_string(key.first) + ", tp " +
+                              std::to_string(key.second));
+      continue;
+    }
     json& layers = entry.at("layers");
     const int plan_layers = static_cast<int>(layers.size());
     for (int l = 0; l < plan_layers; ++l) {
-      const double f = fit.factor[static_cast<std::size_t>(chosen->group[kindOf(l, plan_layers)])];
+      const double f = it->second[static_cast<std::size_t>(kindOf(l, plan_layers))];
       json& L = layers.at(static_cast<std::size_t>(l));
       L["forward_s"] = L.at("forward_s").get<double>() * f;
       L["backward_s"] = L.at("backward_s").get<double>() * f;
     }
+  }
+  for (CalibrationObservation& o : res.observations) {
+    const auto& f = factors.at({o.microbatch_size, o.tp});
+    o.after_seconds = o.embedding_seconds * f[kEmbedding] + o.blocks_seconds * f[kBlocks] +
+                      o.head_seconds * f[kHead] + o.optimizer_seconds;
   }
   // The profile format has no field of its own for it (unknown keys are refused): said in
   // measured_by, after the measurement it scales; calibration.json has the details.
@@ -268,19 +310,17 @@ CalibrationResult calibrateProfile(const LocalProfile& p, const std::vector<Cali
   for (const CalibrationRun& r : runs) ids += " " + std::to_string(r.id);
   res.profile["measured_by"] = res.profile.value("measured_by", std::string("sailor profile")) +
                                " (calibrated by sailor calibrate from runs" + ids + ")";
-  for (CalibrationObservation& o : res.observations) {
-    const auto f = [&](Kind k) { return fit.factor[static_cast<std::size_t>(chosen->group[k])]; };
-    o.after_seconds = o.embedding_seconds * f(kEmbedding) + o.blocks_seconds * f(kBlocks) +
-                      o.head_seconds * f(kHead) + o.optimizer_seconds;
-  }
   return res;
 }
 
 json CalibrationResult::toJson() const {
   json sc = json::array(), ob = json::array();
   for (const LayerScale& s : scales)
-    sc.push_back(
-        {{"layers", s.layers}, {"factor", s.factor}, {"standard_error", s.standard_error}});
+    sc.push_back({{"microbatch_size", s.microbatch_size},
+                  {"tp", s.tp},
+                  {"layers", s.layers},
+                  {"factor", s.factor},
+                  {"standard_error", s.standard_error}});
   for (const CalibrationObservation& o : observations)
     ob.push_back({{"run", o.run_id},
                   {"stage", o.stage},
@@ -291,7 +331,11 @@ json CalibrationResult::toJson() const {
                   {"noise", o.noise},
                   {"before_seconds", o.before_seconds},
                   {"after_seconds", o.after_seconds}});
-  return {{"scales", sc}, {"observations", ob}, {"skipped", skipped}, {"why", why}};
+  return {{"scales", sc},
+          {"observations", ob},
+          {"skipped", skipped},
+          {"unchanged", unchanged},
+          {"why", why}};
 }
 
 std::string formatCalibration(const CalibrationResult& r, const std::string& out_dir) {
@@ -299,10 +343,14 @@ std::string formatCalibration(const CalibrationResult& r, const std::string& out
   char line[256];
   os << "layer times scaled (" << r.why << "):\n";
   for (const LayerScale& s : r.scales) {
-    std::snprintf(line, sizeof line, "  %-20s x%.3f (%s, standard error %.3f)\n", s.layers.c_str(),
-                  s.factor, percent(s.factor - 1).c_str(), s.standard_error);
+    std::snprintf(line, sizeof line,
+                  "  microbatch %d, tp %d: %-20s x%.3f (%s, standard error %.3f)\n",
+                  s.microbatch_size, s.tp, s.layers.c_str(), s.factor,
+                  percent(s.factor - 1).c_str(), s.standard_error);
     os << line;
   }
+  for (const std::string& u : r.unchanged)
+    os << "  " << u << ": kept as measured (no stage of the runs ran with it)\n";
   os << "stage compute per iteration, measured against the profile before and after:\n";
   std::snprintf(line, sizeof line, "  %-6s %-5s %4s %3s %11s %11s %8s %11s %8s\n", "run", "stage",
                 "mbs", "tp", "measured s", "before s", "error", "after s", "error");

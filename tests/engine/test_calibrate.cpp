@@ -51,15 +51,17 @@ json modelEntry() {
               {"sources", {"test fixture"}}};
 }
 
+// Microbatch 1 at the figures above; microbatch 2 at 1.8 times them (no run uses it).
 json profileJson() {
-  json layers = json::array();
+  json layers = json::array(), layers2 = json::array();
   for (int l = 0; l < kBlocks + 2; ++l) {
     const double f = l == 0 ? kEmbeddingF : l == kBlocks + 1 ? kHeadF : kBlockF;
-    layers.push_back({{"forward_s", f},
-                      {"backward_s", 2 * f},
-                      {"params", kParams},
-                      {"activation_bytes", 1e5},
-                      {"output_elements", 2048}});
+    for (auto [list, x] : {std::pair{&layers, 1.0}, std::pair{&layers2, 1.8}})
+      list->push_back({{"forward_s", x * f},
+                       {"backward_s", x * 2 * f},
+                       {"params", kParams},
+                       {"activation_bytes", 1e5},
+                       {"output_elements", 2048}});
   }
   return json{{"format", "sailor-studio-profile/1"},
               {"model", "Tiny-runtime-h64-s32"},
@@ -71,7 +73,11 @@ json profileJson() {
                {{{"microbatch_size", 1},
                  {"tp", 1},
                  {"optimizer_seconds_per_parameter", kOptimizerPerParam},
-                 {"layers", layers}}}}};
+                 {"layers", layers}},
+                {{"microbatch_size", 2},
+                 {"tp", 1},
+                 {"optimizer_seconds_per_parameter", kOptimizerPerParam},
+                 {"layers", layers2}}}}};
 }
 
 json scenarioJson() {
@@ -273,7 +279,7 @@ class TestCalibrate : public QObject {
     QVERIFY(two.iteration_seconds < expected);
     // A microbatch size the profile lacks is not covered.
     sailor::Plan b2 = plan({{0, kBlocks + 1}});
-    b2.microbatch_size = 2;
+    b2.microbatch_size = 4;
     QVERIFY(inputErrorOf([&] {
               (void)sailor::predictOnProfile(p, b2, 4, runtimeModel(), sailor::Precision::Fp32,
                                              sailor::Optimizer::Adam, sailor::Recompute::None, cat);
@@ -351,7 +357,13 @@ class TestCalibrate : public QObject {
     const double block_f =
         res.profile.at("runs").at(0).at("layers").at(1).at("forward_s").get<double>();
     SAILOR_COMPARE_REL(block_f, kBlockF * res.scales[0].factor, 1e-9);
-    QVERIFY2(block_f > 1.4 * kBlockF && block_f < 2 * kBlockF, qPrintable(QString::number(block_f)));
+    // The microbatch-2 entry was measured on its own and no stage ran with it: kept.
+    QCOMPARE(res.scales[0].microbatch_size, 1);
+    QCOMPARE(res.unchanged, std::vector<std::string>{"microbatch 2, tp 1"});
+    QCOMPARE(res.profile.at("runs").at(1).at("layers").at(1).at("forward_s").get<double>(),
+             1.8 * kBlockF);
+    QVERIFY2(block_f > 1.4 * kBlockF && block_f < 2 * kBlockF,
+             qPrintable(QString::number(block_f)));
     QCOMPARE(res.profile.at("measured_by").get<std::string>(),
              std::string("sailor profile on testhost, 2026-12-04T18:02:11Z (calibrated by sailor "
                          "calibrate from runs 1)"));
@@ -364,7 +376,8 @@ class TestCalibrate : public QObject {
     QCOMPARE(sailor::LocalProfile::load(t.path().toStdString() + "/p", "--profile").measured_at,
              std::string("2026-12-04T18:02:11Z"));
     const std::string text = sailor::formatCalibration(res, "/out");
-    QVERIFY2(text.find("all layers") != std::string::npos, text.c_str());
+    QVERIFY2(text.find("microbatch 1, tp 1: all layers") != std::string::npos, text.c_str());
+    QVERIFY2(text.find("microbatch 2, tp 1: kept as measured") != std::string::npos, text.c_str());
     QVERIFY2(text.find("wrote /out/profile.json") != std::string::npos, text.c_str());
   }
 
@@ -402,9 +415,9 @@ class TestCalibrate : public QObject {
     const QString none = inputErrorOf([&] { (void)sailor::calibrateProfile(p, {empty}); });
     QVERIFY2(none.startsWith("--run: got run 5, which has no iterations"), qPrintable(none));
     auto b2 = measuredRun(6, plan({{0, kBlocks + 1}}), 4, 1, 1, 1);
-    b2.started.plan.microbatch_size = 2;
+    b2.started.plan.microbatch_size = 4;
     const QString uncovered = inputErrorOf([&] { (void)sailor::calibrateProfile(p, {b2}); });
-    QVERIFY2(uncovered.contains("the profile has no microbatch 2 at tp 1"), qPrintable(uncovered));
+    QVERIFY2(uncovered.contains("the profile has no microbatch 4 at tp 1"), qPrintable(uncovered));
   }
 };
 

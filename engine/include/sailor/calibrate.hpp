@@ -5,7 +5,9 @@
 // What the runs determine: each stage of each run measures one figure of compute per iteration
 // (its slowest rank's compute and tensor-parallel seconds, median after warm-up), which the
 // profile predicts as sum over the stage's layers of (forward + backward) x microbatches + the
-// optimizer step. The fit scales the forward and backward times of each layer kind (embedding,
+// optimizer step, from the profile's entry of the run's (microbatch size, tp). Each entry was
+// measured on its own, so each is fitted from the stages that ran with it, and an entry no stage
+// ran with is kept. The fit scales the forward and backward times of each layer kind (embedding,
 // blocks, head) by one factor, by weighted least squares on the relative errors (each stage's
 // weight from the spread of its own iterations). Three factors, one per kind, are kept only when
 // each is determined to 10 % (its standard error); else two (blocks, and embedding with head);
@@ -49,7 +51,10 @@ struct CalibrationObservation {
   double embedding_seconds = 0, blocks_seconds = 0, head_seconds = 0, optimizer_seconds = 0;
 };
 
+// The factors of one profile entry (microbatch size, tp).
 struct LayerScale {
+  int microbatch_size = 1;
+  int tp = 1;
   std::string layers;         // "embedding", "blocks", "head", "embedding and head", "all layers"
   double factor = 1;          // forward and backward times multiplied by it
   double standard_error = 0;  // of the factor
@@ -60,8 +65,9 @@ struct CalibrationResult {
   nlohmann::json profile;  // the updated profile.json
   std::vector<LayerScale> scales;
   std::vector<CalibrationObservation> observations;
-  std::vector<std::string> skipped;  // stages of runs left out, and why
-  std::string why;                   // why this many factors
+  std::vector<std::string> skipped;    // stages of runs left out, and why
+  std::vector<std::string> unchanged;  // entries no stage ran with ("microbatch 4, tp 1")
+  std::string why;                     // per entry fitted, why this many factors
   nlohmann::json toJson() const;
 };
 
