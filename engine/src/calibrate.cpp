@@ -24,7 +24,7 @@ using nlohmann::json;
 
 namespace {
 
-enum Kind { kEmbedding = 0, kBlocks = 1, kHead = 2 };
+enum Kind { Embedding = 0, Blocks = 1, Head = 2 };
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -40,7 +40,7 @@ const json* profileEntry(const json& profile, int b, int tp) {
 }
 
 Kind kindOf(int layer, int plan_layers) {
-  return layer == 0 ? kEmbedding : layer == plan_layers - 1 ? kHead : kBlocks;
+  return layer == 0 ? Embedding : layer == plan_layers - 1 ? Head : Blocks;
 }
 
 // The stage's observation, or why there is none.
@@ -100,9 +100,9 @@ std::optional<CalibrationObservation> observe(const LocalProfile& p, const Calib
         (L.at("forward_s").get<double>() + L.at("backward_s").get<double>()) * o.microbatches;
     params += L.value("params", 0.0);
     switch (kindOf(l, plan_layers)) {
-      case kEmbedding: o.embedding_seconds += t; break;
-      case kBlocks: o.blocks_seconds += t; break;
-      case kHead: o.head_seconds += t; break;
+      case Embedding: o.embedding_seconds += t; break;
+      case Blocks: o.blocks_seconds += t; break;
+      case Head: o.head_seconds += t; break;
     }
   }
   o.optimizer_seconds = entry->value("optimizer_seconds_per_parameter", 0.0) * params;
@@ -134,9 +134,9 @@ std::optional<Fit> solve(const Grouping& g, const std::vector<CalibrationObserva
   std::vector<double> rhs(k, 0.0);
   auto columns = [&](const CalibrationObservation& o) {
     std::vector<double> x(k, 0.0);
-    x[g.group[kEmbedding]] += o.embedding_seconds;
-    x[g.group[kBlocks]] += o.blocks_seconds;
-    x[g.group[kHead]] += o.head_seconds;
+    x[g.group[Embedding]] += o.embedding_seconds;
+    x[g.group[Blocks]] += o.blocks_seconds;
+    x[g.group[Head]] += o.head_seconds;
     return x;
   };
   for (const CalibrationObservation& o : obs) {
@@ -301,8 +301,8 @@ CalibrationResult calibrateProfile(const LocalProfile& p, const std::vector<Cali
   }
   for (CalibrationObservation& o : res.observations) {
     const auto& f = factors.at({o.microbatch_size, o.tp});
-    o.after_seconds = o.embedding_seconds * f[kEmbedding] + o.blocks_seconds * f[kBlocks] +
-                      o.head_seconds * f[kHead] + o.optimizer_seconds;
+    o.after_seconds = o.embedding_seconds * f[Embedding] + o.blocks_seconds * f[Blocks] +
+                      o.head_seconds * f[Head] + o.optimizer_seconds;
   }
   // The profile format has no field of its own for it (unknown keys are refused): said in
   // measured_by, after the measurement it scales; calibration.json has the details.
