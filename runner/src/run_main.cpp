@@ -453,7 +453,13 @@ void localPrediction(const RunArgs& a, const Catalog& catalog, const RunSpec& sp
                   " (make one with `" + how + "`, or give --profile DIR)");
     }
   }
-  const LocalProfile p = LocalProfile::load(dir, "--profile");
+  LocalProfile p;
+  try {
+    p = LocalProfile::load(dir, "--profile");
+  } catch (const InputError& e) {
+    if (given) throw;  // what the user named must be a profile
+    return none("the profile at the default place cannot be read (" + std::string(e.what()) + ")");
+  }
   if (const auto why = profileMismatch(p, spec.model, spec.precision, spec.dtype)) {
     if (given)
       throw InputError("--profile",

@@ -153,4 +153,11 @@ set -e
 grep -qF "whose model differs from the run's (hidden 128, the profile's 64" "$work/err" ||
   fail "run --profile of another model: $(cat "$work/err")"
 [[ ! -s $work/out ]] || fail "run --profile of another model started: $(cat "$work/out")"
+# A damaged profile at the default place does not stop a run: it says so.
+echo '{' > "$prof/profile.json"
+run --iterations 1 > /dev/null
+started | python3 -c "
+import json,sys; s=json.load(sys.stdin); n=s['prediction_note']
+assert 'prediction' not in s and 'the profile at the default place cannot be read' in n, n
+" || fail "a damaged default profile: $(started)"
 echo "test_closed_loop: ok"
