@@ -23,6 +23,7 @@
 #include <variant>
 #include <vector>
 
+#include "closed_loop.hpp"
 #include "format.hpp"
 #include "progress_line.hpp"
 #include "sailor/catalog.hpp"
@@ -61,6 +62,8 @@ constexpr const char* kUsage =
     "  plan                     Search GPUs and parallelization for throughput or cost\n"
     "  simulate                 Predict memory, iteration time and cost of a plan\n"
     "  validate POINTS.json     Compare predictions with measured runs\n"
+    "  validate --run ID        Compare a recorded run with its prediction for its hardware\n"
+    "  calibrate --run ID...    Fit a local profile's layer times to recorded runs\n"
     "  run                      Train on a plan with the bundled runtime (live JSON events)\n"
     "  profile                  Measure this machine's device with the runtime's layers\n"
     "  runs list|show ID        List recorded training runs, or show one\n"
@@ -174,6 +177,14 @@ constexpr const char* kPlanHelp =
 
 constexpr const char* kValidateHelp =
     "Usage: sailor validate POINTS.json --reference DIR [--compare-sailor] [--strict] [--json]\n"
+    "       sailor validate --run ID [--store FILE] [--profile DIR] [--json]\n"
+    "\n"
+    "With --run: the recorded run ID (sailor runs list) against the prediction it recorded for\n"
+    "the hardware it ran on (sailor run --profile, docs/runtime.md \"Prediction against\n"
+    "measurement\"): one row per quantity (iteration seconds; per stage compute,\n"
+    "communication and peak memory; peak memory), predicted, measured (median of the\n"
+    "iterations after the first 2), relative error. --profile DIR predicts the run's plan\n"
+    "again on that profile (e.g. a calibrated one) instead. --store: as sailor runs.\n"
     "\n"
     "Predicts each measured run of POINTS.json (the format of\n"
     "calibration/measured_points.json) with the SAILOR-format profiles, model memory info and\n"
@@ -805,11 +816,68 @@ int cmdPlan(int argc, char** argv) {
   return 0;
 }
 
+// `sailor validate --run ID [--store FILE] [--profile DIR] [--json]` (closed_loop.hpp).
+int cmdValidateRun(int argc, char** argv) {
+  Options a({"--json"}, {"--run", "--store", "--profile"});
+  a.parse(argc, argv, 2);
+  if (!a.positional().empty())
+    throw InputError("validate --run", "\"" + a.positional()[0] + "\"",
+                     "options only (POINTS.json is the other form of validate)");
+  const std::int64_t id = cli::runIdArg("--run", a.required("--run"));
+  const std::string store = a.has("--store") ? a.required("--store") : RunStore::defaultPath();
+  cli::validateRun(store, id, a.get("--profile"), a.has("--json"));
+  return 0;
+}
+
+constexpr const char* kCalibrateHelp =
+    "Usage: sailor calibrate --run ID [--run ID ...] --profile DIR [--out DIR2 | --in-place]\n"
+    "                        [--store FILE] [--json]\n"
+    "\n"
+    "Fits the local profile DIR (a sailor profile output) to recorded runs of its model: the\n"
+    "forward and backward times of each layer kind (embedding, blocks, head) are scaled so\n"
+    "that the profile predicts the compute each stage of each run measured (median after\n"
+    "warm-up). Only as many factors as the runs determine to 10 % are fitted (three, two, or\n"
+    "one for every layer); the link model, the optimizer step and memory are kept.\n"
+    "docs/runtime.md, \"Recalibrating a profile from runs\".\n"
+    "\n"
+    "  --run ID      a recorded run (repeatable; sailor runs list)\n"
+    "  --profile DIR the profile to fit\n"
+    "  --out DIR2    where the calibrated profile goes (default DIR-calibrated): DIR's files,\n"
+    "                profile.json fitted, calibration.json saying what was fitted; written\n"
+    "                whole (a new directory renamed into place)\n"
+    "  --in-place    replace DIR's profile.json instead (atomically)\n"
+    "  --store FILE  the run store (as sailor runs)\n"
+    "  --json        print the fit as JSON\n"
+    "\n"
+    "Exit status: 0 written, 2 bad input (an unknown run, a run without iterations or of\n"
+    "another model, a directory that is not a profile; nothing written).\n";
+
+int cmdCalibrate(int argc, char** argv) {
+  if (wantsHelp(argc, argv, 2)) {
+    std::cout << kCalibrateHelp;
+    return 0;
+  }
+  Options a({"--json", "--in-place"}, {"--run", "--profile", "--out", "--store"});
+  a.parse(argc, argv, 2);
+  if (!a.positional().empty())
+    throw InputError("calibrate", "\"" + a.positional()[0] + "\"", "options only (see --help)");
+  std::vector<std::int64_t> ids;
+  for (const std::string& v : a.values("--run")) ids.push_back(cli::runIdArg("--run", v));
+  if (ids.empty()) throw InputError("--run", "nothing", "at least one run id");
+  const std::string store = a.has("--store") ? a.required("--store") : RunStore::defaultPath();
+  cli::calibrateRuns(store, ids, a.required("--profile"), a.get("--out"), a.has("--in-place"),
+                     a.has("--json"));
+  return 0;
+}
+
 int cmdValidate(int argc, char** argv) {
   if (wantsHelp(argc, argv, 2)) {
     std::cout << kValidateHelp;
     return 0;
   }
+  for (int i = 2; i < argc; ++i)
+    if (!std::strcmp(argv[i], "--run") || !std::strncmp(argv[i], "--run=", 6))
+      return cmdValidateRun(argc, argv);
   Options a({"--json", "--non-blocking-p2p", "--compare-sailor", "--strict"}, {"--reference"});
   a.parse(argc, argv, 2);
   if (a.positional().size() != 1)
@@ -872,14 +940,16 @@ constexpr const char* kRunsHelp =
     "                iterations done of planned, name\n"
     "  show ID       one run: its fields, its iterations (loss, seconds, tokens/s), its\n"
     "                reconfigurations (iteration, cause, GPUs before -> after, state source,\n"
-    "                iterations lost, phases) and pauses, and how many events it recorded\n"
+    "                iterations lost, phases) and pauses, its prediction for the hardware it\n"
+    "                ran on against what it measured (as sailor validate --run), and how\n"
+    "                many events it recorded\n"
     "  attach ID     takes over a running cluster run (sailor run --launcher slurm) whose\n"
     "                controller died: stores what its workers reported since, follows its\n"
     "                Slurm job to the end and prints events as 'sailor run' does\n"
     "  resize ID     tells a running elastic run (sailor run --elastic or --trace) how many\n"
     "                GPUs of each named type and zone it has now: it re-plans and\n"
     "                reconfigures in place (docs/runtime.md \"Elasticity\")\n"
-    "  --json        list: an array of runs; show: {run, iterations, events}\n"
+    "  --json        list: an array of runs; show: {run, iterations, events, prediction}\n"
     "  --store FILE  the SQLite run store (default: $SAILOR_RUN_STORE, else\n"
     "                $XDG_DATA_HOME/sailor-studio/runs.sqlite, else\n"
     "                ~/.local/share/sailor-studio/runs.sqlite)\n"
@@ -988,6 +1058,11 @@ int cmdRuns(int argc, char** argv) {
       json out{{"run", runJson(*run)}, {"iterations", json::array()}, {"events", json::array()}};
       for (const auto& it : iterations) out["iterations"].push_back(toJson(it));
       for (const auto& e : store->events(id)) out["events"].push_back(toJson(e));
+      try {
+        out["prediction"] = cli::runPredictionJson(cli::loadRecordedRun(path, id, "runs show"));
+      } catch (const InputError&) {  // a run_started that cannot be read: nothing to compare
+        out["prediction"] = nullptr;
+      }
       std::cout << out.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
       return 0;
     }
@@ -1028,6 +1103,11 @@ int cmdRuns(int argc, char** argv) {
     }
     // An elastic run's changes of world (sailor run --trace, resize, a worker lost).
     std::cout << cli::formatElasticity(store->events(id));
+    try {
+      std::cout << cli::formatRunPrediction(cli::loadRecordedRun(path, id, "runs show"));
+    } catch (const InputError& e) {
+      std::cout << "Prediction against measurement:\n  cannot be read: " << e.what() << "\n";
+    }
     std::cout << "Events: " << store->eventCount(id) << "\n";
     return 0;
   } catch (const StoreError& e) {
@@ -1117,6 +1197,7 @@ int main(int argc, char** argv) {
     if (cmd == "simulate") return cmdSimulate(argc, argv);
     if (cmd == "plan") return cmdPlan(argc, argv);
     if (cmd == "validate") return cmdValidate(argc, argv);
+    if (cmd == "calibrate") return cmdCalibrate(argc, argv);
     // `sailor runs attach ID` follows a cluster run: the runtime's controller does that.
     if (cmd == "runs" && argc > 2 && !std::strcmp(argv[2], "attach")) return cmdRun(argv + 1);
     // `sailor runs resize ID ...` talks to a running elastic run's controller: the runtime's.

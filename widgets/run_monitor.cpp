@@ -372,10 +372,12 @@ void RunMonitor::buildUi() {
   prediction_label_->setColor(QColor(0x555555));
   prediction_label_->setClipToAxisRect(true);
   time_plot_->setToolTip(
-      tr("Measured: the slowest rank's time per iteration. Dashed: the plan's predicted iteration "
-         "time on its GPUs (simulator).\nThe local runtime trains a scaled-down model on CPU "
-         "processes, so absolute times differ from the prediction for the real GPUs: compare "
-         "trends and ratios between plans, not the values."));
+      tr("Measured: the slowest rank's time per iteration. Dashed: the run's prediction for the "
+         "hardware it runs on (the simulator on the local device's profile, sailor profile) when "
+         "it recorded one; else the plan's predicted iteration time on the plan's GPUs, which "
+         "the local runtime (a scaled-down model on CPU processes) does not match: compare "
+         "trends and ratios between plans then, not the values. The Prediction tab has the "
+         "figures side by side."));
 
   throughput_plot_ = makePlot(tr("Throughput"), tr("iteration"), tr("tokens/s"));
   throughput_plot_->addGraph();
@@ -494,9 +496,32 @@ void RunMonitor::buildUi() {
   runs_buttons->addStretch(1);
   runs_layout->addLayout(runs_buttons);
 
+  auto* prediction_page = new QWidget(this);
+  auto* prediction_layout = new QVBoxLayout(prediction_page);
+  prediction_layout->setContentsMargins(0, 0, 0, 0);
+  comparison_note_ = new QLabel(prediction_page);
+  comparison_note_->setWordWrap(true);
+  comparison_note_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  comparison_ = new QTableWidget(0, 4, prediction_page);
+  comparison_->setObjectName(QStringLiteral("predictionComparison"));
+  comparison_->setHorizontalHeaderLabels(
+      {tr("Quantity"), tr("Predicted"), tr("Measured"), tr("Error")});
+  comparison_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+  comparison_->verticalHeader()->hide();
+  comparison_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  comparison_->setToolTip(
+      tr("The run's prediction for the hardware it runs on (the local device's profile) against "
+         "what it measured: medians of the iterations after warm-up (the first 2). Compute: the "
+         "stage's slowest rank's forward, backward and optimizer (tensor-parallel all-reduces "
+         "included); communication: the rest of its iteration (transfers, data-parallel sync, "
+         "waiting)."));
+  prediction_layout->addWidget(comparison_note_);
+  prediction_layout->addWidget(comparison_);
+
   tabs_ = new QTabWidget(this);
   tabs_->addTab(workers_, tr("Workers"));
   tabs_->addTab(log_, tr("Log"));
+  tabs_->addTab(prediction_page, tr("Prediction"));
   tabs_->addTab(reconfigs_, tr("Reconfigurations"));
   tabs_->addTab(runs_page, tr("Past runs"));
 
@@ -761,6 +786,7 @@ void RunMonitor::clearRun() {
   run_id_ = 0;
   started_.reset();
   last_iteration_.reset();
+  measured_.clear();
   finished_.reset();
   stored_ = false;
   job_launcher_.clear();
@@ -798,6 +824,7 @@ void RunMonitor::clearRun() {
   for (QCustomPlot* p : {loss_plot_, time_plot_, throughput_plot_, stage_plot_, memory_plot_})
     replot(p, p == time_plot_);
   updatePrediction();
+  updateComparison();
   updateStatus();
 }
 
@@ -844,7 +871,16 @@ void RunMonitor::onRunStarted(std::int64_t run_id, const sailor::RunStartedEvent
                     .arg(QString::fromStdString(event.model.name))
                     .arg(event.model.hidden_size)
                     .arg(event.model.sequence_length));
+  if (event.prediction)
+    appendLog({}, tr("Prediction %1: %2 s per iteration")
+                      .arg(QString::fromStdString(event.prediction->label()))
+                      .arg(seconds(event.prediction->iteration_seconds)));
+  else if (!event.prediction_note.empty())
+    appendLog({}, QString::fromStdString(event.prediction_note));
   ensureStageGraphs(static_cast<int>(event.plan.stages.size()));
+  updatePrediction();
+  updateComparison();
+  replot(time_plot_, true);
   updateStatus();
 }
 
@@ -948,6 +984,8 @@ void RunMonitor::ensureStageGraphs(int stages) {
 
 void RunMonitor::onIteration(const sailor::IterationEvent& event, const QString& time) {
   const double x = event.iteration;
+  measured_.push_back(event);
+  updateComparison();
   loss_plot_->graph(0)->addData(x, event.loss);
   time_plot_->graph(0)->addData(x, event.iteration_seconds);
   throughput_plot_->graph(0)->addData(x, event.tokens_per_second);
@@ -1079,6 +1117,9 @@ void RunMonitor::dropIterationsFrom(int first) {
   for (int g = 0; g < stage_plot_->graphCount(); ++g)
     stage_plot_->graph(g)->data()->removeAfter(before);
   if (last_iteration_ && last_iteration_->iteration >= first) last_iteration_.reset();
+  std::erase_if(measured_,
+                [first](const sailor::IterationEvent& it) { return it.iteration >= first; });
+  updateComparison();
 }
 
 void RunMonitor::hidePause() {
@@ -1395,7 +1436,7 @@ void RunMonitor::replot(QCustomPlot* plot, bool include_prediction) {
         plot->yAxis->setRange(0, 1);
       }
     } else {
-      zeroBasedRange(plot->yAxis, top, include_prediction ? predicted_s_ : kNaN);
+      zeroBasedRange(plot->yAxis, top, include_prediction ? shownPredictionSeconds() : kNaN);
     }
   }
   plot->replot(QCustomPlot::rpQueuedReplot);
@@ -1407,15 +1448,96 @@ void RunMonitor::setPredictedIterationSeconds(double s) {
   replot(time_plot_, true);
 }
 
+double RunMonitor::shownPredictionSeconds() const {
+  if (started_ && started_->prediction) return started_->prediction->iteration_seconds;
+  return predicted_s_;
+}
+
+QString RunMonitor::predictionLabelText() const {
+  const double s = shownPredictionSeconds();
+  if (!std::isfinite(s)) return {};
+  if (started_ && started_->prediction)
+    return tr("predicted %1 s %2")
+        .arg(seconds(s))
+        .arg(QString::fromStdString(started_->prediction->label())
+                 .mid(QStringLiteral("predicted ").size()));
+  // The plan's prediction is for the plan's GPU types: name them when a run shows its plan.
+  QStringList types;
+  if (started_)
+    for (const sailor::Stage& st : started_->plan.stages)
+      for (const sailor::Replica& r : st.replicas)
+        if (!types.contains(QString::fromStdString(r.gpu_type)))
+          types << QString::fromStdString(r.gpu_type);
+  if (types.isEmpty()) return tr("predicted %1 s for the plan's GPUs").arg(seconds(s));
+  return tr("predicted %1 s for the plan's %2")
+      .arg(seconds(s))
+      .arg(types.join(QStringLiteral(", ")));
+}
+
 void RunMonitor::updatePrediction() {
-  const bool shown = std::isfinite(predicted_s_);
+  const double s = shownPredictionSeconds();
+  const bool shown = std::isfinite(s);
   prediction_line_->setVisible(shown);
   prediction_label_->setVisible(shown);
   if (!shown) return;
-  prediction_line_->point1->setCoords(0, predicted_s_);
-  prediction_line_->point2->setCoords(1, predicted_s_);
-  prediction_label_->position->setCoords(0.98, predicted_s_);
-  prediction_label_->setText(tr("predicted %1 s (plan's GPUs)").arg(seconds(predicted_s_)));
+  prediction_line_->point1->setCoords(0, s);
+  prediction_line_->point2->setCoords(1, s);
+  prediction_label_->position->setCoords(0.98, s);
+  prediction_label_->setText(predictionLabelText());
+}
+
+QString RunMonitor::comparisonNote() const {
+  return comparison_note_->text();
+}
+
+void RunMonitor::updateComparison() {
+  comparison_rows_.clear();
+  comparison_->setRowCount(0);
+  if (!started_) {
+    comparison_note_->setText(tr("No run shown."));
+    return;
+  }
+  if (!started_->prediction) {
+    comparison_note_->setText(
+        started_->prediction_note.empty()
+            ? tr("This run recorded no prediction for its hardware (recorded before runs had one).")
+            : QString::fromStdString(started_->prediction_note));
+    return;
+  }
+  const QString label = QString::fromStdString(started_->prediction->label());
+  if (measured_.empty()) {
+    comparison_note_->setText(tr("%1: no iteration measured yet.").arg(label));
+    return;
+  }
+  const sailor::RunComparison c = sailor::compareRun(run_id_, *started_, measured_);
+  comparison_rows_ = c.rows;
+  comparison_note_->setText(tr("%1; measured: median of iterations %2-%3 (the first %4 are "
+                               "warm-up)")
+                                .arg(label)
+                                .arg(c.warmup)
+                                .arg(c.iterations - 1)
+                                .arg(c.warmup));
+  comparison_->setRowCount(static_cast<int>(c.rows.size()));
+  const QLocale locale;
+  for (int i = 0; i < static_cast<int>(c.rows.size()); ++i) {
+    const sailor::ComparisonRow& r = c.rows[static_cast<std::size_t>(i)];
+    const bool bytes = r.unit == "bytes";
+    const auto figure = [&](double v) {
+      return bytes ? tr("%1 MiB").arg(locale.toString(v / (1024.0 * 1024.0), 'f', 0))
+                   : tr("%1 s").arg(seconds(v));
+    };
+    const double e = r.relativeError();
+    const QString cells[] = {
+        QString::fromStdString(r.quantity), figure(r.predicted), figure(r.measured),
+        std::isfinite(e)
+            ? QStringLiteral("%1%2%").arg(e >= 0 ? "+" : "").arg(locale.toString(100 * e, 'f', 1))
+            : QStringLiteral("-")};
+    for (int col = 0; col < 4; ++col) {
+      auto* item = new QTableWidgetItem(cells[col]);
+      if (col > 0) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      comparison_->setItem(i, col, item);
+    }
+  }
 }
 
 void RunMonitor::setCell(int row, int column, const QString& text) {

@@ -14,6 +14,13 @@
 //
 // One run at a time: a run_started event (or showRun) clears what was shown before, except the
 // predicted iteration time (set per plan by the studio) and the past-runs list.
+//
+// Prediction against measurement: a run that recorded a prediction for the hardware it runs on
+// (run_started's prediction, from the local device's profile) has its dashed line drawn at that
+// prediction, labelled with the device it is for, in place of the plan's (which is for the plan's
+// GPUs); the Prediction tab puts its figures beside the measured ones (sailor::compareRun:
+// iteration time, per-stage compute and communication, peak memory, relative errors), updated at
+// every iteration.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +35,7 @@
 
 #include "resize_dialog.hpp"
 #include "sailor/run_events.hpp"
+#include "sailor/run_prediction.hpp"
 #include "sailor/run_store.hpp"
 #include "sailor/scenario.hpp"
 
@@ -150,6 +158,15 @@ class RunMonitor : public QWidget {
   QString statusText() const;                     // the one-line summary above the plots
   std::int64_t runId() const { return run_id_; }  // the run shown (0: none)
   double predictedIterationSeconds() const { return predicted_s_; }  // NaN: none
+  // Where the dashed line is drawn: the run's local prediction when it has one, else the plan's
+  // (NaN: none), and its label ("predicted 0.91 s for cpu-amd-epyc (profile DIR, measured
+  // 2026-12-04)", "predicted 28.9 s for the plan's A100-40").
+  double shownPredictionSeconds() const;
+  QString predictionLabelText() const;
+  // The Prediction tab: its rows (empty before the first iteration of a run with a local
+  // prediction) and the line above them (what the prediction is for, or why there is none).
+  std::vector<sailor::ComparisonRow> comparisonRows() const { return comparison_rows_; }
+  QString comparisonNote() const;
   bool isRunning() const { return running_; }
   int iterationsRequested() const;    // the iterations box, for startRequested
   QString dataSource() const;         // "synthetic" or "text", for startRequested
@@ -285,6 +302,7 @@ class RunMonitor : public QWidget {
   void markReport(int rank, const QString& time);
   void ensureStageGraphs(int stages);
   void updatePrediction();
+  void updateComparison();
   void updateStatus();
   void updateButtons();
   void appendLog(const QString& time, const QString& text);
@@ -324,6 +342,8 @@ class RunMonitor : public QWidget {
   QTreeWidget* runs_ = nullptr;
   QPlainTextEdit* log_ = nullptr;
   QTreeWidget* reconfigs_ = nullptr;
+  QTableWidget* comparison_ = nullptr;  // the Prediction tab: quantity, predicted, measured, error
+  QLabel* comparison_note_ = nullptr;
   QLabel* pause_banner_ = nullptr;
   QCPItemText* memory_world_label_ = nullptr;  // the world the memory bars are of, after a change
 
@@ -333,6 +353,8 @@ class RunMonitor : public QWidget {
   std::map<int, WorkerRow> worker_rows_;     // by rank
   std::map<int, std::int64_t> peak_memory_;  // by rank: bytes, max over iterations so far
   std::optional<sailor::IterationEvent> last_iteration_;
+  std::vector<sailor::IterationEvent> measured_;  // every iteration shown, in order
+  std::vector<sailor::ComparisonRow> comparison_rows_;
   std::optional<sailor::RunFinishedEvent> finished_;
   int stage_graphs_ = 0;  // stages with graphs in stage_plot_
   // Reconfiguration, checkpoint and resume markers on the plots (removed by clearRun), and the

@@ -90,6 +90,9 @@ RunStartedEvent runStarted(const json& j, const std::string& p) {
   e.optimizer = parseOptimizer(ju::getStringOr(j, "optimizer", p, "adam"), fieldOf(p, "optimizer"));
   e.recompute = parseRecompute(ju::getStringOr(j, "recompute", p, "none"), fieldOf(p, "recompute"));
   e.store = ju::getString(j, "store", p);
+  if (j.contains("prediction") && !j.at("prediction").is_null())
+    e.prediction = runPredictionFromJson(j.at("prediction"), fieldOf(p, "prediction"));
+  if (j.contains("prediction_note")) e.prediction_note = text(j, "prediction_note", p);
   return e;
 }
 
@@ -357,6 +360,8 @@ struct Encoder {
     out["optimizer"] = optimizerName(e.optimizer);
     out["recompute"] = recomputeName(e.recompute);
     out["store"] = e.store;
+    if (e.prediction) out["prediction"] = toJson(*e.prediction);
+    if (!e.prediction_note.empty()) out["prediction_note"] = e.prediction_note;
   }
   void operator()(const RunWarningEvent& e) const {
     out["message"] = e.message;
@@ -448,6 +453,89 @@ struct Encoder {
 };
 
 }  // namespace
+
+std::string RunPrediction::label() const {
+  std::string out = "predicted for " + device + " (profile " + profile;
+  if (!measured_at.empty()) out += ", measured " + measured_at.substr(0, 10);
+  return out + ")";
+}
+
+json toJson(const RunPrediction& p) {
+  json stages = json::array(), memory = json::array();
+  for (const PredictedStage& s : p.stages)
+    stages.push_back({{"stage", s.stage},
+                      {"compute_seconds", s.compute_seconds},
+                      {"communication_seconds", s.communication_seconds},
+                      {"forward_seconds", s.forward_seconds},
+                      {"backward_seconds", s.backward_seconds},
+                      {"optimizer_seconds", s.optimizer_seconds},
+                      {"microbatches", s.microbatches},
+                      {"peak_memory_bytes", s.peak_memory_bytes}});
+  for (const PredictedReplicaMemory& m : p.memory)
+    memory.push_back({{"stage", m.stage}, {"replica", m.replica}, {"bytes", m.bytes}});
+  return {{"device", p.device},
+          {"profile", p.profile},
+          {"model", p.model},
+          {"measured_at", p.measured_at},
+          {"iteration_seconds", p.iteration_seconds},
+          {"breakdown",
+           {{"stage", p.busiest_stage},
+            {"compute_seconds", p.compute_seconds},
+            {"bubble_seconds", p.bubble_seconds},
+            {"p2p_seconds", p.p2p_seconds},
+            {"dp_sync_seconds", p.dp_sync_seconds},
+            {"optimizer_seconds", p.optimizer_seconds}}},
+          {"stages", stages},
+          {"memory", memory},
+          {"peak_memory_bytes", p.peak_memory_bytes},
+          {"fits", p.fits}};
+}
+
+RunPrediction runPredictionFromJson(const json& j, const std::string& p) {
+  ju::requireObject(j, p);
+  RunPrediction out;
+  out.device = ju::getString(j, "device", p);
+  out.profile = ju::getString(j, "profile", p);
+  out.model = ju::getString(j, "model", p);
+  out.measured_at = text(j, "measured_at", p);
+  out.iteration_seconds = ju::getNonNegative(j, "iteration_seconds", p);
+  const std::string bp = fieldOf(p, "breakdown");
+  const json& b = ju::require(j, "breakdown", p);
+  ju::requireObject(b, bp);
+  out.busiest_stage = ju::getInt32(b, "stage", bp, 0);
+  out.compute_seconds = ju::getNonNegative(b, "compute_seconds", bp);
+  out.bubble_seconds = ju::getNonNegative(b, "bubble_seconds", bp);
+  out.p2p_seconds = ju::getNonNegative(b, "p2p_seconds", bp);
+  out.dp_sync_seconds = ju::getNonNegative(b, "dp_sync_seconds", bp);
+  out.optimizer_seconds = ju::getNonNegative(b, "optimizer_seconds", bp);
+  const json& stages = array(j, "stages", p);
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    const std::string sp = item(p, "stages", i);
+    const json& s = stages[i];
+    ju::requireObject(s, sp);
+    PredictedStage st;
+    st.stage = ju::getInt32(s, "stage", sp, 0);
+    st.compute_seconds = ju::getNonNegative(s, "compute_seconds", sp);
+    st.communication_seconds = ju::getNonNegative(s, "communication_seconds", sp);
+    st.forward_seconds = ju::getNonNegative(s, "forward_seconds", sp);
+    st.backward_seconds = ju::getNonNegative(s, "backward_seconds", sp);
+    st.optimizer_seconds = ju::getNonNegative(s, "optimizer_seconds", sp);
+    st.microbatches = ju::getInt32(s, "microbatches", sp, 0);
+    st.peak_memory_bytes = ju::getInt(s, "peak_memory_bytes", sp, 0);
+    out.stages.push_back(st);
+  }
+  const json& memory = array(j, "memory", p);
+  for (std::size_t i = 0; i < memory.size(); ++i) {
+    const std::string mp = item(p, "memory", i);
+    const json& m = memory[i];
+    ju::requireObject(m, mp);
+    out.memory.push_back({ju::getInt32(m, "stage", mp, 0), ju::getInt32(m, "replica", mp, 0),
+                          ju::getInt(m, "bytes", mp, 0)});
+  }
+  out.peak_memory_bytes = ju::getInt(j, "peak_memory_bytes", p, 0);
+  out.fits = ju::getBoolOr(j, "fits", p, true);
+  return out;
+}
 
 const char* runStatusName(RunStatus s) {
   switch (s) {

@@ -443,6 +443,8 @@ void Run::announceStart() {
   started.optimizer = spec_.optimizer;
   started.recompute = spec_.recompute;
   started.store = store_.path();
+  started.prediction = options_.prediction;
+  started.prediction_note = options_.prediction_note;
   event(std::move(started));
   for (const std::string& w : options_.warnings) event(RunWarningEvent{w, std::nullopt});
 }

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sailor/availability.hpp"
+#include "sailor/run_events.hpp"
 #include "sailor/run_spec.hpp"
 #include "zone_network.hpp"
 
@@ -52,6 +53,10 @@ struct ControllerOptions {
   // `--emulate-zones` (local runs, docs/runtime.md "Emulated zones"): the zones and their links;
   // none: every worker on the run's private loopback.
   std::optional<ZoneLayout> emulate_zones;
+  // The prediction for the hardware the run uses (run_main's localPrediction), recorded in
+  // run_started; none: prediction_note says why.
+  std::optional<RunPrediction> prediction;
+  std::string prediction_note;
 };
 
 // Where the checkpoints of the runs of a store live: <the store's directory>/checkpoints (a local

@@ -40,12 +40,15 @@
 #include <ATen/cuda/CUDAContext.h>
 #endif
 
+#include "local_device.hpp"
 #include "profiler.hpp"
 #include "sailor/catalog.hpp"
 #include "sailor/error.hpp"
 #include "sailor/json_util.hpp"
 #include "sailor/profile.hpp"
+#include "sailor/run_prediction.hpp"
 #include "sailor/run_spec.hpp"
+#include "sailor/run_store.hpp"
 
 using nlohmann::json;
 using namespace sailor;
@@ -57,7 +60,7 @@ namespace {
 constexpr int kExitInput = 2;
 
 constexpr const char* kHelp =
-    "Usage: sailor profile --model NAME --out DIR [options]\n"
+    "Usage: sailor profile --model NAME [--out DIR] [options]\n"
     "\n"
     "Measures this machine's device with the runtime's own layers (the code `sailor run`\n"
     "trains with): per-layer forward and backward seconds (embedding, one block, head + loss),\n"
@@ -70,7 +73,9 @@ constexpr const char* kHelp =
     "stopped (DIR/.partial). Progress on stderr.\n"
     "\n"
     "  --model NAME             catalogue model (scaled as `sailor run` scales it on CPU)\n"
-    "  --out DIR                output directory (created)\n"
+    "  --out DIR                output directory (created; default: where sailor run looks\n"
+    "                           for this device's profile of the model, <directory of the run\n"
+    "                           store>/profiles/<GPU type>/<model>-runtime-h<hidden>-s<seq>)\n"
     "  --microbatch-sizes LIST  e.g. 1,2,4 (default 1,2,4; --quick: 1,2)\n"
     "  --tp LIST                tensor-parallel degrees, e.g. 1,2 (default 1,2; each must\n"
     "                           divide the model's heads)\n"
@@ -147,7 +152,6 @@ Options parseOptions(int argc, char** argv, int first) {
   }
   if (o.help) return o;
   if (o.model.empty()) throw InputError("--model", "nothing", "a catalogue model name");
-  if (o.out.empty()) throw InputError("--out", "nothing", "an output directory");
   if (o.precision != "fp32" && o.precision != "bf16")
     throw InputError("--precision", "\"" + o.precision + "\"", "fp32 or bf16");
   if (o.device != "cpu" && o.device != "cuda" && o.device != "auto")
@@ -165,31 +169,6 @@ bool cudaPresent() {
 #else
   return false;
 #endif
-}
-
-std::string cpuInfoField(const std::string& key) {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind(key, 0) == 0) {
-      const auto colon = line.find(':');
-      if (colon == std::string::npos) continue;
-      std::string v = line.substr(colon + 1);
-      v.erase(0, v.find_first_not_of(" \t"));
-      return v;
-    }
-  return "";
-}
-
-// "AMD EPYC 7B13 64-Core Processor" -> "amd-epyc-7b13-64-core-processor".
-std::string slug(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c)) out += static_cast<char>(std::tolower(c));
-    else if (!out.empty() && out.back() != '-') out += '-';
-  }
-  while (!out.empty() && out.back() == '-') out.pop_back();
-  return out.empty() ? "unknown" : out;
 }
 
 std::int64_t memInfo(const std::string& key) {
@@ -369,8 +348,7 @@ int childMain(int argc, char** argv) {
 // The model the runtime builds, as a catalogue entry: the name says what it stands for.
 ModelSpec runtimeModelSpec(const RuntimeModel& m, const ModelSpec& catalogue) {
   ModelSpec s = catalogue;
-  s.name = m.name + "-runtime-h" + std::to_string(m.hidden_size) + "-s" +
-           std::to_string(m.sequence_length);
+  s.name = runtimeModelName(m);
   s.aliases.clear();
   s.hidden_size = m.hidden_size;
   s.kv_heads = m.heads;
@@ -573,7 +551,7 @@ int writeOutputs(const Options& o, const Catalog& catalog, const ModelSpec& cat_
   return 0;
 }
 
-int profileMain(const Options& o) {
+int profileMain(Options o) {
   const Catalog catalog = Catalog::load(resourceDir());
   const ModelSpec* found = catalog.findModel(o.model);
   if (!found)
@@ -606,6 +584,11 @@ int profileMain(const Options& o) {
   // The runtime's model (RunSpec::build's scaling) and the memory check, before anything runs.
   const RunSpec probe = profilingSpec(cat_model, o, 1, 1);
   const RuntimeModel& rm = probe.model;
+  // Without --out: where `sailor run` looks for the local device's profile of this model.
+  if (o.out.empty()) {
+    o.out = defaultProfileDir(RunStore::defaultPath(), gpu_name, runtimeModelName(rm));
+    std::cerr << "sailor profile: writing to " << o.out << " (the default: sailor run finds it)\n";
+  }
   const double available = static_cast<double>(memInfo("MemAvailable"));
   for (int tp : o.tps)
     for (int b : o.microbatches) {

@@ -25,6 +25,7 @@
 #include "backend_choice.hpp"
 #include "controller.hpp"
 #include "launcher_slurm.hpp"
+#include "local_device.hpp"
 #include "sailor/catalog.hpp"
 #include "sailor/cluster.hpp"
 #include "sailor/error.hpp"
@@ -33,6 +34,7 @@
 #include "sailor/plan.hpp"
 #include "sailor/planner.hpp"
 #include "sailor/profile.hpp"
+#include "sailor/run_prediction.hpp"
 #include "sailor/run_store.hpp"
 #include "sailor/scenario.hpp"
 #include "sailor/token_data.hpp"
@@ -112,6 +114,10 @@ constexpr const char* kHelp =
     "                            a row on which no plan fits pauses the run until one does\n"
     "  --trace-time-scale X      run seconds per trace second (default 1; 0.01 replays a\n"
     "                            trace of minutes in seconds)\n"
+    "  --profile DIR             the local device's profile (`sailor profile` output): the\n"
+    "                            run records its prediction for this machine from it (default:\n"
+    "                            <store directory>/profiles/<device>/<model>, where `sailor\n"
+    "                            profile` writes without --out; none there: the run says so)\n"
     "  --emulate-zones           local run with each zone of the plan in a network namespace of\n"
     "                            its own, the links between zones shaped to the scenario's\n"
     "                            bandwidth with tc (docs/runtime.md \"Emulated zones\"); needs\n"
@@ -218,7 +224,8 @@ const std::vector<std::string> kValuedOptions{"--plan",
                                               "--checkpoint-keep",
                                               "--resume",
                                               "--trace",
-                                              "--trace-time-scale"};
+                                              "--trace-time-scale",
+                                              "--profile"};
 
 // argv[first..argc) as `sailor run` reads it. A valued option takes the next argument whatever
 // it is, or `--option=value`; --local is accepted and changes nothing. Bad input, in the order
@@ -454,6 +461,65 @@ void elasticOptions(const RunArgs& a, const Catalog& catalog, const Scenario& sc
       return std::nullopt;
     }
   };
+}
+
+// The prediction the run records for the hardware it really runs on (docs/runtime.md
+// "Prediction against measurement"): the plan's structure on the local device's profile
+// (--profile DIR, else the default directory for this device and model), for the model the
+// workers build. A --profile that is not a profile, or of another model or precision, is bad
+// input; no profile at the default place, one that does not cover the plan, or a cluster run
+// (its workers run elsewhere) start the run without one, saying why (prediction_note and a
+// warning).
+void localPrediction(const RunArgs& a, const Catalog& catalog, const RunSpec& spec,
+                     const std::string& launcher, ControllerOptions& co) {
+  const auto none = [&](const std::string& why) {
+    co.prediction_note = "no local prediction: " + why;
+    co.warnings.push_back(co.prediction_note);
+  };
+  const bool given = a.has("--profile");
+  if (launcher != "local") {
+    if (given)
+      throw InputError("--profile", "given with --launcher " + shownUtf8(launcher),
+                       "a local run (the cluster's nodes are not this machine)");
+    return none("the workers run on the cluster's nodes, not on this machine");
+  }
+  const std::string device = co.backend == "nccl" ? "cuda" : "cpu";
+  const std::string gpu_type = localDeviceName(device);
+  const std::string model = runtimeModelName(spec.model);
+  std::string dir;
+  if (given) {
+    dir = utf8Arg("--profile", a.at("--profile"));
+  } else {
+    dir = shownUtf8(defaultProfileDir(co.store_path, gpu_type, model));
+    if (!std::filesystem::exists(dir + "/profile.json")) {
+      std::string how = "sailor profile --model " + spec.model.name;
+      if (a.has("--hidden")) how += " --hidden " + a.at("--hidden");
+      if (a.has("--seq-len")) how += " --seq-len " + a.at("--seq-len");
+      return none("no profile of " + gpu_type + " for " + model + " in " + dir +
+                  " (make one with `" + how + "`, or give --profile DIR)");
+    }
+  }
+  LocalProfile p;
+  try {
+    p = LocalProfile::load(dir, "--profile");
+  } catch (const InputError& e) {
+    if (given) throw;  // what the user named must be a profile
+    return none("the profile at the default place cannot be read (" + std::string(e.what()) + ")");
+  }
+  if (const auto why = profileMismatch(p, spec.model, spec.precision, spec.dtype)) {
+    if (given)
+      throw InputError("--profile",
+                       "\"" + dir + "\", whose model differs from the run's (" + *why + ")",
+                       "a profile of the model the run trains (" + model + ", " +
+                           precisionName(spec.precision) + ")");
+    return none("the profile in " + dir + " is of another model or precision (" + *why + ")");
+  }
+  try {
+    co.prediction = predictOnProfile(p, spec.plan, spec.global_batch_size, spec.model,
+                                     spec.precision, spec.optimizer, spec.recompute, catalog);
+  } catch (const InputError& e) {
+    none("the profile in " + dir + " does not cover the plan (" + e.what() + ")");
+  }
 }
 
 // `sailor run --resume ID [--store FILE] [--iterations N] [--checkpoint-every N]
@@ -784,6 +850,7 @@ int main(int argc, char** argv) {
       throw InputError("--launcher", "\"" + shownUtf8(launcher) + "\"", "local or slurm");
     if (launcher == "local" && args.dry_run)
       throw InputError("--dry-run", "a local run", "--launcher slurm");
+    localPrediction(args, catalog, spec, launcher, co);
     if (args.emulate_zones) {  // checked before anything starts (docs/runtime.md)
       if (launcher != "local")
         throw InputError("--emulate-zones", "given with --launcher " + launcher, "a local run");

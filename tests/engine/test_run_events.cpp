@@ -78,6 +78,43 @@ class Diff {
     field("optimizer", a.optimizer, b.optimizer);
     field("recompute", a.recompute, b.recompute);
     field("store", a.store, b.store);
+    field("prediction_note", a.prediction_note, b.prediction_note);
+    field("prediction set", a.prediction.has_value(), b.prediction.has_value());
+    if (a.prediction && b.prediction) prediction(*a.prediction, *b.prediction);
+  }
+  void prediction(const sailor::RunPrediction& a, const sailor::RunPrediction& b) {
+    field("prediction.device", a.device, b.device);
+    field("prediction.profile", a.profile, b.profile);
+    field("prediction.model", a.model, b.model);
+    field("prediction.measured_at", a.measured_at, b.measured_at);
+    number("prediction.iteration_seconds", a.iteration_seconds, b.iteration_seconds);
+    field("prediction.busiest_stage", a.busiest_stage, b.busiest_stage);
+    number("prediction.compute_seconds", a.compute_seconds, b.compute_seconds);
+    number("prediction.bubble_seconds", a.bubble_seconds, b.bubble_seconds);
+    number("prediction.p2p_seconds", a.p2p_seconds, b.p2p_seconds);
+    number("prediction.dp_sync_seconds", a.dp_sync_seconds, b.dp_sync_seconds);
+    number("prediction.optimizer_seconds", a.optimizer_seconds, b.optimizer_seconds);
+    field("prediction.stages.size", a.stages.size(), b.stages.size());
+    for (std::size_t i = 0; first.empty() && i < a.stages.size(); ++i) {
+      const auto &x = a.stages[i], &y = b.stages[i];
+      field("prediction.stages.stage", x.stage, y.stage);
+      number("prediction.stages.compute_seconds", x.compute_seconds, y.compute_seconds);
+      number("prediction.stages.communication_seconds", x.communication_seconds,
+             y.communication_seconds);
+      number("prediction.stages.forward_seconds", x.forward_seconds, y.forward_seconds);
+      number("prediction.stages.backward_seconds", x.backward_seconds, y.backward_seconds);
+      number("prediction.stages.optimizer_seconds", x.optimizer_seconds, y.optimizer_seconds);
+      field("prediction.stages.microbatches", x.microbatches, y.microbatches);
+      field("prediction.stages.peak_memory_bytes", x.peak_memory_bytes, y.peak_memory_bytes);
+    }
+    field("prediction.memory.size", a.memory.size(), b.memory.size());
+    for (std::size_t i = 0; first.empty() && i < a.memory.size(); ++i) {
+      field("prediction.memory.stage", a.memory[i].stage, b.memory[i].stage);
+      field("prediction.memory.replica", a.memory[i].replica, b.memory[i].replica);
+      field("prediction.memory.bytes", a.memory[i].bytes, b.memory[i].bytes);
+    }
+    field("prediction.peak_memory_bytes", a.peak_memory_bytes, b.peak_memory_bytes);
+    field("prediction.fits", a.fits, b.fits);
   }
   void operator()(const sailor::RunWarningEvent& a, const sailor::RunWarningEvent& b) {
     field("message", a.message, b.message);
@@ -235,6 +272,32 @@ std::vector<std::pair<std::string, RunEvent>> eventsOfEveryKind() {
   started.recompute = sailor::Recompute::Full;
   started.store = "/tmp/runs.sqlite";
   out.emplace_back("run_started", ev(started));
+  {
+    sailor::RunStartedEvent local = started;
+    local.prediction_note = "";
+    sailor::RunPrediction p;
+    p.device = "cpu-amd-epyc";
+    p.profile = "/prof";
+    p.model = "OPT-350M-runtime-h64-s16";
+    p.measured_at = "2026-12-04T18:02:11Z";
+    p.iteration_seconds = 0.912;
+    p.busiest_stage = 1;
+    p.compute_seconds = 0.7;
+    p.bubble_seconds = 0.1;
+    p.p2p_seconds = 0.05;
+    p.dp_sync_seconds = 0.04;
+    p.optimizer_seconds = 0.022;
+    p.stages = {{0, 0.65, 0.262, 0.1, 0.2, 0.05, 2, 300'000'000},
+                {1, 0.722, 0.19, 0.12, 0.23, 0.022, 2, 5'000'000'000}};
+    p.memory = {{0, 0, 300'000'000}, {0, 1, 290'000'000}, {1, 0, 5'000'000'000}};
+    p.peak_memory_bytes = 5'000'000'000;
+    p.fits = false;
+    local.prediction = p;
+    out.emplace_back("run_started with a local prediction", ev(local));
+    sailor::RunStartedEvent none = started;
+    none.prediction_note = "no local prediction: no profile of cpu-x (sailor profile ...)";
+    out.emplace_back("run_started without a local prediction, saying why", ev(none));
+  }
 
   out.emplace_back("warning from the controller",
                    ev(sailor::RunWarningEvent{"job precision fp16: ...", std::nullopt}));
@@ -568,6 +631,23 @@ class TestRunEvents : public QObject {
         << "run_started.precision: got \"fp8\"";
     QTest::newRow("run_started recompute")
         << mutated("run_started", [](json& j) { j["recompute"] = 1; }) << "run_started.recompute:";
+    QTest::newRow("run_started prediction stage") << mutated("run_started", [](json& j) {
+      j["prediction"] = json::parse(
+          R"({"device":"d","profile":"/p","model":"m","measured_at":"","iteration_seconds":1,
+              "breakdown":{"stage":0,"compute_seconds":1,"bubble_seconds":0,"p2p_seconds":0,
+              "dp_sync_seconds":0,"optimizer_seconds":0},
+              "stages":[{"stage":0,"compute_seconds":-1}],"memory":[],"peak_memory_bytes":1})");
+    }) << "run_started.prediction.stages[0].compute_seconds:";
+    QTest::newRow("run_started prediction breakdown") << mutated("run_started", [](json& j) {
+      j["prediction"] = json{{"device", "d"},
+                             {"profile", "/p"},
+                             {"model", "m"},
+                             {"measured_at", ""},
+                             {"iteration_seconds", 1}};
+    }) << "run_started.prediction.breakdown:";
+    QTest::newRow("run_started prediction note")
+        << mutated("run_started", [](json& j) { j["prediction_note"] = 5; })
+        << "run_started.prediction_note:";
     QTest::newRow("warning message")
         << mutated("warning", [](json& j) { j["message"] = 3; }) << "warning.message:";
     QTest::newRow("worker pid") << mutated("workers_started", [](json& j) {
@@ -774,7 +854,7 @@ class TestRunEvents : public QObject {
     QVERIFY(diverged.at("loss").is_null());
     QVERIFY(diverged.at("grad_norm").is_null());
     QVERIFY(diverged.at("ranks").at(1).at("peak_memory_bytes").is_number_integer());
-    sailor::IterationEvent infinite = *events.at(5).second.as<sailor::IterationEvent>();
+    sailor::IterationEvent infinite = *events.at(7).second.as<sailor::IterationEvent>();
     infinite.loss = std::numeric_limits<double>::infinity();
     QVERIFY(sailor::toJson(RunEvent{1, "t", infinite}).at("loss").is_null());
 
@@ -788,6 +868,15 @@ class TestRunEvents : public QObject {
     QVERIFY(!encoded("finished, stopped").contains("error"));
     QCOMPARE(encoded("finished, failed").at("status").get<std::string>(), std::string("failed"));
     QCOMPARE(encoded("run_started").at("precision").get<std::string>(), std::string("bf16"));
+    // A run without a prediction or note (older runs, and runs recorded before either) writes
+    // neither; a local prediction is an object with its breakdown.
+    QVERIFY(!encoded("run_started").contains("prediction"));
+    QVERIFY(!encoded("run_started").contains("prediction_note"));
+    const json local = encoded("run_started with a local prediction");
+    QCOMPARE(local.at("prediction").at("breakdown").at("stage").get<int>(), 1);
+    QCOMPARE(local.at("prediction").at("stages").size(), std::size_t{2});
+    QVERIFY(!local.contains("prediction_note"));
+    QVERIFY(!encoded("run_started without a local prediction, saying why").contains("prediction"));
     QVERIFY(!encoded("job_state, pending with its reason").contains("run_dir"));
     QCOMPARE(encoded("job_state, submitted").at("reason").get<std::string>(), std::string());
     for (const auto& [name, e] : events) {

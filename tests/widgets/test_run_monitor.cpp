@@ -686,6 +686,67 @@ class TestRunMonitor : public QObject {
     QVERIFY(std::isnan(m.predictedIterationSeconds()));
   }
 
+  // A run that recorded its prediction for this machine: the dashed line is that prediction,
+  // labelled with the device it is for (not the plan's, set by the studio for the plan's
+  // A100-40s), and the Prediction tab has its figures beside the measured medians.
+  void localPredictionBesideTheMeasurement() {
+    std::vector<sailor::RunEvent> events = ok_;
+    auto& started = std::get<sailor::RunStartedEvent>(events[0].body);
+    sailor::RunPrediction p;
+    p.device = "cpu-test";
+    p.profile = "/prof";
+    p.model = "OPT-350M-runtime-h64-s16";
+    p.measured_at = "2026-12-04T18:02:11Z";
+    p.iteration_seconds = 1.5;
+    p.stages = {{0, 0.9, 0.6, 0.1, 0.2, 0.0, 4, 300 << 20},
+                {1, 1.0, 0.5, 0.1, 0.2, 0.0, 4, 200 << 20}};
+    p.peak_memory_bytes = 300 << 20;
+    started.prediction = p;
+    RunMonitor m;
+    m.setPredictedIterationSeconds(40.0);  // the plan's, for its GPUs
+    m.applyEvent(events[0]);
+    auto* line = m.iterationTimePlot()->findChild<QCPItemStraightLine*>();
+    QVERIFY(line && line->visible());
+    QCOMPARE(line->point1->value(), 1.5);
+    QCOMPARE(m.shownPredictionSeconds(), 1.5);
+    QCOMPARE(m.predictedIterationSeconds(), 40.0);  // kept for runs without their own
+    auto* label = m.iterationTimePlot()->findChild<QCPItemText*>();
+    QVERIFY(label);
+    QCOMPARE(label->text(), m.predictionLabelText());
+    QVERIFY2(label->text().contains(QLatin1String(
+                 "predicted 1.5 s for cpu-test (profile /prof, measured 2026-12-04)")),
+             qPrintable(label->text()));
+    QVERIFY(m.comparisonRows().empty());
+    QVERIFY2(m.comparisonNote().contains(QLatin1String("no iteration measured yet")),
+             qPrintable(m.comparisonNote()));
+    for (std::size_t i = 1; i < events.size(); ++i) m.applyEvent(events[i]);
+    const auto rows = m.comparisonRows();
+    QCOMPARE(rows.size(), std::size_t{8});  // iteration; 3 per stage; peak memory
+    QCOMPARE(rows[0].quantity, std::string("iteration seconds"));
+    QCOMPARE(rows[0].predicted, 1.5);
+    QCOMPARE(rows[0].measured, 1.634998292);  // median of iterations 2-4 of the 5
+    auto* table = m.findChild<QTableWidget*>(QStringLiteral("predictionComparison"));
+    QVERIFY(table);
+    QCOMPARE(table->rowCount(), 8);
+    QCOMPARE(cell(table, 0, 0), QStringLiteral("iteration seconds"));
+    QCOMPARE(cell(table, 0, 3), QStringLiteral("-8.3%"));  // 1.5 / 1.635 - 1
+    QVERIFY2(m.comparisonNote().contains(QLatin1String("median of iterations 2-4")),
+             qPrintable(m.comparisonNote()));
+    QVERIFY2(
+        m.logView()->toPlainText().contains(QLatin1String("Prediction predicted for cpu-test")),
+        qPrintable(m.logView()->toPlainText()));
+
+    // Without a local prediction: the plan's line, named for the plan's GPU type, and the note.
+    started.prediction.reset();
+    started.prediction_note = "no local prediction: no profile of cpu-test for OPT-350M";
+    m.applyEvent(events[0]);
+    QCOMPARE(line->point1->value(), 40.0);
+    QCOMPARE(label->text(), QStringLiteral("predicted 40.0 s for the plan's A100-40"));
+    QVERIFY(m.comparisonRows().empty());
+    QCOMPARE(m.comparisonNote(),
+             QStringLiteral("no local prediction: no profile of cpu-test for OPT-350M"));
+  }
+
   // Resize... of an elastic run: offered only while a resizable run goes; its dialog has a spin
   // box per (GPU type, zone) of the plan and the scenario's pools, prefilled with the latest
   // plan's GPUs (run_started's, then each reconfigured event's new plan); OK asks for the counts

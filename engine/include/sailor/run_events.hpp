@@ -37,6 +37,54 @@ enum class RunStatus { Running, Finished, Failed, Stopped };
 const char* runStatusName(RunStatus s);                // "running", "finished", "failed", "stopped"
 RunStatus runStatusFromName(const std::string& name);  // throws InputError on an unknown name
 
+// One stage of a run's prediction, per iteration, in the terms a run measures (docs/runtime.md
+// "Prediction against measurement"): compute is the forward and backward of the microbatches the
+// stage's slowest replica runs (tensor-parallel all-reduces included, as the profile measures
+// them) plus its optimizer step; communication is the rest of the iteration (point-to-point
+// transfers, data-parallel sync and the waiting in between), so that the two add up to the
+// predicted iteration.
+struct PredictedStage {
+  int stage = 0;
+  double compute_seconds = 0;
+  double communication_seconds = 0;
+  double forward_seconds = 0;   // per microbatch, the stage's slowest replica
+  double backward_seconds = 0;  // per microbatch
+  double optimizer_seconds = 0;
+  int microbatches = 0;                // the stage's slowest replica's, per iteration
+  std::int64_t peak_memory_bytes = 0;  // the largest of its replicas' (each of its GPUs)
+};
+
+// Peak bytes on each GPU of one replica of one stage.
+struct PredictedReplicaMemory {
+  int stage = 0;
+  int replica = 0;
+  std::int64_t bytes = 0;
+};
+
+// The prediction a run records for the hardware it really runs on: the simulator on the local
+// device's profile (`sailor profile`), the run's plan structure (stages, layers, replicas, tp,
+// microbatch) on that device, and the model, sequence length and precision the workers train.
+struct RunPrediction {
+  std::string device;       // the GPU type predicted for: the profile's ("cpu-amd-epyc")
+  std::string profile;      // the profile's directory (absolute)
+  std::string model;        // the profile's model ("OPT-350M-runtime-h256-s64")
+  std::string measured_at;  // when the profile was measured ("2026-12-04T18:02:11Z"), or ""
+  double iteration_seconds = 0;
+  // Where the iteration goes on the busiest stage (the simulator's TimeBreakdown).
+  int busiest_stage = 0;
+  double compute_seconds = 0;
+  double bubble_seconds = 0;
+  double p2p_seconds = 0;
+  double dp_sync_seconds = 0;
+  double optimizer_seconds = 0;
+  std::vector<PredictedStage> stages;          // by stage
+  std::vector<PredictedReplicaMemory> memory;  // by stage, then replica
+  std::int64_t peak_memory_bytes = 0;          // the largest of any GPU
+  bool fits = true;                            // every GPU within the device's memory
+  // "predicted for cpu-amd-epyc (profile DIR, measured 2026-12-04)": what the figures are for.
+  std::string label() const;
+};
+
 // run_started: the run as the controller built it, before any worker starts.
 struct RunStartedEvent {
   std::string name;               // run name (default: the plan file's name)
@@ -57,6 +105,11 @@ struct RunStartedEvent {
   Optimizer optimizer = Optimizer::Adam;
   Recompute recompute = Recompute::None;
   std::string store;  // path of the run store the run is recorded in
+  // The prediction for the hardware the run really uses (absent in runs recorded before it
+  // was, and when no profile of the local device is found: then prediction_note says why and
+  // how to get one).
+  std::optional<RunPrediction> prediction;
+  std::string prediction_note;
 };
 
 // warning: from the controller, or a line of a worker's stderr (then `rank` is set).
@@ -235,8 +288,12 @@ struct RunEvent {
 // `run_id` and `time`: what the controller prints (dumped on one line) and stores. Optional
 // fields are written when set: a warning's rank; an error's rank, stage, replica and tp_rank,
 // and its stderr_tail when it names a worker (rank set); a finished event's error when it failed
-// or carries one. run_started always writes precision, optimizer and recompute.
+// or carries one. run_started always writes precision, optimizer and recompute, and its
+// prediction (an object) or its prediction_note when set.
 nlohmann::json toJson(const RunEvent& event);
+nlohmann::json toJson(const RunPrediction& prediction);
+// Throws InputError naming the field ("run_started.prediction.stages[0].compute_seconds").
+RunPrediction runPredictionFromJson(const nlohmann::json& j, const std::string& path);
 
 // Decodes one line of `sailor run`'s stdout (surrounding whitespace ignored). Throws InputError
 // naming the field for malformed lines: not JSON ("event line", the parse error), not an object,
