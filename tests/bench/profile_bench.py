@@ -81,6 +81,14 @@ def run_plan(build, plan_path, job_path, store, iterations, warmup):
     return statistics.median(seconds), peak
 
 
+def load_average():
+    """The 1-minute load average (/proc/loadavg): other engineers' work on the shared machine."""
+    try:
+        return float(Path("/proc/loadavg").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def simulate(build, prof, plan_path, job_path, catalog=None):
     cmd = [str(build / "bin/sailor"), "simulate", "--catalog", str(catalog or prof / "catalog.json"),
            "--profiles", str(prof / "profile.json"), "--scenario", str(prof / "scenario.json"),
@@ -120,7 +128,10 @@ def main():
         cmd = [str(build / "bin/sailor"), "profile", "--model", "OPT-350M", "--out", str(prof),
                "--microbatch-sizes", "1,2", "--tp", "1,2"]
         print("profiling:", " ".join(cmd), file=sys.stderr)
+        load_before = load_average()
         subprocess.run(cmd, check=True)
+        print(f"profile_bench: load average {load_before} before profiling, {load_average()} "
+              "after", file=sys.stderr)
     gpu_type = json.loads((prof / "profile.json").read_text())["gpu_type"]
     # The baseline in the same run: the same profile with the GPU type's shared_compute_slowdown
     # removed (the simulator before it modelled ranks sharing the device's compute).
@@ -145,15 +156,18 @@ def main():
         sim_plan_path.write_text(json.dumps(on_device(plan, gpu_type)))
         pred_s, pred_mem, pred = simulate(build, prof, sim_plan_path, sim_job)
         base_s, _, _ = simulate(build, prof, sim_plan_path, sim_job, no_sharing)
+        load_before = load_average()
         meas_s, meas_mem = run_plan(build, run_plan_path, run_job, tmp / "runs.db",
                                     args.iterations, args.warmup)
+        load = [load_before, load_average()]
         rows.append({"plan": name, "predicted_s": pred_s, "measured_s": meas_s,
                      "time_error": pred_s / meas_s - 1, "without_sharing_s": base_s,
                      "without_sharing_error": base_s / meas_s - 1, "predicted_bytes": pred_mem,
                      "measured_bytes": meas_mem, "memory_error": pred_mem / meas_mem - 1,
-                     "breakdown": pred["breakdown"]})
+                     "breakdown": pred["breakdown"], "load_average": load})
         print(f"{name}: predicted {pred_s:.3f} s, measured {meas_s:.3f} s; memory "
-              f"{pred_mem / 2**20:.0f} / {meas_mem / 2**20:.0f} MiB", file=sys.stderr)
+              f"{pred_mem / 2**20:.0f} / {meas_mem / 2**20:.0f} MiB; load average {load}",
+              file=sys.stderr)
     print("| plan | predicted s/iter | measured s/iter (median) | error | without sharing "
           "| error | predicted peak MiB | measured peak MiB | error |")
     print("|---|---|---|---|---|---|---|---|---|")
