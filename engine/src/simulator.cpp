@@ -265,7 +265,17 @@ GpuGroups gpuGroups(const Plan& plan, bool tied_embeddings, int stage, int repli
   const int D = static_cast<int>(stages[s].replicas.size());
   const int tp = stages[s].replicas[static_cast<size_t>(replica)].tp;
   if (tp > 1) g.collective_sizes.push_back(tp);
-  if (D > 1) g.collective_sizes.push_back(D);  // per tp rank, or the padded stage group
+  if (D > 1) {
+    // One tp degree: a group per tp rank of the D replicas; mixed degrees: the padded group of
+    // every rank of the stage.
+    int ranks = 0;
+    bool same_tp = true;
+    for (const Replica& r : stages[s].replicas) {
+      ranks += r.tp;
+      same_tp = same_tp && r.tp == tp;
+    }
+    g.collective_sizes.push_back(same_tp ? D : ranks);
+  }
   if (tied_embeddings && P > 1 && (stage == 0 || stage == P - 1)) {
     int members = 0;
     for (size_t t : {size_t{0}, static_cast<size_t>(P - 1)})

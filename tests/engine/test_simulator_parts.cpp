@@ -209,6 +209,12 @@ class TestSimulatorParts : public QObject {
     g = gpuGroups(plan, false, 1, 2);
     QCOMPARE(g.collective_sizes, (std::vector<int>{3}));
     QCOMPARE(g.p2p_peers, 1);
+    // Mixed tp degrees in a stage: the padded data-parallel group of all its ranks (2 + 1).
+    Plan mixed;
+    mixed.microbatch_size = 1;
+    mixed.stages = {Stage{0, 3, {tp2, tp1}}};
+    QCOMPARE(gpuGroups(mixed, false, 0, 1).collective_sizes, (std::vector<int>{3}));
+    QCOMPARE(gpuGroups(mixed, false, 0, 0).collective_sizes, (std::vector<int>{2, 3}));
     // One process: no group at all.
     Plan one;
     one.microbatch_size = 1;
