@@ -13,6 +13,7 @@
 #include "sailor/catalog.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 
@@ -50,6 +51,28 @@ std::vector<std::string> stringList(const json& j, const std::string& key,
   return out;
 }
 
+// shared_compute_slowdown: absent or null = no sharing; else a non-empty array of finite
+// figures >= 1 (k ranks at once never take less than one alone), the first exactly 1.
+std::vector<double> slowdownList(const json& j, const std::string& key, const std::string& path) {
+  std::vector<double> out;
+  if (!j.contains(key) || j.at(key).is_null()) return out;
+  const std::string field = path + "." + key;
+  ju::requireArray(j.at(key), field);
+  if (j.at(key).empty()) throw InputError(field, "[]", "slowdowns for k = 1, 2, ... ranks");
+  for (size_t i = 0; i < j.at(key).size(); ++i) {
+    const json& v = j.at(key)[i];
+    const std::string at = field + "[" + std::to_string(i) + "]";
+    if (!v.is_number()) throw InputError(at, ju::describe(v), "a number");
+    const double x = v.get<double>();
+    if (!std::isfinite(x) || x < 1.0)
+      throw InputError(at, ju::describe(v), "a finite slowdown >= 1 (k ranks at once over one)");
+    if (i == 0 && x != 1.0)
+      throw InputError(at, ju::describe(v), "1 (one rank alone is the reference)");
+    out.push_back(x);
+  }
+  return out;
+}
+
 GpuType gpuFromJson(const json& j, const std::string& path) {
   GpuType g;
   g.name = ju::getString(j, "name", path);
@@ -65,12 +88,22 @@ GpuType gpuFromJson(const json& j, const std::string& path) {
   g.inter_node_bandwidth_gb_per_s = ju::getPositive(j, "inter_node_bandwidth_gb_per_s", path);
   g.gpus_per_node = ju::getInt32(j, "gpus_per_node", path, 1);
   g.runtime_overhead_bytes = ju::getInt(j, "runtime_overhead_bytes", path, 0);
+  g.shared_compute_slowdown = slowdownList(j, "shared_compute_slowdown", path);
+  g.nccl_channels = ju::getInt32Or(j, "nccl_channels", path, 0, 0);
+  g.nccl_connection_bytes = ju::getIntOr(j, "nccl_connection_bytes", path, 1, 0);
   g.sources = stringList(j, "sources", path);
   if (g.sources.empty()) throw InputError(path + ".sources", "nothing", "at least one source");
   return g;
 }
 
 }  // namespace
+
+double GpuType::sharedComputeSlowdown(int k) const {
+  if (shared_compute_slowdown.empty() || k <= 1) return 1.0;
+  const int n = static_cast<int>(shared_compute_slowdown.size());
+  if (k <= n) return shared_compute_slowdown[static_cast<size_t>(k - 1)];
+  return shared_compute_slowdown.back() * static_cast<double>(k) / n;
+}
 
 ModelSpec ModelSpec::fromJson(const json& j, const std::string& path) {
   ModelSpec m;

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <tuple>
@@ -228,8 +229,83 @@ std::vector<int> stageMicrobatches(const Plan& plan, const Job& job) {
 
 // ---- 3. Memory per GPU, and the stages' compute.
 
+// NOTE [Communicator buffers]
+// Each NCCL communicator a GPU belongs to allocates, per channel and per connection it receives
+// on, a buffer for each protocol: Simple NCCL_BUFFSIZE (default 4 MiB), LL 512 KiB (8 lines per
+// thread x 512 threads x 8 steps x 16 B) and LL128 4,915,200 B (120 elements per thread x 640
+// threads x 8 steps x 8 B): DEFAULT_BUFFSIZE, DEFAULT_LL_BUFFSIZE and DEFAULT_LL128_BUFFSIZE in
+// NCCL's src/init.cc with NCCL_STEPS 8 (src/include/device.h), NCCL 2.18-2.23, read 2026-12-04;
+// the NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE and NCCL_LL128_BUFFSIZE variables of NCCL's environment
+// documentation override them. At initialisation NCCL connects every channel's ring (one
+// connection received, from the ring's previous rank) and tree (the chain inside a node: a
+// parent and a child, min(2, n - 1) for n ranks), its log's "Connected all rings" and "Connected
+// all trees". Point-to-point sends between two ranks (PyTorch's ProcessGroupNCCL opens a
+// two-rank communicator for each pair that sends) use NCCL's p2p channels, 2 per peer by default
+// ("2 p2p channels per peer" in the init log), each a connection. So per GPU:
+//   channels x connection bytes x (sum over its groups of 1 + min(2, n - 1) + 2 per p2p peer).
+// Channels are chosen by NCCL's topology search per node: 2 on PCIe-only 8-GPU servers (the
+// "Ring 00" and "Ring 01" of an 8 x RTX 4090 PCIe server, NVIDIA/nccl-tests issue 307), up to
+// 24-32 on NVSwitch nodes (NVIDIA/nccl issue 578: "Channel 00/24" on an 8 x A100). The GPU type
+// says (nccl_channels); without it the term is 0 and its runtime_overhead_bytes holds whatever
+// the buffers are. A ring's buffers do not grow with its size: at tp 8 a GPU holds the same
+// tensor-parallel buffers as at tp 4. Not modelled: the proxy's host-side FIFOs (host memory),
+// NVLS buffers (NVSwitch multicast, Hopper), and lazy connection (NCCL 2.22's
+// NCCL_RUNTIME_CONNECT, which connects only the algorithms used, so this is an upper bound).
+namespace {
+// NCCL's default buffer bytes per connection, the three protocols (init.cc, above).
+constexpr double kNcclConnectionBytes = 4194304.0 + 524288.0 + 4915200.0;
+constexpr int kNcclP2pChannelsPerPeer = 2;
+}  // namespace
+
+GpuGroups gpuGroups(const Plan& plan, bool tied_embeddings, int stage, int replica) {
+  GpuGroups g;
+  const auto& stages = plan.stages;
+  const int P = static_cast<int>(stages.size());
+  const auto s = static_cast<size_t>(stage);
+  const int D = static_cast<int>(stages[s].replicas.size());
+  const int tp = stages[s].replicas[static_cast<size_t>(replica)].tp;
+  if (tp > 1) g.collective_sizes.push_back(tp);
+  if (D > 1) {
+    // One tp degree: a group per tp rank of the D replicas; mixed degrees: the padded group of
+    // every rank of the stage.
+    int ranks = 0;
+    bool same_tp = true;
+    for (const Replica& r : stages[s].replicas) {
+      ranks += r.tp;
+      same_tp = same_tp && r.tp == tp;
+    }
+    g.collective_sizes.push_back(same_tp ? D : ranks);
+  }
+  if (tied_embeddings && P > 1 && (stage == 0 || stage == P - 1)) {
+    int members = 0;
+    for (size_t t : {size_t{0}, static_cast<size_t>(P - 1)})
+      for (const Replica& r : stages[t].replicas) members += r.tp;
+    g.collective_sizes.push_back(members);
+  }
+  // Partners across each boundary: pair j joins replica j mod D of either side.
+  for (int other : {stage - 1, stage + 1}) {
+    if (other < 0 || other >= P) continue;
+    const int E = static_cast<int>(stages[static_cast<size_t>(other)].replicas.size());
+    const int pairs = std::max(D, E);
+    for (int j = replica; j < pairs; j += D) ++g.p2p_peers;
+  }
+  return g;
+}
+
+double communicatorBytes(const GpuType& gpu, const GpuGroups& groups) {
+  if (gpu.nccl_channels <= 0) return 0;
+  const double per_connection = gpu.nccl_connection_bytes > 0
+                                    ? static_cast<double>(gpu.nccl_connection_bytes)
+                                    : kNcclConnectionBytes;
+  double connections = kNcclP2pChannelsPerPeer * static_cast<double>(groups.p2p_peers);
+  for (int n : groups.collective_sizes)
+    if (n > 1) connections += gpu.nccl_channels * (1.0 + std::min(2, n - 1));
+  return connections * per_connection;
+}
+
 MemoryBreakdown replicaMemory(const ReplicaData& d, int stage, int replica, int stages,
-                              int microbatches, int microbatch_size, const Job& job) {
+                              int microbatches, int microbatch_size, const Job& job,
+                              const GpuGroups& groups) {
   const int b = microbatch_size;
   MemoryBreakdown mb;
   mb.gpu_type = d.replica->gpu_type;
@@ -250,12 +326,14 @@ MemoryBreakdown replicaMemory(const ReplicaData& d, int stage, int replica, int 
   mb.transient_bytes = 2.0 * d.max_layer_activation_per_seq * b;
   mb.gradient_bucket_bytes = gradientBucketBytes(d.params, job);
   mb.runtime_overhead_bytes = static_cast<double>(d.gpu->runtime_overhead_bytes);
+  mb.communicator_bytes = communicatorBytes(*d.gpu, groups);
+  mb.communicators = static_cast<int>(groups.collective_sizes.size()) + groups.p2p_peers;
   mb.total_bytes = mb.model_state_bytes + mb.activation_bytes + mb.transient_bytes +
-                   mb.gradient_bucket_bytes + mb.runtime_overhead_bytes;
-  assert(std::fabs(mb.total_bytes - replicaMemoryBytes(d.params, d.activation_bytes_per_seq,
-                                                       d.max_layer_activation_per_seq, b,
-                                                       mb.microbatches_in_flight, job, *d.gpu)) <=
-         1e-6 * mb.total_bytes);
+                   mb.gradient_bucket_bytes + mb.runtime_overhead_bytes + mb.communicator_bytes;
+  assert(std::fabs(mb.total_bytes - mb.communicator_bytes -
+                   replicaMemoryBytes(d.params, d.activation_bytes_per_seq,
+                                      d.max_layer_activation_per_seq, b, mb.microbatches_in_flight,
+                                      job, *d.gpu)) <= 1e-6 * mb.total_bytes);
   mb.capacity_bytes = static_cast<double>(d.gpu->memory_bytes);
   return mb;
 }
@@ -696,6 +774,293 @@ SyncAndStep stageSyncAndStep(const std::vector<ReplicaData>& replicas, Links& li
   return r;
 }
 
+// ---- 6-7 under shared compute: ranks of one node computing at once.
+
+// NOTE [Ranks sharing a device]
+// A node's GPUs each have their own compute: ranks on different GPUs do not slow each other
+// down. Ranks that are processes on the same CPU cores (sailor run on this machine) do: k ranks
+// computing at once each take slowdown(k) times as long as one alone, slowdown(k) being the GPU
+// type's shared_compute_slowdown as `sailor profile` measures it (the tp-1 layers in k processes
+// at once; on the 2-core development VM 2.17 for two, more than the two cores allow, as they
+// share a physical core and the host's time). The simulator applies it as processor sharing
+// inside the event-by-event schedule: while k(t) ranks of a node compute (k counts each computing
+// replica's tp ranks), an operation of a replica of tp t progresses at slowdown(t) / slowdown(k(t))
+// of its profiled rate: a profile's tp-t figures were measured with the t ranks computing at once
+// (sailor profile runs one process per tp rank), so they already hold slowdown(t). Transfers and
+// all-reduces do not compute; waiting ranks do not either. Optimizer steps do, so the steps of
+// replicas that end together share too. Every pipeline is simulated (identical pipelines share the
+// node, so none can stand for another); with different data-parallel degrees per stage the
+// bounding pipeline of straggler figures is simulated with its stages sharing among themselves,
+// the other replicas' compute not counted. GPU types without the figure never share: their
+// predictions come from runPipeline and stageSyncAndStep as before.
+
+namespace {
+
+class SharedCompute {
+ public:
+  SharedCompute(const SharedComputeInput& in, int M, PipelineSchedule schedule, bool timeline)
+      : in_(in), J_(in.pipelines.size()), P_(in.pipelines.front().size()), timeline_(timeline) {
+    const size_t n = J_ * P_;
+    ops_.resize(n), end_.resize(n), next_.assign(n, 0), running_.assign(n, false);
+    start_.assign(n, 0), left_.assign(n, 0), wake_.assign(n, -1);
+    for (size_t j = 0; j < J_; ++j)
+      for (size_t s = 0; s < P_; ++s)
+        schedule == PipelineSchedule::DeepSpeed ? deepSpeedAgent(j, s, M) : asyncAgent(j, s, M);
+    for (size_t a = 0; a < n; ++a) scheduled_.push_back(ops_[a].size());  // M >= 1: never 0
+    for (size_t j = 0; j < J_; ++j)
+      for (size_t s = 0; s < P_; ++s) stepOp(j, s);
+    for (size_t a = 0; a < n; ++a) end_[a].assign(ops_[a].size(), -1.0);
+    out_.runs.resize(J_);
+    for (PipelineRun& r : out_.runs)
+      r.free_at = r.busy = r.comm = r.last_backward = std::vector<double>(P_, 0.0);
+    out_.stage_end.assign(P_, 0.0);
+    out_.optimizer_s.assign(P_, 0.0);
+  }
+
+  SharedComputeRun run() {
+    for (;;) {
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (size_t a = 0; a < ops_.size(); ++a)
+          if (!running_[a] && next_[a] < ops_[a].size()) changed |= tryStart(a);
+      }
+      if (!advance()) break;
+    }
+    for (size_t a = 0; a < ops_.size(); ++a)
+      assert(next_[a] == ops_[a].size() && "shared-compute schedule deadlocked");
+    return std::move(out_);
+  }
+
+ private:
+  struct Op {
+    enum Kind { Compute, Transfer, Step } kind;
+    PipeOp::Kind pipe;  // Forward or Backward (Compute), the transfer's side (Transfer)
+    int microbatch;
+    double seconds;   // profiled compute (Compute, Step) or duration (Transfer)
+    size_t peer = 0;  // Transfer: the other end, whose current op must be the matching one
+    std::vector<std::pair<size_t, size_t>> deps;  // (agent, op) that must have ended
+    double delay_s = 0;  // after the last of them (a transfer beside compute, an all-reduce)
+  };
+
+  static Op makeOp(Op::Kind kind, PipeOp::Kind pipe, int microbatch, double seconds,
+                   size_t peer = 0) {
+    Op op{kind, pipe, microbatch, seconds, peer, {}, 0};
+    return op;
+  }
+  size_t agent(size_t j, size_t s) const { return j * P_ + s; }
+  const ReplicaData& replicaOf(size_t a) const { return *in_.replicas[a / P_][a % P_]; }
+  const StageTimes& timesOf(size_t a) const { return in_.pipelines[a / P_][a % P_]; }
+
+  void deepSpeedAgent(size_t j, size_t s, int M) {
+    const StageTimes& st = in_.pipelines[j][s];
+    for (const PipeOp& p : deepSpeedOps(static_cast<int>(P_), static_cast<int>(s), M)) {
+      if (p.kind == PipeOp::Forward || p.kind == PipeOp::Backward) {
+        ops_[agent(j, s)].push_back(
+            makeOp(Op::Compute, p.kind, p.microbatch,
+                   p.kind == PipeOp::Forward ? st.forward_s : st.backward_s));
+        continue;
+      }
+      const bool towards_next = p.kind == PipeOp::SendAct || p.kind == PipeOp::RecvGrad;
+      const size_t peer_stage = towards_next ? s + 1 : s - 1;
+      const bool activation = p.kind == PipeOp::SendAct || p.kind == PipeOp::RecvAct;
+      const size_t lower = std::min(s, peer_stage);
+      const double d = activation ? in_.pipelines[j][lower].send_forward_s
+                                  : in_.pipelines[j][lower + 1].send_backward_s;
+      ops_[agent(j, s)].push_back(
+          makeOp(Op::Transfer, p.kind, p.microbatch, d, agent(j, peer_stage)));
+    }
+  }
+
+  // 1F1B order (runAsync1F1B's); a forward waits for the previous stage's forward and its
+  // transfer, a backward for the next stage's backward and its transfer.
+  void asyncAgent(size_t j, size_t s, int M) {
+    const int P = static_cast<int>(P_);
+    const int warm = std::min(P - static_cast<int>(s) - 1, M);
+    std::vector<std::pair<PipeOp::Kind, int>> order;
+    for (int i = 0; i < warm; ++i) order.emplace_back(PipeOp::Forward, i);
+    for (int fi = warm, bi = 0; bi < M; ++bi) {
+      if (fi < M) order.emplace_back(PipeOp::Forward, fi++);
+      order.emplace_back(PipeOp::Backward, bi);
+    }
+    const StageTimes& st = in_.pipelines[j][s];
+    for (auto [kind, i] : order)
+      ops_[agent(j, s)].push_back(
+          makeOp(Op::Compute, kind, i, kind == PipeOp::Forward ? st.forward_s : st.backward_s));
+    if (s == 0) return;
+    // Dependencies once both neighbours' orders are known: stage s-1 was built first.
+    auto index_of = [&](size_t a, PipeOp::Kind kind, int mb) {
+      for (size_t k = 0; k < ops_[a].size(); ++k)
+        if (ops_[a][k].pipe == kind && ops_[a][k].microbatch == mb) return k;
+      return ops_[a].size();
+    };
+    const size_t lo = agent(j, s - 1), hi = agent(j, s);
+    for (Op& op : ops_[hi])
+      if (op.pipe == PipeOp::Forward) {
+        op.deps.push_back({lo, index_of(lo, PipeOp::Forward, op.microbatch)});
+        op.delay_s = in_.pipelines[j][s - 1].send_forward_s;
+      }
+    for (Op& op : ops_[lo])
+      if (op.pipe == PipeOp::Backward) {
+        op.deps.push_back({hi, index_of(hi, PipeOp::Backward, op.microbatch)});
+        op.delay_s = in_.pipelines[j][s].send_backward_s;
+      }
+  }
+
+  // The optimizer step: after every pipeline is done with the stage (with the first and the last
+  // stage when a tied embedding is all-reduced between them), its all-reduce, then the step.
+  void stepOp(size_t j, size_t s) {
+    Op op = makeOp(Op::Step, PipeOp::Forward, -1, in_.step_s[j][s]);
+    const bool tied = in_.tied_sync_s > 0 && (s == 0 || s + 1 == P_);
+    const std::vector<size_t> stages = tied ? std::vector<size_t>{0, P_ - 1} : std::vector{s};
+    for (size_t k = 0; k < J_; ++k)
+      for (size_t t : stages) op.deps.push_back({agent(k, t), scheduled_[agent(k, t)] - 1});
+    op.delay_s = (tied ? in_.tied_sync_s : 0.0) + in_.sync_s[s];
+    ops_[agent(j, s)].push_back(std::move(op));
+  }
+
+  // Starts agent a's next operation at now_ when it can; whether anything changed.
+  bool tryStart(size_t a) {
+    const Op& op = ops_[a][next_[a]];
+    if (!op.deps.empty()) {
+      double ready = 0;
+      for (auto [b, k] : op.deps) {
+        if (end_[b][k] < 0) return false;
+        ready = std::max(ready, end_[b][k]);
+      }
+      ready += op.delay_s;
+      if (ready > now_ * (1 + 1e-12)) {
+        wake_[a] = ready;
+        return false;
+      }
+      if (timeline_ && op.kind == Op::Compute && op.delay_s > 0) {
+        const size_t b = op.deps.front().first;
+        pushTimeline(b, {static_cast<int>(b % P_), op.microbatch, 'S', ready - op.delay_s, ready});
+        pushTimeline(a, {static_cast<int>(a % P_), op.microbatch, 'S', ready - op.delay_s, ready});
+      }
+    }
+    wake_[a] = -1;
+    if (op.kind == Op::Transfer) return tryTransfer(a, op);
+    running_[a] = true;
+    start_[a] = now_;
+    left_[a] = op.seconds;
+    if (op.seconds <= 0) finish(a);
+    return true;
+  }
+
+  // The other end of a transfer: a send's receive and a receive's send.
+  static PipeOp::Kind counterpart(PipeOp::Kind k) {
+    switch (k) {
+      case PipeOp::SendAct: return PipeOp::RecvAct;
+      case PipeOp::RecvAct: return PipeOp::SendAct;
+      case PipeOp::SendGrad: return PipeOp::RecvGrad;
+      default: return PipeOp::SendGrad;
+    }
+  }
+
+  bool tryTransfer(size_t a, const Op& op) {
+    const size_t p = op.peer;
+    if (running_[p] || next_[p] >= ops_[p].size()) return false;
+    const Op& other = ops_[p][next_[p]];
+    if (other.kind != Op::Transfer || other.peer != a || other.microbatch != op.microbatch ||
+        other.pipe != counterpart(op.pipe))
+      return false;
+    for (size_t x : {a, p}) {
+      running_[x] = true;
+      start_[x] = now_;
+      left_[x] = now_ + op.seconds;  // a transfer's end
+    }
+    if (op.seconds > 0 && timeline_) {
+      pushTimeline(a, {static_cast<int>(a % P_), op.microbatch, 'S', now_, now_ + op.seconds});
+      pushTimeline(p, {static_cast<int>(p % P_), op.microbatch, 'S', now_, now_ + op.seconds});
+    }
+    if (op.seconds <= 0) finish(a), finish(p);
+    return true;
+  }
+
+  // Rate of a's computing operation: slowdown(its tp) / slowdown(the ranks computing on its node).
+  std::vector<double> rates() const {
+    std::map<std::pair<int, int>, int> computing;
+    for (size_t a = 0; a < ops_.size(); ++a)
+      if (running_[a] && ops_[a][next_[a]].kind != Op::Transfer)
+        computing[{replicaOf(a).site, replicaOf(a).node}] += replicaOf(a).replica->tp;
+    std::vector<double> r(ops_.size(), 0.0);
+    for (size_t a = 0; a < ops_.size(); ++a) {
+      if (!running_[a] || ops_[a][next_[a]].kind == Op::Transfer) continue;
+      const ReplicaData& d = replicaOf(a);
+      const int k = computing.at({d.site, d.node});
+      r[a] = d.gpu->sharedComputeSlowdown(d.replica->tp) / d.gpu->sharedComputeSlowdown(k);
+    }
+    return r;
+  }
+
+  // To the next event: an operation ending or a waiting one becoming ready. False when none.
+  bool advance() {
+    const std::vector<double> rate = rates();
+    double next = std::numeric_limits<double>::infinity();
+    std::vector<double> at(ops_.size(), next);
+    for (size_t a = 0; a < ops_.size(); ++a) {
+      if (running_[a])
+        at[a] = ops_[a][next_[a]].kind == Op::Transfer ? left_[a] : now_ + left_[a] / rate[a];
+      else if (wake_[a] > now_) next = std::min(next, wake_[a]);
+      next = std::min(next, at[a]);
+    }
+    if (!std::isfinite(next)) return false;
+    const double dt = next - now_;
+    now_ = next;
+    for (size_t a = 0; a < ops_.size(); ++a) {
+      if (!running_[a]) continue;
+      if (at[a] <= next * (1 + 1e-12)) finish(a);
+      else if (ops_[a][next_[a]].kind != Op::Transfer) left_[a] -= rate[a] * dt;
+    }
+    return true;
+  }
+
+  void finish(size_t a) {
+    const Op& op = ops_[a][next_[a]];
+    const size_t j = a / P_, s = a % P_;
+    PipelineRun& r = out_.runs[j];
+    const double took = now_ - start_[a];
+    if (op.kind == Op::Step) {
+      out_.stage_end[s] = std::max(out_.stage_end[s], now_);
+      out_.optimizer_s[s] = std::max(out_.optimizer_s[s], took);
+    } else if (op.kind == Op::Transfer) {
+      r.comm[s] += took;
+      r.free_at[s] = now_;
+    } else {
+      const bool f = op.pipe == PipeOp::Forward;
+      if (timeline_)
+        pushTimeline(a, {static_cast<int>(s), op.microbatch, f ? 'F' : 'B', start_[a], now_});
+      r.busy[s] += took;
+      r.free_at[s] = now_;
+      if (!f) r.last_backward[s] = now_;
+    }
+    end_[a][next_[a]] = now_;
+    running_[a] = false;
+    ++next_[a];
+  }
+
+  void pushTimeline(size_t a, TimelineOp op) { out_.runs[a / P_].ops.push_back(op); }
+
+  const SharedComputeInput& in_;
+  size_t J_, P_;
+  bool timeline_;
+  double now_ = 0;
+  std::vector<std::vector<Op>> ops_;
+  std::vector<std::vector<double>> end_;  // [agent][op]: when it ended, -1 before
+  std::vector<size_t> next_;
+  std::vector<size_t> scheduled_;  // [agent]: its schedule's operations (before the step)
+  std::vector<bool> running_;
+  std::vector<double> start_, left_, wake_;  // left_: compute left, or a transfer's end
+  SharedComputeRun out_;
+};
+
+}  // namespace
+
+SharedComputeRun runSharedCompute(const SharedComputeInput& in, int M, PipelineSchedule schedule,
+                                  bool timeline) {
+  return SharedCompute(in, M, schedule, timeline).run();
+}
+
 // ---- 8. Breakdown and timeline.
 
 size_t criticalPipeline(const std::vector<PipelineRun>& runs, size_t critical) {
@@ -778,6 +1143,104 @@ double priceEgress(std::vector<EgressItem>& items, const Scenario& scenario) {
 
 }  // namespace sim
 
+namespace sim {
+namespace {
+
+// Steps 6-7's result: each simulated pipeline's run and when each stage ends its step.
+struct Scheduled {
+  std::vector<PipelineRun> runs;
+  std::vector<double> stage_end;
+};
+
+// Steps 6-7 where no ranks share compute: each pipeline on its own (runPipeline), then each
+// stage's all-reduce and step once the last of its pipelines is done (a stage starts its own
+// when the last of its pipelines has finished its last backward; the tied-embedding one first).
+// Sets every stage's dp_sync_s and optimizer_s.
+Scheduled scheduleSeparately(const StageReplicas& data,
+                             const std::vector<std::vector<PairSeconds>>& pairs,
+                             const std::vector<int>& m_stage, int M, Links& links,
+                             EgressLedger& egress, const SimulatorOptions& options,
+                             std::vector<StageTimes>& stages) {
+  const size_t P = data.size();
+  Scheduled out;
+  for (const auto& p : dataParallelPipelines(data, stages, pairs, m_stage))
+    out.runs.push_back(runPipeline(p, M, options.schedule, options.timeline));
+  std::vector<double> stage_done = stageDone(out.runs, P);
+  const double tied_sync = tiedEmbeddingSync(data, links, egress, options);
+  if (tied_sync > 0) {
+    const double start = std::max(stage_done.front(), stage_done.back());
+    stage_done.front() = stage_done.back() = start + tied_sync;
+  }
+  out.stage_end.resize(P);
+  for (size_t s = 0; s < P; ++s) {
+    const SyncAndStep ss = stageSyncAndStep(data[s], links, egress, options);
+    StageTimes& st = stages[s];
+    st.dp_sync_s = ((s == 0 || s == P - 1) ? tied_sync : 0.0) + ss.sync_s;
+    st.optimizer_s = ss.optimizer_s;
+    out.stage_end[s] = stage_done[s] + ss.sync_s + ss.optimizer_s;
+  }
+  return out;
+}
+
+// Steps 6-7 where ranks of a node share its compute (NOTE [Ranks sharing a device]): every
+// pipeline (with one data-parallel degree; else the bounding pipeline of straggler figures) and
+// every step in one simulation.
+Scheduled scheduleShared(const StageReplicas& data,
+                         const std::vector<std::vector<PairSeconds>>& pairs,
+                         const std::vector<int>& m_stage, int M, Links& links, EgressLedger& egress,
+                         const SimulatorOptions& options, std::vector<StageTimes>& stages) {
+  const size_t P = data.size();
+  const size_t D = data.front().size();
+  const bool same_degree =
+      std::all_of(data.begin(), data.end(), [&](const auto& reps) { return reps.size() == D; });
+  SharedComputeInput in;
+  if (same_degree) {
+    for (size_t j = 0; j < D; ++j) {
+      std::vector<StageTimes> p(P);
+      std::vector<const ReplicaData*> reps(P);
+      std::vector<double> step(P);
+      for (size_t s = 0; s < P; ++s) {
+        const ReplicaData& d = data[s][j];
+        p[s].forward_s = d.forward_s;
+        p[s].backward_s = d.backward_s;
+        p[s].microbatches = m_stage[s];
+        if (s + 1 < P) {
+          p[s].send_forward_s = pairs[s][j].forward_s;
+          p[s + 1].send_backward_s = pairs[s][j].backward_s;
+        }
+        reps[s] = &d;
+        step[s] = d.optimizer_s_per_param * d.params;
+      }
+      in.pipelines.push_back(std::move(p));
+      in.replicas.push_back(std::move(reps));
+      in.step_s.push_back(std::move(step));
+    }
+  } else {
+    in.pipelines = {stages};
+    in.replicas.resize(1);
+    in.step_s.resize(1);
+    for (size_t s = 0; s < P; ++s) {
+      in.replicas[0].push_back(&data[s][static_cast<size_t>(stages[s].straggler_replica)]);
+      double step = 0;
+      for (const ReplicaData& d : data[s])
+        step = std::max(step, d.optimizer_s_per_param * d.params);
+      in.step_s[0].push_back(step);
+    }
+  }
+  in.tied_sync_s = tiedEmbeddingSync(data, links, egress, options);
+  for (size_t s = 0; s < P; ++s)
+    in.sync_s.push_back(stageSyncAndStep(data[s], links, egress, options).sync_s);
+  SharedComputeRun r = runSharedCompute(in, M, options.schedule, options.timeline);
+  for (size_t s = 0; s < P; ++s) {
+    stages[s].dp_sync_s = ((s == 0 || s == P - 1) ? in.tied_sync_s : 0.0) + in.sync_s[s];
+    stages[s].optimizer_s = r.optimizer_s[s];
+  }
+  return {std::move(r.runs), std::move(r.stage_end)};
+}
+
+}  // namespace
+}  // namespace sim
+
 Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
                     const Catalog& catalog, const ProfileSet& profiles,
                     const SimulatorOptions& options) {
@@ -796,13 +1259,15 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
   const int M = *std::max_element(m_stage.begin(), m_stage.end());
 
   // 3. Memory per GPU (one figure per replica: reserved, a 512-replica plan grew it 10 times).
+  const bool tied = catalog.model(job.model, "job.model").tied_embeddings;
   size_t replicas = 0;
   for (const auto& st : data) replicas += st.size();
   pred.memory.reserve(replicas);
   for (size_t s = 0; s < P; ++s)
     for (size_t k = 0; k < data[s].size(); ++k) {
-      MemoryBreakdown mb = replicaMemory(data[s][k], static_cast<int>(s), static_cast<int>(k),
-                                         static_cast<int>(P), m_stage[s], b, job);
+      MemoryBreakdown mb = replicaMemory(
+          data[s][k], static_cast<int>(s), static_cast<int>(k), static_cast<int>(P), m_stage[s], b,
+          job, gpuGroups(plan, tied, static_cast<int>(s), static_cast<int>(k)));
       if (!mb.fits()) {
         pred.fits = false;
         pred.out_of_memory.push_back(outOfMemoryMessage(mb));
@@ -817,33 +1282,23 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
   const auto pairs = boundaryTransfers(data, m_stage, b, job.activationBytesPerElement(), links,
                                        egress, pred.stages);
 
-  // 6. Each data-parallel pipeline's schedule.
-  std::vector<PipelineRun> runs;
-  for (const auto& p : dataParallelPipelines(data, pred.stages, pairs, m_stage))
-    runs.push_back(runPipeline(p, M, options.schedule, options.timeline));
-  std::vector<double> stage_done = stageDone(runs, P);
-
-  // 7. Gradient all-reduces (a stage starts its own when the last of its pipelines has finished
-  // its last backward; the tied-embedding one first) and the optimizer step.
-  const double tied_sync = tiedEmbeddingSync(data, links, egress, options);
-  if (tied_sync > 0) {
-    const double start = std::max(stage_done.front(), stage_done.back());
-    stage_done.front() = stage_done.back() = start + tied_sync;
-  }
+  // 6-7. Each data-parallel pipeline's schedule, the gradient all-reduces and the steps.
+  const bool shared = std::any_of(data.begin(), data.end(), [](const auto& reps) {
+    return std::any_of(reps.begin(), reps.end(),
+                       [](const ReplicaData& d) { return d.gpu->sharesCompute(); });
+  });
+  Scheduled sched =
+      shared ? scheduleShared(data, pairs, m_stage, M, links, egress, options, pred.stages)
+             : scheduleSeparately(data, pairs, m_stage, M, links, egress, options, pred.stages);
+  std::vector<PipelineRun>& runs = sched.runs;
+  const std::vector<double>& stage_end = sched.stage_end;
   double iteration = 0;
   size_t critical = 0;
-  std::vector<double> stage_end(P);
-  for (size_t s = 0; s < P; ++s) {
-    const SyncAndStep ss = stageSyncAndStep(data[s], links, egress, options);
-    StageTimes& st = pred.stages[s];
-    st.dp_sync_s = ((s == 0 || s == P - 1) ? tied_sync : 0.0) + ss.sync_s;
-    st.optimizer_s = ss.optimizer_s;
-    stage_end[s] = stage_done[s] + ss.sync_s + ss.optimizer_s;
+  for (size_t s = 0; s < P; ++s)
     if (stage_end[s] > iteration) {
       iteration = stage_end[s];
       critical = s;
     }
-  }
 
   // 8. The critical pipeline's timeline and its busiest stage's breakdown.
   PipelineRun& run = runs[criticalPipeline(runs, critical)];
@@ -981,6 +1436,8 @@ json Prediction::toJson() const {
                    {"transient_bytes", m.transient_bytes},
                    {"gradient_bucket_bytes", m.gradient_bucket_bytes},
                    {"runtime_overhead_bytes", m.runtime_overhead_bytes},
+                   {"communicator_bytes", m.communicator_bytes},
+                   {"communicators", m.communicators},
                    {"total_bytes", m.total_bytes},
                    {"capacity_bytes", m.capacity_bytes},
                    {"fits", m.fits()}});

@@ -84,6 +84,9 @@ constexpr const char* kHelp =
     "  --precision fp32|bf16    (default fp32)\n"
     "  --repeats N              timed repetitions per layer, median kept (default 10;\n"
     "                           --quick: 3)\n"
+    "  --sharing-ranks N        measure k = 2..N processes computing at once (the GPU type's\n"
+    "                           shared_compute_slowdown; default twice the cores, --quick:\n"
+    "                           the cores; 1: none). CPU devices only\n"
     "  --quick                  fewer sizes and repetitions: a few seconds, for tests\n"
     "  --no-links               do not measure the links (the scenario then has none)\n"
     "  --device cpu|cuda|auto   (default auto: cuda when this build has it and a GPU is seen)\n"
@@ -99,6 +102,7 @@ struct Options {
   std::vector<int> microbatches, tps;
   std::optional<int> hidden, seq_len;
   int repeats = 0;
+  int sharing_ranks = 0;  // k of the concurrency measurement: 2..sharing_ranks
   bool quick = false, links = true, help = false;
 };
 
@@ -144,6 +148,7 @@ Options parseOptions(int argc, char** argv, int first) {
     else if (k == "--seq-len") o.seq_len = positiveInt(k, value(), 1 << 20);
     else if (k == "--precision") o.precision = value();
     else if (k == "--repeats") o.repeats = positiveInt(k, value(), 10000);
+    else if (k == "--sharing-ranks") o.sharing_ranks = positiveInt(k, value(), 64);
     else if (k == "--quick") o.quick = true;
     else if (k == "--no-links") o.links = false;
     else if (k == "--device") o.device = value();
@@ -160,6 +165,10 @@ Options parseOptions(int argc, char** argv, int first) {
     o.microbatches = o.quick ? std::vector<int>{1, 2} : std::vector<int>{1, 2, 4};
   if (o.tps.empty()) o.tps = {1, 2};
   if (o.repeats == 0) o.repeats = o.quick ? 3 : 10;
+  if (o.sharing_ranks == 0) {
+    const int cores = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+    o.sharing_ranks = o.quick ? cores : 2 * cores;
+  }
   return o;
 }
 
@@ -374,25 +383,38 @@ struct DeviceInfo {
   int cores = 1;
 };
 
-// NOTE [Ranks computing at once]: the tp-1 layers again, in one process per core at once.
-// A multi-process run computes on every core together; where the cores share what one core
-// alone has to itself (a VM's virtual CPUs on one physical core's threads, memory bandwidth,
-// caches), each rank's layers take longer than the profile's figures measured alone. The
-// ratio is recorded (measurements.json, "concurrency") for the simulator to use once it
-// models ranks that share a device (docs/runtime.md, "Profiling the local device").
+// NOTE [Ranks computing at once]: the tp-1 layers again, in k processes at once for k = 2..N
+// (N: --sharing-ranks, default twice the cores, the ranks a local run may put on them; --quick:
+// the cores). Ranks of a local CPU run are processes on the same cores: where k exceed the cores,
+// or the cores share what one alone has to itself (a VM's virtual CPUs on one physical core's
+// threads, memory bandwidth, caches), each rank's layers take longer than the profile's figures
+// measured alone. slowdown(k) = the mean of the k processes' block time over the profile's tp-1
+// figure (the one the simulator scales), at least 1, is the GPU type's shared_compute_slowdown
+// (entry k - 1), which the simulator applies as processor sharing to the ranks computing at once
+// on the device (NOTE [Ranks sharing a device] in simulator.cpp). Each k is a unit of its own in
+// .partial (concurrent-k<K>.json), kept by a resumed profile. Only for a CPU device: each rank
+// of a CUDA run has a GPU of its own.
 bool measureConcurrency(const Options& o, const ModelSpec& cat_model, const std::string& partial,
-                        const std::string& tmp, int cores, const std::string& device) {
+                        const std::string& tmp, const std::string& device) {
   const bool has_tp1 = std::find(o.tps.begin(), o.tps.end(), 1) != o.tps.end();
-  if (has_tp1 && cores >= 2 && !fs::exists(partial + "/concurrent.json")) {
-    const int b = o.microbatches.front();
-    std::cerr << "sailor profile: measuring tp 1, microbatch " << b << " in " << cores
+  if (!has_tp1 || device != "cpu") return true;
+  const int b = o.microbatches.front();
+  const std::string spec_path = tmp + "/spec-concurrent.json";
+  json_util::writeFileAtomically(spec_path,
+                                 profilingSpec(cat_model, o, 1, 1).toJson().dump() + "\n");
+  auto block_s = [](const json& u) {
+    return u.at("block").at("forward_s").get<double>() +
+           u.at("block").at("backward_s").get<double>();
+  };
+  const double alone = block_s(readJson(unitFile(partial, 1, b)));
+  for (int k = 2; k <= o.sharing_ranks; ++k) {
+    const std::string unit = partial + "/concurrent-k" + std::to_string(k) + ".json";
+    if (fs::exists(unit)) continue;
+    std::cerr << "sailor profile: measuring tp 1, microbatch " << b << " in " << k
               << " processes at once\n";
-    const std::string spec_path = tmp + "/spec-concurrent.json";
-    json_util::writeFileAtomically(spec_path,
-                                   profilingSpec(cat_model, o, 1, 1).toJson().dump() + "\n");
     std::vector<pid_t> pids;
-    for (int k = 0; k < cores; ++k) {
-      const std::string dir = tmp + "/concurrent-" + std::to_string(k);
+    for (int r = 0; r < k; ++r) {
+      const std::string dir = tmp + "/concurrent-" + std::to_string(k) + "-" + std::to_string(r);
       fs::create_directories(dir);
       pids.push_back(spawnSelf({"--child", "layers", "--spec", spec_path, "--tp-rank", "0",
                                 "--microbatch-sizes", std::to_string(b), "--repeats",
@@ -400,31 +422,40 @@ bool measureConcurrency(const Options& o, const ModelSpec& cat_model, const std:
                                 dir, "--device", device}));
     }
     if (!waitAll(pids)) {
-      std::cerr << "sailor profile: error: measuring processes at once failed\n";
+      std::cerr << "sailor profile: error: measuring " << k << " processes at once failed\n";
       return false;
     }
-    auto block_s = [](const json& u) {
-      return u.at("block").at("forward_s").get<double>() +
-             u.at("block").at("backward_s").get<double>();
-    };
-    const double alone = block_s(readJson(unitFile(partial, 1, b)));
     std::vector<double> together;
-    for (int k = 0; k < cores; ++k)
-      together.push_back(
-          block_s(readJson(unitFile(tmp + "/concurrent-" + std::to_string(k), 1, b))));
-    const double mean = std::accumulate(together.begin(), together.end(), 0.0) / cores;
-    json_util::writeFileAtomically(partial + "/concurrent.json",
-                                   json{{"processes", cores},
-                                        {"microbatch_size", b},
-                                        {"block_seconds_alone", alone},
-                                        {"block_seconds_together", together},
-                                        {"slowdown", mean / alone}}
-                                           .dump(1) +
-                                       "\n");
-    std::cerr << "sailor profile: " << cores << " processes at once: a block takes " << mean / alone
+    for (int r = 0; r < k; ++r)
+      together.push_back(block_s(readJson(
+          unitFile(tmp + "/concurrent-" + std::to_string(k) + "-" + std::to_string(r), 1, b))));
+    const double mean = std::accumulate(together.begin(), together.end(), 0.0) / k;
+    json_util::writeFileAtomically(unit, json{{"processes", k},
+                                              {"microbatch_size", b},
+                                              {"block_seconds_alone", alone},
+                                              {"block_seconds_together", together},
+                                              {"slowdown", mean / alone}}
+                                                 .dump(1) +
+                                             "\n");
+    std::cerr << "sailor profile: " << k << " processes at once: a block takes " << mean / alone
               << " x as long as alone\n";
   }
   return true;
+}
+
+// The concurrency units measured (k = 2..N, in order), and the GPU type's slowdown list from
+// them: [1, slowdown(2), ...], each at least 1 (below 1 is noise: k at once never beat one
+// alone). Empty where nothing was measured (a CUDA device, no tp 1, N = 1).
+std::pair<json, json> concurrencyFigures(const Options& o, const std::string& partial) {
+  json units = json::array(), slowdown = json::array();
+  for (int k = 2; k <= o.sharing_ranks; ++k) {
+    const std::string unit = partial + "/concurrent-k" + std::to_string(k) + ".json";
+    if (!fs::exists(unit)) break;
+    units.push_back(readJson(unit));
+    if (slowdown.empty()) slowdown.push_back(1.0);
+    slowdown.push_back(std::max(1.0, units.back().at("slowdown").get<double>()));
+  }
+  return {units, slowdown};
 }
 
 // Reads the partial results and writes the outputs, each whole; checks first that the engine
@@ -455,8 +486,11 @@ int writeOutputs(const Options& o, const Catalog& catalog, const ModelSpec& cat_
                       {"optimizer_seconds_per_parameter", u.at("optimizer_seconds_per_parameter")},
                       {"layers", layers}});
       // NOTE [Fixed resident memory] in profiler.cpp; the first process measured.
+      // On CUDA the device's fixed memory (NOTE [Fixed device memory] in profiler.cpp).
       if (tp == o.tps.front() && b == o.microbatches.front())
-        overhead = u.at("fixed_resident_bytes").get<double>();
+        overhead = u.contains("fixed_device") && u.at("fixed_device").contains("fixed_device_bytes")
+                       ? u.at("fixed_device").at("fixed_device_bytes").get<double>()
+                       : u.at("fixed_resident_bytes").get<double>();
     }
   json links = fs::exists((partial + "/links.json")) ? readJson((partial + "/links.json")) : json();
   double latency = 1e-5, bandwidth = dev.at("copy_bytes_per_s").get<double>() / 2;
@@ -471,6 +505,7 @@ int writeOutputs(const Options& o, const Catalog& catalog, const ModelSpec& cat_
     auto [al, ab] = fitLatencyBandwidth(x, y);
     links["allreduce_fit"] = {{"latency_s", al}, {"bandwidth_gb_per_s", ab / 1e9}};
   }
+  const auto [concurrency, slowdown] = concurrencyFigures(o, partial);
   const std::string measured_by = "sailor profile on " + hostName() + ", " + utcNow();
   const double flops = dev.at("matmul_flop_per_s").get<double>();
   const json gpu{
@@ -489,11 +524,13 @@ int writeOutputs(const Options& o, const Catalog& catalog, const ModelSpec& cat_
       {"inter_node_bandwidth_gb_per_s", bandwidth / 1e9},
       {"gpus_per_node", dev_info.kind == "cpu" ? dev_info.cores : 1},
       {"runtime_overhead_bytes", static_cast<std::int64_t>(std::max(0.0, overhead))},
+      {"shared_compute_slowdown", slowdown.empty() ? json() : slowdown},
       {"notes",
        "Measured: rates by single-thread matmul and copy, bandwidth by Gloo "
        "point-to-point between local ranks, runtime_overhead_bytes the measuring "
        "process's resident set before it builds a model (libtorch, BLAS and autograd "
-       "buffers, its Gloo group)."},
+       "buffers, its Gloo group), shared_compute_slowdown the tp-1 block time of k processes "
+       "at once over one alone (k = 1, 2, ...)."},
       {"sources", {measured_by}}};
   const json catalog_out{{"gpus", json::array({gpu})}, {"models", json::array({model.toJson()})}};
   const json profile{{"format", "sailor-studio-profile/1"},
@@ -533,9 +570,7 @@ int writeOutputs(const Options& o, const Catalog& catalog, const ModelSpec& cat_
   extended.addModel(model);
   NativeProfile::fromJson(profile, extended, "profile.json");
   const json measurements{{"measured_by", measured_by},
-                          {"concurrency", fs::exists((partial + "/concurrent.json"))
-                                              ? readJson((partial + "/concurrent.json"))
-                                              : json()},
+                          {"concurrency", concurrency},
                           {"runtime_model", rm.toJson()},
                           {"device", dev},
                           {"units", units},
@@ -653,8 +688,7 @@ int profileMain(Options o) {
       return 1;
     }
   }
-  const std::string concurrent_path = partial + "/concurrent.json";
-  if (!measureConcurrency(o, cat_model, partial, tmp.path, cores, device)) return 1;
+  if (!measureConcurrency(o, cat_model, partial, tmp.path, device)) return 1;
   const std::string links_path = partial + "/links.json";
   if (o.links && !fs::exists(links_path)) {
     std::cerr << "sailor profile: measuring the links between two local ranks\n";

@@ -27,7 +27,10 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #endif
 #ifdef SAILOR_WITH_CUDA
+#include <cuda_runtime_api.h>
+
 #include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAException.h>
 #include <torch/cuda.h>
 #endif
 
@@ -174,6 +177,39 @@ std::unique_ptr<MemoryMeter> makeMeter(const std::string& device) {
 #endif
   }
   return std::make_unique<CpuMeter>();
+}
+
+// NOTE [Fixed device memory]: on a CUDA device, what a rank holds on the GPU besides its
+// tensors, read after the first product and its backward (NOTE [Fixed resident memory]) and
+// before any model: the device memory in use (cudaMemGetInfo: total - free, what nvidia-smi
+// reports for the process on an otherwise idle GPU) less the caching allocator's allocated bytes.
+// It holds the CUDA context with the kernels loaded so far (used - reserved: with lazy module
+// loading, CUDA_MODULE_LOADING=LAZY, the default from CUDA 11.7 with PyTorch 2, kernels load on
+// first use, so a training step loads more), the cuBLAS workspace (PyTorch allocates it from the
+// caching allocator: CUBLAS_WORKSPACE_CONFIG's default :4096:2:16:8, 2 x 4 MiB + 8 x 16 KiB =
+// 8,519,680 B per handle and stream, PyTorch's CUDA semantics notes, read 2026-12-04) and the
+// allocator's cached segments (reserved - allocated: its 2 MiB small-block and 20 MiB
+// large-block segments). {} on a CPU device. Compiled here, never run: this machine has no GPU.
+json fixedDeviceMemory(const torch::Device& device) {
+#ifdef SAILOR_WITH_CUDA
+  if (device.is_cuda()) {
+    torch::cuda::synchronize();
+    std::size_t free_bytes = 0, total_bytes = 0;
+    C10_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(0);
+    const auto agg = static_cast<std::size_t>(c10::cuda::CUDACachingAllocator::StatType::AGGREGATE);
+    const auto used = static_cast<std::int64_t>(total_bytes - free_bytes);
+    const std::int64_t reserved = stats.reserved_bytes[agg].current;
+    const std::int64_t allocated = stats.allocated_bytes[agg].current;
+    return {{"device_used_bytes", used},
+            {"allocator_reserved_bytes", reserved},
+            {"allocator_allocated_bytes", allocated},
+            {"cuda_context_bytes", used - reserved},
+            {"fixed_device_bytes", used - allocated}};
+  }
+#endif
+  (void)device;
+  return json::object();
 }
 
 void synchronize(const torch::Device& device) {
@@ -366,6 +402,7 @@ void measureLayers(const MeasureTask& task) {
     torch::matmul(a, a).sum().backward();
   }
   const std::int64_t fixed_resident = residentBytes();
+  const json fixed_device = fixedDeviceMemory(device);
 
   for (int b : task.microbatches) {
     const auto unit_start = Clock::now();
@@ -427,6 +464,7 @@ void measureLayers(const MeasureTask& task) {
               {"model_state_bytes_per_parameter", model_state_bytes_per_param},
               {"resident_bytes", residentBytes()},
               {"fixed_resident_bytes", fixed_resident},
+              {"fixed_device", fixed_device},
               {"peak_resident_bytes", peakResidentBytes()},
               {"live_tensor_bytes", meter->live()},
               {"peak_tensor_bytes", probe.peak_tensor},

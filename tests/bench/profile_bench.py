@@ -15,6 +15,8 @@ runs `sailor run` (--iterations N, the first W dropped as warm-up) and compares 
 iteration time and the peak resident memory (max over ranks and iterations) with what
 `sailor simulate` predicts for the same plan on the profiled device (the profile's GPU type,
 its scenario and catalogue extension, --no-analytic: every figure from the local profile).
+Also predicts each plan without the GPU type's shared_compute_slowdown (the simulator's figure
+before it modelled ranks sharing the device, NOTE [Ranks sharing a device]), in the same run.
 Prints a Markdown table with relative errors and one JSON line (last line of stdout).
 
 Usage: tests/bench/profile_bench.py [--build build] [--profile-dir DIR] [--iterations N]
@@ -79,8 +81,16 @@ def run_plan(build, plan_path, job_path, store, iterations, warmup):
     return statistics.median(seconds), peak
 
 
-def simulate(build, prof, plan_path, job_path):
-    cmd = [str(build / "bin/sailor"), "simulate", "--catalog", str(prof / "catalog.json"),
+def load_average():
+    """The 1-minute load average (/proc/loadavg): other engineers' work on the shared machine."""
+    try:
+        return float(Path("/proc/loadavg").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def simulate(build, prof, plan_path, job_path, catalog=None):
+    cmd = [str(build / "bin/sailor"), "simulate", "--catalog", str(catalog or prof / "catalog.json"),
            "--profiles", str(prof / "profile.json"), "--scenario", str(prof / "scenario.json"),
            "--job", str(job_path), "--plan", str(plan_path), "--no-analytic", "--json"]
     out = subprocess.run(cmd, capture_output=True, text=True, check=False)
@@ -118,8 +128,18 @@ def main():
         cmd = [str(build / "bin/sailor"), "profile", "--model", "OPT-350M", "--out", str(prof),
                "--microbatch-sizes", "1,2", "--tp", "1,2"]
         print("profiling:", " ".join(cmd), file=sys.stderr)
+        load_before = load_average()
         subprocess.run(cmd, check=True)
+        print(f"profile_bench: load average {load_before} before profiling, {load_average()} "
+              "after", file=sys.stderr)
     gpu_type = json.loads((prof / "profile.json").read_text())["gpu_type"]
+    # The baseline in the same run: the same profile with the GPU type's shared_compute_slowdown
+    # removed (the simulator before it modelled ranks sharing the device's compute).
+    cat = json.loads((prof / "catalog.json").read_text())
+    slowdown = cat["gpus"][0].pop("shared_compute_slowdown", None)
+    no_sharing = tmp / "catalog-no-sharing.json"
+    no_sharing.write_text(json.dumps(cat))
+    print(f"profile_bench: shared_compute_slowdown {slowdown}", file=sys.stderr)
     model = json.loads((prof / "profile.json").read_text())["model"]
     run_job = tmp / "run-job.json"
     run_job.write_text(json.dumps({"model": "OPT-350M", "global_batch_size": GLOBAL_BATCH,
@@ -135,23 +155,29 @@ def main():
         sim_plan_path = tmp / f"{name}-sim.json"
         sim_plan_path.write_text(json.dumps(on_device(plan, gpu_type)))
         pred_s, pred_mem, pred = simulate(build, prof, sim_plan_path, sim_job)
+        base_s, _, _ = simulate(build, prof, sim_plan_path, sim_job, no_sharing)
+        load_before = load_average()
         meas_s, meas_mem = run_plan(build, run_plan_path, run_job, tmp / "runs.db",
                                     args.iterations, args.warmup)
+        load = [load_before, load_average()]
         rows.append({"plan": name, "predicted_s": pred_s, "measured_s": meas_s,
-                     "time_error": pred_s / meas_s - 1, "predicted_bytes": pred_mem,
+                     "time_error": pred_s / meas_s - 1, "without_sharing_s": base_s,
+                     "without_sharing_error": base_s / meas_s - 1, "predicted_bytes": pred_mem,
                      "measured_bytes": meas_mem, "memory_error": pred_mem / meas_mem - 1,
-                     "breakdown": pred["breakdown"]})
+                     "breakdown": pred["breakdown"], "load_average": load})
         print(f"{name}: predicted {pred_s:.3f} s, measured {meas_s:.3f} s; memory "
-              f"{pred_mem / 2**20:.0f} / {meas_mem / 2**20:.0f} MiB", file=sys.stderr)
-    print("| plan | predicted s/iter | measured s/iter (median) | error | predicted peak MiB "
-          "| measured peak MiB | error |")
-    print("|---|---|---|---|---|---|---|")
+              f"{pred_mem / 2**20:.0f} / {meas_mem / 2**20:.0f} MiB; load average {load}",
+              file=sys.stderr)
+    print("| plan | predicted s/iter | measured s/iter (median) | error | without sharing "
+          "| error | predicted peak MiB | measured peak MiB | error |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['plan']} | {r['predicted_s']:.3f} | {r['measured_s']:.3f} | "
-              f"{100 * r['time_error']:+.1f}% | {r['predicted_bytes'] / 2**20:.0f} | "
+              f"{100 * r['time_error']:+.1f}% | {r['without_sharing_s']:.3f} | "
+              f"{100 * r['without_sharing_error']:+.1f}% | {r['predicted_bytes'] / 2**20:.0f} | "
               f"{r['measured_bytes'] / 2**20:.0f} | {100 * r['memory_error']:+.1f}% |")
     print(json.dumps({"profile": str(prof), "gpu_type": gpu_type, "priority": priority,
-                      "rows": rows}))
+                      "shared_compute_slowdown": slowdown, "rows": rows}))
 
 
 if __name__ == "__main__":

@@ -327,6 +327,88 @@ class TestCatalog : public QObject {
     SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { Catalog::fromJson(g, m); }), needles);
   }
 
+  // shared_compute_slowdown (NOTE [Ranks sharing a device] in simulator.cpp): absent = no
+  // sharing; each figure finite and >= 1, the first (one rank alone) exactly 1.
+  void sharedComputeSlowdownRejects_data() {
+    QTest::addColumn<QString>("value");  // JSON of the field, or "nan" (not expressible in JSON)
+    QTest::addColumn<QStringList>("needles");
+    QTest::newRow("negative") << "[1, -2]"
+                              << QStringList({"gpus[0].shared_compute_slowdown[1]", "-2", ">= 1"});
+    QTest::newRow("below one") << "[1, 0.5]"
+                               << QStringList({"shared_compute_slowdown[1]", "0.5", ">= 1"});
+    QTest::newRow("not finite") << "nan"
+                                << QStringList({"shared_compute_slowdown[1]", "a finite slowdown"});
+    QTest::newRow("first not one")
+        << "[2, 3]" << QStringList({"shared_compute_slowdown[0]", "1 (one rank"});
+    QTest::newRow("empty") << "[]" << QStringList({"shared_compute_slowdown", "k = 1, 2"});
+    QTest::newRow("a string") << "[1, \"two\"]"
+                              << QStringList({"shared_compute_slowdown[1]", "a number"});
+    QTest::newRow("not an array") << "2" << QStringList({"gpus[0].shared_compute_slowdown"});
+  }
+  void sharedComputeSlowdownRejects() {
+    QFETCH(QString, value);
+    QFETCH(QStringList, needles);
+    nlohmann::json g = nlohmann::json::parse(
+        R"({"name": "G1", "memory_bytes": 1000, "fp32_tflops": 1, "fp16_tflops": 2,
+            "memory_bandwidth_gb_per_s": 1, "intra_node_bandwidth_gb_per_s": 1,
+            "inter_node_bandwidth_gb_per_s": 1, "gpus_per_node": 2, "runtime_overhead_bytes": 0,
+            "sources": ["test"]})");
+    g["shared_compute_slowdown"] = value == "nan" ? nlohmann::json::array({1.0, std::nan("")})
+                                                  : nlohmann::json::parse(value.toStdString());
+    const nlohmann::json gpus{{"gpus", {g}}}, models{{"models", nlohmann::json::array()}};
+    SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { Catalog::fromJson(gpus, models); }), needles);
+  }
+  void ncclFieldsRejected() {
+    nlohmann::json g = nlohmann::json::parse(
+        R"({"name": "G1", "memory_bytes": 1000, "fp32_tflops": 1, "fp16_tflops": 2,
+            "memory_bandwidth_gb_per_s": 1, "intra_node_bandwidth_gb_per_s": 1,
+            "inter_node_bandwidth_gb_per_s": 1, "gpus_per_node": 2, "runtime_overhead_bytes": 0,
+            "sources": ["test"]})");
+    const nlohmann::json models{{"models", nlohmann::json::array()}};
+    nlohmann::json bad = g;
+    bad["nccl_channels"] = -1;
+    SAILOR_VERIFY_MESSAGE(inputErrorOf([&] {
+                            Catalog::fromJson(nlohmann::json{{"gpus", {bad}}}, models);
+                          }),
+                          QStringList({"gpus[0].nccl_channels", "-1", ">= 0"}));
+    bad = g;
+    bad["nccl_connection_bytes"] = 0.5;
+    SAILOR_VERIFY_MESSAGE(inputErrorOf([&] {
+                            Catalog::fromJson(nlohmann::json{{"gpus", {bad}}}, models);
+                          }),
+                          QStringList({"gpus[0].nccl_connection_bytes", "0.5"}));
+    g["nccl_channels"] = 2;
+    const Catalog c = Catalog::fromJson(nlohmann::json{{"gpus", {g}}}, models);
+    QCOMPARE(c.gpu("G1", "test").nccl_channels, 2);
+    QCOMPARE(c.gpu("G1", "test").nccl_connection_bytes, std::int64_t{0});
+  }
+  void sharedComputeSlowdownReadAndExtended() {
+    nlohmann::json g = nlohmann::json::parse(
+        R"({"name": "CPU", "memory_bytes": 1000, "fp32_tflops": 1, "fp16_tflops": 2,
+            "memory_bandwidth_gb_per_s": 1, "intra_node_bandwidth_gb_per_s": 1,
+            "inter_node_bandwidth_gb_per_s": 1, "gpus_per_node": 2, "runtime_overhead_bytes": 0,
+            "sources": ["test"],
+            "shared_compute_slowdown": [1, 2.17, 3.3]})");
+    nlohmann::json plain = g;
+    plain["name"] = "GPU";
+    plain.erase("shared_compute_slowdown");
+    const Catalog c = Catalog::fromJson(nlohmann::json{{"gpus", {g, plain}}},
+                                        nlohmann::json{{"models", nlohmann::json::array()}});
+    const GpuType& cpu = c.gpu("CPU", "test");
+    QVERIFY(cpu.sharesCompute());
+    QCOMPARE(cpu.sharedComputeSlowdown(1), 1.0);
+    QCOMPARE(cpu.sharedComputeSlowdown(2), 2.17);
+    QCOMPARE(cpu.sharedComputeSlowdown(3), 3.3);
+    // Past the measured k: the last figure shared by more ranks, 3.3 x 6 / 3 = 6.6.
+    SAILOR_COMPARE_REL(cpu.sharedComputeSlowdown(6), 6.6, 1e-12);
+    // Absent: no sharing at any k (a node's GPUs each compute on their own).
+    const GpuType& gpu = c.gpu("GPU", "test");
+    QVERIFY(!gpu.sharesCompute());
+    QCOMPARE(gpu.sharedComputeSlowdown(8), 1.0);
+    // No shipped GPU type shares compute: every prediction on the catalogue is as before.
+    for (const GpuType& t : cat_.gpus()) QVERIFY2(!t.sharesCompute(), t.name.c_str());
+  }
+
   void loadNamesMissingFile() {
     const QString msg = inputErrorOf([] { Catalog::load("/nonexistent/sailor-resources"); });
     SAILOR_VERIFY_MESSAGE(msg, QStringList({"/nonexistent/sailor-resources/catalog/gpus.json"}));

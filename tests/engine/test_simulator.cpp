@@ -146,6 +146,43 @@ Plan twoStagePlan(int b) {
   return onePlan(b, {Stage{0, 1, {rep("G1", "r1-a")}}, Stage{2, 3, {rep("G1", "r1-a")}}});
 }
 
+// NOTE [Ranks sharing a device]: GPU types whose ranks share a node's compute. "GS" is G1 with
+// shared_compute_slowdown [1, 2, 3] (two ranks computing at once each take twice as long, three
+// three times, four 3 x 4 / 3 = 4 times); "GS1" is G1 with [1, 1] (the field, no slowdown).
+// Both are profiled as G1 (tinyProfile), 4 GPUs per node, one zone, the node's fabric
+// 0.5 s + 1 GB/s.
+struct SharingWorld {
+  Catalog cat;
+  Scenario sc;
+  ProfileSet profiles;
+};
+SharingWorld sharingWorld() {
+  SharingWorld w;
+  json gs = gpuJson("GS", 10, 1000000000), gs1 = gpuJson("GS1", 10, 1000000000);
+  gs["shared_compute_slowdown"] = {1, 2, 3};
+  gs1["shared_compute_slowdown"] = {1, 1};
+  w.cat = Catalog::fromJson(json{{"gpus", {gpuJson("G1", 10, 1000000000), gs, gs1}}},
+                            json{{"models", {sailor::test::tinyModelJson("Tiny", false)}}});
+  w.sc = Scenario::fromJson(json::parse(R"({
+    "name": "sharing",
+    "regions": [{"name": "r1", "continent": "c1", "zones": ["r1-a"]}],
+    "pools": [
+      {"zone": "r1-a", "gpu_type": "G1", "count": 8, "usd_per_gpu_hour": 1},
+      {"zone": "r1-a", "gpu_type": "GS", "count": 8, "usd_per_gpu_hour": 1},
+      {"zone": "r1-a", "gpu_type": "GS1", "count": 8, "usd_per_gpu_hour": 1}
+    ],
+    "network": {"defaults": {"same_zone": {"latency_s": 0.5, "bandwidth_gb_per_s": 1.0}},
+      "intra_node": [
+        {"gpu_type": "G1", "model": {"kind": "latency_bandwidth", "latency_s": 0.5, "bandwidth_gb_per_s": 1.0}},
+        {"gpu_type": "GS", "model": {"kind": "latency_bandwidth", "latency_s": 0.5, "bandwidth_gb_per_s": 1.0}},
+        {"gpu_type": "GS1", "model": {"kind": "latency_bandwidth", "latency_s": 0.5, "bandwidth_gb_per_s": 1.0}}
+      ]}
+  })"),
+                            w.cat);
+  for (const char* g : {"G1", "GS", "GS1"}) w.profiles.add(tinyProfile(w.cat, g, 1.0));
+  return w;
+}
+
 }  // namespace
 
 class TestSimulator : public QObject {
@@ -860,6 +897,116 @@ class TestSimulator : public QObject {
         if (op.stage == 0 && op.kind == 'B') last_b = std::max(last_b, op.end_s);
       SAILOR_COMPARE_REL(last_b, expected - 1.012 - 4.5, 1e-12);
     }
+  }
+
+  // With the field but no slowdown, the shared-compute schedule is the separate one: the same
+  // iteration and timeline as twoStagePipelineDeepSpeed (57) and twoStagePipelineAsync1F1B (51).
+  void sharedComputeWithoutSlowdownAsBefore() {
+    const SharingWorld w = sharingWorld();
+    const Plan plan =
+        onePlan(1, {Stage{0, 1, {rep("GS1", "r1-a")}}, Stage{2, 3, {rep("GS1", "r1-a")}}});
+    const Job job = Job::fromJson(json{{"model", "Tiny"}, {"global_batch_size", 3}}, w.cat);
+    const Prediction p = simulate(plan, w.sc, job, w.cat, w.profiles);
+    SAILOR_COMPARE_REL(p.iteration_s, 57.0, 1e-12);
+    QCOMPARE(p.breakdown.stage, 1);
+    SAILOR_COMPARE_REL(p.breakdown.compute_s, 36.0, 1e-12);
+    SAILOR_COMPARE_REL(p.breakdown.p2p_s, 9.0, 1e-12);
+    SAILOR_COMPARE_REL(p.breakdown.bubble_s, 9.0, 1e-12);
+    checkTimeline(p, {{0, 'F', 0, 0, 3},
+                      {0, 'F', 1, 4.5, 7.5},
+                      {0, 'B', 0, 19.5, 25.5},
+                      {0, 'F', 2, 25.5, 28.5},
+                      {0, 'B', 1, 34.5, 40.5},
+                      {0, 'B', 2, 48, 54},
+                      {1, 'F', 0, 4.5, 8.5},
+                      {1, 'B', 0, 8.5, 16.5},
+                      {1, 'F', 1, 19.5, 23.5},
+                      {1, 'B', 1, 23.5, 31.5},
+                      {1, 'F', 2, 34.5, 38.5},
+                      {1, 'B', 2, 38.5, 46.5}});
+    if (QTest::currentTestFailed()) return;
+    SimulatorOptions async;
+    async.schedule = PipelineSchedule::Async1F1B;
+    const Prediction a = simulate(plan, w.sc, job, w.cat, w.profiles, async);
+    SAILOR_COMPARE_REL(a.iteration_s, 51.0, 1e-12);
+    checkTimeline(a,
+                  {{0, 'F', 0, 0, 3},
+                   {0, 'F', 1, 3, 6},
+                   {0, 'B', 0, 18, 24},
+                   {0, 'F', 2, 24, 27},
+                   {0, 'B', 1, 30, 36},
+                   {0, 'B', 2, 42, 48},
+                   {1, 'F', 0, 4.5, 8.5},
+                   {1, 'B', 0, 8.5, 16.5},
+                   {1, 'F', 1, 16.5, 20.5},
+                   {1, 'B', 1, 20.5, 28.5},
+                   {1, 'F', 2, 28.5, 32.5},
+                   {1, 'B', 2, 32.5, 40.5}},
+                  false);
+  }
+
+  void sharedComputeSlowsRanksTogether_data() {
+    QTest::addColumn<QString>("gpu");
+    QTest::addColumn<int>("tp");
+    QTest::addColumn<double>("expected");
+    QTest::addColumn<double>("compute");
+    QTest::addColumn<double>("step");
+    // Two replicas of the whole model (F 7, B 14 per microbatch alone at tp 1), one microbatch
+    // each, on one node. GS: both compute at once, each at 1/2: F 0-14, B 14-42; the ring
+    // all-reduce inside the node 2 x (0.5 + 24e6 B / 2 / 1e9) = 1.024 s; both steps (6 s alone)
+    // at once, 12 s: 42 + 1.024 + 12 = 55.024. G1 (no sharing): 21 + 1.024 + 6 = 28.024.
+    QTest::newRow("GS tp 1") << "GS" << 1 << 55.024 << 42.0 << 12.0;
+    QTest::newRow("G1 tp 1") << "G1" << 1 << 28.024 << 21.0 << 6.0;
+    // At tp 2 (F 3.5, B 7, step 3 alone, measured with the two tp ranks at once): four ranks
+    // compute together, slowdown(4) = 4 against the profile's slowdown(2) = 2, so each op at
+    // 1/2: F 0-7, B 7-21, ring 2 x (0.5 + 12e6 / 2 / 1e9) = 1.012, steps 6: 28.012.
+    QTest::newRow("GS tp 2") << "GS" << 2 << 28.012 << 21.0 << 6.0;
+  }
+  void sharedComputeSlowsRanksTogether() {
+    QFETCH(QString, gpu);
+    QFETCH(int, tp);
+    QFETCH(double, expected);
+    QFETCH(double, compute);
+    QFETCH(double, step);
+    const SharingWorld w = sharingWorld();
+    const std::string g = gpu.toStdString();
+    const Plan plan = onePlan(1, {Stage{0, 3, {Replica{g, tp, "r1-a"}, Replica{g, tp, "r1-a"}}}});
+    const Job job = Job::fromJson(json{{"model", "Tiny"}, {"global_batch_size", 2}}, w.cat);
+    for (const auto schedule : {PipelineSchedule::DeepSpeed, PipelineSchedule::Async1F1B}) {
+      SimulatorOptions opt;
+      opt.schedule = schedule;
+      const Prediction p = simulate(plan, w.sc, job, w.cat, w.profiles, opt);
+      SAILOR_COMPARE_REL(p.iteration_s, expected, 1e-12);
+      SAILOR_COMPARE_REL(p.breakdown.compute_s, compute, 1e-12);
+      SAILOR_COMPARE_REL(p.breakdown.optimizer_s, step, 1e-12);
+      SAILOR_COMPARE_REL(p.breakdown.dp_sync_s, tp == 1 ? 1.024 : 1.012, 1e-12);
+    }
+    // One replica at tp 2 alone: its two ranks are the profile's own sharing, no further
+    // slowdown: F + B + step = 3.5 + 7 + 3.
+    const Plan alone = onePlan(1, {Stage{0, 3, {Replica{g, 2, "r1-a"}}}});
+    const Job one = Job::fromJson(json{{"model", "Tiny"}, {"global_batch_size", 1}}, w.cat);
+    SAILOR_COMPARE_REL(simulate(alone, w.sc, one, w.cat, w.profiles).iteration_s, 13.5, 1e-12);
+  }
+
+  void sharedComputeOverlapOfStages() {
+    // Two stages on GS, one microbatch (stage 0: F 3, B 6; stage 1: F 4, B 8; transfers 1.5).
+    // Until 18 no two ranks compute at once (each waits for the other's transfer): F0 0-3,
+    // send 3-4.5, F1 4.5-8.5, B1 8.5-16.5, gradient 16.5-18. Then stage 0's B (6 s of work) and
+    // stage 1's step (3 s) run together, each at 1/2: the step ends at 24 (6 s), B has 3 s left
+    // alone: 24-27; stage 0's step 27-30. Separately (G1) 18 + 6 + 3 = 27.
+    const SharingWorld w = sharingWorld();
+    const Job job = Job::fromJson(json{{"model", "Tiny"}, {"global_batch_size", 1}}, w.cat);
+    const Plan plan =
+        onePlan(1, {Stage{0, 1, {rep("GS", "r1-a")}}, Stage{2, 3, {rep("GS", "r1-a")}}});
+    const Prediction p = simulate(plan, w.sc, job, w.cat, w.profiles);
+    SAILOR_COMPARE_REL(p.iteration_s, 30.0, 1e-12);
+    SAILOR_COMPARE_REL(p.stages[0].optimizer_s, 3.0, 1e-12);
+    SAILOR_COMPARE_REL(p.stages[1].optimizer_s, 6.0, 1e-12);
+    checkTimeline(
+        p, {{0, 'F', 0, 0, 3}, {0, 'B', 0, 18, 27}, {1, 'F', 0, 4.5, 8.5}, {1, 'B', 0, 8.5, 16.5}});
+    const Plan g1 =
+        onePlan(1, {Stage{0, 1, {rep("G1", "r1-a")}}, Stage{2, 3, {rep("G1", "r1-a")}}});
+    SAILOR_COMPARE_REL(simulate(g1, w.sc, job, w.cat, w.profiles).iteration_s, 27.0, 1e-12);
   }
 
   // SAILOR's published simulator (NOTE [SAILOR's published model] in reference.cpp), the

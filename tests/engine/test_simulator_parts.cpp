@@ -189,6 +189,63 @@ class TestSimulatorParts : public QObject {
     QCOMPARE(stageMicrobatches(plan, tinyJob(cat_, 7)), (std::vector<int>{2, 4}));
   }
 
+  // NOTE [Communicator buffers]: the groups the runtime creates (runner/src/comm.cpp allGroups,
+  // P2p) that each GPU belongs to.
+  void gpuGroupsOfAPlan() {
+    Plan plan;
+    plan.microbatch_size = 1;
+    const Replica tp2{"G1", 2, "r1-a"}, tp1{"G1", 1, "r1-a"};
+    // Stage 0: two tp-2 replicas; stage 1: three tp-1 replicas.
+    plan.stages = {Stage{0, 1, {tp2, tp2}}, Stage{2, 3, {tp1, tp1, tp1}}};
+    // Replica 0 of stage 0: its tp group (2), its data-parallel group (2), and the tied
+    // embedding group of stage 0 and 1 (2 x 2 + 3 x 1 = 7 ranks); three pairs across the
+    // boundary (max(2, 3)), j = 0 and 2 join replica 0 (j mod 2): two p2p peers.
+    GpuGroups g = gpuGroups(plan, true, 0, 0);
+    QCOMPARE(g.collective_sizes, (std::vector<int>{2, 2, 7}));
+    QCOMPARE(g.p2p_peers, 2);
+    // Replica 1 of stage 0: only pair j = 1.
+    QCOMPARE(gpuGroups(plan, true, 0, 1).p2p_peers, 1);
+    // Replica 2 of stage 1, untied: no tp group, a data-parallel group of 3, pair j = 2.
+    g = gpuGroups(plan, false, 1, 2);
+    QCOMPARE(g.collective_sizes, (std::vector<int>{3}));
+    QCOMPARE(g.p2p_peers, 1);
+    // Mixed tp degrees in a stage: the padded data-parallel group of all its ranks (2 + 1).
+    Plan mixed;
+    mixed.microbatch_size = 1;
+    mixed.stages = {Stage{0, 3, {tp2, tp1}}};
+    QCOMPARE(gpuGroups(mixed, false, 0, 1).collective_sizes, (std::vector<int>{3}));
+    QCOMPARE(gpuGroups(mixed, false, 0, 0).collective_sizes, (std::vector<int>{2, 3}));
+    // One process: no group at all.
+    Plan one;
+    one.microbatch_size = 1;
+    one.stages = {Stage{0, 3, {tp1}}};
+    g = gpuGroups(one, true, 0, 0);
+    QVERIFY(g.collective_sizes.empty());
+    QCOMPARE(g.p2p_peers, 0);
+  }
+  void communicatorBuffers() {
+    GpuType gpu = cat_.gpu("G1", "");
+    const GpuGroups groups{{8, 2}, 1};  // tp 8, data-parallel 2, one p2p peer
+    // No nccl_channels: not modelled.
+    QCOMPARE(communicatorBytes(gpu, groups), 0.0);
+    gpu.nccl_channels = 2;
+    // Per connection NCCL's defaults: 4 MiB + 512 KiB + 4,915,200 B = 9,633,792 B. The tp group
+    // of 8: 2 channels x (ring 1 + tree 2); the pair: 2 x (1 + 1); the p2p peer 2 channels:
+    // 6 + 4 + 2 = 12 connections.
+    const double conn = 4194304.0 + 524288.0 + 4915200.0;
+    SAILOR_COMPARE_REL(communicatorBytes(gpu, groups), 12 * conn, 1e-12);
+    // A ring's buffers do not grow with its size: tp 4 holds what tp 8 does.
+    SAILOR_COMPARE_REL(communicatorBytes(gpu, {{4, 2}, 1}), 12 * conn, 1e-12);
+    gpu.nccl_connection_bytes = 1000;
+    SAILOR_COMPARE_REL(communicatorBytes(gpu, groups), 12000.0, 1e-12);
+    // In the memory breakdown and its total.
+    ReplicaData d = figures(g1_a_, gpu, 0);
+    const MemoryBreakdown m = replicaMemory(d, 0, 0, 1, 1, 1, tinyJob(cat_, 8), groups);
+    QCOMPARE(m.communicator_bytes, 12000.0);
+    QCOMPARE(m.communicators, 3);
+    SAILOR_COMPARE_REL(m.total_bytes, 1e8 + 12000.0, 1e-12);
+  }
+
   // ---- 3. replicaMemory, outOfMemoryMessage, stageCompute
   void memoryOfOneGpu() {
     ReplicaData d = figures(g1_a_, cat_.gpu("G1", ""), 0);

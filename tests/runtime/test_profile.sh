@@ -54,6 +54,20 @@ for u in m["units"]:
 link = m["links"]["p2p_fit"]
 check(link["bandwidth_gb_per_s"] > 0 and link["latency_s"] >= 0, "link fit")
 check(c["gpus"][0]["runtime_overhead_bytes"] > 50e6, "libtorch's resident set counted")
+# Ranks computing at once (NOTE [Ranks computing at once]): --quick measures k = 2..cores, and
+# the GPU type's slowdown list is [1, slowdown(2), ...], each >= 1, as measured.
+import os
+cores = os.cpu_count()
+conc = m["concurrency"]
+slow = c["gpus"][0].get("shared_compute_slowdown")
+if cores >= 2:
+    check([u["processes"] for u in conc] == list(range(2, cores + 1)), f"k measured: {conc}")
+    check(slow is not None and len(slow) == cores and slow[0] == 1, f"slowdowns {slow}")
+    for u, s in zip(conc, slow[1:]):
+        check(s == max(1.0, u["slowdown"]), f"slowdown {s} from {u['slowdown']}")
+        check(len(u["block_seconds_together"]) == u["processes"], "one figure per process")
+else:
+    check(slow is None and conc == [], "one core: nothing shares")
 EOF
 
 # 2. The planner and the simulator take it.
@@ -115,4 +129,5 @@ refuse 'fits in memory' --model OPT-350M --quick --microbatch-sizes 1,1000000
 refuse '--tp: got 3' --model OPT-350M --quick --tp 3
 refuse 'option: got "--frobnicate"' --model OPT-350M --frobnicate
 refuse '--microbatch-sizes: got "x"' --model OPT-350M --microbatch-sizes x
+refuse '--sharing-ranks: got "0"' --model OPT-350M --quick --sharing-ranks 0
 echo "test_profile: ok"

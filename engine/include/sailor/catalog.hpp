@@ -29,6 +29,23 @@ struct GpuType {
   // Device memory in use that is not model state or activations: CUDA/ROCm context,
   // communication buffers, framework kernels, allocator reserve. See docs/simulator.md.
   std::int64_t runtime_overhead_bytes = 0;
+  // Ranks sharing the device's compute (NOTE [Ranks sharing a device] in simulator.cpp): entry
+  // k - 1 is how many times longer each of k ranks computing at once on one node takes for its
+  // work than one rank alone (1 for k = 1). Empty: the node's GPUs do not share compute (real
+  // GPUs; every GPU type of the shipped catalogue). Measured by `sailor profile` for a CPU
+  // device, whose ranks are processes on the same cores.
+  std::vector<double> shared_compute_slowdown;
+  // Slowdown of k >= 1 ranks computing at once (1 without sharing); past the measured k,
+  // processor sharing of the last measured figure: slowdown(N) x k / N.
+  double sharedComputeSlowdown(int k) const;
+  bool sharesCompute() const { return !shared_compute_slowdown.empty(); }
+  // NCCL communicator buffers (NOTE [Communicator buffers] in simulator.cpp): the channels NCCL's
+  // topology search opens per communicator on this type's nodes (its NCCL_DEBUG=INFO log's
+  // "Channel 00/02" lines); 0: the term is not modelled (the runtime overhead holds it).
+  int nccl_channels = 0;
+  // Buffer bytes per connection of a channel; 0: NCCL's defaults for the Simple, LL and LL128
+  // protocols (kNcclConnectionBytes). Set for NCCL_BUFFSIZE and friends, or protocols switched off.
+  std::int64_t nccl_connection_bytes = 0;
   std::vector<std::string> sources;
 };
 

@@ -50,6 +50,10 @@ struct MemoryBreakdown {
   double gradient_bucket_bytes =
       0;  // flat copy of the gradients for the all-reduce (NOTE [Gradient bucket])
   double runtime_overhead_bytes = 0;
+  // NCCL buffers of the process groups the GPU belongs to (NOTE [Communicator buffers]); 0 for
+  // GPU types without nccl_channels.
+  double communicator_bytes = 0;
+  int communicators = 0;  // the runtime's groups and point-to-point peers of this GPU
   double total_bytes = 0;
   double capacity_bytes = 0;
   bool fits() const { return total_bytes <= capacity_bytes; }

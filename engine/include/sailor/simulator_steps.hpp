@@ -60,10 +60,27 @@ void placeOnNodes(StageReplicas& stages);
 // Microbatches each replica of each stage processes: ceil(G / (b D_s)).
 std::vector<int> stageMicrobatches(const Plan& plan, const Job& job);
 
+// The process groups the bundled runtime creates that a GPU of replica `replica` of stage
+// `stage` belongs to (runner/src/comm.cpp: allGroups, and P2p's sends over the world group, for
+// which NCCL opens a communicator per pair of ranks): the collective groups' sizes (its tp
+// group, its data-parallel group, the tied-embedding group of the first and last stage) and its
+// point-to-point peers across stage boundaries. The world group's communicator is first used at
+// the end of the run (finishGroups), after the iterations' peak, and is not counted.
+struct GpuGroups {
+  std::vector<int> collective_sizes;
+  int p2p_peers = 0;
+};
+GpuGroups gpuGroups(const Plan& plan, bool tied_embeddings, int stage, int replica);
+// Bytes of the NCCL buffers of those groups on one GPU of type `gpu` (NOTE [Communicator
+// buffers]); 0 when the type has no nccl_channels.
+double communicatorBytes(const GpuType& gpu, const GpuGroups& groups);
+
 // Step 3, memory: the peak of one GPU of replica `replica` of stage `stage` (of `stages`),
-// which processes `microbatches` microbatches of `microbatch_size` sequences.
+// which processes `microbatches` microbatches of `microbatch_size` sequences; `groups` its
+// process groups (gpuGroups), whose communicators hold `communicatorBytes`.
 MemoryBreakdown replicaMemory(const ReplicaData& d, int stage, int replica, int stages,
-                              int microbatches, int microbatch_size, const Job& job);
+                              int microbatches, int microbatch_size, const Job& job,
+                              const GpuGroups& groups = {});
 // "stage 1 replica 0 (G1, tp 2, r1-a) needs 1.50 GiB of 1.00 GiB: over by 0.50 GiB".
 std::string outOfMemoryMessage(const MemoryBreakdown& m);
 
@@ -149,6 +166,25 @@ struct PipelineRun {
 // Step 6b, the schedule of one pipeline of `times.size()` stages and M microbatches.
 PipelineRun runPipeline(const std::vector<StageTimes>& times, int M, PipelineSchedule schedule,
                         bool timeline);
+
+// Steps 6-7 on GPU types whose ranks share a node's compute (GpuType::sharesCompute; NOTE
+// [Ranks sharing a device] in simulator.cpp): every pipeline's schedule and every replica's
+// optimizer step in one event-by-event simulation, in which an operation of a replica of tp t
+// progresses at slowdown(t) / slowdown(k) of its profiled rate while k ranks of its node compute.
+struct SharedComputeInput {
+  std::vector<std::vector<StageTimes>> pipelines;         // [pipeline][stage], profiled times
+  std::vector<std::vector<const ReplicaData*>> replicas;  // [pipeline][stage]: whose GPUs compute
+  std::vector<std::vector<double>> step_s;                // [pipeline][stage]: optimizer step alone
+  std::vector<double> sync_s;                             // [stage]: its data-parallel all-reduce
+  double tied_sync_s = 0;  // first and last stage, before their all-reduce (tiedEmbeddingSync)
+};
+struct SharedComputeRun {
+  std::vector<PipelineRun> runs;    // one per pipeline (busy: compute as slowed by sharing)
+  std::vector<double> stage_end;    // [stage]: when its last replica ends its step
+  std::vector<double> optimizer_s;  // [stage]: its slowest step, as slowed by sharing
+};
+SharedComputeRun runSharedCompute(const SharedComputeInput& in, int M, PipelineSchedule schedule,
+                                  bool timeline);
 
 // Per stage, when the last of its pipelines is done with its microbatches.
 std::vector<double> stageDone(const std::vector<PipelineRun>& runs, size_t P);
