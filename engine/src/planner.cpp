@@ -156,7 +156,7 @@ void runTasks(const SearchContext& ctx, const std::vector<int>& bs, SearchProgre
     for (size_t j = 0; j < bs.size(); ++j)
       if (j != i)
         for (const Candidate& c : tasks[j]->seeds())
-          tasks[i]->addForeignKnown(bs[j], c.key, c.iteration_s, c.usd);
+          tasks[i]->addForeignKnown(c.iteration_s, c.usd);
   onThreads([&](size_t i) {
     if (stop()) {  // its seeds still go out: other tasks' bounds used them
       tasks[i]->seedsOnly(per_b[i]);

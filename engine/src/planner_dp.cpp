@@ -886,8 +886,8 @@ void searchDegree(const SearchContext& ctx, const KindSet& kinds, int b, int D, 
     // The plans of this depth bound the deeper ones (partial plans computed under the weaker
     // bound stay valid: the bound only tightens).
     for (size_t i = found_before; i < found.size(); ++i) {
-      known.add(knownKey(found[i]), found[i].iteration_s, found[i].usd);
-      if (shared) shared->add(knownKey(found[i]), found[i].iteration_s, found[i].usd);
+      if (known.add(knownKey(found[i]), found[i].iteration_s, found[i].usd) && shared)
+        shared->addNew(found[i].iteration_s, found[i].usd);
     }
   }
 }

@@ -232,7 +232,10 @@ class Known {
  public:
   Known(bool pareto, bool by_cost, size_t window)
       : pareto_(pareto), by_cost_(by_cost), window_(window) {}
-  void add(const std::string& key, double t, double c);
+  // False (and nothing added) when a plan of that key is known already.
+  bool add(const std::string& key, double t, double c);
+  // A plan known to be new here (no key kept: one Known of only such plans keeps none).
+  void addNew(double t, double c);
   // Whether (t, c) is weakly dominated by a point of the known frontier.
   bool dominated(double t, double c) const {
     auto it = std::upper_bound(front_.begin(), front_.end(),
@@ -812,7 +815,7 @@ class MicrobatchSearch {
   const std::vector<Candidate>& seeds() const { return seeds_; }
   // A plan of another task the known-plan bound may use (NOTE [Seeds shared between
   // microbatch sizes]): its task returns it (its own seeds), so the bound stays exact.
-  void addForeignKnown(int b, const std::string& key, double t, double c);
+  void addForeignKnown(double t, double c);
   // Appends the task's candidates to out and the complete plans compared to compared. When the
   // stop flag's deadline passes, the sweeps stop there and the task returns what it has: its
   // seed plans and the plans of the degrees (and, at the degree cut, the depths) searched.

@@ -199,10 +199,8 @@ bool MicrobatchSearch::prepare() {
   max_d_ = std::min(ctx_.totalGpus(), std::max(1, ctx_.job.global_batch_size / b_));
   seeds_ = seedPlans(ctx_, kinds_, b_, max_d_);
   plans_found_ = static_cast<long>(seeds_.size());
-  for (const auto& c : seeds_) {
-    known_.add(c.key, c.iteration_s, c.usd);
-    shared_.add(c.key, c.iteration_s, c.usd);
-  }
+  for (const auto& c : seeds_)
+    if (known_.add(c.key, c.iteration_s, c.usd)) shared_.addNew(c.iteration_s, c.usd);
   fits_ = true;
   return true;
 }
@@ -212,11 +210,10 @@ bool MicrobatchSearch::prepare() {
 // and each adds the others' in the order of the sizes, so a task's known plans do not depend on
 // the thread count or timing. Each seed is returned by its own task (finishSeeds, or seedsOnly
 // when the deadline stopped that task first), so every plan the bound drops is still matched
-// or beaten by a returned plan. The key names the size: a seed's signature does not (within a
-// task it is matched against the same plan found by the search).
-void MicrobatchSearch::addForeignKnown(int b, const std::string& key, double t, double c) {
-  shared_.add("microbatch " + std::to_string(b) + ": " + key, t, c);
-}
+// or beaten by a returned plan. The shared set keeps no keys: the other sizes' seeds are
+// distinct plans (another microbatch size), and this task's plans enter it once, when its own
+// set (keyed) learns them.
+void MicrobatchSearch::addForeignKnown(double t, double c) { shared_.addNew(t, c); }
 
 void MicrobatchSearch::seedsOnly(std::vector<Candidate>& out) {
   out_ = &out;
@@ -313,8 +310,7 @@ int MicrobatchSearch::sweep(const std::vector<int>& degrees, bool by_cost, bool 
     for (const auto& c : found) local = std::min(local, by_cost ? c.usd : c.iteration_s);
     keepUseful(ctx_.opt, found);
     for (auto& c : found) {
-      known_.add(knownKey(c), c.iteration_s, c.usd);
-      shared_.add(knownKey(c), c.iteration_s, c.usd);
+      if (known_.add(knownKey(c), c.iteration_s, c.usd)) shared_.addNew(c.iteration_s, c.usd);
       out_->push_back(std::move(c));
     }
     if (!early) continue;
