@@ -213,7 +213,9 @@ bool MicrobatchSearch::prepare() {
 // or beaten by a returned plan. The shared set keeps no keys: the other sizes' seeds are
 // distinct plans (another microbatch size), and this task's plans enter it once, when its own
 // set (keyed) learns them.
-void MicrobatchSearch::addForeignKnown(double t, double c) { shared_.addNew(t, c); }
+void MicrobatchSearch::addForeignKnown(double t, double c) {
+  shared_.addNew(t, c);
+}
 
 void MicrobatchSearch::seedsOnly(std::vector<Candidate>& out) {
   out_ = &out;
