@@ -129,7 +129,7 @@ void runTasks(const SearchContext& ctx, const std::vector<int>& bs, SearchProgre
         [&, i](double f, const std::string& step, long plans) { bar.task(i, f, step, plans); }));
   // Runs step(i) for every task on the threads, sizes taken in ascending order as threads come
   // free; a failure stops the others at their next check.
-  auto onThreads = [&](const auto& step) {
+  auto on_threads = [&](const auto& step) {
     std::atomic<size_t> next{0};
     auto worker = [&] {
       for (size_t i = next++; i < bs.size(); i = next++) {
@@ -150,14 +150,14 @@ void runTasks(const SearchContext& ctx, const std::vector<int>& bs, SearchProgre
   };
   // Every task's seeds first, then each task's bound knows all of them (NOTE [Seeds shared
   // between microbatch sizes] in planner_sweep.cpp).
-  onThreads([&](size_t i) { tasks[i]->prepare(); });
+  on_threads([&](size_t i) { tasks[i]->prepare(); });
   if (failure) std::rethrow_exception(failure);
   for (size_t i = 0; i < bs.size(); ++i)
     for (size_t j = 0; j < bs.size(); ++j)
       if (j != i)
         for (const Candidate& c : tasks[j]->seeds())
           tasks[i]->addForeignKnown(c.iteration_s, c.usd);
-  onThreads([&](size_t i) {
+  on_threads([&](size_t i) {
     if (stop()) {  // its seeds still go out: other tasks' bounds used them
       tasks[i]->seedsOnly(per_b[i]);
       return;

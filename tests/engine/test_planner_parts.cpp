@@ -562,7 +562,7 @@ class TestPlannerParts : public QObject {
     const Job job = Job::fromJson(json{{"model", "Tiny"}, {"global_batch_size", 64}}, cat_);
     const SearchContext ctx(sc_, job, cat_, profiles_, o);
     const StopFlag none;
-    auto bestTime = [](const std::vector<Candidate>& v) {
+    auto best_time = [](const std::vector<Candidate>& v) {
       double t = std::numeric_limits<double>::infinity();
       for (const auto& c : v) t = std::min(t, c.iteration_s);
       return t;
@@ -578,7 +578,7 @@ class TestPlannerParts : public QObject {
     alone.run(out_alone, n_alone);
     told.run(out_told, n_told);
     QVERIFY2(n_told < n_alone, qPrintable(QString("%1 %2").arg(n_told).arg(n_alone)));
-    QCOMPARE(bestTime(out_told), bestTime(out_alone));
+    QCOMPARE(best_time(out_told), best_time(out_alone));
     QCOMPARE(told.degreesUp(), alone.degreesUp());
     QCOMPARE(told.coverage().degrees, alone.coverage().degrees);  // H3 judged the same
 
