@@ -160,6 +160,7 @@ void runTasks(const SearchContext& ctx, const std::vector<int>& bs, SearchProgre
   on_threads([&](size_t i) {
     if (stop()) {  // its seeds still go out: other tasks' bounds used them
       tasks[i]->seedsOnly(per_b[i]);
+      coverage[i] = tasks[i]->coverage();
       return;
     }
     tasks[i]->run(per_b[i], compared[i]);

@@ -821,7 +821,7 @@ class MicrobatchSearch {
   // seed plans and the plans of the degrees (and, at the degree cut, the depths) searched.
   void run(std::vector<Candidate>& out, long& compared);
   // The task's seed plans alone into out (a task the deadline stopped before it ran: other
-  // tasks' bounds may have used them).
+  // tasks' bounds may have used them); its coverage says "before its first degree".
   void seedsOnly(std::vector<Candidate>& out);
   // How far run() got (complete unless the deadline stopped it).
   const MicrobatchCoverage& coverage() const { return coverage_; }

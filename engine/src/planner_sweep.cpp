@@ -219,6 +219,7 @@ void MicrobatchSearch::addForeignKnown(double t, double c) {
 
 void MicrobatchSearch::seedsOnly(std::vector<Candidate>& out) {
   out_ = &out;
+  coverage_ = {b_, false, {}, "before its first degree"};
   if (prepare()) finishSeeds();
 }
 

@@ -589,6 +589,10 @@ class TestPlannerParts : public QObject {
     stopped.seedsOnly(seeds);
     QVERIFY(!seeds.empty());
     for (const auto& c : seeds) QVERIFY2(c.seed_kind >= 0 && !c.stages.empty(), c.key.c_str());
+    QCOMPARE(stopped.coverage().microbatch, 2);
+    QVERIFY(!stopped.coverage().complete && stopped.coverage().degrees.empty());
+    QCOMPARE(QString::fromStdString(stopped.coverage().stopped_at),
+             QString("before its first degree"));
   }
 
   // The time limit (NOTE [Time limit]): a task whose deadline has passed before its first
