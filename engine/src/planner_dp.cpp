@@ -866,7 +866,7 @@ void searchDegree(const SearchContext& ctx, const KindSet& kinds, int b, int D, 
   if (LowerBounds::tooSlow(ctx, kinds, M)) return;
   StageOptionTable options(ctx, kinds, b, D);
   if (options.empty()) return;
-  const LowerBounds bounds(ctx, kinds, D, M, KnownBound(known, shared, floor_by_cost, floor));
+  LowerBounds bounds(ctx, kinds, D, M, KnownBound(known, shared, floor_by_cost, floor));
   PartialPlanSearch dp(ctx, kinds, options, bounds, b, M, cost_dims, stop);
   for (int P = 1; P <= ctx.maxDepth(); ++P) {
     if (!dp.depthFits(P)) break;
@@ -885,9 +885,12 @@ void searchDegree(const SearchContext& ctx, const KindSet& kinds, int b, int D, 
     }
     // The plans of this depth bound the deeper ones (partial plans computed under the weaker
     // bound stay valid: the bound only tightens).
+    // The sweep judges the degree by its best plan (NOTE [Seeds shared between microbatch
+    // sizes]): past the best found at this degree no plan can change that.
     for (size_t i = found_before; i < found.size(); ++i) {
       if (known.add(knownKey(found[i]), found[i].iteration_s, found[i].usd) && shared)
         shared->addNew(found[i].iteration_s, found[i].usd);
+      bounds.tightenFloor(floor_by_cost ? found[i].usd : found[i].iteration_s);
     }
   }
 }

@@ -645,6 +645,9 @@ class LowerBounds {
                    const Prefix& p) const;
   // A partial plan (this stage and a suffix) with the least the layers before it add.
   bool partialPruned(const Summary& s, const Prefix& p) const;
+  // The degree's own best plan so far by the sweep's metric: a plan worse than it cannot be the
+  // degree's best (the sweep's judgement), so the shared plans may prune above it too.
+  void tightenFloor(double v) { known_.floor = std::min(known_.floor, v); }
 
  private:
   int M_;

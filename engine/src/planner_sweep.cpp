@@ -213,6 +213,12 @@ bool MicrobatchSearch::prepare() {
 // or beaten by a returned plan. The shared set keeps no keys: the other sizes' seeds are
 // distinct plans (another microbatch size), and this task's plans enter it once, when its own
 // set (keyed) learns them.
+// The shared plans prune only above a floor (KnownBound): H3 and H4 judge a degree by its best
+// plan (`local` in sweep), so a stronger bound could drop a plan they would count as a gain
+// and change where the sweeps stop (without the floor the default scenario's frontier lost a
+// point). The floor is the best plan of the sweep so far, lowered during a degree to the best
+// plan found at it (searchDegree, depth by depth): no plan above it can change the judgement.
+// A sweep without the judgement (H11's grid, H3/H4 off) has no floor.
 void MicrobatchSearch::addForeignKnown(double t, double c) {
   shared_.addNew(t, c);
 }

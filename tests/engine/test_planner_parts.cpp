@@ -421,6 +421,16 @@ class TestPlannerParts : public QObject {
     const LowerBounds tight(ctx, kinds, 2, 4, known);
     QVERIFY(tight.bounded(3, 1.1, 0, 1, 1, 0));  // T >= 3 x 3 + 1.1 > 10
     QVERIFY(!tight.bounded(3, 1, 0, 1, 1, 0));   // T >= 10: not worse than the known 10 s
+    // A shared plan of 2 s prunes T >= 5.5 only once the degree's best (the floor) is below it.
+    Known shared(false, false, 1);
+    shared.addNew(2, 1);
+    LowerBounds floored(ctx, kinds, 2, 4, KnownBound(none, &shared, false, 8));
+    QVERIFY(!floored.bounded(1.5, 1, 0, 1, 1, 0));  // T >= 5.5, under the sweep's best (8 s)
+    floored.tightenFloor(9);                        // never loosens
+    QVERIFY(!floored.bounded(1.5, 1, 0, 1, 1, 0));
+    floored.tightenFloor(5);  // this degree found a 5 s plan: a 5.5 s one cannot be its best
+    QVERIFY(floored.bounded(1.5, 1, 0, 1, 1, 0));
+    QVERIFY(!floored.bounded(1, 1, 0, 1, 1, 0));  // T >= 4: could still be
     // The compute-alone bound of M microbatches over 4 stages: M x the fastest whole model / 4.
     PlannerOptions floor = exactSites();
     floor.min_iterations_per_s = 1 / (1.5 * whole);  // 1.5 x the fastest whole model
