@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -116,33 +117,56 @@ void runTasks(const SearchContext& ctx, const std::vector<int>& bs, SearchProgre
               std::vector<MicrobatchCoverage>& coverage) {
   const int threads =
       ctx.opt.threads > 0 ? ctx.opt.threads : std::max(1u, std::thread::hardware_concurrency());
-  std::atomic<size_t> next{0};
   std::exception_ptr failure;
   std::mutex failure_mutex;
   StopFlag stop;
   stop.user = cancel;
   stop.deadline = deadline;
-  auto worker = [&] {
-    for (size_t i = next++; i < bs.size(); i = next++) {
-      if (stop()) break;
-      try {
-        MicrobatchSearch task(
-            ctx, bs[i], stop,
-            [&, i](double f, const std::string& step, long plans) { bar.task(i, f, step, plans); });
-        task.run(per_b[i], compared[i]);
-        coverage[i] = task.coverage();
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(failure_mutex);
-        if (!failure) failure = std::current_exception();
-        stop.sibling_failed.cancel();
+  std::vector<std::unique_ptr<MicrobatchSearch>> tasks;
+  for (size_t i = 0; i < bs.size(); ++i)
+    tasks.push_back(std::make_unique<MicrobatchSearch>(
+        ctx, bs[i], stop,
+        [&, i](double f, const std::string& step, long plans) { bar.task(i, f, step, plans); }));
+  // Runs step(i) for every task on the threads, sizes taken in ascending order as threads come
+  // free; a failure stops the others at their next check.
+  auto on_threads = [&](const auto& step) {
+    std::atomic<size_t> next{0};
+    auto worker = [&] {
+      for (size_t i = next++; i < bs.size(); i = next++) {
+        try {
+          step(i);
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(failure_mutex);
+          if (!failure) failure = std::current_exception();
+          stop.sibling_failed.cancel();
+        }
       }
-      bar.task(i, 1.0, "microbatch " + std::to_string(bs[i]) + " done", 0);
-    }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < std::min<int>(threads, static_cast<int>(bs.size())); ++t)
+      pool.emplace_back(worker);
+    worker();
+    for (auto& t : pool) t.join();
   };
-  std::vector<std::thread> pool;
-  for (int t = 0; t < std::min<int>(threads, static_cast<int>(bs.size())); ++t)
-    pool.emplace_back(worker);
-  for (auto& t : pool) t.join();
+  // Every task's seeds first, then each task's bound knows all of them (NOTE [Seeds shared
+  // between microbatch sizes] in planner_sweep.cpp).
+  on_threads([&](size_t i) { tasks[i]->prepare(); });
+  if (failure) std::rethrow_exception(failure);
+  for (size_t i = 0; i < bs.size(); ++i)
+    for (size_t j = 0; j < bs.size(); ++j)
+      if (j != i)
+        for (const Candidate& c : tasks[j]->seeds())
+          tasks[i]->addForeignKnown(c.iteration_s, c.usd);
+  on_threads([&](size_t i) {
+    if (stop()) {  // its seeds still go out: other tasks' bounds used them
+      tasks[i]->seedsOnly(per_b[i]);
+      coverage[i] = tasks[i]->coverage();
+      return;
+    }
+    tasks[i]->run(per_b[i], compared[i]);
+    coverage[i] = tasks[i]->coverage();
+    bar.task(i, 1.0, "microbatch " + std::to_string(bs[i]) + " done", 0);
+  });
   if (failure) std::rethrow_exception(failure);
 }
 

@@ -201,7 +201,7 @@ const StageOptionTable::Boundary& StageOptionTable::boundary(size_t prev_in, siz
 // ---- LowerBounds.
 
 LowerBounds::LowerBounds(const SearchContext& ctx, const KindSet& kinds, int D, int M,
-                         const Known& known)
+                         KnownBound known)
     : M_(M), max_stages_(ctx.maxDepth()), known_(known) {
   const int L = ctx.layers;
   const size_t n = static_cast<size_t>(L) + 1;
@@ -860,13 +860,13 @@ void writeRuns(const KindSet& kinds, const StageOptionTable& options, const Entr
 }  // namespace
 
 void searchDegree(const SearchContext& ctx, const KindSet& kinds, int b, int D, bool cost_dims,
-                  Known& known, const StopFlag& stop, std::vector<Candidate>& found,
-                  long& compared) {
+                  Known& known, const StopFlag& stop, std::vector<Candidate>& found, long& compared,
+                  Known* shared, bool floor_by_cost, double floor) {
   const int M = ctx.microbatches(b, D);
   if (LowerBounds::tooSlow(ctx, kinds, M)) return;
   StageOptionTable options(ctx, kinds, b, D);
   if (options.empty()) return;
-  const LowerBounds bounds(ctx, kinds, D, M, known);
+  LowerBounds bounds(ctx, kinds, D, M, KnownBound(known, shared, floor_by_cost, floor));
   PartialPlanSearch dp(ctx, kinds, options, bounds, b, M, cost_dims, stop);
   for (int P = 1; P <= ctx.maxDepth(); ++P) {
     if (!dp.depthFits(P)) break;
@@ -885,8 +885,13 @@ void searchDegree(const SearchContext& ctx, const KindSet& kinds, int b, int D, 
     }
     // The plans of this depth bound the deeper ones (partial plans computed under the weaker
     // bound stay valid: the bound only tightens).
-    for (size_t i = found_before; i < found.size(); ++i)
-      known.add(knownKey(found[i]), found[i].iteration_s, found[i].usd);
+    // The sweep judges the degree by its best plan (NOTE [Seeds shared between microbatch
+    // sizes]): past the best found at this degree no plan can change that.
+    for (size_t i = found_before; i < found.size(); ++i) {
+      if (known.add(knownKey(found[i]), found[i].iteration_s, found[i].usd) && shared)
+        shared->addNew(found[i].iteration_s, found[i].usd);
+      bounds.tightenFloor(floor_by_cost ? found[i].usd : found[i].iteration_s);
+    }
   }
 }
 

@@ -137,8 +137,13 @@ size_t placementWindow(int top_k, bool h6_region_pools) {
   return static_cast<size_t>(top_k) + (h6_region_pools ? 150 : 0);
 }
 
-void Known::add(const std::string& key, double t, double c) {
-  if (!keys_.insert(key).second) return;
+bool Known::add(const std::string& key, double t, double c) {
+  if (!keys_.insert(key).second) return false;
+  addNew(t, c);
+  return true;
+}
+
+void Known::addNew(double t, double c) {
   const double v = by_cost_ ? c : t;
   if (best_.size() < window_) {
     best_.push(v);

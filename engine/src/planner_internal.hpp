@@ -232,7 +232,10 @@ class Known {
  public:
   Known(bool pareto, bool by_cost, size_t window)
       : pareto_(pareto), by_cost_(by_cost), window_(window) {}
-  void add(const std::string& key, double t, double c);
+  // False (and nothing added) when a plan of that key is known already.
+  bool add(const std::string& key, double t, double c);
+  // A plan known to be new here (no key kept: one Known of only such plans keeps none).
+  void addNew(double t, double c);
   // Whether (t, c) is weakly dominated by a point of the known frontier.
   bool dominated(double t, double c) const {
     auto it = std::upper_bound(front_.begin(), front_.end(),
@@ -254,6 +257,26 @@ class Known {
   std::vector<std::pair<double, double>> front_;  // staircase: iteration_s up, usd down
   std::priority_queue<double> best_;              // the `window` best objective values
   double threshold_ = std::numeric_limits<double>::infinity();
+};
+
+// The known-plan bound one degree's search prunes with: its task's own known plans, and with
+// `shared` also the other microbatch sizes' seeds (NOTE [Seeds shared between microbatch
+// sizes] in planner_sweep.cpp), which prune only where the sweep's metric (cost with
+// floor_by_cost, else time) of the bound is above `floor`, the best the sweep found so far: the
+// sweep judges a degree by its best plan (H3, H4), and no plan better than the sweep's best is
+// dropped by the shared plans, so the sweep's choices are those of the task's own bound.
+struct KnownBound {
+  KnownBound(const Known& k) : own(&k) {}  // NOLINT(google-explicit-constructor): own alone
+  KnownBound(const Known& k, const Known* s, bool by_cost, double f)
+      : own(&k), shared(s), floor_by_cost(by_cost), floor(f) {}
+  bool prunes(double t_lb, double c_lb) const {
+    if (own->prunes(t_lb, c_lb)) return true;
+    return shared && (floor_by_cost ? c_lb : t_lb) > floor && shared->prunes(t_lb, c_lb);
+  }
+  const Known* own;
+  const Known* shared = nullptr;
+  bool floor_by_cost = false;
+  double floor = std::numeric_limits<double>::infinity();
 };
 
 // ---- Sites, kinds and the search's fixed context.
@@ -596,7 +619,7 @@ class StageOptionTable {
 // unit of work, times D), and the least rate of a stage (D x the cheapest replica).
 class LowerBounds {
  public:
-  LowerBounds(const SearchContext& ctx, const KindSet& kinds, int D, int M, const Known& known);
+  LowerBounds(const SearchContext& ctx, const KindSet& kinds, int D, int M, KnownBound known);
 
   // Whether a degree's compute alone breaks the throughput floor: each microbatch passes every
   // layer once, at most maxDepth stages working at once.
@@ -622,11 +645,14 @@ class LowerBounds {
                    const Prefix& p) const;
   // A partial plan (this stage and a suffix) with the least the layers before it add.
   bool partialPruned(const Summary& s, const Prefix& p) const;
+  // The degree's own best plan so far by the sweep's metric: a plan worse than it cannot be the
+  // degree's best (the sweep's judgement), so the shared plans may prune above it too.
+  void tightenFloor(double v) { known_.floor = std::min(known_.floor, v); }
 
  private:
   int M_;
   int max_stages_;
-  const Known& known_;
+  KnownBound known_;
   std::vector<double> pre_fb_, pre_w_, suf_fb_, suf_w_;  // [l]: layers before l / from l on
   double min_rate_ = std::numeric_limits<double>::infinity();
 };
@@ -759,10 +785,13 @@ class PartialPlanSearch {
 };
 
 // Searches degree D of microbatch size b: appends the complete plans meeting the constraints to
-// `found` (known learns them depth by depth); `compared` counts the complete plans looked at.
+// `found` (known, and `shared` when given, learn them depth by depth); `compared` counts the
+// complete plans looked at. With `shared`, the bound is KnownBound(known, shared, floor_by_cost,
+// floor).
 void searchDegree(const SearchContext& ctx, const KindSet& kinds, int b, int D, bool cost_dims,
-                  Known& known, const StopFlag& stop, std::vector<Candidate>& found,
-                  long& compared);
+                  Known& known, const StopFlag& stop, std::vector<Candidate>& found, long& compared,
+                  Known* shared = nullptr, bool floor_by_cost = false,
+                  double floor = std::numeric_limits<double>::infinity());
 
 // ---- One microbatch size.
 
@@ -782,10 +811,21 @@ class MicrobatchSearch {
   // (fraction, step, plans found so far: seeds and plans meeting the constraints)
   using Report = std::function<void(double, const std::string&, long)>;
   MicrobatchSearch(const SearchContext& ctx, int b, const StopFlag& stop, Report report);
+  // Its kinds, degrees and seed plans (run() calls it when the caller has not). False when no
+  // plan of this microbatch size can exist (it does not divide the global batch, no kind).
+  bool prepare();
+  // The seed plans prepare() listed (their figures and keys; runs not written yet).
+  const std::vector<Candidate>& seeds() const { return seeds_; }
+  // A plan of another task the known-plan bound may use (NOTE [Seeds shared between
+  // microbatch sizes]): its task returns it (its own seeds), so the bound stays exact.
+  void addForeignKnown(double t, double c);
   // Appends the task's candidates to out and the complete plans compared to compared. When the
   // stop flag's deadline passes, the sweeps stop there and the task returns what it has: its
   // seed plans and the plans of the degrees (and, at the degree cut, the depths) searched.
   void run(std::vector<Candidate>& out, long& compared);
+  // The task's seed plans alone into out (a task the deadline stopped before it ran: other
+  // tasks' bounds may have used them); its coverage says "before its first degree".
+  void seedsOnly(std::vector<Candidate>& out);
   // How far run() got (complete unless the deadline stopped it).
   const MicrobatchCoverage& coverage() const { return coverage_; }
 
@@ -808,13 +848,16 @@ class MicrobatchSearch {
   Report report_;
   KindSet kinds_;
   int max_d_ = 0;
-  Known known_;
+  Known known_;   // this task's seeds and found plans
+  Known shared_;  // those and the other microbatch sizes' seeds
   std::vector<Candidate> seeds_;
   std::vector<char> visited_;  // per dominance mode (time only, with cost) and degree
   std::vector<Candidate>* out_ = nullptr;
   long* compared_ = nullptr;
   int sweeps_ = 1;
   int sweep_index_ = 0;
+  bool prepared_ = false;
+  bool fits_ = false;
   long plans_found_ = 0;
   MicrobatchCoverage coverage_;
 };

@@ -155,7 +155,8 @@ MicrobatchSearch::MicrobatchSearch(const SearchContext& ctx, int b, const StopFl
       stop_(stop),
       report_(std::move(report)),
       known_(ctx.opt.pareto, ctx.opt.objective == Objective::Cost,
-             placementWindow(ctx.opt.top_k, ctx.opt.heuristics.h6_region_pools)) {}
+             placementWindow(ctx.opt.top_k, ctx.opt.heuristics.h6_region_pools)),
+      shared_(known_) {}
 
 std::vector<int> MicrobatchSearch::degreesUp() const {
   std::vector<int> up;
@@ -188,19 +189,52 @@ std::vector<int> MicrobatchSearch::paretoGrid(int fast_degree, int cheap_degree)
   return grid;
 }
 
+bool MicrobatchSearch::prepare() {
+  if (prepared_) return fits_;
+  prepared_ = true;
+  // Whole microbatches only (Plan::checkGlobalBatch); every degree up to G / b then fits.
+  if (!batchFits(ctx_.job.global_batch_size, b_, 1)) return false;
+  kinds_ = ctx_.kinds(b_);
+  if (kinds_.kinds.empty()) return false;
+  max_d_ = std::min(ctx_.totalGpus(), std::max(1, ctx_.job.global_batch_size / b_));
+  seeds_ = seedPlans(ctx_, kinds_, b_, max_d_);
+  plans_found_ = static_cast<long>(seeds_.size());
+  for (const auto& c : seeds_)
+    if (known_.add(c.key, c.iteration_s, c.usd)) shared_.addNew(c.iteration_s, c.usd);
+  fits_ = true;
+  return true;
+}
+
+// NOTE [Seeds shared between microbatch sizes]: every task's bound also knows the other
+// microbatch sizes' seed plans. All tasks list their seeds before any task searches (runTasks),
+// and each adds the others' in the order of the sizes, so a task's known plans do not depend on
+// the thread count or timing. Each seed is returned by its own task (finishSeeds, or seedsOnly
+// when the deadline stopped that task first), so every plan the bound drops is still matched
+// or beaten by a returned plan. The shared set keeps no keys: the other sizes' seeds are
+// distinct plans (another microbatch size), and this task's plans enter it once, when its own
+// set (keyed) learns them.
+// The shared plans prune only above a floor (KnownBound): H3 and H4 judge a degree by its best
+// plan (`local` in sweep), so a stronger bound could drop a plan they would count as a gain
+// and change where the sweeps stop (without the floor the default scenario's frontier lost a
+// point). The floor is the best plan of the sweep so far, lowered during a degree to the best
+// plan found at it (searchDegree, depth by depth): no plan above it can change the judgement.
+// A sweep without the judgement (H11's grid, H3/H4 off) has no floor.
+void MicrobatchSearch::addForeignKnown(double t, double c) {
+  shared_.addNew(t, c);
+}
+
+void MicrobatchSearch::seedsOnly(std::vector<Candidate>& out) {
+  out_ = &out;
+  coverage_ = {b_, false, {}, "before its first degree"};
+  if (prepare()) finishSeeds();
+}
+
 void MicrobatchSearch::run(std::vector<Candidate>& out, long& compared) {
   out_ = &out;
   compared_ = &compared;
   coverage_ = {b_, true, {}, {}};
-  // Whole microbatches only (Plan::checkGlobalBatch); every degree up to G / b then fits.
-  if (!batchFits(ctx_.job.global_batch_size, b_, 1)) return;
-  kinds_ = ctx_.kinds(b_);
-  if (kinds_.kinds.empty()) return;
+  if (!prepare()) return;
   const auto& H = ctx_.opt.heuristics;
-  max_d_ = std::min(ctx_.totalGpus(), std::max(1, ctx_.job.global_batch_size / b_));
-  seeds_ = seedPlans(ctx_, kinds_, b_, max_d_);
-  plans_found_ = static_cast<long>(seeds_.size());
-  for (const auto& c : seeds_) known_.add(c.key, c.iteration_s, c.usd);
   // Visited degrees, per dominance mode (with or without cost figures). A degree searched with
   // cost figures need not be searched again without them: its partial-plan sets keep the
   // fastest ones too.
@@ -268,7 +302,10 @@ int MicrobatchSearch::sweep(const std::vector<int>& degrees, bool by_cost, bool 
     visited_[vi] = 1;
     std::vector<Candidate> found;
     try {
-      searchDegree(ctx_, kinds_, b_, D, cost_dims, known_, stop_, found, *compared_);
+      // Without H3/H4's judgement (early) no choice depends on the degree's best plan: the
+      // shared plans prune everywhere.
+      searchDegree(ctx_, kinds_, b_, D, cost_dims, known_, stop_, found, *compared_, &shared_,
+                   by_cost, early ? best : -std::numeric_limits<double>::infinity());
     } catch (const TimeLimitReached&) {  // the depths searched before the deadline are kept
       keepUseful(ctx_.opt, found);
       for (auto& c : found) out_->push_back(std::move(c));
@@ -282,7 +319,7 @@ int MicrobatchSearch::sweep(const std::vector<int>& degrees, bool by_cost, bool 
     for (const auto& c : found) local = std::min(local, by_cost ? c.usd : c.iteration_s);
     keepUseful(ctx_.opt, found);
     for (auto& c : found) {
-      known_.add(knownKey(c), c.iteration_s, c.usd);
+      if (known_.add(knownKey(c), c.iteration_s, c.usd)) shared_.addNew(c.iteration_s, c.usd);
       out_->push_back(std::move(c));
     }
     if (!early) continue;

@@ -234,6 +234,34 @@ class TestPlannerParts : public QObject {
     QVERIFY(pareto.dominated(1.5, 4) && !pareto.dominated(0.5, 100));
   }
 
+  // NOTE [Seeds shared between microbatch sizes]: the task's own plans prune as before; the
+  // shared set (own plans and the other sizes' seeds) only where the sweep's metric of the bound
+  // is above the floor (the sweep's best), so no plan the sweep could judge a gain is dropped.
+  void sharedKnownBound() {
+    Known own(false, false, 1);
+    QVERIFY(own.add("a", 8, 1));
+    QVERIFY(!own.add("a", 2, 1));  // known already: not added (and not passed on)
+    Known shared(false, false, 1);
+    shared.addNew(8, 1);
+    shared.addNew(3, 1);  // another size's seed, no key
+    const KnownBound alone(own);
+    QVERIFY(alone.prunes(9, 0) && !alone.prunes(5, 0));
+    const KnownBound floored(own, &shared, false, 6);
+    QVERIFY(floored.prunes(9, 0));   // own prunes it
+    QVERIFY(floored.prunes(7, 0));   // shared (3 s) prunes it, above the 6 s floor
+    QVERIFY(!floored.prunes(5, 0));  // better than the sweep's best: kept for its judgement
+    QVERIFY(!floored.prunes(3, 0));  // as good as the shared plan: never pruned
+    const KnownBound unfloored(own, &shared, false, -std::numeric_limits<double>::infinity());
+    QVERIFY(unfloored.prunes(5, 0));
+    // By cost the floor is on the cost bound, whatever the time.
+    Known own_c(false, true, 1), shared_c(false, true, 1);
+    own_c.add("a", 1, 10);
+    shared_c.addNew(1, 10);
+    shared_c.addNew(1, 2);
+    const KnownBound by_cost(own_c, &shared_c, true, 4);
+    QVERIFY(by_cost.prunes(0, 5) && !by_cost.prunes(100, 3));
+  }
+
   void sitesAndKinds() {
     const SearchContext zones(sc_, job_, cat_, profiles_, exact_);
     QCOMPARE(zones.sites().size(), size_t{3});  // by (zone, GPU type)
@@ -393,6 +421,16 @@ class TestPlannerParts : public QObject {
     const LowerBounds tight(ctx, kinds, 2, 4, known);
     QVERIFY(tight.bounded(3, 1.1, 0, 1, 1, 0));  // T >= 3 x 3 + 1.1 > 10
     QVERIFY(!tight.bounded(3, 1, 0, 1, 1, 0));   // T >= 10: not worse than the known 10 s
+    // A shared plan of 2 s prunes T >= 5.5 only once the degree's best (the floor) is below it.
+    Known shared(false, false, 1);
+    shared.addNew(2, 1);
+    LowerBounds floored(ctx, kinds, 2, 4, KnownBound(none, &shared, false, 8));
+    QVERIFY(!floored.bounded(1.5, 1, 0, 1, 1, 0));  // T >= 5.5, under the sweep's best (8 s)
+    floored.tightenFloor(9);                        // never loosens
+    QVERIFY(!floored.bounded(1.5, 1, 0, 1, 1, 0));
+    floored.tightenFloor(5);  // this degree found a 5 s plan: a 5.5 s one cannot be its best
+    QVERIFY(floored.bounded(1.5, 1, 0, 1, 1, 0));
+    QVERIFY(!floored.bounded(1, 1, 0, 1, 1, 0));  // T >= 4: could still be
     // The compute-alone bound of M microbatches over 4 stages: M x the fastest whole model / 4.
     PlannerOptions floor = exactSites();
     floor.min_iterations_per_s = 1 / (1.5 * whole);  // 1.5 x the fastest whole model
@@ -523,6 +561,48 @@ class TestPlannerParts : public QObject {
     std::vector<Candidate> out2;
     all_degrees.run(out2, compared);
     QCOMPARE(all_degrees.degreesUp().size(), size_t{8});
+  }
+
+  // NOTE [Seeds shared between microbatch sizes]: a task that knows another size's seeds looks
+  // at fewer plans and finds the same best one; a task the deadline stopped before it ran still
+  // returns its seeds (another task's bound may have used them).
+  void foreignSeedsPrune() {
+    PlannerOptions o = exactSites();
+    o.top_k = 4;  // a window of 4: the task's own seeds alone leave plans to look at
+    const Job job = Job::fromJson(json{{"model", "Tiny"}, {"global_batch_size", 64}}, cat_);
+    const SearchContext ctx(sc_, job, cat_, profiles_, o);
+    const StopFlag none;
+    auto best_time = [](const std::vector<Candidate>& v) {
+      double t = std::numeric_limits<double>::infinity();
+      for (const auto& c : v) t = std::min(t, c.iteration_s);
+      return t;
+    };
+    MicrobatchSearch other(ctx, 2, none, nullptr);
+    QVERIFY(other.prepare());
+    QVERIFY(!other.seeds().empty());
+    MicrobatchSearch alone(ctx, 1, none, nullptr), told(ctx, 1, none, nullptr);
+    QVERIFY(told.prepare());
+    for (const Candidate& c : other.seeds()) told.addForeignKnown(c.iteration_s, c.usd);
+    std::vector<Candidate> out_alone, out_told;
+    long n_alone = 0, n_told = 0;
+    alone.run(out_alone, n_alone);
+    told.run(out_told, n_told);
+    QVERIFY2(n_told < n_alone, qPrintable(QString("%1 %2").arg(n_told).arg(n_alone)));
+    QCOMPARE(best_time(out_told), best_time(out_alone));
+    QCOMPARE(told.degreesUp(), alone.degreesUp());
+    QCOMPARE(told.coverage().degrees, alone.coverage().degrees);  // H3 judged the same
+
+    StopFlag passed;
+    passed.deadline = Deadline(Deadline::Clock::now(), 0.0);
+    MicrobatchSearch stopped(ctx, 2, passed, nullptr);
+    std::vector<Candidate> seeds;
+    stopped.seedsOnly(seeds);
+    QVERIFY(!seeds.empty());
+    for (const auto& c : seeds) QVERIFY2(c.seed_kind >= 0 && !c.stages.empty(), c.key.c_str());
+    QCOMPARE(stopped.coverage().microbatch, 2);
+    QVERIFY(!stopped.coverage().complete && stopped.coverage().degrees.empty());
+    QCOMPARE(QString::fromStdString(stopped.coverage().stopped_at),
+             QString("before its first degree"));
   }
 
   // The time limit (NOTE [Time limit]): a task whose deadline has passed before its first
