@@ -126,7 +126,7 @@ main() {
     "${cudnn_args[@]}" -DCMAKE_CXX_FLAGS="$extra" || { echo "CONFIGURE FAILED"; return 1; }
 
   step "build"
-  cmake --build "$B" --target sailor sailor-run sailor-worker -j 16 -- -k 0 || { echo "BUILD FAILED"; return 1; }
+  cmake --build "$B" --target sailor sailor-run sailor-worker sailor-profile -j 16 -- -k 0 || { echo "BUILD FAILED"; return 1; }
   ldd "$B/bin/sailor-worker" | grep -E 'torch|nccl|cuda|sqlite' || true
   "$B/bin/sailor" run --help | grep -E 'backend|data'
   runs
@@ -171,6 +171,23 @@ runs() {
   run gpu-nccl-h1024 90 -- "${one[@]}" --iterations 6 --backend nccl --hidden 1024 --seq-len 512 \
     --global-batch 64
   nvidia-smi --query-gpu=memory.used --format=csv,noheader
+  # Issue 28: the GPU profiled with the runtime's own layers (the real-size model, as a run on a
+  # GPU trains it), then a real-size OPT-350M run on it over NCCL that records its prediction
+  # from that profile, and predicted against measured.
+  if [ "$SECONDS" -lt "${DEADLINE:-360}" ]; then
+    step "sailor profile on the GPU"
+    timeout 240 "$B/bin/sailor" profile --model OPT-350M --out "$RUNS/prof-gpu" \
+      --microbatch-sizes 1,2 --tp 1 --quick --seq-len 512 2>&1 | tail -5
+    run real-size 240 -- --plan tests/data/runtime/single.json \
+      --scenario resources/scenarios/default.json --job tests/data/runtime/job.json \
+      --real-size --backend nccl --seq-len 512 --global-batch 2 --iterations 12 \
+      --profile "$RUNS/prof-gpu"
+    step "validate --run (the real-size run)"
+    local id
+    id=$(python3 -c 'import json, sys; print(json.loads(open(sys.argv[1]).readline())["run_id"])' \
+      "$RUNS/real-size.jsonl")
+    "$B/bin/sailor" validate --run "$id" --store "$RUNS/runs.sqlite" 2>&1 | tail -20
+  fi
   step "done"
 }
 

@@ -1788,11 +1788,6 @@ Egress $%5/GB (%6)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Measured: the slowest rank&apos;s time per iteration. Dashed: the plan&apos;s predicted iteration time on its GPUs (simulator).
-The local runtime trains a scaled-down model on CPU processes, so absolute times differ from the prediction for the real GPUs: compare trends and ratios between plans, not the values.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Throughput</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2009,10 +2004,6 @@ The local runtime trains a scaled-down model on CPU processes, so absolute times
     </message>
     <message>
         <source>stored iteration %1 could not be read: %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>predicted %1 s (plan&apos;s GPUs)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -2397,6 +2388,74 @@ After: %5
     </message>
     <message>
         <source>Only an elastic run of this machine that is running can be resized</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Measured: the slowest rank&apos;s time per iteration. Dashed: the run&apos;s prediction for the hardware it runs on (the simulator on the local device&apos;s profile, sailor profile) when it recorded one; else the plan&apos;s predicted iteration time on the plan&apos;s GPUs, which the local runtime (a scaled-down model on CPU processes) does not match: compare trends and ratios between plans then, not the values. The Prediction tab has the figures side by side.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Quantity</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Predicted</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Measured</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The run&apos;s prediction for the hardware it runs on (the local device&apos;s profile) against what it measured: medians of the iterations after warm-up (the first 2). Compute: the stage&apos;s slowest rank&apos;s forward, backward and optimizer (tensor-parallel all-reduces included); communication: the rest of its iteration (transfers, data-parallel sync, waiting).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Prediction</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Prediction %1: %2 s per iteration</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>predicted %1 s %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>predicted %1 s for the plan&apos;s GPUs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>predicted %1 s for the plan&apos;s %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No run shown.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This run recorded no prediction for its hardware (recorded before runs had one).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: no iteration measured yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1; measured: median of iterations %2-%3 (the first %4 are warm-up)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 MiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 s</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -1782,12 +1782,6 @@ Egress $%5/GB (%6)</source>
         <translation>实测</translation>
     </message>
     <message>
-        <source>Measured: the slowest rank&apos;s time per iteration. Dashed: the plan&apos;s predicted iteration time on its GPUs (simulator).
-The local runtime trains a scaled-down model on CPU processes, so absolute times differ from the prediction for the real GPUs: compare trends and ratios between plans, not the values.</source>
-        <translation>实线：最慢 rank 的每次迭代耗时。虚线：方案在其 GPU 上的预测迭代时间（模拟器）。
-本地运行时在 CPU 进程上训练缩小版模型，因此绝对时间与真实 GPU 上的预测值不同：请比较不同方案之间的趋势和比例，而非具体数值。</translation>
-    </message>
-    <message>
         <source>Throughput</source>
         <translation>吞吐量</translation>
     </message>
@@ -2004,10 +1998,6 @@ The local runtime trains a scaled-down model on CPU processes, so absolute times
     <message>
         <source>stored iteration %1 could not be read: %2</source>
         <translation>无法读取已存储的迭代 %1：%2</translation>
-    </message>
-    <message>
-        <source>predicted %1 s (plan&apos;s GPUs)</source>
-        <translation>预测 %1 s（方案的 GPU）</translation>
     </message>
     <message>
         <source>No run yet: choose a plan and press Start, or open a past run.</source>
@@ -2388,6 +2378,74 @@ After: %5
     <message>
         <source>Only an elastic run of this machine that is running can be resized</source>
         <translation>只有本机上正在运行的弹性运行才能调整规模</translation>
+    </message>
+    <message>
+        <source>Measured: the slowest rank&apos;s time per iteration. Dashed: the run&apos;s prediction for the hardware it runs on (the simulator on the local device&apos;s profile, sailor profile) when it recorded one; else the plan&apos;s predicted iteration time on the plan&apos;s GPUs, which the local runtime (a scaled-down model on CPU processes) does not match: compare trends and ratios between plans then, not the values. The Prediction tab has the figures side by side.</source>
+        <translation>实测：最慢进程每次迭代的时间。虚线：运行记录了针对其实际硬件的预测时（模拟器基于本机设备的性能剖析，sailor profile），显示该预测；否则显示方案在其 GPU 上的预测迭代时间，本地运行时（在 CPU 进程上运行缩小的模型）与之并不对应：此时请比较方案之间的趋势和比例，而非数值。“预测”标签页并列给出各项数值。</translation>
+    </message>
+    <message>
+        <source>Quantity</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <source>Predicted</source>
+        <translation>预测</translation>
+    </message>
+    <message>
+        <source>Measured</source>
+        <translation>实测</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>误差</translation>
+    </message>
+    <message>
+        <source>The run&apos;s prediction for the hardware it runs on (the local device&apos;s profile) against what it measured: medians of the iterations after warm-up (the first 2). Compute: the stage&apos;s slowest rank&apos;s forward, backward and optimizer (tensor-parallel all-reduces included); communication: the rest of its iteration (transfers, data-parallel sync, waiting).</source>
+        <translation>运行针对其实际硬件（本机设备的性能剖析）的预测与实测对比：取预热（前 2 次）之后各次迭代的中位数。计算：该阶段最慢进程的前向、反向和优化器（含张量并行的全归约）；通信：其迭代的其余部分（传输、数据并行同步、等待）。</translation>
+    </message>
+    <message>
+        <source>Prediction</source>
+        <translation>预测</translation>
+    </message>
+    <message>
+        <source>Prediction %1: %2 s per iteration</source>
+        <translation>预测 %1：每次迭代 %2 秒</translation>
+    </message>
+    <message>
+        <source>predicted %1 s %2</source>
+        <translation>预测 %1 s %2</translation>
+    </message>
+    <message>
+        <source>predicted %1 s for the plan&apos;s GPUs</source>
+        <translation>方案 GPU 上预测 %1 s</translation>
+    </message>
+    <message>
+        <source>predicted %1 s for the plan&apos;s %2</source>
+        <translation>方案的 %2 上预测 %1 s</translation>
+    </message>
+    <message>
+        <source>No run shown.</source>
+        <translation>未显示任何运行。</translation>
+    </message>
+    <message>
+        <source>This run recorded no prediction for its hardware (recorded before runs had one).</source>
+        <translation>此运行未记录针对其硬件的预测（记录于运行开始带有预测之前）。</translation>
+    </message>
+    <message>
+        <source>%1: no iteration measured yet.</source>
+        <translation>%1：尚未测得任何迭代。</translation>
+    </message>
+    <message>
+        <source>%1; measured: median of iterations %2-%3 (the first %4 are warm-up)</source>
+        <translation>%1；实测：迭代 %2-%3 的中位数（前 %4 次为预热）</translation>
+    </message>
+    <message>
+        <source>%1 MiB</source>
+        <translation>%1 MiB</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 s</translation>
     </message>
 </context>
 <context>

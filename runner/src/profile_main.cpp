@@ -72,7 +72,9 @@ constexpr const char* kHelp =
     "--scenario DIR/scenario.json --job DIR/job.json`. A run that stopped continues where it\n"
     "stopped (DIR/.partial). Progress on stderr.\n"
     "\n"
-    "  --model NAME             catalogue model (scaled as `sailor run` scales it on CPU)\n"
+    "  --model NAME             catalogue model (sized as `sailor run` sizes it: scaled on\n"
+    "                           CPU, its real size on a CUDA GPU)\n"
+    "  --scale, --real-size     the scaled model or the real one, whatever the device\n"
     "  --out DIR                output directory (created; default: where sailor run looks\n"
     "                           for this device's profile of the model, <directory of the run\n"
     "                           store>/profiles/<GPU type>/<model>-runtime-h<hidden>-s<seq>)\n"
@@ -101,6 +103,7 @@ struct Options {
   std::string model, out, precision = "fp32", device = "auto", gpu_type;
   std::vector<int> microbatches, tps;
   std::optional<int> hidden, seq_len;
+  std::optional<bool> real_size;  // --real-size / --scale; unset: real on CUDA, as sailor run
   int repeats = 0;
   int sharing_ranks = 0;  // k of the concurrency measurement: 2..sharing_ranks
   bool quick = false, links = true, help = false;
@@ -150,7 +153,11 @@ Options parseOptions(int argc, char** argv, int first) {
     else if (k == "--repeats") o.repeats = positiveInt(k, value(), 10000);
     else if (k == "--sharing-ranks") o.sharing_ranks = positiveInt(k, value(), 64);
     else if (k == "--quick") o.quick = true;
-    else if (k == "--no-links") o.links = false;
+    else if (k == "--scale" || k == "--real-size") {
+      if (o.real_size && *o.real_size != (k == "--real-size"))
+        throw InputError("--real-size", "given with --scale", "one of them");
+      o.real_size = k == "--real-size";
+    } else if (k == "--no-links") o.links = false;
     else if (k == "--device") o.device = value();
     else if (k == "--gpu-type") o.gpu_type = value();
     else throw InputError("option", "\"" + k + "\"", "an option of `sailor profile --help`");
@@ -218,6 +225,7 @@ RunSpec profilingSpec(const ModelSpec& spec, const Options& o, int tp, int micro
   job.sequence_length = spec.sequence_length;
   job.precision = o.precision == "bf16" ? Precision::Bf16 : Precision::Fp32;
   RunOptions ro;
+  ro.real_size = o.real_size.value_or(false);
   ro.hidden_size = o.hidden;
   ro.sequence_length = o.seq_len;
   ro.iterations = 1;
@@ -601,6 +609,8 @@ int profileMain(Options o) {
   const std::string device = o.device == "auto" ? (cudaPresent() ? "cuda" : "cpu") : o.device;
   if (device == "cuda" && !cudaPresent())
     throw InputError("--device", "cuda", "a CUDA build with a visible GPU (or --device cpu)");
+  // The model sailor run trains on this device: real size on a CUDA GPU, else scaled.
+  if (!o.real_size) o.real_size = device == "cuda" && !o.hidden;
   const int cores = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
   std::string gpu_name = o.gpu_type;
   std::string full_name, vendor;

@@ -130,4 +130,6 @@ refuse '--tp: got 3' --model OPT-350M --quick --tp 3
 refuse 'option: got "--frobnicate"' --model OPT-350M --frobnicate
 refuse '--microbatch-sizes: got "x"' --model OPT-350M --microbatch-sizes x
 refuse '--sharing-ranks: got "0"' --model OPT-350M --quick --sharing-ranks 0
+refuse '--real-size: got given with --scale' --model OPT-350M --quick --scale --real-size
+refuse '--hidden: got 64' --model OPT-350M --quick --real-size --hidden 64
 echo "test_profile: ok"
