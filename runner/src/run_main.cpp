@@ -468,13 +468,13 @@ void elasticOptions(const RunArgs& a, const Catalog& catalog, const Scenario& sc
 // (--profile DIR, else the default directory for this device and model), for the model the
 // workers build. A --profile that is not a profile, or of another model or precision, is bad
 // input; no profile at the default place, one that does not cover the plan, or a cluster run
-// (its workers run elsewhere) start the run without one, saying why (prediction_note and a
-// warning).
+// (its workers run elsewhere) start the run without one, saying why (prediction_note).
 void localPrediction(const RunArgs& a, const Catalog& catalog, const RunSpec& spec,
                      const std::string& launcher, ControllerOptions& co) {
+  // The note rides in run_started (the monitor's log and `runs show` print it), not as a
+  // warning event: a machine without a profile runs as it did, without a warning per run.
   const auto none = [&](const std::string& why) {
     co.prediction_note = "no local prediction: " + why;
-    co.warnings.push_back(co.prediction_note);
   };
   const bool given = a.has("--profile");
   if (launcher != "local") {
@@ -491,7 +491,8 @@ void localPrediction(const RunArgs& a, const Catalog& catalog, const RunSpec& sp
     dir = utf8Arg("--profile", a.at("--profile"));
   } else {
     dir = shownUtf8(defaultProfileDir(co.store_path, gpu_type, model));
-    if (!std::filesystem::exists(dir + "/profile.json")) {
+    std::error_code ec;  // a directory this user cannot search counts as no profile
+    if (!std::filesystem::exists(dir + "/profile.json", ec)) {
       std::string how = "sailor profile --model " + spec.model.name;
       if (a.has("--hidden")) how += " --hidden " + a.at("--hidden");
       if (a.has("--seq-len")) how += " --seq-len " + a.at("--seq-len");
