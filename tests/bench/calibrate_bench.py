@@ -31,11 +31,12 @@ Usage: tests/bench/calibrate_bench.py [--build build] [--profile-dir DIR] [--ite
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from bench_priority import take_priority
 
 ROOT = Path(__file__).resolve().parents[2]
 HIDDEN = 128
@@ -108,16 +109,7 @@ def main():
     ap.add_argument("--set", choices=sorted(SETS), default="two-process")
     ap.add_argument("--rounds", type=int, default=1)
     args = ap.parse_args()
-    # As profile_bench.py: on the shared machine the bench takes the highest priority when it
-    # may (root), so that the figures measure the runtime rather than other builds.
-    priority = "default"
-    if not args.no_priority:
-        try:
-            os.nice(-20)
-            priority = "nice -20"
-        except PermissionError:
-            pass
-    print(f"calibrate_bench: priority {priority}", file=sys.stderr)
+    priority = take_priority("calibrate_bench", not args.no_priority)  # bench_priority.py
     build = (ROOT / args.build) if not Path(args.build).is_absolute() else Path(args.build)
     tmp = Path(tempfile.mkdtemp(prefix="calibrate-bench-"))
     store = tmp / "runs.sqlite"

@@ -25,12 +25,13 @@ Usage: tests/bench/profile_bench.py [--build build] [--profile-dir DIR] [--itera
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from bench_priority import take_priority
 
 ROOT = Path(__file__).resolve().parents[2]
 GLOBAL_BATCH = 8
@@ -109,18 +110,7 @@ def main():
     ap.add_argument("--only", default=",".join(PLANS))
     ap.add_argument("--no-priority", action="store_true")
     args = ap.parse_args()
-    # On the shared development machine other engineers' builds keep 5 to 10 threads runnable on
-    # 2 cores: without priority the figures measure their load, not the runtime. As root the
-    # bench (and the profiler and runs it starts, which inherit it) takes the highest priority,
-    # so that the scheduler gives it the cores (CFS weight 88761 against 1024 per build thread).
-    priority = "default"
-    if not args.no_priority:
-        try:
-            os.nice(-20)
-            priority = "nice -20"
-        except PermissionError:
-            pass
-    print(f"profile_bench: priority {priority}", file=sys.stderr)
+    priority = take_priority("profile_bench", not args.no_priority)  # bench_priority.py
     build = (ROOT / args.build) if not Path(args.build).is_absolute() else Path(args.build)
     tmp = Path(tempfile.mkdtemp(prefix="profile-bench-"))
     prof = Path(args.profile_dir) if args.profile_dir else tmp / "profile"
