@@ -366,7 +366,12 @@ std::pair<double, double> fitLatencyBandwidth(const std::vector<double>& bytes,
   const double det = sw * sxx - sx * sx;
   double slope = det != 0 ? (sw * sxy - sx * sy) / det : 0;
   double intercept = det != 0 ? (sy - slope * sx) / sw : 0;
-  if (intercept < 0) {  // refit through the origin
+  // A negative intercept is noise; so is a slope that is not positive (times that did not grow
+  // with the size: on a loaded machine the small messages can take as long as the large ones).
+  // Either way the fit goes through the origin, whose slope is positive for positive figures:
+  // every second is then counted as transfer, a lower bound on the bandwidth, where a bandwidth
+  // of 0 would be refused by the catalogue and fail the profile.
+  if (intercept < 0 || !(slope > 0)) {
     intercept = 0;
     slope = sxx > 0 ? sxy / sxx : 0;
   }

@@ -44,7 +44,8 @@ void measureLinks(int rank, const std::string& store_path, const std::string& pa
 nlohmann::json measureDeviceRates(const std::string& device);
 
 // Least-squares fit of seconds = latency + bytes / bandwidth. Returns {latency_s,
-// bandwidth_bytes_per_s}; the latency is clamped at 0 (a negative intercept is noise).
+// bandwidth_bytes_per_s}; a negative intercept or a slope that is not positive (noise) refits
+// through the origin, so positive figures always give a positive bandwidth.
 std::pair<double, double> fitLatencyBandwidth(const std::vector<double>& bytes,
                                               const std::vector<double>& seconds);
 
