@@ -261,7 +261,11 @@ RunArgs parseRunArgs(int argc, char** argv, int first) {
   const std::vector<std::string> unknown = app.remaining();
   const int first_unknown = unknown.empty() ? argc : position(unknown.front());
   const int first_help = app.count("--help") ? std::min(position("--help"), position("-h")) : argc;
-  if (first_help < first_unknown) return RunArgs{true, false, false, {}};
+  if (first_help < first_unknown) {
+    RunArgs help;
+    help.help = true;
+    return help;
+  }
   if (!unknown.empty())
     throw InputError("run", "\"" + unknown.front() + "\"", "an option of `sailor run --help`");
   if (ends_without_value) throw InputError(argv[argc - 1], "nothing", "a value");
