@@ -33,6 +33,12 @@ struct RunOutcome {
     return out;
   }
   QList<const IterationEvent*> iterations() const { return all<IterationEvent>(); }
+  // How the run ended, for a failure message: its exit code, error events and stderr.
+  QString why() const {
+    QString out = QString("exit %1").arg(exit_code);
+    for (const auto* e : all<RunErrorEvent>()) out += ": " + QString::fromStdString(e->message);
+    return out + (err.isEmpty() ? QString() : "; stderr: " + err);
+  }
 };
 
 // Reads `p`'s events (started) until it ends, decoding each as it is printed (a line that does

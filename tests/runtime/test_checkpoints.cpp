@@ -47,13 +47,6 @@ class TestCheckpoints : public QObject {
   QTemporaryDir dir_;
 
   QString store() const { return dir_.filePath("runs.sqlite"); }
-  // How a run ended, for a failure message: its exit code, error events and stderr.
-  static QString why(const Outcome& o) {
-    QString out = QString("exit %1").arg(o.exit_code);
-    for (const auto* e : o.all<sailor::RunErrorEvent>())
-      out += ": " + QString::fromStdString(e->message);
-    return out + (o.err.isEmpty() ? QString() : "; stderr: " + o.err);
-  }
   QString checkpoints(std::int64_t id) const {
     return dir_.filePath(QString("checkpoints/run-%1").arg(id));
   }
@@ -167,7 +160,7 @@ class TestCheckpoints : public QObject {
     const std::int64_t id = killed.runId();
 
     const Outcome resumed = run({"run", "--resume", QString::number(id), "--store", store()});
-    QVERIFY2(resumed.exit_code == 0, qPrintable(why(resumed)));
+    QVERIFY2(resumed.exit_code == 0, qPrintable(resumed.why()));
     const auto r = resumed.all<sailor::ResumedEvent>();
     QCOMPARE(r.size(), 1);
     QVERIFY(r[0]->from_iteration > changed_at);

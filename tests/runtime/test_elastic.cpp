@@ -84,13 +84,6 @@ class TestElastic : public QObject {
                               .arg(got[i], 0, 'g', 17)
                               .arg(want[i], 0, 'g', 17)));
   }
-  // How a run ended, for a failure message: its exit code, error events and stderr.
-  static QString why(const Outcome& o) {
-    QString out = QString("exit %1").arg(o.exit_code);
-    for (const auto* e : o.all<sailor::RunErrorEvent>())
-      out += ": " + QString::fromStdString(e->message);
-    return out + (o.err.isEmpty() ? QString() : "; stderr: " + o.err);
-  }
   // The run's stored events of one kind, decoded.
   QList<sailor::RunEvent> storedEvents(std::int64_t id, const std::string& kind) const {
     sailor::RunStore db(store().toStdString(), sailor::StoreAccess::ReadOnly);
@@ -136,7 +129,7 @@ class TestElastic : public QObject {
     const Outcome o =
         run(args("pp2-dp2.json", kIterations,
                  common + QStringList{"--trace", trace, "--trace-time-scale", "0.05"}));
-    QVERIFY2(o.exit_code == 0, qPrintable(why(o)));
+    QVERIFY2(o.exit_code == 0, qPrintable(o.why()));
     const auto* done = o.all<sailor::RunFinishedEvent>().value(0);
     QVERIFY(done);
     QCOMPARE(done->iterations_done, kIterations);
@@ -196,7 +189,7 @@ class TestElastic : public QObject {
     QCOMPARE(o.worker_pids.size(), 4);
     ::kill(static_cast<pid_t>(o.worker_pids[3]), SIGKILL);
     const Outcome rest = followRun(p);
-    QVERIFY2(rest.exit_code == 0, qPrintable(why(rest)));
+    QVERIFY2(rest.exit_code == 0, qPrintable(rest.why()));
     const auto r = rest.all<sailor::ReconfiguredEvent>();
     QCOMPARE(r.size(), 1);
     QCOMPARE(QString::fromStdString(r[0]->cause), QString("worker_lost"));
@@ -225,7 +218,7 @@ class TestElastic : public QObject {
     QCOMPARE(o.worker_pids.size(), 2);
     ::kill(static_cast<pid_t>(o.worker_pids[1]), SIGKILL);
     const Outcome rest = followRun(p);
-    QVERIFY2(rest.exit_code == 0, qPrintable(why(rest)));
+    QVERIFY2(rest.exit_code == 0, qPrintable(rest.why()));
     const auto r = rest.all<sailor::ReconfiguredEvent>();
     QCOMPARE(r.size(), 1);
     QCOMPARE(QString::fromStdString(r[0]->state_source), QString("checkpoint"));
@@ -245,7 +238,7 @@ class TestElastic : public QObject {
                                     {"Time": 2, "GPUs": 2}])");
     const Outcome o =
         runUntil(args("pp2.json", 3000, {"--trace", trace, "--trace-time-scale", "2"}), 1, 3);
-    QVERIFY2(o.exit_code == 130, qPrintable(why(o)));
+    QVERIFY2(o.exit_code == 130, qPrintable(o.why()));
     const auto paused = o.all<sailor::PausedEvent>();
     QCOMPARE(paused.size(), 1);
     QVERIFY(QString::fromStdString(paused[0]->reason).contains("no GPUs"));
@@ -291,7 +284,7 @@ class TestElastic : public QObject {
     const Outcome end = followRun(p);
     rest.events += end.events;
     rest.exit_code = end.exit_code;
-    QVERIFY2(rest.exit_code == 130, qPrintable(why(rest)));
+    QVERIFY2(rest.exit_code == 130, qPrintable(rest.why()));
     const auto r = rest.all<sailor::ReconfiguredEvent>();
     QCOMPARE(r.size(), 1);
     QCOMPARE(QString::fromStdString(r[0]->cause), QString("resize"));
