@@ -89,6 +89,7 @@ GpuType gpuFromJson(const json& j, const std::string& path) {
   g.gpus_per_node = ju::getInt32(j, "gpus_per_node", path, 1);
   g.runtime_overhead_bytes = ju::getInt(j, "runtime_overhead_bytes", path, 0);
   g.shared_compute_slowdown = slowdownList(j, "shared_compute_slowdown", path);
+  g.collective_bus_bandwidth_gb_per_s = optionalRate(j, "collective_bus_bandwidth_gb_per_s", path);
   g.nccl_channels = ju::getInt32Or(j, "nccl_channels", path, 0, 0);
   g.nccl_connection_bytes = ju::getIntOr(j, "nccl_connection_bytes", path, 1, 0);
   g.sources = stringList(j, "sources", path);

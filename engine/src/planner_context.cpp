@@ -112,7 +112,7 @@ double SearchContext::p2p(const Kind& a, const Kind& b, double bytes) const {
 double SearchContext::tiedSeconds(const Kind& kd, const KindTable& t) const {
   if (t.tied_params <= 0) return 0.0;
   return ringAllReduceSeconds(linkBetween(kd.site, kd.site, kd.tp), t.tied_params * 4.0, 2, kd.tp,
-                              opt.simulator);
+                              opt.simulator, site(kd.site).gpu->collectiveBusBytesPerS());
 }
 
 KindSet SearchContext::kinds(int b) const {

@@ -115,7 +115,8 @@ const StageOptionTable::Sync& StageOptionTable::sync(size_t oi, int l, int r) {
   for (int k : ring_kinds_[oi]) {
     const Kind& kx = kinds_.kind(k);
     const KindTable& tx = kinds_.table(kx);
-    opt_s = std::max(opt_s, tx.at(tx.params, l, r) * tx.optimizer_s_per_param);
+    opt_s = std::max(opt_s, stepSeconds(tx.optimizer_s_per_param, tx.at(tx.params, l, r), D_,
+                                        *ctx_.site(kx.site).gpu));
     if (r == L - 1 && l > 0) tied = std::max(tied, ctx_.tiedSeconds(kx, tx));
   }
   if (D_ >= 2)
@@ -125,7 +126,9 @@ const StageOptionTable::Sync& StageOptionTable::sync(size_t oi, int l, int r) {
       const KindTable& tx = kinds_.table(kx);
       const ResolvedLink& link = ctx_.linkBetween(kx.site, ky.site, kx.tp);
       const double shard = tx.at(tx.params, l, r) * 4.0;
-      t = std::max(t, ringAllReduceSeconds(link, shard, D_, kx.tp, ctx_.opt.simulator));
+      t = std::max(t, ringAllReduceSeconds(link, shard, D_, kx.tp, ctx_.opt.simulator,
+                                           collectiveBusBytesPerS(*ctx_.site(kx.site).gpu,
+                                                                  *ctx_.site(ky.site).gpu)));
       si.egress +=
           count * 2.0 * (D_ - 1) / D_ * shard * kx.tp / 1e9 * ctx_.egressBetween(kx.site, ky.site);
     }

@@ -68,7 +68,7 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
       const double need = replicaMemoryBytes(params, act, maxact, b, std::min(P - s, M), job, g);
       if (need > static_cast<double>(g.memory_bytes)) return std::nullopt;
       fb[static_cast<size_t>(s)] = std::max(fb[static_cast<size_t>(s)], f);
-      opt_s = std::max(opt_s, params * opt);
+      opt_s = std::max(opt_s, stepSeconds(opt, params, static_cast<int>(st.replicas.size()), g));
       const Pool* pool = sc.findPool(r.zone, r.gpu_type);
       rate += r.tp * (pool ? pool->usd_per_gpu_hour : 0.0);
       gpus += r.tp;
@@ -78,12 +78,15 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
       if (s == P - 1 && P >= 2 && mem.back().shared_with_embedding > 0)
         tied = std::max(
             tied, ringAllReduceSeconds(link_of({r.zone, r.gpu_type, r.zone, r.gpu_type, r.tp}),
-                                       mem.back().shared_with_embedding * 4.0, 2, r.tp, sim));
+                                       mem.back().shared_with_embedding * 4.0, 2, r.tp, sim,
+                                       g.collectiveBusBytesPerS()));
       if (D < 2) continue;
       const Replica& y = st.replicas[(j + 1) % st.replicas.size()];
       const ResolvedLink& link = link_of({r.zone, r.gpu_type, y.zone, y.gpu_type, r.tp});
       const double shard = params * 4.0;
-      sync = std::max(sync, ringAllReduceSeconds(link, shard, D, r.tp, sim));
+      sync = std::max(
+          sync, ringAllReduceSeconds(link, shard, D, r.tp, sim,
+                                     collectiveBusBytesPerS(g, cat.gpu(y.gpu_type, "gpu_type"))));
       egress += 2.0 * (D - 1) / D * shard * r.tp / 1e9 * sc.egressUsdPerGb(r.zone, y.zone);
     }
     x[static_cast<size_t>(s)] = tied + sync + opt_s;

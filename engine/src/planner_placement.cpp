@@ -165,7 +165,8 @@ Placer::Problem Placer::problem(const Candidate& c) const {
       if (st.first_layer == 0 && st.last_layer == L - 1)
         params -= pf.mem.back().shared_with_embedding;
       pr.fb[static_cast<size_t>(s)] = std::max(pr.fb[static_cast<size_t>(s)], f);
-      pr.opt[static_cast<size_t>(s)] = std::max(pr.opt[static_cast<size_t>(s)], params * pf.opt);
+      pr.opt[static_cast<size_t>(s)] = std::max(
+          pr.opt[static_cast<size_t>(s)], stepSeconds(pf.opt, params, pr.D, *ctx_.site(site).gpu));
       if (j == 0 && s + 1 < pr.P)
         pr.msg[static_cast<size_t>(s) + 1] =
             pf.mem[static_cast<size_t>(st.last_layer)].output_elements * b *
@@ -211,8 +212,9 @@ const Placer::Figure& Placer::ringEdge(Problem& pr, int a, int za, int b, int zb
   const Block& x = pr.blocks[static_cast<size_t>(a)];
   const Block& y = pr.blocks[static_cast<size_t>(b)];
   const int gx = x.zone[static_cast<size_t>(za)], gy = y.zone[static_cast<size_t>(zb)];
-  f.t = ringAllReduceSeconds(link(gx, *x.gpu, gy, *y.gpu, x.tp), x.shard, pr.D, x.tp,
-                             ctx_.opt.simulator);
+  f.t = ringAllReduceSeconds(
+      link(gx, *x.gpu, gy, *y.gpu, x.tp), x.shard, pr.D, x.tp, ctx_.opt.simulator,
+      collectiveBusBytesPerS(*ctx_.site(x.site).gpu, *ctx_.site(y.site).gpu));
   f.usd = 2.0 * (pr.D - 1) / pr.D * x.shard * x.tp / 1e9 * egressOf(gx, gy);
   return f;
 }
@@ -242,7 +244,8 @@ double Placer::tiedSeconds(Problem& pr, int a, int za) const {
   const Block& x = pr.blocks[static_cast<size_t>(a)];
   const int g = x.zone[static_cast<size_t>(za)];
   t = x.tied > 0 ? ringAllReduceSeconds(link(g, *x.gpu, g, *x.gpu, x.tp), x.tied, 2, x.tp,
-                                        ctx_.opt.simulator)
+                                        ctx_.opt.simulator,
+                                        ctx_.site(x.site).gpu->collectiveBusBytesPerS())
                  : 0.0;
   return t;
 }

@@ -60,13 +60,14 @@ bool seedSummary(const SearchContext& ctx, const Kind& kd, const KindTable& t, i
         egress_in += g;
       }
     }
-    const double opt_s = t.at(t.params, first, r) * t.optimizer_s_per_param;
+    const double opt_s =
+        stepSeconds(t.optimizer_s_per_param, t.at(t.params, first, r), D, *site.gpu);
     double tr = st == P - 1 && P >= 2 ? ctx.tiedSeconds(kd, t) : 0.0;
     double sync_egress = 0;
     if (D >= 2) {
       const double shard = t.at(t.params, first, r) * 4.0;
       tr += ringAllReduceSeconds(ctx.linkBetween(kd.site, kd.site, kd.tp), shard, D, kd.tp,
-                                 ctx.opt.simulator);
+                                 ctx.opt.simulator, site.gpu->collectiveBusBytesPerS());
       sync_egress +=
           D * 2.0 * (D - 1) / D * shard * kd.tp / 1e9 * ctx.egressBetween(kd.site, kd.site);
     }

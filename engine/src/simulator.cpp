@@ -78,15 +78,48 @@ double replicaMemoryBytes(double params, double activation_bytes_per_seq,
 // all-reduce seconds agree (docs/simulator.md, Where the measured figures come from). The
 // option stays for a network that falls short of its point-to-point figure (set it from
 // nccl-tests' bus bandwidth over the link's).
+// Each step also reduces: it reads the received chunk and the local one and writes the sum. On
+// a GPU that is a kernel at hundreds of GB/s, never the bound; Gloo on CPU processes reduces on
+// the cores, between copies through its TCP buffers, and `sailor profile` measured its all-reduce
+// between two local ranks at 1.37 GB/s of bus bandwidth against 4.28 GB/s point-to-point on the
+// development VM (2026-12-06). A GPU type may therefore carry that bus bandwidth
+// (collective_bus_bandwidth_gb_per_s, as nccl-tests defines it: 2 (D - 1) / D x bytes / seconds),
+// and a ring step takes the slower of the link's transfer and the chunk at that rate (the lower of
+// the two sides' figures). Unset, as for every shipped GPU type, the link alone decides.
 double ringAllReduceSeconds(const ResolvedLink& link, double shard_bytes, int D, int gpus,
-                            const SimulatorOptions& options) {
+                            const SimulatorOptions& options, double device_bus_bytes_per_s) {
   if (D < 2 || shard_bytes <= 0) return 0;
   double t = 0;
   for (double left = shard_bytes; left > 0; left -= options.allreduce_bucket_bytes) {
     const double bucket = std::min(left, options.allreduce_bucket_bytes);
-    t += 2.0 * (D - 1) * link.transferSeconds(bucket / D, gpus);
+    const double on_link = link.transferSeconds(bucket / D, gpus);
+    const double on_device = device_bus_bytes_per_s > 0 ? bucket / D / device_bus_bytes_per_s : 0;
+    t += 2.0 * (D - 1) * std::max(on_link, on_device);
   }
   return t / options.collective_efficiency;
+}
+
+// NOTE [Bucket copies]
+// A data-parallel step sums the gradients in flat buckets: DeepSpeed's engine flattens each
+// bucket (allreduce_bucket: flatten, all-reduce, copy the sums back into the gradients), DDP
+// copies them into its bucket views, and sailor run's trainer does as DeepSpeed
+// (Trainer::sumOverReplicas). Each copy reads and writes every fp32 gradient: 4 x 4 bytes per
+// parameter of memory traffic at the device's bandwidth. On a GPU it is a small term (OPT-350M
+// on an A100, 1.3 GB of gradients: 3.4 ms); on a CPU, whose copies run at a few tens of GB/s,
+// it is tens of ms (the scaled OPT-350M on the development VM at 29 GB/s: 12 ms of a 0.58 s
+// two-replica iteration, 2026-12-06). Without data parallelism nothing is summed and nothing
+// copied.
+double stepSeconds(double optimizer_s_per_param, double params, int D, const GpuType& gpu) {
+  const double step = optimizer_s_per_param * params;
+  if (D < 2) return step;
+  return step + 4.0 * 4.0 * params / (gpu.memory_bandwidth_gb_per_s * 1e9);
+}
+
+double collectiveBusBytesPerS(const GpuType& a, const GpuType& b) {
+  const double x = a.collectiveBusBytesPerS(), y = b.collectiveBusBytesPerS();
+  if (x <= 0) return y;
+  if (y <= 0) return x;
+  return std::min(x, y);
 }
 
 int boundaryStreams(int from_tp, int to_tp) {
@@ -747,7 +780,8 @@ double tiedEmbeddingSync(const StageReplicas& stages, Links& links, EgressLedger
     const double shard = y.tied_params * kGradientBytes;
     const int g = Links::ringGpus(y, x);  // every tp rank its shard, at once
     tied_sync =
-        std::max(tied_sync, ringAllReduceSeconds(links.between(y, x, g), shard, 2, g, options));
+        std::max(tied_sync, ringAllReduceSeconds(links.between(y, x, g), shard, 2, g, options,
+                                                 collectiveBusBytesPerS(*x.gpu, *y.gpu)));
     // A ring of two: each side sends half of the matrix's gradients to the other.
     egress.add(x.replica->zone, y.replica->zone, 0.5 * shard * x.replica->tp);
     egress.add(y.replica->zone, x.replica->zone, 0.5 * shard * y.replica->tp);
@@ -761,13 +795,15 @@ SyncAndStep stageSyncAndStep(const std::vector<ReplicaData>& replicas, Links& li
   SyncAndStep r;
   for (int k = 0; k < D; ++k) {
     const ReplicaData& x = replicas[static_cast<size_t>(k)];
-    r.optimizer_s = std::max(r.optimizer_s, x.optimizer_s_per_param * x.params);
+    r.optimizer_s =
+        std::max(r.optimizer_s, stepSeconds(x.optimizer_s_per_param, x.params, D, *x.gpu));
     if (D < 2) continue;
     const ReplicaData& y = replicas[static_cast<size_t>((k + 1) % D)];
     const int g = Links::ringGpus(x, y);
     const ResolvedLink& link = links.between(x, y, g);
     const double shard = x.params * kGradientBytes;
-    r.sync_s = std::max(r.sync_s, ringAllReduceSeconds(link, shard, D, g, options));
+    r.sync_s = std::max(r.sync_s, ringAllReduceSeconds(link, shard, D, g, options,
+                                                       collectiveBusBytesPerS(*x.gpu, *y.gpu)));
     // Ring all-reduce: each replica sends 2 (D-1)/D of the stage's gradients to its successor.
     egress.add(x.replica->zone, y.replica->zone, 2.0 * (D - 1) / D * shard * x.replica->tp);
   }
@@ -1209,7 +1245,8 @@ Scheduled scheduleShared(const StageReplicas& data,
           p[s + 1].send_backward_s = pairs[s][j].backward_s;
         }
         reps[s] = &d;
-        step[s] = d.optimizer_s_per_param * d.params;
+        step[s] = stepSeconds(d.optimizer_s_per_param, d.params, static_cast<int>(data[s].size()),
+                              *d.gpu);
       }
       in.pipelines.push_back(std::move(p));
       in.replicas.push_back(std::move(reps));
@@ -1223,7 +1260,8 @@ Scheduled scheduleShared(const StageReplicas& data,
       in.replicas[0].push_back(&data[s][static_cast<size_t>(stages[s].straggler_replica)]);
       double step = 0;
       for (const ReplicaData& d : data[s])
-        step = std::max(step, d.optimizer_s_per_param * d.params);
+        step = std::max(step, stepSeconds(d.optimizer_s_per_param, d.params,
+                                          static_cast<int>(data[s].size()), *d.gpu));
       in.step_s[0].push_back(step);
     }
   }

@@ -502,6 +502,7 @@ int writeOutputs(const Options& o, const Catalog& catalog, const ModelSpec& cat_
     }
   json links = fs::exists((partial + "/links.json")) ? readJson((partial + "/links.json")) : json();
   double latency = 1e-5, bandwidth = dev.at("copy_bytes_per_s").get<double>() / 2;
+  json collective_bus;  // GB/s; null when the links were not measured
   if (!links.is_null()) {
     std::vector<double> x, y;
     for (const auto& p : links.at("p2p")) x.push_back(p.at("bytes")), y.push_back(p.at("seconds"));
@@ -512,6 +513,12 @@ int writeOutputs(const Options& o, const Catalog& catalog, const ModelSpec& cat_
       x.push_back(p.at("bytes")), y.push_back(p.at("seconds"));
     auto [al, ab] = fitLatencyBandwidth(x, y);
     links["allreduce_fit"] = {{"latency_s", al}, {"bandwidth_gb_per_s", ab / 1e9}};
+    // Two ranks: the bus bandwidth 2 (D - 1) / D x bytes / seconds is bytes over the fitted
+    // seconds' slope. The simulator bounds each ring step by it beside the point-to-point link
+    // (GpuType::collective_bus_bandwidth_gb_per_s): Gloo reduces on the cores. The links are
+    // measured between CPU processes, so the figure is the CPU device's only (a CUDA run's
+    // gradients go over NCCL).
+    if (dev_info.kind == "cpu") collective_bus = ab / 1e9;
   }
   const auto [concurrency, slowdown] = concurrencyFigures(o, partial);
   const std::string measured_by = "sailor profile on " + hostName() + ", " + utcNow();
@@ -533,11 +540,13 @@ int writeOutputs(const Options& o, const Catalog& catalog, const ModelSpec& cat_
       {"gpus_per_node", dev_info.kind == "cpu" ? dev_info.cores : 1},
       {"runtime_overhead_bytes", static_cast<std::int64_t>(std::max(0.0, overhead))},
       {"shared_compute_slowdown", slowdown.empty() ? json() : slowdown},
+      {"collective_bus_bandwidth_gb_per_s", collective_bus},
       {"notes",
        "Measured: rates by single-thread matmul and copy, bandwidth by Gloo "
        "point-to-point between local ranks, runtime_overhead_bytes the measuring "
        "process's resident set before it builds a model (libtorch, BLAS and autograd "
-       "buffers, its Gloo group), shared_compute_slowdown the tp-1 block time of k processes "
+       "buffers, its Gloo group), collective_bus_bandwidth_gb_per_s by Gloo all-reduce "
+       "between two local ranks, shared_compute_slowdown the tp-1 block time of k processes "
        "at once over one alone (k = 1, 2, ...)."},
       {"sources", {measured_by}}};
   const json catalog_out{{"gpus", json::array({gpu})}, {"models", json::array({model.toJson()})}};

@@ -382,6 +382,33 @@ class TestCatalog : public QObject {
     QCOMPARE(c.gpu("G1", "test").nccl_channels, 2);
     QCOMPARE(c.gpu("G1", "test").nccl_connection_bytes, std::int64_t{0});
   }
+  // collective_bus_bandwidth_gb_per_s (NOTE [Collective efficiency] in simulator.cpp): absent or
+  // null = the link alone bounds a ring; else positive and finite, in GB/s.
+  void collectiveBusBandwidth() {
+    nlohmann::json g = nlohmann::json::parse(
+        R"({"name": "CPU", "memory_bytes": 1000, "fp32_tflops": 1, "fp16_tflops": 2,
+            "memory_bandwidth_gb_per_s": 1, "intra_node_bandwidth_gb_per_s": 1,
+            "inter_node_bandwidth_gb_per_s": 1, "gpus_per_node": 2, "runtime_overhead_bytes": 0,
+            "sources": ["test"]})");
+    const nlohmann::json models{{"models", nlohmann::json::array()}};
+    for (const auto& [value, needle] :
+         {std::pair<nlohmann::json, QString>{-1.5, "-1.5"}, {0, "0"}, {"fast", "\"fast\""}}) {
+      nlohmann::json bad = g;
+      bad["collective_bus_bandwidth_gb_per_s"] = value;
+      SAILOR_VERIFY_MESSAGE(inputErrorOf([&] {
+                              Catalog::fromJson(nlohmann::json{{"gpus", {bad}}}, models);
+                            }),
+                            QStringList({"gpus[0].collective_bus_bandwidth_gb_per_s", needle}));
+    }
+    QCOMPARE(Catalog::fromJson(nlohmann::json{{"gpus", {g}}}, models)
+                 .gpu("CPU", "test")
+                 .collectiveBusBytesPerS(),
+             0.0);
+    g["collective_bus_bandwidth_gb_per_s"] = 1.37;
+    const GpuType cpu = Catalog::fromJson(nlohmann::json{{"gpus", {g}}}, models).gpu("CPU", "t");
+    QCOMPARE(cpu.collective_bus_bandwidth_gb_per_s, std::optional<double>(1.37));
+    QCOMPARE(cpu.collectiveBusBytesPerS(), 1.37e9);
+  }
   void sharedComputeSlowdownReadAndExtended() {
     nlohmann::json g = nlohmann::json::parse(
         R"({"name": "CPU", "memory_bytes": 1000, "fp32_tflops": 1, "fp16_tflops": 2,

@@ -331,8 +331,9 @@ class TestPlannerParts : public QObject {
       const KindTable& t = kinds.table(kd);
       const double expect =
           ringAllReduceSeconds(ctx.linkBetween(kd.site, kd.site, kd.tp), t.at(t.params, 1, 2) * 4.0,
-                               2, kd.tp, ctx.opt.simulator) +
-          t.at(t.params, 1, 2) * t.optimizer_s_per_param;
+                               2, kd.tp, ctx.opt.simulator,
+                               ctx.site(kd.site).gpu->collectiveBusBytesPerS()) +
+          stepSeconds(t.optimizer_s_per_param, t.at(t.params, 1, 2), 2, *ctx.site(kd.site).gpu);
       QVERIFY(closeRel(homogeneous.sync(i, 1, 2).x, expect, kRel));
       QCOMPARE(homogeneous.sync(i, 1, 2).x, homogeneous.sync(i, 1, 2).x);  // cached
       // Boundary into layer 2 from the same option: one message each way per replica pair.

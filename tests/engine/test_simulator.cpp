@@ -806,22 +806,24 @@ class TestSimulator : public QObject {
     // DP sync (same zone, 0.5 s + 1 GB/s): gradients 6e6 x 4 B = 24e6 B in one bucket;
     // ring: 2 (D-1) x transfer(24e6 / 2 B) = 2 x (0.5 + 0.012) = 1.024 at the link's speed
     // (tp 1: one ring per node; NOTE [Collective efficiency]).
-    // Optimizer: the slower of G1 (1e-6 x 6e6 = 6) and G2 (1.5e-6 x 6e6 = 9) = 9.
-    // expected = 126 + 1.024 + 9 = 136.024
+    // Step: the slower of G1 (1e-6 x 6e6 = 6) and G2 (1.5e-6 x 6e6 = 9), each with the data-
+    // parallel sum's two bucket copies, 16 B per parameter at the GPU's memory bandwidth (NOTE
+    // [Bucket copies]): G2 9 + 16 x 6e6 / 500e9 = 9.000192.
+    // expected = 126 + 1.024 + 9.000192 = 136.024192
     const Plan plan = onePlan(1, {Stage{0, 3, {Replica{a, 1, "r1-a"}, Replica{c, 1, "r1-a"}}}});
     const Prediction p = run(plan, tinyJob(cat_, 8));
-    SAILOR_COMPARE_REL(p.iteration_s, 136.024, 1e-12);
+    SAILOR_COMPARE_REL(p.iteration_s, 136.024192, 1e-12);
     QCOMPARE(p.stages[0].straggler_replica, straggler);
     SAILOR_COMPARE_REL(p.stages[0].forward_s, 10.5, 1e-12);
     SAILOR_COMPARE_REL(p.stages[0].backward_s, 21.0, 1e-12);
     SAILOR_COMPARE_REL(p.breakdown.dp_sync_s, 1.024, 1e-12);
-    SAILOR_COMPARE_REL(p.breakdown.optimizer_s, 9.0, 1e-12);
+    SAILOR_COMPARE_REL(p.breakdown.optimizer_s, 9.000192, 1e-12);
     QCOMPARE(p.stages[0].microbatches, 4);
     // Same as a stage of two G2 replicas: the faster GPU buys nothing here.
     const Plan g2g2 = onePlan(1, {Stage{0, 3, {rep("G2", "r1-a"), rep("G2", "r1-a")}}});
     SAILOR_COMPARE_REL(run(g2g2, tinyJob(cat_, 8)).iteration_s, p.iteration_s, 1e-12);
     // Cost: G1 $3.6/h + G2 $1.8/h for the iteration; no egress within r1-a.
-    SAILOR_COMPARE_REL(p.compute_usd, (3.6 + 1.8) * 136.024 / 3600.0, 1e-12);
+    SAILOR_COMPARE_REL(p.compute_usd, (3.6 + 1.8) * 136.024192 / 3600.0, 1e-12);
     QVERIFY(p.egress.empty());
   }
 
@@ -843,25 +845,27 @@ class TestSimulator : public QObject {
     //   T in r1-a: 0.5 + 1e9 / 1e9 = 1.5; r1-a to r2-a (same continent): 0.1 + 1e9 / 1e8 = 10.1.
     // DP sync (ring of 2, 3e6 parameters x 4 B = 12e6 B per stage, at the link's speed):
     //   stage 0 in r1-a: 2 x (0.5 + 6e6 / 1e9) = 1.012; stage 1 across regions:
-    //   2 x (0.1 + 6e6 / 1e8) = 0.32. Optimizer: stage 0 has a G2, 1.5e-6 x 3e6 = 4.5;
-    //   stage 1: 1e-6 x 3e6 = 3.
+    //   2 x (0.1 + 6e6 / 1e8) = 0.32. Step: stage 0 has a G2, 1.5e-6 x 3e6 = 4.5, and the
+    //   sum's two bucket copies, 16 B x 3e6 / 500 GB/s = 9.6e-5 (NOTE [Bucket copies]):
+    //   4.500096; stage 1: 1e-6 x 3e6 + 16 x 3e6 / 1,000 GB/s = 3.000048.
     // Apart: stage 0 = [G2, G1] in r1-a. Pipeline 0 (G2 -> G1 r1-a): 4.5 + 1.5 + 12 + 1.5 + 9
     //   = 28.5; pipeline 1 (G1 -> G1 r2-a): 3 + 10.1 + 12 + 10.1 + 6 = 41.2. Stage 0 is done
-    //   at 41.2, ends at 41.2 + 1.012 + 4.5 = 46.712; stage 1 is done at 3 + 10.1 + 12 = 25.1,
-    //   ends at 25.1 + 0.32 + 3 = 28.42. Iteration 46.712 (the straggler with the slowest link
-    //   would give 4.5 + 10.1 + 12 + 10.1 + 9 + 1.012 + 4.5 = 51.212).
+    //   at 41.2, ends at 41.2 + 1.012 + 4.500096 = 46.712096; stage 1 is done at 3 + 10.1 + 12
+    //   = 25.1, ends at 25.1 + 0.32 + 3.000048 = 28.420048. Iteration 46.712096 (the straggler
+    //   with the slowest link would give 4.5 + 10.1 + 12 + 10.1 + 9 + 1.012 + 4.500096 =
+    //   51.212096).
     //   Pipeline 1 is critical; the breakdown is its busiest stage's (work = compute +
     //   blocking transfers + sync + step): stage 1, 12 + 20.2 + 0.32 + 3 = 35.52 against
     //   stage 0's 9 + 20.2 + 1.012 + 4.5 = 34.712: compute 4 + 8 = 12, p2p 10.1 x 2 = 20.2. With
     //   non-blocking transfers, 12 + 3.32 = 15.32 against 9 + 5.512 = 14.512: stage 1 again.
     QTest::newRow("slow GPU and slow link apart")
-        << false << 46.712 << 12.0 << 12.0 << 20.2 << 1 << 0.32 << 3.0;
+        << false << 46.712096 << 12.0 << 12.0 << 20.2 << 1 << 0.32 << 3.000048;
     // Together: stage 0 = [G1, G2]: pipeline 1 is G2 -> G1 in r2-a, 45.7; pipeline 0 is 25.
-    //   Iteration 45.7 + 1.012 + 4.5 = 51.212. Stage 0 is the busiest (13.5 + 20.2 + 1.012 +
-    //   4.5 = 39.212 against 35.52; without blocking 19.012 against 15.32): compute 4.5 + 9 =
+    //   Iteration 45.7 + 1.012 + 4.500096 = 51.212096. Stage 0 is the busiest (13.5 + 20.2 + 1.012
+    //   + 4.5 = 39.212 against 35.52; without blocking 19.012 against 15.32): compute 4.5 + 9 =
     //   13.5, p2p 20.2.
     QTest::newRow("slow GPU and slow link together")
-        << true << 51.212 << 13.5 << 13.5 << 20.2 << 0 << 1.012 << 4.5;
+        << true << 51.212096 << 13.5 << 13.5 << 20.2 << 0 << 1.012 << 4.500096;
   }
   void dataParallelPipelines() {
     QFETCH(bool, slow_together);
@@ -895,7 +899,7 @@ class TestSimulator : public QObject {
       double last_b = 0;
       for (const TimelineOp& op : p.timeline)
         if (op.stage == 0 && op.kind == 'B') last_b = std::max(last_b, op.end_s);
-      SAILOR_COMPARE_REL(last_b, expected - 1.012 - 4.5, 1e-12);
+      SAILOR_COMPARE_REL(last_b, expected - 1.012 - 4.500096, 1e-12);
     }
   }
 
@@ -953,14 +957,17 @@ class TestSimulator : public QObject {
     QTest::addColumn<double>("step");
     // Two replicas of the whole model (F 7, B 14 per microbatch alone at tp 1), one microbatch
     // each, on one node. GS: both compute at once, each at 1/2: F 0-14, B 14-42; the ring
-    // all-reduce inside the node 2 x (0.5 + 24e6 B / 2 / 1e9) = 1.024 s; both steps (6 s alone)
-    // at once, 12 s: 42 + 1.024 + 12 = 55.024. G1 (no sharing): 21 + 1.024 + 6 = 28.024.
-    QTest::newRow("GS tp 1") << "GS" << 1 << 55.024 << 42.0 << 12.0;
-    QTest::newRow("G1 tp 1") << "G1" << 1 << 28.024 << 21.0 << 6.0;
+    // all-reduce inside the node 2 x (0.5 + 24e6 B / 2 / 1e9) = 1.024 s; both steps (6 s alone,
+    // and the sum's two bucket copies, 16 B x 6e6 / 1,000 GB/s: 6.000096, NOTE [Bucket copies])
+    // at once, 12.000192 s: 42 + 1.024 + 12.000192 = 55.024192. G1 (no sharing): 21 + 1.024 +
+    // 6.000096 = 28.024096.
+    QTest::newRow("GS tp 1") << "GS" << 1 << 55.024192 << 42.0 << 12.000192;
+    QTest::newRow("G1 tp 1") << "G1" << 1 << 28.024096 << 21.0 << 6.000096;
     // At tp 2 (F 3.5, B 7, step 3 alone, measured with the two tp ranks at once): four ranks
     // compute together, slowdown(4) = 4 against the profile's slowdown(2) = 2, so each op at
-    // 1/2: F 0-7, B 7-21, ring 2 x (0.5 + 12e6 / 2 / 1e9) = 1.012, steps 6: 28.012.
-    QTest::newRow("GS tp 2") << "GS" << 2 << 28.012 << 21.0 << 6.0;
+    // 1/2: F 0-7, B 7-21, ring 2 x (0.5 + 12e6 / 2 / 1e9) = 1.012, steps (3 + 16 x 3e6 / 1e12
+    // alone) 6.000096: 28.012096.
+    QTest::newRow("GS tp 2") << "GS" << 2 << 28.012096 << 21.0 << 6.000096;
   }
   void sharedComputeSlowsRanksTogether() {
     QFETCH(QString, gpu);
@@ -1132,21 +1139,23 @@ class TestSimulator : public QObject {
     // same_continent link: 0.1 s + bytes / 1e8 B/s, the node's aggregate, shared by the tp
     // ranks' rings (NOTE [Collective efficiency]). D = 2, m = ceil(8 / 2) = 4. The ring's time is
     // divided by the collective efficiency; the default 1 gives the link's own speed.
-    // tp 1: compute 4 x (7 + 14) = 84, optimizer 1e-6 x 6e6 = 6, gradients 6e6 x 4 B = 24e6 B.
+    // tp 1: compute 4 x (7 + 14) = 84, gradients 6e6 x 4 B = 24e6 B, optimizer 1e-6 x 6e6 = 6
+    // and the sum's two bucket copies, 16 B x 6e6 / 1,000 GB/s (NOTE [Bucket copies]): 6.000096.
     // One 2e9 B bucket: 2 (D-1) x (0.1 + 12e6 / 1e8) = 2 x 0.22 = 0.44.
-    QTest::newRow("tp 1, one bucket") << 1 << 2e9 << 1.0 << 84.0 << 0.44 << 6.0;
+    QTest::newRow("tp 1, one bucket") << 1 << 2e9 << 1.0 << 84.0 << 0.44 << 6.000096;
     // An efficiency of 0.4 (a network whose rings reach 40% of its link figure): 0.44 / 0.4 = 1.1.
-    QTest::newRow("tp 1, one bucket, efficiency 0.4") << 1 << 2e9 << 0.4 << 84.0 << 1.1 << 6.0;
+    QTest::newRow("tp 1, one bucket, efficiency 0.4") << 1 << 2e9 << 0.4 << 84.0 << 1.1 << 6.000096;
     // 8e6 B buckets: 3 of them, each 2 (D-1) x (0.1 + 4e6 / 1e8) = 2 x 0.14 = 0.28: 0.84
     // (every bucket pays the latency again).
-    QTest::newRow("tp 1, three buckets") << 1 << 8e6 << 1.0 << 84.0 << 0.84 << 6.0;
+    QTest::newRow("tp 1, three buckets") << 1 << 8e6 << 1.0 << 84.0 << 0.84 << 6.000096;
     // tp 2: each GPU holds 3e6 parameters (12e6 B of gradients) and all-reduces its shard, both
     // GPUs of a node at once over its link: a step moves 2 x 6e6 B, 2 (D-1) x (0.1 + 12e6 /
-    // 1e8) = 0.44 (one GPU alone would take 0.32). Compute 4 x (3.5 + 7) = 42, optimizer 3.
-    QTest::newRow("tp 2, one bucket") << 2 << 2e9 << 1.0 << 42.0 << 0.44 << 3.0;
+    // 1e8) = 0.44 (one GPU alone would take 0.32). Compute 4 x (3.5 + 7) = 42, optimizer 3 +
+    // 16 x 3e6 / 1e12 = 3.000048.
+    QTest::newRow("tp 2, one bucket") << 2 << 2e9 << 1.0 << 42.0 << 0.44 << 3.000048;
     // tp 2, 8e6 B buckets: 8e6 then 4e6 B per GPU: 2 x (0.1 + 2 x 4e6 / 1e8) +
     // 2 x (0.1 + 2 x 2e6 / 1e8) = 0.36 + 0.28 = 0.64.
-    QTest::newRow("tp 2, two buckets") << 2 << 8e6 << 1.0 << 42.0 << 0.64 << 3.0;
+    QTest::newRow("tp 2, two buckets") << 2 << 8e6 << 1.0 << 42.0 << 0.64 << 3.000048;
   }
   void crossRegionDataParallel() {
     QFETCH(int, tp);

@@ -490,7 +490,9 @@ class TestSimulatorParts : public QObject {
     // D 2: 2 steps of 2e8 B over the continent's link, 0.1 s + 2 s each, both directions alike.
     const SyncAndStep r = stageSyncAndStep(reps, links, egress, options);
     SAILOR_COMPARE_REL(r.sync_s, 4.2, 1e-12);
-    SAILOR_COMPARE_REL(r.optimizer_s, 150.0, 1e-12);
+    // The step: 150 s and the sum's two bucket copies, 16 B x 1e8 / 1,000 GB/s (NOTE [Bucket
+    // copies]).
+    SAILOR_COMPARE_REL(r.optimizer_s, 150.0016, 1e-12);
     // Each replica sends 2 (D - 1) / D = 1 times its gradients to its successor.
     QCOMPARE(egress.items().size(), size_t{2});
     QCOMPARE(egress.items()[0].bytes, 4e8);
@@ -502,6 +504,46 @@ class TestSimulatorParts : public QObject {
     const SyncAndStep one = stageSyncAndStep({reps[1]}, links, egress, options);
     QCOMPARE(one.sync_s, 0.0);
     SAILOR_COMPARE_REL(one.optimizer_s, 150.0, 1e-12);
+  }
+  // A device whose own reduction is slower than the link bounds each ring step (NOTE
+  // [Collective efficiency]): the slower of the two sides of a pair, and only where it is the
+  // slower of link and device.
+  void ringBoundByTheDevice() {
+    GpuType slow = cat_.gpu("G1", "");
+    slow.collective_bus_bandwidth_gb_per_s = 0.05;  // 5e7 B/s: below the 10 GB/s node fabric
+    GpuType fast = slow;
+    fast.collective_bus_bandwidth_gb_per_s = 1000.0;  // above it: the link decides
+    const GpuType plain = cat_.gpu("G1", "");         // unset: the link alone
+    QCOMPARE(collectiveBusBytesPerS(plain, plain), 0.0);
+    QCOMPARE(collectiveBusBytesPerS(slow, plain), 5e7);
+    QCOMPARE(collectiveBusBytesPerS(plain, slow), 5e7);
+    QCOMPARE(collectiveBusBytesPerS(slow, fast), 5e7);
+    Links links(sc_, cat_, {&g1_a_, &g1_b_});
+    const SimulatorOptions options;
+    std::vector<ReplicaData> local{figures(g1_a_, plain, 0, 0), figures(g1_a_, plain, 0, 0)};
+    local[0].params = local[1].params = 1e8;  // 4e8 B of gradients, 2e8 B a ring step
+    const ResolvedLink& fabric = links.between(local[0], local[1], 1);
+    // The node's fabric: 2 x (0.2 s + 2e8 B / 10 GB/s) = 0.44 s, as in syncAndStepOfAStage.
+    SAILOR_COMPARE_REL(ringAllReduceSeconds(fabric, 4e8, 2, 1, options, 0.0), 0.44, 1e-12);
+    SAILOR_COMPARE_REL(ringAllReduceSeconds(fabric, 4e8, 2, 1, options, 1e12), 0.44, 1e-12);
+    // The device at 5e7 B/s: each step 2e8 / 5e7 = 4 s, not the link's 0.22: 2 x 4 = 8 s.
+    SAILOR_COMPARE_REL(ringAllReduceSeconds(fabric, 4e8, 2, 1, options, 5e7), 8.0, 1e-12);
+    // Through stageSyncAndStep: one slow side is enough.
+    local[0].gpu = &slow;
+    EgressLedger egress;
+    SAILOR_COMPARE_REL(stageSyncAndStep(local, links, egress, options).sync_s, 8.0, 1e-12);
+    local[0].gpu = &fast;
+    SAILOR_COMPARE_REL(stageSyncAndStep(local, links, egress, options).sync_s, 0.44, 1e-12);
+  }
+  // The step after the backward pass (NOTE [Bucket copies]): the optimizer alone with one
+  // replica; with D >= 2 also two copies of the fp32 gradients (16 B per parameter) at the
+  // GPU's memory bandwidth (G1: 1,000 GB/s).
+  void stepWithBucketCopies() {
+    const GpuType& gpu = cat_.gpu("G1", "");
+    SAILOR_COMPARE_REL(stepSeconds(1e-6, 1e8, 1, gpu), 100.0, 1e-12);
+    SAILOR_COMPARE_REL(stepSeconds(1e-6, 1e8, 2, gpu), 100.0 + 16e8 / 1e12, 1e-12);
+    SAILOR_COMPARE_REL(stepSeconds(1e-6, 1e8, 8, gpu), 100.0 + 16e8 / 1e12, 1e-12);
+    QCOMPARE(stepSeconds(1e-6, 0, 2, gpu), 0.0);
   }
 
   // ---- 8. criticalPipeline, busiestStage, breakdownOf, sortTimeline

@@ -39,6 +39,16 @@ struct GpuType {
   // processor sharing of the last measured figure: slowdown(N) x k / N.
   double sharedComputeSlowdown(int k) const;
   bool sharesCompute() const { return !shared_compute_slowdown.empty(); }
+  // Bus bandwidth (nccl-tests' definition: 2 (D - 1) / D x bytes / seconds), 1e9 B/s per GPU,
+  // that a ring all-reduce between GPUs of this type reaches when the link between them is not
+  // what limits it: the device's own reduction and copies (NOTE [Collective efficiency] in
+  // simulator.cpp). Unset (nullopt): the link alone limits the ring (NCCL on GPUs: every GPU
+  // type of the shipped catalogue). Measured by `sailor profile` between two local ranks (Gloo
+  // on CPU processes reduces on the cores, well below its point-to-point bandwidth).
+  std::optional<double> collective_bus_bandwidth_gb_per_s;
+  double collectiveBusBytesPerS() const {
+    return collective_bus_bandwidth_gb_per_s ? *collective_bus_bandwidth_gb_per_s * 1e9 : 0.0;
+  }
   // NCCL communicator buffers (NOTE [Communicator buffers] in simulator.cpp): the channels NCCL's
   // topology search opens per communicator on this type's nodes (its NCCL_DEBUG=INFO log's
   // "Channel 00/02" lines); 0: the term is not modelled (the runtime overhead holds it).

@@ -140,9 +140,19 @@ double replicaMemoryBytes(double params, double activation_bytes_per_seq,
 // Seconds of a bucketed ring all-reduce of `shard_bytes` per GPU among D replicas over `link`
 // (2 (D - 1) steps of bucket / D bytes), with `gpus` GPUs of each node running their rings at
 // once over it (a replica's tp ranks; `link` resolved at that GPU count), divided by the
-// collective efficiency. NOTE [Collective efficiency] in simulator.cpp.
+// collective efficiency. `device_bus_bytes_per_s` (collectiveBusBytesPerS below; 0: none) bounds
+// each step where the devices' own reduction is slower than the link. NOTE [Collective
+// efficiency] in simulator.cpp.
 double ringAllReduceSeconds(const ResolvedLink& link, double shard_bytes, int D, int gpus,
-                            const SimulatorOptions& options);
+                            const SimulatorOptions& options, double device_bus_bytes_per_s);
+// Seconds of a replica's step after the backward pass: the optimizer over its `params` (per
+// GPU) and, with D >= 2 replicas, the data-parallel sum's two bucket copies (gradients into the
+// flat bucket, sums back), each reading and writing the fp32 gradients at the GPU type's memory
+// bandwidth. NOTE [Bucket copies] in simulator.cpp.
+double stepSeconds(double optimizer_s_per_param, double params, int D, const GpuType& gpu);
+// The bus bandwidth a ring through GPUs of types a and b can reach on the devices' side: the
+// lower of their collective_bus_bandwidth_gb_per_s where set, in B/s; 0 when neither sets it.
+double collectiveBusBytesPerS(const GpuType& a, const GpuType& b);
 
 // Pieces a boundary message travels in between replicas of these tp degrees: tp when they
 // match (DeepSpeed's partitioned activations and gradients), else 1.
