@@ -265,8 +265,8 @@ bool LowerBounds::bounded(double mc, double sc, double mx, double rate, double w
   return known_.prunes(t_lb * (1 - 1e-12), c_lb * (1 - 1e-12));
 }
 
-bool LowerBounds::stagePruned(int k, int r, double c0, double x, double rate, double egress,
-                              const Prefix& p) const {
+inline bool LowerBounds::stagePruned(int k, int r, double c0, double x, double rate, double egress,
+                                     const Prefix& p) const {
   const double s_fb = suf_fb_[static_cast<size_t>(r) + 1];
   const double s_mc = k > 1 ? s_fb / (k - 1) : 0.0;
   return bounded(std::max({c0, s_mc, p.maxc}), c0 + s_fb + p.fb, x,
@@ -274,7 +274,7 @@ bool LowerBounds::stagePruned(int k, int r, double c0, double x, double rate, do
                  rate * c0 + suf_w_[static_cast<size_t>(r) + 1] + p.work, egress);
 }
 
-bool LowerBounds::partialPruned(const Summary& s, const Prefix& p) const {
+inline bool LowerBounds::partialPruned(const Summary& s, const Prefix& p) const {
   return bounded(std::max(s.maxc, p.maxc), s.sumc + p.fb, s.maxx, s.rate + p.rate, s.work + p.work,
                  s.egress);
 }
@@ -346,6 +346,8 @@ PartialPlanSearch::PartialPlanSearch(const SearchContext& ctx, const KindSet& ki
   const int depth = ctx.maxDepth();
   track_.assign(S, 0);
   max_use_.assign(S, 0);
+  capacity_.resize(S);
+  for (size_t s = 0; s < S; ++s) capacity_[s] = ctx.sites()[s].capacity;
   sums_.resize(S);
   for (size_t s = 0; s < S; ++s) {
     std::vector<int> uses;
@@ -439,9 +441,9 @@ void PartialPlanSearch::stateKey(int k, int l, int prev, std::vector<std::pair<i
   key.push_back(k);
   key.push_back(l);
   key.push_back(prev < 0 ? -1 : options_.prevClass(static_cast<size_t>(prev)));
-  std::sort(part.begin(), part.end());
+  if (part.size() > 1) std::sort(part.begin(), part.end());
   for (const auto& [s, u] : part) {
-    const int cap = ctx_.sites()[static_cast<size_t>(s)].capacity;
+    const int cap = capacity_[static_cast<size_t>(s)];
     const std::vector<int>& sums = sums_[static_cast<size_t>(s)][static_cast<size_t>(k)];
     int v = 0, v0 = 0;
     if (sums.empty()) {
@@ -512,24 +514,26 @@ int PartialPlanSearch::StateSet::maxUse(int site) const {
   return it != max_use.end() && it->first == site ? it->second : 0;
 }
 
-bool PartialPlanSearch::compatible(const StateSet& set) const {
-  for (int s : active_)
-    if (used_[static_cast<size_t>(s)] + set.maxUse(s) >
-        ctx_.sites()[static_cast<size_t>(s)].capacity)
-      return false;
+inline bool PartialPlanSearch::compatible(const StateSet& set) const {
+  // Over the set's sites rather than the active ones: a site the stages before use and no plan
+  // of the set uses fits as it did (usage only grows through hasRoom), and one that only the set
+  // uses fits on its own (its plans were solved within the capacities).
+  for (const auto& [s, u] : set.max_use) {
+    const int before = used_[static_cast<size_t>(s)];
+    if (before != 0 && before + u > capacity_[static_cast<size_t>(s)]) return false;
+  }
   return !ctx_.opt.max_gpus || gpus_used_ + set.max_gpus <= *ctx_.opt.max_gpus;
 }
 
-bool PartialPlanSearch::hasRoom(size_t oi, int k) const {
+inline bool PartialPlanSearch::hasRoom(size_t oi, int k) const {
   for (const auto& [s, u] : option_use_[oi])
-    if (used_[static_cast<size_t>(s)] + u > ctx_.sites()[static_cast<size_t>(s)].capacity)
-      return false;
+    if (used_[static_cast<size_t>(s)] + u > capacity_[static_cast<size_t>(s)]) return false;
   // The k - 1 stages after this one take at least the smallest option's GPUs each.
   return !(ctx_.opt.max_gpus &&
            gpus_used_ + options_[oi].gpus + (k - 1) * min_opt_gpus_ > *ctx_.opt.max_gpus);
 }
 
-void PartialPlanSearch::use(size_t oi, int sign) {
+inline void PartialPlanSearch::use(size_t oi, int sign) {
   for (const auto& [s, u] : option_use_[oi]) {
     int& x = used_[static_cast<size_t>(s)];
     if (x == 0) active_.push_back(s);
@@ -608,8 +612,7 @@ const PartialPlanSearch::StateSet& PartialPlanSearch::solve(int k, int l, int pr
     const size_t before = part.size();
     const int before_gpus = part_gpus;
     for (int s : active_)
-      if (used_[static_cast<size_t>(s)] + set->maxUse(s) >
-              ctx_.sites()[static_cast<size_t>(s)].capacity &&
+      if (used_[static_cast<size_t>(s)] + set->maxUse(s) > capacity_[static_cast<size_t>(s)] &&
           std::none_of(part.begin(), part.end(), [&](const auto& x) { return x.first == s; }))
         part.push_back({s, used_[static_cast<size_t>(s)]});
     if (ctx_.opt.max_gpus && gpus_used_ + set->max_gpus > *ctx_.opt.max_gpus)
@@ -730,6 +733,7 @@ const std::vector<PartialPlanSearch::Choice>& PartialPlanSearch::choices(int k, 
   if (slot) return slot->list;
   slot = std::make_unique<Choices>();
   const std::vector<Choice>& base = baseChoices(k, l);
+  slot->list.reserve(base.size());
   const LowerBounds::Prefix p = bounds_.prefix(l, k);
   int last_oi = -1;
   StageOptionTable::Boundary in;
@@ -781,11 +785,14 @@ void PartialPlanSearch::combine(const Choice& ch, int k, const LowerBounds::Pref
 // H10: at most max_partial_plans non-dominated entries, taken in order of the objective's lower
 // bound (half by iteration time, half by cost when cost matters).
 std::vector<Entry> PartialPlanSearch::reduce(std::vector<Entry>& pool) {
-  std::vector<Entry> set;
+  // Built in a buffer kept between states and copied out at its size: one allocation per state
+  // instead of a growing vector's (malloc and free were 7 % of the search's instructions).
+  std::vector<Entry>& set = reduce_scratch_;
+  set.clear();
   const size_t cap = static_cast<size_t>(std::max(0, ctx_.opt.heuristics.max_partial_plans));
   if (cap == 0 || pool.size() <= cap) {
     for (const auto& en : pool) insertPareto(set, en, dims_);
-    return set;
+    return {set.begin(), set.end()};
   }
   const int M = M_;
   auto t_lb = [M](const Entry& x) { return (M - 1) * x.s.maxc + x.s.sumc + x.s.maxx; };
@@ -832,7 +839,7 @@ std::vector<Entry> PartialPlanSearch::reduce(std::vector<Entry>& pool) {
   } else {
     sweep(false, cap);
   }
-  return set;
+  return {set.begin(), set.end()};
 }
 
 // ---- searchDegree.

@@ -763,7 +763,8 @@ class PartialPlanSearch {
   int min_opt_gpus_ = std::numeric_limits<int>::max();
   // The stages placed so far: GPUs per tracked site, the sites with some, all GPUs.
   std::vector<int> used_;
-  std::vector<int> active_;
+  std::vector<int> active_;    // the sites with used_ != 0
+  std::vector<int> capacity_;  // per site, its GPUs (Site::capacity, kept here: read per choice)
   int gpus_used_ = 0;
   std::vector<std::unique_ptr<StateSet>> free_;             // per (k, l, previous class)
   std::vector<std::unique_ptr<Choices>> choices_;           // per (k, l, previous class)
@@ -781,6 +782,7 @@ class PartialPlanSearch {
   };
   std::vector<Scratch> scratch_;                                 // per k
   std::vector<std::pair<double, std::uint32_t>> order_scratch_;  // reduce's
+  std::vector<Entry> reduce_scratch_;                            // reduce's set
   long new_states_ = 0;
 };
 
