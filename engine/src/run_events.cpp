@@ -457,6 +457,7 @@ struct Encoder {
 std::string RunPrediction::label() const {
   std::string out = "predicted for " + device + " (profile " + profile;
   if (!measured_at.empty()) out += ", measured " + measured_at.substr(0, 10);
+  if (!links.empty()) out += "; " + links;
   return out + ")";
 }
 
@@ -477,6 +478,7 @@ json toJson(const RunPrediction& p) {
           {"profile", p.profile},
           {"model", p.model},
           {"measured_at", p.measured_at},
+          {"links", p.links},
           {"iteration_seconds", p.iteration_seconds},
           {"breakdown",
            {{"stage", p.busiest_stage},
@@ -498,6 +500,7 @@ RunPrediction runPredictionFromJson(const json& j, const std::string& p) {
   out.profile = ju::getString(j, "profile", p);
   out.model = ju::getString(j, "model", p);
   out.measured_at = text(j, "measured_at", p);
+  if (j.contains("links")) out.links = text(j, "links", p);  // absent before emulated zones
   out.iteration_seconds = ju::getNonNegative(j, "iteration_seconds", p);
   const std::string bp = fieldOf(p, "breakdown");
   const json& b = ju::require(j, "breakdown", p);

@@ -112,23 +112,87 @@ std::optional<std::string> profileMismatch(const LocalProfile& p, const RuntimeM
   return std::nullopt;
 }
 
+// NOTE [Prediction over emulated zones]
+// `sailor run --emulate-zones` puts each zone's workers in a network namespace and shapes what
+// one zone sends another with tbf at the scenario's bandwidth (a netem delay in front where the
+// kernel has netem). Everything else is this machine: the same cores, and inside a zone the same
+// loopback Gloo was profiled on. So the prediction keeps the plan's zones apart, each a pool of
+// the profile's GPU type (nodes of the profile's size within each), with the profile's measured
+// link inside a zone (the scenario's same_zone default and intra_node entry), and between two
+// zones the profile's link at the lower of its bandwidth and the shaped one, its latency plus
+// the scenario's. The latency is added whether or not netem is there to emulate it (the run
+// says when it is not, in a warning): the zone scenarios of the tests and benches have none.
+namespace {
+
+json emulatedScenario(const json& profile_scenario, const LocalProfile& p, const Plan& plan,
+                      const std::vector<EmulatedZoneLink>& emulated, std::string& described) {
+  json scen = profile_scenario;
+  std::vector<std::string> zones;
+  std::map<std::string, int> gpus;
+  for (const Stage& st : plan.stages)
+    for (const Replica& r : st.replicas) {
+      if (!gpus.count(r.zone)) zones.push_back(r.zone);
+      gpus[r.zone] += r.tp;
+    }
+  json pools = json::array();
+  for (const std::string& z : zones)
+    pools.push_back({{"zone", z},
+                     {"gpu_type", p.gpu_type},
+                     {"count", gpus[z]},
+                     {"usd_per_gpu_hour", 0.0},
+                     {"spot", false}});
+  scen["pools"] = pools;
+  scen["regions"] = json::array({json{{"name", "emulated"}, {"zones", zones}}});
+  json& network = scen["network"];
+  const json same = network.value("defaults", json::object()).value("same_zone", json::object());
+  const double bw = same.value("bandwidth_gb_per_s", 0.0) * 1e9;
+  const double latency = same.value("latency_s", 0.0);
+  json links = json::array();
+  for (const EmulatedZoneLink& l : emulated) {
+    if (!gpus.count(l.from_zone) || !gpus.count(l.to_zone)) continue;
+    const double shaped = bw > 0 ? std::min(bw, l.bytes_per_s) : l.bytes_per_s;
+    links.push_back({{"from_zone", l.from_zone},
+                     {"to_zone", l.to_zone},
+                     {"model",
+                      {{"kind", "latency_bandwidth"},
+                       {"latency_s", latency + l.latency_s},
+                       {"bandwidth_gb_per_s", shaped / 1e9}}}});
+    char text[160];
+    std::snprintf(text, sizeof text, "%s%s -> %s at %.4g GB/s", described.empty() ? "" : ", ",
+                  l.from_zone.c_str(), l.to_zone.c_str(), shaped / 1e9);
+    described += text;
+  }
+  network["links"] = links;
+  return scen;
+}
+
+}  // namespace
+
 RunPrediction predictOnProfile(const LocalProfile& p, const Plan& plan, int global_batch_size,
                                const RuntimeModel& model, Precision precision, Optimizer optimizer,
-                               Recompute recompute, const Catalog& catalog) {
+                               Recompute recompute, const Catalog& catalog,
+                               const std::vector<EmulatedZoneLink>& emulated) {
   Catalog cat = catalog;
   cat.extendFromFile(p.dir + "/catalog.json");
   json scen = p.scenario;
   std::string zone = "local";
-  if (scen.contains("pools") && scen["pools"].is_array())
+  std::string links;
+  if (!emulated.empty()) {
+    scen = emulatedScenario(p.scenario, p, plan, emulated, links);
+  } else if (scen.contains("pools") && scen["pools"].is_array()) {
     for (json& pool : scen["pools"])
       if (pool.value("gpu_type", std::string()) == p.gpu_type) {
         zone = pool.value("zone", zone);
         pool["count"] = std::max(pool.value("count", 0), plan.gpuCount());
       }
+  }
   const Scenario scenario = Scenario::fromJson(scen, cat);
   Plan local = plan;
   for (Stage& s : local.stages)
-    for (Replica& r : s.replicas) r.gpu_type = p.gpu_type, r.zone = zone;
+    for (Replica& r : s.replicas) {
+      r.gpu_type = p.gpu_type;
+      if (emulated.empty()) r.zone = zone;
+    }
   Job job;
   job.model = p.model;
   job.global_batch_size = global_batch_size;
@@ -147,6 +211,7 @@ RunPrediction predictOnProfile(const LocalProfile& p, const Plan& plan, int glob
   out.profile = p.dir;
   out.model = p.model;
   out.measured_at = p.measured_at;
+  if (!links.empty()) out.links = "emulated zones: " + links;
   out.iteration_seconds = pr.iteration_s;
   out.busiest_stage = pr.breakdown.stage;
   out.compute_seconds = pr.breakdown.compute_s;

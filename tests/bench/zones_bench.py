@@ -18,6 +18,12 @@ the zones, less the same term over the one-zone plan's link (tests/bench/zone_pr
 boundaryTransferSeconds of each microbatch's activation and gradient, all on the critical path of
 a two-stage pipeline with blocking transfers). The predicted slowdown is prediction / one-zone.
 
+With --profile DIR (a `sailor profile` of this machine for the bench's model: `sailor profile
+--model OPT-350M --hidden 64 --seq-len 64 --microbatch-sizes 2 --tp 1 --out DIR`), every run also
+records the simulator's own prediction on that profile, its zones kept apart at the shaped links
+(NOTE [Prediction over emulated zones]), and a second table compares each configuration and its
+slowdown with those predictions: no measured baseline in them.
+
 Needs root and iproute2 (as `sailor run --emulate-zones` does). Prints a Markdown table and one
 JSON summary line (last line of stdout).
 
@@ -26,7 +32,7 @@ workers at that scheduling priority, so that the others' load changes the comput
 less from one run to the next.
 
 Usage: tests/bench/zones_bench.py [--build build] [--iterations N] [--warmup W] [--rounds R]
-                                  [--nice N]
+                                  [--nice N] [--profile DIR]
 """
 
 import argparse
@@ -60,11 +66,11 @@ def predict_comm(build, plan, scenario):
     return json.loads(out.stdout)
 
 
-def run(build, name, iterations, warmup, store):
+def run(build, name, iterations, warmup, store, profile=None):
     plan, scenario = CONFIGS[name]
     cmd = [str(build / "bin/sailor-run"), "run", "--plan", str(plan), "--scenario", str(scenario),
            "--job", str(DATA / "job.json"), "--iterations", str(iterations), "--store", store,
-           "--emulate-zones"] + MODEL
+           "--emulate-zones"] + MODEL + (["--profile", str(profile)] if profile else [])
     r = subprocess.run(cmd, capture_output=True, text=True,
                        env=dict(os.environ, SAILOR_RESOURCES=str(ROOT / "resources")))
     events = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
@@ -73,7 +79,11 @@ def run(build, name, iterations, warmup, store):
     its = [e for e in events if e["event"] == "iteration"][warmup:]
     compute = [statistics.median(s["compute_seconds"] for e in its for s in e["stages"]
                                  if s["stage"] == k) for k in (0, 1)]
-    return statistics.median(e["iteration_seconds"] for e in its), compute
+    started = next(e for e in events if e["event"] == "run_started")
+    if profile and not started.get("prediction"):
+        sys.exit(f"{name}: no prediction on {profile}: {started.get('prediction_note')}")
+    predicted = started["prediction"]["iteration_seconds"] if profile else None
+    return statistics.median(e["iteration_seconds"] for e in its), compute, predicted
 
 
 def main():
@@ -83,6 +93,7 @@ def main():
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--nice", type=int, default=0)
+    ap.add_argument("--profile")
     a = ap.parse_args()
     if a.nice:
         os.setpriority(os.PRIO_PROCESS, 0, a.nice)  # inherited by sailor run and its workers
@@ -91,13 +102,16 @@ def main():
     names = list(CONFIGS)
     medians = {n: [] for n in names}
     computes = {n: [] for n in names}
+    simulated = {}
     with tempfile.TemporaryDirectory() as tmp:
         store = os.path.join(tmp, "runs.sqlite")
         for r in range(a.rounds):
             order = names[r % len(names):] + names[:r % len(names)]
             for n in order:
-                t, c = run(build, n, a.iterations, a.warmup, store)
-                log(f"round {r + 1} {n}: {t:.4f} s/iteration, stage compute {c[0]:.4f} {c[1]:.4f}")
+                t, c, sim = run(build, n, a.iterations, a.warmup, store, a.profile)
+                simulated[n] = sim
+                log(f"round {r + 1} {n}: {t:.4f} s/iteration, stage compute {c[0]:.4f} {c[1]:.4f}"
+                    + (f", predicted on the profile {sim:.4f}" if sim else ""))
                 medians[n].append(t)
                 computes[n].append(c)
     measured = {n: statistics.median(medians[n]) for n in names}
@@ -126,6 +140,19 @@ def main():
                                  "comm_term_s": term, "error": err, "slowdown": slow,
                                  "predicted_slowdown": slow_pred,
                                  "message_bytes": comm[n]["message_bytes"]}
+    if a.profile:
+        print()
+        print("| configuration | measured s/iteration | simulated on the profile | error "
+              "| slowdown measured | simulated | error |")
+        print("|---|---:|---:|---:|---:|---:|---:|")
+        summary["simulated"] = {}
+        for n in names:
+            sim, slow = simulated[n], measured[n] / base
+            slow_sim = sim / simulated["one-zone"]
+            print(f"| {n} | {measured[n]:.4f} | {sim:.4f} | {(measured[n] - sim) / sim:+.1%} | "
+                  f"{slow:.3f} | {slow_sim:.3f} | {(slow - slow_sim) / slow_sim:+.1%} |")
+            summary["simulated"][n] = {"predicted_s": sim, "measured_s": measured[n],
+                                       "slowdown": slow, "predicted_slowdown": slow_sim}
     print(json.dumps(summary))
 
 

@@ -286,6 +286,46 @@ class TestCalibrate : public QObject {
             }) != "<no InputError thrown>");
   }
 
+  // A run with emulated zones (NOTE [Prediction over emulated zones]): the plan's zones stay
+  // apart, joined at the lower of the profile's link and the shaped one. Two stages in two
+  // zones, 4 microbatches, a message of 2,048 elements x 4 B = 8,192 B each way per microbatch.
+  void predictsEmulatedZonesApart() {
+    const auto p = sailor::LocalProfile::load(dir_.toStdString(), "--profile");
+    const sailor::Catalog cat = sailor::Catalog::load(sailor::test::resources());
+    sailor::Plan two = plan({{0, 2}, {3, kBlocks + 1}});
+    two.stages[0].replicas[0].zone = "zone-a";
+    two.stages[1].replicas[0].zone = "zone-b";
+    const auto predict = [&](double bytes_per_s) {
+      return sailor::predictOnProfile(
+          p, two, 4, runtimeModel(), sailor::Precision::Fp32, sailor::Optimizer::Adam,
+          sailor::Recompute::None, cat,
+          {{"zone-a", "zone-b", bytes_per_s, 0.0}, {"zone-b", "zone-a", bytes_per_s, 0.0}});
+    };
+    const auto collapsed =
+        sailor::predictOnProfile(p, two, 4, runtimeModel(), sailor::Precision::Fp32,
+                                 sailor::Optimizer::Adam, sailor::Recompute::None, cat);
+    QVERIFY(collapsed.links.empty());
+    // 8,192 B/s: every message 1 s (and the profile's 1e-5 s). Blocking transfers: the first
+    // forward message and the last backward one lie on the critical path at least, all 8 at
+    // most.
+    const auto slow = predict(8192);
+    QCOMPARE(QString::fromStdString(slow.links),
+             QString("emulated zones: zone-a -> zone-b at 8.192e-06 GB/s, zone-b -> zone-a at "
+                     "8.192e-06 GB/s"));
+    QVERIFY2(QString::fromStdString(slow.label())
+                 .endsWith(QString::fromStdString("; " + slow.links + ")")),
+             slow.label().c_str());
+    const double added = slow.iteration_seconds - collapsed.iteration_seconds;
+    QVERIFY2(added >= 2.0 && added <= 8.0 + 1e-3, qPrintable(QString::number(added)));
+    // A shaped link faster than the profile's: the profile's 1 GB/s decides, and 8 KB transfers
+    // take microseconds, as on the one zone's node.
+    const auto fast = predict(1e12);
+    SAILOR_COMPARE_REL(fast.iteration_seconds, collapsed.iteration_seconds, 1e-3);
+    QVERIFY(fast.links.find("at 1 GB/s") != std::string::npos);
+    // The links ride in run_started's prediction.
+    QCOMPARE(sailor::runPredictionFromJson(sailor::toJson(slow), "prediction").links, slow.links);
+  }
+
   // Medians of iterations 2-5 (the first two are warm-up); compute is compute + tp seconds of
   // the stage's slowest rank; relative errors predicted / measured - 1.
   void comparesARunWithItsPrediction() {

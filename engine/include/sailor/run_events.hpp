@@ -69,6 +69,9 @@ struct RunPrediction {
   std::string profile;      // the profile's directory (absolute)
   std::string model;        // the profile's model ("OPT-350M-runtime-h256-s64")
   std::string measured_at;  // when the profile was measured ("2026-12-04T18:02:11Z"), or ""
+  // With emulated zones, the links between them the prediction used ("emulated zones: zone-a ->
+  // zone-b at 0.025 GB/s, ..."); "" when every replica was predicted in the profile's one zone.
+  std::string links;
   double iteration_seconds = 0;
   // Where the iteration goes on the busiest stage (the simulator's TimeBreakdown).
   int busiest_stage = 0;

@@ -50,15 +50,28 @@ std::string runtimeModelName(const RuntimeModel& m);
 std::optional<std::string> profileMismatch(const LocalProfile& p, const RuntimeModel& model,
                                            Precision precision, const std::string& dtype);
 
+// One direction between two zones of the plan as `sailor run --emulate-zones` shapes it (the
+// runner's ZoneLayout): the payload bandwidth its tbf enforces and the scenario's latency.
+struct EmulatedZoneLink {
+  std::string from_zone, to_zone;
+  double bytes_per_s = 0;
+  double latency_s = 0;
+};
+
 // The simulator on the local profile for the run's plan: every replica on the profile's GPU type
 // in its scenario's zone (the scenario's pool raised to the plan's GPU count when it has fewer),
 // the job the runtime trains (the profile's model, the run's global batch, its sequence length,
 // precision, optimizer and recompute), profiles from the directory only (no analytic fallback).
+// With `emulated` links (a run with emulated zones) the plan's zones stay apart instead: a pool
+// of the profile's GPU type in each, and between two zones the profile's own link (its latency,
+// Gloo's per-message cost) at the shaped bandwidth where that is lower, plus the link's latency
+// (NOTE [Prediction over emulated zones] in run_prediction.cpp).
 // `catalog`: the base catalogue (extended here with the profile's catalog.json). Throws
 // InputError when the profile does not cover the plan (a microbatch size or tp it lacks).
 RunPrediction predictOnProfile(const LocalProfile& p, const Plan& plan, int global_batch_size,
                                const RuntimeModel& model, Precision precision, Optimizer optimizer,
-                               Recompute recompute, const Catalog& catalog);
+                               Recompute recompute, const Catalog& catalog,
+                               const std::vector<EmulatedZoneLink>& emulated = {});
 
 // One quantity of a run side by side with its prediction.
 struct ComparisonRow {
