@@ -14,6 +14,22 @@
 using namespace sailor;
 using sailor::test::inputErrorOf;
 
+namespace {
+// The least GPU entry the catalogue accepts, two GPUs per node: the fields' tests add theirs.
+nlohmann::json minimalGpu(const std::string& name) {
+  return nlohmann::json{{"name", name},
+                        {"memory_bytes", 1000},
+                        {"fp32_tflops", 1},
+                        {"fp16_tflops", 2},
+                        {"memory_bandwidth_gb_per_s", 1},
+                        {"intra_node_bandwidth_gb_per_s", 1},
+                        {"inter_node_bandwidth_gb_per_s", 1},
+                        {"gpus_per_node", 2},
+                        {"runtime_overhead_bytes", 0},
+                        {"sources", {"test"}}};
+}
+}  // namespace
+
 class TestCatalog : public QObject {
   Q_OBJECT
 
@@ -348,22 +364,14 @@ class TestCatalog : public QObject {
   void sharedComputeSlowdownRejects() {
     QFETCH(QString, value);
     QFETCH(QStringList, needles);
-    nlohmann::json g = nlohmann::json::parse(
-        R"({"name": "G1", "memory_bytes": 1000, "fp32_tflops": 1, "fp16_tflops": 2,
-            "memory_bandwidth_gb_per_s": 1, "intra_node_bandwidth_gb_per_s": 1,
-            "inter_node_bandwidth_gb_per_s": 1, "gpus_per_node": 2, "runtime_overhead_bytes": 0,
-            "sources": ["test"]})");
+    nlohmann::json g = minimalGpu("G1");
     g["shared_compute_slowdown"] = value == "nan" ? nlohmann::json::array({1.0, std::nan("")})
                                                   : nlohmann::json::parse(value.toStdString());
     const nlohmann::json gpus{{"gpus", {g}}}, models{{"models", nlohmann::json::array()}};
     SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { Catalog::fromJson(gpus, models); }), needles);
   }
   void ncclFieldsRejected() {
-    nlohmann::json g = nlohmann::json::parse(
-        R"({"name": "G1", "memory_bytes": 1000, "fp32_tflops": 1, "fp16_tflops": 2,
-            "memory_bandwidth_gb_per_s": 1, "intra_node_bandwidth_gb_per_s": 1,
-            "inter_node_bandwidth_gb_per_s": 1, "gpus_per_node": 2, "runtime_overhead_bytes": 0,
-            "sources": ["test"]})");
+    nlohmann::json g = minimalGpu("G1");
     const nlohmann::json models{{"models", nlohmann::json::array()}};
     nlohmann::json bad = g;
     bad["nccl_channels"] = -1;
@@ -385,11 +393,7 @@ class TestCatalog : public QObject {
   // collective_bus_bandwidth_gb_per_s (NOTE [Collective efficiency] in simulator.cpp): absent or
   // null = the link alone bounds a ring; else positive and finite, in GB/s.
   void collectiveBusBandwidth() {
-    nlohmann::json g = nlohmann::json::parse(
-        R"({"name": "CPU", "memory_bytes": 1000, "fp32_tflops": 1, "fp16_tflops": 2,
-            "memory_bandwidth_gb_per_s": 1, "intra_node_bandwidth_gb_per_s": 1,
-            "inter_node_bandwidth_gb_per_s": 1, "gpus_per_node": 2, "runtime_overhead_bytes": 0,
-            "sources": ["test"]})");
+    nlohmann::json g = minimalGpu("CPU");
     const nlohmann::json models{{"models", nlohmann::json::array()}};
     for (const auto& [value, needle] :
          {std::pair<nlohmann::json, QString>{-1.5, "-1.5"}, {0, "0"}, {"fast", "\"fast\""}}) {
@@ -410,12 +414,8 @@ class TestCatalog : public QObject {
     QCOMPARE(cpu.collectiveBusBytesPerS(), 1.37e9);
   }
   void sharedComputeSlowdownReadAndExtended() {
-    nlohmann::json g = nlohmann::json::parse(
-        R"({"name": "CPU", "memory_bytes": 1000, "fp32_tflops": 1, "fp16_tflops": 2,
-            "memory_bandwidth_gb_per_s": 1, "intra_node_bandwidth_gb_per_s": 1,
-            "inter_node_bandwidth_gb_per_s": 1, "gpus_per_node": 2, "runtime_overhead_bytes": 0,
-            "sources": ["test"],
-            "shared_compute_slowdown": [1, 2.17, 3.3]})");
+    nlohmann::json g = minimalGpu("CPU");
+    g["shared_compute_slowdown"] = {1, 2.17, 3.3};
     nlohmann::json plain = g;
     plain["name"] = "GPU";
     plain.erase("shared_compute_slowdown");
