@@ -117,7 +117,7 @@ namespace {
 // file is renamed over its old one (each replaced atomically). An existing `out` that is not a
 // profile directory is refused (nothing written).
 void writeProfileDir(const std::string& in, const std::string& out, const json& profile,
-                     const json& calibration) {
+                     const json& catalog, const json& calibration) {
   std::error_code ec;
   const bool exists = fs::exists(out, ec);
   if (exists && !fs::exists(out + "/profile.json", ec))
@@ -131,6 +131,8 @@ void writeProfileDir(const std::string& in, const std::string& out, const json& 
   try {
     for (const char* f : {"catalog.json", "scenario.json", "job.json", "measurements.json"})
       if (fs::exists(in + "/" + f, ec)) fs::copy_file(in + "/" + f, tmp + "/" + f);
+    if (!catalog.is_null())  // a fitted collective bus bandwidth
+      json_util::writeFileAtomically(tmp + "/catalog.json", catalog.dump(1) + "\n");
     json_util::writeFileAtomically(tmp + "/calibration.json", calibration.dump(1) + "\n");
     json_util::writeFileAtomically(tmp + "/profile.json", profile.dump(1) + "\n");
     if (!exists) {
@@ -175,9 +177,11 @@ void calibrateRuns(const std::string& store_path, const std::vector<std::int64_t
   calibration["store"] = store_path;
   if (in_place) {
     json_util::writeFileAtomically(p.dir + "/calibration.json", calibration.dump(1) + "\n");
+    if (!res.catalog.is_null())
+      json_util::writeFileAtomically(p.dir + "/catalog.json", res.catalog.dump(1) + "\n");
     json_util::writeFileAtomically(p.dir + "/profile.json", res.profile.dump(1) + "\n");
   } else {
-    writeProfileDir(p.dir, dest, res.profile, calibration);
+    writeProfileDir(p.dir, dest, res.profile, res.catalog, calibration);
   }
   if (as_json) {
     calibration["out"] = dest;

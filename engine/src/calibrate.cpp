@@ -228,6 +228,115 @@ EntryFit fitEntry(const std::vector<CalibrationObservation>& obs) {
                    "runs that measure compute");
 }
 
+// NOTE [Collective bus bandwidth from runs]
+// A data-parallel stage's ranks each time their gradient sum (dp_seconds) from the moment they
+// reach it: the replica that arrives last waits for nobody, so the least dp seconds of a stage's
+// ranks in an iteration is the sum's own time (median over the iterations). The simulator bounds
+// each ring step by the device's reduction (NOTE [Collective efficiency]); with a bus bandwidth
+// small enough that every step is bound by it, its seconds are the bytes through each replica's
+// reduction over that bandwidth, which gives those bytes as the simulator counts them (buckets,
+// tp shards). Stages that took longer than the link alone allows (by over 1 %) fit one figure
+// for the device: their bytes over their measured seconds, summed. Stages that also all-reduce
+// the tied embedding (the first and last of a pipeline) are left out: that ring crosses stages
+// and its wait is the pipeline's.
+void fitCollectiveBus(const LocalProfile& p, const std::vector<CalibrationRun>& runs,
+                      CalibrationResult& res) {
+  const std::string key = "collective_bus_bandwidth_gb_per_s";
+  const auto with_bus = [&](std::optional<double> gb_per_s) {
+    json c = p.catalog;
+    for (json& g : c["gpus"])
+      if (g.is_object() && g.value("name", std::string()) == p.gpu_type) {
+        if (gb_per_s) g[key] = *gb_per_s;
+        else g.erase(key);
+      }
+    return c;
+  };
+  for (const json& g : p.catalog.value("gpus", json::array()))
+    if (g.is_object() && g.value("name", std::string()) == p.gpu_type && g.contains(key) &&
+        g.at(key).is_number())
+      res.bus_before_gb_per_s = g.at(key).get<double>();
+  constexpr double kTiny = 1e-6;  // GB/s: every ring step bound by the device
+  const Catalog base;             // the profile's catalog.json holds its device and model
+  const json tiny_cat = with_bus(kTiny), link_cat = with_bus(std::nullopt);
+  struct Pending {
+    const CalibrationRun* run;
+    std::size_t first;  // its observations in res.bus from here
+  };
+  std::vector<Pending> pending;
+  const auto simulated = [&](const CalibrationRun& run, const json& cat) {
+    const RunStartedEvent& st = run.started;
+    return simulateOnProfile(p, cat, st.plan, st.global_batch_size, st.model, st.precision,
+                             st.optimizer, st.recompute, base, {}, nullptr);
+  };
+  for (const CalibrationRun& run : runs) {
+    const auto& stages = run.started.plan.stages;
+    const int P = static_cast<int>(stages.size());
+    const int n = static_cast<int>(run.iterations.size());
+    std::vector<int> fit;
+    for (int s = 0; s < P; ++s) {
+      const bool tied_sum = run.started.model.tied_embeddings && P >= 2 && (s == 0 || s == P - 1);
+      if (stages[static_cast<std::size_t>(s)].replicas.size() >= 2 && !tied_sum) fit.push_back(s);
+    }
+    if (fit.empty()) continue;
+    Prediction tiny, link, before;
+    try {
+      tiny = simulated(run, tiny_cat);
+      link = simulated(run, link_cat);
+      before = simulated(run, p.catalog);
+    } catch (const InputError&) {
+      continue;  // the profile does not cover the plan: the layer fit says so (skipped)
+    }
+    pending.push_back({&run, res.bus.size()});
+    for (int s : fit) {
+      std::vector<double> least;
+      for (int i = warmupIterations(n); i < n; ++i) {
+        double m = -1;
+        for (const RunRankTimes& r : run.iterations[static_cast<std::size_t>(i)].ranks)
+          if (r.stage == s) m = m < 0 ? r.dp_seconds : std::min(m, r.dp_seconds);
+        if (m >= 0) least.push_back(m);
+      }
+      if (least.empty()) continue;
+      const auto u = static_cast<std::size_t>(s);
+      BusObservation o;
+      o.run_id = run.id;
+      o.stage = s;
+      o.replicas = static_cast<int>(stages[u].replicas.size());
+      o.measured_seconds = median(least);
+      o.link_seconds = link.stages[u].dp_sync_s;
+      o.bus_bytes = tiny.stages[u].dp_sync_s * kTiny * 1e9;
+      o.before_seconds = before.stages[u].dp_sync_s;
+      res.bus.push_back(o);
+    }
+  }
+  double bytes = 0, seconds = 0;
+  int used = 0;
+  for (const BusObservation& o : res.bus)
+    if (o.measured_seconds > 1.01 * o.link_seconds && o.bus_bytes > 0) {
+      bytes += o.bus_bytes;
+      seconds += o.measured_seconds;
+      ++used;
+    }
+  if (res.bus.empty()) {
+    res.bus_why =
+        "no run has a stage of two or more replicas whose gradient sum is its only "
+        "collective";
+    return;
+  }
+  if (used == 0 || seconds <= 0) {
+    res.bus_why = "the data-parallel sums took no longer than the link alone allows";
+    return;
+  }
+  res.bus_after_gb_per_s = bytes / seconds / 1e9;
+  res.catalog = with_bus(res.bus_after_gb_per_s);
+  res.bus_why = "from the data-parallel sums of " + std::to_string(used) + " stage" +
+                (used == 1 ? "" : "s") + " (each the least dp seconds of its ranks, median)";
+  for (const Pending& pd : pending) {
+    const Prediction after = simulated(*pd.run, res.catalog);
+    for (std::size_t i = pd.first; i < res.bus.size() && res.bus[i].run_id == pd.run->id; ++i)
+      res.bus[i].after_seconds = after.stages[static_cast<std::size_t>(res.bus[i].stage)].dp_sync_s;
+  }
+}
+
 }  // namespace
 
 CalibrationResult calibrateProfile(const LocalProfile& p, const std::vector<CalibrationRun>& runs) {
@@ -310,6 +419,7 @@ CalibrationResult calibrateProfile(const LocalProfile& p, const std::vector<Cali
   for (const CalibrationRun& r : runs) ids += " " + std::to_string(r.id);
   res.profile["measured_by"] = res.profile.value("measured_by", std::string("sailor profile")) +
                                " (calibrated by sailor calibrate from runs" + ids + ")";
+  fitCollectiveBus(p, runs, res);
   return res;
 }
 
@@ -331,11 +441,27 @@ json CalibrationResult::toJson() const {
                   {"noise", o.noise},
                   {"before_seconds", o.before_seconds},
                   {"after_seconds", o.after_seconds}});
+  json bus_obs = json::array();
+  for (const BusObservation& o : bus)
+    bus_obs.push_back({{"run", o.run_id},
+                       {"stage", o.stage},
+                       {"replicas", o.replicas},
+                       {"measured_seconds", o.measured_seconds},
+                       {"link_seconds", o.link_seconds},
+                       {"bus_bytes", o.bus_bytes},
+                       {"before_seconds", o.before_seconds},
+                       {"after_seconds", o.after_seconds}});
+  const auto optional = [](const std::optional<double>& v) { return v ? json(*v) : json(); };
   return {{"scales", sc},
           {"observations", ob},
           {"skipped", skipped},
           {"unchanged", unchanged},
-          {"why", why}};
+          {"why", why},
+          {"collective_bus",
+           {{"before_gb_per_s", optional(bus_before_gb_per_s)},
+            {"after_gb_per_s", optional(bus_after_gb_per_s)},
+            {"why", bus_why},
+            {"observations", bus_obs}}}};
 }
 
 std::string formatCalibration(const CalibrationResult& r, const std::string& out_dir) {
@@ -364,9 +490,38 @@ std::string formatCalibration(const CalibrationResult& r, const std::string& out
     os << line;
   }
   for (const std::string& s : r.skipped) os << "  left out: " << s << "\n";
-  os << "not fitted: the link model (measured transfer seconds include pipeline and straggler "
+  const auto gb = [](const std::optional<double>& v) {
+    char t[32];
+    if (!v) return std::string("none");
+    std::snprintf(t, sizeof t, "%.4g GB/s", *v);
+    return std::string(t);
+  };
+  if (r.bus_after_gb_per_s)
+    os << "collective bus bandwidth (the data-parallel sums' own reduction): "
+       << gb(r.bus_before_gb_per_s) << " -> " << gb(r.bus_after_gb_per_s) << ", " << r.bus_why
+       << ":\n";
+  else
+    os << "collective bus bandwidth kept (" << gb(r.bus_before_gb_per_s) << "): " << r.bus_why
+       << "\n";
+  for (const BusObservation& o : r.bus) {
+    std::snprintf(
+        line, sizeof line,
+        "  run %lld stage %d, %d replicas: %.4g MB, measured %.4f s, before %.4f s (%s),"
+        " after %.4f s (%s), the link alone %.4f s\n",
+        static_cast<long long>(o.run_id), o.stage, o.replicas, o.bus_bytes / 1e6,
+        o.measured_seconds, o.before_seconds,
+        percent(o.before_seconds / o.measured_seconds - 1).c_str(),
+        r.bus_after_gb_per_s ? o.after_seconds : o.before_seconds,
+        percent((r.bus_after_gb_per_s ? o.after_seconds : o.before_seconds) / o.measured_seconds -
+                1)
+            .c_str(),
+        o.link_seconds);
+    os << line;
+  }
+  os << "not fitted: the point-to-point link (measured transfer seconds include the pipeline's "
         "waiting), the optimizer step, memory\n";
-  os << "wrote " << out_dir << "/profile.json\n";
+  os << "wrote " << out_dir << "/profile.json" << (r.catalog.is_null() ? "" : " and catalog.json")
+     << "\n";
   return os.str();
 }
 

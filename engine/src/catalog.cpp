@@ -315,7 +315,10 @@ void Catalog::addGpu(GpuType gpu) {
 }
 
 void Catalog::extendFromFile(const std::string& path) {
-  const json j = ju::readFile(path);
+  extendFromJson(ju::readFile(path), path);
+}
+
+void Catalog::extendFromJson(const json& j, const std::string& path) {
   try {
     ju::requireObject(j, "catalogue extension");
     ju::rejectUnknownKeys(j, {"gpus", "models"}, "");

@@ -168,12 +168,13 @@ json emulatedScenario(const json& profile_scenario, const LocalProfile& p, const
 
 }  // namespace
 
-RunPrediction predictOnProfile(const LocalProfile& p, const Plan& plan, int global_batch_size,
-                               const RuntimeModel& model, Precision precision, Optimizer optimizer,
-                               Recompute recompute, const Catalog& catalog,
-                               const std::vector<EmulatedZoneLink>& emulated) {
+Prediction simulateOnProfile(const LocalProfile& p, const json& profile_catalog, const Plan& plan,
+                             int global_batch_size, const RuntimeModel& model, Precision precision,
+                             Optimizer optimizer, Recompute recompute, const Catalog& catalog,
+                             const std::vector<EmulatedZoneLink>& emulated,
+                             std::string* links_out) {
   Catalog cat = catalog;
-  cat.extendFromFile(p.dir + "/catalog.json");
+  cat.extendFromJson(profile_catalog, p.dir + "/catalog.json");
   json scen = p.scenario;
   std::string zone = "local";
   std::string links;
@@ -204,8 +205,17 @@ RunPrediction predictOnProfile(const LocalProfile& p, const Plan& plan, int glob
   profiles.add(NativeProfile::fromJson(p.profile, cat, p.dir + "/profile.json"));
   SimulatorOptions opt;
   opt.timeline = false;
-  const Prediction pr = simulate(local, scenario, job, cat, profiles, opt);
+  if (links_out) *links_out = links;
+  return simulate(local, scenario, job, cat, profiles, opt);
+}
 
+RunPrediction predictOnProfile(const LocalProfile& p, const Plan& plan, int global_batch_size,
+                               const RuntimeModel& model, Precision precision, Optimizer optimizer,
+                               Recompute recompute, const Catalog& catalog,
+                               const std::vector<EmulatedZoneLink>& emulated) {
+  std::string links;
+  const Prediction pr = simulateOnProfile(p, p.catalog, plan, global_batch_size, model, precision,
+                                          optimizer, recompute, catalog, emulated, &links);
   RunPrediction out;
   out.device = p.gpu_type;
   out.profile = p.dir;

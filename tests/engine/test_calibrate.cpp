@@ -444,6 +444,63 @@ class TestCalibrate : public QObject {
     SAILOR_COMPARE_REL(layers.at(5).at("forward_s").get<double>(), kHeadF, 1e-6);
   }
 
+  // NOTE [Collective bus bandwidth from runs]: two replicas of the whole model, whose gradient
+  // sum (6 layers x 1e5 parameters x 4 B = 2.4e6 B; a ring of two moves 2 (D - 1) / D = 1 times
+  // that through each replica's reduction) takes 24 ms for the replica that arrives last: 1e8 B/s,
+  // 0.1 GB/s. The other replica waits 50 ms more and does not count. The link alone (the node's
+  // 100 GB/s) would take microseconds, so the device is the bound and the figure is fitted.
+  void collectiveBusFittedFromDataParallelSums() {
+    const auto p = sailor::LocalProfile::load(dir_.toStdString(), "--profile");
+    sailor::Plan dp2 = plan({{0, kBlocks + 1}});
+    dp2.stages[0].replicas.push_back(dp2.stages[0].replicas[0]);
+    sailor::CalibrationRun run{1, started(dp2, 4), {}};
+    const double sum_s = 2.4e6 / 1e8;
+    for (int i = 0; i < 6; ++i) {
+      sailor::IterationEvent it;
+      it.iteration = i;
+      for (int r = 0; r < 2; ++r) {
+        sailor::RunRankTimes t;
+        t.rank = r;
+        t.replica = r;
+        t.compute_seconds = 12 * (kEmbeddingF + 4 * kBlockF + kHeadF);
+        t.dp_seconds = sum_s + (r == 0 ? 0.05 : 0.0) + (i == 0 ? 1.0 : 0.0);  // 0: warm-up
+        t.seconds = t.compute_seconds + t.dp_seconds;
+        it.ranks.push_back(t);
+      }
+      it.iteration_seconds = it.ranks[0].seconds;
+      run.iterations.push_back(it);
+    }
+    const auto res = sailor::calibrateProfile(p, {run});
+    QCOMPARE(res.bus.size(), std::size_t{1});
+    const sailor::BusObservation& o = res.bus[0];
+    QCOMPARE(o.replicas, 2);
+    SAILOR_COMPARE_REL(o.measured_seconds, sum_s, 1e-12);  // the last to arrive, median
+    SAILOR_COMPARE_REL(o.bus_bytes, 2.4e6, 1e-6);
+    QVERIFY2(o.link_seconds < 1e-3, qPrintable(QString::number(o.link_seconds)));
+    SAILOR_COMPARE_REL(o.before_seconds, o.link_seconds, 1e-12);  // no bus figure before
+    QVERIFY(!res.bus_before_gb_per_s);
+    QVERIFY(res.bus_after_gb_per_s.has_value());
+    SAILOR_COMPARE_REL(*res.bus_after_gb_per_s, 0.1, 1e-6);
+    SAILOR_COMPARE_REL(o.after_seconds, sum_s, 1e-6);  // the calibrated profile predicts it
+    QCOMPARE(res.catalog.at("gpus").at(0).at("collective_bus_bandwidth_gb_per_s").get<double>(),
+             *res.bus_after_gb_per_s);
+    const std::string text = sailor::formatCalibration(res, "/out");
+    QVERIFY2(text.find("collective bus bandwidth (the data-parallel sums' own reduction): none "
+                       "-> 0.1 GB/s") != std::string::npos,
+             text.c_str());
+    QVERIFY2(text.find("wrote /out/profile.json and catalog.json") != std::string::npos,
+             text.c_str());
+    QCOMPARE(res.toJson().at("collective_bus").at("after_gb_per_s").get<double>(),
+             *res.bus_after_gb_per_s);
+    // A pipeline alone has no data-parallel sum: the figure is kept, and catalog.json too.
+    const auto pp =
+        sailor::calibrateProfile(p, {measuredRun(2, plan({{0, 2}, {3, kBlocks + 1}}), 4, 1, 1, 1)});
+    QVERIFY(pp.bus.empty());
+    QVERIFY(pp.catalog.is_null());
+    QVERIFY2(pp.bus_why.find("no run has a stage of two or more replicas") != std::string::npos,
+             pp.bus_why.c_str());
+  }
+
   void refusesRunsItCannotFit() {
     const auto p = sailor::LocalProfile::load(dir_.toStdString(), "--profile");
     auto other = measuredRun(4, plan({{0, kBlocks + 1}}), 4, 1, 1, 1);

@@ -13,12 +13,15 @@
 // each is determined to 10 % (its standard error); else two (blocks, and embedding with head);
 // else one for every layer. The optimizer step and memory are left as measured.
 //
-// Not fitted: the link model. The runs' point-to-point seconds include the pipeline's waiting and
-// their data-parallel seconds the wait for the slowest replica, which a latency and bandwidth fit
-// would take for transfer time (docs/runtime.md says what would identify them).
+// The data-parallel sums fit the device's collective bus bandwidth (GpuType::
+// collective_bus_bandwidth_gb_per_s, in the profile's catalog.json): NOTE [Collective bus
+// bandwidth from runs] in calibrate.cpp. Not fitted: the point-to-point link. The runs' transfer
+// seconds include the pipeline's waiting, which a latency and bandwidth fit would take for
+// transfer time.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,9 +63,27 @@ struct LayerScale {
   double standard_error = 0;  // of the factor
 };
 
+// One stage of one run whose data-parallel gradient sum is its only collective: its seconds per
+// iteration (NOTE [Collective bus bandwidth from runs]).
+struct BusObservation {
+  std::int64_t run_id = 0;
+  int stage = 0;
+  int replicas = 0;
+  double measured_seconds = 0;  // median of the least dp seconds of the stage's ranks
+  double link_seconds = 0;      // the simulator's with the link alone (no device bound)
+  double bus_bytes = 0;         // bytes through each replica's reduction, as the simulator counts
+  double before_seconds = 0;    // the simulator's on the input profile
+  double after_seconds = 0;     // and on the calibrated one
+};
+
 // NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json's noexcept move checks invariants
 struct CalibrationResult {
   nlohmann::json profile;  // the updated profile.json
+  nlohmann::json catalog;  // the updated catalog.json; null when its figures are unchanged
+  std::vector<BusObservation> bus;
+  std::optional<double> bus_before_gb_per_s;  // the device's collective bus bandwidth, if any
+  std::optional<double> bus_after_gb_per_s;   // fitted; none when not fitted
+  std::string bus_why;                        // what was fitted from what, or why not
   std::vector<LayerScale> scales;
   std::vector<CalibrationObservation> observations;
   std::vector<std::string> skipped;    // stages of runs left out, and why

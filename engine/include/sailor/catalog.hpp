@@ -133,6 +133,8 @@ class Catalog {
   // it measured and the model the runtime builds there. An entry replaces the catalogue's
   // entry of that name. Throws InputError naming the file and field.
   void extendFromFile(const std::string& path);
+  // The same for an extension already read (`where` names it in errors: its file's path).
+  void extendFromJson(const nlohmann::json& extension, const std::string& where);
   // A user's own model (the studio's custom model): replaces a model of the same name or alias.
   // Throws InputError when the architecture is inconsistent (ModelSpec::fromJson's checks).
   void addModel(const ModelSpec& model);

@@ -15,6 +15,7 @@
 
 #include "sailor/catalog.hpp"
 #include "sailor/run_events.hpp"
+#include "sailor/simulator.hpp"
 
 namespace sailor {
 
@@ -72,6 +73,14 @@ RunPrediction predictOnProfile(const LocalProfile& p, const Plan& plan, int glob
                                const RuntimeModel& model, Precision precision, Optimizer optimizer,
                                Recompute recompute, const Catalog& catalog,
                                const std::vector<EmulatedZoneLink>& emulated = {});
+// The simulator's prediction that predictOnProfile summarises, with the profile's catalogue
+// extension given (`profile_catalog`: p.catalog, or a changed copy, as `sailor calibrate` tries
+// one); `links` (when not null) receives the emulated links' description.
+Prediction simulateOnProfile(const LocalProfile& p, const nlohmann::json& profile_catalog,
+                             const Plan& plan, int global_batch_size, const RuntimeModel& model,
+                             Precision precision, Optimizer optimizer, Recompute recompute,
+                             const Catalog& catalog, const std::vector<EmulatedZoneLink>& emulated,
+                             std::string* links);
 
 // One quantity of a run side by side with its prediction.
 struct ComparisonRow {
