@@ -272,7 +272,11 @@ pid_t spawnSelf(const std::vector<std::string>& args) {
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(1);
-    setenv("OMP_NUM_THREADS", "1", 1);  // as the runtime's workers
+    // One compute thread per process, as the runtime's workers have (launcher_local.cpp): torch's
+    // own pool, and OpenBLAS's (libopenblas0-pthread keeps a pool of its own, one thread per core,
+    // which torch::set_num_threads does not reach), so that what is measured is what they run.
+    setenv("OMP_NUM_THREADS", "1", 1);
+    setenv("OPENBLAS_NUM_THREADS", "1", 1);
     execv(self.c_str(), argv.data());
     _exit(127);
   }
