@@ -473,8 +473,8 @@ void elasticOptions(const RunArgs& a, const Catalog& catalog, const Scenario& sc
 // workers build. A --profile that is not a profile, or of another model or precision, is bad
 // input; no profile at the default place, one that does not cover the plan, or a cluster run
 // (its workers run elsewhere) start the run without one, saying why (prediction_note).
-void localPrediction(const RunArgs& a, const Catalog& catalog, const Scenario& scenario,
-                     const RunSpec& spec, const std::string& launcher, ControllerOptions& co) {
+void localPrediction(const RunArgs& a, const Catalog& catalog, const RunSpec& spec,
+                     const std::string& launcher, ControllerOptions& co) {
   // The note rides in run_started (the monitor's log and `runs show` print it), not as a
   // warning event: a machine without a profile runs as it did, without a warning per run.
   const auto none = [&](const std::string& why) {
@@ -522,8 +522,8 @@ void localPrediction(const RunArgs& a, const Catalog& catalog, const Scenario& s
   // With emulated zones the zones stay apart, joined at the links tc will shape (NOTE
   // [Prediction over emulated zones] in engine/src/run_prediction.cpp).
   std::vector<EmulatedZoneLink> emulated;
-  if (a.emulate_zones) {
-    const ZoneLayout layout = layoutZones(spec, scenario);
+  if (co.emulate_zones) {
+    const ZoneLayout& layout = *co.emulate_zones;
     for (const ZoneLink& l : layout.links)
       emulated.push_back({layout.zones[static_cast<std::size_t>(l.from)],
                           layout.zones[static_cast<std::size_t>(l.to)], l.bytes_per_s,
@@ -866,7 +866,6 @@ int main(int argc, char** argv) {
       throw InputError("--launcher", "\"" + shownUtf8(launcher) + "\"", "local or slurm");
     if (launcher == "local" && args.dry_run)
       throw InputError("--dry-run", "a local run", "--launcher slurm");
-    localPrediction(args, catalog, scenario, spec, launcher, co);
     if (args.emulate_zones) {  // checked before anything starts (docs/runtime.md)
       if (launcher != "local")
         throw InputError("--emulate-zones", "given with --launcher " + launcher, "a local run");
@@ -881,6 +880,7 @@ int main(int argc, char** argv) {
         throw InputError("--emulate-zones", missing, "root with iproute2 (`ip`, `tc`) in PATH");
       co.emulate_zones = layoutZones(spec, scenario);
     }
+    localPrediction(args, catalog, spec, launcher, co);  // after the zones: it predicts over them
     if (launcher == "slurm") {
       const std::string script = prepareSlurmRun(args, catalog, scenario, plan, spec, co);
       if (args.dry_run) {

@@ -73,7 +73,7 @@ struct BusObservation {
   double link_seconds = 0;      // the simulator's with the link alone (no device bound)
   double bus_bytes = 0;         // bytes through each replica's reduction, as the simulator counts
   double before_seconds = 0;    // the simulator's on the input profile
-  double after_seconds = 0;     // and on the calibrated one
+  double after_seconds = 0;     // and on the calibrated one (as before when none is fitted)
 };
 
 // NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json's noexcept move checks invariants
