@@ -106,9 +106,9 @@ double ringAllReduceSeconds(const ResolvedLink& link, double shard_bytes, int D,
 // (Trainer::sumOverReplicas). Each copy reads and writes every fp32 gradient: 4 x 4 bytes per
 // parameter of memory traffic at the device's bandwidth. On a GPU it is a small term (OPT-350M
 // on an A100, 1.3 GB of gradients: 3.4 ms); on a CPU, whose copies run at a few tens of GB/s,
-// it is tens of ms (the scaled OPT-350M on the development VM at 29 GB/s: 12 ms of a 0.58 s
-// two-replica iteration, 2026-12-06). Without data parallelism nothing is summed and nothing
-// copied.
+// it is a few percent of the iteration (the scaled OPT-350M on the development VM at 29 GB/s:
+// 12 ms of a 0.58 s two-replica iteration, 2026-12-06). Without data parallelism nothing is summed
+// and nothing copied.
 double stepSeconds(double optimizer_s_per_param, double params, int D, const GpuType& gpu) {
   const double step = optimizer_s_per_param * params;
   if (D < 2) return step;
