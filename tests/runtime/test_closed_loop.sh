@@ -92,15 +92,23 @@ assert c['run'] == $id and c['warmup'] == 2 and c['iterations'] == 5, c
 row=c['rows'][0]; assert abs(row['relative_error'] - (row['predicted']/row['measured'] - 1)) < 1e-12
 " || fail "validate --run --json"
 
-# 5. Recalibration moves a deliberately wrong per-layer time toward the measurement.
+# 5. Recalibration moves a deliberately wrong per-layer time toward the measurement. The profile
+# and the run may be measured under different loads (CI runs tests side by side: a profile taken
+# beside another test's run once came out 3.3x slower than this run), so the layers are scaled to
+# predict 0.3 of what this run measured, not 0.3 of what the profile measured.
+err() {  # the stage's signed compute error of run $id predicted on profile $1
+  "$sailor" validate --run "$id" --profile "$1" --json |
+    python3 -c "import json,sys; print(json.load(sys.stdin)['rows'][1]['relative_error'])"
+}
 cp -r "$prof" "$work/wrong"
-python3 - "$work/wrong/profile.json" <<'EOF'
+python3 - "$work/wrong/profile.json" "$(err "$prof")" <<'EOF'
 import json, sys
 p = json.load(open(sys.argv[1]))
+scale = 0.3 / (1 + float(sys.argv[2]))
 for r in p["runs"]:
     for l in r["layers"]:
-        l["forward_s"] *= 0.3
-        l["backward_s"] *= 0.3
+        l["forward_s"] *= scale
+        l["backward_s"] *= scale
 json.dump(p, open(sys.argv[1], "w"))
 EOF
 cp "$work/wrong/profile.json" "$work/wrong-before.json"
@@ -110,12 +118,8 @@ grep -q 'all layers *x' "$work/cal" || fail "calibrate did not say what changed:
 cmp -s "$work/wrong/profile.json" "$work/wrong-before.json" || fail "calibrate wrote over its input"
 [[ -s $work/fixed/catalog.json && -s $work/fixed/scenario.json && -s $work/fixed/calibration.json ]] ||
   fail "calibrated directory incomplete: $(ls "$work/fixed")"
-err() {  # the stage's compute error of run $id predicted on profile $1
-  "$sailor" validate --run "$id" --profile "$1" --json |
-    python3 -c "import json,sys; print(abs(json.load(sys.stdin)['rows'][1]['relative_error']))"
-}
 before=$(err "$work/wrong"); after=$(err "$work/fixed")
-python3 -c "assert $after < $before / 4 and $after < 0.1, ($before, $after)" ||
+python3 -c "assert $before < -0.5 and abs($after) < abs($before) / 4 and abs($after) < 0.1, ($before, $after)" ||
   fail "calibration did not reduce the error: before $before, after $after"
 python3 -c "
 import json
