@@ -398,7 +398,11 @@ QString MainWindow::planStatus() const {
 }
 
 void MainWindow::scheduleReplan() {
-  if (auto_replan_->isChecked()) replan_timer_.start();
+  if (!auto_replan_->isChecked()) return;
+  replan_timer_.start();
+  // The search starts now and the pause's request takes it over (NOTE [Searching during the
+  // re-plan pause] in planning_service.hpp); inputs the job panel cannot plan yet wait for it.
+  if (auto request = planRequest(false)) planner_->prefetch(std::move(*request));
 }
 
 // One catalogue object while the custom model stays the same: the planning service recognises
@@ -414,11 +418,10 @@ std::shared_ptr<const sailor::Catalog> MainWindow::planningCatalog() const {
   return catalog;
 }
 
-void MainWindow::planNow() {
-  replan_timer_.stop();
+std::optional<PlanRequest> MainWindow::planRequest(bool report) {
   if (!job_panel_->isValid()) {
-    plan_status_->setText(tr("Fix the highlighted fields in the job panel to plan"));
-    return;
+    if (report) plan_status_->setText(tr("Fix the highlighted fields in the job panel to plan"));
+    return std::nullopt;
   }
   PlanRequest request;
   request.scenario = document_->snapshot();
@@ -426,10 +429,18 @@ void MainWindow::planNow() {
   try {
     request.catalog = planningCatalog();
   } catch (const sailor::InputError& e) {
-    job_panel_->showPlanProblem(QString::fromUtf8(e.what()));
-    return;
+    if (report) job_panel_->showPlanProblem(QString::fromUtf8(e.what()));
+    return std::nullopt;
   }
   request.options = job_panel_->options();
+  return request;
+}
+
+void MainWindow::planNow() {
+  replan_timer_.stop();
+  std::optional<PlanRequest> made = planRequest(true);
+  if (!made) return;
+  PlanRequest& request = *made;
   pending_scenario_ = request.scenario;
   pending_job_ = request.job;
   pending_catalog_ = request.catalog;

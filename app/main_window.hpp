@@ -135,6 +135,9 @@ class MainWindow : public QMainWindow {
   void saveCluster(const QString& path, const QString& json_text);
   void setLanguage(const QString& code);
   std::shared_ptr<const sailor::Catalog> planningCatalog() const;
+  // What to plan now: the document, the job panel's job and options, the planning catalogue;
+  // nothing when the job panel cannot plan (said in the status bar or the panel with `report`).
+  std::optional<PlanRequest> planRequest(bool report);
   // The last catalogue planningCatalog() made, and its custom model's JSON ("" for none).
   mutable std::shared_ptr<const sailor::Catalog> planning_catalog_;
   mutable std::string planning_custom_;

@@ -74,32 +74,79 @@ PlanningService::PlanningService(QObject* parent) : QObject(parent) {
 }
 
 PlanningService::~PlanningService() {
-  if (current_token_) current_token_->cancel();
-  pool_.clear();  // requests not started yet: they were all superseded, hence cancelled
+  if (current_) current_->token->cancel();
+  if (latest_) latest_->token->cancel();
+  pool_.clear();  // searches not started yet: they were all superseded, hence cancelled
   pool_.waitForDone();
   // Calls the worker posted and that were not delivered yet are discarded with this object.
 }
 
+namespace {
+
+bool complete(const PlanRequest& r) {
+  return r.scenario && r.job && r.catalog;
+}
+
+PlanCache::Key keyOf(const PlanRequest& r) {
+  return PlanCache::keyOf(*r.scenario, *r.job, r.options, r.catalog.get(), r.profiles.get());
+}
+
+}  // namespace
+
 quint64 PlanningService::request(PlanRequest req) {
   const quint64 id = next_id_++;
-  auto token = std::make_shared<CancelToken>();
   // The new request is current before cancelled(old) goes out, so that a slot which reacts to
   // it (even by calling request() again) sees a consistent state.
   const quint64 old_id = std::exchange(current_id_, id);
-  const std::shared_ptr<CancelToken> old_token = std::exchange(current_token_, token);
-  if (old_token) old_token->cancel();
+  std::optional<PlanCache::Key> key;
+  if (complete(req)) key = keyOf(req);
+  if (key && latest_ && !latest_->ended && !latest_->token->cancelled() && latest_->key == *key) {
+    // NOTE [Searching during the re-plan pause]: this request takes the running search over.
+    if (current_ && current_ != latest_) current_->token->cancel();
+    current_ = latest_;
+    current_->id = id;
+    ++taken_over_;
+    if (current_->began)
+      QMetaObject::invokeMethod(
+          this, [this, s = current_] { deliverStarted(s); }, Qt::QueuedConnection);
+  } else {
+    if (current_) current_->token->cancel();
+    if (latest_ && latest_->id == 0) latest_->token->cancel();  // a prefetch of other inputs
+    auto search = std::make_shared<Search>();
+    if (key) search->key = std::move(*key);
+    search->id = id;
+    current_ = latest_ = search;
+    submit(search, std::move(req));
+  }
+  if (old_id != 0) emit cancelled(old_id);
+  return id;
+}
+
+void PlanningService::prefetch(PlanRequest req) {
+  if (!complete(req)) return;
+  PlanCache::Key key = keyOf(req);
+  if (latest_ && !latest_->ended && !latest_->token->cancelled() && latest_->key == key) return;
+  if (latest_ && latest_->id == 0) latest_->token->cancel();  // an earlier prefetch, stale now
+  auto search = std::make_shared<Search>();
+  search->key = std::move(key);
+  latest_ = search;
+  submit(search, std::move(req));
+}
+
+void PlanningService::submit(const std::shared_ptr<Search>& search, PlanRequest req) {
   ++outstanding_;
-  // The lambda owns everything the search reads (the shared inputs and the token); `this`
-  // outlives it because the destructor waits for the pool.
-  pool_.start([this, id, token, req = std::move(req)]() {
+  // The lambda owns everything the search reads (the shared inputs and the search with its
+  // token); `this` outlives it because the destructor waits for the pool.
+  pool_.start([this, search, req = std::move(req)]() {
     lowerThreadPriority();
+    const std::shared_ptr<CancelToken>& token = search->token;
     auto post = [this](auto&& call) {
       QMetaObject::invokeMethod(this, std::forward<decltype(call)>(call), Qt::QueuedConnection);
     };
     if (!token->cancelled()) {
-      post([this, id] { deliverStarted(id); });
+      post([this, search] { deliverStarted(search); });
       try {
-        if (!req.scenario || !req.job || !req.catalog)
+        if (!complete(req))
           throw std::invalid_argument("the request lacks its scenario, job or catalogue");
         ProfileSet analytic;
         const ProfileSet* profiles = req.profiles.get();
@@ -109,17 +156,16 @@ quint64 PlanningService::request(PlanRequest req) {
         }
         auto throttle = std::make_shared<ProgressThrottle>(
             std::chrono::milliseconds(1000 / kMaxProgressPerSecond));
-        const ProgressSink sink = [post, throttle, id, this](double fraction,
-                                                             const std::string& step) {
+        const ProgressSink sink = [post, throttle, search, this](double fraction,
+                                                                 const std::string& step) {
           if (!throttle->admit(fraction)) return;
-          post([this, id, fraction, stage = QString::fromStdString(step)] {
-            deliverProgress(id, fraction, stage);
+          post([this, search, fraction, stage = QString::fromStdString(step)] {
+            deliverProgress(search, fraction, stage);
           });
         };
         // Inputs planned before (undo, redo, an edit typed back): that result at once.
         const auto t0 = std::chrono::steady_clock::now();
-        PlanCache::Key key = PlanCache::keyOf(*req.scenario, *req.job, req.options,
-                                              req.catalog.get(), req.profiles.get());
+        PlanCache::Key key = search->key;
         std::shared_ptr<const PlanResult> result;
         if (auto hit = cache_.find(key)) {
           auto copy = std::make_shared<PlanResult>(*hit);
@@ -128,60 +174,74 @@ quint64 PlanningService::request(PlanRequest req) {
           result = std::move(copy);
           ++reused_;
         } else {
+          ++searches_;
           result = std::make_shared<const PlanResult>(planSearch(
               *req.scenario, *req.job, *req.catalog, *profiles, req.options, sink, token.get()));
           cache_.store(std::move(key), result);
         }
-        post([this, id, result] { deliverFinished(id, result); });
+        post([this, search, result] { deliverFinished(search, result); });
       } catch (const Cancelled&) {
         // Cancelled or superseded: cancelled(id) was emitted already.
       } catch (const std::exception& e) {
-        post(
-            [this, id, message = QString::fromStdString(e.what())] { deliverFailed(id, message); });
+        post([this, search, message = QString::fromStdString(e.what())] {
+          deliverFailed(search, message);
+        });
       } catch (...) {
-        post([this, id] { deliverFailed(id, tr("unknown error in the planner")); });
+        post([this, search] { deliverFailed(search, tr("unknown error in the planner")); });
       }
     }
     // Posted last: queued calls from one thread to one receiver arrive in order, so when busy()
     // turns false every outcome of this search has been delivered (or dropped).
-    post([this] { deliverDone(); });
+    post([this, search] { deliverDone(search); });
   });
-  if (old_id != 0) emit cancelled(old_id);
-  return id;
 }
 
 void PlanningService::cancel() {
   if (current_id_ == 0) return;
   const quint64 id = current_id_;
-  current_token_->cancel();
-  current_token_.reset();
+  current_->token->cancel();
+  current_.reset();
   current_id_ = 0;
   emit cancelled(id);
 }
 
-void PlanningService::deliverStarted(quint64 id) {
-  if (id == current_id_) emit started(id);
+// A search's outcomes reach the request it answers now (its id, which a take-over may have set
+// after the worker posted them), and only while that request is current.
+void PlanningService::deliverStarted(const std::shared_ptr<Search>& search) {
+  search->began = true;
+  // Posted by the worker when it begins and by each take-over of a search that had begun: one
+  // started per request.
+  if (search->id == 0 || search->id != current_id_ || search->started_id == search->id) return;
+  search->started_id = search->id;
+  emit started(search->id);
 }
 
-void PlanningService::deliverProgress(quint64 id, double fraction, const QString& stage) {
-  if (id == current_id_) emit progress(id, fraction, stage);
+void PlanningService::deliverProgress(const std::shared_ptr<Search>& search, double fraction,
+                                      const QString& stage) {
+  if (search->id != 0 && search->id == current_id_) emit progress(search->id, fraction, stage);
 }
 
-void PlanningService::deliverFinished(quint64 id, std::shared_ptr<const PlanResult> result) {
-  if (id != current_id_) return;  // superseded or cancelled: results dropped
+void PlanningService::deliverFinished(const std::shared_ptr<Search>& search,
+                                      std::shared_ptr<const PlanResult> result) {
+  search->ended = true;
+  if (search->id == 0 || search->id != current_id_) return;  // a prefetch, superseded, cancelled
+  const quint64 id = search->id;
   current_id_ = 0;
-  current_token_.reset();
+  current_.reset();
   emit finished(id, std::move(result));
 }
 
-void PlanningService::deliverFailed(quint64 id, const QString& message) {
-  if (id != current_id_) return;
+void PlanningService::deliverFailed(const std::shared_ptr<Search>& search, const QString& message) {
+  search->ended = true;
+  if (search->id == 0 || search->id != current_id_) return;
+  const quint64 id = search->id;
   current_id_ = 0;
-  current_token_.reset();
+  current_.reset();
   emit failed(id, message);
 }
 
-void PlanningService::deliverDone() {
+void PlanningService::deliverDone(const std::shared_ptr<Search>& search) {
+  search->ended = true;
   --outstanding_;
 }
 

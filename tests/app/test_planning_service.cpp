@@ -3,8 +3,10 @@
 // one-terminal-signal-per-request contract, and that the owning thread's event loop keeps
 // running during a search. The long searches (longSearch()) are cancelled by the tests.
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include <QElapsedTimer>
 #include <QList>
@@ -54,6 +56,9 @@ class TestPlanningService : public QObject {
   void eventLoopKeepsRunningDuringASearch();
   void destructorCancelsAndJoins();
   void equalInputsAreAnsweredFromEarlierResults();
+  void aRequestTakesOverThePrefetchOfItsInputs();
+  void aRequestOfOtherInputsCancelsThePrefetch();
+  void aFinishedPrefetchAnswersFromTheCache();
 
  private:
   PlanRequest request(const sailor::PlannerOptions& options) const {
@@ -354,6 +359,123 @@ void TestPlanningService::equalInputsAreAnsweredFromEarlierResults() {
              QString::fromStdString(first->best[i].plan.toJson().dump()));
   QCOMPARE(reused->candidates, first->candidates);
   QTRY_VERIFY(!service.busy());
+}
+
+// NOTE [Searching during the re-plan pause]: a prefetch runs after the current request (it does
+// not cancel it) and emits nothing; the request of its inputs takes it over (cancelling the
+// older request), so one search answers it.
+void TestPlanningService::aRequestTakesOverThePrefetchOfItsInputs() {
+  PlanningService service;
+  QSignalSpy started(&service, &PlanningService::started);
+  QSignalSpy finished(&service, &PlanningService::finished);
+  QSignalSpy failed(&service, &PlanningService::failed);
+  QSignalSpy cancelled(&service, &PlanningService::cancelled);
+  const quint64 slow = service.request(request(longSearch()));
+  QVERIFY(started.wait(scaledMs(30000)));
+  service.prefetch(request(sailor::PlannerOptions{}));  // queued behind the slow search
+  service.prefetch(request(sailor::PlannerOptions{}));  // the same inputs: nothing new
+  QTest::qWait(200);
+  QCOMPARE(service.currentRequest(), slow);
+  QCOMPARE(cancelled.count(), 0);
+  QCOMPARE(ids(started), QList<quint64>{slow});
+
+  // Equal inputs in new objects, as the studio makes them at the pause's end.
+  PlanRequest again = request(sailor::PlannerOptions{});
+  again.scenario = std::make_shared<const sailor::Scenario>(*scenario_);
+  again.job = std::make_shared<const sailor::Job>(*job_);
+  const quint64 id = service.request(std::move(again));
+  QCOMPARE(service.takenOver(), quint64{1});
+  QCOMPARE(ids(cancelled), QList<quint64>{slow});
+  QVERIFY(finished.wait(scaledMs(120000)));
+  QTRY_VERIFY_WITH_TIMEOUT(!service.busy(), 30000);
+  QTest::qWait(100);
+  QCOMPARE(ids(started), (QList<quint64>{slow, id}));
+  QCOMPARE(ids(finished), QList<quint64>{id});
+  QCOMPARE(failed.count(), 0);
+  // The slow search and the prefetch: no third search for the request, no cache hit.
+  QCOMPARE(service.searchesRun(), quint64{2});
+  QCOMPARE(service.reusedResults(), quint64{0});
+  const auto got = finished.at(0).at(1).value<ResultPtr>();
+  sailor::ProfileSet profiles;
+  profiles.add(std::make_shared<sailor::AnalyticProfile>(*catalog_));
+  const sailor::PlanResult direct =
+      sailor::planSearch(*scenario_, *job_, *catalog_, profiles, sailor::PlannerOptions{});
+  QVERIFY(got && !got->best.empty());
+  QCOMPARE(got->best.size(), direct.best.size());
+  for (size_t i = 0; i < direct.best.size(); ++i)
+    QCOMPARE(QString::fromStdString(got->best[i].plan.toJson().dump()),
+             QString::fromStdString(direct.best[i].plan.toJson().dump()));
+
+  // A prefetch that has begun (or even ended on the worker: its end reaches the service in a
+  // later event-loop turn) is taken over by a request in the same turn: one more search, no
+  // cache hit, one started and one finished for the request.
+  sailor::PlannerOptions cost;
+  cost.objective = sailor::Objective::Cost;
+  service.prefetch(request(cost));
+  // The worker begins it; the event loop does not run meanwhile (its end must not arrive).
+  QElapsedTimer waited;
+  waited.start();
+  while (service.searchesRun() < 3 && waited.elapsed() < scaledMs(30000))
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  QCOMPARE(service.searchesRun(), quint64{3});
+  const quint64 id2 = service.request(request(cost));
+  QCOMPARE(service.takenOver(), quint64{2});
+  QVERIFY(finished.wait(scaledMs(120000)));
+  QTRY_VERIFY_WITH_TIMEOUT(!service.busy(), 30000);
+  QTest::qWait(100);
+  QCOMPARE(ids(finished), (QList<quint64>{id, id2}));
+  QCOMPARE(ids(started), (QList<quint64>{slow, id, id2}));
+  QCOMPARE(service.searchesRun(), quint64{3});
+  QCOMPARE(service.reusedResults(), quint64{0});
+}
+
+void TestPlanningService::aRequestOfOtherInputsCancelsThePrefetch() {
+  PlanningService service;
+  QSignalSpy started(&service, &PlanningService::started);
+  QSignalSpy finished(&service, &PlanningService::finished);
+  const quint64 slow = service.request(request(longSearch()));
+  QVERIFY(started.wait(scaledMs(30000)));
+  service.prefetch(request(sailor::PlannerOptions{}));  // queued behind the slow search
+  sailor::PlannerOptions cost;
+  cost.objective = sailor::Objective::Cost;
+  const quint64 id = service.request(request(cost));  // other inputs: both are cancelled
+  QVERIFY(id > slow);
+  QCOMPARE(service.takenOver(), quint64{0});
+  QVERIFY(finished.wait(scaledMs(120000)));
+  QTRY_VERIFY_WITH_TIMEOUT(!service.busy(), 30000);
+  QCOMPARE(ids(finished), QList<quint64>{id});
+  QCOMPARE(ids(started), (QList<quint64>{slow, id}));
+  // The prefetch was cancelled before it began: the slow search and the request's only.
+  QCOMPARE(service.searchesRun(), quint64{2});
+  const auto got = finished.at(0).at(1).value<ResultPtr>();
+  QVERIFY(got && !got->best.empty());
+  // The cost objective's best plan is the cheapest per iteration of those returned.
+  for (const auto& p : got->best)
+    QVERIFY(got->best.front().prediction.usd_per_iteration <= p.prediction.usd_per_iteration);
+}
+
+void TestPlanningService::aFinishedPrefetchAnswersFromTheCache() {
+  PlanningService service;
+  QSignalSpy started(&service, &PlanningService::started);
+  QSignalSpy finished(&service, &PlanningService::finished);
+  QSignalSpy failed(&service, &PlanningService::failed);
+  QSignalSpy cancelled(&service, &PlanningService::cancelled);
+  service.prefetch(request(sailor::PlannerOptions{}));
+  QVERIFY(service.busy());
+  QCOMPARE(service.currentRequest(), quint64{0});
+  QTRY_VERIFY_WITH_TIMEOUT(!service.busy(), scaledMs(120000));
+  QCOMPARE(service.searchesRun(), quint64{1});
+  QCOMPARE(started.count() + finished.count() + failed.count() + cancelled.count(), 0);
+  const quint64 id = service.request(request(sailor::PlannerOptions{}));
+  QVERIFY(finished.wait(scaledMs(30000)));
+  QCOMPARE(ids(finished), QList<quint64>{id});
+  QCOMPARE(service.reusedResults(), quint64{1});
+  QCOMPARE(service.searchesRun(), quint64{1});
+  QCOMPARE(service.takenOver(), quint64{0});
+  // A prefetch the job cannot plan (no scenario) does nothing.
+  PlanRequest bare;
+  service.prefetch(bare);
+  QVERIFY(!service.busy());
 }
 
 QTEST_GUILESS_MAIN(TestPlanningService)
