@@ -364,6 +364,30 @@ class TestMainWindow : public QObject {
     QVERIFY(w.inspector()->plan()->plan == points[0]->plan);
   }
 
+  // NOTE [Searching during the re-plan pause]: an edit starts its search at once; the request at
+  // the pause's end takes it over (or finds its result), so the edit costs one search.
+  void anEditSearchesDuringThePause() {
+    MainWindowOptions o = options();
+    o.replan_delay_ms = 3000;
+    MainWindow w(o);
+    QVERIFY(waitForPlan(w, 120000 + 3000));
+    PlanningService* service = w.planningService();
+    const quint64 searches = service->searchesRun();
+    const quint64 answered = service->takenOver() + service->reusedResults();
+    QSignalSpy requested(&w, &MainWindow::planRequested);
+    QSignalSpy finished(service, &PlanningService::finished);
+    sailor::Pool pool = w.document()->scenario().pools.front();
+    pool.count -= 8;
+    QVERIFY(w.document()->editPool(0, pool).ok());
+    QTRY_VERIFY_WITH_TIMEOUT(service->searchesRun() == searches + 1, scaledMs(2500));
+    if (requested.isEmpty()) QCOMPARE(finished.count(), 0);  // nothing shown before the pause
+    QVERIFY(finished.wait(scaledMs(120000)));
+    QCOMPARE(requested.count(), 1);
+    QCOMPARE(service->searchesRun(), searches + 1);
+    QCOMPARE(service->takenOver() + service->reusedResults(), answered + 1);
+    QCOMPARE(w.result()->best.front().plan.gpuCount() > 0, true);
+  }
+
   void aBrokenFileKeepsTheUnsavedWork() {
     MainWindow w(options());
     QVERIFY(waitForPlan(w));
