@@ -402,6 +402,7 @@ void MainWindow::scheduleReplan() {
   replan_timer_.start();
   // The search starts now and the pause's request takes it over (NOTE [Searching during the
   // re-plan pause] in planning_service.hpp); inputs the job panel cannot plan yet wait for it.
+  if (!options_.search_during_pause) return;
   if (auto request = planRequest(false)) planner_->prefetch(std::move(*request));
 }
 

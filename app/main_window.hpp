@@ -48,6 +48,9 @@ struct MainWindowOptions {
   QString run_store;          // empty: the runtime's default store
   int replan_delay_ms = 400;  // pause after the last edit before re-planning
   bool plan_on_start = true;
+  // The search starts at the edit, the pause's request takes it over (NOTE [Searching during
+  // the re-plan pause]); false: it starts at the pause's end (the benchmark's baseline).
+  bool search_during_pause = true;
 };
 
 class MainWindow : public QMainWindow {

@@ -129,6 +129,7 @@ void PlanningService::prefetch(PlanRequest req) {
   if (latest_ && latest_->id == 0) latest_->token->cancel();  // an earlier prefetch, stale now
   auto search = std::make_shared<Search>();
   search->key = std::move(key);
+  search->prefetched = true;
   latest_ = search;
   submit(search, std::move(req));
 }
@@ -172,7 +173,7 @@ void PlanningService::submit(const std::shared_ptr<Search>& search, PlanRequest 
           copy->search_seconds =
               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
           result = std::move(copy);
-          ++reused_;
+          if (!search->prefetched) ++reused_;
         } else {
           ++searches_;
           result = std::make_shared<const PlanResult>(planSearch(

@@ -93,7 +93,8 @@ class PlanningService : public QObject {
   // True while a search runs or winds down on the worker, including cancelled ones.
   bool busy() const { return outstanding_ > 0; }
   // Requests answered from the results of earlier ones with equal inputs (sailor::PlanCache):
-  // the studio's undo, redo, or an edit typed back re-plan at once.
+  // the studio's undo, redo, or an edit typed back re-plan at once. A prefetch answered so is
+  // not counted (nor the request that takes it over: takenOver()).
   quint64 reusedResults() const { return reused_.load(); }
   // Requests that took over a search already running for their inputs (a prefetch).
   quint64 takenOver() const { return taken_over_; }
@@ -118,10 +119,11 @@ class PlanningService : public QObject {
   struct Search {
     PlanCache::Key key;
     std::shared_ptr<CancelToken> token = std::make_shared<CancelToken>();
-    quint64 id = 0;          // the request it answers (0: a prefetch nobody has taken over)
-    quint64 started_id = 0;  // the request started() was emitted for
-    bool began = false;      // the worker has started it
-    bool ended = false;      // its outcome (or its end when cancelled) has arrived
+    quint64 id = 0;           // the request it answers (0: a prefetch nobody has taken over)
+    bool prefetched = false;  // submitted by prefetch() (set before it is submitted)
+    quint64 started_id = 0;   // the request started() was emitted for
+    bool began = false;       // the worker has started it
+    bool ended = false;       // its outcome (or its end when cancelled) has arrived
   };
   // Submits a search of `request` to the worker.
   void submit(const std::shared_ptr<Search>& search, PlanRequest request);
