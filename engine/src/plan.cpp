@@ -136,26 +136,35 @@ void Plan::validate(const Job& job, const Catalog& catalog, const Scenario& scen
                            std::to_string(L) + " plan layers: embedding, " +
                            std::to_string(model.layers) + " blocks, head)");
     expected_first = s.last_layer + 1;
-    for (size_t k = 0; k < s.replicas.size(); ++k) {
+    // A stage lists its replicas by kind, so equal ones are adjacent: each run of equal
+    // replicas is checked once and counted at once (the planner validates every plan it places:
+    // thousands on 100 pools). The path of a replica is written only for an error.
+    for (size_t k = 0; k < s.replicas.size();) {
       const Replica& r = s.replicas[k];
-      const std::string rp = path + ".replicas[" + std::to_string(k) + "]";
-      const GpuType& gpu = catalog.gpu(r.gpu_type, rp + ".gpu_type");
+      size_t end = k + 1;
+      while (end < s.replicas.size() && s.replicas[end].tp == r.tp &&
+             s.replicas[end].zone == r.zone && s.replicas[end].gpu_type == r.gpu_type)
+        ++end;
+      auto rp = [&] { return path + ".replicas[" + std::to_string(k) + "]"; };
+      const GpuType* found = catalog.findGpu(r.gpu_type);
+      const GpuType& gpu = found ? *found : catalog.gpu(r.gpu_type, rp() + ".gpu_type");
       if (!supportsPrecision(gpu, job.precision))
-        throw InputError(rp + ".gpu_type", "\"" + r.gpu_type + "\"",
+        throw InputError(rp() + ".gpu_type", "\"" + r.gpu_type + "\"",
                          std::string("a GPU type with ") + precisionName(job.precision) +
                              " arithmetic for a " + precisionName(job.precision) + " job (" +
                              r.gpu_type + " has none; an fp16 job can use it)");
       if (!scenario.hasZone(r.zone))
-        throw InputError(rp + ".zone", "\"" + r.zone + "\"", "a zone of the scenario");
+        throw InputError(rp() + ".zone", "\"" + r.zone + "\"", "a zone of the scenario");
       const int per_node = scenario.gpusPerNode(r.zone, r.gpu_type, catalog);
       if (r.tp > per_node)
-        throw InputError(rp + ".tp", std::to_string(r.tp),
+        throw InputError(rp() + ".tp", std::to_string(r.tp),
                          "at most " + std::to_string(per_node) + " (" + r.gpu_type +
                              " GPUs per node: a replica stays inside one node)");
       if (model.heads % r.tp != 0)
-        throw InputError(rp + ".tp", std::to_string(r.tp),
+        throw InputError(rp() + ".tp", std::to_string(r.tp),
                          "a divisor of the model's " + std::to_string(model.heads) + " heads");
-      used[{r.zone, r.gpu_type}] += r.tp;
+      used[{r.zone, r.gpu_type}] += std::int64_t{r.tp} * static_cast<std::int64_t>(end - k);
+      k = end;
     }
   }
   if (expected_first != L)

@@ -47,11 +47,36 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
   double rate = 0, egress = 0;
   int gpus = 0;
   std::vector<std::vector<double>> out_elements(static_cast<size_t>(P));
+  auto same = [](const Replica& a, const Replica& b2) {
+    return a.tp == b2.tp && a.zone == b2.zone && a.gpu_type == b2.gpu_type;
+  };
   for (int s = 0; s < P; ++s) {
     const Stage& st = plan.stages[static_cast<size_t>(s)];
     double opt_s = 0, sync = 0, tied = 0;
+    // A replica equal to the one before it (a stage lists its replicas by kind) adds the same
+    // figures: its price and GPUs are added again, the rest is the same maximum. Its ring pair
+    // is figured anew only when its neighbour differs from the previous replica's.
+    double last_rate = 0, last_sync = 0, last_egress = 0;
     for (size_t j = 0; j < st.replicas.size(); ++j) {
       const Replica& r = st.replicas[j];
+      const Replica& y = st.replicas[(j + 1) % st.replicas.size()];
+      if (j > 0 && same(r, st.replicas[j - 1])) {
+        rate += last_rate;
+        gpus += r.tp;
+        if (D < 2) continue;
+        if (!same(y, st.replicas[j])) {
+          const GpuType& g = cat.gpu(r.gpu_type, "gpu_type");
+          const ResolvedLink& link = link_of({r.zone, r.gpu_type, y.zone, y.gpu_type, r.tp});
+          const double shard = last_sync;  // the replica's gradient bytes, as below
+          sync = std::max(sync, ringAllReduceSeconds(
+                                    link, shard, D, r.tp, sim,
+                                    collectiveBusBytesPerS(g, cat.gpu(y.gpu_type, "gpu_type"))));
+          egress += 2.0 * (D - 1) / D * shard * r.tp / 1e9 * sc.egressUsdPerGb(r.zone, y.zone);
+        } else {
+          egress += last_egress;
+        }
+        continue;
+      }
       const GpuType& g = cat.gpu(r.gpu_type, "gpu_type");
       const Figures& fig = figures_of(r);
       const auto& t = fig.t;
@@ -70,7 +95,8 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
       fb[static_cast<size_t>(s)] = std::max(fb[static_cast<size_t>(s)], f);
       opt_s = std::max(opt_s, stepSeconds(opt, params, static_cast<int>(st.replicas.size()), g));
       const Pool* pool = sc.findPool(r.zone, r.gpu_type);
-      rate += r.tp * (pool ? pool->usd_per_gpu_hour : 0.0);
+      last_rate = r.tp * (pool ? pool->usd_per_gpu_hour : 0.0);
+      rate += last_rate;
       gpus += r.tp;
       if (j == 0)
         for (const auto& m : mem) out_elements[static_cast<size_t>(s)].push_back(m.output_elements);
@@ -81,13 +107,14 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
                                        mem.back().shared_with_embedding * 4.0, 2, r.tp, sim,
                                        g.collectiveBusBytesPerS()));
       if (D < 2) continue;
-      const Replica& y = st.replicas[(j + 1) % st.replicas.size()];
       const ResolvedLink& link = link_of({r.zone, r.gpu_type, y.zone, y.gpu_type, r.tp});
       const double shard = params * 4.0;
       sync = std::max(
           sync, ringAllReduceSeconds(link, shard, D, r.tp, sim,
                                      collectiveBusBytesPerS(g, cat.gpu(y.gpu_type, "gpu_type"))));
-      egress += 2.0 * (D - 1) / D * shard * r.tp / 1e9 * sc.egressUsdPerGb(r.zone, y.zone);
+      last_sync = shard;
+      last_egress = 2.0 * (D - 1) / D * shard * r.tp / 1e9 * sc.egressUsdPerGb(r.zone, y.zone);
+      egress += last_egress;
     }
     x[static_cast<size_t>(s)] = tied + sync + opt_s;
   }
@@ -97,10 +124,15 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
     const Stage& c = plan.stages[static_cast<size_t>(s)];
     const double msg =
         out_elements[static_cast<size_t>(s) - 1][static_cast<size_t>(a.last_layer)] * b * e;
-    double t = 0;
+    double t = 0, last_pair_egress = 0;
     for (size_t j = 0; j < c.replicas.size(); ++j) {
       const Replica& ra = a.replicas[j % a.replicas.size()];
       const Replica& rc = c.replicas[j];
+      if (j > 0 && same(ra, a.replicas[(j - 1) % a.replicas.size()]) &&
+          same(rc, c.replicas[j - 1])) {  // the pair before it again: the same figures
+        egress += last_pair_egress;
+        continue;
+      }
       const int streams = boundaryStreams(ra.tp, rc.tp);
       t = std::max(
           {t,
@@ -108,8 +140,10 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
                                    sc.intraNodeLink(rc.gpu_type, cat), msg, streams, false),
            boundaryTransferSeconds(link_of({rc.zone, rc.gpu_type, ra.zone, ra.gpu_type, streams}),
                                    sc.intraNodeLink(ra.gpu_type, cat), msg, streams, false)});
-      egress += msg * M / 1e9 *
-                (sc.egressUsdPerGb(ra.zone, rc.zone) + sc.egressUsdPerGb(rc.zone, ra.zone));
+      last_pair_egress =
+          msg * M / 1e9 *
+          (sc.egressUsdPerGb(ra.zone, rc.zone) + sc.egressUsdPerGb(rc.zone, ra.zone));
+      egress += last_pair_egress;
     }
     boundary[static_cast<size_t>(s)] = t;
   }

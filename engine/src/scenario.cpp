@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <string_view>
 #include <tuple>
 
 #include "sailor/error.hpp"
@@ -281,9 +282,15 @@ ResolvedLink Scenario::intraNodeLink(const std::string& gpu_type, const Catalog&
 }
 
 const ResolvedLink& LinkResolver::operator()(const LinkQuery& q) {
-  auto key = std::make_tuple(q.from_zone, q.from_gpu, q.to_zone, q.to_gpu, q.gpus);
-  auto it = cache_.find(key);
-  if (it == cache_.end()) it = cache_.emplace(std::move(key), sc_.link(q)).first;
+  const auto view =
+      std::make_tuple(std::string_view(q.from_zone), std::string_view(q.from_gpu),
+                      std::string_view(q.to_zone), std::string_view(q.to_gpu), q.gpus);
+  auto it = cache_.find(view);
+  if (it == cache_.end())
+    it = cache_
+             .emplace(std::make_tuple(q.from_zone, q.from_gpu, q.to_zone, q.to_gpu, q.gpus),
+                      sc_.link(q))
+             .first;
   return it->second;
 }
 

@@ -753,6 +753,24 @@ class TestModelJson : public QObject {
         << plan({stage(0, 25, R"({"gpu_type": "B200", "tp": 1, "zone": "us-central1-a"})")})
         << QStringList(
                {"stages[0].replicas[0].gpu_type", "\"B200\"", "a GPU type of the catalogue"});
+    // Plan::validate checks a run of equal replicas once: the error still names the first bad
+    // replica, and a run counts every replica against its pool.
+    QTest::newRow("validate: the bad replica after a run of good ones")
+        << "validate"
+        << plan({stage(0, 25,
+                       QByteArray(a100) + ", " + a100 + ", " +
+                           R"({"gpu_type": "A100-40", "tp": 16, "zone": "us-central1-a"}, )" +
+                           R"({"gpu_type": "A100-40", "tp": 16, "zone": "us-central1-a"})")})
+        << QStringList({"stages[0].replicas[2].tp", "got 16", "at most 8", "GPUs per node"});
+    QTest::newRow("validate: a run of equal replicas over the pool's count")
+        << "validate"
+        << plan({stage(0, 25,
+                       R"({"gpu_type": "H100-80", "tp": 2, "zone": "us-central1-b"}, )"
+                       R"({"gpu_type": "H100-80", "tp": 2, "zone": "us-central1-b"}, )"
+                       R"({"gpu_type": "H100-80", "tp": 2, "zone": "us-central1-b"}, )"
+                       R"({"gpu_type": "H100-80", "tp": 2, "zone": "us-central1-b"}, )"
+                       R"({"gpu_type": "H100-80", "tp": 2, "zone": "us-central1-b"})")})
+        << QStringList({"stages", "10 H100-80 in us-central1-b", "at most 8", "the pool's count"});
     QTest::newRow("validate: more GPUs than the pool has")
         << "validate"
         << plan({stage(0, 12, R"({"gpu_type": "H100-80", "tp": 8, "zone": "us-central1-b"})"),

@@ -154,7 +154,9 @@ class LinkResolver {
 
  private:
   const Scenario& sc_;
-  std::map<std::tuple<std::string, std::string, std::string, std::string, int>, ResolvedLink>
+  // Transparent: a query is looked up by views of its names, with no copies of them.
+  std::map<std::tuple<std::string, std::string, std::string, std::string, int>, ResolvedLink,
+           std::less<>>
       cache_;
 };
 
