@@ -329,14 +329,15 @@ bool Placer::better(const Score& a, const Score& b) const {
 
 // Runs in one slot next to each other merged, empty runs dropped.
 void Placer::normalize(Layout& lay) {
-  for (auto& runs : lay.runs) {
-    std::vector<Run> out;
-    for (const Run& r : runs) {
+  for (auto& runs : lay.runs) {  // in place: the local moves normalize every layout they try
+    size_t kept = 0;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const Run r = runs[i];
       if (r.count <= 0) continue;
-      if (!out.empty() && out.back().slot == r.slot) out.back().count += r.count;
-      else out.push_back(r);
+      if (kept > 0 && runs[kept - 1].slot == r.slot) runs[kept - 1].count += r.count;
+      else runs[kept++] = r;
     }
-    runs = std::move(out);
+    runs.resize(kept);
   }
 }
 
@@ -434,7 +435,8 @@ bool Placer::fill(const Problem& pr, const std::vector<std::vector<int>>& order,
             }
         if (z < 0) return false;
         lf[static_cast<size_t>(z)] -= bl.tp;
-        runs.push_back({z, 1});
+        if (!runs.empty() && runs.back().slot == z) ++runs.back().count;  // as normalize merges
+        else runs.push_back({z, 1});
       }
     }
   }
@@ -501,14 +503,24 @@ void Placer::seeds(Problem& pr, Best& best, std::vector<Layout>* fills) const {
 // improves. `explore`: one pass that moves nowhere, every neighbour offered to `best`.
 void Placer::improve(Problem& pr, Layout lay, Best& best, bool explore) const {
   Score cur = evaluate(pr, lay);
-  auto attempt = [&](Layout cand) {
+  // Each move is tried on a copy of `lay` in one buffer kept across the moves (its vectors
+  // reused: a copy of its own per move was most of the moves' allocations); a move that
+  // improves swaps it with `lay`.
+  Layout work;
+  auto fresh = [&]() -> Layout& {
+    work.runs.resize(lay.runs.size());
+    for (size_t i = 0; i < lay.runs.size(); ++i)
+      work.runs[i].assign(lay.runs[i].begin(), lay.runs[i].end());
+    return work;
+  };
+  auto attempt = [&](Layout& cand) {
     normalize(cand);
     if (!fits(pr, cand) || cand.runs == lay.runs) return false;
     const Score s = evaluate(pr, cand);
     ++evaluated_;
     best.offer(cand, s, *this);
     if (explore || !better(s, cur)) return false;
-    lay = std::move(cand);
+    std::swap(lay, cand);
     cur = s;
     return true;
   };
@@ -522,9 +534,9 @@ void Placer::improve(Problem& pr, Layout lay, Best& best, bool explore) const {
         for (size_t i = 0; i < nr; ++i) idx[i] = static_cast<int>(i);
         const std::vector<Run> orig = lay.runs[bi];
         while (std::next_permutation(idx.begin(), idx.end())) {
-          Layout c2 = lay;
+          Layout& c2 = fresh();
           for (size_t i = 0; i < nr; ++i) c2.runs[bi][i] = orig[static_cast<size_t>(idx[i])];
-          if (attempt(std::move(c2))) {
+          if (attempt(c2)) {
             improved = true;
             break;
           }
@@ -550,10 +562,10 @@ void Placer::improve(Problem& pr, Layout lay, Best& best, bool explore) const {
         for (int sp : splits) {
           const int na = sp - start;
           if (na < 0 || na > a + b || na == a) continue;
-          Layout c2 = lay;
+          Layout& c2 = fresh();
           c2.runs[bi][i].count = na;
           c2.runs[bi][i + 1].count = a + b - na;
-          if (attempt(std::move(c2))) {
+          if (attempt(c2)) {
             improved = true;
             break;
           }
@@ -563,9 +575,9 @@ void Placer::improve(Problem& pr, Layout lay, Best& best, bool explore) const {
       for (size_t i = 0; i < lay.runs[bi].size(); ++i)
         for (size_t z = 0; z < bl.zone.size() && i < lay.runs[bi].size(); ++z) {
           if (static_cast<int>(z) == lay.runs[bi][i].slot) continue;
-          Layout c2 = lay;
+          Layout& c2 = fresh();
           c2.runs[bi][i].slot = static_cast<int>(z);
-          if (attempt(std::move(c2))) improved = true;
+          if (attempt(c2)) improved = true;
         }
     }
     // Swapping the zones of two runs of one site.
@@ -576,9 +588,9 @@ void Placer::improve(Problem& pr, Layout lay, Best& best, bool explore) const {
           for (size_t k = (bi == bj ? i + 1 : 0);
                i < lay.runs[bi].size() && k < lay.runs[bj].size(); ++k) {
             if (lay.runs[bi][i].slot == lay.runs[bj][k].slot) continue;
-            Layout c2 = lay;
+            Layout& c2 = fresh();
             std::swap(c2.runs[bi][i].slot, c2.runs[bj][k].slot);
-            if (attempt(std::move(c2))) {
+            if (attempt(c2)) {
               improved = true;
               continue;
             }
@@ -595,7 +607,7 @@ void Placer::improve(Problem& pr, Layout lay, Best& best, bool explore) const {
               for (int ends = 0; ends < 4; ++ends) {
                 const int t = sizes[ti];
                 if (t == ra.count && t == rb.count) continue;  // the whole swap above
-                Layout c3 = lay;
+                Layout& c3 = fresh();
                 auto split = [&](std::vector<Run>& runs, size_t at, int slot) {
                   const bool at_end =
                       (&runs == &c3.runs[bi] && at == i) ? (ends & 1) != 0 : (ends & 2) != 0;
@@ -619,7 +631,7 @@ void Placer::improve(Problem& pr, Layout lay, Best& best, bool explore) const {
                   split(c3.runs[bi], i, rb.slot);
                   split(c3.runs[bj], k, ra.slot);
                 }
-                if (attempt(std::move(c3))) {
+                if (attempt(c3)) {
                   improved = true;
                   ti = sizes.size();
                   break;
