@@ -21,26 +21,23 @@ namespace sailor::planner_detail {
 StageOptionTable::StageOptionTable(const SearchContext& ctx, const KindSet& kinds, int b, int D)
     : ctx_(ctx), kinds_(kinds), b_(b), D_(D), M_(ctx.microbatches(b, D)) {
   enumerate();
-  ring_kinds_.resize(options_.size());
   ring_pairs_.resize(options_.size());
   bool one_kind = true;
   for (size_t oi = 0; oi < options_.size(); ++oi) {
     const auto& reps = options_[oi].replicas;
     std::map<std::pair<int, int>, int> pairs;
     for (size_t j = 0; j < reps.size(); ++j) {
-      if (ring_kinds_[oi].empty() || ring_kinds_[oi].back() != reps[j])
-        ring_kinds_[oi].push_back(reps[j]);
       pairs[{reps[j], reps[(j + 1) % reps.size()]}]++;
     }
     ring_pairs_[oi].assign(pairs.begin(), pairs.end());
-    one_kind = one_kind && ring_kinds_[oi].size() == 1;
+    one_kind = one_kind && options_[oi].kinds.size() == 1;
   }
   one_kind_ = one_kind;
   // Boundary classes: with one kind per option the kinds' classes; otherwise (mixed stages,
   // small instances) each option its own.
   std::map<int, int> cls;
   for (size_t oi = 0; oi < options_.size(); ++oi) {
-    const int key = one_kind ? kinds_.boundary_class[static_cast<size_t>(ring_kinds_[oi][0])]
+    const int key = one_kind ? kinds_.boundary_class[static_cast<size_t>(options_[oi].kinds[0])]
                              : static_cast<int>(oi);
     auto [it, fresh] = cls.emplace(key, static_cast<int>(cls.size()));
     if (fresh) class_rep_.push_back(oi);
@@ -58,6 +55,7 @@ void StageOptionTable::add(const std::vector<int>& reps) {
   o.use.assign(S, 0);
   std::set<std::string> regions;
   for (int k : reps) {
+    if (o.kinds.empty() || o.kinds.back() != k) o.kinds.push_back(k);
     const Kind& kd = kinds_.kind(k);
     o.use[static_cast<size_t>(kd.site)] += kd.tp;
     o.gpus += kd.tp;
@@ -112,7 +110,7 @@ const StageOptionTable::Sync& StageOptionTable::sync(size_t oi, int l, int r) {
   if (row->done[idx]) return row->v[idx];
   Sync si;
   double opt_s = 0, t = 0, tied = 0;
-  for (int k : ring_kinds_[oi]) {
+  for (int k : options_[oi].kinds) {
     const Kind& kx = kinds_.kind(k);
     const KindTable& tx = kinds_.table(kx);
     opt_s = std::max(opt_s, stepSeconds(tx.optimizer_s_per_param, tx.at(tx.params, l, r), D_,
@@ -388,7 +386,7 @@ PartialPlanSearch::PartialPlanSearch(const SearchContext& ctx, const KindSet& ki
           }
           // Some r in [l, L - k] with [l, r] fitting and a (k - 1)-stage rest from r + 1.
           int hi = L_ - k;
-          for (int kx : options_[oi].replicas) {
+          for (int kx : options_[oi].kinds) {
             const Kind& kd = kinds_.kind(kx);
             hi = std::min(hi, kinds_.fitEnd(kd.table, std::min(k, M_), l));
           }
@@ -569,21 +567,14 @@ void PartialPlanSearch::withUsage(int k, const std::vector<std::pair<int, int>>&
 
 bool PartialPlanSearch::stageFits(size_t oi, int k, int l, int r) const {
   const int f = std::min(k, M_);
-  int last_kind = -1;
-  for (int kidx : options_[oi].replicas) {
-    if (kidx == last_kind) continue;  // replicas of one kind: same figures
-    last_kind = kidx;
+  for (int kidx : options_[oi].kinds)  // replicas of one kind: same figures
     if (!kinds_.fits(kinds_.kind(kidx).table, f, l, r)) return false;
-  }
   return true;
 }
 
 double PartialPlanSearch::stageFb(const StageOption& o, int l, int r) const {
   double fb = 0;
-  int last_kind = -1;
-  for (int kidx : o.replicas) {
-    if (kidx == last_kind) continue;
-    last_kind = kidx;
+  for (int kidx : o.kinds) {
     const KindTable& t = kinds_.table(kinds_.kind(kidx));
     fb = std::max(fb, t.at(t.fb, l, r));
   }
@@ -699,12 +690,7 @@ const std::vector<PartialPlanSearch::Choice>& PartialPlanSearch::baseChoices(int
     int hi = r_max;
     bool whole = false;
     if (h2) {
-      int last_kind = -1;
-      for (int kidx : o.replicas) {
-        if (kidx == last_kind) continue;
-        last_kind = kidx;
-        hi = std::min(hi, kinds_.fitEnd(kinds_.kind(kidx).table, f, l));
-      }
+      for (int kidx : o.kinds) hi = std::min(hi, kinds_.fitEnd(kinds_.kind(kidx).table, f, l));
       whole = l == 0 && r_min == L_ - 1 && stageFits(oi, k, 0, L_ - 1);
       if (hi < r_min && !whole) continue;
     }

@@ -547,6 +547,7 @@ class Placer {
 // A stage option: D replicas (kind indices, sorted), with per-site GPU use.
 struct StageOption {
   std::vector<int> replicas;  // kind index per replica, non-decreasing
+  std::vector<int> kinds;     // its distinct kinds, ascending (what per-kind figures walk)
   std::vector<int> use;       // GPUs per site
   int gpus = 0;               // all sites
   double rate = 0;            // USD per hour
@@ -593,8 +594,7 @@ class StageOptionTable {
   int D_;
   int M_;
   std::vector<StageOption> options_;
-  // Per option: its distinct kinds and its ring-neighbour pairs with multiplicity.
-  std::vector<std::vector<int>> ring_kinds_;
+  // Per option: its ring-neighbour pairs with multiplicity (its distinct kinds: StageOption).
   std::vector<std::vector<std::pair<std::pair<int, int>, int>>> ring_pairs_;
   bool one_kind_ = true;  // every option of one kind (H8, or D = 1)
   std::vector<int> prev_class_;
