@@ -170,6 +170,18 @@ void report(const std::vector<Phase>& phases) {
   std::printf("max CPU: the GUI thread's largest CPU time within one gap (its own work)\n");
 }
 
+// The window's last plans and what its planning service did: searches, take-overs, cache.
+void printPlanning(MainWindow& w) {
+  const PlanningService* planner = w.planningService();
+  std::printf("plans: %s\n", w.planStatus().toStdString().c_str());
+  std::printf(
+      "searches run %llu, requests that took over a running search %llu, answered "
+      "from the cache %llu\n",
+      static_cast<unsigned long long>(planner->searchesRun()),
+      static_cast<unsigned long long>(planner->takenOver()),
+      static_cast<unsigned long long>(planner->reusedResults()));
+}
+
 // The default scenario and job, edited through the property panel (see the header).
 Phase defaultScenarioEdits(const QString& dir, int edits, bool search_during_pause) {
   MainWindowOptions options;
@@ -322,13 +334,7 @@ Phase defaultScenarioEdits(const QString& dir, int edits, bool search_during_pau
   };
   table("a count never planned before:", fresh);
   table("a count planned before (cache):", reused);
-  std::printf("plans: %s\n", w.planStatus().toStdString().c_str());
-  std::printf(
-      "searches run %llu, requests that took over a running search %llu, answered "
-      "from the cache %llu\n",
-      static_cast<unsigned long long>(planner->searchesRun()),
-      static_cast<unsigned long long>(planner->takenOver()),
-      static_cast<unsigned long long>(planner->reusedResults()));
+  printPlanning(w);
   return phase;
 }
 
@@ -436,13 +442,7 @@ std::vector<Phase> paperPhases(const char* reference_dir, const QString& dir) {
       "paper scenario: slowest edit on the GUI thread %.1f ms (document, canvases, property "
       "panel); slowest re-plan request %.1f ms\n",
       worst_edit, worst_request);
-  std::printf("plans: %s\n", w.planStatus().toStdString().c_str());
-  std::printf(
-      "searches run %llu, requests that took over a running search %llu, answered "
-      "from the cache %llu\n",
-      static_cast<unsigned long long>(planner->searchesRun()),
-      static_cast<unsigned long long>(planner->takenOver()),
-      static_cast<unsigned long long>(planner->reusedResults()));
+  printPlanning(w);
   return phases;
 }
 
