@@ -56,7 +56,7 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
     // A replica equal to the one before it (a stage lists its replicas by kind) adds the same
     // figures: its price and GPUs are added again, the rest is the same maximum. Its ring pair
     // is figured anew only when its neighbour differs from the previous replica's.
-    double last_rate = 0, last_sync = 0, last_egress = 0;
+    double last_rate = 0, last_shard = 0, last_egress = 0;
     for (size_t j = 0; j < st.replicas.size(); ++j) {
       const Replica& r = st.replicas[j];
       const Replica& y = st.replicas[(j + 1) % st.replicas.size()];
@@ -67,7 +67,7 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
         if (!same(y, st.replicas[j])) {
           const GpuType& g = cat.gpu(r.gpu_type, "gpu_type");
           const ResolvedLink& link = link_of({r.zone, r.gpu_type, y.zone, y.gpu_type, r.tp});
-          const double shard = last_sync;  // the replica's gradient bytes, as below
+          const double shard = last_shard;  // the run's gradient bytes per replica
           sync = std::max(sync, ringAllReduceSeconds(
                                     link, shard, D, r.tp, sim,
                                     collectiveBusBytesPerS(g, cat.gpu(y.gpu_type, "gpu_type"))));
@@ -112,7 +112,7 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
       sync = std::max(
           sync, ringAllReduceSeconds(link, shard, D, r.tp, sim,
                                      collectiveBusBytesPerS(g, cat.gpu(y.gpu_type, "gpu_type"))));
-      last_sync = shard;
+      last_shard = shard;
       last_egress = 2.0 * (D - 1) / D * shard * r.tp / 1e9 * sc.egressUsdPerGb(r.zone, y.zone);
       egress += last_egress;
     }
