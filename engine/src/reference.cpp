@@ -18,6 +18,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -83,12 +84,16 @@ static SailorReference loadUnchecked(const std::string& dir, const Catalog& cata
   if (!fs::is_directory(dir))
     throw InputError("--reference", "\"" + dir + "\"",
                      "a directory in SAILOR's layout (profiles/, network/, cluster/)");
+  // The network file is parsed while the profiles are (each a few ms of nlohmann's lexer).
+  const std::string net = dir + "/network/multizone_bandwidths_het.json";
+  std::future<json> net_parsed;
+  if (fs::exists(net))
+    net_parsed = std::async(std::launch::async, [&] { return ju::readFile(net); });
   ref.profiles = SailorProfile::load(dir + "/profiles/simulator_profiles.json",
                                      dir + "/profiles/llm_info.json", catalog);
   std::set<std::string> zones;
-  const std::string net = dir + "/network/multizone_bandwidths_het.json";
-  if (fs::exists(net)) {
-    json j = ju::readFile(net);
+  if (net_parsed.valid()) {
+    json j = net_parsed.get();
     // {send_zone: {gpu: {count: {recv_zone: {gpu: {count: [[c0, c1, c2], max_bw]}}}}}}
     for (auto z1 = j.begin(); z1 != j.end(); ++z1) {
       zones.insert(z1.key());

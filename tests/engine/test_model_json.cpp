@@ -1100,6 +1100,24 @@ class TestModelJson : public QObject {
     }
   }
 
+  // NOTE [Whitespace beside structure]: parseText drops the whitespace that touches { } [ ] : ,
+  // outside strings before parsing. The values are those of the text as written, whitespace
+  // between two other tokens still separates them (so "[1 2]" stays malformed), and errors give
+  // the positions of the text as written.
+  void whitespaceBesideStructureChangesNothing() {
+    const std::string indented =
+        "\n {\n\t\"a b\" : [ 1 ,\r\n 2.5 , \"x  y\\\" ,\" ] ,\n  \"c\" :\n {  } , \"d\": true }\n ";
+    const json v = json_util::parseText(indented, "t");
+    QCOMPARE(QString::fromStdString(v.dump()),
+             QString::fromStdString("{\"a b\":[1,2.5,\"x  y\\\" ,\"],\"c\":{},\"d\":true}"));
+    for (const char* bad : {"[1 2]", "{\"a\" 1}", "[true false]", "[\"a\" \"b\"]"})
+      SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { json_util::parseText(bad, "t"); }),
+                            QStringList({"malformed JSON", "valid JSON"}));
+    SAILOR_VERIFY_MESSAGE(
+        inputErrorOf([&] { json_util::parseText("{\n  \"a\": [1,\n    2 3]\n}", "t"); }),
+        QStringList({"malformed JSON", "line 3, column 7"}));
+  }
+
   // A number that overflows a double (1e309) is an InputError naming the file, the line and
   // column where the number starts, the number and "a finite number"; not an internal error.
   void readFileNamesNumberOverflow() {
