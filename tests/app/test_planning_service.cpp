@@ -472,7 +472,9 @@ void TestPlanningService::aFinishedPrefetchAnswersFromTheCache() {
   QCOMPARE(service.reusedResults(), quint64{1});
   QCOMPARE(service.searchesRun(), quint64{1});
   QCOMPARE(service.takenOver(), quint64{0});
-  // A prefetch the job cannot plan (no scenario) does nothing.
+  // A prefetch the job cannot plan (no scenario) does nothing. (The request's worker posts its
+  // end after its result: wait for it first.)
+  QTRY_VERIFY_WITH_TIMEOUT(!service.busy(), scaledMs(30000));
   PlanRequest bare;
   service.prefetch(bare);
   QVERIFY(!service.busy());

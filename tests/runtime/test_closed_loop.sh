@@ -94,8 +94,9 @@ row=c['rows'][0]; assert abs(row['relative_error'] - (row['predicted']/row['meas
 
 # 5. Recalibration moves a deliberately wrong per-layer time toward the measurement. The profile
 # and the run may be measured under different loads (CI runs tests side by side: a profile taken
-# beside another test's run once came out 3.3x slower than this run), so the layers are scaled to
-# predict 0.3 of what this run measured, not 0.3 of what the profile measured.
+# beside another test's run once came out 3.3x slower than this run), so the layers and the
+# optimizer step are scaled to predict 0.3 of what this run measured, not 0.3 of what the profile
+# measured (a step left as profiled under load was a third of the run's compute).
 err() {  # the stage's signed compute error of run $id predicted on profile $1
   "$sailor" validate --run "$id" --profile "$1" --json |
     python3 -c "import json,sys; print(json.load(sys.stdin)['rows'][1]['relative_error'])"
@@ -106,6 +107,7 @@ import json, sys
 p = json.load(open(sys.argv[1]))
 scale = 0.3 / (1 + float(sys.argv[2]))
 for r in p["runs"]:
+    r["optimizer_seconds_per_parameter"] *= scale
     for l in r["layers"]:
         l["forward_s"] *= scale
         l["backward_s"] *= scale
@@ -119,7 +121,7 @@ cmp -s "$work/wrong/profile.json" "$work/wrong-before.json" || fail "calibrate w
 [[ -s $work/fixed/catalog.json && -s $work/fixed/scenario.json && -s $work/fixed/calibration.json ]] ||
   fail "calibrated directory incomplete: $(ls "$work/fixed")"
 before=$(err "$work/wrong"); after=$(err "$work/fixed")
-python3 -c "assert $before < -0.5 and abs($after) < abs($before) / 4 and abs($after) < 0.1, ($before, $after)" ||
+python3 -c "assert $before < -0.4 and abs($after) < abs($before) / 4 and abs($after) < 0.1, ($before, $after)" ||
   fail "calibration did not reduce the error: before $before, after $after"
 python3 -c "
 import json
