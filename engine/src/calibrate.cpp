@@ -242,18 +242,20 @@ EntryFit fitEntry(const std::vector<CalibrationObservation>& obs) {
 void fitCollectiveBus(const LocalProfile& p, const std::vector<CalibrationRun>& runs,
                       CalibrationResult& res) {
   const std::string key = "collective_bus_bandwidth_gb_per_s";
+  const auto device = [&](const json& g) {  // the profiled device's entry in catalog.json
+    return g.is_object() && g.value("name", std::string()) == p.gpu_type;
+  };
   const auto with_bus = [&](std::optional<double> gb_per_s) {
     json c = p.catalog;
     for (json& g : c["gpus"])
-      if (g.is_object() && g.value("name", std::string()) == p.gpu_type) {
+      if (device(g)) {
         if (gb_per_s) g[key] = *gb_per_s;
         else g.erase(key);
       }
     return c;
   };
   for (const json& g : p.catalog.value("gpus", json::array()))
-    if (g.is_object() && g.value("name", std::string()) == p.gpu_type && g.contains(key) &&
-        g.at(key).is_number())
+    if (device(g) && g.contains(key) && g.at(key).is_number())
       res.bus_before_gb_per_s = g.at(key).get<double>();
   constexpr double kTiny = 1e-6;  // GB/s: every ring step bound by the device
   const Catalog base;             // the profile's catalog.json holds its device and model

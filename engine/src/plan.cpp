@@ -142,9 +142,7 @@ void Plan::validate(const Job& job, const Catalog& catalog, const Scenario& scen
     for (size_t k = 0; k < s.replicas.size();) {
       const Replica& r = s.replicas[k];
       size_t end = k + 1;
-      while (end < s.replicas.size() && s.replicas[end].tp == r.tp &&
-             s.replicas[end].zone == r.zone && s.replicas[end].gpu_type == r.gpu_type)
-        ++end;
+      while (end < s.replicas.size() && s.replicas[end] == r) ++end;
       auto rp = [&] { return path + ".replicas[" + std::to_string(k) + "]"; };
       const GpuType* found = catalog.findGpu(r.gpu_type);
       const GpuType& gpu = found ? *found : catalog.gpu(r.gpu_type, rp() + ".gpu_type");

@@ -47,9 +47,6 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
   double rate = 0, egress = 0;
   int gpus = 0;
   std::vector<std::vector<double>> out_elements(static_cast<size_t>(P));
-  auto same = [](const Replica& a, const Replica& b2) {
-    return a.tp == b2.tp && a.zone == b2.zone && a.gpu_type == b2.gpu_type;
-  };
   for (int s = 0; s < P; ++s) {
     const Stage& st = plan.stages[static_cast<size_t>(s)];
     double opt_s = 0, sync = 0, tied = 0;
@@ -60,11 +57,11 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
     for (size_t j = 0; j < st.replicas.size(); ++j) {
       const Replica& r = st.replicas[j];
       const Replica& y = st.replicas[(j + 1) % st.replicas.size()];
-      if (j > 0 && same(r, st.replicas[j - 1])) {
+      if (j > 0 && r == st.replicas[j - 1]) {
         rate += last_rate;
         gpus += r.tp;
         if (D < 2) continue;
-        if (!same(y, st.replicas[j])) {
+        if (y != r) {
           const GpuType& g = cat.gpu(r.gpu_type, "gpu_type");
           const ResolvedLink& link = link_of({r.zone, r.gpu_type, y.zone, y.gpu_type, r.tp});
           const double shard = last_shard;  // the run's gradient bytes per replica
@@ -128,8 +125,8 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
     for (size_t j = 0; j < c.replicas.size(); ++j) {
       const Replica& ra = a.replicas[j % a.replicas.size()];
       const Replica& rc = c.replicas[j];
-      if (j > 0 && same(ra, a.replicas[(j - 1) % a.replicas.size()]) &&
-          same(rc, c.replicas[j - 1])) {  // the pair before it again: the same figures
+      if (j > 0 && ra == a.replicas[(j - 1) % a.replicas.size()] &&
+          rc == c.replicas[j - 1]) {  // the pair before it again: the same figures
         egress += last_pair_egress;
         continue;
       }

@@ -435,12 +435,11 @@ bool Placer::fill(const Problem& pr, const std::vector<std::vector<int>>& order,
             }
         if (z < 0) return false;
         lf[static_cast<size_t>(z)] -= bl.tp;
-        if (!runs.empty() && runs.back().slot == z) ++runs.back().count;  // as normalize merges
+        if (!runs.empty() && runs.back().slot == z) ++runs.back().count;  // normalized as it goes
         else runs.push_back({z, 1});
       }
     }
   }
-  normalize(lay);
   return true;
 }
 
