@@ -309,8 +309,8 @@ class Finisher {
   std::vector<Candidate> refigured(std::vector<Candidate> placed) const {
     std::vector<Candidate> out;
     for (Candidate& p : placed) {
-      auto m =
-          planningModel(p.plan, ctx_.sc, ctx_.job, ctx_.cat, ctx_.profiles, ctx_.opt.simulator);
+      auto m = planningModel(p.plan, ctx_.sc, ctx_.job, ctx_.cat, ctx_.profiles, ctx_.opt.simulator,
+                             &ctx_.link_index);
       if (!m) continue;
       p.iteration_s = m->iteration_s;
       p.usd = m->usd_per_iteration;
@@ -343,7 +343,7 @@ class Finisher {
     pp.model_iteration_s = c.iteration_s;
     pp.model_usd_per_iteration = c.usd;
     pp.prediction = simulate(pp.plan, ctx_.sc, ctx_.job, ctx_.cat, ctx_.profiles,
-                             timeline ? ctx_.opt.simulator : figures_only_);
+                             timeline ? ctx_.opt.simulator : figures_only_, &ctx_.link_index);
     return pp;
   }
 
@@ -590,7 +590,8 @@ void chooseBest(const SearchContext& ctx, const Finisher& fin, std::vector<Candi
                             options.objective) < 0;
     });
     for (auto& pp : sims)
-      pp.prediction = simulate(pp.plan, ctx.sc, ctx.job, ctx.cat, ctx.profiles, options.simulator);
+      pp.prediction = simulate(pp.plan, ctx.sc, ctx.job, ctx.cat, ctx.profiles, options.simulator,
+                               &ctx.link_index);
     result.best = std::move(sims);
     if (result.best.empty() && !placed.empty())
       result.no_plan_reason =

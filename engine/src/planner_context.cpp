@@ -24,7 +24,8 @@ SearchContext::SearchContext(const Scenario& sc_in, const Job& job_in, const Cat
       opt(opt_in),
       model(cat_in.model(job_in.model, "job.model")),
       layers(model.numPlanLayers()),
-      constraints(opt_in) {
+      constraints(opt_in),
+      link_index(sc_in) {
   buildSites();
   buildLinks();
 }
@@ -68,7 +69,7 @@ void SearchContext::buildLinks() {
     for (const auto& a : sites_)
       for (const auto& b : sites_)
         links_[static_cast<size_t>(g)].push_back(
-            sc.link({a.zone(), a.gpu_type, b.zone(), b.gpu_type, g}));
+            link_index.link({a.zone(), a.gpu_type, b.zone(), b.gpu_type, g}));
   for (const auto& a : sites_) {
     node_links_.push_back(sc.intraNodeLink(a.gpu_type, cat));
     for (const auto& b : sites_) egress_.push_back(sc.egressUsdPerGb(a.zone(), b.zone()));

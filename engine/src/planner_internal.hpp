@@ -378,6 +378,7 @@ class SearchContext {
   const ModelSpec& model;
   const int layers;  // the model's plan layers
   const Constraints constraints;
+  const LinkIndex link_index;  // every link of the search, its placements and simulations
 
   const std::vector<Site>& sites() const { return sites_; }
   const Site& site(int s) const { return sites_[static_cast<size_t>(s)]; }

@@ -13,7 +13,7 @@ namespace sailor {
 
 std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc, const Job& job,
                                            const Catalog& cat, const ProfileSet& profiles,
-                                           const SimulatorOptions& sim) {
+                                           const SimulatorOptions& sim, const LinkIndex* links) {
   plan.validate(job, cat, sc);
   const ModelSpec& model = cat.model(job.model, "job.model");
   const int L = model.numPlanLayers();
@@ -27,7 +27,7 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
                        "one degree for all stages (the planning model's assumption)");
   const std::int64_t per = std::int64_t{b} * D;  // in 64 bits, as Plan::microbatches
   const int M = static_cast<int>((job.global_batch_size + per - 1) / per);
-  LinkResolver link_of(sc);
+  LinkResolver link_of(sc, links);
   // Profile figures per (GPU type, tp), looked up once.
   struct Figures {
     std::vector<LayerTiming> t;

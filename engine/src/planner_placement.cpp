@@ -112,8 +112,8 @@ const ResolvedLink& Placer::link(int za, const std::string& ga, int zb, const st
   auto it = links_.find(key);
   if (it == links_.end())
     it = links_
-             .emplace(key, ctx_.sc.link({zone_names_[static_cast<size_t>(za)], ga,
-                                         zone_names_[static_cast<size_t>(zb)], gb, gpus}))
+             .emplace(key, ctx_.link_index.link({zone_names_[static_cast<size_t>(za)], ga,
+                                                 zone_names_[static_cast<size_t>(zb)], gb, gpus}))
              .first;
   return it->second;
 }

@@ -8,6 +8,7 @@
 //   Scenario::hasZone, regionOf, relation   zones and how two of them relate
 //   ResolvedLink, bestEntry, Scenario::link the link for a query: the most specific entry, the
 //                                           slower of two GPU types' own links, the default
+//   LinkIndex                               the entries by zone pair, for many queries
 //   Scenario::intraNodeLink, LinkResolver   inside a node; a cache of resolved links
 //   egressUsdPerGb, findPool, gpusPerNode   prices and pools
 //   checkLink, bandwidthGbPerS, checkGpuCount  figures within the bounds of scenario.hpp
@@ -19,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <stdexcept>
 #include <string_view>
 #include <tuple>
 
@@ -213,14 +215,23 @@ double ResolvedLink::transferSeconds(double per_gpu_bytes, int gpus) const {
 }
 
 namespace {
-// Best entry between the two zones (either direction) for GPU types gf -> gt, or nullptr.
+const LinkEntry& entryOf(const LinkEntry& e) {
+  return e;
+}
+const LinkEntry& entryOf(const LinkEntry* e) {
+  return *e;
+}
+
+// Best entry between the two zones (either direction) for GPU types gf -> gt, or nullptr, among
+// `links` (LinkEntry or pointers to them, in the scenario's order).
 // typed: only entries naming both GPU types; untyped: only entries naming neither.
-const LinkEntry* bestEntry(const std::vector<LinkEntry>& links, const std::string& fz,
-                           const std::string& tz, const std::string& gf, const std::string& gt,
-                           int gpus, bool typed) {
+template <class Entries>
+const LinkEntry* bestEntry(const Entries& links, const std::string& fz, const std::string& tz,
+                           const std::string& gf, const std::string& gt, int gpus, bool typed) {
   const LinkEntry* best = nullptr;
   int best_score = -1;
-  for (const auto& l : links) {
+  for (const auto& item : links) {
+    const LinkEntry& l = entryOf(item);
     const bool forward = l.from_zone == fz && l.to_zone == tz;
     const bool backward = l.from_zone == tz && l.to_zone == fz;
     if (!forward && !backward) continue;
@@ -248,9 +259,10 @@ std::string describeEntry(const LinkEntry& e) {
   if (e.gpus) s += " x" + std::to_string(*e.gpus);
   return s;
 }
-}  // namespace
 
-ResolvedLink Scenario::link(const LinkQuery& q) const {
+// Scenario::link over `links`: all of the scenario's entries, or those between q's zones.
+template <class Entries>
+ResolvedLink resolveLink(const Scenario& sc, const Entries& links, const LinkQuery& q) {
   // 1. An entry for exactly these GPU types (nearest GPU count, either direction).
   if (const LinkEntry* e =
           bestEntry(links, q.from_zone, q.to_zone, q.from_gpu, q.to_gpu, q.gpus, true))
@@ -269,8 +281,33 @@ ResolvedLink Scenario::link(const LinkQuery& q) const {
   if (const LinkEntry* e =
           bestEntry(links, q.from_zone, q.to_zone, q.from_gpu, q.to_gpu, q.gpus, false))
     return {e->model, std::nullopt, describeEntry(*e)};
-  Relation r = relation(q.from_zone, q.to_zone);
-  return {default_links.at(r), std::nullopt, std::string("default ") + relationName(r)};
+  Relation r = sc.relation(q.from_zone, q.to_zone);
+  return {sc.default_links.at(r), std::nullopt, std::string("default ") + relationName(r)};
+}
+}  // namespace
+
+ResolvedLink Scenario::link(const LinkQuery& q) const {
+  return resolveLink(*this, links, q);
+}
+
+LinkIndex::LinkIndex(const Scenario& sc) : sc_(sc) {
+  for (const LinkEntry& e : sc.links) {
+    const bool in_order = e.from_zone <= e.to_zone;
+    const std::string& lo = in_order ? e.from_zone : e.to_zone;
+    const std::string& hi = in_order ? e.to_zone : e.from_zone;
+    by_pair_[lo][hi].push_back(&e);
+  }
+}
+
+ResolvedLink LinkIndex::link(const LinkQuery& q) const {
+  static const std::vector<const LinkEntry*> kNone;
+  const bool in_order = q.from_zone <= q.to_zone;
+  const std::string& lo = in_order ? q.from_zone : q.to_zone;
+  const std::string& hi = in_order ? q.to_zone : q.from_zone;
+  const std::vector<const LinkEntry*>* entries = &kNone;
+  if (auto a = by_pair_.find(lo); a != by_pair_.end())
+    if (auto b = a->second.find(hi); b != a->second.end()) entries = &b->second;
+  return resolveLink(sc_, *entries, q);
 }
 
 ResolvedLink Scenario::intraNodeLink(const std::string& gpu_type, const Catalog& catalog) const {
@@ -281,6 +318,11 @@ ResolvedLink Scenario::intraNodeLink(const std::string& gpu_type, const Catalog&
           "catalogue intra-node " + gpu_type};
 }
 
+LinkResolver::LinkResolver(const Scenario& sc, const LinkIndex* index) : sc_(sc), index_(index) {
+  if (index && &index->scenario() != &sc)
+    throw std::logic_error("LinkResolver: the index was built from another scenario");
+}
+
 const ResolvedLink& LinkResolver::operator()(const LinkQuery& q) {
   const auto view =
       std::make_tuple(std::string_view(q.from_zone), std::string_view(q.from_gpu),
@@ -289,7 +331,7 @@ const ResolvedLink& LinkResolver::operator()(const LinkQuery& q) {
   if (it == cache_.end())
     it = cache_
              .emplace(std::make_tuple(q.from_zone, q.from_gpu, q.to_zone, q.to_gpu, q.gpus),
-                      sc_.link(q))
+                      index_ ? index_->link(q) : sc_.link(q))
              .first;
   return it->second;
 }

@@ -22,6 +22,7 @@
 #include <limits>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 #include <tuple>
 
 #include "sailor/error.hpp"
@@ -399,8 +400,14 @@ std::vector<StageTimes> stageCompute(const StageReplicas& stages,
 // ---- 4. Links, and the egress they carry.
 
 Links::Links(const Scenario& scenario, const Catalog& catalog,
-             std::vector<const Replica*> site_replica)
-    : scenario_(scenario), catalog_(catalog), site_replica_(std::move(site_replica)) {}
+             std::vector<const Replica*> site_replica, const LinkIndex* index)
+    : scenario_(scenario),
+      catalog_(catalog),
+      site_replica_(std::move(site_replica)),
+      index_(index) {
+  if (index && &index->scenario() != &scenario)
+    throw std::logic_error("simulate: the link index was built from another scenario");
+}
 
 const ResolvedLink& Links::node(const ReplicaData& x) {
   auto it = in_node_.find(x.site);
@@ -420,7 +427,8 @@ const ResolvedLink& Links::between(const ReplicaData& x, const ReplicaData& y, i
   if (it == by_site_.end()) {
     const Replica& a = *site_replica_[static_cast<size_t>(x.site)];
     const Replica& c = *site_replica_[static_cast<size_t>(y.site)];
-    it = by_site_.emplace(key, scenario_.link({a.zone, a.gpu_type, c.zone, c.gpu_type, g})).first;
+    const LinkQuery q{a.zone, a.gpu_type, c.zone, c.gpu_type, g};
+    it = by_site_.emplace(key, index_ ? index_->link(q) : scenario_.link(q)).first;
   }
   return it->second;
 }
@@ -1281,7 +1289,7 @@ Scheduled scheduleShared(const StageReplicas& data,
 
 Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
                     const Catalog& catalog, const ProfileSet& profiles,
-                    const SimulatorOptions& options) {
+                    const SimulatorOptions& options, const LinkIndex* links_index) {
   using namespace sim;
   plan.validate(job, catalog, scenario);  // at least one stage, each with a replica
   const size_t P = plan.stages.size();
@@ -1315,7 +1323,7 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
 
   // 4-5. Stage compute, links and boundary transfers.
   pred.stages = stageCompute(data, m_stage);
-  Links links(scenario, catalog, gathered.site_replica);
+  Links links(scenario, catalog, gathered.site_replica, links_index);
   EgressLedger egress;
   const auto pairs = boundaryTransfers(data, m_stage, b, job.activationBytesPerElement(), links,
                                        egress, pred.stages);

@@ -342,13 +342,13 @@ int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr,
                  "usage: %s REFERENCE_DIR [--quick] [--json] [--pareto] [--baseline FILE] "
-                 "[--placements]\n",
+                 "[--placements] [--only TEXT]\n",
                  argv[0]);
     return 2;
   }
   const std::string dir = argv[1];
   bool quick = false, as_json = false, all_pareto = false, placements = false;
-  std::string baseline_path;
+  std::string baseline_path, only;
   for (int i = 2; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) {
       quick = true;
@@ -360,6 +360,8 @@ int main(int argc, char** argv) {
       placements = true;
     } else if (!std::strcmp(argv[i], "--baseline") && i + 1 < argc) {
       baseline_path = argv[++i];
+    } else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) {
+      only = argv[++i];
     } else {
       std::fprintf(stderr, "%s: unknown argument %s\n", argv[0], argv[i]);
       return 2;
@@ -399,6 +401,18 @@ int main(int argc, char** argv) {
   cases.push_back(pareto);
   if (all_pareto)
     for (auto& c : cases) c.pareto = true;
+  // --only: the scenarios whose name contains the text (one scenario under a profiler).
+  if (!only.empty()) {
+    cases.erase(
+        std::remove_if(cases.begin(), cases.end(),
+                       [&](const Case& c) { return c.name.find(only) == std::string::npos; }),
+        cases.end());
+    if (cases.empty()) {
+      std::fprintf(stderr, "%s: --only %s: no scenario's name contains it\n", argv[0],
+                   only.c_str());
+      return 2;
+    }
+  }
 
   std::vector<std::string> table, against, placed;
   bool all_placements_ok = true;

@@ -230,6 +230,36 @@ class TestModelJson : public QObject {
              QString("default cross_continent"));
   }
 
+  // LinkIndex answers every query as Scenario::link's scan does: each rule, both directions,
+  // GPU counts with and without an entry of their own, zones without entries.
+  void linkIndexAnswersAsTheScan() {
+    const Scenario s = Scenario::fromJson(parse(kRichScenario), cat_);
+    const LinkIndex index(s);
+    LinkResolver resolver(s, &index);
+    std::vector<std::string> zones;
+    for (const auto& r : s.regions) zones.insert(zones.end(), r.zones.begin(), r.zones.end());
+    QVERIFY(zones.size() >= 3);
+    int compared = 0;
+    for (const auto& a : zones)
+      for (const auto& b : zones)
+        for (const char* ga : {"A100-40", "V100-16", "H100-80"})
+          for (const char* gb : {"A100-40", "V100-16", "H100-80"})
+            for (int g = 1; g <= 8; ++g) {
+              const LinkQuery q{a, ga, b, gb, g};
+              const ResolvedLink want = s.link(q);
+              for (const ResolvedLink& got : {index.link(q), resolver(q)}) {
+                QCOMPARE(QString::fromStdString(got.source), QString::fromStdString(want.source));
+                QCOMPARE(got.slower.has_value(), want.slower.has_value());
+                QCOMPARE(got.transferSeconds(1e8, g), want.transferSeconds(1e8, g));
+              }
+              ++compared;
+            }
+    QVERIFY(compared > 0);
+    // An index of another scenario is refused, not silently used.
+    const Scenario other = s;
+    QVERIFY_THROWS_EXCEPTION(std::logic_error, LinkResolver(other, &index));
+  }
+
   void jobRoundTrip_data() {
     QTest::addColumn<QByteArray>("text");
     QTest::addColumn<QString>("model");  // the catalogue name the job holds

@@ -4,6 +4,7 @@
 // present, on SAILOR's published files.
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include <QObject>
 #include <QTest>
@@ -319,6 +320,37 @@ class TestSailorImport : public QObject {
     // A quarter of the tokens: less time and less memory than at 8192.
     QVERIFY(r.rows[0].predicted_iteration_s < r.rows[1].predicted_iteration_s);
     QVERIFY(r.rows[0].predicted_memory_bytes < r.rows[1].predicted_memory_bytes);
+  }
+
+  // SAILOR's network file gives thousands of link entries; LinkIndex, which looks among those
+  // of the query's zone pair only, answers every query as Scenario::link's scan of them all.
+  void linkIndexOfThePublishedNetwork() {
+    const std::string dir = sailor::test::sharedDir() + "/reference/sailor";
+    if (!std::filesystem::is_directory(dir))
+      QSKIP(qPrintable(
+          QString::fromStdString("SAILOR reference data absent (" + dir +
+                                 "); the shared/ directory beside the project provides it")));
+    const SailorReference ref = SailorReference::load(dir, cat_);
+    const Scenario s = ref.scenario({{"us-central1-a", "A100-40", 8, 1.0}}, cat_);
+    QVERIFY2(s.links.size() > 100, qPrintable(QString::number(s.links.size())));
+    const LinkIndex index(s);
+    std::set<std::string> gpus;
+    for (const auto& l : s.links) gpus.insert(*l.from_gpu);
+    int compared = 0;
+    for (const auto& ra : s.regions)
+      for (const auto& a : ra.zones)
+        for (const auto& rb : s.regions)
+          for (const auto& b : rb.zones)
+            for (const auto& ga : gpus)
+              for (const auto& gb : gpus)
+                for (int g : {1, 2, 4, 8}) {
+                  const LinkQuery q{a, ga, b, gb, g};
+                  const ResolvedLink want = s.link(q), got = index.link(q);
+                  QCOMPARE(QString::fromStdString(got.source), QString::fromStdString(want.source));
+                  QCOMPARE(got.transferSeconds(1e8, g), want.transferSeconds(1e8, g));
+                  ++compared;
+                }
+    QVERIFY(compared > 100);
   }
 };
 

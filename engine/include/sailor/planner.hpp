@@ -186,9 +186,11 @@ struct ModelEstimate {
   double usd_per_hour = 0;
   int gpus = 0;
 };
+// With `links` (a LinkIndex of `scenario`), links are looked up through it.
 std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& scenario,
                                            const Job& job, const Catalog& catalog,
                                            const ProfileSet& profiles,
-                                           const SimulatorOptions& simulator = {});
+                                           const SimulatorOptions& simulator = {},
+                                           const LinkIndex* links = nullptr);
 
 }  // namespace sailor

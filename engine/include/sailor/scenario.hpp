@@ -144,16 +144,39 @@ class Scenario {
   static std::map<Relation, double> builtinDefaultEgress();
 };
 
+// A scenario's link entries by zone pair (either direction), in the scenario's order: what
+// Scenario::link answers, from the entries between the query's zones only. Scenario::link scans
+// every entry, and SAILOR's network file gives thousands (one per zone pair, GPU type and
+// count): a search asking for a few thousand links spent a tenth of its time scanning. Holds
+// references into the scenario, which must outlive it unchanged. Read-only: threads may share
+// one.
+class LinkIndex {
+ public:
+  explicit LinkIndex(const Scenario& sc);
+  const Scenario& scenario() const { return sc_; }
+  // Equal to scenario().link(q).
+  ResolvedLink link(const LinkQuery& q) const;
+
+ private:
+  const Scenario& sc_;
+  // [lesser zone][greater zone]: the entries between them.
+  std::map<std::string, std::map<std::string, std::vector<const LinkEntry*>, std::less<>>,
+           std::less<>>
+      by_pair_;
+};
+
 // Links resolved once per (from zone, from GPU, to zone, to GPU, GPUs) for one computation (a
-// simulation, a planning-model evaluation): Scenario::link scans the scenario's entries, and a
-// 512-GPU plan asks for the same few pairs hundreds of times. Not shared between threads.
+// simulation, a planning-model evaluation): a 512-GPU plan asks for the same few pairs hundreds
+// of times. Through `index` when given (built from the same scenario), else Scenario::link. Not
+// shared between threads.
 class LinkResolver {
  public:
-  explicit LinkResolver(const Scenario& sc) : sc_(sc) {}
+  explicit LinkResolver(const Scenario& sc, const LinkIndex* index = nullptr);
   const ResolvedLink& operator()(const LinkQuery& q);
 
  private:
   const Scenario& sc_;
+  const LinkIndex* index_;
   // Transparent: a query is looked up by views of its names, with no copies of them.
   std::map<std::tuple<std::string, std::string, std::string, std::string, int>, ResolvedLink,
            std::less<>>

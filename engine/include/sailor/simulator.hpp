@@ -164,9 +164,11 @@ int boundaryStreams(int from_tp, int to_tp);
 double boundaryTransferSeconds(const ResolvedLink& link, const ResolvedLink& receiver_node,
                                double bytes, int streams, bool same_node);
 
+// With `links` (a LinkIndex of `scenario`), the links are looked up through it: the planner
+// simulates hundreds of plans of one scenario.
 Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
                     const Catalog& catalog, const ProfileSet& profiles,
-                    const SimulatorOptions& options = {});
+                    const SimulatorOptions& options = {}, const LinkIndex* links = nullptr);
 
 // The prediction's timeline (the critical pipeline's operations) in the Chrome trace-event
 // format that Perfetto (ui.perfetto.dev) and chrome://tracing open: one process, per stage a

@@ -94,7 +94,9 @@ std::vector<StageTimes> stageCompute(const StageReplicas& stages,
 // same few pairs a thousand times). References stay valid for the object's lifetime.
 class Links {
  public:
-  Links(const Scenario& scenario, const Catalog& catalog, std::vector<const Replica*> site_replica);
+  // Through `index` when given (a LinkIndex of `scenario`).
+  Links(const Scenario& scenario, const Catalog& catalog, std::vector<const Replica*> site_replica,
+        const LinkIndex* index = nullptr);
   // The fabric inside x's node (transfers between GPUs of one node, tp all-gathers).
   const ResolvedLink& node(const ReplicaData& x);
   // From x's node to y's for g GPUs sending at once; the node's fabric when they share a node.
@@ -108,6 +110,7 @@ class Links {
   const Scenario& scenario_;
   const Catalog& catalog_;
   std::vector<const Replica*> site_replica_;
+  const LinkIndex* index_;
   std::map<std::tuple<int, int, int>, ResolvedLink> by_site_;
   std::map<int, ResolvedLink> in_node_;
 };
