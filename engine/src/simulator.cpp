@@ -291,39 +291,48 @@ constexpr double kNcclConnectionBytes = 4194304.0 + 524288.0 + 4915200.0;
 constexpr int kNcclP2pChannelsPerPeer = 2;
 }  // namespace
 
-GpuGroups gpuGroups(const Plan& plan, bool tied_embeddings, int stage, int replica) {
-  GpuGroups g;
+StageGroupShape stageGroupShape(const Plan& plan, bool tied_embeddings, int stage) {
+  StageGroupShape sh;
   const auto& stages = plan.stages;
   const int P = static_cast<int>(stages.size());
-  const auto s = static_cast<size_t>(stage);
-  const int D = static_cast<int>(stages[s].replicas.size());
-  const int tp = stages[s].replicas[static_cast<size_t>(replica)].tp;
-  if (tp > 1) g.collective_sizes.push_back(tp);
-  if (D > 1) {
-    // One tp degree: a group per tp rank of the D replicas; mixed degrees: the padded group of
-    // every rank of the stage.
-    int ranks = 0;
-    bool same_tp = true;
-    for (const Replica& r : stages[s].replicas) {
-      ranks += r.tp;
-      same_tp = same_tp && r.tp == tp;
-    }
-    g.collective_sizes.push_back(same_tp ? D : ranks);
+  const auto& reps = stages[static_cast<size_t>(stage)].replicas;
+  sh.replicas = static_cast<int>(reps.size());
+  for (const Replica& r : reps) {
+    sh.ranks += r.tp;
+    sh.one_tp = sh.one_tp && r.tp == reps.front().tp;
   }
-  if (tied_embeddings && P > 1 && (stage == 0 || stage == P - 1)) {
-    int members = 0;
+  if (tied_embeddings && P > 1 && (stage == 0 || stage == P - 1))
     for (size_t t : {size_t{0}, static_cast<size_t>(P - 1)})
-      for (const Replica& r : stages[t].replicas) members += r.tp;
-    g.collective_sizes.push_back(members);
-  }
-  // Partners across each boundary: pair j joins replica j mod D of either side.
+      for (const Replica& r : stages[t].replicas) sh.tied_members += r.tp;
+  // Pairs across each boundary: pair j joins replica j mod D of either side.
+  int side = 0;
   for (int other : {stage - 1, stage + 1}) {
-    if (other < 0 || other >= P) continue;
-    const int E = static_cast<int>(stages[static_cast<size_t>(other)].replicas.size());
-    const int pairs = std::max(D, E);
-    for (int j = replica; j < pairs; j += D) ++g.p2p_peers;
+    if (other >= 0 && other < P)
+      sh.neighbour_pairs[side] = std::max(
+          sh.replicas, static_cast<int>(stages[static_cast<size_t>(other)].replicas.size()));
+    ++side;
   }
+  return sh;
+}
+
+GpuGroups gpuGroups(const StageGroupShape& sh, int tp, int replica) {
+  GpuGroups g;
+  const int D = sh.replicas;
+  if (tp > 1) g.collective_sizes.push_back(tp);
+  // One tp degree: a group per tp rank of the D replicas; mixed degrees: the padded group of
+  // every rank of the stage.
+  if (D > 1) g.collective_sizes.push_back(sh.one_tp ? D : sh.ranks);
+  if (sh.tied_members > 0) g.collective_sizes.push_back(sh.tied_members);
+  // Pair j joins replica j mod D: the pairs j = replica, replica + D, ... below the count.
+  for (int pairs : sh.neighbour_pairs)
+    if (pairs > replica) g.p2p_peers += (pairs - 1 - replica) / D + 1;
   return g;
+}
+
+GpuGroups gpuGroups(const Plan& plan, bool tied_embeddings, int stage, int replica) {
+  return gpuGroups(
+      stageGroupShape(plan, tied_embeddings, stage),
+      plan.stages[static_cast<size_t>(stage)].replicas[static_cast<size_t>(replica)].tp, replica);
 }
 
 double communicatorBytes(const GpuType& gpu, const GpuGroups& groups) {
@@ -1309,17 +1318,19 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
   size_t replicas = 0;
   for (const auto& st : data) replicas += st.size();
   pred.memory.reserve(replicas);
-  for (size_t s = 0; s < P; ++s)
+  for (size_t s = 0; s < P; ++s) {
+    const StageGroupShape shape = stageGroupShape(plan, tied, static_cast<int>(s));
     for (size_t k = 0; k < data[s].size(); ++k) {
       MemoryBreakdown mb = replicaMemory(
           data[s][k], static_cast<int>(s), static_cast<int>(k), static_cast<int>(P), m_stage[s], b,
-          job, gpuGroups(plan, tied, static_cast<int>(s), static_cast<int>(k)));
+          job, gpuGroups(shape, plan.stages[s].replicas[k].tp, static_cast<int>(k)));
       if (!mb.fits()) {
         pred.fits = false;
         pred.out_of_memory.push_back(outOfMemoryMessage(mb));
       }
       pred.memory.push_back(std::move(mb));
     }
+  }
 
   // 4-5. Stage compute, links and boundary transfers.
   pred.stages = stageCompute(data, m_stage);

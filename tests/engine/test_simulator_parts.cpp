@@ -215,6 +215,14 @@ class TestSimulatorParts : public QObject {
     mixed.stages = {Stage{0, 3, {tp2, tp1}}};
     QCOMPARE(gpuGroups(mixed, false, 0, 1).collective_sizes, (std::vector<int>{3}));
     QCOMPARE(gpuGroups(mixed, false, 0, 0).collective_sizes, (std::vector<int>{2, 3}));
+    // A middle stage of one replica between stages of two and three: every pair of both
+    // boundaries is its own (2 + 3 peers), and the per-stage shape gives what the plan does.
+    Plan deep;
+    deep.microbatch_size = 1;
+    deep.stages = {Stage{0, 1, {tp1, tp1}}, Stage{2, 2, {tp2}}, Stage{3, 3, {tp1, tp1, tp1}}};
+    QCOMPARE(gpuGroups(deep, false, 1, 0).p2p_peers, 5);
+    QCOMPARE(gpuGroups(deep, false, 1, 0).collective_sizes, (std::vector<int>{2}));
+    QCOMPARE(gpuGroups(stageGroupShape(deep, false, 2), 1, 1).p2p_peers, 1);
     // One process: no group at all.
     Plan one;
     one.microbatch_size = 1;

@@ -71,6 +71,18 @@ struct GpuGroups {
   int p2p_peers = 0;
 };
 GpuGroups gpuGroups(const Plan& plan, bool tied_embeddings, int stage, int replica);
+// What gpuGroups reads of a stage and its neighbours, gathered once per stage: asked per
+// replica it walked the stage's D replicas each time, D^2 per stage (a third of a 128-replica
+// plan's simulation).
+struct StageGroupShape {
+  int replicas = 0;                 // D
+  int ranks = 0;                    // the tp degrees' sum
+  bool one_tp = true;               // every replica at the same tp
+  int tied_members = 0;             // the tied-embedding group's GPUs; 0 without one
+  int neighbour_pairs[2] = {0, 0};  // pairs across the boundary before and after (0: none)
+};
+StageGroupShape stageGroupShape(const Plan& plan, bool tied_embeddings, int stage);
+GpuGroups gpuGroups(const StageGroupShape& shape, int tp, int replica);
 // Bytes of the NCCL buffers of those groups on one GPU of type `gpu` (NOTE [Communicator
 // buffers]); 0 when the type has no nccl_channels.
 double communicatorBytes(const GpuType& gpu, const GpuGroups& groups);
