@@ -274,6 +274,8 @@ struct Probe {
   // The unit's highest count of tensor bytes: the meter's peak is reset around each backward,
   // so the highest of its readings is kept here.
   double peak_tensor = 0;
+  // Tensor-parallel ranks start each timed pass together (NOTE [Timed passes start together]).
+  std::function<void()> align;
   void notePeak() { peak_tensor = std::max(peak_tensor, static_cast<double>(meter.peak())); }
 };
 
@@ -285,6 +287,7 @@ LayerSample timeStage(Probe& probe, StageModel& m, bool first, bool last) {
   for (int i = 0; i < probe.warmup + probe.repeats; ++i) {
     torch::Tensor in = first ? probe.tokens : probe.hidden();
     synchronize(probe.device);
+    if (probe.align) probe.align();  // its one-element tensor is gone before the readings
     const std::int64_t before = probe.meter.live();
     auto t0 = Clock::now();
     torch::Tensor out = m.forward(in, probe.labels);
@@ -295,6 +298,7 @@ LayerSample timeStage(Probe& probe, StageModel& m, bool first, bool last) {
     const double out_bytes = static_cast<double>(out.numel() * out.element_size());
     torch::Tensor grad = last ? torch::Tensor() : torch::randn_like(out);
     synchronize(probe.device);
+    if (probe.align) probe.align();
     probe.meter.resetPeak();
     const std::int64_t before_backward = probe.meter.live();
     t0 = Clock::now();
@@ -411,7 +415,18 @@ void measureLayers(const MeasureTask& task) {
 
   for (int b : task.microbatches) {
     const auto unit_start = Clock::now();
-    Probe probe{*meter, device, {}, {}, {}, warmup, task.repeats, b};
+    Probe probe{*meter, device, {}, {}, {}, warmup, task.repeats, b, 0, {}};
+    // NOTE [Timed passes start together]: a tensor-parallel pass waits at its first all-reduce
+    // for the rank that started last, so a rank's clock, started on its own, also counted how
+    // far behind its peer began (the random inputs and gradients, the memory readings between
+    // passes). The trainer's ranks run back to back in step. A one-element all-reduce before
+    // each timed pass starts them together.
+    if (group)
+      probe.align = [&group, &device] {
+        std::vector<at::Tensor> one{torch::zeros({1}, torch::TensorOptions().device(device))};
+        group->allreduce(one)->wait();
+        synchronize(device);
+      };
     meter->resetPeak();
     const std::int64_t live0 = meter->live();
     StageModel emb(spec, place(0), dtype), blk(spec, place(1), dtype),
