@@ -72,7 +72,7 @@ struct GpuGroups {
 };
 GpuGroups gpuGroups(const Plan& plan, bool tied_embeddings, int stage, int replica);
 // What gpuGroups reads of a stage and its neighbours, gathered once per stage: asked per
-// replica it walked the stage's D replicas each time, D^2 per stage (a third of a 128-replica
+// replica it walked the stage's D replicas each time, D^2 per stage (a quarter of a 128-replica
 // plan's simulation).
 struct StageGroupShape {
   int replicas = 0;                 // D
