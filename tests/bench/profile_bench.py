@@ -17,10 +17,15 @@ iteration time and the peak resident memory (max over ranks and iterations) with
 its scenario and catalogue extension, --no-analytic: every figure from the local profile).
 Also predicts each plan without the GPU type's shared_compute_slowdown (the simulator's figure
 before it modelled ranks sharing the device, NOTE [Ranks sharing a device]), in the same run.
+Then (unless --no-recheck) profiles the machine once more and predicts every plan again from
+that second profile: the profile takes seconds and the runs minutes, and on a shared VM the
+machine's speed can move between them. The two predictions of a plan differ by that drift (the
+"drift" column); an error that the second profile does not share is the machine's, not the
+model's.
 Prints a Markdown table with relative errors and one JSON line (last line of stdout).
 
 Usage: tests/bench/profile_bench.py [--build build] [--profile-dir DIR] [--iterations N]
-                                    [--warmup W] [--only single,pp2,...]
+                                    [--warmup W] [--only single,pp2,...] [--no-recheck]
 """
 
 import argparse
@@ -101,6 +106,16 @@ def simulate(build, prof, plan_path, job_path, catalog=None):
     return p["iteration_s"], p["peak_memory_bytes"], p
 
 
+def take_profile(build, out):
+    cmd = [str(build / "bin/sailor"), "profile", "--model", "OPT-350M", "--out", str(out),
+           "--microbatch-sizes", "1,2", "--tp", "1,2"]
+    print("profiling:", " ".join(cmd), file=sys.stderr)
+    load_before = load_average()
+    subprocess.run(cmd, check=True)
+    print(f"profile_bench: load average {load_before} before profiling, {load_average()} "
+          "after", file=sys.stderr)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
@@ -109,19 +124,15 @@ def main():
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--only", default=",".join(PLANS))
     ap.add_argument("--no-priority", action="store_true")
+    ap.add_argument("--no-recheck", action="store_true",
+                    help="no second profile after the runs (no drift column)")
     args = ap.parse_args()
     priority = take_priority("profile_bench", not args.no_priority)  # bench_priority.py
     build = (ROOT / args.build) if not Path(args.build).is_absolute() else Path(args.build)
     tmp = Path(tempfile.mkdtemp(prefix="profile-bench-"))
     prof = Path(args.profile_dir) if args.profile_dir else tmp / "profile"
     if not (prof / "profile.json").exists():
-        cmd = [str(build / "bin/sailor"), "profile", "--model", "OPT-350M", "--out", str(prof),
-               "--microbatch-sizes", "1,2", "--tp", "1,2"]
-        print("profiling:", " ".join(cmd), file=sys.stderr)
-        load_before = load_average()
-        subprocess.run(cmd, check=True)
-        print(f"profile_bench: load average {load_before} before profiling, {load_average()} "
-              "after", file=sys.stderr)
+        take_profile(build, prof)
     gpu_type = json.loads((prof / "profile.json").read_text())["gpu_type"]
     # The baseline in the same run: the same profile with the GPU type's shared_compute_slowdown
     # removed (the simulator before it modelled ranks sharing the device's compute).
@@ -158,15 +169,36 @@ def main():
         print(f"{name}: predicted {pred_s:.3f} s, measured {meas_s:.3f} s; memory "
               f"{pred_mem / 2**20:.0f} / {meas_mem / 2**20:.0f} MiB; load average {load}",
               file=sys.stderr)
-    print("| plan | predicted s/iter | measured s/iter (median) | error | without sharing "
-          "| error | predicted peak MiB | measured peak MiB | error |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    recheck = None
+    if not args.no_recheck:
+        # The same plans from a profile taken after the runs (the GPU type's name is the
+        # machine's, so the plans on the device are the same files).
+        recheck = tmp / "profile-after"
+        take_profile(build, recheck)
+        for r in rows:
+            after_s, _, _ = simulate(build, recheck, tmp / f"{r['plan']}-sim.json", sim_job)
+            r["predicted_after_s"] = after_s
+            r["time_error_after"] = after_s / r["measured_s"] - 1
+            r["drift"] = after_s / r["predicted_s"] - 1
+    head = ("| plan | predicted s/iter | measured s/iter (median) | error | without sharing "
+            "| error | predicted peak MiB | measured peak MiB | error |")
+    rule = "|---|---|---|---|---|---|---|---|---|"
+    if recheck:
+        head += " predicted after the runs | error | drift |"
+        rule += "---|---|---|"
+    print(head)
+    print(rule)
     for r in rows:
-        print(f"| {r['plan']} | {r['predicted_s']:.3f} | {r['measured_s']:.3f} | "
-              f"{100 * r['time_error']:+.1f}% | {r['without_sharing_s']:.3f} | "
-              f"{100 * r['without_sharing_error']:+.1f}% | {r['predicted_bytes'] / 2**20:.0f} | "
-              f"{r['measured_bytes'] / 2**20:.0f} | {100 * r['memory_error']:+.1f}% |")
-    print(json.dumps({"profile": str(prof), "gpu_type": gpu_type, "priority": priority,
+        line = (f"| {r['plan']} | {r['predicted_s']:.3f} | {r['measured_s']:.3f} | "
+                f"{100 * r['time_error']:+.1f}% | {r['without_sharing_s']:.3f} | "
+                f"{100 * r['without_sharing_error']:+.1f}% | {r['predicted_bytes'] / 2**20:.0f} | "
+                f"{r['measured_bytes'] / 2**20:.0f} | {100 * r['memory_error']:+.1f}% |")
+        if recheck:
+            line += (f" {r['predicted_after_s']:.3f} | {100 * r['time_error_after']:+.1f}% | "
+                     f"{100 * r['drift']:+.1f}% |")
+        print(line)
+    print(json.dumps({"profile": str(prof), "profile_after": str(recheck) if recheck else None,
+                      "gpu_type": gpu_type, "priority": priority,
                       "shared_compute_slowdown": slowdown, "rows": rows}))
 
 

@@ -83,6 +83,13 @@ class TestSailorImport : public QObject {
   Job job_;
   std::shared_ptr<SailorProfile> tiny_;
 
+  // Why a test of SAILOR's published files skips.
+  static QByteArray absent(const std::string& dir) {
+    return QString::fromStdString("SAILOR reference data absent (" + dir +
+                                  "); the shared/ directory beside the project provides it")
+        .toUtf8();
+  }
+
  private slots:
   void initTestCase() {
     cat_ = Catalog::load(sailor::test::resources());
@@ -259,10 +266,7 @@ class TestSailorImport : public QObject {
   // is predicted from SAILOR's figures, one of the format's default 2048 from other sources.
   void publishedProfiles() {
     const std::string dir = sailor::test::sharedDir() + "/reference/sailor";
-    if (!std::filesystem::is_directory(dir))
-      QSKIP(qPrintable(
-          QString::fromStdString("SAILOR reference data absent (" + dir +
-                                 "); the shared/ directory beside the project provides it")));
+    if (!std::filesystem::is_directory(dir)) QSKIP(absent(dir).constData());
     const SailorReference ref = SailorReference::load(dir, cat_);
     Job neo;
     neo.model = "GPT-Neo-2.7B";
@@ -326,12 +330,14 @@ class TestSailorImport : public QObject {
   // of the query's zone pair only, answers every query as Scenario::link's scan of them all.
   void linkIndexOfThePublishedNetwork() {
     const std::string dir = sailor::test::sharedDir() + "/reference/sailor";
-    if (!std::filesystem::is_directory(dir))
-      QSKIP(qPrintable(
-          QString::fromStdString("SAILOR reference data absent (" + dir +
-                                 "); the shared/ directory beside the project provides it")));
+    if (!std::filesystem::is_directory(dir)) QSKIP(absent(dir).constData());
     const SailorReference ref = SailorReference::load(dir, cat_);
-    const Scenario s = ref.scenario({{"us-central1-a", "A100-40", 8, 1.0}}, cat_);
+    Pool pool;
+    pool.zone = "us-central1-a";
+    pool.gpu_type = "A100-40";
+    pool.count = 8;
+    pool.usd_per_gpu_hour = 1.0;
+    const Scenario s = ref.scenario({pool}, cat_);
     QVERIFY2(s.links.size() > 100, qPrintable(QString::number(s.links.size())));
     const LinkIndex index(s);
     std::set<std::string> gpus;
