@@ -22,7 +22,6 @@
 #include <limits>
 #include <map>
 #include <sstream>
-#include <stdexcept>
 #include <tuple>
 
 #include "sailor/error.hpp"
@@ -413,10 +412,7 @@ Links::Links(const Scenario& scenario, const Catalog& catalog,
     : scenario_(scenario),
       catalog_(catalog),
       site_replica_(std::move(site_replica)),
-      index_(index) {
-  if (index && &index->scenario() != &scenario)
-    throw std::logic_error("simulate: the link index was built from another scenario");
-}
+      resolve_(scenario, index) {}
 
 const ResolvedLink& Links::node(const ReplicaData& x) {
   auto it = in_node_.find(x.site);
@@ -436,8 +432,7 @@ const ResolvedLink& Links::between(const ReplicaData& x, const ReplicaData& y, i
   if (it == by_site_.end()) {
     const Replica& a = *site_replica_[static_cast<size_t>(x.site)];
     const Replica& c = *site_replica_[static_cast<size_t>(y.site)];
-    const LinkQuery q{a.zone, a.gpu_type, c.zone, c.gpu_type, g};
-    it = by_site_.emplace(key, index_ ? index_->link(q) : scenario_.link(q)).first;
+    it = by_site_.emplace(key, resolve_({a.zone, a.gpu_type, c.zone, c.gpu_type, g})).first;
   }
   return it->second;
 }

@@ -122,7 +122,7 @@ class Links {
   const Scenario& scenario_;
   const Catalog& catalog_;
   std::vector<const Replica*> site_replica_;
-  const LinkIndex* index_;
+  LinkResolver resolve_;  // what by_site_ misses: through the index when given
   std::map<std::tuple<int, int, int>, ResolvedLink> by_site_;
   std::map<int, ResolvedLink> in_node_;
 };
