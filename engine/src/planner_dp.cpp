@@ -636,8 +636,20 @@ PartialPlanSearch::StateSet* PartialPlanSearch::compute(int k, int l, int prev) 
   // this one is filled have fewer stages left).
   std::vector<Entry>& pool = scratch_[static_cast<size_t>(k)].pool;
   pool.clear();
-  for (const Choice& ch : choices(k, l, prev))
-    if (hasRoom(static_cast<size_t>(ch.oi), k)) combine(ch, k, p, pool);
+  // The choices come option by option: an option's GPUs are added to the usage once for all of
+  // its layer ranges (each range's suffix is solved under the same usage).
+  const std::vector<Choice>& list = choices(k, l, prev);
+  for (size_t i = 0; i < list.size();) {
+    const size_t oi = static_cast<size_t>(list[i].oi);
+    size_t end = i + 1;
+    while (end < list.size() && static_cast<size_t>(list[end].oi) == oi) ++end;
+    if (hasRoom(oi, k)) {
+      if (k > 1) use(oi, 1);
+      for (; i < end; ++i) combine(list[i], k, p, pool);
+      if (k > 1) use(oi, -1);
+    }
+    i = end;
+  }
   auto set = std::make_unique<StateSet>();
   set->entries = reduce(pool);
   // Deterministic order inside a set.
@@ -740,7 +752,8 @@ const std::vector<PartialPlanSearch::Choice>& PartialPlanSearch::choices(int k, 
 }
 
 // A stage choice as the stage with k stages left, combined with every partial plan of the rest
-// (k - 1 stages from layer r + 1); what survives the bounds goes to pool.
+// (k - 1 stages from layer r + 1, solved under the usage with the choice's option added: the
+// caller, compute, adds it); what survives the bounds goes to pool.
 void PartialPlanSearch::combine(const Choice& ch, int k, const LowerBounds::Prefix& p,
                                 std::vector<Entry>& pool) {
   auto add = [&](const Summary* child, const std::vector<Entry>* cset, int cidx) {
@@ -762,9 +775,7 @@ void PartialPlanSearch::combine(const Choice& ch, int k, const LowerBounds::Pref
     add(nullptr, nullptr, -1);
     return;
   }
-  use(static_cast<size_t>(ch.oi), 1);
-  const std::vector<Entry>& cs = solve(k - 1, ch.r + 1, ch.oi).entries;
-  use(static_cast<size_t>(ch.oi), -1);
+  const std::vector<Entry>& cs = solve(k - 1, ch.r + 1, ch.oi).entries;  // under ch.oi's usage
   for (size_t ci = 0; ci < cs.size(); ++ci) add(&cs[ci].s, &cs, static_cast<int>(ci));
 }
 
