@@ -282,8 +282,8 @@ inline bool LowerBounds::partialPruned(const Summary& s, const Prefix& p) const 
 // A state's partial plans, with what every plan in it takes from the tracked sites: per site the
 // most any of its plans uses (all its stages together), and the most GPUs of any plan.
 struct PartialPlanSearch::StateSet {
-  std::vector<Entry> entries;
-  std::vector<std::pair<int, int>> max_use;  // (tracked site, GPUs), by site
+  std::span<const Entry> entries;
+  std::span<const std::pair<int, int>> max_use;  // (tracked site, GPUs), by site
   int max_gpus = 0;
   int maxUse(int site) const;
 };
@@ -414,7 +414,7 @@ bool PartialPlanSearch::depthFits(int P) const {
   return !(ctx_.opt.max_gpus && static_cast<long>(P) * min_opt_gpus_ > *ctx_.opt.max_gpus);
 }
 
-const std::vector<Entry>& PartialPlanSearch::pipelines(int P) {
+std::span<const Entry> PartialPlanSearch::pipelines(int P) {
   used_.assign(ctx_.sites().size(), 0);
   active_.clear();
   gpus_used_ = 0;
@@ -486,9 +486,8 @@ PartialPlanSearch::StateSet* PartialPlanSearch::Memo::find(const std::vector<int
   }
 }
 
-void PartialPlanSearch::Memo::insert(const std::vector<int>& key, std::uint64_t h,
-                                     std::unique_ptr<StateSet> set) {
-  if (2 * (sets.size() + 1) > table.size()) {  // load at most 1/2
+void PartialPlanSearch::Memo::insert(const std::vector<int>& key, std::uint64_t h, StateSet* set) {
+  if (2 * (count + 1) > table.size()) {  // load at most 1/2
     std::vector<Slot> old(std::max<size_t>(64, 2 * table.size()));
     old.swap(table);
     const size_t mask = table.size() - 1;
@@ -502,9 +501,9 @@ void PartialPlanSearch::Memo::insert(const std::vector<int>& key, std::uint64_t 
   const size_t mask = table.size() - 1;
   size_t i = static_cast<size_t>(h) & mask;
   while (table[i].set) i = (i + 1) & mask;
-  table[i] = {h, ints.size(), static_cast<std::uint32_t>(key.size()), set.get()};
+  table[i] = {h, ints.size(), static_cast<std::uint32_t>(key.size()), set};
   ints.insert(ints.end(), key.begin(), key.end());
-  sets.push_back(std::move(set));
+  ++count;
 }
 
 int PartialPlanSearch::StateSet::maxUse(int site) const {
@@ -588,14 +587,14 @@ double PartialPlanSearch::stageFb(const StageOption& o, int l, int r) const {
 // a set fits beside u: states differing only in sites no good plan of theirs would overrun are
 // one state.
 const PartialPlanSearch::StateSet& PartialPlanSearch::solve(int k, int l, int prev) {
-  std::unique_ptr<StateSet>& free_set = free_[flatIndex(k, l, prev)];
-  if (!free_set) withUsage(k, {}, 0, [&] { free_set.reset(compute(k, l, prev)); });
+  StateSet*& free_set = free_[flatIndex(k, l, prev)];
+  if (!free_set) withUsage(k, {}, 0, [&] { free_set = compute(k, l, prev); });
   if ((active_.empty() && gpus_used_ == 0) || compatible(*free_set)) return *free_set;
   std::vector<std::pair<int, int>>& part = scratch_[static_cast<size_t>(k)].part;  // u on T
   part.clear();
   int part_gpus = 0;
   std::vector<int>& key = scratch_[static_cast<size_t>(k)].key;
-  const StateSet* set = free_set.get();
+  const StateSet* set = free_set;
   while (true) {
     // Add to T the sites (and the GPU cap) that the set's plans would overrun under u. (A set
     // solved under T fits beside u on T's sites, so T grows each time; should it not, u
@@ -620,7 +619,7 @@ const PartialPlanSearch::StateSet& PartialPlanSearch::solve(int k, int l, int pr
       StateSet* fresh = nullptr;
       withUsage(k, part, part_gpus, [&] { fresh = compute(k, l, prev); });
       found = fresh;
-      memo_.insert(key, h, std::unique_ptr<StateSet>(fresh));
+      memo_.insert(key, h, fresh);
     }
     set = found;
     if (compatible(*set)) return *set;
@@ -650,35 +649,41 @@ PartialPlanSearch::StateSet* PartialPlanSearch::compute(int k, int l, int prev) 
     }
     i = end;
   }
-  auto set = std::make_unique<StateSet>();
-  set->entries = reduce(pool);
+  std::vector<Entry>& entries = reduce(pool);
   // Deterministic order inside a set.
-  std::sort(set->entries.begin(), set->entries.end(), [](const Entry& a, const Entry& b2) {
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b2) {
     return std::tie(a.s.maxc, a.s.sumc, a.s.maxx, a.s.rate, a.s.egress, a.option, a.last_layer) <
            std::tie(b2.s.maxc, b2.s.sumc, b2.s.maxx, b2.s.rate, b2.s.egress, b2.option,
                     b2.last_layer);
   });
   // What its plans take from the tracked sites, all stages together.
   std::vector<std::pair<int, int>>& use = scratch_[static_cast<size_t>(k)].use;
-  for (const Entry& en : set->entries) {
+  std::vector<std::pair<int, int>>& max_use = max_use_scratch_;
+  max_use.clear();
+  int max_gpus = 0;
+  for (const Entry& en : entries) {
     use.clear();
-    for (const Entry* e = &en; e;
-         e = e->child ? &(*e->child)[static_cast<size_t>(e->child_index)] : nullptr)
+    for (const Entry* e = &en; e; e = e->child ? &e->child[e->child_index] : nullptr)
       for (const auto& [s, u] : option_use_[static_cast<size_t>(e->option)]) {
         auto it = std::find_if(use.begin(), use.end(), [&](const auto& x) { return x.first == s; });
         if (it == use.end()) use.push_back({s, u});
         else it->second += u;
       }
     for (const auto& [s, u] : use) {
-      auto it = std::find_if(set->max_use.begin(), set->max_use.end(),
-                             [&](const auto& x) { return x.first == s; });
-      if (it == set->max_use.end()) set->max_use.push_back({s, u});
+      auto it =
+          std::find_if(max_use.begin(), max_use.end(), [&](const auto& x) { return x.first == s; });
+      if (it == max_use.end()) max_use.push_back({s, u});
       else it->second = std::max(it->second, u);
     }
-    set->max_gpus = std::max(set->max_gpus, en.s.gpus);
+    max_gpus = std::max(max_gpus, en.s.gpus);
   }
-  std::sort(set->max_use.begin(), set->max_use.end());
-  return set.release();
+  std::sort(max_use.begin(), max_use.end());
+  // Kept in the arena: one bump of a pointer each, nothing freed one by one.
+  auto* set = new (arena_.allocate(sizeof(StateSet), alignof(StateSet))) StateSet;
+  set->entries = keep(entries);
+  set->max_use = keep(max_use);
+  set->max_gpus = max_gpus;
+  return set;
 }
 
 // The stage choices of (k, l) that fit (H2), leave a rest that can fit (H2) and pass the
@@ -756,7 +761,7 @@ const std::vector<PartialPlanSearch::Choice>& PartialPlanSearch::choices(int k, 
 // caller, compute, adds it); what survives the bounds goes to pool.
 void PartialPlanSearch::combine(const Choice& ch, int k, const LowerBounds::Prefix& p,
                                 std::vector<Entry>& pool) {
-  auto add = [&](const Summary* child, const std::vector<Entry>* cset, int cidx) {
+  auto add = [&](const Summary* child, const Entry* cset, int cidx) {
     Entry en;
     en.s = extendSummary(ch.stage, child);
     if (bounds_.partialPruned(en.s, p)) return;
@@ -775,21 +780,21 @@ void PartialPlanSearch::combine(const Choice& ch, int k, const LowerBounds::Pref
     add(nullptr, nullptr, -1);
     return;
   }
-  const std::vector<Entry>& cs = solve(k - 1, ch.r + 1, ch.oi).entries;  // under ch.oi's usage
-  for (size_t ci = 0; ci < cs.size(); ++ci) add(&cs[ci].s, &cs, static_cast<int>(ci));
+  const std::span<const Entry> cs = solve(k - 1, ch.r + 1, ch.oi).entries;  // under ch.oi's usage
+  for (size_t ci = 0; ci < cs.size(); ++ci) add(&cs[ci].s, cs.data(), static_cast<int>(ci));
 }
 
 // H10: at most max_partial_plans non-dominated entries, taken in order of the objective's lower
 // bound (half by iteration time, half by cost when cost matters).
-std::vector<Entry> PartialPlanSearch::reduce(std::vector<Entry>& pool) {
-  // Built in a buffer kept between states and copied out at its size: one allocation per state
-  // instead of a growing vector's (malloc and free were 7 % of the search's instructions).
+std::vector<Entry>& PartialPlanSearch::reduce(std::vector<Entry>& pool) {
+  // Built in a buffer kept between states (compute copies it into the arena): malloc and free
+  // were 7 % of the search's instructions.
   std::vector<Entry>& set = reduce_scratch_;
   set.clear();
   const size_t cap = static_cast<size_t>(std::max(0, ctx_.opt.heuristics.max_partial_plans));
   if (cap == 0 || pool.size() <= cap) {
     for (const auto& en : pool) insertPareto(set, en, dims_);
-    return {set.begin(), set.end()};
+    return set;
   }
   const int M = M_;
   auto t_lb = [M](const Entry& x) { return (M - 1) * x.s.maxc + x.s.sumc + x.s.maxx; };
@@ -836,7 +841,7 @@ std::vector<Entry> PartialPlanSearch::reduce(std::vector<Entry>& pool) {
   } else {
     sweep(false, cap);
   }
-  return {set.begin(), set.end()};
+  return set;
 }
 
 // ---- searchDegree.
@@ -860,7 +865,7 @@ void writeRuns(const KindSet& kinds, const StageOptionTable& options, const Entr
       else st.runs.push_back({kd.site, kd.tp, 1});
     }
     first = cur->last_layer + 1;
-    cur = cur->child ? &(*cur->child)[static_cast<size_t>(cur->child_index)] : nullptr;
+    cur = cur->child ? &cur->child[cur->child_index] : nullptr;
   }
 }
 

@@ -36,9 +36,11 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <memory_resource>
 #include <optional>
 #include <queue>
 #include <set>
+#include <span>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -148,8 +150,8 @@ struct Entry {
   Summary s;
   int option = -1;
   int last_layer = -1;
-  const std::vector<Entry>* child = nullptr;
-  int child_index = -1;
+  const Entry* child = nullptr;  // the first entry of the rest's set (in the search's arena)
+  int child_index = -1;          // this plan's rest: child[child_index]
 };
 
 // Adds e to a Pareto set unless a member dominates it, dropping the members it dominates.
@@ -698,7 +700,7 @@ class PartialPlanSearch {
   // Whether a pipeline of P stages can fit under the GPU cap.
   bool depthFits(int P) const;
   // The partial plans of whole pipelines of P stages (the first starting at layer 0).
-  const std::vector<Entry>& pipelines(int P);
+  std::span<const Entry> pipelines(int P);
   const Dims& dims() const { return dims_; }
   // States solved (free and with usage) and stage choices combined so far.
   long states() const { return new_states_; }
@@ -717,9 +719,9 @@ class PartialPlanSearch {
     };
     std::vector<Slot> table;  // a power of two of slots, or none (`slots` is a Qt macro)
     std::vector<int> ints;
-    std::vector<std::unique_ptr<StateSet>> sets;
+    size_t count = 0;
     StateSet* find(const std::vector<int>& key, std::uint64_t h) const;
-    void insert(const std::vector<int>& key, std::uint64_t h, std::unique_ptr<StateSet> set);
+    void insert(const std::vector<int>& key, std::uint64_t h, StateSet* set);
   };
   const StateSet& solve(int k, int l, int prev);
   StateSet* compute(int k, int l, int prev);
@@ -741,7 +743,7 @@ class PartialPlanSearch {
   // One stage choice after option prev, combined with the rest.
   void combine(const Choice& ch, int k, const LowerBounds::Prefix& p, std::vector<Entry>& pool);
   // Non-dominated entries of pool; H10 keeps at most max_partial_plans of them.
-  std::vector<Entry> reduce(std::vector<Entry>& pool);
+  std::vector<Entry>& reduce(std::vector<Entry>& pool);
   size_t flatIndex(int k, int l, int prev) const;
 
   const SearchContext& ctx_;
@@ -767,7 +769,9 @@ class PartialPlanSearch {
   std::vector<int> active_;    // the sites with used_ != 0
   std::vector<int> capacity_;  // per site, its GPUs (Site::capacity, kept here: read per choice)
   int gpus_used_ = 0;
-  std::vector<std::unique_ptr<StateSet>> free_;             // per (k, l, previous class)
+  // The states' sets, their entries and site uses live in one arena, freed with the search.
+  std::pmr::monotonic_buffer_resource arena_;
+  std::vector<StateSet*> free_;                             // per (k, l, previous class)
   std::vector<std::unique_ptr<Choices>> choices_;           // per (k, l, previous class)
   std::vector<std::unique_ptr<std::vector<Choice>>> base_;  // per (k, l)
   Memo memo_;                                               // with usage
@@ -784,6 +788,15 @@ class PartialPlanSearch {
   std::vector<Scratch> scratch_;                                 // per k
   std::vector<std::pair<double, std::uint32_t>> order_scratch_;  // reduce's
   std::vector<Entry> reduce_scratch_;                            // reduce's set
+  std::vector<std::pair<int, int>> max_use_scratch_;             // compute's
+  // A copy of v in the arena.
+  template <class T>
+  std::span<const T> keep(const std::vector<T>& v) {
+    if (v.empty()) return {};
+    T* p = static_cast<T*>(arena_.allocate(v.size() * sizeof(T), alignof(T)));
+    std::uninitialized_copy(v.begin(), v.end(), p);
+    return {p, v.size()};
+  }
   long new_states_ = 0;
 };
 

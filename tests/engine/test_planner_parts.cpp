@@ -466,14 +466,12 @@ class TestPlannerParts : public QObject {
     int checked = 0;
     for (int P = 1; P <= 3; ++P) {
       QVERIFY(dp.depthFits(P));
-      const std::vector<Entry>& top = dp.pipelines(P);
+      const std::span<const Entry> top = dp.pipelines(P);
       QVERIFY(!top.empty());
       for (const Entry& en : top) {
         QVERIFY(en.s.fits);  // H2 drops what does not fit
         int stages = 0;
-        for (const Entry* e = &en; e;
-             e = e->child ? &(*e->child)[static_cast<size_t>(e->child_index)] : nullptr)
-          ++stages;
+        for (const Entry* e = &en; e; e = e->child ? &e->child[e->child_index] : nullptr) ++stages;
         QCOMPARE(stages, P);
         for (size_t i = 0; i < top.size(); ++i)
           QVERIFY(&top[i] == &en || !dominates(top[i].s, en.s, dp.dims()));
