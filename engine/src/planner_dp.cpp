@@ -717,6 +717,9 @@ const std::vector<PartialPlanSearch::Choice>& PartialPlanSearch::baseChoices(int
       if (h2 && k > 1 && !feasible_[static_cast<size_t>(k - 1) * W + static_cast<size_t>(r) + 1])
         continue;
       const double fb = stageFb(o, l, r);
+      // The bound grows with sync time and egress: pruned without them, the sync need not be
+      // figured (a ring all-reduce per replica pair: most of the list's work).
+      if (bounds_.stagePruned(k, r, fb, 0.0, o.rate, 0.0, p)) continue;
       const StageOptionTable::Sync& si = options_.sync(oi, l, r);
       // The bound grows with the incoming boundary: pruned without one, pruned with any.
       if (bounds_.stagePruned(k, r, fb, si.x, o.rate, si.egress, p)) continue;
