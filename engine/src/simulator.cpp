@@ -443,6 +443,14 @@ int Links::ringGpus(const ReplicaData& x, const ReplicaData& y) {
 
 void EgressLedger::add(const std::string& from_zone, const std::string& to_zone, double bytes) {
   if (bytes <= 0 || from_zone == to_zone) return;
+  // Callers book runs of one zone pair (and its reverse): the last two items are tried first.
+  for (size_t back = 1; back <= 2 && back <= items_.size(); ++back) {
+    EgressItem& it = items_[items_.size() - back];
+    if (it.from_zone == from_zone && it.to_zone == to_zone) {
+      it.bytes += bytes;
+      return;
+    }
+  }
   for (auto& it : items_)
     if (it.from_zone == from_zone && it.to_zone == to_zone) {
       it.bytes += bytes;
@@ -477,16 +485,30 @@ std::vector<std::vector<PairSeconds>> boundaryTransfers(const StageReplicas& sta
     const auto& c = stages[s + 1];
     const size_t pairs = std::max(a.size(), c.size());
     double fwd = 0, bwd = 0;
+    pair_s[s].reserve(pairs);
+    // A pair like the one before it (sites, tp degrees, node sharing, message) takes the same
+    // seconds: plans hold runs of equal replicas, so most pairs repeat their neighbour's.
+    const ReplicaData* px = nullptr;
+    const ReplicaData* py = nullptr;
+    bool p_same = false;
+    double f = 0, g = 0;
     for (size_t j = 0; j < pairs; ++j) {
       const ReplicaData& x = a[j % a.size()];
       const ReplicaData& y = c[j % c.size()];
       const double msg = x.output_elements * b * e;
       const int streams = boundaryStreams(x.replica->tp, y.replica->tp);
       const bool same_node = Links::sameNode(x, y);
-      const double f = boundaryTransferSeconds(links.between(x, y, streams), links.node(y), msg,
-                                               streams, same_node);
-      const double g = boundaryTransferSeconds(links.between(y, x, streams), links.node(x), msg,
-                                               streams, same_node);
+      if (!px || x.site != px->site || y.site != py->site || x.replica->tp != px->replica->tp ||
+          y.replica->tp != py->replica->tp || same_node != p_same ||
+          x.output_elements != px->output_elements) {
+        f = boundaryTransferSeconds(links.between(x, y, streams), links.node(y), msg, streams,
+                                    same_node);
+        g = boundaryTransferSeconds(links.between(y, x, streams), links.node(x), msg, streams,
+                                    same_node);
+        px = &x;
+        py = &y;
+        p_same = same_node;
+      }
       pair_s[s].push_back({f, g});
       fwd = std::max(fwd, f);
       bwd = std::max(bwd, g);
