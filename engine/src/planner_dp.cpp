@@ -7,6 +7,7 @@
 //                       them, stage choices listed once per (k, l), H2 and H10 applied
 //   searchDegree        drives it depth by depth and writes out the complete plans
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <set>
 #include <tuple>
@@ -288,6 +289,25 @@ struct PartialPlanSearch::StateSet {
   int maxUse(int site) const;
 };
 
+// A state's last lookup under a usage (solve): the usage on the sites that mattered, sorted by
+// site, and the set it found.
+struct PartialPlanSearch::LastLookup {
+  static constexpr size_t kParts = 4;
+  std::array<std::pair<int, int>, kParts> part{};
+  std::uint32_t n = 0;
+  int gpus = 0;
+  StateSet* set = nullptr;
+  bool matches(const std::vector<std::pair<int, int>>& p, int g) const {
+    return p.size() == n && g == gpus && std::equal(p.begin(), p.end(), part.begin());
+  }
+  void store(const std::vector<std::pair<int, int>>& p, int g, StateSet* s) {
+    std::copy(p.begin(), p.end(), part.begin());
+    n = static_cast<std::uint32_t>(p.size());
+    gpus = g;
+    set = s;
+  }
+};
+
 // A stage choice of a state: option oi over [l, r] after the previous option, its figures.
 struct PartialPlanSearch::Choice {
   int oi = 0;
@@ -403,6 +423,7 @@ PartialPlanSearch::PartialPlanSearch(const SearchContext& ctx, const KindSet& ki
   const size_t n = (static_cast<size_t>(depth) + 1) * static_cast<size_t>(L_) *
                    (static_cast<size_t>(options_.prevClasses()) + 1);
   free_.resize(n);
+  last_.resize(n);
   choices_.resize(n);
   base_.resize((static_cast<size_t>(depth) + 1) * static_cast<size_t>(L_));
   scratch_.resize(static_cast<size_t>(depth) + 1);
@@ -433,13 +454,13 @@ size_t PartialPlanSearch::flatIndex(int k, int l, int prev) const {
 // options can take from it: all usages with the same such total are the same state (likewise,
 // by the older rule, for the GPU cap). The key lists, by site, the sites of `part` whose total
 // differs from an unused site's.
-void PartialPlanSearch::stateKey(int k, int l, int prev, std::vector<std::pair<int, int>>& part,
-                                 int gpus, std::vector<int>& key) const {
+void PartialPlanSearch::stateKey(int k, int l, int prev,
+                                 const std::vector<std::pair<int, int>>& part, int gpus,
+                                 std::vector<int>& key) const {
   key.clear();
   key.push_back(k);
   key.push_back(l);
   key.push_back(prev < 0 ? -1 : options_.prevClass(static_cast<size_t>(prev)));
-  if (part.size() > 1) std::sort(part.begin(), part.end());
   for (const auto& [s, u] : part) {
     const int cap = capacity_[static_cast<size_t>(s)];
     const std::vector<int>& sums = sums_[static_cast<size_t>(s)][static_cast<size_t>(k)];
@@ -587,7 +608,8 @@ double PartialPlanSearch::stageFb(const StageOption& o, int l, int r) const {
 // a set fits beside u: states differing only in sites no good plan of theirs would overrun are
 // one state.
 const PartialPlanSearch::StateSet& PartialPlanSearch::solve(int k, int l, int prev) {
-  StateSet*& free_set = free_[flatIndex(k, l, prev)];
+  const size_t at = flatIndex(k, l, prev);
+  StateSet*& free_set = free_[at];
   if (!free_set) withUsage(k, {}, 0, [&] { free_set = compute(k, l, prev); });
   if ((active_.empty() && gpus_used_ == 0) || compatible(*free_set)) return *free_set;
   std::vector<std::pair<int, int>>& part = scratch_[static_cast<size_t>(k)].part;  // u on T
@@ -599,6 +621,7 @@ const PartialPlanSearch::StateSet& PartialPlanSearch::solve(int k, int l, int pr
     // Add to T the sites (and the GPU cap) that the set's plans would overrun under u. (A set
     // solved under T fits beside u on T's sites, so T grows each time; should it not, u
     // itself.)
+    const bool first = set == free_set;
     const size_t before = part.size();
     const int before_gpus = part_gpus;
     for (int s : active_)
@@ -612,14 +635,28 @@ const PartialPlanSearch::StateSet& PartialPlanSearch::solve(int k, int l, int pr
       for (int s : active_) part.push_back({s, used_[static_cast<size_t>(s)]});
       part_gpus = gpus_used_;
     }
-    stateKey(k, l, prev, part, part_gpus, key);
-    const std::uint64_t h = hashKey(key);
-    StateSet* found = memo_.find(key, h);
-    if (!found) {
-      StateSet* fresh = nullptr;
-      withUsage(k, part, part_gpus, [&] { fresh = compute(k, l, prev); });
-      found = fresh;
-      memo_.insert(key, h, fresh);
+    if (part.size() > 1) std::sort(part.begin(), part.end());
+    // The state's last first lookup: the same usage on the same sites finds the same set (memo
+    // entries never change), without its key, hash and probe; nearly half of the lookups repeat
+    // the one before.
+    LastLookup*& last = last_[at];
+    StateSet* found = nullptr;
+    if (first && last && last->matches(part, part_gpus)) {
+      found = last->set;
+    } else {
+      stateKey(k, l, prev, part, part_gpus, key);
+      const std::uint64_t h = hashKey(key);
+      found = memo_.find(key, h);
+      if (!found) {
+        StateSet* fresh = nullptr;
+        withUsage(k, part, part_gpus, [&] { fresh = compute(k, l, prev); });
+        found = fresh;
+        memo_.insert(key, h, fresh);
+      }
+      if (first && part.size() <= LastLookup::kParts) {
+        if (!last) last = new (arena_.allocate(sizeof(LastLookup), alignof(LastLookup))) LastLookup;
+        last->store(part, part_gpus, found);
+      }
     }
     set = found;
     if (compatible(*set)) return *set;

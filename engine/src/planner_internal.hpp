@@ -707,6 +707,7 @@ class PartialPlanSearch {
 
  private:
   struct StateSet;
+  struct LastLookup;
   struct Choice;
   struct Choices;
   // The states solved under a usage, by their keys (stateKey).
@@ -727,8 +728,8 @@ class PartialPlanSearch {
   StateSet* compute(int k, int l, int prev);
   const std::vector<Choice>& choices(int k, int l, int prev);
   const std::vector<Choice>& baseChoices(int k, int l);
-  // The memo key of (k, l, prev) under the usage `part` (sorted here) and `gpus` GPUs.
-  void stateKey(int k, int l, int prev, std::vector<std::pair<int, int>>& part, int gpus,
+  // The memo key of (k, l, prev) under the usage `part` (sorted by site) and `gpus` GPUs.
+  void stateKey(int k, int l, int prev, const std::vector<std::pair<int, int>>& part, int gpus,
                 std::vector<int>& key) const;
   // Whether every plan of the set fits beside the usage before it.
   bool compatible(const StateSet& set) const;
@@ -772,6 +773,7 @@ class PartialPlanSearch {
   // The states' sets, their entries and site uses live in one arena, freed with the search.
   std::pmr::monotonic_buffer_resource arena_;
   std::vector<StateSet*> free_;                             // per (k, l, previous class)
+  std::vector<LastLookup*> last_;                           // per (k, l, previous class)
   std::vector<std::unique_ptr<Choices>> choices_;           // per (k, l, previous class)
   std::vector<std::unique_ptr<std::vector<Choice>>> base_;  // per (k, l)
   Memo memo_;                                               // with usage
