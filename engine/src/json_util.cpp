@@ -8,7 +8,8 @@
 //   getString/Number/Int/Int32/Bool[Or]         typed fields, with or without a default
 //   getNonNegative, getInRange, getPositive     bounded numbers
 //   rejectUnknownKeys                           typos are errors, not silently ignored options
-//   readFile, parseText, writeFileAtomically    files and text: bounded size and nesting,
+//   readFile, readText, parseText,              files and text: bounded size and nesting,
+//   writeFileAtomically
 //                                               numbers that fit a double; write to a
 //                                               temporary, then rename
 #include "sailor/json_util.hpp"
@@ -313,6 +314,10 @@ std::string compactWhitespace(const std::string& text) {
 }  // namespace
 
 json readFile(const std::string& path) {
+  return parseText(readText(path), path);
+}
+
+std::string readText(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw InputError(path, "a directory", "a readable JSON file");
@@ -333,7 +338,7 @@ json readFile(const std::string& path) {
     ss << in.rdbuf();
     text += ss.str();
   }
-  return parseText(text, path);
+  return text;
 }
 
 json parseText(const std::string& text, const std::string& what) {

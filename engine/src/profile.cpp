@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <future>
 
+#include "fast_json.hpp"
 #include "sailor/error.hpp"
 #include "sailor/json_util.hpp"
 
@@ -251,61 +252,91 @@ std::string catalogName(const std::string& sailor_name, const Catalog& catalog) 
 }
 }  // namespace
 
+struct SailorProfile::Parsed {
+  fast_json::Element profiles;  // simulator_profiles.json
+  fast_json::Element llm_info;  // llm_info.json
+};
+
 std::shared_ptr<SailorProfile> SailorProfile::fromJson(const json& profiles, const json& llm_info,
                                                        const Catalog& catalog) {
+  // One reader of the format: the values as text, through the file path's parser.
+  const auto prof = fast_json::parseText(profiles.dump(), "simulator_profiles");
+  const auto info = fast_json::parseText(llm_info.dump(), "llm_info");
+  return fromParsed({prof->root, info->root}, catalog);
+}
+
+std::shared_ptr<SailorProfile> SailorProfile::fromParsed(const Parsed& files,
+                                                         const Catalog& catalog) {
+  namespace fj = fast_json;
   auto p = std::make_shared<SailorProfile>();
-  ju::requireObject(profiles, "simulator_profiles");
-  for (auto mi = profiles.begin(); mi != profiles.end(); ++mi) {
-    const std::string model = catalogName(mi.key(), catalog);
-    const std::string mpath = "simulator_profiles." + mi.key();
-    ju::requireObject(mi.value(), mpath);
-    for (auto gi = mi.value().begin(); gi != mi.value().end(); ++gi) {
-      const std::string gpath = mpath + "." + gi.key();
-      ju::requireObject(gi.value(), gpath);
-      for (auto bi = gi.value().begin(); bi != gi.value().end(); ++bi) {
-        const int mbs = parseKeyInt(bi.key(), gpath);
-        ju::requireObject(bi.value(), gpath + "." + bi.key());
-        for (auto ti = bi.value().begin(); ti != bi.value().end(); ++ti) {
-          const std::string tpath = gpath + "." + bi.key() + "." + ti.key();
-          const int tp = parseKeyInt(ti.key(), tpath);
-          ju::requireObject(ti.value(), tpath);
-          const size_t n = ti.value().size();
+  const simdjson::dom::object profiles = fj::object(files.profiles, "simulator_profiles");
+  for (const simdjson::dom::key_value_pair mi : profiles) {
+    const std::string mkey(mi.key);
+    const std::string model = catalogName(mkey, catalog);
+    const std::string mpath = "simulator_profiles." + mkey;
+    const simdjson::dom::object gpus = fj::object(mi.value, mpath);
+    for (const simdjson::dom::key_value_pair gi : gpus) {
+      const std::string gpu(gi.key);
+      const std::string gpath = mpath + "." + gpu;
+      const simdjson::dom::object sizes = fj::object(gi.value, gpath);
+      for (const simdjson::dom::key_value_pair bi : sizes) {
+        const std::string bkey(bi.key);
+        const int mbs = parseKeyInt(bkey, gpath);
+        const simdjson::dom::object tps = fj::object(bi.value, gpath + "." + bkey);
+        for (const simdjson::dom::key_value_pair ti : tps) {
+          const std::string tkey(ti.key);
+          const std::string tpath = gpath + "." + bkey + "." + tkey;
+          const int tp = parseKeyInt(tkey, tpath);
+          const simdjson::dom::object layers = fj::object(ti.value, tpath);
+          const size_t n = layers.size();
           Entry e;
           e.timings.resize(n);
-          for (auto li = ti.value().begin(); li != ti.value().end(); ++li) {
-            const int layer = parseKeyInt(li.key(), tpath);
-            const json& v = li.value();
-            if (layer >= static_cast<int>(n) || !v.is_array() || v.size() < 3 ||
-                !v[0].is_number() || !v[1].is_number() || !v[2].is_number())
-              throw InputError(tpath + "." + li.key(), ju::describe(v),
-                               "[fwd_s, bwd_s, update_s] for layers 0..n-1");
-            e.timings[static_cast<size_t>(layer)] = {v[0].get<double>(), v[1].get<double>()};
-            e.update_s = v[2].get<double>();
+          for (const simdjson::dom::key_value_pair li : layers) {
+            const std::string lpath = tpath + "." + std::string(li.key);
+            const int layer = parseKeyInt(std::string(li.key), tpath);
+            // [fwd_s, bwd_s, update_s]: the first three values, numbers.
+            const std::string expected = "[fwd_s, bwd_s, update_s] for layers 0..n-1";
+            double v[3] = {0, 0, 0};
+            size_t got = 0;
+            simdjson::dom::array a;
+            if (layer < static_cast<int>(n) && !li.value.get_array().get(a))
+              for (const fj::Element x : a) {
+                if (got == 3) break;
+                if (!x.is_number()) break;
+                v[got++] = fj::number(x, lpath, expected);
+              }
+            if (got < 3) throw InputError(lpath, fj::describe(li.value), expected);
+            e.timings[static_cast<size_t>(layer)] = {v[0], v[1]};
+            e.update_s = v[2];
           }
-          p->entries_[{model, gi.key(), mbs, tp}] = std::move(e);
+          p->entries_[{model, gpu, mbs, tp}] = std::move(e);
         }
       }
     }
   }
-  ju::requireObject(llm_info, "llm_info");
-  for (auto mi = llm_info.begin(); mi != llm_info.end(); ++mi) {
-    const std::string model = catalogName(mi.key(), catalog);
-    for (auto ti = mi.value().begin(); ti != mi.value().end(); ++ti) {
-      const std::string tpath = "llm_info." + mi.key() + "." + ti.key();
-      const int tp = parseKeyInt(ti.key(), tpath);
-      std::vector<LayerMemory> layers(ti.value().size());
-      for (auto li = ti.value().begin(); li != ti.value().end(); ++li) {
-        const int layer = parseKeyInt(li.key(), tpath);
-        if (layer >= static_cast<int>(layers.size()))
-          throw InputError(tpath, "layer " + li.key(), "layers numbered 0..n-1");
-        const std::string lp = tpath + "." + li.key();
+  const simdjson::dom::object llm_info = fj::object(files.llm_info, "llm_info");
+  for (const simdjson::dom::key_value_pair mi : llm_info) {
+    const std::string mkey(mi.key);
+    const std::string model = catalogName(mkey, catalog);
+    const simdjson::dom::object tps = fj::object(mi.value, "llm_info." + mkey);
+    for (const simdjson::dom::key_value_pair ti : tps) {
+      const std::string tkey(ti.key);
+      const std::string tpath = "llm_info." + mkey + "." + tkey;
+      const int tp = parseKeyInt(tkey, tpath);
+      const simdjson::dom::object layers = fj::object(ti.value, tpath);
+      std::vector<LayerMemory> mem(layers.size());
+      for (const simdjson::dom::key_value_pair li : layers) {
+        const std::string lkey(li.key);
+        const int layer = parseKeyInt(lkey, tpath);
+        if (layer >= static_cast<int>(mem.size()))
+          throw InputError(tpath, "layer " + lkey, "layers numbered 0..n-1");
+        const std::string lp = tpath + "." + lkey;
         // act_mem_floats are 4-byte units measured with fp32 activations at microbatch 1.
-        layers[static_cast<size_t>(layer)] = {
-            ju::getNonNegative(li.value(), "params_floats", lp),
-            4.0 * ju::getNonNegative(li.value(), "act_mem_floats", lp),
-            ju::getNonNegative(li.value(), "act_output_floats", lp)};
+        mem[static_cast<size_t>(layer)] = {fj::getNonNegative(li.value, "params_floats", lp),
+                                           4.0 * fj::getNonNegative(li.value, "act_mem_floats", lp),
+                                           fj::getNonNegative(li.value, "act_output_floats", lp)};
       }
-      p->memory_[{model, tp}] = std::move(layers);
+      p->memory_[{model, tp}] = std::move(mem);
     }
   }
   p->adoptCatalogConventions(catalog);
@@ -482,18 +513,15 @@ std::optional<double> SailorProfile::anySizeOptimizerSecondsPerParameter(const P
 std::shared_ptr<SailorProfile> SailorProfile::load(const std::string& profiles_path,
                                                    const std::string& llm_info_path,
                                                    const Catalog& catalog) {
-  // The two files parsed side by side (parsing is most of a planner_bench scenario's set-up).
-  auto info_parsed = std::async(std::launch::async, [&] { return ju::readFile(llm_info_path); });
-  json prof = ju::readFile(profiles_path);
-  json info = info_parsed.get();
+  // The two files parsed side by side (parsing was most of a planner_bench scenario's set-up).
+  auto info_parsed =
+      std::async(std::launch::async, [&] { return fast_json::readFile(llm_info_path); });
+  const auto prof = fast_json::readFile(profiles_path);
+  const auto info = info_parsed.get();
   try {
-    return fromJson(prof, info, catalog);
+    return fromParsed({prof->root, info->root}, catalog);
   } catch (const InputError& e) {
     throw withContext(e, profiles_path + " / " + llm_info_path);
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(profiles_path + " / " + llm_info_path,
-                     std::string("data of an unexpected shape (") + e.what() + ")",
-                     "SAILOR's profile formats (docs/formats.md)");
   }
 }
 

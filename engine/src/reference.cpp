@@ -23,6 +23,7 @@
 #include <set>
 #include <string_view>
 
+#include "fast_json.hpp"
 #include "sailor/error.hpp"
 #include "sailor/json_util.hpp"
 
@@ -67,6 +68,25 @@ static LinkModel sailorFitAt(const json& v, const std::string& path) {
                               v[1].get<double>());
 }
 
+// The same from simdjson's values (the large network file, parsed with fast_json).
+static LinkModel sailorFitAt(fast_json::Element v, const std::string& path) {
+  const std::string expected = "[[c0, c1, c2], max_bytes_per_s]";
+  simdjson::dom::array outer, coeffs;
+  if (v.get_array().get(outer) || outer.size() != 2 || outer.at(0).get_array().get(coeffs) ||
+      coeffs.size() != 3 || !outer.at(1).is_number())
+    throw InputError(path, fast_json::describe(v), expected);
+  double c[3] = {0, 0, 0};
+  size_t i = 0;
+  for (const fast_json::Element x : coeffs) {
+    if (!x.is_number()) throw InputError(path, fast_json::describe(v), expected);
+    c[i++] = fast_json::number(x, path, expected);
+  }
+  double max_bytes_per_s = 0;
+  if (outer.at(1).get_double().get(max_bytes_per_s))
+    throw InputError(path, fast_json::describe(v), expected);
+  return LinkModel::sailorFit({c[0], c[1], c[2]}, max_bytes_per_s);
+}
+
 // A GPU-count key of SAILOR's network files ("1", "4", ...).
 static int gpuCountKey(const std::string& key, const std::string& path) {
   int n = 0;
@@ -84,41 +104,48 @@ static SailorReference loadUnchecked(const std::string& dir, const Catalog& cata
   if (!fs::is_directory(dir))
     throw InputError("--reference", "\"" + dir + "\"",
                      "a directory in SAILOR's layout (profiles/, network/, cluster/)");
-  // The network file is parsed while the profiles are (each a few ms of nlohmann's lexer).
+  // The network file is parsed while the profiles are (fast_json: simdjson's DOM).
   const std::string net = dir + "/network/multizone_bandwidths_het.json";
-  std::future<json> net_parsed;
+  std::future<std::unique_ptr<fast_json::Document>> net_parsed;
   if (fs::exists(net))
-    net_parsed = std::async(std::launch::async, [&] { return ju::readFile(net); });
+    net_parsed = std::async(std::launch::async, [&] { return fast_json::readFile(net); });
   ref.profiles = SailorProfile::load(dir + "/profiles/simulator_profiles.json",
                                      dir + "/profiles/llm_info.json", catalog);
   std::set<std::string> zones;
   if (net_parsed.valid()) {
-    json j = net_parsed.get();
+    const auto doc = net_parsed.get();
+    namespace fj = fast_json;
+    using Pair = simdjson::dom::key_value_pair;
     // {send_zone: {gpu: {count: {recv_zone: {gpu: {count: [[c0, c1, c2], max_bw]}}}}}}
-    for (auto z1 = j.begin(); z1 != j.end(); ++z1) {
-      zones.insert(z1.key());
-      for (auto g1 = z1.value().begin(); g1 != z1.value().end(); ++g1)
-        for (auto c1 = g1.value().begin(); c1 != g1.value().end(); ++c1)
-          for (auto z2 = c1.value().begin(); z2 != c1.value().end(); ++z2) {
-            zones.insert(z2.key());
-            for (auto g2 = z2.value().begin(); g2 != z2.value().end(); ++g2)
-              for (auto c2 = g2.value().begin(); c2 != g2.value().end(); ++c2) {
+    for (const Pair z1 : fj::object(doc->root, net)) {
+      const std::string from_zone(z1.key);
+      zones.insert(from_zone);
+      const std::string p1 = net + ": " + from_zone;
+      for (const Pair g1 : fj::object(z1.value, p1))
+        for (const Pair c1 : fj::object(g1.value, p1 + "." + std::string(g1.key)))
+          for (const Pair z2 :
+               fj::object(c1.value, p1 + "." + std::string(g1.key) + "." + std::string(c1.key))) {
+            const std::string to_zone(z2.key);
+            zones.insert(to_zone);
+            const std::string p2 =
+                p1 + "." + std::string(g1.key) + "." + std::string(c1.key) + "." + to_zone;
+            for (const Pair g2 : fj::object(z2.value, p2))
+              for (const Pair c2 : fj::object(g2.value, p2 + "." + std::string(g2.key))) {
                 // Our link entries carry one GPU count: keep the entries where both nodes take
                 // part with the same number of GPUs.
-                if (c1.key() != c2.key()) continue;
+                if (c1.key != c2.key) continue;
                 // Cross-type entries of SAILOR's file are derived, not measured (several RTX
                 // ones copy another pair's fit); the engine derives them from each type's own
                 // link instead (Scenario::link, rule 2).
-                if (g1.key() != g2.key()) continue;
-                const std::string path = net + ": " + z1.key() + "." + g1.key() + "." + c1.key() +
-                                         "." + z2.key() + "." + g2.key();
+                if (g1.key != g2.key) continue;
+                const std::string path = p2 + "." + std::string(g2.key);
                 LinkEntry e;
-                e.from_zone = z1.key();
-                e.to_zone = z2.key();
-                e.from_gpu = g1.key();
-                e.to_gpu = g2.key();
-                e.model = sailorFitAt(c2.value(), path);
-                e.gpus = gpuCountKey(c1.key(), path);
+                e.from_zone = from_zone;
+                e.to_zone = to_zone;
+                e.from_gpu = std::string(g1.key);
+                e.to_gpu = std::string(g2.key);
+                e.model = sailorFitAt(c2.value, path);
+                e.gpus = gpuCountKey(std::string(c1.key), path);
                 ref.links.push_back(std::move(e));
               }
           }

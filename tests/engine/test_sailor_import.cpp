@@ -7,9 +7,11 @@
 #include <set>
 
 #include <QObject>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include "sailor/catalog.hpp"
+#include "sailor/json_util.hpp"
 #include "sailor/profile.hpp"
 #include "sailor/reference.hpp"
 #include "sailor/simulator.hpp"
@@ -142,6 +144,61 @@ class TestSailorImport : public QObject {
     for (const auto& line : tiny_->adjustments())
       reported = reported || line.find("no LM head") != std::string::npos;
     QVERIFY2(reported, "the import says what it added");
+  }
+
+  // SAILOR's files are read with simdjson (engine/src/fast_json.hpp): a malformed file, a value of
+  // the wrong shape and a missing field are refused with json_util's messages, naming the file
+  // or field, the value and what was expected.
+  void badProfileFilesRefused() {
+    // A layer's timings not [fwd_s, bwd_s, update_s].
+    json prof = tinyProfiles();
+    prof["TINY"]["A100-40"]["1"]["1"]["2"] = json::array({1.0, "slow"});
+    SAILOR_VERIFY_MESSAGE(
+        sailor::test::inputErrorOf([&] { SailorProfile::fromJson(prof, tinyLlmInfo(), cat_); }),
+        QStringList({"simulator_profiles.TINY.A100-40.1.1.2", "[1.0,\"slow\"]",
+                     "[fwd_s, bwd_s, update_s]"}));
+    prof = tinyProfiles();
+    prof["TINY"]["A100-40"]["1"] = json::array();
+    SAILOR_VERIFY_MESSAGE(
+        sailor::test::inputErrorOf([&] { SailorProfile::fromJson(prof, tinyLlmInfo(), cat_); }),
+        QStringList({"simulator_profiles.TINY.A100-40.1", "a JSON object"}));
+    // A layer's memory without its parameters, and a negative one.
+    json info = tinyLlmInfo();
+    info["TINY"]["1"]["2"].erase("params_floats");
+    SAILOR_VERIFY_MESSAGE(
+        sailor::test::inputErrorOf([&] { SailorProfile::fromJson(tinyProfiles(), info, cat_); }),
+        QStringList({"llm_info.TINY.1.2.params_floats", "field missing"}));
+    info = tinyLlmInfo();
+    info["TINY"]["1"]["2"]["act_mem_floats"] = -5;
+    SAILOR_VERIFY_MESSAGE(
+        sailor::test::inputErrorOf([&] { SailorProfile::fromJson(tinyProfiles(), info, cat_); }),
+        QStringList({"llm_info.TINY.1.2.act_mem_floats", "-5", "a number >= 0"}));
+    // Files: a truncated one gets json_util's parse error (file and position), nesting past the
+    // bound is refused, and the good pair loads as fromJson reads it.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    auto write = [&](const std::string& name, const std::string& text) {
+      const std::string path = dir.path().toStdString() + "/" + name;
+      std::ofstream(path) << text;
+      return path;
+    };
+    const std::string good_prof = write("prof.json", tinyProfiles().dump());
+    const std::string good_info = write("info.json", tinyLlmInfo().dump());
+    const auto loaded = SailorProfile::load(good_prof, good_info, cat_);
+    QCOMPARE(loaded->sailorLayers("Tiny"), 5);
+    SAILOR_COMPARE_REL(loaded->timings({"Tiny", "A100-40", 4, 1}, job_)->at(2).backward_s, 12.0,
+                       1e-12);
+    const std::string text = tinyProfiles().dump();
+    const std::string cut = write("cut.json", text.substr(0, text.size() / 2));
+    const QString want = sailor::test::inputErrorOf([&] { json_util::readFile(cut); });
+    QVERIFY2(want.contains(QString::fromStdString(cut)), qPrintable(want));
+    const QString got =
+        sailor::test::inputErrorOf([&] { SailorProfile::load(cut, good_info, cat_); });
+    QVERIFY2(got.contains(want), qPrintable(got + " | " + want));
+    const std::string deep = write("deep.json", std::string(100, '[') + std::string(100, ']'));
+    SAILOR_VERIFY_MESSAGE(
+        sailor::test::inputErrorOf([&] { SailorProfile::load(good_prof, deep, cat_); }),
+        QStringList({"deep.json", "64"}));
   }
 
   // A head that holds its matrix and logits (OPT's shape) is left as profiled.

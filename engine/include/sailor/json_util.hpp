@@ -56,6 +56,9 @@ void rejectUnknownKeys(const json& obj, const std::vector<std::string>& allowed,
 // Reads and parses a JSON file; errors name the file and the parse position. Refuses files over
 // kMaxJsonFileBytes, nesting over kMaxJsonDepth and numbers that overflow a double.
 json readFile(const std::string& path);
+// The text of a file, refused (InputError) as readFile refuses a directory, a missing or
+// unreadable file and one over kMaxJsonFileBytes; not parsed.
+std::string readText(const std::string& path);
 // Parses text with readFile's bounds (size, nesting, numbers); errors are InputErrors naming
 // `what` (a file, a database column, a worker's report) in readFile's place.
 json parseText(const std::string& text, const std::string& what);

@@ -166,6 +166,9 @@ class SailorProfile : public ProfileSource {
     std::vector<LayerTiming> timings;
     double update_s = 0;
   };
+  // The parsed files (engine-internal: simdjson's values), read by fromParsed.
+  struct Parsed;
+  static std::shared_ptr<SailorProfile> fromParsed(const Parsed& files, const Catalog& catalog);
   void adoptCatalogConventions(const Catalog& catalog);
   bool profiledAt(const std::string& model, const Job& job) const;  // the job's sequence length
   std::map<ProfileKey, Entry> entries_;
