@@ -300,6 +300,13 @@ LinkIndex::LinkIndex(const Scenario& sc) : sc_(sc) {
 }
 
 ResolvedLink LinkIndex::link(const LinkQuery& q) const {
+  const auto view =
+      std::make_tuple(std::string_view(q.from_zone), std::string_view(q.from_gpu),
+                      std::string_view(q.to_zone), std::string_view(q.to_gpu), q.gpus);
+  {
+    std::lock_guard<std::mutex> lock(answers_->mutex);
+    if (auto it = answers_->links.find(view); it != answers_->links.end()) return it->second;
+  }
   static const std::vector<const LinkEntry*> kNone;
   const bool in_order = q.from_zone <= q.to_zone;
   const std::string& lo = in_order ? q.from_zone : q.to_zone;
@@ -307,7 +314,10 @@ ResolvedLink LinkIndex::link(const LinkQuery& q) const {
   const std::vector<const LinkEntry*>* entries = &kNone;
   if (auto a = by_pair_.find(lo); a != by_pair_.end())
     if (auto b = a->second.find(hi); b != a->second.end()) entries = &b->second;
-  return resolveLink(sc_, *entries, q);
+  const ResolvedLink r = resolveLink(sc_, *entries, q);
+  std::lock_guard<std::mutex> lock(answers_->mutex);
+  answers_->links.emplace(std::make_tuple(q.from_zone, q.from_gpu, q.to_zone, q.to_gpu, q.gpus), r);
+  return r;
 }
 
 ResolvedLink Scenario::intraNodeLink(const std::string& gpu_type, const Catalog& catalog) const {

@@ -7,6 +7,8 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -154,7 +156,8 @@ class LinkIndex {
  public:
   explicit LinkIndex(const Scenario& sc);
   const Scenario& scenario() const { return sc_; }
-  // Equal to scenario().link(q).
+  // Equal to scenario().link(q). Each query's answer is kept (thread-safe): the planner's
+  // simulations and placements, each with its own LinkResolver, ask for the same few.
   ResolvedLink link(const LinkQuery& q) const;
 
  private:
@@ -163,6 +166,13 @@ class LinkIndex {
   std::map<std::string, std::map<std::string, std::vector<const LinkEntry*>, std::less<>>,
            std::less<>>
       by_pair_;
+  struct Answers {
+    std::mutex mutex;
+    std::map<std::tuple<std::string, std::string, std::string, std::string, int>, ResolvedLink,
+             std::less<>>
+        links;
+  };
+  std::unique_ptr<Answers> answers_ = std::make_unique<Answers>();
 };
 
 // Links resolved once per (from zone, from GPU, to zone, to GPU, GPUs) for one computation (a
