@@ -14,10 +14,13 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -111,10 +114,14 @@ constexpr double kSearchShare = 0.9;
 // coverage[i] get task i's candidates, count and coverage. When one task fails the others stop
 // at their next check and the first failure is rethrown. Past `deadline` the tasks stop and
 // keep what they have (NOTE [Time limit]).
+// `idle`, when given, is called by a thread that finds no task left to search while others still
+// search, with the tasks' finished flags (per_b[i] is final once finished[i] is set); it returns
+// when every flag is set (NOTE [Placed ahead]).
+using IdleWork = std::function<void(const std::vector<std::atomic<bool>>& finished)>;
 void runTasks(const SearchContext& ctx, const std::vector<int>& bs, SearchProgress& bar,
               const CancelToken* cancel, const Deadline& deadline,
               std::vector<std::vector<Candidate>>& per_b, std::vector<long>& compared,
-              std::vector<MicrobatchCoverage>& coverage) {
+              std::vector<MicrobatchCoverage>& coverage, const IdleWork& idle = {}) {
   const int threads =
       ctx.opt.threads > 0 ? ctx.opt.threads : std::max(1u, std::thread::hardware_concurrency());
   std::exception_ptr failure;
@@ -129,7 +136,8 @@ void runTasks(const SearchContext& ctx, const std::vector<int>& bs, SearchProgre
         [&, i](double f, const std::string& step, long plans) { bar.task(i, f, step, plans); }));
   // Runs step(i) for every task on the threads, sizes taken in ascending order as threads come
   // free; a failure stops the others at their next check.
-  auto on_threads = [&](const auto& step) {
+  std::vector<std::atomic<bool>> finished(bs.size());
+  auto on_threads = [&](const auto& step, bool searching) {
     std::atomic<size_t> next{0};
     auto worker = [&] {
       for (size_t i = next++; i < bs.size(); i = next++) {
@@ -140,7 +148,9 @@ void runTasks(const SearchContext& ctx, const std::vector<int>& bs, SearchProgre
           if (!failure) failure = std::current_exception();
           stop.sibling_failed.cancel();
         }
+        if (searching) finished[i].store(true, std::memory_order_release);
       }
+      if (searching && idle) idle(finished);
     };
     std::vector<std::thread> pool;
     for (int t = 1; t < std::min<int>(threads, static_cast<int>(bs.size())); ++t)
@@ -150,23 +160,25 @@ void runTasks(const SearchContext& ctx, const std::vector<int>& bs, SearchProgre
   };
   // Every task's seeds first, then each task's bound knows all of them (NOTE [Seeds shared
   // between microbatch sizes] in planner_sweep.cpp).
-  on_threads([&](size_t i) { tasks[i]->prepare(); });
+  on_threads([&](size_t i) { tasks[i]->prepare(); }, false);
   if (failure) std::rethrow_exception(failure);
   for (size_t i = 0; i < bs.size(); ++i)
     for (size_t j = 0; j < bs.size(); ++j)
       if (j != i)
         for (const Candidate& c : tasks[j]->seeds())
           tasks[i]->addForeignKnown(c.iteration_s, c.usd);
-  on_threads([&](size_t i) {
-    if (stop()) {  // its seeds still go out: other tasks' bounds used them
-      tasks[i]->seedsOnly(per_b[i]);
-      coverage[i] = tasks[i]->coverage();
-      return;
-    }
-    tasks[i]->run(per_b[i], compared[i]);
-    coverage[i] = tasks[i]->coverage();
-    bar.task(i, 1.0, "microbatch " + std::to_string(bs[i]) + " done", 0);
-  });
+  on_threads(
+      [&](size_t i) {
+        if (stop()) {  // its seeds still go out: other tasks' bounds used them
+          tasks[i]->seedsOnly(per_b[i]);
+          coverage[i] = tasks[i]->coverage();
+          return;
+        }
+        tasks[i]->run(per_b[i], compared[i]);
+        coverage[i] = tasks[i]->coverage();
+        bar.task(i, 1.0, "microbatch " + std::to_string(bs[i]) + " done", 0);
+      },
+      true);
   if (failure) std::rethrow_exception(failure);
 }
 
@@ -418,6 +430,100 @@ void forEachParallel(size_t n, const std::vector<Finisher>& fins, F f) {
   if (failure) std::rethrow_exception(failure);
 }
 
+// NOTE [Placed ahead]: the search's tasks end unevenly (on the paper's 2-zone scenario the
+// microbatch-4 task runs 10 ms after the others have ended), and placing and simulating the
+// window waits for all of them. A search thread with no task left meanwhile places and
+// simulates the best candidates of the tasks that have finished, in the window's order. The
+// results are kept by the candidate's key and whether the Placer's local moves were used (the
+// window decides that by the candidate's final rank, which a finished task's candidate cannot
+// know), and the simulations by the placed plan's key. Placing and simulating depend on
+// nothing but the candidate (NOTE [Placed in parallel]), so the window takes a kept result
+// where there is one and its plans are those of the serial order; a kept result the window does
+// not use was idle time. Not under a time limit (the window then keeps to one thread and its
+// deadline), and a thread stops as soon as the last task ends (within one placement).
+class PlacedAhead {
+ public:
+  PlacedAhead(const SearchContext& ctx, const Finisher& fin, size_t window, size_t per)
+      : ctx_(ctx), fin_(fin), window_(window), per_(per) {}
+
+  // A search thread's idle time (runTasks' IdleWork).
+  void work(const std::vector<std::vector<Candidate>>& per_b,
+            const std::vector<std::atomic<bool>>& finished) {
+    const Finisher fin = fin_.twin();
+    auto done = [&](size_t& count) {
+      count = 0;
+      for (const auto& f : finished) count += f.load(std::memory_order_acquire) ? 1 : 0;
+      return count == finished.size();
+    };
+    size_t seen = 0, count = 0;
+    std::vector<const Candidate*> order;  // the finished tasks' candidates, the window's order
+    size_t at = 0;
+    try {
+      while (!done(count)) {
+        if (count != seen) {
+          seen = count;
+          order.clear();
+          for (size_t i = 0; i < per_b.size(); ++i)
+            if (finished[i].load(std::memory_order_acquire))
+              for (const Candidate& c : per_b[i]) order.push_back(&c);
+          const size_t n = std::min(order.size(), window_);
+          std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n),
+                            order.end(), [&](const Candidate* a, const Candidate* b) {
+                              return better(*a, *b, ctx_.opt.objective);
+                            });
+          order.resize(n);
+          at = 0;
+        }
+        // The next candidate no thread has taken.
+        const Candidate* c = nullptr;
+        bool moves = false;
+        {
+          std::lock_guard<std::mutex> lock(mutex_);
+          for (; at < order.size() && !c; ++at) {
+            moves = at < kPlacedWithMoves;
+            if (taken_.insert({order[at]->key, moves}).second) c = order[at];
+          }
+        }
+        if (!c) {  // all taken: wait for another task to finish
+          std::this_thread::sleep_for(std::chrono::microseconds(200));
+          continue;
+        }
+        std::vector<Candidate> got = fin.placeAll(*c, per_, false, moves);
+        std::vector<std::pair<std::string, PlannedPlan>> sims;
+        if (ctx_.opt.rank_by_simulator)
+          for (const Candidate& p : got) {
+            if (done(count)) break;
+            sims.emplace_back(p.key, fin.simulated(p, false));
+          }
+        std::lock_guard<std::mutex> lock(mutex_);
+        placed_.emplace(std::make_pair(c->key, moves), std::move(got));
+        for (auto& [key, pp] : sims) sims_.emplace(key, std::move(pp));
+      }
+    } catch (...) {
+      // Cancelled, or a candidate that cannot be placed: the window does it again and reports.
+    }
+  }
+  // The placements of candidate `key` with or without local moves, when placed ahead.
+  const std::vector<Candidate>* placed(const std::string& key, bool moves) const {
+    auto it = placed_.find({key, moves});
+    return it == placed_.end() ? nullptr : &it->second;
+  }
+  // The simulation of placed plan `key` (figures only), when simulated ahead.
+  const PlannedPlan* simulated(const std::string& key) const {
+    auto it = sims_.find(key);
+    return it == sims_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  const SearchContext& ctx_;
+  const Finisher& fin_;
+  size_t window_, per_;
+  std::mutex mutex_;
+  std::set<std::pair<std::string, bool>> taken_;
+  std::map<std::pair<std::string, bool>, std::vector<Candidate>> placed_;
+  std::map<std::string, PlannedPlan> sims_;
+};
+
 // The window's first candidates (by the objective) placed in zones, `per` placements each, into
 // `placed` (their origin: the candidate's rank among those placed) and `sources` (per origin,
 // the candidate). The candidates placed are written out on the way (NOTE [Candidates written
@@ -425,7 +531,7 @@ void forEachParallel(size_t n, const std::vector<Finisher>& fins, F f) {
 void placeWindow(const SearchContext& ctx, const Finisher& fin, const std::vector<Finisher>& fins,
                  std::vector<Candidate>& all, size_t window, size_t per,
                  std::vector<Candidate>& placed, std::vector<const Candidate*>& sources,
-                 TimeLimitReport& limit) {
+                 TimeLimitReport& limit, const PlacedAhead* ahead, int& placed_ahead) {
   const PlannerOptions& options = ctx.opt;
   const size_t top_k = static_cast<size_t>(options.top_k);
   int origins = 0;
@@ -445,11 +551,15 @@ void placeWindow(const SearchContext& ctx, const Finisher& fin, const std::vecto
     if (options.time_limit_s) batch = 1;
     batch = std::min(batch, all.size() - next_c);
     std::vector<std::vector<Candidate>> got(batch);
+    std::atomic<int> kept_here{0};
     forEachParallel(batch, fins, [&](size_t i, const Finisher& f) {
       Candidate& c = all[next_c + i];
       materialize(ctx, c);
-      got[i] = f.placeAll(c, per, false, moves);
+      const std::vector<Candidate>* kept = ahead ? ahead->placed(c.key, moves) : nullptr;
+      if (kept) ++kept_here;
+      got[i] = kept ? *kept : f.placeAll(c, per, false, moves);
     });
+    placed_ahead += kept_here;
     for (size_t i = 0; i < batch; ++i) {
       if (got[i].empty()) continue;
       sources.push_back(&all[next_c + i]);
@@ -467,7 +577,8 @@ void placeWindow(const SearchContext& ctx, const Finisher& fin, const std::vecto
 // then the top_k of them by the planning model, or (rank_by_simulator) by the simulator among
 // those meeting the constraints by its figures too.
 void chooseBest(const SearchContext& ctx, const Finisher& fin, std::vector<Candidate>& all,
-                SearchProgress& bar, PlanResult& result, TimeLimitReport& limit) {
+                SearchProgress& bar, PlanResult& result, TimeLimitReport& limit,
+                const PlacedAhead* ahead) {
   const PlannerOptions& options = ctx.opt;
   const size_t window = placementWindow(options.top_k, options.heuristics.h6_region_pools);
   const size_t top_k = static_cast<size_t>(options.top_k);
@@ -479,7 +590,7 @@ void chooseBest(const SearchContext& ctx, const Finisher& fin, std::vector<Candi
   std::vector<Finisher> fins;
   for (int w = 0; w < finishThreads(options); ++w) fins.push_back(fin.twin());
   std::vector<const Candidate*> sources;  // per origin: the search candidate placed
-  placeWindow(ctx, fin, fins, all, window, per, placed, sources, limit);
+  placeWindow(ctx, fin, fins, all, window, per, placed, sources, limit, ahead, result.placed_ahead);
   limit.placed = static_cast<int>(placed.size());
   std::sort(placed.begin(), placed.end(), [&](const Candidate& a, const Candidate& b) {
     return better(a, b, options.objective);
@@ -508,7 +619,8 @@ void chooseBest(const SearchContext& ctx, const Finisher& fin, std::vector<Candi
         bar.at(simulate_start + (post_end - simulate_start) * static_cast<double>(i) /
                                     static_cast<double>(placed.size()),
                "simulating plan " + std::to_string(i + 1) + " of " + std::to_string(placed.size()));
-        sims_of[i] = f.simulated(placed[i], false);
+        const PlannedPlan* kept = ahead ? ahead->simulated(placed[i].key) : nullptr;
+        sims_of[i] = kept ? *kept : f.simulated(placed[i], false);
       });
     for (size_t i = 0; i < placed.size(); ++i) {
       if (ranked.size() >= top_k && fin.overTime()) {
@@ -713,8 +825,17 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
   std::vector<std::vector<Candidate>> per_b(bs.size());
   std::vector<long> compared(bs.size(), 0);
   std::vector<MicrobatchCoverage> coverage(bs.size());
-  runTasks(ctx, bs, bar, cancel, search_deadline, per_b, compared, coverage);
   const Finisher fin(ctx, cancel, deadline);
+  // NOTE [Placed ahead]: with a second thread and no time limit.
+  std::optional<PlacedAhead> ahead;
+  if (finishThreads(options) > 1)
+    ahead.emplace(ctx, fin, placementWindow(options.top_k, options.heuristics.h6_region_pools),
+                  options.rank_by_simulator ? kPlacementsRanked : 1);
+  runTasks(ctx, bs, bar, cancel, search_deadline, per_b, compared, coverage,
+           ahead ? IdleWork([&](const std::vector<std::atomic<bool>>& finished) {
+             ahead->work(per_b, finished);
+           })
+                 : IdleWork());
   fin.checkCancel();
   TimeLimitReport limit;
   limit.limit_s = options.time_limit_s.value_or(0);
@@ -742,7 +863,7 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
   std::sort(all.begin(), all.end(), [&](const Candidate& a, const Candidate& b) {
     return better(a, b, options.objective);
   });
-  chooseBest(ctx, fin, all, bar, result, limit);
+  chooseBest(ctx, fin, all, bar, result, limit, ahead ? &*ahead : nullptr);
   if (options.pareto) paretoFrontier(ctx, fin, all, bar, result, limit);
   result.knee = kneeOf(result, options.objective);
   if (!limit.complete()) result.time_limit = limit;

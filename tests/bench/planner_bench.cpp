@@ -451,7 +451,8 @@ int main(int argc, char** argv) {
                {"search_seconds_with_setup", seconds},
                {"cpu_seconds_with_setup", cpu},
                {"max_rss_mb", maxRssMb()},
-               {"candidates", r.candidates}};
+               {"candidates", r.candidates},
+               {"placed_ahead", r.placed_ahead}};
       char line[1024];
       if (r.best.empty()) {
         out["no_plan_reason"] = r.no_plan_reason;

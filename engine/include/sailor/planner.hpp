@@ -160,6 +160,9 @@ struct PlanResult {
   std::optional<Knee> knee;         // the frontier's knee (kneeOf), when there is a frontier
   long candidates = 0;              // complete plans the search compared
   double search_seconds = 0;
+  // Window candidates whose placement was done while the search still ran (NOTE [Placed ahead]
+  // in planner.cpp): depends on timing, not on the plans, so not in toJson.
+  int placed_ahead = 0;
   std::string no_plan_reason;      // set when best is empty
   std::vector<std::string> notes;  // what the search left out and why, e.g. pools lacking
                                    // the job's precision
