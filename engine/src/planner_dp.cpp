@@ -204,7 +204,7 @@ const StageOptionTable::Boundary& StageOptionTable::boundary(size_t prev_in, siz
 
 LowerBounds::LowerBounds(const SearchContext& ctx, const KindSet& kinds, int D, int M,
                          KnownBound known)
-    : M_(M), max_stages_(ctx.maxDepth()), known_(known) {
+    : M_(M), max_stages_(ctx.maxDepth()), known_(known), reads_cost_(known.readsCost()) {
   const int L = ctx.layers;
   const size_t n = static_cast<size_t>(L) + 1;
   pre_fb_.assign(n, 0);
@@ -260,6 +260,7 @@ LowerBounds::Prefix LowerBounds::prefix(int l, int k) const {
 bool LowerBounds::bounded(double mc, double sc, double mx, double rate, double work,
                           double egress) const {
   const double t_lb = (M_ - 1) * mc + sc + mx;
+  if (!reads_cost_) return known_.prunes(t_lb * (1 - 1e-12), 0.0);  // the cost bound unread
   const double c_lb = ((M_ - 1) * std::max(rate * mc, work) + rate * (sc + mx)) / 3600.0 + egress;
   return known_.prunes(t_lb * (1 - 1e-12), c_lb * (1 - 1e-12));
 }

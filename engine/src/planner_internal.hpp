@@ -250,6 +250,8 @@ class Known {
     if ((by_cost_ ? c_lb : t_lb) <= threshold_) return false;
     return !pareto_ || dominated(t_lb, c_lb);
   }
+  // Whether prunes reads its c_lb (by cost, or the frontier's): callers may skip figuring it.
+  bool readsCost() const { return by_cost_ || pareto_; }
 
  private:
   bool pareto_;
@@ -274,6 +276,9 @@ struct KnownBound {
   bool prunes(double t_lb, double c_lb) const {
     if (own->prunes(t_lb, c_lb)) return true;
     return shared && (floor_by_cost ? c_lb : t_lb) > floor && shared->prunes(t_lb, c_lb);
+  }
+  bool readsCost() const {
+    return own->readsCost() || (shared && (floor_by_cost || shared->readsCost()));
   }
   const Known* own;
   const Known* shared = nullptr;
@@ -656,6 +661,7 @@ class LowerBounds {
   int M_;
   int max_stages_;
   KnownBound known_;
+  bool reads_cost_;  // whether known_ reads a cost bound (else bounded skips figuring it)
   std::vector<double> pre_fb_, pre_w_, suf_fb_, suf_w_;  // [l]: layers before l / from l on
   double min_rate_ = std::numeric_limits<double>::infinity();
 };
