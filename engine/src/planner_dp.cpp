@@ -316,7 +316,8 @@ struct PartialPlanSearch::Choice {
   StageFigures stage;
 };
 struct PartialPlanSearch::Choices {
-  std::vector<Choice> list;
+  std::span<const Choice> list;  // in the arena
+  bool listed = false;
 };
 
 namespace {
@@ -675,7 +676,7 @@ PartialPlanSearch::StateSet* PartialPlanSearch::compute(int k, int l, int prev) 
   pool.clear();
   // The choices come option by option: an option's GPUs are added to the usage once for all of
   // its layer ranges (each range's suffix is solved under the same usage).
-  const std::vector<Choice>& list = choices(k, l, prev);
+  const std::span<const Choice> list = choices(k, l, prev);
   for (size_t i = 0; i < list.size();) {
     const size_t oi = static_cast<size_t>(list[i].oi);
     size_t end = i + 1;
@@ -727,11 +728,11 @@ PartialPlanSearch::StateSet* PartialPlanSearch::compute(int k, int l, int prev) 
 // The stage choices of (k, l) that fit (H2), leave a rest that can fit (H2) and pass the
 // known-plan bound without any incoming boundary, in option then layer order: what every previous
 // class shares.
-const std::vector<PartialPlanSearch::Choice>& PartialPlanSearch::baseChoices(int k, int l) {
-  std::unique_ptr<std::vector<Choice>>& slot =
-      base_[static_cast<size_t>(k) * static_cast<size_t>(L_) + static_cast<size_t>(l)];
-  if (slot) return *slot;
-  slot = std::make_unique<std::vector<Choice>>();
+std::span<const PartialPlanSearch::Choice> PartialPlanSearch::baseChoices(int k, int l) {
+  Choices& slot = base_[static_cast<size_t>(k) * static_cast<size_t>(L_) + static_cast<size_t>(l)];
+  if (slot.listed) return slot.list;
+  std::vector<Choice>& list = base_scratch_;
+  list.clear();
   const bool h2 = ctx_.opt.heuristics.h2_oom_pruning;
   const int r_max = L_ - k;  // leave k - 1 layers for the stages after this one
   const int r_min = k == 1 ? L_ - 1 : l;
@@ -761,23 +762,25 @@ const std::vector<PartialPlanSearch::Choice>& PartialPlanSearch::baseChoices(int
       const StageOptionTable::Sync& si = options_.sync(oi, l, r);
       // The bound grows with the incoming boundary: pruned without one, pruned with any.
       if (bounds_.stagePruned(k, r, fb, si.x, o.rate, si.egress, p)) continue;
-      slot->push_back({static_cast<int>(oi), r, {fb, 0.0, si.x, o.rate, si.egress, o.gpus, fits}});
+      list.push_back({static_cast<int>(oi), r, {fb, 0.0, si.x, o.rate, si.egress, o.gpus, fits}});
     }
   }
-  return *slot;
+  slot.list = keep(list);
+  slot.listed = true;
+  return slot.list;
 }
 
 // The stage choices of (k, l, previous class): the base choices with the incoming boundary from
 // the previous stage (its last layer is l - 1), those passing the known-plan bound, for every
 // usage of the state. Listed under the bound known when first asked; the bound only tightens,
 // so the list stays a superset.
-const std::vector<PartialPlanSearch::Choice>& PartialPlanSearch::choices(int k, int l, int prev) {
+std::span<const PartialPlanSearch::Choice> PartialPlanSearch::choices(int k, int l, int prev) {
   if (prev < 0) return baseChoices(k, l);  // no incoming boundary: the base list itself
-  std::unique_ptr<Choices>& slot = choices_[flatIndex(k, l, prev)];
-  if (slot) return slot->list;
-  slot = std::make_unique<Choices>();
-  const std::vector<Choice>& base = baseChoices(k, l);
-  slot->list.reserve(base.size());
+  Choices& slot = choices_[flatIndex(k, l, prev)];
+  if (slot.listed) return slot.list;
+  const std::span<const Choice> base = baseChoices(k, l);
+  std::vector<Choice>& list = choices_scratch_;
+  list.clear();
   const LowerBounds::Prefix p = bounds_.prefix(l, k);
   int last_oi = -1;
   StageOptionTable::Boundary in;
@@ -792,9 +795,11 @@ const std::vector<PartialPlanSearch::Choice>& PartialPlanSearch::choices(int k, 
     if (bounds_.stagePruned(k, ch.r, c.stage.fb + 2 * in.t, c.stage.x, c.stage.rate, c.stage.egress,
                             p))
       continue;
-    slot->list.push_back(c);
+    list.push_back(c);
   }
-  return slot->list;
+  slot.list = keep(list);
+  slot.listed = true;
+  return slot.list;
 }
 
 // A stage choice as the stage with k stages left, combined with every partial plan of the rest

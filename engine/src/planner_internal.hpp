@@ -732,8 +732,8 @@ class PartialPlanSearch {
   };
   const StateSet& solve(int k, int l, int prev);
   StateSet* compute(int k, int l, int prev);
-  const std::vector<Choice>& choices(int k, int l, int prev);
-  const std::vector<Choice>& baseChoices(int k, int l);
+  std::span<const Choice> choices(int k, int l, int prev);
+  std::span<const Choice> baseChoices(int k, int l);
   // The memo key of (k, l, prev) under the usage `part` (sorted by site) and `gpus` GPUs.
   void stateKey(int k, int l, int prev, const std::vector<std::pair<int, int>>& part, int gpus,
                 std::vector<int>& key) const;
@@ -778,11 +778,12 @@ class PartialPlanSearch {
   int gpus_used_ = 0;
   // The states' sets, their entries and site uses live in one arena, freed with the search.
   std::pmr::monotonic_buffer_resource arena_;
-  std::vector<StateSet*> free_;                             // per (k, l, previous class)
-  std::vector<LastLookup*> last_;                           // per (k, l, previous class)
-  std::vector<std::unique_ptr<Choices>> choices_;           // per (k, l, previous class)
-  std::vector<std::unique_ptr<std::vector<Choice>>> base_;  // per (k, l)
-  Memo memo_;                                               // with usage
+  std::vector<StateSet*> free_;                         // per (k, l, previous class)
+  std::vector<LastLookup*> last_;                       // per (k, l, previous class)
+  std::vector<Choices> choices_;                        // per (k, l, previous class)
+  std::vector<Choices> base_;                           // per (k, l)
+  std::vector<Choice> choices_scratch_, base_scratch_;  // lists before the arena
+  Memo memo_;                                           // with usage
   // Buffers of the states with k stages left (a state's work nests only states with fewer), kept
   // between states so that solving one allocates only what it stores.
   struct Scratch {
