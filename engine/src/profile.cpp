@@ -246,6 +246,15 @@ int parseKeyInt(const std::string& s, const std::string& path) {
   throw InputError(path, "key \"" + s + "\"", "a non-negative integer key");
 }
 
+// A layer key written twice in one object: simdjson keeps both (nlohmann kept the last), so
+// the layer count would be one too many. Refused rather than guessed.
+void onceEach(std::vector<char>& seen, int layer, const std::string& path, std::string_view key) {
+  if (layer < 0 || layer >= static_cast<int>(seen.size())) return;  // the caller's range check
+  if (seen[static_cast<size_t>(layer)])
+    throw InputError(path, "layer key \"" + std::string(key) + "\" twice", "each layer once");
+  seen[static_cast<size_t>(layer)] = 1;
+}
+
 std::string catalogName(const std::string& sailor_name, const Catalog& catalog) {
   if (const ModelSpec* m = catalog.findModel(sailor_name)) return m->name;
   return sailor_name;
@@ -291,9 +300,11 @@ std::shared_ptr<SailorProfile> SailorProfile::fromParsed(const Parsed& files,
           const size_t n = layers.size();
           Entry e;
           e.timings.resize(n);
+          std::vector<char> seen(n, 0);
           for (const simdjson::dom::key_value_pair li : layers) {
             const std::string lpath = tpath + "." + std::string(li.key);
             const int layer = parseKeyInt(std::string(li.key), tpath);
+            onceEach(seen, layer, tpath, li.key);
             // [fwd_s, bwd_s, update_s]: the first three values, numbers.
             const std::string expected = "[fwd_s, bwd_s, update_s] for layers 0..n-1";
             double v[3] = {0, 0, 0};
@@ -325,9 +336,11 @@ std::shared_ptr<SailorProfile> SailorProfile::fromParsed(const Parsed& files,
       const int tp = parseKeyInt(tkey, tpath);
       const simdjson::dom::object layers = fj::object(ti.value, tpath);
       std::vector<LayerMemory> mem(layers.size());
+      std::vector<char> seen(mem.size(), 0);
       for (const simdjson::dom::key_value_pair li : layers) {
         const std::string lkey(li.key);
         const int layer = parseKeyInt(lkey, tpath);
+        onceEach(seen, layer, tpath, li.key);
         if (layer >= static_cast<int>(mem.size()))
           throw InputError(tpath, "layer " + lkey, "layers numbered 0..n-1");
         const std::string lp = tpath + "." + lkey;

@@ -195,6 +195,14 @@ class TestSailorImport : public QObject {
     const QString got =
         sailor::test::inputErrorOf([&] { SailorProfile::load(cut, good_info, cat_); });
     QVERIFY2(got.contains(want), qPrintable(got + " | " + want));
+    // A layer written twice (simdjson keeps both keys): refused, not a layer too many.
+    std::string twice = tinyLlmInfo().dump();
+    const std::string layer0 = "\"0\":" + tinyLlmInfo()["TINY"]["1"]["0"].dump();
+    twice.replace(twice.find(layer0), layer0.size(), layer0 + "," + layer0);
+    const std::string twice_path = write("twice.json", twice);
+    SAILOR_VERIFY_MESSAGE(
+        sailor::test::inputErrorOf([&] { SailorProfile::load(good_prof, twice_path, cat_); }),
+        QStringList({"llm_info.TINY.1", "layer key \"0\" twice", "each layer once"}));
     const std::string deep = write("deep.json", std::string(100, '[') + std::string(100, ']'));
     SAILOR_VERIFY_MESSAGE(
         sailor::test::inputErrorOf([&] { SailorProfile::load(good_prof, deep, cat_); }),
