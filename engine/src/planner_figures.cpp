@@ -57,12 +57,32 @@ void completeFigures(const Summary& s, int M, Candidate& c) {
   c.usd_per_hour = c.usd * 3600.0 / c.iteration_s;
 }
 
+namespace {
+void appendInt(std::string& out, int v) {
+  char buf[16];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+}  // namespace
+
+// Appended in place (a 512-GPU plan's key is a few kB: temporaries per replica were 78 k
+// instructions a key, in the window's every placement).
 std::string planKey(const Plan& p) {
-  std::string k = std::to_string(p.microbatch_size);
+  std::string k;
+  appendInt(k, p.microbatch_size);
   for (const auto& st : p.stages) {
-    k += "|" + std::to_string(st.first_layer) + "-" + std::to_string(st.last_layer);
-    for (const auto& r : st.replicas)
-      k += "," + r.gpu_type + "/" + std::to_string(r.tp) + "/" + r.zone;
+    k += '|';
+    appendInt(k, st.first_layer);
+    k += '-';
+    appendInt(k, st.last_layer);
+    for (const auto& r : st.replicas) {
+      k += ',';
+      k += r.gpu_type;
+      k += '/';
+      appendInt(k, r.tp);
+      k += '/';
+      k += r.zone;
+    }
   }
   return k;
 }
@@ -90,11 +110,7 @@ void materialize(const SearchContext& ctx, Candidate& c) {
 // search writes a key for every plan it finds.
 std::string searchKey(const SearchContext& ctx, const Candidate& c) {
   std::string k = std::to_string(c.microbatch);
-  auto num = [](std::string& out, int v) {
-    char buf[16];
-    const auto r = std::to_chars(buf, buf + sizeof buf, v);
-    out.append(buf, r.ptr);
-  };
+  const auto num = appendInt;
   std::string piece;
   for (const StageRuns& sr : c.stages) {
     k += '|';
