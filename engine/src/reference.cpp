@@ -60,15 +60,8 @@ SailorReference SailorReference::load(const std::string& dir, const Catalog& cat
   }
 }
 
-// One fit of SAILOR's network files: [[c0, c1, c2], max_bytes_per_s].
-static LinkModel sailorFitAt(const json& v, const std::string& path) {
-  if (!v.is_array() || v.size() != 2 || !v[0].is_array() || v[0].size() != 3 || !v[1].is_number())
-    throw InputError(path, ju::describe(v), "[[c0, c1, c2], max_bytes_per_s]");
-  return LinkModel::sailorFit({v[0][0].get<double>(), v[0][1].get<double>(), v[0][2].get<double>()},
-                              v[1].get<double>());
-}
-
-// The same from simdjson's values (the large network file, parsed with fast_json).
+// One fit of SAILOR's network files: [[c0, c1, c2], max_bytes_per_s] (the files are read with
+// fast_json: the inter-zone one holds thousands).
 static LinkModel sailorFitAt(fast_json::Element v, const std::string& path) {
   const std::string expected = "[[c0, c1, c2], max_bytes_per_s]";
   simdjson::dom::array outer, coeffs;
@@ -153,18 +146,19 @@ static SailorReference loadUnchecked(const std::string& dir, const Catalog& cata
   }
   const std::string intra = dir + "/network/intra_node_bandwidths.json";
   if (fs::exists(intra)) {
-    json j = ju::readFile(intra);
+    const auto doc = fast_json::readFile(intra);
     // {gpu: {n: [[c0, c1, c2], max_bytes_per_s]}}, n GPUs of the node taking part. A transfer
     // between two GPUs of a node (NOTE [Node placement] in simulator.cpp) is the smallest n.
-    for (auto g = j.begin(); g != j.end(); ++g) {
+    for (const simdjson::dom::key_value_pair g : fast_json::object(doc->root, intra)) {
+      const std::string gpu(g.key);
       int best = 0;
-      for (auto c = g.value().begin(); c != g.value().end(); ++c) {
-        const std::string path = intra + ": " + g.key() + "." + c.key();
-        const LinkModel fit = sailorFitAt(c.value(), path);
-        const int n = gpuCountKey(c.key(), path);
+      for (const simdjson::dom::key_value_pair c : fast_json::object(g.value, intra + ": " + gpu)) {
+        const std::string path = intra + ": " + gpu + "." + std::string(c.key);
+        const LinkModel fit = sailorFitAt(c.value, path);
+        const int n = gpuCountKey(std::string(c.key), path);
         if (best != 0 && n >= best) continue;
         best = n;
-        ref.intra_node_links.insert_or_assign(g.key(), fit);
+        ref.intra_node_links.insert_or_assign(gpu, fit);
       }
     }
   }
