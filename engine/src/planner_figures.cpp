@@ -110,20 +110,19 @@ void materialize(const SearchContext& ctx, Candidate& c) {
 // search writes a key for every plan it finds.
 std::string searchKey(const SearchContext& ctx, const Candidate& c) {
   std::string k = std::to_string(c.microbatch);
-  const auto num = appendInt;
   std::string piece;
   for (const StageRuns& sr : c.stages) {
     k += '|';
-    num(k, sr.first_layer);
+    appendInt(k, sr.first_layer);
     k += '-';
-    num(k, sr.last_layer);
+    appendInt(k, sr.last_layer);
     for (const ReplicaRun& r : sr.runs) {
       piece.assign(1, ',');
       piece += ctx.site(r.site).gpu_type;
       piece += '/';
-      num(piece, r.tp);
+      appendInt(piece, r.tp);
       piece += '/';
-      num(piece, r.site);
+      appendInt(piece, r.site);
       k.reserve(k.size() + piece.size() * static_cast<size_t>(r.count));
       for (int j = 0; j < r.count; ++j) k += piece;
     }

@@ -443,17 +443,10 @@ int Links::ringGpus(const ReplicaData& x, const ReplicaData& y) {
 
 void EgressLedger::add(const std::string& from_zone, const std::string& to_zone, double bytes) {
   if (bytes <= 0 || from_zone == to_zone) return;
-  // Callers book runs of one zone pair (and its reverse): the last two items are tried first.
-  for (size_t back = 1; back <= 2 && back <= items_.size(); ++back) {
-    EgressItem& it = items_[items_.size() - back];
-    if (it.from_zone == from_zone && it.to_zone == to_zone) {
-      it.bytes += bytes;
-      return;
-    }
-  }
-  for (auto& it : items_)
-    if (it.from_zone == from_zone && it.to_zone == to_zone) {
-      it.bytes += bytes;
+  // Newest first: callers book runs of one zone pair (and its reverse).
+  for (auto it = items_.rbegin(); it != items_.rend(); ++it)
+    if (it->from_zone == from_zone && it->to_zone == to_zone) {
+      it->bytes += bytes;
       return;
     }
   items_.push_back({from_zone, to_zone, bytes, 0});
