@@ -650,9 +650,9 @@ SailorModelPrediction sailorPublishedModel(const Plan& plan, const Scenario& sce
     for (int k = 0; k < D; ++k) {
       const Rep& x = a[static_cast<size_t>(k)];
       const Rep& y = a[static_cast<size_t>((k + 1) % D)];
-      double ring = 0;
-      for (double left = x.params * 4.0; left > 0; left -= kBucketBytes)
-        ring += 2.0 * (D - 1) * send_seconds(x, y, std::min(left, kBucketBytes) / D);
+      const double ring = bucketedSeconds(x.params * 4.0, kBucketBytes, [&](double bucket) {
+        return 2.0 * (D - 1) * send_seconds(x, y, bucket / D);
+      });
       sync = std::max(sync, ring);
     }
   }

@@ -88,14 +88,13 @@ double replicaMemoryBytes(double params, double activation_bytes_per_seq,
 // the two sides' figures). Unset, as for every shipped GPU type, the link alone decides.
 double ringAllReduceSeconds(const ResolvedLink& link, double shard_bytes, int D, int gpus,
                             const SimulatorOptions& options, double device_bus_bytes_per_s) {
+  assert(options.allreduce_bucket_bytes > 0);
   if (D < 2 || shard_bytes <= 0) return 0;
-  double t = 0;
-  for (double left = shard_bytes; left > 0; left -= options.allreduce_bucket_bytes) {
-    const double bucket = std::min(left, options.allreduce_bucket_bytes);
+  const double t = bucketedSeconds(shard_bytes, options.allreduce_bucket_bytes, [&](double bucket) {
     const double on_link = link.transferSeconds(bucket / D, gpus);
     const double on_device = device_bus_bytes_per_s > 0 ? bucket / D / device_bus_bytes_per_s : 0;
-    t += 2.0 * (D - 1) * std::max(on_link, on_device);
-  }
+    return 2.0 * (D - 1) * std::max(on_link, on_device);
+  });
   return t / options.collective_efficiency;
 }
 

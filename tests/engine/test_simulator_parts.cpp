@@ -543,6 +543,30 @@ class TestSimulatorParts : public QObject {
     local[0].gpu = &fast;
     SAILOR_COMPARE_REL(stageSyncAndStep(local, links, egress, options).sync_s, 0.44, 1e-12);
   }
+  // The buckets of a ring all-reduce are summed in closed form: n full buckets and the remainder.
+  // A bucket-by-bucket walk took 5e8 steps for 1e18 bytes, and at 1e308 bytes `left - bucket`
+  // is `left` again, so it never ended.
+  void ringAllReduceIsClosedForm() {
+    const GpuType& gpu = cat_.gpu("G1", "");
+    Links links(sc_, cat_, {&g1_a_, &g1_b_});
+    std::vector<ReplicaData> local{figures(g1_a_, gpu, 0, 0), figures(g1_a_, gpu, 0, 0)};
+    const ResolvedLink& fabric = links.between(local[0], local[1], 1);
+    SimulatorOptions options;
+    QCOMPARE(options.allreduce_bucket_bytes, 2e9);
+    // The node's fabric (0.2 s + bytes / 10 GB/s), two replicas: 2 steps of bucket / 2 bytes.
+    // A full 2e9-byte bucket: 2 x (0.2 + 1e9 / 1e10) = 0.6 s; 5e9 bytes are two of them and a
+    // 1e9-byte remainder, 2 x (0.2 + 5e8 / 1e10) = 0.5 s: 1.7 s.
+    SAILOR_COMPARE_REL(ringAllReduceSeconds(fabric, 5e9, 2, 1, options, 0.0), 1.7, 1e-12);
+    SAILOR_COMPARE_REL(ringAllReduceSeconds(fabric, 4e9, 2, 1, options, 0.0), 1.2, 1e-12);
+    SAILOR_COMPARE_REL(ringAllReduceSeconds(fabric, 1e9, 2, 1, options, 0.0), 0.5, 1e-12);
+    // 1e18 and 1e308 bytes: 5e8 and 5e298 full buckets of 0.6 s each, at once.
+    SAILOR_COMPARE_REL(ringAllReduceSeconds(fabric, 1e18, 2, 1, options, 0.0), 3e8, 1e-12);
+    SAILOR_COMPARE_REL(ringAllReduceSeconds(fabric, 1e308, 2, 1, options, 0.0), 3e298, 1e-12);
+    // The same sum for SAILOR's published model and any other bucketed figure.
+    QCOMPARE(bucketedSeconds(0.0, 2.0, [](double) { return 1.0; }), 0.0);
+    QCOMPARE(bucketedSeconds(5.0, 2.0, [](double b) { return b; }), 5.0);
+    QCOMPARE(bucketedSeconds(1e308, 1.0, [](double) { return 1.0; }), 1e308);
+  }
   // The step after the backward pass (NOTE [Bucket copies]): the optimizer alone with one
   // replica; with D >= 2 also two copies of the fp32 gradients (16 B per parameter) at the
   // GPU's memory bandwidth (G1: 1,000 GB/s).

@@ -3,6 +3,7 @@
 // Models and their rationale: docs/simulator.md.
 #pragma once
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -145,6 +146,17 @@ double replicaMemoryBytes(double params, double activation_bytes_per_seq,
 // efficiency] in simulator.cpp.
 double ringAllReduceSeconds(const ResolvedLink& link, double shard_bytes, int D, int gpus,
                             const SimulatorOptions& options, double device_bus_bytes_per_s);
+// The sum of `seconds(bucket)` over `bytes` cut into buckets of `bucket_bytes` (> 0), the last
+// one the remainder: n full buckets at seconds(bucket_bytes) each, plus the remainder's, in
+// closed form, so that its cost does not grow with `bytes` (1e18 bytes in 5e8-byte buckets
+// would take 2e9 steps, and past 2^53 buckets `bytes - bucket_bytes` no longer changes).
+template <class Seconds>
+double bucketedSeconds(double bytes, double bucket_bytes, Seconds seconds) {
+  if (!(bytes > 0)) return 0;
+  const double full = std::floor(bytes / bucket_bytes);
+  const double rest = bytes - full * bucket_bytes;
+  return (full > 0 ? full * seconds(bucket_bytes) : 0.0) + (rest > 0 ? seconds(rest) : 0.0);
+}
 // Seconds of a replica's step after the backward pass: the optimizer over its `params` (per
 // GPU) and, with D >= 2 replicas, the data-parallel sum's two bucket copies (gradients into the
 // flat bucket, sums back), each reading and writing the fp32 gradients at the GPU type's memory
