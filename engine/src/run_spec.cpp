@@ -9,16 +9,21 @@
 //   RunSpec::learningRateAt                      the schedule (warm-up, then cosine)
 //   scaledModel, checkPlan, checkOptions,        RunSpec::build's steps: the model scaled to
 //   RunSpec::build                                 this machine, the plan and settings checked
+//   checkSequenceLength, checkTensorSizes         the model's bounds (kMaxRunSequenceLength,
+//                                                  kMaxTensorElements)
 //   placeRanks                                   one rank per GPU (also the exports' numbering)
+//   rankMemoryBytes                              a rank's peak bytes (the engine's memory model)
 //   RunSpec::toJson, fromJson                    the file every worker reads
 #include "sailor/run_spec.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <numbers>
 
 #include "sailor/error.hpp"
 #include "sailor/json_util.hpp"
+#include "sailor/simulator.hpp"
 
 namespace sailor {
 
@@ -106,6 +111,14 @@ double RunSpec::learningRateAt(int iteration) const {
 
 namespace {
 
+// The sequence length the model gets, from --seq-len (`given`) or the job: 1 to
+// kMaxRunSequenceLength.
+void checkSequenceLength(int sequence_length, bool given) {
+  if (sequence_length < 1 || sequence_length > kMaxRunSequenceLength)
+    throw InputError(given ? "--seq-len" : "sequence_length", std::to_string(sequence_length),
+                     "an integer from 1 to " + std::to_string(kMaxRunSequenceLength));
+}
+
 // The catalogue model at its real size, or scaled to this machine (--hidden, --seq-len); heads
 // stay either way, as tp must divide them as on the real model.
 RuntimeModel runtimeModel(const ModelSpec& spec, const Job& job, const RunOptions& options) {
@@ -123,29 +136,69 @@ RuntimeModel runtimeModel(const ModelSpec& spec, const Job& job, const RunOption
     if (options.hidden_size)
       throw InputError("--hidden", std::to_string(*options.hidden_size),
                        "no --hidden with the real-size model (--scale builds a scaled one)");
+    if (spec.hidden_size > kMaxRunHiddenSize)  // as --hidden: a worker rebuilds it scaled
+      throw InputError(spec.name + " hidden_size", std::to_string(spec.hidden_size),
+                       "at most " + std::to_string(kMaxRunHiddenSize) + " for the runtime");
     m.hidden_size = spec.hidden_size;
     m.ffn_hidden_size = spec.ffn_hidden_size;
     m.vocab_size = options.vocab_size.value_or(spec.vocab_size);
     m.sequence_length = options.sequence_length.value_or(job.sequence_length);
-    if (m.sequence_length < 1)
-      throw InputError("--seq-len", std::to_string(m.sequence_length), "an integer >= 1");
+    checkSequenceLength(m.sequence_length, options.sequence_length.has_value());
     return m;
   }
   m.hidden_size =
       options.hidden_size.value_or(std::max(kLocalMinHidden, spec.heads * kLocalHeadDim));
-  if (m.hidden_size < m.heads || m.hidden_size % m.heads != 0)
+  if (m.hidden_size < m.heads || m.hidden_size % m.heads != 0 || m.hidden_size > kMaxRunHiddenSize)
     throw InputError("--hidden", std::to_string(m.hidden_size),
-                     "a positive multiple of the model's " + std::to_string(m.heads) + " heads");
+                     "a positive multiple of the model's " + std::to_string(m.heads) +
+                         " heads, at most " + std::to_string(kMaxRunHiddenSize));
   const double ffn_ratio = spec.ffn_hidden_size / static_cast<double>(spec.hidden_size);
-  const int ffn_units =
-      std::max(1, static_cast<int>(std::lround(ffn_ratio * m.hidden_size / m.heads)));
-  m.ffn_hidden_size = ffn_units * m.heads;
+  const double ffn_units = std::max(1.0, std::round(ffn_ratio * m.hidden_size / m.heads));
+  if (ffn_units * m.heads > INT_MAX)
+    throw InputError("--hidden", std::to_string(m.hidden_size),
+                     "a hidden size whose MLP width (" + spec.name + "'s ratio " +
+                         std::to_string(ffn_ratio) + ") fits an int");
+  m.ffn_hidden_size = static_cast<int>(ffn_units) * m.heads;
   m.vocab_size = options.vocab_size.value_or(kByteVocabulary);
   m.sequence_length =
       options.sequence_length.value_or(std::min(job.sequence_length, kLocalMaxSequence));
-  if (m.sequence_length < 1)
-    throw InputError("--seq-len", std::to_string(m.sequence_length), "an integer >= 1");
+  checkSequenceLength(m.sequence_length, options.sequence_length.has_value());
   return m;
+}
+
+// Every tensor a worker builds has at most kMaxTensorElements elements (counted unsharded, in
+// double): the weights (vocabulary x hidden, MLP width x hidden, 3 hidden x hidden), one
+// microbatch's activations (b x S x the widest of 3 hidden, MLP width and vocabulary: the
+// logits) and its attention scores (b x heads x S x S). Each is named by the option that sets
+// its largest factor.
+void checkTensorSizes(const RuntimeModel& m, int microbatch_size, const RunOptions& options) {
+  const double h = m.hidden_size, f = m.ffn_hidden_size, v = m.vocab_size, s = m.sequence_length;
+  const double b = microbatch_size;
+  struct Tensor {
+    const char* what;
+    double elements;
+    std::string option, value;
+  };
+  const std::string seq_option = options.sequence_length ? "--seq-len" : "sequence_length";
+  const std::string vocab_option = options.vocab_size ? "--vocab" : "vocab_size";
+  const std::string hidden_option = options.hidden_size ? "--hidden" : "hidden_size";
+  const Tensor tensors[] = {
+      {"the attention scores of a microbatch (b x heads x S x S)", b * m.heads * s * s, seq_option,
+       std::to_string(m.sequence_length)},
+      {"the logits of a microbatch (b x S x vocabulary)", b * s * v, vocab_option,
+       std::to_string(m.vocab_size)},
+      {"the activations of a microbatch (b x S x max(3 hidden, MLP width))",
+       b * s * std::max(3 * h, f), seq_option, std::to_string(m.sequence_length)},
+      {"the embedding (vocabulary x hidden)", v * h, vocab_option, std::to_string(m.vocab_size)},
+      {"the MLP weights (MLP width x hidden)", f * h, hidden_option, std::to_string(m.hidden_size)},
+      {"the position embedding (S x hidden)", s * h, seq_option,
+       std::to_string(m.sequence_length)}};
+  for (const Tensor& t : tensors)
+    if (!(t.elements <= kMaxTensorElements))
+      throw InputError(t.option, t.value,
+                       std::string("a model whose tensors have at most 2^50 elements: ") + t.what +
+                           " would have " + std::to_string(t.elements) + " at microbatch " +
+                           std::to_string(microbatch_size));
 }
 
 // The plan against the runtime's model: contiguous stages covering every layer, the same
@@ -250,6 +303,7 @@ RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
                          " (sequences per iteration, as the job's global_batch_size)");
   plan.checkGlobalBatch(r.global_batch_size);
   r.microbatches = r.pipelineMicrobatches(0);
+  checkTensorSizes(r.model, plan.microbatch_size, options);
 
   checkOptions(options);
   r.iterations = options.iterations;
@@ -270,6 +324,49 @@ RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
 
   r.ranks = placeRanks(plan);
   return r;
+}
+
+double rankMemoryBytes(const RunSpec& spec, int rank) {
+  const RankPlacement& place = spec.ranks.at(static_cast<std::size_t>(rank));
+  const RuntimeModel& m = spec.model;
+  ModelSpec model;
+  model.name = m.name;
+  model.layers = m.layers;
+  model.hidden_size = m.hidden_size;
+  model.heads = m.heads;
+  model.kv_heads = m.heads;
+  model.ffn_hidden_size = m.ffn_hidden_size;
+  model.vocab_size = m.vocab_size;
+  model.sequence_length = m.sequence_length;
+  model.max_position_embeddings = m.sequence_length;  // the runtime's learned positions
+  model.tied_embeddings = m.tied_embeddings;
+  model.norm = m.norm;
+  model.bias = m.bias;
+  Job job;
+  job.precision = spec.precision;
+  job.optimizer = spec.optimizer;
+  job.recompute = spec.recompute;
+  const std::vector<LayerInfo> layers =
+      deriveLayers(model, m.sequence_length, place.tp, job.activationBytesPerElement());
+  const Stage& stage = spec.plan.stages.at(static_cast<std::size_t>(place.stage));
+  double params = 0, activations = 0, largest = 0;
+  for (int l = stage.first_layer; l <= stage.last_layer; ++l) {
+    const LayerInfo& layer = layers.at(static_cast<std::size_t>(l));
+    params += layer.params;
+    largest = std::max(largest, layer.activation_bytes);
+    // NOTE [Activation recomputation] in profile.cpp: a block then keeps only its input.
+    const bool block = layer.kind == LayerKind::Block;
+    activations += block && job.recompute == Recompute::Full
+                       ? std::min(layer.activation_bytes,
+                                  layers.at(static_cast<std::size_t>(l) - 1).output_elements *
+                                      job.activationBytesPerElement())
+                       : layer.activation_bytes;
+  }
+  const int stages = static_cast<int>(spec.plan.stages.size());
+  const int in_flight = std::min(stages - place.stage, spec.pipelineMicrobatches(place.replica));
+  const double bytes = replicaMemoryBytes(params, activations, largest, spec.plan.microbatch_size,
+                                          in_flight, job, GpuType{});
+  return spec.dtype == "float64" ? 2 * bytes : bytes;
 }
 
 json RunSpec::toJson() const {

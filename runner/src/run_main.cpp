@@ -18,6 +18,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <string>
 
 #include <torch/cuda.h>
@@ -69,8 +70,8 @@ constexpr const char* kHelp =
     "                            resources/clusters/default.json)\n"
     "  --partition P, --account A, --time T  override the cluster's Slurm settings\n"
     "  --dry-run                 print the Slurm batch script and submit nothing\n"
-    "  --max-local-processes N   refuse plans that need more processes (default 8,\n"
-    "                            or $SAILOR_MAX_LOCAL_PROCESSES)\n"
+    "  --max-local-processes N   refuse plans that need more processes (1 to 4096; default\n"
+    "                            8, or $SAILOR_MAX_LOCAL_PROCESSES)\n"
     "  --data synthetic|text|FILE  token stream: synthetic (default), the shipped public-domain\n"
     "                            text (resources/text), or any text file (byte-level tokens);\n"
     "                            with --vocab, FILE is a token file: flat uint16 ids (uint32\n"
@@ -79,9 +80,10 @@ constexpr const char* kHelp =
     "  --scale                   train the model scaled to a CPU (the default without GPUs)\n"
     "  --real-size               train the catalogue model at its real size (the default when\n"
     "                            every worker has a CUDA GPU: the run uses NCCL)\n"
-    "  --hidden N                width of the scaled model (default heads x 16)\n"
+    "  --hidden N                width of the scaled model (default heads x 16; a multiple of\n"
+    "                            the heads, at most 65536)\n"
     "  --seq-len N               sequence length (default: the job's at real size, else\n"
-    "                            min(job, 64))\n"
+    "                            min(job, 64); at most 1048576)\n"
     "  --global-batch N          sequences per iteration (default: the job's): a multiple of\n"
     "                            the microbatch size, at least replicas x microbatch size;\n"
     "                            replicas take G / b microbatches round robin, unevenly if\n"
@@ -95,7 +97,7 @@ constexpr const char* kHelp =
     "                            ~/.local/share/sailor-studio/runs.sqlite)\n"
     "  --name TEXT               run name in UTF-8 (default: the plan file name, a byte that\n"
     "                            is not UTF-8 shown as U+FFFD)\n"
-    "  --heartbeat-timeout S     a worker silent this long has failed (default 5)\n"
+    "  --heartbeat-timeout S     a worker silent this long has failed (0.1 to 3600; default 5)\n"
     "  --worker FILE             sailor-worker binary (default: next to this one)\n"
     "  --checkpoint-every N      after every N iterations, a checkpoint of the whole training\n"
     "                            state (sharded, written in the background; default 0: none),\n"
@@ -112,8 +114,8 @@ constexpr const char* kHelp =
     "                            column) or JSON ([{\"Time\": s, \"GPUs\": n}], the plan's one\n"
     "                            GPU type and zone); each change re-plans and reconfigures;\n"
     "                            a row on which no plan fits pauses the run until one does\n"
-    "  --trace-time-scale X      run seconds per trace second (default 1; 0.01 replays a\n"
-    "                            trace of minutes in seconds)\n"
+    "  --trace-time-scale X      run seconds per trace second (1e-6 to 1e6; default 1; 0.01\n"
+    "                            replays a trace of minutes in seconds)\n"
     "  --profile DIR             the local device's profile (`sailor profile` output): the\n"
     "                            run records its prediction for this machine from it (default:\n"
     "                            <store directory>/profiles/<device>/<model>, where `sailor\n"
@@ -128,6 +130,9 @@ constexpr const char* kHelp =
     "                            checkpoint options default to the run's own)\n"
     "\n"
     "Paths given to --data and --store must be valid UTF-8 (they are printed in events).\n"
+    "\n"
+    "Before anything starts, a local run's workers are checked against this machine's memory\n"
+    "(each GPU's with NCCL): a run estimated not to fit is bad input (docs/runtime.md).\n"
     "\n"
     "Exit status: 0 finished, 2 bad input (nothing started), 4 the run failed (a worker died,\n"
     "stopped reporting or reported an error, the loss diverged, or the controller failed),\n"
@@ -182,6 +187,44 @@ double numberArg(const std::string& opt, const std::string& v) {
   } catch (const std::exception&) {
   }
   throw InputError(opt, "\"" + v + "\"", "a non-negative number");
+}
+
+// The value of `opt` when it is a number from `lo` to `hi` (`what` says in what unit).
+double rangeArg(const std::string& opt, const std::string& v, double lo, double hi,
+                const std::string& what) {
+  const auto refuse = [&] {
+    std::ostringstream range;
+    range << what << " from " << lo << " to " << hi;
+    return InputError(opt, "\"" + shownUtf8(v) + "\"", range.str());
+  };
+  double x = 0;
+  try {
+    x = numberArg(opt, v);
+  } catch (const InputError&) {
+    throw refuse();
+  }
+  if (x < lo || x > hi) throw refuse();
+  return x;
+}
+
+// An integer `opt` from 1 to `hi`.
+int countArg(const std::string& opt, const std::string& v, int hi) {
+  const int x = intArg(opt, v);
+  if (x < 1 || x > hi)
+    throw InputError(opt, "\"" + shownUtf8(v) + "\"", "an integer from 1 to " + std::to_string(hi));
+  return x;
+}
+
+// The bounds of the options that are not the model's or the plan's (RunSpec::build checks
+// those): --heartbeat-timeout in seconds, --trace-time-scale in run seconds per trace second,
+// --max-local-processes in processes.
+constexpr double kMinHeartbeatTimeoutS = 0.1, kMaxHeartbeatTimeoutS = 3600;
+constexpr double kMinTraceTimeScale = 1e-6, kMaxTraceTimeScale = 1e6;
+constexpr int kMaxLocalProcesses = 4096;
+
+double heartbeatTimeoutArg(const std::string& v) {
+  return rangeArg("--heartbeat-timeout", v, kMinHeartbeatTimeoutS, kMaxHeartbeatTimeoutS,
+                  "seconds");
 }
 
 // The options of `sailor run` as given, parsed by CLI11: the last value of each valued option
@@ -372,11 +415,12 @@ ControllerOptions controllerOptionsFromArgs(const RunArgs& a, const RunSpec& spe
   co.name = a.has("--name") ? utf8Arg("--name", a.at("--name"))
                             : shownUtf8(std::filesystem::path(a.at("--plan")).filename().string());
   if (const char* env = std::getenv("SAILOR_MAX_LOCAL_PROCESSES"))
-    co.max_local_processes = intArg("SAILOR_MAX_LOCAL_PROCESSES", env);
+    co.max_local_processes = countArg("SAILOR_MAX_LOCAL_PROCESSES", env, kMaxLocalProcesses);
   if (a.has("--max-local-processes"))
-    co.max_local_processes = intArg("--max-local-processes", a.at("--max-local-processes"));
+    co.max_local_processes =
+        countArg("--max-local-processes", a.at("--max-local-processes"), kMaxLocalProcesses);
   if (a.has("--heartbeat-timeout"))
-    co.heartbeat_timeout_s = numberArg("--heartbeat-timeout", a.at("--heartbeat-timeout"));
+    co.heartbeat_timeout_s = heartbeatTimeoutArg(a.at("--heartbeat-timeout"));
 
   const BackendChoice backend = localBackend(spec.backend, spec.worldSize());
   co.backend = backend.backend;
@@ -386,6 +430,71 @@ ControllerOptions controllerOptionsFromArgs(const RunArgs& a, const RunSpec& spe
     co.warnings.push_back("job precision fp16: the runtime trains in " + spec.dtype +
                           " (fp16 needs loss scaling, which is not implemented; bf16 is)");
   return co;
+}
+
+// Bytes of memory this machine can give new processes: MemAvailable of /proc/meminfo, else the
+// physical memory (sysconf); 0 when neither is known.
+double availableMemoryBytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("MemAvailable:", 0) == 0) return std::atof(line.c_str() + 13) * 1024.0;
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0;
+}
+
+std::string gibText(double bytes) {
+  std::ostringstream os;
+  os.setf(std::ios::fixed);
+  os.precision(1);
+  os << bytes / (1024.0 * 1024 * 1024) << " GiB (" << std::llround(bytes) << " bytes)";
+  return os.str();
+}
+
+// Refuses a local run whose workers would not fit in memory, before any process starts: each
+// rank's estimate (rankMemoryBytes, without libtorch's own overhead) summed over the workers
+// that share a memory (every worker on this machine's memory with Gloo; with NCCL the ranks of
+// each GPU, rank r on GPU r % count, against its memory), against what that memory has. The
+// error names the option that sized the model (--seq-len, --hidden, --vocab, else --plan).
+void checkLocalMemory(const RunArgs& a, const RunSpec& spec, const std::string& backend) {
+  std::vector<double> need{0.0};  // per memory: this machine's, or one per GPU
+  std::vector<double> have{availableMemoryBytes()};
+  std::string where = "memory available on this machine (MemAvailable)";
+#ifdef SAILOR_WITH_NCCL
+  if (backend == "nccl") {
+    const int gpus = static_cast<int>(torch::cuda::device_count());
+    need.assign(static_cast<std::size_t>(gpus), 0.0);
+    have.clear();
+    for (int g = 0; g < gpus; ++g)
+      have.push_back(static_cast<double>(at::cuda::getDeviceProperties(g)->totalGlobalMem));
+    where = "memory of the GPU";
+  }
+#else
+  (void)backend;
+#endif
+  if (need.empty()) return;  // no GPU seen: the backend check refuses the run
+  for (int r = 0; r < spec.worldSize(); ++r)
+    need[static_cast<std::size_t>(r) % need.size()] += rankMemoryBytes(spec, r);
+  for (std::size_t i = 0; i < need.size(); ++i) {
+    if (have[i] <= 0 || need[i] <= have[i]) continue;
+    std::string option = "--plan", value = "\"" + shownUtf8(a.at("--plan")) + "\"";
+    for (const char* k : {"--seq-len", "--hidden", "--vocab"})
+      if (a.has(k)) {
+        option = k;
+        value = a.at(k);
+        break;
+      }
+    const std::string who =
+        need.size() == 1
+            ? "the run's " + std::to_string(spec.worldSize()) + " workers need an estimated "
+            : "the ranks on GPU " + std::to_string(i) + " need an estimated ";
+    throw InputError(
+        option,
+        value + " (" + spec.model.name + " at hidden " + std::to_string(spec.model.hidden_size) +
+            ", sequence " + std::to_string(spec.model.sequence_length) + ", microbatch " +
+            std::to_string(spec.plan.microbatch_size) + ": " + who + gibText(need[i]) + ")",
+        "a run that fits in the " + gibText(have[i]) + " of " + where);
+  }
 }
 
 // --checkpoint-every (a non-negative integer) and --checkpoint-keep (at least 1) into `co`.
@@ -417,9 +526,11 @@ void elasticOptions(const RunArgs& a, const Catalog& catalog, const Scenario& sc
                      "given with --launcher " + shownUtf8(a.at("--launcher")),
                      "a local run (reconfiguring Slurm runs in place is not implemented)");
   if (a.has("--trace")) {
-    const double scale = a.has("--trace-time-scale")
-                             ? numberArg("--trace-time-scale", a.at("--trace-time-scale"))
-                             : 1.0;
+    const double scale =
+        a.has("--trace-time-scale")
+            ? rangeArg("--trace-time-scale", a.at("--trace-time-scale"), kMinTraceTimeScale,
+                       kMaxTraceTimeScale, "run seconds per trace second")
+            : 1.0;
     co.trace =
         loadAvailabilityTrace(utf8Arg("--trace", a.at("--trace")), scale, plan, scenario, catalog);
     // The first row is what the run starts with: the plan must fit in it.
@@ -580,7 +691,7 @@ int resumeMain(const RunArgs& a) {
   if (access(co.worker_path.c_str(), X_OK) != 0)
     throw InputError("--worker", "\"" + co.worker_path + "\"", "an executable sailor-worker");
   if (a.has("--heartbeat-timeout"))
-    co.heartbeat_timeout_s = numberArg("--heartbeat-timeout", a.at("--heartbeat-timeout"));
+    co.heartbeat_timeout_s = heartbeatTimeoutArg(a.at("--heartbeat-timeout"));
   const std::string store = a.has("--store")
                                 ? utf8Arg("--store", a.at("--store"))
                                 : utf8Arg("run store path (SAILOR_RUN_STORE, XDG_DATA_HOME, HOME)",
@@ -740,9 +851,9 @@ int resizeMain(int argc, char** argv, int first) {
         throw InputError("--gpus", "\"" + shownUtf8(v) + "\"",
                          "TYPE@ZONE=N, e.g. A100-40@us-central1-a=3");
       const int n = intArg("--gpus " + shownUtf8(v.substr(0, eq)), v.substr(eq + 1));
-      if (n < 0)
+      if (n < 0 || n > kMaxGpuCount)
         throw InputError("--gpus " + shownUtf8(v.substr(0, eq)), std::to_string(n),
-                         "a GPU count of 0 or more");
+                         "a GPU count from 0 to " + std::to_string(kMaxGpuCount));
       gpus[v.substr(0, eq)] = n;
     } else if (id_text.empty() && !k.empty() && k[0] != '-') {
       id_text = k;
@@ -880,6 +991,7 @@ int main(int argc, char** argv) {
         throw InputError("--emulate-zones", missing, "root with iproute2 (`ip`, `tc`) in PATH");
       co.emulate_zones = layoutZones(spec, scenario);
     }
+    if (launcher == "local") checkLocalMemory(args, spec, co.backend);
     localPrediction(args, catalog, spec, launcher, co);  // after the zones: it predicts over them
     if (launcher == "slurm") {
       const std::string script = prepareSlurmRun(args, catalog, scenario, plan, spec, co);

@@ -301,6 +301,82 @@ class TestRunSpec : public QObject {
     QVERIFY(msg_for([](RunOptions& o) { o.data_format = "csv"; }).contains("data_format"));
   }
 
+  // The model's bounds, whoever sizes it: every tensor a worker builds within
+  // kMaxTensorElements, ints that stay ints (--hidden 1e9 made an MLP width of 4e9).
+  void modelSizeBoundsAreChecked_data() {
+    QTest::addColumn<int>("hidden");
+    QTest::addColumn<int>("seq_len");
+    QTest::addColumn<int>("microbatch");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("hidden 1e9") << 1'000'000'000 << 0 << 2
+                                << "--hidden: got 1000000000, expected a positive multiple of "
+                                   "the model's 16 heads, at most 65536";
+    QTest::newRow("hidden just above the bound") << 65536 + 16 << 0 << 2 << "at most 65536";
+    QTest::newRow("seq-len above 2^20")
+        << 0 << (1 << 20) + 1 << 2
+        << "--seq-len: got 1048577, expected an integer from 1 to 1048576";
+    // 128 x 16 heads x (2^20)^2 = 2^51 attention scores.
+    QTest::newRow("attention scores over 2^50") << 0 << (1 << 20) << 128
+                                                << "--seq-len: got 1048576, expected a model whose "
+                                                   "tensors have at most 2^50 elements: the "
+                                                   "attention scores";
+    // 64 x 16 heads x (2^20)^2 = 2^50 attention scores; 2^18 x 2^16 MLP weights: within every
+    // bound.
+    QTest::newRow("at the bounds") << 65536 << (1 << 20) << 64 << "";
+  }
+  void modelSizeBoundsAreChecked() {
+    QFETCH(int, hidden);
+    QFETCH(int, seq_len);
+    QFETCH(int, microbatch);
+    QFETCH(QString, expected);
+    const json plan{
+        {"microbatch_size", microbatch},
+        {"stages",
+         {{{"first_layer", 0}, {"last_layer", 25}, {"replicas", {replica("A100-40", 1)}}}}}};
+    RunOptions o;
+    if (hidden > 0) o.hidden_size = hidden;
+    if (seq_len > 0) o.sequence_length = seq_len;
+    const Job job = jobOf(microbatch, 64);
+    if (expected.isEmpty()) {
+      // Checking does not build anything: a spec of this size is only numbers.
+      const RunSpec s = RunSpec::build(planOf(plan), job, opt(), o);
+      QCOMPARE(s.model.ffn_hidden_size, 4 * hidden);
+      return;
+    }
+    const QString msg =
+        test::inputErrorOf([&] { (void)RunSpec::build(planOf(plan), job, opt(), o); });
+    QVERIFY2(msg.contains(expected), qPrintable(msg));
+  }
+
+  // rankMemoryBytes, the estimate `sailor run` checks against the machine's memory before any
+  // worker starts: the engine's memory model (replicaMemoryBytes) on the model the workers build.
+  void rankMemoryFollowsTheMemoryModel() {
+    const json two_stages{
+        {"microbatch_size", 2},
+        {"stages",
+         {{{"first_layer", 0}, {"last_layer", 12}, {"replicas", {replica("A100-40", 1)}}},
+          {{"first_layer", 13}, {"last_layer", 25}, {"replicas", {replica("A100-40", 1)}}}}}};
+    auto bytes = [&](int seq_len, int rank, const std::string& dtype = "float32",
+                     Recompute recompute = Recompute::None) {
+      RunOptions o;
+      o.sequence_length = seq_len;
+      o.dtype = dtype;
+      Job job = jobOf(8, 64);
+      job.recompute = recompute;
+      return rankMemoryBytes(RunSpec::build(planOf(two_stages), job, opt(), o), rank);
+    };
+    // Stage 0 of two holds min(P - s, m) = 2 microbatches in flight, stage 1 one: with the
+    // layers split 13 / 13 the first stage needs more.
+    QVERIFY(bytes(64, 0) > bytes(64, 1));
+    QCOMPARE(bytes(64, 0, "float64"), 2 * bytes(64, 0));
+    QVERIFY(bytes(64, 0, "float32", Recompute::Full) < bytes(64, 0));
+    // The runtime's scaled OPT-350M (hidden 256, 24 blocks): about 20 M parameters, so at
+    // sequence 64 a rank needs some hundreds of MB; at sequence 100,000 the attention scores
+    // (2 x 16 x 1e10 floats per block, 12 blocks kept) are terabytes.
+    QVERIFY2(bytes(64, 0) > 1e8 && bytes(64, 0) < 1e9, qPrintable(QString::number(bytes(64, 0))));
+    QVERIFY2(bytes(100'000, 0) > 1e13, qPrintable(QString::number(bytes(100'000, 0))));
+  }
+
   void syntheticDataIsDeterministicAndLearnable() {
     const TokenSource a = TokenSource::synthetic(7), b = TokenSource::synthetic(7),
                       c = TokenSource::synthetic(8);

@@ -713,6 +713,60 @@ class TestRuntime : public QObject {
     QVERIFY2(run.events.isEmpty(), "events were printed: a run started");
     QVERIFY2(run.err.contains(expected), qPrintable(run.err));
   }
+
+  // Every numeric option in its range, and the workers within this machine's memory, before
+  // anything starts: one line naming the option, the value and the range (or the estimated and
+  // the available bytes), exit 2, and no run store opened (the controller opens it before it
+  // starts a worker). A heartbeat limit of 0 or 1e308, an MLP width of 4e9 (--hidden 1e9) and
+  // workers that need terabytes (--seq-len 100000) all used to start.
+  void outOfRangeOptionsAreRefusedBeforeAnythingStarts_data() {
+    QTest::addColumn<QStringList>("extra");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("heartbeat 0") << QStringList{"--heartbeat-timeout", "0"}
+                                 << "--heartbeat-timeout: got \"0\", expected seconds from 0.1 "
+                                    "to 3600";
+    QTest::newRow("heartbeat 1e308")
+        << QStringList{"--heartbeat-timeout", "1e308"} << "--heartbeat-timeout: got \"1e308\"";
+    QTest::newRow("heartbeat nan")
+        << QStringList{"--heartbeat-timeout", "nan"} << "--heartbeat-timeout: got \"nan\"";
+    QTest::newRow("hidden 1e9") << QStringList{"--hidden", "1000000000"}
+                                << "--hidden: got 1000000000, expected a positive multiple of "
+                                   "the model's 16 heads, at most 65536";
+    QTest::newRow("seq-len beyond 2^20") << QStringList{"--seq-len", "2000000"}
+                                         << "--seq-len: got 2000000, expected an integer from 1 "
+                                            "to 1048576";
+    // 2 x 16 heads x 1e10 attention scores per block, 13 blocks on the first stage: terabytes.
+    QTest::newRow("seq-len 100000 out of memory")
+        << QStringList{"--scale", "--seq-len", "100000"}
+        << "--seq-len: got 100000 (OPT-350M at hidden 256, sequence 100000, microbatch 2: the "
+           "run's 8 workers need an estimated ";
+    QTest::newRow("max local processes 0")
+        << QStringList{"--max-local-processes", "0"}
+        << "--max-local-processes: got \"0\", expected an integer from 1 to 4096";
+    QTest::newRow("trace time scale 1e308")
+        << QStringList{"--trace", dir_.filePath("no-trace.csv"), "--trace-time-scale", "1e308"}
+        << "--trace-time-scale: got \"1e308\", expected run seconds per trace second from "
+           "1e-06 to 1e+06";
+    QTest::newRow("resume with heartbeat 0")
+        << QStringList{"--resume", "1", "--heartbeat-timeout", "0"}
+        << "--heartbeat-timeout: got \"0\", expected seconds from 0.1 to 3600";
+  }
+  void outOfRangeOptionsAreRefusedBeforeAnythingStarts() {
+    QFETCH(QStringList, extra);
+    QFETCH(QString, expected);
+    const QTemporaryDir row;  // a store of its own: an earlier row's run would have made it
+    const QString store = row.filePath("runs.sqlite");
+    QStringList args{"run", "--store", store};
+    if (!extra.contains("--resume"))
+      args << "--plan" << kData + "/pp2-tp2-dp2.json"
+           << "--scenario" << kScenario << "--job" << kData + "/job.json";
+    const Run run = sailorRun(args + extra, 60000);
+    QCOMPARE(run.exit_code, 2);
+    QVERIFY2(run.events.isEmpty(), "events were printed: a run started");
+    QVERIFY2(run.err.startsWith("sailor run: " + expected), qPrintable(run.err));
+    QCOMPARE(run.err.trimmed().count('\n'), 0);  // one line
+    QVERIFY2(!QFile::exists(store), "the run store was opened: the controller went on");
+  }
 };
 
 QTEST_GUILESS_MAIN(TestRuntime)

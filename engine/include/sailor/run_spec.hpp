@@ -55,6 +55,15 @@ struct RankPlacement {
 // into scheduler scripts, so that a rank means the same GPU whoever starts it.
 std::vector<RankPlacement> placeRanks(const Plan& plan);
 
+// Bounds of the model a run builds (RunSpec::build checks them, whoever sets the size: options,
+// the catalogue at real size, a spec file). kMaxRunHiddenSize bounds --hidden (Llama 3 405B's
+// hidden size is 16,384); kMaxRunSequenceLength bounds --seq-len (a window of S + 1 token ids is
+// an int); kMaxTensorElements bounds every tensor a worker builds (weights, activations and
+// attention scores of one microbatch): its bytes fit int64 and a double counts it exactly.
+inline constexpr int kMaxRunHiddenSize = 1 << 16;
+inline constexpr int kMaxRunSequenceLength = 1 << 20;
+inline constexpr double kMaxTensorElements = 0x1p50;
+
 // Overrides for scaling a model to the machine; unset fields keep the defaults described at
 // RunSpec::build.
 struct RunOptions {
@@ -147,5 +156,14 @@ struct RunSpec {
   nlohmann::json toJson() const;
   static RunSpec fromJson(const nlohmann::json& j);
 };
+
+// Peak bytes the process of `rank` holds, by the engine's memory model (replicaMemoryBytes in
+// sailor/simulator.hpp, the planner's and simulator's): its stage's layers of the model the
+// workers build (deriveLayers, its tp shard) with gradients and optimizer states
+// (Job::stateBytesPerParameter), the activations of the min(P - s, m) microbatches in flight
+// (only each block's input under full recomputation), twice the largest layer's, and the
+// gradient bucket; twice that in float64. Without the process's fixed overhead (libtorch, the
+// CUDA context).
+double rankMemoryBytes(const RunSpec& spec, int rank);
 
 }  // namespace sailor
