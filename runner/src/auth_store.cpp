@@ -1,5 +1,6 @@
 // AuthStore (the c10d side of the rendezvous store) and connectRendezvous (auth_store.hpp).
-// In this file: connect (retries while nothing listens, then the token proof both ways),
+// In this file: connect (retries while nothing listens, or while the store evicts the connection
+// before the proof, with pauses growing to 1 s), openSocket, greet (the token proof both ways),
 // request/sendAll/readFrame (one request at a time, with deadlines), the Store methods, and
 // connectRendezvous (rank 0 serves and publishes its address; the others find it).
 #include "auth_store.hpp"
@@ -15,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <random>
 #include <stdexcept>
 #include <thread>
 
@@ -33,6 +35,33 @@ int msLeft(Clock::time_point deadline) {
       std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
   return left < 0 ? 0 : static_cast<int>(std::min<long long>(left, 1 << 30));
 }
+
+// The pauses between attempts at the greeting (NOTE [Room for the run's ranks]): from 50 ms,
+// doubled up to 1 s, each a random part of that between half and all of it, so that ranks
+// evicted together do not come back together.
+constexpr std::chrono::milliseconds kFirstPause{50};
+constexpr std::chrono::milliseconds kLongestPause{1000};
+std::chrono::milliseconds jittered(std::chrono::milliseconds pause) {
+  thread_local std::mt19937 random{std::random_device{}()};
+  std::uniform_int_distribution<long long> part(pause.count() / 2, pause.count());
+  return std::chrono::milliseconds(part(random));
+}
+
+constexpr const char* kEvicted =
+    "it evicted the connection (more connections without a token proof than it keeps)";
+
+// The store closed the connection (`reset`: reset it, as a socket closed with a frame unread).
+struct ClosedError : std::runtime_error {
+  explicit ClosedError(bool was_reset)
+      : std::runtime_error(was_reset ? "reset the connection" : "closed the connection"),
+        reset(was_reset) {}
+  bool reset;
+};
+// An attempt at the greeting worth repeating: the store evicted the connection, or closed it
+// before it read the token proof (NOTE [Room for the run's ranks]).
+struct RetryError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 }  // namespace
 
@@ -71,46 +100,91 @@ void AuthStore::connect() {
   if (::inet_pton(AF_INET, store::resolveHost(host_).c_str(), &addr.sin_addr) != 1)
     throw std::runtime_error("rendezvous store " + where() + ": not an IPv4 address");
   std::string last = "nobody listens";
+  auto pause = kFirstPause;
+  int attempts = 0;
   for (;;) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd_ < 0) throw std::runtime_error(std::string("socket: ") + std::strerror(errno));
-    int rc = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-    if (rc != 0 && errno == EINPROGRESS) {
-      pollfd p{fd_, POLLOUT, 0};
-      rc = ::poll(&p, 1, msLeft(deadline)) == 1 ? 0 : -1;
-      int err = rc == 0 ? 0 : ETIMEDOUT;
-      socklen_t n = sizeof err;
-      if (rc == 0) ::getsockopt(fd_, SOL_SOCKET, SO_ERROR, &err, &n);
-      errno = err;
-      rc = err == 0 ? 0 : -1;
+    ++attempts;
+    if (!openSocket(addr, deadline, last)) {
+      std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(
+          std::chrono::milliseconds(50), std::chrono::milliseconds(msLeft(deadline))));
+    } else {
+      try {
+        greet(deadline);
+        return;
+      } catch (const RetryError& e) {  // evicted, or closed before it read the proof
+        drop();
+        last = e.what();
+        std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(
+            jittered(pause), std::chrono::milliseconds(msLeft(deadline))));
+        pause = std::min(pause * 2, kLongestPause);
+      } catch (const std::exception& e) {
+        drop();
+        throw std::runtime_error("rendezvous store " + where() + ": " + e.what());
+      }
     }
-    if (rc == 0) break;
-    last = std::strerror(errno);
-    drop();
     if (Clock::now() >= deadline)
       throw std::runtime_error("rendezvous store " + where() + ": cannot connect (" + last +
-                               ") within " + std::to_string(timeout_.count()) + " ms");
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                               ") within " + std::to_string(timeout_.count()) + " ms, " +
+                               std::to_string(attempts) + " attempts");
+  }
+}
+
+bool AuthStore::openSocket(const sockaddr_in& addr, Clock::time_point deadline, std::string& why) {
+  fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd_ < 0) throw std::runtime_error(std::string("socket: ") + std::strerror(errno));
+  int rc = ::connect(fd_, reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
+  if (rc != 0 && errno == EINPROGRESS) {
+    pollfd p{fd_, POLLOUT, 0};
+    rc = ::poll(&p, 1, msLeft(deadline)) == 1 ? 0 : -1;
+    int err = rc == 0 ? 0 : ETIMEDOUT;
+    socklen_t n = sizeof err;
+    if (rc == 0) ::getsockopt(fd_, SOL_SOCKET, SO_ERROR, &err, &n);
+    errno = err;
+    rc = err == 0 ? 0 : -1;
+  }
+  if (rc != 0) {
+    why = std::strerror(errno);
+    drop();
+    return false;
   }
   const int one = 1;
   ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  return true;
+}
+
+void AuthStore::greet(Clock::time_point deadline) {
+  Bytes server_nonce;
   try {
-    const Bytes server_nonce = readFrame(deadline, store::kNonceSize);
-    if (server_nonce.size() != store::kNonceSize)
-      throw std::runtime_error("its greeting is not a " + std::to_string(store::kNonceSize) +
-                               "-byte nonce");
-    const Bytes client_nonce = store::randomBytes(store::kNonceSize);
-    Bytes hello = store::proof(token_, store::kClientLabel, server_nonce, client_nonce);
-    hello.insert(hello.end(), client_nonce.begin(), client_nonce.end());
-    sendAll(store::frame(hello), deadline);
-    const Bytes answer = readFrame(deadline, store::kProofSize);
-    if (!store::sameProof(answer,
-                          store::proof(token_, store::kServerLabel, server_nonce, client_nonce)))
-      throw std::runtime_error("it does not prove the run's token");
-  } catch (const std::exception& e) {
-    drop();
-    throw std::runtime_error("rendezvous store " + where() + ": " + e.what());
+    server_nonce = readFrame(deadline, store::kNonceSize);
+  } catch (const ClosedError& e) {
+    throw RetryError(std::string("it ") + e.what() + " before the greeting");
   }
+  if (server_nonce.empty()) throw RetryError(kEvicted);
+  if (server_nonce.size() != store::kNonceSize)
+    throw std::runtime_error("its greeting is not a " + std::to_string(store::kNonceSize) +
+                             "-byte nonce");
+  const Bytes client_nonce = store::randomBytes(store::kNonceSize);
+  Bytes hello = store::proof(token_, store::kClientLabel, server_nonce, client_nonce);
+  hello.insert(hello.end(), client_nonce.begin(), client_nonce.end());
+  try {
+    sendAll(store::frame(hello), deadline);
+  } catch (const ClosedError& e) {
+    throw RetryError(std::string("it ") + e.what() + " before it read the token proof");
+  }
+  Bytes answer;
+  try {
+    answer = readFrame(deadline, store::kProofSize);
+  } catch (const ClosedError& e) {
+    // A reset: the proof reached a connection the store had closed (evicted) already. A plain
+    // close after the proof is the store's refusal of it.
+    if (!e.reset)
+      throw std::runtime_error("closed the connection (a refused token proof, or it stopped)");
+    throw RetryError(std::string("it ") + e.what() + " before it read the token proof");
+  }
+  if (answer.empty()) throw RetryError(kEvicted);
+  if (!store::sameProof(answer,
+                        store::proof(token_, store::kServerLabel, server_nonce, client_nonce)))
+    throw std::runtime_error("it does not prove the run's token");
 }
 
 void AuthStore::sendAll(const Bytes& bytes, Clock::time_point deadline) {
@@ -121,6 +195,7 @@ void AuthStore::sendAll(const Bytes& bytes, Clock::time_point deadline) {
       sent += static_cast<std::size_t>(n);
       continue;
     }
+    if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) throw ClosedError(true);
     if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
       throw std::runtime_error(std::string("send: ") + std::strerror(errno));
     pollfd p{fd_, POLLOUT, 0};
@@ -138,7 +213,9 @@ Bytes AuthStore::readFrame(Clock::time_point deadline, std::size_t limit) {
     if (n > 0) {
       buf.insert(buf.end(), chunk, chunk + n);
     } else if (n == 0) {
-      throw std::runtime_error("closed the connection (a refused token proof, or it stopped)");
+      throw ClosedError(false);
+    } else if (errno == ECONNRESET) {
+      throw ClosedError(true);
     } else if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
       pollfd p{fd_, POLLIN, 0};
       if (::poll(&p, 1, msLeft(deadline)) == 0) throw std::runtime_error("timed out");

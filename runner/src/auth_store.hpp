@@ -4,6 +4,8 @@
 // rank 0 hosts the server on the first node, bound to the cluster's interface.
 #pragma once
 
+#include <netinet/in.h>
+
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -19,8 +21,9 @@ namespace sailor::runner {
 
 class AuthStore : public c10d::Store {
  public:
-  // Connects (retrying while nobody listens yet, up to `timeout`) and proves the token; throws
-  // std::runtime_error naming the address and why.
+  // Connects (retrying while nobody listens yet, or the store evicts the connection before the
+  // proof, up to `timeout`) and proves the token; throws std::runtime_error naming the address
+  // and why.
   AuthStore(std::string host, int port, std::string token, std::chrono::milliseconds timeout);
   ~AuthStore() override;
 
@@ -37,7 +40,15 @@ class AuthStore : public c10d::Store {
             const std::chrono::milliseconds& timeout) override;
 
  private:
+  // Connects and proves the token, trying again (pauses from 50 ms doubling to 1 s) while
+  // nobody listens or the store evicts the connection or closes it before reading the proof,
+  // up to timeout_ (NOTE [Room for the run's ranks], rendezvous_store.cpp).
   void connect();
+  // A connection to `addr` in fd_; false (fd_ closed, `why` set) when none could be made.
+  bool openSocket(const sockaddr_in& addr, std::chrono::steady_clock::time_point deadline,
+                  std::string& why);
+  // The token proof both ways on fd_ (NOTE [Rendezvous store protocol]).
+  void greet(std::chrono::steady_clock::time_point deadline);
   // Sends one request and returns the answer's fields after the status byte; `wait`: the
   // answer may be held by the server until keys exist, up to `timeout`.
   store::Bytes request(const store::Bytes& payload, std::chrono::milliseconds timeout,

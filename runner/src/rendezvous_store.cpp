@@ -3,7 +3,8 @@
 // (OpenSSL's HMAC and RAND), the field encoders and Reader, interfaceAddress/resolveHost, and
 // Server: loop (poll), accept, readFrom (frames, limits before any byte of a body is kept),
 // handleFrame (the token proof, then requests), serve (in order, GET and WAIT held until their
-// keys exist), refuse (close and log).
+// keys exist), refuse (close and log), evictOldestUnproven (room for a new connection at the
+// limit of unproven ones, NOTE [Room for the run's ranks]).
 #include "rendezvous_store.hpp"
 
 #include <arpa/inet.h>
@@ -242,22 +243,58 @@ void Server::accept() {
   for (;;) {
     const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;  // EAGAIN, or a connection reset before it was accepted
+    // NOTE [Room for the run's ranks]: at the limit, the oldest unproven connection makes room
+    // for the new one. Refusing the new one instead would let anyone holding kMaxUnproven idle
+    // connections keep every rank out; this way a peer that proves the token within the time
+    // kMaxUnproven newer connections take to arrive gets in, and its client retries when not.
+    while (unproven() >= kMaxUnproven) evictOldestUnproven();
     auto c = std::make_unique<Connection>();
     c->fd = fd;
     c->peer = peerOf(fd);
     c->accepted = Clock::now();
-    const auto unproven = std::count_if(conns_.begin(), conns_.end(),
-                                        [](const auto& kv) { return !kv.second->proven; });
-    if (unproven >= kMaxUnproven) {
-      refuse(*c,
-             "more than " + std::to_string(kMaxUnproven) + " connections without a token proof");
-      ::close(fd);
-      continue;
-    }
     c->server_nonce = randomBytes(kNonceSize);
     c->out = frame(c->server_nonce);
+    sendSome(*c);  // the greeting at once: the client's proof may come before the next poll
     conns_[fd] = std::move(c);
   }
+}
+
+long Server::unproven() const {
+  return std::count_if(conns_.begin(), conns_.end(),
+                       [](const auto& kv) { return !kv.second->proven && !kv.second->dead; });
+}
+
+void Server::evictOldestUnproven() {
+  Connection* oldest = nullptr;
+  for (auto& [fd, c] : conns_)
+    if (!c->proven && !c->dead && (!oldest || c->accepted < oldest->accepted)) oldest = c.get();
+  if (!oldest) return;
+  Connection& c = *oldest;
+  // Whatever it sent first: a proof already here makes it a peer, not a candidate.
+  if (!readFrom(c)) c.dead = true;
+  if (!c.dead && !c.proven) {
+    const Bytes evicted = frame({});  // "evicted, try again" (NOTE [Rendezvous store protocol])
+    c.out.insert(c.out.end(), evicted.begin(), evicted.end());
+    sendSome(c);
+    refuse(c, "evicted without a token proof after " +
+                  std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                     Clock::now() - c.accepted)
+                                     .count()) +
+                  " ms, the oldest of " + std::to_string(kMaxUnproven) +
+                  " connections without a token proof");
+  }
+  if (c.dead) {  // closed now: its descriptor number may come back from the next accept
+    const int fd = c.fd;
+    ::close(fd);
+    conns_.erase(fd);
+  }
+}
+
+void Server::sendSome(Connection& c) {
+  if (c.dead || c.out.empty()) return;
+  const ssize_t n = ::send(c.fd, c.out.data(), c.out.size(), MSG_NOSIGNAL);
+  if (n > 0) c.out.erase(c.out.begin(), c.out.begin() + n);
+  else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) c.dead = true;
 }
 
 bool Server::readFrom(Connection& c) {
@@ -468,18 +505,15 @@ void Server::loop() {
     if (::poll(fds.data(), fds.size(), static_cast<int>(timeout.count()) + 1) < 0 && errno != EINTR)
       break;
     if (stop_) break;
-    if (fds[1].revents & POLLIN) accept();
+    // The connections first, new ones after: a proof that arrived is read before any eviction.
     for (std::size_t i = 2; i < fds.size(); ++i) {
       auto it = conns_.find(fds[i].fd);
       if (it == conns_.end()) continue;
       Connection& c = *it->second;
       if (!c.dead && (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) && !readFrom(c)) c.dead = true;
-      if (!c.dead && !c.out.empty()) {
-        const ssize_t n = ::send(c.fd, c.out.data(), c.out.size(), MSG_NOSIGNAL);
-        if (n > 0) c.out.erase(c.out.begin(), c.out.begin() + n);
-        else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) c.dead = true;
-      }
+      sendSome(c);
     }
+    if (fds[1].revents & POLLIN) accept();
     const auto later = Clock::now();
     for (auto it = conns_.begin(); it != conns_.end();) {
       Connection& c = *it->second;

@@ -12,12 +12,15 @@
 //   3. server -> client: a frame of 32 bytes: HMAC-SHA256(token, "sailor-store-v1 server" ||
 //      server nonce || client nonce): the client knows it reached the run's store.
 // The token itself never crosses the wire and a recorded exchange cannot be replayed (both
-// nonces are fresh). Before the proof, any frame other than 64 bytes, a connection silent for
-// kProofTimeout, or one more unproven connection than kMaxUnproven is refused: closed, logged,
-// nothing kept. After it, requests are frames of at most kMaxFrame bytes: one op byte then its
-// fields (strings and byte strings as a 4-byte length and the bytes, integers as 8 bytes
-// big-endian); an unknown op, a truncated field or a larger frame closes the connection and is
-// logged. Nothing received is ever executed or interpreted beyond these fields.
+// nonces are fresh). Before the proof, any frame other than 64 bytes or a connection silent for
+// kProofTimeout is refused: closed, logged, nothing kept. A new connection beyond kMaxUnproven
+// unproven ones evicts the oldest of them instead (NOTE [Room for the run's ranks]): the server
+// sends it an empty frame (where the nonce or the server's proof would be) and closes it, and
+// logs it as refused; a client told so, or closed before it sent its proof, tries again. After it,
+// requests are frames of at most kMaxFrame bytes: one op byte then its fields (strings and byte
+// strings as a 4-byte length and the bytes, integers as 8 bytes big-endian); an unknown op, a
+// truncated field or a larger frame closes the connection and is logged. Nothing received is ever
+// executed or interpreted beyond these fields.
 #pragma once
 
 #include <atomic>
@@ -36,7 +39,7 @@ inline constexpr std::size_t kNonceSize = 32;
 inline constexpr std::size_t kProofSize = 32;
 inline constexpr std::size_t kMaxFrame = 4u << 20;  // c10d's values are addresses and ids: bytes
 inline constexpr int kMaxUnproven = 64;
-inline constexpr std::chrono::seconds kProofTimeout{10};
+inline constexpr std::chrono::seconds kProofTimeout{5};  // a client answers in milliseconds
 
 enum class Op : std::uint8_t {
   Set = 1,
@@ -118,6 +121,9 @@ class Server {
   struct Connection;
   void loop();
   void accept();
+  long unproven() const;         // connections open and not proven yet
+  void evictOldestUnproven();    // closes the oldest unless its proof is already here
+  void sendSome(Connection& c);  // what of c.out the socket takes now
   bool readFrom(Connection& c);  // false: close it
   bool handleFrame(Connection& c, const Bytes& payload);
   bool serve(Connection& c);  // answers c's queued requests in order while none must wait

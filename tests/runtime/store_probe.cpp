@@ -5,19 +5,30 @@
 //   store_probe HOST:PORT garbage      sends 4 KiB of random bytes
 //   store_probe HOST:PORT huge         announces a 100 MB frame and streams it
 //   store_probe HOST:PORT good FILE    proves the token in FILE and counts the store's keys
+//   store_probe HOST:PORT flood N      holds N connections that never prove anything, reading and
+//                                      dropping what the store sends and reconnecting every one
+//                                      it closes (every 10 ms), until SIGTERM or SIGINT
+// HOST:PORT may be @FILE: the address is read from FILE, waiting (every 2 ms, up to 10 minutes)
+// until it holds one, as rank 0 publishes rendezvous.address.
 // Exit 0 when the store behaved: the first four refused (closed the connection; "huge" before
-// the 100 MB were through), "good" answered. Exit 1 otherwise, 2 on bad usage. One line on
-// stdout says what happened.
+// the 100 MB were through), "good" answered; "flood": it held N connections at once. Exit 1
+// otherwise, 2 on bad usage. One line on stdout says what happened ("flood" prints a line when
+// it first holds N, and one when it stops).
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "rendezvous_store.hpp"
 
@@ -34,7 +45,10 @@ int connectTo(const std::string& address) {
   if (::inet_pton(AF_INET, resolveHost(address.substr(0, colon)).c_str(), &a.sin_addr) != 1)
     return -1;
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return -1;
+  if (fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    ::close(fd);
+    return -1;
+  }
   return fd;
 }
 
@@ -85,16 +99,83 @@ int result(bool ok, const std::string& line) {
   return ok ? 0 : 1;
 }
 
+volatile std::sig_atomic_t g_stop = 0;
+void onStop(int) {
+  g_stop = 1;
+}
+
+// "@FILE": the first line of FILE once it has one (polled every 2 ms, up to 10 minutes); else
+// `arg` itself.
+std::string addressOf(const std::string& arg) {
+  if (arg.empty() || arg[0] != '@') return arg;
+  const auto end = Clock::now() + std::chrono::minutes(10);
+  while (Clock::now() < end && !g_stop) {
+    std::ifstream in(arg.substr(1));
+    std::string line;
+    if (in && std::getline(in, line) && !line.empty()) return line;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return {};
+}
+
+// The "flood" mode: n unproven connections held until SIGTERM or SIGINT.
+int flood(const std::string& address, int n) {
+  std::vector<int> fds(static_cast<std::size_t>(n), -1);
+  long long opened = 0, closed_by_store = 0;
+  bool full = false;
+  const auto t0 = Clock::now();
+  while (!g_stop) {
+    int open = 0;
+    for (int& fd : fds) {
+      if (fd >= 0) {
+        char buf[256];
+        const ssize_t r = ::recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+        if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+          ::close(fd);
+          fd = -1;
+          ++closed_by_store;
+        }
+      }
+      if (fd < 0 && (fd = connectTo(address)) >= 0) ++opened;
+      open += fd >= 0 ? 1 : 0;
+    }
+    if (open == n && !full) {
+      full = true;
+      std::printf("holding %d connections to %s\n", n, address.c_str());
+      std::fflush(stdout);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  for (const int fd : fds)
+    if (fd >= 0) ::close(fd);
+  const auto s = std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - t0).count();
+  return result(full, "held " + std::to_string(n) + " connections for " + std::to_string(s) +
+                          " s: " + std::to_string(opened) + " opened, " +
+                          std::to_string(closed_by_store) + " closed by the store");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 3) {
     std::fprintf(stderr,
-                 "usage: store_probe HOST:PORT silent|wrong-token|garbage|huge|good [FILE]\n");
+                 "usage: store_probe HOST:PORT|@FILE silent|wrong-token|garbage|huge|good FILE|"
+                 "flood N\n");
     return 2;
   }
-  const std::string address = argv[1], mode = argv[2];
+  std::signal(SIGTERM, onStop);
+  std::signal(SIGINT, onStop);
+  const std::string address = addressOf(argv[1]), mode = argv[2];
+  if (address.empty()) return result(false, std::string("no address in ") + (argv[1] + 1));
   try {
+    if (mode == "flood") {
+      const int n = argc > 3 ? std::atoi(argv[3]) : 0;
+      if (n <= 0) {
+        std::fprintf(stderr, "store_probe: flood N: N must be a positive count\n");
+        return 2;
+      }
+      return flood(address, n);
+    }
     const int fd = connectTo(address);
     if (fd < 0) return result(false, "cannot connect to " + address);
     Bytes greeting;

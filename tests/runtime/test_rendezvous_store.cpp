@@ -7,14 +7,22 @@
 //     the refusal is logged;
 //   - hostilePeers: a silent peer, a wrong proof, random bytes, a 100 MB frame (store_probe),
 //     an oversized and an unknown request from a proven client, and a flood of unproven
-//     connections are each refused and logged; the data and a rightful client are unharmed;
-//   - serverMustProveTheToken: a listener that does not know the token is not trusted.
+//     connections (the oldest evicted) are each refused and logged; the data and a rightful
+//     client are unharmed;
+//   - serverMustProveTheToken: a listener that does not know the token is not trusted;
+//   - idleFloodCannotKeepARankOut: 80 idle connections held open before any rank connects (more
+//     than the store keeps unproven) do not keep a client with the token out;
+//   - reconnectingFloodCannotKeepRanksOut: the same flood, reconnecting whatever the store
+//     closes, does not either: two ranks get in and are served while it goes on.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -214,17 +222,62 @@ class TestRendezvousStore : public QObject {
     });
     QVERIFY(log.has("a malformed request (truncated field)"));
 
-    // A flood of connections that never prove anything: the store keeps at most 64 of them.
+    // A flood of connections that never prove anything: the store keeps at most 64 of them,
+    // each new one beyond evicting the oldest.
     std::vector<int> flood;
     for (int i = 0; i < 100; ++i) flood.push_back(rawConnect(server));
-    std::this_thread::sleep_for(300ms);
-    QVERIFY(log.has("more than 64 connections without a token proof"));
+    QTRY_VERIFY_WITH_TIMEOUT(log.has("the oldest of 64 connections without a token proof"), 10000);
     for (const int fd : flood) ::close(fd);
 
     QCOMPARE(a.get("kept"), bytes("yes"));
     AuthStore late("127.0.0.1", server.port(), kToken, 5s);
     QCOMPARE(late.get("kept"), bytes("yes"));
     QCOMPARE(late.getNumKeys(), int64_t{1});
+  }
+
+  void idleFloodCannotKeepARankOut() {
+    Logged log;
+    // A proof timeout beyond the test's life: the flood is closed only to make room.
+    store::Server server({"127.0.0.1", 0, 60s}, kToken, log.sink());
+    std::vector<int> flood;
+    for (int i = 0; i < 80; ++i) flood.push_back(rawConnect(server));
+    QVERIFY(std::all_of(flood.begin(), flood.end(), [](int fd) { return fd >= 0; }));
+    // The store has seen all 80 (it holds at most kMaxUnproven of them) before the rank comes.
+    QTRY_VERIFY_WITH_TIMEOUT(server.refused() >= 80 - store::kMaxUnproven, 10000);
+    try {
+      AuthStore rank("127.0.0.1", server.port(), kToken, 20s);  // 20 s: a hang bound only
+      rank.set("k", bytes("v"));
+      QCOMPARE(rank.get("k"), bytes("v"));
+    } catch (const std::runtime_error& e) {
+      QFAIL(e.what());
+    }
+    QVERIFY(log.has("the oldest of 64 connections without a token proof"));
+    for (const int fd : flood) ::close(fd);
+  }
+
+  void reconnectingFloodCannotKeepRanksOut() {
+    Logged log;
+    store::Server server({"127.0.0.1", 0, 60s}, kToken, log.sink());
+    std::atomic<bool> stop{false};
+    std::atomic<int> held{0};
+    std::thread flooder([&] { holdFlood(server, 80, stop, held); });
+    QTRY_VERIFY_WITH_TIMEOUT(held.load() == 80, 10000);
+    std::vector<std::string> errors(2);
+    auto rank = [&](int r) {
+      try {
+        AuthStore s("127.0.0.1", server.port(), kToken, 20s);  // 20 s: a hang bound only
+        s.set("rank" + std::to_string(r), bytes("here"));
+        s.get("rank" + std::to_string(1 - r));
+      } catch (const std::exception& e) {
+        errors[static_cast<std::size_t>(r)] = e.what();
+      }
+    };
+    std::thread r0(rank, 0), r1(rank, 1);
+    r0.join();
+    r1.join();
+    stop = true;
+    flooder.join();
+    QVERIFY2(errors[0].empty() && errors[1].empty(), (errors[0] + errors[1]).c_str());
   }
 
   void serverMustProveTheToken() {
@@ -259,13 +312,43 @@ class TestRendezvousStore : public QObject {
   }
 
  private:
+  // Keeps `n` unproven connections open to `server` until `stop`, reading and dropping what the
+  // store sends and reconnecting every connection it closes, every 10 ms; `held` counts the
+  // open ones.
+  static void holdFlood(const store::Server& server, int n, std::atomic<bool>& stop,
+                        std::atomic<int>& held) {
+    std::vector<int> fds(static_cast<std::size_t>(n), -1);
+    while (!stop) {
+      int open = 0;
+      for (int& fd : fds) {
+        if (fd >= 0) {
+          char buf[256];
+          const ssize_t r = ::recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+          if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
+            ::close(fd);
+            fd = -1;
+          }
+        }
+        if (fd < 0) fd = rawConnect(server);
+        open += fd >= 0 ? 1 : 0;
+      }
+      held = open;
+      std::this_thread::sleep_for(10ms);
+    }
+    for (const int fd : fds)
+      if (fd >= 0) ::close(fd);
+  }
+
   static int rawConnect(const store::Server& server) {
     const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_in a{};
     a.sin_family = AF_INET;
     a.sin_port = htons(static_cast<std::uint16_t>(server.port()));
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return -1;
+    if (fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+      ::close(fd);
+      return -1;
+    }
     return fd;
   }
 
