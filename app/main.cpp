@@ -1014,6 +1014,10 @@ int cmdRuns(int argc, char** argv) {
     const std::string path = a.has("--store") ? a.required("--store") : RunStore::defaultPath();
     std::error_code ec;
     const bool exists = std::filesystem::exists(path, ec);
+    if (std::filesystem::is_directory(path, ec))
+      throw InputError(a.has("--store") ? "--store" : "the run store",
+                       "\"" + printableLine(path) + "\", which is a directory",
+                       "a SQLite run store file");
     if (sub == "list") {
       RunListing listing;
       if (exists) listing = RunStore(path, StoreAccess::ReadOnly).listReadableRuns();

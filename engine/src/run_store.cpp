@@ -112,6 +112,16 @@ ALTER TABLE runs ADD COLUMN launcher TEXT;
 ALTER TABLE runs ADD COLUMN job_id   TEXT;
 ALTER TABLE runs ADD COLUMN run_dir  TEXT;
 )sql",
+    // 3 -> 4: the store's identity, a random 128-bit id drawn in the transaction that creates
+    // the table (a new store's creation, or an older store's first open for writing): what a
+    // run's checkpoints are kept under and checked against (RunStore::checkpointDir).
+    R"sql(
+CREATE TABLE meta (
+  key                TEXT    PRIMARY KEY,
+  value              TEXT    NOT NULL
+);
+INSERT INTO meta (key, value) VALUES ('store_id', lower(hex(randomblob(16))));
+)sql",
 };
 static_assert(std::size(kMigrations) == RunStore::kSchemaVersion,
               "one migration per schema version");
@@ -436,6 +446,9 @@ std::optional<std::string> probeVersion(sqlite3* db, int* version) {
 }  // namespace
 
 RunStore::RunStore(const std::string& path, StoreAccess access) : path_(path) {
+  std::error_code dir_ec;
+  if (std::filesystem::is_directory(path, dir_ec))
+    throw StoreError(path + ": cannot open the run store: it is a directory, not a SQLite file");
   if (access == StoreAccess::ReadOnly) {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec))
@@ -443,12 +456,11 @@ RunStore::RunStore(const std::string& path, StoreAccess access) : path_(path) {
     const int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
     std::optional<std::string> err = openDb(fileUri(path, "mode=ro"), flags, &db_);
     if (!err) err = probeVersion(db_, &version_);
-    // Only where the WAL index cannot be opened (a -wal file and no -shm we may create): another
-    // failure (busy past the timeout, not a database) is reported as it is.
+    // Only where the WAL index cannot be opened or created (no -shm we may create: in a
+    // directory we may not write, SQLITE_READONLY_DIRECTORY; with a -wal file, _CANTINIT or
+    // _RECOVERY): another failure (busy past the timeout, not a database) is reported as it is.
     const int code = db_ ? sqlite3_extended_errcode(db_) : SQLITE_OK;
-    if (err && db_ &&
-        (code == SQLITE_READONLY_CANTINIT || code == SQLITE_READONLY_RECOVERY ||
-         (code & 0xff) == SQLITE_CANTOPEN)) {
+    if (err && db_ && ((code & 0xff) == SQLITE_READONLY || (code & 0xff) == SQLITE_CANTOPEN)) {
       // Read the file as it is (see run_store.hpp).
       sqlite3_close_v2(db_);
       db_ = nullptr;
@@ -466,6 +478,13 @@ RunStore::RunStore(const std::string& path, StoreAccess access) : path_(path) {
       fail("the run store has schema version " + std::to_string(version_) +
            ", newer than this build's version " + std::to_string(kSchemaVersion) +
            "; use a newer sailor or another store");
+    }
+    try {
+      readStoreId();
+    } catch (...) {
+      sqlite3_close_v2(db_);
+      db_ = nullptr;
+      throw;
     }
     return;
   }
@@ -497,6 +516,7 @@ RunStore::RunStore(const std::string& path, StoreAccess access) : path_(path) {
                        "\")");
     migrate();
     version_ = userVersion(db_, path_);
+    readStoreId();
   } catch (...) {
     sqlite3_close_v2(db_);
     db_ = nullptr;
@@ -510,6 +530,14 @@ RunStore::~RunStore() {
 
 void RunStore::fail(const std::string& what) const {
   throw StoreError(path_ + ": " + what);
+}
+
+// The meta table's store_id (version 4 on); none in an older store opened read-only.
+void RunStore::readStoreId() {
+  store_id_.clear();
+  if (version_ < 4) return;
+  Statement s(db_, path_, "SELECT value FROM meta WHERE key = 'store_id'");
+  if (s.step()) store_id_ = s.text(0);
 }
 
 void RunStore::migrate() {
@@ -556,6 +584,21 @@ std::string RunStore::defaultPath() {
 
 const std::string& RunStore::path() const {
   return path_;
+}
+
+const std::string& RunStore::storeId() const {
+  return store_id_;
+}
+
+std::string RunStore::checkpointDir(std::int64_t run_id) const {
+  if (store_id_.size() < 8)
+    fail("the run store has no identity (schema version " + std::to_string(version_) +
+         ", opened read-only): open it for writing once, as `sailor run` does");
+  const std::filesystem::path file(path_);
+  const std::filesystem::path dir = file.parent_path().empty() ? "." : file.parent_path();
+  return (dir / "checkpoints" / (file.stem().string() + "-" + store_id_.substr(0, 8)) /
+          ("run-" + std::to_string(run_id)))
+      .string();
 }
 
 int RunStore::schemaVersion() const {

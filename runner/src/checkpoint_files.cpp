@@ -65,26 +65,28 @@ void writeFileDurably(const std::string& path, const std::string& bytes) {
   const std::string tmp = path + ".tmp";
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) fail("cannot create", tmp);
+  // Every failure from here on removes the temporary file: a write that failed for space would
+  // otherwise keep the disk full for the next run and for the resume.
+  auto give_up = [&](const char* what, const std::string& name, bool open) {
+    const int saved = errno;
+    if (open) ::close(fd);
+    (void)::unlink(tmp.c_str());
+    errno = saved;
+    fail(what, name);
+  };
   std::size_t done = 0;
   while (done < bytes.size()) {
     const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      const int saved = errno;
-      ::close(fd);
-      errno = saved;
-      fail("cannot write", tmp);
+      if (n == 0) errno = ENOSPC;  // write(2) wrote nothing and said no more
+      give_up("cannot write", tmp, true);
     }
     done += static_cast<std::size_t>(n);
   }
-  if (::fsync(fd) != 0) {
-    const int saved = errno;
-    ::close(fd);
-    errno = saved;
-    fail("cannot fsync", tmp);
-  }
-  if (::close(fd) != 0) fail("cannot close", tmp);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) fail("cannot rename to", path);
+  if (::fsync(fd) != 0) give_up("cannot fsync", tmp, true);
+  if (::close(fd) != 0) give_up("cannot close", tmp, false);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) give_up("cannot rename to", path, false);
   syncDir(parentOf(path));
 }
 
@@ -135,6 +137,8 @@ json Manifest::toJson() const {
   return json{{"format", "sailor-checkpoint-1"},
               {"iteration", iteration},
               {"fingerprint", fingerprint},
+              {"store_id", store_id},
+              {"run_id", run_id},
               {"shards", shard_list}};
 }
 
@@ -149,6 +153,12 @@ Manifest Manifest::fromJson(const json& j) {
                      "a non-negative integer");
   m.iteration = j["iteration"].get<int>();
   m.fingerprint = j.value("fingerprint", "");
+  if (j.contains("store_id") && !j["store_id"].is_string())
+    throw InputError("manifest.store_id", j["store_id"].dump(), "a string");
+  m.store_id = j.value("store_id", "");
+  if (j.contains("run_id") && !j["run_id"].is_number_integer())
+    throw InputError("manifest.run_id", j["run_id"].dump(), "an integer");
+  m.run_id = j.value("run_id", std::int64_t{0});
   if (!j.contains("shards") || !j["shards"].is_array() || j["shards"].empty())
     throw InputError("manifest.shards", "nothing", "a non-empty list of shards");
   for (const json& s : j["shards"]) {

@@ -25,7 +25,9 @@
 namespace sailor::runner {
 
 // Writes `bytes` to `path` atomically and durably (temporary file, fsync, rename, fsync of the
-// directory). Throws std::runtime_error naming the path and errno's message.
+// directory). Throws std::runtime_error naming the path and errno's message; a write that fails
+// (a full disk, an I/O error) removes its temporary file before throwing, so that it takes no
+// space.
 void writeFileDurably(const std::string& path, const std::string& bytes);
 // Creates `dir` and its missing parents (mode 0700 for the new ones). Throws on failure.
 void makeDirs(const std::string& dir);
@@ -54,6 +56,10 @@ struct ShardEntry {
 struct Manifest {
   int iteration = 0;        // the last iteration whose update the shards hold
   std::string fingerprint;  // specFingerprint of the run's spec
+  // The run the checkpoint belongs to: its store's identity (RunStore::storeId) and its id in
+  // that store; "" and 0 in a manifest that names none. `--resume` restores only its own.
+  std::string store_id;
+  std::int64_t run_id = 0;
   std::vector<ShardEntry> shards;
   nlohmann::json toJson() const;
   static Manifest fromJson(const nlohmann::json& j);  // throws InputError naming the field

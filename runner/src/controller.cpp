@@ -794,6 +794,8 @@ void Run::onCheckpointShard(const json& msg) {
   Manifest m;
   m.iteration = it;
   m.fingerprint = specFingerprint(worker_spec_.toJson());
+  m.store_id = store_.storeId();
+  m.run_id = run_id_;
   m.shards = step.shards;
   std::sort(m.shards.begin(), m.shards.end(),
             [](const ShardEntry& a, const ShardEntry& b) { return a.file < b.file; });
@@ -1259,7 +1261,9 @@ std::optional<Ending> Run::startMove() {
     std::optional<Manifest> last;
     if (!checkpoint_dir_.empty())
       for (const Manifest& m : completeCheckpoints(checkpoint_dir_))
-        if (m.fingerprint == specFingerprint(old.toJson())) last = m;
+        if (m.fingerprint == specFingerprint(old.toJson()) && m.store_id == store_.storeId() &&
+            m.run_id == run_id_)
+          last = m;
     if (!last)
       return failure(r.detail + ": no surviving worker holds all of stage " +
                      std::to_string(missing_stage) +
@@ -1421,13 +1425,6 @@ void Run::finishMove() {
 
 }  // namespace
 
-std::string checkpointRoot(const std::string& store_path) {
-  std::string dir = store_path;
-  const auto slash = dir.rfind('/');
-  dir = slash == std::string::npos ? std::string(".") : dir.substr(0, slash);
-  return (dir.empty() ? std::string("/") : dir) + "/checkpoints";
-}
-
 std::string runDirParent() {
   const char* tmp = std::getenv("TMPDIR");
   struct stat st {};
@@ -1498,8 +1495,7 @@ int runController(const RunSpec& spec, const json& scenario, const json& job,
   const std::unique_ptr<Launcher> launcher =
       local ? makeLocalLauncher() : makeSlurmLauncher(SlurmLaunch{options.run_dir, ""});
   Run run(spec, options, emit, store, run_id, *launcher);
-  if (local && options.checkpoint_every > 0)
-    run.setCheckpointDir(checkpointRoot(options.store_path) + "/run-" + std::to_string(run_id));
+  if (local && options.checkpoint_every > 0) run.setCheckpointDir(store.checkpointDir(run_id));
   return run.execute();
 }
 
@@ -1525,12 +1521,20 @@ int resumeController(const std::string& store_path, std::int64_t run_id, int ite
   if (!rec->launcher.empty() && rec->launcher != "local")
     throw InputError("--resume", what + ", a " + rec->launcher + " run",
                      "a local run (checkpoints are local-launcher only)");
-  const std::string dir = checkpointRoot(store_path) + "/run-" + std::to_string(run_id);
+  const std::string dir = store.checkpointDir(run_id);
   const std::vector<Manifest> complete = completeCheckpoints(dir);
   if (complete.empty())
     throw InputError("--resume", what + ", which has no complete checkpoint in " + dir,
                      "a run started with --checkpoint-every N that completed a checkpoint");
   const Manifest& last = complete.back();
+  // Its own: a checkpoint written by another run, or by a run of another store, is refused.
+  if (last.store_id != store.storeId() || last.run_id != run_id)
+    throw InputError("--resume",
+                     what + ": its checkpoint " + dir + "/" + stepDirName(last.iteration) +
+                         " belongs to run " + std::to_string(last.run_id) + " of store " +
+                         (last.store_id.empty() ? "(none)" : last.store_id),
+                     "a checkpoint of run " + std::to_string(run_id) + " of store " +
+                         store.storeId() + " (" + store_path + ")");
   // The spec of the last checkpoint: beside its shards (an elastic run may have changed plan
   // since it started); checkpoints written before that was kept there share the run's spec.json.
   const std::string step_spec = dir + "/" + stepDirName(last.iteration) + "/" + kStepSpecFile;
@@ -1594,14 +1598,15 @@ int resumeController(const std::string& store_path, std::int64_t run_id, int ite
   for (const IterationRecord& r : store.iterations(run_id)) stored_after += r.iteration >= start;
   resumed.iterations_discarded = stored_after;
   const json resumed_json = toJson(RunEvent{run_id, utcNow(), resumed});
-  store.resumeRun(run_id, start, spec.iterations, resumed_json);
   // Steps never completed (a worker or the controller died while they were written) are
-  // removed: nothing writes them any more, and the resumed run writes its own.
+  // removed first: nothing writes them any more, the resumed run writes its own, and the space
+  // they take may be what the store's write needs.
   const std::vector<int> steps = stepDirs(dir);
   for (const int it : steps)
     if (std::none_of(complete.begin(), complete.end(),
                      [&](const Manifest& m) { return m.iteration == it; }))
       removeStepDir(dir + "/" + stepDirName(it));
+  store.resumeRun(run_id, start, spec.iterations, resumed_json);
 
   const std::unique_ptr<Launcher> launcher = makeLocalLauncher();
   Run run(spec, options, emit, store, run_id, *launcher);

@@ -41,7 +41,7 @@ struct ControllerOptions {
   std::string run_dir;
   // Checkpoints (docs/runtime.md "Checkpoints and resume"): after iteration i with
   // (i + 1) % checkpoint_every == 0 (0: none), keeping the checkpoint_keep newest complete ones,
-  // under checkpointRoot(store_path)/run-<ID>.
+  // under RunStore::checkpointDir(<run id>) of the store_path's store.
   int checkpoint_every = 0;
   int checkpoint_keep = 2;
   // Elasticity (docs/runtime.md "Elasticity"; local runs): with `replan` set, a worker that dies
@@ -58,10 +58,6 @@ struct ControllerOptions {
   std::optional<RunPrediction> prediction;
   std::string prediction_note;
 };
-
-// Where the checkpoints of the runs of a store live: <the store's directory>/checkpoints (a local
-// run's private directory is removed when it ends; checkpoints outlive the run).
-std::string checkpointRoot(const std::string& store_path);
 
 // Exit codes of `sailor run`.
 constexpr int kExitRunOk = 0;

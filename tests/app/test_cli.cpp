@@ -1228,6 +1228,24 @@ class TestCli : public QObject {
     }
   }
 
+  // --store naming a directory: one line saying so (not SQLite's "disk I/O error"), exit 2,
+  // for list and show.
+  void runsStoreThatIsADirectory() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    for (const QStringList& args : {QStringList{"runs", "list", "--store", dir.path()},
+                                    QStringList{"runs", "show", "1", "--store", dir.path()}}) {
+      const Result r = runSailor(args);
+      QVERIFY2(r.exit_code == 2, qPrintable(describe(args, r)));
+      QCOMPARE(r.err.count('\n'), 1);
+      QVERIFY2(r.err.contains("--store: got \"" + dir.path() + "\", which is a directory, " +
+                              "expected a SQLite run store file"),
+               qPrintable(describe(args, r)));
+      QVERIFY2(!r.err.contains("I/O"), qPrintable(describe(args, r)));
+      QVERIFY(r.out.isEmpty());
+    }
+  }
+
   // Without --store: $SAILOR_RUN_STORE; a default store that does not exist yet has no runs.
   void runsDefaultStore() {
     QTemporaryDir dir;

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -277,13 +278,14 @@ class TestRunStore : public QObject {
   void walModeAndSchemaVersion() {
     const std::string path = fresh("wal.sqlite");
     RunStore store(path);
-    QCOMPARE(store.schemaVersion(), 3);
-    QCOMPARE(RunStore::kSchemaVersion, 3);
+    QCOMPARE(store.schemaVersion(), 4);
+    QCOMPARE(RunStore::kSchemaVersion, 4);
     QCOMPARE(rawQuery(path, "PRAGMA journal_mode"), std::string("wal"));
-    QCOMPARE(rawQuery(path, "PRAGMA user_version"), std::string("3"));
+    QCOMPARE(rawQuery(path, "PRAGMA user_version"), std::string("4"));
     // Opening again does not migrate twice.
     { RunStore again(path); }
-    QCOMPARE(rawQuery(path, "PRAGMA user_version"), std::string("3"));
+    QCOMPARE(rawQuery(path, "PRAGMA user_version"), std::string("4"));
+    QCOMPARE(rawQuery(path, "SELECT count(*) FROM meta"), std::string("1"));
   }
 
   // A store in a read-only directory, the file itself read-only. As root chmod does not stop
@@ -306,7 +308,7 @@ class TestRunStore : public QObject {
     QCOMPARE(::chmod(fresh("ro").c_str(), 0555), 0);
     {
       RunStore store(path, StoreAccess::ReadOnly);
-      QCOMPARE(store.schemaVersion(), 3);
+      QCOMPARE(store.schemaVersion(), 4);
       const auto runs = store.listRuns();
       QCOMPARE(runs.size(), size_t(2));
       QCOMPARE(runs[1].name, std::string("one"));
@@ -343,8 +345,95 @@ class TestRunStore : public QObject {
     QVERIFY(!QFile::exists(QString::fromStdString(missing)));
   }
 
+  // A WAL store copied alone (no -wal, no -shm) to a 0444 file in a 0555 directory, read by a
+  // user who may not write there: SQLite cannot create its WAL index there
+  // (SQLITE_READONLY_DIRECTORY, "attempt to write a readonly database"), so the store is read
+  // as immutable: the runs, one run's iterations and events, as `sailor runs list|show` read
+  // them. As root (for whom modes do not hold) the reads run in a child that drops to uid
+  // 65534 (nobody).
+  void walStoreCopyReadInReadOnlyDirectory() {
+    QDir(dir_.path()).mkdir("copy");
+    const std::string src = fresh("copy-source.sqlite");
+    std::int64_t id = 0;
+    {
+      RunStore store(src);
+      id = store.createRun(sampleRun("copied"));
+      store.addIteration(sampleIteration(id, 0), iterationEvent(0));
+    }
+    QCOMPARE(rawQuery(src, "PRAGMA journal_mode"), std::string("wal"));
+    const std::string path = fresh("copy/runs.sqlite");
+    QVERIFY(QFile::copy(QString::fromStdString(src), QString::fromStdString(path)));
+    QCOMPARE(::chmod(path.c_str(), 0444), 0);
+    QCOMPARE(::chmod(fresh("copy").c_str(), 0555), 0);
+    auto read = [&]() -> int {
+      try {
+        RunStore store(path, StoreAccess::ReadOnly);
+        const RunListing listing = store.listReadableRuns();
+        if (listing.runs.size() != 1 || listing.runs[0].name != "copied") return 11;
+        if (store.iterations(id).size() != 1 || store.events(id).size() != 1) return 12;
+        return 0;
+      } catch (const StoreError& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return 13;
+      }
+    };
+    int result = -1;
+    if (geteuid() == 0) {
+      QCOMPARE(::chmod(dir_.path().toUtf8().constData(), 0755), 0);  // let it reach copy/
+      const pid_t child = fork();
+      if (child == 0) _exit(setgid(65534) != 0 || setuid(65534) != 0 ? 10 : read());
+      int status = -1;
+      waitpid(child, &status, 0);
+      result = WIFEXITED(status) ? WEXITSTATUS(status) : 100 + status;
+    } else {
+      result = read();
+    }
+    QCOMPARE(::chmod(fresh("copy").c_str(), 0755), 0);
+    QCOMPARE(::chmod(path.c_str(), 0644), 0);
+    QCOMPARE(result, 0);
+    QVERIFY(!QFile::exists(QString::fromStdString(path + "-shm")));  // nothing created
+  }
+
+  // Every store has an identity of its own, drawn when it is created: kept when it is opened
+  // again, another for another store and for a store deleted and created again; a version 3
+  // store gets one when first opened for writing (none read-only). checkpointDir keys a run's
+  // checkpoints by the store's file name and identity.
+  void storeIdentity() {
+    QDir(dir_.path()).mkdir("ids");
+    const std::string a = fresh("ids/a.sqlite"), b = fresh("ids/b.sqlite");
+    std::string id_a;
+    {
+      RunStore store(a);
+      id_a = store.storeId();
+    }
+    QVERIFY2(QRegularExpression("^[0-9a-f]{32}$").match(QString::fromStdString(id_a)).hasMatch(),
+             id_a.c_str());
+    QCOMPARE(RunStore(a).storeId(), id_a);
+    QCOMPARE(RunStore(a, StoreAccess::ReadOnly).storeId(), id_a);
+    const RunStore store_b(b);
+    QVERIFY(store_b.storeId() != id_a);
+    QCOMPARE(RunStore(a).checkpointDir(7),
+             fresh("ids") + "/checkpoints/a-" + id_a.substr(0, 8) + "/run-7");
+    QCOMPARE(store_b.checkpointDir(7),
+             fresh("ids") + "/checkpoints/b-" + store_b.storeId().substr(0, 8) + "/run-7");
+    for (const char* suffix : {"", "-wal", "-shm"})
+      QFile::remove(QString::fromStdString(a + suffix));
+    QVERIFY(RunStore(a).storeId() != id_a);  // created again: another store
+
+    QCOMPARE(rawExec(a, "DROP TABLE meta; PRAGMA user_version = 3;"), std::string());
+    {
+      RunStore old(a, StoreAccess::ReadOnly);
+      QCOMPARE(old.storeId(), std::string());
+      QVERIFY(storeErrorOf([&] { (void)old.checkpointDir(1); }).has_value());
+    }
+    QCOMPARE(rawQuery(a, "PRAGMA user_version"), std::string("3"));
+    const std::string given = RunStore(a).storeId();
+    QCOMPARE(given.size(), std::size_t{32});
+    QCOMPARE(RunStore(a).storeId(), given);
+  }
+
   // A version 1 store (no controller columns) opened read-only is read as it is and stays
-  // version 1; opened read-write it is migrated to version 3 and its run kept.
+  // version 1; opened read-write it is migrated to version 4 and its run kept.
   void versionOneStoreReadAndMigrated() {
     const std::string path = fresh("v1.sqlite");
     std::int64_t id = 0;
@@ -360,6 +449,7 @@ class TestRunStore : public QObject {
                      "ALTER TABLE runs DROP COLUMN launcher;"
                      "ALTER TABLE runs DROP COLUMN job_id;"
                      "ALTER TABLE runs DROP COLUMN run_dir;"
+                     "DROP TABLE meta;"
                      "PRAGMA user_version = 1;"),
              std::string());
     {
@@ -373,14 +463,14 @@ class TestRunStore : public QObject {
     }
     QCOMPARE(rawQuery(path, "PRAGMA user_version"), std::string("1"));
     RunStore store(path);
-    QCOMPARE(store.schemaVersion(), 3);
+    QCOMPARE(store.schemaVersion(), 4);
     QCOMPARE(store.listRuns().size(), size_t(1));
     QCOMPARE(store.run(id)->controller.pid, std::int64_t(0));
     QCOMPARE(store.run(id)->launcher, std::string());  // a row from before launchers: local
   }
 
   // A version 2 store (no launcher columns) reads its runs as local ones, read-only and after
-  // its migration to version 3; a cluster run's job id keeps it from being called an orphan,
+  // its migration to version 4; a cluster run's job id keeps it from being called an orphan,
   // and adoptRun makes the caller its controller.
   void versionTwoStoreAndClusterRuns() {
     const std::string path = fresh("v2.sqlite");
@@ -393,6 +483,7 @@ class TestRunStore : public QObject {
                      "ALTER TABLE runs DROP COLUMN launcher;"
                      "ALTER TABLE runs DROP COLUMN job_id;"
                      "ALTER TABLE runs DROP COLUMN run_dir;"
+                     "DROP TABLE meta;"
                      "PRAGMA user_version = 2;"),
              std::string());
     {
@@ -401,7 +492,7 @@ class TestRunStore : public QObject {
       QCOMPARE(toJson(*store.run(id))["launcher"].get<std::string>(), std::string("local"));
     }
     RunStore store(path);
-    QCOMPARE(store.schemaVersion(), 3);
+    QCOMPARE(store.schemaVersion(), 4);
     RunRecord cluster = sampleRun("cluster");
     cluster.launcher = "slurm";
     cluster.run_dir = "/shared/runs/run-1";
@@ -550,7 +641,7 @@ class TestRunStore : public QObject {
     const auto err = storeErrorOf([&] { RunStore store(path); });
     QVERIFY2(err.has_value(), "a version 99 store was opened");
     QVERIFY2(err->find("99") != std::string::npos, err->c_str());
-    QVERIFY2(err->find("version 3") != std::string::npos, err->c_str());
+    QVERIFY2(err->find("version 4") != std::string::npos, err->c_str());
     QVERIFY2(err->find(path) != std::string::npos, err->c_str());
     QCOMPARE(rawQuery(path, "PRAGMA user_version"), std::string("99"));  // left alone
   }

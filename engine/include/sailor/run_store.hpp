@@ -1,7 +1,7 @@
 // The run store: a SQLite database in which the runtime (`sailor run`) records each training
 // run, its iterations and its events, and from which `sailor runs` and the studio read them.
 //
-// Schema (version 3, docs/formats.md "Run store"):
+// Schema (version 4, docs/formats.md "Run store"):
 //   runs(id INTEGER PRIMARY KEY AUTOINCREMENT, name, status, started_at, finished_at,
 //        world_size, iterations_planned, iterations_done, backend, error,
 //        plan, scenario, job, model,
@@ -21,6 +21,8 @@
 //   events(run_id, seq, time, kind, payload)
 //     PRIMARY KEY(run_id, seq); seq counts 1, 2, 3... per run; kind is the event's "event" field
 //     and payload the whole event object as JSON text; ON DELETE CASCADE as above.
+//   meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)
+//     version 4: 'store_id', the store's identity (storeId()).
 //
 // Migration policy: the schema version is SQLite's `PRAGMA user_version` (0 for a new file).
 // run_store.cpp holds an append-only list of migrations; migration N takes a version N-1
@@ -35,9 +37,10 @@
 // SQLITE_OPEN_READONLY, creates nothing, sets no journal mode and migrates nothing, so it works on
 // a file or directory the caller may not write; a store of an older version is read as it is
 // (columns it lacks read as unset). SQLite reads a WAL store without a -shm file from memory;
-// only where it still cannot open the WAL index (SQLITE_CANTOPEN, SQLITE_READONLY_CANTINIT or
-// _RECOVERY: a -wal file and no -shm it may create) is the file reopened as immutable, which
-// ignores the -wal file: commits not yet checkpointed into the file are then not seen.
+// only where it still cannot open the WAL index (SQLITE_CANTOPEN, or SQLITE_READONLY and its
+// extended codes: a -wal file and no -shm it may create, or a WAL store alone in a directory it
+// may not write, SQLITE_READONLY_DIRECTORY) is the file reopened as immutable, which ignores the
+// -wal file: commits not yet checkpointed into the file are then not seen.
 //
 // Concurrency: the database is in WAL mode, so readers (the CLI, the studio) read while the
 // runtime writes; writers wait up to 5 s for each other (busy timeout). Every write is one
@@ -157,7 +160,7 @@ nlohmann::json toJson(const EventRecord& e);
 
 class RunStore {
  public:
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
 
   // ReadWrite: opens or creates the database (creating parent directories), sets WAL mode, a
   // busy timeout of 5 s and foreign keys on, and migrates the schema up to kSchemaVersion (see
@@ -175,6 +178,15 @@ class RunStore {
   static std::string defaultPath();
   const std::string& path() const;
   int schemaVersion() const;  // read from the file
+  // The store's identity: 32 lowercase hex digits drawn at random in the transaction that
+  // created the store (or that first opened an older store for writing); "" for a store older
+  // than version 4 opened read-only. A store deleted and created again has another identity.
+  const std::string& storeId() const;
+  // Where run `run_id` of this store keeps its checkpoints (docs/runtime.md "Checkpoints and
+  // resume"): <store's directory>/checkpoints/<store file's stem>-<first 8 digits of
+  // storeId()>/run-<ID>, so that two stores in one directory, or a store and the one that
+  // replaced it, never share one. Throws StoreError for a store without an identity.
+  std::string checkpointDir(std::int64_t run_id) const;
 
   // Inserts a run with status Running, started_at now, iterations_done 0, no finished_at, no
   // error and this process as its controller (those fields of r are ignored); returns its id.
@@ -222,6 +234,7 @@ class RunStore {
 
  private:
   void migrate();
+  void readStoreId();
   std::string runColumns() const;  // the SELECT list, NULL for columns of a newer version
   void requireRun(std::int64_t run_id) const;
   void insertEvent(std::int64_t run_id, const nlohmann::json& event);
@@ -229,7 +242,8 @@ class RunStore {
 
   std::string path_;
   sqlite3* db_ = nullptr;
-  int version_ = 0;  // the file's schema version after opening
+  int version_ = 0;       // the file's schema version after opening
+  std::string store_id_;  // storeId()
 };
 
 }  // namespace sailor
