@@ -243,6 +243,19 @@ struct RunArgs {
   const std::string& at(const std::string& k) const { return values.at(k); }
 };
 
+// The run store's path: --store, else RunStore::defaultPath(); UTF-8, and not a directory (which
+// SQLite would only call a disk I/O error).
+std::string storePathArg(const RunArgs& a) {
+  const std::string option =
+      a.has("--store") ? "--store" : "run store path (SAILOR_RUN_STORE, XDG_DATA_HOME, HOME)";
+  const std::string path =
+      utf8Arg(option, a.has("--store") ? a.at("--store") : RunStore::defaultPath());
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(option, "\"" + path + "\", which is a directory", "a SQLite run store file");
+  return path;
+}
+
 const std::vector<std::string> kValuedOptions{"--plan",
                                               "--scenario",
                                               "--job",
@@ -411,10 +424,7 @@ ControllerOptions controllerOptionsFromArgs(const RunArgs& a, const RunSpec& spe
   co.worker_path = a.has("--worker")              ? a.at("--worker")
                    : std::getenv("SAILOR_WORKER") ? std::getenv("SAILOR_WORKER")
                                                   : selfDir() + "/sailor-worker";
-  co.store_path = a.has("--store")
-                      ? utf8Arg("--store", a.at("--store"))
-                      : utf8Arg("run store path (SAILOR_RUN_STORE, XDG_DATA_HOME, HOME)",
-                                RunStore::defaultPath());
+  co.store_path = storePathArg(a);
   co.name = a.has("--name") ? utf8Arg("--name", a.at("--name"))
                             : shownUtf8(std::filesystem::path(a.at("--plan")).filename().string());
   if (const char* env = std::getenv("SAILOR_MAX_LOCAL_PROCESSES"))
@@ -695,10 +705,7 @@ int resumeMain(const RunArgs& a) {
     throw InputError("--worker", "\"" + co.worker_path + "\"", "an executable sailor-worker");
   if (a.has("--heartbeat-timeout"))
     co.heartbeat_timeout_s = heartbeatTimeoutArg(a.at("--heartbeat-timeout"));
-  const std::string store = a.has("--store")
-                                ? utf8Arg("--store", a.at("--store"))
-                                : utf8Arg("run store path (SAILOR_RUN_STORE, XDG_DATA_HOME, HOME)",
-                                          RunStore::defaultPath());
+  const std::string store = storePathArg(a);
   const int iterations = a.has("--iterations") ? intArg("--iterations", a.at("--iterations")) : 0;
   const int code = resumeController(store, id, iterations, co, [](const json& e) {
     const std::string line = e.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";

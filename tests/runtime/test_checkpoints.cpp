@@ -417,6 +417,18 @@ class TestCheckpoints : public QObject {
     QVERIFY(QFile::exists(checkpoints(id) + "/step-3"));  // the incomplete step: nothing removed
   }
 
+  // --store naming a directory, for a run and for --resume: one line naming it, exit 2 (not the
+  // store's "disk I/O error", exit 5), nothing written in it.
+  void storeThatIsADirectoryRefused() {
+    QVERIFY(QDir(dir_.path()).mkpath("a-directory"));
+    const QString d = dir_.filePath("a-directory");
+    const QString needle =
+        "--store: got \"" + d + "\", which is a directory, expected a SQLite run store file";
+    refusedWith(args("single.json", 2, {"--checkpoint-every", "1"}, d), {needle});
+    refusedWith({"run", "--resume", "1", "--store", d}, {needle});
+    QVERIFY(QDir(d).isEmpty());
+  }
+
   // A checkpoint file whose write fails part-way (here: past a file size limit, EFBIG) leaves
   // neither its temporary file nor the file: nothing of it takes space.
   void failedWriteLeavesNoTemporaryFile() {
