@@ -248,8 +248,7 @@ struct RunArgs {
 std::string storePathArg(const RunArgs& a) {
   const std::string option =
       a.has("--store") ? "--store" : "run store path (SAILOR_RUN_STORE, XDG_DATA_HOME, HOME)";
-  const std::string path =
-      utf8Arg(option, a.has("--store") ? a.at("--store") : RunStore::defaultPath());
+  std::string path = utf8Arg(option, a.has("--store") ? a.at("--store") : RunStore::defaultPath());
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw InputError(option, "\"" + path + "\", which is a directory", "a SQLite run store file");
