@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <utility>
 
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -68,6 +70,22 @@ QString money(double usd) {
 }
 
 }  // namespace
+
+QByteArray scenarioArgument(const QString& positional, int argc, const char* const* argv,
+                            const QStringList& valued_options) {
+  bool options_end = false;
+  for (int i = 1; i < argc; ++i) {
+    const QByteArray arg(argv[i]);
+    if (!options_end && arg == "--") {
+      options_end = true;
+    } else if (!options_end && arg.startsWith('-') && arg != "-") {
+      if (valued_options.contains(QString::fromUtf8(arg))) ++i;  // its value is not the file
+    } else {
+      return QFile::decodeName(arg) == positional ? arg : QFile::encodeName(positional);
+    }
+  }
+  return QFile::encodeName(positional);
+}
 
 MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     : QMainWindow(parent),
@@ -229,13 +247,16 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   // --- Content: the scenario, the default job, past runs.
   // A file named on the command line that cannot be opened: the default scenario instead, and
   // the banner says why (after newFromDefault, whose `changed` hides the banner).
-  if (!options_.scenario_file.isEmpty()) startup_error_ = loadScenario(options_.scenario_file);
-  if (options_.scenario_file.isEmpty() || !startup_error_.isEmpty()) {
+  const QByteArray scenario_file = options_.scenario_file_native.isEmpty()
+                                       ? QFile::encodeName(options_.scenario_file)
+                                       : options_.scenario_file_native;
+  if (!scenario_file.isEmpty()) startup_error_ = loadScenario(scenario_file);
+  if (scenario_file.isEmpty() || !startup_error_.isEmpty()) {
     const EditResult r = document_->newFromDefault();
     if (!r.ok()) showBanner(r.message);
     else if (!startup_error_.isEmpty())
       showBanner(tr("Could not open %1: %2. The default scenario is shown instead.")
-                     .arg(QFileInfo(options_.scenario_file).fileName(), startup_error_));
+                     .arg(QFileInfo(QFile::decodeName(scenario_file)).fileName(), startup_error_));
   }
   // The studio asks for the Pareto frontier too (a few seconds on the default scenario): with
   // the best plans it makes the plot's points. More best plans cost more than they show: the
@@ -742,7 +763,7 @@ void MainWindow::exportLaunch(const LaunchTarget& target) {
   request.format = *format;
   request.cluster_file = target.cluster_file.isEmpty()
                              ? sailor::resourceDir() + "/clusters/default.json"
-                             : target.cluster_file.toStdString();
+                             : QFile::encodeName(target.cluster_file).toStdString();
   request.plan_name = "plan";
   // The workers' spec as `sailor export` writes it by default: a GPU cluster (NCCL), the job's
   // global batch, the iterations asked for in the tab.
@@ -751,11 +772,11 @@ void MainWindow::exportLaunch(const LaunchTarget& target) {
   try {
     const std::vector<sailor::ExportFile> files = sailor::exportPlanLaunch(
         *result_scenario_, *result_job_, selected_->plan, *result_catalog_, request);
-    const std::vector<std::string> written =
-        sailor::writeExportFiles(files, target.export_dir.toStdString(), "export directory");
+    const std::vector<std::string> written = sailor::writeExportFiles(
+        files, QFile::encodeName(target.export_dir).toStdString(), "export directory");
     QStringList names;
     for (const std::string& path : written)
-      names << QFileInfo(QString::fromStdString(path)).fileName();
+      names << QFileInfo(QFile::decodeName(QByteArray::fromStdString(path))).fileName();
     monitor_->showExportResult(
         tr("Wrote %1 to %2").arg(names.join(QStringLiteral(", ")), target.export_dir), false);
   } catch (const std::exception& e) {
@@ -781,8 +802,8 @@ void MainWindow::editCluster() {
     cluster = ClusterEditor::newCluster(ClusterEditor::scenarioPools(scenario, catalog));
   } else {
     try {
-      cluster =
-          sailor::Cluster::fromJson(sailor::json_util::readFile(target.cluster_file.toStdString()));
+      cluster = sailor::Cluster::fromJson(
+          sailor::json_util::readFile(QFile::encodeName(target.cluster_file).toStdString()));
     } catch (const std::exception& e) {
       // Strict: a field the engine does not know would be dropped by the editor, so a file it
       // refuses is left for a text editor, with the engine's line saying what to fix.
@@ -807,7 +828,8 @@ void MainWindow::saveCluster(const QString& path, const QString& json_text) {
   if (!cluster_editor_) return;
   const QString absolute = QFileInfo(path).absoluteFilePath();
   try {
-    sailor::json_util::writeFileAtomically(absolute.toStdString(), json_text.toStdString());
+    sailor::json_util::writeFileAtomically(QFile::encodeName(absolute).toStdString(),
+                                           json_text.toStdString());
   } catch (const std::exception& e) {
     cluster_editor_->showSaveError(
         tr("Could not save %1: %2").arg(absolute, QString::fromUtf8(e.what())));
@@ -822,14 +844,18 @@ void MainWindow::saveCluster(const QString& path, const QString& json_text) {
   statusBar()->showMessage(tr("Saved %1").arg(absolute), 4000);
 }
 
-QString MainWindow::loadScenario(const QString& path) {
+QString MainWindow::loadScenario(const QByteArray& native_path) {
+  const QString path = QFile::decodeName(native_path);  // shown; the file is native_path
   // Checked here because reading a directory throws std::ios_base::failure ("basic_filebuf::
   // underflow") from inside the JSON parser, which nothing below catches.
-  const QFileInfo info(path);
-  if (info.isDir()) return tr("%1: is a directory, expected a scenario JSON file").arg(path);
-  if (!info.exists()) return tr("%1: no such file, expected a scenario JSON file").arg(path);
+  std::error_code ec;
+  const auto status = std::filesystem::status(native_path.toStdString(), ec);
+  if (std::filesystem::is_directory(status))
+    return tr("%1: is a directory, expected a scenario JSON file").arg(path);
+  if (!std::filesystem::exists(status))
+    return tr("%1: no such file, expected a scenario JSON file").arg(path);
   try {
-    const EditResult r = document_->load(path);
+    const EditResult r = document_->loadNative(native_path);
     return r.ok() ? QString() : r.message;
   } catch (const std::exception& e) {  // a read error of the stream (I/O error, special file)
     return tr("%1: cannot be read: %2").arg(path, QString::fromUtf8(e.what()));
@@ -837,7 +863,7 @@ QString MainWindow::loadScenario(const QString& path) {
 }
 
 bool MainWindow::openScenario(const QString& path) {
-  const QString error = loadScenario(path);
+  const QString error = loadScenario(QFile::encodeName(path));
   if (!error.isEmpty()) {
     showBanner(tr("Could not open %1: %2. The scenario you were editing is unchanged.")
                    .arg(QFileInfo(path).fileName(), error));

@@ -44,7 +44,10 @@ class ScenarioDocument;
 class TradeoffPlot;
 
 struct MainWindowOptions {
-  QString scenario_file;      // empty: the built-in default scenario
+  QString scenario_file;  // empty: the built-in default scenario
+  // The scenario file as the file system spells it (bytes, from the command line: a name that
+  // is not UTF-8 has no QString); when set, it is opened instead of scenario_file.
+  QByteArray scenario_file_native;
   QString run_store;          // empty: the runtime's default store
   int replan_delay_ms = 400;  // pause after the last edit before re-planning
   bool plan_on_start = true;
@@ -52,6 +55,16 @@ struct MainWindowOptions {
   // the re-plan pause]); false: it starts at the pause's end (the benchmark's baseline).
   bool search_during_pause = true;
 };
+
+// The scenario file named on the studio's command line as the file system spells it, for
+// `positional`, QCommandLineParser's first positional argument: the first argument of
+// argv[1..argc) that is not an option, nor the value of one of `valued_options` given as a
+// separate argument ("--store FILE"; after "--" every argument is one), when it decodes to
+// `positional`; else QFile::encodeName(positional). QCommandLineParser decodes arguments as
+// UTF-8 (Qt 6), a byte that is not becoming U+FFFD, so `positional` names another file; these
+// bytes name the one given.
+QByteArray scenarioArgument(const QString& positional, int argc, const char* const* argv,
+                            const QStringList& valued_options);
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -112,8 +125,9 @@ class MainWindow : public QMainWindow {
   void updateTitle();
   void scheduleReplan();
   void showBanner(const QString& text);
-  QString loadScenario(const QString& path);  // into the document; empty, or why not (one line)
-  bool maybeSave();                           // asks about unsaved edits; false: the user cancelled
+  // Into the document, `path` as the file system spells it; empty, or why not (one line).
+  QString loadScenario(const QByteArray& path);
+  bool maybeSave();  // asks about unsaved edits; false: the user cancelled
   void onPlanFinished(quint64 id, std::shared_ptr<const sailor::PlanResult> result);
   void onPlanFailed(quint64 id, const QString& message);
   void startRun(int iterations, const QString& data_source);

@@ -1,18 +1,21 @@
 // The studio's run history (run_history.hpp): the past runs list and one stored run, read-only.
 #include "run_history.hpp"
 
+#include <QFile>
 #include <QFileInfo>
 
 namespace sailor::studio {
 
 RunHistory::RunHistory(QString store_path)
-    : path_(store_path.isEmpty() ? QString::fromStdString(sailor::RunStore::defaultPath())
-                                 : std::move(store_path)) {}
+    : path_(store_path.isEmpty()
+                ? QFile::decodeName(QByteArray::fromStdString(sailor::RunStore::defaultPath()))
+                : std::move(store_path)) {}
 
 PastRuns RunHistory::list() const {
   PastRuns out;
   if (!QFileInfo::exists(path_)) return out;
-  const sailor::RunStore store(path_.toStdString(), sailor::StoreAccess::ReadOnly);
+  const sailor::RunStore store(QFile::encodeName(path_).toStdString(),
+                               sailor::StoreAccess::ReadOnly);
   sailor::RunListing listing = store.listReadableRuns();
   for (const sailor::SkippedRun& bad : listing.skipped)
     out.problems.push_back("run " + std::to_string(bad.id) + " is not listed: " + bad.reason);
@@ -36,7 +39,8 @@ PastRuns RunHistory::list() const {
 
 std::optional<StoredRun> RunHistory::open(std::int64_t run_id) const {
   if (!QFileInfo::exists(path_)) return std::nullopt;
-  const sailor::RunStore store(path_.toStdString(), sailor::StoreAccess::ReadOnly);
+  const sailor::RunStore store(QFile::encodeName(path_).toStdString(),
+                               sailor::StoreAccess::ReadOnly);
   std::optional<sailor::RunRecord> record = store.run(run_id);
   if (!record) return std::nullopt;
   StoredRun s;

@@ -9,6 +9,7 @@
 #include <QComboBox>
 #include <QDeadlineTimer>
 #include <QDir>
+#include <QFile>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
@@ -147,7 +148,8 @@ int takeScreenshots(MainWindow& w, const QString& dir) {
                                     {"slurm", {{"partition", "debug"}}},
                                     {"pools", pools}};
     const QString cluster_file = scratch.filePath(QStringLiteral("localhost-cluster.json"));
-    sailor::json_util::writeFileAtomically(cluster_file.toStdString(), cluster.dump(2));
+    sailor::json_util::writeFileAtomically(QFile::encodeName(cluster_file).toStdString(),
+                                           cluster.dump(2));
     LaunchTarget slurm = monitor->launchTarget();
     slurm.kind = LaunchKind::Cluster;
     slurm.cluster_file = cluster_file;

@@ -66,8 +66,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   sailor::studio::MainWindowOptions options;
-  if (!parser.positionalArguments().isEmpty())
+  if (!parser.positionalArguments().isEmpty()) {
     options.scenario_file = parser.positionalArguments().front();
+    // The argument's bytes (argv after QApplication took its own options): the decoded name
+    // names another file when the bytes are not UTF-8.
+    options.scenario_file_native = sailor::studio::scenarioArgument(
+        options.scenario_file, argc, argv,
+        {QStringLiteral("--lang"), QStringLiteral("--store"), QStringLiteral("--screenshots")});
+  }
   options.run_store = parser.value(store);
   std::unique_ptr<sailor::studio::MainWindow> window;
   try {

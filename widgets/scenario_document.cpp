@@ -197,13 +197,15 @@ std::optional<std::vector<size_t>> ScenarioDocument::poolFigureChanges(const Sce
 // ---------------------------------------------------------------------------------------------
 // Files
 
-EditResult ScenarioDocument::replaceFromFile(const QString& path, const QString& new_file_path) {
-  if (!std::ifstream(path.toStdString())) return fail(path, tr("Cannot read %1").arg(path));
+EditResult ScenarioDocument::replaceFromFile(const QByteArray& native_path,
+                                             const QByteArray& new_file_path) {
+  const QString path = QFile::decodeName(native_path);  // shown; the file is native_path
+  if (!std::ifstream(native_path.toStdString())) return fail(path, tr("Cannot read %1").arg(path));
   nlohmann::json j;
   try {
     // The engine's bounded reader: a hostile file (100,000 nested brackets, 1e309, gigabytes) is
     // refused with its position instead of exhausting the stack.
-    j = json_util::readFile(path.toStdString());
+    j = json_util::readFile(native_path.toStdString());
   } catch (const InputError& e) {
     return fail(path, tr("%1 is not valid JSON: %2").arg(path, QString::fromUtf8(e.what())));
   }
@@ -235,6 +237,10 @@ EditResult ScenarioDocument::replaceFromFile(const QString& path, const QString&
 }
 
 EditResult ScenarioDocument::load(const QString& path) {
+  return loadNative(QFile::encodeName(path));
+}
+
+EditResult ScenarioDocument::loadNative(const QByteArray& path) {
   return replaceFromFile(path, path);
 }
 
@@ -245,22 +251,32 @@ EditResult ScenarioDocument::newFromDefault() {
   } catch (const InputError& e) {
     return fail(q(e.field()), tr("No resources: %1").arg(QString::fromUtf8(e.what())));
   }
-  return replaceFromFile(q(dir + "/scenarios/default.json"), QString());
+  return replaceFromFile(QByteArray::fromStdString(dir + "/scenarios/default.json"), {});
 }
 
 EditResult ScenarioDocument::save(const QString& path) {
   nlohmann::json j = scenario_->toJson();
   for (const auto& [key, value] : extras_.items()) j[key] = value;
   const QByteArray bytes = QByteArray::fromStdString(j.dump(2) + "\n");
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly))
-    return fail(path, tr("Cannot write %1: %2").arg(path, file.errorString()));
-  if (file.write(bytes) != bytes.size() || !file.commit())
-    return fail(path, tr("Cannot write %1: %2").arg(path, file.errorString()));
-  undo_->setClean();
-  if (file_path_ != path) {
-    file_path_ = path;
+  // The file filePath() shows is the one that was read, whatever its name's bytes.
+  const QByteArray native =
+      !file_path_.isEmpty() && path == filePath() ? file_path_ : QFile::encodeName(path);
+  if (QFile::encodeName(QFile::decodeName(native)) != native) {
+    // A name a QString cannot hold (not UTF-8): the engine's writer takes the bytes.
+    try {
+      json_util::writeFileAtomically(native.toStdString(), bytes.toStdString());
+    } catch (const std::exception& e) {
+      return fail(path, tr("Cannot write %1: %2").arg(path, QString::fromUtf8(e.what())));
+    }
+  } else {
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+      return fail(path, tr("Cannot write %1: %2").arg(path, file.errorString()));
+    if (file.write(bytes) != bytes.size() || !file.commit())
+      return fail(path, tr("Cannot write %1: %2").arg(path, file.errorString()));
   }
+  undo_->setClean();
+  file_path_ = native;
   emit fileChanged();
   return {};
 }

@@ -24,6 +24,8 @@
 #include <optional>
 #include <vector>
 
+#include <QByteArray>
+#include <QFile>
 #include <QMetaType>
 #include <QObject>
 #include <QString>
@@ -77,15 +79,23 @@ class ScenarioDocument : public QObject {
   std::shared_ptr<const Scenario> snapshot() const { return scenario_; }
   QUndoStack* undoStack() const { return undo_; }
 
-  // Empty for a document not loaded from or saved to a file (new, default).
-  QString filePath() const { return file_path_; }
+  // Empty for a document not loaded from or saved to a file (new, default). For display and
+  // dialogs: a file name that is not UTF-8 shows U+FFFD, and save(filePath()) still writes the
+  // file that was read (filePathNative()).
+  QString filePath() const { return QFile::decodeName(file_path_); }
+  // The file's path as the file system spells it (bytes; Qt 6 decodes file names as UTF-8, and a
+  // QString cannot hold a byte that is not).
+  QByteArray filePathNative() const { return file_path_; }
   // True when the undo stack is not at its clean state (the last load, new or save).
   bool isModified() const;
 
   // Reads a scenario file. On failure returns the error and leaves everything as it was (the
   // scenario, unsaved edits, undo history, file path).
   EditResult load(const QString& path);
-  // Writes atomically (QSaveFile), marks the undo stack clean and sets filePath().
+  // The same for a path as the file system spells it (a command-line argument's bytes).
+  EditResult loadNative(const QByteArray& path);
+  // Writes atomically (QSaveFile), marks the undo stack clean and sets filePath(). The path
+  // filePath() shows writes filePathNative().
   EditResult save(const QString& path);
   // Loads resources/scenarios/default.json (sailor::resourceDir()); untitled (no file path).
   EditResult newFromDefault();
@@ -169,13 +179,13 @@ class ScenarioDocument : public QObject {
   static EditResult removeLinkFrom(Scenario& e, int link, QString* text);
   EditResult commit(Scenario edited, const QString& text);
   void apply(std::shared_ptr<const Scenario> s);  // from the undo commands
-  EditResult replaceFromFile(const QString& path, const QString& new_file_path);
+  EditResult replaceFromFile(const QByteArray& native_path, const QByteArray& new_file_path);
 
   const Catalog& catalog_;
   std::shared_ptr<const Scenario> scenario_;
   nlohmann::json extras_ = nlohmann::json::object();  // file keys Scenario does not model
   QUndoStack* undo_ = nullptr;
-  QString file_path_;
+  QByteArray file_path_;  // as the file system spells it (QFile::encodeName); empty: none
 };
 
 }  // namespace sailor::studio

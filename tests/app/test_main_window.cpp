@@ -8,7 +8,9 @@
 // why when a pool has no mapping or the directory cannot be made; the Run tab's Edit... edits the
 // cluster description (an invalid value writes nothing; the saved file exports the plan); an
 // elastic run is resized 4 -> 2 GPUs from the Run tab's Resize... and reconfigures in place.
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -443,6 +445,53 @@ class TestMainWindow : public QObject {
              qPrintable(missing.startupError()));
     QVERIFY2(missing.bannerText().contains("default scenario is shown instead"),
              qPrintable(missing.bannerText()));
+  }
+
+  // A scenario file whose name is not UTF-8 (byte 0xFF), named on the command line: Qt 6 decodes
+  // arguments and file names as UTF-8, so the name QCommandLineParser hands over reads U+FFFD and
+  // names no file ("no such file"); the studio opens the argument's bytes, and saving the document
+  // writes that same file.
+  void aScenarioWhoseNameIsNotUtf8Opens() {
+    const QByteArray native = QFile::encodeName(tmp_.path()) + "/scenario-\xff.json";
+    nlohmann::json scenario =
+        sailor::json_util::readFile(SAILOR_TEST_RESOURCES "/scenarios/default.json");
+    scenario["name"] = "Named in Latin-1";
+    const std::string text = scenario.dump(1);
+    const int fd = ::open(native.constData(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    QVERIFY(fd >= 0);
+    QCOMPARE(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+    ::close(fd);
+    // What the command line's parser hands over names another file.
+    const QString decoded = QFile::decodeName(native);
+    QVERIFY(decoded.contains(QChar(0xfffd)));
+    QVERIFY(!QFile::exists(decoded));
+
+    // As studio_main reads its command line: the positional argument, then its bytes.
+    const QByteArray store = QFile::encodeName(tmp_.filePath("runs.sqlite"));
+    const char* argv[] = {"sailor-studio", "--store", store.constData(), native.constData()};
+    MainWindowOptions o = options();
+    o.plan_on_start = false;
+    o.scenario_file = decoded;
+    o.scenario_file_native =
+        scenarioArgument(decoded, 4, argv, {QStringLiteral("--store"), QStringLiteral("--lang")});
+    QCOMPARE(o.scenario_file_native, native);
+    MainWindow w(o);
+    QVERIFY2(w.startupError().isEmpty(), qPrintable(w.startupError()));
+    QVERIFY2(w.bannerText().isEmpty(), qPrintable(w.bannerText()));
+    QCOMPARE(w.document()->scenario().name, std::string("Named in Latin-1"));
+    QCOMPARE(w.document()->filePathNative(), native);
+
+    // Save writes the file that was read, not one named with U+FFFD.
+    QVERIFY(w.document()->setDescription(QStringLiteral("saved back")).ok());
+    QVERIFY(w.saveScenario(w.document()->filePath()));
+    QCOMPARE(sailor::json_util::readFile(native.toStdString()).value("description", ""),
+             std::string("saved back"));
+    QVERIFY(!QFile::exists(decoded));
+
+    // Without the bytes (the decoded name only) the file is not found.
+    o.scenario_file_native.clear();
+    MainWindow lossy(o);
+    QVERIFY2(lossy.startupError().contains("no such file"), qPrintable(lossy.startupError()));
   }
 
   // A directory as the scenario file used to escape as std::ios_base::failure ("basic_filebuf")
