@@ -34,9 +34,55 @@ namespace ju = json_util;
 
 namespace {
 
+std::string fieldOf(const std::string& path, const std::string& key) {
+  return path.empty() ? key : path + "." + key;
+}
+
+// j[key] as a number from lo to hi, else InputError naming the field, the value and `expected`
+// (the bounds of sailor/catalog.hpp).
+double boundedNumber(const json& j, const std::string& key, const std::string& path, double lo,
+                     double hi, const std::string& expected) {
+  const json& v = ju::require(j, key, path);
+  if (!v.is_number() || !(v.get<double>() >= lo && v.get<double>() <= hi))
+    throw InputError(fieldOf(path, key), ju::describe(v), expected);
+  return v.get<double>();
+}
+
+// j[key] as a whole number from lo to hi (`what` says what it counts), else InputError.
+std::int64_t boundedInt(const json& j, const std::string& key, const std::string& path,
+                        std::int64_t lo, std::int64_t hi, const std::string& what) {
+  const std::string expected =
+      "an integer from " + std::to_string(lo) + " to " + std::to_string(hi) + " (" + what + ")";
+  const json& v = ju::require(j, key, path);
+  const double d = v.is_number() ? v.get<double>() : -1.0;
+  if (!v.is_number() || std::floor(d) != d ||
+      !(d >= static_cast<double>(lo) && d <= static_cast<double>(hi)))
+    throw InputError(fieldOf(path, key), ju::describe(v), expected);
+  return static_cast<std::int64_t>(d);
+}
+
+// The same for an optional field: `fallback` when absent or null.
+std::int64_t boundedIntOr(const json& j, const std::string& key, const std::string& path,
+                          std::int64_t lo, std::int64_t hi, const std::string& what,
+                          std::int64_t fallback) {
+  if (!j.contains(key) || j.at(key).is_null()) return fallback;
+  return boundedInt(j, key, path, lo, hi, what);
+}
+
+constexpr char kRateRange[] = "a rate in TFLOP/s from 1e-06 to 1e+06";
+constexpr char kBandwidthRange[] = "a bandwidth in GB/s from 1e-06 (1 kB/s) to 1e+05";
+
+double rate(const json& j, const std::string& key, const std::string& path) {
+  return boundedNumber(j, key, path, kMinGpuTflops, kMaxGpuTflops, kRateRange);
+}
+
+double bandwidth(const json& j, const std::string& key, const std::string& path) {
+  return boundedNumber(j, key, path, kMinGpuGbPerS, kMaxGpuGbPerS, kBandwidthRange);
+}
+
 std::optional<double> optionalRate(const json& j, const std::string& key, const std::string& path) {
   if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
-  return ju::getPositive(j, key, path);
+  return rate(j, key, path);
 }
 
 std::vector<std::string> stringList(const json& j, const std::string& key,
@@ -64,8 +110,9 @@ std::vector<double> slowdownList(const json& j, const std::string& key, const st
     const std::string at = field + "[" + std::to_string(i) + "]";
     if (!v.is_number()) throw InputError(at, ju::describe(v), "a number");
     const double x = v.get<double>();
-    if (!std::isfinite(x) || x < 1.0)
-      throw InputError(at, ju::describe(v), "a finite slowdown >= 1 (k ranks at once over one)");
+    if (!(x >= 1.0 && x <= kMaxComputeSlowdown))
+      throw InputError(at, ju::describe(v),
+                       "a finite slowdown from 1 to 1e+06 (k ranks at once over one)");
     if (i == 0 && x != 1.0)
       throw InputError(at, ju::describe(v), "1 (one rank alone is the reference)");
     out.push_back(x);
@@ -78,20 +125,27 @@ GpuType gpuFromJson(const json& j, const std::string& path) {
   g.name = ju::getString(j, "name", path);
   g.vendor = ju::getStringOr(j, "vendor", path, "");
   g.full_name = ju::getStringOr(j, "full_name", path, g.name);
-  g.memory_bytes = ju::getInt(j, "memory_bytes", path, 1);
-  g.fp32_tflops = ju::getPositive(j, "fp32_tflops", path);
+  constexpr auto kMaxBytes = static_cast<std::int64_t>(kMaxGpuMemoryBytes);
+  g.memory_bytes = boundedInt(j, "memory_bytes", path, 1, kMaxBytes, "bytes");
+  g.fp32_tflops = rate(j, "fp32_tflops", path);
   g.tf32_tflops = optionalRate(j, "tf32_tflops", path);
-  g.fp16_tflops = ju::getPositive(j, "fp16_tflops", path);
+  g.fp16_tflops = rate(j, "fp16_tflops", path);
   g.bf16_tflops = optionalRate(j, "bf16_tflops", path);
-  g.memory_bandwidth_gb_per_s = ju::getPositive(j, "memory_bandwidth_gb_per_s", path);
-  g.intra_node_bandwidth_gb_per_s = ju::getPositive(j, "intra_node_bandwidth_gb_per_s", path);
-  g.inter_node_bandwidth_gb_per_s = ju::getPositive(j, "inter_node_bandwidth_gb_per_s", path);
-  g.gpus_per_node = ju::getInt32(j, "gpus_per_node", path, 1);
-  g.runtime_overhead_bytes = ju::getInt(j, "runtime_overhead_bytes", path, 0);
+  g.memory_bandwidth_gb_per_s = bandwidth(j, "memory_bandwidth_gb_per_s", path);
+  g.intra_node_bandwidth_gb_per_s = bandwidth(j, "intra_node_bandwidth_gb_per_s", path);
+  g.inter_node_bandwidth_gb_per_s = bandwidth(j, "inter_node_bandwidth_gb_per_s", path);
+  g.gpus_per_node =
+      static_cast<int>(boundedInt(j, "gpus_per_node", path, 1, kMaxGpusPerNode, "GPUs"));
+  g.runtime_overhead_bytes = boundedInt(j, "runtime_overhead_bytes", path, 0, kMaxBytes, "bytes");
   g.shared_compute_slowdown = slowdownList(j, "shared_compute_slowdown", path);
-  g.collective_bus_bandwidth_gb_per_s = optionalRate(j, "collective_bus_bandwidth_gb_per_s", path);
-  g.nccl_channels = ju::getInt32Or(j, "nccl_channels", path, 0, 0);
-  g.nccl_connection_bytes = ju::getIntOr(j, "nccl_connection_bytes", path, 1, 0);
+  if (j.contains("collective_bus_bandwidth_gb_per_s") &&
+      !j.at("collective_bus_bandwidth_gb_per_s").is_null())
+    g.collective_bus_bandwidth_gb_per_s = bandwidth(j, "collective_bus_bandwidth_gb_per_s", path);
+  g.nccl_channels =
+      static_cast<int>(boundedIntOr(j, "nccl_channels", path, 0, kMaxNcclChannels, "channels", 0));
+  g.nccl_connection_bytes =
+      boundedIntOr(j, "nccl_connection_bytes", path, 1,
+                   static_cast<std::int64_t>(kMaxNcclConnectionBytes), "bytes", 0);
   g.sources = stringList(j, "sources", path);
   if (g.sources.empty()) throw InputError(path + ".sources", "nothing", "at least one source");
   return g;
@@ -110,15 +164,24 @@ ModelSpec ModelSpec::fromJson(const json& j, const std::string& path) {
   ModelSpec m;
   m.name = ju::getString(j, "name", path);
   m.aliases = stringList(j, "aliases", path);
-  m.layers = ju::getInt32(j, "layers", path, 1);
-  m.hidden_size = ju::getInt32(j, "hidden_size", path, 1);
-  m.heads = ju::getInt32(j, "heads", path, 1);
-  m.kv_heads = ju::getInt32Or(j, "kv_heads", path, 1, m.heads);
-  m.ffn_hidden_size = ju::getInt32(j, "ffn_hidden_size", path, 1);
-  m.vocab_size = ju::getInt32(j, "vocab_size", path, 1);
-  m.sequence_length = ju::getInt32(j, "sequence_length", path, 1);
+  // Each dimension within the bounds of sailor/catalog.hpp, so that every product the
+  // simulator forms (s^2 x heads, vocabulary x hidden, ...) stays finite in a double and the
+  // per-layer tables stay small.
+  auto dim = [&](const std::string& key, int hi, const std::string& what) {
+    return static_cast<int>(boundedInt(j, key, path, 1, hi, what));
+  };
+  auto dimOr = [&](const std::string& key, int hi, const std::string& what, int fallback) {
+    return static_cast<int>(boundedIntOr(j, key, path, 1, hi, what, fallback));
+  };
+  m.layers = dim("layers", kMaxModelLayers, "transformer blocks");
+  m.hidden_size = dim("hidden_size", kMaxModelWidth, "elements");
+  m.heads = dim("heads", kMaxModelWidth, "attention heads");
+  m.kv_heads = dimOr("kv_heads", kMaxModelWidth, "attention heads", m.heads);
+  m.ffn_hidden_size = dim("ffn_hidden_size", kMaxModelWidth, "elements");
+  m.vocab_size = dim("vocab_size", kMaxVocabularySize, "tokens");
+  m.sequence_length = dim("sequence_length", kMaxSequenceLength, "tokens");
   m.max_position_embeddings =
-      ju::getInt32Or(j, "max_position_embeddings", path, 1, m.sequence_length);
+      dimOr("max_position_embeddings", kMaxSequenceLength, "positions", m.sequence_length);
   const std::string pos = ju::getStringOr(j, "position_embedding", path, "learned");
   if (pos == "learned") m.position_embedding = PositionEmbedding::Learned;
   else if (pos == "rotary") m.position_embedding = PositionEmbedding::Rotary;

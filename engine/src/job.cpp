@@ -86,6 +86,9 @@ Job Job::fromJson(const json& j, const Catalog& catalog) {
     throw InputError("global_batch_size", std::to_string(job.global_batch_size),
                      "an integer from 1 to 1000000 (sequences per iteration)");
   job.sequence_length = ju::getInt32Or(j, "sequence_length", "", 1, m.sequence_length);
+  if (job.sequence_length > kMaxSequenceLength)
+    throw InputError("sequence_length", std::to_string(job.sequence_length),
+                     "an integer from 1 to 10000000 (tokens per sequence)");
   if (job.sequence_length > m.max_position_embeddings &&
       m.position_embedding == PositionEmbedding::Learned)
     throw InputError("sequence_length", std::to_string(job.sequence_length),

@@ -13,6 +13,7 @@
 #include "sailor/profile.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <future>
@@ -125,8 +126,9 @@ std::shared_ptr<NativeProfile> NativeProfile::fromJson(const json& j, const Cata
     // Bounds far above any real figure (the largest blocks have ~2e9 parameters and take
     // seconds per microbatch; an optimizer step is nanoseconds per parameter), so that only slips
     // such as 1e308 are refused, which would overflow the predictions.
-    run.optimizer_seconds_per_parameter = ju::getInRange(
-        r, "optimizer_seconds_per_parameter", path, 1e-3, "seconds per parameter from 0 to 0.001");
+    run.optimizer_seconds_per_parameter =
+        ju::getInRange(r, "optimizer_seconds_per_parameter", path, kMaxOptimizerSecondsPerParameter,
+                       "seconds per parameter from 0 to 0.001");
     const json& layers = ju::require(r, "layers", path);
     ju::requireArray(layers, path + ".layers");
     if (static_cast<int>(layers.size()) != m.numPlanLayers())
@@ -140,14 +142,17 @@ std::shared_ptr<NativeProfile> NativeProfile::fromJson(const json& j, const Cata
           layers[l], {"forward_s", "backward_s", "params", "activation_bytes", "output_elements"},
           lp);
       run.timings.push_back(
-          {ju::getInRange(layers[l], "forward_s", lp, 3600, "seconds from 0 to 3600"),
-           ju::getInRange(layers[l], "backward_s", lp, 3600, "seconds from 0 to 3600")});
+          {ju::getInRange(layers[l], "forward_s", lp, kMaxLayerSeconds, "seconds from 0 to 3600"),
+           ju::getInRange(layers[l], "backward_s", lp, kMaxLayerSeconds,
+                          "seconds from 0 to 3600")});
       if (layers[l].contains("params") && layers[l].contains("activation_bytes") &&
           layers[l].contains("output_elements")) {
         run.memory.push_back(
-            {ju::getInRange(layers[l], "params", lp, 1e12, "a count from 0 to 1e12"),
-             ju::getInRange(layers[l], "activation_bytes", lp, 1e13, "bytes from 0 to 1e13"),
-             ju::getInRange(layers[l], "output_elements", lp, 1e12, "a count from 0 to 1e12")});
+            {ju::getInRange(layers[l], "params", lp, kMaxLayerElements, "a count from 0 to 1e12"),
+             ju::getInRange(layers[l], "activation_bytes", lp, kMaxLayerActivationBytes,
+                            "bytes from 0 to 1e13"),
+             ju::getInRange(layers[l], "output_elements", lp, kMaxLayerElements,
+                            "a count from 0 to 1e12")});
       } else {
         has_memory = false;
       }
@@ -236,14 +241,31 @@ std::optional<std::vector<LayerMemory>> NativeProfile::memory(const std::string&
 // ---------------------------------------------------------------- SailorProfile
 
 namespace {
-int parseKeyInt(const std::string& s, const std::string& path) {
+// A key of SAILOR's files as an integer >= min: layers from 0, microbatch sizes and tp from 1
+// (figures are divided by them).
+int parseKeyInt(const std::string& s, const std::string& path, int min = 0) {
   try {
     size_t used = 0;
     int v = std::stoi(s, &used);
-    if (used == s.size() && v >= 0) return v;
+    if (used == s.size() && v >= min) return v;
   } catch (...) {
   }
-  throw InputError(path, "key \"" + s + "\"", "a non-negative integer key");
+  throw InputError(path, "key \"" + s + "\"",
+                   min == 0 ? "a non-negative integer key" : "an integer key >= 1");
+}
+
+// obj[key], one of SAILOR's figures, as a number from 0 to max, else InputError naming the
+// field, the value and `expected`.
+double sailorFigure(fast_json::Element obj, std::string_view key, const std::string& path,
+                    double max, const std::string& expected) {
+  fast_json::requireObject(obj, path);
+  const std::string field = path + "." + std::string(key);
+  fast_json::Element v;
+  if (obj[key].get(v)) throw InputError(field, "nothing (field missing)", expected);
+  double d = 0;
+  if (!v.is_number() || v.get_double().get(d) || !(d >= 0 && d <= max))
+    throw InputError(field, fast_json::describe(v), expected);
+  return d;
 }
 
 // A layer key written twice in one object: simdjson keeps both (nlohmann kept the last), so
@@ -253,6 +275,27 @@ void onceEach(std::vector<char>& seen, int layer, const std::string& path, std::
   if (seen[static_cast<size_t>(layer)])
     throw InputError(path, "layer key \"" + std::string(key) + "\" twice", "each layer once");
   seen[static_cast<size_t>(layer)] = 1;
+}
+
+// One layer's [fwd_s, bwd_s, update_s] of simulator_profiles.json: the first three values,
+// numbers within kMaxLayerSeconds (`numbered`: the layer's key is within the layer count).
+std::array<double, 3> layerSeconds(fast_json::Element value, bool numbered,
+                                   const std::string& path) {
+  const std::string expected = "[fwd_s, bwd_s, update_s] for layers 0..n-1";
+  std::array<double, 3> v{};
+  size_t got = 0;
+  simdjson::dom::array a;
+  if (numbered && !value.get_array().get(a))
+    for (const fast_json::Element x : a) {
+      if (got == 3 || !x.is_number()) break;
+      v[got] = fast_json::number(x, path, expected);
+      if (!(v[got] >= 0 && v[got] <= kMaxLayerSeconds))
+        throw InputError(path + "[" + std::to_string(got) + "]", fast_json::describe(x),
+                         "seconds from 0 to 3600 (fwd_s, bwd_s, update_s)");
+      ++got;
+    }
+  if (got < 3) throw InputError(path, fast_json::describe(value), expected);
+  return v;
 }
 
 std::string catalogName(const std::string& sailor_name, const Catalog& catalog) {
@@ -290,12 +333,12 @@ std::shared_ptr<SailorProfile> SailorProfile::fromParsed(const Parsed& files,
       const simdjson::dom::object sizes = fj::object(gi.value, gpath);
       for (const simdjson::dom::key_value_pair bi : sizes) {
         const std::string bkey(bi.key);
-        const int mbs = parseKeyInt(bkey, gpath);
+        const int mbs = parseKeyInt(bkey, gpath, 1);
         const simdjson::dom::object tps = fj::object(bi.value, gpath + "." + bkey);
         for (const simdjson::dom::key_value_pair ti : tps) {
           const std::string tkey(ti.key);
           const std::string tpath = gpath + "." + bkey + "." + tkey;
-          const int tp = parseKeyInt(tkey, tpath);
+          const int tp = parseKeyInt(tkey, tpath, 1);
           const simdjson::dom::object layers = fj::object(ti.value, tpath);
           const size_t n = layers.size();
           Entry e;
@@ -305,18 +348,8 @@ std::shared_ptr<SailorProfile> SailorProfile::fromParsed(const Parsed& files,
             const std::string lpath = tpath + "." + std::string(li.key);
             const int layer = parseKeyInt(std::string(li.key), tpath);
             onceEach(seen, layer, tpath, li.key);
-            // [fwd_s, bwd_s, update_s]: the first three values, numbers.
-            const std::string expected = "[fwd_s, bwd_s, update_s] for layers 0..n-1";
-            double v[3] = {0, 0, 0};
-            size_t got = 0;
-            simdjson::dom::array a;
-            if (layer < static_cast<int>(n) && !li.value.get_array().get(a))
-              for (const fj::Element x : a) {
-                if (got == 3) break;
-                if (!x.is_number()) break;
-                v[got++] = fj::number(x, lpath, expected);
-              }
-            if (got < 3) throw InputError(lpath, fj::describe(li.value), expected);
+            const std::array<double, 3> v =
+                layerSeconds(li.value, layer < static_cast<int>(n), lpath);
             e.timings[static_cast<size_t>(layer)] = {v[0], v[1]};
             e.update_s = v[2];
           }
@@ -333,7 +366,7 @@ std::shared_ptr<SailorProfile> SailorProfile::fromParsed(const Parsed& files,
     for (const simdjson::dom::key_value_pair ti : tps) {
       const std::string tkey(ti.key);
       const std::string tpath = "llm_info." + mkey + "." + tkey;
-      const int tp = parseKeyInt(tkey, tpath);
+      const int tp = parseKeyInt(tkey, tpath, 1);
       const simdjson::dom::object layers = fj::object(ti.value, tpath);
       std::vector<LayerMemory> mem(layers.size());
       std::vector<char> seen(mem.size(), 0);
@@ -345,9 +378,12 @@ std::shared_ptr<SailorProfile> SailorProfile::fromParsed(const Parsed& files,
           throw InputError(tpath, "layer " + lkey, "layers numbered 0..n-1");
         const std::string lp = tpath + "." + lkey;
         // act_mem_floats are 4-byte units measured with fp32 activations at microbatch 1.
-        mem[static_cast<size_t>(layer)] = {fj::getNonNegative(li.value, "params_floats", lp),
-                                           4.0 * fj::getNonNegative(li.value, "act_mem_floats", lp),
-                                           fj::getNonNegative(li.value, "act_output_floats", lp)};
+        const std::string floats = "a count of floats from 0 to 1e+12";
+        auto figure = [&](std::string_view key) {
+          return sailorFigure(li.value, key, lp, kMaxLayerElements, floats);
+        };
+        mem[static_cast<size_t>(layer)] = {figure("params_floats"), 4.0 * figure("act_mem_floats"),
+                                           figure("act_output_floats")};
       }
       p->memory_[{model, tp}] = std::move(mem);
     }
@@ -416,8 +452,9 @@ void SailorProfile::adoptCatalogConventions(const Catalog& catalog) {
     }
     // Sequence length of the profile: a block's output is s x h elements per sequence.
     const double seq = layers[1].output_elements / h;
-    const int s_len = seq >= 1 ? static_cast<int>(std::lround(seq)) : m->sequence_length;
-    if (seq >= 1) sequence_length_[m->name] = s_len;
+    const bool measured_seq = seq >= 1 && seq <= kMaxSequenceLength;
+    const int s_len = measured_seq ? static_cast<int>(std::lround(seq)) : m->sequence_length;
+    if (measured_seq) sequence_length_[m->name] = s_len;
     const double logits_bytes = 4.0 * s_len * static_cast<double>(m->vocab_size) / tp;
     if (head.activation_bytes < 0.5 * logits_bytes) {
       const auto arch = deriveLayers(*m, s_len, tp, 4);
@@ -534,6 +571,13 @@ std::shared_ptr<SailorProfile> SailorProfile::load(const std::string& profiles_p
   try {
     return fromParsed({prof->root, info->root}, catalog);
   } catch (const InputError& e) {
+    // fromParsed's fields start with the file they are in: "llm_info.OPT-350.1.5.params_floats"
+    // becomes "<llm_info_path>: OPT-350.1.5.params_floats".
+    for (const auto& [name, path] :
+         {std::pair<std::string, const std::string&>{"simulator_profiles", profiles_path},
+          {"llm_info", llm_info_path}})
+      if (e.field().rfind(name + ".", 0) == 0)
+        throw InputError(path + ": " + e.field().substr(name.size() + 1), e.value(), e.expected());
     throw withContext(e, profiles_path + " / " + llm_info_path);
   }
 }
@@ -565,7 +609,7 @@ std::optional<double> SailorProfile::optimizerSecondsPerParameter(const ProfileK
   if (mem == memory_.end() || mem->second.size() < 3) return std::nullopt;
   const auto& layers = mem->second;
   const double mini = layers.front().params + 2 * layers[1].params + layers.back().params;
-  if (mini <= 0) return std::nullopt;
+  if (mini < 1) return std::nullopt;  // not one parameter: no figure per parameter
   return it->second.update_s / mini;
 }
 

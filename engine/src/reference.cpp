@@ -68,15 +68,23 @@ static LinkModel sailorFitAt(fast_json::Element v, const std::string& path) {
   if (v.get_array().get(outer) || outer.size() != 2 || outer.at(0).get_array().get(coeffs) ||
       coeffs.size() != 3 || !outer.at(1).is_number())
     throw InputError(path, fast_json::describe(v), expected);
+  // Within a scenario's bounds on a sailor_fit (sailor/scenario.hpp), named in the file's terms.
   double c[3] = {0, 0, 0};
   size_t i = 0;
   for (const fast_json::Element x : coeffs) {
     if (!x.is_number()) throw InputError(path, fast_json::describe(v), expected);
-    c[i++] = fast_json::number(x, path, expected);
+    c[i] = fast_json::number(x, path, expected);
+    if (!(std::fabs(c[i]) <= kMaxLinkFitCoefficient))
+      throw InputError(path + "[0][" + std::to_string(i) + "]", fast_json::describe(x),
+                       "a coefficient in GB/s from -1e+05 to 1e+05");
+    ++i;
   }
   double max_bytes_per_s = 0;
   if (outer.at(1).get_double().get(max_bytes_per_s))
     throw InputError(path, fast_json::describe(v), expected);
+  if (!(max_bytes_per_s >= kMinLinkGbPerS * 1e9 && max_bytes_per_s <= kMaxLinkGbPerS * 1e9))
+    throw InputError(path + "[1]", fast_json::describe(outer.at(1)),
+                     "a bandwidth in bytes/s from 1000 (1 kB/s) to 1e+14");
   return LinkModel::sailorFit({c[0], c[1], c[2]}, max_bytes_per_s);
 }
 
@@ -169,9 +177,10 @@ static SailorReference loadUnchecked(const std::string& dir, const Catalog& cata
       for (auto b = a.value().begin(); b != a.value().end(); ++b) {
         zones.insert(a.key());
         zones.insert(b.key());
-        if (!b.value().is_number() || b.value().get<double>() < 0)
+        if (!b.value().is_number() ||
+            !(b.value().get<double>() >= 0 && b.value().get<double>() <= kMaxEgressUsdPerGb))
           throw InputError(egress + ": " + a.key() + "." + b.key(), ju::describe(b.value()),
-                           "a price >= 0");
+                           "a price in USD per GB from 0 to 1000");
         ref.egress_usd_per_gb[{a.key(), b.key()}] = b.value().get<double>();
       }
   }
@@ -179,9 +188,14 @@ static SailorReference loadUnchecked(const std::string& dir, const Catalog& cata
   if (fs::exists(cluster)) {
     json j = ju::readFile(cluster);
     for (auto it = j.begin(); it != j.end(); ++it)
-      if (it.value().is_object() && it.value().contains("gpus_per_node"))
-        ref.gpus_per_node[it.key()] =
-            ju::getInt32(it.value(), "gpus_per_node", cluster + ": " + it.key(), 1);
+      if (it.value().is_object() && it.value().contains("gpus_per_node")) {
+        const std::string at = cluster + ": " + it.key();
+        const int n = ju::getInt32(it.value(), "gpus_per_node", at, 1);
+        if (n > kMaxGpuCount)
+          throw InputError(at + ".gpus_per_node", std::to_string(n),
+                           "an integer from 1 to 1000000 (GPUs per node, as a pool's)");
+        ref.gpus_per_node[it.key()] = n;
+      }
   }
   const std::string quotas = dir + "/cluster/quotas.json";
   if (fs::exists(quotas)) {
@@ -657,8 +671,49 @@ SailorModelPrediction sailorPublishedModel(const Plan& plan, const Scenario& sce
     }
   }
   out.iteration_s = pipeline + sync;
+  for (const auto& [v, name] :
+       {std::pair{out.iteration_s, "iteration_s"}, {out.peak_memory_bytes, "peak_memory_bytes"}})
+    if (!std::isfinite(v))
+      throw InputError(std::string("sailor_model.") + name, toText(v),
+                       "a finite figure (an input figure is out of range)");
   return out;
 }
+
+namespace {
+
+// A row's measured and predicted figures and their signed relative errors, 0 for a figure the
+// run did not measure (the row's timeMeasured / memoryMeasured say so). An error that is not
+// finite (a prediction near the largest double against a small measurement) is an InputError
+// naming it, as a prediction's figures are (requireFiniteFigures): the point is skipped rather
+// than shown at +inf%.
+void setErrors(ValidationRow& row, const MeasuredPoint& pt) {
+  auto error = [](double predicted, double measured, const char* name) {
+    const double e = measured > 0 ? (predicted - measured) / measured : 0.0;
+    if (!std::isfinite(e))
+      throw InputError(name, toText(e),
+                       "a finite relative error (an input figure is out of range)");
+    return e;
+  };
+  row.measured_iteration_s = pt.iteration_s;
+  row.predicted_iteration_s = row.prediction.iteration_s;
+  row.measured_memory_bytes = pt.peak_memory_bytes;
+  row.predicted_memory_bytes = row.prediction.peakMemoryBytes();
+  row.time_error = error(row.predicted_iteration_s, pt.iteration_s, "time_error");
+  row.memory_error = error(row.predicted_memory_bytes, pt.peak_memory_bytes, "memory_error");
+  for (const MemoryBreakdown& m : row.prediction.memory) {
+    const double one_microbatch =
+        m.microbatches_in_flight > 0 ? m.activation_bytes / m.microbatches_in_flight : 0.0;
+    row.memory_floor_bytes = std::max(row.memory_floor_bytes, m.model_state_bytes + one_microbatch);
+  }
+  if (row.sailor_model) {
+    row.sailor_time_error =
+        error(row.sailor_model->iteration_s, pt.iteration_s, "sailor_model.time_error");
+    row.sailor_memory_error = error(row.sailor_model->peak_memory_bytes, pt.peak_memory_bytes,
+                                    "sailor_model.memory_error");
+  }
+}
+
+}  // namespace
 
 ValidationReport validatePoints(const std::vector<MeasuredPoint>& points,
                                 const SailorReference& reference, const Catalog& catalog,
@@ -670,11 +725,6 @@ ValidationReport validatePoints(const std::vector<MeasuredPoint>& points,
   // Last resort for a GPU type or tp SAILOR did not profile at all: the datasheet estimate
   // (named as the source of those figures), rather than no prediction for any point.
   profiles.add(std::make_shared<AnalyticProfile>(catalog));
-  // Signed relative error of a prediction against a figure; 0 when the run did not measure it
-  // (the row's timeMeasured / memoryMeasured say so).
-  auto error = [](double predicted, double measured) {
-    return measured > 0 ? (predicted - measured) / measured : 0.0;
-  };
   for (const auto& pt : points) {
     ValidationRow row;
     row.id = pt.id;
@@ -690,28 +740,13 @@ ValidationReport validatePoints(const std::vector<MeasuredPoint>& points,
       row.prediction = simulate(plan, sc, pt.job, catalog, profiles, options);
       if (compare_sailor)
         row.sailor_model = sailorPublishedModel(plan, sc, pt.job, catalog, profiles);
+      setErrors(row, pt);
     } catch (const InputError& e) {
       // A plan the simulator rejects (layers that do not cover the model, a tp above the node
       // size, ...): the point is reported with the reason and left out of the means.
       rep.skipped.push_back(
           {pt.index, pt.id, withContext(e, "points[" + std::to_string(pt.index) + "]").what()});
       continue;
-    }
-    row.measured_iteration_s = pt.iteration_s;
-    row.predicted_iteration_s = row.prediction.iteration_s;
-    row.measured_memory_bytes = pt.peak_memory_bytes;
-    row.predicted_memory_bytes = row.prediction.peakMemoryBytes();
-    row.time_error = error(row.predicted_iteration_s, pt.iteration_s);
-    row.memory_error = error(row.predicted_memory_bytes, pt.peak_memory_bytes);
-    for (const MemoryBreakdown& m : row.prediction.memory) {
-      const double one_microbatch =
-          m.microbatches_in_flight > 0 ? m.activation_bytes / m.microbatches_in_flight : 0.0;
-      row.memory_floor_bytes =
-          std::max(row.memory_floor_bytes, m.model_state_bytes + one_microbatch);
-    }
-    if (row.sailor_model) {
-      row.sailor_time_error = error(row.sailor_model->iteration_s, pt.iteration_s);
-      row.sailor_memory_error = error(row.sailor_model->peak_memory_bytes, pt.peak_memory_bytes);
     }
     rep.rows.push_back(std::move(row));
   }
@@ -748,6 +783,17 @@ ValidationReport validatePoints(const std::vector<MeasuredPoint>& points,
     g.ours.average();
     if (g.sailor_model) g.sailor_model->average();
   }
+  // Each row's errors are finite (setErrors), but their sum could overflow; a group's sums are
+  // within the overall ones.
+  auto finite = [](const ErrorSummary& e, const std::string& of) {
+    for (const auto& [v, name] : {std::pair{e.mean_time_error, "mean_time_error"},
+                                  {e.mean_memory_error, "mean_memory_error"}})
+      if (!std::isfinite(v))
+        throw InputError(of + name, toText(v),
+                         "a finite mean error (an input figure is out of range)");
+  };
+  finite(rep.ours, "");
+  if (rep.sailor_model) finite(*rep.sailor_model, "sailor_model.");
   return rep;
 }
 

@@ -13,6 +13,7 @@
 //   7. tiedEmbeddingSync, stageSyncAndStep   gradient all-reduces (ringAllReduceSeconds), step
 //   8. criticalPipeline, busiestStage, breakdownOf, sortTimeline   the breakdown and timeline
 //   9. computeUsd, priceEgress (EgressLedger)   cost per iteration
+//  10. requireFiniteFigures (in simulator.hpp)   every figure finite, else an InputError naming it
 // Then: timelineTrace (the timeline as Chrome trace events) and Prediction::toJson.
 #include "sailor/simulator.hpp"
 
@@ -1392,7 +1393,69 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
   pred.egress_usd = priceEgress(pred.egress, scenario);
   pred.usd_per_iteration = pred.compute_usd + pred.egress_usd;
   pred.usd_per_hour = iteration > 0 ? pred.usd_per_iteration * 3600.0 / iteration : 0;
+  requireFiniteFigures(pred);
   return pred;
+}
+
+// ---- 10. Every figure finite. The inputs are bounded (profiles, the catalogue, scenarios), so
+// this holds unless a product of bounded figures overflows; then the prediction is refused with
+// the figure's name rather than printed as inf.
+
+void requireFiniteFigures(const Prediction& p) {
+  auto check = [](double v, const std::string& path) {
+    if (!std::isfinite(v))
+      throw InputError("prediction." + path, toText(v),
+                       "a finite figure (an input figure is out of range: a profile's times or "
+                       "memory, a GPU type's rates, memory or bandwidths, a link)");
+  };
+  check(p.iteration_s, "iteration_s");
+  const TimeBreakdown& b = p.breakdown;
+  for (const auto& [v, name] : {std::pair{b.compute_s, "compute_s"},
+                                {b.bubble_s, "bubble_s"},
+                                {b.p2p_s, "p2p_s"},
+                                {b.dp_sync_s, "dp_sync_s"},
+                                {b.optimizer_s, "optimizer_s"}})
+    check(v, std::string("breakdown.") + name);
+  check(p.iterations_per_s, "iterations_per_s");
+  check(p.tokens_per_s, "tokens_per_s");
+  for (size_t i = 0; i < p.memory.size(); ++i) {
+    const MemoryBreakdown& m = p.memory[i];
+    const std::string at = "memory[" + std::to_string(i) + "].";
+    for (const auto& [v, name] : {std::pair{m.model_state_bytes, "model_state_bytes"},
+                                  {m.activation_bytes, "activation_bytes"},
+                                  {m.transient_bytes, "transient_bytes"},
+                                  {m.gradient_bucket_bytes, "gradient_bucket_bytes"},
+                                  {m.runtime_overhead_bytes, "runtime_overhead_bytes"},
+                                  {m.communicator_bytes, "communicator_bytes"},
+                                  {m.total_bytes, "total_bytes"},
+                                  {m.capacity_bytes, "capacity_bytes"}})
+      check(v, at + name);
+  }
+  for (size_t i = 0; i < p.stages.size(); ++i) {
+    const StageTimes& st = p.stages[i];
+    const std::string at = "stages[" + std::to_string(i) + "].";
+    for (const auto& [v, name] : {std::pair{st.forward_s, "forward_s"},
+                                  {st.backward_s, "backward_s"},
+                                  {st.send_forward_s, "send_forward_s"},
+                                  {st.send_backward_s, "send_backward_s"},
+                                  {st.dp_sync_s, "dp_sync_s"},
+                                  {st.optimizer_s, "optimizer_s"},
+                                  {st.work_s, "work_s"}})
+      check(v, at + name);
+  }
+  for (size_t i = 0; i < p.egress.size(); ++i) {
+    check(p.egress[i].bytes, "cost.egress[" + std::to_string(i) + "].bytes");
+    check(p.egress[i].usd, "cost.egress[" + std::to_string(i) + "].usd");
+  }
+  check(p.compute_usd, "cost.compute_usd_per_iteration");
+  check(p.egress_usd, "cost.egress_usd_per_iteration");
+  check(p.usd_per_iteration, "cost.usd_per_iteration");
+  check(p.usd_per_hour, "cost.usd_per_hour");
+  for (size_t i = 0; i < p.timeline.size(); ++i)
+    if (!std::isfinite(p.timeline[i].start_s) || !std::isfinite(p.timeline[i].end_s)) {
+      check(p.timeline[i].start_s, "timeline[" + std::to_string(i) + "].start_s");
+      check(p.timeline[i].end_s, "timeline[" + std::to_string(i) + "].end_s");
+    }
 }
 
 json timelineTrace(const Prediction& prediction, const Plan& plan) {

@@ -9,7 +9,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
+#include <map>
 
 #include <QObject>
 #include <QTemporaryDir>
@@ -18,9 +20,13 @@
 #include "planner_internal.hpp"
 #include "sailor/catalog.hpp"
 #include "sailor/job.hpp"
+#include "sailor/json_util.hpp"
 #include "sailor/plan.hpp"
+#include "sailor/planner.hpp"
+#include "sailor/profile.hpp"
 #include "sailor/reference.hpp"
 #include "sailor/scenario.hpp"
+#include "sailor/simulator.hpp"
 #include "test_support.hpp"
 
 using namespace sailor;
@@ -74,6 +80,64 @@ std::string pointsWith(const std::function<void(json&)>& change) {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+
+// A catalogue extension of one GPU type (A100-40's figures under "X1") and one model (OPT-350M's
+// dimensions under "M1"), with `change` applied.
+json extensionWith(const std::function<void(json& gpu, json& model)>& change) {
+  json gpu = json::parse(R"({"name": "X1", "memory_bytes": 42949672960, "fp32_tflops": 19.5,
+    "fp16_tflops": 312, "memory_bandwidth_gb_per_s": 1555, "intra_node_bandwidth_gb_per_s": 300,
+    "inter_node_bandwidth_gb_per_s": 1.5625, "gpus_per_node": 8,
+    "runtime_overhead_bytes": 3000000000, "sources": ["test"]})");
+  json model = json::parse(R"({"name": "M1", "layers": 24, "hidden_size": 1024, "heads": 16,
+    "ffn_hidden_size": 4096, "vocab_size": 50272, "sequence_length": 2048,
+    "position_embedding": "rotary", "sources": ["test"]})");
+  change(gpu, model);
+  return json{{"gpus", json::array({gpu})}, {"models", json::array({model})}};
+}
+
+// Minimal SAILOR-layout files: one OPT-350 timing and memory entry, an intra-node fit, an egress
+// price and a node size; `change` edits them by file name (relative to the directory).
+void writeReference(const QTemporaryDir& dir,
+                    const std::function<void(std::map<std::string, json>&)>& change) {
+  std::map<std::string, json> files;
+  files["profiles/simulator_profiles.json"] =
+      json::parse(R"({"OPT-350": {"A100-40": {"1": {"1": {"0": [0.001, 0.002, 0.003]}}}}})");
+  files["profiles/llm_info.json"] = json::parse(
+      R"({"OPT-350": {"1": {"0": {"params_floats": 1000, "act_mem_floats": 10, "act_output_floats": 10}}}})");
+  files["network/intra_node_bandwidths.json"] =
+      json::parse(R"({"A100-40": {"2": [[0, 1, 2], 1e11]}})");
+  files["network/egress_cost_usd_per_gb.json"] =
+      json::parse(R"({"us-central1-a": {"us-central1-b": 0.01}})");
+  files["cluster/basic_cluster_config.json"] = json::parse(R"({"A100-40": {"gpus_per_node": 4}})");
+  change(files);
+  for (const auto& [name, j] : files) writeText(dir, name, j.dump());
+}
+
+// A profile source whose every layer takes 1e308 s: a figure no file may hold (each source's
+// reader bounds it), given through the API. Its predictions overflow.
+class OverflowingProfile : public ProfileSource {
+ public:
+  explicit OverflowingProfile(const Catalog& catalog) : analytic_(catalog) {}
+  std::string name() const override { return "overflowing"; }
+  std::optional<std::vector<LayerTiming>> timings(const ProfileKey& key,
+                                                  const Job& job) const override {
+    auto t = analytic_.timings(key, job);
+    if (t)
+      for (auto& l : *t) l = {1e308, 1e308};
+    return t;
+  }
+  std::optional<double> optimizerSecondsPerParameter(const ProfileKey& key,
+                                                     const Job& job) const override {
+    return analytic_.optimizerSecondsPerParameter(key, job);
+  }
+  std::optional<std::vector<LayerMemory>> memory(const std::string& model, int tp,
+                                                 const Job& job) const override {
+    return analytic_.memory(model, tp, job);
+  }
+
+ private:
+  AnalyticProfile analytic_;
+};
 
 }  // namespace
 
@@ -572,6 +636,272 @@ class TestBounds : public QObject {
     capped.max_usd_per_hour = 1e9;
     const planner_detail::Constraints cap{capped};
     QCOMPARE(cap.admits(iterations_per_s, usd_per_iteration, usd_per_hour, std::nullopt), admitted);
+  }
+
+  // A catalogue extension's figures (sailor plan|simulate --catalog): rates, bandwidths, memory
+  // and node sizes of a GPU type, and a model's dimensions, within the bounds of
+  // sailor/catalog.hpp. A bus bandwidth of 5e-324 GB/s made "Iteration time inf s" with exit 0;
+  // a model 2^31 wide made the simulator run for minutes on figures of 1e18 bytes.
+  void catalogueFiguresAreBounded_data() {
+    QTest::addColumn<QByteArray>("extension");
+    QTest::addColumn<QString>("field");  // after "ext.json."
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<QString>("expected");
+    const QString rate = "a rate in TFLOP/s from 1e-06 to 1e+06";
+    const QString bw = "a bandwidth in GB/s from 1e-06 (1 kB/s) to 1e+05";
+    auto gpu = [](const char* key, const json& v) {
+      return QByteArray::fromStdString(extensionWith([&](json& g, json&) { g[key] = v; }).dump());
+    };
+    auto model = [](const char* key, const json& v) {
+      return QByteArray::fromStdString(extensionWith([&](json&, json& m) { m[key] = v; }).dump());
+    };
+    QTest::newRow("bus bandwidth 5e-324") << gpu("collective_bus_bandwidth_gb_per_s", 5e-324)
+                                          << "gpus[0].collective_bus_bandwidth_gb_per_s"
+                                          << "5e-324" << bw;
+    QTest::newRow("fp32 rate 1e308") << gpu("fp32_tflops", 1e308) << "gpus[0].fp32_tflops"
+                                     << "1e+308" << rate;
+    QTest::newRow("fp16 rate 5e-324") << gpu("fp16_tflops", 5e-324) << "gpus[0].fp16_tflops"
+                                      << "5e-324" << rate;
+    QTest::newRow("bf16 rate 2e6") << gpu("bf16_tflops", 2e6) << "gpus[0].bf16_tflops"
+                                   << "2000000.0" << rate;
+    QTest::newRow("fp32 rate negative") << gpu("fp32_tflops", -19.5) << "gpus[0].fp32_tflops"
+                                        << "-19.5" << rate;
+    QTest::newRow("memory bandwidth 1e300")
+        << gpu("memory_bandwidth_gb_per_s", 1e300) << "gpus[0].memory_bandwidth_gb_per_s"
+        << "1e+300" << bw;
+    QTest::newRow("inter-node bandwidth 1e-9")
+        << gpu("inter_node_bandwidth_gb_per_s", 1e-9) << "gpus[0].inter_node_bandwidth_gb_per_s"
+        << "1e-09" << bw;
+    QTest::newRow("memory 1e18 bytes") << gpu("memory_bytes", 1e18) << "gpus[0].memory_bytes"
+                                       << "1e+18"
+                                       << "an integer from 1 to 1000000000000000 (bytes)";
+    QTest::newRow("runtime overhead 2^63 - 1 bytes")
+        << gpu("runtime_overhead_bytes", std::numeric_limits<std::int64_t>::max())
+        << "gpus[0].runtime_overhead_bytes"
+        << "9223372036854775807"
+        << "an integer from 0 to 1000000000000000 (bytes)";
+    QTest::newRow("gpus per node 2e6") << gpu("gpus_per_node", 2000000) << "gpus[0].gpus_per_node"
+                                       << "2000000"
+                                       << "an integer from 1 to 1000000 (GPUs)";
+    QTest::newRow("slowdown 1e308")
+        << gpu("shared_compute_slowdown", json::array({1, 1e308}))
+        << "gpus[0].shared_compute_slowdown[1]"
+        << "1e+308"
+        << "a finite slowdown from 1 to 1e+06 (k ranks at once over one)";
+    QTest::newRow("NCCL channels 1e6") << gpu("nccl_channels", 1000000) << "gpus[0].nccl_channels"
+                                       << "1000000"
+                                       << "an integer from 0 to 1024 (channels)";
+    QTest::newRow("hidden 2^31 - 1") << model("hidden_size", 2147483647) << "models[0].hidden_size"
+                                     << "2147483647"
+                                     << "an integer from 1 to 1000000 (elements)";
+    QTest::newRow("layers 2^31 - 1") << model("layers", 2147483647) << "models[0].layers"
+                                     << "2147483647"
+                                     << "an integer from 1 to 1000 (transformer blocks)";
+    QTest::newRow("layers 1001") << model("layers", 1001) << "models[0].layers"
+                                 << "1001"
+                                 << "an integer from 1 to 1000 (transformer blocks)";
+    QTest::newRow("MLP 2e6") << model("ffn_hidden_size", 2000000) << "models[0].ffn_hidden_size"
+                             << "2000000"
+                             << "an integer from 1 to 1000000 (elements)";
+    QTest::newRow("vocabulary 1e8") << model("vocab_size", 100000000) << "models[0].vocab_size"
+                                    << "100000000"
+                                    << "an integer from 1 to 10000000 (tokens)";
+    QTest::newRow("sequence 2^31 - 1")
+        << model("sequence_length", 2147483647) << "models[0].sequence_length"
+        << "2147483647"
+        << "an integer from 1 to 10000000 (tokens)";
+    QTest::newRow("positions 2e7")
+        << model("max_position_embeddings", 20000000) << "models[0].max_position_embeddings"
+        << "20000000"
+        << "an integer from 1 to 10000000 (positions)";
+    QTest::newRow("heads 1.5") << model("heads", 1.5) << "models[0].heads"
+                               << "1.5"
+                               << "an integer from 1 to 1000000 (attention heads)";
+  }
+  void catalogueFiguresAreBounded() {
+    QFETCH(QByteArray, extension);
+    QFETCH(QString, field);
+    QFETCH(QString, value);
+    QFETCH(QString, expected);
+    Catalog cat = cat_;
+    try {
+      cat.extendFromJson(json::parse(extension.toStdString()), "ext.json");
+    } catch (const InputError& e) {
+      QCOMPARE(QString::fromStdString(e.field()), "ext.json." + field);
+      QCOMPARE(QString::fromStdString(e.value()), value);
+      QCOMPARE(QString::fromStdString(e.expected()), expected);
+      return;
+    }
+    QFAIL("no InputError thrown");
+  }
+
+  // The bounds themselves are valid, and a job of a rotary model may be as long as the bound.
+  void catalogueAcceptsTheBounds() {
+    Catalog cat = cat_;
+    cat.extendFromJson(extensionWith([](json& g, json& m) {
+                         g["fp32_tflops"] = kMinGpuTflops;
+                         g["fp16_tflops"] = kMaxGpuTflops;
+                         g["memory_bandwidth_gb_per_s"] = kMaxGpuGbPerS;
+                         g["inter_node_bandwidth_gb_per_s"] = kMinGpuGbPerS;
+                         g["memory_bytes"] = kMaxGpuMemoryBytes;
+                         g["gpus_per_node"] = kMaxGpusPerNode;
+                         g["nccl_channels"] = kMaxNcclChannels;
+                         m["layers"] = kMaxModelLayers;
+                         m["hidden_size"] = kMaxModelWidth;
+                         m["heads"] = 1;
+                         m["vocab_size"] = kMaxVocabularySize;
+                         m["sequence_length"] = kMaxSequenceLength;
+                       }),
+                       "ext.json");
+    QCOMPARE(cat.gpu("X1", "").fp32_tflops, 1e-6);
+    QCOMPARE(cat.model("M1", "").layers, 1000);
+    const Job job = Job::fromJson(
+        json{{"model", "M1"}, {"global_batch_size", 8}, {"sequence_length", kMaxSequenceLength}},
+        cat);
+    QCOMPARE(job.sequence_length, 10000000);
+    try {
+      Job::fromJson(json{{"model", "M1"},
+                         {"global_batch_size", 8},
+                         {"sequence_length", kMaxSequenceLength + 1}},
+                    cat);
+      QFAIL("no InputError thrown");
+    } catch (const InputError& e) {
+      QCOMPARE(e.field(), std::string("sequence_length"));
+      QCOMPARE(e.expected(), std::string("an integer from 1 to 10000000 (tokens per sequence)"));
+    }
+  }
+
+  // SAILOR's files (sailor validate|plan --reference): every figure read is bounded as this
+  // project's profile and a scenario are, and the error names the file, the field (its JSON
+  // path), the value and the range. params_floats 1e18 made `sailor validate` run for ever; a
+  // forward time of 1e308 printed "inf s +inf%" with exit 0, and -0.5 s predicted a 1.93 s run
+  // at 34 ms.
+  void referenceFiguresAreBounded_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("key");    // JSON path in the file, '/'-separated
+    QTest::addColumn<double>("number");  // the value written there
+    QTest::addColumn<QString>("field");  // after "<dir>/<file>: "
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<QString>("expected");
+    const QString prof = "profiles/simulator_profiles.json";
+    const QString info = "profiles/llm_info.json";
+    const QString seconds = "seconds from 0 to 3600 (fwd_s, bwd_s, update_s)";
+    const QString floats = "a count of floats from 0 to 1e+12";
+    QTest::newRow("forward 1e308 s")
+        << prof << "OPT-350/A100-40/1/1/0/0" << 1e308 << "OPT-350.A100-40.1.1.0[0]"
+        << "1e+308" << seconds;
+    QTest::newRow("backward -0.5 s")
+        << prof << "OPT-350/A100-40/1/1/0/1" << -0.5 << "OPT-350.A100-40.1.1.0[1]"
+        << "-0.5" << seconds;
+    QTest::newRow("update 1e9 s") << prof << "OPT-350/A100-40/1/1/0/2" << 1e9
+                                  << "OPT-350.A100-40.1.1.0[2]"
+                                  << "1000000000.0" << seconds;
+    QTest::newRow("params_floats 1e18")
+        << info << "OPT-350/1/0/params_floats" << 1e18 << "OPT-350.1.0.params_floats"
+        << "1e+18" << floats;
+    QTest::newRow("params_floats 1e308")
+        << info << "OPT-350/1/0/params_floats" << 1e308 << "OPT-350.1.0.params_floats"
+        << "1e+308" << floats;
+    QTest::newRow("act_mem_floats -1")
+        << info << "OPT-350/1/0/act_mem_floats" << -1.0 << "OPT-350.1.0.act_mem_floats"
+        << "-1.0" << floats;
+    QTest::newRow("act_output_floats 2e12")
+        << info << "OPT-350/1/0/act_output_floats" << 2e12 << "OPT-350.1.0.act_output_floats"
+        << "2000000000000.0" << floats;
+    QTest::newRow("intra-node fit cap 5e-324 B/s")
+        << "network/intra_node_bandwidths.json"
+        << "A100-40/2/1" << 5e-324 << "A100-40.2[1]"
+        << "5e-324"
+        << "a bandwidth in bytes/s from 1000 (1 kB/s) to 1e+14";
+    QTest::newRow("intra-node fit coefficient 1e300")
+        << "network/intra_node_bandwidths.json"
+        << "A100-40/2/0/1" << 1e300 << "A100-40.2[0][1]"
+        << "1e+300"
+        << "a coefficient in GB/s from -1e+05 to 1e+05";
+    QTest::newRow("egress 1e9 USD/GB")
+        << "network/egress_cost_usd_per_gb.json"
+        << "us-central1-a/us-central1-b" << 1e9 << "us-central1-a.us-central1-b"
+        << "1000000000.0"
+        << "a price in USD per GB from 0 to 1000";
+    QTest::newRow("gpus per node 2e6")
+        << "cluster/basic_cluster_config.json"
+        << "A100-40/gpus_per_node" << 2e6 << "A100-40.gpus_per_node"
+        << "2000000"
+        << "an integer from 1 to 1000000 (GPUs per node, as a pool's)";
+  }
+  void referenceFiguresAreBounded() {
+    QFETCH(QString, file);
+    QFETCH(QString, key);
+    QFETCH(double, number);
+    QFETCH(QString, field);
+    QFETCH(QString, value);
+    QFETCH(QString, expected);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    writeReference(dir, [&](std::map<std::string, json>& files) {
+      json* at = &files.at(file.toStdString());
+      for (const QString& part : key.split('/'))
+        at = at->is_array() ? &(*at)[part.toUInt()] : &(*at)[part.toStdString()];
+      *at = number;
+    });
+    try {
+      SailorReference::load(dir.path().toStdString(), cat_);
+    } catch (const InputError& e) {
+      QCOMPARE(QString::fromStdString(e.field()), dir.filePath(file) + ": " + field);
+      QCOMPARE(QString::fromStdString(e.value()), value);
+      QCOMPARE(QString::fromStdString(e.expected()), expected);
+      return;
+    }
+    QFAIL("no InputError thrown");
+  }
+
+  // Every figure a prediction holds is finite, or simulate() refuses it naming the figure; the
+  // planner never offers a plan with such figures. Defence in depth behind the input bounds: a
+  // source given through the API is not read from a file.
+  void printedFiguresAreFinite() {
+    Prediction p;
+    p.iteration_s = 2.0;
+    p.stages.resize(2);
+    p.stages[1].dp_sync_s = kInf;
+    try {
+      requireFiniteFigures(p);
+      QFAIL("no InputError thrown");
+    } catch (const InputError& e) {
+      QCOMPARE(e.field(), std::string("prediction.stages[1].dp_sync_s"));
+      QCOMPARE(e.value(), std::string("inf"));
+    }
+    p.stages[1].dp_sync_s = 0;
+    p.usd_per_hour = kNan;
+    QVERIFY(!sailor::test::inputErrorOf([&] { requireFiniteFigures(p); }).isEmpty());
+    p.usd_per_hour = 1;
+    requireFiniteFigures(p);
+
+    // 1e308 s per layer: the iteration's sum overflows.
+    const Scenario sc = Scenario::fromJson(
+        json_util::readFile(sailor::test::resources() + "/scenarios/default.json"), cat_);
+    const Job job =
+        Job::fromJson(json_util::readFile(sailor::test::resources() + "/jobs/default.json"), cat_);
+    const Plan plan =
+        Plan::fromJson(json_util::readFile(sailor::test::resources() + "/plans/default.json"));
+    ProfileSet profiles;
+    profiles.add(std::make_shared<OverflowingProfile>(cat_));
+    try {
+      const Prediction pred = simulate(plan, sc, job, cat_, profiles);
+      QFAIL(qPrintable("no InputError thrown; iteration " + QString::number(pred.iteration_s)));
+    } catch (const InputError& e) {
+      QVERIFY2(e.field().rfind("prediction.", 0) == 0, e.what());
+      QVERIFY2(e.expected().find("an input figure is out of range") != std::string::npos, e.what());
+    }
+    // The planner skips (or refuses) such plans; it never returns one with figures not finite.
+    PlannerOptions options;
+    options.max_gpus = 8;
+    try {
+      const PlanResult r = planSearch(sc, job, cat_, profiles, options);
+      for (const PlannedPlan& pp : r.best) requireFiniteFigures(pp.prediction);
+      for (const PlannedPlan& pp : r.pareto) requireFiniteFigures(pp.prediction);
+    } catch (const InputError& e) {
+      QVERIFY2(std::string(e.what()).find("prediction.") != std::string::npos, e.what());
+    }
   }
 };
 

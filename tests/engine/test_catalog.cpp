@@ -322,7 +322,8 @@ class TestCatalog : public QObject {
             "memory_bandwidth_gb_per_s": 1, "intra_node_bandwidth_gb_per_s": 1,
             "inter_node_bandwidth_gb_per_s": 1, "gpus_per_node": 1, "runtime_overhead_bytes": 0,
             "sources": ["x"]}]})")
-        << no_models << QStringList({"gpus[0].memory_bytes", "an integer >= 1"});
+        << no_models
+        << QStringList({"gpus[0].memory_bytes", "an integer from 1 to 1000000000000000"});
     QTest::newRow("heads not dividing hidden")
         << QByteArray(R"({"gpus": []})")
         << QByteArray(R"({"models": [{"name": "M", "layers": 2, "hidden_size": 100, "heads": 3,
@@ -349,9 +350,11 @@ class TestCatalog : public QObject {
     QTest::addColumn<QString>("value");  // JSON of the field, or "nan" (not expressible in JSON)
     QTest::addColumn<QStringList>("needles");
     QTest::newRow("negative") << "[1, -2]"
-                              << QStringList({"gpus[0].shared_compute_slowdown[1]", "-2", ">= 1"});
+                              << QStringList({"gpus[0].shared_compute_slowdown[1]", "-2",
+                                              "from 1 to 1e+06"});
     QTest::newRow("below one") << "[1, 0.5]"
-                               << QStringList({"shared_compute_slowdown[1]", "0.5", ">= 1"});
+                               << QStringList(
+                                      {"shared_compute_slowdown[1]", "0.5", "from 1 to 1e+06"});
     QTest::newRow("not finite") << "nan"
                                 << QStringList({"shared_compute_slowdown[1]", "a finite slowdown"});
     QTest::newRow("first not one")
@@ -378,7 +381,7 @@ class TestCatalog : public QObject {
     SAILOR_VERIFY_MESSAGE(inputErrorOf([&] {
                             Catalog::fromJson(nlohmann::json{{"gpus", {bad}}}, models);
                           }),
-                          QStringList({"gpus[0].nccl_channels", "-1", ">= 0"}));
+                          QStringList({"gpus[0].nccl_channels", "-1", "from 0 to 1024"}));
     bad = g;
     bad["nccl_connection_bytes"] = 0.5;
     SAILOR_VERIFY_MESSAGE(inputErrorOf([&] {

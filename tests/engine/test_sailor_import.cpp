@@ -172,7 +172,8 @@ class TestSailorImport : public QObject {
     info["TINY"]["1"]["2"]["act_mem_floats"] = -5;
     SAILOR_VERIFY_MESSAGE(
         sailor::test::inputErrorOf([&] { SailorProfile::fromJson(tinyProfiles(), info, cat_); }),
-        QStringList({"llm_info.TINY.1.2.act_mem_floats", "-5", "a number >= 0"}));
+        QStringList(
+            {"llm_info.TINY.1.2.act_mem_floats", "-5", "a count of floats from 0 to 1e+12"}));
     // Files: a truncated one gets json_util's parse error (file and position), nesting past the
     // bound is refused, and the good pair loads as fromJson reads it.
     QTemporaryDir dir;
@@ -202,7 +203,8 @@ class TestSailorImport : public QObject {
     const std::string twice_path = write("twice.json", twice);
     SAILOR_VERIFY_MESSAGE(
         sailor::test::inputErrorOf([&] { SailorProfile::load(good_prof, twice_path, cat_); }),
-        QStringList({"llm_info.TINY.1", "layer key \"0\" twice", "each layer once"}));
+        QStringList({QString::fromStdString(twice_path + ": TINY.1"), "layer key \"0\" twice",
+                     "each layer once"}));
     const std::string deep = write("deep.json", std::string(100, '[') + std::string(100, ']'));
     SAILOR_VERIFY_MESSAGE(
         sailor::test::inputErrorOf([&] { SailorProfile::load(good_prof, deep, cat_); }),

@@ -13,6 +13,24 @@
 
 namespace sailor {
 
+// Bounds on a catalogue entry's figures, checked when the catalogue or an extension is read
+// (docs/formats.md, "Catalogue bounds"). Beyond them a figure is a slip (5e-324 GB/s, 1e308
+// TFLOP/s, a model 2^31 wide), never a real device or model, and the simulator's figures would
+// overflow to inf or its per-layer tables would not fit in memory.
+inline constexpr double kMinGpuTflops = 1e-6;            // 1 MFLOP/s: below any device's arithmetic
+inline constexpr double kMaxGpuTflops = 1e6;             // 1 EFLOP/s: 400x a B200's dense fp16 rate
+inline constexpr double kMinGpuGbPerS = 1e-6;            // 1 kB/s, as a scenario's link
+inline constexpr double kMaxGpuGbPerS = 1e5;             // 100 TB/s, as a scenario's link
+inline constexpr double kMaxGpuMemoryBytes = 1e15;       // 1 PB: 5,000x a GPU's 192 GB
+inline constexpr double kMaxComputeSlowdown = 1e6;       // k ranks on one device, over one alone
+inline constexpr int kMaxGpusPerNode = 1'000'000;        // as a scenario's pool
+inline constexpr int kMaxNcclChannels = 1024;            // NCCL opens at most 64
+inline constexpr double kMaxNcclConnectionBytes = 1e12;  // NCCL's default is 9.6 MB
+inline constexpr int kMaxModelLayers = 1000;             // 8x the deepest public model (126)
+inline constexpr int kMaxModelWidth = 1'000'000;         // hidden, MLP: 19x Llama-3-405B's MLP
+inline constexpr int kMaxVocabularySize = 10'000'000;    // 40x the largest (256,000)
+inline constexpr int kMaxSequenceLength = 10'000'000;    // tokens per sequence (and positions)
+
 struct GpuType {
   std::string name;       // catalogue key, e.g. "A100-40"
   std::string vendor;     // "NVIDIA", "AMD"

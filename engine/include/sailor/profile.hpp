@@ -21,6 +21,15 @@
 
 namespace sailor {
 
+// Bounds on a profile's figures, in this project's format and SAILOR's (docs/formats.md): far
+// above any real layer (the largest blocks hold about 2e9 parameters and take seconds per
+// microbatch; an optimizer step takes nanoseconds per parameter), so that only slips are
+// refused: 1e308, which would overflow the predictions, or a negative time.
+inline constexpr double kMaxLayerSeconds = 3600;          // forward, backward, SAILOR's update
+inline constexpr double kMaxLayerElements = 1e12;         // parameters, output elements, floats
+inline constexpr double kMaxLayerActivationBytes = 1e13;  // kept for backward, per sequence
+inline constexpr double kMaxOptimizerSecondsPerParameter = 1e-3;
+
 struct ProfileKey {
   std::string model;  // catalogue name
   std::string gpu_type;

@@ -176,8 +176,14 @@ int boundaryStreams(int from_tp, int to_tp);
 double boundaryTransferSeconds(const ResolvedLink& link, const ResolvedLink& receiver_node,
                                double bytes, int streams, bool same_node);
 
+// Throws InputError naming the first figure of `p` that is not finite, by its path in toJson
+// ("prediction.stages[1].dp_sync_s: got inf, ..."): what an input figure beyond every bound
+// would make of it. simulate() checks its prediction so, so that no caller prints inf or nan.
+void requireFiniteFigures(const Prediction& p);
+
 // With `links` (a LinkIndex of `scenario`), the links are looked up through it: the planner
-// simulates hundreds of plans of one scenario.
+// simulates hundreds of plans of one scenario. Throws InputError for input that is wrong, and
+// for a prediction with a figure that is not finite (requireFiniteFigures).
 Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
                     const Catalog& catalog, const ProfileSet& profiles,
                     const SimulatorOptions& options = {}, const LinkIndex* links = nullptr);
