@@ -173,6 +173,8 @@ struct ValidationReport {
 // (the identity unless SAILOR counts a separate final-norm layer; see reference.cpp).
 Plan toPlanLayers(const Plan& plan, const ModelSpec& model, int sailor_layers);
 
+// A point whose prediction or relative errors are not finite is skipped with the InputError that
+// names the figure; the means of the others are finite too, else InputError.
 ValidationReport validatePoints(const std::vector<MeasuredPoint>& points,
                                 const SailorReference& reference, const Catalog& catalog,
                                 const SimulatorOptions& options = {}, bool compare_sailor = false);
