@@ -2,6 +2,7 @@
 // layer conventions] in profile.cpp), microbatch sizes SAILOR did not profile, and measured
 // points numbered in SAILOR's layering. Hand-computed on a tiny model; then, when ../shared is
 // present, on SAILOR's published files.
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -424,6 +425,72 @@ class TestSailorImport : public QObject {
                   ++compared;
                 }
     QVERIFY(compared > 100);
+  }
+
+  // SAILOR's published files with one figure changed (in a copy): refused naming the file, the
+  // figure's JSON path and the value. params_floats 1e18 made `sailor validate` run for ever, a
+  // forward time of 1e308 printed "inf s +inf%" and -0.5 s predicted a 1.93 s run at 34 ms. At
+  // the bound itself (1e12 floats) every point is predicted at once, every figure finite.
+  void referenceFiguresAreBoundedOnSailorData() {
+    const std::string dir = sailor::test::sharedDir() + "/reference/sailor";
+    const std::string points =
+        sailor::test::sharedDir() + "/reference/calibration/measured_points.json";
+    if (!std::filesystem::is_directory(dir) || !std::filesystem::exists(points))
+      QSKIP(absent(dir).constData());
+    QTemporaryDir tmp;
+    QVERIFY(tmp.isValid());
+    const std::string copy = tmp.path().toStdString() + "/sailor";
+    // The files' bytes into new, writable files (the shared copy is read-only).
+    for (const char* sub : {"profiles", "network", "cluster"}) {
+      std::filesystem::create_directories(copy + "/" + sub);
+      for (const auto& f : std::filesystem::directory_iterator(dir + "/" + sub))
+        if (f.is_regular_file())
+          std::ofstream(copy + "/" + sub + "/" + f.path().filename().string())
+              << std::ifstream(f.path()).rdbuf();
+    }
+    const std::string info_path = copy + "/profiles/llm_info.json";
+    const std::string prof_path = copy + "/profiles/simulator_profiles.json";
+    const json info = json_util::readFile(dir + "/profiles/llm_info.json");
+    const json prof = json_util::readFile(dir + "/profiles/simulator_profiles.json");
+    // OPT-350's layer 5 at every tp: its parameters; on every GPU type and size: its forward.
+    auto withParams = [&](double floats) {
+      json j = info;
+      for (auto& [tp, layers] : j["OPT-350"].items()) layers["5"]["params_floats"] = floats;
+      std::ofstream(info_path) << j.dump();
+    };
+    withParams(1e18);
+    QString e = sailor::test::inputErrorOf([&] { SailorReference::load(copy, cat_); });
+    SAILOR_VERIFY_MESSAGE(e, QStringList({QString::fromStdString(info_path) +
+                                              ": OPT-350.1.5.params_floats: got 1e+18",
+                                          "a count of floats from 0 to 1e+12"}));
+    withParams(1e308);
+    e = sailor::test::inputErrorOf([&] { SailorReference::load(copy, cat_); });
+    SAILOR_VERIFY_MESSAGE(e, QStringList({"OPT-350.1.5.params_floats: got 1e+308"}));
+    std::ofstream(info_path) << info.dump();
+    for (const double forward : {-0.5, 1e308}) {
+      json j = prof;
+      for (auto& [gpu, sizes] : j["OPT-350"].items())
+        for (auto& [mbs, tps] : sizes.items())
+          for (auto& [tp, layers] : tps.items()) layers["5"][0] = forward;
+      std::ofstream(prof_path) << j.dump();
+      e = sailor::test::inputErrorOf([&] { SailorReference::load(copy, cat_); });
+      SAILOR_VERIFY_MESSAGE(
+          e, QStringList({QString::fromStdString(prof_path) + ": OPT-350.",
+                          ".5[0]: got " + QString::number(forward), "seconds from 0 to 3600"}));
+    }
+    std::ofstream(prof_path) << prof.dump();
+    // The bound: 4e12 bytes of gradients in one stage's all-reduce, summed in closed form.
+    withParams(kMaxLayerElements);
+    const SailorReference ref = SailorReference::load(copy, cat_);
+    const ValidationReport r =
+        validatePoints(readMeasuredPoints(points, cat_), ref, cat_, {}, true);
+    QVERIFY(!r.rows.empty());
+    for (const ValidationRow& row : r.rows) {
+      requireFiniteFigures(row.prediction);
+      QVERIFY(std::isfinite(row.time_error) && std::isfinite(row.memory_error));
+      QVERIFY(std::isfinite(row.sailor_time_error) && std::isfinite(row.sailor_memory_error));
+    }
+    QVERIFY(std::isfinite(r.ours.mean_time_error) && std::isfinite(r.ours.mean_memory_error));
   }
 };
 
