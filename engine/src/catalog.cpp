@@ -170,18 +170,18 @@ ModelSpec ModelSpec::fromJson(const json& j, const std::string& path) {
   auto dim = [&](const std::string& key, int hi, const std::string& what) {
     return static_cast<int>(boundedInt(j, key, path, 1, hi, what));
   };
-  auto dimOr = [&](const std::string& key, int hi, const std::string& what, int fallback) {
+  auto dim_or = [&](const std::string& key, int hi, const std::string& what, int fallback) {
     return static_cast<int>(boundedIntOr(j, key, path, 1, hi, what, fallback));
   };
   m.layers = dim("layers", kMaxModelLayers, "transformer blocks");
   m.hidden_size = dim("hidden_size", kMaxModelWidth, "elements");
   m.heads = dim("heads", kMaxModelWidth, "attention heads");
-  m.kv_heads = dimOr("kv_heads", kMaxModelWidth, "attention heads", m.heads);
+  m.kv_heads = dim_or("kv_heads", kMaxModelWidth, "attention heads", m.heads);
   m.ffn_hidden_size = dim("ffn_hidden_size", kMaxModelWidth, "elements");
   m.vocab_size = dim("vocab_size", kMaxVocabularySize, "tokens");
   m.sequence_length = dim("sequence_length", kMaxSequenceLength, "tokens");
   m.max_position_embeddings =
-      dimOr("max_position_embeddings", kMaxSequenceLength, "positions", m.sequence_length);
+      dim_or("max_position_embeddings", kMaxSequenceLength, "positions", m.sequence_length);
   const std::string pos = ju::getStringOr(j, "position_embedding", path, "learned");
   if (pos == "learned") m.position_embedding = PositionEmbedding::Learned;
   else if (pos == "rotary") m.position_embedding = PositionEmbedding::Rotary;

@@ -453,17 +453,17 @@ class TestSailorImport : public QObject {
     const json info = json_util::readFile(dir + "/profiles/llm_info.json");
     const json prof = json_util::readFile(dir + "/profiles/simulator_profiles.json");
     // OPT-350's layer 5 at every tp: its parameters; on every GPU type and size: its forward.
-    auto withParams = [&](double floats) {
+    auto with_params = [&](double floats) {
       json j = info;
       for (auto& [tp, layers] : j["OPT-350"].items()) layers["5"]["params_floats"] = floats;
       std::ofstream(info_path) << j.dump();
     };
-    withParams(1e18);
+    with_params(1e18);
     QString e = sailor::test::inputErrorOf([&] { SailorReference::load(copy, cat_); });
     SAILOR_VERIFY_MESSAGE(e, QStringList({QString::fromStdString(info_path) +
                                               ": OPT-350.1.5.params_floats: got 1e+18",
                                           "a count of floats from 0 to 1e+12"}));
-    withParams(1e308);
+    with_params(1e308);
     e = sailor::test::inputErrorOf([&] { SailorReference::load(copy, cat_); });
     SAILOR_VERIFY_MESSAGE(e, QStringList({"OPT-350.1.5.params_floats: got 1e+308"}));
     std::ofstream(info_path) << info.dump();
@@ -480,7 +480,7 @@ class TestSailorImport : public QObject {
     }
     std::ofstream(prof_path) << prof.dump();
     // The bound: 4e12 bytes of gradients in one stage's all-reduce, summed in closed form.
-    withParams(kMaxLayerElements);
+    with_params(kMaxLayerElements);
     const SailorReference ref = SailorReference::load(copy, cat_);
     const ValidationReport r =
         validatePoints(readMeasuredPoints(points, cat_), ref, cat_, {}, true);
