@@ -1,8 +1,9 @@
 #include "scenario_document.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <utility>
 
 #include <QFileInfo>
@@ -200,7 +201,10 @@ std::optional<std::vector<size_t>> ScenarioDocument::poolFigureChanges(const Sce
 EditResult ScenarioDocument::replaceFromFile(const QByteArray& native_path,
                                              const QByteArray& new_file_path) {
   const QString path = QFile::decodeName(native_path);  // shown; the file is native_path
-  if (!std::ifstream(native_path.toStdString())) return fail(path, tr("Cannot read %1").arg(path));
+  // Permissions only: opening a FIFO here would wait for its writer (the engine's reader opens
+  // it without waiting).
+  if (::access(native_path.constData(), R_OK) != 0)
+    return fail(path, tr("Cannot read %1").arg(path));
   nlohmann::json j;
   try {
     // The engine's bounded reader: a hostile file (100,000 nested brackets, 1e309, gigabytes) is

@@ -1,7 +1,11 @@
 // simdjson's DOM with json_util's bounds and messages (fast_json.hpp).
 #include "fast_json.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <string_view>
+#include <vector>
 
 #include "sailor/error.hpp"
 #include "sailor/json_util.hpp"
@@ -14,6 +18,67 @@ std::unique_ptr<Document> readFile(const std::string& path) {
   return parseText(ju::readText(path), path);
 }
 
+namespace {
+
+// A key and its hash (FNV-1a), so that sorting the keys of an object compares strings only
+// where two hashes are equal.
+struct HashedKey {
+  static constexpr std::uint64_t kFnvOffset = 14695981039346656037ull;
+  static constexpr std::uint64_t kFnvPrime = 1099511628211ull;
+  std::uint64_t hash;
+  std::string_view key;
+  explicit HashedKey(std::string_view k) : hash(kFnvOffset), key(k) {
+    for (const char c : k) hash = (hash ^ static_cast<unsigned char>(c)) * kFnvPrime;
+  }
+  bool operator<(const HashedKey& o) const { return hash != o.hash ? hash < o.hash : key < o.key; }
+  bool operator==(const HashedKey& o) const { return hash == o.hash && key == o.key; }
+};
+
+// Whether keys (those of one object) holds one twice.
+bool repeats(std::vector<HashedKey>& keys) {
+  std::sort(keys.begin(), keys.end());
+  return std::adjacent_find(keys.begin(), keys.end()) != keys.end();
+}
+
+bool isStructured(Element v) {
+  const auto type = v.type();
+  return type == simdjson::dom::element_type::OBJECT || type == simdjson::dom::element_type::ARRAY;
+}
+
+// Puts v's objects and arrays on `open` (an array's own elements at once: most of SAILOR's
+// arrays hold numbers only, and are done with here).
+void pushStructured(Element v, std::vector<Element>& open) {
+  simdjson::dom::array a;
+  if (v.get_array().get(a) != simdjson::SUCCESS) {
+    if (v.type() == simdjson::dom::element_type::OBJECT) open.push_back(v);
+    return;
+  }
+  for (const Element e : a)
+    if (isStructured(e)) pushStructured(e, open);
+}
+
+// Whether an object under root holds a key twice: simdjson's DOM keeps both (NOTE [Each key
+// once], json_util.cpp). Nesting is bounded by kMaxJsonDepth, which bounds the recursion of
+// pushStructured.
+bool hasRepeatedKey(Element root) {
+  std::vector<Element> open;
+  pushStructured(root, open);
+  std::vector<HashedKey> keys;
+  while (!open.empty()) {
+    const simdjson::dom::object o(open.back());
+    open.pop_back();
+    keys.clear();
+    for (const auto field : o) {
+      keys.emplace_back(field.key);
+      pushStructured(field.value, open);
+    }
+    if (repeats(keys)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::unique_ptr<Document> parseText(const std::string& text, const std::string& what) {
   auto doc = std::make_unique<Document>();
   simdjson::error_code error = simdjson::SUCCESS;
@@ -24,6 +89,10 @@ std::unique_ptr<Document> parseText(const std::string& text, const std::string& 
     error = doc->parser.allocate(padded.size(), ju::kMaxJsonDepth);
     // parse() copies what it keeps (the strings) into the parser: the padded text may go.
     if (!error) error = doc->parser.parse(padded).get(doc->root);
+  }
+  if (!error && hasRepeatedKey(doc->root)) {
+    ju::parseText(text, what);  // its error names both positions
+    throw InputError(what, "a key twice in one object", "each key once in an object");
   }
   if (error) {
     // The same text through json_util, whose error names the position and the rule broken

@@ -1,9 +1,10 @@
 // Reading large data files (SAILOR's profiles and network fits: about 1 MB of JSON) with
 // simdjson's DOM parser: nlohmann's took 4-5 ms of a planner_bench scenario's 6 ms of set-up,
 // simdjson a tenth of that (docs/benchmarks.md, "Set-up with simdjson"). The bounds and the
-// errors are json_util's: files over kMaxJsonFileBytes and nesting over kMaxJsonDepth are
-// refused, and a text simdjson rejects is parsed again by json_util::parseText so that the
-// error names the same position. Values are read through the helpers below, which throw
+// errors are json_util's: files over kMaxJsonFileBytes, nesting over kMaxJsonDepth and a key
+// written twice in one object are refused, and a text simdjson rejects (or one with a key
+// twice, which simdjson keeps) is parsed again by json_util::parseText so that the error names
+// the same position. Values are read through the helpers below, which throw
 // InputErrors naming the field, the value and what was expected, as json_util's do.
 //
 // Engine-internal (not installed): simdjson stays out of the public headers.

@@ -9,20 +9,25 @@
 //   getNonNegative, getInRange, getPositive     bounded numbers
 //   rejectUnknownKeys                           typos are errors, not silently ignored options
 //   readFile, readText, parseText,              files and text: bounded size and nesting,
-//   writeFileAtomically
-//                                               numbers that fit a double; write to a
-//                                               temporary, then rename
+//   writeFileAtomically                         each key once, numbers that fit a double;
+//                                               write to a temporary, then rename
 #include "sailor/json_util.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <sstream>
+#include <map>
+#include <memory>
+#include <optional>
 
 namespace sailor::json_util {
 
@@ -221,29 +226,87 @@ std::string lineColumn(const std::string& text, std::size_t offset) {
   return "line " + std::to_string(line) + ", column " + std::to_string(column);
 }
 
-// nlohmann's DOM builder with a bound on nesting and errors that become InputErrors naming the
-// file: nlohmann reads any depth, but copying, printing or destroying such a value recurses.
-class BoundedDomParser : public nlohmann::detail::json_sax_dom_parser<json> {
+// Byte offsets of the first key in text that repeats a key before it in the same object, and of
+// that earlier key; nullopt when none does. A light scan of text that the parser read up to the
+// repeat, run only to name positions in an error.
+std::optional<std::pair<std::size_t, std::size_t>> repeatedKeyOffsets(const std::string& text) {
+  struct Frame {
+    bool object = false;
+    bool expect_key = false;
+    std::map<std::string, std::size_t, std::less<>> keys;  // key -> offset of its quote
+  };
+  std::vector<Frame> stack;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '"') {
+      std::size_t end = i + 1;
+      while (end < text.size() && text[end] != '"') end += text[end] == '\\' ? 2 : 1;
+      if (end >= text.size()) return std::nullopt;
+      if (!stack.empty() && stack.back().object && stack.back().expect_key) {
+        const std::string_view raw(text.data() + i + 1, end - i - 1);
+        const std::string key = raw.find('\\') == std::string_view::npos
+                                    ? std::string(raw)
+                                    : json::parse(text.substr(i, end - i + 1)).get<std::string>();
+        const auto [at, inserted] = stack.back().keys.try_emplace(key, i);
+        if (!inserted) return std::make_pair(i, at->second);
+        stack.back().expect_key = false;
+      }
+      i = end;
+    } else if (c == '{' || c == '[') {
+      stack.push_back({c == '{', c == '{', {}});
+    } else if ((c == '}' || c == ']') && !stack.empty()) {
+      stack.pop_back();
+    } else if (c == ',' && !stack.empty() && stack.back().object) {
+      stack.back().expect_key = true;
+    }
+  }
+  return std::nullopt;
+}
+
+// NOTE [Each key once]: a key written twice in one object is an error naming both positions.
+// nlohmann's DOM keeps the last value and simdjson's keeps both, so a repeated key would
+// silently change a value ("global_batch_size": 1024, then 8) where docs/formats.md promises
+// that a typo is an error. This builder stores each key as it is read and refuses one that is
+// already there; the positions come from a second scan of the text, on that error only.
+//
+// It is nlohmann's DOM builder (json_sax_dom_parser) with that check, a bound on nesting, and
+// errors that become InputErrors naming the file: nlohmann reads any depth, but copying,
+// printing or destroying such a value recurses.
+class BoundedDomParser {
  public:
   BoundedDomParser(json& result, const std::string& path, const std::string& text)
-      : json_sax_dom_parser(result), path_(path), text_(text) {}
+      : result_(result), path_(path), text_(text) {}
 
-  bool start_object(std::size_t len) {
+  // nlohmann's SAX interface (json::sax_parse) names these.
+  // NOLINTBEGIN(readability-identifier-naming)
+  bool null() { return put(nullptr) != nullptr; }
+  bool boolean(bool v) { return put(v) != nullptr; }
+  bool number_integer(json::number_integer_t v) { return put(v) != nullptr; }
+  bool number_unsigned(json::number_unsigned_t v) { return put(v) != nullptr; }
+  bool number_float(json::number_float_t v, const json::string_t& /*text*/) {
+    return put(v) != nullptr;
+  }
+  bool string(json::string_t& v) { return put(std::move(v)) != nullptr; }
+  bool binary(json::binary_t& v) { return put(json::binary(std::move(v))) != nullptr; }
+  bool start_object(std::size_t /*len*/) {
     enter();
-    return json_sax_dom_parser::start_object(len);
+    stack_.push_back(put(json::object()));
+    return true;
   }
-  bool start_array(std::size_t len) {
+  bool key(json::string_t& k) {
+    auto& object = stack_.back()->get_ref<json::object_t&>();
+    const auto [at, inserted] = object.try_emplace(std::move(k));  // k is kept when not inserted
+    if (!inserted) repeatedKey(at->first);
+    slot_ = &at->second;
+    return true;
+  }
+  bool end_object() { return leave(); }
+  bool start_array(std::size_t /*len*/) {
     enter();
-    return json_sax_dom_parser::start_array(len);
+    stack_.push_back(put(json::array()));
+    return true;
   }
-  bool end_object() {
-    --depth_;
-    return json_sax_dom_parser::end_object();
-  }
-  bool end_array() {
-    --depth_;
-    return json_sax_dom_parser::end_array();
-  }
+  bool end_array() { return leave(); }
   template <class Exception>
   bool parse_error(std::size_t position, const std::string& token, const Exception& ex) {
     if (ex.id == 406)  // out_of_range: a number that does not fit a double (1e309)
@@ -253,16 +316,50 @@ class BoundedDomParser : public nlohmann::detail::json_sax_dom_parser<json> {
           truncateUtf8(token, 40) + " (a number too large for a double)", "a finite number");
     throw InputError(path_, "malformed JSON (" + std::string(ex.what()) + ")", "valid JSON");
   }
+  // NOLINTEND(readability-identifier-naming)
 
  private:
+  // Where the next value goes: the top level, the end of the open array, or the slot of the
+  // key just read in the open object.
+  template <class V>
+  json* put(V&& v) {
+    if (stack_.empty()) {
+      result_ = json(std::forward<V>(v));
+      return &result_;
+    }
+    if (stack_.back()->is_array()) {
+      auto& array = stack_.back()->get_ref<json::array_t&>();
+      array.emplace_back(std::forward<V>(v));
+      return &array.back();
+    }
+    *slot_ = json(std::forward<V>(v));
+    return slot_;
+  }
   void enter() {
     if (++depth_ > kMaxJsonDepth)
       throw InputError(
           path_, "arrays or objects nested more than " + std::to_string(kMaxJsonDepth) + " deep",
           "at most " + std::to_string(kMaxJsonDepth) + " levels of nesting");
   }
+  bool leave() {
+    --depth_;
+    stack_.pop_back();
+    return true;
+  }
+  [[noreturn]] void repeatedKey(const std::string& key) const {
+    const std::string quoted = "\"" + truncateUtf8(key, 60) + "\"";
+    const auto at = repeatedKeyOffsets(text_);
+    if (!at) throw InputError(path_, "the key " + quoted + " twice in one object", "each key once");
+    throw InputError(
+        path_ + ": " + lineColumn(text_, at->first),
+        "the key " + quoted + " again (first at " + lineColumn(text_, at->second) + ")",
+        "each key once in an object");
+  }
+  json& result_;
   const std::string& path_;
   const std::string& text_;
+  std::vector<json*> stack_;  // the open arrays and objects, innermost last
+  json* slot_ = nullptr;      // the value of the key just read
   int depth_ = 0;
 };
 
@@ -317,28 +414,70 @@ json readFile(const std::string& path) {
   return parseText(readText(path), path);
 }
 
-std::string readText(const std::string& path) {
-  namespace fs = std::filesystem;
+namespace {
+
+// Closes a file descriptor when it goes out of scope.
+struct FileCloser {
+  int fd;
+  ~FileCloser() { ::close(fd); }
+};
+
+[[noreturn]] void refuseOver(const std::string& path, const std::string& kind,
+                             std::uint64_t max_bytes, const std::string& size) {
+  throw InputError(path, "a file of " + size + " bytes",
+                   "a " + kind + " of at most " + std::to_string(max_bytes) + " bytes");
+}
+
+// Reads fd into buf until n bytes or the end of the file; returns the bytes read.
+std::size_t readUpTo(int fd, char* buf, std::size_t n, const std::string& path,
+                     const std::string& kind) {
+  std::size_t used = 0;
+  while (used < n) {
+    const ssize_t got = ::read(fd, buf + used, n - used);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0)
+      throw InputError(path, "a read that failed (" + std::string(std::strerror(errno)) + ")",
+                       "a readable " + kind);
+    if (got == 0) break;
+    used += static_cast<std::size_t>(got);
+  }
+  return used;
+}
+
+}  // namespace
+
+// NOTE [Read up to the bound]: the size a file reports bounds nothing: a pipe, a FIFO and a
+// character device have none (/dev/zero never ends) and /proc's files say 0. So every file is
+// read into a buffer of the bound and one byte more (its pages are touched only as they are
+// read), and one that fills it is refused; one byte over tells "over" from "at". The size of a
+// regular file refuses it before reading and sizes the one read it usually takes. Opened
+// non-blocking, a FIFO without a writer opens at once and reads as empty rather than waiting
+// for a writer; reads then block as usual.
+std::string readText(const std::string& path, const std::string& kind, std::uint64_t max_bytes) {
   std::error_code ec;
-  if (fs::is_directory(path, ec)) throw InputError(path, "a directory", "a readable JSON file");
-  const auto size = fs::file_size(path, ec);
-  if (!ec && size > kMaxJsonFileBytes)
-    throw InputError(path, "a file of " + std::to_string(size) + " bytes",
-                     "a JSON file of at most " + std::to_string(kMaxJsonFileBytes) + " bytes");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "a file that cannot be opened", "a readable JSON file");
-  std::string text;
-  if (!ec) {  // read at its size in one go (a stream copy was 7 % of loading SAILOR's data)
-    text.resize(static_cast<std::size_t>(size));
-    in.read(text.data(), static_cast<std::streamsize>(size));
-    text.resize(static_cast<std::size_t>(in.gcount()));
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(path, "a directory", "a readable " + kind);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) throw InputError(path, "a file that cannot be opened", "a readable " + kind);
+  const FileCloser closer{fd};
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    if (static_cast<std::uint64_t>(st.st_size) > max_bytes)
+      refuseOver(path, kind, max_bytes, std::to_string(st.st_size));
+    std::string text(static_cast<std::size_t>(st.st_size) + 1, '\0');
+    const std::size_t used = readUpTo(fd, text.data(), text.size(), path, kind);
+    if (used < text.size()) {  // the usual case: its size, in one read
+      text.resize(used);
+      return text;
+    }
+    ::lseek(fd, 0, SEEK_SET);  // it grew while being read: again, as a file of no size
   }
-  if (ec || in.peek() != std::char_traits<char>::eof()) {  // no size, or it grew: the rest
-    std::stringstream ss;
-    ss << in.rdbuf();
-    text += ss.str();
-  }
-  return text;
+  const auto limit = static_cast<std::size_t>(max_bytes) + 1;
+  const std::unique_ptr<char[]> buffer(new char[limit]);
+  const std::size_t used = readUpTo(fd, buffer.get(), limit, path, kind);
+  if (used > max_bytes) refuseOver(path, kind, max_bytes, "more than " + std::to_string(max_bytes));
+  return std::string(buffer.get(), used);
 }
 
 json parseText(const std::string& text, const std::string& what) {

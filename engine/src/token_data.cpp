@@ -16,9 +16,9 @@
 #include <array>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 
 #include "sailor/error.hpp"
+#include "sailor/json_util.hpp"
 
 namespace sailor {
 
@@ -165,13 +165,14 @@ TokenSource TokenSource::synthetic(std::uint64_t seed) {
 }
 
 TokenSource TokenSource::textFile(const std::string& path, std::uint64_t seed) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("--data", "\"" + path + "\"", "a readable text file or \"synthetic\"");
-  std::ostringstream buf;
-  buf << in.rdbuf();
   TokenSource s;
   s.seed_ = seed;
-  s.text_ = buf.str();
+  try {  // up to the bound whatever the file's kind (/dev/zero, a FIFO)
+    s.text_ = json_util::readText(path, "text file", kMaxTextFileBytes);
+  } catch (const InputError& e) {
+    throw InputError("--data", "\"" + path + "\" (" + e.value() + ")",
+                     e.expected() + " or \"synthetic\"");
+  }
   if (s.text_.size() < 2 * kMinTextWindow)
     throw InputError("--data", "\"" + path + "\" (" + std::to_string(s.text_.size()) + " bytes)",
                      "a text of at least " + std::to_string(2 * kMinTextWindow) + " bytes");

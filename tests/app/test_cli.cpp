@@ -2,11 +2,17 @@
 // (SAILOR_BIN) with SAILOR_RESOURCES from CTest and files written to a temporary directory.
 // Checks the exit status contract of app/main.cpp (0 ok, 2 bad input, 3 plan does not fit) and
 // that errors name the file and the field.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <vector>
+
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -17,6 +23,7 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
 #include <sqlite3.h>
 
 #include "sailor/run_events.hpp"
@@ -70,6 +77,71 @@ QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArra
   QFile f(path);
   if (f.open(QIODevice::WriteOnly)) f.write(text);
   return path;
+}
+
+// A child's exit and its peak resident memory (ru_maxrss from wait4).
+struct Measured {
+  int exit_code = -1;  // -2: killed by a signal (the watchdog's, or a crash)
+  long peak_kib = 0;
+  QString err;
+  QString why_killed;  // the watchdog's reason, empty when it did not act
+};
+
+// Resident memory of a live process in KiB (VmRSS), 0 when it cannot be read.
+long residentKib(pid_t pid) {
+  QFile f(QString("/proc/%1/status").arg(pid));
+  if (!f.open(QIODevice::ReadOnly)) return 0;
+  for (const QByteArray& line : f.readAll().split('\n'))
+    if (line.startsWith("VmRSS:")) return line.mid(6).trimmed().split(' ').front().toLong();
+  return 0;
+}
+
+// Runs `sailor args` (stdin /dev/null, stderr kept) and measures its peak resident memory. A
+// watchdog kills it when its resident memory passes kill_kib or after 60 s, so that an
+// unbounded read fails the test instead of exhausting the machine.
+Measured runMeasured(const QStringList& args, long kill_kib) {
+  Measured m;
+  QTemporaryDir dir;
+  const QByteArray err_path = dir.filePath("stderr").toLocal8Bit();
+  // Everything the child needs is built before fork: it only calls async-signal-safe functions.
+  std::vector<QByteArray> argv_bytes{QByteArray(SAILOR_BIN)};
+  for (const QString& a : args) argv_bytes.push_back(a.toLocal8Bit());
+  std::vector<char*> argv;
+  for (QByteArray& a : argv_bytes) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  QByteArray resources_env = "SAILOR_RESOURCES=" + resources().toLocal8Bit();
+  std::vector<char*> envp{resources_env.data()};
+  for (char** e = environ; *e != nullptr; ++e)
+    if (!QByteArray(*e).startsWith("SAILOR_RESOURCES=")) envp.push_back(*e);
+  envp.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int null_fd = ::open("/dev/null", O_RDWR);
+    const int err_fd = ::open(err_path.constData(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ::dup2(null_fd, 0);
+    ::dup2(null_fd, 1);
+    ::dup2(err_fd, 2);
+    ::execve(argv[0], argv.data(), envp.data());
+    _exit(127);
+  }
+  QElapsedTimer clock;
+  clock.start();
+  int status = 0;
+  rusage usage{};
+  while (::wait4(pid, &status, WNOHANG, &usage) == 0) {
+    const long rss = residentKib(pid);
+    if (m.why_killed.isEmpty() && (rss > kill_kib || clock.elapsed() > 60000)) {
+      m.why_killed = rss > kill_kib ? QString("killed at %1 KiB resident").arg(rss)
+                                    : QString("killed after 60 s");
+      ::kill(pid, SIGKILL);
+    }
+    QThread::msleep(10);
+  }
+  m.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -2;
+  m.peak_kib = usage.ru_maxrss;
+  QFile err(QString::fromLocal8Bit(err_path));
+  if (err.open(QIODevice::ReadOnly)) m.err = QString::fromUtf8(err.readAll());
+  return m;
 }
 
 QString measuredPointsPath() {
@@ -1648,6 +1720,76 @@ class TestCli : public QObject {
     const Result j = runSailor(args + QStringList{"--json"});
     QCOMPARE(j.exit_code, 3);
     QCOMPARE(QJsonDocument::fromJson(j.out.toUtf8()).object().value("fits").toBool(true), false);
+  }
+
+  // Every input is read up to json_util::kMaxJsonFileBytes (64 MiB) whatever the file's kind: a
+  // device without end (/dev/zero, /dev/urandom) and a FIFO whose writer never stops are cut at
+  // the bound with one line naming the file and the bound, exit 2, the command's peak resident
+  // memory far below what an unbounded read takes (16.8 GB for /dev/zero as a trace); a FIFO
+  // with no writer reads as empty instead of waiting for one.
+  void inputsAreReadUpToTheBoundWhateverTheirKind() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString endless = dir.filePath("endless.fifo");
+    const QString lonely = dir.filePath("no-writer.fifo");
+    QCOMPARE(::mkfifo(endless.toLocal8Bit().constData(), 0600), 0);
+    QCOMPARE(::mkfifo(lonely.toLocal8Bit().constData(), 0600), 0);
+    // The writer holds the FIFO open read-write (so opening it never blocks and a reader always
+    // finds a writer) and writes spaces until it is killed.
+    const int fifo_fd = ::open(endless.toLocal8Bit().constData(), O_RDWR);
+    QVERIFY(fifo_fd >= 0);
+    const QByteArray spaces(4096, ' ');
+    const pid_t writer = fork();
+    if (writer == 0) {
+      while (::write(fifo_fd, spaces.constData(), spaces.size()) > 0) {
+      }
+      _exit(0);
+    }
+    ::close(fifo_fd);
+    struct Reaper {  // the writer goes on every way out of the test, a failed check included
+      pid_t pid;
+      ~Reaper() {
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, nullptr, 0);
+      }
+    } reaper{writer};
+    const QString reference = QString(SAILOR_TEST_SHARED_DIR) + "/reference/sailor";
+    const QString over = "more than 67108864 bytes";
+    struct Case {
+      QString file;  // the input that is cut (or empty), named by the error
+      QStringList args;
+      QString needle;
+    };
+    std::vector<Case> cases{
+        {"/dev/zero",
+         {"simulate", "--scenario", "/dev/zero", "--job", job_, "--plan", plan_},
+         over},
+        {"/dev/urandom",
+         {"simulate", "--scenario", scenario_, "--job", "/dev/urandom", "--plan", plan_},
+         over},
+        {endless, {"simulate", "--scenario", endless, "--job", job_, "--plan", plan_}, over},
+        {lonely, {"simulate", "--scenario", lonely, "--job", job_, "--plan", plan_}, "valid JSON"},
+        {"/dev/zero",
+         {"plan", "--scenario", scenario_, "--job", job_, "--trace", "/dev/zero"},
+         over}};
+    if (QFileInfo(reference).isDir())
+      cases.push_back({"/dev/zero",
+                       {"plan", "--reference", reference, "--model", "OPT-350", "--global-batch",
+                        "1024", "--trace", "/dev/zero"},
+                       over});
+    for (const Case& c : cases) {
+      const Measured m = runMeasured(c.args, 1 << 20);  // killed past 1 GiB
+      const QString what = QString("sailor %1 -> exit %2, peak %3 KiB %4\nstderr: %5")
+                               .arg(c.args.join(' '))
+                               .arg(m.exit_code)
+                               .arg(m.peak_kib)
+                               .arg(m.why_killed, m.err.left(2000));
+      QVERIFY2(m.exit_code == 2 && m.why_killed.isEmpty(), qPrintable(what));
+      QVERIFY2(m.err.count('\n') == 1 && m.err.contains(c.file) && m.err.contains(c.needle),
+               qPrintable(what));
+      // 64 MiB read, the binary and its data: far below an unbounded read.
+      QVERIFY2(m.peak_kib < 400 * 1024, qPrintable(what));
+    }
   }
 
   void noProfileSourceExits2() {

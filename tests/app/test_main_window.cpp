@@ -9,6 +9,7 @@
 // cluster description (an invalid value writes nothing; the saved file exports the plan); an
 // elastic run is resized 4 -> 2 GPUs from the Run tab's Resize... and reconfigures in place.
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -544,6 +545,52 @@ class TestMainWindow : public QObject {
     sailor::Pool pool = w.document()->scenario().pools.front();
     pool.count += 1;
     QVERIFY(w.document()->editPool(0, pool).ok());
+  }
+
+  // File > Open reads through the engine's bounded reader whatever the file's kind: /dev/zero is
+  // cut at 64 MiB and explained in the banner, the studio's peak memory growing by far less than
+  // an unbounded read takes (it used to read until memory ran out); a FIFO without a writer is
+  // refused at once rather than waited on; a scenario with a pool's count given twice is refused
+  // naming both places rather than opened with the last count.
+  void anEndlessOrRepeatedFileIsRefusedInTheBanner() {
+    MainWindowOptions o = options();
+    o.plan_on_start = false;
+    MainWindow w(o);
+    const auto before = w.document()->scenario().toJson();
+    rusage usage{};
+    ::getrusage(RUSAGE_SELF, &usage);
+    const long peak_before_kib = usage.ru_maxrss;
+    QVERIFY(!w.openScenario(QStringLiteral("/dev/zero")));
+    ::getrusage(RUSAGE_SELF, &usage);
+    QVERIFY2(w.bannerText().contains("/dev/zero: got a file of more than 67108864 bytes, "
+                                     "expected a JSON file of at most 67108864 bytes") &&
+                 w.bannerText().contains("scenario you were editing is unchanged"),
+             qPrintable(w.bannerText()));
+    QVERIFY2(usage.ru_maxrss - peak_before_kib < 300 * 1024,
+             qPrintable(QString("peak grew by %1 KiB").arg(usage.ru_maxrss - peak_before_kib)));
+    QVERIFY(w.document()->scenario().toJson() == before);
+
+    const QString fifo = tmp_.filePath("no-writer.fifo");
+    QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+    QVERIFY(!w.openScenario(fifo));
+    QVERIFY2(w.bannerText().contains("no-writer.fifo") && w.bannerText().contains("valid JSON"),
+             qPrintable(w.bannerText()));
+
+    QFile def(qEnvironmentVariable("SAILOR_RESOURCES") + "/scenarios/default.json");
+    QVERIFY(def.open(QIODevice::ReadOnly));
+    QByteArray text = def.readAll();
+    const qsizetype count = text.indexOf("\"count\"");
+    QVERIFY(count > 0);
+    text.insert(count, "\"count\": 1000, ");
+    QFile repeated(tmp_.filePath("repeated.json"));
+    QVERIFY(repeated.open(QIODevice::WriteOnly));
+    repeated.write(text);
+    repeated.close();
+    QVERIFY(!w.openScenario(repeated.fileName()));
+    QVERIFY2(w.bannerText().contains("repeated.json") &&
+                 w.bannerText().contains("got the key \"count\" again (first at line"),
+             qPrintable(w.bannerText()));
+    QVERIFY(w.document()->scenario().toJson() == before);
   }
 
   // A read-only store (file 0444 in a 0555 directory) with a good run and a run whose plan

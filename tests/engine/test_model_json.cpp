@@ -2,6 +2,11 @@
 // rejection row per invalid input (the InputError names the field path and the expectation, as
 // docs/formats.md promises), Plan::validate against model, catalogue and scenario, and the JSON
 // file helpers (readFile, writeFileAtomically).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -9,6 +14,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include <QDir>
 #include <QObject>
@@ -23,6 +29,7 @@
 #include "sailor/reference.hpp"
 #include "sailor/scenario.hpp"
 #include "sailor/simulator.hpp"
+#include "sailor/token_data.hpp"
 #include "test_support.hpp"
 
 using namespace sailor;
@@ -1180,6 +1187,112 @@ class TestModelJson : public QObject {
     std::filesystem::resize_file(huge, json_util::kMaxJsonFileBytes + 1);
     SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { json_util::readFile(huge); }),
                           QStringList({"a file of 67108865 bytes", "at most 67108864 bytes"}));
+  }
+
+  // NOTE [Read up to the bound]: a file is read to at most the bound and one byte more whatever
+  // its kind, and one over it is refused naming the file and the bound: a device that never ends
+  // (/dev/zero), random bytes (/dev/urandom) and a FIFO whose writer never stops are cut there;
+  // a regular file is refused by its size before reading, or read to its end when the size it
+  // says is 0 (/proc); a FIFO without a writer reads as empty instead of waiting for one.
+  void readTextIsCutAtTheBoundWhateverTheFileKind() {
+    constexpr std::uint64_t kBound = 1 << 20;
+    const QString over =
+        "got a file of more than 1048576 bytes, expected a JSON file of at most "
+        "1048576 bytes";
+    for (const char* device : {"/dev/zero", "/dev/urandom"})
+      SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { json_util::readText(device, "JSON file", kBound); }),
+                            QStringList({QString(device) + ": " + over}));
+    SAILOR_VERIFY_MESSAGE(inputErrorOf([] { json_util::readFile("/dev/zero"); }),
+                          QStringList({"/dev/zero: got a file of more than 67108864 bytes",
+                                       "expected a JSON file of at most 67108864 bytes"}));
+    QVERIFY(json_util::readText("/proc/self/status").find("VmRSS") != std::string::npos);
+
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string regular = dir.filePath("at-the-bound.json").toStdString();
+    std::ofstream(regular) << std::string(10, ' ');
+    QCOMPARE(json_util::readText(regular, "JSON file", 10).size(), std::size_t{10});
+    SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { json_util::readText(regular, "JSON file", 9); }),
+                          QStringList({"got a file of 10 bytes", "at most 9 bytes"}));
+
+    const std::string lonely = dir.filePath("no-writer.fifo").toStdString();
+    QCOMPARE(::mkfifo(lonely.c_str(), 0600), 0);
+    QCOMPARE(json_util::readText(lonely), std::string());
+
+    // A writer that never stops: it holds the FIFO open read-write, so a reader always finds a
+    // writer, and it writes until told to stop (a read of what is left unblocks its last write).
+    const std::string endless = dir.filePath("endless.fifo").toStdString();
+    QCOMPARE(::mkfifo(endless.c_str(), 0600), 0);
+    const int writer_fd = ::open(endless.c_str(), O_RDWR);
+    QVERIFY(writer_fd >= 0);
+    std::atomic<bool> stop{false};
+    std::thread writer([&] {
+      const std::string spaces(4096, ' ');
+      while (!stop && ::write(writer_fd, spaces.data(), spaces.size()) > 0) {
+      }
+    });
+    const QString cut = inputErrorOf([&] { json_util::readText(endless, "JSON file", kBound); });
+    stop = true;
+    const int drain = ::open(endless.c_str(), O_RDONLY | O_NONBLOCK);
+    char sink[65536];
+    while (::read(drain, sink, sizeof sink) > 0) {
+    }
+    writer.join();
+    ::close(drain);
+    ::close(writer_fd);
+    SAILOR_VERIFY_MESSAGE(cut, QStringList({QString::fromStdString(endless) + ": " + over}));
+  }
+
+  // `--data FILE` (a text file) is read up to kMaxTextFileBytes whatever the file's kind: a
+  // larger file (sparse, so cheap) is refused by its size, naming the bound.
+  void textDataIsReadUpToItsBound() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string huge = dir.filePath("huge.txt").toStdString();
+    std::ofstream(huge) << "text";
+    std::filesystem::resize_file(huge, kMaxTextFileBytes + 1);
+    SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { (void)TokenSource::textFile(huge, 1); }),
+                          QStringList({"--data", "a file of 1073741825 bytes",
+                                       "a text file of at most 1073741824 bytes"}));
+  }
+
+  // NOTE [Each key once]: a key written twice in one object is refused naming the key, where it
+  // is repeated and where it was first (line and column of the text as written, indentation
+  // included), in any object at any depth and however the key is escaped; the same key in two
+  // objects is not a repeat.
+  void aRepeatedKeyIsRefusedWithBothPositions() {
+    SAILOR_VERIFY_MESSAGE(
+        inputErrorOf([] {
+          json_util::parseText("{\n  \"global_batch_size\": 1024,\n  \"global_batch_size\": 8\n}",
+                               "job.json");
+        }),
+        QStringList({"job.json: line 3, column 3: got the key \"global_batch_size\" again (first "
+                     "at line 2, column 3), expected each key once in an object"}));
+    SAILOR_VERIFY_MESSAGE(
+        inputErrorOf([] {
+          json_util::parseText(
+              R"({"pools": [{"count": 1}, {"count": 2, "zone": "a", "count": 3}]})", "t");
+        }),
+        QStringList({"t: line 1, column 52: got the key \"count\" again (first at line 1, "
+                     "column 27)"}));
+    SAILOR_VERIFY_MESSAGE(
+        inputErrorOf([] { json_util::parseText(R"({"a": 1, "\u0061": 2})", "t"); }),
+        QStringList({"line 1, column 10: got the key \"a\" again (first at line 1, column 2)"}));
+    QCOMPARE(json_util::parseText(R"([{"a": 1}, {"a": 2, "b": {"a": 3}}])", "t").dump(),
+             std::string(R"([{"a":1},{"a":2,"b":{"a":3}}])"));
+    // A format's reader goes through it: a job whose batch is given twice is refused, not read
+    // as its last value.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string path = dir.filePath("job.json").toStdString();
+    std::ofstream(path)
+        << R"({"model": "OPT-350M", "global_batch_size": 1024, "sequence_length": 2048,
+        "global_batch_size": 8})";
+    SAILOR_VERIFY_MESSAGE(
+        inputErrorOf([&] { Job::fromJson(json_util::readFile(path), cat_); }),
+        QStringList({QString::fromStdString(path) + ": line 2, column 9: got the key "
+                                                    "\"global_batch_size\" again (first at line 1, "
+                                                    "column 23)"}));
   }
 
   // A points file with an empty "points" array is an error (docs/formats.md: a file with no

@@ -197,10 +197,22 @@ class TestSailorImport : public QObject {
     const QString got =
         sailor::test::inputErrorOf([&] { SailorProfile::load(cut, good_info, cat_); });
     QVERIFY2(got.contains(want), qPrintable(got + " | " + want));
-    // A layer written twice (simdjson keeps both keys): refused, not a layer too many.
-    std::string twice = tinyLlmInfo().dump();
+    // A key written twice (simdjson keeps both): refused naming both positions, as json_util
+    // refuses it (NOTE [Each key once]), not a layer too many.
     const std::string layer0 = "\"0\":" + tinyLlmInfo()["TINY"]["1"]["0"].dump();
-    twice.replace(twice.find(layer0), layer0.size(), layer0 + "," + layer0);
+    std::string repeated = tinyLlmInfo().dump();
+    repeated.replace(repeated.find(layer0), layer0.size(), layer0 + "," + layer0);
+    const std::string repeated_path = write("repeated.json", repeated);
+    const QString repeated_error =
+        sailor::test::inputErrorOf([&] { json_util::readFile(repeated_path); });
+    QVERIFY2(repeated_error.contains("got the key \"0\" again (first at line 1, column "),
+             qPrintable(repeated_error));
+    SAILOR_VERIFY_MESSAGE(
+        sailor::test::inputErrorOf([&] { SailorProfile::load(good_prof, repeated_path, cat_); }),
+        QStringList({repeated_error}));
+    // A layer written twice as two keys ("00", then "0"): refused, not a layer too many.
+    std::string twice = tinyLlmInfo().dump();
+    twice.replace(twice.find(layer0), layer0.size(), "\"0" + layer0.substr(1) + "," + layer0);
     const std::string twice_path = write("twice.json", twice);
     SAILOR_VERIFY_MESSAGE(
         sailor::test::inputErrorOf([&] { SailorProfile::load(good_prof, twice_path, cat_); }),

@@ -54,13 +54,19 @@ void rejectUnknownKeys(const json& obj, const std::vector<std::string>& allowed,
                        const std::string& path);
 
 // Reads and parses a JSON file; errors name the file and the parse position. Refuses files over
-// kMaxJsonFileBytes, nesting over kMaxJsonDepth and numbers that overflow a double.
+// kMaxJsonFileBytes, nesting over kMaxJsonDepth, a key written twice in one object (naming both
+// positions) and numbers that overflow a double.
 json readFile(const std::string& path);
-// The text of a file, refused (InputError) as readFile refuses a directory, a missing or
-// unreadable file and one over kMaxJsonFileBytes; not parsed.
-std::string readText(const std::string& path);
-// Parses text with readFile's bounds (size, nesting, numbers); errors are InputErrors naming
-// `what` (a file, a database column, a worker's report) in readFile's place.
+// The text of a file of any kind (regular, a pipe or FIFO, a character device, /proc), read to
+// at most max_bytes: one over that is refused (InputError) after max_bytes + 1 bytes, whether
+// it says its size or not (/dev/zero), as are a directory and a missing or unreadable file.
+// `kind` names what was expected in errors ("a readable JSON file", "a JSON file of at most
+// 67108864 bytes"). A FIFO without a writer reads as empty instead of waiting for one. Not
+// parsed.
+std::string readText(const std::string& path, const std::string& kind = "JSON file",
+                     std::uint64_t max_bytes = kMaxJsonFileBytes);
+// Parses text with readFile's bounds (size, nesting, each key once, numbers); errors are
+// InputErrors naming `what` (a file, a database column, a worker's report) in readFile's place.
 json parseText(const std::string& text, const std::string& what);
 // Writes text to path atomically (temporary file in the same directory, then rename).
 void writeFileAtomically(const std::string& path, const std::string& text);

@@ -11,6 +11,10 @@
 
 namespace sailor {
 
+// The longest text file `--data` reads (1 GiB): each worker holds the whole text in memory, so
+// a larger corpus goes in a token file, which is mapped.
+inline constexpr std::uint64_t kMaxTextFileBytes = std::uint64_t{1} << 30;
+
 // A tokenized file as nanoGPT and llm.c write them (docs/runtime.md "Training data"):
 //  - llm.c's format: a header of 256 little-endian int32 (magic 20240520; version 1 = uint16
 //    ids, as its GPT-2 data; version 2 = uint32 ids, as its Llama 3 data; the token count),
@@ -46,7 +50,8 @@ class TokenSource {
   // well below ln 256), and it costs nothing to generate.
   static TokenSource synthetic(std::uint64_t seed);
   // Byte-level text: sample i is a window of the file at a seeded random offset. Throws
-  // InputError when the file cannot be read or is shorter than two windows of 65 bytes.
+  // InputError when the file cannot be read, is shorter than two windows of 65 bytes or longer
+  // than kMaxTextFileBytes (read up to that bound whatever the file's kind).
   static TokenSource textFile(const std::string& path, std::uint64_t seed);
   // Token ids of a tokenized file (TokenFileInfo), mapped read-only (the page cache is shared by
   // every worker of a machine): sample i is a window at a seeded random offset. The file is
