@@ -86,13 +86,17 @@ std::vector<AvailabilityStep> fromJson(const std::string& path, const Plan& plan
   double first = 0;
   for (std::size_t i = 0; i < j.size(); ++i) {
     const std::string where = path + "[" + std::to_string(i) + "]";
-    json_util::requireObject(j[i], where);
+    json_util::rejectUnknownKeys(j[i], {"Time", "GPUs"}, where);
     const double t = json_util::getNumber(j[i], "Time", where);
-    const int n = json_util::getInt32(j[i], "GPUs", where, 0);
+    // Bounded as a scenario's pool count and a CSV trace's cell are.
+    const std::int64_t n = json_util::getInt(j[i], "GPUs", where, 0);
+    if (n > kMaxGpuCount)
+      throw InputError(where + ".GPUs", json_util::describe(j[i].at("GPUs")),
+                       "an integer GPU count from 0 to " + std::to_string(kMaxGpuCount));
     if (i == 0) first = t;
     AvailabilityStep step;
     step.at_s = t - first;
-    step.gpus[site] = n;
+    step.gpus[site] = static_cast<int>(n);
     checkSites(step.gpus, scenario, where);
     out.push_back(std::move(step));
   }

@@ -18,6 +18,7 @@
 #include <QTest>
 
 #include "planner_internal.hpp"
+#include "sailor/availability.hpp"
 #include "sailor/catalog.hpp"
 #include "sailor/job.hpp"
 #include "sailor/json_util.hpp"
@@ -606,6 +607,49 @@ class TestBounds : public QObject {
     QCOMPARE(rows.size(), size_t{2});
     QCOMPARE(rows[0].counts.at(0), 1000000);
     QCOMPARE(rows[1].counts.at(0), 0);
+  }
+
+  // `sailor run --trace`'s JSON ([{"Time": s, "GPUs": n}]): a GPU count is bounded as a pool's
+  // count and a CSV trace's cell are (kMaxGpuCount), and a key other than Time and GPUs, or one
+  // of them twice, is refused naming the row.
+  void availabilityJsonRejects_data() {
+    QTest::addColumn<QByteArray>("row");
+    QTest::addColumn<QString>("needle");
+    QTest::newRow("above the pool bound")
+        << QByteArray(R"({"Time": 0, "GPUs": 1000001})")
+        << "trace.json[0].GPUs: got 1000001, expected an integer GPU count from 0 to 1000000";
+    QTest::newRow("2^31") << QByteArray(R"({"Time": 0, "GPUs": 2147483648})")
+                          << "an integer GPU count from 0 to 1000000";
+    QTest::newRow("unknown key") << QByteArray(R"({"Time": 0, "GPUs": 4, "Zone": "r1-b"})")
+                                 << "trace.json[0].Zone: got an unknown field, expected one of: "
+                                    "Time, GPUs";
+    QTest::newRow("a typo") << QByteArray(R"({"Time": 0, "Gpus": 4})") << "trace.json[0].Gpus";
+    QTest::newRow("GPUs twice") << QByteArray(R"({"Time": 0, "GPUs": 4, "GPUs": 2})")
+                                << "got the key \"GPUs\" again";
+  }
+  void availabilityJsonRejects() {
+    QFETCH(QByteArray, row);
+    QFETCH(QString, needle);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string path =
+        writeText(dir, "trace.json", R"([{"Time": 0, "GPUs": 1}, )" + row.toStdString() + "]");
+    const Scenario scenario =
+        Scenario::fromJson(json::parse(scenarioWith(poolWith("1000000", "1")).toStdString()), cat_);
+    const Plan plan = Plan::fromJson(json::parse(R"({"microbatch_size": 1, "stages": [
+        {"first_layer": 0, "last_layer": 25,
+         "replicas": [{"gpu_type": "A100-40", "tp": 1, "zone": "r1-a"}]}]})"));
+    const QString message =
+        sailor::test::inputErrorOf([&] { loadAvailabilityTrace(path, 1.0, plan, scenario, cat_); });
+    // The rows are numbered from 0; the bad one is the second.
+    QVERIFY2(message.contains(QString(needle).replace("[0]", "[1]")), qPrintable(message));
+    // The bound itself is accepted.
+    const std::string at_bound =
+        writeText(dir, "bound.json", R"([{"Time": 0, "GPUs": 1}, {"Time": 1, "GPUs": 1000000}])");
+    QCOMPARE(loadAvailabilityTrace(at_bound, 1.0, plan, scenario, cat_)
+                 .back()
+                 .gpus.at({"A100-40", "r1-a"}),
+             1000000);
   }
 
   // Candidate admission: figures that are not finite (or no iterations per second at all) are
