@@ -1792,6 +1792,33 @@ class TestCli : public QObject {
     }
   }
 
+  // A key written twice is refused naming both positions (NOTE [Each key once]), not read as its
+  // last value: a job's batch (1024 then 8 used to simulate a batch of 8) and a pool's count.
+  void aRepeatedKeyIsAnError() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString job =
+        writeFile(dir, "job.json", R"({"model": "OPT-350M", "global_batch_size": 1024,
+ "global_batch_size": 8, "sequence_length": 2048})");
+    QFile def(scenario_);
+    QVERIFY(def.open(QIODevice::ReadOnly));
+    QByteArray text = def.readAll();
+    QVERIFY(text.contains("\"count\""));
+    text.insert(text.indexOf("\"count\""), "\"count\": 1000, ");
+    const QString scenario = writeFile(dir, "scenario.json", text);
+    const QList<QPair<QStringList, QString>> cases{
+        {{"simulate", "--scenario", scenario_, "--job", job, "--plan", plan_},
+         "job.json: line 2, column 2: got the key \"global_batch_size\" again (first at line 1, "
+         "column 23), expected each key once in an object"},
+        {{"plan", "--scenario", scenario, "--job", job_},
+         "got the key \"count\" again (first at line "}};
+    for (const auto& [args, needle] : cases) {
+      const Result r = runSailor(args);
+      QVERIFY2(r.exit_code == 2 && r.err.count('\n') == 1 && r.err.contains(needle),
+               qPrintable(describe(args, r)));
+    }
+  }
+
   void noProfileSourceExits2() {
     // Without the analytic fallback and with no profile files, nothing can answer.
     const QStringList args{"simulate", "--scenario", scenario_, "--job",
