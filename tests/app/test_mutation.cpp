@@ -9,10 +9,21 @@
 // two at a time, and must: exit 0, 2 or 3 (never 1, never a signal) within a generous hang
 // bound; exit 2 where the input cannot be valid; on 2 and 3 print exactly one line of valid
 // UTF-8 on stderr; on 0 print valid UTF-8 on stdout with no inf or nan figure (every other
-// variant asks for --json, whose output must parse).
+// variant asks for --json, whose output must parse, and every figure of which must be finite,
+// and not below 0 where it is a time, a size, a price or a rate).
 //
-// SAILOR_MUTATIONS_PER_KIND=N runs N variants of each kind (0: all of them; default 320).
+// Two more classes cross the kinds: every key of every JSON input written twice (exit 2 naming
+// the key); and the figures of a reference directory (a made-up one, and the shared checkout's
+// SAILOR files when ../shared is there) replaced by extreme values (exit 2 naming the file, or
+// finite figures).
+//
+// SAILOR_MUTATIONS_PER_KIND=N runs N variants of each kind and of each of the two classes
+// (0: all of them; default 320).
+#include <sys/resource.h>
+
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -23,6 +34,7 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QObject>
 #include <QProcess>
@@ -59,6 +71,10 @@ struct Variant {
   bool directory = false;    // the path given is a directory
   bool must_refuse = false;  // no valid input can look like this: exit 2
   bool also_plan = false;    // scenario and job: also through `sailor plan`
+  // The duplicate-key and reference-value classes write their own files: under the
+  // variant's directory, returning the argument lists of `sailor` to run (empty: `text` is used).
+  std::function<std::vector<QStringList>(const QString& dir)> prepare = {};
+  std::vector<std::string> needles = {};  // on exit 2, each must be on stderr (the field named)
 };
 
 // Small search settings: a plan search in well under a second.
@@ -562,7 +578,10 @@ struct Outcome {
 };
 
 // Runs `sailor` with each argument list, `parallel` at a time; each is killed after `limit_ms`.
-std::vector<Outcome> runAll(const std::vector<QStringList>& runs, int parallel, int limit_ms) {
+// `address_space_bytes` above 0 bounds each run's address space (RLIMIT_AS, set in the child),
+// so that a read without bound fails (bad_alloc) instead of filling the machine's memory.
+std::vector<Outcome> runAll(const std::vector<QStringList>& runs, int parallel, int limit_ms,
+                            rlim_t address_space_bytes = 0) {
   std::vector<Outcome> out(runs.size());
   struct Slot {
     std::unique_ptr<QProcess> p;
@@ -575,6 +594,11 @@ std::vector<Outcome> runAll(const std::vector<QStringList>& runs, int parallel, 
     while (static_cast<int>(running.size()) < parallel && next < runs.size()) {
       Slot s{std::make_unique<QProcess>(), next++, {}};
       s.t.start();
+      if (address_space_bytes > 0)
+        s.p->setChildProcessModifier([address_space_bytes] {
+          const rlimit bound{address_space_bytes, address_space_bytes};
+          ::setrlimit(RLIMIT_AS, &bound);
+        });
       s.p->start(SAILOR_BIN, runs[s.i]);
       out[s.i].started = s.p->waitForStarted(10000);
       running.push_back(std::move(s));
@@ -603,6 +627,40 @@ std::vector<Outcome> runAll(const std::vector<QStringList>& runs, int parallel, 
   return out;
 }
 
+// Whether a key of the JSON output names a time, a size, a price or a rate (iteration_s,
+// peak_memory_bytes, usd_per_hour, tokens_per_s, search_seconds): a figure never below 0.
+// Relative errors (time_error) and the like may be negative.
+bool nonNegativeKey(const std::string& key) {
+  auto ends = [&](const std::string& tail) {
+    return key.size() >= tail.size() &&
+           key.compare(key.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  return ends("_s") || ends("bytes") || ends("seconds") || ends("gpus") ||
+         key.find("usd") != std::string::npos || key.find("per_hour") != std::string::npos;
+}
+
+// Where the JSON output holds a figure that is not finite, or a negative time, size, price or
+// rate; empty: nowhere. `at` is the path so far, `key` the last object key on it.
+std::string badFigure(const json& v, const std::string& at, const std::string& key) {
+  if (v.is_object()) {
+    for (auto it = v.begin(); it != v.end(); ++it)
+      if (std::string b = badFigure(it.value(), at + "." + it.key(), it.key()); !b.empty())
+        return b;
+  } else if (v.is_array()) {
+    for (size_t i = 0; i < v.size(); ++i)
+      if (std::string b = badFigure(v[i], at + "[" + std::to_string(i) + "]", key); !b.empty())
+        return b;
+  } else if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (!std::isfinite(d)) return at + " = " + v.dump();
+    if (d < 0 && nonNegativeKey(key)) return at + " = " + v.dump() + " (below 0)";
+  } else if (v.is_number_integer() && !v.is_number_unsigned()) {
+    if (v.get<std::int64_t>() < 0 && nonNegativeKey(key))
+      return at + " = " + v.dump() + " (below 0)";
+  }
+  return {};
+}
+
 // What is wrong with an outcome (empty: nothing).
 QString problem(const Outcome& o, bool must_refuse) {
   static const QRegularExpression kNonFinite(
@@ -625,6 +683,11 @@ QString problem(const Outcome& o, bool must_refuse) {
       QJsonDocument::fromJson(o.out, &error);
       if (error.error != QJsonParseError::NoError)
         return "stdout is not valid JSON: " + error.errorString();
+      // Every figure finite; times, sizes, prices and rates not below 0.
+      const json doc = json::parse(o.out.toStdString(), nullptr, false);
+      if (doc.is_discarded()) return "stdout is not JSON that nlohmann reads";
+      if (const std::string b = badFigure(doc, "", ""); !b.empty())
+        return "stdout's JSON has a figure out of range: " + QString::fromStdString(b);
     }
     const QString out = QString::fromUtf8(o.out);
     const auto m = kNonFinite.match(out);
@@ -711,6 +774,7 @@ struct KindResult {
   size_t runs = 0;
   double seconds = 0;
   QStringList failures;
+  std::map<std::string, std::map<int, int>> exits;  // by group: runs by exit code (-1: none)
 };
 
 // Runs every variant of a kind and reports each one whose outcome breaks the contract.
@@ -781,6 +845,448 @@ std::vector<Variant> variantsOf(Kind kind, std::mt19937& rng) {
       v.also_plan = v.group == "denormal" || v.group == "numeric-edge" || v.group == "duplicate" ||
                     v.group == "empty" || v.group == "missing-key";
   return all;
+}
+
+// ---- inputs for the device-file, duplicate-key and reference-value classes -----------------
+
+// A made-up reference directory in SAILOR's layout (not measurements): OPT-350 profiled on
+// A100-40 (microbatch 1 at tp 1 and 2, microbatch 2 at tp 1; 26 layers, as the catalogue plans
+// OPT-350M), network fits among the three zones of points.json, egress prices, the node size and
+// quotas. Every figure of it is a value the reference-value class replaces; with it `sailor
+// validate` predicts points.json and `sailor plan --reference` finds plans.
+std::map<std::string, json> madeUpReference() {
+  const std::vector<std::string> zones{"us-central1-a", "us-central1-b", "us-west1-b"};
+  auto timings = [](int mbs, int tp) {
+    json layers = json::object();
+    for (int l = 0; l < 26; ++l) {
+      const double scale = static_cast<double>(mbs) / tp;
+      const double base = l == 0 ? 0.0004 : l == 25 ? 0.004 : 0.003;
+      const double update = (l == 0 ? 0.002 : l == 25 ? 0.003 : 0.0005) / tp;
+      layers[std::to_string(l)] = {base * scale, 2 * base * scale, update};  // [fwd, bwd, upd] s
+    }
+    return layers;
+  };
+  auto memory = [](int tp) {
+    json layers = json::object();
+    for (int l = 0; l < 26; ++l) {
+      const std::int64_t params = l == 0 ? 53608448 : l == 25 ? 51474432 : 12596224;
+      const std::int64_t act = l == 0 ? 2097152 : l == 25 ? 208666624 : 90181632;
+      layers[std::to_string(l)] = {{"params_floats", params / tp},
+                                   {"act_mem_floats", act / tp},
+                                   {"act_output_floats", 2097152}};
+    }
+    return layers;
+  };
+  std::map<std::string, json> files;
+  files["profiles/simulator_profiles.json"] = {
+      {"OPT-350",
+       {{"A100-40",
+         {{"1", {{"1", timings(1, 1)}, {"2", timings(1, 2)}}}, {"2", {{"1", timings(2, 1)}}}}}}}};
+  files["profiles/llm_info.json"] = {{"OPT-350", {{"1", memory(1)}, {"2", memory(2)}}}};
+  // [[c0, c1, c2], max_bytes_per_s] by sending zone, GPU, count, receiving zone, GPU, count.
+  json net = json::object();
+  for (const auto& a : zones)
+    for (const char* n : {"1", "4"})
+      for (const auto& b : zones)
+        net[a]["A100-40"][n][b]["A100-40"][n] = a == b
+                                                    ? json::parse("[[-0.0025, 0.14, 1.1], 2.4e9]")
+                                                    : json::parse("[[0.0, 0.05, 0.9], 8.0e8]");
+  files["network/multizone_bandwidths_het.json"] = net;
+  files["network/intra_node_bandwidths.json"] = json::parse(
+      R"({"A100-40": {"2": [[0.8, 16.4, 33.0], 2.4e11], "4": [[0.83, 15.6, 31.2], 2.3e11]}})");
+  json egress = json::object();
+  for (const auto& a : zones)
+    for (const auto& b : zones)
+      egress[a][b] = a == b ? 0.0 : a.substr(0, 11) == b.substr(0, 11) ? 0.01 : 0.02;
+  files["network/egress_cost_usd_per_gb.json"] = egress;
+  files["cluster/basic_cluster_config.json"] =
+      json::parse(R"({"A100-40": {"gpus_per_node": 4, "mem_per_gpu": 42949672960}})");
+  files["cluster/quotas.json"] =
+      json::parse(R"({"A100-40": {"us-central1-a": 8, "us-central1-b": 4, "us-west1-b": 4}})");
+  return files;
+}
+
+// The files of SAILOR's layout that `sailor` reads from a reference directory.
+const std::vector<std::string> kReferenceFiles{"profiles/simulator_profiles.json",
+                                               "profiles/llm_info.json",
+                                               "network/multizone_bandwidths_het.json",
+                                               "network/intra_node_bandwidths.json",
+                                               "network/egress_cost_usd_per_gb.json",
+                                               "cluster/basic_cluster_config.json",
+                                               "cluster/quotas.json"};
+
+bool writeFile(const QString& path, const std::string& text) {
+  QDir().mkpath(QFileInfo(path).path());
+  QFile f(path);
+  return f.open(QIODevice::WriteOnly) &&
+         f.write(QByteArray::fromStdString(text)) == static_cast<qint64>(text.size());
+}
+
+// Writes the made-up reference directory at `root` (files whose text is given in `texts` are
+// written from there instead).
+void writeReference(const QString& root, const std::map<std::string, std::string>& texts = {}) {
+  static const std::map<std::string, json> files = madeUpReference();
+  for (const auto& [rel, doc] : files)
+    if (!texts.count(rel)) writeFile(root + "/" + QString::fromStdString(rel), doc.dump(1));
+  for (const auto& [rel, text] : texts) writeFile(root + "/" + QString::fromStdString(rel), text);
+}
+
+// The shared checkout's reference directory (SAILOR's published files), if there is one.
+QString sharedReference() {
+  const QString dir = QString(SAILOR_TEST_SHARED_DIR) + "/reference/sailor";
+  for (const std::string& rel : kReferenceFiles)
+    if (!QFile::exists(dir + "/" + QString::fromStdString(rel))) return {};
+  return dir;
+}
+
+// A native profile (docs/formats.md) of OPT-350M on A100-40: made-up timings for its 26 layers.
+json nativeProfile() {
+  json layers = json::array();
+  for (int l = 0; l < 26; ++l) layers.push_back({{"forward_s", 0.003}, {"backward_s", 0.006}});
+  return {{"format", "sailor-studio-profile/1"},
+          {"model", "OPT-350M"},
+          {"gpu_type", "A100-40"},
+          {"runs", json::array({{{"microbatch_size", 1},
+                                 {"tp", 1},
+                                 {"optimizer_seconds_per_parameter", 1e-9},
+                                 {"layers", layers}}})}};
+}
+
+// A catalogue extension (--catalog): the shipped catalogue's first GPU and first model again.
+json catalogExtension() {
+  const json gpus = loadJson(resources() + "/catalog/gpus.json");
+  const json models = loadJson(resources() + "/catalog/models.json");
+  return {{"gpus", json::array({gpus.at("gpus").at(0)})},
+          {"models", json::array({models.at("models").at(0)})}};
+}
+
+// An input file of `sailor` as the new classes give it: its valid contents, and every command
+// that reads it. `rel` empty: the file is given as is; else it is that file of a reference
+// directory (the made-up one, written beside it). `dir_option`: the path is a directory option
+// (--reference, --sailor-profiles) rather than a file.
+struct InputSlot {
+  std::string label;  // "scenario", "reference profiles/llm_info.json", ...
+  json doc;           // its valid contents when it is JSON (null: not JSON, or a directory)
+  std::string text;   // its valid contents as text
+  std::string rel;
+  bool dir_option = false;
+  bool optional = false;         // a reference file that may be absent
+  bool needs_reference = false;  // its commands read the made-up reference at dir/ref
+  // The runs of `sailor` with the input at `file`; `dir` is the variant's own directory.
+  std::function<std::vector<QStringList>(const QString& dir, const QString& file)> commands;
+};
+
+std::vector<InputSlot> inputSlots() {
+  const QString sc = resources() + "/scenarios/default.json";
+  const QString job = resources() + "/jobs/default.json";
+  const QString plan = resources() + "/plans/default.json";
+  const QString points = QString(SAILOR_TEST_DATA) + "/points.json";
+  const QStringList simulate{"simulate", "--scenario", sc, "--job", job, "--plan", plan};
+  const QStringList plan_cmd = QStringList{"plan", "--job", job} + kSmallPlan;
+  std::vector<InputSlot> out;
+  auto add = [&](std::string label, json doc, std::string text, std::string rel,
+                 std::function<std::vector<QStringList>(const QString&, const QString&)> cmds) {
+    InputSlot s;
+    s.label = std::move(label);
+    s.doc = std::move(doc);
+    s.text = text.empty() && !s.doc.is_null() ? s.doc.dump(2) : std::move(text);
+    s.rel = std::move(rel);
+    s.commands = std::move(cmds);
+    out.push_back(std::move(s));
+  };
+  add("scenario", loadJson(sc), {}, {}, [=](const QString&, const QString& f) {
+    return std::vector<QStringList>{
+        {"simulate", "--scenario", f, "--job", job, "--plan", plan},
+        QStringList{"plan", "--scenario", f, "--job", job} + kSmallPlan};
+  });
+  add("job", loadJson(job), {}, {}, [=](const QString&, const QString& f) {
+    return std::vector<QStringList>{{"simulate", "--scenario", sc, "--job", f, "--plan", plan},
+                                    QStringList{"plan", "--job", f} + kSmallPlan};
+  });
+  add("plan", loadJson(plan), {}, {}, [=](const QString&, const QString& f) {
+    return std::vector<QStringList>{{"simulate", "--scenario", sc, "--job", job, "--plan", f}};
+  });
+  add("points", loadJson(points), {}, {}, [=](const QString& dir, const QString& f) {
+    return std::vector<QStringList>{{"validate", f, "--reference", dir + "/ref"}};
+  });
+  out.back().needs_reference = true;
+  add("catalogue extension", catalogExtension(), {}, {}, [=](const QString&, const QString& f) {
+    return std::vector<QStringList>{simulate + QStringList{"--catalog", f},
+                                    plan_cmd + QStringList{"--catalog", f}};
+  });
+  add("native profile", nativeProfile(), {}, {}, [=](const QString&, const QString& f) {
+    return std::vector<QStringList>{simulate + QStringList{"--profiles", f},
+                                    plan_cmd + QStringList{"--profiles", f}};
+  });
+  add("trace", nullptr, joinCsv(baseTrace(loadJson(sc))), {},
+      [=](const QString&, const QString& f) {
+        return std::vector<QStringList>{QStringList{"plan", "--trace", f, "--job", job} +
+                                        kSmallPlan};
+      });
+  for (const auto& [rel, doc] : madeUpReference()) {
+    const bool profiles = rel.rfind("profiles/", 0) == 0;
+    add("reference " + rel, doc, doc.dump(1), rel, [=](const QString& dir, const QString&) {
+      std::vector<QStringList> r{plan_cmd + QStringList{"--reference", dir + "/ref"},
+                                 {"validate", points, "--reference", dir + "/ref"}};
+      if (profiles) r.push_back(simulate + QStringList{"--sailor-profiles", dir + "/ref/profiles"});
+      return r;
+    });
+    out.back().optional = !profiles;
+  }
+  add("reference directory", nullptr, {}, {}, [=](const QString&, const QString& f) {
+    return std::vector<QStringList>{plan_cmd + QStringList{"--reference", f},
+                                    {"validate", points, "--reference", f}};
+  });
+  out.back().dir_option = true;
+  add("SAILOR profiles directory", nullptr, {}, {}, [=](const QString&, const QString& f) {
+    return std::vector<QStringList>{simulate + QStringList{"--sailor-profiles", f}};
+  });
+  out.back().dir_option = true;
+  return out;
+}
+
+// The variant's file of a slot: where a reference file goes in the variant's reference copy,
+// or dir/input.
+QString slotPath(const InputSlot& s, const QString& dir) {
+  return s.rel.empty() ? dir + "/input" : dir + "/ref/" + QString::fromStdString(s.rel);
+}
+
+// ---- duplicate keys ---------------------------------------------------------------------------
+
+// `doc` with the key `key` of the object at `ptr` written a second time, with `raw` as that
+// value: before the first (`before`; "!" sorts ahead of every key of nlohmann's sorted objects)
+// or after it ("~").
+std::string withDuplicateKey(json doc, const json::json_pointer& ptr, const std::string& key,
+                             const std::string& raw, bool before) {
+  const std::string mark = before ? "!!mutation-key!!" : "~~mutation-key~~";
+  doc[ptr][mark] = 1;
+  return replaceFirst(doc.dump(2), "\"" + mark + "\": 1", json(key).dump() + ": " + raw);
+}
+
+// A value of the same type as `v` that differs from it.
+json otherValue(const json& v) {
+  if (v.is_number_unsigned()) return v.get<std::uint64_t>() + 1;
+  if (v.is_number_integer()) return v.get<std::int64_t>() + 1;
+  if (v.is_number()) return v.get<double>() * 2 + 1;
+  if (v.is_string()) return v.get<std::string>() + "-other";
+  if (v.is_boolean()) return !v.get<bool>();
+  if (v.is_array()) return json::array();
+  if (v.is_object()) return json::object();
+  return 0;
+}
+
+// Every key of every object of every JSON input written twice (the same value, another value;
+// before and after the first): exit 2 with a line that names the key.
+std::vector<Variant> duplicateKeyVariants() {
+  std::vector<Variant> out;
+  const auto inputs = std::make_shared<std::vector<InputSlot>>(inputSlots());
+  for (size_t s = 0; s < inputs->size(); ++s) {
+    const InputSlot& slot = (*inputs)[s];
+    if (!slot.doc.is_object()) continue;
+    std::vector<json::json_pointer> ptrs;
+    collectPointers(slot.doc, json::json_pointer(), ptrs);
+    size_t n = 0;
+    for (const auto& ptr : ptrs) {
+      const json& obj = slot.doc.at(ptr);
+      if (!obj.is_object()) continue;
+      for (auto it = obj.begin(); it != obj.end(); ++it)
+        for (const bool same : {true, false})
+          for (const bool before : {true, false}) {
+            const std::string raw = same ? it.value().dump() : otherValue(it.value()).dump();
+            Variant v;
+            v.name = "key \"" + it.key() + "\" of " + fieldName(slot.doc, ptr) + " twice (" +
+                     (same ? "the same value" : "another value") + ", " +
+                     (before ? "before" : "after") + ") in the " + slot.label;
+            v.group = slot.label;
+            v.must_refuse = true;
+            v.needles = {it.key()};
+            const size_t i = n++;
+            v.prepare = [inputs, s, ptr, key = it.key(), raw, before, i](const QString& dir) {
+              const InputSlot& in = (*inputs)[s];
+              const std::string text = withDuplicateKey(in.doc, ptr, key, raw, before);
+              if (in.rel.empty()) writeFile(dir + "/input", text);
+              if (!in.rel.empty()) writeReference(dir + "/ref", {{in.rel, text}});
+              else if (in.needs_reference) writeReference(dir + "/ref");
+              const std::vector<QStringList> all = in.commands(dir, slotPath(in, dir));
+              return std::vector<QStringList>{all[i % all.size()]};
+            };
+            out.push_back(std::move(v));
+          }
+    }
+  }
+  return out;
+}
+
+// ---- reference-file values --------------------------------------------------------------------
+
+struct FigureValue {
+  const char* raw;
+  const char* label;
+  bool refuse;      // never valid JSON: exit 2
+  bool not_number;  // a string: exit 2 where the figure is read
+};
+
+const std::vector<FigureValue> kFigureValues{
+    {"1e308", "1e308", false, false},
+    {"-1e308", "-1e308", false, false},
+    {"-1", "-1", false, false},
+    {"0", "0", false, false},
+    {"5e-324", "5e-324", false, false},
+    {"1e18", "1e18", false, false},
+    {"2147483648", "2^31", false, false},
+    {"9223372036854775808", "2^63", false, false},
+    {"\"NaN\"", "the string \"NaN\"", false, true},
+    {"\"Infinity\"", "the string \"Infinity\"", false, true},
+    {"NaN", "a bare NaN", true, false},
+};
+
+// The runs of a reference-value variant: plan, validate, or simulate with the profiles alone.
+std::vector<QStringList> referenceCommands(const QString& ref, const std::string& rel, size_t i) {
+  const QString sc = resources() + "/scenarios/default.json";
+  const QString job = resources() + "/jobs/default.json";
+  const QString plan = resources() + "/plans/default.json";
+  std::vector<QStringList> all{
+      QStringList{"plan", "--reference", ref, "--job", job} + kSmallPlan,
+      {"validate", QString(SAILOR_TEST_DATA) + "/points.json", "--reference", ref}};
+  if (rel.rfind("profiles/", 0) == 0)
+    all.push_back({"simulate", "--scenario", sc, "--job", job, "--plan", plan, "--sailor-profiles",
+                   ref + "/profiles"});
+  QStringList args = all[i % all.size()];
+  if ((i / all.size()) % 2 == 1) args << "--json";
+  return {args};
+}
+
+// Numeric figures of the reference files replaced by extreme values: exit 2 naming the file, or
+// 0 or 3 with every figure printed finite; a string in place of a figure that `sailor` reads
+// (every figure of the made-up reference but the node memory, mem_per_gpu) is refused. The made-up
+// reference, every figure; the shared checkout's (SAILOR's published files) when present,
+// `shared_per_file` figures of each file drawn with `rng`, the other files linked.
+std::vector<Variant> referenceValueVariants(const QString& shared, size_t shared_per_file,
+                                            std::mt19937& rng) {
+  std::vector<Variant> out;
+  auto add = [&](const std::string& source, const std::string& rel,
+                 const std::shared_ptr<const json>& doc, const json::json_pointer& ptr) {
+    const std::string stem = QFileInfo(QString::fromStdString(rel)).baseName().toStdString();
+    for (const FigureValue& f : kFigureValues) {
+      Variant v;
+      v.name = std::string(f.label) + " at " + fieldName(*doc, ptr) + " of " + source + " " + rel;
+      v.group = source == "the made-up reference" ? f.label : std::string("shared ") + f.label;
+      const bool read = source == "the made-up reference" && ptr.back() != "mem_per_gpu";
+      v.must_refuse = f.refuse || (f.not_number && read);
+      v.needles = {stem};
+      const size_t i = out.size();
+      v.prepare = [doc, ptr, raw = std::string(f.raw), rel, shared, i](const QString& dir) {
+        const std::string text = withRaw(*doc, ptr, raw);
+        const QString ref = dir + "/ref";
+        if (shared.isEmpty()) {
+          writeReference(ref, {{rel, text}});
+        } else {
+          for (const std::string& r : kReferenceFiles) {
+            const QString at = ref + "/" + QString::fromStdString(r);
+            QDir().mkpath(QFileInfo(at).path());
+            if (r == rel) writeFile(at, text);
+            else QFile::link(shared + "/" + QString::fromStdString(r), at);
+          }
+        }
+        return referenceCommands(ref, rel, i);
+      };
+      out.push_back(std::move(v));
+    }
+  };
+  for (const auto& [rel, doc] : madeUpReference()) {
+    const auto d = std::make_shared<const json>(doc);
+    std::vector<json::json_pointer> ptrs;
+    collectPointers(*d, json::json_pointer(), ptrs);
+    for (const auto& ptr : ptrs)
+      if (d->at(ptr).is_number()) add("the made-up reference", rel, d, ptr);
+  }
+  if (!shared.isEmpty())
+    for (const std::string& rel : kReferenceFiles) {
+      const auto d =
+          std::make_shared<const json>(loadJson(shared + "/" + QString::fromStdString(rel)));
+      std::vector<json::json_pointer> ptrs;
+      collectPointers(*d, json::json_pointer(), ptrs);
+      std::erase_if(ptrs, [&](const json::json_pointer& p) { return !d->at(p).is_number(); });
+      std::shuffle(ptrs.begin(), ptrs.end(), rng);
+      if (ptrs.size() > shared_per_file) ptrs.resize(shared_per_file);
+      for (const auto& ptr : ptrs) add("the shared", rel, d, ptr);
+    }
+  return out;
+}
+
+// ---- running the new classes --------------------------------------------------------------
+
+// Runs prepared variants, two at a time (in `address_space_bytes` each, when above 0), and
+// reports each run whose outcome breaks the contract, or whose refusal does not name what it
+// must. `before_runs` is called once every variant's files are written.
+KindResult runPrepared(const char* cls, const std::vector<Variant>& variants, QTemporaryDir& tmp,
+                       rlim_t address_space_bytes = 0,
+                       const std::function<void()>& before_runs = {}) {
+  KindResult res;
+  QElapsedTimer clock;
+  clock.start();
+  std::vector<QStringList> runs;
+  std::vector<size_t> of;
+  for (size_t i = 0; i < variants.size(); ++i) {
+    const QString dir = tmp.path() + "/v" + QString::number(i);
+    QDir().mkpath(dir);
+    for (const QStringList& a : variants[i].prepare(dir)) {
+      runs.push_back(a);
+      of.push_back(i);
+    }
+  }
+  if (before_runs) before_runs();
+  const std::vector<Outcome> outcomes =
+      runAll(runs, 2, sailor::test::scaledMs(30000), address_space_bytes);
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const Variant& v = variants[of[r]];
+    const Outcome& o = outcomes[r];
+    QString why = problem(o, v.must_refuse);
+    if (why.isEmpty() && o.exit_code == 2)
+      for (const std::string& needle : v.needles)
+        if (!o.err.contains(QByteArray::fromStdString(needle)))
+          why = QString("stderr does not name \"%1\"").arg(QString::fromStdString(needle));
+    res.exits[v.group][o.started && !o.timed_out && !o.crashed ? o.exit_code : -1]++;
+    if (why.isEmpty()) continue;
+    res.failures << QString(
+                        "%1 variant \"%2\" (%3): %4\n  command: sailor %5 -> exit %6\n  "
+                        "stderr: %7")
+                        .arg(cls, QString::fromStdString(v.name), QString::fromStdString(v.group),
+                             why, runs[r].join(' '))
+                        .arg(o.exit_code)
+                        .arg(shown(o.err));
+  }
+  res.variants = variants.size();
+  res.runs = runs.size();
+  res.seconds = static_cast<double>(clock.elapsed()) / 1000.0;
+  return res;
+}
+
+// Logs a class's counts and fails with its first broken runs (inputs kept for a look).
+void reportClass(const char* cls, size_t total, const std::vector<Variant>& chosen,
+                 const KindResult& r, QTemporaryDir& tmp) {
+  std::map<std::string, int> per_group;
+  for (const Variant& v : chosen) per_group[v.group]++;
+  QString groups;
+  for (const auto& [g, n] : per_group) {
+    QString codes;
+    for (const auto& [code, runs] : r.exits.count(g) ? r.exits.at(g) : std::map<int, int>{})
+      codes += QString("%1exit %2: %3").arg(codes.isEmpty() ? "" : ", ").arg(code).arg(runs);
+    groups += QString("\n  %1: %2 (%3)").arg(g.c_str()).arg(n).arg(codes);
+  }
+  qInfo(
+      "%s: %zu variants (of %zu), %zu runs of sailor, %.1f s; by group (runs by exit code, -1: "
+      "killed or no start):%s",
+      cls, r.variants, total, r.runs, r.seconds, qPrintable(groups));
+  if (r.failures.isEmpty()) return;
+  tmp.setAutoRemove(false);
+  for (qsizetype i = 0; i < std::min<qsizetype>(r.failures.size(), 60); ++i)
+    qWarning("%s", qPrintable(r.failures[i]));
+  QFAIL(qPrintable(QString("%1: %2 of %3 runs broke the contract (inputs kept in %4)")
+                       .arg(cls)
+                       .arg(r.failures.size())
+                       .arg(r.runs)
+                       .arg(tmp.path())));
 }
 
 }  // namespace
@@ -987,6 +1493,55 @@ class TestMutation : public QObject {
                            .arg(r.runs)
                            .arg(tmp.path())));
     }
+  }
+
+  // The made-up reference is valid: validate, plan and simulate read it and exit 0.
+  void madeUpReferenceIsValid() {
+    QTemporaryDir tmp;
+    QVERIFY(tmp.isValid());
+    writeReference(tmp.path() + "/ref");
+    for (size_t i = 0; i < 6; ++i)
+      for (const QStringList& args :
+           referenceCommands(tmp.path() + "/ref", "profiles/llm_info.json", i)) {
+        const Outcome o = runAll({args}, 1, sailor::test::scaledMs(60000)).front();
+        QVERIFY2(o.exit_code == 0 && problem(o, false).isEmpty(),
+                 qPrintable("sailor " + args.join(' ') + " -> exit " +
+                            QString::number(o.exit_code) + "\n" + shown(o.err)));
+      }
+  }
+
+  // Every key of every object of the scenario, job, plan, points, quotas, catalogue extension,
+  // native profile and reference files written twice, with the same or another value, before or
+  // after the first: exit 2 with one line that names the key.
+  void duplicateKeys() {
+    QTemporaryDir tmp;
+    QVERIFY(tmp.isValid());
+    std::mt19937 rng(20261207u);
+    std::vector<Variant> all = duplicateKeyVariants();
+    const size_t total = all.size();
+    const std::vector<Variant> chosen = select(std::move(all), perKind(), rng);
+    reportClass("duplicate keys", total, chosen, runPrepared("duplicate keys", chosen, tmp), tmp);
+  }
+
+  // Figures of the reference files (profiles, llm_info, network fits, egress prices, node size,
+  // quotas) replaced by 1e308, -1, 0, 5e-324, 1e18, 2^31, 2^63 and NaN-like values, through
+  // validate, plan and simulate: exit 2 naming the file, or 0 or 3 with every figure finite;
+  // never a hang. On the made-up reference, and on the shared checkout's when it is there.
+  void referenceValues() {
+    QTemporaryDir tmp;
+    QVERIFY(tmp.isValid());
+    std::mt19937 rng(20261208u);
+    const QString shared = sharedReference();
+    if (shared.isEmpty())
+      qInfo(
+          "%s/reference/sailor is not there: the reference figures are the made-up "
+          "reference's only",
+          SAILOR_TEST_SHARED_DIR);
+    std::vector<Variant> all = referenceValueVariants(shared, 40, rng);
+    const size_t total = all.size();
+    const std::vector<Variant> chosen = select(std::move(all), perKind(), rng);
+    reportClass("reference values", total, chosen, runPrepared("reference values", chosen, tmp),
+                tmp);
   }
 };
 
