@@ -408,13 +408,14 @@ void Catalog::addModel(const ModelSpec& model) {
 
 std::string resourceDir() {
   namespace fs = std::filesystem;
+  std::error_code ec;  // a path whose status cannot be read (a symbolic link loop) is not one
   if (const char* env = std::getenv("SAILOR_RESOURCES"); env && *env) {
-    if (fs::exists(std::string(env) + "/catalog/gpus.json")) return env;
+    if (fs::exists(std::string(env) + "/catalog/gpus.json", ec)) return env;
     throw InputError("SAILOR_RESOURCES", std::string("\"") + env + "\"",
                      "a directory holding catalog/gpus.json");
   }
   for (const char* d : {SAILOR_RESOURCE_DIR, SAILOR_INSTALL_RESOURCE_DIR}) {
-    if (*d && fs::exists(std::string(d) + "/catalog/gpus.json")) return d;
+    if (*d && fs::exists(std::string(d) + "/catalog/gpus.json", ec)) return d;
   }
   throw InputError("resources", "no catalogue found",
                    "SAILOR_RESOURCES set to the project's resources/ directory");

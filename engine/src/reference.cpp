@@ -101,15 +101,26 @@ static int gpuCountKey(const std::string& key, const std::string& path) {
   return n;
 }
 
+// Whether an optional file of the reference directory is there. A path whose status cannot be
+// read (a symbolic link loop, a folder without search permission) and a link to nothing count as
+// there, so that its reader refuses it naming the cause; only a name that is not there is skipped.
+static bool optionalFileThere(const std::string& path) {
+  std::error_code ec;
+  std::error_code link_ec;
+  return fs::exists(path, ec) || ec || fs::is_symlink(path, link_ec);
+}
+
 static SailorReference loadUnchecked(const std::string& dir, const Catalog& catalog) {
   SailorReference ref;
-  if (!fs::is_directory(dir))
-    throw InputError("--reference", "\"" + dir + "\"",
+  std::error_code dir_ec;
+  if (!fs::is_directory(dir, dir_ec))
+    throw InputError("--reference",
+                     "\"" + dir + "\"" + (dir_ec ? " (" + dir_ec.message() + ")" : ""),
                      "a directory in SAILOR's layout (profiles/, network/, cluster/)");
   // The network file is parsed while the profiles are (fast_json: simdjson's DOM).
   const std::string net = dir + "/network/multizone_bandwidths_het.json";
   std::future<std::unique_ptr<fast_json::Document>> net_parsed;
-  if (fs::exists(net))
+  if (optionalFileThere(net))
     net_parsed = std::async(std::launch::async, [&] { return fast_json::readFile(net); });
   ref.profiles = SailorProfile::load(dir + "/profiles/simulator_profiles.json",
                                      dir + "/profiles/llm_info.json", catalog);
@@ -154,7 +165,7 @@ static SailorReference loadUnchecked(const std::string& dir, const Catalog& cata
     }
   }
   const std::string intra = dir + "/network/intra_node_bandwidths.json";
-  if (fs::exists(intra)) {
+  if (optionalFileThere(intra)) {
     const auto doc = fast_json::readFile(intra);
     // {gpu: {n: [[c0, c1, c2], max_bytes_per_s]}}, n GPUs of the node taking part. A transfer
     // between two GPUs of a node (NOTE [Node placement] in simulator.cpp) is the smallest n.
@@ -172,7 +183,7 @@ static SailorReference loadUnchecked(const std::string& dir, const Catalog& cata
     }
   }
   const std::string egress = dir + "/network/egress_cost_usd_per_gb.json";
-  if (fs::exists(egress)) {
+  if (optionalFileThere(egress)) {
     json j = ju::readFile(egress);
     for (auto a = j.begin(); a != j.end(); ++a)
       for (auto b = a.value().begin(); b != a.value().end(); ++b) {
@@ -186,7 +197,7 @@ static SailorReference loadUnchecked(const std::string& dir, const Catalog& cata
       }
   }
   const std::string cluster = dir + "/cluster/basic_cluster_config.json";
-  if (fs::exists(cluster)) {
+  if (optionalFileThere(cluster)) {
     json j = ju::readFile(cluster);
     for (auto it = j.begin(); it != j.end(); ++it)
       if (it.value().is_object() && it.value().contains("gpus_per_node")) {
@@ -199,7 +210,7 @@ static SailorReference loadUnchecked(const std::string& dir, const Catalog& cata
       }
   }
   const std::string quotas = dir + "/cluster/quotas.json";
-  if (fs::exists(quotas)) {
+  if (optionalFileThere(quotas)) {
     json j = ju::readFile(quotas);
     ju::requireObject(j, quotas);
     for (auto g = j.begin(); g != j.end(); ++g) {
