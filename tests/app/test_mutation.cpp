@@ -12,23 +12,35 @@
 // variant asks for --json, whose output must parse, and every figure of which must be finite,
 // and not below 0 where it is a time, a size, a price or a rate).
 //
-// Two more classes cross the kinds: every key of every JSON input written twice (exit 2 naming
-// the key); and the figures of a reference directory (a made-up one, and the shared checkout's
-// SAILOR files when ../shared is there) replaced by extreme values (exit 2 naming the file, or
-// finite figures).
+// Three more classes cross the kinds: device files (/dev/zero, /dev/urandom, /dev/null,
+// /dev/full, /proc/self/mem, FIFOs fed endlessly or once, directories, symlink loops, dangling
+// links, a sparse 4 GiB file) at every input path of simulate, plan and validate, run in 1 GiB of
+// address space; every key of every JSON input written twice (exit 2 naming the key); and the
+// figures of a reference directory (a made-up one, and the shared checkout's SAILOR files when
+// ../shared is there) replaced by extreme values (exit 2 naming the file, or finite figures).
 //
-// SAILOR_MUTATIONS_PER_KIND=N runs N variants of each kind and of each of the two classes
+// SAILOR_MUTATIONS_PER_KIND=N runs N variants of each kind and of each of the three classes
 // (0: all of them; default 320).
+#include <fcntl.h>
+#include <poll.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <QDir>
@@ -71,7 +83,7 @@ struct Variant {
   bool directory = false;    // the path given is a directory
   bool must_refuse = false;  // no valid input can look like this: exit 2
   bool also_plan = false;    // scenario and job: also through `sailor plan`
-  // The duplicate-key and reference-value classes write their own files: under the
+  // The device-file, duplicate-key and reference-value classes write their own files: under the
   // variant's directory, returning the argument lists of `sailor` to run (empty: `text` is used).
   std::function<std::vector<QStringList>(const QString& dir)> prepare = {};
   std::vector<std::string> needles = {};  // on exit 2, each must be on stderr (the field named)
@@ -1051,6 +1063,218 @@ QString slotPath(const InputSlot& s, const QString& dir) {
   return s.rel.empty() ? dir + "/input" : dir + "/ref/" + QString::fromStdString(s.rel);
 }
 
+// ---- device files -----------------------------------------------------------------------------
+
+// The writers of the FIFOs that device-file variants give as inputs, started once every FIFO is
+// made. A FIFO fed once has a writer of its own waiting in open() as `cat FILE > FIFO` does, that
+// gives its reader the text and then end of file (one `sailor` never opens is released when the
+// feeder ends). The endless ones share a thread that opens them without blocking (retried) and
+// gives each reader the text again and again until it closes the FIFO.
+class FifoFeeder {
+ public:
+  FifoFeeder() = default;
+  FifoFeeder(const FifoFeeder&) = delete;
+  FifoFeeder& operator=(const FifoFeeder&) = delete;
+  ~FifoFeeder() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+    for (Fifo& f : fifos_)
+      if (f.fd >= 0) ::close(f.fd);
+    for (OnceFifo& o : once_) {
+      if (!o.writer.joinable()) continue;
+      // A writer still waiting for its reader gets one here, which takes what it writes.
+      const int fd = ::open(o.path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+      std::vector<char> buf(65536);
+      while (!o.done) {
+        if (fd >= 0) (void)!::read(fd, buf.data(), buf.size());
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      o.writer.join();
+      if (fd >= 0) ::close(fd);
+    }
+  }
+
+  // Makes the FIFO at `path`; false when it cannot be made.
+  bool add(const QString& path, const std::string& text, bool endless) {
+    const QByteArray p = QFile::encodeName(path);
+    if (::mkfifo(p.constData(), 0600) != 0) return false;
+    if (!endless) {
+      OnceFifo& o = once_.emplace_back();
+      o.path = p.toStdString();
+      o.text = text;
+      return true;
+    }
+    std::string chunk = text;
+    while (!text.empty() && chunk.size() < 65536) chunk += text;
+    fifos_.push_back({p.toStdString(), std::move(chunk)});
+    return true;
+  }
+
+  void start() {
+    if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
+    for (OnceFifo& o : once_)
+      if (!o.writer.joinable()) o.writer = std::thread([&o] { feedOnce(o); });
+  }
+
+ private:
+  struct Fifo {
+    std::string path;
+    std::string text;  // 64 kB of the text over and over
+    int fd = -1;
+    size_t at = 0;
+  };
+
+  struct OnceFifo {
+    std::string path;
+    std::string text;
+    std::atomic<bool> done{false};
+    std::thread writer;
+  };
+
+  static void feedOnce(OnceFifo& o) {
+    const int fd = ::open(o.path.c_str(), O_WRONLY | O_CLOEXEC);  // waits for a reader
+    if (fd >= 0) {
+      for (size_t at = 0; at < o.text.size();) {
+        const ssize_t n = ::write(fd, o.text.data() + at, o.text.size() - at);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;  // the reader gave up (EPIPE)
+        at += static_cast<size_t>(n);
+      }
+      ::close(fd);
+    }
+    o.done = true;
+  }
+
+  void loop() {
+    while (!stop_) {
+      std::vector<pollfd> polled;
+      std::vector<Fifo*> of;
+      for (Fifo& f : fifos_) {
+        if (f.fd < 0) f.fd = ::open(f.path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+        if (f.fd < 0) continue;
+        polled.push_back({f.fd, POLLOUT, 0});
+        of.push_back(&f);
+      }
+      if (polled.empty()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        continue;
+      }
+      ::poll(polled.data(), polled.size(), 20);
+      for (size_t k = 0; k < polled.size(); ++k) {
+        Fifo& f = *of[k];
+        if ((polled[k].revents & (POLLERR | POLLHUP)) != 0) {
+          closeFifo(f);
+          continue;
+        }
+        if ((polled[k].revents & POLLOUT) == 0) continue;
+        const ssize_t n = ::write(f.fd, f.text.data() + f.at, f.text.size() - f.at);
+        if (n < 0) {
+          if (errno != EAGAIN && errno != EINTR) closeFifo(f);
+          continue;
+        }
+        f.at += static_cast<size_t>(n);
+        if (f.at < f.text.size()) continue;
+        f.at = 0;
+      }
+    }
+  }
+
+  // The reader closed it: the FIFO waits for its next reader.
+  static void closeFifo(Fifo& f) {
+    ::close(f.fd);
+    f.fd = -1;
+    f.at = 0;
+  }
+
+  std::deque<Fifo> fifos_;
+  std::deque<OnceFifo> once_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+enum class DeviceKind { System, FifoEndless, FifoOnce, Directory, SymlinkLoop, Dangling, Sparse };
+
+struct DeviceFile {
+  std::string label;
+  DeviceKind kind;
+  std::string arg;  // System: the path; FifoEndless: the text written again and again
+};
+
+const std::vector<DeviceFile>& deviceKinds() {
+  static const std::vector<DeviceFile> all{
+      {"/dev/zero", DeviceKind::System, "/dev/zero"},
+      {"/dev/urandom", DeviceKind::System, "/dev/urandom"},
+      {"/dev/null", DeviceKind::System, "/dev/null"},
+      {"/dev/full", DeviceKind::System, "/dev/full"},
+      {"/proc/self/mem (unreadable at 0)", DeviceKind::System, "/proc/self/mem"},
+      {"/proc/self/stat (size 0, text)", DeviceKind::System, "/proc/self/stat"},
+      {"a FIFO fed {\"a\": endlessly", DeviceKind::FifoEndless, "{\"a\":"},
+      {"a FIFO fed y lines endlessly (yes)", DeviceKind::FifoEndless, "y\n"},
+      {"a FIFO fed the valid file once", DeviceKind::FifoOnce, ""},
+      {"a directory", DeviceKind::Directory, ""},
+      {"a symlink loop", DeviceKind::SymlinkLoop, ""},
+      {"a dangling symlink", DeviceKind::Dangling, ""},
+      {"a sparse 4 GiB file", DeviceKind::Sparse, ""},
+  };
+  return all;
+}
+
+// Puts device `d` at `at` (a FIFO, directory or link made there, a link for system files) and
+// returns the path to give `sailor`: the system file itself where `direct`.
+QString placeDevice(const DeviceFile& d, const QString& at, bool direct, const std::string& valid,
+                    const QString& sparse, FifoFeeder& feeder) {
+  QFile::remove(at);
+  QDir().mkpath(QFileInfo(at).path());
+  auto link = [&](const QString& target) {
+    QFile::link(target, at);
+    return at;
+  };
+  switch (d.kind) {
+    case DeviceKind::System: return direct ? QString::fromStdString(d.arg) : link(d.arg.c_str());
+    case DeviceKind::FifoEndless: feeder.add(at, d.arg, true); return at;
+    case DeviceKind::FifoOnce: feeder.add(at, valid, false); return at;
+    case DeviceKind::Directory: QDir().mkpath(at); return at;
+    case DeviceKind::SymlinkLoop:
+      QFile::link(at + ".loop", at);
+      QFile::link(at, at + ".loop");
+      return at;
+    case DeviceKind::Dangling: return link(at + ".absent");
+    case DeviceKind::Sparse: return direct ? sparse : link(sparse);
+  }
+  return at;
+}
+
+// Every device file at every input slot of every command: exit 2 (a FIFO fed a valid file may
+// pass; a missing optional reference file is allowed), never a hang or unbounded memory.
+std::vector<Variant> deviceVariants(const QString& sparse, FifoFeeder& feeder) {
+  std::vector<Variant> out;
+  const auto inputs = std::make_shared<std::vector<InputSlot>>(inputSlots());
+  for (size_t s = 0; s < inputs->size(); ++s) {
+    const size_t commands = (*inputs)[s].commands(QString(), QString()).size();
+    for (size_t c = 0; c < commands; ++c)
+      for (const DeviceFile& d : deviceKinds()) {
+        const InputSlot& slot = (*inputs)[s];
+        Variant v;
+        const QStringList first = slot.commands(QString(), QString())[c];
+        v.name = d.label + " as the " + slot.label + " of sailor " + first.front().toStdString();
+        v.group = d.label;
+        // A FIFO fed the valid file may pass, but never as a directory; an optional reference
+        // file that is not there is left out.
+        v.must_refuse = (d.kind != DeviceKind::FifoOnce || slot.dir_option) &&
+                        !(d.kind == DeviceKind::Dangling && slot.optional);
+        v.prepare = [inputs, s, c, d, sparse, &feeder](const QString& dir) {
+          const InputSlot& in = (*inputs)[s];
+          if (!in.rel.empty() || in.needs_reference) writeReference(dir + "/ref");
+          const QString path =
+              placeDevice(d, slotPath(in, dir), in.rel.empty(), in.text, sparse, feeder);
+          return std::vector<QStringList>{in.commands(dir, path)[c]};
+        };
+        out.push_back(std::move(v));
+      }
+  }
+  return out;
+}
+
 // ---- duplicate keys ---------------------------------------------------------------------------
 
 // `doc` with the key `key` of the object at `ptr` written a second time, with `raw` as that
@@ -1289,6 +1513,21 @@ void reportClass(const char* cls, size_t total, const std::vector<Variant>& chos
                        .arg(tmp.path())));
 }
 
+// 1 GiB of address space for the device-file runs where `sailor --help` runs in it; 0 (no bound)
+// where it does not (a sanitizer build reserves terabytes for its shadow memory).
+rlim_t deviceRunAddressSpace() {
+  constexpr rlim_t kBound = rlim_t{1} << 30;
+  const Outcome o = runAll({{"--help"}}, 1, sailor::test::scaledMs(30000), kBound).front();
+  return o.started && !o.timed_out && !o.crashed && o.exit_code == 0 ? kBound : 0;
+}
+
+// The largest resident set of a finished child of this process, in MiB.
+double childrenPeakMiB() {
+  rusage u{};
+  getrusage(RUSAGE_CHILDREN, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;
+}
+
 }  // namespace
 
 class TestMutation : public QObject {
@@ -1508,6 +1747,38 @@ class TestMutation : public QObject {
                  qPrintable("sailor " + args.join(' ') + " -> exit " +
                             QString::number(o.exit_code) + "\n" + shown(o.err)));
       }
+  }
+
+  // /dev/zero, /dev/urandom, /dev/null, /dev/full, /proc/self/mem, FIFOs fed endlessly or once,
+  // a directory, a symlink loop, a dangling link and a sparse 4 GiB file as every input file
+  // (and directory) of simulate, plan and validate: exit 2 with one line (a FIFO fed the valid
+  // file may pass), within the hang bound, in 1 GiB of address space (RLIMIT_AS: a read
+  // without bound ends in bad_alloc, exit 1; no bound where sailor cannot start in it).
+  void deviceFiles() {
+    std::signal(SIGPIPE, SIG_IGN);  // the FIFO writers see EPIPE when a reader gives up
+    QTemporaryDir tmp;
+    QVERIFY(tmp.isValid());
+    const QString sparse = tmp.path() + "/sparse-4GiB";
+    {
+      QFile f(sparse);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      QVERIFY(f.resize(qint64{4} << 30));
+    }
+    FifoFeeder feeder;
+    std::mt19937 rng(20261206u);
+    std::vector<Variant> all = deviceVariants(sparse, feeder);
+    const size_t total = all.size();
+    const std::vector<Variant> chosen = select(std::move(all), perKind(), rng);
+    const rlim_t address_space = deviceRunAddressSpace();
+    if (address_space == 0)
+      qInfo(
+          "sailor does not start in 1 GiB of address space (a sanitizer build?): the "
+          "device-file runs are not bounded in memory");
+    const KindResult r =
+        runPrepared("device files", chosen, tmp, address_space, [&feeder] { feeder.start(); });
+    qInfo("device files: the largest resident set of a finished sailor run: %.0f MiB",
+          childrenPeakMiB());
+    reportClass("device files", total, chosen, r, tmp);
   }
 
   // Every key of every object of the scenario, job, plan, points, quotas, catalogue extension,
