@@ -937,8 +937,8 @@ bool writeFile(const QString& path, const std::string& text) {
 // Writes the made-up reference directory at `root` (files whose text is given in `texts` are
 // written from there instead).
 void writeReference(const QString& root, const std::map<std::string, std::string>& texts = {}) {
-  static const std::map<std::string, json> files = madeUpReference();
-  for (const auto& [rel, doc] : files)
+  static const std::map<std::string, json> kFiles = madeUpReference();
+  for (const auto& [rel, doc] : kFiles)
     if (!texts.count(rel)) writeFile(root + "/" + QString::fromStdString(rel), doc.dump(1));
   for (const auto& [rel, text] : texts) writeFile(root + "/" + QString::fromStdString(rel), text);
 }
@@ -1201,7 +1201,7 @@ struct DeviceFile {
 };
 
 const std::vector<DeviceFile>& deviceKinds() {
-  static const std::vector<DeviceFile> all{
+  static const std::vector<DeviceFile> kAll{
       {"/dev/zero", DeviceKind::System, "/dev/zero"},
       {"/dev/urandom", DeviceKind::System, "/dev/urandom"},
       {"/dev/null", DeviceKind::System, "/dev/null"},
@@ -1216,7 +1216,7 @@ const std::vector<DeviceFile>& deviceKinds() {
       {"a dangling symlink", DeviceKind::Dangling, ""},
       {"a sparse 4 GiB file", DeviceKind::Sparse, ""},
   };
-  return all;
+  return kAll;
 }
 
 // Puts device `d` at `at` (a FIFO, directory or link made there, a link for system files) and
