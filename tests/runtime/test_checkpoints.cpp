@@ -267,16 +267,7 @@ class TestCheckpoints : public QObject {
     QCOMPARE(finished.exit_code, 0);
     const Outcome no_checkpoint = run(args("single.json", 3), "pump");  // fails after iteration 0
     QCOMPARE(no_checkpoint.exit_code, 4);
-    auto refused = [&](const QStringList& a, const QString& needle) {
-      QProcess p;
-      start(p, a);
-      QVERIFY(p.waitForFinished(30000));
-      const QString err = QString::fromUtf8(p.readAllStandardError());
-      QCOMPARE(p.exitCode(), 2);
-      QCOMPARE(err.count('\n'), 1);
-      QVERIFY2(err.contains(needle), qPrintable(err));
-      QVERIFY(p.readAllStandardOutput().isEmpty());
-    };
+    auto refused = [&](const QStringList& a, const QString& needle) { refusedWith(a, {needle}); };
     const QString fid = QString::number(finished.runId());
     const QString nid = QString::number(no_checkpoint.runId());
     refused({"run", "--resume", fid, "--store", store()},
