@@ -865,6 +865,10 @@ class MicrobatchSearch {
   int sweep(const std::vector<int>& degrees, bool by_cost, bool early, bool cost_dims,
             const char* what);
   bool enough(int D, int since, int best_degree, bool by_cost) const;
+  // Whether a degree after degrees[di] in the sweep may still hold a plan better than `best`
+  // in the planning model: lower bounds on the iteration time (or cost) of every plan of those
+  // degrees, from the fastest (cheapest) kind per layer. H3/H4 stop only where none can.
+  bool mayImprove(const std::vector<int>& degrees, size_t di, bool by_cost, double best) const;
   void finishSeeds();
 
   const SearchContext& ctx_;
@@ -873,8 +877,10 @@ class MicrobatchSearch {
   Report report_;
   KindSet kinds_;
   int max_d_ = 0;
-  Known known_;   // this task's seeds and found plans
-  Known shared_;  // those and the other microbatch sizes' seeds
+  double fb_floor_ = 0;    // sum over layers of the least F + B of any kind
+  double work_floor_ = 0;  // sum over layers of the least tp x USD per GPU-hour x (F + B)
+  Known known_;            // this task's seeds and found plans
+  Known shared_;           // those and the other microbatch sizes' seeds
   std::vector<Candidate> seeds_;
   std::vector<char> visited_;  // per dominance mode (time only, with cost) and degree
   std::vector<Candidate>* out_ = nullptr;

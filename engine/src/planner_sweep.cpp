@@ -6,6 +6,7 @@
 //                                      with the known-plan bound
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "planner_internal.hpp"
 #include "sailor/error.hpp"
@@ -198,6 +199,16 @@ bool MicrobatchSearch::prepare() {
   kinds_ = ctx_.kinds(b_);
   if (kinds_.kinds.empty()) return false;
   max_d_ = std::min(ctx_.totalGpus(), std::max(1, ctx_.job.global_batch_size / b_));
+  for (int j = 0; j < ctx_.layers; ++j) {
+    double fb = std::numeric_limits<double>::infinity(), work = fb;
+    for (const Kind& kd : kinds_.kinds) {
+      const double f = kinds_.table(kd).at(kinds_.table(kd).fb, j, j);
+      fb = std::min(fb, f);
+      work = std::min(work, kd.tp * ctx_.site(kd.site).price() * f);
+    }
+    fb_floor_ += fb;
+    work_floor_ += work;
+  }
   seeds_ = seedPlans(ctx_, kinds_, b_, max_d_);
   plans_found_ = static_cast<long>(seeds_.size());
   for (const auto& c : seeds_)
@@ -282,6 +293,29 @@ bool MicrobatchSearch::enough(int D, int since, int best_degree, bool by_cost) c
   return by_cost ? D >= best_degree * H.patience_span : D * H.patience_span <= best_degree;
 }
 
+// Every plan of degree D with M microbatches and P <= min(maxDepth, G / D) stages: its stages'
+// F + B sum to at least fb_floor_, so T = (M - 1) maxc + sumc + maxx >= (M - 1 + P) / P x
+// fb_floor_; and T >= M c_s for every stage s, so its cost, sum over stages of the stage's
+// GPU-hour rate x T, is at least D x M x work_floor_ / 3600. The floors sum per-layer minima of
+// range sums, so a hair below them (1e-9) absorbs their rounding.
+bool MicrobatchSearch::mayImprove(const std::vector<int>& degrees, size_t di, bool by_cost,
+                                  double best) const {
+  const int gpus = ctx_.totalGpus();
+  for (size_t i = di + 1; i < degrees.size(); ++i) {
+    const int D = degrees[i];
+    const double M = ctx_.microbatches(b_, D);
+    double floor = 0;
+    if (by_cost) {
+      floor = D * M * work_floor_ / 3600.0;
+    } else {
+      const double P = std::max(1, std::min(ctx_.maxDepth(), gpus / D));
+      floor = (M - 1 + P) / P * fb_floor_;
+    }
+    if (floor * (1.0 - 1e-9) < best) return true;
+  }
+  return false;
+}
+
 int MicrobatchSearch::sweep(const std::vector<int>& degrees, bool by_cost, bool early,
                             bool cost_dims, const char* what) {
   const double min_improvement = ctx_.opt.heuristics.min_improvement;
@@ -332,10 +366,10 @@ int MicrobatchSearch::sweep(const std::vector<int>& degrees, bool by_cost, bool 
     } else if (local < best) {
       best = local;
       ++since;
-      if (enough(D, since, best_degree, by_cost)) break;
+      if (enough(D, since, best_degree, by_cost) && !mayImprove(degrees, di, by_cost, best)) break;
     } else if (std::isfinite(best)) {
       ++since;
-      if (enough(D, since, best_degree, by_cost)) break;
+      if (enough(D, since, best_degree, by_cost) && !mayImprove(degrees, di, by_cost, best)) break;
     }
   }
   ++sweep_index_;

@@ -53,7 +53,8 @@ struct Heuristics {
   bool h2_oom_pruning = true;
   // H3 (throughput) / H4 (cost): data-parallel degrees from high to low (throughput) or low to
   // high (cost), stopping after max(patience, patience_fraction x best degree) degrees in a row
-  // that do not improve the best plan.
+  // that do not improve the best plan, and only where no degree left can beat it in the planning
+  // model (a floor on the iteration time or cost of each degree's plans; docs/planner.md).
   bool h3_dp_descending = true;
   bool h4_dp_ascending = true;
   int patience = 3;
