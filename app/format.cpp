@@ -14,7 +14,12 @@ namespace sailor::cli {
 namespace {
 // The job's recomputation, as the plan and prediction headers mention it.
 const char* recomputeNote(const Job& job) {
-  return job.recompute == Recompute::Full ? ", full activation recomputation" : "";
+  switch (job.recompute) {
+    case Recompute::None: return "";
+    case Recompute::Full: return ", full activation recomputation";
+    case Recompute::Selective: return ", selective activation recomputation";
+  }
+  return "";
 }
 // A column `w` wide, the text left- (pad) or right-aligned (rpad); text as wide or wider keeps a
 // space on the side of the next (or previous) column, so that columns never run together.

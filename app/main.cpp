@@ -131,7 +131,7 @@ constexpr const char* kPlanHelp =
     "Job:\n"
     "  --job FILE                  a job file (default: resources/jobs/default.json)\n"
     "  --model NAME --global-batch N [--seq-len N] [--precision fp32|bf16|fp16]\n"
-    "              [--optimizer adam|sgd] [--recompute none|full]   the job inline\n"
+    "              [--optimizer adam|sgd] [--recompute none|selective|full]   the job inline\n"
     "              (full: activation recomputation, each block keeps only its input)\n"
     "Objective and constraints:\n"
     "  --objective throughput|cost (default throughput)\n"

@@ -104,11 +104,13 @@ JobPanel::JobPanel(const sailor::Catalog& catalog, QWidget* parent)
   recompute_ = new QComboBox(job_group);
   recompute_->setObjectName(QStringLiteral("recompute"));
   recompute_->addItem(tr("None"), static_cast<int>(Recompute::None));
+  recompute_->addItem(tr("Selective"), static_cast<int>(Recompute::Selective));
   recompute_->addItem(tr("Full"), static_cast<int>(Recompute::Full));
   recompute_->setToolTip(
       tr("Activation recomputation: Full keeps only each block's input and "
          "recomputes its forward during backward (less memory, about a third "
-         "more compute)"));
+         "more compute); Selective recomputes only the attention core (softmax "
+         "and dropout over the score matrices)"));
   job_form->addRow(tr("Recomputation"), recompute_);
   outer->addWidget(job_group);
 

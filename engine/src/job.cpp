@@ -32,7 +32,12 @@ const char* optimizerName(Optimizer o) {
 }
 
 const char* recomputeName(Recompute r) {
-  return r == Recompute::Full ? "full" : "none";
+  switch (r) {
+    case Recompute::None: return "none";
+    case Recompute::Full: return "full";
+    case Recompute::Selective: return "selective";
+  }
+  return "?";
 }
 
 Precision parsePrecision(const std::string& p, const std::string& field) {
@@ -53,7 +58,8 @@ Optimizer parseOptimizer(const std::string& name, const std::string& field) {
 Recompute parseRecompute(const std::string& r, const std::string& field) {
   if (r == "none") return Recompute::None;
   if (r == "full") return Recompute::Full;
-  throw InputError(field, "\"" + r + "\"", "\"none\" or \"full\"");
+  if (r == "selective") return Recompute::Selective;
+  throw InputError(field, "\"" + r + "\"", "\"none\", \"selective\" or \"full\"");
 }
 
 bool supportsPrecision(const GpuType& gpu, Precision p) {

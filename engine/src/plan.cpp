@@ -60,10 +60,75 @@ void Plan::checkGlobalBatch(int global_batch_size) const {
   }
 }
 
+const char* dpShardingName(DpSharding s) {
+  switch (s) {
+    case DpSharding::None: return "none";
+    case DpSharding::Optimizer: return "optimizer";
+    case DpSharding::Full: return "full";
+  }
+  return "?";
+}
+
+DpSharding parseDpSharding(const std::string& name, const std::string& field) {
+  if (name == "none") return DpSharding::None;
+  if (name == "optimizer") return DpSharding::Optimizer;
+  if (name == "full") return DpSharding::Full;
+  throw InputError(field, "\"" + name + "\"", "\"none\", \"optimizer\" or \"full\"");
+}
+
+// Virtual stages per GPU, at most: more chunks than a 128-layer model has blocks per stage do
+// not occur in practice (Megatron-LM's runs use 2 to 12).
+constexpr int kMaxVirtualStages = 128;
+
+json Schedule::toJson() const {
+  json j{{"overlap_grad_reduce", overlap_grad_reduce},
+         {"sharding", dpShardingName(sharding)},
+         {"virtual_stages", virtual_stages}};
+  if (recompute) j["recompute"] = recomputeName(*recompute);
+  return j;
+}
+
+Schedule Schedule::fromJson(const json& j, const std::string& path) {
+  ju::requireObject(j, path);
+  ju::rejectUnknownKeys(j, {"overlap_grad_reduce", "sharding", "virtual_stages", "recompute"},
+                        path);
+  Schedule s;
+  s.overlap_grad_reduce = ju::getBoolOr(j, "overlap_grad_reduce", path, false);
+  if (j.contains("sharding"))
+    s.sharding = parseDpSharding(ju::getString(j, "sharding", path), path + ".sharding");
+  s.virtual_stages = ju::getInt32Or(j, "virtual_stages", path, 1, 1);
+  if (s.virtual_stages > kMaxVirtualStages)
+    throw InputError(path + ".virtual_stages", std::to_string(s.virtual_stages),
+                     "an integer from 1 to " + std::to_string(kMaxVirtualStages) +
+                         " (model chunks per GPU)");
+  if (j.contains("recompute"))
+    s.recompute = parseRecompute(ju::getString(j, "recompute", path), path + ".recompute");
+  return s;
+}
+
+std::string Schedule::describe(const Job& job) const {
+  std::string out;
+  auto add = [&](const std::string& part) { out += (out.empty() ? "" : ", ") + part; };
+  if (overlap_grad_reduce) add("overlapped gradient reduction");
+  if (sharding == DpSharding::Optimizer) add("distributed optimizer");
+  if (sharding == DpSharding::Full) add("fully sharded data parallelism");
+  if (virtual_stages > 1) add(std::to_string(virtual_stages) + " virtual stages (interleaved 1F1B)");
+  const Recompute r = recompute.value_or(job.recompute);
+  if (r != Recompute::None) add(std::string(recomputeName(r)) + " recomputation");
+  return out.empty() ? "DeepSpeed schedule" : out;
+}
+
+Job Plan::effectiveJob(const Job& job) const {
+  Job j = job;
+  if (schedule.recompute) j.recompute = *schedule.recompute;
+  return j;
+}
+
 Plan Plan::fromJson(const json& j) {
-  ju::rejectUnknownKeys(j, {"microbatch_size", "stages", "prediction", "name"}, "");
+  ju::rejectUnknownKeys(j, {"microbatch_size", "stages", "schedule", "prediction", "name"}, "");
   Plan p;
   p.microbatch_size = ju::getInt32(j, "microbatch_size", "", 1);
+  if (j.contains("schedule")) p.schedule = Schedule::fromJson(j["schedule"], "schedule");
   const json& stages = ju::require(j, "stages", "");
   ju::requireArray(stages, "stages");
   if (stages.empty()) throw InputError("stages", "[]", "at least one stage");
@@ -103,7 +168,9 @@ json Plan::toJson() const {
     stages_j.push_back(
         {{"first_layer", s.first_layer}, {"last_layer", s.last_layer}, {"replicas", reps}});
   }
-  return json{{"microbatch_size", microbatch_size}, {"stages", stages_j}};
+  json out{{"microbatch_size", microbatch_size}, {"stages", stages_j}};
+  if (!schedule.isDefault()) out["schedule"] = schedule.toJson();
+  return out;
 }
 
 std::string Stage::replicaSummary() const {
@@ -164,6 +231,17 @@ void Plan::validate(const Job& job, const Catalog& catalog, const Scenario& scen
       used[{r.zone, r.gpu_type}] += std::int64_t{r.tp} * static_cast<std::int64_t>(end - k);
       k = end;
     }
+  }
+  if (schedule.virtual_stages > 1) {
+    if (stages.size() < 2)
+      throw InputError("schedule.virtual_stages", std::to_string(schedule.virtual_stages),
+                       "1 for a plan of one stage (interleaving needs a pipeline)");
+    for (size_t i = 0; i < stages.size(); ++i)
+      if (stages[i].layerCount() < schedule.virtual_stages)
+        throw InputError("schedule.virtual_stages", std::to_string(schedule.virtual_stages),
+                         "at most the " + std::to_string(stages[i].layerCount()) +
+                             " layers of stages[" + std::to_string(i) +
+                             "] (a chunk holds at least one layer)");
   }
   if (expected_first != L)
     throw InputError("stages[" + std::to_string(stages.size() - 1) + "].last_layer",

@@ -293,6 +293,23 @@ RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
   r.model = runtimeModel(spec, job, options);
   checkPlan(plan, spec, r.model.heads);
 
+  // The bundled runtime runs DeepSpeed's schedule: the gradient sum after the pipeline drains,
+  // the whole optimizer state on every replica, plain 1F1B, no or full recomputation. A plan
+  // asking for more is refused rather than run otherwise than planned.
+  const Schedule& sch = plan.schedule;
+  auto refuse = [](const std::string& field, const std::string& got, const std::string& want) {
+    throw InputError(field, got, want + " (the bundled runtime runs DeepSpeed's schedule)");
+  };
+  if (sch.overlap_grad_reduce) refuse("schedule.overlap_grad_reduce", "true", "false");
+  if (sch.sharding != DpSharding::None)
+    refuse("schedule.sharding", std::string("\"") + dpShardingName(sch.sharding) + "\"",
+           "\"none\"");
+  if (sch.virtual_stages != 1)
+    refuse("schedule.virtual_stages", std::to_string(sch.virtual_stages), "1");
+  const Recompute rc = plan.effectiveJob(job).recompute;
+  if (rc == Recompute::Selective)
+    refuse(sch.recompute ? "schedule.recompute" : "recompute", "\"selective\"",
+           "\"none\" or \"full\"");
   r.plan = plan;
   r.data_parallel = static_cast<int>(plan.stages[0].replicas.size());
   r.global_batch_size = options.global_batch_size.value_or(job.global_batch_size);
@@ -320,7 +337,7 @@ RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
   r.bucket_elements = options.bucket_elements;
   r.precision = job.precision;
   r.optimizer = job.optimizer;
-  r.recompute = job.recompute;
+  r.recompute = rc;
 
   r.ranks = placeRanks(plan);
   return r;

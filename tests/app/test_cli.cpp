@@ -1042,7 +1042,7 @@ class TestCli : public QObject {
                           "8",    "--recompute", "some"};
     const Result b = runSailor(bad);
     QVERIFY2(b.exit_code == 2 &&
-                 b.err.contains("recompute: got \"some\", expected \"none\" or \"full\""),
+                 b.err.contains("recompute: got \"some\", expected \"none\", \"selective\" or \"full\""),
              qPrintable(describe(bad, b)));
   }
 

@@ -647,8 +647,8 @@ class TestModelJson : public QObject {
         << QStringList({"model", "\"GPT-5\"", "a model of the catalogue", "OPT-350M"});
     QTest::newRow("job: unknown recompute")
         << "job"
-        << QByteArray(R"({"model": "OPT-350M", "global_batch_size": 8, "recompute": "selective"})")
-        << QStringList({"recompute", "\"selective\"", "\"none\" or \"full\""});
+        << QByteArray(R"({"model": "OPT-350M", "global_batch_size": 8, "recompute": "partial"})")
+        << QStringList({"recompute", "\"partial\"", "\"none\", \"selective\" or \"full\""});
     QTest::newRow("job: missing model") << "job" << QByteArray(R"({"global_batch_size": 8})")
                                         << QStringList({"model", "field missing"});
     QTest::newRow("job: global_batch_size 0")

@@ -13,8 +13,10 @@ enum class Precision { Fp32, Bf16, Fp16 };  // bf16/fp16: mixed precision with f
 enum class Optimizer { Adam, Sgd };
 // Activation recomputation (NOTE [Activation recomputation] in profile.cpp). None keeps every
 // block's activations for backward; Full keeps only each block's input and recomputes the
-// block's forward during its backward (Megatron's --recompute-granularity full, uniform, 1).
-enum class Recompute { None, Full };
+// block's forward during its backward (Megatron's --recompute-granularity full, uniform, 1);
+// Selective keeps all but the attention core's (softmax, dropout, the score matrices) and
+// recomputes that part (Megatron's --recompute-granularity selective; Korthikanti et al.).
+enum class Recompute { None, Full, Selective };
 
 const char* precisionName(Precision p);
 const char* optimizerName(Optimizer o);

@@ -3,6 +3,7 @@
 // one zone.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,9 +38,49 @@ struct Stage {
 // multiple of D: replicas then take ceil(M / D) or floor(M / D) microbatches.
 bool batchFits(int global_batch_size, int microbatch_size, int replicas);
 
+// How data-parallel replicas hold the model state (docs/simulator.md, "Schedules"):
+//   None       every replica keeps the whole optimizer state and all-reduces the gradients
+//              (DeepSpeed's pipeline engine, PyTorch DDP)
+//   Optimizer  the distributed optimizer (Megatron-LM --use-distributed-optimizer, ZeRO stage 1):
+//              gradients reduce-scattered, each replica updates its 1/D of the fp32 master
+//              weights and Adam moments, parameters all-gathered
+//   Full       fully sharded data parallelism (ZeRO stage 3, PyTorch FSDP): parameters, gradients
+//              and optimizer state all 1/D per replica, parameters gathered layer by layer
+enum class DpSharding { None, Optimizer, Full };
+const char* dpShardingName(DpSharding s);
+DpSharding parseDpSharding(const std::string& name, const std::string& field);
+
+// The schedule a plan runs: plan attributes the simulator, the planner and the runtime read.
+// The defaults are the schedule of DeepSpeed's pipeline engine as SAILOR's runs used it (the
+// gradient sum after the pipeline drains, the full optimizer state on every replica, plain
+// 1F1B, the job's recomputation).
+struct Schedule {
+  // Gradient reduction overlapped with the last microbatch's backward, bucket by bucket in the
+  // reverse order of the layers (PyTorch DDP, Megatron-LM --overlap-grad-reduce).
+  bool overlap_grad_reduce = false;
+  DpSharding sharding = DpSharding::None;
+  // The interleaved 1F1B schedule (Megatron-LM --num-layers-per-virtual-pipeline-stage): model
+  // chunks per GPU; 1 is the plain schedule. Each stage's layers split into this many chunks.
+  int virtual_stages = 1;
+  // Activation recomputation; unset: the job's.
+  std::optional<Recompute> recompute;
+  bool isDefault() const { return *this == Schedule{}; }
+  bool operator==(const Schedule&) const = default;
+  // {"overlap_grad_reduce": ..., "sharding": ..., "virtual_stages": ..., "recompute": ...}
+  nlohmann::json toJson() const;
+  // Keys absent take the defaults; InputError naming "<path>.<key>" otherwise.
+  static Schedule fromJson(const nlohmann::json& j, const std::string& path);
+  // "overlapped gradient reduction, distributed optimizer, 2 virtual stages, selective
+  // recomputation"; "DeepSpeed schedule" for the defaults.
+  std::string describe(const Job& job) const;
+};
+
 struct Plan {
   int microbatch_size = 1;
   std::vector<Stage> stages;
+  Schedule schedule;
+  // The job with the plan's recomputation (the schedule's, else the job's own).
+  Job effectiveJob(const Job& job) const;
 
   int gpuCount() const;
   bool operator==(const Plan&) const = default;
