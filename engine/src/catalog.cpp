@@ -272,6 +272,8 @@ std::vector<LayerInfo> deriveLayers(const ModelSpec& m, int s_len, int tp, int e
   const double matmul_params = (h * (h + 2 * kv_dim) + h * h + mlp_mats * h * f) / t;
   blk.forward_flops = 2 * s * matmul_params + 4 * s * s * h / t;
   blk.forward_bytes = matmul_params * bytes + 2 * blk.activation_bytes;
+  blk.attention_core_flops = 4 * s * s * h / t;
+  blk.attention_core_bytes = bytes * a * s * s / t;
   for (int i = 0; i < m.layers; ++i) out.push_back(blk);
 
   LayerInfo head;

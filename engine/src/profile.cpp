@@ -45,6 +45,12 @@ void ProfileSet::add(std::shared_ptr<const ProfileSource> source) {
 // whole on every GPU of the tp group) from its forward to its backward; its backward first runs
 // the block's forward again, tensor-parallel all-reduces included, and then the usual backward,
 // with that one block's activations live meanwhile. The embedding and the head keep theirs.
+// Selective recomputation (Megatron-LM's --recompute-granularity selective; Korthikanti et al.,
+// MLSys'23, Section 4.2) keeps everything but the attention core's activations (the score
+// matrices, the softmax output and the dropout mask: 5 a s^2 b bytes per layer in 16-bit) and
+// runs the attention core's forward again in the backward: backward_s += attention_core_s,
+// activation_bytes -= attention_core_bytes, as the source splits them (the analytic profile
+// does; a measured profile without the split keeps its figures).
 // So, per block and against the figures without recomputation (what every source gives):
 //   backward_s      += forward_s
 //   activation_bytes = s h x bytes per element  (the checkpointed input)
@@ -58,9 +64,11 @@ static bool isBlock(size_t l, size_t layers) {
 Sourced<std::vector<LayerTiming>> ProfileSet::timings(const ProfileKey& key, const Job& job) const {
   for (const auto& s : sources_)
     if (auto t = s->timings(key, job)) {
-      if (job.recompute == Recompute::Full)
-        for (size_t l = 0; l < t->size(); ++l)
-          if (isBlock(l, t->size())) (*t)[l].backward_s += (*t)[l].forward_s;
+      for (size_t l = 0; l < t->size(); ++l) {
+        if (!isBlock(l, t->size())) continue;
+        if (job.recompute == Recompute::Full) (*t)[l].backward_s += (*t)[l].forward_s;
+        if (job.recompute == Recompute::Selective) (*t)[l].backward_s += (*t)[l].attention_core_s;
+      }
       return {std::move(*t), s->name()};
     }
   throw InputError("profiles", "no timings for " + keyText(key),
@@ -85,6 +93,8 @@ Sourced<std::vector<LayerMemory>> ProfileSet::memory(const std::string& model, i
         if (job.recompute == Recompute::Full && isBlock(l, m->size()))
           lm.activation_bytes = std::min(
               lm.activation_bytes, (*m)[l - 1].output_elements * job.activationBytesPerElement());
+        if (job.recompute == Recompute::Selective && isBlock(l, m->size()))
+          lm.activation_bytes -= std::min(lm.activation_bytes, lm.attention_core_bytes);
       }
       return {std::move(*m), s->name()};
     }
@@ -665,7 +675,13 @@ std::optional<std::vector<LayerTiming>> AnalyticProfile::timings(const ProfileKe
     const double kernels =
         (l.kind == LayerKind::Block ? kKernelsPerBlockForward : 4.0) * kKernelLatencySeconds;
     const double ars = (l.kind == LayerKind::Block ? 2.0 : 1.0) * ar_s;
-    out.push_back({compute + kernels + ars, 2.0 * compute + 2.0 * kernels + ars});
+    // The attention core: its matmuls (QK^T and the product with V) and its score-matrix
+    // traffic (written, read by softmax, written, read by dropout and the product).
+    const double core = l.kind == LayerKind::Block
+                            ? std::max(b * l.attention_core_flops / flops_per_s,
+                                       b * 3.0 * l.attention_core_bytes / bytes_per_s)
+                            : 0.0;
+    out.push_back({compute + kernels + ars, 2.0 * compute + 2.0 * kernels + ars, core});
   }
   return out;
 }
@@ -685,8 +701,11 @@ std::optional<std::vector<LayerMemory>> AnalyticProfile::memory(const std::strin
   const ModelSpec* m = catalog_.findModel(model);
   if (!m) return std::nullopt;
   std::vector<LayerMemory> out;
-  for (const auto& l : deriveLayers(*m, job.sequence_length, tp, job.activationBytesPerElement()))
-    out.push_back({l.params, l.activation_bytes, l.output_elements});
+  for (const auto& l : deriveLayers(*m, job.sequence_length, tp, job.activationBytesPerElement())) {
+    LayerMemory lm{l.params, l.activation_bytes, l.output_elements};
+    lm.attention_core_bytes = l.attention_core_bytes;
+    out.push_back(lm);
+  }
   if (m->tied_embeddings)
     out.back().shared_with_embedding = static_cast<double>(m->vocab_size) * m->hidden_size / tp;
   return out;

@@ -190,6 +190,7 @@ ReplicaData replicaFigures(const Replica& r, const Stage& st, const Plan& plan,
     d.params -= mem.value.back().shared_with_embedding;
   else if (st.last_layer == last_layer) d.tied_params = mem.value.back().shared_with_embedding;
   d.output_elements = mem.value[static_cast<size_t>(st.last_layer)].output_elements;
+  d.layers = st.layerCount();
   d.optimizer_s_per_param = opt.value;
   d.gpus_per_node = scenario.gpusPerNode(r.zone, r.gpu_type, catalog);
   if (const Pool* pool = scenario.findPool(r.zone, r.gpu_type))
@@ -347,7 +348,7 @@ double communicatorBytes(const GpuType& gpu, const GpuGroups& groups) {
 
 MemoryBreakdown replicaMemory(const ReplicaData& d, int stage, int replica, int stages,
                               int microbatches, int microbatch_size, const Job& job,
-                              const GpuGroups& groups) {
+                              const GpuGroups& groups, const Schedule& schedule, int dp) {
   const int b = microbatch_size;
   MemoryBreakdown mb;
   mb.gpu_type = d.replica->gpu_type;
@@ -356,23 +357,39 @@ MemoryBreakdown replicaMemory(const ReplicaData& d, int stage, int replica, int 
   mb.replica = replica;
   mb.tp = d.replica->tp;
   mb.node = d.node;
-  mb.model_state_bytes = d.params * job.stateBytesPerParameter();
+  mb.model_state_bytes = modelStateBytes(d.params, job, schedule.sharding, dp);
   // NOTE [Why stage s holds min(P - s, m) microbatches]: under 1F1B stage s runs P - s - 1
   // warm-up forwards before its first backward, so P - s microbatches have activations
-  // alive at its peak; never more than there are microbatches.
+  // alive at its peak; never more than there are microbatches. Interleaved, the warm-up's
+  // chunks and the one in flight, each 1/v of the stage's activations (NOTE [Interleaved
+  // 1F1B]).
+  const int v = schedule.virtual_stages;
   mb.microbatches_in_flight = std::min(stages - stage, microbatches);
   mb.activation_bytes = d.activation_bytes_per_seq * b * mb.microbatches_in_flight;
+  if (v > 1) {
+    const int chunks =
+        std::min(microbatches * v, interleavedWarmup(stages, stage, microbatches, v) + 1);
+    mb.microbatches_in_flight = (chunks + v - 1) / v;
+    mb.activation_bytes = d.activation_bytes_per_seq * b * chunks / v;
+  }
   // Backward of a layer materialises gradients shaped like its saved activations, while the
   // autograd engine still holds the incoming gradient and the outputs: about twice the
-  // largest layer's activations of one microbatch on top of what is stored.
+  // largest layer's activations of one microbatch on top of what is stored. Fully sharded, the
+  // gathered parameters of the layer computing and of the one prefetched are there too.
   mb.transient_bytes = 2.0 * d.max_layer_activation_per_seq * b;
-  mb.gradient_bucket_bytes = gradientBucketBytes(d.params, job);
+  if (schedule.sharding == DpSharding::Full && dp >= 2)
+    mb.transient_bytes += 2.0 * d.params / std::max(1, d.layers) * job.activationBytesPerElement();
+  // Megatron-LM's data parallelism (overlapped or sharded) reduces in the contiguous fp32
+  // gradient buffer the model state counts; DeepSpeed's engine copies into a bucket.
+  const bool megatron = schedule.overlap_grad_reduce || schedule.sharding != DpSharding::None;
+  mb.gradient_bucket_bytes = megatron ? 0.0 : gradientBucketBytes(d.params, job);
   mb.runtime_overhead_bytes = static_cast<double>(d.gpu->runtime_overhead_bytes);
   mb.communicator_bytes = communicatorBytes(*d.gpu, groups);
   mb.communicators = static_cast<int>(groups.collective_sizes.size()) + groups.p2p_peers;
   mb.total_bytes = mb.model_state_bytes + mb.activation_bytes + mb.transient_bytes +
                    mb.gradient_bucket_bytes + mb.runtime_overhead_bytes + mb.communicator_bytes;
-  assert(std::fabs(mb.total_bytes - mb.communicator_bytes -
+  assert(!schedule.isDefault() ||
+         std::fabs(mb.total_bytes - mb.communicator_bytes -
                    replicaMemoryBytes(d.params, d.activation_bytes_per_seq,
                                       d.max_layer_activation_per_seq, b, mb.microbatches_in_flight,
                                       job, *d.gpu)) <= 1e-6 * mb.total_bytes);
@@ -1223,11 +1240,22 @@ Scheduled scheduleSeparately(const StageReplicas& data,
                              const std::vector<std::vector<PairSeconds>>& pairs,
                              const std::vector<int>& m_stage, int M, Links& links,
                              EgressLedger& egress, const SimulatorOptions& options,
-                             std::vector<StageTimes>& stages) {
+                             const Schedule& sch, const Job& job, std::vector<StageTimes>& stages) {
   const size_t P = data.size();
   Scheduled out;
-  for (const auto& p : dataParallelPipelines(data, stages, pairs, m_stage))
-    out.runs.push_back(runPipeline(p, M, options.schedule, options.timeline));
+  for (const auto& p : dataParallelPipelines(data, stages, pairs, m_stage)) {
+    if (sch.virtual_stages > 1) {
+      PipelineRun r{std::vector<double>(P, 0.0),
+                    std::vector<double>(P, 0.0),
+                    std::vector<double>(P, 0.0),
+                    std::vector<double>(P, 0.0),
+                    {}};
+      runInterleaved(p, M, sch.virtual_stages, r, options.timeline ? &r.ops : nullptr);
+      out.runs.push_back(std::move(r));
+    } else {
+      out.runs.push_back(runPipeline(p, M, options.schedule, options.timeline));
+    }
+  }
   std::vector<double> stage_done = stageDone(out.runs, P);
   const double tied_sync = tiedEmbeddingSync(data, links, egress, options);
   if (tied_sync > 0) {
@@ -1236,8 +1264,10 @@ Scheduled scheduleSeparately(const StageReplicas& data,
   }
   out.stage_end.resize(P);
   for (size_t s = 0; s < P; ++s) {
-    const SyncAndStep ss = stageSyncAndStep(data[s], links, egress, options);
     StageTimes& st = stages[s];
+    const double v = sch.virtual_stages;
+    const SyncAndStep ss = stageSyncAndStepScheduled(
+        data[s], links, egress, options, sch, job, m_stage[s], st.backward_s / v, st.forward_s / v);
     st.dp_sync_s = ((s == 0 || s == P - 1) ? tied_sync : 0.0) + ss.sync_s;
     st.optimizer_s = ss.optimizer_s;
     out.stage_end[s] = stage_done[s] + ss.sync_s + ss.optimizer_s;
@@ -1306,11 +1336,12 @@ Scheduled scheduleShared(const StageReplicas& data,
 }  // namespace
 }  // namespace sim
 
-Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
+Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job_in,
                     const Catalog& catalog, const ProfileSet& profiles,
                     const SimulatorOptions& options, const LinkIndex* links_index) {
   using namespace sim;
-  plan.validate(job, catalog, scenario);  // at least one stage, each with a replica
+  plan.validate(job_in, catalog, scenario);   // at least one stage, each with a replica
+  const Job job = plan.effectiveJob(job_in);  // the plan's recomputation
   const size_t P = plan.stages.size();
   const int b = plan.microbatch_size;
   Prediction pred;
@@ -1333,7 +1364,8 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
     for (size_t k = 0; k < data[s].size(); ++k) {
       MemoryBreakdown mb = replicaMemory(
           data[s][k], static_cast<int>(s), static_cast<int>(k), static_cast<int>(P), m_stage[s], b,
-          job, gpuGroups(shape, plan.stages[s].replicas[k].tp, static_cast<int>(k)));
+          job, gpuGroups(shape, plan.stages[s].replicas[k].tp, static_cast<int>(k)), plan.schedule,
+          static_cast<int>(data[s].size()));
       if (!mb.fits()) {
         pred.fits = false;
         pred.out_of_memory.push_back(outOfMemoryMessage(mb));
@@ -1342,9 +1374,15 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
     }
   }
 
-  // 4-5. Stage compute, links and boundary transfers.
-  pred.stages = stageCompute(data, m_stage);
+  // 4-5. Links, stage compute (fully sharded: with the gathers it leaves exposed) and boundary
+  // transfers.
   Links links(scenario, catalog, gathered.site_replica, links_index);
+  if (plan.schedule.sharding == DpSharding::Full) {
+    std::vector<int> layers;
+    for (const Stage& st : plan.stages) layers.push_back(st.layerCount());
+    shardedStageTimes(data, links, job, options, layers);
+  }
+  pred.stages = stageCompute(data, m_stage);
   EgressLedger egress;
   const auto pairs = boundaryTransfers(data, m_stage, b, job.activationBytesPerElement(), links,
                                        egress, pred.stages);
@@ -1354,9 +1392,15 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job,
     return std::any_of(reps.begin(), reps.end(),
                        [](const ReplicaData& d) { return d.gpu->sharesCompute(); });
   });
+  if (shared && !plan.schedule.isDefault() &&
+      !(plan.schedule == Schedule{.recompute = plan.schedule.recompute}))
+    throw InputError("schedule", plan.schedule.describe(job),
+                     "DeepSpeed's schedule on GPU types whose ranks share a node's compute "
+                     "(shared_compute_slowdown)");
   Scheduled sched =
       shared ? scheduleShared(data, pairs, m_stage, M, links, egress, options, pred.stages)
-             : scheduleSeparately(data, pairs, m_stage, M, links, egress, options, pred.stages);
+             : scheduleSeparately(data, pairs, m_stage, M, links, egress, options, plan.schedule,
+                                  job, pred.stages);
   std::vector<PipelineRun>& runs = sched.runs;
   const std::vector<double>& stage_end = sched.stage_end;
   double iteration = 0;

@@ -120,6 +120,10 @@ struct LayerInfo {
   double output_elements = 0;   // elements of the layer's output (stage-boundary message)
   double forward_flops = 0;     // forward FLOPs on one GPU, per sequence (backward = 2x)
   double forward_bytes = 0;     // HBM bytes moved in forward on one GPU (memory-bound part)
+  // Blocks: the attention core's share (QK^T, softmax, dropout, the product with V): its
+  // forward FLOPs and its score-matrix bytes kept for backward, per sequence.
+  double attention_core_flops = 0;
+  double attention_core_bytes = 0;
 };
 
 // Derives per-layer figures from a model's architecture. `bytes_per_element` is 4 for fp32

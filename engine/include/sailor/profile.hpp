@@ -42,6 +42,9 @@ struct ProfileKey {
 struct LayerTiming {
   double forward_s = 0;  // one microbatch, tensor-parallel communication included
   double backward_s = 0;
+  // The attention core's part of forward_s (QK^T, softmax, dropout, the product with V): what
+  // selective recomputation runs again. Sources that do not split it leave 0.
+  double attention_core_s = 0;
 };
 
 // Memory figures of one plan layer on one GPU of a tp group, per sequence (microbatch 1).
@@ -56,6 +59,10 @@ struct LayerMemory {
   // under full recomputation, where a block keeps only its input between its forward and its
   // backward and rebuilds the rest then. ProfileSet::memory fills it; sources leave it 0.
   double working_bytes = 0;
+  // The attention core's part of activation_bytes (the score matrices, softmax output and
+  // dropout mask): what selective recomputation does not keep. Sources that do not split it
+  // leave 0.
+  double attention_core_bytes = 0;
 };
 
 class ProfileSource {

@@ -6,6 +6,7 @@
 // unless a name says otherwise. Models and their rationale: docs/simulator.md.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <tuple>
@@ -37,6 +38,7 @@ struct ReplicaData {
   double usd_per_gpu_hour = 0;
   int site = -1;  // (zone, GPU type) of the replica, numbered per simulation: links depend on it
   int node = 0;   // node of its site holding the replica's GPUs (NOTE [Node placement])
+  int layers = 1;  // plan layers of its stage
 };
 
 // [stage][replica], in plan order.
@@ -90,9 +92,12 @@ double communicatorBytes(const GpuType& gpu, const GpuGroups& groups);
 // Step 3, memory: the peak of one GPU of replica `replica` of stage `stage` (of `stages`),
 // which processes `microbatches` microbatches of `microbatch_size` sequences; `groups` its
 // process groups (gpuGroups), whose communicators hold `communicatorBytes`.
+// Under a schedule: the model state sharded over the stage's `dp` replicas, and with v virtual
+// stages the chunks in flight of the interleaved warm-up (NOTE [Interleaved 1F1B]).
 MemoryBreakdown replicaMemory(const ReplicaData& d, int stage, int replica, int stages,
                               int microbatches, int microbatch_size, const Job& job,
-                              const GpuGroups& groups = {});
+                              const GpuGroups& groups = {}, const Schedule& schedule = {},
+                              int dp = 1);
 // "stage 1 replica 0 (G1, tp 2, r1-a) needs 1.50 GiB of 1.00 GiB: over by 0.50 GiB".
 std::string outOfMemoryMessage(const MemoryBreakdown& m);
 
@@ -213,11 +218,47 @@ double tiedEmbeddingSync(const StageReplicas& stages, Links& links, EgressLedger
 // Step 7b, one stage's data-parallel gradient all-reduce (its slowest ring) and optimizer step
 // (its slowest replica), booking the ring's bytes in `egress`.
 struct SyncAndStep {
-  double sync_s = 0;
+  double sync_s = 0;        // what the iteration waits for
   double optimizer_s = 0;
+  double total_sync_s = 0;  // the collectives' whole duration, overlapped or not
 };
 SyncAndStep stageSyncAndStep(const std::vector<ReplicaData>& replicas, Links& links,
                              EgressLedger& egress, const SimulatorOptions& options);
+
+// ---- Schedules (engine/src/simulator_schedules.cpp; docs/simulator.md, "Schedules").
+
+// Model-state bytes of a GPU holding `params` under `sharding` over D replicas (NOTE [Sharded
+// model state]).
+double modelStateBytes(double params, const Job& job, DpSharding sharding, int D);
+// One operation of device d in the interleaved 1F1B schedule (NOTE [Interleaved 1F1B]).
+struct InterleavedOp {
+  bool forward = true;
+  int chunk = 0;  // model chunk on the device, 0..v-1
+  int microbatch = 0;
+};
+// Warm-up forwards of device d of P with M microbatches and v chunks, and its whole order.
+int interleavedWarmup(int P, int d, int M, int v);
+std::vector<InterleavedOp> interleavedOps(int P, int d, int M, int v);
+// One pipeline's interleaved schedule into r (vectors sized P, zero); transfers non-blocking.
+void runInterleaved(const std::vector<StageTimes>& stages, int M, int v, PipelineRun& r,
+                    std::vector<TimelineOp>* timeline);
+// What a bucketed collective overlapped with a compute phase leaves exposed after it (NOTE
+// [Overlapped collectives]): `seconds(bytes)` per bucket of at most `bucket_bytes`.
+double exposedAfter(double compute_s, double total_bytes, double bucket_bytes,
+                    const std::function<double(double)>& seconds);
+// Fully sharded stages: each replica's per-microbatch forward and backward with the exposed part
+// of their parameter gathers and gradient reduce-scatters (NOTE [Fully sharded stages]);
+// layers[s]: stage s's layer count.
+void shardedStageTimes(StageReplicas& stages, Links& links, const Job& job,
+                       const SimulatorOptions& options, const std::vector<int>& layers);
+// A stage's data-parallel sum and optimizer step under a schedule: stageSyncAndStep for the
+// default; with sharding a reduce-scatter and all-gather and a step over the shard; with
+// overlap, what is left after the last microbatch's backward (`last_backward_s`) and before the
+// first forward (`first_forward_s`).
+SyncAndStep stageSyncAndStepScheduled(const std::vector<ReplicaData>& replicas, Links& links,
+                                      EgressLedger& egress, const SimulatorOptions& options,
+                                      const Schedule& sch, const Job& job, int M,
+                                      double last_backward_s, double first_forward_s);
 
 // Step 8, breakdown. The critical pipeline: the one that finishes stage `critical` last (the
 // first of equals).
