@@ -35,6 +35,7 @@
 #include "sailor/planner.hpp"
 #include "sailor/prices.hpp"
 #include "sailor/reference.hpp"
+#include "sailor/published_runs.hpp"
 #include "sailor/run_events.hpp"
 #include "sailor/run_spec.hpp"
 #include "sailor/run_store.hpp"
@@ -187,8 +188,23 @@ constexpr const char* kValidateHelp =
     "again on that profile (e.g. a calibrated one) instead. --store: as sailor runs.\n"
     "\n"
     "Predicts each measured run of POINTS.json (the format of\n"
+    "       sailor validate PUBLISHED.json [--strict] [--json]\n"
     "calibration/measured_points.json) with the SAILOR-format profiles, model memory info and\n"
     "network fits under DIR (SAILOR's layout: profiles/, network/, cluster/), and prints per\n"
+    "PUBLISHED.json (recognised by its content: \"runs\" whose rows have \"hardware\" and\n"
+    "\"parallelism\", as ../shared/reference/published/published_runs.json): each published\n"
+    "training run is simulated on its own hardware, fabric, parallelism and framework\n"
+    "schedule with the analytic profile, and compared with its measured iteration time (else\n"
+    "the one derived from its throughput): a line per run (GPUs, tp/pp/dp, measured,\n"
+    "predicted, error), the mean and max |error|, then each value a row does not state and\n"
+    "the rule that gave it, and the rows left out with the reason (docs/simulator.md,\n"
+    "\"Published runs at scale\"). --json: points (id, gpus, tp, pp, dp,\n"
+    "measured_iteration_s, measured_from, predicted_iteration_s, time_error, fits,\n"
+    "assumptions), mean_time_error, max_time_error, skipped (id, reason). A malformed row\n"
+    "(wrong type, a negative or zero figure, tp x pp x dp x cp other than its GPUs, an unknown\n"
+    "catalogue_gpu, a multi-node run without a fabric figure) is an error naming\n"
+    "runs[i] (id).field, exit 2.\n"
+    "\n"
     "point predicted against measured, then the mean and max relative errors.\n"
     "\n"
     "  --reference DIR   SAILOR-layout data directory\n"
@@ -910,6 +926,49 @@ int cmdValidate(int argc, char** argv) {
               << " points skipped, left out of the means (listed under "
               << (a.has("--json") ? "\"skipped\"" : "\"Skipped\"") << ")\n";
   const auto& adjusted = ref.profiles->adjustments();
+// The document at `path` when it is in the published-runs format; nullopt otherwise (also when
+// it cannot be read: the measured-points path reports that).
+std::optional<json> publishedRunsAt(const std::string& path) {
+  try {
+    json doc = json_util::readFile(path);
+    if (isPublishedRuns(doc)) return doc;
+  } catch (const InputError&) {
+  }
+  return std::nullopt;
+}
+
+// `sailor validate PUBLISHED.json [--strict] [--json]` (sailor/published_runs.hpp).
+int cmdValidatePublished(const Options& a, const json& doc, const Catalog& cat) {
+  for (const char* o : {"--reference", "--compare-sailor", "--non-blocking-p2p"})
+    if (a.has(o))
+      throw InputError(o, "given",
+                       "none for a published-runs file (each row names its hardware "
+                       "and framework)");
+  const std::string& path = a.positional()[0];
+  const PublishedReport rep = validatePublishedRuns(readPublishedRuns(doc, cat, path));
+  if (rep.rows.empty() || (a.has("--strict") && !rep.skipped.empty())) {
+    std::string why;
+    for (size_t k = 0; k < rep.skipped.size() && k < 3; ++k)
+      why += (k ? "; " : "") + rep.skipped[k].id + ": " + rep.skipped[k].reason;
+    if (rep.skipped.size() > 3) why += "; and " + std::to_string(rep.skipped.size() - 3) + " more";
+    std::cerr << "sailor validate: error: " << printableLine(path) << ": "
+              << (rep.rows.empty() ? "no run that can be predicted"
+                                   : std::to_string(rep.skipped.size()) + " of " +
+                                         std::to_string(rep.skipped.size() + rep.rows.size()) +
+                                         " runs cannot be predicted (--strict)")
+              << ": " << printableLine(why, 4096) << "\n";
+    return kExitInput;
+  }
+  if (!rep.skipped.empty())
+    std::cerr << "sailor validate: " << rep.skipped.size() << " of "
+              << rep.skipped.size() + rep.rows.size()
+              << " runs skipped, left out of the means (listed under "
+              << (a.has("--json") ? "\"skipped\"" : "\"Skipped\"") << ")\n";
+  if (a.has("--json")) std::cout << rep.toJson().dump(2) << "\n";
+  else std::cout << rep.toText();
+  return 0;
+}
+
   if (a.has("--json")) {
     json out = rep.toJson();
     out["profile_adjustments"] = adjusted;
@@ -924,6 +983,8 @@ int cmdValidate(int argc, char** argv) {
   }
   return 0;
 }
+  if (const auto published = publishedRunsAt(a.positional()[0]))
+    return cmdValidatePublished(a, *published, cat);
 
 }  // namespace
 
