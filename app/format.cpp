@@ -218,6 +218,27 @@ std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& s
   return os.str();
 }
 
+std::string formatLinks(const std::vector<LinkUse>& links) {
+  if (links.empty()) return "";
+  std::ostringstream os;
+  os << "\nLinks (source: declared in the scenario, fitted by SAILOR, catalogue node network, "
+        "built-in default)\n";
+  os << "  " << pad("use", 18) << pad("from", 16) << pad("to", 16) << pad("GPU types", 22)
+     << rpad("GPUs", 5) << rpad("GB/s", 10) << rpad("latency", 11) << "  " << pad("source", 11)
+     << "link\n";
+  for (const LinkUse& l : links) {
+    const std::string use =
+        std::string(linkUseName(l.use)) + " " + std::to_string(l.stage) +
+        (l.use == LinkUse::Use::Pipeline ? "/" + std::to_string(l.stage + 1) : "");
+    const std::string types = l.from_gpu == l.to_gpu ? l.from_gpu : l.from_gpu + " -> " + l.to_gpu;
+    os << "  " << pad(use, 18) << pad(l.from_zone, 16) << pad(l.to_zone, 16) << pad(types, 22)
+       << rpad(std::to_string(l.gpus), 5) << rpad(fmt::format("{:.3g}", l.gb_per_s), 10)
+       << rpad(seconds(l.latency_s), 11) << "  " << pad(linkSourceName(l.source), 11)
+       << l.description << (l.in_node ? " (same node)" : "") << " x" << l.pairs << "\n";
+  }
+  return os.str();
+}
+
 std::string formatValidation(const ValidationReport& r) {
   std::ostringstream os;
   size_t id_w = 8;

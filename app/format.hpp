@@ -4,6 +4,7 @@
 #include <string>
 
 #include "sailor/catalog.hpp"
+#include "sailor/plan_links.hpp"
 #include "sailor/planner.hpp"
 #include "sailor/reference.hpp"
 #include "sailor/run_events.hpp"
@@ -16,6 +17,9 @@ std::string formatGpus(const Catalog& catalog);
 std::string formatModels(const Catalog& catalog);
 std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& scenario,
                              const Prediction& prediction);
+// The links a simulated plan uses (linksOfPlan): use, zones, GPU types, GPUs at once, GB/s,
+// latency and where each figure comes from.
+std::string formatLinks(const std::vector<LinkUse>& links);
 std::string formatValidation(const ValidationReport& report);
 // The best plans, then the knee of the frontier when the result has one (sailor/knee.hpp), then
 // (frontier_table) the frontier itself.

@@ -32,6 +32,7 @@
 #include "sailor/json_util.hpp"
 #include "sailor/launch_export.hpp"
 #include "sailor/plan_export.hpp"
+#include "sailor/plan_links.hpp"
 #include "sailor/planner.hpp"
 #include "sailor/prices.hpp"
 #include "sailor/reference.hpp"
@@ -450,6 +451,8 @@ int cmdSimulate(int argc, char** argv) {
   SimulatorOptions opt;
   if (a.has("--non-blocking-p2p")) opt.schedule = PipelineSchedule::Async1F1B;
   Prediction p = simulate(plan, scenario, job, cat, profiles, opt);
+  const std::vector<LinkUse> links =
+      linksOfPlan(plan, scenario, cat, cat.model(job.model, "job.model").tied_embeddings);
   if (auto out = a.get("--timeline"))
     json_util::writeFileAtomically(*out, timelineTrace(p, plan).dump() + "\n");
   if (a.has("--json")) {
@@ -457,9 +460,12 @@ int cmdSimulate(int argc, char** argv) {
     out["plan"] = plan.toJson();
     out["job"] = job.toJson();
     out["scenario"] = scenario.name;
+    out["links"] = json::array();
+    for (const LinkUse& l : links) out["links"].push_back(l.toJson());
     std::cout << out.dump(2) << "\n";
   } else {
     std::cout << cli::formatPrediction(plan, job, scenario, p);
+    std::cout << cli::formatLinks(links);
   }
   if (p.fits) return 0;
   // Exit 3 says why on one line; the table above (or "fits" in the JSON) has every GPU.

@@ -24,6 +24,7 @@
 #include <qcustomplot.h>
 
 #include "display_number.hpp"
+#include "sailor/plan_links.hpp"
 #include "stage_palette.hpp"
 
 namespace sailor::studio {
@@ -255,6 +256,12 @@ PlanInspector::PlanInspector(QWidget* parent) : QWidget(parent) {
   cost_layout->addWidget(cost_table_, 0, Qt::AlignLeft);
   cost_layout->addWidget(new QLabel(tr("Egress by zone pair"), cost_page));
   cost_layout->addWidget(egress_table_, 1);
+  links_table_ = makeTable(cost_page,
+                           {tr("Use"), tr("From zone"), tr("To zone"), tr("GPU types"), tr("GPUs"),
+                            tr("GB/s"), tr("Latency"), tr("Source"), tr("Link")},
+                           QStringLiteral("linksTable"));
+  cost_layout->addWidget(new QLabel(tr("Links (where each figure comes from)"), cost_page));
+  cost_layout->addWidget(links_table_, 1);
   tabs_->addTab(cost_page, tr("Cost"));
 
   // Timeline.
@@ -327,6 +334,7 @@ void PlanInspector::resetContents() {
   time_plot_->clearPlottables();
   cost_table_->setRowCount(0);
   egress_table_->setRowCount(0);
+  links_table_->setRowCount(0);
 }
 
 void PlanInspector::clearTimeline() {
@@ -382,6 +390,7 @@ void PlanInspector::setPlan(const sailor::PlannedPlan& plan,
   buildMemory();
   buildTime();
   buildCost();
+  buildLinks(job, catalog);
   // The Gantt chart is one rectangle item per operation (hundreds: 10 to 30 ms on the GUI thread
   // for the default scenario's plans), so it is drawn only where it can be seen: when its tab is
   // shown, or, when it shows already, in the next turn of the event loop (the rest of the
@@ -691,6 +700,39 @@ void PlanInspector::buildCost() {
     egress_table_->setItem(r, 6, cell(usd(e.usd * per_hour), true));
   }
   egress_table_->resizeColumnsToContents();
+}
+
+void PlanInspector::buildLinks(const sailor::Job& job, const sailor::Catalog& catalog) {
+  std::vector<sailor::LinkUse> links;
+  try {
+    const sailor::ModelSpec* model = catalog.findModel(job.model);
+    links = sailor::linksOfPlan(plan_->plan, *scenario_, catalog, model && model->tied_embeddings);
+  } catch (const std::exception&) {  // a GPU type the catalogue lacks: no links to show
+  }
+  links_table_->setRowCount(static_cast<int>(links.size()));
+  for (int r = 0; r < static_cast<int>(links.size()); ++r) {
+    const sailor::LinkUse& l = links[static_cast<size_t>(r)];
+    const QString use = l.use == sailor::LinkUse::Use::Pipeline
+                            ? tr("pipeline %1 → %2").arg(l.stage).arg(l.stage + 1)
+                        : l.use == sailor::LinkUse::Use::DataParallel
+                            ? tr("data-parallel, stage %1").arg(l.stage)
+                            : tr("tied embedding");
+    links_table_->setItem(r, 0, cell(use));
+    links_table_->setItem(r, 1, cell(QString::fromStdString(l.from_zone)));
+    links_table_->setItem(r, 2, cell(QString::fromStdString(l.to_zone)));
+    links_table_->setItem(
+        r, 3,
+        cell(QString::fromStdString(l.from_gpu == l.to_gpu ? l.from_gpu
+                                                           : l.from_gpu + " → " + l.to_gpu)));
+    links_table_->setItem(r, 4, cell(QString::number(l.gpus), true));
+    links_table_->setItem(r, 5, cell(displayNumber(l.gb_per_s), true));
+    links_table_->setItem(r, 6, cell(duration(l.latency_s), true));
+    links_table_->setItem(r, 7, cell(QString::fromLatin1(sailor::linkSourceName(l.source))));
+    links_table_->setItem(
+        r, 8,
+        cell(QString::fromStdString(l.description) + (l.in_node ? tr(" (same node)") : QString())));
+  }
+  links_table_->resizeColumnsToContents();
 }
 
 void PlanInspector::buildTimeline() {

@@ -68,6 +68,8 @@ class PlanInspector : public QWidget {
   void buildMemory();
   void buildTime();
   void buildCost();
+  // The links the plan's transfers use (sailor::linksOfPlan), each with its figure's source.
+  void buildLinks(const sailor::Job& job, const sailor::Catalog& catalog);
   void buildTimeline();
   // A save dialog titled `title`, then `write` to the chosen path; a warning if it fails.
   void exportWithDialog(const QString& title, const QString& file_name, const QString& filter,
@@ -88,6 +90,7 @@ class PlanInspector : public QWidget {
   QLabel* model_estimate_ = nullptr;
   QTableWidget* cost_table_ = nullptr;
   QTableWidget* egress_table_ = nullptr;
+  QTableWidget* links_table_ = nullptr;
   QCustomPlot* timeline_plot_ = nullptr;
   QWidget* map_ = nullptr;
 

@@ -687,6 +687,70 @@ void PropertyPanel::buildPool(QFormLayout* form) {
     return g ? tr("catalogue: %1").arg(g->gpus_per_node) : tr("catalogue default");
   };
   setEditorText(fields_.back(), fields_.back().value());
+  buildPoolNetwork(form, index);
+}
+
+// The pool's instance family (its GPU type's catalogue networks) and the figure of the link
+// between two of its nodes, with where that figure comes from (Scenario::link).
+void PropertyPanel::buildPoolNetwork(QFormLayout* form, int index) {
+  auto pool = [this, index] { return doc_->scenario().pools[static_cast<size_t>(index)]; };
+  const Pool p = pool();
+  const GpuType* g = doc_->catalog().findGpu(p.gpu_type);
+  if (!g) return;
+  if (!g->networks.empty()) {
+    const QString key = QStringLiteral("pool.instance");
+    auto* combo = new QComboBox;
+    combo->setObjectName(key);
+    // "default": the type's default family (no `instance` in the scenario's pool).
+    const QString kDefault = QStringLiteral("default");
+    combo->addItem(kDefault);
+    combo->setItemData(0,
+                       tr("The GPU type's default: %1").arg(q(g->nodeNetworks().front().instance)),
+                       Qt::ToolTipRole);
+    for (const NodeNetwork& n : g->networks) {
+      combo->addItem(q(n.instance));
+      combo->setItemData(combo->count() - 1,
+                         tr("%1, %2 GPUs per node, %3 Gb/s per node")
+                             .arg(q(n.cloud))
+                             .arg(n.gpus_per_node)
+                             .arg(n.gbit_per_s),
+                         Qt::ToolTipRole);
+    }
+    QLabel* error = makeErrorLabel(key);
+    auto* box = new QWidget;
+    auto* v = new QVBoxLayout(box);
+    v->setContentsMargins(0, 0, 0, 0);
+    v->setSpacing(2);
+    v->addWidget(combo);
+    v->addWidget(error);
+    form->addRow(tr("Instance"), box);
+    fields_.emplace_back(
+        key, combo, error,
+        [pool, kDefault] { return pool().instance ? q(*pool().instance) : kDefault; },
+        [this, pool, index, kDefault](const QString& t) {
+          Pool e = pool();
+          if (t == kDefault) e.instance.reset();
+          else e.instance = t.toStdString();
+          return doc_->editPool(index, e);
+        });
+    setEditorText(fields_.back(), fields_.back().value());
+    connect(combo, &QComboBox::activated, this, [this, key, combo] {
+      if (Field* fld = findField(key)) commitField(*fld, combo->currentText());
+    });
+  }
+  const Scenario& sc = doc_->scenario();
+  const int gpn = sc.gpusPerNode(p.zone, p.gpu_type, doc_->catalog());
+  const ResolvedLink l = sc.link({p.zone, p.gpu_type, p.zone, p.gpu_type, gpn});
+  QString text =
+      l.model.kind == LinkModel::Kind::LatencyBandwidth
+          ? tr("%1 GB/s per node, %2 us latency")
+                .arg(num(l.bandwidthBytesPerS(1e12) / 1e9), num(l.model.latency_s * 1e6))
+          : tr("%1 GB/s per node at 64 MB (SAILOR fit)").arg(num(l.bandwidthBytesPerS(64e6) / 1e9));
+  text += QLatin1Char('\n') +
+          tr("source: %1 (%2)").arg(QLatin1String(linkSourceName(l.origin)), q(l.source));
+  if (l.origin == LinkSource::Catalogue)
+    if (auto h = sc.hardwareLink(p.zone, p.gpu_type)) text += QLatin1Char('\n') + q(h->source);
+  addInfo(form, tr("Between nodes"), text)->setObjectName(QStringLiteral("pool.nodeLink"));
 }
 
 void PropertyPanel::buildLink(QFormLayout* form) {

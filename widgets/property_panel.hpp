@@ -110,6 +110,7 @@ class PropertyPanel : public QWidget {
   void buildRegion(QFormLayout* form);
   void buildZone(QFormLayout* form);
   void buildPool(QFormLayout* form);
+  void buildPoolNetwork(QFormLayout* form, int index);
   void buildLink(QFormLayout* form);
 
   ScenarioDocument* doc_;

@@ -120,6 +120,49 @@ std::vector<double> slowdownList(const json& j, const std::string& key, const st
   return out;
 }
 
+// "networks": the instance families' node networks, each citing its source, exactly one the
+// default, whose per-GPU share is the type's inter_node_bandwidth_gb_per_s.
+std::vector<NodeNetwork> networksFromJson(const json& j, const GpuType& g,
+                                          const std::string& path) {
+  std::vector<NodeNetwork> out;
+  if (!j.contains("networks")) return out;
+  const std::string field = path + ".networks";
+  ju::requireArray(j.at("networks"), field);
+  for (size_t i = 0; i < j.at("networks").size(); ++i) {
+    const json& e = j.at("networks")[i];
+    const std::string at = field + "[" + std::to_string(i) + "]";
+    ju::requireObject(e, at);
+    ju::rejectUnknownKeys(
+        e, {"instance", "cloud", "gpus_per_node", "gbit_per_s", "default", "source"}, at);
+    NodeNetwork n;
+    n.instance = ju::getString(e, "instance", at);
+    n.cloud = ju::getString(e, "cloud", at);
+    n.gpus_per_node =
+        static_cast<int>(boundedInt(e, "gpus_per_node", at, 1, kMaxGpusPerNode, "GPUs"));
+    n.gbit_per_s = boundedNumber(e, "gbit_per_s", at, kMinGpuGbPerS * 8, kMaxGpuGbPerS * 8,
+                                 "a node bandwidth in Gb/s from 8e-06 to 8e+05");
+    n.is_default = e.value("default", false);
+    n.source = ju::getString(e, "source", at);
+    if (n.source.empty()) throw InputError(at + ".source", "\"\"", "the figure's source");
+    for (const auto& other : out)
+      if (other.instance == n.instance)
+        throw InputError(at + ".instance", "\"" + n.instance + "\" again", "one entry per family");
+    out.push_back(std::move(n));
+  }
+  const auto defaults =
+      std::count_if(out.begin(), out.end(), [](const auto& n) { return n.is_default; });
+  if (!out.empty() && defaults != 1)
+    throw InputError(field, std::to_string(defaults) + " defaults",
+                     "exactly one \"default\": true");
+  for (const auto& n : out)
+    if (n.is_default && std::fabs(n.gbPerS() / n.gpus_per_node - g.inter_node_bandwidth_gb_per_s) >
+                            1e-9 * g.inter_node_bandwidth_gb_per_s)
+      throw InputError(
+          path + ".inter_node_bandwidth_gb_per_s", toText(g.inter_node_bandwidth_gb_per_s),
+          "the default network's share per GPU, " + toText(n.gbPerS() / n.gpus_per_node));
+  return out;
+}
+
 GpuType gpuFromJson(const json& j, const std::string& path) {
   GpuType g;
   g.name = ju::getString(j, "name", path);
@@ -146,12 +189,37 @@ GpuType gpuFromJson(const json& j, const std::string& path) {
   g.nccl_connection_bytes =
       boundedIntOr(j, "nccl_connection_bytes", path, 1,
                    static_cast<std::int64_t>(kMaxNcclConnectionBytes), "bytes", 0);
+  g.networks = networksFromJson(j, g, path);
   g.sources = stringList(j, "sources", path);
   if (g.sources.empty()) throw InputError(path + ".sources", "nothing", "at least one source");
   return g;
 }
 
 }  // namespace
+
+std::vector<NodeNetwork> GpuType::nodeNetworks() const {
+  std::vector<NodeNetwork> out;
+  for (const auto& n : networks)
+    if (n.is_default) out.push_back(n);
+  for (const auto& n : networks)
+    if (!n.is_default) out.push_back(n);
+  if (out.empty())
+    out.push_back({"", "", gpus_per_node, inter_node_bandwidth_gb_per_s * 8 * gpus_per_node, true,
+                   "the catalogue's inter_node_bandwidth_gb_per_s of " + name});
+  return out;
+}
+
+const NodeNetwork* GpuType::findNetwork(const std::string& instance) const {
+  for (const auto& n : networks)
+    if (n.instance == instance) return &n;
+  return nullptr;
+}
+
+std::string GpuType::instanceNames() const {
+  std::string s;
+  for (const auto& n : networks) s += (s.empty() ? "" : ", ") + n.instance;
+  return s.empty() ? "none listed" : s;
+}
 
 double GpuType::sharedComputeSlowdown(int k) const {
   if (shared_compute_slowdown.empty() || k <= 1) return 1.0;
@@ -272,8 +340,10 @@ std::vector<LayerInfo> deriveLayers(const ModelSpec& m, int s_len, int tp, int e
   const double matmul_params = (h * (h + 2 * kv_dim) + h * h + mlp_mats * h * f) / t;
   blk.forward_flops = 2 * s * matmul_params + 4 * s * s * h / t;
   blk.forward_bytes = matmul_params * bytes + 2 * blk.activation_bytes;
+  blk.weight_bytes = matmul_params * bytes;
   blk.attention_core_flops = 4 * s * s * h / t;
   blk.attention_core_bytes = bytes * a * s * s / t;
+  blk.replicated_activation_bytes = bytes * 4 * s * h;
   for (int i = 0; i < m.layers; ++i) out.push_back(blk);
 
   LayerInfo head;
@@ -285,6 +355,8 @@ std::vector<LayerInfo> deriveLayers(const ModelSpec& m, int s_len, int tp, int e
   head.output_elements = 1;
   head.forward_flops = 2 * s * h * V / t;
   head.forward_bytes = V * h / t * bytes + 2 * head.activation_bytes;
+  head.weight_bytes = V * h / t * bytes;
+  head.replicated_activation_bytes = s * h * bytes;
   out.push_back(head);
   return out;
 }

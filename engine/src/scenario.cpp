@@ -6,12 +6,16 @@
 //                                           SAILOR's fit) and its JSON
 //   Scenario::builtinDefault*               defaults by zone relation
 //   Scenario::hasZone, regionOf, relation   zones and how two of them relate
+//   linkSourceName, HardwareLink            where a link's figure comes from
 //   ResolvedLink, bestEntry, Scenario::link the link for a query: the most specific entry, the
-//                                           slower of two GPU types' own links, the default
+//                                           slower of two GPU types' own links, inside a zone
+//                                           the catalogue's node network, the default
+//   declaresDefaultLink, hardwareLink       a declared default; a pool's node network
 //   LinkIndex                               the entries by zone pair, for many queries
 //   Scenario::intraNodeLink, LinkResolver   inside a node; a cache of resolved links
 //   egressUsdPerGb, findPool, gpusPerNode   prices and pools
 //   checkLink, bandwidthGbPerS, checkGpuCount  figures within the bounds of scenario.hpp
+//   checkInstance, recordNetworks           a pool's instance family; the catalogue's networks
 //   Scenario::validate                      the whole scenario's consistency, no duplicate link
 //   regionsFromJson, poolsFromJson, ...     the file's sections, each field checked; then
 //   Scenario::fromJson, toJson                fromJson assembles and validates them
@@ -40,6 +44,37 @@ const char* relationName(Relation r) {
     case Relation::CrossContinent: return "cross_continent";
   }
   return "?";
+}
+
+const char* linkSourceName(LinkSource s) {
+  switch (s) {
+    case LinkSource::Declared: return "declared";
+    case LinkSource::Fitted: return "fitted";
+    case LinkSource::Catalogue: return "catalogue";
+    case LinkSource::BuiltIn: return "built-in";
+  }
+  return "?";
+}
+
+// A declared model's origin: SAILOR's fits are the only source of the sailor_fit form.
+static LinkSource declaredOrigin(const LinkModel& m) {
+  return m.kind == LinkModel::Kind::SailorFit ? LinkSource::Fitted : LinkSource::Declared;
+}
+
+static bool sameModel(const LinkModel& a, const LinkModel& b) {
+  return a.kind == b.kind && a.latency_s == b.latency_s && a.bytes_per_s == b.bytes_per_s &&
+         a.coefficients == b.coefficients && a.max_bytes_per_s == b.max_bytes_per_s;
+}
+
+std::string HardwareLink::describe() const {
+  std::string s = "catalogue " + gpu_type;
+  if (!instance.empty()) s += " " + instance;
+  s += " (" + toText(model.bytes_per_s * 8 / 1e9) + " Gb/s per node of " +
+       std::to_string(gpus_per_node);
+  if (gpus_per_node != family_gpus_per_node)
+    s += ": the share of " + std::to_string(gpus_per_node) + " GPUs of its " +
+         std::to_string(family_gpus_per_node) + "-GPU node";
+  return s + ")";
 }
 
 static const Relation kRelations[] = {Relation::SameZone, Relation::SameRegion,
@@ -266,28 +301,76 @@ ResolvedLink resolveLink(const Scenario& sc, const Entries& links, const LinkQue
   // 1. An entry for exactly these GPU types (nearest GPU count, either direction).
   if (const LinkEntry* e =
           bestEntry(links, q.from_zone, q.to_zone, q.from_gpu, q.to_gpu, q.gpus, true))
-    return {e->model, std::nullopt, describeEntry(*e)};
+    return {e->model, std::nullopt, describeEntry(*e), declaredOrigin(e->model)};
   // 2. Two GPU types without an entry of their own: the slower of each type's own link.
   if (q.from_gpu != q.to_gpu) {
     const LinkEntry* a =
         bestEntry(links, q.from_zone, q.to_zone, q.from_gpu, q.from_gpu, q.gpus, true);
     const LinkEntry* b = bestEntry(links, q.from_zone, q.to_zone, q.to_gpu, q.to_gpu, q.gpus, true);
-    if (a && b)
-      return {a->model, b->model, "slower of " + describeEntry(*a) + " and " + describeEntry(*b)};
-    if (a) return {a->model, std::nullopt, describeEntry(*a)};
-    if (b) return {b->model, std::nullopt, describeEntry(*b)};
+    if (a && b) {
+      const bool fitted = declaredOrigin(a->model) == LinkSource::Fitted &&
+                          declaredOrigin(b->model) == LinkSource::Fitted;
+      return {a->model, b->model, "slower of " + describeEntry(*a) + " and " + describeEntry(*b),
+              fitted ? LinkSource::Fitted : LinkSource::Declared};
+    }
+    if (a) return {a->model, std::nullopt, describeEntry(*a), declaredOrigin(a->model)};
+    if (b) return {b->model, std::nullopt, describeEntry(*b), declaredOrigin(b->model)};
   }
-  // 3. An entry for the zones alone; 4. the default of the zones' relation.
+  // 3. An entry for the zones alone.
   if (const LinkEntry* e =
           bestEntry(links, q.from_zone, q.to_zone, q.from_gpu, q.to_gpu, q.gpus, false))
-    return {e->model, std::nullopt, describeEntry(*e)};
-  Relation r = sc.relation(q.from_zone, q.to_zone);
-  return {sc.default_links.at(r), std::nullopt, std::string("default ") + relationName(r)};
+    return {e->model, std::nullopt, describeEntry(*e), declaredOrigin(e->model)};
+  // 4. Inside a zone without a declared default: the catalogue's node networks (the slower of
+  // the two types' when they differ).
+  const Relation r = sc.relation(q.from_zone, q.to_zone);
+  if (r == Relation::SameZone && !sc.declaresDefaultLink(r)) {
+    const auto a = sc.hardwareLink(q.from_zone, q.from_gpu);
+    const auto b = q.from_gpu == q.to_gpu ? a : sc.hardwareLink(q.to_zone, q.to_gpu);
+    if (a && b && q.from_gpu != q.to_gpu)
+      return {a->model, b->model, "slower of " + a->describe() + " and " + b->describe(),
+              LinkSource::Catalogue};
+    if (a || b) {
+      const HardwareLink& h = a ? *a : *b;
+      return {h.model, std::nullopt, h.describe(), LinkSource::Catalogue};
+    }
+  }
+  // 5. The default of the zones' relation, declared or built in.
+  const bool declared = sc.declaresDefaultLink(r);
+  const LinkModel& m = sc.default_links.at(r);
+  return {m, std::nullopt, std::string("default ") + relationName(r),
+          declared ? declaredOrigin(m) : LinkSource::BuiltIn};
 }
 }  // namespace
 
 ResolvedLink Scenario::link(const LinkQuery& q) const {
   return resolveLink(*this, links, q);
+}
+
+bool Scenario::declaresDefaultLink(Relation r) const {
+  if (declared_default_links.count(r)) return true;
+  auto it = default_links.find(r);
+  return it != default_links.end() && !sameModel(it->second, builtinDefaultLinks().at(r));
+}
+
+std::optional<HardwareLink> Scenario::hardwareLink(const std::string& zone,
+                                                   const std::string& gpu_type) const {
+  if (!networks_) return std::nullopt;
+  auto it = networks_->find(gpu_type);
+  if (it == networks_->end() || it->second.empty()) return std::nullopt;
+  const Pool* pool = findPool(zone, gpu_type);
+  const NodeNetwork* n = &it->second.front();  // the type's default
+  if (pool && pool->instance)
+    for (const auto& x : it->second)
+      if (x.instance == *pool->instance) n = &x;
+  int gpn = n->gpus_per_node;
+  if (pool && pool->gpus_per_node) gpn = *pool->gpus_per_node;
+  const double gb = n->gbPerS() / n->gpus_per_node * gpn;
+  return HardwareLink{LinkModel::latencyBandwidth(1e-5, gb),
+                      gpu_type,
+                      n->instance,
+                      gpn,
+                      n->gpus_per_node,
+                      n->source};
 }
 
 LinkIndex::LinkIndex(const Scenario& sc) : sc_(sc) {
@@ -322,10 +405,10 @@ ResolvedLink LinkIndex::link(const LinkQuery& q) const {
 
 ResolvedLink Scenario::intraNodeLink(const std::string& gpu_type, const Catalog& catalog) const {
   if (auto it = intra_node_links.find(gpu_type); it != intra_node_links.end())
-    return {it->second, std::nullopt, "intra-node " + gpu_type};
+    return {it->second, std::nullopt, "intra-node " + gpu_type, declaredOrigin(it->second)};
   const GpuType& g = catalog.gpu(gpu_type, "replica.gpu_type");
   return {LinkModel::latencyBandwidth(1e-5, g.intra_node_bandwidth_gb_per_s), std::nullopt,
-          "catalogue intra-node " + gpu_type};
+          "catalogue intra-node " + gpu_type, LinkSource::Catalogue};
 }
 
 LinkResolver::LinkResolver(const Scenario& sc, const LinkIndex* index) : sc_(sc), index_(index) {
@@ -360,9 +443,34 @@ const Pool* Scenario::findPool(const std::string& zone, const std::string& gpu_t
 
 int Scenario::gpusPerNode(const std::string& zone, const std::string& gpu_type,
                           const Catalog& catalog) const {
-  if (const Pool* p = findPool(zone, gpu_type); p && p->gpus_per_node) return *p->gpus_per_node;
-  if (const GpuType* g = catalog.findGpu(gpu_type)) return g->gpus_per_node;
+  const Pool* p = findPool(zone, gpu_type);
+  if (p && p->gpus_per_node) return *p->gpus_per_node;
+  const GpuType* g = catalog.findGpu(gpu_type);
+  if (g && p && p->instance)
+    if (const NodeNetwork* n = g->findNetwork(*p->instance)) return n->gpus_per_node;
+  if (g) return g->gpus_per_node;
   return 1;
+}
+
+// A pool's instance family: one of its GPU type's catalogue networks, with that family's node
+// size when the pool gives one.
+static void checkInstance(const Pool& p, const GpuType& g, const std::string& path) {
+  if (!p.instance) return;
+  const NodeNetwork* n = g.findNetwork(*p.instance);
+  if (!n)
+    throw InputError(
+        path + ".instance", "\"" + *p.instance + "\"",
+        "an instance family of " + g.name + " in the catalogue (" + g.instanceNames() + ")");
+  if (p.gpus_per_node && *p.gpus_per_node != n->gpus_per_node)
+    throw InputError(path + ".gpus_per_node", std::to_string(*p.gpus_per_node),
+                     std::to_string(n->gpus_per_node) + ", the GPUs of a " + n->instance +
+                         " node (or no gpus_per_node)");
+}
+
+void Scenario::recordNetworks(const Catalog& catalog) const {
+  auto by_gpu = std::make_shared<std::map<std::string, std::vector<NodeNetwork>, std::less<>>>();
+  for (const GpuType& g : catalog.gpus()) by_gpu->emplace(g.name, g.nodeNetworks());
+  networks_ = std::move(by_gpu);
 }
 
 void Scenario::validate(const Catalog& catalog) const {
@@ -391,6 +499,7 @@ void Scenario::validate(const Catalog& catalog) const {
       throw InputError(path + ".usd_per_gpu_hour", toText(p.usd_per_gpu_hour),
                        "a price in USD per GPU-hour from 0 to 1000");
     if (p.gpus_per_node) checkGpuCount(*p.gpus_per_node, 1, path + ".gpus_per_node");
+    checkInstance(p, catalog.gpu(p.gpu_type, path + ".gpu_type"), path);
     if (!pool_keys.insert({p.zone, p.gpu_type}).second)
       throw InputError(path, p.gpu_type + " in " + p.zone + " twice",
                        "one pool per (zone, GPU type)");
@@ -431,6 +540,7 @@ void Scenario::validate(const Catalog& catalog) const {
   for (const auto& [r, v] : default_egress_usd_per_gb)
     checkEgress(v, std::string("egress_usd_per_gb.defaults.") + relationName(r), toText(v));
   for (const auto& [gpu, m] : intra_node_links) catalog.gpu(gpu, "network.intra_node.gpu_type");
+  recordNetworks(catalog);
   for (const auto& [k, v] : egress_usd_per_gb) {
     if (!zones.count(k.first))
       throw InputError("egress_usd_per_gb.pairs", "\"" + k.first + "\"",
@@ -475,7 +585,8 @@ std::vector<Pool> poolsFromJson(const json& pools) {
     const std::string path = "pools[" + std::to_string(i) + "]";
     const json& p = pools[i];
     ju::rejectUnknownKeys(
-        p, {"zone", "gpu_type", "count", "usd_per_gpu_hour", "spot", "gpus_per_node"}, path);
+        p, {"zone", "gpu_type", "count", "usd_per_gpu_hour", "spot", "gpus_per_node", "instance"},
+        path);
     Pool pool;
     pool.zone = ju::getString(p, "zone", path);
     pool.gpu_type = ju::getString(p, "gpu_type", path);
@@ -483,13 +594,15 @@ std::vector<Pool> poolsFromJson(const json& pools) {
     pool.usd_per_gpu_hour = ju::getNonNegative(p, "usd_per_gpu_hour", path);
     pool.spot = ju::getBoolOr(p, "spot", path, false);
     if (p.contains("gpus_per_node")) pool.gpus_per_node = ju::getInt32(p, "gpus_per_node", path, 1);
+    if (p.contains("instance")) pool.instance = ju::getString(p, "instance", path);
     out.push_back(std::move(pool));
   }
   return out;
 }
 
 // "network.defaults": overrides of the built-in link per zone relation.
-void defaultLinksFromJson(const json& d, std::map<Relation, LinkModel>& links) {
+void defaultLinksFromJson(const json& d, std::map<Relation, LinkModel>& links,
+                          std::set<Relation>& declared) {
   ju::rejectUnknownKeys(d, {"same_zone", "same_region", "same_continent", "cross_continent"},
                         "network.defaults");
   for (Relation r : kRelations) {
@@ -497,6 +610,7 @@ void defaultLinksFromJson(const json& d, std::map<Relation, LinkModel>& links) {
     if (!d.contains(key)) continue;
     const json& m = d.at(key);
     const std::string path = "network.defaults." + key;
+    declared.insert(r);
     if (m.contains("kind")) links[r] = LinkModel::fromJson(m, path);
     else {
       ju::rejectUnknownKeys(m, {"latency_s", "bandwidth_gb_per_s"}, path);
@@ -589,7 +703,8 @@ Scenario Scenario::fromJson(const json& j, const Catalog& catalog) {
   if (j.contains("network")) {
     const json& n = j.at("network");
     ju::rejectUnknownKeys(n, {"defaults", "links", "intra_node"}, "network");
-    if (n.contains("defaults")) defaultLinksFromJson(n.at("defaults"), s.default_links);
+    if (n.contains("defaults"))
+      defaultLinksFromJson(n.at("defaults"), s.default_links, s.declared_default_links);
     s.links = linkEntriesFromJson(n.contains("links") ? n.at("links") : json::array());
     s.intra_node_links = intraNodeLinksFromJson(
         n.contains("intra_node") ? n.at("intra_node") : json::array(), catalog);
@@ -616,10 +731,12 @@ json Scenario::toJson() const {
             {"usd_per_gpu_hour", p.usd_per_gpu_hour},
             {"spot", p.spot}};
     if (p.gpus_per_node) pj["gpus_per_node"] = *p.gpus_per_node;
+    if (p.instance) pj["instance"] = *p.instance;
     j["pools"].push_back(pj);
   }
   json defaults = json::object();
-  for (const auto& [r, m] : default_links) defaults[relationName(r)] = m.toJson();
+  for (const auto& [r, m] : default_links)
+    if (declaresDefaultLink(r)) defaults[relationName(r)] = m.toJson();
   json links_j = json::array();
   for (const auto& l : links) {
     json lj{{"from_zone", l.from_zone}, {"to_zone", l.to_zone}, {"model", l.model.toJson()}};

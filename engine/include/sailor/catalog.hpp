@@ -31,6 +31,18 @@ inline constexpr int kMaxModelWidth = 1'000'000;         // hidden, MLP: 19x Lla
 inline constexpr int kMaxVocabularySize = 10'000'000;    // 40x the largest (256,000)
 inline constexpr int kMaxSequenceLength = 10'000'000;    // tokens per sequence (and positions)
 
+// The network between nodes of one instance family of a GPU type: the NICs that carry GPU
+// traffic, together, one direction (docs/simulator.md, "Links").
+struct NodeNetwork {
+  std::string instance;  // instance family, e.g. "a3-highgpu-8g", "p5.48xlarge"
+  std::string cloud;     // "GCP", "AWS", "Azure", or the cluster's operator
+  int gpus_per_node = 0;
+  double gbit_per_s = 0;  // the node's aggregate, 1e9 bit/s
+  bool is_default = false;
+  std::string source;  // documentation page and date
+  double gbPerS() const { return gbit_per_s / 8; }
+};
+
 struct GpuType {
   std::string name;       // catalogue key, e.g. "A100-40"
   std::string vendor;     // "NVIDIA", "AMD"
@@ -74,7 +86,14 @@ struct GpuType {
   // Buffer bytes per connection of a channel; 0: NCCL's defaults for the Simple, LL and LL128
   // protocols (kNcclConnectionBytes). Set for NCCL_BUFFSIZE and friends, or protocols switched off.
   std::int64_t nccl_connection_bytes = 0;
+  // Instance families and their node networks, exactly one the default; empty (a catalogue
+  // extension's type): nodeNetworks() derives one from inter_node_bandwidth_gb_per_s.
+  std::vector<NodeNetwork> networks;
   std::vector<std::string> sources;
+  // The families' networks, the default first; never empty.
+  std::vector<NodeNetwork> nodeNetworks() const;
+  const NodeNetwork* findNetwork(const std::string& instance) const;  // nullptr when unknown
+  std::string instanceNames() const;  // "a3-highgpu-8g, a3-megagpu-8g, ..." for error messages
 };
 
 enum class NormType { LayerNorm, RmsNorm };
@@ -120,10 +139,15 @@ struct LayerInfo {
   double output_elements = 0;   // elements of the layer's output (stage-boundary message)
   double forward_flops = 0;     // forward FLOPs on one GPU, per sequence (backward = 2x)
   double forward_bytes = 0;     // HBM bytes moved in forward on one GPU (memory-bound part)
+  double weight_bytes = 0;      // of forward_bytes, the matmul weights read (once a microbatch)
   // Blocks: the attention core's share (QK^T, softmax, dropout, the product with V): its
   // forward FLOPs and its score-matrix bytes kept for backward, per sequence.
   double attention_core_flops = 0;
   double attention_core_bytes = 0;
+  // Of activation_bytes, what every rank of the tp group keeps whole (the norms' inputs, the
+  // dropout masks and residuals outside the tensor-parallel regions): what sequence
+  // parallelism splits over the ranks.
+  double replicated_activation_bytes = 0;
 };
 
 // Derives per-layer figures from a model's architecture. `bytes_per_element` is 4 for fp32

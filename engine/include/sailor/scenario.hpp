@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -43,7 +44,10 @@ struct Pool {
   int count = 0;  // GPUs available
   double usd_per_gpu_hour = 0;
   bool spot = false;
-  std::optional<int> gpus_per_node;  // default: the GPU type's usual node size
+  std::optional<int> gpus_per_node;  // default: the instance family's, else the GPU type's
+  // Instance family of the GPU type's catalogue networks ("a3-megagpu-8g"): its node network
+  // sets the same-zone link between this pool's nodes. Absent: the type's default family.
+  std::optional<std::string> instance;
 };
 
 enum class Relation { SameZone, SameRegion, SameContinent, CrossContinent };
@@ -91,6 +95,24 @@ struct LinkQuery {
   int gpus = 1;  // GPUs of each node taking part at once
 };
 
+// Where a link's figure comes from: the scenario's network (declared: its links, defaults and
+// intra-node entries in latency_bandwidth form), SAILOR's reference network fits (the
+// sailor_fit form, which only those fits produce), the GPU type's node network in the
+// catalogue, or the built-in defaults by zone relation.
+enum class LinkSource { Declared, Fitted, Catalogue, BuiltIn };
+const char* linkSourceName(LinkSource s);  // "declared", "fitted", "catalogue", "built-in"
+
+// A same-zone link figure from the catalogue: the node network of a pool's instance family.
+struct HardwareLink {
+  LinkModel model;  // the node's aggregate, 10 us latency
+  std::string gpu_type;
+  std::string instance;          // "" for a type without families (its inter_node share)
+  int gpus_per_node = 0;         // the pool's node: the family's, or the pool's own size
+  int family_gpus_per_node = 0;  // the family's node; differs: the family's share per GPU x size
+  std::string source;            // the catalogue entry's documentation page and date
+  std::string describe() const;  // "catalogue H100-80 a3-highgpu-8g (800 Gb/s per node)"
+};
+
 // The link a transfer uses. Between nodes of two GPU types with no entry of their own, the
 // slower of the two types' own links between those zones (each node's network bounds the
 // transfer): `slower` holds the second model and the bandwidth is the minimum of both.
@@ -99,6 +121,7 @@ struct ResolvedLink {
   std::optional<LinkModel> slower;
   std::string
       source;  // "link us-central1-a -> us-west1-b (A100-40 -> *) x4" or "default same_region"
+  LinkSource origin = LinkSource::BuiltIn;
 
   double bandwidthBytesPerS(double bytes) const;
   // Seconds for `gpus` GPUs of a node to each send `per_gpu_bytes` at once (the link figures
@@ -113,6 +136,9 @@ class Scenario {
   std::vector<Region> regions;
   std::vector<Pool> pools;
   std::map<Relation, LinkModel> default_links;  // by relation, always all four
+  // Relations whose default the scenario's file declares (network.defaults); a default that
+  // differs from the built-in one counts as declared too (declaresDefaultLink).
+  std::set<Relation> declared_default_links;
   std::vector<LinkEntry> links;
   std::map<Relation, double> default_egress_usd_per_gb;                     // always all four
   std::map<std::pair<std::string, std::string>, double> egress_usd_per_gb;  // (from, to)
@@ -132,6 +158,13 @@ class Scenario {
   const Region& regionOf(const std::string& zone) const;  // zone must exist
   Relation relation(const std::string& a, const std::string& b) const;
   ResolvedLink link(const LinkQuery& q) const;
+  bool declaresDefaultLink(Relation r) const;
+  // The catalogue's figure for the link between two nodes of `gpu_type` in `zone`: the node
+  // network of the pool's instance family (else the type's default); a pool whose own
+  // gpus_per_node differs from the family's gets the family's share per GPU times its node size.
+  // nullopt until validate has recorded the catalogue's networks, or for a type it lacks.
+  std::optional<HardwareLink> hardwareLink(const std::string& zone,
+                                           const std::string& gpu_type) const;
   // The link between two GPUs of one node of `gpu_type`: the scenario's entry, else the
   // catalogue's intra-node bandwidth with a 10 us latency.
   ResolvedLink intraNodeLink(const std::string& gpu_type, const Catalog& catalog) const;
@@ -144,6 +177,15 @@ class Scenario {
   // Built-in defaults by relation, used when a scenario file gives none. See docs/formats.md.
   static std::map<Relation, LinkModel> builtinDefaultLinks();
   static std::map<Relation, double> builtinDefaultEgress();
+
+ private:
+  void recordNetworks(const Catalog& catalog) const;
+  // The catalogue's node networks by GPU type, recorded by validate (which every way of making a
+  // scenario calls: fromJson, the studio's edits, the importers) for hardwareLink. Shared between
+  // copies; a scenario built in code and never validated has none, and its same-zone links
+  // without an entry take the default.
+  mutable std::shared_ptr<const std::map<std::string, std::vector<NodeNetwork>, std::less<>>>
+      networks_;
 };
 
 // A scenario's link entries by zone pair (either direction), in the scenario's order: what
