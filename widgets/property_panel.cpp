@@ -702,8 +702,8 @@ void PropertyPanel::buildPoolNetwork(QFormLayout* form, int index) {
     auto* combo = new QComboBox;
     combo->setObjectName(key);
     // "default": the type's default family (no `instance` in the scenario's pool).
-    const QString kDefault = QStringLiteral("default");
-    combo->addItem(kDefault);
+    const QString default_name = QStringLiteral("default");
+    combo->addItem(default_name);
     combo->setItemData(0,
                        tr("The GPU type's default: %1").arg(q(g->nodeNetworks().front().instance)),
                        Qt::ToolTipRole);
@@ -726,10 +726,10 @@ void PropertyPanel::buildPoolNetwork(QFormLayout* form, int index) {
     form->addRow(tr("Instance"), box);
     fields_.emplace_back(
         key, combo, error,
-        [pool, kDefault] { return pool().instance ? q(*pool().instance) : kDefault; },
-        [this, pool, index, kDefault](const QString& t) {
+        [pool, default_name] { return pool().instance ? q(*pool().instance) : default_name; },
+        [this, pool, index, default_name](const QString& t) {
           Pool e = pool();
-          if (t == kDefault) e.instance.reset();
+          if (t == default_name) e.instance.reset();
           else e.instance = t.toStdString();
           return doc_->editPool(index, e);
         });

@@ -85,12 +85,17 @@ json Schedule::toJson() const {
          {"sharding", dpShardingName(sharding)},
          {"virtual_stages", virtual_stages}};
   if (recompute) j["recompute"] = recomputeName(*recompute);
+  if (sequence_parallel) j["sequence_parallel"] = true;
+  if (fused_attention) j["fused_attention"] = true;
+  if (tp_comm_overlap) j["tp_comm_overlap"] = true;
   return j;
 }
 
 Schedule Schedule::fromJson(const json& j, const std::string& path) {
   ju::requireObject(j, path);
-  ju::rejectUnknownKeys(j, {"overlap_grad_reduce", "sharding", "virtual_stages", "recompute"},
+  ju::rejectUnknownKeys(j,
+                        {"overlap_grad_reduce", "sharding", "virtual_stages", "recompute",
+                         "sequence_parallel", "fused_attention", "tp_comm_overlap"},
                         path);
   Schedule s;
   s.overlap_grad_reduce = ju::getBoolOr(j, "overlap_grad_reduce", path, false);
@@ -98,11 +103,14 @@ Schedule Schedule::fromJson(const json& j, const std::string& path) {
     s.sharding = parseDpSharding(ju::getString(j, "sharding", path), path + ".sharding");
   s.virtual_stages = ju::getInt32Or(j, "virtual_stages", path, 1, 1);
   if (s.virtual_stages > kMaxVirtualStages)
-    throw InputError(path + ".virtual_stages", std::to_string(s.virtual_stages),
-                     "an integer from 1 to " + std::to_string(kMaxVirtualStages) +
-                         " (model chunks per GPU)");
+    throw InputError(
+        path + ".virtual_stages", std::to_string(s.virtual_stages),
+        "an integer from 1 to " + std::to_string(kMaxVirtualStages) + " (model chunks per GPU)");
   if (j.contains("recompute"))
     s.recompute = parseRecompute(ju::getString(j, "recompute", path), path + ".recompute");
+  s.sequence_parallel = ju::getBoolOr(j, "sequence_parallel", path, false);
+  s.fused_attention = ju::getBoolOr(j, "fused_attention", path, false);
+  s.tp_comm_overlap = ju::getBoolOr(j, "tp_comm_overlap", path, false);
   return s;
 }
 
@@ -112,15 +120,22 @@ std::string Schedule::describe(const Job& job) const {
   if (overlap_grad_reduce) add("overlapped gradient reduction");
   if (sharding == DpSharding::Optimizer) add("distributed optimizer");
   if (sharding == DpSharding::Full) add("fully sharded data parallelism");
-  if (virtual_stages > 1) add(std::to_string(virtual_stages) + " virtual stages (interleaved 1F1B)");
+  if (virtual_stages > 1)
+    add(std::to_string(virtual_stages) + " virtual stages (interleaved 1F1B)");
   const Recompute r = recompute.value_or(job.recompute);
   if (r != Recompute::None) add(std::string(recomputeName(r)) + " recomputation");
+  if (sequence_parallel) add("sequence parallelism");
+  if (fused_attention) add("fused attention");
+  if (tp_comm_overlap) add("overlapped tensor-parallel communication");
   return out.empty() ? "DeepSpeed schedule" : out;
 }
 
 Job Plan::effectiveJob(const Job& job) const {
   Job j = job;
   if (schedule.recompute) j.recompute = *schedule.recompute;
+  j.sequence_parallel = schedule.sequence_parallel;
+  j.fused_attention = schedule.fused_attention;
+  j.tp_comm_overlap = schedule.tp_comm_overlap;
   return j;
 }
 

@@ -90,9 +90,12 @@ Sourced<std::vector<LayerMemory>> ProfileSet::memory(const std::string& model, i
       for (size_t l = 0; l < m->size(); ++l) {
         LayerMemory& lm = (*m)[l];
         lm.working_bytes = lm.activation_bytes;
+        // The checkpointed input, split over the tp ranks under sequence parallelism.
+        const double input_split = job.sequence_parallel ? tp : 1;
         if (job.recompute == Recompute::Full && isBlock(l, m->size()))
-          lm.activation_bytes = std::min(
-              lm.activation_bytes, (*m)[l - 1].output_elements * job.activationBytesPerElement());
+          lm.activation_bytes =
+              std::min(lm.activation_bytes,
+                       (*m)[l - 1].output_elements * job.activationBytesPerElement() / input_split);
         if (job.recompute == Recompute::Selective && isBlock(l, m->size()))
           lm.activation_bytes -= std::min(lm.activation_bytes, lm.attention_core_bytes);
       }
@@ -670,18 +673,31 @@ std::optional<std::vector<LayerTiming>> AnalyticProfile::timings(const ProfileKe
                  : 0.0;
   std::vector<LayerTiming> out;
   for (const auto& l : layers) {
-    const double compute =
-        std::max(b * l.forward_flops / flops_per_s, b * l.forward_bytes / bytes_per_s);
+    // The matmuls (compute-bound unless their weights take longer to read) and, one kernel
+    // after another, the element-wise work around them (norms, activation functions, dropout,
+    // softmax, residual adds: memory-bound, reading and writing the activations).
+    // A fused attention kernel (FlashAttention) keeps the score matrices on chip: none of their
+    // traffic, and its backward computes the scores again (QK^T: half the core's FLOPs).
+    const bool fused = job.fused_attention && l.kind == LayerKind::Block;
+    const double score_bytes = fused ? 2.0 * l.attention_core_bytes : 0.0;
+    const double matmul = std::max(b * l.forward_flops / flops_per_s, l.weight_bytes / bytes_per_s);
+    const double elementwise = b * (l.forward_bytes - l.weight_bytes - score_bytes) / bytes_per_s;
+    const double compute = matmul + elementwise;
     const double kernels =
         (l.kind == LayerKind::Block ? kKernelsPerBlockForward : 4.0) * kKernelLatencySeconds;
-    const double ars = (l.kind == LayerKind::Block ? 2.0 : 1.0) * ar_s;
+    // Overlapped tensor-parallel communication: tp chunks, each collective beside the next
+    // chunk's matmul (exposedAfter's rule in simulator_schedules.cpp with n = tp).
+    double ars = (l.kind == LayerKind::Block ? 2.0 : 1.0) * ar_s;
+    if (job.tp_comm_overlap && ars > 0) ars = std::max(matmul / t + ars, matmul + ars / t) - matmul;
     // The attention core: its matmuls (QK^T and the product with V) and its score-matrix
-    // traffic (written, read by softmax, written, read by dropout and the product).
-    const double core = l.kind == LayerKind::Block
+    // traffic (written, read by softmax, written, read by dropout and the product). Fused, the
+    // backward already recomputes it: selective recomputation adds nothing.
+    const double core = l.kind == LayerKind::Block && !fused
                             ? std::max(b * l.attention_core_flops / flops_per_s,
                                        b * 3.0 * l.attention_core_bytes / bytes_per_s)
                             : 0.0;
-    out.push_back({compute + kernels + ars, 2.0 * compute + 2.0 * kernels + ars, core});
+    const double rescore = fused ? 0.5 * b * l.attention_core_flops / flops_per_s : 0.0;
+    out.push_back({compute + kernels + ars, 2.0 * compute + 2.0 * kernels + ars + rescore, core});
   }
   return out;
 }
@@ -704,6 +720,15 @@ std::optional<std::vector<LayerMemory>> AnalyticProfile::memory(const std::strin
   for (const auto& l : deriveLayers(*m, job.sequence_length, tp, job.activationBytesPerElement())) {
     LayerMemory lm{l.params, l.activation_bytes, l.output_elements};
     lm.attention_core_bytes = l.attention_core_bytes;
+    // Fused attention keeps no score matrices for backward (their softmax statistics, a s
+    // floats, are negligible).
+    if (job.fused_attention) {
+      lm.activation_bytes -= l.attention_core_bytes;
+      lm.attention_core_bytes = 0;
+    }
+    // Sequence parallelism: the replicated part split over the tp ranks.
+    if (job.sequence_parallel && tp > 1)
+      lm.activation_bytes -= l.replicated_activation_bytes * (1.0 - 1.0 / tp);
     out.push_back(lm);
   }
   if (m->tied_embeddings)

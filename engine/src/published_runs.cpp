@@ -419,13 +419,13 @@ std::vector<Rule> scheduleRules() {
 }
 
 const std::vector<Rule>& rules() {
-  static const std::vector<Rule> all = [] {
+  static const std::vector<Rule> kAll = [] {
     std::vector<Rule> r = structureRules();
     for (auto* part : {&trainingRules, &scheduleRules})
       for (Rule& x : part()) r.push_back(std::move(x));
     return r;
   }();
-  return all;
+  return kAll;
 }
 
 // Fills the row's nulls by the rules; each value filled is one line of `assumptions`.
@@ -593,6 +593,18 @@ Schedule buildSchedule(const json& row, int dp, Recompute recompute,
   s.virtual_stages = row.at("interleaved_virtual_stages").get<int>();
   s.recompute = recompute;
   const std::string n = textOr(row, "notes");
+  s.sequence_parallel = row.value("sequence_parallel", false);
+  if (s.sequence_parallel) notes.push_back("sequence parallelism (the row's sequence_parallel)");
+  if (contains(n, "--tp-comm-overlap")) {
+    s.tp_comm_overlap = true;
+    notes.push_back("tensor-parallel communication overlapped (--tp-comm-overlap, notes)");
+  }
+  if (contains(textOr(row, "framework"), "Megatron-Core")) {
+    s.fused_attention = true;
+    notes.push_back(
+        "fused attention: Megatron-Core runs attention through Transformer Engine's fused "
+        "kernels by default");
+  }
   if (contains(n, "--overlap-grad-reduce")) {
     s.overlap_grad_reduce = true;
     if (dp > 1)
@@ -692,10 +704,6 @@ std::variant<PublishedRun, std::string> readRow(const json& raw, std::size_t ind
     return *field +
            " is not stated and no rule gives it (docs/simulator.md, \"Published runs "
            "at scale\")";
-  if (raw.value("sequence_parallel", false))
-    run.assumptions.push_back(
-        "sequence parallelism not modelled (its LayerNorm and dropout "
-        "activations count as tensor-parallel replicated)");
   run.gpus = intAt(row, "hardware.gpus");
   run.tp = intAt(row, "parallelism.tp");
   run.pp = intAt(row, "parallelism.pp");
@@ -732,12 +740,12 @@ std::variant<PublishedRun, std::string> readRow(const json& raw, std::size_t ind
 }  // namespace
 
 const std::vector<DefaultRule>& publishedDefaultRules() {
-  static const std::vector<DefaultRule> docs = [] {
+  static const std::vector<DefaultRule> kDocs = [] {
     std::vector<DefaultRule> d;
     for (const Rule& r : rules()) d.push_back(r.doc);
     return d;
   }();
-  return docs;
+  return kDocs;
 }
 
 bool isPublishedRuns(const json& doc) {

@@ -1392,8 +1392,12 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job_i
     return std::any_of(reps.begin(), reps.end(),
                        [](const ReplicaData& d) { return d.gpu->sharesCompute(); });
   });
-  if (shared && !plan.schedule.isDefault() &&
-      !(plan.schedule == Schedule{.recompute = plan.schedule.recompute}))
+  Schedule timed = plan.schedule;  // the options that change the schedule's timing
+  timed.recompute.reset();
+  timed.sequence_parallel = false;
+  timed.fused_attention = false;
+  timed.tp_comm_overlap = false;
+  if (shared && !timed.isDefault())
     throw InputError("schedule", plan.schedule.describe(job),
                      "DeepSpeed's schedule on GPU types whose ranks share a node's compute "
                      "(shared_compute_slowdown)");

@@ -1041,9 +1041,10 @@ class TestCli : public QObject {
     const QStringList bad{"plan", "--model",     "OPT-350M", "--global-batch",
                           "8",    "--recompute", "some"};
     const Result b = runSailor(bad);
-    QVERIFY2(b.exit_code == 2 &&
-                 b.err.contains("recompute: got \"some\", expected \"none\", \"selective\" or \"full\""),
-             qPrintable(describe(bad, b)));
+    QVERIFY2(
+        b.exit_code == 2 &&
+            b.err.contains("recompute: got \"some\", expected \"none\", \"selective\" or \"full\""),
+        qPrintable(describe(bad, b)));
   }
 
   void planBf16LeavesOutGpusWithoutBf16() {

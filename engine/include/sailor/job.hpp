@@ -43,6 +43,11 @@ struct Job {
   Precision precision = Precision::Fp32;
   Optimizer optimizer = Optimizer::Adam;
   Recompute recompute = Recompute::None;
+  // Set from the plan's schedule (Plan::effectiveJob), not part of the job format: activations
+  // outside the tensor-parallel regions split over the tp ranks (profile.cpp).
+  bool sequence_parallel = false;
+  bool fused_attention = false;  // likewise (Schedule::fused_attention)
+  bool tp_comm_overlap = false;  // likewise (Schedule::tp_comm_overlap)
 
   int activationBytesPerElement() const { return precision == Precision::Fp32 ? 4 : 2; }
   // Bytes of model state per parameter on the GPU that holds it: weights, gradients,

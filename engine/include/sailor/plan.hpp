@@ -64,6 +64,18 @@ struct Schedule {
   int virtual_stages = 1;
   // Activation recomputation; unset: the job's.
   std::optional<Recompute> recompute;
+  // Sequence parallelism (Megatron-LM --sequence-parallel; Korthikanti et al.): the activations
+  // outside the tensor-parallel regions (norms, dropout, residuals) split over the tp ranks, the
+  // all-reduces become a reduce-scatter and an all-gather of the same volume.
+  bool sequence_parallel = false;
+  // The attention core as one fused kernel (FlashAttention, Dao et al. 2022; Megatron-LM with
+  // Transformer Engine or --use-flash-attn): the score matrices never reach the GPU's memory,
+  // and the backward computes them again.
+  bool fused_attention = false;
+  // Tensor-parallel communication overlapped with the matmuls that produce and consume it
+  // (Megatron-LM --tp-comm-overlap, Transformer Engine's userbuffers): each of the tp chunks of
+  // a collective runs beside the next chunk's matmul.
+  bool tp_comm_overlap = false;
   bool isDefault() const { return *this == Schedule{}; }
   bool operator==(const Schedule&) const = default;
   // {"overlap_grad_reduce": ..., "sharding": ..., "virtual_stages": ..., "recompute": ...}

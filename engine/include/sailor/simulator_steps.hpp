@@ -36,8 +36,8 @@ struct ReplicaData {
   double tied_params = 0;  // head only: parameters tied to the embedding, per GPU
   int gpus_per_node = 1;
   double usd_per_gpu_hour = 0;
-  int site = -1;  // (zone, GPU type) of the replica, numbered per simulation: links depend on it
-  int node = 0;   // node of its site holding the replica's GPUs (NOTE [Node placement])
+  int site = -1;   // (zone, GPU type) of the replica, numbered per simulation: links depend on it
+  int node = 0;    // node of its site holding the replica's GPUs (NOTE [Node placement])
   int layers = 1;  // plan layers of its stage
 };
 
@@ -218,7 +218,7 @@ double tiedEmbeddingSync(const StageReplicas& stages, Links& links, EgressLedger
 // Step 7b, one stage's data-parallel gradient all-reduce (its slowest ring) and optimizer step
 // (its slowest replica), booking the ring's bytes in `egress`.
 struct SyncAndStep {
-  double sync_s = 0;        // what the iteration waits for
+  double sync_s = 0;  // what the iteration waits for
   double optimizer_s = 0;
   double total_sync_s = 0;  // the collectives' whole duration, overlapped or not
 };
