@@ -39,6 +39,11 @@ std::string signedPercent(double fraction) {
 std::string usd(double v, int decimals) {
   return fmt::format("${:.{}f}", v, decimals);
 }
+// "MFU 41.2 % (model 408 TFLOP/s per GPU)" (sailor/utilization.hpp).
+std::string mfuText(double mfu, double model_tflops_per_gpu) {
+  return fmt::format("MFU {:.1f} % (model {:.0f} TFLOP/s per GPU)", 100 * mfu,
+                     model_tflops_per_gpu);
+}
 }  // namespace
 
 std::string seconds(double s) {
@@ -136,7 +141,7 @@ std::string formatModels(const Catalog& c) {
 }
 
 std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& scenario,
-                             const Prediction& p) {
+                             const Prediction& p, const std::optional<Utilization>& utilization) {
   std::ostringstream os;
   os << "Scenario " << scenario.name << "; job " << job.model << ", global batch "
      << job.global_batch_size << ", sequence " << job.sequence_length << ", "
@@ -167,6 +172,8 @@ std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& s
   os << "\nIteration time " << seconds(p.iteration_s) << "  ("
      << fmt::format("{:.4f}", p.iterations_per_s) << " it/s, "
      << fmt::format("{:.0f}", p.tokens_per_s) << " tokens/s)\n";
+  if (utilization)
+    os << "  " << mfuText(utilization->mfu, utilization->model_tflops_per_gpu) << "\n";
   if (p.stages.size() > 1)
     os << "  on stage " << p.breakdown.stage << ", the busiest (the others wait longer):\n";
   auto line = [&](const char* name, double v) {
@@ -393,10 +400,12 @@ void printOne(std::ostringstream& os, const PlannedPlan& p, const Job& job) {
      << fmt::format("{:.4f}", pr.iterations_per_s) << " it/s, "
      << fmt::format("{:.0f}", pr.tokens_per_s) << " tokens/s; planning model "
      << seconds(p.model_iteration_s) << ")\n";
+  if (p.mfu > 0) os << "    " << mfuText(p.mfu, p.model_tflops_per_gpu) << "\n";
   os << "    cost " << usd(pr.usd_per_iteration, 4) << " per iteration (egress "
      << usd(pr.egress_usd, 4) << "), " << usd(pr.usd_per_hour, 2) << " per hour\n";
   os << "    memory: peak " << gib(pr.peakMemoryBytes()) << ", least headroom " << gib(headroom)
-     << " (" << tight << ")\n";
+     << " (" << tight << ")" << (p.within_memory_reserve ? ", within the memory reserve" : "")
+     << "\n";
   (void)job;
 }
 

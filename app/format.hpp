@@ -1,6 +1,7 @@
 // Readable text for the `sailor` command line's outputs (tables, breakdowns).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "sailor/catalog.hpp"
@@ -10,13 +11,16 @@
 #include "sailor/run_events.hpp"
 #include "sailor/run_store.hpp"
 #include "sailor/simulator.hpp"
+#include "sailor/utilization.hpp"
 
 namespace sailor::cli {
 
 std::string formatGpus(const Catalog& catalog);
 std::string formatModels(const Catalog& catalog);
+// With `utilization`, a line of the plan's MFU under the iteration time.
 std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& scenario,
-                             const Prediction& prediction);
+                             const Prediction& prediction,
+                             const std::optional<Utilization>& utilization = std::nullopt);
 // The links a simulated plan uses (linksOfPlan): use, zones, GPU types, GPUs at once, GB/s,
 // latency and where each figure comes from.
 std::string formatLinks(const std::vector<LinkUse>& links);

@@ -43,6 +43,7 @@
 #include "sailor/simulator.hpp"
 #include "sailor/trace_scenario.hpp"
 #include "sailor/trace_whatif.hpp"
+#include "sailor/utilization.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -140,6 +141,14 @@ constexpr const char* kPlanHelp =
     "  --max-cost-per-iteration X  USD    --max-cost-per-hour X  USD\n"
     "  --min-throughput X          iterations per second\n"
     "  --max-gpus N\n"
+    "  --memory-reserve F          share of each GPU's memory kept free against the allocator's\n"
+    "                              fragmentation, 0 to 0.5 (default 0.05; docs/planner.md,\n"
+    "                              \"Memory reserve\")\n"
+    "  --memory-reserve-mode drop|flag  what becomes of plans whose least headroom is below\n"
+    "                              the reserve: drop (default): left out, the search fitting\n"
+    "                              stages into the memory less the reserve; flag: searched\n"
+    "                              with the whole memory and marked \"within the memory\n"
+    "                              reserve\" (--json: \"within_memory_reserve\": true)\n"
     "Output:\n"
     "  --top K                     plans to print (default 3)\n"
     "  --pareto                    also the Pareto frontier of throughput against cost, and\n"
@@ -453,10 +462,13 @@ int cmdSimulate(int argc, char** argv) {
   Prediction p = simulate(plan, scenario, job, cat, profiles, opt);
   const std::vector<LinkUse> links =
       linksOfPlan(plan, scenario, cat, cat.model(job.model, "job.model").tied_embeddings);
+  const std::optional<Utilization> mfu = modelFlopsUtilization(plan, job, cat, p.iteration_s);
   if (auto out = a.get("--timeline"))
     json_util::writeFileAtomically(*out, timelineTrace(p, plan).dump() + "\n");
   if (a.has("--json")) {
     json out = p.toJson();
+    out["mfu"] = mfu ? json(mfu->mfu) : json();
+    out["model_tflops_per_gpu"] = mfu ? json(mfu->model_tflops_per_gpu) : json();
     out["plan"] = plan.toJson();
     out["job"] = job.toJson();
     out["scenario"] = scenario.name;
@@ -464,7 +476,7 @@ int cmdSimulate(int argc, char** argv) {
     for (const LinkUse& l : links) out["links"].push_back(l.toJson());
     std::cout << out.dump(2) << "\n";
   } else {
-    std::cout << cli::formatPrediction(plan, job, scenario, p);
+    std::cout << cli::formatPrediction(plan, job, scenario, p, mfu);
     std::cout << cli::formatLinks(links);
   }
   if (p.fits) return 0;
@@ -554,7 +566,9 @@ const std::vector<std::string> kPlanValued{"--scenario",
                                            "--max-stages",
                                            "--no-heuristic",
                                            "--max-partial-plans",
-                                           "--time-limit"};
+                                           "--time-limit",
+                                           "--memory-reserve",
+                                           "--memory-reserve-mode"};
 
 // How `sailor plan` names the price sheet in its errors.
 constexpr const char* kPriceSheetName = "resources/prices/default.json";
@@ -597,6 +611,25 @@ PlannerOptions plannerOptionsFromArgs(const Options& a) {
   if (a.has("--time-limit"))
     opt.time_limit_s =
         positiveNumber("--time-limit", a.required("--time-limit"), "a positive number of seconds");
+  if (auto f = a.get("--memory-reserve")) {
+    const std::string expected = "a fraction of each GPU's memory from 0 to " +
+                                 fmt::format("{:g}", kMaxMemoryReserveFraction);
+    try {
+      size_t used = 0;
+      opt.memory_reserve_fraction = std::stod(*f, &used);
+      if (used != f->size()) throw InputError("--memory-reserve", "\"" + *f + "\"", expected);
+    } catch (const std::logic_error&) {  // std::stod's invalid_argument and out_of_range
+      throw InputError("--memory-reserve", "\"" + *f + "\"", expected);
+    }
+    if (!(opt.memory_reserve_fraction >= 0 &&
+          opt.memory_reserve_fraction <= kMaxMemoryReserveFraction))
+      throw InputError("--memory-reserve", "\"" + *f + "\"", expected);
+  }
+  if (auto m = a.get("--memory-reserve-mode")) {
+    if (*m == "drop") opt.memory_reserve_mode = MemoryReserveMode::Drop;
+    else if (*m == "flag") opt.memory_reserve_mode = MemoryReserveMode::Flag;
+    else throw InputError("--memory-reserve-mode", "\"" + *m + "\"", "\"drop\" or \"flag\"");
+  }
   opt.pareto = a.has("--pareto") || a.has("--knee");  // the knee needs the frontier
   if (auto list = a.get("--microbatch-sizes")) {
     std::stringstream ss(*list);
@@ -680,7 +713,8 @@ PlanResult searchPlans(const Scenario& sc, const PlanInputs& in, const PlannerOp
         {"max_usd_per_hour", "--max-cost-per-hour"},
         {"min_iterations_per_s", "--min-throughput"},
         {"microbatch_sizes", "--microbatch-sizes"},
-        {"time_limit_s", "--time-limit"}};
+        {"time_limit_s", "--time-limit"},
+        {"memory_reserve_fraction", "--memory-reserve"}};
     if (auto it = kOptionOfField.find(e.field()); it != kOptionOfField.end())
       throw InputError(it->second, e.value(), e.expected());
     throw;

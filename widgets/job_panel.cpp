@@ -48,6 +48,20 @@ std::optional<double> parseLimit(const QString& text, bool* ok, QString* error) 
   return v;
 }
 
+// Parses the memory reserve in percent of each GPU's memory (0 to the planner's maximum) into a
+// fraction; nullopt and a message otherwise.
+std::optional<double> parseReservePercent(const QString& text, QString* error) {
+  const QString t = text.trimmed();
+  bool parsed = false;
+  const double v = t.toDouble(&parsed);
+  const double max = 100 * sailor::kMaxMemoryReserveFraction;
+  if (!parsed || !std::isfinite(v) || v < 0 || v > max) {
+    *error = JobPanel::tr("Expected a percentage from 0 to %1, got \"%2\"").arg(max).arg(t);
+    return std::nullopt;
+  }
+  return v / 100;
+}
+
 }  // namespace
 
 JobPanel::JobPanel(const sailor::Catalog& catalog, QWidget* parent)
@@ -141,6 +155,19 @@ JobPanel::JobPanel(const sailor::Catalog& catalog, QWidget* parent)
   addField(goal_form, QStringLiteral("time_limit_s"), tr("Time limit (s)"), tr("no limit"),
            tr("Seconds a search may take; when they are up, the best plans found so far "
               "are shown, marked as such"));
+  addField(goal_form, QStringLiteral("memory_reserve"), tr("Memory reserve (%)"), QString(),
+           tr("Share of each GPU's memory kept free against the allocator's fragmentation; "
+              "plans with less headroom are dropped or flagged (0: none)"));
+  memory_reserve_mode_ = new QComboBox(goal_group);
+  memory_reserve_mode_->setObjectName(QStringLiteral("memory_reserve_mode"));
+  memory_reserve_mode_->addItem(tr("Drop plans within it"),
+                                static_cast<int>(MemoryReserveMode::Drop));
+  memory_reserve_mode_->addItem(tr("Flag plans within it"),
+                                static_cast<int>(MemoryReserveMode::Flag));
+  memory_reserve_mode_->setToolTip(
+      tr("Drop: the search keeps the reserve free and leaves out plans within it; Flag: it "
+         "searches the whole memory and marks plans within the reserve"));
+  goal_form->addRow(QString(), memory_reserve_mode_);
   plan_problem_ = new QLabel(goal_group);
   plan_problem_->setObjectName(QStringLiteral("plan_problem"));
   plan_problem_->setWordWrap(true);
@@ -151,7 +178,7 @@ JobPanel::JobPanel(const sailor::Catalog& catalog, QWidget* parent)
   outer->addStretch(1);
 
   connect(model_, &QComboBox::currentIndexChanged, this, [this] { onModelChosen(); });
-  for (QComboBox* box : {precision_, optimizer_, recompute_, objective_})
+  for (QComboBox* box : {precision_, optimizer_, recompute_, objective_, memory_reserve_mode_})
     connect(box, &QComboBox::currentIndexChanged, this, [this] { revalidate(); });
   connect(pareto_, &QCheckBox::toggled, this, [this] { revalidate(); });
 
@@ -250,6 +277,9 @@ void JobPanel::setOptions(const sailor::PlannerOptions& options) {
       ->setText(options.max_gpus ? QString::number(*options.max_gpus) : QString());
   field(QStringLiteral("top_k"))->setText(QString::number(options.top_k));
   put("time_limit_s", options.time_limit_s);
+  field(QStringLiteral("memory_reserve"))->setText(number(100 * options.memory_reserve_fraction));
+  memory_reserve_mode_->setCurrentIndex(
+      memory_reserve_mode_->findData(static_cast<int>(options.memory_reserve_mode)));
   updating_ = false;
   revalidate();
 }
@@ -431,6 +461,16 @@ void JobPanel::revalidate() {
     else ok = false;
   }
 
+  {
+    QString why;
+    const auto v = parseReservePercent(text("memory_reserve"), &why);
+    setError(QStringLiteral("memory_reserve"), why);
+    if (v) o.memory_reserve_fraction = *v;
+    else ok = false;
+  }
+  o.memory_reserve_mode =
+      static_cast<MemoryReserveMode>(memory_reserve_mode_->currentData().toInt());
+
   if (!ok) return;
   const bool same =
       job.toJson() == job_.toJson() && o.objective == options_.objective &&
@@ -438,6 +478,8 @@ void JobPanel::revalidate() {
       o.max_usd_per_hour == options_.max_usd_per_hour &&
       o.min_iterations_per_s == options_.min_iterations_per_s && o.max_gpus == options_.max_gpus &&
       o.top_k == options_.top_k && o.time_limit_s == options_.time_limit_s &&
+      o.memory_reserve_fraction == options_.memory_reserve_fraction &&
+      o.memory_reserve_mode == options_.memory_reserve_mode &&
       (!spec || !custom_ || spec->toJson() == custom_->toJson());
   job_ = job;
   options_ = o;

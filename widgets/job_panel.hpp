@@ -1,8 +1,8 @@
 // The job and objective panel: what to train (a catalogue model or a custom architecture,
 // global batch, sequence length, precision, optimizer) and what to plan for (objective,
-// constraints, Pareto frontier, how many plans, a time limit). Every field is checked as it is
-// edited; a rejected value keeps the user's text, shows why right under the field, and the panel's
-// values stay the last valid ones, so a typo never reaches the planner.
+// constraints, Pareto frontier, how many plans, a time limit, the memory reserve). Every field is
+// checked as it is edited; a rejected value keeps the user's text, shows why right under the field,
+// and the panel's values stay the last valid ones, so a typo never reaches the planner.
 #pragma once
 
 #include <map>
@@ -49,7 +49,8 @@ class JobPanel : public QWidget {
   QString planProblem() const;
   // The error shown under a field (empty when none), by the field's object name: "model",
   // "global_batch", "sequence_length", "custom.layers", ..., "max_usd_per_iteration",
-  // "max_usd_per_hour", "min_iterations_per_s", "max_gpus", "top_k", "time_limit_s".
+  // "max_usd_per_hour", "min_iterations_per_s", "max_gpus", "top_k", "time_limit_s",
+  // "memory_reserve" (percent of each GPU's memory).
   QString fieldError(const QString& field) const;
   // The edit widget of a field (tests type into it).
   QLineEdit* field(const QString& name) const;
@@ -83,6 +84,7 @@ class JobPanel : public QWidget {
   QComboBox* recompute_ = nullptr;
   QComboBox* objective_ = nullptr;
   QCheckBox* pareto_ = nullptr;
+  QComboBox* memory_reserve_mode_ = nullptr;  // what becomes of plans within the reserve
   QLabel* plan_problem_ = nullptr;
   std::map<QString, Field> fields_;
 };

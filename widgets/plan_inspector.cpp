@@ -25,6 +25,7 @@
 
 #include "display_number.hpp"
 #include "sailor/plan_links.hpp"
+#include "sailor/utilization.hpp"
 #include "stage_palette.hpp"
 
 namespace sailor::studio {
@@ -379,6 +380,17 @@ void PlanInspector::setPlan(const sailor::PlannedPlan& plan,
           .arg(duration(pred.iteration_s), displayNumber(pred.iterations_per_s),
                displayNumber(pred.tokens_per_s), usd(pred.usd_per_iteration),
                usd(pred.usd_per_hour), shape, gib(pred.peakMemoryBytes()), gib(peak_capacity));
+  // Model FLOPs utilisation at the simulated iteration time (sailor/utilization.hpp); none when
+  // a GPU lacks a rate in the job's precision or the catalogue lacks the model.
+  std::optional<sailor::Utilization> mfu;
+  try {
+    mfu = sailor::modelFlopsUtilization(plan_->plan, job, catalog, pred.iteration_s);
+  } catch (const std::exception&) {
+  }
+  if (mfu)
+    summary += tr(" · MFU %1 % (model %2 TFLOP/s per GPU)")
+                   .arg(QString::number(100 * mfu->mfu, 'f', 1))
+                   .arg(QString::number(mfu->model_tflops_per_gpu, 'f', 0));
   if (!pred.fits)
     summary += QStringLiteral(" · <span style=\"color:#B22222\"><b>%1</b></span>")
                    .arg(tr("does not fit in memory"));

@@ -26,6 +26,7 @@
 
 #include "planner_internal.hpp"
 #include "sailor/error.hpp"
+#include "sailor/utilization.hpp"
 
 namespace sailor {
 
@@ -47,7 +48,34 @@ void checkOptions(const PlannerOptions& options) {
       throw InputError(name, toText(*v), "a positive number");
   if (const auto& t = options.time_limit_s; t && !(*t > 0 && std::isfinite(*t)))
     throw InputError("time_limit_s", toText(*t), "a positive number of seconds");
+  if (const double f = options.memory_reserve_fraction; !(f >= 0 && f <= kMaxMemoryReserveFraction))
+    throw InputError(
+        "memory_reserve_fraction", toText(f),
+        "a fraction of each GPU's memory from 0 to " + toText(kMaxMemoryReserveFraction));
 }
+
+// NOTE [Memory reserve]
+// A plan whose peak memory leaves a few hundred MB of an 80 GiB GPU free fits by the memory
+// model, yet the run may not: PyTorch's CUDA caching allocator rounds requests (large ones to
+// multiples of 2 MiB, those of 1 to 10 MiB into 20 MiB segments: kRoundLarge and kLargeBuffer in
+// c10/cuda/CUDACachingAllocator.cpp) and cached blocks split for one request cannot serve a
+// larger one later, so the memory a run reserves exceeds what its tensors hold ("Memory
+// management" in PyTorch's CUDA semantics notes: memory_reserved against memory_allocated,
+// and PYTORCH_CUDA_ALLOC_CONF's max_split_size_mb and expandable_segments against
+// fragmentation). The memory model's runtime overhead (GpuType::runtime_overhead_bytes) holds
+// a fixed part of that; the reserve is the part that grows with the memory in use. Guo et al.
+// (GMLake, ASPLOS 2024) measured the caching allocator's fragmentation on eight LLMs on
+// A100-80GB at 15 % on average (up to 33 %) under recomputation, ZeRO, offloading and LoRA,
+// the irregular patterns that split blocks most; a static 1F1B schedule frees and allocates
+// the same sizes every microbatch, and expandable segments (which those runs predate) let
+// the allocator grow a segment instead of splitting one. 5 % of the memory (4 GiB of an
+// 80 GiB GPU) is the default: below GMLake's average for its irregular workloads, above the
+// allocator's rounding alone. It is a setting (PlannerOptions::memory_reserve_fraction),
+// since the fragmentation a run sees depends on its allocator settings; 0 restores the search
+// without a reserve. In Drop mode the search fits stages into the memory less the reserve
+// (fitTables, seedSummary, planningModel) and a plan the simulator finds within it is dropped
+// as a constraint would drop it; in Flag mode the search uses the whole memory and the plans
+// within the reserve are marked.
 
 // NOTE [Time limit]: PlannerOptions::time_limit_s bounds the whole of planSearch. The search
 // (the microbatch sizes' tasks, started in ascending order as threads come free) stops at
@@ -249,7 +277,11 @@ std::string noPlanReason(const Scenario& scenario, const Job& job, const Catalog
   if (without.time_limit) return timeLimitReason(*options.time_limit_s);
   const int layers = catalog.model(job.model, "job.model").numPlanLayers();
   why << "no plan fits in memory: " << job.model << " with global batch " << job.global_batch_size
-      << " does not fit on the scenario's GPUs at any pipeline depth up to "
+      << " does not fit on the scenario's GPUs";
+  if (options.searchReserveFraction() > 0)
+    why << " less the memory reserve (" << toText(100 * options.searchReserveFraction())
+        << " % of each GPU's memory)";
+  why << " at any pipeline depth up to "
       << (options.heuristics.max_stages > 0 ? options.heuristics.max_stages : layers)
       << " stages and tp within a node";
   // What could make it fit, as far as the job and the search limits go.
@@ -258,6 +290,10 @@ std::string noPlanReason(const Scenario& scenario, const Job& job, const Catalog
     levers.push_back("full activation recomputation (the job's recompute)");
   if (options.heuristics.max_stages > 0 && options.heuristics.max_stages < layers)
     levers.push_back("deeper pipelines (a higher max_stages)");
+  if (options.searchReserveFraction() > 0)
+    levers.push_back(
+        "a smaller memory reserve (memory_reserve_fraction) or flagging plans within "
+        "it instead of dropping them");
   for (size_t i = 0; i < levers.size(); ++i)
     why << (i == 0 ? "; it may fit with " : " or ") << levers[i];
   return why.str();
@@ -322,7 +358,7 @@ class Finisher {
     std::vector<Candidate> out;
     for (Candidate& p : placed) {
       auto m = planningModel(p.plan, ctx_.sc, ctx_.job, ctx_.cat, ctx_.profiles, ctx_.opt.simulator,
-                             &ctx_.link_index);
+                             &ctx_.link_index, ctx_.opt.searchReserveFraction());
       if (!m) continue;
       p.iteration_s = m->iteration_s;
       p.usd = m->usd_per_iteration;
@@ -343,10 +379,16 @@ class Finisher {
     if (v.empty()) return std::nullopt;
     return std::move(v.front());
   }
-  // The constraints by the simulator's figures.
+  // The constraints by the simulator's figures, the memory reserve in Drop mode among them.
   bool meetsSimulated(const Prediction& pr) const {
-    return pr.fits && ctx_.constraints.admits(pr.iterations_per_s, pr.usd_per_iteration,
-                                              pr.usd_per_hour, std::nullopt);
+    return pr.fits && clearsReserve(pr) &&
+           ctx_.constraints.admits(pr.iterations_per_s, pr.usd_per_iteration, pr.usd_per_hour,
+                                   std::nullopt);
+  }
+  // Not within the memory reserve the search keeps (NOTE [Memory reserve]).
+  bool clearsReserve(const Prediction& pr) const {
+    const double f = ctx_.opt.searchReserveFraction();
+    return !(f > 0 && withinMemoryReserve(pr, f));
   }
   PlannedPlan simulated(const Candidate& c, bool timeline = true) const {
     checkCancel();
@@ -602,7 +644,8 @@ void chooseBest(const SearchContext& ctx, const Finisher& fin, std::vector<Candi
       bar.at(simulate_start + (post_end - simulate_start) *
                                   static_cast<double>(result.best.size()) / options.top_k,
              "simulating plan " + std::to_string(result.best.size() + 1));
-      result.best.push_back(fin.simulated(c));
+      PlannedPlan pp = fin.simulated(c);
+      if (fin.clearsReserve(pp.prediction)) result.best.push_back(std::move(pp));
     }
   } else {
     // NOTE [Ranking by the simulator]: the planning model is the search's closed form; the
@@ -770,6 +813,22 @@ void paretoFrontier(const SearchContext& ctx, const Finisher& fin,
     }
 }
 
+// Each returned plan's MFU (sailor/utilization.hpp) and, in Flag mode, whether it lies within
+// the memory reserve (NOTE [Memory reserve]).
+void annotatePlans(const SearchContext& ctx, PlanResult& result) {
+  const PlannerOptions& options = ctx.opt;
+  auto annotate = [&](PlannedPlan& pp) {
+    pp.within_memory_reserve = options.memory_reserve_mode == MemoryReserveMode::Flag &&
+                               options.memory_reserve_fraction > 0 &&
+                               withinMemoryReserve(pp.prediction, options.memory_reserve_fraction);
+    const auto u = modelFlopsUtilization(pp.plan, ctx.job, ctx.cat, pp.prediction.iteration_s);
+    pp.mfu = u ? u->mfu : 0;
+    pp.model_tflops_per_gpu = u ? u->model_tflops_per_gpu : 0;
+  };
+  for (auto& pp : result.best) annotate(pp);
+  for (auto& pp : result.pareto) annotate(pp);
+}
+
 double secondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -865,11 +924,29 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
   });
   chooseBest(ctx, fin, all, bar, result, limit, ahead ? &*ahead : nullptr);
   if (options.pareto) paretoFrontier(ctx, fin, all, bar, result, limit);
+  annotatePlans(ctx, result);
   result.knee = kneeOf(result, options.objective);
   if (!limit.complete()) result.time_limit = limit;
   bar.at(1.0, "done");
   result.search_seconds = secondsSince(t0);
   return result;
+}
+
+const char* memoryReserveModeName(MemoryReserveMode m) {
+  return m == MemoryReserveMode::Drop ? "drop" : "flag";
+}
+
+double leastHeadroomBytes(const Prediction& prediction) {
+  double least = std::numeric_limits<double>::infinity();
+  for (const auto& m : prediction.memory) least = std::min(least, m.capacity_bytes - m.total_bytes);
+  return least;
+}
+
+bool withinMemoryReserve(const Prediction& prediction, double fraction) {
+  return std::any_of(prediction.memory.begin(), prediction.memory.end(),
+                     [&](const MemoryBreakdown& m) {
+                       return m.capacity_bytes - m.total_bytes < fraction * m.capacity_bytes;
+                     });
 }
 
 json plannedPlanJson(const PlannedPlan& p) {
@@ -882,7 +959,13 @@ json plannedPlanJson(const PlannedPlan& p) {
                      {"peak_memory_bytes", p.prediction.peakMemoryBytes()},
                      {"gpus", p.plan.gpuCount()},
                      {"planning_model_iteration_s", p.model_iteration_s},
-                     {"planning_model_usd_per_iteration", p.model_usd_per_iteration}};
+                     {"planning_model_usd_per_iteration", p.model_usd_per_iteration},
+                     {"least_headroom_bytes", leastHeadroomBytes(p.prediction)}};
+  // MFU: null when the plan has none (a GPU without a rate in the job's precision).
+  j["prediction"]["mfu"] = p.mfu > 0 ? json(p.mfu) : json();
+  j["prediction"]["model_tflops_per_gpu"] =
+      p.model_tflops_per_gpu > 0 ? json(p.model_tflops_per_gpu) : json();
+  if (p.within_memory_reserve) j["within_memory_reserve"] = true;
   return j;
 }
 

@@ -169,7 +169,8 @@ void SearchContext::fitTables(int b, KindSet& out) const {
   out.fit_full.assign(out.tables.size() * static_cast<size_t>(F + 1), 0);
   for (size_t ti = 0; ti < out.tables.size(); ++ti) {
     const KindTable& t = out.tables[ti];
-    const double cap = static_cast<double>(t.gpu->memory_bytes);
+    // The memory less the reserve in Drop mode (NOTE [Memory reserve] in planner.cpp).
+    const double cap = static_cast<double>(t.gpu->memory_bytes) * (1 - opt.searchReserveFraction());
     auto fits = [&](int l, int r, int f) {
       return replicaMemoryBytes(t.at(t.params, l, r), t.at(t.act, l, r), t.at(t.maxact, l, r), b, f,
                                 job, *t.gpu) <= cap;

@@ -13,7 +13,8 @@ namespace sailor {
 
 std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc, const Job& job,
                                            const Catalog& cat, const ProfileSet& profiles,
-                                           const SimulatorOptions& sim, const LinkIndex* links) {
+                                           const SimulatorOptions& sim, const LinkIndex* links,
+                                           double memory_reserve_fraction) {
   plan.validate(job, cat, sc);
   const ModelSpec& model = cat.model(job.model, "job.model");
   const int L = model.numPlanLayers();
@@ -88,7 +89,8 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sc,
       }
       if (st.first_layer == 0 && st.last_layer == L - 1) params -= mem.back().shared_with_embedding;
       const double need = replicaMemoryBytes(params, act, maxact, b, std::min(P - s, M), job, g);
-      if (need > static_cast<double>(g.memory_bytes)) return std::nullopt;
+      if (need > static_cast<double>(g.memory_bytes) * (1 - memory_reserve_fraction))
+        return std::nullopt;
       fb[static_cast<size_t>(s)] = std::max(fb[static_cast<size_t>(s)], f);
       opt_s = std::max(opt_s, stepSeconds(opt, params, static_cast<int>(st.replicas.size()), g));
       const Pool* pool = sc.findPool(r.zone, r.gpu_type);

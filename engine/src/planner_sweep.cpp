@@ -49,7 +49,8 @@ bool seedSummary(const SearchContext& ctx, const Kind& kd, const KindTable& t, i
     const double mem =
         replicaMemoryBytes(t.at(t.params, first, r), t.at(t.act, first, r),
                            t.at(t.maxact, first, r), b, std::min(k, M), ctx.job, *site.gpu);
-    if (mem > static_cast<double>(site.gpu->memory_bytes)) return false;
+    if (mem > static_cast<double>(site.gpu->memory_bytes) * (1 - ctx.opt.searchReserveFraction()))
+      return false;
     double t_in = 0, egress_in = 0;
     if (st > 0) {
       const double msg = t.out_elements[static_cast<size_t>(first - 1)] * b * e;

@@ -266,6 +266,9 @@ class TestCli : public QObject {
     QTest::newRow("plan --help names --time-limit")
         << QStringList({"plan", "--help"}) << 0 << "--time-limit S"
         << "";
+    QTest::newRow("plan --help names --memory-reserve")
+        << QStringList({"plan", "--help"}) << 0 << "--memory-reserve-mode drop|flag"
+        << "";
     QTest::newRow("plan --help names --progress")
         << QStringList({"plan", "--help"}) << 0 << "--progress, --no-progress"
         << "";
@@ -1655,6 +1658,54 @@ class TestCli : public QObject {
                               "1e-06 s"),
              qPrintable(describe(args, r)));
     QCOMPARE(r.err.count('\n'), 1);
+  }
+
+  // --memory-reserve F takes a fraction from 0 to 0.5 and --memory-reserve-mode drop or flag;
+  // anything else exits 2 naming the option.
+  void planBadMemoryReserveExits2_data() {
+    QTest::addColumn<QString>("option");
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<QString>("expected");
+    const QString fraction = "a fraction of each GPU's memory from 0 to 0.5";
+    for (const char* v : {"-0.1", "0.6", "nan", "inf", "abc", "", "5%"})
+      QTest::newRow(qPrintable(QStringLiteral("reserve ") + v))
+          << "--memory-reserve" << QString(v) << fraction;
+    QTest::newRow("mode keep") << "--memory-reserve-mode"
+                               << "keep"
+                               << "\"drop\" or \"flag\"";
+  }
+  void planBadMemoryReserveExits2() {
+    QFETCH(QString, option);
+    QFETCH(QString, value);
+    QFETCH(QString, expected);
+    const QStringList args{"plan", option, value};
+    const Result r = runSailor(args);
+    QVERIFY2(r.exit_code == 2, qPrintable(describe(args, r)));
+    QCOMPARE(r.err, "sailor plan: error: " + option + ": got \"" + value + "\", expected " +
+                        expected + "\n");
+    QVERIFY(r.out.isEmpty());
+  }
+
+  // Flagging: the text says "within the memory reserve" beside the headroom of a plan whose
+  // least headroom is below the reserve (0.5 of every GPU here: every plan of the default
+  // scenario), the JSON marks it; every plan shows its MFU.
+  void planMemoryReserveFlag() {
+    const QStringList args{"plan", "--microbatch-sizes",    "8",   "--top", "1", "--memory-reserve",
+                           "0.5",  "--memory-reserve-mode", "flag"};
+    const Result r = runSailor(args);
+    QVERIFY2(r.exit_code == 0 && r.out.contains("within the memory reserve") &&
+                 r.out.contains("MFU ") && r.out.contains("TFLOP/s per GPU)"),
+             qPrintable(describe(args, r)));
+    const Result j = runSailor(args + QStringList{"--json"});
+    QVERIFY2(j.exit_code == 0, qPrintable(describe(args, j)));
+    const QJsonObject plan =
+        QJsonDocument::fromJson(j.out.toUtf8()).object()["plans"].toArray()[0].toObject();
+    QVERIFY(plan["within_memory_reserve"].toBool());
+    QVERIFY(plan["prediction"].toObject()["mfu"].toDouble() > 0);
+    // Dropping at 0: nothing is flagged.
+    const Result d =
+        runSailor({"plan", "--microbatch-sizes", "8", "--top", "1", "--memory-reserve", "0"});
+    QVERIFY2(d.exit_code == 0 && !d.out.contains("within the memory reserve"), qPrintable(d.out));
   }
 
   void planBadTimeLimitExits2_data() {

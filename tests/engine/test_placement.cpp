@@ -258,6 +258,7 @@ class TestPlacement : public QObject {
 
   PlannerOptions options(Row row, const Scenario& sc, const Job& job) {
     PlannerOptions o;
+    o.memory_reserve_fraction = 0;  // the whole memory, as the enumeration's planningModel
     o.microbatch_sizes = {1, 2};
     o.top_k = 1;
     o.rank_by_simulator = false;
@@ -443,6 +444,7 @@ class TestPlacement : public QObject {
     const Scenario sc = Scenario::fromJson(twoZones(own, cross, egress), cat_);
     const Job job = Job::fromJson(json{{"model", "Tiny"}, {"global_batch_size", 8}}, cat_);
     PlannerOptions o;
+    o.memory_reserve_fraction = 0;  // the whole memory, as the enumeration's planningModel
     o.microbatch_sizes = {1, 2};
     o.top_k = 1;
     o.max_gpus = 2;  // two stages of one Fast GPU each: one zone or both

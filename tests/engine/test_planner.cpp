@@ -539,9 +539,11 @@ class TestPlanner : public QObject {
 
   // Ranked by the planning model, the enumerator's yardstick (simulatorRanking checks the
   // product's default, the simulator's order).
+  // Without a memory reserve: the enumeration fits plans into the whole memory (evaluate).
   PlanResult search(const Instance& inst, PlannerOptions o) const {
     if (o.microbatch_sizes.empty()) o.microbatch_sizes = kMicrobatches;
     o.rank_by_simulator = false;
+    o.memory_reserve_fraction = 0;
     return planSearch(inst.sc, inst.job, cat_, profiles_, o);
   }
 

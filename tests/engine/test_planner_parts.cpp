@@ -100,6 +100,7 @@ class TestPlannerParts : public QObject {
   static PlannerOptions exactSites() {
     PlannerOptions o;
     o.heuristics.h6_region_pools = false;  // sites are pools: the search's figures are placed
+    o.memory_reserve_fraction = 0;         // the whole memory, as the checks below figure it
     return o;
   }
   // A SearchContext holds a reference to its options: these outlive every context of a test.

@@ -93,6 +93,18 @@ struct Heuristics {
   bool operator==(const Heuristics&) const = default;
 };
 
+// What the planner does with a plan whose least memory headroom is within the memory reserve
+// (PlannerOptions::memory_reserve_fraction): leave it out (Drop: the search fits every stage into
+// the GPU's memory less the reserve, and a simulated plan with less headroom is dropped), or
+// search with the whole memory and mark such plans (Flag: PlannedPlan::within_memory_reserve).
+enum class MemoryReserveMode { Drop, Flag };
+const char* memoryReserveModeName(MemoryReserveMode m);  // "drop", "flag"
+
+// NOTE [Memory reserve]: the default share of each GPU's memory kept free against the caching
+// allocator's fragmentation, and why 5 % (planner.cpp).
+inline constexpr double kDefaultMemoryReserveFraction = 0.05;
+inline constexpr double kMaxMemoryReserveFraction = 0.5;
+
 struct PlannerOptions {
   Objective objective = Objective::Throughput;
   std::optional<double> max_usd_per_iteration;
@@ -113,6 +125,16 @@ struct PlannerOptions {
   // no limit. When it is reached the search returns the best plans found so far, marked
   // (PlanResult::time_limit). Positive and finite. NOTE [Time limit] in planner.cpp.
   std::optional<double> time_limit_s;
+  // The share of each GPU's memory kept free (0 to kMaxMemoryReserveFraction): a plan whose
+  // least headroom (memory less peak use) on some GPU is below this share of that GPU's memory
+  // is within the reserve, and memory_reserve_mode says what becomes of it. NOTE [Memory
+  // reserve] in planner.cpp. 0: every plan that fits is a candidate, as without a reserve.
+  double memory_reserve_fraction = kDefaultMemoryReserveFraction;
+  MemoryReserveMode memory_reserve_mode = MemoryReserveMode::Drop;
+  // The reserve the search itself keeps: memory_reserve_fraction in Drop mode, 0 in Flag mode.
+  double searchReserveFraction() const {
+    return memory_reserve_mode == MemoryReserveMode::Drop ? memory_reserve_fraction : 0.0;
+  }
   // Every field: a new one takes part in PlanCache's comparison without further code.
   bool operator==(const PlannerOptions&) const = default;
 };
@@ -123,7 +145,20 @@ struct PlannedPlan {
   double model_iteration_s = 0;  // planning model (docs/planner.md)
   double model_usd_per_iteration = 0;
   Prediction prediction;  // the simulator's, for the plan as placed in zones
+  // With MemoryReserveMode::Flag: the simulated least headroom of some GPU is below the
+  // reserve (PlannerOptions::memory_reserve_fraction of its memory).
+  bool within_memory_reserve = false;
+  // Model FLOPs utilisation at the simulated iteration time (sailor/utilization.hpp); 0 when
+  // it has none (a GPU without a rate in the job's precision).
+  double mfu = 0;
+  double model_tflops_per_gpu = 0;  // model FLOPs per second per GPU, 1e12 FLOP/s
 };
+
+// The least headroom over the prediction's GPUs: capacity less peak use, bytes (negative when
+// one does not fit); +inf when it has no GPU.
+double leastHeadroomBytes(const Prediction& prediction);
+// Whether some GPU of the prediction has less headroom than `fraction` of its memory.
+bool withinMemoryReserve(const Prediction& prediction, double fraction);
 
 // How far a time-limited search got at one microbatch size (PlanResult::time_limit).
 struct MicrobatchCoverage {
@@ -183,7 +218,8 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
                       const ProgressSink& progress = {}, const CancelToken* cancel = nullptr);
 
 // The planning model for one complete plan (what the search optimises), for tests and the
-// exhaustive enumerator. Returns nullopt when the plan does not fit in memory.
+// exhaustive enumerator. Returns nullopt when the plan does not fit in memory, less
+// `memory_reserve_fraction` of each GPU's (PlannerOptions::searchReserveFraction).
 struct ModelEstimate {
   double iteration_s = 0;
   double usd_per_iteration = 0;
@@ -195,6 +231,7 @@ std::optional<ModelEstimate> planningModel(const Plan& plan, const Scenario& sce
                                            const Job& job, const Catalog& catalog,
                                            const ProfileSet& profiles,
                                            const SimulatorOptions& simulator = {},
-                                           const LinkIndex* links = nullptr);
+                                           const LinkIndex* links = nullptr,
+                                           double memory_reserve_fraction = 0);
 
 }  // namespace sailor
