@@ -35,8 +35,8 @@
 #include "sailor/plan_links.hpp"
 #include "sailor/planner.hpp"
 #include "sailor/prices.hpp"
-#include "sailor/reference.hpp"
 #include "sailor/published_runs.hpp"
+#include "sailor/reference.hpp"
 #include "sailor/run_events.hpp"
 #include "sailor/run_spec.hpp"
 #include "sailor/run_store.hpp"
@@ -188,19 +188,9 @@ constexpr const char* kPlanHelp =
 
 constexpr const char* kValidateHelp =
     "Usage: sailor validate POINTS.json --reference DIR [--compare-sailor] [--strict] [--json]\n"
+    "       sailor validate PUBLISHED.json [--strict] [--json]\n"
     "       sailor validate --run ID [--store FILE] [--profile DIR] [--json]\n"
     "\n"
-    "With --run: the recorded run ID (sailor runs list) against the prediction it recorded for\n"
-    "the hardware it ran on (sailor run --profile, docs/runtime.md \"Prediction against\n"
-    "measurement\"): one row per quantity (iteration seconds; per stage compute,\n"
-    "communication and peak memory; peak memory), predicted, measured (median of the\n"
-    "iterations after the first 2), relative error. --profile DIR predicts the run's plan\n"
-    "again on that profile (e.g. a calibrated one) instead. --store: as sailor runs.\n"
-    "\n"
-    "Predicts each measured run of POINTS.json (the format of\n"
-    "       sailor validate PUBLISHED.json [--strict] [--json]\n"
-    "calibration/measured_points.json) with the SAILOR-format profiles, model memory info and\n"
-    "network fits under DIR (SAILOR's layout: profiles/, network/, cluster/), and prints per\n"
     "PUBLISHED.json (recognised by its content: \"runs\" whose rows have \"hardware\" and\n"
     "\"parallelism\", as ../shared/reference/published/published_runs.json): each published\n"
     "training run is simulated on its own hardware, fabric, parallelism and framework\n"
@@ -215,6 +205,16 @@ constexpr const char* kValidateHelp =
     "catalogue_gpu, a multi-node run without a fabric figure) is an error naming\n"
     "runs[i] (id).field, exit 2.\n"
     "\n"
+    "With --run: the recorded run ID (sailor runs list) against the prediction it recorded for\n"
+    "the hardware it ran on (sailor run --profile, docs/runtime.md \"Prediction against\n"
+    "measurement\"): one row per quantity (iteration seconds; per stage compute,\n"
+    "communication and peak memory; peak memory), predicted, measured (median of the\n"
+    "iterations after the first 2), relative error. --profile DIR predicts the run's plan\n"
+    "again on that profile (e.g. a calibrated one) instead. --store: as sailor runs.\n"
+    "\n"
+    "Predicts each measured run of POINTS.json (the format of\n"
+    "calibration/measured_points.json) with the SAILOR-format profiles, model memory info and\n"
+    "network fits under DIR (SAILOR's layout: profiles/, network/, cluster/), and prints per\n"
     "point predicted against measured, then the mean and max relative errors.\n"
     "\n"
     "  --reference DIR   SAILOR-layout data directory\n"
@@ -926,46 +926,6 @@ int cmdCalibrate(int argc, char** argv) {
   return 0;
 }
 
-int cmdValidate(int argc, char** argv) {
-  if (wantsHelp(argc, argv, 2)) {
-    std::cout << kValidateHelp;
-    return 0;
-  }
-  for (int i = 2; i < argc; ++i)
-    if (!std::strcmp(argv[i], "--run") || !std::strncmp(argv[i], "--run=", 6))
-      return cmdValidateRun(argc, argv);
-  Options a({"--json", "--non-blocking-p2p", "--compare-sailor", "--strict"}, {"--reference"});
-  a.parse(argc, argv, 2);
-  if (a.positional().size() != 1)
-    throw InputError("validate", std::to_string(a.positional().size()) + " files",
-                     "one POINTS.json");
-  Catalog cat = Catalog::load(resourceDir());
-  SailorReference ref = SailorReference::load(a.required("--reference"), cat);
-  SimulatorOptions opt;
-  if (a.has("--non-blocking-p2p")) opt.schedule = PipelineSchedule::Async1F1B;
-  // Every point it can predict; those it cannot read or predict are listed in rep.skipped.
-  ValidationReport rep = validatePoints(readMeasuredPoints(a.positional()[0], cat), ref, cat, opt,
-                                        a.has("--compare-sailor"));
-  if (!rep.skipped.empty() && (rep.rows.empty() || a.has("--strict"))) {
-    // One line: what is wrong, then the first few points' errors.
-    std::string why;
-    for (size_t k = 0; k < rep.skipped.size() && k < 3; ++k)
-      why += (k ? "; " : "") + rep.skipped[k].id + ": " + rep.skipped[k].error;
-    if (rep.skipped.size() > 3) why += "; and " + std::to_string(rep.skipped.size() - 3) + " more";
-    std::cerr << "sailor validate: error: " << printableLine(a.positional()[0]) << ": "
-              << (rep.rows.empty() ? "no point that can be predicted"
-                                   : std::to_string(rep.skipped.size()) + " of " +
-                                         std::to_string(rep.skipped.size() + rep.rows.size()) +
-                                         " points cannot be predicted (--strict)")
-              << ": " << printableLine(why, 4096) << "\n";
-    return kExitInput;
-  }
-  if (!rep.skipped.empty())
-    std::cerr << "sailor validate: " << rep.skipped.size() << " of "
-              << rep.skipped.size() + rep.rows.size()
-              << " points skipped, left out of the means (listed under "
-              << (a.has("--json") ? "\"skipped\"" : "\"Skipped\"") << ")\n";
-  const auto& adjusted = ref.profiles->adjustments();
 // The document at `path` when it is in the published-runs format; nullopt otherwise (also when
 // it cannot be read: the measured-points path reports that).
 std::optional<json> publishedRunsAt(const std::string& path) {
@@ -1009,6 +969,48 @@ int cmdValidatePublished(const Options& a, const json& doc, const Catalog& cat) 
   return 0;
 }
 
+int cmdValidate(int argc, char** argv) {
+  if (wantsHelp(argc, argv, 2)) {
+    std::cout << kValidateHelp;
+    return 0;
+  }
+  for (int i = 2; i < argc; ++i)
+    if (!std::strcmp(argv[i], "--run") || !std::strncmp(argv[i], "--run=", 6))
+      return cmdValidateRun(argc, argv);
+  Options a({"--json", "--non-blocking-p2p", "--compare-sailor", "--strict"}, {"--reference"});
+  a.parse(argc, argv, 2);
+  if (a.positional().size() != 1)
+    throw InputError("validate", std::to_string(a.positional().size()) + " files",
+                     "one POINTS.json");
+  Catalog cat = Catalog::load(resourceDir());
+  if (const auto published = publishedRunsAt(a.positional()[0]))
+    return cmdValidatePublished(a, *published, cat);
+  SailorReference ref = SailorReference::load(a.required("--reference"), cat);
+  SimulatorOptions opt;
+  if (a.has("--non-blocking-p2p")) opt.schedule = PipelineSchedule::Async1F1B;
+  // Every point it can predict; those it cannot read or predict are listed in rep.skipped.
+  ValidationReport rep = validatePoints(readMeasuredPoints(a.positional()[0], cat), ref, cat, opt,
+                                        a.has("--compare-sailor"));
+  if (!rep.skipped.empty() && (rep.rows.empty() || a.has("--strict"))) {
+    // One line: what is wrong, then the first few points' errors.
+    std::string why;
+    for (size_t k = 0; k < rep.skipped.size() && k < 3; ++k)
+      why += (k ? "; " : "") + rep.skipped[k].id + ": " + rep.skipped[k].error;
+    if (rep.skipped.size() > 3) why += "; and " + std::to_string(rep.skipped.size() - 3) + " more";
+    std::cerr << "sailor validate: error: " << printableLine(a.positional()[0]) << ": "
+              << (rep.rows.empty() ? "no point that can be predicted"
+                                   : std::to_string(rep.skipped.size()) + " of " +
+                                         std::to_string(rep.skipped.size() + rep.rows.size()) +
+                                         " points cannot be predicted (--strict)")
+              << ": " << printableLine(why, 4096) << "\n";
+    return kExitInput;
+  }
+  if (!rep.skipped.empty())
+    std::cerr << "sailor validate: " << rep.skipped.size() << " of "
+              << rep.skipped.size() + rep.rows.size()
+              << " points skipped, left out of the means (listed under "
+              << (a.has("--json") ? "\"skipped\"" : "\"Skipped\"") << ")\n";
+  const auto& adjusted = ref.profiles->adjustments();
   if (a.has("--json")) {
     json out = rep.toJson();
     out["profile_adjustments"] = adjusted;
@@ -1023,8 +1025,6 @@ int cmdValidatePublished(const Options& a, const json& doc, const Catalog& cat) 
   }
   return 0;
 }
-  if (const auto published = publishedRunsAt(a.positional()[0]))
-    return cmdValidatePublished(a, *published, cat);
 
 }  // namespace
 

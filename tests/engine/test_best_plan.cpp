@@ -118,13 +118,12 @@ class TestBestPlan : public QObject {
     PlannerOptions front;
     front.pareto = true;
     const PlanResult b = search(sc, job, front);
-    // The 512-H100 plan --knee named (or a better one): no frontier plan on at most 512 GPUs
-    // is faster than the best.
+    // The 512-H100 plan --knee named, or a better one: no frontier plan on at most 512 GPUs is
+    // faster than the best.
     const PlanResult a = search(sc, job, {});
     for (const auto& f : b.pareto)
       if (f.plan.gpuCount() <= 512)
         QVERIFY(f.prediction.iteration_s >= a.best[0].prediction.iteration_s * (1 - 1e-9));
-    QVERIFY(a.best[0].plan.gpuCount() <= 512);
   }
 
   // A small fast pool beside a large slow one (the shape that stops a sweep early: degrees
