@@ -148,7 +148,7 @@ std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& s
      << precisionName(job.precision) << ", " << optimizerName(job.optimizer) << recomputeNote(job)
      << "\n";
   os << "Plan: " << plan.stages.size() << " stage(s), microbatch " << plan.microbatch_size << ", "
-     << plan.gpuCount() << " GPUs\n\n";
+     << plan.gpuCount() << " GPUs; schedule: " << plan.schedule.describe(job) << "\n\n";
   os << "Stages (per microbatch; straggler replica; busy: share of the iteration the stage "
         "computes,\n"
         "transfers or synchronises, the rest it waits)\n";
@@ -396,6 +396,7 @@ void printOne(std::ostringstream& os, const PlannedPlan& p, const Job& job) {
      << p.plan.microbatch_size << ", data-parallel degree " << p.plan.stages.front().replicas.size()
      << "\n";
   os << describeStages(p.plan);
+  os << "    schedule: " << p.plan.schedule.describe(job) << "\n";
   os << "    iteration " << seconds(pr.iteration_s) << " ("
      << fmt::format("{:.4f}", pr.iterations_per_s) << " it/s, "
      << fmt::format("{:.0f}", pr.tokens_per_s) << " tokens/s; planning model "
@@ -406,7 +407,6 @@ void printOne(std::ostringstream& os, const PlannedPlan& p, const Job& job) {
   os << "    memory: peak " << gib(pr.peakMemoryBytes()) << ", least headroom " << gib(headroom)
      << " (" << tight << ")" << (p.within_memory_reserve ? ", within the memory reserve" : "")
      << "\n";
-  (void)job;
 }
 
 // "128 A100-40 + 128 V100-16": the plan's GPUs by type, in name order.

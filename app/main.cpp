@@ -144,6 +144,11 @@ constexpr const char* kPlanHelp =
     "  --memory-reserve F          share of each GPU's memory kept free against the allocator's\n"
     "                              fragmentation, 0 to 0.5 (default 0.05; docs/planner.md,\n"
     "                              \"Memory reserve\")\n"
+    "  --schedule deepspeed|megatron  the schedule plans are searched with (default deepspeed:\n"
+    "                              DeepSpeed's pipeline engine as SAILOR ran it, what `sailor\n"
+    "                              run` runs; megatron: gradient reduction overlapped with the\n"
+    "                              backward, the distributed optimizer, sequence parallelism,\n"
+    "                              fused attention; docs/planner.md, Schedules)\n"
     "  --memory-reserve-mode drop|flag  what becomes of plans whose least headroom is below\n"
     "                              the reserve: drop (default): left out, the search fitting\n"
     "                              stages into the memory less the reserve; flag: searched\n"
@@ -568,7 +573,8 @@ const std::vector<std::string> kPlanValued{"--scenario",
                                            "--max-partial-plans",
                                            "--time-limit",
                                            "--memory-reserve",
-                                           "--memory-reserve-mode"};
+                                           "--memory-reserve-mode",
+                                           "--schedule"};
 
 // How `sailor plan` names the price sheet in its errors.
 constexpr const char* kPriceSheetName = "resources/prices/default.json";
@@ -630,6 +636,7 @@ PlannerOptions plannerOptionsFromArgs(const Options& a) {
     else if (*m == "flag") opt.memory_reserve_mode = MemoryReserveMode::Flag;
     else throw InputError("--memory-reserve-mode", "\"" + *m + "\"", "\"drop\" or \"flag\"");
   }
+  if (auto s = a.get("--schedule")) opt.schedules = parseScheduleSearch(*s, "--schedule");
   opt.pareto = a.has("--pareto") || a.has("--knee");  // the knee needs the frontier
   if (auto list = a.get("--microbatch-sizes")) {
     std::stringstream ss(*list);

@@ -387,6 +387,7 @@ void PlanInspector::setPlan(const sailor::PlannedPlan& plan,
     mfu = sailor::modelFlopsUtilization(plan_->plan, job, catalog, pred.iteration_s);
   } catch (const std::exception&) {
   }
+  summary += tr(" · schedule: %1").arg(QString::fromStdString(plan_->plan.schedule.describe(job)));
   if (mfu)
     summary += tr(" · MFU %1 % (model %2 TFLOP/s per GPU)")
                    .arg(QString::number(100 * mfu->mfu, 'f', 1))

@@ -932,6 +932,38 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
   return result;
 }
 
+const char* scheduleSearchName(ScheduleSearch s) {
+  return s == ScheduleSearch::Megatron ? "megatron" : "deepspeed";
+}
+
+ScheduleSearch parseScheduleSearch(const std::string& name, const std::string& field) {
+  if (name == "megatron") return ScheduleSearch::Megatron;
+  if (name == "deepspeed") return ScheduleSearch::DeepSpeed;
+  throw InputError(field, "\"" + name + "\"", "\"megatron\" or \"deepspeed\"");
+}
+
+// NOTE [Searched schedule]: of Megatron-LM's options, the search prices those that no plan can
+// do without in its closed form: overlapping the gradient reduction with the backward never
+// lengthens an iteration and frees the gradient bucket; the distributed optimizer moves less
+// (a reduce-scatter and an all-gather of 16-bit weights against an all-reduce of fp32
+// gradients), steps over 1/D of the parameters and keeps less state; sequence parallelism moves
+// the same bytes as the tensor-parallel all-reduces it replaces and keeps less; fused attention
+// moves fewer bytes and keeps none of the score matrices. Each is at least as fast and at most
+// as large as its absence, so a search over their combinations would choose them all. Fully
+// sharded data parallelism is not searched (its gathers per microbatch are rarely faster than a
+// pipeline at these scales, and its figures depend on the degree inside every stage choice);
+// the interleaving is chosen for each placed plan by the simulator (planner.cpp, NOTE
+// [Interleaving chosen per plan]).
+Schedule searchSchedule(const PlannerOptions& options) {
+  Schedule s;
+  if (options.schedules == ScheduleSearch::DeepSpeed) return s;
+  s.overlap_grad_reduce = true;
+  s.sharding = DpSharding::Optimizer;
+  s.sequence_parallel = true;
+  s.fused_attention = true;
+  return s;
+}
+
 const char* memoryReserveModeName(MemoryReserveMode m) {
   return m == MemoryReserveMode::Drop ? "drop" : "flag";
 }

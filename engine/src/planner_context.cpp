@@ -18,7 +18,12 @@ namespace sailor::planner_detail {
 SearchContext::SearchContext(const Scenario& sc_in, const Job& job_in, const Catalog& cat_in,
                              const ProfileSet& profiles_in, const PlannerOptions& opt_in)
     : sc(sc_in),
-      job(job_in),
+      schedule(searchSchedule(opt_in)),
+      job([&] {
+        Plan p;
+        p.schedule = searchSchedule(opt_in);
+        return p.effectiveJob(job_in);
+      }()),
       cat(cat_in),
       profiles(profiles_in),
       opt(opt_in),
@@ -165,18 +170,27 @@ void SearchContext::fitTables(int b, KindSet& out) const {
   const int L = layers;
   const int F = maxDepth();
   out.max_in_flight = F;
-  out.fit_rmax.assign(out.tables.size() * static_cast<size_t>(F + 1) * static_cast<size_t>(L), -1);
-  out.fit_full.assign(out.tables.size() * static_cast<size_t>(F + 1), 0);
-  for (size_t ti = 0; ti < out.tables.size(); ++ti) {
+  // Sharded state: a bucket per power of two up to the GPUs there are (KindSet::setDegree).
+  out.buckets = 1;
+  if (schedule.sharding != DpSharding::None)
+    while ((2L << (out.buckets - 1)) <= totalGpus()) ++out.buckets;
+  const size_t T = out.tables.size();
+  out.fit_rmax.assign(
+      static_cast<size_t>(out.buckets) * T * static_cast<size_t>(F + 1) * static_cast<size_t>(L),
+      -1);
+  out.fit_full.assign(static_cast<size_t>(out.buckets) * T * static_cast<size_t>(F + 1), 0);
+  for (size_t bt = 0; bt < static_cast<size_t>(out.buckets) * T; ++bt) {
+    const size_t ti = bt % T;
+    const int D = 1 << static_cast<int>(bt / T);
     const KindTable& t = out.tables[ti];
     // The memory less the reserve in Drop mode (NOTE [Memory reserve] in planner.cpp).
     const double cap = static_cast<double>(t.gpu->memory_bytes) * (1 - opt.searchReserveFraction());
     auto fits = [&](int l, int r, int f) {
       return replicaMemoryBytes(t.at(t.params, l, r), t.at(t.act, l, r), t.at(t.maxact, l, r), b, f,
-                                job, *t.gpu) <= cap;
+                                job, *t.gpu, schedule, D) <= cap;
     };
     for (int f = 1; f <= F; ++f) {
-      const size_t base = ti * static_cast<size_t>(F + 1) + static_cast<size_t>(f);
+      const size_t base = bt * static_cast<size_t>(F + 1) + static_cast<size_t>(f);
       out.fit_full[base] = fits(0, L - 1, f) ? 1 : 0;
       for (int l = 0; l < L; ++l) {
         const int last = l == 0 ? L - 2 : L - 1;
@@ -235,18 +249,21 @@ bool SearchContext::makeTable(const std::string& gpu, int b, int tp, KindTable& 
   t.gpu = &cat.gpu(gpu, "pools.gpu_type");
   const size_t n = static_cast<size_t>(L * L);
   t.fb.assign(n, 0);
+  t.fwd.assign(n, 0);
   t.params.assign(n, 0);
   t.act.assign(n, 0);
   t.maxact.assign(n, 0);
   for (int l = 0; l < L; ++l) {
-    double fb = 0, p = 0, a = 0, ma = 0;
+    double fb = 0, fw = 0, p = 0, a = 0, ma = 0;
     for (int r = l; r < L; ++r) {
       fb += timing[static_cast<size_t>(r)].forward_s + timing[static_cast<size_t>(r)].backward_s;
+      fw += timing[static_cast<size_t>(r)].forward_s;
       p += mem[static_cast<size_t>(r)].params;
       a += mem[static_cast<size_t>(r)].activation_bytes;
       ma = std::max(ma, mem[static_cast<size_t>(r)].working_bytes);
       const size_t i = static_cast<size_t>(l * L + r);
       t.fb[i] = fb;
+      t.fwd[i] = fw;
       t.params[i] = p;
       if (l == 0 && r == L - 1) t.params[i] -= mem.back().shared_with_embedding;
       t.act[i] = a;

@@ -111,11 +111,13 @@ const StageOptionTable::Sync& StageOptionTable::sync(size_t oi, int l, int r) {
   if (row->done[idx]) return row->v[idx];
   Sync si;
   double opt_s = 0, t = 0, tied = 0;
+  const bool scheduled = !ctx_.schedule.isDefault();
   for (int k : options_[oi].kinds) {
     const Kind& kx = kinds_.kind(k);
     const KindTable& tx = kinds_.table(kx);
-    opt_s = std::max(opt_s, stepSeconds(tx.optimizer_s_per_param, tx.at(tx.params, l, r), D_,
-                                        *ctx_.site(kx.site).gpu));
+    if (!scheduled)
+      opt_s = std::max(opt_s, stepSeconds(tx.optimizer_s_per_param, tx.at(tx.params, l, r), D_,
+                                          *ctx_.site(kx.site).gpu));
     if (r == L - 1 && l > 0) tied = std::max(tied, ctx_.tiedSeconds(kx, tx));
   }
   if (D_ >= 2)
@@ -128,9 +130,23 @@ const StageOptionTable::Sync& StageOptionTable::sync(size_t oi, int l, int r) {
       t = std::max(t, ringAllReduceSeconds(link, shard, D_, kx.tp, ctx_.opt.simulator,
                                            collectiveBusBytesPerS(*ctx_.site(kx.site).gpu,
                                                                   *ctx_.site(ky.site).gpu)));
-      si.egress +=
-          count * 2.0 * (D_ - 1) / D_ * shard * kx.tp / 1e9 * ctx_.egressBetween(kx.site, ky.site);
+      si.egress += count * 2.0 * (D_ - 1) / D_ * shard * kx.tp / 1e9 *
+                   ctx_.egressBetween(kx.site, ky.site) * syncEgressFactor(ctx_);
     }
+  if (scheduled) {  // the wait and the step under the schedule, the slowest kind's each
+    double wait = 0;
+    for (int k : options_[oi].kinds) {
+      const Kind& kx = kinds_.kind(k);
+      const KindTable& tx = kinds_.table(kx);
+      const double fw = tx.at(tx.fwd, l, r);
+      const DataParallelFigures f =
+          stageDataParallel(ctx_, t, tx.at(tx.params, l, r), D_, tx.optimizer_s_per_param,
+                            *ctx_.site(kx.site).gpu, fw, tx.at(tx.fb, l, r) - fw);
+      wait = std::max(wait, f.sync_s);
+      opt_s = std::max(opt_s, f.step_s);
+    }
+    t = wait;
+  }
   si.x = tied + t + opt_s;
   row->v[idx] = si;
   row->done[idx] = 1;

@@ -90,6 +90,7 @@ std::string planKey(const Plan& p) {
 void materialize(const SearchContext& ctx, Candidate& c) {
   if (!c.plan.stages.empty() || c.stages.empty()) return;
   c.plan.microbatch_size = c.microbatch;
+  c.plan.schedule = ctx.schedule;
   c.sites.clear();
   for (const StageRuns& sr : c.stages) {
     Stage st;

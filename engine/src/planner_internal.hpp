@@ -311,6 +311,7 @@ struct KindTable {
   int L = 0;
   const GpuType* gpu = nullptr;
   std::vector<double> fb;            // (F + B)[l][r] per microbatch
+  std::vector<double> fwd;           // F[l][r] per microbatch
   std::vector<double> params;        // params[l][r] per GPU (tie-adjusted)
   std::vector<double> act;           // activation bytes per sequence [l][r]
   std::vector<double> maxact;        // largest layer's activation bytes per sequence [l][r]
@@ -344,7 +345,8 @@ struct KindSet {
   // working set, the gradient bucket) except for the whole model, whose head shares the
   // embedding's parameters: so a range fits iff r <= fit_rmax, the whole model by fit_full.
   bool fits(int t, int in_flight, int l, int r) const {
-    const size_t ti = static_cast<size_t>(t) * static_cast<size_t>(max_in_flight + 1) +
+    const size_t ti = (static_cast<size_t>(bucket) * tables.size() + static_cast<size_t>(t)) *
+                          static_cast<size_t>(max_in_flight + 1) +
                       static_cast<size_t>(in_flight);
     const int L = tables[static_cast<size_t>(t)].L;
     if (l == 0 && r == L - 1) return fit_full[ti] != 0;
@@ -353,14 +355,26 @@ struct KindSet {
   // The last layer r >= l - 1 with [l, r'] fitting for every r' in [l, r] (the whole model
   // apart).
   int fitEnd(int t, int in_flight, int l) const {
-    const size_t ti = static_cast<size_t>(t) * static_cast<size_t>(max_in_flight + 1) +
+    const size_t ti = (static_cast<size_t>(bucket) * tables.size() + static_cast<size_t>(t)) *
+                          static_cast<size_t>(max_in_flight + 1) +
                       static_cast<size_t>(in_flight);
     return fit_rmax[ti * static_cast<size_t>(tables[static_cast<size_t>(t)].L) +
                     static_cast<size_t>(l)];
   }
   int max_in_flight = 0;
-  std::vector<int> fit_rmax;   // [(table x (max_in_flight + 1) + in_flight) x L + l]
-  std::vector<char> fit_full;  // [table x (max_in_flight + 1) + in_flight]
+  // With a sharded optimizer state memory falls as the degree D grows: the tables hold one
+  // bucket per power of two, 2^i, and a search of degree D reads bucket floor(log2 D) (its
+  // state no larger than at 2^i: a stage fitting there fits at D). One bucket without sharding.
+  int buckets = 1;
+  int bucket = 0;  // the degree being searched (setDegree)
+  void setDegree(int D) {
+    int i = 0;
+    while (i + 1 < buckets && (2 << i) <= D) ++i;
+    bucket = i;
+  }
+  // [((bucket x tables + table) x (max_in_flight + 1) + in_flight) x L + l]
+  std::vector<int> fit_rmax;
+  std::vector<char> fit_full;  // [(bucket x tables + table) x (max_in_flight + 1) + in_flight]
 
   // Kinds a stage boundary cannot tell apart as the sending stage: the same activation sizes,
   // and to and from every kind the same transfer time and egress price (exactly, as computed).
@@ -378,7 +392,8 @@ class SearchContext {
                 const PlannerOptions& opt);
 
   const Scenario& sc;
-  const Job& job;
+  const Schedule schedule;  // searchSchedule(opt): what every plan of the search carries
+  const Job job;            // the job with the schedule's options (Plan::effectiveJob)
   const Catalog& cat;
   const ProfileSet& profiles;
   const PlannerOptions& opt;
@@ -494,8 +509,15 @@ class Placer {
     std::vector<Block> blocks;
     std::vector<std::vector<int>> stage_blocks;
     std::vector<double> fb, opt, msg;  // per stage; msg[s]: boundary message into stage s
-    std::vector<Figure> ring, pair;    // [block, slot, block, slot]
-    std::vector<double> tied_s;        // [block, slot]
+    // Per stage, its replicas' (parameters, step rate, forward, backward, GPU) under a schedule
+    // other than the default: the wait and step come from the ring's seconds (stageDataParallel).
+    struct KindFigures {
+      double params, opt, fwd, bwd;
+      const GpuType* gpu;
+    };
+    std::vector<std::vector<KindFigures>> kinds;
+    std::vector<Figure> ring, pair;  // [block, slot, block, slot]
+    std::vector<double> tied_s;      // [block, slot]
     std::vector<std::vector<Seg>> segs;
     std::vector<double> x, bnd;
     std::vector<int> used;
@@ -817,6 +839,25 @@ void searchDegree(const SearchContext& ctx, const KindSet& kinds, int b, int D, 
                   Known& known, const StopFlag& stop, std::vector<Candidate>& found, long& compared,
                   Known* shared = nullptr, bool floor_by_cost = false,
                   double floor = std::numeric_limits<double>::infinity());
+
+// ---- The schedule's data-parallel figures, as every part of the search prices them.
+
+// A stage's wait after its last backward and its step under the search's schedule
+// (dataParallelFigures in simulator.hpp), from the ring all-reduce over its slowest pair; one
+// kind's parameters per GPU, step rate and per-microbatch forward and backward.
+inline DataParallelFigures stageDataParallel(const SearchContext& ctx, double allreduce_s,
+                                             double params, int D, double optimizer_s_per_param,
+                                             const GpuType& gpu, double fwd, double bwd) {
+  return dataParallelFigures(ctx.schedule, ctx.job, allreduce_s, params, D, optimizer_s_per_param,
+                             gpu, fwd, bwd);
+}
+// Bytes the ring carries against an all-reduce of fp32 gradients: a reduce-scatter of them and
+// an all-gather of the weights under the distributed optimizer, (4 + w) / 8.
+inline double syncEgressFactor(const SearchContext& ctx) {
+  return ctx.schedule.sharding == DpSharding::None
+             ? 1.0
+             : (4.0 + ctx.job.activationBytesPerElement()) / 8.0;
+}
 
 // ---- One microbatch size.
 

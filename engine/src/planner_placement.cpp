@@ -149,6 +149,7 @@ Placer::Problem Placer::problem(const Candidate& c) const {
   pr.stage_blocks.resize(static_cast<size_t>(pr.P));
   pr.fb.assign(static_cast<size_t>(pr.P), 0);
   pr.opt.assign(static_cast<size_t>(pr.P), 0);
+  pr.kinds.assign(static_cast<size_t>(pr.P), {});
   pr.msg.assign(static_cast<size_t>(pr.P), 0);
   for (int s = 0; s < pr.P; ++s) {
     const Stage& st = plan.stages[static_cast<size_t>(s)];
@@ -157,16 +158,22 @@ Placer::Problem Placer::problem(const Candidate& c) const {
       const Replica& r = st.replicas[j];
       const int site = site_of[j];
       const Profile& pf = profile(r.gpu_type, r.tp, b);
-      double f = 0, params = 0;
+      double f = 0, fw = 0, params = 0;
       for (int l = st.first_layer; l <= st.last_layer; ++l) {
         f += pf.t[static_cast<size_t>(l)].forward_s + pf.t[static_cast<size_t>(l)].backward_s;
+        fw += pf.t[static_cast<size_t>(l)].forward_s;
         params += pf.mem[static_cast<size_t>(l)].params;
       }
       if (st.first_layer == 0 && st.last_layer == L - 1)
         params -= pf.mem.back().shared_with_embedding;
       pr.fb[static_cast<size_t>(s)] = std::max(pr.fb[static_cast<size_t>(s)], f);
-      pr.opt[static_cast<size_t>(s)] = std::max(
-          pr.opt[static_cast<size_t>(s)], stepSeconds(pf.opt, params, pr.D, *ctx_.site(site).gpu));
+      if (ctx_.schedule.isDefault())
+        pr.opt[static_cast<size_t>(s)] =
+            std::max(pr.opt[static_cast<size_t>(s)],
+                     stepSeconds(pf.opt, params, pr.D, *ctx_.site(site).gpu));
+      else
+        pr.kinds[static_cast<size_t>(s)].push_back(
+            {params, pf.opt, fw, f - fw, ctx_.site(site).gpu});
       if (j == 0 && s + 1 < pr.P)
         pr.msg[static_cast<size_t>(s) + 1] =
             pf.mem[static_cast<size_t>(st.last_layer)].output_elements * b *
@@ -215,7 +222,8 @@ const Placer::Figure& Placer::ringEdge(Problem& pr, int a, int za, int b, int zb
   f.t = ringAllReduceSeconds(
       link(gx, *x.gpu, gy, *y.gpu, x.tp), x.shard, pr.D, x.tp, ctx_.opt.simulator,
       collectiveBusBytesPerS(*ctx_.site(x.site).gpu, *ctx_.site(y.site).gpu));
-  f.usd = 2.0 * (pr.D - 1) / pr.D * x.shard * x.tp / 1e9 * egressOf(gx, gy);
+  f.usd =
+      2.0 * (pr.D - 1) / pr.D * x.shard * x.tp / 1e9 * egressOf(gx, gy) * syncEgressFactor(ctx_);
   return f;
 }
 
@@ -288,7 +296,18 @@ Placer::Score Placer::evaluate(Problem& pr, const Layout& lay) const {
       sync = std::max(sync, f.t);
       egress += f.usd;
     }
-    x[s] = tied + sync + pr.opt[s];
+    double step = pr.opt[s];
+    if (!ctx_.schedule.isDefault()) {  // the search's stageDataParallel, the slowest kind's
+      double wait = 0;
+      for (const auto& k : pr.kinds[s]) {
+        const DataParallelFigures f =
+            stageDataParallel(ctx_, sync, k.params, pr.D, k.opt, *k.gpu, k.fwd, k.bwd);
+        wait = std::max(wait, f.sync_s);
+        step = std::max(step, f.step_s);
+      }
+      sync = wait;
+    }
+    x[s] = tied + sync + step;
     if (s == 0) continue;
     // Boundary pairs: replica j of stage s - 1 with replica j of stage s (one degree).
     const auto& sa = segs[s - 1];

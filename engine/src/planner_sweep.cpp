@@ -46,9 +46,9 @@ bool seedSummary(const SearchContext& ctx, const Kind& kd, const KindTable& t, i
     const int first = st == 0 ? 0 : last[static_cast<size_t>(st) - 1] + 1,
               r = last[static_cast<size_t>(st)];
     const int k = P - st;
-    const double mem =
-        replicaMemoryBytes(t.at(t.params, first, r), t.at(t.act, first, r),
-                           t.at(t.maxact, first, r), b, std::min(k, M), ctx.job, *site.gpu);
+    const double mem = replicaMemoryBytes(t.at(t.params, first, r), t.at(t.act, first, r),
+                                          t.at(t.maxact, first, r), b, std::min(k, M), ctx.job,
+                                          *site.gpu, ctx.schedule, D);
     if (mem > static_cast<double>(site.gpu->memory_bytes) * (1 - ctx.opt.searchReserveFraction()))
       return false;
     double t_in = 0, egress_in = 0;
@@ -62,16 +62,26 @@ bool seedSummary(const SearchContext& ctx, const Kind& kd, const KindTable& t, i
         egress_in += g;
       }
     }
-    const double opt_s =
-        stepSeconds(t.optimizer_s_per_param, t.at(t.params, first, r), D, *site.gpu);
+    double opt_s = 0;
     double tr = st == P - 1 && P >= 2 ? ctx.tiedSeconds(kd, t) : 0.0;
-    double sync_egress = 0;
+    double sync_egress = 0, ring = 0;
     if (D >= 2) {
       const double shard = t.at(t.params, first, r) * 4.0;
-      tr += ringAllReduceSeconds(ctx.linkBetween(kd.site, kd.site, kd.tp), shard, D, kd.tp,
-                                 ctx.opt.simulator, site.gpu->collectiveBusBytesPerS());
-      sync_egress +=
-          D * 2.0 * (D - 1) / D * shard * kd.tp / 1e9 * ctx.egressBetween(kd.site, kd.site);
+      ring = ringAllReduceSeconds(ctx.linkBetween(kd.site, kd.site, kd.tp), shard, D, kd.tp,
+                                  ctx.opt.simulator, site.gpu->collectiveBusBytesPerS());
+      sync_egress += D * 2.0 * (D - 1) / D * shard * kd.tp / 1e9 *
+                     ctx.egressBetween(kd.site, kd.site) * syncEgressFactor(ctx);
+    }
+    if (ctx.schedule.isDefault()) {
+      opt_s = stepSeconds(t.optimizer_s_per_param, t.at(t.params, first, r), D, *site.gpu);
+      tr += ring;
+    } else {
+      const double fw = t.at(t.fwd, first, r);
+      const DataParallelFigures f =
+          stageDataParallel(ctx, ring, t.at(t.params, first, r), D, t.optimizer_s_per_param,
+                            *site.gpu, fw, t.at(t.fb, first, r) - fw);
+      opt_s = f.step_s;
+      tr += f.sync_s;
     }
     const StageFigures stage{t.at(t.fb, first, r),    t_in,      tr + opt_s, rate,
                              sync_egress + egress_in, D * kd.tp, true};
@@ -340,6 +350,7 @@ int MicrobatchSearch::sweep(const std::vector<int>& degrees, bool by_cost, bool 
     try {
       // Without H3/H4's judgement (early) no choice depends on the degree's best plan: the
       // shared plans prune everywhere.
+      kinds_.setDegree(D);
       searchDegree(ctx_, kinds_, b_, D, cost_dims, known_, stop_, found, *compared_, &shared_,
                    by_cost, early ? best : -std::numeric_limits<double>::infinity());
     } catch (const TimeLimitReached&) {  // the depths searched before the deadline are kept

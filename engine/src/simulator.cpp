@@ -63,11 +63,37 @@ double gradientBucketBytes(double params, const Job& job) {
 
 double replicaMemoryBytes(double params, double activation_bytes_per_seq,
                           double max_layer_activation_per_seq, int microbatch_size, int in_flight,
-                          const Job& job, const GpuType& gpu) {
-  return params * job.stateBytesPerParameter() +
+                          const Job& job, const GpuType& gpu, const Schedule& schedule, int dp) {
+  const bool megatron = schedule.overlap_grad_reduce || schedule.sharding != DpSharding::None;
+  return sim::modelStateBytes(params, job, schedule.sharding, dp) +
          activation_bytes_per_seq * microbatch_size * in_flight +
-         2.0 * max_layer_activation_per_seq * microbatch_size + gradientBucketBytes(params, job) +
+         2.0 * max_layer_activation_per_seq * microbatch_size +
+         (megatron ? 0.0 : gradientBucketBytes(params, job)) +
          static_cast<double>(gpu.runtime_overhead_bytes);
+}
+
+DataParallelFigures dataParallelFigures(const Schedule& schedule, const Job& job,
+                                        double allreduce_s, double params, int D,
+                                        double optimizer_s_per_param, const GpuType& gpu,
+                                        double forward_s, double backward_s) {
+  DataParallelFigures f;
+  const bool sharded = schedule.sharding != DpSharding::None && D >= 2;
+  if (!sharded && !schedule.overlap_grad_reduce)
+    return {allreduce_s, stepSeconds(optimizer_s_per_param, params, D, gpu)};
+  f.step_s = optimizer_s_per_param * params / (sharded ? D : 1);
+  if (D < 2) return f;
+  const double reduce = sharded ? allreduce_s / 2 : allreduce_s;
+  const double gather = sharded ? allreduce_s / 2 * job.activationBytesPerElement() / 4.0 : 0.0;
+  if (!schedule.overlap_grad_reduce) {
+    f.sync_s = reduce + gather;
+    return f;
+  }
+  const double n = std::max(1.0, std::ceil(params / sim::megatronBucketParams(D)));
+  const auto exposed = [n](double compute, double total) {
+    return total > 0 ? std::max(compute / n + total, compute + total / n) - compute : 0.0;
+  };
+  f.sync_s = exposed(backward_s, reduce) + exposed(forward_s, gather);
+  return f;
 }
 
 // NOTE [Collective efficiency]

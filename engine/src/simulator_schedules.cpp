@@ -81,11 +81,11 @@ void runInterleaved(const std::vector<StageTimes>& stages, int M, int v, Pipelin
     wrap_f = std::max(wrap_f, stages[static_cast<size_t>(s)].send_forward_s);
     wrap_b = std::max(wrap_b, stages[static_cast<size_t>(s) + 1].send_backward_s);
   }
-  auto sendF = [&](int g) {  // into virtual stage g (> 0), forward
+  auto send_into = [&](int g) {  // into virtual stage g (> 0), forward
     const int from = (g - 1) % P;
     return from + 1 < P ? stages[static_cast<size_t>(from)].send_forward_s : wrap_f;
   };
-  auto sendB = [&](int g) {  // from virtual stage g + 1 into g, backward
+  auto send_back = [&](int g) {  // from virtual stage g + 1 into g, backward
     const int to = g % P;
     return to + 1 < P ? stages[static_cast<size_t>(to) + 1].send_backward_s : wrap_b;
   };
@@ -108,7 +108,7 @@ void runInterleaved(const std::vector<StageTimes>& stages, int M, int v, Pipelin
         if (op.forward) {
           if (g > 0) {
             if (fend[at(g - 1, op.microbatch)] < 0) break;
-            start = std::max(start, fend[at(g - 1, op.microbatch)] + sendF(g));
+            start = std::max(start, fend[at(g - 1, op.microbatch)] + send_into(g));
           }
           const double dur = st.forward_s / v;
           fend[at(g, op.microbatch)] = start + dur;
@@ -118,7 +118,7 @@ void runInterleaved(const std::vector<StageTimes>& stages, int M, int v, Pipelin
         } else {
           if (g + 1 < V) {
             if (bend[at(g + 1, op.microbatch)] < 0) break;
-            start = std::max(start, bend[at(g + 1, op.microbatch)] + sendB(g));
+            start = std::max(start, bend[at(g + 1, op.microbatch)] + send_back(g));
           } else if (fend[at(g, op.microbatch)] < 0) {
             break;
           }
@@ -156,12 +156,12 @@ double exposedAfter(double compute_s, double total_bytes, double bucket_bytes,
   return std::max(compute_s / n + n * t, compute_s + t) - compute_s;
 }
 
-namespace {
-
 // Megatron-LM's DistributedDataParallelConfig bucket: max(4e7, 1e6 x D) parameters.
 double megatronBucketParams(int D) {
   return std::max(4e7, 1e6 * D);
 }
+
+namespace {
 
 // The slowest ring of a stage's replicas: seconds of a reduce-scatter (or all-gather) of
 // `bytes_per_param` x each GPU's parameters, D - 1 steps of 1/D (half a ring all-reduce).

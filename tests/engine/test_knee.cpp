@@ -280,6 +280,7 @@ class TestKnee : public QObject {
         nlohmann::json{{"model", "OPT-350"}, {"global_batch_size", 1024}, {"precision", "fp32"}},
         cat_);
     PlannerOptions opt;
+    opt.schedules = ScheduleSearch::DeepSpeed;  // the schedule of SAILOR's measured runs
     opt.max_usd_per_iteration = 1.2;
     opt.top_k = 1;
     const PlanResult plain = planSearch(sc, job, cat_, profiles, opt);

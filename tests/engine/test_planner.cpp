@@ -202,6 +202,15 @@ InstanceSpec instanceD() {
                    "[]", "[]")};
 }
 
+// The schedule the exactness checks search and enumerate with: DeepSpeed's, whose bounds the
+// heuristic table of docs/planner.md records (the Megatron-LM schedule's closed form is checked
+// against the enumeration on instance "A megatron").
+PlannerOptions searchOptions() {
+  PlannerOptions o;
+  o.schedules = ScheduleSearch::DeepSpeed;
+  return o;
+}
+
 // ---- The brute-force enumerator (independent of the search: it only calls planningModel).
 
 struct Point {
@@ -222,6 +231,7 @@ struct Instance {
   long plans = 0;             // every plan enumerated (fitting or not)
   int total_gpus = 0;
   bool keep_plans = false;
+  ScheduleSearch schedules = ScheduleSearch::DeepSpeed;  // searched and enumerated with
 };
 
 void enumeratePlans(Instance& inst, const Catalog& cat, const ProfileSet& profiles,
@@ -286,6 +296,9 @@ void enumeratePlans(Instance& inst, const Catalog& cat, const ProfileSet& profil
       if (choices.empty()) break;  // no larger degree fits either
       Plan plan;
       plan.microbatch_size = b;
+      PlannerOptions with = searchOptions();
+      with.schedules = inst.schedules;
+      plan.schedule = searchSchedule(with);  // what the search's plans carry
       std::vector<int> left = capacity;
       std::function<void(int)> stage = [&](int first) {
         for (int last = first; last < L; ++last)
@@ -393,7 +406,8 @@ Optimum optimumOf(const std::vector<Point>& points, const PlannerOptions& o) {
 // median of the enumerated values on the far side of the unconstrained optimum (e.g. for
 // throughput under a cost cap, the median cost of the plans cheaper than the fastest plan).
 PlannerOptions comboOptions(Combo c, const Instance& inst) {
-  PlannerOptions o;
+  PlannerOptions o = searchOptions();
+  o.schedules = inst.schedules;
   o.objective = c == Combo::Cost || c == Combo::CostMinIterationsPerS ? Objective::Cost
                                                                       : Objective::Throughput;
   const Point& free_opt = *optimumOf(inst.points, o).point;
@@ -526,13 +540,15 @@ class TestPlanner : public QObject {
   Catalog cat_;
   ProfileSet profiles_;
   std::vector<Instance> instances_;  // A, B, C: every objective and constraint
-  Instance d_;                       // D: constraint sweeps only
-  Instance tied_;                    // instance A with TinyTied
+  Instance megatron_;
+  Instance d_;     // D: constraint sweeps only
+  Instance tied_;  // instance A with TinyTied
 
   const Instance& instance(const QString& name) const {
     for (const Instance& i : instances_)
       if (QString::fromStdString(i.name) == name) return i;
     if (name == "D") return d_;
+    if (QString::fromStdString(megatron_.name) == name) return megatron_;
     if (QString::fromStdString(tied_.name) == name) return tied_;
     qFatal("no instance %s", qPrintable(name));
   }
@@ -544,6 +560,7 @@ class TestPlanner : public QObject {
     if (o.microbatch_sizes.empty()) o.microbatch_sizes = kMicrobatches;
     o.rank_by_simulator = false;
     o.memory_reserve_fraction = 0;
+    o.schedules = inst.schedules;
     return planSearch(inst.sc, inst.job, cat_, profiles_, o);
   }
 
@@ -598,6 +615,14 @@ class TestPlanner : public QObject {
           json{{"model", "TinyTied"}, {"global_batch_size", instanceSpecs().front().global_batch}},
           cat_);
       enumeratePlans(tied_, cat_, profiles_, kMicrobatches);
+      // Instance A priced with Megatron-LM's schedule (sailor plan --schedule megatron): the
+      // closed form with the distributed optimizer's memory per degree and the overlapped
+      // reductions, against its own enumeration.
+      megatron_.name = "A megatron";
+      megatron_.sc = Scenario::fromJson(instanceSpecs().front().scenario, cat_);
+      megatron_.job = instances_.front().job;
+      megatron_.schedules = ScheduleSearch::Megatron;
+      enumeratePlans(megatron_, cat_, profiles_, kMicrobatches);
       const InstanceSpec d = instanceD();
       d_.name = d.name;
       d_.sc = Scenario::fromJson(d.scenario, cat_);
@@ -690,6 +715,9 @@ class TestPlanner : public QObject {
     for (Combo c : {Combo::Throughput, Combo::Cost})
       QTest::newRow(qPrintable(QString::fromStdString(tied_.name) + ": " + comboName(c)))
           << QString::fromStdString(tied_.name) << static_cast<int>(c);
+    for (Combo c : {Combo::Throughput, Combo::Cost})
+      QTest::newRow(qPrintable(QString::fromStdString(megatron_.name) + ": " + comboName(c)))
+          << QString::fromStdString(megatron_.name) << static_cast<int>(c);
   }
   void exactOptimum() {
     QFETCH(QString, inst);
@@ -817,7 +845,7 @@ class TestPlanner : public QObject {
     int mismatches = 0;
     QString first;
     for (double cap : caps) {
-      PlannerOptions o;
+      PlannerOptions o = searchOptions();
       o.heuristics = allOff();
       o.threads = 1;
       if (kind == 0) o.max_usd_per_iteration = cap;
@@ -868,7 +896,7 @@ class TestPlanner : public QObject {
   void paretoFrontier() {
     QFETCH(QString, inst);
     const Instance& in = instance(inst);
-    PlannerOptions o;
+    PlannerOptions o = searchOptions();
     o.heuristics = allOff();
     o.pareto = true;
     o.threads = 2;
@@ -1075,7 +1103,7 @@ class TestPlanner : public QObject {
     const Scenario sc = Scenario::fromJson(j, cat_);
     const Job job = instance("A").job;
     for (bool exact : {true, false}) {
-      PlannerOptions o;
+      PlannerOptions o = searchOptions();
       o.microbatch_sizes = kMicrobatches;
       if (exact) o.heuristics = allOff();
       PlanResult r;
@@ -1095,7 +1123,7 @@ class TestPlanner : public QObject {
     const Instance& a = instance("A");
     Job job = a.job;
     job.precision = Precision::Bf16;
-    PlannerOptions o;
+    PlannerOptions o = searchOptions();
     o.microbatch_sizes = kMicrobatches;
     const PlanResult r = planSearch(a.sc, job, cat_, profiles_, o);
     QVERIFY(r.best.empty());
@@ -1111,7 +1139,7 @@ class TestPlanner : public QObject {
     const ProfileSet huge = plannerProfiles(cat_, 1000.0);
     const Instance& a = instance("B");
     for (bool exact : {true, false}) {
-      PlannerOptions o;
+      PlannerOptions o = searchOptions();
       o.microbatch_sizes = kMicrobatches;
       if (exact) o.heuristics = allOff();
       PlanResult r;
@@ -1139,7 +1167,7 @@ class TestPlanner : public QObject {
     QFETCH(int, which);
     QFETCH(QStringList, needles);
     const Instance& in = instance("A");
-    PlannerOptions o;
+    PlannerOptions o = searchOptions();
     o.heuristics = allOff();
     if (which == 0) o.min_iterations_per_s = 1e6;
     if (which == 1) o.max_usd_per_iteration = 1e-9;
@@ -1181,7 +1209,7 @@ class TestPlanner : public QObject {
     QFETCH(int, which);
     QFETCH(QStringList, names);
     const Instance& in = instance("A");
-    PlannerOptions o;
+    PlannerOptions o = searchOptions();
     o.microbatch_sizes = kMicrobatches;
     switch (which) {
       case 0: o.max_gpus = 0; break;
@@ -1205,7 +1233,7 @@ class TestPlanner : public QObject {
   void cancelledBeforeTheCall() {
     const Instance& in = instance("A");
     for (bool exact : {true, false}) {
-      PlannerOptions o;
+      PlannerOptions o = searchOptions();
       o.microbatch_sizes = kMicrobatches;
       if (exact) o.heuristics = allOff();
       CancelToken token;
@@ -1226,7 +1254,7 @@ class TestPlanner : public QObject {
     // Cancelled from the progress sink after the first microbatch size: the search stops at
     // its next check and throws.
     const Instance& in = instance("A");
-    PlannerOptions o;
+    PlannerOptions o = searchOptions();
     o.microbatch_sizes = {1, 2, 4};
     o.threads = 1;
     CancelToken token;
@@ -1258,7 +1286,7 @@ class TestPlanner : public QObject {
     QFETCH(bool, pareto);
     const Instance& in = instance(name);
     auto run = [&](int threads, bool limited) {
-      PlannerOptions o;
+      PlannerOptions o = searchOptions();
       o.microbatch_sizes = kMicrobatches;
       o.threads = threads;
       o.top_k = 3;
@@ -1291,7 +1319,7 @@ class TestPlanner : public QObject {
         Job::fromJson(json_util::readFile(test::resources() + "/jobs/default.json"), cat);
     ProfileSet profiles;
     profiles.add(std::make_shared<AnalyticProfile>(cat));
-    PlannerOptions o;
+    PlannerOptions o = searchOptions();
     o.top_k = 3;
     auto text = [](const PlanResult& r) {
       json j = json::array();
@@ -1326,7 +1354,7 @@ class TestPlanner : public QObject {
     QFETCH(int, threads);
     QFETCH(bool, exact);
     const Instance& in = instance("B");
-    PlannerOptions o;
+    PlannerOptions o = searchOptions();
     o.microbatch_sizes = kMicrobatches;
     o.threads = threads;
     if (exact) o.heuristics = allOff();
@@ -1351,7 +1379,7 @@ class TestPlanner : public QObject {
   // is honoured too.
   void progressIsFineAndNamed() {
     const Instance& in = instance("B");
-    PlannerOptions o;
+    PlannerOptions o = searchOptions();
     o.microbatch_sizes = kMicrobatches;
     o.threads = 1;
     o.pareto = true;
@@ -1388,7 +1416,7 @@ class TestPlanner : public QObject {
   // progress and stops on cancel.
   void relaxedSearchReportsAndCancels() {
     const Instance& in = instance("A");
-    PlannerOptions o;
+    PlannerOptions o = searchOptions();
     o.microbatch_sizes = kMicrobatches;
     o.min_iterations_per_s = 1e6;
     std::vector<double> fractions;

@@ -99,8 +99,9 @@ class TestPlannerParts : public QObject {
 
   static PlannerOptions exactSites() {
     PlannerOptions o;
-    o.heuristics.h6_region_pools = false;  // sites are pools: the search's figures are placed
-    o.memory_reserve_fraction = 0;         // the whole memory, as the checks below figure it
+    o.heuristics.h6_region_pools = false;     // sites are pools: the search's figures are placed
+    o.memory_reserve_fraction = 0;            // the whole memory, as the checks below figure it
+    o.schedules = ScheduleSearch::DeepSpeed;  // the default schedule's figures, as below
     return o;
   }
   // A SearchContext holds a reference to its options: these outlive every context of a test.

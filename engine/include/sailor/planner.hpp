@@ -98,6 +98,9 @@ struct Heuristics {
 // the GPU's memory less the reserve, and a simulated plan with less headroom is dropped), or
 // search with the whole memory and mark such plans (Flag: PlannedPlan::within_memory_reserve).
 enum class MemoryReserveMode { Drop, Flag };
+enum class ScheduleSearch { DeepSpeed, Megatron };
+const char* scheduleSearchName(ScheduleSearch s);  // "deepspeed", "megatron"
+ScheduleSearch parseScheduleSearch(const std::string& name, const std::string& field);
 const char* memoryReserveModeName(MemoryReserveMode m);  // "drop", "flag"
 
 // NOTE [Memory reserve]: the default share of each GPU's memory kept free against the caching
@@ -135,9 +138,18 @@ struct PlannerOptions {
   double searchReserveFraction() const {
     return memory_reserve_mode == MemoryReserveMode::Drop ? memory_reserve_fraction : 0.0;
   }
+  // The schedule the search prices and its plans carry (searchSchedule; docs/planner.md,
+  // "Schedules"): DeepSpeed's pipeline engine as SAILOR ran it (what `sailor run`'s bundled
+  // runtime runs, so the default), or Megatron-LM's (gradient reduction overlapped with the
+  // backward, the distributed optimizer, sequence parallelism, fused attention).
+  ScheduleSearch schedules = ScheduleSearch::DeepSpeed;
   // Every field: a new one takes part in PlanCache's comparison without further code.
   bool operator==(const PlannerOptions&) const = default;
 };
+
+// The schedule every plan of a search with these options carries before the interleaving is
+// chosen: the Megatron-LM options (the job's recomputation) or the default schedule.
+Schedule searchSchedule(const PlannerOptions& options);
 
 // One plan and its figures: the planning model's estimate and the simulator's prediction.
 struct PlannedPlan {

@@ -134,9 +134,29 @@ double gradientBucketBytes(double params, const Job& job);
 // transient (2 x the largest layer's activations) + gradient bucket + runtime overhead;
 // per-sequence activation figures, times the microbatch size. The simulator's MemoryBreakdown
 // holds the same terms.
+// Under a schedule, the model state of `dp` replicas sharded by `sharding` (no gradient bucket
+// for Megatron-LM's data parallelism, overlapped or sharded): the simulator's terms for a plan of
+// that schedule with one virtual stage (replicaMemory in simulator_steps.hpp).
 double replicaMemoryBytes(double params, double activation_bytes_per_seq,
                           double max_layer_activation_per_seq, int microbatch_size, int in_flight,
-                          const Job& job, const GpuType& gpu);
+                          const Job& job, const GpuType& gpu, const Schedule& schedule = {},
+                          int dp = 1);
+
+// The data-parallel figures of one stage under a schedule, in the planner's closed form: what the
+// iteration waits for after the stage's last backward (`sync_s`) and its optimizer step, from
+// the ring all-reduce of the stage's fp32 gradients (`allreduce_s`, ringAllReduceSeconds), the
+// parameters a GPU holds, D, and the stage's per-microbatch forward and backward. The default
+// schedule: the all-reduce and stepSeconds. The distributed optimizer: a reduce-scatter (half the
+// all-reduce) and an all-gather of the weights in the compute type, the step over 1/D without
+// bucket copies; overlapped, what the buckets leave exposed (docs/simulator.md, "Schedules").
+struct DataParallelFigures {
+  double sync_s = 0;
+  double step_s = 0;
+};
+DataParallelFigures dataParallelFigures(const Schedule& schedule, const Job& job,
+                                        double allreduce_s, double params, int D,
+                                        double optimizer_s_per_param, const GpuType& gpu,
+                                        double forward_s, double backward_s);
 
 // Seconds of a bucketed ring all-reduce of `shard_bytes` per GPU among D replicas over `link`
 // (2 (D - 1) steps of bucket / D bytes), with `gpus` GPUs of each node running their rings at

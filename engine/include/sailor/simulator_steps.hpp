@@ -230,6 +230,8 @@ SyncAndStep stageSyncAndStep(const std::vector<ReplicaData>& replicas, Links& li
 // Model-state bytes of a GPU holding `params` under `sharding` over D replicas (NOTE [Sharded
 // model state]).
 double modelStateBytes(double params, const Job& job, DpSharding sharding, int D);
+// Megatron-LM's data-parallel bucket: max(4e7, 1e6 x D) parameters.
+double megatronBucketParams(int D);
 // One operation of device d in the interleaved 1F1B schedule (NOTE [Interleaved 1F1B]).
 struct InterleavedOp {
   bool forward = true;
