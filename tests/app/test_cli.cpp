@@ -26,51 +26,16 @@
 #include <QThread>
 #include <sqlite3.h>
 
+#include "cli_support.hpp"
 #include "sailor/run_events.hpp"
 #include "sailor/run_store.hpp"
 
 namespace {
 
-struct Result {
-  int exit_code = -1;
-  QString out;
-  QString err;
-};
-
-QString resources() {
-  const QByteArray env = qgetenv("SAILOR_RESOURCES");
-  return env.isEmpty() ? QString(SAILOR_TEST_RESOURCES) : QString::fromLocal8Bit(env);
-}
-
-Result runSailor(const QStringList& args) {
-  QProcess p;
-  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-  env.insert("SAILOR_RESOURCES", resources());
-  p.setProcessEnvironment(env);
-  p.start(SAILOR_BIN, args);
-  Result r;
-  if (!p.waitForStarted(10000)) {
-    r.err = "could not start " + QString(SAILOR_BIN);
-    return r;
-  }
-  if (!p.waitForFinished(60000)) {
-    p.kill();
-    p.waitForFinished();
-    r.err = "timed out";
-    return r;
-  }
-  r.exit_code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-  r.out = QString::fromUtf8(p.readAllStandardOutput());
-  r.err = QString::fromUtf8(p.readAllStandardError());
-  return r;
-}
-
-QString describe(const QStringList& args, const Result& r) {
-  return QString("sailor %1 -> exit %2\nstdout: %3\nstderr: %4")
-      .arg(args.join(' '))
-      .arg(r.exit_code)
-      .arg(r.out.left(2000), r.err.left(2000));
-}
+using sailor::test::describe;
+using sailor::test::resources;
+using sailor::test::Result;
+using sailor::test::runSailor;
 
 QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& text) {
   const QString path = dir.filePath(name);

@@ -20,26 +20,6 @@ using nlohmann::json;
 
 namespace {
 
-// 512 H100-80 on demand in the US, 1,024 A100-80 in Europe, 256 spot H100-80 in Asia, 100 GB/s
-// within a zone.
-json fastnetScenario() {
-  return json::parse(R"({"name": "llama70b-capacity-fastnet",
-    "regions": [{"name": "us-central1", "continent": "north-america", "zones": ["us-central1-a"]},
-                {"name": "europe-west4", "continent": "europe", "zones": ["europe-west4-a"]},
-                {"name": "asia-southeast1", "continent": "asia", "zones": ["asia-southeast1-b"]}],
-    "pools": [{"zone": "us-central1-a", "gpu_type": "H100-80", "count": 512,
-               "usd_per_gpu_hour": 11.06125, "spot": false},
-              {"zone": "europe-west4-a", "gpu_type": "A100-80", "count": 1024,
-               "usd_per_gpu_hour": 5.58, "spot": false},
-              {"zone": "asia-southeast1-b", "gpu_type": "H100-80", "count": 256,
-               "usd_per_gpu_hour": 3.2, "spot": true}],
-    "network": {"defaults": {"same_zone": {"latency_s": 1e-05, "bandwidth_gb_per_s": 100.0}}}})");
-}
-
-std::string planText(const PlannedPlan& p) {
-  return p.plan.toJson().dump();
-}
-
 // By the simulator's figures, what the frontier is made of.
 bool beats(const PlannedPlan& a, const PlannedPlan& b) {
   const double eps = 1e-9;
@@ -75,7 +55,7 @@ class TestBestPlan : public QObject {
     front.pareto = true;
     const PlanResult b = search(sc, job, front);
     QVERIFY2(!a.best.empty() && !b.best.empty() && !b.pareto.empty(), qPrintable(what));
-    QVERIFY2(planText(a.best[0]) == planText(b.best[0]),
+    QVERIFY2(test::planText(a.best[0]) == test::planText(b.best[0]),
              qPrintable(what + ": plain best differs from the best with --pareto"));
     PlannerOptions model = plain;
     model.rank_by_simulator = false;
@@ -115,7 +95,7 @@ class TestBestPlan : public QObject {
   // at 32 for lack of a gain, above the best degree (25, 500 H100-80); --knee found it by its
   // frontier's grid.
   void threeOffersLlama70B() {
-    const Scenario sc = Scenario::fromJson(fastnetScenario(), cat_);
+    const Scenario sc = Scenario::fromJson(test::threeOffersScenario(), cat_);
     const Job job = Job::fromJson(json{{"model", "Llama-3-70B"},
                                        {"global_batch_size", 1024},
                                        {"sequence_length", 8192},

@@ -22,26 +22,6 @@ using nlohmann::json;
 
 namespace {
 
-// 512 H100-80 on demand in the US, 1,024 A100-80 in Europe, 256 spot H100-80 in Asia, 100 GB/s
-// within a zone.
-json fastnetScenario() {
-  return json::parse(R"({"name": "llama70b-capacity-fastnet",
-    "regions": [{"name": "us-central1", "continent": "north-america", "zones": ["us-central1-a"]},
-                {"name": "europe-west4", "continent": "europe", "zones": ["europe-west4-a"]},
-                {"name": "asia-southeast1", "continent": "asia", "zones": ["asia-southeast1-b"]}],
-    "pools": [{"zone": "us-central1-a", "gpu_type": "H100-80", "count": 512,
-               "usd_per_gpu_hour": 11.06125, "spot": false},
-              {"zone": "europe-west4-a", "gpu_type": "A100-80", "count": 1024,
-               "usd_per_gpu_hour": 5.58, "spot": false},
-              {"zone": "asia-southeast1-b", "gpu_type": "H100-80", "count": 256,
-               "usd_per_gpu_hour": 3.2, "spot": true}],
-    "network": {"defaults": {"same_zone": {"latency_s": 1e-05, "bandwidth_gb_per_s": 100.0}}}})");
-}
-
-std::string planText(const PlannedPlan& p) {
-  return p.plan.toJson().dump();
-}
-
 // Whether every GPU of the plan keeps `fraction` of its memory free.
 bool clearsReserve(const PlannedPlan& p, double fraction) {
   for (const auto& m : p.prediction.memory)
@@ -73,7 +53,7 @@ class TestMemoryReserve : public QObject {
  private slots:
   void initTestCase() {
     profiles_.add(std::make_shared<AnalyticProfile>(cat_));
-    sc_ = Scenario::fromJson(fastnetScenario(), cat_);
+    sc_ = Scenario::fromJson(test::threeOffersScenario(), cat_);
     job_ = Job::fromJson(json::parse(R"({"model": "Llama-3-70B", "global_batch_size": 1024,
       "sequence_length": 8192, "precision": "bf16", "optimizer": "adam", "recompute": "full"})"),
                          cat_);
@@ -121,9 +101,9 @@ class TestMemoryReserve : public QObject {
       QVERIFY(!drop.pareto.empty());
       for (const auto* list : {&drop.best, &drop.pareto})
         for (const PlannedPlan& p : *list) {
-          QVERIFY2(clearsReserve(p, f), planText(p).c_str());
+          QVERIFY2(clearsReserve(p, f), test::planText(p).c_str());
           QVERIFY(!p.within_memory_reserve);
-          if (f == reserve) QVERIFY(planText(p) != planText(tight));
+          if (f == reserve) QVERIFY(test::planText(p) != test::planText(tight));
         }
       // No faster than the best plan without the reserve: the reserve only takes plans away.
       QVERIFY(drop.best.front().prediction.iteration_s >=
@@ -141,7 +121,7 @@ class TestMemoryReserve : public QObject {
     QCOMPARE(flag.best.size(), none.best.size());
     for (size_t i = 0; i < flag.best.size(); ++i) {
       const PlannedPlan& p = flag.best[i];
-      QCOMPARE(planText(p), planText(none.best[i]));
+      QCOMPARE(test::planText(p), test::planText(none.best[i]));
       QCOMPARE(p.prediction.iteration_s, none.best[i].prediction.iteration_s);
       QCOMPARE(p.within_memory_reserve, !clearsReserve(p, reserve));
       const json j = plannedPlanJson(p);
@@ -159,7 +139,7 @@ class TestMemoryReserve : public QObject {
     const PlanResult flag0 = search(withReserve(0, MemoryReserveMode::Flag));
     QCOMPARE(drop0.best.size(), flag0.best.size());
     for (size_t i = 0; i < drop0.best.size(); ++i) {
-      QCOMPARE(planText(drop0.best[i]), planText(flag0.best[i]));
+      QCOMPARE(test::planText(drop0.best[i]), test::planText(flag0.best[i]));
       QVERIFY(!flag0.best[i].within_memory_reserve);
     }
   }

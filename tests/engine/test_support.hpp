@@ -49,6 +49,28 @@ inline QString describeMismatch(double actual, double expected, double rel) {
            0, 'g', 3);
 }
 
+// A planned plan's text (its plan's JSON), to compare plans by.
+template <class Planned>
+std::string planText(const Planned& p) {
+  return p.plan.toJson().dump();
+}
+
+// Three offers for a Llama-3-70B run: 512 H100-80 on demand in the US, 1,024 A100-80 in
+// Europe, 256 spot H100-80 in Asia, 100 GB/s within a zone (test_best_plan, test_memory_reserve).
+inline nlohmann::json threeOffersScenario() {
+  return nlohmann::json::parse(R"({"name": "llama70b-capacity-fastnet",
+    "regions": [{"name": "us-central1", "continent": "north-america", "zones": ["us-central1-a"]},
+                {"name": "europe-west4", "continent": "europe", "zones": ["europe-west4-a"]},
+                {"name": "asia-southeast1", "continent": "asia", "zones": ["asia-southeast1-b"]}],
+    "pools": [{"zone": "us-central1-a", "gpu_type": "H100-80", "count": 512,
+               "usd_per_gpu_hour": 11.06125, "spot": false},
+              {"zone": "europe-west4-a", "gpu_type": "A100-80", "count": 1024,
+               "usd_per_gpu_hour": 5.58, "spot": false},
+              {"zone": "asia-southeast1-b", "gpu_type": "H100-80", "count": 256,
+               "usd_per_gpu_hour": 3.2, "spot": true}],
+    "network": {"defaults": {"same_zone": {"latency_s": 1e-05, "bandwidth_gb_per_s": 100.0}}}})");
+}
+
 // A catalogue GPU entry for test fixtures: rates derived from fp32_tflops, 4 GPUs per node,
 // 1e8 bytes of runtime overhead.
 inline nlohmann::json gpuJson(const std::string& name, double fp32_tflops,
