@@ -56,7 +56,7 @@ class TestUtilization : public QObject {
   //   6 N    = 45,029,548,032
   //   12 L h s = 12 x 32 x 4096 x 8192 = 12,884,901,888
   //   per token 57,914,449,920; per iteration of 1024 x 8192 tokens: 485,821,617,914,511,360
-  void llama3_8bFlops() {
+  void llama8bFlops() {
     const ModelSpec& m = cat_.model("Llama-3-8B", "model");
     QVERIFY(test::closeRel(modelFlopsPerToken(m, 8192), 57914449920.0, 1e-12));
     Job job;
@@ -90,7 +90,7 @@ class TestUtilization : public QObject {
   //   peak         = 64 x 989.4e12 = 63,321.6e12 FLOP/s
   //   MFU          = 24,291.08e12 / 63,321.6e12 = 0.3836145   (38.4 %)
   //   per GPU      = 24,291.08e12 / 64 = 379.5481 TFLOP/s
-  void llama3_8bMfu() {
+  void llama8bMfu() {
     Catalog cat = cat_;
     cat.addGpu(handGpu(cat_, true));
     Job job;
