@@ -299,6 +299,9 @@ std::string noPlanReason(const Scenario& scenario, const Job& job, const Catalog
   return why.str();
 }
 
+// The most model chunks per GPU the search tries (NOTE [Interleaving chosen per plan]).
+constexpr int kMaxSearchedVirtualStages = 8;
+
 // -1, 0, 1: whether (time a, cost a) is better, as good or worse than b by the objective (its
 // figure first, the other one second).
 int compareFigures(double t_a, double c_a, double t_b, double c_b, Objective o) {
@@ -396,9 +399,47 @@ class Finisher {
     pp.plan = c.plan;
     pp.model_iteration_s = c.iteration_s;
     pp.model_usd_per_iteration = c.usd;
-    pp.prediction = simulate(pp.plan, ctx_.sc, ctx_.job, ctx_.cat, ctx_.profiles,
-                             timeline ? ctx_.opt.simulator : figures_only_, &ctx_.link_index);
+    const SimulatorOptions& so = timeline ? ctx_.opt.simulator : figures_only_;
+    pp.prediction = simulate(pp.plan, ctx_.sc, ctx_.job, ctx_.cat, ctx_.profiles, so,
+                             &ctx_.link_index);
+    if (ctx_.opt.schedules == ScheduleSearch::Megatron) chooseInterleaving(pp, so);
     return pp;
+  }
+  // NOTE [Interleaving chosen per plan]: Megatron-LM's interleaved 1F1B splits each stage's
+  // transformer blocks into v equal chunks (--num-layers-per-virtual-pipeline-stage: every
+  // stage's blocks a multiple of v) and needs the microbatches in whole groups of the pipeline
+  // depth (M a multiple of P). A larger v shrinks the bubble by 1/v and adds v times the
+  // boundary transfers and, in the warm-up, activations in flight; which wins depends on the
+  // plan's links and memory, so the simulator decides: v = 2, 3, ... in turn while the plan
+  // still fits, meets the constraints and gets better by the objective.
+  void chooseInterleaving(PlannedPlan& pp, const SimulatorOptions& so) const {
+    const Plan& plan = pp.plan;
+    const int P = static_cast<int>(plan.stages.size());
+    if (P < 2 || !meetsSimulated(pp.prediction)) return;
+    int M = 0;
+    for (const Stage& s : plan.stages)
+      M = std::max(M, plan.microbatches(ctx_.job.global_batch_size, s));
+    if (M % P != 0) return;
+    const int blocks = ctx_.model.layers;
+    const auto blocksOf = [blocks](const Stage& s) {
+      return std::max(0, std::min(s.last_layer, blocks) - std::max(s.first_layer, 1) + 1);
+    };
+    int most = blocks;
+    for (const Stage& s : plan.stages) most = std::min(most, blocksOf(s));
+    for (int v = 2; v <= std::min(most, kMaxSearchedVirtualStages); ++v) {
+      if (!std::all_of(plan.stages.begin(), plan.stages.end(),
+                       [&](const Stage& s) { return blocksOf(s) % v == 0; }))
+        continue;
+      Plan q = pp.plan;
+      q.schedule.virtual_stages = v;
+      Prediction pr = simulate(q, ctx_.sc, ctx_.job, ctx_.cat, ctx_.profiles, so, &ctx_.link_index);
+      if (!meetsSimulated(pr) ||
+          compareFigures(pr.iteration_s, pr.usd_per_iteration, pp.prediction.iteration_s,
+                         pp.prediction.usd_per_iteration, ctx_.opt.objective) >= 0)
+        break;
+      pp.plan = std::move(q);
+      pp.prediction = std::move(pr);
+    }
   }
 
  private:

@@ -13,6 +13,7 @@
 #include "sailor/planner.hpp"
 #include "sailor/profile.hpp"
 #include "sailor/scenario.hpp"
+#include "sailor/simulator.hpp"
 #include "test_support.hpp"
 
 using namespace sailor;
@@ -116,6 +117,56 @@ class TestBestPlan : public QObject {
     for (const auto& f : b.pareto)
       if (f.plan.gpuCount() <= 512)
         QVERIFY(f.prediction.iteration_s >= a.best[0].prediction.iteration_s * (1 - 1e-9));
+  }
+
+  // Under Megatron-LM's schedule each placed plan gets the interleaving the simulator prefers
+  // (planner.cpp, NOTE [Interleaving chosen per plan]): on 2,048 H100-80 in one zone the best
+  // Llama-3-70B plan pipelines, runs v > 1 model chunks per GPU with every stage's blocks a
+  // multiple of v and the microbatches in whole groups of the depth, and is faster than the same
+  // plan without interleaving; DeepSpeed's schedule never interleaves.
+  void interleavingChosenBySimulator() {
+    const Scenario sc = Scenario::fromJson(
+        json{{"name", "h2048"},
+             {"regions",
+              {{{"name", "us-central1"},
+                {"continent", "north-america"},
+                {"zones", {"us-central1-a"}}}}},
+             {"pools",
+              {{{"zone", "us-central1-a"},
+                {"gpu_type", "H100-80"},
+                {"count", 2048},
+                {"usd_per_gpu_hour", 11.06125}}}}},
+        cat_);
+    const Job job = Job::fromJson(json{{"model", "Llama-3-70B"},
+                                       {"global_batch_size", 2048},
+                                       {"sequence_length", 4096},
+                                       {"precision", "bf16"}},
+                                  cat_);
+    PlannerOptions o;
+    o.top_k = 1;
+    o.schedules = ScheduleSearch::Megatron;
+    const PlanResult r = search(sc, job, o);
+    QVERIFY(!r.best.empty());
+    const Plan& plan = r.best[0].plan;
+    const int P = static_cast<int>(plan.stages.size()), v = plan.schedule.virtual_stages;
+    QVERIFY2(P >= 2 && v > 1, qPrintable(QString::fromStdString(test::planText(r.best[0]))));
+    const int blocks = cat_.findModel(job.model)->layers;
+    for (const Stage& s : plan.stages) {
+      const int n = std::min(s.last_layer, blocks) - std::max(s.first_layer, 1) + 1;
+      QVERIFY2(n % v == 0, qPrintable(QStringLiteral("%1 blocks, %2 chunks").arg(n).arg(v)));
+      QCOMPARE(plan.microbatches(job.global_batch_size, s) % P, 0);
+    }
+    Plan plain = plan;
+    plain.schedule.virtual_stages = 1;
+    const Prediction without = simulate(plain, sc, job, cat_, profiles_);
+    QVERIFY2(r.best[0].prediction.iteration_s < without.iteration_s,
+             qPrintable(QStringLiteral("%1 s interleaved against %2 s")
+                            .arg(r.best[0].prediction.iteration_s)
+                            .arg(without.iteration_s)));
+    o.schedules = ScheduleSearch::DeepSpeed;
+    const PlanResult d = search(sc, job, o);
+    QVERIFY(!d.best.empty());
+    QCOMPARE(d.best[0].plan.schedule.virtual_stages, 1);
   }
 
   // A small fast pool beside a large slow one (the shape that stops a sweep early: degrees
