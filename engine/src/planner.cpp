@@ -421,14 +421,14 @@ class Finisher {
       M = std::max(M, plan.microbatches(ctx_.job.global_batch_size, s));
     if (M % P != 0) return;
     const int blocks = ctx_.model.layers;
-    const auto blocksOf = [blocks](const Stage& s) {
+    const auto blocks_of = [blocks](const Stage& s) {
       return std::max(0, std::min(s.last_layer, blocks) - std::max(s.first_layer, 1) + 1);
     };
     int most = blocks;
-    for (const Stage& s : plan.stages) most = std::min(most, blocksOf(s));
+    for (const Stage& s : plan.stages) most = std::min(most, blocks_of(s));
     for (int v = 2; v <= std::min(most, kMaxSearchedVirtualStages); ++v) {
       if (!std::all_of(plan.stages.begin(), plan.stages.end(),
-                       [&](const Stage& s) { return blocksOf(s) % v == 0; }))
+                       [&](const Stage& s) { return blocks_of(s) % v == 0; }))
         continue;
       Plan q = pp.plan;
       q.schedule.virtual_stages = v;
