@@ -400,8 +400,8 @@ class Finisher {
     pp.model_iteration_s = c.iteration_s;
     pp.model_usd_per_iteration = c.usd;
     const SimulatorOptions& so = timeline ? ctx_.opt.simulator : figures_only_;
-    pp.prediction = simulate(pp.plan, ctx_.sc, ctx_.job, ctx_.cat, ctx_.profiles, so,
-                             &ctx_.link_index);
+    pp.prediction =
+        simulate(pp.plan, ctx_.sc, ctx_.job, ctx_.cat, ctx_.profiles, so, &ctx_.link_index);
     if (ctx_.opt.schedules == ScheduleSearch::Megatron) chooseInterleaving(pp, so);
     return pp;
   }

@@ -125,18 +125,17 @@ class TestBestPlan : public QObject {
   // multiple of v and the microbatches in whole groups of the depth, and is faster than the same
   // plan without interleaving; DeepSpeed's schedule never interleaves.
   void interleavingChosenBySimulator() {
-    const Scenario sc = Scenario::fromJson(
-        json{{"name", "h2048"},
-             {"regions",
-              {{{"name", "us-central1"},
-                {"continent", "north-america"},
-                {"zones", {"us-central1-a"}}}}},
-             {"pools",
-              {{{"zone", "us-central1-a"},
-                {"gpu_type", "H100-80"},
-                {"count", 2048},
-                {"usd_per_gpu_hour", 11.06125}}}}},
-        cat_);
+    const Scenario sc = Scenario::fromJson(json{{"name", "h2048"},
+                                                {"regions",
+                                                 {{{"name", "us-central1"},
+                                                   {"continent", "north-america"},
+                                                   {"zones", {"us-central1-a"}}}}},
+                                                {"pools",
+                                                 {{{"zone", "us-central1-a"},
+                                                   {"gpu_type", "H100-80"},
+                                                   {"count", 2048},
+                                                   {"usd_per_gpu_hour", 11.06125}}}}},
+                                           cat_);
     const Job job = Job::fromJson(json{{"model", "Llama-3-70B"},
                                        {"global_batch_size", 2048},
                                        {"sequence_length", 4096},
