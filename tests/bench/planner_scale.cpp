@@ -1,4 +1,4 @@
-// The planner at cluster scale (issue 25): a family of generated scenarios from 512 to 8192 GPUs,
+// The planner at cluster scale: a family of generated scenarios from 512 to 8192 GPUs,
 // 2 to 8 GPU types of the catalogue, 3 to 20 zones in 2 to 5 regions, for OPT-350M,
 // GPT-Neo-2.7B, Llama-3-8B and Llama-3-70B. Each case runs `planSearch` in a child process (this
 // program re-executed with --case SPEC) under a per-case limit, so a case that does not finish is
@@ -30,11 +30,11 @@
 //    region, continent, across continents), no per-pair entries; intra-node links from the
 //    catalogue.
 // Jobs: global batch 1024 at the model's catalogue sequence length; OPT-350M and GPT-Neo-2.7B in
-// fp32 (SAILOR's paper and profiles), the Llama models in bf16, Llama-3-70B with full activation
-// recomputation (without it no plan of up to 4 stages fits, and the planner says so). Profiles:
-// with --reference DIR SAILOR's measured ones where they exist (timings fp32 only; its memory
-// figures answer for bf16 jobs too, activations halved), the analytic profile for every other
-// (model, GPU type, tp, microbatch). Planner options are `sailor plan`'s defaults
+// fp32 (SAILOR's paper and profiles), the Llama models and GPT-3-175B in bf16, Llama-3-70B and
+// GPT-3-175B with full activation recomputation (without it no plan of up to 4 stages fits, and the
+// planner says so). Profiles: with --reference DIR SAILOR's measured ones where they exist (timings
+// fp32 only; its memory figures answer for bf16 jobs too, activations halved), the analytic profile
+// for every other (model, GPU type, tp, microbatch). Planner options are `sailor plan`'s defaults
 // (throughput, top 3, no frontier) but for the threads.
 //
 // Usage: planner_scale [--quick] [--axis gpus|types|zones|models|targets|all] [--limit S]
@@ -45,8 +45,9 @@
 //        planner_scale --case SPEC     one case in this process, one JSON line (what children run)
 //        planner_scale --scenario SPEC print the generated scenario (for `sailor plan --scenario`)
 //        planner_scale --smoke         one small case through a child; checks the report's form
-// SPEC: model=Llama-3-70B,gpus=4096,types=8,zones=20,regions=5,threads=0,off=all (defaults:
-// OPT-350M, 512, 3, 5, 3, 1, none; off: none, all, or heuristics joined by '+', e.g. h6+h9).
+// SPEC: model=Llama-3-70B,gpus=4096,types=8,zones=20,regions=5,threads=0,off=all,schedule=megatron
+// (defaults: OPT-350M, 512, 3, 5, 3, 1, none, deepspeed; off: none, all, or heuristics joined by
+// '+', e.g. h6+h9; schedule: sailor plan --schedule).
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -88,7 +89,8 @@ namespace {
 // V100-16 (no bf16) last.
 const std::vector<std::string> kGpuTypes{"A100-40", "H100-80", "A100-80",  "L4",
                                          "GH-96",   "A10G",    "H200-141", "V100-16"};
-const std::vector<std::string> kModels{"OPT-350M", "GPT-Neo-2.7B", "Llama-3-8B", "Llama-3-70B"};
+const std::vector<std::string> kModels{"OPT-350M", "GPT-Neo-2.7B", "Llama-3-8B", "Llama-3-70B",
+                                       "GPT-3-175B"};
 constexpr int kGlobalBatch = 1024;
 constexpr int kMaxPoolWeight = 3;  // pools hold 1 to 3 shares of the GPUs
 constexpr double kDefaultLimitS = 60;
@@ -107,17 +109,20 @@ struct Spec {
   int types = 3;
   int zones = 5;
   int regions = 3;
-  int threads = 1;           // 0: all hardware threads
-  std::string off = "none";  // none, all, or heuristic names joined by '+'
+  int threads = 1;                     // 0: all hardware threads
+  std::string off = "none";            // none, all, or heuristic names joined by '+'
+  std::string schedule = "deepspeed";  // sailor plan --schedule: deepspeed or megatron
 
   std::string text() const {
     return "model=" + model + ",gpus=" + std::to_string(gpus) + ",types=" + std::to_string(types) +
            ",zones=" + std::to_string(zones) + ",regions=" + std::to_string(regions) +
-           ",threads=" + std::to_string(threads) + ",off=" + off;
+           ",threads=" + std::to_string(threads) + ",off=" + off +
+           (schedule == "deepspeed" ? "" : ",schedule=" + schedule);
   }
   std::string label() const {
     return model + " " + std::to_string(gpus) + " GPUs " + std::to_string(types) + " types " +
-           std::to_string(zones) + "z/" + std::to_string(regions) + "r";
+           std::to_string(zones) + "z/" + std::to_string(regions) + "r" +
+           (schedule == "deepspeed" ? "" : " " + schedule);
   }
 };
 
@@ -143,7 +148,7 @@ Spec parseSpec(const std::string& text) {
     if (k == "model") {
       if (std::find(kModels.begin(), kModels.end(), v) == kModels.end())
         throw InputError("--case model", "\"" + v + "\"",
-                         "OPT-350M, GPT-Neo-2.7B, Llama-3-8B or Llama-3-70B");
+                         "OPT-350M, GPT-Neo-2.7B, Llama-3-8B, Llama-3-70B or GPT-3-175B");
       s.model = v;
     } else if (k == "gpus") {
       s.gpus = intField(k, v, 1, kMaxGpuCount);
@@ -157,9 +162,12 @@ Spec parseSpec(const std::string& text) {
       s.threads = intField(k, v, 0, 1024);
     } else if (k == "off") {
       s.off = v;
+    } else if (k == "schedule") {
+      parseScheduleSearch(v, "--case schedule");
+      s.schedule = v;
     } else {
       throw InputError("--case", "\"" + k + "\"",
-                       "one of model, gpus, types, zones, regions, threads, off");
+                       "one of model, gpus, types, zones, regions, threads, off, schedule");
     }
   }
   if (s.regions > s.zones)
@@ -169,7 +177,7 @@ Spec parseSpec(const std::string& text) {
 }
 
 Precision precisionOf(const std::string& model) {
-  return model.rfind("Llama", 0) == 0 ? Precision::Bf16 : Precision::Fp32;
+  return model.rfind("Llama", 0) == 0 || model == "GPT-3-175B" ? Precision::Bf16 : Precision::Fp32;
 }
 
 void switchOff(const std::string& off, Heuristics& h) {
@@ -321,7 +329,8 @@ Inputs makeInputs(const Spec& s) {
            {"global_batch_size", kGlobalBatch},
            {"precision", precisionName(precisionOf(s.model))}};
   // Llama-3-70B fits no pipeline of up to 4 stages (H9) without it: the planner's own advice.
-  if (s.model == "Llama-3-70B") job["recompute"] = recomputeName(Recompute::Full);
+  if (s.model == "Llama-3-70B" || s.model == "GPT-3-175B")
+    job["recompute"] = recomputeName(Recompute::Full);
   in.job = Job::fromJson(job, in.cat);
   return in;
 }
@@ -340,6 +349,7 @@ int runCase(const Spec& s, const std::string& reference) {
     profiles.add(std::make_shared<AnalyticProfile>(in.cat));
     PlannerOptions opt;
     opt.threads = s.threads;
+    opt.schedules = parseScheduleSearch(s.schedule, "--case schedule");
     switchOff(s.off, opt.heuristics);
     int usable = 0;
     for (int t = 0; t < s.types; ++t)
