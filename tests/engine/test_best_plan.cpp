@@ -43,8 +43,7 @@ class TestBestPlan : public QObject {
   // Plain, --pareto and the planning model's ranking agree on the best plan; the planning
   // model's best is no slower than any frontier plan by that model; no frontier plan is beaten
   // on both figures by a plan of the plain, cost or exhaustive-degree searches.
-  // Under both schedules (planner.cpp, NOTE [Frontier band] and NOTE [Both ends of the
-  // frontier]).
+  // Under both schedules (planner.cpp, NOTE [Both ends of the frontier]).
   void checkConsistent(const Scenario& sc, const Job& job, const QString& what,
                        ScheduleSearch schedules) const {
     PlannerOptions plain;
