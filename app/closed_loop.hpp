@@ -1,4 +1,4 @@
-// The command line's side of the closed loop (docs/runtime.md "Prediction against measurement",
+// The command line's side of the closed loop (docs/closed-loop.md "Prediction against measurement",
 // "Recalibrating a profile from runs"): a recorded run read back for its comparison, the
 // prediction section of `sailor runs show`, `sailor validate --run ID` and `sailor calibrate`.
 // The comparison and the fit are the engine's (sailor/run_prediction.hpp, sailor/calibrate.hpp);

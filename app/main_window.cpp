@@ -599,7 +599,7 @@ void MainWindow::startRun(int iterations, const QString& data_source) {
   o.data = data_source;
   o.store_path = options_.run_store;
   // A local run rehearses the plan on this machine's CPU with the runtime's scaled model
-  // (docs/runtime.md). The job's global batch (often 1024 sequences) would make each iteration
+  // (docs/training.md). The job's global batch (often 1024 sequences) would make each iteration
   // last minutes there; two microbatches per replica keep the plan's pipeline schedule, its
   // stage boundaries and every collective, at a size that gives an iteration every few seconds.
   size_t widest = 1;
@@ -609,7 +609,7 @@ void MainWindow::startRun(int iterations, const QString& data_source) {
   o.extra_args = {QStringLiteral("--global-batch"), QString::number(local_batch)};
   if (cluster) {
     o.stop_grace_ms = kClusterStopGraceMs;
-    // One Slurm job for the whole plan (docs/runtime.md "Slurm runs"): sailor run checks the
+    // One Slurm job for the whole plan (docs/launch.md "Slurm runs"): sailor run checks the
     // cluster description and asks Slurm (sbatch --test-only) before anything is recorded.
     o.extra_args << QStringLiteral("--launcher") << QStringLiteral("slurm")
                  << QStringLiteral("--cluster") << target.cluster_file;
@@ -721,7 +721,7 @@ void MainWindow::reopenRun(qint64 id) {
     const std::optional<StoredRun> stored = history_->open(id);
     if (!stored) return;
     monitor_->showRun(stored->run, stored->iterations, stored->events);
-    // A cluster run outlives its controller (docs/runtime.md "Slurm runs"): one still recorded
+    // A cluster run outlives its controller (docs/launch.md "Slurm runs"): one still recorded
     // running whose controller is gone can be followed again, as `sailor runs attach` does.
     const sailor::RunRecord& r = stored->run;
     if (r.status == sailor::RunStatus::Running && !r.job_id.empty() && !r.run_dir.empty()) {

@@ -97,7 +97,7 @@ class RunClient : public QObject {
                   const RunClientOptions& options = {});
 
   // Takes over a cluster run whose controller is gone, as `sailor runs attach ID` does (docs/
-  // runtime.md "Slurm runs"): the events from there on (job_state ATTACHED, the iterations the
+  // launch.md "Slurm runs"): the events from there on (job_state ATTACHED, the iterations the
   // store does not have yet, the job's states, finished) come as for start(); there is no
   // run_started, and runId() is `run_id` from the start. Of `options` only store_path,
   // sailor_binary and stop_grace_ms apply. stop() interrupts the attached controller, which

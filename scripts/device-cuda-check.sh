@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One-shot check of the runtime's CUDA/NCCL path (docs/runtime.md, "Backends") on a machine with
+# One-shot check of the runtime's CUDA/NCCL path (docs/backends.md) on a machine with
 # an NVIDIA GPU and PyTorch's Python wheel, whose libtorch (headers, libraries, CMake config) lives
 # inside the torch package. Builds engine + runtime + `sailor` without Qt, then trains on the GPU
 # (NCCL) and on the CPU (Gloo) and compares, and tries two ranks on one GPU. Never run by CI.

@@ -1,5 +1,5 @@
 // A plan's launch on a cluster: the layout of ranks on nodes, and the Slurm, torchrun and
-// Kubernetes files that start it. Declared in sailor/launch_export.hpp; docs/runtime.md,
+// Kubernetes files that start it. Declared in sailor/launch_export.hpp; docs/launch.md,
 // "Exports".
 //
 // Map:

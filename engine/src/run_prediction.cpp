@@ -1,5 +1,5 @@
 // A run's prediction on the local device's profile and its comparison with what the run
-// measured (sailor/run_prediction.hpp; docs/runtime.md "Prediction against measurement").
+// measured (sailor/run_prediction.hpp; docs/closed-loop.md "Prediction against measurement").
 //
 //   LocalProfile::load ...... the three files of a `sailor profile` directory, checked
 //   defaultProfileDir ....... where profiles are kept by default

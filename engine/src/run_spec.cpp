@@ -1,6 +1,6 @@
 // The run specification: a plan mapped onto ranks (one per GPU), the model the workers build
 // and the training settings; built by the controller, read by every worker. Declared in
-// sailor/run_spec.hpp; see docs/runtime.md.
+// sailor/run_spec.hpp; see docs/training.md and docs/runtime.md.
 //
 // Map:
 //   normName, RuntimeModel::toJson/fromJson     the model the workers build

@@ -1,4 +1,4 @@
-// A worker's side of checkpoints (docs/runtime.md "Checkpoints and resume"): the background
+// A worker's side of checkpoints (docs/checkpoints.md): the background
 // writer of its shards and the loading of replica 0's shards on resume. Files and manifests:
 // checkpoint_files.hpp.
 #pragma once

@@ -127,7 +127,7 @@ GroupPtr makeGlooGroup(const StorePtr& store, int group_rank, int size,
                        std::chrono::milliseconds timeout) {
 #ifdef SAILOR_WITH_GLOO
   auto options = c10d::ProcessGroupGloo::Options::create(timeout);
-  // A local run binds loopback (docs/runtime.md "Network"); a cluster run (SAILOR_CLUSTER_RUN,
+  // A local run binds loopback (docs/network.md "Network"); a cluster run (SAILOR_CLUSTER_RUN,
   // set by the Slurm script) the cluster's interface, GLOO_SOCKET_IFNAME, so that ranks on
   // other nodes reach it.
   const char* cluster_run = std::getenv("SAILOR_CLUSTER_RUN");

@@ -5,7 +5,7 @@
 // later generation (a reconfigured world: other ranks, other sizes) can form new groups on the
 // same store while nothing of the old one is reused. Every worker walks the same ordered list of
 // groups (derived from the RunSpec) and joins those it belongs to; that common order is what
-// makes group creation deadlock-free. See docs/runtime.md.
+// makes group creation deadlock-free. See docs/training.md, "Parallelism", and docs/elasticity.md.
 #pragma once
 
 #include <chrono>
@@ -93,7 +93,7 @@ bool ncclCompiledIn();
 // itself and brings `lo` up; rank 0 then joins it) and publishes its pid under
 // "gen/<generation>/netns" in `store`; every other rank joins rank 0's namespaces. Gloo's
 // listeners are then reachable only from inside the run: no other process of the machine can
-// connect to them (docs/runtime.md "Network"). Where the kernel refuses unprivileged user
+// connect to them (docs/network.md "Network"). Where the kernel refuses unprivileged user
 // namespaces (a container's seccomp profile, a sysctl), rank 0 publishes "none" and every rank
 // stays on the machine's loopback. Must run while the process has one thread (setns and unshare
 // refuse a user namespace change otherwise). Keeps this process's parent-death signal and

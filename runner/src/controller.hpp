@@ -39,18 +39,18 @@ struct ControllerOptions {
   // run (the events files are what `sailor runs attach` reads).
   std::string launcher = "local";
   std::string run_dir;
-  // Checkpoints (docs/runtime.md "Checkpoints and resume"): after iteration i with
+  // Checkpoints (docs/checkpoints.md): after iteration i with
   // (i + 1) % checkpoint_every == 0 (0: none), keeping the checkpoint_keep newest complete ones,
   // under RunStore::checkpointDir(<run id>) of the store_path's store.
   int checkpoint_every = 0;
   int checkpoint_keep = 2;
-  // Elasticity (docs/runtime.md "Elasticity"; local runs): with `replan` set, a worker that dies
+  // Elasticity (docs/elasticity.md; local runs): with `replan` set, a worker that dies
   // or stops reporting no longer ends the run: its GPU counts as gone, the planner re-plans on
   // what is left and the run goes on in place. `trace`: availability replayed during the run,
   // from the moment every worker is ready (its first row is the GPUs the run starts with).
   Replanner replan;
   std::vector<AvailabilityStep> trace;
-  // `--emulate-zones` (local runs, docs/runtime.md "Emulated zones"): the zones and their links;
+  // `--emulate-zones` (local runs, docs/emulated-zones.md): the zones and their links;
   // none: every worker on the run's private loopback.
   std::optional<ZoneLayout> emulate_zones;
   // The prediction for the hardware the run uses (run_main's localPrediction), recorded in

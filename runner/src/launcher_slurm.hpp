@@ -15,7 +15,7 @@ struct SlurmLaunch {
   std::string job_id;   // empty: launch() submits run_dir/sailor.sbatch; else attach to it
 };
 
-// The workers of a run as one Slurm batch job (docs/runtime.md "Slurm runs").
+// The workers of a run as one Slurm batch job (docs/launch.md "Slurm runs").
 std::unique_ptr<Launcher> makeSlurmLauncher(SlurmLaunch config);
 
 struct SlurmResult {

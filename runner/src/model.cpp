@@ -118,7 +118,7 @@ StageModel::StageModel(const RunSpec& spec, const RankPlacement& placement, torc
   // almost only the embeddings (std 0.02), the final norm divides it by its small spread (initial
   // gradient norm 33 instead of 12.5), and Adam's first steps, about lr per element whatever the
   // gradient's size, make the 48 branches' outputs swamp the token signal. At std 0.02 the same
-  // run falls smoothly (docs/runtime.md "Loss curve at the start").
+  // run falls smoothly (docs/training.md "Loss curve at the start").
   const double std0 = 0.02;
   const bool rms = m.norm == NormType::RmsNorm;
 

@@ -10,7 +10,7 @@
 // Measuring processes are this program again (--child ...), one per tensor-parallel rank.
 // Partial results live in DIR/.partial (one file per finished unit, written atomically), so
 // a run that stopped continues where it stopped; it is removed once the outputs are written.
-// See docs/runtime.md, "Profiling the local device".
+// See docs/closed-loop.md, "Profiling the local device".
 #include <malloc.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -380,7 +380,7 @@ ModelSpec runtimeModelSpec(const RuntimeModel& m, const ModelSpec& catalogue) {
   s.position_embedding = PositionEmbedding::Learned;
   s.mlp = MlpType::Gelu;
   s.sources = {"The decoder sailor run builds for " + m.name +
-               " on this machine (docs/runtime.md, The model): " + m.name +
+               " on this machine (docs/training.md, The model): " + m.name +
                "'s blocks, heads, norm, biases and tied embeddings; hidden " +
                std::to_string(m.hidden_size) + ", MLP " + std::to_string(m.ffn_hidden_size) +
                ", byte vocabulary " + std::to_string(m.vocab_size) + ", sequence " +

@@ -1,7 +1,7 @@
 // `sailor profile`: measures the local device with the runtime's own layers (StageModel, the
 // code that trains) and writes a profile in the project's format (docs/formats.md, "Profile"),
 // a GPU-type entry for the device and the fitted link model of its local ranks
-// (docs/runtime.md, "Profiling the local device").
+// (docs/closed-loop.md, "Profiling the local device").
 //
 // The pieces here run inside one measuring process (one rank of a tensor-parallel group, or one
 // of the two link ranks); profile_main.cpp starts those processes, keeps the partial results

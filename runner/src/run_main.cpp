@@ -64,7 +64,7 @@ constexpr const char* kHelp =
     "  --iterations N            training iterations (default 20)\n"
     "  --local                   run every rank on this machine (the default launcher)\n"
     "  --launcher local|slurm    where the workers run: local processes (default) or one Slurm\n"
-    "                            batch job (docs/runtime.md \"Slurm runs\"); the job outlives\n"
+    "                            batch job (docs/launch.md \"Slurm runs\"); the job outlives\n"
     "                            this process: `sailor runs attach ID` follows it again\n"
     "  --cluster FILE            cluster description for --launcher slurm (default\n"
     "                            resources/clusters/default.json)\n"
@@ -110,7 +110,7 @@ constexpr const char* kHelp =
     "                            (same job, global batch and settings) and the workers that\n"
     "                            remain reconfigure in place, taking the state from each\n"
     "                            other (from the last checkpoint when no one holds a stage);\n"
-    "                            local runs (docs/runtime.md \"Elasticity\")\n"
+    "                            local runs (docs/elasticity.md)\n"
     "  --trace FILE              replay GPU availability during the run (implies --elastic):\n"
     "                            SAILOR's CSV (a column per <gpu>_<zone>, a Timestamp\n"
     "                            column) or JSON ([{\"Time\": s, \"GPUs\": n}], the plan's one\n"
@@ -124,7 +124,7 @@ constexpr const char* kHelp =
     "                            profile` writes without --out; none there: the run says so)\n"
     "  --emulate-zones           local run with each zone of the plan in a network namespace of\n"
     "                            its own, the links between zones shaped to the scenario's\n"
-    "                            bandwidth with tc (docs/runtime.md \"Emulated zones\"); needs\n"
+    "                            bandwidth with tc (docs/emulated-zones.md); needs\n"
     "                            root and iproute2 (ip, tc)\n"
     "  --resume RUN_ID           restart the stopped or failed run RUN_ID from its last\n"
     "                            complete checkpoint, in the same run record, same plan and\n"
@@ -376,7 +376,7 @@ RunOptions runOptionsFromArgs(const RunArgs& a, const Job& job, bool real_size_d
     ro.global_batch_size = intArg("--global-batch", a.at("--global-batch"));
   if (a.has("--seed")) ro.seed = static_cast<std::uint64_t>(intArg("--seed", a.at("--seed")));
   // SGD steps by the gradient itself, not Adam's normalised one, so it needs a far larger rate:
-  // on the shipped text 0.03-0.1 trained as well as Adam at 1e-3 (docs/runtime.md).
+  // on the shipped text 0.03-0.1 trained as well as Adam at 1e-3 (docs/training.md).
   if (job.optimizer == Optimizer::Sgd) {
     ro.learning_rate = 0.05;
     ro.min_learning_rate = ro.learning_rate / 10;
@@ -590,7 +590,7 @@ void elasticOptions(const RunArgs& a, const Catalog& catalog, const Scenario& sc
   };
 }
 
-// The prediction the run records for the hardware it really runs on (docs/runtime.md
+// The prediction the run records for the hardware it really runs on (docs/closed-loop.md
 // "Prediction against measurement"): the plan's structure on the local device's profile
 // (--profile DIR, else the default directory for this device and model), for the model the
 // workers build. A --profile that is not a profile, or of another model or precision, is bad
@@ -844,7 +844,7 @@ int attachMain(int argc, char** argv, int first) {
 
 // `sailor runs resize ID --gpus TYPE@ZONE=N [--gpus ...] [--store FILE]` (sailor hands it over
 // as `resize ID ...`): tells the running elastic run ID how many GPUs of each named (type, zone)
-// it has now; its controller re-plans and reconfigures (docs/runtime.md "Elasticity"). Checked
+// it has now; its controller re-plans and reconfigures (docs/elasticity.md). Checked
 // here against the run's record and scenario; the controller answers on its control socket.
 int resizeMain(int argc, char** argv, int first) {
   std::string store_path, id_text;
@@ -986,7 +986,7 @@ int main(int argc, char** argv) {
       throw InputError("--launcher", "\"" + shownUtf8(launcher) + "\"", "local or slurm");
     if (launcher == "local" && args.dry_run)
       throw InputError("--dry-run", "a local run", "--launcher slurm");
-    if (args.emulate_zones) {  // checked before anything starts (docs/runtime.md)
+    if (args.emulate_zones) {  // checked before anything starts (docs/emulated-zones.md)
       if (launcher != "local")
         throw InputError("--emulate-zones", "given with --launcher " + launcher, "a local run");
       // Workers that join a reconfigured world would need their zone's namespace too.
@@ -1018,7 +1018,7 @@ int main(int argc, char** argv) {
     });
     // The run is over and recorded, its workers reaped: leave without running libtorch's static
     // destructors, which deregister every operator (0.3-0.7 s of CPU on a loaded machine) and
-    // would delay the exit of a controller told to stop (docs/runtime.md "Network").
+    // would delay the exit of a controller told to stop (docs/network.md "Network").
     std::cout.flush();
     std::fflush(nullptr);
     std::_Exit(code);

@@ -117,7 +117,8 @@ IterationReport Trainer::step(int iteration, bool want_pause) {
 }
 
 // Posting helpers; the matching wait() happens where the schedule needs the data. Receiver tp
-// rank k takes a boundary tensor from sender tp rank k mod t_sender (docs/runtime.md).
+// rank k takes a boundary tensor from sender tp rank k mod t_sender (docs/training.md,
+// "Parallelism").
 torch::Tensor Trainer::postRecvForward(Pass& pass, int mb) {
   const std::int64_t b = spec_.plan.microbatch_size, S = spec_.model.sequence_length,
                      h = spec_.model.hidden_size;

@@ -35,7 +35,7 @@ class Trainer {
   // it in the same iteration (IterationReport::pause).
   IterationReport step(int iteration, bool want_pause = false);
 
-  // Checkpoints (trainer_checkpoint.cpp, docs/runtime.md "Checkpoints and resume"). snapshot:
+  // Checkpoints (trainer_checkpoint.cpp, docs/checkpoints.md). snapshot:
   // this rank's shard after iteration `iteration` (parameters, optimizer state with its step
   // counts, how each tensor is sharded) copied into CPU tensors, which training may then change.
   // restore: the state of the shards of replica 0 of this rank's stage (by tp rank), resharded

@@ -321,7 +321,7 @@ ReceivedState receiveState(const json& reconf, const RunSpec& old_spec, const Ru
 
 }  // namespace
 
-// The worker's life: one generation after another (docs/runtime.md "Elasticity"). A generation
+// The worker's life: one generation after another (docs/elasticity.md). A generation
 // forms its groups, builds (or receives) its state and trains until the run ends, the world
 // pauses for a reconfiguration, or a peer dies; then the controller says what the next
 // generation is and whether this worker is in it.
@@ -404,7 +404,7 @@ int main(int argc, char** argv) {
                     {"pid", getpid()},
                     {"backend", backend},
                     {"device", device.str()}});
-        // Checkpoints (docs/runtime.md "Checkpoints and resume"): replica 0 holds the state
+        // Checkpoints (docs/checkpoints.md): replica 0 holds the state
         // every replica has; a replica > 0 restores replica 0's shard of its stage.
         if (!args.resume_from.empty())
           trainer->restore(loadReplica0Shards(*spec, rank, args.resume_from));

@@ -1,4 +1,4 @@
-// Emulated zones (`sailor run --emulate-zones`, docs/runtime.md "Emulated zones"): the workers of
+// Emulated zones (`sailor run --emulate-zones`, docs/emulated-zones.md): the workers of
 // each zone of the plan run in a network namespace of their own; every pair of zone namespaces is
 // joined by a veth pair whose two ends shape what they send to the scenario's bandwidth between
 // those zones with tc (tbf; a netem delay in front where the kernel has netem). Gloo binds the

@@ -198,7 +198,7 @@ class TestStudioSlurm : public QObject {
 
   void reattachesToARunWhoseControllerDied() {
     // A Slurm run started from the command line, its controller killed after two iterations: the
-    // job trains on (docs/runtime.md "Slurm runs").
+    // job trains on (docs/launch.md "Slurm runs").
     const QString store = tmp_.filePath(QStringLiteral("reattach.sqlite"));
     const QString data = QStringLiteral(SAILOR_TEST_DATA);
     QProcess controller;

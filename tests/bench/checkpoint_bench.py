@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """What checkpoints cost training: `sailor run` with and without a checkpoint after every
-iteration (docs/runtime.md "Checkpoints and resume").
+iteration (docs/checkpoints.md).
 
 Runs one plan (default tests/data/runtime/pp2-dp2.json: 2 stages x 2 replicas, 4 processes, 2
 shards per checkpoint) in rounds, alternating `off` (no checkpoints) and `every-1`

@@ -1,5 +1,5 @@
 // The controller's backend rule (runner/src/backend_choice.cpp): NCCL needs one GPU per rank.
-// Tested without libtorch or a GPU; the GPU case itself was checked on a device (docs/runtime.md).
+// Tested without libtorch or a GPU; the GPU case itself was checked on a device (docs/backends.md).
 #include <QtTest>
 
 #include "backend_choice.hpp"

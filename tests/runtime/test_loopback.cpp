@@ -1,4 +1,4 @@
-// A local run opens nothing beyond loopback and no connection can wedge it (docs/runtime.md
+// A local run opens nothing beyond loopback and no connection can wedge it (docs/network.md
 // "Network"). Listening sockets are found per process: /proc/<pid>/net/tcp{,6} (the table of
 // that process's network namespace) joined with the socket inodes of /proc/<pid>/fd, for the
 // controller and all its descendants. Three runs of pp2.json (two workers, Gloo):
@@ -477,7 +477,7 @@ class TestLoopback : public QObject {
       QVERIFY2(growth < 64 << 20, qPrintable(QString::number(growth) + " bytes"));
     } else {
       // No private network here (the kernel refused a user namespace) and an attacker's
-      // connection won a Gloo pair's race: the run fails, cleanly (docs/runtime.md "Network").
+      // connection won a Gloo pair's race: the run fails, cleanly (docs/network.md "Network").
       QCOMPARE(p.exitCode(), 4);
       QCOMPARE(last["status"].toString(), QString("failed"));
     }

@@ -271,7 +271,7 @@ class TestRuntime : public QObject {
   // shipped text; one process and 8 sequences per iteration instead of the studio's 4 replicas and
   // 32, the same model and settings otherwise. With the residual projections initialised at
   // 0.02 / sqrt(2 layers) the loss went 5.62, 4.75, 4.32 and then 7.43 at iteration 3 (the
-  // studio's run: 4.30 to 7.36); at std 0.02 it falls every iteration (docs/runtime.md "Loss
+  // studio's run: 4.30 to 7.36); at std 0.02 it falls every iteration (docs/training.md "Loss
   // curve at the start"). kRise allows a batch harder than the last (each iteration draws new
   // windows of the text) but not a jump.
   void lossFallsSmoothlyAtTheStart() {

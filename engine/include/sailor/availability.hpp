@@ -1,5 +1,5 @@
 // The GPUs a running job has, and how they change over time: what `sailor run --trace` replays
-// and what a reconfiguration re-plans on (docs/runtime.md "Elasticity"). Qt-free, libtorch-free.
+// and what a reconfiguration re-plans on (docs/elasticity.md). Qt-free, libtorch-free.
 #pragma once
 
 #include <map>

@@ -1,4 +1,4 @@
-// Recalibration (`sailor calibrate`, docs/runtime.md "Recalibrating a profile from runs"): fits
+// Recalibration (`sailor calibrate`, docs/closed-loop.md "Recalibrating a profile from runs"): fits
 // a local profile's per-layer forward and backward times to what recorded runs measured, and
 // returns the updated profile with what changed. Qt-free, libtorch-free; reads nothing itself.
 //

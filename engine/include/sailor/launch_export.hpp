@@ -1,6 +1,6 @@
 // A plan's launch on a cluster: which node of which pool runs each rank (LaunchLayout), and the
 // files a scheduler takes to start it (`sailor export`): a heterogeneous Slurm job script,
-// torchrun command lines per host, Kubernetes manifests. docs/runtime.md, "Exports".
+// torchrun command lines per host, Kubernetes manifests. docs/launch.md, "Exports".
 //
 // Every format starts one sailor-worker per rank with the options the worker reads (--spec,
 // --rank, --store HOST:PORT, --generation), the rank taken from a table the file carries, keyed

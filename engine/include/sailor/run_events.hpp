@@ -37,7 +37,7 @@ enum class RunStatus { Running, Finished, Failed, Stopped };
 const char* runStatusName(RunStatus s);                // "running", "finished", "failed", "stopped"
 RunStatus runStatusFromName(const std::string& name);  // throws InputError on an unknown name
 
-// One stage of a run's prediction, per iteration, in the terms a run measures (docs/runtime.md
+// One stage of a run's prediction, per iteration, in the terms a run measures (docs/closed-loop.md
 // "Prediction against measurement"): compute is the forward and backward of the microbatches the
 // stage's slowest replica runs (tensor-parallel all-reduces included, as the profile measures
 // them) plus its optimizer step; communication is the rest of the iteration (point-to-point
@@ -209,7 +209,7 @@ struct JobStateEvent {
 bool jobStateIsFinal(const std::string& state);
 
 // checkpoint: every shard of a step is on disk and the controller has written its manifest (the
-// step is now a complete checkpoint, docs/runtime.md "Checkpoints and resume").
+// step is now a complete checkpoint, docs/checkpoints.md).
 struct CheckpointEvent {
   int iteration = 0;         // the last iteration whose update it holds
   std::string directory;     // the step directory: <checkpoint dir>/step-<iteration>
@@ -228,7 +228,7 @@ struct ResumedEvent {
   int iterations_discarded = 0;  // stored iterations after the checkpoint, removed to be redone
 };
 
-// reconfigured: the run changed its world in place (docs/runtime.md "Elasticity"): the
+// reconfigured: the run changed its world in place (docs/elasticity.md): the
 // workers that stay keep running, drop the old process groups, form the new world's, and
 // take the parameters and optimizer state of their new shards from the workers that held them
 // (or from the last checkpoint when no holder is left). Phases in seconds, each the slowest

@@ -1,4 +1,4 @@
-// The closed loop's engine side (docs/runtime.md "Prediction against measurement"): a profile
+// The closed loop's engine side (docs/closed-loop.md "Prediction against measurement"): a profile
 // directory of the local device as `sailor profile` writes it, the prediction of a run's plan on
 // that device (what `sailor run` records in run_started), and the comparison of a run's
 // prediction with what it measured (`sailor runs show`, `sailor validate --run`, the studio's

@@ -2,7 +2,7 @@
 // workers build (the catalogue model, scaled to the machine) and the training settings. The
 // controller builds a RunSpec from plan + job + catalogue and checks it before any process
 // starts; every worker reads the same RunSpec (JSON) and derives its own place from its rank.
-// Qt-free and libtorch-free like the rest of the engine. See docs/runtime.md.
+// Qt-free and libtorch-free like the rest of the engine. See docs/training.md and docs/runtime.md.
 #pragma once
 
 #include <cstdint>

@@ -182,8 +182,8 @@ class RunStore {
   // created the store (or that first opened an older store for writing); "" for a store older
   // than version 4 opened read-only. A store deleted and created again has another identity.
   const std::string& storeId() const;
-  // Where run `run_id` of this store keeps its checkpoints (docs/runtime.md "Checkpoints and
-  // resume"): <store's directory>/checkpoints/<store file's stem>-<first 8 digits of
+  // Where run `run_id` of this store keeps its checkpoints (docs/checkpoints.md):
+  // <store's directory>/checkpoints/<store file's stem>-<first 8 digits of
   // storeId()>/run-<ID>, so that two stores in one directory, or a store and the one that
   // replaced it, never share one. Throws StoreError for a store without an identity.
   std::string checkpointDir(std::int64_t run_id) const;
@@ -219,7 +219,7 @@ class RunStore {
   // meanwhile by its controller is left alone. Returns the ids marked, newest first.
   std::vector<std::int64_t> failOrphanedRuns();
 
-  // A running run reconfigured from a checkpoint (docs/runtime.md "Elasticity"): in one
+  // A running run reconfigured from a checkpoint (docs/elasticity.md): in one
   // transaction its iterations from `from_iteration` on are removed (they are trained again),
   // iterations_done follows, and `event` (its reconfigured event) is stored. Returns how many
   // iterations were removed. Throws StoreError for an unknown run.

@@ -15,7 +15,7 @@ namespace sailor {
 // a larger corpus goes in a token file, which is mapped.
 inline constexpr std::uint64_t kMaxTextFileBytes = std::uint64_t{1} << 30;
 
-// A tokenized file as nanoGPT and llm.c write them (docs/runtime.md "Training data"):
+// A tokenized file as nanoGPT and llm.c write them (docs/training.md "Training data"):
 //  - llm.c's format: a header of 256 little-endian int32 (magic 20240520; version 1 = uint16
 //    ids, as its GPT-2 data; version 2 = uint32 ids, as its Llama 3 data; the token count),
 //    then the ids;
