@@ -113,12 +113,6 @@ QLabel* PropertyPanel::errorLabel(const QString& key) const {
   return f ? f->error_label : nullptr;
 }
 
-QStringList PropertyPanel::fieldKeys() const {
-  QStringList out;
-  for (const Field& f : fields_) out << f.key;
-  return out;
-}
-
 PropertyPanel::Field* PropertyPanel::findField(const QString& key) {
   for (Field& f : fields_)
     if (f.key == key) return &f;

@@ -53,13 +53,11 @@ class PropertyPanel : public QWidget {
   Selection selection() const { return selection_; }
   // Read-only: fields shown but disabled (plan inspection).
   void setReadOnly(bool read_only);
-  bool isReadOnly() const { return read_only_; }
 
   // The editor of a field of the current form (QLineEdit, QComboBox, QCheckBox or
   // QPlainTextEdit), its error label, and the keys of the current form's fields.
   QWidget* field(const QString& key) const;
   QLabel* errorLabel(const QString& key) const;
-  QStringList fieldKeys() const;
 
  public slots:
   // Shows the form for `selection` (None: the scenario's form).

@@ -792,10 +792,6 @@ ResourceCanvas::Key ResourceCanvas::keyOf(Selection::Kind kind, int index) const
   return {};
 }
 
-int ResourceCanvas::countOf(Selection::Kind kind) const {
-  return counts_[kind];
-}
-
 bool ResourceCanvas::select(const Selection& selection) {
   ensureFresh();
   if (selection.kind == Selection::None || selection.kind == Selection::Scenario) {

@@ -74,10 +74,8 @@ class ResourceCanvas : public QGraphicsView {
 
   // Plan overlay for the plan inspector; nullopt removes it.
   void setPlanOverlay(std::optional<Plan> plan);
-  const std::optional<Plan>& planOverlay() const { return overlay_; }
   // Read-only: selection still works, edit actions are disabled.
   void setReadOnly(bool read_only);
-  bool isReadOnly() const { return read_only_; }
 
   // The colour of pipeline stage `stage` (8 colours, repeating), for every widget that shows
   // stages.
@@ -172,7 +170,6 @@ class ResourceCanvas : public QGraphicsView {
   QString zoneAt(const QPoint& view_pos) const;  // the zone under the point (or its pool's)
   void endLinkDrag();
   Key keyOf(Selection::Kind kind, int index) const;
-  int countOf(Selection::Kind kind) const;
   EditResult report(const EditResult& result);
 
   ScenarioDocument* doc_;

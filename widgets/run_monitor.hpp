@@ -187,7 +187,6 @@ class RunMonitor : public QWidget {
   // The scheduler's job of the run shown (job_state events): "" before any.
   QString jobId() const { return job_id_; }
   QString jobState() const { return job_state_; }    // the last state, "RUNNING"
-  QString jobReason() const { return job_reason_; }  // its pending reason, "" when none
   QStringList jobStatesSeen() const { return job_states_seen_; }  // in order, repeats dropped
   QString jobText() const;                                        // the job label's text
   // The last export's one-line result ("Wrote sailor.yaml to DIR", or why nothing was written).

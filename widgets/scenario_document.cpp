@@ -670,10 +670,6 @@ QStringList ScenarioDocument::zoneNames() const {
   return out;
 }
 
-int ScenarioDocument::zoneIndex(const QString& zone) const {
-  return static_cast<int>(zoneNames().indexOf(zone));
-}
-
 int ScenarioDocument::regionIndexOfZone(const QString& zone) const {
   const std::string z = zone.toStdString();
   for (size_t i = 0; i < scenario_->regions.size(); ++i)

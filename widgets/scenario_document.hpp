@@ -143,7 +143,6 @@ class ScenarioDocument : public QObject {
 
   // ---- Helpers for the views. ----
   QStringList zoneNames() const;                     // flat order (see Selection)
-  int zoneIndex(const QString& zone) const;          // flat index, -1 when absent
   int regionIndexOfZone(const QString& zone) const;  // -1 when absent
   // "region-2", "zone-3": the first free name counting from the number of such items + 1.
   QString uniqueRegionName() const;

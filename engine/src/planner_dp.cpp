@@ -849,8 +849,8 @@ void PartialPlanSearch::combine(const Choice& ch, int k, const LowerBounds::Pref
 // H10: at most max_partial_plans non-dominated entries, taken in order of the objective's lower
 // bound (half by iteration time, half by cost when cost matters).
 std::vector<Entry>& PartialPlanSearch::reduce(std::vector<Entry>& pool) {
-  // Built in a buffer kept between states (compute copies it into the arena): malloc and free
-  // were 7 % of the search's instructions.
+  // Built in a buffer kept between states (compute copies it into the arena), so that the
+  // search does not allocate per state.
   std::vector<Entry>& set = reduce_scratch_;
   set.clear();
   const size_t cap = static_cast<size_t>(std::max(0, ctx_.opt.heuristics.max_partial_plans));

@@ -65,8 +65,7 @@ void appendInt(std::string& out, int v) {
 }
 }  // namespace
 
-// Appended in place (a 512-GPU plan's key is a few kB: temporaries per replica were 78 k
-// instructions a key, in the window's every placement).
+// Appended in place: a 512-GPU plan's key is a few kB, built for every placement of the window.
 std::string planKey(const Plan& p) {
   std::string k;
   appendInt(k, p.microbatch_size);

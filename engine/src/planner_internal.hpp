@@ -74,7 +74,6 @@ class Constraints {
   }
   bool any() const;     // any constraint at all
   bool byCost() const;  // a cost cap (per iteration or per hour)
-  const std::optional<int>& maxGpus() const { return max_gpus_; }
   const std::optional<double>& minIterationsPerS() const { return min_iterations_per_s_; }
 
  private:
@@ -662,7 +661,6 @@ class LowerBounds {
   };
   Prefix prefix(int l, int k) const;
   double suffixFb(int l) const { return suf_fb_[static_cast<size_t>(l)]; }
-  double suffixWork(int l) const { return suf_w_[static_cast<size_t>(l)]; }
   double minRate() const { return min_rate_; }
 
   // Whether every completion of the partial figures (max c, sum c, max x, rate, rate x c summed,

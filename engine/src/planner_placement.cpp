@@ -54,10 +54,10 @@ constexpr double kRelTie = 1e-12;
 
 namespace sailor {
 
-// NOTE [A dearer placement repays its price]: under the throughput objective the placements of
-// one plan used to be compared by time alone, so any faster one won however much dearer (on
-// SAILOR's two-zone scenario under 1.2 USD/it: 0.30 % more throughput for 41 % more per
-// iteration, egress). The rule (issue 25): a placement p dearer than q may replace it only if
+// NOTE [A dearer placement repays its price]: under the throughput objective, comparing the
+// placements of one plan by time alone lets any faster one win however much dearer (on SAILOR's
+// two-zone scenario under 1.2 USD/it: 0.30 % more throughput for 41 % more per iteration,
+// egress). The rule: a placement p dearer than q may replace it only if
 // it gains at least as much throughput as it costs more, t_q / t_p >= usd_p / usd_q, i.e.
 // usd_p t_p <= usd_q t_q. As a pairwise rule ("p replaces q when faster and repaying") it is a
 // partial order: transitive, but two placements can be incomparable (p faster, q cheaper, p not

@@ -19,6 +19,7 @@
 #include "sailor/error.hpp"
 #include "sailor/json_util.hpp"
 #include "sailor/profile.hpp"
+#include "sailor/utf8.hpp"
 
 namespace sailor {
 

@@ -27,6 +27,7 @@
 #include "fast_json.hpp"
 #include "sailor/error.hpp"
 #include "sailor/json_util.hpp"
+#include "sailor/utf8.hpp"
 
 namespace sailor {
 

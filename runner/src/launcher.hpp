@@ -1,7 +1,7 @@
 // The controller's launch step as an interface: where and how the workers of a run start, and
 // how the controller learns that one ended or stops them. One implementation per place workers
-// can run: local processes (launcher_local.cpp, today's only one); a cluster scheduler (Slurm)
-// plugs in here next. The controller (controller.cpp) never forks or signals a worker itself.
+// can run: local processes (launcher_local.cpp) and Slurm job steps (launcher_slurm.hpp,
+// makeSlurmLauncher). The controller (controller.cpp) never forks or signals a worker itself.
 //
 //   WorkerCommand .... one rank to start: its placement and its command line
 //   LaunchedWorker ... what the controller gets back: an id for events, its output pipes

@@ -46,7 +46,6 @@ class StageModel {
   // Dtype of the hidden states between blocks and stages: bfloat16 under bf16 mixed precision
   // (NOTE [Mixed precision] in model.cpp), else the parameters' dtype.
   torch::Dtype activationDtype() const { return compute_; }
-  bool isFirst() const { return first_ == 0; }
   bool isLast() const { return last_ == spec_.model.layers + 1; }
 
  private:

@@ -28,6 +28,7 @@
 #include "sailor/reference.hpp"
 #include "sailor/scenario.hpp"
 #include "sailor/simulator.hpp"
+#include "sailor/utf8.hpp"
 #include "test_support.hpp"
 
 using namespace sailor;

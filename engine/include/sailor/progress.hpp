@@ -8,7 +8,6 @@
 #include <chrono>
 #include <functional>
 #include <limits>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -26,30 +25,6 @@ class CancelToken {
 
 // Called with a fraction in [0, 1] (non-decreasing) and a short description of the step.
 using ProgressSink = std::function<void(double fraction, const std::string& step)>;
-
-// Thread-safe, monotone progress over a known number of work units.
-class ProgressCounter {
- public:
-  ProgressCounter(ProgressSink sink, long total) : sink_(std::move(sink)), total_(total) {}
-  void advance(const std::string& step) {
-    if (!sink_ || total_ <= 0) return;
-    std::lock_guard<std::mutex> lock(mutex_);
-    ++done_;
-    const double f =
-        done_ >= total_ ? 1.0 : static_cast<double>(done_) / static_cast<double>(total_);
-    if (f > last_) {
-      last_ = f;
-      sink_(f, step);
-    }
-  }
-
- private:
-  ProgressSink sink_;
-  long total_;
-  long done_ = 0;
-  double last_ = 0;
-  std::mutex mutex_;
-};
 
 // When a long operation stops and returns what it has so far (the planner's time limit): a
 // point on the steady clock, or none (never passes). Cheap to poll (one clock read).
