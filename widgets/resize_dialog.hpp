@@ -1,4 +1,4 @@
-// The Run tab's Resize... dialog (issue 27): how many GPUs of each (GPU type, zone) an elastic
+// The Run tab's Resize... dialog: how many GPUs of each (GPU type, zone) an elastic
 // run has now, one spin box per place the run's plans and its scenario's pools name, prefilled
 // with what the latest plan uses. A view only: the studio runs `sailor runs resize` with
 // chosen() when the dialog is accepted (widgets never start processes).

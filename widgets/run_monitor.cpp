@@ -1080,7 +1080,7 @@ void RunMonitor::onJobState(const sailor::JobStateEvent& event, const QString& t
 }
 
 // ---------------------------------------------------------------------------------------------
-// Elasticity: reconfigurations, pauses, checkpoints, resumes (issue 27)
+// Elasticity: reconfigurations, pauses, checkpoints, resumes
 
 void RunMonitor::addIterationMarker(double x, const QString& label, const QColor& colour,
                                     Qt::PenStyle style, const QString& object_name) {

@@ -2,7 +2,7 @@
 // Plots of loss, iteration time against the plan's prediction, throughput, per-stage compute and
 // communication times and peak memory per rank; a table of the workers and their state; an
 // error banner; a log of warnings; the list of past runs; Start and Stop buttons. An elastic
-// run's reconfigurations (issue 27) are markers on every plot and rows of a Reconfigurations tab
+// run's reconfigurations are markers on every plot and rows of a Reconfigurations tab
 // (cause, world sizes, state source, phases, the plan before and after); a pause shows a banner
 // until the next reconfiguration; checkpoints and resumes are small markers.
 //
@@ -186,7 +186,7 @@ class RunMonitor : public QWidget {
   ResizeDialog* resizeDialog() const { return resize_dialog_; }
   // The scheduler's job of the run shown (job_state events): "" before any.
   QString jobId() const { return job_id_; }
-  QString jobState() const { return job_state_; }    // the last state, "RUNNING"
+  QString jobState() const { return job_state_; }                 // the last state, "RUNNING"
   QStringList jobStatesSeen() const { return job_states_seen_; }  // in order, repeats dropped
   QString jobText() const;                                        // the job label's text
   // The last export's one-line result ("Wrote sailor.yaml to DIR", or why nothing was written).

@@ -6,7 +6,7 @@
 //   - re-plan: the planner's own search time for the row, as measured when it ran (the job
 //     following the planner waits for it; keeping the first plan searches nothing);
 //   - tear-down of the old process groups, 3 s, and set-up of the new ones, 4.5 s: SAILOR's
-//     measured figures for OPT-350M when 4 GPUs join 16 (SOSP'25, as quoted in issue 27);
+//     measured figures for OPT-350M when 4 GPUs join 16 (SOSP'25);
 //     communicator set-up grows with the ranks (NCCL's bootstrap gathers every rank's address),
 //     which this constant does not model;
 //   - state transfer: every GPU of the new plan receives the weights, gradients and optimizer

@@ -419,7 +419,7 @@ class TestCli : public QObject {
     }
   }
 
-  // Hostile files (issue 24): 100,000 nested brackets, a number that overflows a double and an
+  // Hostile files: 100,000 nested brackets, a number that overflows a double and an
   // empty points array are each one line on stderr naming the file, exit 2 (they were a crash,
   // exit 139; an internal error, exit 1; and exit 0).
   void hostileFilesExitTwo() {

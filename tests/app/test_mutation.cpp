@@ -1,4 +1,4 @@
-// Mutation test of the command line's input handling (issue 24). From valid inputs of each kind
+// Mutation test of the command line's input handling. From valid inputs of each kind
 // (the shipped scenario, job and plan, the points file and reference directory of
 // tests/data/mutation, a trace built from the default scenario's pools, SAILOR-layout
 // cluster/quotas.json) it makes malformed variants by fixed rules and a fixed seed: 100,000

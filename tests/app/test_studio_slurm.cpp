@@ -1,4 +1,4 @@
-// The studio launches on a Slurm cluster (issue 26, item 4): the main window offscreen, on a
+// The studio launches on a Slurm cluster: the main window offscreen, on a
 // scenario of one pool (us-central1-a, 4 x A100-40: the pool tests/data/runtime/
 // slurm-localhost.json maps to the one-node cluster of scripts/slurm-cluster), plans; the Run
 // tab's target is set to "Slurm cluster" with that cluster description; Start submits the

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Recalibration from three runs against the error on a fourth (issue 28, third acceptance point).
+"""Recalibration from three runs against the error on a fourth.
 
 Profiles this machine (`sailor profile`, 3 repetitions per layer by default) for OPT-350M as `sailor run` builds
 it on CPU at hidden 128 (24 blocks, 16 heads, byte vocabulary, sequence 64, global batch 8,

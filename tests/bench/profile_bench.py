@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prediction against measurement on the local CPU (issue 28, first acceptance point).
+"""Prediction against measurement on the local CPU.
 
 Profiles this machine with `sailor profile` (or reuses --profile-dir), then for five plans of
 OPT-350M as `sailor run` builds it on CPU (24 blocks, hidden 256, 16 heads, vocabulary 256,

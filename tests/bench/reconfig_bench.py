@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """What an in-place reconfiguration costs, by phase, against stopping every worker and restarting
-from a checkpoint in the same run (docs/elasticity.md, issue 27).
+from a checkpoint in the same run (docs/elasticity.md).
 
 For each model width (--hidden, default 64 and 256: the tests' model and one with 16x the state)
 and each round (alternating the order of the cases):

@@ -1,6 +1,6 @@
 // The studio's responsiveness while it plans: the GUI thread's event loop must never stall more
 // than 50 ms (issue: studio), and an edit's new plot must show soon after the edit's pause
-// (issue 25). The whole main window runs (offscreen, painted). A 2 ms timer records the gaps
+//. The whole main window runs (offscreen, painted). A 2 ms timer records the gaps
 // between its ticks; the figure is the largest gap, against a baseline of the same window left
 // idle in the same process (the machine's own noise).
 //

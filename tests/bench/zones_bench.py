@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Emulated zones against their prediction (issue 28, docs/benchmarks.md "Emulated zones").
+"""Emulated zones against their prediction (docs/benchmarks.md "Emulated zones").
 
 Runs `sailor run --emulate-zones` on a two-stage pipeline (the runtime's scaled OPT-350M, hidden
 64, sequence 64, global batch 8 in microbatches of 2: 4 microbatches, float32; stage 0 = layers

@@ -1065,7 +1065,7 @@ class TestModelJson : public QObject {
     QCOMPARE(entries, QStringList({"plan.json"}));
   }
 
-  // Hostile files (issue 24): nesting beyond json_util::kMaxJsonDepth is refused with one line
+  // Hostile files: nesting beyond json_util::kMaxJsonDepth is refused with one line
   // naming the file and the limit, before any recursive copy, print or destruction of the value
   // (100,000 brackets used to crash every command with a stack overflow).
   void readFileRefusesDeepNesting() {

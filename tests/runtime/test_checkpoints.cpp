@@ -1,4 +1,4 @@
-// Checkpoints and resume (issue 27, item 4; docs/checkpoints.md): real
+// Checkpoints and resume (docs/checkpoints.md): real
 // `sailor run` processes (Gloo, the tests' small model, float64). Every resumed run is compared
 // with an uninterrupted run of the same job and seed: each loss within the runtime's float64
 // tolerance (1e-9, relative), each iteration stored exactly once.

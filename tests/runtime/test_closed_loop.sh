@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The closed loop (issue 28, items 3 and 4): a real small run records its prediction for this
+# The closed loop: a real small run records its prediction for this
 # machine from a `sailor profile --quick` kept at the default place, `sailor runs show` and
 # `sailor validate --run` put it beside what the run measured, `sailor calibrate` moves a
 # deliberately wrong per-layer time toward the measurement (and writes a new directory, not over

@@ -1,4 +1,4 @@
-// In-place reconfiguration (issue 27; docs/elasticity.md): real `sailor run` processes
+// In-place reconfiguration (docs/elasticity.md): real `sailor run` processes
 // (Gloo, the tests' small model, float64). Every reconfigured run is compared with an
 // uninterrupted run of the same job, seed and planned iterations: each loss within the runtime's
 // float64 tolerance (1e-9, relative), each iteration stored exactly once.

@@ -1,4 +1,4 @@
-// Fault tests of the runtime (issue 24): every run that started ends in the store as finished,
+// Fault tests of the runtime: every run that started ends in the store as finished,
 // stopped or failed, with a `finished` event and the exit code of docs/runtime.md, whatever
 // happens to it; and nothing is left in the temporary directory. Real `sailor run` processes
 // (Gloo, tiny models, few iterations). Each test points TMPDIR at a directory of its own and

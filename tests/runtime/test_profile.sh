@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `sailor profile --quick` (issue 28, item 1): its outputs are valid and say what the runtime's
+# `sailor profile --quick`: its outputs are valid and say what the runtime's
 # layers are (tensor parallelism halves a block's parameters and shrinks its activations; the
 # model state is AdamW's 16 bytes per parameter), `sailor plan` and `sailor simulate` take
 # them, an interrupted profile continues where it stopped, and bad input is refused with one

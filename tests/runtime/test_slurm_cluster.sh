@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The one-node Slurm cluster of scripts/slurm-cluster takes real jobs (issue 26's groundwork).
+# The one-node Slurm cluster of scripts/slurm-cluster takes real jobs.
 # Usage: test_slurm_cluster.sh start|stop|test SLURM_CLUSTER_SCRIPT STATE_DIR
 #   start, stop: the CTest fixture slurm_cluster's setup and cleanup (tests/runtime/CMakeLists.txt)
 #   test: batch and srun jobs, squeue while they run, scancel, refused submissions. Uses the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `sailor run --launcher slurm` on the one-node Slurm cluster of scripts/slurm-cluster (issue 26):
+# `sailor run --launcher slurm` on the one-node Slurm cluster of scripts/slurm-cluster:
 #  1. a 4-process plan (2 stages x 2 replicas) runs to completion as one batch job: the job is in
 #     squeue while it runs, every iteration reaches the run store, and the losses equal those of
 #     the same plan and seed run with the local launcher (float64, the runtime's 1e-9);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The control channel of a Slurm run (issue 26): rank 0's token-checked rendezvous store on the
+# The control channel of a Slurm run: rank 0's token-checked rendezvous store on the
 # one-node Slurm cluster of scripts/slurm-cluster, attacked while the run trains.
 #  1. the store listens on the cluster's interface (the machine's first interface with a global
 #     IPv4 address; lo when it has none), on that address only, never on 0.0.0.0;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `sailor run --emulate-zones` (issue 28, docs/emulated-zones.md):
+# `sailor run --emulate-zones` (docs/emulated-zones.md):
 #  1. a two-stage plan with a stage per zone (tests/data/runtime/zones-pp2.json, zones joined at
 #     200 Mbit/s by zones-scenario.json) runs to completion; while it runs there is one namespace
 #     per zone holding that zone's worker, and each zone's link end has a tbf qdisc at the

@@ -90,7 +90,7 @@ Stored storedFrom(const std::vector<std::string>& lines, sailor::RunStatus statu
   return s;
 }
 
-// --- A synthetic elastic run (issue 27) ---------------------------------------------------------
+// --- A synthetic elastic run ---------------------------------------------------------
 // 4 GPUs (2 stages x 2 replicas) train iterations 0-4 with a checkpoint of iteration 3; a worker
 // is lost and the run goes on at iteration 5 on 3 GPUs in 3 stages (state from the peers);
 // iterations 5-6; the trace leaves too few GPUs and the run pauses before iteration 7; a worker

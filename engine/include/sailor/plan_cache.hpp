@@ -1,4 +1,4 @@
-// Results of finished searches by their inputs (issue 25, re-planning after an edit). The studio
+// Results of finished searches by their inputs (re-planning after an edit). The studio
 // re-plans on every edit; many edits bring back inputs it has planned before: undo and redo, a
 // count typed and typed back, an objective or a constraint toggled and toggled back. A search
 // whose inputs equal an earlier one's gives the same result (the planner is deterministic for

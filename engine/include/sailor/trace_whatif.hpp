@@ -40,7 +40,7 @@ struct ReconfigurationPhases {
 };
 
 // The fixed phases, as SAILOR measured them for OPT-350M when 4 GPUs join 16 (SAILOR, SOSP'25,
-// section 6, quoted in issue 27): clean-up 3 s, communicator set-up 4.5 s, model and optimizer
+// section 6): clean-up 3 s, communicator set-up 4.5 s, model and optimizer
 // 2 s, data loaders 0.5 s. The state broadcast is not a constant: modelled from the links.
 struct ReconfigurationConstants {
   double teardown_s = 3.0;

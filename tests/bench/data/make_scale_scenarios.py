@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the cluster-scale scenarios of issue 25's speed targets (docs/benchmarks.md, "Planner at
+"""Writes the cluster-scale scenarios of the planner's speed targets (docs/benchmarks.md, "Planner at
 cluster scale") into this directory:
 
   zones5x5-N.json   N zones (N = 5, 10, 20) of 5 pools each (A100-40, A100-80, H100-80, V100-16,
@@ -80,7 +80,7 @@ def zones5x5(zones, own_region):
     how = "every zone its own region" if own_region else f"{len(regions)} regions"
     return (f"zones5x5-{zones}{suffix}",
             scenario(f"zones5x5-{zones}{suffix}",
-                     f"{zones} zones ({how}) of 5 pools each (issue 25's pool-count scaling)",
+                     f"{zones} zones ({how}) of 5 pools each (pool-count scaling)",
                      regions, pools))
 
 
