@@ -96,21 +96,45 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   run_client_ = new RunClient(this);
   document_ = new ScenarioDocument(catalog_, this);
 
+  buildTabs();
+  buildStatusBar();
+  buildActions();
+  buildMenus();
+  buildToolBar();
+
+  // --- Wiring.
+  connectEditing();
+  connectPlanner();
+  connectRun();
+
+  // --- Content: the scenario, the default job, past runs.
+  loadStartupScenario();
+  loadDefaultJob();
+  openRunStore();
+  refreshPastRuns();
+  updateTitle();
+  resize(1280, 800);
+  replan_timer_.stop();
+  if (options_.plan_on_start) QTimer::singleShot(0, this, &MainWindow::planNow);
+}
+
+QWidget* MainWindow::scrolled(QWidget* widget) {
+  auto* area = new QScrollArea(this);
+  area->setWidget(widget);
+  area->setWidgetResizable(true);
+  area->setFrameShape(QFrame::NoFrame);
+  return area;
+}
+
+QWidget* MainWindow::buildResourcesTab() {
   // --- Resources tab: the canvas, and beside it the selection's properties and the job.
   canvas_ = new ResourceCanvas(document_, this);
   properties_ = new PropertyPanel(document_, this);
   job_panel_ = new JobPanel(catalog_, this);
-  auto* side = new QTabWidget(this);
-  side->setObjectName(QStringLiteral("sideTabs"));
-  auto scrolled = [this](QWidget* w) {
-    auto* area = new QScrollArea(this);
-    area->setWidget(w);
-    area->setWidgetResizable(true);
-    area->setFrameShape(QFrame::NoFrame);
-    return area;
-  };
-  side->addTab(scrolled(job_panel_), tr("Job and objective"));
-  side->addTab(scrolled(properties_), tr("Selection"));
+  side_tabs_ = new QTabWidget(this);
+  side_tabs_->setObjectName(QStringLiteral("sideTabs"));
+  side_tabs_->addTab(scrolled(job_panel_), tr("Job and objective"));
+  side_tabs_->addTab(scrolled(properties_), tr("Selection"));
   auto* resources = new QWidget(this);
   auto* resources_layout = new QVBoxLayout(resources);
   resources_layout->setContentsMargins(0, 0, 0, 0);
@@ -123,12 +147,15 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   resources_layout->addWidget(banner_);
   auto* split = new QSplitter(Qt::Horizontal, resources);
   split->addWidget(canvas_);
-  split->addWidget(side);
+  split->addWidget(side_tabs_);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 1);
   split->setSizes({880, 380});
   resources_layout->addWidget(split, 1);
+  return resources;
+}
 
+QWidget* MainWindow::buildPlansTab() {
   // --- Plans tab: the trade-off plot above, the selected plan's inspector below.
   plot_ = new TradeoffPlot(this);
   inspector_ = new PlanInspector(this);
@@ -140,6 +167,12 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   plans->addWidget(scrolled(inspector_));  // a tall memory chart scrolls, the window stays
   plans->setStretchFactor(0, 1);
   plans->setStretchFactor(1, 1);
+  return plans;
+}
+
+void MainWindow::buildTabs() {
+  QWidget* resources = buildResourcesTab();
+  QWidget* plans = buildPlansTab();
 
   // --- Run tab.
   monitor_ = new RunMonitor(this);
@@ -153,7 +186,9 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   // the screen (1280x800 included); they scroll instead.
   tabs_->addTab(scrolled(monitor_), tr("Run"));
   setCentralWidget(tabs_);
+}
 
+void MainWindow::buildStatusBar() {
   // --- Status bar: planning progress and cancel.
   plan_status_ = new QLabel(this);
   plan_status_->setObjectName(QStringLiteral("planStatus"));
@@ -164,14 +199,12 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   progress_->setVisible(false);
   statusBar()->addWidget(plan_status_, 1);
   statusBar()->addPermanentWidget(progress_);
+}
 
-  buildActions();
-  buildMenus();
-  buildToolBar();
-
-  // --- Wiring.
+void MainWindow::connectEditing() {
   connect(canvas_, &ResourceCanvas::selectionChanged, properties_, &PropertyPanel::setSelection);
-  connect(canvas_, &ResourceCanvas::selectionChanged, this, [side] { side->setCurrentIndex(1); });
+  connect(canvas_, &ResourceCanvas::selectionChanged, this,
+          [this] { side_tabs_->setCurrentIndex(1); });
   connect(canvas_, &ResourceCanvas::editFailed, this,
           [this](const QString& m) { statusBar()->showMessage(m, 8000); });
   connect(properties_, &PropertyPanel::editRejected, this,
@@ -187,7 +220,9 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   replan_timer_.setSingleShot(true);
   replan_timer_.setInterval(options_.replan_delay_ms);
   connect(&replan_timer_, &QTimer::timeout, this, &MainWindow::planNow);
+}
 
+void MainWindow::connectPlanner() {
   connect(planner_.get(), &PlanningService::started, this, [this](quint64) {
     progress_->setValue(0);
     progress_->setVisible(true);
@@ -210,7 +245,9 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   });
 
   connect(plot_, &TradeoffPlot::planSelected, this, &MainWindow::selectPlan);
+}
 
+void MainWindow::connectRun() {
   connect(monitor_, &RunMonitor::startRequested, this, &MainWindow::startRun);
   connect(monitor_, &RunMonitor::stopRequested, run_client_, &RunClient::stop);
   connect(monitor_, &RunMonitor::reopenRequested, this, &MainWindow::reopenRun);
@@ -243,8 +280,9 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     settings.setValue(QStringLiteral("run/export_dir"), target.export_dir);
     updateStartAvailability();
   });
+}
 
-  // --- Content: the scenario, the default job, past runs.
+void MainWindow::loadStartupScenario() {
   // A file named on the command line that cannot be opened: the default scenario instead, and
   // the banner says why (after newFromDefault, whose `changed` hides the banner).
   const QByteArray scenario_file = options_.scenario_file_native.isEmpty()
@@ -258,6 +296,9 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
       showBanner(tr("Could not open %1: %2. The default scenario is shown instead.")
                      .arg(QFileInfo(QFile::decodeName(scenario_file)).fileName(), startup_error_));
   }
+}
+
+void MainWindow::loadDefaultJob() {
   // The studio asks for the Pareto frontier too (a few seconds on the default scenario): with
   // the best plans it makes the plot's points. More best plans cost more than they show: the
   // planner's pruning window grows with them (docs/planner.md), e.g. 4 s for 3 plans but 100 s
@@ -272,6 +313,9 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   } catch (const std::exception& e) {
     showBanner(tr("The default job could not be read: %1").arg(QString::fromUtf8(e.what())));
   }
+}
+
+void MainWindow::openRunStore() {
   // SQLite's own words for a directory are "unable to open database file".
   if (!options_.run_store.isEmpty() && QFileInfo(options_.run_store).isDir()) {
     monitor_->showFailure(
@@ -285,11 +329,6 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
           tr("The run store cannot be used: %1").arg(QString::fromUtf8(e.what())));
     }
   }
-  refreshPastRuns();
-  updateTitle();
-  resize(1280, 800);
-  replan_timer_.stop();
-  if (options_.plan_on_start) QTimer::singleShot(0, this, &MainWindow::planNow);
 }
 
 MainWindow::~MainWindow() = default;

@@ -119,6 +119,17 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
 
  private:
+  QWidget* scrolled(QWidget* widget);  // `widget` in a frameless, resizing scroll area
+  QWidget* buildResourcesTab();        // the canvas, the banner and the side tabs
+  QWidget* buildPlansTab();            // the trade-off plot above the plan inspector
+  void buildTabs();                    // the central tabs: Resources, Plans, Run (the monitor)
+  void buildStatusBar();               // the planning status and progress
+  void connectEditing();       // canvas, properties, document and job panel: edits and replanning
+  void connectPlanner();       // the planning service's progress and results, the plot's selection
+  void connectRun();           // the run monitor and run client; the remembered launch target
+  void loadStartupScenario();  // the scenario named on the command line, else the default one
+  void loadDefaultJob();       // the default job and the studio's planner options
+  void openRunStore();         // the run history, or the monitor says why not
   void buildActions();
   void buildMenus();
   void buildToolBar();
@@ -171,6 +182,7 @@ class MainWindow : public QMainWindow {
   ResourceCanvas* map_ = nullptr;  // the inspector's read-only map with the plan overlay
   PropertyPanel* properties_ = nullptr;
   JobPanel* job_panel_ = nullptr;
+  QTabWidget* side_tabs_ = nullptr;  // beside the canvas: the job panel, the selection
   TradeoffPlot* plot_ = nullptr;
   PlanInspector* inspector_ = nullptr;
   RunMonitor* monitor_ = nullptr;

@@ -316,66 +316,62 @@ void JobPanel::onModelChosen() {
   revalidate();
 }
 
-void JobPanel::revalidate() {
-  if (updating_) return;
-  plan_problem_->setVisible(false);
-  plan_problem_->clear();
-  bool ok = true;
-  auto text = [this](const char* name) { return field(QString::fromLatin1(name))->text(); };
+QString JobPanel::fieldText(const char* name) const {
+  return field(QString::fromLatin1(name))->text();
+}
 
-  // The model: a catalogue entry, or the custom architecture checked by the engine.
-  sailor::Catalog local = catalog_;
-  std::string model_name = model_->currentData().toString().toStdString();
+bool JobPanel::checkCustomModel(sailor::Catalog& local, std::string& model_name,
+                                std::optional<sailor::ModelSpec>& spec) {
   const bool custom = model_name == kCustom;
   for (const char* f : {"custom.name", "custom.layers", "custom.hidden_size", "custom.heads",
                         "custom.ffn_hidden_size", "custom.vocab_size"})
     setError(QString::fromLatin1(f), {});
-  std::optional<sailor::ModelSpec> spec;
-  if (custom) {
-    sailor::ModelSpec s = custom_ ? *custom_ : catalog_.models().front();
-    s.name = text("custom.name").trimmed().toStdString();
-    bool fields_ok = true;
-    if (s.name.empty()) {
-      setError(QStringLiteral("custom.name"), tr("Expected a name"));
-      fields_ok = false;
-    } else if (catalog_.findModel(s.name)) {
-      setError(QStringLiteral("custom.name"),
-               tr("\"%1\" is a catalogue model; choose another name").arg(text("custom.name")));
-      fields_ok = false;
-    }
-    const std::pair<const char*, int*> ints[] = {{"custom.layers", &s.layers},
-                                                 {"custom.hidden_size", &s.hidden_size},
-                                                 {"custom.heads", &s.heads},
-                                                 {"custom.ffn_hidden_size", &s.ffn_hidden_size},
-                                                 {"custom.vocab_size", &s.vocab_size}};
-    for (const auto& [name, target] : ints) {
-      QString why;
-      if (auto v = parseInt(text(name), 1, &why)) *target = *v;
-      else {
-        setError(QString::fromLatin1(name), why);
-        fields_ok = false;
-      }
-    }
-    s.kv_heads = s.heads;
-    if (fields_ok) {
-      try {
-        local.addModel(s);
-        spec = s;
-        model_name = s.name;
-      } catch (const InputError& e) {
-        // "model.heads" -> the custom.heads field.
-        QString f = QString::fromStdString(e.field());
-        f.replace(QStringLiteral("model."), QStringLiteral("custom."));
-        if (!fields_.count(f)) f = QStringLiteral("custom.name");
-        setError(f,
-                 tr("Got %1, expected %2")
-                     .arg(QString::fromStdString(e.value()), QString::fromStdString(e.expected())));
-        fields_ok = false;
-      }
-    }
-    ok = ok && fields_ok;
+  if (!custom) return true;
+  sailor::ModelSpec s = custom_ ? *custom_ : catalog_.models().front();
+  s.name = fieldText("custom.name").trimmed().toStdString();
+  bool fields_ok = true;
+  if (s.name.empty()) {
+    setError(QStringLiteral("custom.name"), tr("Expected a name"));
+    fields_ok = false;
+  } else if (catalog_.findModel(s.name)) {
+    setError(QStringLiteral("custom.name"),
+             tr("\"%1\" is a catalogue model; choose another name").arg(fieldText("custom.name")));
+    fields_ok = false;
   }
-  const sailor::ModelSpec* chosen = spec ? &*spec : catalog_.findModel(model_name);
+  const std::pair<const char*, int*> ints[] = {{"custom.layers", &s.layers},
+                                               {"custom.hidden_size", &s.hidden_size},
+                                               {"custom.heads", &s.heads},
+                                               {"custom.ffn_hidden_size", &s.ffn_hidden_size},
+                                               {"custom.vocab_size", &s.vocab_size}};
+  for (const auto& [name, target] : ints) {
+    QString why;
+    if (auto v = parseInt(fieldText(name), 1, &why)) *target = *v;
+    else {
+      setError(QString::fromLatin1(name), why);
+      fields_ok = false;
+    }
+  }
+  s.kv_heads = s.heads;
+  if (fields_ok) {
+    try {
+      local.addModel(s);
+      spec = s;
+      model_name = s.name;
+    } catch (const InputError& e) {
+      // "model.heads" -> the custom.heads field.
+      QString f = QString::fromStdString(e.field());
+      f.replace(QStringLiteral("model."), QStringLiteral("custom."));
+      if (!fields_.count(f)) f = QStringLiteral("custom.name");
+      setError(f,
+               tr("Got %1, expected %2")
+                   .arg(QString::fromStdString(e.value()), QString::fromStdString(e.expected())));
+      fields_ok = false;
+    }
+  }
+  return fields_ok;
+}
+
+void JobPanel::showModelInfo(const sailor::ModelSpec* chosen) {
   if (chosen) {
     const double params = sailor::totalParameters(*chosen);
     model_info_->setText(tr("%1 layers, hidden %2, %3 heads, %4 B parameters")
@@ -386,14 +382,16 @@ void JobPanel::revalidate() {
   } else {
     model_info_->clear();
   }
+}
 
-  // The job, checked by the engine (sequence length against learned positions, ...).
+bool JobPanel::checkJob(const std::string& model_name, const sailor::Catalog& local, bool model_ok,
+                        sailor::Job& job) {
+  bool ok = true;
   setError(QStringLiteral("global_batch"), {});
   setError(QStringLiteral("sequence_length"), {});
-  sailor::Job job = job_;
   {
     QString why;
-    if (auto v = parseInt(text("global_batch"), 1, &why)) job.global_batch_size = *v;
+    if (auto v = parseInt(fieldText("global_batch"), 1, &why)) job.global_batch_size = *v;
     else {
       setError(QStringLiteral("global_batch"), why);
       ok = false;
@@ -405,15 +403,15 @@ void JobPanel::revalidate() {
       {"precision", precisionName(static_cast<Precision>(precision_->currentData().toInt()))},
       {"optimizer", optimizerName(static_cast<Optimizer>(optimizer_->currentData().toInt()))},
       {"recompute", recomputeName(static_cast<Recompute>(recompute_->currentData().toInt()))}};
-  if (!text("sequence_length").trimmed().isEmpty()) {
+  if (!fieldText("sequence_length").trimmed().isEmpty()) {
     QString why;
-    if (auto v = parseInt(text("sequence_length"), 1, &why)) j["sequence_length"] = *v;
+    if (auto v = parseInt(fieldText("sequence_length"), 1, &why)) j["sequence_length"] = *v;
     else {
       setError(QStringLiteral("sequence_length"), why);
       ok = false;
     }
   }
-  if (ok && chosen) {
+  if (ok && model_ok) {
     try {
       job = sailor::Job::fromJson(j, local);
     } catch (const InputError& e) {
@@ -424,9 +422,11 @@ void JobPanel::revalidate() {
       ok = false;
     }
   }
+  return ok;
+}
 
-  // Objective and constraints.
-  sailor::PlannerOptions o = options_;
+bool JobPanel::checkOptions(sailor::PlannerOptions& o) {
+  bool ok = true;
   o.objective = static_cast<Objective>(objective_->currentData().toInt());
   o.pareto = pareto_->isChecked();
   const std::pair<const char*, std::optional<double>*> limits[] = {
@@ -437,24 +437,24 @@ void JobPanel::revalidate() {
   for (const auto& [name, target] : limits) {
     bool valid = true;
     QString why;
-    const auto v = parseLimit(text(name), &valid, &why);
+    const auto v = parseLimit(fieldText(name), &valid, &why);
     setError(QString::fromLatin1(name), why);
     if (valid) *target = v;
     else ok = false;
   }
-  if (text("max_gpus").trimmed().isEmpty()) {
+  if (fieldText("max_gpus").trimmed().isEmpty()) {
     o.max_gpus.reset();
     setError(QStringLiteral("max_gpus"), {});
   } else {
     QString why;
-    const auto v = parseInt(text("max_gpus"), 1, &why);
+    const auto v = parseInt(fieldText("max_gpus"), 1, &why);
     setError(QStringLiteral("max_gpus"), why);
     if (v) o.max_gpus = *v;
     else ok = false;
   }
   {
     QString why;
-    const auto v = parseInt(text("top_k"), 1, &why);
+    const auto v = parseInt(fieldText("top_k"), 1, &why);
     if (v && *v > 100) why = tr("Expected at most 100 plans, got %1").arg(*v);
     setError(QStringLiteral("top_k"), why);
     if (v && why.isEmpty()) o.top_k = *v;
@@ -463,13 +463,36 @@ void JobPanel::revalidate() {
 
   {
     QString why;
-    const auto v = parseReservePercent(text("memory_reserve"), &why);
+    const auto v = parseReservePercent(fieldText("memory_reserve"), &why);
     setError(QStringLiteral("memory_reserve"), why);
     if (v) o.memory_reserve_fraction = *v;
     else ok = false;
   }
   o.memory_reserve_mode =
       static_cast<MemoryReserveMode>(memory_reserve_mode_->currentData().toInt());
+  return ok;
+}
+
+void JobPanel::revalidate() {
+  if (updating_) return;
+  plan_problem_->setVisible(false);
+  plan_problem_->clear();
+
+  // The model: a catalogue entry, or the custom architecture checked by the engine.
+  sailor::Catalog local = catalog_;
+  std::string model_name = model_->currentData().toString().toStdString();
+  std::optional<sailor::ModelSpec> spec;
+  bool ok = checkCustomModel(local, model_name, spec);
+  const sailor::ModelSpec* chosen = spec ? &*spec : catalog_.findModel(model_name);
+  showModelInfo(chosen);
+
+  // The job, checked by the engine (sequence length against learned positions, ...).
+  sailor::Job job = job_;
+  ok = checkJob(model_name, local, ok && chosen, job) && ok;
+
+  // Objective and constraints.
+  sailor::PlannerOptions o = options_;
+  ok = checkOptions(o) && ok;
 
   if (!ok) return;
   const bool same =

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <optional>
+#include <string>
 
 #include <QString>
 #include <QWidget>
@@ -69,6 +70,15 @@ class JobPanel : public QWidget {
   void setError(const QString& name, const QString& message);
   void onModelChosen();
   void revalidate();  // reads every field; applies and emits changed() when all are valid
+  QString fieldText(const char* name) const;  // the text of field `name`, as typed
+  // The custom model's fields, into `local`, `model_name` and `spec`; false if one is rejected.
+  bool checkCustomModel(sailor::Catalog& local, std::string& model_name,
+                        std::optional<sailor::ModelSpec>& spec);
+  void showModelInfo(const sailor::ModelSpec* chosen);  // the line under the model chooser
+  // Global batch and sequence length into `job`, checked by the engine when `model_ok`.
+  bool checkJob(const std::string& model_name, const sailor::Catalog& local, bool model_ok,
+                sailor::Job& job);
+  bool checkOptions(sailor::PlannerOptions& o);  // objective and constraints into `o`
 
   const sailor::Catalog& catalog_;
   sailor::Job job_;

@@ -188,7 +188,7 @@ QCustomPlot* RunMonitor::makePlot(const QString& title, const QString& x_label,
   return plot;
 }
 
-void RunMonitor::buildUi() {
+QHBoxLayout* RunMonitor::buildHeaderRow() {
   // Header: Start / Stop and the run options, then the one-line status.
   start_ = new QPushButton(tr("Start"), this);
   start_->setObjectName(QStringLiteral("start"));
@@ -225,6 +225,22 @@ void RunMonitor::buildUi() {
   status_ = new QLabel(this);
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
+  auto* header = new QHBoxLayout;
+  header->addWidget(start_);
+  header->addWidget(stop_);
+  header->addSpacing(12);
+  header->addWidget(iterations_label);
+  header->addWidget(iterations_);
+  header->addWidget(data_label);
+  header->addWidget(data_);
+  header->addWidget(elastic_);
+  header->addWidget(resize_);
+  header->addSpacing(12);
+  header->addWidget(status_, 1);
+  return header;
+}
+
+QHBoxLayout* RunMonitor::buildTargetRow() {
   // The launch target: a local rehearsal, or a Slurm cluster from its description file.
   target_ = new QComboBox(this);
   target_->setObjectName(QStringLiteral("launchTarget"));
@@ -280,22 +296,7 @@ void RunMonitor::buildUi() {
   job_->setObjectName(QStringLiteral("jobState"));
   job_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   job_->hide();
-  connect(target_, &QComboBox::currentIndexChanged, this, [this] {
-    updateButtons();
-    emit launchTargetChanged(launchTarget());
-  });
-  connect(partition_, &QLineEdit::editingFinished, this,
-          [this] { emit launchTargetChanged(launchTarget()); });
-  connect(choose_cluster_, &QPushButton::clicked, this, &RunMonitor::chooseClusterFile);
-  connect(edit_cluster_, &QPushButton::clicked, this, &RunMonitor::editClusterRequested);
-  connect(export_format_, &QComboBox::currentIndexChanged, this,
-          [this] { emit launchTargetChanged(launchTarget()); });
-  connect(export_dir_, &QLineEdit::textChanged, this,
-          [this] { emit launchTargetChanged(launchTarget()); });
-  connect(choose_export_dir_, &QPushButton::clicked, this, &RunMonitor::chooseExportDir);
-  connect(reattach_, &QPushButton::clicked, this, [this] {
-    if (run_id_ != 0) emit reattachRequested(run_id_);
-  });
+  connectTargetRow();
   auto* target_row = new QHBoxLayout;
   auto* target_label = new QLabel(tr("&Target:"), this);
   target_label->setBuddy(target_);
@@ -314,20 +315,29 @@ void RunMonitor::buildUi() {
   target_row->addWidget(export_result_, 1);
   // The target's fields keep their size when the other targets' are hidden.
   target_row->addStretch(1);
+  return target_row;
+}
 
-  auto* header = new QHBoxLayout;
-  header->addWidget(start_);
-  header->addWidget(stop_);
-  header->addSpacing(12);
-  header->addWidget(iterations_label);
-  header->addWidget(iterations_);
-  header->addWidget(data_label);
-  header->addWidget(data_);
-  header->addWidget(elastic_);
-  header->addWidget(resize_);
-  header->addSpacing(12);
-  header->addWidget(status_, 1);
+void RunMonitor::connectTargetRow() {
+  connect(target_, &QComboBox::currentIndexChanged, this, [this] {
+    updateButtons();
+    emit launchTargetChanged(launchTarget());
+  });
+  connect(partition_, &QLineEdit::editingFinished, this,
+          [this] { emit launchTargetChanged(launchTarget()); });
+  connect(choose_cluster_, &QPushButton::clicked, this, &RunMonitor::chooseClusterFile);
+  connect(edit_cluster_, &QPushButton::clicked, this, &RunMonitor::editClusterRequested);
+  connect(export_format_, &QComboBox::currentIndexChanged, this,
+          [this] { emit launchTargetChanged(launchTarget()); });
+  connect(export_dir_, &QLineEdit::textChanged, this,
+          [this] { emit launchTargetChanged(launchTarget()); });
+  connect(choose_export_dir_, &QPushButton::clicked, this, &RunMonitor::chooseExportDir);
+  connect(reattach_, &QPushButton::clicked, this, [this] {
+    if (run_id_ != 0) emit reattachRequested(run_id_);
+  });
+}
 
+void RunMonitor::buildBanners() {
   banner_ = new QLabel(this);
   banner_->setObjectName(QStringLiteral("runErrorBanner"));
   banner_->setWordWrap(true);
@@ -347,8 +357,9 @@ void RunMonitor::buildUi() {
       "QLabel#runPausedBanner { background: #fff4e5; color: #663c00; border: 1px solid #ffb74d;"
       " border-radius: 3px; padding: 6px; font-weight: bold; }"));
   pause_banner_->hide();
+}
 
-  // Plots: loss, iteration time, throughput on top; stage times (wide) and memory below.
+void RunMonitor::buildIterationPlots() {
   loss_plot_ = makePlot(tr("Loss"), tr("iteration"), tr("loss (nats)"));
   loss_plot_->addGraph();
   loss_plot_->graph(0)->setName(tr("loss"));
@@ -386,7 +397,9 @@ void RunMonitor::buildUi() {
   throughput_plot_->setToolTip(
       tr("Tokens trained per second: global batch x sequence length / "
          "iteration time"));
+}
 
+void RunMonitor::buildStageAndMemoryPlots() {
   stage_plot_ = makePlot(tr("Time per stage"), tr("iteration"), tr("seconds"));
   stage_plot_->legend->setVisible(true);
   QFont legend_font = font();
@@ -426,6 +439,12 @@ void RunMonitor::buildUi() {
   memory_plot_->setToolTip(
       tr("Highest peak resident memory of each worker process so far (on "
          "CPU: the process's peak resident set)"));
+}
+
+QWidget* RunMonitor::buildPlots() {
+  // Plots: loss, iteration time, throughput on top; stage times (wide) and memory below.
+  buildIterationPlots();
+  buildStageAndMemoryPlots();
 
   auto* plots = new QWidget(this);
   auto* grid = new QGridLayout(plots);
@@ -435,7 +454,10 @@ void RunMonitor::buildUi() {
   grid->addWidget(throughput_plot_, 0, 2);
   grid->addWidget(stage_plot_, 1, 0, 1, 2);
   grid->addWidget(memory_plot_, 1, 2);
+  return plots;
+}
 
+void RunMonitor::buildWorkersTab() {
   // Workers.
   workers_ = new QTableWidget(0, ColumnCount, this);
   workers_->setHorizontalHeaderLabels({tr("Rank"), tr("Stage"), tr("Replica"), tr("TP rank"),
@@ -450,13 +472,17 @@ void RunMonitor::buildUi() {
   workers_->setSelectionBehavior(QAbstractItemView::SelectRows);
   workers_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   workers_->horizontalHeader()->setStretchLastSection(true);
+}
 
+void RunMonitor::buildLogTab() {
   // Log of warnings and errors.
   log_ = new QPlainTextEdit(this);
   log_->setReadOnly(true);
   log_->setMaximumBlockCount(5000);
   log_->setLineWrapMode(QPlainTextEdit::NoWrap);
+}
 
+void RunMonitor::buildReconfigurationsTab() {
   // Reconfigurations and pauses of an elastic run.
   reconfigs_ = new QTreeWidget(this);
   reconfigs_->setObjectName(QStringLiteral("reconfigurations"));
@@ -471,7 +497,9 @@ void RunMonitor::buildUi() {
       tr("The run's changes of world: when GPUs came or went (an availability trace, a resize) "
          "or a worker was lost, the run re-planned and reconfigured its workers in place; a "
          "pause waits for resources. Hover a row for its detail and both plans."));
+}
 
+QWidget* RunMonitor::buildPastRunsTab() {
   // Past runs.
   runs_ = new QTreeWidget(this);
   runs_->setColumnCount(RunColumnCount);
@@ -496,6 +524,20 @@ void RunMonitor::buildUi() {
   runs_buttons->addStretch(1);
   runs_layout->addLayout(runs_buttons);
 
+  connect(refresh, &QPushButton::clicked, this, &RunMonitor::refreshRunsRequested);
+  auto reopen = [this](QTreeWidgetItem* item) {
+    if (item) emit reopenRequested(item->data(RunColId, Qt::UserRole).toLongLong());
+  };
+  connect(runs_, &QTreeWidget::itemActivated, this,
+          [reopen](QTreeWidgetItem* item, int) { reopen(item); });
+  connect(open, &QPushButton::clicked, this, [this, reopen] { reopen(runs_->currentItem()); });
+  connect(runs_, &QTreeWidget::currentItemChanged, open,
+          [open](QTreeWidgetItem* current) { open->setEnabled(current != nullptr); });
+  open->setEnabled(false);
+  return runs_page;
+}
+
+QWidget* RunMonitor::buildPredictionTab() {
   auto* prediction_page = new QWidget(this);
   auto* prediction_layout = new QVBoxLayout(prediction_page);
   prediction_layout->setContentsMargins(0, 0, 0, 0);
@@ -517,6 +559,15 @@ void RunMonitor::buildUi() {
          "waiting)."));
   prediction_layout->addWidget(comparison_note_);
   prediction_layout->addWidget(comparison_);
+  return prediction_page;
+}
+
+void RunMonitor::buildTabs() {
+  buildWorkersTab();
+  buildLogTab();
+  buildReconfigurationsTab();
+  QWidget* runs_page = buildPastRunsTab();
+  QWidget* prediction_page = buildPredictionTab();
 
   tabs_ = new QTabWidget(this);
   tabs_->addTab(workers_, tr("Workers"));
@@ -524,6 +575,14 @@ void RunMonitor::buildUi() {
   tabs_->addTab(prediction_page, tr("Prediction"));
   tabs_->addTab(reconfigs_, tr("Reconfigurations"));
   tabs_->addTab(runs_page, tr("Past runs"));
+}
+
+void RunMonitor::buildUi() {
+  QHBoxLayout* header = buildHeaderRow();
+  QHBoxLayout* target_row = buildTargetRow();
+  buildBanners();
+  QWidget* plots = buildPlots();
+  buildTabs();
 
   auto* splitter = new QSplitter(Qt::Vertical, this);
   splitter->addWidget(plots);
@@ -544,16 +603,6 @@ void RunMonitor::buildUi() {
     else emit startRequested(iterationsRequested(), dataSource());
   });
   connect(stop_, &QPushButton::clicked, this, &RunMonitor::stopRequested);
-  connect(refresh, &QPushButton::clicked, this, &RunMonitor::refreshRunsRequested);
-  auto reopen = [this](QTreeWidgetItem* item) {
-    if (item) emit reopenRequested(item->data(RunColId, Qt::UserRole).toLongLong());
-  };
-  connect(runs_, &QTreeWidget::itemActivated, this,
-          [reopen](QTreeWidgetItem* item, int) { reopen(item); });
-  connect(open, &QPushButton::clicked, this, [this, reopen] { reopen(runs_->currentItem()); });
-  connect(runs_, &QTreeWidget::currentItemChanged, open,
-          [open](QTreeWidgetItem* current) { open->setEnabled(current != nullptr); });
-  open->setEnabled(false);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -46,6 +46,7 @@ class QCPAbstractItem;
 class QCPItemStraightLine;
 class QCPItemText;
 class QCPBars;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
@@ -294,6 +295,19 @@ class RunMonitor : public QWidget {
   void chooseExportDir();
   void updateTarget();
   void buildUi();
+  QHBoxLayout* buildHeaderRow();    // Start, Stop, the run options and the status line
+  QHBoxLayout* buildTargetRow();    // the launch target chooser and its fields, job and export
+  void connectTargetRow();          // the target row's signals
+  void buildBanners();              // the error banner and the pause banner, hidden
+  void buildIterationPlots();       // loss, iteration time (with the prediction) and throughput
+  void buildStageAndMemoryPlots();  // time per stage and peak memory per rank
+  QWidget* buildPlots();            // every plot, in their grid
+  void buildWorkersTab();           // the worker table
+  void buildLogTab();               // the log of warnings and errors
+  void buildReconfigurationsTab();  // the reconfigurations and pauses of an elastic run
+  QWidget* buildPastRunsTab();      // the past runs list with Open and Refresh, wired
+  QWidget* buildPredictionTab();    // the prediction against the measurement
+  void buildTabs();                 // tabs_ with the tabs above
   QCustomPlot* makePlot(const QString& title, const QString& x_label, const QString& y_label);
   void replot(QCustomPlot* plot, bool include_prediction = false);
   void setWorkerState(int rank, WorkerState state, const QString& detail = {});

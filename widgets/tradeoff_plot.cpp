@@ -299,10 +299,8 @@ QString TradeoffPlot::tooltipText(int index) const {
   return lines.join(QLatin1Char('\n'));
 }
 
-void TradeoffPlot::rebuild() {
-  plot_->clearItems();
+void TradeoffPlot::rebuildFrontier() {
   const int n = static_cast<int>(points_.size());
-
   // The frontier of what is displayed: cost per iteration and per million tokens differ by a
   // constant factor (tokens per iteration), as do iterations/s and tokens/s, so they share one
   // frontier; cost per hour is cost per iteration x iterations per hour and does not: a plan
@@ -321,7 +319,10 @@ void TradeoffPlot::rebuild() {
       best_throughput = pointValue(i).y();
       frontier_.push_back(i);
     }
+}
 
+void TradeoffPlot::rebuildGraphs() {
+  const int n = static_cast<int>(points_.size());
   QVector<double> ax, ay, fx, fy, tx, ty, bx, by;
   for (int i = 0; i < n; ++i) {
     const QPointF v = pointValue(i);
@@ -353,8 +354,10 @@ void TradeoffPlot::rebuild() {
   frontier_graph_->setData(fx, fy);
   top_graph_->setData(tx, ty);
   best_graph_->setData(bx, by);
-  rebuildKnee();
+}
 
+void TradeoffPlot::updateLegendAndAxes() {
+  const int n = static_cast<int>(points_.size());
   const bool cost_objective = constraints_ && constraints_->objective == sailor::Objective::Cost;
   best_graph_->setName(cost_objective ? tr("Best plan (minimum cost per iteration)")
                                       : tr("Best plan (maximum throughput)"));
@@ -377,25 +380,9 @@ void TradeoffPlot::rebuild() {
   plot_->yAxis->setLabel(throughput_unit_ == ThroughputUnit::TokensPerS
                              ? tr("Throughput (tokens/s)")
                              : tr("Throughput (iterations/s)"));
+}
 
-  // Ranges: the points, plus the constraint values near them.
-  double xmin = std::numeric_limits<double>::infinity(), xmax = -xmin, ymin = xmin, ymax = -xmin;
-  for (int i = 0; i < n; ++i) {
-    const QPointF v = pointValue(i);
-    xmin = std::min(xmin, v.x());
-    xmax = std::max(xmax, v.x());
-    ymin = std::min(ymin, v.y());
-    ymax = std::max(ymax, v.y());
-  }
-
-  // Constraint lines. A budget per iteration is also a budget per million tokens (a constant
-  // factor); a budget per hour has no equivalent per iteration and is drawn only per hour.
-  struct Line {
-    bool vertical;
-    double value;
-    QString label;
-  };
-  std::vector<Line> lines;
+void TradeoffPlot::updateConstraintsLabel() {
   // All constraints, drawn or not, in the header.
   QStringList constraint_texts;
   if (constraints_) {
@@ -413,7 +400,13 @@ void TradeoffPlot::rebuild() {
       constraint_texts.isEmpty()
           ? QString()
           : tr("Constraints: %1").arg(constraint_texts.join(QStringLiteral(" · "))));
-  if (constraints_ && n > 0) {
+}
+
+std::vector<TradeoffPlot::ConstraintLine> TradeoffPlot::constraintLines() const {
+  // A budget per iteration is also a budget per million tokens (a constant factor); a budget per
+  // hour has no equivalent per iteration and is drawn only per hour.
+  std::vector<ConstraintLine> lines;
+  if (constraints_ && !points_.empty()) {
     if (constraints_->max_usd_per_iteration) {
       const double usd = *constraints_->max_usd_per_iteration;
       const QString label = tr("max $%1 per iteration").arg(displayNumber(usd));
@@ -431,19 +424,10 @@ void TradeoffPlot::rebuild() {
            tr("min %1 iterations/s").arg(displayNumber(its))});
     }
   }
-  // A constraint far from every point would squash them; it widens the range only when within
-  // the points' own span of them.
-  const double xspan = std::max(xmax - xmin, std::abs(xmax) * 0.2);
-  const double yspan = std::max(ymax - ymin, std::abs(ymax) * 0.2);
-  for (const auto& l : lines) {
-    if (l.vertical && l.value >= xmin - xspan && l.value <= xmax + xspan) {
-      xmin = std::min(xmin, l.value);
-      xmax = std::max(xmax, l.value);
-    } else if (!l.vertical && l.value >= ymin - yspan && l.value <= ymax + yspan) {
-      ymin = std::min(ymin, l.value);
-      ymax = std::max(ymax, l.value);
-    }
-  }
+  return lines;
+}
+
+void TradeoffPlot::drawConstraintLines(const std::vector<ConstraintLine>& lines) {
   const QPen constraint_pen(QColor(0xC0392B), 1.5, Qt::DashLine);
   for (const auto& l : lines) {
     auto* line = new QCPItemStraightLine(plot_);
@@ -468,6 +452,64 @@ void TradeoffPlot::rebuild() {
       text->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
     }
   }
+}
+
+void TradeoffPlot::showNoPlanMessage() {
+  if (!result_)
+    message_ = tr("No planner result yet: plan to see the trade-off between throughput and cost.");
+  else if (!result_->no_plan_reason.empty())
+    message_ = tr("No plan: %1").arg(QString::fromStdString(result_->no_plan_reason));
+  else message_ = tr("The planner returned no plan.");
+  auto* text = new QCPItemText(plot_);
+  text->position->setType(QCPItemPosition::ptAxisRectRatio);
+  text->position->setCoords(0.5, 0.5);
+  text->setPositionAlignment(Qt::AlignCenter);
+  text->setTextAlignment(Qt::AlignCenter);
+  text->setText(wrap(message_));
+  QFont font = text->font();
+  font.setPointSizeF(font.pointSizeF() * 1.15);
+  text->setFont(font);
+  text->setColor(QColor(0x555555));
+  plot_->xAxis->setRange(0, 1);
+  plot_->yAxis->setRange(0, 1);
+}
+
+void TradeoffPlot::rebuild() {
+  plot_->clearItems();
+  const int n = static_cast<int>(points_.size());
+
+  rebuildFrontier();
+  rebuildGraphs();
+  rebuildKnee();
+  updateLegendAndAxes();
+
+  // Ranges: the points, plus the constraint values near them.
+  double xmin = std::numeric_limits<double>::infinity(), xmax = -xmin, ymin = xmin, ymax = -xmin;
+  for (int i = 0; i < n; ++i) {
+    const QPointF v = pointValue(i);
+    xmin = std::min(xmin, v.x());
+    xmax = std::max(xmax, v.x());
+    ymin = std::min(ymin, v.y());
+    ymax = std::max(ymax, v.y());
+  }
+
+  // Constraint lines.
+  updateConstraintsLabel();
+  const std::vector<ConstraintLine> lines = constraintLines();
+  // A constraint far from every point would squash them; it widens the range only when within
+  // the points' own span of them.
+  const double xspan = std::max(xmax - xmin, std::abs(xmax) * 0.2);
+  const double yspan = std::max(ymax - ymin, std::abs(ymax) * 0.2);
+  for (const auto& l : lines) {
+    if (l.vertical && l.value >= xmin - xspan && l.value <= xmax + xspan) {
+      xmin = std::min(xmin, l.value);
+      xmax = std::max(xmax, l.value);
+    } else if (!l.vertical && l.value >= ymin - yspan && l.value <= ymax + yspan) {
+      ymin = std::min(ymin, l.value);
+      ymax = std::max(ymax, l.value);
+    }
+  }
+  drawConstraintLines(lines);
 
   if (n > 0) {
     message_.clear();
@@ -476,24 +518,7 @@ void TradeoffPlot::rebuild() {
     plot_->xAxis->setRange(std::max(0.0, xmin - xpad), xmax + xpad);
     plot_->yAxis->setRange(std::max(0.0, ymin - ypad), ymax + ypad * 2.5);  // room for labels
   } else {
-    if (!result_)
-      message_ =
-          tr("No planner result yet: plan to see the trade-off between throughput and cost.");
-    else if (!result_->no_plan_reason.empty())
-      message_ = tr("No plan: %1").arg(QString::fromStdString(result_->no_plan_reason));
-    else message_ = tr("The planner returned no plan.");
-    auto* text = new QCPItemText(plot_);
-    text->position->setType(QCPItemPosition::ptAxisRectRatio);
-    text->position->setCoords(0.5, 0.5);
-    text->setPositionAlignment(Qt::AlignCenter);
-    text->setTextAlignment(Qt::AlignCenter);
-    text->setText(wrap(message_));
-    QFont font = text->font();
-    font.setPointSizeF(font.pointSizeF() * 1.15);
-    text->setFont(font);
-    text->setColor(QColor(0x555555));
-    plot_->xAxis->setRange(0, 1);
-    plot_->yAxis->setRange(0, 1);
+    showNoPlanMessage();
   }
   updateSelectionGraph();
 }

@@ -92,7 +92,20 @@ class TradeoffPlot : public QWidget {
   int pointOfPlan(const sailor::Plan& plan) const;  // -1 when not plotted
   QString kneeRole(int index) const;                // "within 1%, 5%" for a knee point, else empty
   void rebuildKnee();
-  void rebuild();  // after a change of data or units
+  // A constraint drawn on the plot: a vertical (cost) or horizontal (throughput) line.
+  struct ConstraintLine {
+    bool vertical;
+    double value;
+    QString label;
+  };
+  void rebuild();              // after a change of data or units
+  void rebuildFrontier();      // frontier_ in the displayed units
+  void rebuildGraphs();        // the points' graphs: other plans, top plans, the best, the frontier
+  void updateLegendAndAxes();  // graph names, legend entries and axis labels
+  void updateConstraintsLabel();  // the header naming every constraint, drawn or not
+  std::vector<ConstraintLine> constraintLines() const;  // the constraints drawn in these units
+  void drawConstraintLines(const std::vector<ConstraintLine>& lines);  // dashed, labelled
+  void showNoPlanMessage();  // no points: why, in the middle of the plot
   void updateSelectionGraph();
   void onMouseMove(QMouseEvent* event);
   void onMousePress(QMouseEvent* event);
