@@ -90,7 +90,7 @@ void writeFileDurably(const std::string& path, const std::string& bytes) {
   syncDir(parentOf(path));
 }
 
-void removeStepDir(const std::string& dir) {
+void removeDirectoryAndFiles(const std::string& dir) {
   if (DIR* d = opendir(dir.c_str())) {
     while (const dirent* e = readdir(d)) {
       const std::string name = e->d_name;

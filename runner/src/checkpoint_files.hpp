@@ -12,7 +12,7 @@
 // Every file is written durably: to a temporary file in the same directory, fsync, rename over
 // the final name, fsync of the directory (writeFileDurably). A reader therefore sees a whole file
 // or none, and a manifest that exists names shards that were on disk before it was renamed.
-// docs/runtime.md "Checkpoints and resume".
+// docs/checkpoints.md.
 #pragma once
 
 #include <cstdint>
@@ -33,9 +33,12 @@ void writeFileDurably(const std::string& path, const std::string& bytes);
 void makeDirs(const std::string& dir);
 // fsync of a directory: makes the names created or renamed in it durable.
 void syncDir(const std::string& dir);
-// Removes a step directory and the files in it (plain POSIX calls: see removeSpecDir in
-// controller.cpp for why not std::filesystem).
-void removeStepDir(const std::string& dir);
+// Removes the files directly in `dir`, then `dir` itself (a checkpoint's step directory, a run's
+// private directory); what cannot be removed stays, without an error. Plain POSIX calls, not
+// std::filesystem::remove_all: PyTorch's own libtorch builds (pip wheels, 2.x) export a copy of
+// libstdc++'s filesystem code that the dynamic linker binds instead, and its remove_all crashes
+// sailor-run at exit.
+void removeDirectoryAndFiles(const std::string& dir);
 
 std::string sha256Hex(const void* data, std::size_t size);
 // SHA-256 of the spec JSON without the fields a resume may change (iterations): a checkpoint
