@@ -469,10 +469,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Activation recomputation: Full keeps only each block&apos;s input and recomputes its forward during backward (less memory, about a third more compute)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Recomputation</source>
         <translation type="unfinished"></translation>
     </message>
@@ -482,6 +478,38 @@
     </message>
     <message>
         <source>Seconds a search may take; when they are up, the best plans found so far are shown, marked as such</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Expected a percentage from 0 to %1, got &quot;%2&quot;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Selective</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Activation recomputation: Full keeps only each block&apos;s input and recomputes its forward during backward (less memory, about a third more compute); Selective recomputes only the attention core (softmax and dropout over the score matrices)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memory reserve (%)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Share of each GPU&apos;s memory kept free against the allocator&apos;s fragmentation; plans with less headroom are dropped or flagged (0: none)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Drop plans within it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Flag plans within it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Drop: the search keeps the reserve free and leaves out plans within it; Flag: it searches the whole memory and marks plans within the reserve</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1165,6 +1193,58 @@
         <source>Gradient bucket</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Use</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GPU types</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GB/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Latency</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Link</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Links (where each figure comes from)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> · schedule: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> · MFU %1 % (model %2 TFLOP/s per GPU)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>pipeline %1 → %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>data-parallel, stage %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>tied embedding</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> (same node)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::PlanningService</name>
@@ -1435,6 +1515,34 @@
     </message>
     <message>
         <source>default: %1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The GPU type&apos;s default: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1, %2 GPUs per node, %3 Gb/s per node</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Instance</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 GB/s per node, %2 us latency</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 GB/s per node at 64 MB (SAILOR fit)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>source: %1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Between nodes</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2391,10 +2499,6 @@ After: %5
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Measured: the slowest rank&apos;s time per iteration. Dashed: the run&apos;s prediction for the hardware it runs on (the simulator on the local device&apos;s profile, sailor profile) when it recorded one; else the plan&apos;s predicted iteration time on the plan&apos;s GPUs, which the local runtime (a scaled-down model on CPU processes) does not match: compare trends and ratios between plans then, not the values. The Prediction tab has the figures side by side.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Quantity</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2431,10 +2535,6 @@ After: %5
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>predicted %1 s for the plan&apos;s %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>No run shown.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2456,6 +2556,14 @@ After: %5
     </message>
     <message>
         <source>%1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Measured: the slowest rank&apos;s time per iteration. Dashed: the run&apos;s prediction for the hardware it runs on (the simulator on the local device&apos;s profile, sailor profile) when it recorded one. Before a run starts it is the plan&apos;s predicted iteration time on the plan&apos;s GPUs; a run without a prediction of its own (a scaled-down model on CPU processes, or a device without a profile) gets no line, since the plan&apos;s figure is for other hardware. The Prediction tab has the figures side by side.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no prediction for this run&apos;s device; the plan&apos;s %1 s is for its %2, not comparable</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -468,10 +468,6 @@
         <translation>完整</translation>
     </message>
     <message>
-        <source>Activation recomputation: Full keeps only each block&apos;s input and recomputes its forward during backward (less memory, about a third more compute)</source>
-        <translation>激活重计算：完整模式只保留每个块的输入，在反向传播时重新计算其前向（内存更少，计算量约增加三分之一）</translation>
-    </message>
-    <message>
         <source>Recomputation</source>
         <translation>重计算</translation>
     </message>
@@ -482,6 +478,38 @@
     <message>
         <source>Seconds a search may take; when they are up, the best plans found so far are shown, marked as such</source>
         <translation>一次搜索最多可用的秒数；时间到时显示目前找到的最优方案，并注明这一点</translation>
+    </message>
+    <message>
+        <source>Expected a percentage from 0 to %1, got &quot;%2&quot;</source>
+        <translation>应为 0 到 %1 之间的百分比，实际为“%2”</translation>
+    </message>
+    <message>
+        <source>Selective</source>
+        <translation>选择性</translation>
+    </message>
+    <message>
+        <source>Activation recomputation: Full keeps only each block&apos;s input and recomputes its forward during backward (less memory, about a third more compute); Selective recomputes only the attention core (softmax and dropout over the score matrices)</source>
+        <translation>激活重计算：完整只保留每个块的输入，并在反向传播时重新计算其前向（内存更少，计算约多三分之一）；选择性只重计算注意力核心（分数矩阵上的 softmax 和 dropout）</translation>
+    </message>
+    <message>
+        <source>Memory reserve (%)</source>
+        <translation>内存预留 (%)</translation>
+    </message>
+    <message>
+        <source>Share of each GPU&apos;s memory kept free against the allocator&apos;s fragmentation; plans with less headroom are dropped or flagged (0: none)</source>
+        <translation>每个 GPU 为应对分配器碎片而保留的空闲内存比例；余量更少的方案将被舍弃或标记（0：不预留）</translation>
+    </message>
+    <message>
+        <source>Drop plans within it</source>
+        <translation>舍弃落入预留的方案</translation>
+    </message>
+    <message>
+        <source>Flag plans within it</source>
+        <translation>标记落入预留的方案</translation>
+    </message>
+    <message>
+        <source>Drop: the search keeps the reserve free and leaves out plans within it; Flag: it searches the whole memory and marks plans within the reserve</source>
+        <translation>舍弃：搜索时保留预留空间，并排除落入其中的方案；标记：在全部内存上搜索，并标记落入预留的方案</translation>
     </message>
 </context>
 <context>
@@ -1163,6 +1191,58 @@
         <source>Gradient bucket</source>
         <translation>梯度桶</translation>
     </message>
+    <message>
+        <source>Use</source>
+        <translation>用途</translation>
+    </message>
+    <message>
+        <source>GPU types</source>
+        <translation>GPU 类型</translation>
+    </message>
+    <message>
+        <source>GB/s</source>
+        <translation>GB/s</translation>
+    </message>
+    <message>
+        <source>Latency</source>
+        <translation>延迟</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>Link</source>
+        <translation>链路</translation>
+    </message>
+    <message>
+        <source>Links (where each figure comes from)</source>
+        <translation>链路（各数值的来源）</translation>
+    </message>
+    <message>
+        <source> · schedule: %1</source>
+        <translation> · 调度：%1</translation>
+    </message>
+    <message>
+        <source> · MFU %1 % (model %2 TFLOP/s per GPU)</source>
+        <translation> · MFU %1 %（模型每 GPU %2 TFLOP/s）</translation>
+    </message>
+    <message>
+        <source>pipeline %1 → %2</source>
+        <translation>流水线 %1 → %2</translation>
+    </message>
+    <message>
+        <source>data-parallel, stage %1</source>
+        <translation>数据并行，阶段 %1</translation>
+    </message>
+    <message>
+        <source>tied embedding</source>
+        <translation>共享嵌入</translation>
+    </message>
+    <message>
+        <source> (same node)</source>
+        <translation>（同一节点）</translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::PlanningService</name>
@@ -1432,6 +1512,34 @@
     <message>
         <source>default: %1 (%2)</source>
         <translation>默认：%1（%2）</translation>
+    </message>
+    <message>
+        <source>The GPU type&apos;s default: %1</source>
+        <translation>该 GPU 类型的默认值：%1</translation>
+    </message>
+    <message>
+        <source>%1, %2 GPUs per node, %3 Gb/s per node</source>
+        <translation>%1，每节点 %2 个 GPU，每节点 %3 Gb/s</translation>
+    </message>
+    <message>
+        <source>Instance</source>
+        <translation>实例</translation>
+    </message>
+    <message>
+        <source>%1 GB/s per node, %2 us latency</source>
+        <translation>每节点 %1 GB/s，延迟 %2 us</translation>
+    </message>
+    <message>
+        <source>%1 GB/s per node at 64 MB (SAILOR fit)</source>
+        <translation>64 MB 时每节点 %1 GB/s（SAILOR 拟合）</translation>
+    </message>
+    <message>
+        <source>source: %1 (%2)</source>
+        <translation>来源：%1（%2）</translation>
+    </message>
+    <message>
+        <source>Between nodes</source>
+        <translation>节点之间</translation>
     </message>
 </context>
 <context>
@@ -2380,10 +2488,6 @@ After: %5
         <translation>只有本机上正在运行的弹性运行才能调整规模</translation>
     </message>
     <message>
-        <source>Measured: the slowest rank&apos;s time per iteration. Dashed: the run&apos;s prediction for the hardware it runs on (the simulator on the local device&apos;s profile, sailor profile) when it recorded one; else the plan&apos;s predicted iteration time on the plan&apos;s GPUs, which the local runtime (a scaled-down model on CPU processes) does not match: compare trends and ratios between plans then, not the values. The Prediction tab has the figures side by side.</source>
-        <translation>实测：最慢进程每次迭代的时间。虚线：运行记录了针对其实际硬件的预测时（模拟器基于本机设备的性能剖析，sailor profile），显示该预测；否则显示方案在其 GPU 上的预测迭代时间，本地运行时（在 CPU 进程上运行缩小的模型）与之并不对应：此时请比较方案之间的趋势和比例，而非数值。“预测”标签页并列给出各项数值。</translation>
-    </message>
-    <message>
         <source>Quantity</source>
         <translation>指标</translation>
     </message>
@@ -2420,10 +2524,6 @@ After: %5
         <translation>方案 GPU 上预测 %1 s</translation>
     </message>
     <message>
-        <source>predicted %1 s for the plan&apos;s %2</source>
-        <translation>方案的 %2 上预测 %1 s</translation>
-    </message>
-    <message>
         <source>No run shown.</source>
         <translation>未显示任何运行。</translation>
     </message>
@@ -2446,6 +2546,14 @@ After: %5
     <message>
         <source>%1 s</source>
         <translation>%1 s</translation>
+    </message>
+    <message>
+        <source>Measured: the slowest rank&apos;s time per iteration. Dashed: the run&apos;s prediction for the hardware it runs on (the simulator on the local device&apos;s profile, sailor profile) when it recorded one. Before a run starts it is the plan&apos;s predicted iteration time on the plan&apos;s GPUs; a run without a prediction of its own (a scaled-down model on CPU processes, or a device without a profile) gets no line, since the plan&apos;s figure is for other hardware. The Prediction tab has the figures side by side.</source>
+        <translation>实测：最慢 rank 每次迭代的时间。虚线：运行记录了其所在硬件的预测时即为该预测（在本地设备的 profile 上运行模拟器，sailor profile）。运行开始前，虚线是方案在其 GPU 上的预测迭代时间；没有自身预测的运行（CPU 进程上的缩小模型，或没有 profile 的设备）不画线，因为方案的数值针对的是其他硬件。“预测”标签页并列给出各项数值。</translation>
+    </message>
+    <message>
+        <source>no prediction for this run&apos;s device; the plan&apos;s %1 s is for its %2, not comparable</source>
+        <translation>此运行的设备没有预测；方案的 %1 s 针对其 %2，不可比较</translation>
     </message>
 </context>
 <context>

@@ -385,10 +385,10 @@ void RunMonitor::buildIterationPlots() {
   time_plot_->setToolTip(
       tr("Measured: the slowest rank's time per iteration. Dashed: the run's prediction for the "
          "hardware it runs on (the simulator on the local device's profile, sailor profile) when "
-         "it recorded one; else the plan's predicted iteration time on the plan's GPUs, which "
-         "the local runtime (a scaled-down model on CPU processes) does not match: compare "
-         "trends and ratios between plans then, not the values. The Prediction tab has the "
-         "figures side by side."));
+         "it recorded one. Before a run starts it is the plan's predicted iteration time on the "
+         "plan's GPUs; a run without a prediction of its own (a scaled-down model on CPU "
+         "processes, or a device without a profile) gets no line, since the plan's figure is "
+         "for other hardware. The Prediction tab has the figures side by side."));
 
   throughput_plot_ = makePlot(tr("Throughput"), tr("iteration"), tr("tokens/s"));
   throughput_plot_->addGraph();
@@ -1498,41 +1498,54 @@ void RunMonitor::setPredictedIterationSeconds(double s) {
 }
 
 double RunMonitor::shownPredictionSeconds() const {
-  if (started_ && started_->prediction) return started_->prediction->iteration_seconds;
+  if (started_) return started_->prediction ? started_->prediction->iteration_seconds : kNaN;
   return predicted_s_;
 }
 
 QString RunMonitor::predictionLabelText() const {
-  const double s = shownPredictionSeconds();
-  if (!std::isfinite(s)) return {};
   if (started_ && started_->prediction)
     return tr("predicted %1 s %2")
-        .arg(seconds(s))
+        .arg(seconds(started_->prediction->iteration_seconds))
         .arg(QString::fromStdString(started_->prediction->label())
                  .mid(QStringLiteral("predicted ").size()));
-  // The plan's prediction is for the plan's GPU types: name them when a run shows its plan.
+  const double s = predicted_s_;
+  if (!std::isfinite(s)) return {};
+  // The plan's prediction is for the plan's GPU types and its full model: name them.
   QStringList types;
   if (started_)
     for (const sailor::Stage& st : started_->plan.stages)
       for (const sailor::Replica& r : st.replicas)
         if (!types.contains(QString::fromStdString(r.gpu_type)))
           types << QString::fromStdString(r.gpu_type);
-  if (types.isEmpty()) return tr("predicted %1 s for the plan's GPUs").arg(seconds(s));
-  return tr("predicted %1 s for the plan's %2")
-      .arg(seconds(s))
-      .arg(types.join(QStringLiteral(", ")));
+  // A run without a prediction of its own runs on other hardware (a CPU rehearsal of a scaled
+  // model, or a device without a profile): the plan's figure is not drawn against it.
+  if (started_)
+    return tr("no prediction for this run's device; the plan's %1 s is for its %2, not "
+              "comparable")
+        .arg(seconds(s))
+        .arg(types.join(QStringLiteral(", ")));
+  return tr("predicted %1 s for the plan's GPUs").arg(seconds(s));
 }
 
 void RunMonitor::updatePrediction() {
   const double s = shownPredictionSeconds();
-  const bool shown = std::isfinite(s);
-  prediction_line_->setVisible(shown);
-  prediction_label_->setVisible(shown);
-  if (!shown) return;
-  prediction_line_->point1->setCoords(0, s);
-  prediction_line_->point2->setCoords(1, s);
-  prediction_label_->position->setCoords(0.98, s);
-  prediction_label_->setText(predictionLabelText());
+  const QString text = predictionLabelText();
+  const bool line = std::isfinite(s);
+  prediction_line_->setVisible(line);
+  prediction_label_->setVisible(!text.isEmpty());
+  if (text.isEmpty()) return;
+  if (line) {
+    prediction_line_->point1->setCoords(0, s);
+    prediction_line_->point2->setCoords(1, s);
+    prediction_label_->position->setTypeY(QCPItemPosition::ptPlotCoords);
+    prediction_label_->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+    prediction_label_->position->setCoords(0.98, s);
+  } else {  // no line to sit on: the top of the plot
+    prediction_label_->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    prediction_label_->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
+    prediction_label_->position->setCoords(0.98, 0.02);
+  }
+  prediction_label_->setText(text);
 }
 
 QString RunMonitor::comparisonNote() const {
