@@ -307,10 +307,11 @@ std::vector<int> stageMicrobatches(const Plan& plan, const Job& job) {
 // "Ring 00" and "Ring 01" of an 8 x RTX 4090 PCIe server, github.com/NVIDIA/nccl-tests/issues/307),
 // up to 24-32 on NVSwitch nodes (github.com/NVIDIA/nccl/issues/578: "Channel 00/24" on an
 // 8 x A100). The GPU type says (nccl_channels); without it the term is 0 and its
-// runtime_overhead_bytes holds whatever the buffers are. A ring's buffers do not grow with its size: at tp 8 a GPU holds the same
-// tensor-parallel buffers as at tp 4. Not modelled: the proxy's host-side FIFOs (host memory),
-// NVLS buffers (NVSwitch multicast, Hopper), and lazy connection (NCCL 2.22's
-// NCCL_RUNTIME_CONNECT, which connects only the algorithms used, so this is an upper bound).
+// runtime_overhead_bytes holds whatever the buffers are. A ring's buffers do not grow with its
+// size: at tp 8 a GPU holds the same tensor-parallel buffers as at tp 4. Not modelled: the proxy's
+// host-side FIFOs (host memory), NVLS buffers (NVSwitch multicast, Hopper), and lazy connection
+// (NCCL 2.22's NCCL_RUNTIME_CONNECT, which connects only the algorithms used, so this is an upper
+// bound).
 namespace {
 // NCCL's default buffer bytes per connection, the three protocols (init.cc, above).
 constexpr double kNcclConnectionBytes = 4194304.0 + 524288.0 + 4915200.0;
