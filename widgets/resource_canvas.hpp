@@ -41,7 +41,7 @@ class QGraphicsScene;
 namespace sailor::studio {
 
 class CanvasItem;
-struct CanvasBuild;   // what the steps of one rebuild share (resource_canvas.cpp)
+struct CanvasBuild;   // what the steps of one rebuild share (canvas/canvas_layout.hpp)
 struct LinkCurve;     // a link's curve and where its label may go
 struct RegionLayout;  // a region's box and its zones' rows
 
@@ -139,7 +139,7 @@ class ResourceCanvas : public QGraphicsView {
     bool operator==(const Key& o) const { return kind == o.kind && key == o.key; }
   };
 
-  // rebuild() draws the map in these steps (resource_canvas.cpp "Building the scene").
+  // rebuild() draws the map in these steps (canvas/canvas_drawing.cpp).
   void rebuild();
   void clearScene();
   void collectOverlayChips();
