@@ -6,7 +6,7 @@
 #include <tuple>
 
 #include "sailor/simulator.hpp"
-#include "sailor/simulator_steps.hpp"
+#include "simulator_internal.hpp"
 
 namespace sailor {
 

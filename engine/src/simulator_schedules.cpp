@@ -1,5 +1,5 @@
 // The schedules large runs use (sailor/plan.hpp Schedule; docs/simulator.md, "Schedules"), as
-// simulator steps declared in sailor/simulator_steps.hpp:
+// simulator steps declared in simulator_internal.hpp:
 //   modelStateBytes          weights, gradients and optimizer state per GPU under a sharding
 //   interleavedWarmup, interleavedOps, runInterleaved
 //                            Megatron-LM's interleaved 1F1B schedule of v model chunks per GPU
@@ -10,7 +10,7 @@
 #include <cassert>
 #include <cmath>
 
-#include "sailor/simulator_steps.hpp"
+#include "simulator_internal.hpp"
 
 namespace sailor::sim {
 

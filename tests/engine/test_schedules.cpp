@@ -13,7 +13,7 @@
 #include "sailor/profile.hpp"
 #include "sailor/scenario.hpp"
 #include "sailor/simulator.hpp"
-#include "sailor/simulator_steps.hpp"
+#include "simulator_internal.hpp"
 #include "test_support.hpp"
 
 using namespace sailor;

@@ -1,4 +1,4 @@
-// The simulator's steps (sailor/simulator_steps.hpp) one by one, on instances small enough to
+// The simulator's steps (simulator_internal.hpp) one by one, on instances small enough to
 // work out by hand: gather replicas, place on nodes, memory, links, egress, boundary transfers,
 // the data-parallel pipelines, the schedules, sync and step, breakdown, timeline order and cost.
 // test_simulator checks simulate() as a whole; here each expectation states its reason beside it.
@@ -19,7 +19,7 @@
 #include "sailor/profile.hpp"
 #include "sailor/scenario.hpp"
 #include "sailor/simulator.hpp"
-#include "sailor/simulator_steps.hpp"
+#include "simulator_internal.hpp"
 #include "test_support.hpp"
 
 using namespace sailor;

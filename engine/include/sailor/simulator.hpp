@@ -136,7 +136,7 @@ double gradientBucketBytes(double params, const Job& job);
 // holds the same terms.
 // Under a schedule, the model state of `dp` replicas sharded by `sharding` (no gradient bucket
 // for Megatron-LM's data parallelism, overlapped or sharded): the simulator's terms for a plan of
-// that schedule with one virtual stage (replicaMemory in simulator_steps.hpp).
+// that schedule with one virtual stage (replicaMemory in engine/src/simulator_internal.hpp).
 double replicaMemoryBytes(double params, double activation_bytes_per_seq,
                           double max_layer_activation_per_seq, int microbatch_size, int in_flight,
                           const Job& job, const GpuType& gpu, const Schedule& schedule = {},

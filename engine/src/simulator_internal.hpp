@@ -1,9 +1,10 @@
-// The simulator's steps (engine/src/simulator.cpp), in the order sailor::simulate runs them:
+// The simulator's steps (engine/src/simulator*.cpp), in the order sailor::simulate runs them:
 // gather replicas, place them on nodes, memory, links, boundary transfers, the pipeline
 // schedules, data-parallel sync and optimizer step, breakdown, cost. simulate() is the contract
-// (sailor/simulator.hpp); these pieces are public so that each one can be tested on small
-// instances (tests/engine/test_simulator_parts.cpp). Seconds and bytes throughout; per GPU
-// unless a name says otherwise. Models and their rationale: docs/simulator.md.
+// (sailor/simulator.hpp); this header is private to the engine, as planner_internal.hpp is: the
+// simulator's files and plan_links.cpp share it, and tests reach it through their target's
+// include directories to test each step on small instances (test_simulator_parts.cpp). Seconds
+// and bytes throughout; per GPU unless a name says otherwise. Models: docs/simulator.md.
 #pragma once
 
 #include <functional>
@@ -188,7 +189,7 @@ PipelineRun runPipeline(const std::vector<StageTimes>& times, int M, PipelineSch
                         bool timeline);
 
 // Steps 6-7 on GPU types whose ranks share a node's compute (GpuType::sharesCompute; NOTE
-// [Ranks sharing a device] in simulator.cpp): every pipeline's schedule and every replica's
+// [Ranks sharing a device] in simulator_shared.cpp): every pipeline's schedule and every replica's
 // optimizer step in one event-by-event simulation, in which an operation of a replica of tp t
 // progresses at slowdown(t) / slowdown(k) of its profiled rate while k ranks of its node compute.
 struct SharedComputeInput {
