@@ -1,7 +1,7 @@
 // The `sailor` command line run as a user runs it: QProcess starts the built binary
 // (SAILOR_BIN) with SAILOR_RESOURCES from CTest and files written to a temporary directory.
-// Checks the exit status contract of app/main.cpp (0 ok, 2 bad input, 3 plan does not fit) and
-// that errors name the file and the field.
+// Checks the exit status contract of app/cli/main.cpp (0 ok, 2 bad input, 3 plan does not fit)
+// and that errors name the file and the field.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>

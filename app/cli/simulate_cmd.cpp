@@ -1,0 +1,197 @@
+// `sailor simulate` (a plan's prediction) and `sailor export` (a plan's launch on a cluster):
+// the two commands that start from a scenario, a job and a plan file.
+#include <cstdint>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "args.hpp"
+#include "commands.hpp"
+#include "format.hpp"
+#include "help.hpp"
+#include "sailor/catalog.hpp"
+#include "sailor/error.hpp"
+#include "sailor/json_util.hpp"
+#include "sailor/launch_export.hpp"
+#include "sailor/plan_export.hpp"
+#include "sailor/plan_links.hpp"
+#include "sailor/run_spec.hpp"
+#include "sailor/simulator.hpp"
+#include "sailor/utf8.hpp"
+#include "sailor/utilization.hpp"
+
+#include <CLI/CLI.hpp>
+
+namespace sailor::cli {
+
+namespace {
+
+using nlohmann::json;
+
+// The options of `sailor simulate`.
+struct SimulateArgs {
+  const CLI::Option* json = nullptr;
+  const CLI::Option* no_analytic = nullptr;
+  const CLI::Option* non_blocking_p2p = nullptr;
+  std::optional<std::string> scenario, job, plan, sailor_profiles, timeline;
+  std::vector<std::string> profiles, catalogs;
+};
+
+void declare(CLI::App& app, SimulateArgs& a) {
+  a.json = app.add_flag("--json");
+  a.no_analytic = app.add_flag("--no-analytic");
+  a.non_blocking_p2p = app.add_flag("--non-blocking-p2p");
+  app.add_option("--scenario", a.scenario);
+  app.add_option("--job", a.job);
+  app.add_option("--plan", a.plan);
+  repeatable(app.add_option("--profiles", a.profiles));
+  app.add_option("--sailor-profiles", a.sailor_profiles);
+  app.add_option("--timeline", a.timeline);
+  repeatable(app.add_option("--catalog", a.catalogs));
+}
+
+// The profiles simulate predicts with: --profiles, then --sailor-profiles, then the analytic
+// one unless --no-analytic.
+ProfileSet simulateProfiles(const SimulateArgs& a, const Catalog& cat) {
+  ProfileSet profiles;
+  for (const auto& f : a.profiles) profiles.add(NativeProfile::load(f, cat));
+  if (a.sailor_profiles) {
+    const std::string& dir = *a.sailor_profiles;
+    auto sailor =
+        SailorProfile::load(dir + "/simulator_profiles.json", dir + "/llm_info.json", cat);
+    profiles.add(sailor);
+    profiles.add(std::make_shared<MicrobatchScaledProfile>(sailor));
+  }
+  if (a.no_analytic->count() == 0) profiles.add(std::make_shared<AnalyticProfile>(cat));
+  return profiles;
+}
+
+}  // namespace
+
+int cmdSimulate(int argc, char** argv) {
+  if (wantsHelp(argc, argv, 2)) {
+    std::cout << kSimulateHelp;
+    return 0;
+  }
+  CLI::App app;
+  setUpCommand(app);
+  SimulateArgs a;
+  declare(app, a);
+  const std::vector<std::string> positional = parseCommand(app, argc, argv, 2);
+  if (!positional.empty())
+    throw InputError("simulate", "\"" + positional[0] + "\"", "options only (see --help)");
+  Catalog cat = Catalog::load(resourceDir());
+  for (const auto& f : a.catalogs) cat.extendFromFile(f);
+  auto [scenario, job, plan] = loadPlanFiles(a.scenario, a.job, a.plan, cat);
+  const ProfileSet profiles = simulateProfiles(a, cat);
+  SimulatorOptions opt;
+  if (a.non_blocking_p2p->count() > 0) opt.schedule = PipelineSchedule::Async1F1B;
+  Prediction p = simulate(plan, scenario, job, cat, profiles, opt);
+  const std::vector<LinkUse> links =
+      linksOfPlan(plan, scenario, cat, cat.model(job.model, "job.model").tied_embeddings);
+  const std::optional<Utilization> mfu = modelFlopsUtilization(plan, job, cat, p.iteration_s);
+  if (a.timeline) json_util::writeFileAtomically(*a.timeline, timelineTrace(p, plan).dump() + "\n");
+  if (a.json->count() > 0) {
+    json out = p.toJson();
+    out["mfu"] = mfu ? json(mfu->mfu) : json();
+    out["model_tflops_per_gpu"] = mfu ? json(mfu->model_tflops_per_gpu) : json();
+    out["plan"] = plan.toJson();
+    out["job"] = job.toJson();
+    out["scenario"] = scenario.name;
+    out["links"] = json::array();
+    for (const LinkUse& l : links) out["links"].push_back(l.toJson());
+    std::cout << out.dump(2) << "\n";
+  } else {
+    std::cout << formatPrediction(plan, job, scenario, p, mfu);
+    std::cout << formatLinks(links);
+  }
+  if (p.fits) return 0;
+  // Exit 3 says why on one line; the table above (or "fits" in the JSON) has every GPU.
+  std::cerr << "sailor simulate: does not fit in memory: "
+            << printableLine(p.out_of_memory.empty() ? "a GPU's memory" : p.out_of_memory.front())
+            << (p.out_of_memory.size() > 1
+                    ? " (and " + std::to_string(p.out_of_memory.size() - 1) + " more)"
+                    : "")
+            << "\n";
+  return kExitNoPlan;
+}
+
+namespace {
+
+// The options of `sailor export`.
+struct ExportArgs {
+  std::optional<std::string> plan, scenario, job, format, cluster, output, iterations, hidden,
+      seq_len, seed, backend;
+};
+
+void declare(CLI::App& app, ExportArgs& a) {
+  app.add_option("--plan", a.plan);
+  app.add_option("--scenario", a.scenario);
+  app.add_option("--job", a.job);
+  app.add_option("--format", a.format);
+  app.add_option("--cluster", a.cluster);
+  app.add_option("--output", a.output);
+  app.add_option("--iterations", a.iterations);
+  app.add_option("--hidden", a.hidden);
+  app.add_option("--seq-len", a.seq_len);
+  app.add_option("--seed", a.seed);
+  app.add_option("--backend", a.backend);
+}
+
+// The run options an export writes into each worker's command (as `sailor run` takes them).
+RunOptions exportRunOptions(const ExportArgs& a) {
+  RunOptions ro;
+  ro.backend = a.backend.value_or("nccl");
+  if (ro.backend != "nccl" && ro.backend != "gloo")
+    throw InputError("--backend", "\"" + ro.backend + "\"", "nccl or gloo");
+  if (a.iterations) ro.iterations = positiveInt("--iterations", *a.iterations, 1);
+  if (a.hidden) ro.hidden_size = positiveInt("--hidden", *a.hidden, 1);
+  if (a.seq_len) ro.sequence_length = positiveInt("--seq-len", *a.seq_len, 1);
+  if (a.seed) ro.seed = static_cast<std::uint64_t>(positiveInt("--seed", *a.seed, 0));
+  return ro;
+}
+
+}  // namespace
+
+// `sailor export`: the plan's launch on a cluster as files for its scheduler (launch_export.hpp).
+int cmdExport(int argc, char** argv) {
+  if (wantsHelp(argc, argv, 2)) {
+    std::cout << kExportHelp;
+    return 0;
+  }
+  CLI::App app;
+  setUpCommand(app);
+  ExportArgs a;
+  declare(app, a);
+  const std::vector<std::string> positional = parseCommand(app, argc, argv, 2);
+  if (!positional.empty())
+    throw InputError("export", "\"" + positional[0] + "\"", "options only (see --help)");
+  const std::string& format_name = required(a.format, "--format");
+  const auto format = exportFormatFromName(format_name);
+  if (!format)
+    throw InputError("--format", "\"" + format_name + "\"", "kubernetes, torchrun or slurm");
+  const RunOptions ro = exportRunOptions(a);
+
+  Catalog cat = Catalog::load(resourceDir());
+  PlanExportRequest request;
+  request.format = *format;
+  request.cluster_file = a.cluster.value_or(resourceDir() + "/clusters/default.json");
+  request.plan_name = required(a.plan, "--plan");
+  request.options = ro;
+  auto [scenario, job, plan] = loadPlanFiles(a.scenario, a.job, a.plan, cat);
+  const std::vector<ExportFile> files = exportPlanLaunch(scenario, job, plan, cat, request);
+  if (a.output) {
+    for (const std::string& path : writeExportFiles(files, *a.output, "--output"))
+      std::cout << path << "\n";
+    return 0;
+  }
+  for (const ExportFile& f : files) {
+    if (files.size() > 1) std::cout << "# ==> " << f.name << " <==\n";
+    std::cout << f.text;
+  }
+  return 0;
+}
+
+}  // namespace sailor::cli
