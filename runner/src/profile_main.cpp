@@ -25,6 +25,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <numeric>
@@ -40,6 +41,7 @@
 #include <ATen/cuda/CUDAContext.h>
 #endif
 
+#include "command_line.hpp"
 #include "local_device.hpp"
 #include "profiler.hpp"
 #include "sailor/catalog.hpp"
@@ -49,6 +51,8 @@
 #include "sailor/run_prediction.hpp"
 #include "sailor/run_spec.hpp"
 #include "sailor/run_store.hpp"
+
+#include <CLI/CLI.hpp>
 
 using nlohmann::json;
 using namespace sailor;
@@ -134,34 +138,50 @@ std::vector<int> intList(const std::string& option, const std::string& text, int
   return out;
 }
 
+// The options of argv[first..argc), each checked as it comes (command_line.hpp); then --model,
+// --precision and --device, and the defaults of what was not given. With --help nothing else
+// is checked.
 Options parseOptions(int argc, char** argv, int first) {
   Options o;
-  for (int i = first; i < argc; ++i) {
-    const std::string k = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw InputError(k, "nothing", "a value after " + k);
-      return argv[++i];
-    };
-    if (k == "--help" || k == "-h") o.help = true;
-    else if (k == "--model") o.model = value();
-    else if (k == "--out") o.out = value();
-    else if (k == "--microbatch-sizes") o.microbatches = intList(k, value(), 1 << 20);
-    else if (k == "--tp") o.tps = intList(k, value(), 1024);
-    else if (k == "--hidden") o.hidden = positiveInt(k, value(), 1 << 16);
-    else if (k == "--seq-len") o.seq_len = positiveInt(k, value(), 1 << 20);
-    else if (k == "--precision") o.precision = value();
-    else if (k == "--repeats") o.repeats = positiveInt(k, value(), 10000);
-    else if (k == "--sharing-ranks") o.sharing_ranks = positiveInt(k, value(), 64);
-    else if (k == "--quick") o.quick = true;
-    else if (k == "--scale" || k == "--real-size") {
-      if (o.real_size && *o.real_size != (k == "--real-size"))
-        throw InputError("--real-size", "given with --scale", "one of them");
-      o.real_size = k == "--real-size";
-    } else if (k == "--no-links") o.links = false;
-    else if (k == "--device") o.device = value();
-    else if (k == "--gpu-type") o.gpu_type = value();
-    else throw InputError("option", "\"" + k + "\"", "an option of `sailor profile --help`");
-  }
+  CLI::App app;
+  app.set_help_flag();  // --help prints kHelp
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  const auto checked = [&](const std::string& name, std::function<void(const std::string&)> f) {
+    app.add_option_function<std::string>(name, std::move(f))->trigger_on_parse();
+  };
+  const auto real_size = [&](bool real) {
+    if (o.real_size && *o.real_size != real)
+      throw InputError("--real-size", "given with --scale", "one of them");
+    o.real_size = real;
+  };
+  app.add_flag("-h,--help", o.help);
+  app.add_option("--model", o.model);
+  app.add_option("--out", o.out);
+  checked("--microbatch-sizes", [&](const std::string& v) {
+    o.microbatches = intList("--microbatch-sizes", v, 1 << 20);
+  });
+  checked("--tp", [&](const std::string& v) { o.tps = intList("--tp", v, 1024); });
+  checked("--hidden",
+          [&](const std::string& v) { o.hidden = positiveInt("--hidden", v, 1 << 16); });
+  checked("--seq-len",
+          [&](const std::string& v) { o.seq_len = positiveInt("--seq-len", v, 1 << 20); });
+  app.add_option("--precision", o.precision);
+  checked("--repeats",
+          [&](const std::string& v) { o.repeats = positiveInt("--repeats", v, 10000); });
+  checked("--sharing-ranks",
+          [&](const std::string& v) { o.sharing_ranks = positiveInt("--sharing-ranks", v, 64); });
+  app.add_flag("--quick", o.quick);
+  app.add_flag_callback("--scale", [&] { real_size(false); })->trigger_on_parse();
+  app.add_flag_callback("--real-size", [&] { real_size(true); })->trigger_on_parse();
+  app.add_flag_callback("--no-links", [&] { o.links = false; });
+  app.add_option("--device", o.device);
+  app.add_option("--gpu-type", o.gpu_type);
+  const ArgumentProblem problem = parseInOrder(app, argc, argv, first);
+  if (problem.kind == ArgumentProblem::Kind::MissingValue)
+    throw InputError(problem.argument, "nothing", "a value after " + problem.argument);
+  if (problem.kind == ArgumentProblem::Kind::Unknown)
+    throw InputError("option", "\"" + problem.argument + "\"",
+                     "an option of `sailor profile --help`");
   if (o.help) return o;
   if (o.model.empty()) throw InputError("--model", "nothing", "a catalogue model name");
   if (o.precision != "fp32" && o.precision != "bf16")

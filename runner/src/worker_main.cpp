@@ -5,9 +5,9 @@
 //   {"type":"error","message":...}  {"type":"done"}
 // The controller alone talks to the user (docs/runtime.md).
 //
-// In this file: report (one JSON line, thread-safe), parse (the options), deviceFor (the
-// rank's device), connectStore, iterationMessage, and main (the heartbeat thread, the groups,
-// the training loop, errors).
+// In this file: report (one JSON line, thread-safe), parse (the options, with CLI11),
+// deviceFor (the rank's device), connectStore, iterationMessage, and main (the heartbeat thread,
+// the groups, the training loop, errors).
 #include <malloc.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -31,10 +31,13 @@
 #include "auth_store.hpp"
 #include "checkpoint.hpp"
 #include "comm.hpp"
+#include "command_line.hpp"
 #include "elastic.hpp"
 #include "sailor/json_util.hpp"
 #include "trainer.hpp"
 #include "zone_network.hpp"
+
+#include <CLI/CLI.hpp>
 
 using nlohmann::json;
 using namespace sailor;
@@ -84,35 +87,47 @@ struct Args {
   std::string zone_address;    // --zone-address IP: the address Gloo binds there
 };
 
+// --store file:PATH (a local run: the controller's FileStore) or HOST:PORT (rank 0 hosts the
+// store there).
+void setStore(Args& a, const std::string& v) {
+  if (v.rfind("file:", 0) == 0 && v.size() > 5) {
+    a.store_file = v.substr(5);
+  } else {
+    std::tie(a.store_host, a.port) = parseHostPort(v);
+  }
+}
+
+// The options of the command line, each read as it comes (command_line.hpp): a number that is
+// none, a bad --store, an unknown argument or a missing value is the first error of the line.
 Args parse(int argc, char** argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::runtime_error(k + " needs a value");
-      return argv[++i];
-    };
-    if (k == "--spec") a.spec = value();
-    else if (k == "--rank") a.rank = std::stoi(value());
-    else if (k == "--store") {
-      const std::string v = value();
-      if (v.rfind("file:", 0) == 0 && v.size() > 5) {
-        a.store_file = v.substr(5);
-      } else {
-        std::tie(a.store_host, a.port) = parseHostPort(v);  // rank 0 hosts the store there
-      }
-    } else if (k == "--store-address") a.store_address = value();
-    else if (k == "--generation") a.generation = std::stoi(value());
-    else if (k == "--timeout") a.timeout_s = std::stoi(value());
-    else if (k == "--checkpoint-dir") a.checkpoint_dir = value();
-    else if (k == "--checkpoint-every") a.checkpoint_every = std::stoi(value());
-    else if (k == "--resume-from") a.resume_from = value();
-    else if (k == "--start-iteration") a.start_iteration = std::stoi(value());
-    else if (k == "--join") a.join = value();
-    else if (k == "--zone-netns") a.zone_netns = value();
-    else if (k == "--zone-address") a.zone_address = value();
-    else throw std::runtime_error("unknown option " + k);
-  }
+  CLI::App app;
+  app.set_help_flag();  // no --help: the controller starts workers
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  const auto number = [&](const std::string& name, int& target) {
+    app.add_option_function<std::string>(name,
+                                         [&target](const std::string& v) { target = std::stoi(v); })
+        ->trigger_on_parse();
+  };
+  app.add_option("--spec", a.spec);
+  number("--rank", a.rank);
+  app.add_option_function<std::string>("--store", [&a](const std::string& v) { setStore(a, v); })
+      ->trigger_on_parse();
+  app.add_option("--store-address", a.store_address);
+  number("--generation", a.generation);
+  number("--timeout", a.timeout_s);
+  app.add_option("--checkpoint-dir", a.checkpoint_dir);
+  number("--checkpoint-every", a.checkpoint_every);
+  app.add_option("--resume-from", a.resume_from);
+  number("--start-iteration", a.start_iteration);
+  app.add_option("--join", a.join);
+  app.add_option("--zone-netns", a.zone_netns);
+  app.add_option("--zone-address", a.zone_address);
+  const ArgumentProblem problem = parseInOrder(app, argc, argv, 1);
+  if (problem.kind == ArgumentProblem::Kind::MissingValue)
+    throw std::runtime_error(problem.argument + " needs a value");
+  if (problem.kind == ArgumentProblem::Kind::Unknown)
+    throw std::runtime_error("unknown option " + problem.argument);
   const bool standby = a.join == "-";  // spec and rank come with the command
   if ((!standby && (a.spec.empty() || a.rank < 0)) ||
       (a.store_file.empty() && a.store_host.empty()))
