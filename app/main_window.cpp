@@ -18,7 +18,6 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QProcess>
 #include <QProgressBar>
 #include <QScrollArea>
 #include <QSettings>
@@ -93,7 +92,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
       catalog_(sailor::Catalog::load(sailor::resourceDir())),
       planner_(std::make_unique<PlanningService>()) {
   setObjectName(QStringLiteral("SailorStudio"));
-  run_client_ = new RunClient(this);
+  session_ = new RunSession(this);
   document_ = new ScenarioDocument(catalog_, this);
 
   buildTabs();
@@ -249,16 +248,17 @@ void MainWindow::connectPlanner() {
 
 void MainWindow::connectRun() {
   connect(monitor_, &RunMonitor::startRequested, this, &MainWindow::startRun);
-  connect(monitor_, &RunMonitor::stopRequested, run_client_, &RunClient::stop);
+  connect(monitor_, &RunMonitor::stopRequested, session_, &RunSession::stop);
   connect(monitor_, &RunMonitor::reopenRequested, this, &MainWindow::reopenRun);
   connect(monitor_, &RunMonitor::reattachRequested, this, &MainWindow::reattachRun);
   connect(monitor_, &RunMonitor::exportRequested, this, &MainWindow::exportLaunch);
   connect(monitor_, &RunMonitor::editClusterRequested, this, &MainWindow::editCluster);
   connect(monitor_, &RunMonitor::refreshRunsRequested, this, &MainWindow::refreshPastRuns);
-  connect(run_client_, &RunClient::eventReceived, monitor_, &RunMonitor::applyEvent);
-  connect(run_client_, &RunClient::finished, this, &MainWindow::onRunFinished);
-  connect(run_client_, &RunClient::runStarted, this, &MainWindow::onRunStarted);
+  connect(session_->client(), &RunClient::eventReceived, monitor_, &RunMonitor::applyEvent);
+  connect(session_, &RunSession::finished, this, &MainWindow::onRunFinished);
+  connect(session_, &RunSession::started, this, &MainWindow::onRunStarted);
   connect(monitor_, &RunMonitor::resizeRequested, this, &MainWindow::resizeRun);
+  connect(session_, &RunSession::resizeFinished, this, &MainWindow::onResizeFinished);
   // The cluster description file and partition are remembered between sessions; the target
   // itself is not: Start on a fresh studio never submits to a cluster unasked.
   {
@@ -615,8 +615,35 @@ void MainWindow::updateStartAvailability() {
   }
 }
 
+RunClientOptions MainWindow::runOptions(int iterations, const QString& data_source,
+                                        const LaunchTarget& target) const {
+  RunClientOptions o;
+  o.iterations = iterations;
+  o.data = data_source;
+  o.store_path = options_.run_store;
+  // A local run rehearses the plan on this machine's CPU with the runtime's scaled model
+  // (docs/training.md). The job's global batch (often 1024 sequences) would make each iteration
+  // last minutes there; two microbatches per replica keep the plan's pipeline schedule, its
+  // stage boundaries and every collective, at a size that gives an iteration every few seconds.
+  size_t widest = 1;
+  for (const auto& stage : selected_->plan.stages) widest = std::max(widest, stage.replicas.size());
+  o.global_batch = std::min(result_job_->global_batch_size,
+                            selected_->plan.microbatch_size * static_cast<int>(widest) * 2);
+  if (target.kind == LaunchKind::Cluster) {
+    o.stop_grace_ms = kClusterStopGraceMs;
+    // One Slurm job for the whole plan (docs/launch.md "Slurm runs"): sailor run checks the
+    // cluster description and asks Slurm (sbatch --test-only) before anything is recorded.
+    o.launcher = RunLauncher::Slurm;
+    o.cluster_file = target.cluster_file;
+    o.partition = target.partition;
+  } else {
+    o.elastic = monitor_->elasticRequested();
+  }
+  return o;
+}
+
 void MainWindow::startRun(int iterations, const QString& data_source) {
-  if (!selected_ || !result_scenario_ || run_client_->isRunning()) return;
+  if (!selected_ || !result_scenario_ || session_->isRunning()) return;
   const LaunchTarget target = monitor_->launchTarget();
   const bool cluster = target.kind == LaunchKind::Cluster;
   if (target.kind == LaunchKind::Export) return;  // exportRequested, not startRequested
@@ -633,95 +660,31 @@ void MainWindow::startRun(int iterations, const QString& data_source) {
                               .arg(QString::fromStdString(result_job_->model)));
     return;
   }
-  RunClientOptions o;
-  o.iterations = iterations;
-  o.data = data_source;
-  o.store_path = options_.run_store;
-  // A local run rehearses the plan on this machine's CPU with the runtime's scaled model
-  // (docs/training.md). The job's global batch (often 1024 sequences) would make each iteration
-  // last minutes there; two microbatches per replica keep the plan's pipeline schedule, its
-  // stage boundaries and every collective, at a size that gives an iteration every few seconds.
-  size_t widest = 1;
-  for (const auto& stage : selected_->plan.stages) widest = std::max(widest, stage.replicas.size());
-  const int local_batch = std::min(result_job_->global_batch_size,
-                                   selected_->plan.microbatch_size * static_cast<int>(widest) * 2);
-  o.extra_args = {QStringLiteral("--global-batch"), QString::number(local_batch)};
-  if (cluster) {
-    o.stop_grace_ms = kClusterStopGraceMs;
-    // One Slurm job for the whole plan (docs/launch.md "Slurm runs"): sailor run checks the
-    // cluster description and asks Slurm (sbatch --test-only) before anything is recorded.
-    o.extra_args << QStringLiteral("--launcher") << QStringLiteral("slurm")
-                 << QStringLiteral("--cluster") << target.cluster_file;
-    if (!target.partition.isEmpty())
-      o.extra_args << QStringLiteral("--partition") << target.partition;
-  } else if (monitor_->elasticRequested()) {
-    o.extra_args << QStringLiteral("--elastic");
-  }
-  run_scenario_ = result_scenario_;
+  const RunClientOptions o = runOptions(iterations, data_source, target);
   monitor_->clearRun();
-  if (run_client_->start(selected_->plan, *result_scenario_, *result_job_, o))
+  if (session_->start(selected_->plan, *result_scenario_, *result_job_, o))
     monitor_->setRunning(true);
 }
 
-void MainWindow::onRunStarted(qint64 /*run_id*/, const sailor::RunStartedEvent& event) {
-  run_store_path_ = event.store.empty() ? options_.run_store : QString::fromStdString(event.store);
-  const QStringList args = run_client_->arguments();
-  const bool elastic =
-      args.contains(QStringLiteral("--elastic")) || args.contains(QStringLiteral("--trace"));
-  const qsizetype launcher = args.indexOf(QStringLiteral("--launcher"));
-  const bool local = launcher < 0 || args.value(launcher + 1) == QLatin1String("local");
-  std::vector<sailor::Pool> pools;
-  if (run_scenario_) pools = run_scenario_->pools;
+void MainWindow::onRunStarted() {
   // The run is running from here on, however it was started (Start, or a test's RunClient).
   monitor_->setRunning(true);
-  monitor_->setResizable(elastic && local, pools,
-                         !local ? tr("Runs on a cluster cannot be resized")
-                                : tr("Start the run with Elastic checked to resize it"));
+  monitor_->setResizable(session_->isResizable(), session_->pools(),
+                         !session_->isLocal()
+                             ? tr("Runs on a cluster cannot be resized")
+                             : tr("Start the run with Elastic checked to resize it"));
 }
 
-void MainWindow::resizeRun(qint64 run_id, const std::vector<GpuSite>& sites) {
-  if (resize_process_) {
+void MainWindow::resizeRun(qint64 run_id, const std::vector<sailor::AvailabilitySite>& sites) {
+  if (session_->resize(run_id, sailor::availabilityOf(sites))) return;
+  if (session_->isResizing())
     monitor_->showResizeResult(tr("A resize is still under way; try again when it has answered."),
                                true);
-    return;
-  }
-  QStringList args{QStringLiteral("runs"), QStringLiteral("resize"), QString::number(run_id)};
-  for (const GpuSite& site : sites)
-    args << QStringLiteral("--gpus")
-         << QStringLiteral("%1@%2=%3").arg(site.gpu_type, site.zone).arg(site.count);
-  if (!run_store_path_.isEmpty()) args << QStringLiteral("--store") << run_store_path_;
-  const QString program =
-      run_client_->program().isEmpty() ? RunClient::defaultSailorBinary() : run_client_->program();
-  last_resize_command_ = QStringList{program} + args;
-  resize_process_ = new QProcess(this);
-  QProcess* p = resize_process_;
-  // Reports the answer once, whichever of finished and a failed start comes.
-  auto done = [this, p](int code, const QString& message) {
-    if (resize_process_ != p) return;
-    resize_process_ = nullptr;
-    p->deleteLater();
-    monitor_->showResizeResult(message, code != 0);
-    emit resizeFinished(code, message);
-  };
-  connect(p, &QProcess::finished, this, [p, done](int code, QProcess::ExitStatus status) {
-    // sailor answers with one line: on stdout when the run takes the resize, on stderr why not.
-    auto last_line = [](const QByteArray& bytes) {
-      const QStringList lines =
-          QString::fromUtf8(bytes).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-      return lines.isEmpty() ? QString() : lines.back().trimmed();
-    };
-    const QString out = last_line(p->readAllStandardOutput());
-    const QString err = last_line(p->readAllStandardError());
-    if (status == QProcess::CrashExit)
-      done(-1, tr("sailor runs resize ended abnormally (killed by a signal)."));
-    else if (code == 0) done(0, out.isEmpty() ? tr("sailor runs resize: done") : out);
-    else done(code, err.isEmpty() ? tr("sailor runs resize exited with code %1.").arg(code) : err);
-  });
-  connect(p, &QProcess::errorOccurred, this, [p, done, program](QProcess::ProcessError error) {
-    if (error == QProcess::FailedToStart)
-      done(-1, tr("Cannot start %1: %2").arg(program, p->errorString()));
-  });
-  p->start(program, args, QIODevice::ReadOnly);
+}
+
+void MainWindow::onResizeFinished(int exit_code, const QString& message) {
+  monitor_->showResizeResult(message, exit_code != 0);
+  emit resizeFinished(exit_code, message);
 }
 
 void MainWindow::onRunFinished(int exit_code, const RunOutcome& outcome) {
@@ -755,7 +718,7 @@ void MainWindow::refreshPastRuns() {
 }
 
 void MainWindow::reopenRun(qint64 id) {
-  if (!history_ || run_client_->isRunning()) return;
+  if (!history_ || session_->isRunning()) return;
   try {
     const std::optional<StoredRun> stored = history_->open(id);
     if (!stored) return;
@@ -763,20 +726,18 @@ void MainWindow::reopenRun(qint64 id) {
     // A cluster run outlives its controller (docs/launch.md "Slurm runs"): one still recorded
     // running whose controller is gone can be followed again, as `sailor runs attach` does.
     const sailor::RunRecord& r = stored->run;
-    if (r.status == sailor::RunStatus::Running && !r.job_id.empty() && !r.run_dir.empty()) {
-      if (const auto gone = sailor::controllerGone(r.controller))
-        monitor_->setReattachable(
-            true, tr("Its controller is gone (%1) and its job %2 may still run: re-attach to "
-                     "follow it, and to stop it")
-                      .arg(QString::fromStdString(*gone), QString::fromStdString(r.job_id)));
-    }
+    if (const auto gone = RunSession::reattachReason(r))
+      monitor_->setReattachable(
+          true, tr("Its controller is gone (%1) and its job %2 may still run: re-attach to "
+                   "follow it, and to stop it")
+                    .arg(QString::fromStdString(*gone), QString::fromStdString(r.job_id)));
   } catch (const std::exception& e) {
     monitor_->showFailure(tr("Run %1 cannot be read: %2").arg(id).arg(QString::fromUtf8(e.what())));
   }
 }
 
 void MainWindow::reattachRun(qint64 id) {
-  if (!history_ || run_client_->isRunning()) return;
+  if (!history_ || session_->isRunning()) return;
   // The store as it is now: the attached controller stores and prints only the iterations after
   // these (it reads the same count when it takes the run over, and nothing else writes to a run
   // whose controller is gone), so the replay and the live events meet without a gap.
@@ -786,8 +747,7 @@ void MainWindow::reattachRun(qint64 id) {
   RunClientOptions o;
   o.store_path = history_->storePath();
   o.stop_grace_ms = kClusterStopGraceMs;
-  run_scenario_.reset();
-  if (run_client_->attach(id, o)) monitor_->setRunning(true);
+  if (session_->attach(id, o)) monitor_->setRunning(true);
 }
 
 void MainWindow::exportLaunch(const LaunchTarget& target) {

@@ -18,13 +18,13 @@
 #include <QTimer>
 
 #include "planning_service.hpp"
-#include "resize_dialog.hpp"
 #include "run_client.hpp"
+#include "run_session.hpp"
+#include "sailor/availability.hpp"
 #include "sailor/catalog.hpp"
 #include "sailor/planner.hpp"
 
 class QAction;
-class QProcess;
 class QLabel;
 class QProgressBar;
 class QTabWidget;
@@ -80,14 +80,17 @@ class MainWindow : public QMainWindow {
   JobPanel* jobPanel() const { return job_panel_; }
   TradeoffPlot* tradeoffPlot() const { return plot_; }
   PlanInspector* inspector() const { return inspector_; }
+  ResourceCanvas* inspectorMap() const { return map_; }  // the inspector's Map tab
   RunMonitor* runMonitor() const { return monitor_; }
   // The cluster description editor the Run tab's Edit... opened (null when none is open).
   ClusterEditor* clusterEditor() const;
   PlanningService* planningService() const { return &*planner_; }
-  RunClient* runClient() const { return run_client_; }
+  // The run the Run tab starts, follows, resizes and re-attaches to, and its one client.
+  RunSession* runSession() const { return session_; }
+  RunClient* runClient() const { return session_->client(); }
   // The last `sailor runs resize` the Run tab's Resize... started (program and arguments), for
   // the tests; empty before any.
-  QStringList lastResizeCommand() const { return last_resize_command_; }
+  QStringList lastResizeCommand() const { return session_->lastResizeCommand(); }
   QTabWidget* tabs() const { return tabs_; }
   std::shared_ptr<const sailor::PlanResult> result() const { return result_; }
   QString planStatus() const;
@@ -126,7 +129,7 @@ class MainWindow : public QMainWindow {
   void buildStatusBar();               // the planning status and progress
   void connectEditing();       // canvas, properties, document and job panel: edits and replanning
   void connectPlanner();       // the planning service's progress and results, the plot's selection
-  void connectRun();           // the run monitor and run client; the remembered launch target
+  void connectRun();           // the run monitor and run session; the remembered launch target
   void loadStartupScenario();  // the scenario named on the command line, else the default one
   void loadDefaultJob();       // the default job and the studio's planner options
   void openRunStore();         // the run history, or the monitor says why not
@@ -144,12 +147,16 @@ class MainWindow : public QMainWindow {
   void startRun(int iterations, const QString& data_source);
   void updateStartAvailability();
   void onRunFinished(int exit_code, const RunOutcome& outcome);
-  // A run of the run client started (whoever started it): Resize... is offered when it is a
-  // local run started with --elastic or --trace (its arguments say so).
-  void onRunStarted(qint64 run_id, const sailor::RunStartedEvent& event);
-  // The Resize dialog's counts: `sailor runs resize ID --gpus TYPE@ZONE=N ... --store STORE`
-  // as a child process, its one line to the monitor when it ends (the GUI thread never waits).
-  void resizeRun(qint64 run_id, const std::vector<GpuSite>& sites);
+  // The run options the Run tab and the selected plan give (RunSession::start's).
+  RunClientOptions runOptions(int iterations, const QString& data_source,
+                              const LaunchTarget& target) const;
+  // A run of the session started (whoever started it): Resize... is offered when the session
+  // says it is resizable (a local elastic run).
+  void onRunStarted();
+  // The Resize dialog's counts, as the engine's availability, to the session (`sailor runs
+  // resize`); its one line to the monitor when it answers (the GUI thread never waits).
+  void resizeRun(qint64 run_id, const std::vector<sailor::AvailabilitySite>& sites);
+  void onResizeFinished(int exit_code, const QString& message);
   void reopenRun(qint64 id);
   // Re-attach to a stored cluster run whose controller is gone (`sailor runs attach`).
   void reattachRun(qint64 id);
@@ -175,7 +182,7 @@ class MainWindow : public QMainWindow {
   sailor::Catalog catalog_;
   std::unique_ptr<PlanningService> planner_;
   std::unique_ptr<RunHistory> history_;
-  RunClient* run_client_ = nullptr;
+  RunSession* session_ = nullptr;
 
   ScenarioDocument* document_ = nullptr;
   ResourceCanvas* canvas_ = nullptr;
@@ -218,10 +225,6 @@ class MainWindow : public QMainWindow {
   std::shared_ptr<const sailor::Job> pending_job_;
   std::shared_ptr<const sailor::Catalog> pending_catalog_;
   sailor::PlannerOptions pending_options_;
-  std::shared_ptr<const sailor::Scenario> run_scenario_;  // of the run going, if any
-  QString run_store_path_;              // the store the run going is recorded in (run_started)
-  QProcess* resize_process_ = nullptr;  // the `sailor runs resize` going, if any
-  QStringList last_resize_command_;
 };
 
 }  // namespace sailor::studio

@@ -127,24 +127,39 @@ bool RunClient::startFiles(const QString& plan_file, const QString& scenario_fil
   return launch(plan_file, scenario_file, job_file, options);
 }
 
+QStringList runArguments(const QString& plan_file, const QString& scenario_file,
+                         const QString& job_file, const RunClientOptions& options) {
+  QStringList args{QStringLiteral("run"),
+                   QStringLiteral("--plan"),
+                   plan_file,
+                   QStringLiteral("--scenario"),
+                   scenario_file,
+                   QStringLiteral("--job"),
+                   job_file,
+                   QStringLiteral("--iterations"),
+                   QString::number(options.iterations),
+                   QStringLiteral("--data"),
+                   options.data};
+  if (!options.store_path.isEmpty()) args << QStringLiteral("--store") << options.store_path;
+  if (!options.name.isEmpty()) args << QStringLiteral("--name") << options.name;
+  if (options.global_batch > 0)
+    args << QStringLiteral("--global-batch") << QString::number(options.global_batch);
+  if (options.launcher == RunLauncher::Slurm) {
+    args << QStringLiteral("--launcher") << QStringLiteral("slurm");
+    if (!options.cluster_file.isEmpty())
+      args << QStringLiteral("--cluster") << options.cluster_file;
+    if (!options.partition.isEmpty()) args << QStringLiteral("--partition") << options.partition;
+  }
+  if (options.elastic) args << QStringLiteral("--elastic");
+  if (!options.trace.isEmpty()) args << QStringLiteral("--trace") << options.trace;
+  return args << options.extra_args;
+}
+
 bool RunClient::launch(const QString& plan, const QString& scenario, const QString& job,
                        const RunClientOptions& options) {
   options_ = options;
   program_ = options.sailor_binary.isEmpty() ? defaultSailorBinary() : options.sailor_binary;
-  arguments_ = {QStringLiteral("run"),
-                QStringLiteral("--plan"),
-                plan,
-                QStringLiteral("--scenario"),
-                scenario,
-                QStringLiteral("--job"),
-                job,
-                QStringLiteral("--iterations"),
-                QString::number(options.iterations),
-                QStringLiteral("--data"),
-                options.data};
-  if (!options.store_path.isEmpty()) arguments_ << QStringLiteral("--store") << options.store_path;
-  if (!options.name.isEmpty()) arguments_ << QStringLiteral("--name") << options.name;
-  arguments_ << options.extra_args;
+  arguments_ = runArguments(plan, scenario, job, options);
   attaching_ = false;
   run_id_ = 0;
   return startProcess();
@@ -224,6 +239,52 @@ void RunClient::stop() {
   // is what a user's Ctrl-C sends, and what docs/runtime.md documents as "interrupted".
   if (process_->processId() > 0) ::kill(static_cast<pid_t>(process_->processId()), SIGINT);
   kill_timer_.start(options_.stop_grace_ms);
+}
+
+bool RunClient::resize(std::int64_t run_id, const sailor::Availability& gpus,
+                       const QString& store_path) {
+  if (resize_process_) return false;
+  QStringList args{QStringLiteral("runs"), QStringLiteral("resize"), QString::number(run_id)};
+  for (const auto& [site, count] : gpus)
+    args << QStringLiteral("--gpus")
+         << QStringLiteral("%1@%2=%3")
+                .arg(QString::fromStdString(site.first), QString::fromStdString(site.second))
+                .arg(count);
+  if (!store_path.isEmpty()) args << QStringLiteral("--store") << store_path;
+  const QString program = program_.isEmpty() ? defaultSailorBinary() : program_;
+  last_resize_command_ = QStringList{program} + args;
+  resize_process_ = new QProcess(this);
+  QProcess* p = resize_process_;
+  connect(p, &QProcess::finished, this, [this, p](int code, QProcess::ExitStatus status) {
+    // sailor answers with one line: on stdout when the run takes the resize, on stderr why not.
+    auto last_line = [](const QByteArray& bytes) {
+      const QStringList lines =
+          QString::fromUtf8(bytes).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+      return lines.isEmpty() ? QString() : lines.back().trimmed();
+    };
+    const QString out = last_line(p->readAllStandardOutput());
+    const QString err = last_line(p->readAllStandardError());
+    if (status == QProcess::CrashExit)
+      endResize(p, -1, tr("sailor runs resize ended abnormally (killed by a signal)."));
+    else if (code == 0) endResize(p, 0, out.isEmpty() ? tr("sailor runs resize: done") : out);
+    else
+      endResize(p, code,
+                err.isEmpty() ? tr("sailor runs resize exited with code %1.").arg(code) : err);
+  });
+  connect(p, &QProcess::errorOccurred, this, [this, p, program](QProcess::ProcessError error) {
+    if (error == QProcess::FailedToStart)
+      endResize(p, -1, tr("Cannot start %1: %2").arg(program, p->errorString()));
+  });
+  p->start(program, args, QIODevice::ReadOnly);
+  return true;
+}
+
+// Reports the answer once, whichever of finished and a failed start comes.
+void RunClient::endResize(QProcess* process, int exit_code, const QString& message) {
+  if (resize_process_ != process) return;
+  resize_process_ = nullptr;
+  process->deleteLater();
+  emit resizeFinished(exit_code, message);
 }
 
 bool RunClient::isRunning() const {

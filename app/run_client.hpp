@@ -19,6 +19,8 @@
 // 2 s, records the run as stopped and exits 130); if it is still running after
 // RunClientOptions::stop_grace_ms, it is killed (SIGKILL; its workers die with it through
 // PR_SET_PDEATHSIG).
+// resize() tells an elastic run's controller the GPUs it has now (`sailor runs resize`) through
+// a child process of its own, beside the run's; its answer comes as resizeFinished.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +35,7 @@
 #include <QTimer>
 #include <nlohmann/json.hpp>
 
+#include "sailor/availability.hpp"
 #include "sailor/job.hpp"
 #include "sailor/plan.hpp"
 #include "sailor/run_events.hpp"
@@ -43,16 +46,39 @@ class QTemporaryDir;
 
 namespace sailor::studio {
 
+// Where a run's processes go (sailor run --launcher).
+enum class RunLauncher {
+  Local,  // one process per GPU on this machine
+  Slurm,  // one Slurm job for the whole plan, on the cluster RunClientOptions::cluster_file names
+};
+
+// A run's options, typed: runArguments() makes them `sailor run`'s command line, the one place
+// that does. What a run is (elastic, local) is read from these, never from its command line.
 struct RunClientOptions {
   int iterations = 20;                         // --iterations
   QString data = QStringLiteral("synthetic");  // --data: "synthetic", "text" or a text file
-  QString store_path;         // --store; empty: the runtime's default ($SAILOR_RUN_STORE, else
-                              // ~/.local/share/sailor-studio/runs.sqlite)
-  QString name;               // --name; empty: the runtime's default (the plan file's name)
+  QString store_path;    // --store; empty: the runtime's default ($SAILOR_RUN_STORE, else
+                         // ~/.local/share/sailor-studio/runs.sqlite)
+  QString name;          // --name; empty: the runtime's default (the plan file's name)
+  int global_batch = 0;  // --global-batch, sequences; 0: the job's
+  RunLauncher launcher = RunLauncher::Local;  // --launcher slurm for RunLauncher::Slurm
+  QString cluster_file;                       // --cluster: the cluster description of a Slurm run
+  QString partition;          // --partition of a Slurm run; empty: the cluster description's
+  bool elastic = false;       // --elastic: the run takes resizes (`sailor runs resize`)
+  QString trace;              // --trace: an availability trace the run replays (elastic too)
   QStringList extra_args;     // appended as given, e.g. {"--hidden", "64", "--seq-len", "16"}
   QString sailor_binary;      // empty: RunClient::defaultSailorBinary()
   int stop_grace_ms = 10000;  // after stop()'s SIGINT, SIGKILL if still running this long
+
+  bool isLocal() const { return launcher == RunLauncher::Local; }
+  // Reconfigures while it runs: started with --elastic or --trace.
+  bool isElastic() const { return elastic || !trace.isEmpty(); }
 };
+
+// `sailor run`'s arguments (without the program) for the given files and `options`: "run",
+// --plan, --scenario, --job, --iterations, --data, then the options set, then extra_args.
+QStringList runArguments(const QString& plan_file, const QString& scenario_file,
+                         const QString& job_file, const RunClientOptions& options);
 
 // How a run ended, as finished() reports it.
 struct RunOutcome {
@@ -108,11 +134,23 @@ class RunClient : public QObject {
   // Asks the run to stop (see the file comment). No-op when nothing runs.
   void stop();
 
+  // Tells the controller of run `run_id` that the job has `gpus` now: `sailor runs resize ID
+  // --gpus TYPE@ZONE=N ... [--store store_path]` as a child process of its own (the program of
+  // the last start, else defaultSailorBinary()), beside the run's. Its answer comes as exactly
+  // one resizeFinished. False, emitting nothing, while a resize is under way.
+  bool resize(std::int64_t run_id, const sailor::Availability& gpus, const QString& store_path);
+  bool isResizing() const { return resize_process_ != nullptr; }
+  // The last resize's program and arguments; empty before any.
+  QStringList lastResizeCommand() const { return last_resize_command_; }
+
   bool isRunning() const;
   qint64 processId() const;                       // the controller's pid while running, else 0
   std::int64_t runId() const { return run_id_; }  // from run_started; 0 before it
   QString program() const { return program_; }    // of the last start
   QStringList arguments() const { return arguments_; }  // of the last start
+  // The options of the last start or attach, as given.
+  const RunClientOptions& options() const { return options_; }
+  bool isAttach() const { return attaching_; }  // the last start was attach()
   QString stderrTail() const;
 
  signals:
@@ -126,6 +164,9 @@ class RunClient : public QObject {
   void jobState(const sailor::JobStateEvent& event);  // a cluster run's scheduler state
   void protocolError(const QString& message);
   void finished(int exit_code, const sailor::studio::RunOutcome& outcome);
+  // A resize() ended: its exit status (-1: it could not be started or was killed by a signal)
+  // and its one line (what the run answered, or why not).
+  void resizeFinished(int exit_code, const QString& message);
 
  private:
   bool launch(const QString& plan, const QString& scenario, const QString& job,
@@ -140,7 +181,11 @@ class RunClient : public QObject {
   QString describeFailure(int exit_code, bool crashed) const;
   QString withoutTempDir(QString text) const;
 
-  QProcess* process_ = nullptr;  // owned (child QObject), one per start
+  void endResize(QProcess* process, int exit_code, const QString& message);
+
+  QProcess* process_ = nullptr;         // owned (child QObject), one per start
+  QProcess* resize_process_ = nullptr;  // the `sailor runs resize` going, if any
+  QStringList last_resize_command_;
   std::unique_ptr<QTemporaryDir> files_;
   QTimer kill_timer_;
   RunClientOptions options_;

@@ -1,7 +1,7 @@
 // The Run tab's Resize... dialog: how many GPUs of each (GPU type, zone) an elastic
 // run has now, one spin box per place the run's plans and its scenario's pools name, prefilled
-// with what the latest plan uses. A view only: the studio runs `sailor runs resize` with
-// chosen() when the dialog is accepted (widgets never start processes).
+// with what the latest plan uses. A view only: the studio asks the run for
+// sailor::availabilityOf(chosen()) when the dialog is accepted (widgets never start processes).
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,7 @@
 #include <QMetaType>
 #include <QString>
 
+#include "sailor/availability.hpp"
 #include "sailor/plan.hpp"
 #include "sailor/scenario.hpp"
 
@@ -18,15 +19,10 @@ class QSpinBox;
 
 namespace sailor::studio {
 
-// One (GPU type, zone) of a run: the GPUs it has there, and the scenario pool's size (0 when the
-// scenario is not known: the spin box then allows up to kMaxGpusPerSite).
-struct GpuSite {
-  QString gpu_type;
-  QString zone;
-  int count = 0;
-  int pool = 0;
-  bool operator==(const GpuSite&) const = default;
-};
+// The engine's (GPU type, zone) of a run with its GPUs and its scenario's pool there (pool 0:
+// the scenario is not known; the spin box then allows up to ResizeDialog::kMaxGpusPerSite), by
+// the name RunMonitor's resize API spells.
+using GpuSite = sailor::AvailabilitySite;
 
 class ResizeDialog : public QDialog {
   Q_OBJECT
@@ -36,23 +32,25 @@ class ResizeDialog : public QDialog {
   // typos, and no local run has more than a few processes.
   static constexpr int kMaxGpusPerSite = 1024;
 
-  // The places of `plan` and `pools` (plan first, in its order, then the pools not in it), each
-  // with the GPUs `plan` uses there (the sum of its replicas' tp degrees).
-  static std::vector<GpuSite> sitesOf(const sailor::Plan& plan,
-                                      const std::vector<sailor::Pool>& pools = {});
+  // sailor::availabilitySites: the places of `plan` and `pools` (plan first, in its order, then
+  // the pools not in it), each with the GPUs `plan` uses there (the sum of its replicas' tp
+  // degrees).
+  static std::vector<sailor::AvailabilitySite> sitesOf(const sailor::Plan& plan,
+                                                       const std::vector<sailor::Pool>& pools = {});
 
-  ResizeDialog(std::int64_t run_id, std::vector<GpuSite> sites, QWidget* parent = nullptr);
+  ResizeDialog(std::int64_t run_id, std::vector<sailor::AvailabilitySite> sites,
+               QWidget* parent = nullptr);
 
   // The sites with the counts the spin boxes hold now.
-  std::vector<GpuSite> chosen() const;
+  std::vector<sailor::AvailabilitySite> chosen() const;
   // The spin box of one site (objectName "gpus:TYPE@ZONE"); null when the dialog has none.
   QSpinBox* spinBox(const QString& gpu_type, const QString& zone) const;
 
  private:
-  std::vector<GpuSite> sites_;
+  std::vector<sailor::AvailabilitySite> sites_;
   std::vector<QSpinBox*> boxes_;  // one per site, in order
 };
 
 }  // namespace sailor::studio
 
-Q_DECLARE_METATYPE(std::vector<sailor::studio::GpuSite>)
+Q_DECLARE_METATYPE(std::vector<sailor::AvailabilitySite>)

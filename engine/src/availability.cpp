@@ -30,6 +30,28 @@ Availability planAvailability(const Plan& plan) {
   return a;
 }
 
+std::vector<AvailabilitySite> availabilitySites(const Plan& plan, const std::vector<Pool>& pools) {
+  std::vector<AvailabilitySite> sites;
+  auto find = [&](const std::string& gpu_type, const std::string& zone) -> AvailabilitySite& {
+    const auto it = std::find_if(sites.begin(), sites.end(), [&](const AvailabilitySite& s) {
+      return s.gpu_type == gpu_type && s.zone == zone;
+    });
+    if (it != sites.end()) return *it;
+    sites.push_back({gpu_type, zone, 0, 0});
+    return sites.back();
+  };
+  for (const Stage& stage : plan.stages)
+    for (const Replica& r : stage.replicas) find(r.gpu_type, r.zone).count += r.tp;
+  for (const Pool& p : pools) find(p.gpu_type, p.zone).pool += p.count;
+  return sites;
+}
+
+Availability availabilityOf(const std::vector<AvailabilitySite>& sites) {
+  Availability a;
+  for (const AvailabilitySite& s : sites) a[{s.gpu_type, s.zone}] += s.count;
+  return a;
+}
+
 namespace {
 
 std::string rowLabel(std::size_t row, double at_s) {

@@ -744,7 +744,7 @@ class TestMainWindow : public QObject {
     QVERIFY(w.runMonitor()->pastRunsView()->topLevelItemCount() >= 1);
   }
 
-  // Issue 27: an elastic run of the studio's run client (the tests' small model: the pp2-dp2
+  // An elastic run of the studio's run session (the tests' small model: the pp2-dp2
   // plan of 4 A100-40 in us-central1-a, hidden 64, sequence length 16) is resized to 2 GPUs
   // through the Run tab's Resize... button and its dialog; the studio runs `sailor runs resize`,
   // the monitor logs its answer and then shows the reconfiguration with cause "resize". 50
@@ -762,11 +762,12 @@ class TestMainWindow : public QObject {
     RunClientOptions o;
     o.iterations = 50;
     o.store_path = options.run_store;
-    o.extra_args = {"--hidden", "64", "--seq-len", "16", "--elastic"};
+    o.extra_args = {"--hidden", "64", "--seq-len", "16"};
+    o.elastic = true;
     const QString data = QStringLiteral(SAILOR_TEST_DATA);
     QSignalSpy run_finished(w.runClient(), &RunClient::finished);
     m->clearRun();
-    QVERIFY(w.runClient()->startFiles(
+    QVERIFY(w.runSession()->startFiles(
         data + "/pp2-dp2.json", QStringLiteral(SAILOR_TEST_RESOURCES "/scenarios/default.json"),
         data + "/job.json", o));
     const auto diagnostics = [&] {

@@ -24,6 +24,24 @@ struct AvailabilityStep {
   Availability gpus;
 };
 
+// One (GPU type, zone) of an Availability as a resize is asked over it: the GPUs the job has there
+// and the GPUs its scenario's pools have there (the most it can have; 0 when not known).
+struct AvailabilitySite {
+  std::string gpu_type;
+  std::string zone;
+  int count = 0;
+  int pool = 0;
+  bool operator==(const AvailabilitySite&) const = default;
+};
+
+// The (GPU type, zone) places of `plan`, in the order its stages and replicas name them, each with
+// the GPUs the plan uses there (planAvailability's count), then those of `pools` the plan does not
+// use (count 0); each with the GPUs `pools` have there.
+std::vector<AvailabilitySite> availabilitySites(const Plan& plan, const std::vector<Pool>& pools);
+
+// The counts of `sites` per (GPU type, zone), zero counts included (what a resize asks for).
+Availability availabilityOf(const std::vector<AvailabilitySite>& sites);
+
 // "3 A100-40 in us-central1-a, 2 V100-16 in us-west1-b" (types and zones in order; zero counts
 // included).
 std::string describeAvailability(const Availability& a);
