@@ -7,13 +7,14 @@
 //   RankPlacement::toJson                        one rank's stage, replica and tp rank
 //   RunSpec::replicaRanks, stageRanks            ranks of a replica, of a stage
 //   RunSpec::learningRateAt                      the schedule (warm-up, then cosine)
-//   scaledModel, checkPlan, checkOptions,        RunSpec::build's steps: the model scaled to
+//   runtimeModel, checkPlan, checkOptions,       RunSpec::build's steps: the model scaled to
 //   RunSpec::build                                 this machine, the plan and settings checked
 //   checkSequenceLength, checkTensorSizes         the model's bounds (kMaxRunSequenceLength,
 //                                                  kMaxTensorElements)
 //   placeRanks                                   one rank per GPU (also the exports' numbering)
 //   rankMemoryBytes                              a rank's peak bytes (the engine's memory model)
-//   RunSpec::toJson, fromJson                    the file every worker reads
+//   trainingToJson, trainingFromJson             the training settings' keys of the spec file
+//   RunSpec::toJson, fromJson                    the spec file every worker reads
 #include "sailor/run_spec.hpp"
 
 #include <algorithm>
@@ -323,18 +324,7 @@ RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
   checkTensorSizes(r.model, plan.microbatch_size, options);
 
   checkOptions(options);
-  r.iterations = options.iterations;
-  r.seed = options.seed;
-  r.data = options.data;
-  r.data_format = options.data_format;
-  r.dtype = options.dtype;
-  r.backend = options.backend;
-  r.learning_rate = options.learning_rate;
-  r.min_learning_rate = options.min_learning_rate;
-  r.warmup_iterations = options.warmup_iterations;
-  r.grad_clip = options.grad_clip;
-  r.weight_decay = options.weight_decay;
-  r.bucket_elements = options.bucket_elements;
+  r.training() = options.training();
   r.precision = job.precision;
   r.optimizer = job.optimizer;
   r.recompute = rc;
@@ -386,26 +376,56 @@ double rankMemoryBytes(const RunSpec& spec, int rank) {
   return spec.dtype == "float64" ? 2 * bytes : bytes;
 }
 
+namespace {
+
+// The training settings' keys of a spec file: written beside the spec's own (an object's keys
+// are sorted when it is written), read back with InputErrors naming the key.
+void trainingToJson(const TrainingSettings& t, json& j) {
+  j["iterations"] = t.iterations;
+  j["seed"] = t.seed;
+  j["data"] = t.data;
+  j["data_format"] = t.data_format;
+  j["dtype"] = t.dtype;
+  j["backend"] = t.backend;
+  j["learning_rate"] = t.learning_rate;
+  j["min_learning_rate"] = t.min_learning_rate;
+  j["warmup_iterations"] = t.warmup_iterations;
+  j["grad_clip"] = t.grad_clip;
+  j["weight_decay"] = t.weight_decay;
+  j["bucket_elements"] = t.bucket_elements;
+}
+
+TrainingSettings trainingFromJson(const json& j) {
+  TrainingSettings t;
+  t.iterations = ju::getInt32(j, "iterations", "", 1);
+  t.seed = j.at("seed").get<std::uint64_t>();
+  t.data = ju::getString(j, "data", "");
+  // Specs written before token files: synthetic or a text file.
+  t.data_format =
+      ju::getStringOr(j, "data_format", "", t.data == "synthetic" ? "synthetic" : "text");
+  t.dtype = ju::getString(j, "dtype", "");
+  t.backend = ju::getString(j, "backend", "");
+  t.learning_rate = ju::getNumber(j, "learning_rate", "");
+  t.min_learning_rate = ju::getNumber(j, "min_learning_rate", "");
+  t.warmup_iterations = ju::getInt32(j, "warmup_iterations", "", 0);
+  t.grad_clip = ju::getNumber(j, "grad_clip", "");
+  t.weight_decay = ju::getNumber(j, "weight_decay", "");
+  t.bucket_elements = ju::getInt(j, "bucket_elements", "", 1);
+  return t;
+}
+
+}  // namespace
+
 json RunSpec::toJson() const {
-  return json{{"format", "sailor-run-spec/1"},
-              {"model", model.toJson()},
-              {"plan", plan.toJson()},
-              {"global_batch_size", global_batch_size},
-              {"iterations", iterations},
-              {"seed", seed},
-              {"data", data},
-              {"data_format", data_format},
-              {"dtype", dtype},
-              {"backend", backend},
-              {"learning_rate", learning_rate},
-              {"min_learning_rate", min_learning_rate},
-              {"warmup_iterations", warmup_iterations},
-              {"grad_clip", grad_clip},
-              {"weight_decay", weight_decay},
-              {"bucket_elements", bucket_elements},
-              {"precision", precisionName(precision)},
-              {"optimizer", optimizerName(optimizer)},
-              {"recompute", recomputeName(recompute)}};
+  json j{{"format", "sailor-run-spec/1"},
+         {"model", model.toJson()},
+         {"plan", plan.toJson()},
+         {"global_batch_size", global_batch_size},
+         {"precision", precisionName(precision)},
+         {"optimizer", optimizerName(optimizer)},
+         {"recompute", recomputeName(recompute)}};
+  trainingToJson(training(), j);
+  return j;
 }
 
 RunSpec RunSpec::fromJson(const json& j) {
@@ -434,21 +454,8 @@ RunSpec RunSpec::fromJson(const json& j) {
   RunOptions o;
   o.hidden_size = model.hidden_size;
   o.sequence_length = model.sequence_length;
-  o.iterations = ju::getInt32(j, "iterations", "", 1);
-  o.seed = j.at("seed").get<std::uint64_t>();
-  o.data = ju::getString(j, "data", "");
-  // Specs written before token files: synthetic or a text file.
-  o.data_format =
-      ju::getStringOr(j, "data_format", "", o.data == "synthetic" ? "synthetic" : "text");
+  o.training() = trainingFromJson(j);
   if (o.data_format == "tokens") o.vocab_size = model.vocab_size;
-  o.dtype = ju::getString(j, "dtype", "");
-  o.backend = ju::getString(j, "backend", "");
-  o.learning_rate = ju::getNumber(j, "learning_rate", "");
-  o.min_learning_rate = ju::getNumber(j, "min_learning_rate", "");
-  o.warmup_iterations = ju::getInt32(j, "warmup_iterations", "", 0);
-  o.grad_clip = ju::getNumber(j, "grad_clip", "");
-  o.weight_decay = ju::getNumber(j, "weight_decay", "");
-  o.bucket_elements = ju::getInt(j, "bucket_elements", "", 1);
   RunSpec r = build(Plan::fromJson(ju::require(j, "plan", "")), job, spec, o);
   r.model.ffn_hidden_size = model.ffn_hidden_size;  // exact, not re-derived
   r.model.vocab_size = model.vocab_size;

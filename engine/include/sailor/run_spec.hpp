@@ -64,9 +64,35 @@ inline constexpr int kMaxRunHiddenSize = 1 << 16;
 inline constexpr int kMaxRunSequenceLength = 1 << 20;
 inline constexpr double kMaxTensorElements = 0x1p50;
 
-// Overrides for scaling a model to the machine; unset fields keep the defaults described at
-// RunSpec::build.
-struct RunOptions {
+// The training settings a run takes from its options and carries in its spec (RunOptions,
+// RunSpec): one set of fields, with the defaults of `sailor run`. The spec file has them at the
+// top level of its object, under these names (RunSpec::toJson).
+struct TrainingSettings {
+  int iterations = 20;
+  std::uint64_t seed = 1234;       // weights and data
+  std::string data = "synthetic";  // "synthetic", or a path to a text file or a token file
+  // "synthetic", "text" (bytes of a text file: vocabulary 256) or "tokens" (a token file of
+  // RunOptions::vocab_size ids, sailor/token_data.hpp).
+  std::string data_format = "synthetic";
+  std::string dtype = "float32";  // "float32" or "float64" (for exactness checks)
+  std::string backend = "auto";   // "auto", "gloo" or "nccl"
+  // Peak rate, reached after warmup_iterations, then cosine decay to min_learning_rate
+  // (RunSpec::learningRateAt).
+  double learning_rate = 1e-3;
+  double min_learning_rate = 1e-4;
+  int warmup_iterations = 2;
+  double grad_clip = 1.0;  // the gradients' global norm is clipped to it (0: off)
+  double weight_decay = 0.01;
+  std::int64_t bucket_elements = 1 << 20;  // gradient all-reduce bucket size
+
+  // These fields alone (RunSpec::build copies the options' into the spec).
+  TrainingSettings& training() { return *this; }
+  const TrainingSettings& training() const { return *this; }
+};
+
+// Overrides for scaling a model to the machine, and the training settings; unset fields keep
+// the defaults described at RunSpec::build.
+struct RunOptions : TrainingSettings {
   // true: the catalogue model at its real size (hidden, MLP width, heads, vocabulary; the job's
   // sequence length); false: scaled to a CPU (the defaults at RunSpec::build). hidden_size
   // applies to the scaled model only.
@@ -75,23 +101,11 @@ struct RunOptions {
   std::optional<int> sequence_length;
   std::optional<int> global_batch_size;
   std::optional<int> vocab_size;  // --vocab: the ids of a token file (data_format "tokens")
-  int iterations = 20;
-  std::uint64_t seed = 1234;
-  std::string data = "synthetic";  // "synthetic", or a path to a text file or a token file
-  // "synthetic", "text" (bytes of a text file: vocabulary 256) or "tokens" (a token file of
-  // vocab_size ids, sailor/token_data.hpp).
-  std::string data_format = "synthetic";
-  std::string dtype = "float32";  // "float32" or "float64" (for exactness checks)
-  std::string backend = "auto";   // "auto", "gloo" or "nccl"
-  double learning_rate = 1e-3;
-  double min_learning_rate = 1e-4;
-  int warmup_iterations = 2;
-  double grad_clip = 1.0;
-  double weight_decay = 0.01;
-  std::int64_t bucket_elements = 1 << 20;  // gradient all-reduce bucket size
 };
 
-struct RunSpec {
+// The run: the model, the plan and the training settings (TrainingSettings, the options' as
+// RunSpec::build checked them).
+struct RunSpec : TrainingSettings {
   RuntimeModel model;
   Plan plan;
   int global_batch_size = 0;
@@ -99,18 +113,6 @@ struct RunSpec {
   // (pipelineMicrobatches(0)); the others run as many or one fewer.
   int microbatches = 0;
   int data_parallel = 0;  // replicas per stage (the same for every stage)
-  int iterations = 0;
-  std::uint64_t seed = 0;
-  std::string data;
-  std::string data_format;  // "synthetic", "text" or "tokens" (RunOptions::data_format)
-  std::string dtype;
-  std::string backend;
-  double learning_rate = 0;
-  double min_learning_rate = 0;
-  int warmup_iterations = 0;
-  double grad_clip = 0;
-  double weight_decay = 0;
-  std::int64_t bucket_elements = 0;
   // From the job. precision: bf16 computes in bfloat16 over `dtype` master weights (fp16 is
   // trained in `dtype`, with a warning); optimizer: AdamW or SGD with momentum 0.9; recompute:
   // full keeps only each block's input and recomputes the block during backward.
