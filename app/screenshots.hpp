@@ -13,7 +13,9 @@ class MainWindow;
 
 // Writes resources.png, plans.png, plan-memory.png, plan-timeline.png, plan-map.png, run.png,
 // run-slurm.png (only when SLURM_CONF is set: a Slurm cluster to submit to) and run-export.png
-// (1280x800) into `dir`. Returns the process exit status: 0, or 1 with the reason on stderr.
+// (1280x800) into `dir`, in the language the studio runs in: the tabs are found by the views
+// they hold, not by their titles. Returns the process exit status: 0, or 1 with the reason on
+// stderr (one line) when a shot cannot be taken.
 int takeScreenshots(MainWindow& window, const QString& dir);
 
 }  // namespace sailor::studio
