@@ -514,6 +514,320 @@
     </message>
 </context>
 <context>
+    <name>sailor::studio::LaunchPanel</name>
+    <message>
+        <source>Start</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run the selected plan with the bundled runtime</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Interrupt the run: the workers are stopped and the run is recorded as stopped</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Training iterations to run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Synthetic tokens</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shipped text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Training data: a learnable synthetic byte stream, or the shipped public-domain text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>E&amp;lastic (re-plan when workers are lost or GPUs change)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run with sailor run --elastic (this machine only): a lost worker, or a resize, makes the run re-plan on the GPUs left and go on in place</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Iterations:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Data:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This machine</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Slurm cluster</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Where Start runs the plan: on this machine (a rehearsal on CPU processes, at most a few), or as one job on a Slurm cluster described by a cluster description file; Export writes the plan&apos;s launch files for Kubernetes, torchrun or Slurm instead</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cluster description (JSON)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>C&amp;luster...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose the cluster description file (docs/formats.md)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Edit...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Edit the cluster description: its pools&apos; partitions, GRES types, node selectors and defaults (a new one from the scenario&apos;s pools when none is chosen)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>partition (optional)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Submit every pool&apos;s tasks to this partition instead of the cluster description&apos;s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kubernetes manifests</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>torchrun commands</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Slurm job script</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kubernetes: sailor.yaml (an indexed Job per pool); torchrun: hosts.txt and sailor-torchrun.sh; Slurm: sailor.sbatch (one heterogeneous job)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>directory to write the files into</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dire&amp;ctory...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose the directory the launch files are written into</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Target:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Write the selected plan&apos;s launch files into the directory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>default cluster description</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export the launch files to</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cluster description</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cluster descriptions (*.json)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>sailor::studio::LivePlots</name>
+    <message>
+        <source>starting</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ready</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>paused</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>iteration</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>loss (nats)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Training loss, mean over the global batch (cross-entropy, nats per token; ln 256 = 5.55 is a uniform guess over bytes)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Iteration time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>seconds</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>measured</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Throughput</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>tokens/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tokens trained per second: global batch x sequence length / iteration time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time per stage</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Per stage, its slowest rank: compute (solid) and time spent waiting on transfers and collectives (dashed)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Peak memory per rank</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>rank</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>MiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>peak memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Highest peak resident memory of each worker process so far (on CPU: the process&apos;s peak resident set)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rank</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stage</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Replica</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>TP rank</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Zone</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>PID</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Last iteration</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Last report</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Local time of the last event about this worker</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The last iteration this worker reported, and its time for it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>stage %1 compute</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>stage %1 communication</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (%2 s)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>sailor::studio::MainWindow</name>
     <message>
         <source>Job and objective</source>
@@ -790,20 +1104,75 @@
         <source>A resize is still under way; try again when it has answered.</source>
         <translation type="unfinished"></translation>
     </message>
+</context>
+<context>
+    <name>sailor::studio::PastRunsView</name>
     <message>
-        <source>sailor runs resize ended abnormally (killed by a signal).</source>
+        <source>ID</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>sailor runs resize: done</source>
+        <source>Name</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>sailor runs resize exited with code %1.</source>
+        <source>Started</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Cannot start %1: %2</source>
+        <source>Status</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Iterations</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Final loss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Runs recorded in the run store; double-click one to show it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Open</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show the selected run&apos;s metrics and events</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Refresh</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Read the list of runs from the run store again</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Re-&amp;attach</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1254,6 +1623,69 @@
     </message>
 </context>
 <context>
+    <name>sailor::studio::PredictionView</name>
+    <message>
+        <source>Measured: the slowest rank&apos;s time per iteration. Dashed: the run&apos;s prediction for the hardware it runs on (the simulator on the local device&apos;s profile, sailor profile) when it recorded one. Before a run starts it is the plan&apos;s predicted iteration time on the plan&apos;s GPUs; a run without a prediction of its own (a scaled-down model on CPU processes, or a device without a profile) gets no line, since the plan&apos;s figure is for other hardware. The Prediction tab has the figures side by side.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Quantity</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Predicted</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Measured</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The run&apos;s prediction for the hardware it runs on (the local device&apos;s profile) against what it measured: medians of the iterations after warm-up (the first 2). Compute: the stage&apos;s slowest rank&apos;s forward, backward and optimizer (tensor-parallel all-reduces included); communication: the rest of its iteration (transfers, data-parallel sync, waiting).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>predicted %1 s %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no prediction for this run&apos;s device; the plan&apos;s %1 s is for its %2, not comparable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>predicted %1 s for the plan&apos;s GPUs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No run shown.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This run recorded no prediction for its hardware (recorded before runs had one).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: no iteration measured yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1; measured: median of iterations %2-%3 (the first %4 are warm-up)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 MiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>sailor::studio::PropertyPanel</name>
     <message>
         <source>Region: %1</source>
@@ -1547,6 +1979,158 @@
     </message>
 </context>
 <context>
+    <name>sailor::studio::ReconfigurationView</name>
+    <message>
+        <source>Iteration</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Event</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cause</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>State from</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Iterations lost</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Phases / reason</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Plan before → after</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The run&apos;s changes of world: when GPUs came or went (an availability trace, a resize) or a worker was lost, the run re-planned and reconfigured its workers in place; a pause waits for resources. Hover a row for its detail and both plans.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Resi&amp;ze...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>trace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>resize</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>worker lost</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1→%2 GPUs (%3)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>re-plan %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>teardown %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>launch %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>groups %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>rebuild %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>transfer %1 (%2 MB)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>total %1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>stage %1 (layers %2-%3): %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n GPU(s), microbatch %1: %2</source>
+        <translation>
+            <numerusform>%n GPU, microbatch %1: %2</numerusform>
+            <numerusform>%n GPUs, microbatch %1: %2</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>reconfigured</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>checkpoint</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>peers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n GPU(s)</source>
+        <translation>
+            <numerusform>%n GPU</numerusform>
+            <numerusform>%n GPUs</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>in %n stage(s)</source>
+        <translation>
+            <numerusform>in %n stage</numerusform>
+            <numerusform>in %n stages</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1
+Generation %2, from iteration %3.
+Before: %4
+After: %5
+%6</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Paused: waiting for resources: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cause: %1. The workers keep their state; the run goes on at iteration %2 when enough resources return (a reconfiguration follows).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>paused</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tell the run how many GPUs it has now: it re-plans and goes on</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Only an elastic run of this machine that is running can be resized</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>sailor::studio::ResizeDialog</name>
     <message>
         <source>Resize run %1</source>
@@ -1796,241 +2380,25 @@ Egress $%5/GB (%6)</source>
         <source>sailor runs attach refused, nothing was taken over: %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>sailor runs resize ended abnormally (killed by a signal).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>sailor runs resize: done</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>sailor runs resize exited with code %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot start %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::RunMonitor</name>
-    <message>
-        <source>starting</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>ready</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>running</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>finished</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>stopped</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>failed</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Start</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Run the selected plan with the bundled runtime</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Stop</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Interrupt the run: the workers are stopped and the run is recorded as stopped</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Training iterations to run</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Synthetic tokens</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Shipped text</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Training data: a learnable synthetic byte stream, or the shipped public-domain text</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>&amp;Iterations:</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>&amp;Data:</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Loss</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>iteration</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>loss (nats)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>loss</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Training loss, mean over the global batch (cross-entropy, nats per token; ln 256 = 5.55 is a uniform guess over bytes)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Iteration time</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>seconds</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>measured</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Throughput</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>tokens/s</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Tokens trained per second: global batch x sequence length / iteration time</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Time per stage</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Per stage, its slowest rank: compute (solid) and time spent waiting on transfers and collectives (dashed)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Peak memory per rank</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>rank</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>MiB</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>peak memory</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Highest peak resident memory of each worker process so far (on CPU: the process&apos;s peak resident set)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Rank</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Stage</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Replica</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>TP rank</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>GPU</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Zone</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>PID</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Device</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>State</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Last iteration</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Last report</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Local time of the last event about this worker</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The last iteration this worker reported, and its time for it</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>ID</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Name</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Started</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Status</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Iterations</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Final loss</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Runs recorded in the run store; double-click one to show it</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>&amp;Open</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Show the selected run&apos;s metrics and events</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>&amp;Refresh</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Read the list of runs from the run store again</source>
-        <translation type="unfinished"></translation>
-    </message>
     <message>
         <source>Workers</source>
         <translation type="unfinished"></translation>
@@ -2067,18 +2435,6 @@ Egress $%5/GB (%6)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>stage %1 compute</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>stage %1 communication</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1 (%2 s)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Rank %1 failed (stage %2, replica %3, tp rank %4): %5</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2101,10 +2457,6 @@ Egress $%5/GB (%6)</source>
             <numerusform>run %1 after %n iteration, %2 s</numerusform>
             <numerusform>run %1 after %n iterations, %2 s</numerusform>
         </translation>
-    </message>
-    <message>
-        <source>%1 of %2</source>
-        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>stored event %1 (%2) could not be read: %3</source>
@@ -2162,46 +2514,6 @@ Egress $%5/GB (%6)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>This machine</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Slurm cluster</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>cluster description (JSON)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>C&amp;luster...</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Choose the cluster description file (docs/formats.md)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>partition (optional)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Submit every pool&apos;s tasks to this partition instead of the cluster description&apos;s</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>&amp;Target:</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Cluster description</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Cluster descriptions (*.json)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Run directory: %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2218,162 +2530,7 @@ Egress $%5/GB (%6)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Export</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Where Start runs the plan: on this machine (a rehearsal on CPU processes, at most a few), or as one job on a Slurm cluster described by a cluster description file; Export writes the plan&apos;s launch files for Kubernetes, torchrun or Slurm instead</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Kubernetes manifests</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>torchrun commands</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Slurm job script</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Kubernetes: sailor.yaml (an indexed Job per pool); torchrun: hosts.txt and sailor-torchrun.sh; Slurm: sailor.sbatch (one heterogeneous job)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>directory to write the files into</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Dire&amp;ctory...</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Choose the directory the launch files are written into</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Re-&amp;attach</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Write the selected plan&apos;s launch files into the directory</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>default cluster description</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Export the launch files to</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>state unknown</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Edit...</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Edit the cluster description: its pools&apos; partitions, GRES types, node selectors and defaults (a new one from the scenario&apos;s pools when none is chosen)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>paused</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>trace</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>resize</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>worker lost</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1→%2 GPUs (%3)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>re-plan %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>teardown %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>launch %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>groups %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>rebuild %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>transfer %1 (%2 MB)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>total %1 s</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>stage %1 (layers %2-%3): %4</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message numerus="yes">
-        <source>%n GPU(s), microbatch %1: %2</source>
-        <translation>
-            <numerusform>%n GPU, microbatch %1: %2</numerusform>
-            <numerusform>%n GPUs, microbatch %1: %2</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>Iteration</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Event</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Cause</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>GPUs</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>State from</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Iterations lost</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Phases / reason</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Plan before → after</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The run&apos;s changes of world: when GPUs came or went (an availability trace, a resize) or a worker was lost, the run re-planned and reconfigured its workers in place; a pause waits for resources. Hover a row for its detail and both plans.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -2421,32 +2578,6 @@ Egress $%5/GB (%6)</source>
         <source>since iteration %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
-    <message>
-        <source>reconfigured</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message numerus="yes">
-        <source>%n GPU(s)</source>
-        <translation>
-            <numerusform>%n GPU</numerusform>
-            <numerusform>%n GPUs</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>in %n stage(s)</source>
-        <translation>
-            <numerusform>in %n stage</numerusform>
-            <numerusform>in %n stages</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>%1
-Generation %2, from iteration %3.
-Before: %4
-After: %5
-%6</source>
-        <translation type="unfinished"></translation>
-    </message>
     <message numerus="yes">
         <source>reconfigured at iteration %1: %2: %3; state from %4, %n iteration(s) lost</source>
         <translation>
@@ -2463,14 +2594,6 @@ After: %5
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Paused: waiting for resources: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Cause: %1. The workers keep their state; the run goes on at iteration %2 when enough resources return (a reconfiguration follows).</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>paused before iteration %1 (%2): waiting for resources: %3</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2479,91 +2602,11 @@ After: %5
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>E&amp;lastic (re-plan when workers are lost or GPUs change)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Run with sailor run --elastic (this machine only): a lost worker, or a resize, makes the run re-plan on the GPUs left and go on in place</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Resi&amp;ze...</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Tell the run how many GPUs it has now: it re-plans and goes on</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Only an elastic run of this machine that is running can be resized</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Quantity</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Predicted</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Measured</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Error</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The run&apos;s prediction for the hardware it runs on (the local device&apos;s profile) against what it measured: medians of the iterations after warm-up (the first 2). Compute: the stage&apos;s slowest rank&apos;s forward, backward and optimizer (tensor-parallel all-reduces included); communication: the rest of its iteration (transfers, data-parallel sync, waiting).</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Prediction</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Prediction %1: %2 s per iteration</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>predicted %1 s %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>predicted %1 s for the plan&apos;s GPUs</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No run shown.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>This run recorded no prediction for its hardware (recorded before runs had one).</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1: no iteration measured yet.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1; measured: median of iterations %2-%3 (the first %4 are warm-up)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1 MiB</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1 s</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Measured: the slowest rank&apos;s time per iteration. Dashed: the run&apos;s prediction for the hardware it runs on (the simulator on the local device&apos;s profile, sailor profile) when it recorded one. Before a run starts it is the plan&apos;s predicted iteration time on the plan&apos;s GPUs; a run without a prediction of its own (a scaled-down model on CPU processes, or a device without a profile) gets no line, since the plan&apos;s figure is for other hardware. The Prediction tab has the figures side by side.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>no prediction for this run&apos;s device; the plan&apos;s %1 s is for its %2, not comparable</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

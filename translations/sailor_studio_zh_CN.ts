@@ -513,6 +513,320 @@
     </message>
 </context>
 <context>
+    <name>sailor::studio::LaunchPanel</name>
+    <message>
+        <source>Start</source>
+        <translation>开始</translation>
+    </message>
+    <message>
+        <source>Run the selected plan with the bundled runtime</source>
+        <translation>使用内置运行时运行所选方案</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Interrupt the run: the workers are stopped and the run is recorded as stopped</source>
+        <translation>中断运行：停止所有工作进程，并将运行记录为已停止</translation>
+    </message>
+    <message>
+        <source>Training iterations to run</source>
+        <translation>要运行的训练迭代次数</translation>
+    </message>
+    <message>
+        <source>Synthetic tokens</source>
+        <translation>合成 token</translation>
+    </message>
+    <message>
+        <source>Shipped text</source>
+        <translation>内置文本</translation>
+    </message>
+    <message>
+        <source>Training data: a learnable synthetic byte stream, or the shipped public-domain text</source>
+        <translation>训练数据：可学习的合成字节流，或随附的公有领域文本</translation>
+    </message>
+    <message>
+        <source>E&amp;lastic (re-plan when workers are lost or GPUs change)</source>
+        <translation>弹性(&amp;L)（丢失工作进程或 GPU 变化时重新规划）</translation>
+    </message>
+    <message>
+        <source>Run with sailor run --elastic (this machine only): a lost worker, or a resize, makes the run re-plan on the GPUs left and go on in place</source>
+        <translation>以 sailor run --elastic 运行（仅限本机）：丢失工作进程或调整规模时，运行会基于剩余的 GPU 重新规划并就地继续</translation>
+    </message>
+    <message>
+        <source>&amp;Iterations:</source>
+        <translation>迭代次数(&amp;I)：</translation>
+    </message>
+    <message>
+        <source>&amp;Data:</source>
+        <translation>数据(&amp;D)：</translation>
+    </message>
+    <message>
+        <source>This machine</source>
+        <translation>本机</translation>
+    </message>
+    <message>
+        <source>Slurm cluster</source>
+        <translation>Slurm 集群</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <source>Where Start runs the plan: on this machine (a rehearsal on CPU processes, at most a few), or as one job on a Slurm cluster described by a cluster description file; Export writes the plan&apos;s launch files for Kubernetes, torchrun or Slurm instead</source>
+        <translation>“开始”在何处运行方案：在本机（在少量 CPU 进程上预演），或作为一个作业提交到由集群描述文件描述的 Slurm 集群；“导出”则改为写出方案在 Kubernetes、torchrun 或 Slurm 上的启动文件</translation>
+    </message>
+    <message>
+        <source>cluster description (JSON)</source>
+        <translation>集群描述 (JSON)</translation>
+    </message>
+    <message>
+        <source>C&amp;luster...</source>
+        <translation>集群(&amp;L)...</translation>
+    </message>
+    <message>
+        <source>Choose the cluster description file (docs/formats.md)</source>
+        <translation>选择集群描述文件（docs/formats.md）</translation>
+    </message>
+    <message>
+        <source>Edit...</source>
+        <translation>编辑...</translation>
+    </message>
+    <message>
+        <source>Edit the cluster description: its pools&apos; partitions, GRES types, node selectors and defaults (a new one from the scenario&apos;s pools when none is chosen)</source>
+        <translation>编辑集群描述：其资源池的分区、GRES 类型、节点选择器和默认值（未选择文件时，根据场景的资源池新建一个）</translation>
+    </message>
+    <message>
+        <source>partition (optional)</source>
+        <translation>分区（可选）</translation>
+    </message>
+    <message>
+        <source>Submit every pool&apos;s tasks to this partition instead of the cluster description&apos;s</source>
+        <translation>将每个资源池的任务提交到此分区，而不是集群描述中的分区</translation>
+    </message>
+    <message>
+        <source>Kubernetes manifests</source>
+        <translation>Kubernetes 清单</translation>
+    </message>
+    <message>
+        <source>torchrun commands</source>
+        <translation>torchrun 命令</translation>
+    </message>
+    <message>
+        <source>Slurm job script</source>
+        <translation>Slurm 作业脚本</translation>
+    </message>
+    <message>
+        <source>Kubernetes: sailor.yaml (an indexed Job per pool); torchrun: hosts.txt and sailor-torchrun.sh; Slurm: sailor.sbatch (one heterogeneous job)</source>
+        <translation>Kubernetes：sailor.yaml（每个资源池一个带索引的 Job）；torchrun：hosts.txt 和 sailor-torchrun.sh；Slurm：sailor.sbatch（一个异构作业）</translation>
+    </message>
+    <message>
+        <source>directory to write the files into</source>
+        <translation>写入文件的目录</translation>
+    </message>
+    <message>
+        <source>Dire&amp;ctory...</source>
+        <translation>目录(&amp;C)...</translation>
+    </message>
+    <message>
+        <source>Choose the directory the launch files are written into</source>
+        <translation>选择写入启动文件的目录</translation>
+    </message>
+    <message>
+        <source>&amp;Target:</source>
+        <translation>目标(&amp;T)：</translation>
+    </message>
+    <message>
+        <source>Write the selected plan&apos;s launch files into the directory</source>
+        <translation>将所选方案的启动文件写入该目录</translation>
+    </message>
+    <message>
+        <source>default cluster description</source>
+        <translation>默认集群描述</translation>
+    </message>
+    <message>
+        <source>Export the launch files to</source>
+        <translation>将启动文件导出到</translation>
+    </message>
+    <message>
+        <source>Cluster description</source>
+        <translation>集群描述</translation>
+    </message>
+    <message>
+        <source>Cluster descriptions (*.json)</source>
+        <translation>集群描述 (*.json)</translation>
+    </message>
+</context>
+<context>
+    <name>sailor::studio::LivePlots</name>
+    <message>
+        <source>starting</source>
+        <translation>启动中</translation>
+    </message>
+    <message>
+        <source>ready</source>
+        <translation>就绪</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>iteration</source>
+        <translation>迭代</translation>
+    </message>
+    <message>
+        <source>loss (nats)</source>
+        <translation>损失 (nats)</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>Training loss, mean over the global batch (cross-entropy, nats per token; ln 256 = 5.55 is a uniform guess over bytes)</source>
+        <translation>训练损失，全局批次上的均值（交叉熵，单位 nats/token；ln 256 = 5.55 相当于在字节上均匀猜测）</translation>
+    </message>
+    <message>
+        <source>Iteration time</source>
+        <translation>迭代时间</translation>
+    </message>
+    <message>
+        <source>seconds</source>
+        <translation>秒</translation>
+    </message>
+    <message>
+        <source>measured</source>
+        <translation>实测</translation>
+    </message>
+    <message>
+        <source>Throughput</source>
+        <translation>吞吐量</translation>
+    </message>
+    <message>
+        <source>tokens/s</source>
+        <translation>tokens/s</translation>
+    </message>
+    <message>
+        <source>Tokens trained per second: global batch x sequence length / iteration time</source>
+        <translation>每秒训练的 token 数：全局批大小 x 序列长度 / 迭代时间</translation>
+    </message>
+    <message>
+        <source>Time per stage</source>
+        <translation>各阶段耗时</translation>
+    </message>
+    <message>
+        <source>Per stage, its slowest rank: compute (solid) and time spent waiting on transfers and collectives (dashed)</source>
+        <translation>每个阶段中最慢的 rank：计算时间（实线）及等待传输和集合通信的时间（虚线）</translation>
+    </message>
+    <message>
+        <source>Peak memory per rank</source>
+        <translation>各 rank 峰值内存</translation>
+    </message>
+    <message>
+        <source>rank</source>
+        <translation>rank</translation>
+    </message>
+    <message>
+        <source>MiB</source>
+        <translation>MiB</translation>
+    </message>
+    <message>
+        <source>peak memory</source>
+        <translation>峰值内存</translation>
+    </message>
+    <message>
+        <source>Highest peak resident memory of each worker process so far (on CPU: the process&apos;s peak resident set)</source>
+        <translation>各工作进程迄今的最高常驻内存峰值（CPU 上：进程的峰值常驻集）</translation>
+    </message>
+    <message>
+        <source>Rank</source>
+        <translation>Rank</translation>
+    </message>
+    <message>
+        <source>Stage</source>
+        <translation>阶段</translation>
+    </message>
+    <message>
+        <source>Replica</source>
+        <translation>副本</translation>
+    </message>
+    <message>
+        <source>TP rank</source>
+        <translation>TP rank</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>Zone</source>
+        <translation>可用区</translation>
+    </message>
+    <message>
+        <source>PID</source>
+        <translation>PID</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Last iteration</source>
+        <translation>最近迭代</translation>
+    </message>
+    <message>
+        <source>Last report</source>
+        <translation>最近上报</translation>
+    </message>
+    <message>
+        <source>Local time of the last event about this worker</source>
+        <translation>该工作进程最近一次事件的本地时间</translation>
+    </message>
+    <message>
+        <source>The last iteration this worker reported, and its time for it</source>
+        <translation>该工作进程最近上报的迭代及其耗时</translation>
+    </message>
+    <message>
+        <source>stage %1 compute</source>
+        <translation>阶段 %1 计算</translation>
+    </message>
+    <message>
+        <source>stage %1 communication</source>
+        <translation>阶段 %1 通信</translation>
+    </message>
+    <message>
+        <source>%1 (%2 s)</source>
+        <translation>%1（%2 s）</translation>
+    </message>
+</context>
+<context>
     <name>sailor::studio::MainWindow</name>
     <message>
         <source>Job and objective</source>
@@ -788,21 +1102,76 @@
         <source>A resize is still under way; try again when it has answered.</source>
         <translation>上一次调整规模仍在进行中；请在其答复后再试。</translation>
     </message>
+</context>
+<context>
+    <name>sailor::studio::PastRunsView</name>
     <message>
-        <source>sailor runs resize ended abnormally (killed by a signal).</source>
-        <translation>sailor runs resize 异常结束（被信号终止）。</translation>
+        <source>ID</source>
+        <translation>ID</translation>
     </message>
     <message>
-        <source>sailor runs resize: done</source>
-        <translation>sailor runs resize：完成</translation>
+        <source>Name</source>
+        <translation>名称</translation>
     </message>
     <message>
-        <source>sailor runs resize exited with code %1.</source>
-        <translation>sailor runs resize 以退出码 %1 结束。</translation>
+        <source>Started</source>
+        <translation>开始时间</translation>
     </message>
     <message>
-        <source>Cannot start %1: %2</source>
-        <translation>无法启动 %1：%2</translation>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Iterations</source>
+        <translation>迭代次数</translation>
+    </message>
+    <message>
+        <source>Final loss</source>
+        <translation>最终损失</translation>
+    </message>
+    <message>
+        <source>Runs recorded in the run store; double-click one to show it</source>
+        <translation>运行记录库中记录的运行；双击可查看</translation>
+    </message>
+    <message>
+        <source>&amp;Open</source>
+        <translation>打开(&amp;O)</translation>
+    </message>
+    <message>
+        <source>Show the selected run&apos;s metrics and events</source>
+        <translation>显示所选运行的指标和事件</translation>
+    </message>
+    <message>
+        <source>&amp;Refresh</source>
+        <translation>刷新(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Read the list of runs from the run store again</source>
+        <translation>重新从运行记录库读取运行列表</translation>
+    </message>
+    <message>
+        <source>Re-&amp;attach</source>
+        <translation>重新接管(&amp;A)</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 / %2</translation>
     </message>
 </context>
 <context>
@@ -1252,6 +1621,69 @@
     </message>
 </context>
 <context>
+    <name>sailor::studio::PredictionView</name>
+    <message>
+        <source>Measured: the slowest rank&apos;s time per iteration. Dashed: the run&apos;s prediction for the hardware it runs on (the simulator on the local device&apos;s profile, sailor profile) when it recorded one. Before a run starts it is the plan&apos;s predicted iteration time on the plan&apos;s GPUs; a run without a prediction of its own (a scaled-down model on CPU processes, or a device without a profile) gets no line, since the plan&apos;s figure is for other hardware. The Prediction tab has the figures side by side.</source>
+        <translation>实测：最慢 rank 每次迭代的时间。虚线：运行记录了其所在硬件的预测时即为该预测（在本地设备的 profile 上运行模拟器，sailor profile）。运行开始前，虚线是方案在其 GPU 上的预测迭代时间；没有自身预测的运行（CPU 进程上的缩小模型，或没有 profile 的设备）不画线，因为方案的数值针对的是其他硬件。“预测”标签页并列给出各项数值。</translation>
+    </message>
+    <message>
+        <source>Quantity</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <source>Predicted</source>
+        <translation>预测</translation>
+    </message>
+    <message>
+        <source>Measured</source>
+        <translation>实测</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>误差</translation>
+    </message>
+    <message>
+        <source>The run&apos;s prediction for the hardware it runs on (the local device&apos;s profile) against what it measured: medians of the iterations after warm-up (the first 2). Compute: the stage&apos;s slowest rank&apos;s forward, backward and optimizer (tensor-parallel all-reduces included); communication: the rest of its iteration (transfers, data-parallel sync, waiting).</source>
+        <translation>运行针对其实际硬件（本机设备的性能剖析）的预测与实测对比：取预热（前 2 次）之后各次迭代的中位数。计算：该阶段最慢进程的前向、反向和优化器（含张量并行的全归约）；通信：其迭代的其余部分（传输、数据并行同步、等待）。</translation>
+    </message>
+    <message>
+        <source>predicted %1 s %2</source>
+        <translation>预测 %1 s %2</translation>
+    </message>
+    <message>
+        <source>no prediction for this run&apos;s device; the plan&apos;s %1 s is for its %2, not comparable</source>
+        <translation>此运行的设备没有预测；方案的 %1 s 针对其 %2，不可比较</translation>
+    </message>
+    <message>
+        <source>predicted %1 s for the plan&apos;s GPUs</source>
+        <translation>方案 GPU 上预测 %1 s</translation>
+    </message>
+    <message>
+        <source>No run shown.</source>
+        <translation>未显示任何运行。</translation>
+    </message>
+    <message>
+        <source>This run recorded no prediction for its hardware (recorded before runs had one).</source>
+        <translation>此运行未记录针对其硬件的预测（记录于运行开始带有预测之前）。</translation>
+    </message>
+    <message>
+        <source>%1: no iteration measured yet.</source>
+        <translation>%1：尚未测得任何迭代。</translation>
+    </message>
+    <message>
+        <source>%1; measured: median of iterations %2-%3 (the first %4 are warm-up)</source>
+        <translation>%1；实测：迭代 %2-%3 的中位数（前 %4 次为预热）</translation>
+    </message>
+    <message>
+        <source>%1 MiB</source>
+        <translation>%1 MiB</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 s</translation>
+    </message>
+</context>
+<context>
     <name>sailor::studio::PropertyPanel</name>
     <message>
         <source>Region: %1</source>
@@ -1543,6 +1975,159 @@
     </message>
 </context>
 <context>
+    <name>sailor::studio::ReconfigurationView</name>
+    <message>
+        <source>Iteration</source>
+        <translation>迭代</translation>
+    </message>
+    <message>
+        <source>Event</source>
+        <translation>事件</translation>
+    </message>
+    <message>
+        <source>Cause</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU 数</translation>
+    </message>
+    <message>
+        <source>State from</source>
+        <translation>状态来源</translation>
+    </message>
+    <message>
+        <source>Iterations lost</source>
+        <translation>损失的迭代</translation>
+    </message>
+    <message>
+        <source>Phases / reason</source>
+        <translation>各阶段耗时 / 原因</translation>
+    </message>
+    <message>
+        <source>Plan before → after</source>
+        <translation>之前 → 之后的方案</translation>
+    </message>
+    <message>
+        <source>The run&apos;s changes of world: when GPUs came or went (an availability trace, a resize) or a worker was lost, the run re-planned and reconfigured its workers in place; a pause waits for resources. Hover a row for its detail and both plans.</source>
+        <translation>运行的规模变化：当 GPU 增减（可用性轨迹、调整规模）或丢失工作进程时，运行重新规划并就地重新配置其工作进程；暂停表示等待资源。将鼠标悬停在一行上可查看详情和前后两个方案。</translation>
+    </message>
+    <message>
+        <source>Resi&amp;ze...</source>
+        <translation>调整规模(&amp;Z)...</translation>
+    </message>
+    <message>
+        <source>trace</source>
+        <translation>可用性轨迹</translation>
+    </message>
+    <message>
+        <source>resize</source>
+        <translation>调整规模</translation>
+    </message>
+    <message>
+        <source>worker lost</source>
+        <translation>工作进程丢失</translation>
+    </message>
+    <message>
+        <source>%1→%2 GPUs (%3)</source>
+        <translation>%1→%2 个 GPU（%3）</translation>
+    </message>
+    <message>
+        <source>re-plan %1</source>
+        <translation>重新规划 %1</translation>
+    </message>
+    <message>
+        <source>teardown %1</source>
+        <translation>拆除 %1</translation>
+    </message>
+    <message>
+        <source>launch %1</source>
+        <translation>启动 %1</translation>
+    </message>
+    <message>
+        <source>groups %1</source>
+        <translation>建组 %1</translation>
+    </message>
+    <message>
+        <source>rebuild %1</source>
+        <translation>重建 %1</translation>
+    </message>
+    <message>
+        <source>transfer %1 (%2 MB)</source>
+        <translation>传输 %1（%2 MB）</translation>
+    </message>
+    <message>
+        <source>total %1 s</source>
+        <translation>共 %1 秒</translation>
+    </message>
+    <message>
+        <source>stage %1 (layers %2-%3): %4</source>
+        <translation>阶段 %1（层 %2-%3）：%4</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n GPU(s), microbatch %1: %2</source>
+        <translation>
+            <numerusform>%n 个 GPU，微批次 %1：%2</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>reconfigured</source>
+        <translation>已重新配置</translation>
+    </message>
+    <message>
+        <source>checkpoint</source>
+        <translation>检查点</translation>
+    </message>
+    <message>
+        <source>peers</source>
+        <translation>对等进程</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n GPU(s)</source>
+        <translation>
+            <numerusform>%n 个 GPU</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>in %n stage(s)</source>
+        <translation>
+            <numerusform>分 %n 个阶段</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1
+Generation %2, from iteration %3.
+Before: %4
+After: %5
+%6</source>
+        <translation>%1
+第 %2 代，自迭代 %3 起。
+之前：%4
+之后：%5
+%6</translation>
+    </message>
+    <message>
+        <source>Paused: waiting for resources: %1</source>
+        <translation>已暂停：等待资源：%1</translation>
+    </message>
+    <message>
+        <source>Cause: %1. The workers keep their state; the run goes on at iteration %2 when enough resources return (a reconfiguration follows).</source>
+        <translation>原因：%1。工作进程保留其状态；资源足够时运行从迭代 %2 继续（随后进行一次重新配置）。</translation>
+    </message>
+    <message>
+        <source>paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <source>Tell the run how many GPUs it has now: it re-plans and goes on</source>
+        <translation>告诉运行它现在有多少个 GPU：它会重新规划并继续</translation>
+    </message>
+    <message>
+        <source>Only an elastic run of this machine that is running can be resized</source>
+        <translation>只有本机上正在运行的弹性运行才能调整规模</translation>
+    </message>
+</context>
+<context>
     <name>sailor::studio::ResizeDialog</name>
     <message>
         <source>Resize run %1</source>
@@ -1790,241 +2375,25 @@ Egress $%5/GB (%6)</source>
         <source>sailor runs attach refused, nothing was taken over: %1</source>
         <translation>sailor runs attach 拒绝接管，未接管任何运行：%1</translation>
     </message>
+    <message>
+        <source>sailor runs resize ended abnormally (killed by a signal).</source>
+        <translation>sailor runs resize 异常结束（被信号终止）。</translation>
+    </message>
+    <message>
+        <source>sailor runs resize: done</source>
+        <translation>sailor runs resize：完成</translation>
+    </message>
+    <message>
+        <source>sailor runs resize exited with code %1.</source>
+        <translation>sailor runs resize 以退出码 %1 结束。</translation>
+    </message>
+    <message>
+        <source>Cannot start %1: %2</source>
+        <translation>无法启动 %1：%2</translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::RunMonitor</name>
-    <message>
-        <source>starting</source>
-        <translation>启动中</translation>
-    </message>
-    <message>
-        <source>ready</source>
-        <translation>就绪</translation>
-    </message>
-    <message>
-        <source>running</source>
-        <translation>运行中</translation>
-    </message>
-    <message>
-        <source>finished</source>
-        <translation>已完成</translation>
-    </message>
-    <message>
-        <source>stopped</source>
-        <translation>已停止</translation>
-    </message>
-    <message>
-        <source>failed</source>
-        <translation>失败</translation>
-    </message>
-    <message>
-        <source>Start</source>
-        <translation>开始</translation>
-    </message>
-    <message>
-        <source>Run the selected plan with the bundled runtime</source>
-        <translation>使用内置运行时运行所选方案</translation>
-    </message>
-    <message>
-        <source>Stop</source>
-        <translation>停止</translation>
-    </message>
-    <message>
-        <source>Interrupt the run: the workers are stopped and the run is recorded as stopped</source>
-        <translation>中断运行：停止所有工作进程，并将运行记录为已停止</translation>
-    </message>
-    <message>
-        <source>Training iterations to run</source>
-        <translation>要运行的训练迭代次数</translation>
-    </message>
-    <message>
-        <source>Synthetic tokens</source>
-        <translation>合成 token</translation>
-    </message>
-    <message>
-        <source>Shipped text</source>
-        <translation>内置文本</translation>
-    </message>
-    <message>
-        <source>Training data: a learnable synthetic byte stream, or the shipped public-domain text</source>
-        <translation>训练数据：可学习的合成字节流，或随附的公有领域文本</translation>
-    </message>
-    <message>
-        <source>&amp;Iterations:</source>
-        <translation>迭代次数(&amp;I)：</translation>
-    </message>
-    <message>
-        <source>&amp;Data:</source>
-        <translation>数据(&amp;D)：</translation>
-    </message>
-    <message>
-        <source>Loss</source>
-        <translation>损失</translation>
-    </message>
-    <message>
-        <source>iteration</source>
-        <translation>迭代</translation>
-    </message>
-    <message>
-        <source>loss (nats)</source>
-        <translation>损失 (nats)</translation>
-    </message>
-    <message>
-        <source>loss</source>
-        <translation>损失</translation>
-    </message>
-    <message>
-        <source>Training loss, mean over the global batch (cross-entropy, nats per token; ln 256 = 5.55 is a uniform guess over bytes)</source>
-        <translation>训练损失，全局批次上的均值（交叉熵，单位 nats/token；ln 256 = 5.55 相当于在字节上均匀猜测）</translation>
-    </message>
-    <message>
-        <source>Iteration time</source>
-        <translation>迭代时间</translation>
-    </message>
-    <message>
-        <source>seconds</source>
-        <translation>秒</translation>
-    </message>
-    <message>
-        <source>measured</source>
-        <translation>实测</translation>
-    </message>
-    <message>
-        <source>Throughput</source>
-        <translation>吞吐量</translation>
-    </message>
-    <message>
-        <source>tokens/s</source>
-        <translation>tokens/s</translation>
-    </message>
-    <message>
-        <source>Tokens trained per second: global batch x sequence length / iteration time</source>
-        <translation>每秒训练的 token 数：全局批大小 x 序列长度 / 迭代时间</translation>
-    </message>
-    <message>
-        <source>Time per stage</source>
-        <translation>各阶段耗时</translation>
-    </message>
-    <message>
-        <source>Per stage, its slowest rank: compute (solid) and time spent waiting on transfers and collectives (dashed)</source>
-        <translation>每个阶段中最慢的 rank：计算时间（实线）及等待传输和集合通信的时间（虚线）</translation>
-    </message>
-    <message>
-        <source>Peak memory per rank</source>
-        <translation>各 rank 峰值内存</translation>
-    </message>
-    <message>
-        <source>rank</source>
-        <translation>rank</translation>
-    </message>
-    <message>
-        <source>MiB</source>
-        <translation>MiB</translation>
-    </message>
-    <message>
-        <source>peak memory</source>
-        <translation>峰值内存</translation>
-    </message>
-    <message>
-        <source>Highest peak resident memory of each worker process so far (on CPU: the process&apos;s peak resident set)</source>
-        <translation>各工作进程迄今的最高常驻内存峰值（CPU 上：进程的峰值常驻集）</translation>
-    </message>
-    <message>
-        <source>Rank</source>
-        <translation>Rank</translation>
-    </message>
-    <message>
-        <source>Stage</source>
-        <translation>阶段</translation>
-    </message>
-    <message>
-        <source>Replica</source>
-        <translation>副本</translation>
-    </message>
-    <message>
-        <source>TP rank</source>
-        <translation>TP rank</translation>
-    </message>
-    <message>
-        <source>GPU</source>
-        <translation>GPU</translation>
-    </message>
-    <message>
-        <source>Zone</source>
-        <translation>可用区</translation>
-    </message>
-    <message>
-        <source>PID</source>
-        <translation>PID</translation>
-    </message>
-    <message>
-        <source>Device</source>
-        <translation>设备</translation>
-    </message>
-    <message>
-        <source>State</source>
-        <translation>状态</translation>
-    </message>
-    <message>
-        <source>Last iteration</source>
-        <translation>最近迭代</translation>
-    </message>
-    <message>
-        <source>Last report</source>
-        <translation>最近上报</translation>
-    </message>
-    <message>
-        <source>Local time of the last event about this worker</source>
-        <translation>该工作进程最近一次事件的本地时间</translation>
-    </message>
-    <message>
-        <source>The last iteration this worker reported, and its time for it</source>
-        <translation>该工作进程最近上报的迭代及其耗时</translation>
-    </message>
-    <message>
-        <source>ID</source>
-        <translation>ID</translation>
-    </message>
-    <message>
-        <source>Name</source>
-        <translation>名称</translation>
-    </message>
-    <message>
-        <source>Started</source>
-        <translation>开始时间</translation>
-    </message>
-    <message>
-        <source>Status</source>
-        <translation>状态</translation>
-    </message>
-    <message>
-        <source>Iterations</source>
-        <translation>迭代次数</translation>
-    </message>
-    <message>
-        <source>Final loss</source>
-        <translation>最终损失</translation>
-    </message>
-    <message>
-        <source>Runs recorded in the run store; double-click one to show it</source>
-        <translation>运行记录库中记录的运行；双击可查看</translation>
-    </message>
-    <message>
-        <source>&amp;Open</source>
-        <translation>打开(&amp;O)</translation>
-    </message>
-    <message>
-        <source>Show the selected run&apos;s metrics and events</source>
-        <translation>显示所选运行的指标和事件</translation>
-    </message>
-    <message>
-        <source>&amp;Refresh</source>
-        <translation>刷新(&amp;R)</translation>
-    </message>
-    <message>
-        <source>Read the list of runs from the run store again</source>
-        <translation>重新从运行记录库读取运行列表</translation>
-    </message>
     <message>
         <source>Workers</source>
         <translation>工作进程</translation>
@@ -2060,18 +2429,6 @@ Egress $%5/GB (%6)</source>
         <translation>工作进程已就绪（%1），用时 %2 s</translation>
     </message>
     <message>
-        <source>stage %1 compute</source>
-        <translation>阶段 %1 计算</translation>
-    </message>
-    <message>
-        <source>stage %1 communication</source>
-        <translation>阶段 %1 通信</translation>
-    </message>
-    <message>
-        <source>%1 (%2 s)</source>
-        <translation>%1（%2 s）</translation>
-    </message>
-    <message>
         <source>Rank %1 failed (stage %2, replica %3, tp rank %4): %5</source>
         <translation>Rank %1 失败（阶段 %2，副本 %3，tp rank %4）：%5</translation>
     </message>
@@ -2094,10 +2451,6 @@ Egress $%5/GB (%6)</source>
         <translation>
             <numerusform>运行%1，共 %n 次迭代，用时 %2 s</numerusform>
         </translation>
-    </message>
-    <message>
-        <source>%1 of %2</source>
-        <translation>%1 / %2</translation>
     </message>
     <message>
         <source>stored event %1 (%2) could not be read: %3</source>
@@ -2154,46 +2507,6 @@ Egress $%5/GB (%6)</source>
         <translation>激活重计算</translation>
     </message>
     <message>
-        <source>This machine</source>
-        <translation>本机</translation>
-    </message>
-    <message>
-        <source>Slurm cluster</source>
-        <translation>Slurm 集群</translation>
-    </message>
-    <message>
-        <source>cluster description (JSON)</source>
-        <translation>集群描述 (JSON)</translation>
-    </message>
-    <message>
-        <source>C&amp;luster...</source>
-        <translation>集群(&amp;L)...</translation>
-    </message>
-    <message>
-        <source>Choose the cluster description file (docs/formats.md)</source>
-        <translation>选择集群描述文件（docs/formats.md）</translation>
-    </message>
-    <message>
-        <source>partition (optional)</source>
-        <translation>分区（可选）</translation>
-    </message>
-    <message>
-        <source>Submit every pool&apos;s tasks to this partition instead of the cluster description&apos;s</source>
-        <translation>将每个资源池的任务提交到此分区，而不是集群描述中的分区</translation>
-    </message>
-    <message>
-        <source>&amp;Target:</source>
-        <translation>目标(&amp;T)：</translation>
-    </message>
-    <message>
-        <source>Cluster description</source>
-        <translation>集群描述</translation>
-    </message>
-    <message>
-        <source>Cluster descriptions (*.json)</source>
-        <translation>集群描述 (*.json)</translation>
-    </message>
-    <message>
         <source>Run directory: %1</source>
         <translation>运行目录：%1</translation>
     </message>
@@ -2210,162 +2523,8 @@ Egress $%5/GB (%6)</source>
         <translation>Slurm</translation>
     </message>
     <message>
-        <source>Export</source>
-        <translation>导出</translation>
-    </message>
-    <message>
-        <source>Where Start runs the plan: on this machine (a rehearsal on CPU processes, at most a few), or as one job on a Slurm cluster described by a cluster description file; Export writes the plan&apos;s launch files for Kubernetes, torchrun or Slurm instead</source>
-        <translation>“开始”在何处运行方案：在本机（在少量 CPU 进程上预演），或作为一个作业提交到由集群描述文件描述的 Slurm 集群；“导出”则改为写出方案在 Kubernetes、torchrun 或 Slurm 上的启动文件</translation>
-    </message>
-    <message>
-        <source>Kubernetes manifests</source>
-        <translation>Kubernetes 清单</translation>
-    </message>
-    <message>
-        <source>torchrun commands</source>
-        <translation>torchrun 命令</translation>
-    </message>
-    <message>
-        <source>Slurm job script</source>
-        <translation>Slurm 作业脚本</translation>
-    </message>
-    <message>
-        <source>Kubernetes: sailor.yaml (an indexed Job per pool); torchrun: hosts.txt and sailor-torchrun.sh; Slurm: sailor.sbatch (one heterogeneous job)</source>
-        <translation>Kubernetes：sailor.yaml（每个资源池一个带索引的 Job）；torchrun：hosts.txt 和 sailor-torchrun.sh；Slurm：sailor.sbatch（一个异构作业）</translation>
-    </message>
-    <message>
-        <source>directory to write the files into</source>
-        <translation>写入文件的目录</translation>
-    </message>
-    <message>
-        <source>Dire&amp;ctory...</source>
-        <translation>目录(&amp;C)...</translation>
-    </message>
-    <message>
-        <source>Choose the directory the launch files are written into</source>
-        <translation>选择写入启动文件的目录</translation>
-    </message>
-    <message>
-        <source>Re-&amp;attach</source>
-        <translation>重新接管(&amp;A)</translation>
-    </message>
-    <message>
-        <source>Write the selected plan&apos;s launch files into the directory</source>
-        <translation>将所选方案的启动文件写入该目录</translation>
-    </message>
-    <message>
-        <source>default cluster description</source>
-        <translation>默认集群描述</translation>
-    </message>
-    <message>
-        <source>Export the launch files to</source>
-        <translation>将启动文件导出到</translation>
-    </message>
-    <message>
         <source>state unknown</source>
         <translation>状态未知</translation>
-    </message>
-    <message>
-        <source>Edit...</source>
-        <translation>编辑...</translation>
-    </message>
-    <message>
-        <source>Edit the cluster description: its pools&apos; partitions, GRES types, node selectors and defaults (a new one from the scenario&apos;s pools when none is chosen)</source>
-        <translation>编辑集群描述：其资源池的分区、GRES 类型、节点选择器和默认值（未选择文件时，根据场景的资源池新建一个）</translation>
-    </message>
-    <message>
-        <source>paused</source>
-        <translation>已暂停</translation>
-    </message>
-    <message>
-        <source>trace</source>
-        <translation>可用性轨迹</translation>
-    </message>
-    <message>
-        <source>resize</source>
-        <translation>调整规模</translation>
-    </message>
-    <message>
-        <source>worker lost</source>
-        <translation>工作进程丢失</translation>
-    </message>
-    <message>
-        <source>%1→%2 GPUs (%3)</source>
-        <translation>%1→%2 个 GPU（%3）</translation>
-    </message>
-    <message>
-        <source>re-plan %1</source>
-        <translation>重新规划 %1</translation>
-    </message>
-    <message>
-        <source>teardown %1</source>
-        <translation>拆除 %1</translation>
-    </message>
-    <message>
-        <source>launch %1</source>
-        <translation>启动 %1</translation>
-    </message>
-    <message>
-        <source>groups %1</source>
-        <translation>建组 %1</translation>
-    </message>
-    <message>
-        <source>rebuild %1</source>
-        <translation>重建 %1</translation>
-    </message>
-    <message>
-        <source>transfer %1 (%2 MB)</source>
-        <translation>传输 %1（%2 MB）</translation>
-    </message>
-    <message>
-        <source>total %1 s</source>
-        <translation>共 %1 秒</translation>
-    </message>
-    <message>
-        <source>stage %1 (layers %2-%3): %4</source>
-        <translation>阶段 %1（层 %2-%3）：%4</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n GPU(s), microbatch %1: %2</source>
-        <translation>
-            <numerusform>%n 个 GPU，微批次 %1：%2</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>Iteration</source>
-        <translation>迭代</translation>
-    </message>
-    <message>
-        <source>Event</source>
-        <translation>事件</translation>
-    </message>
-    <message>
-        <source>Cause</source>
-        <translation>原因</translation>
-    </message>
-    <message>
-        <source>GPUs</source>
-        <translation>GPU 数</translation>
-    </message>
-    <message>
-        <source>State from</source>
-        <translation>状态来源</translation>
-    </message>
-    <message>
-        <source>Iterations lost</source>
-        <translation>损失的迭代</translation>
-    </message>
-    <message>
-        <source>Phases / reason</source>
-        <translation>各阶段耗时 / 原因</translation>
-    </message>
-    <message>
-        <source>Plan before → after</source>
-        <translation>之前 → 之后的方案</translation>
-    </message>
-    <message>
-        <source>The run&apos;s changes of world: when GPUs came or went (an availability trace, a resize) or a worker was lost, the run re-planned and reconfigured its workers in place; a pause waits for resources. Hover a row for its detail and both plans.</source>
-        <translation>运行的规模变化：当 GPU 增减（可用性轨迹、调整规模）或丢失工作进程时，运行重新规划并就地重新配置其工作进程；暂停表示等待资源。将鼠标悬停在一行上可查看详情和前后两个方案。</translation>
     </message>
     <message>
         <source>Reconfigurations</source>
@@ -2409,34 +2568,6 @@ Egress $%5/GB (%6)</source>
         <source>since iteration %1: %2</source>
         <translation>自迭代 %1 起：%2</translation>
     </message>
-    <message>
-        <source>reconfigured</source>
-        <translation>已重新配置</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n GPU(s)</source>
-        <translation>
-            <numerusform>%n 个 GPU</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>in %n stage(s)</source>
-        <translation>
-            <numerusform>分 %n 个阶段</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>%1
-Generation %2, from iteration %3.
-Before: %4
-After: %5
-%6</source>
-        <translation>%1
-第 %2 代，自迭代 %3 起。
-之前：%4
-之后：%5
-%6</translation>
-    </message>
     <message numerus="yes">
         <source>reconfigured at iteration %1: %2: %3; state from %4, %n iteration(s) lost</source>
         <translation>
@@ -2452,14 +2583,6 @@ After: %5
         <translation>之后的方案：%1</translation>
     </message>
     <message>
-        <source>Paused: waiting for resources: %1</source>
-        <translation>已暂停：等待资源：%1</translation>
-    </message>
-    <message>
-        <source>Cause: %1. The workers keep their state; the run goes on at iteration %2 when enough resources return (a reconfiguration follows).</source>
-        <translation>原因：%1。工作进程保留其状态；资源足够时运行从迭代 %2 继续（随后进行一次重新配置）。</translation>
-    </message>
-    <message>
         <source>paused before iteration %1 (%2): waiting for resources: %3</source>
         <translation>在迭代 %1 之前暂停（%2）：等待资源：%3</translation>
     </message>
@@ -2468,92 +2591,12 @@ After: %5
         <translation>已暂停：等待资源</translation>
     </message>
     <message>
-        <source>E&amp;lastic (re-plan when workers are lost or GPUs change)</source>
-        <translation>弹性(&amp;L)（丢失工作进程或 GPU 变化时重新规划）</translation>
-    </message>
-    <message>
-        <source>Run with sailor run --elastic (this machine only): a lost worker, or a resize, makes the run re-plan on the GPUs left and go on in place</source>
-        <translation>以 sailor run --elastic 运行（仅限本机）：丢失工作进程或调整规模时，运行会基于剩余的 GPU 重新规划并就地继续</translation>
-    </message>
-    <message>
-        <source>Resi&amp;ze...</source>
-        <translation>调整规模(&amp;Z)...</translation>
-    </message>
-    <message>
-        <source>Tell the run how many GPUs it has now: it re-plans and goes on</source>
-        <translation>告诉运行它现在有多少个 GPU：它会重新规划并继续</translation>
-    </message>
-    <message>
-        <source>Only an elastic run of this machine that is running can be resized</source>
-        <translation>只有本机上正在运行的弹性运行才能调整规模</translation>
-    </message>
-    <message>
-        <source>Quantity</source>
-        <translation>指标</translation>
-    </message>
-    <message>
-        <source>Predicted</source>
-        <translation>预测</translation>
-    </message>
-    <message>
-        <source>Measured</source>
-        <translation>实测</translation>
-    </message>
-    <message>
-        <source>Error</source>
-        <translation>误差</translation>
-    </message>
-    <message>
-        <source>The run&apos;s prediction for the hardware it runs on (the local device&apos;s profile) against what it measured: medians of the iterations after warm-up (the first 2). Compute: the stage&apos;s slowest rank&apos;s forward, backward and optimizer (tensor-parallel all-reduces included); communication: the rest of its iteration (transfers, data-parallel sync, waiting).</source>
-        <translation>运行针对其实际硬件（本机设备的性能剖析）的预测与实测对比：取预热（前 2 次）之后各次迭代的中位数。计算：该阶段最慢进程的前向、反向和优化器（含张量并行的全归约）；通信：其迭代的其余部分（传输、数据并行同步、等待）。</translation>
-    </message>
-    <message>
         <source>Prediction</source>
         <translation>预测</translation>
     </message>
     <message>
         <source>Prediction %1: %2 s per iteration</source>
         <translation>预测 %1：每次迭代 %2 秒</translation>
-    </message>
-    <message>
-        <source>predicted %1 s %2</source>
-        <translation>预测 %1 s %2</translation>
-    </message>
-    <message>
-        <source>predicted %1 s for the plan&apos;s GPUs</source>
-        <translation>方案 GPU 上预测 %1 s</translation>
-    </message>
-    <message>
-        <source>No run shown.</source>
-        <translation>未显示任何运行。</translation>
-    </message>
-    <message>
-        <source>This run recorded no prediction for its hardware (recorded before runs had one).</source>
-        <translation>此运行未记录针对其硬件的预测（记录于运行开始带有预测之前）。</translation>
-    </message>
-    <message>
-        <source>%1: no iteration measured yet.</source>
-        <translation>%1：尚未测得任何迭代。</translation>
-    </message>
-    <message>
-        <source>%1; measured: median of iterations %2-%3 (the first %4 are warm-up)</source>
-        <translation>%1；实测：迭代 %2-%3 的中位数（前 %4 次为预热）</translation>
-    </message>
-    <message>
-        <source>%1 MiB</source>
-        <translation>%1 MiB</translation>
-    </message>
-    <message>
-        <source>%1 s</source>
-        <translation>%1 s</translation>
-    </message>
-    <message>
-        <source>Measured: the slowest rank&apos;s time per iteration. Dashed: the run&apos;s prediction for the hardware it runs on (the simulator on the local device&apos;s profile, sailor profile) when it recorded one. Before a run starts it is the plan&apos;s predicted iteration time on the plan&apos;s GPUs; a run without a prediction of its own (a scaled-down model on CPU processes, or a device without a profile) gets no line, since the plan&apos;s figure is for other hardware. The Prediction tab has the figures side by side.</source>
-        <translation>实测：最慢 rank 每次迭代的时间。虚线：运行记录了其所在硬件的预测时即为该预测（在本地设备的 profile 上运行模拟器，sailor profile）。运行开始前，虚线是方案在其 GPU 上的预测迭代时间；没有自身预测的运行（CPU 进程上的缩小模型，或没有 profile 的设备）不画线，因为方案的数值针对的是其他硬件。“预测”标签页并列给出各项数值。</translation>
-    </message>
-    <message>
-        <source>no prediction for this run&apos;s device; the plan&apos;s %1 s is for its %2, not comparable</source>
-        <translation>此运行的设备没有预测；方案的 %1 s 针对其 %2，不可比较</translation>
     </message>
 </context>
 <context>

@@ -1,10 +1,15 @@
-// The run monitor: one training run of the bundled runtime, live or reopened from the run store.
-// Plots of loss, iteration time against the plan's prediction, throughput, per-stage compute and
-// communication times and peak memory per rank; a table of the workers and their state; an
-// error banner; a log of warnings; the list of past runs; Start and Stop buttons. An elastic
-// run's reconfigurations are markers on every plot and rows of a Reconfigurations tab
-// (cause, world sizes, state source, phases, the plan before and after); a pause shows a banner
-// until the next reconfiguration; checkpoints and resumes are small markers.
+// The run monitor: the Run tab, one training run of the bundled runtime, live or reopened from
+// the run store. A composite of the views in widgets/run/, which it lays out and wires:
+//   - LaunchPanel: Start and Stop, the run options, the launch target row and Export;
+//   - LivePlots: loss, iteration time, throughput, per-stage times and peak memory per rank, in a
+//     grid, and the workers table;
+//   - PredictionView: the predicted iteration time's dashed line and label, and the Prediction
+//     tab (the run's predicted figures beside the measured ones);
+//   - ReconfigurationView: an elastic run's reconfigurations (the tab's rows and the plots'
+//     markers), the pause banner and Resize...;
+//   - PastRunsView: the stored runs, with Open, Refresh and Re-attach.
+// The monitor itself keeps the run shown (its id, header, job and end), the one-line status, the
+// error banner and the log, and turns each event into its views' updates and its log lines.
 //
 // A view only: fed through its public slots with the engine's decoded events
 // (sailor/run_events.hpp) and stored records (sailor/run_store.hpp). It never starts a process
@@ -14,107 +19,81 @@
 //
 // One run at a time: a run_started event (or showRun) clears what was shown before, except the
 // predicted iteration time (set per plan by the studio) and the past-runs list.
-//
-// Prediction against measurement: a run that recorded a prediction for the hardware it runs on
-// (run_started's prediction, from the local device's profile) has its dashed line drawn at that
-// prediction, labelled with the device it is for, in place of the plan's (which is for the plan's
-// GPUs); the Prediction tab puts its figures beside the measured ones (sailor::compareRun:
-// iteration time, per-stage compute and communication, peak memory, relative errors), updated at
-// every iteration.
 #pragma once
 
 #include <cstdint>
-#include <limits>
 #include <map>
 #include <optional>
 #include <vector>
 
-#include <QPointer>
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 
 #include "resize_dialog.hpp"
+#include "run/launch_panel.hpp"
+#include "run/live_plots.hpp"
+#include "run/past_runs_view.hpp"
+#include "run/reconfiguration_view.hpp"
 #include "sailor/run_events.hpp"
 #include "sailor/run_prediction.hpp"
 #include "sailor/run_store.hpp"
 #include "sailor/scenario.hpp"
 
-class QCheckBox;
-class QComboBox;
 class QCustomPlot;
-class QCPAbstractItem;
-class QCPItemStraightLine;
-class QCPItemText;
 class QCPBars;
-class QHBoxLayout;
 class QLabel;
-class QLineEdit;
 class QPlainTextEdit;
-class QPushButton;
-class QSpinBox;
 class QTableWidget;
 class QTabWidget;
 class QTreeWidget;
-class QTreeWidgetItem;
 
 namespace sailor::studio {
 
-// Where Start runs the plan: this machine (a local rehearsal, one process per GPU), a Slurm
-// cluster described by a cluster description file (docs/formats.md), on an optional partition,
-// or no run at all: Export writes the plan's launch files (Kubernetes, torchrun or Slurm) for a
-// cluster the studio does not drive, into a directory (`sailor export`).
-enum class LaunchKind { Local, Cluster, Export };
-
-struct LaunchTarget {
-  LaunchKind kind = LaunchKind::Local;
-  QString cluster_file;  // absolute path; empty until one is chosen (Export: the default one)
-  QString partition;     // empty: the cluster description's
-  QString export_format = QStringLiteral("kubernetes");  // "kubernetes", "torchrun" or "slurm"
-  QString export_dir;  // where Export writes the files; empty until one is given
-};
+class PredictionView;
 
 class RunMonitor : public QWidget {
   Q_OBJECT
 
  public:
   // Paused: the run waits for resources (a paused event), the worker holding its state.
-  enum class WorkerState { Starting, Ready, Running, Finished, Stopped, Failed, Paused };
+  using WorkerState = LivePlots::WorkerState;
   // Worker table columns.
   enum Column {
-    ColRank,
-    ColStage,
-    ColReplica,
-    ColTpRank,
-    ColGpu,
-    ColZone,
-    ColPid,
-    ColDevice,
-    ColState,
-    ColLastIteration,
-    ColLastReport,
-    ColumnCount
+    ColRank = LivePlots::ColRank,
+    ColStage = LivePlots::ColStage,
+    ColReplica = LivePlots::ColReplica,
+    ColTpRank = LivePlots::ColTpRank,
+    ColGpu = LivePlots::ColGpu,
+    ColZone = LivePlots::ColZone,
+    ColPid = LivePlots::ColPid,
+    ColDevice = LivePlots::ColDevice,
+    ColState = LivePlots::ColState,
+    ColLastIteration = LivePlots::ColLastIteration,
+    ColLastReport = LivePlots::ColLastReport,
+    ColumnCount = LivePlots::ColumnCount
   };
   // Past-runs list columns.
   enum RunColumn {
-    RunColId,
-    RunColName,
-    RunColStarted,
-    RunColStatus,
-    RunColIterations,
-    RunColFinalLoss,
-    RunColumnCount
+    RunColId = PastRunsView::RunColId,
+    RunColName = PastRunsView::RunColName,
+    RunColStarted = PastRunsView::RunColStarted,
+    RunColStatus = PastRunsView::RunColStatus,
+    RunColIterations = PastRunsView::RunColIterations,
+    RunColFinalLoss = PastRunsView::RunColFinalLoss,
+    RunColumnCount = PastRunsView::RunColumnCount
   };
   // Reconfigurations tab columns: one row per reconfigured or paused event.
   enum ReconfigColumn {
-    ReconfigColIteration,
-    ReconfigColEvent,
-    ReconfigColCause,
-    ReconfigColGpus,
-    ReconfigColStateSource,
-    ReconfigColLost,
-    ReconfigColPhases,
-    ReconfigColPlans,
-    ReconfigColumnCount
+    ReconfigColIteration = ReconfigurationView::ReconfigColIteration,
+    ReconfigColEvent = ReconfigurationView::ReconfigColEvent,
+    ReconfigColCause = ReconfigurationView::ReconfigColCause,
+    ReconfigColGpus = ReconfigurationView::ReconfigColGpus,
+    ReconfigColStateSource = ReconfigurationView::ReconfigColStateSource,
+    ReconfigColLost = ReconfigurationView::ReconfigColLost,
+    ReconfigColPhases = ReconfigurationView::ReconfigColPhases,
+    ReconfigColPlans = ReconfigurationView::ReconfigColPlans,
+    ReconfigColumnCount = ReconfigurationView::ReconfigColumnCount
   };
 
   explicit RunMonitor(QWidget* parent = nullptr);
@@ -132,33 +111,40 @@ class RunMonitor : public QWidget {
   // A plan in one line: "stage 0 (layers 0-3): 2x A100-40 tp1 zone-a; stage 1 ...".
   static QString planText(const sailor::Plan& plan);
 
+  // --- the views, for layouts of their own ---
+  LaunchPanel* launchPanel() const { return launch_; }
+  LivePlots* livePlots() const { return plots_; }
+  PredictionView* predictionView() const { return prediction_; }
+  ReconfigurationView* reconfigurationPanel() const { return reconfigs_; }
+  PastRunsView* pastRunsPanel() const { return past_; }
+
   // --- state, for the studio and the tests ---
-  QCustomPlot* lossPlot() const { return loss_plot_; }
-  QCustomPlot* iterationTimePlot() const { return time_plot_; }  // graph 0: measured
-  QCustomPlot* throughputPlot() const { return throughput_plot_; }
+  QCustomPlot* lossPlot() const { return plots_->lossPlot(); }
+  QCustomPlot* iterationTimePlot() const { return plots_->iterationTimePlot(); }  // graph 0
+  QCustomPlot* throughputPlot() const { return plots_->throughputPlot(); }
   // Per stage s: graph 2s compute, graph 2s + 1 communication (dashed), in the stage's colour.
-  QCustomPlot* stageTimePlot() const { return stage_plot_; }
-  QCustomPlot* memoryPlot() const { return memory_plot_; }  // bars: x = rank, MiB
-  QCPBars* memoryBars() const { return memory_bars_; }
-  QTableWidget* workerTable() const { return workers_; }  // one row per rank, by rank
-  QTreeWidget* pastRunsView() const { return runs_; }
+  QCustomPlot* stageTimePlot() const { return plots_->stageTimePlot(); }
+  QCustomPlot* memoryPlot() const { return plots_->memoryPlot(); }  // bars: x = rank, MiB
+  QCPBars* memoryBars() const { return plots_->memoryBars(); }
+  QTableWidget* workerTable() const { return plots_->workerTable(); }  // one row per rank
+  QTreeWidget* pastRunsView() const { return past_->view(); }
   QPlainTextEdit* logView() const { return log_; }
   // One row per reconfigured or paused event, in order.
-  QTreeWidget* reconfigurationView() const { return reconfigs_; }
+  QTreeWidget* reconfigurationView() const { return reconfigs_->view(); }
   // The reconfigured events of the run shown, in order.
   const std::vector<sailor::ReconfiguredEvent>& reconfigurations() const {
-    return reconfigurations_;
+    return reconfigs_->reconfigurations();
   }
   // Whether the run waits for resources (a paused event, not yet followed by a reconfigured or
   // finished one), and the pause banner's text.
   bool pausedShown() const;
   QString pausedText() const;
-  std::optional<WorkerState> workerState(int rank) const;
+  std::optional<WorkerState> workerState(int rank) const { return plots_->workerState(rank); }
   bool errorShown() const;
   QString errorText() const;                      // the banner's text (empty when hidden)
   QString statusText() const;                     // the one-line summary above the plots
   std::int64_t runId() const { return run_id_; }  // the run shown (0: none)
-  double predictedIterationSeconds() const { return predicted_s_; }  // NaN: none
+  double predictedIterationSeconds() const;       // NaN: none
   // Where the dashed line is drawn: the run's local prediction when it has one, else the plan's
   // (NaN: none), and its label ("predicted 0.91 s for cpu-amd-epyc (profile DIR, measured
   // 2026-12-04)", "predicted 28.9 s for the plan's A100-40").
@@ -166,35 +152,35 @@ class RunMonitor : public QWidget {
   QString predictionLabelText() const;
   // The Prediction tab: its rows (empty before the first iteration of a run with a local
   // prediction) and the line above them (what the prediction is for, or why there is none).
-  std::vector<sailor::ComparisonRow> comparisonRows() const { return comparison_rows_; }
+  std::vector<sailor::ComparisonRow> comparisonRows() const;
   QString comparisonNote() const;
   bool isRunning() const { return running_; }
-  int iterationsRequested() const;    // the iterations box, for startRequested
-  QString dataSource() const;         // "synthetic" or "text", for startRequested
-  LaunchTarget launchTarget() const;  // the target chooser, read by the studio on Start
+  int iterationsRequested() const { return launch_->iterationsRequested(); }
+  QString dataSource() const { return launch_->dataSource(); }           // "synthetic" or "text"
+  LaunchTarget launchTarget() const { return launch_->launchTarget(); }  // read on Start
   // The Elastic box: Start runs a local run with --elastic (it re-plans when workers are lost or
   // the user resizes it).
-  bool elasticRequested() const;
+  bool elasticRequested() const { return launch_->elasticRequested(); }
   // The plan the run shown has now: the last reconfigured event's new plan, else run_started's
   // (an empty plan before any).
   sailor::Plan currentPlan() const;
   // What Resize... offers: every (GPU type, zone) of currentPlan() and of the pools given to
   // setResizable, with currentPlan()'s GPUs there.
-  std::vector<GpuSite> resizeSites() const;
+  std::vector<GpuSite> resizeSites() const { return reconfigs_->resizeSites(); }
   // Whether Resize... can be pressed now (see setResizable), and the dialog it opened while it is
   // open (null otherwise).
-  bool resizeOffered() const;
-  ResizeDialog* resizeDialog() const { return resize_dialog_; }
+  bool resizeOffered() const { return reconfigs_->resizeOffered(); }
+  ResizeDialog* resizeDialog() const { return reconfigs_->resizeDialog(); }
   // The scheduler's job of the run shown (job_state events): "" before any.
   QString jobId() const { return job_id_; }
   QString jobState() const { return job_state_; }                 // the last state, "RUNNING"
   QStringList jobStatesSeen() const { return job_states_seen_; }  // in order, repeats dropped
   QString jobText() const;                                        // the job label's text
   // The last export's one-line result ("Wrote sailor.yaml to DIR", or why nothing was written).
-  QString exportResultText() const;
-  bool exportFailed() const { return export_failed_; }
+  QString exportResultText() const { return launch_->exportResultText(); }
+  bool exportFailed() const { return launch_->exportFailed(); }
   // Whether the Re-attach button is offered for the run shown (see setReattachable).
-  bool reattachOffered() const;
+  bool reattachOffered() const { return past_->reattachOffered(); }
 
  public slots:
   // --- a run, live or replayed ---
@@ -264,10 +250,6 @@ class RunMonitor : public QWidget {
   void editClusterRequested();
 
  private:
-  struct WorkerRow {
-    int row = 0;
-    WorkerState state = WorkerState::Starting;
-  };
   void onRunStarted(std::int64_t run_id, const sailor::RunStartedEvent& event);
   void onWarning(const sailor::RunWarningEvent& event, const QString& time);
   void onWorkersStarted(const sailor::WorkersStartedEvent& event, const QString& time);
@@ -280,118 +262,44 @@ class RunMonitor : public QWidget {
   void onResumed(const sailor::ResumedEvent& event, const QString& time);
   void onReconfigured(const sailor::ReconfiguredEvent& event, const QString& time);
   void onPaused(const sailor::PausedEvent& event, const QString& time);
-  // A vertical marker at iteration `x` on every iteration plot, with `label` at its top (none
-  // when empty); `object_name` names the line and label items (the tests find them by it).
-  void addIterationMarker(double x, const QString& label, const QColor& colour, Qt::PenStyle style,
-                          const QString& object_name);
-  // Drops the points of iterations >= `first` from every iteration plot: they are trained again
-  // (a resume from a checkpoint, a reconfiguration that restored state from one).
+  // The iterations >= `first` are trained again (a resume from a checkpoint, a reconfiguration
+  // that restored state from one): off the plots and the comparison.
   void dropIterationsFrom(int first);
-  void fillWorkerRows(const std::vector<sailor::RunWorker>& workers, WorkerState state,
-                      const QString& time);
-  void hidePause();
-  void openResizeDialog();
-  void chooseClusterFile();
-  void chooseExportDir();
-  void updateTarget();
   void buildUi();
-  QHBoxLayout* buildHeaderRow();    // Start, Stop, the run options and the status line
-  QHBoxLayout* buildTargetRow();    // the launch target chooser and its fields, job and export
-  void connectTargetRow();          // the target row's signals
-  void buildBanners();              // the error banner and the pause banner, hidden
-  void buildIterationPlots();       // loss, iteration time (with the prediction) and throughput
-  void buildStageAndMemoryPlots();  // time per stage and peak memory per rank
-  QWidget* buildPlots();            // every plot, in their grid
-  void buildWorkersTab();           // the worker table
-  void buildLogTab();               // the log of warnings and errors
-  void buildReconfigurationsTab();  // the reconfigurations and pauses of an elastic run
-  QWidget* buildPastRunsTab();      // the past runs list with Open and Refresh, wired
-  QWidget* buildPredictionTab();    // the prediction against the measurement
-  void buildTabs();                 // tabs_ with the tabs above
-  QCustomPlot* makePlot(const QString& title, const QString& x_label, const QString& y_label);
-  void replot(QCustomPlot* plot, bool include_prediction = false);
-  void setWorkerState(int rank, WorkerState state, const QString& detail = {});
-  void setCell(int row, int column, const QString& text);
-  void markReport(int rank, const QString& time);
-  void ensureStageGraphs(int stages);
-  void updatePrediction();
-  void updateComparison();
-  void updateStatus();
+  void buildBanners();  // the status line and the error banner
+  void connectViews();  // the views' signals to the monitor's and to each other
+  void replayStored(const sailor::RunRecord& run,
+                    const std::vector<sailor::IterationRecord>& iterations,
+                    const std::vector<sailor::EventRecord>& events);
   void updateButtons();
+  void updateStatus();
   void appendLog(const QString& time, const QString& text);
   void showBanner(const QString& text, const QString& details);
 
-  // Widgets (owned by Qt's parent tree).
-  QPushButton* start_ = nullptr;
-  QPushButton* stop_ = nullptr;
-  QCheckBox* elastic_ = nullptr;
-  QPushButton* resize_ = nullptr;
-  QPointer<ResizeDialog> resize_dialog_;
-  QSpinBox* iterations_ = nullptr;
-  QComboBox* data_ = nullptr;
-  QComboBox* target_ = nullptr;  // this machine / Slurm cluster
-  QLineEdit* cluster_file_ = nullptr;
-  QPushButton* choose_cluster_ = nullptr;
-  QPushButton* edit_cluster_ = nullptr;
-  QLineEdit* partition_ = nullptr;
-  QComboBox* export_format_ = nullptr;  // kubernetes / torchrun / slurm
-  QLineEdit* export_dir_ = nullptr;
-  QPushButton* choose_export_dir_ = nullptr;
-  QLabel* export_result_ = nullptr;  // the last export's one line
-  QPushButton* reattach_ = nullptr;
-  QLabel* job_ = nullptr;  // "Slurm job 13: PENDING (Resources)"
+  // Views and widgets (owned by Qt's parent tree).
+  LaunchPanel* launch_ = nullptr;
+  LivePlots* plots_ = nullptr;
+  PredictionView* prediction_ = nullptr;
+  ReconfigurationView* reconfigs_ = nullptr;
+  PastRunsView* past_ = nullptr;
   QLabel* status_ = nullptr;
   QLabel* banner_ = nullptr;
   QTabWidget* tabs_ = nullptr;
-  QCustomPlot* loss_plot_ = nullptr;
-  QCustomPlot* time_plot_ = nullptr;
-  QCustomPlot* throughput_plot_ = nullptr;
-  QCustomPlot* stage_plot_ = nullptr;
-  QCustomPlot* memory_plot_ = nullptr;
-  QCPBars* memory_bars_ = nullptr;
-  QCPItemStraightLine* prediction_line_ = nullptr;
-  QCPItemText* prediction_label_ = nullptr;
-  QTableWidget* workers_ = nullptr;
-  QTreeWidget* runs_ = nullptr;
   QPlainTextEdit* log_ = nullptr;
-  QTreeWidget* reconfigs_ = nullptr;
-  QTableWidget* comparison_ = nullptr;  // the Prediction tab: quantity, predicted, measured, error
-  QLabel* comparison_note_ = nullptr;
-  QLabel* pause_banner_ = nullptr;
-  QCPItemText* memory_world_label_ = nullptr;  // the world the memory bars are of, after a change
 
   // The run shown.
   std::int64_t run_id_ = 0;
   std::optional<sailor::RunStartedEvent> started_;
-  std::map<int, WorkerRow> worker_rows_;     // by rank
-  std::map<int, std::int64_t> peak_memory_;  // by rank: bytes, max over iterations so far
   std::optional<sailor::IterationEvent> last_iteration_;
-  std::vector<sailor::IterationEvent> measured_;  // every iteration shown, in order
-  std::vector<sailor::ComparisonRow> comparison_rows_;
   std::optional<sailor::RunFinishedEvent> finished_;
-  int stage_graphs_ = 0;  // stages with graphs in stage_plot_
-  // Reconfiguration, checkpoint and resume markers on the plots (removed by clearRun), and the
-  // highest iteration one stands at (the plots' x range includes it).
-  std::vector<QCPAbstractItem*> markers_;
-  double markers_max_x_ = std::numeric_limits<double>::quiet_NaN();  // NaN: none
-  int reconfiguration_labels_ = 0;  // labels placed so far (staggered so that they do not overlap)
-  std::vector<sailor::ReconfiguredEvent> reconfigurations_;
-  std::optional<sailor::PausedEvent> paused_;
   // The generation of the world shown in the workers table; -1 before any (the next
   // workers_started lays the table out, whatever its generation: a resumed run's, say).
   int generation_ = -1;
   // Workers a workers_started event of a later generation listed before its reconfigured event
   // (the joiners are launched during the reconfiguration): their pids, by rank.
   std::map<int, std::map<int, sailor::RunWorker>> joiners_;  // by generation, then rank
-  double predicted_s_;                                       // NaN: none
   bool running_ = false;
-  bool start_available_ = true;
-  QString start_unavailable_reason_;
   bool stored_ = false;  // the run shown was reopened from the store
-  bool export_failed_ = false;
-  bool resizable_ = false;  // setResizable
-  QString resize_unavailable_reason_;
-  std::vector<sailor::Pool> resize_pools_;
   QString job_launcher_, job_id_, job_state_, job_reason_;
   QStringList job_states_seen_;
 };
