@@ -185,6 +185,62 @@ class TestRunSpec : public QObject {
     QCOMPARE(RunSpec::fromJson(old).data_format, std::string("text"));
   }
 
+  // Every training setting of the options reaches the spec, and its file under the key of the
+  // field's name at the top level (docs/formats.md), and reads back from it.
+  void trainingSettingsReachTheSpecAndItsFile() {
+    RunOptions o;
+    o.iterations = 9;
+    o.seed = 4321;
+    o.data = "/data/train.txt";
+    o.data_format = "text";
+    o.dtype = "float64";
+    o.backend = "gloo";
+    o.learning_rate = 3e-3;
+    o.min_learning_rate = 2e-4;
+    o.warmup_iterations = 3;
+    o.grad_clip = 0.5;
+    o.weight_decay = 0.1;
+    o.bucket_elements = 4096;
+    const RunSpec s = RunSpec::build(planOf(heteroPlan()), jobOf(8, 64), opt(), o);
+    const json j = s.toJson();
+    const RunSpec back = RunSpec::fromJson(json::parse(j.dump()));
+    for (const RunSpec* spec : {&s, &back}) {
+      const TrainingSettings& t = spec->training();
+      QCOMPARE(t.iterations, 9);
+      QCOMPARE(t.seed, std::uint64_t{4321});
+      QCOMPARE(t.data, std::string("/data/train.txt"));
+      QCOMPARE(t.data_format, std::string("text"));
+      QCOMPARE(t.dtype, std::string("float64"));
+      QCOMPARE(t.backend, std::string("gloo"));
+      QCOMPARE(t.learning_rate, 3e-3);
+      QCOMPARE(t.min_learning_rate, 2e-4);
+      QCOMPARE(t.warmup_iterations, 3);
+      QCOMPARE(t.grad_clip, 0.5);
+      QCOMPARE(t.weight_decay, 0.1);
+      QCOMPARE(t.bucket_elements, std::int64_t{4096});
+    }
+    QCOMPARE(j.at("iterations").get<int>(), 9);
+    QCOMPARE(j.at("seed").get<std::uint64_t>(), std::uint64_t{4321});
+    QCOMPARE(j.at("data").get<std::string>(), std::string("/data/train.txt"));
+    QCOMPARE(j.at("data_format").get<std::string>(), std::string("text"));
+    QCOMPARE(j.at("dtype").get<std::string>(), std::string("float64"));
+    QCOMPARE(j.at("backend").get<std::string>(), std::string("gloo"));
+    QCOMPARE(j.at("learning_rate").get<double>(), 3e-3);
+    QCOMPARE(j.at("min_learning_rate").get<double>(), 2e-4);
+    QCOMPARE(j.at("warmup_iterations").get<int>(), 3);
+    QCOMPARE(j.at("grad_clip").get<double>(), 0.5);
+    QCOMPARE(j.at("weight_decay").get<double>(), 0.1);
+    QCOMPARE(j.at("bucket_elements").get<std::int64_t>(), std::int64_t{4096});
+    // The spec file's keys, in the order it writes them (sorted): the spec's own and the
+    // training settings'.
+    std::string keys;
+    for (const auto& [key, value] : j.items()) keys += key + " ";
+    QCOMPARE(keys, std::string("backend bucket_elements data data_format dtype format "
+                               "global_batch_size grad_clip iterations learning_rate "
+                               "min_learning_rate model optimizer plan precision recompute seed "
+                               "warmup_iterations weight_decay "));
+  }
+
   void jsonRoundTripGivesTheSameSpec() {
     RunOptions o;
     o.iterations = 7;
