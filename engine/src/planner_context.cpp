@@ -64,8 +64,8 @@ void SearchContext::buildSites() {
 }
 
 // Links per site pair at every GPU count a replica can send with at once (1 to the largest
-// node): tensor-parallel ranks share their node's link (NOTE [Point-to-point transfers], NOTE
-// [Collective efficiency] in simulator.cpp).
+// node), as references into link_index: tensor-parallel ranks share their node's link (NOTE
+// [Point-to-point transfers], NOTE [Collective efficiency] in simulator_comm.cpp).
 void SearchContext::buildLinks() {
   int max_node = 1;
   for (const auto& a : sites_) max_node = std::max(max_node, a.gpus_per_node);
@@ -74,9 +74,9 @@ void SearchContext::buildLinks() {
     for (const auto& a : sites_)
       for (const auto& b : sites_)
         links_[static_cast<size_t>(g)].push_back(
-            link_index.link({a.zone(), a.gpu_type, b.zone(), b.gpu_type, g}));
+            &link_index.link({a.zone(), a.gpu_type, b.zone(), b.gpu_type, g}));
   for (const auto& a : sites_) {
-    node_links_.push_back(sc.intraNodeLink(a.gpu_type, cat));
+    node_links_.push_back(&link_index.nodeLink(a.gpu_type, cat));
     for (const auto& b : sites_) egress_.push_back(sc.egressUsdPerGb(a.zone(), b.zone()));
   }
 }
@@ -97,8 +97,8 @@ int SearchContext::microbatches(int b, int D) const {
 }
 
 const ResolvedLink& SearchContext::linkBetween(int a, int b, int gpus) const {
-  return links_[static_cast<size_t>(gpus)]
-               [static_cast<size_t>(a) * sites_.size() + static_cast<size_t>(b)];
+  return *links_[static_cast<size_t>(gpus)]
+                [static_cast<size_t>(a) * sites_.size() + static_cast<size_t>(b)];
 }
 
 double SearchContext::egressBetween(int a, int b) const {
@@ -110,7 +110,7 @@ double SearchContext::p2p(const Kind& a, const Kind& b, double bytes) const {
   // replica on its own node: the planning model does not place GPUs).
   const int streams = boundaryStreams(a.tp, b.tp);
   return boundaryTransferSeconds(linkBetween(a.site, b.site, streams),
-                                 node_links_[static_cast<size_t>(b.site)], bytes, streams, false);
+                                 *node_links_[static_cast<size_t>(b.site)], bytes, streams, false);
 }
 
 // Over the last stage's own site link: the first stage is not known yet when the search prices

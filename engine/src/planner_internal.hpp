@@ -437,9 +437,11 @@ class SearchContext {
 
   std::vector<Site> sites_;
   std::set<std::string> unsupported_;
-  std::vector<std::vector<ResolvedLink>> links_;  // [GPUs sending at once][site x site]
-  std::vector<ResolvedLink> node_links_;          // per site: the fabric inside its nodes
-  std::vector<double> egress_;                    // site x site, USD per GB
+  // Into link_index's answers: [GPUs sending at once][site x site], and per site the fabric
+  // inside its nodes.
+  std::vector<std::vector<const ResolvedLink*>> links_;
+  std::vector<const ResolvedLink*> node_links_;
+  std::vector<double> egress_;  // site x site, USD per GB
 };
 
 // ---- Placement scored zone by zone.
@@ -564,8 +566,6 @@ class Placer {
   std::map<std::string, int> zone_id_;
   std::vector<std::string> zone_names_;
   std::vector<double> egress_;  // zone x zone, USD per GB
-  mutable std::map<std::tuple<int, std::string, int, std::string, int>, ResolvedLink> links_;
-  mutable std::map<std::string, ResolvedLink> node_links_;
   mutable std::map<std::tuple<std::string, int, int>, Profile> profiles_;
   mutable long placed_ = 0;
   mutable long evaluated_ = 0;

@@ -108,21 +108,12 @@ Placer::Placer(const SearchContext& ctx) : ctx_(ctx) {
 
 const ResolvedLink& Placer::link(int za, const std::string& ga, int zb, const std::string& gb,
                                  int gpus) const {
-  auto key = std::make_tuple(za, ga, zb, gb, gpus);
-  auto it = links_.find(key);
-  if (it == links_.end())
-    it = links_
-             .emplace(key, ctx_.link_index.link({zone_names_[static_cast<size_t>(za)], ga,
-                                                 zone_names_[static_cast<size_t>(zb)], gb, gpus}))
-             .first;
-  return it->second;
+  return ctx_.link_index.link(
+      {zone_names_[static_cast<size_t>(za)], ga, zone_names_[static_cast<size_t>(zb)], gb, gpus});
 }
 
 const ResolvedLink& Placer::nodeLink(const std::string& gpu) const {
-  auto it = node_links_.find(gpu);
-  if (it == node_links_.end())
-    it = node_links_.emplace(gpu, ctx_.sc.intraNodeLink(gpu, ctx_.cat)).first;
-  return it->second;
+  return ctx_.link_index.nodeLink(gpu, ctx_.cat);
 }
 
 const Placer::Profile& Placer::profile(const std::string& gpu, int tp, int b) const {

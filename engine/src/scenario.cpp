@@ -11,8 +11,9 @@
 //                                           slower of two GPU types' own links, inside a zone
 //                                           the catalogue's node network, the default
 //   declaresDefaultLink, hardwareLink       a declared default; a pool's node network
-//   LinkIndex                               the entries by zone pair, for many queries
-//   Scenario::intraNodeLink, LinkResolver   inside a node; a cache of resolved links
+//   LinkIndex                               the one cache of resolved links, looked up among
+//                                           the entries by zone pair
+//   Scenario::intraNodeLink, LinkResolver   inside a node; one computation's links
 //   egressUsdPerGb, findPool, gpusPerNode   prices and pools
 //   checkLink, bandwidthGbPerS, checkGpuCount  figures within the bounds of scenario.hpp
 //   checkInstance, recordNetworks           a pool's instance family; the catalogue's networks
@@ -373,16 +374,9 @@ std::optional<HardwareLink> Scenario::hardwareLink(const std::string& zone,
                       n->source};
 }
 
-LinkIndex::LinkIndex(const Scenario& sc) : sc_(sc) {
-  for (const LinkEntry& e : sc.links) {
-    const bool in_order = e.from_zone <= e.to_zone;
-    const std::string& lo = in_order ? e.from_zone : e.to_zone;
-    const std::string& hi = in_order ? e.to_zone : e.from_zone;
-    by_pair_[lo][hi].push_back(&e);
-  }
-}
+LinkIndex::LinkIndex(const Scenario& sc) : sc_(sc) {}
 
-ResolvedLink LinkIndex::link(const LinkQuery& q) const {
+const ResolvedLink& LinkIndex::link(const LinkQuery& q) const {
   const auto view =
       std::make_tuple(std::string_view(q.from_zone), std::string_view(q.from_gpu),
                       std::string_view(q.to_zone), std::string_view(q.to_gpu), q.gpus);
@@ -390,17 +384,43 @@ ResolvedLink LinkIndex::link(const LinkQuery& q) const {
     std::lock_guard<std::mutex> lock(answers_->mutex);
     if (auto it = answers_->links.find(view); it != answers_->links.end()) return it->second;
   }
+  std::call_once(answers_->indexed, [this] {
+    for (const LinkEntry& e : sc_.links) {
+      const bool in_order = e.from_zone <= e.to_zone;
+      const std::string& lo = in_order ? e.from_zone : e.to_zone;
+      const std::string& hi = in_order ? e.to_zone : e.from_zone;
+      answers_->by_pair[lo][hi].push_back(&e);
+    }
+  });
   static const std::vector<const LinkEntry*> kNone;
+  const auto& by_pair = answers_->by_pair;
   const bool in_order = q.from_zone <= q.to_zone;
   const std::string& lo = in_order ? q.from_zone : q.to_zone;
   const std::string& hi = in_order ? q.to_zone : q.from_zone;
   const std::vector<const LinkEntry*>* entries = &kNone;
-  if (auto a = by_pair_.find(lo); a != by_pair_.end())
+  if (auto a = by_pair.find(lo); a != by_pair.end())
     if (auto b = a->second.find(hi); b != a->second.end()) entries = &b->second;
-  const ResolvedLink r = resolveLink(sc_, *entries, q);
+  ResolvedLink r = resolveLink(sc_, *entries, q);
   std::lock_guard<std::mutex> lock(answers_->mutex);
-  answers_->links.emplace(std::make_tuple(q.from_zone, q.from_gpu, q.to_zone, q.to_gpu, q.gpus), r);
-  return r;
+  // Map nodes never move: the reference outlives the lock. A query answered meanwhile by
+  // another thread keeps that (equal) answer.
+  return answers_->links
+      .emplace(std::make_tuple(q.from_zone, q.from_gpu, q.to_zone, q.to_gpu, q.gpus), std::move(r))
+      .first->second;
+}
+
+const ResolvedLink& LinkIndex::nodeLink(const std::string& gpu_type, const Catalog& catalog) const {
+  const auto view = std::make_tuple(std::string_view(), std::string_view(gpu_type),
+                                    std::string_view(), std::string_view(gpu_type), 0);
+  {
+    std::lock_guard<std::mutex> lock(answers_->mutex);
+    if (auto it = answers_->links.find(view); it != answers_->links.end()) return it->second;
+  }
+  ResolvedLink r = sc_.intraNodeLink(gpu_type, catalog);
+  std::lock_guard<std::mutex> lock(answers_->mutex);
+  return answers_->links
+      .emplace(std::make_tuple(std::string(), gpu_type, std::string(), gpu_type, 0), std::move(r))
+      .first->second;
 }
 
 ResolvedLink Scenario::intraNodeLink(const std::string& gpu_type, const Catalog& catalog) const {
@@ -411,22 +431,10 @@ ResolvedLink Scenario::intraNodeLink(const std::string& gpu_type, const Catalog&
           "catalogue intra-node " + gpu_type, LinkSource::Catalogue};
 }
 
-LinkResolver::LinkResolver(const Scenario& sc, const LinkIndex* index) : sc_(sc), index_(index) {
+LinkResolver::LinkResolver(const Scenario& sc, const LinkIndex* index) : index_(index) {
   if (index && &index->scenario() != &sc)
     throw std::logic_error("LinkResolver: the index was built from another scenario");
-}
-
-const ResolvedLink& LinkResolver::operator()(const LinkQuery& q) {
-  const auto view =
-      std::make_tuple(std::string_view(q.from_zone), std::string_view(q.from_gpu),
-                      std::string_view(q.to_zone), std::string_view(q.to_gpu), q.gpus);
-  auto it = cache_.find(view);
-  if (it == cache_.end())
-    it = cache_
-             .emplace(std::make_tuple(q.from_zone, q.from_gpu, q.to_zone, q.to_gpu, q.gpus),
-                      index_ ? index_->link(q) : sc_.link(q))
-             .first;
-  return it->second;
+  if (!index) index_ = &own_.emplace(sc);
 }
 
 double Scenario::egressUsdPerGb(const std::string& from, const std::string& to) const {

@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
-#include <tuple>
+#include <stdexcept>
 
 #include "simulator_internal.hpp"
 
@@ -112,16 +112,19 @@ namespace sim {
 
 Links::Links(const Scenario& scenario, const Catalog& catalog,
              std::vector<const Replica*> site_replica, const LinkIndex* index)
-    : scenario_(scenario),
-      catalog_(catalog),
+    : catalog_(catalog),
       site_replica_(std::move(site_replica)),
-      resolve_(scenario, index) {}
+      index_(index),
+      in_node_(site_replica_.size(), nullptr) {
+  if (index && &index->scenario() != &scenario)
+    throw std::logic_error("Links: the index was built from another scenario");
+  if (!index) index_ = &own_.emplace(scenario);
+}
 
 const ResolvedLink& Links::node(const ReplicaData& x) {
-  auto it = in_node_.find(x.site);
-  if (it == in_node_.end())
-    it = in_node_.emplace(x.site, scenario_.intraNodeLink(x.replica->gpu_type, catalog_)).first;
-  return it->second;
+  const ResolvedLink*& l = in_node_[static_cast<size_t>(x.site)];
+  if (!l) l = &index_->nodeLink(x.replica->gpu_type, catalog_);
+  return *l;
 }
 
 bool Links::sameNode(const ReplicaData& x, const ReplicaData& y) {
@@ -130,14 +133,17 @@ bool Links::sameNode(const ReplicaData& x, const ReplicaData& y) {
 
 const ResolvedLink& Links::between(const ReplicaData& x, const ReplicaData& y, int g) {
   if (sameNode(x, y)) return node(x);
-  auto key = std::make_tuple(x.site, y.site, g);
-  auto it = by_site_.find(key);
-  if (it == by_site_.end()) {
+  const size_t n = site_replica_.size();
+  const size_t at =
+      (static_cast<size_t>(g) * n + static_cast<size_t>(x.site)) * n + static_cast<size_t>(y.site);
+  if (at >= between_.size()) between_.resize((static_cast<size_t>(g) + 1) * n * n, nullptr);
+  const ResolvedLink*& l = between_[at];
+  if (!l) {
     const Replica& a = *site_replica_[static_cast<size_t>(x.site)];
     const Replica& c = *site_replica_[static_cast<size_t>(y.site)];
-    it = by_site_.emplace(key, resolve_({a.zone, a.gpu_type, c.zone, c.gpu_type, g})).first;
+    l = &index_->link({a.zone, a.gpu_type, c.zone, c.gpu_type, g});
   }
-  return it->second;
+  return *l;
 }
 
 int Links::ringGpus(const ReplicaData& x, const ReplicaData& y) {

@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -107,9 +108,11 @@ std::string outOfMemoryMessage(const MemoryBreakdown& m);
 std::vector<StageTimes> stageCompute(const StageReplicas& stages,
                                      const std::vector<int>& microbatches);
 
-// Step 4, links: the links between the replicas' nodes, resolved once per (site, site, GPU
-// count) and the fabric inside each site's nodes once per site (a 512-replica plan asks for the
-// same few pairs a thousand times). References stay valid for the object's lifetime.
+// Step 4, links: the links between the replicas' nodes and the fabric inside each site's nodes,
+// from the LinkIndex, the one cache of link figures (the planner's, or one of this object's own).
+// A 512-replica plan asks for the same few pairs a thousand times: the object keeps, per (site,
+// site, GPU count) and per site, where the index holds the answer. References stay valid for
+// the object's lifetime.
 class Links {
  public:
   // Through `index` when given (a LinkIndex of `scenario`).
@@ -125,12 +128,13 @@ class Links {
   static int ringGpus(const ReplicaData& x, const ReplicaData& y);
 
  private:
-  const Scenario& scenario_;
   const Catalog& catalog_;
   std::vector<const Replica*> site_replica_;
-  LinkResolver resolve_;  // what by_site_ misses: through the index when given
-  std::map<std::tuple<int, int, int>, ResolvedLink> by_site_;
-  std::map<int, ResolvedLink> in_node_;
+  std::optional<LinkIndex> own_;  // when no index is given
+  const LinkIndex* index_;
+  // Into the index's answers: [(g x sites + from site) x sites + to site], per site.
+  std::vector<const ResolvedLink*> between_;
+  std::vector<const ResolvedLink*> in_node_;
 };
 
 // Bytes crossing each zone pair per iteration, in order of first use; a zone to itself is free

@@ -144,7 +144,7 @@ class Scenario {
   std::map<std::pair<std::string, std::string>, double> egress_usd_per_gb;  // (from, to)
   // Between two GPUs of one node, by GPU type (NVLink, Infinity Fabric or PCIe as measured);
   // a type without an entry uses its catalogue injection bandwidth. NOTE [Node placement] in
-  // simulator.cpp says when a transfer stays inside a node.
+  // simulator_memory.cpp says when a transfer stays inside a node.
   std::map<std::string, LinkModel> intra_node_links;
 
   // Validates everything against the catalogue (GPU types known, zones declared once, counts
@@ -188,27 +188,33 @@ class Scenario {
       networks_;
 };
 
-// A scenario's link entries by zone pair (either direction), in the scenario's order: what
-// Scenario::link answers, from the entries between the query's zones only. Scenario::link scans
-// every entry, and SAILOR's network file gives thousands (one per zone pair, GPU type and
-// count): a search asking for a few thousand links spent a tenth of its time scanning. Holds
-// references into the scenario, which must outlive it unchanged. Read-only: threads may share
-// one.
+// The one cache of link figures: a scenario's links resolved once per query and kept, the
+// fabric inside a node once per GPU type, for every computation that shares it (the planner's
+// search, placements, planning model and simulations share one; a simulation or a planning-model
+// evaluation without one makes its own). Keyed by the query (from zone, from GPU type, to zone,
+// to GPU type, GPUs); a node's fabric is the query of its GPU type with no zones and 0 GPUs.
+// Answers a query from the scenario's entries between the query's zones only: Scenario::link
+// scans every entry, and SAILOR's network file gives thousands (one per zone pair, GPU type and
+// count). Holds references into the scenario, which must outlive it unchanged. Thread-safe;
+// references it returns stay valid for its lifetime.
 class LinkIndex {
  public:
   explicit LinkIndex(const Scenario& sc);
   const Scenario& scenario() const { return sc_; }
-  // Equal to scenario().link(q). Each query's answer is kept (thread-safe): the planner's
-  // simulations and placements, each with its own LinkResolver, ask for the same few.
-  ResolvedLink link(const LinkQuery& q) const;
+  // Equal to scenario().link(q).
+  const ResolvedLink& link(const LinkQuery& q) const;
+  // Equal to scenario().intraNodeLink(gpu_type, catalog); one catalogue per index.
+  const ResolvedLink& nodeLink(const std::string& gpu_type, const Catalog& catalog) const;
 
  private:
   const Scenario& sc_;
-  // [lesser zone][greater zone]: the entries between them.
-  std::map<std::string, std::map<std::string, std::vector<const LinkEntry*>, std::less<>>,
-           std::less<>>
-      by_pair_;
   struct Answers {
+    // [lesser zone][greater zone]: the entries between them, gathered at the first query (a
+    // simulation whose replicas share their nodes asks none).
+    std::once_flag indexed;
+    std::map<std::string, std::map<std::string, std::vector<const LinkEntry*>, std::less<>>,
+             std::less<>>
+        by_pair;
     std::mutex mutex;
     std::map<std::tuple<std::string, std::string, std::string, std::string, int>, ResolvedLink,
              std::less<>>
@@ -217,22 +223,17 @@ class LinkIndex {
   std::unique_ptr<Answers> answers_ = std::make_unique<Answers>();
 };
 
-// Links resolved once per (from zone, from GPU, to zone, to GPU, GPUs) for one computation (a
-// simulation, a planning-model evaluation): a 512-GPU plan asks for the same few pairs hundreds
-// of times. Through `index` when given (built from the same scenario), else Scenario::link. Not
+// The links of one computation (a planning-model evaluation, a reference listing): through
+// `index` when given (built from the same scenario), else through an index of its own. Not
 // shared between threads.
 class LinkResolver {
  public:
   explicit LinkResolver(const Scenario& sc, const LinkIndex* index = nullptr);
-  const ResolvedLink& operator()(const LinkQuery& q);
+  const ResolvedLink& operator()(const LinkQuery& q) const { return index_->link(q); }
 
  private:
-  const Scenario& sc_;
+  std::optional<LinkIndex> own_;  // when no index is given
   const LinkIndex* index_;
-  // Transparent: a query is looked up by views of its names, with no copies of them.
-  std::map<std::tuple<std::string, std::string, std::string, std::string, int>, ResolvedLink,
-           std::less<>>
-      cache_;
 };
 
 }  // namespace sailor

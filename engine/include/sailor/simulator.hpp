@@ -24,7 +24,7 @@ struct SimulatorOptions {
   double allreduce_bucket_bytes = 2e9;
   // Bandwidth a data-parallel ring all-reduce achieves per step, as a fraction of the link's
   // figure: 1 where NCCL's ring reaches the network's bandwidth (NOTE [Collective efficiency] in
-  // simulator.cpp); lower for a network that falls short (nccl-tests' bus bandwidth over the
+  // simulator_comm.cpp); lower for a network that falls short (nccl-tests' bus bandwidth over the
   // link's).
   double collective_efficiency = 1.0;
   // DeepSpeed: Megatron-DeepSpeed's pipeline engine (blocking transfers that occupy both ends,
@@ -126,7 +126,7 @@ struct Prediction {
 };
 
 // Bytes of the flat buffer DeepSpeed's data-parallel all-reduce copies a GPU's gradients into
-// at the end of the iteration (NOTE [Gradient bucket] in simulator.cpp): up to 5e8 elements,
+// at the end of the iteration (NOTE [Gradient bucket] in simulator_memory.cpp): up to 5e8 elements,
 // in the gradients' all-reduce type.
 double gradientBucketBytes(double params, const Job& job);
 
@@ -163,7 +163,7 @@ DataParallelFigures dataParallelFigures(const Schedule& schedule, const Job& job
 // once over it (a replica's tp ranks; `link` resolved at that GPU count), divided by the
 // collective efficiency. `device_bus_bytes_per_s` (collectiveBusBytesPerS below; 0: none) bounds
 // each step where the devices' own reduction is slower than the link. NOTE [Collective
-// efficiency] in simulator.cpp.
+// efficiency] in simulator_comm.cpp.
 double ringAllReduceSeconds(const ResolvedLink& link, double shard_bytes, int D, int gpus,
                             const SimulatorOptions& options, double device_bus_bytes_per_s);
 // The sum of `seconds(bucket)` over `bytes` cut into buckets of `bucket_bytes` (> 0), the last
@@ -180,7 +180,7 @@ double bucketedSeconds(double bytes, double bucket_bytes, Seconds seconds) {
 // Seconds of a replica's step after the backward pass: the optimizer over its `params` (per
 // GPU) and, with D >= 2 replicas, the data-parallel sum's two bucket copies (gradients into the
 // flat bucket, sums back), each reading and writing the fp32 gradients at the GPU type's memory
-// bandwidth. NOTE [Bucket copies] in simulator.cpp.
+// bandwidth. NOTE [Bucket copies] in simulator_comm.cpp.
 double stepSeconds(double optimizer_s_per_param, double params, int D, const GpuType& gpu);
 // The bus bandwidth a ring through GPUs of types a and b can reach on the devices' side: the
 // lower of their collective_bus_bandwidth_gb_per_s where set, in B/s; 0 when neither sets it.
@@ -192,7 +192,7 @@ int boundaryStreams(int from_tp, int to_tp);
 // Seconds of one boundary message of `bytes` in `streams` pieces (boundaryStreams) sent at once
 // over `link` (resolved at that GPU count; inside one node, `same_node`, each piece on its own
 // pair of GPUs), then the receiver's all-gather of the pieces over `receiver_node`.
-// NOTE [Point-to-point transfers] in simulator.cpp.
+// NOTE [Point-to-point transfers] in simulator_comm.cpp.
 double boundaryTransferSeconds(const ResolvedLink& link, const ResolvedLink& receiver_node,
                                double bytes, int streams, bool same_node);
 
