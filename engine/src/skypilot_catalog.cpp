@@ -122,10 +122,27 @@ bool isN1Host(const std::string& instance_type) {
 }
 
 // A strict decimal number: optional minus, digits with an optional fraction, optional exponent.
-// No spaces, no "+", no hexadecimal, no inf or nan.
+// No spaces, no "+", no hexadecimal, no inf or nan. (A scan, not std::regex, whose recursion
+// grows with the cell's length.)
 bool isDecimal(const std::string& s) {
-  static const std::regex kNumber(R"(-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?)");
-  return std::regex_match(s, kNumber);
+  size_t i = s.empty() || s[0] != '-' ? 0 : 1;
+  const auto digits = [&] {
+    const size_t from = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i - from;
+  };
+  size_t mantissa = digits();
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    mantissa += digits();
+  }
+  if (mantissa == 0) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    if (digits() == 0) return false;
+  }
+  return i == s.size();
 }
 
 // One catalogue file: its columns by name, numbers read strictly, skips recorded.
@@ -393,6 +410,9 @@ void gcpPairedOffers(Reader& rd, GcpRows& g, std::vector<Candidate>& out) {
 // Accelerators without a paired family (T4, V100, P100, P4, K80): each on the cheapest n1 host
 // of its zone with enough vCPUs and memory, as SkyPilot picks it.
 void gcpN1Offers(Reader& rd, GcpRows& g, std::vector<Candidate>& out) {
+  std::map<std::string, std::vector<size_t>> n1_by_zone;  // in file order
+  for (size_t k = 0; k < g.hosts.size(); ++k)
+    if (isN1Host(g.hosts[k].type)) n1_by_zone[g.hosts[k].zone].push_back(k);
   for (auto& a : g.accelerators) {
     if (isGcpPairedAccelerator(a.name)) continue;
     const auto gpu = rd.gpuType(*a.row, "gcp", a.name);
@@ -409,10 +429,11 @@ void gcpN1Offers(Reader& rd, GcpRows& g, std::vector<Candidate>& out) {
     }
     const double gib = static_cast<double>(*vcpus) * kGcpN1GibPerVcpu;
     GcpRows::Host* best = nullptr;
-    for (auto& h : g.hosts)
-      if (isN1Host(h.type) && h.zone == a.zone && h.price && h.vcpus >= *vcpus &&
-          h.memory_gib >= gib && (!best || *h.price < *best->price))
+    for (size_t k : n1_by_zone[a.zone]) {
+      auto& h = g.hosts[k];
+      if (h.price && h.vcpus >= *vcpus && h.memory_gib >= gib && (!best || *h.price < *best->price))
         best = &h;
+    }
     if (!best) {
       rd.skip(*a.row, "no priced n1 host in " + a.zone + " with at least " +
                           std::to_string(*vcpus) + " vCPUs and " + toText(gib) + " GiB");
@@ -509,7 +530,7 @@ SkyPilotImport importSkyPilotCatalogs(const std::string& dir,
                                       const std::optional<std::string>& date) {
   namespace fs = std::filesystem;
   static const std::regex kDate(R"([0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)?)");
-  if (date && !std::regex_match(*date, kDate))
+  if (date && (date->size() > 20 || !std::regex_match(*date, kDate)))
     throw InputError("catalogue date", *date, "a date YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ");
   SkyPilotImport imp;
   std::vector<Candidate> cands;

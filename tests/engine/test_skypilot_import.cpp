@@ -267,6 +267,14 @@ class TestSkyPilotImport : public QObject {
         << header + "p5.48xlarge,H100,8.0,192.0,2048.0,{},-98.32,1.0,us-east-1,use1-az2\n"
         << "aws/vms.csv:2:7 (Price)"
         << "a number of USD per hour >= 0";
+    QTest::newRow("spaced price")
+        << header + "p5.48xlarge,H100,8.0,192.0,2048.0,{}, 98.32,,us-east-1,use1-az2\n"
+        << "aws/vms.csv:2:7 (Price)"
+        << "a number of USD per hour >= 0";
+    QTest::newRow("exponent without digits")
+        << header + "p5.48xlarge,H100,8.0,192.0,2048.0,{},98.32,1e,us-east-1,use1-az2\n"
+        << "aws/vms.csv:2:8 (SpotPrice)"
+        << "a number of USD per hour >= 0";
     QTest::newRow("nan spot price")
         << header + "p5.48xlarge,H100,8.0,192.0,2048.0,{},98.32,nan,us-east-1,use1-az2\n"
         << "aws/vms.csv:2:8 (SpotPrice)"
