@@ -104,6 +104,8 @@ QTableWidget* makeTable(QWidget* parent, const QStringList& headers, const QStri
   t->setSelectionBehavior(QAbstractItemView::SelectRows);
   t->setAlternatingRowColors(true);
   t->setWordWrap(true);
+  // Compact rows (a line of text and a margin): the short tables fit beside their charts.
+  t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().height() + 8);
   return t;
 }
 
@@ -156,10 +158,14 @@ void fitHeight(QTableWidget* t) {
   t->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
 }
 
+// The least height of a chart (and of the map): every tab fits under the trade-off plot at
+// 1280x800.
+constexpr int kMinimumChartHeight = 120;
+
 QCustomPlot* makePlot(QWidget* parent, const QString& name) {
   auto* p = new QCustomPlot(parent);
   p->setObjectName(name);
-  p->setMinimumHeight(200);
+  p->setMinimumHeight(kMinimumChartHeight);
   return p;
 }
 
@@ -232,14 +238,16 @@ PlanInspector::PlanInspector(QWidget* parent) : QWidget(parent) {
   time_table_ = makeTable(time_page, {tr("Part"), tr("Seconds per iteration"), tr("Share")},
                           QStringLiteral("timeTable"));
   time_plot_ = makePlot(time_page, QStringLiteral("timePlot"));
-  time_plot_->setFixedHeight(150);
   model_estimate_ = new QLabel(time_page);
   model_estimate_->setObjectName(QStringLiteral("modelEstimate"));
   model_estimate_->setWordWrap(true);
+  // The table and its bar side by side: the page fits under the trade-off plot at 1280x800.
+  auto* time_row = new QHBoxLayout;
+  time_row->addWidget(time_table_, 0, Qt::AlignTop);
+  time_row->addWidget(time_plot_, 1);
   auto* time_layout = new QVBoxLayout(time_page);
   time_layout->addWidget(time_caption_);
-  time_layout->addWidget(time_table_, 0, Qt::AlignLeft);
-  time_layout->addWidget(time_plot_);
+  time_layout->addLayout(time_row);
   time_layout->addWidget(model_estimate_);
   time_layout->addStretch(1);
   tabs_->addTab(time_page, tr("Time"));
@@ -253,16 +261,20 @@ PlanInspector::PlanInspector(QWidget* parent) : QWidget(parent) {
                             {tr("From zone"), tr("To zone"), tr("Relation"), tr("GB per iteration"),
                              tr("USD per GB"), tr("USD per iteration"), tr("USD per hour")},
                             QStringLiteral("egressTable"));
-  auto* cost_layout = new QVBoxLayout(cost_page);
-  cost_layout->addWidget(cost_table_, 0, Qt::AlignLeft);
-  cost_layout->addWidget(new QLabel(tr("Egress by zone pair"), cost_page));
-  cost_layout->addWidget(egress_table_, 1);
   links_table_ = makeTable(cost_page,
                            {tr("Use"), tr("From zone"), tr("To zone"), tr("GPU types"), tr("GPUs"),
                             tr("GB/s"), tr("Latency"), tr("Source"), tr("Link")},
                            QStringLiteral("linksTable"));
-  cost_layout->addWidget(new QLabel(tr("Links (where each figure comes from)"), cost_page));
-  cost_layout->addWidget(links_table_, 1);
+  // The cost parts on the left, egress and links beside them: the page fits under the trade-off
+  // plot at 1280x800.
+  auto* transfers = new QVBoxLayout;
+  transfers->addWidget(new QLabel(tr("Egress by zone pair"), cost_page));
+  transfers->addWidget(egress_table_, 1);
+  transfers->addWidget(new QLabel(tr("Links (where each figure comes from)"), cost_page));
+  transfers->addWidget(links_table_, 1);
+  auto* cost_layout = new QHBoxLayout(cost_page);
+  cost_layout->addWidget(cost_table_, 0, Qt::AlignTop);
+  cost_layout->addLayout(transfers, 1);
   tabs_->addTab(cost_page, tr("Cost"));
 
   // Timeline.
@@ -296,6 +308,14 @@ PlanInspector::PlanInspector(QWidget* parent) : QWidget(parent) {
   tabs_->addTab(timeline_plot_, tr("Timeline"));
   timeline_plot_->installEventFilter(this);  // draws a stale Gantt chart when it is shown
 
+  // Height for width, so that a scroll area (the studio's Plans tab) holds the inspector at its
+  // pages' least height: without it, the wrapped summary makes the scroll area ask the layout for
+  // the tabs' preferred height, their tallest page's (the map's), at any width. At 1280x800 the
+  // inspector then fits under the trade-off plot.
+  QSizePolicy tabs_policy = tabs_->sizePolicy();
+  tabs_policy.setHeightForWidth(true);
+  tabs_->setSizePolicy(tabs_policy);
+
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addLayout(header);
@@ -305,6 +325,14 @@ PlanInspector::PlanInspector(QWidget* parent) : QWidget(parent) {
 }
 
 PlanInspector::~PlanInspector() = default;
+
+QSize PlanInspector::sizeHint() const {
+  QSize s = QWidget::sizeHint();
+  const int tabs_width = std::max(1, s.width() - 8);  // less the layout's margins
+  s.setHeight(s.height() +
+              std::max(0, tabs_->sizeHint().height() - tabs_->heightForWidth(tabs_width)));
+  return s;
+}
 
 void PlanInspector::clear() {
   resetContents();
@@ -592,7 +620,9 @@ void PlanInspector::buildMemory() {
     plot->plotLayout()->setRowStretchFactor(0, 0.001);
     plot->legend->setBorderPen(Qt::NoPen);
   }
-  plot->setMinimumHeight(std::max(200, 60 + 34 * static_cast<int>(bars.size())));
+  // A row of text per bar at least: the chart fits under the trade-off plot at 1280x800 with the
+  // bars of a few stages; more bars make it taller, and the inspector scrolls.
+  plot->setMinimumHeight(std::max(kMinimumChartHeight, 40 + 22 * static_cast<int>(bars.size())));
   plot->replot();
 
   if (!pred.fits && !pred.out_of_memory.empty()) {
@@ -799,7 +829,10 @@ void PlanInspector::addMapTab(QWidget* map) {
     delete map_;
   }
   map_ = map;
-  if (map_) tabs_->insertTab(1, map_, tr("Map"));
+  if (!map_) return;
+  // As short as the charts may be: the inspector fits under the trade-off plot at 1280x800.
+  map_->setMinimumHeight(std::min(map_->minimumHeight(), kMinimumChartHeight));
+  tabs_->insertTab(1, map_, tr("Map"));
 }
 
 bool PlanInspector::exportPlan(const QString& path, QString* error) const {

@@ -41,8 +41,8 @@ class PlanInspector : public QWidget {
   bool hasPlan() const { return plan_.has_value(); }
   const std::optional<sailor::PlannedPlan>& plan() const { return plan_; }
 
-  // Inserts `map` (reparented) as the "Map" tab after "Stages"; a second call replaces the
-  // previous map, which is deleted.
+  // Inserts `map` (reparented; its minimum height lowered to the charts') as the "Map" tab after
+  // "Stages"; a second call replaces the previous map, which is deleted.
   void addMapTab(QWidget* map);
 
   // Writes plan().plan.toJson() with a 2-space indent to `path`, atomically (QSaveFile). On
@@ -56,6 +56,10 @@ class PlanInspector : public QWidget {
 
   // Tab indices, in order (the Map tab, when added, comes right after Stages).
   QTabWidget* tabs() const { return tabs_; }
+
+  // With the tabs at their preferred height (their tallest page's): what a splitter shares space
+  // by. The layout's own hint is its height for width, where the tabs count at their least.
+  QSize sizeHint() const override;
 
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;

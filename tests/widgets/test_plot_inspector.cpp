@@ -13,9 +13,12 @@
 
 #include <QComboBox>
 #include <QFile>
+#include <QGraphicsView>
 #include <QLabel>
 #include <QPointer>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -90,6 +93,7 @@ class TestPlotInspector : public QObject {
   void exportRoundTrip();
   void exportTimelineWritesTheGanttAsATrace();
   void mapTabIsInsertedOnce();
+  void inspectorFitsUnderTheTradeoffPlot();
   void stagePaletteColoursAreDistinct();
 
  private:
@@ -651,6 +655,33 @@ void TestPlotInspector::mapTabIsInsertedOnce() {
   QCOMPARE(inspector.tabs()->count(), before + 1);
   QCOMPARE(inspector.tabs()->widget(1), static_cast<QWidget*>(second));
   QVERIFY(first_guard.isNull());  // the replaced map is deleted
+}
+
+// In the studio the inspector shares the Plans tab with the trade-off plot: at 1280x800 it gets
+// a scroll area of about 1276x345. Every tab fits there without scrolling, the map's too (a
+// canvas that asks for 420x300 at least, as the resource canvas does).
+void TestPlotInspector::inspectorFitsUnderTheTradeoffPlot() {
+  auto* inspector = new PlanInspector;
+  auto* map = new QGraphicsView;
+  map->setMinimumSize(420, 300);
+  inspector->addMapTab(map);
+  inspector->setPlan(planned(default_plan_), scenario_, job_, catalog_);
+  QScrollArea area;
+  area.setWidget(inspector);
+  area.setWidgetResizable(true);
+  area.setFrameShape(QFrame::NoFrame);
+  area.resize(1276, 345);
+  area.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&area));
+  for (int i = 0; i < inspector->tabs()->count(); ++i) {
+    inspector->tabs()->setCurrentIndex(i);
+    QCoreApplication::processEvents();
+    QVERIFY2(!area.verticalScrollBar()->isVisible(),
+             qPrintable(QStringLiteral("%1: the inspector needs %2 px, the area has %3")
+                            .arg(inspector->tabs()->tabText(i))
+                            .arg(inspector->minimumSizeHint().height())
+                            .arg(area.viewport()->height())));
+  }
 }
 
 void TestPlotInspector::stagePaletteColoursAreDistinct() {
