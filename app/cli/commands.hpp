@@ -12,5 +12,6 @@ int cmdPlan(int argc, char** argv);       // plan_cmd.cpp
 int cmdValidate(int argc, char** argv);   // validate_cmd.cpp
 int cmdCalibrate(int argc, char** argv);  // validate_cmd.cpp
 int cmdRuns(int argc, char** argv);       // runs_cmd.cpp
+int cmdPrices(int argc, char** argv);     // prices_cmd.cpp
 
 }  // namespace sailor::cli

@@ -20,6 +20,7 @@ inline constexpr const char* kUsage =
     "  profile                  Measure this machine's device with the runtime's layers\n"
     "  runs list|show ID        List recorded training runs, or show one\n"
     "  export                   Write a plan's launch for Slurm, torchrun or Kubernetes\n"
+    "  prices import            Read SkyPilot's GPU price catalogues into a price sheet\n"
     "\n"
     "Run 'sailor <command> --help' for a command's options.\n";
 
@@ -28,6 +29,21 @@ inline constexpr const char* kCatalogHelp =
     "\n"
     "Lists the catalogue shipped in resources/catalog (set SAILOR_RESOURCES to use another).\n"
     "  --json    print the entries as JSON\n";
+
+inline constexpr const char* kPricesHelp =
+    "Usage: sailor prices import --skypilot DIR --out FILE [--date DATE] [--json]\n"
+    "\n"
+    "Reads SkyPilot's GPU price catalogues (DIR/gcp/vms.csv, DIR/aws/vms.csv, DIR/lambda/vms.csv,\n"
+    "as ~/.sky/catalogs/v7 holds them) into a price sheet of offers: per instance type and zone,\n"
+    "the catalogue's GPU type, on-demand and spot USD per GPU-hour, and the rows each came from.\n"
+    "Rows that give no offer are listed with the reason. On any error nothing is written.\n"
+    "Accelerator names, GCP's host + accelerator rows and what is skipped: docs/prices.md.\n"
+    "\n"
+    "  --skypilot DIR   the catalogue directory (its gcp, aws and lambda folders; at least one)\n"
+    "  --out FILE       the price sheet to write (JSON; replaced atomically)\n"
+    "  --date DATE      the catalogue's date, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (default: the\n"
+    "                   newest file's modification time)\n"
+    "  --json           print the summary and the skipped rows as JSON\n";
 
 inline constexpr const char* kSimulateHelp =
     "Usage: sailor simulate --scenario FILE --job FILE --plan FILE [options]\n"

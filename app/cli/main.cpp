@@ -62,6 +62,7 @@ int runCommand(const std::string& cmd, int argc, char** argv) {
   if (cmd == "run") return cmdRun(argv);
   if (cmd == "profile") return cmdRun(argv, "sailor-profile", "SAILOR_PROFILE");
   if (cmd == "export") return cli::cmdExport(argc, argv);
+  if (cmd == "prices") return cli::cmdPrices(argc, argv);
   std::cerr << "sailor: unknown command '" << printableLine(cmd) << "'\n\n" << cli::kUsage;
   return cli::kExitInput;
 }

@@ -1147,6 +1147,46 @@ class TestCli : public QObject {
         QVERIFY(qAbs(m.toObject().value("parameters").toDouble() - 175e9) < 0.02 * 175e9);
   }
 
+  // `sailor prices import` on a small GCP catalogue: one a2-highgpu-1g offer (host + accelerator
+  // row), the rest listed as skipped; a bad catalogue exits 2 and writes nothing.
+  void pricesImportWritesTheSheetOrNothing() {
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkpath("cat/gcp"));
+    const QByteArray header =
+        "InstanceType,vCPUs,MemoryGiB,AcceleratorName,AcceleratorCount,GpuInfo,Region,"
+        "AvailabilityZone,Price,SpotPrice\n";
+    writeFile(dir, "cat/gcp/vms.csv",
+              header +
+                  "a2-highgpu-1g,12.0,85.0,,,,us-central1,us-central1-a,0.8,0.3\n"
+                  ",,,A100,1,\"{'Gpus': [{'MemoryInfo': {'SizeInMiB': 40960}}]}\","
+                  "us-central1,us-central1-a,2.9,1.1\n"
+                  ",,,TPU-X,1,,us-central1,us-central1-a,9.0,\n");
+    const QString out = dir.path() + "/prices.json";
+    const QStringList args{"prices", "import", "--skypilot", dir.path() + "/cat",
+                           "--out",  out,      "--json"};
+    const Result r = runSailor(args);
+    QVERIFY2(r.exit_code == 0, qPrintable(describe(args, r)));
+    const QJsonObject summary = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QCOMPARE(summary.value("offers").toInt(), 1);
+    QVERIFY(!summary.value("skipped").toArray().isEmpty());
+    QFile f(out);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonArray offers =
+        QJsonDocument::fromJson(f.readAll()).object().value("offers").toArray();
+    QCOMPARE(offers.size(), 1);
+    QCOMPARE(offers[0].toObject().value("gpu_type").toString(), QString("A100-40"));
+    QVERIFY(qAbs(offers[0].toObject().value("usd_per_gpu_hour").toDouble() - 3.7) < 1e-9);
+
+    QVERIFY(QDir(dir.path()).mkpath("bad/gcp"));
+    writeFile(dir, "bad/gcp/vms.csv", header + "a2-highgpu-1g,12.0,85.0,,,,us-central1,x,oops,\n");
+    const QString out2 = dir.path() + "/none.json";
+    const Result bad =
+        runSailor({"prices", "import", "--skypilot", dir.path() + "/bad", "--out", out2});
+    QCOMPARE(bad.exit_code, 2);
+    QVERIFY2(bad.err.contains("gcp/vms.csv:2:"), qPrintable(bad.err));
+    QVERIFY(!QFile::exists(out2));
+  }
+
   void badInputs_data() {
     QTest::addColumn<QString>("which");  // scenario, job or plan: the file replaced by `text`
     QTest::addColumn<QByteArray>("text");
