@@ -56,7 +56,7 @@ void ProfileSet::add(std::shared_ptr<const ProfileSource> source) {
 //   activation_bytes = s h x bytes per element  (the checkpointed input)
 //   working_bytes    = the block's activation_bytes without recomputation
 // The memory model's transient term (twice the largest layer's working set, replicaMemoryBytes
-// in simulator.cpp) then covers the recomputed block while its gradients are formed.
+// in simulator_memory.cpp) then covers the recomputed block while its gradients are formed.
 static bool isBlock(size_t l, size_t layers) {
   return l > 0 && l + 1 < layers;
 }

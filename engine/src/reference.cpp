@@ -169,7 +169,7 @@ static SailorReference loadUnchecked(const std::string& dir, const Catalog& cata
   if (optionalFileThere(intra)) {
     const auto doc = fast_json::readFile(intra);
     // {gpu: {n: [[c0, c1, c2], max_bytes_per_s]}}, n GPUs of the node taking part. A transfer
-    // between two GPUs of a node (NOTE [Node placement] in simulator.cpp) is the smallest n.
+    // between two GPUs of a node (NOTE [Node placement] in simulator_memory.cpp) is the smallest n.
     for (const simdjson::dom::key_value_pair g : fast_json::object(doc->root, intra)) {
       const std::string gpu(g.key);
       int best = 0;

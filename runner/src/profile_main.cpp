@@ -423,9 +423,9 @@ struct DeviceInfo {
 // measured alone. slowdown(k) = the mean of the k processes' block time over the profile's tp-1
 // figure (the one the simulator scales), at least 1, is the GPU type's shared_compute_slowdown
 // (entry k - 1), which the simulator applies as processor sharing to the ranks computing at once
-// on the device (NOTE [Ranks sharing a device] in simulator.cpp). Each k is a unit of its own in
-// .partial (concurrent-k<K>.json), kept by a resumed profile. Only for a CPU device: each rank
-// of a CUDA run has a GPU of its own.
+// on the device (NOTE [Ranks sharing a device] in simulator_shared.cpp). Each k is a unit of its
+// own in .partial (concurrent-k<K>.json), kept by a resumed profile. Only for a CPU device: each
+// rank of a CUDA run has a GPU of its own.
 bool measureConcurrency(const Options& o, const ModelSpec& cat_model, const std::string& partial,
                         const std::string& tmp, const std::string& device) {
   const bool has_tp1 = std::find(o.tps.begin(), o.tps.end(), 1) != o.tps.end();

@@ -344,7 +344,7 @@ class TestCatalog : public QObject {
     SAILOR_VERIFY_MESSAGE(inputErrorOf([&] { Catalog::fromJson(g, m); }), needles);
   }
 
-  // shared_compute_slowdown (NOTE [Ranks sharing a device] in simulator.cpp): absent = no
+  // shared_compute_slowdown (NOTE [Ranks sharing a device] in simulator_shared.cpp): absent = no
   // sharing; each figure finite and >= 1, the first (one rank alone) exactly 1.
   void sharedComputeSlowdownRejects_data() {
     QTest::addColumn<QString>("value");  // JSON of the field, or "nan" (not expressible in JSON)
@@ -393,8 +393,8 @@ class TestCatalog : public QObject {
     QCOMPARE(c.gpu("G1", "test").nccl_channels, 2);
     QCOMPARE(c.gpu("G1", "test").nccl_connection_bytes, std::int64_t{0});
   }
-  // collective_bus_bandwidth_gb_per_s (NOTE [Collective efficiency] in simulator.cpp): absent or
-  // null = the link alone bounds a ring; else positive and finite, in GB/s.
+  // collective_bus_bandwidth_gb_per_s (NOTE [Collective efficiency] in simulator_comm.cpp): absent
+  // or null = the link alone bounds a ring; else positive and finite, in GB/s.
   void collectiveBusBandwidth() {
     nlohmann::json g = minimalGpu("CPU");
     const nlohmann::json models{{"models", nlohmann::json::array()}};

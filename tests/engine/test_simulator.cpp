@@ -1,4 +1,4 @@
-// The simulator (engine/src/simulator.cpp) on cases small enough to work out by hand, under both
+// The simulator (engine/src/simulator*.cpp) on cases small enough to work out by hand, under both
 // pipeline schedules (DeepSpeed's, the default, and the asynchronous 1F1B). A tiny
 // catalogue (model "Tiny", GPU types G1, G2 and SmallMem) and native profiles with round
 // figures make every expected value exact; each case states the figure and why, SimGrid style.
@@ -369,7 +369,7 @@ class TestSimulator : public QObject {
   }
 
   // (b) Two stages under the default schedule, DeepSpeed's (NOTE [DeepSpeed pipeline schedule]
-  // in simulator.cpp): m = 3 microbatches of b = 1.
+  // in simulator_pipeline.cpp): m = 3 microbatches of b = 1.
   void twoStagePipelineDeepSpeed() {
     // Stage 0 (layers 0-1): F0 = 1+2 = 3, B0 = 2+4 = 6. Stage 1 (layers 2-3): F1 = 3+1 = 4,
     // B1 = 6+2 = 8. Transfer T = 0.5 s + 1e9 B / 1e9 B/s = 1.5 s each way (the boundary

@@ -59,9 +59,9 @@ struct GpuType {
   // Device memory in use that is not model state or activations: CUDA/ROCm context,
   // communication buffers, framework kernels, allocator reserve. See docs/simulator.md.
   std::int64_t runtime_overhead_bytes = 0;
-  // Ranks sharing the device's compute (NOTE [Ranks sharing a device] in simulator.cpp): entry
-  // k - 1 is how many times longer each of k ranks computing at once on one node takes for its
-  // work than one rank alone (1 for k = 1). Empty: the node's GPUs do not share compute (real
+  // Ranks sharing the device's compute (NOTE [Ranks sharing a device] in simulator_shared.cpp):
+  // entry k - 1 is how many times longer each of k ranks computing at once on one node takes for
+  // its work than one rank alone (1 for k = 1). Empty: the node's GPUs do not share compute (real
   // GPUs; every GPU type of the shipped catalogue). Measured by `sailor profile` for a CPU
   // device, whose ranks are processes on the same cores.
   std::vector<double> shared_compute_slowdown;
@@ -72,15 +72,15 @@ struct GpuType {
   // Bus bandwidth (nccl-tests' definition: 2 (D - 1) / D x bytes / seconds), 1e9 B/s per GPU,
   // that a ring all-reduce between GPUs of this type reaches when the link between them is not
   // what limits it: the device's own reduction and copies (NOTE [Collective efficiency] in
-  // simulator.cpp). Unset (nullopt): the link alone limits the ring (NCCL on GPUs: every GPU
+  // simulator_comm.cpp). Unset (nullopt): the link alone limits the ring (NCCL on GPUs: every GPU
   // type of the shipped catalogue). Measured by `sailor profile` between two local ranks (Gloo
   // on CPU processes reduces on the cores, well below its point-to-point bandwidth).
   std::optional<double> collective_bus_bandwidth_gb_per_s;
   double collectiveBusBytesPerS() const {
     return collective_bus_bandwidth_gb_per_s ? *collective_bus_bandwidth_gb_per_s * 1e9 : 0.0;
   }
-  // NCCL communicator buffers (NOTE [Communicator buffers] in simulator.cpp): the channels NCCL's
-  // topology search opens per communicator on this type's nodes (its NCCL_DEBUG=INFO log's
+  // NCCL communicator buffers (NOTE [Communicator buffers] in simulator_memory.cpp): the channels
+  // NCCL's topology search opens per communicator on this type's nodes (its NCCL_DEBUG=INFO log's
   // "Channel 00/02" lines); 0: the term is not modelled (the runtime overhead holds it).
   int nccl_channels = 0;
   // Buffer bytes per connection of a channel; 0: NCCL's defaults for the Simple, LL and LL128

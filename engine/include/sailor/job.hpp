@@ -51,7 +51,7 @@ struct Job {
 
   int activationBytesPerElement() const { return precision == Precision::Fp32 ? 4 : 2; }
   // Bytes of model state per parameter on the GPU that holds it: weights, gradients,
-  // optimizer state and fp32 master copy. NOTE [Model-state bytes] in simulator.cpp.
+  // optimizer state and fp32 master copy. NOTE [Model-state bytes] in job.cpp.
   double stateBytesPerParameter() const;
 
   static Job fromJson(const nlohmann::json& j, const Catalog& catalog);
