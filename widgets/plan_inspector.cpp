@@ -230,52 +230,8 @@ PlanInspector::PlanInspector(QWidget* parent) : QWidget(parent) {
   memory_layout->addWidget(memory_messages_);
   tabs_->addTab(memory_page, tr("Memory"));
 
-  // Time.
-  auto* time_page = new QWidget(this);
-  time_caption_ = new QLabel(time_page);
-  time_caption_->setObjectName(QStringLiteral("timeCaption"));
-  time_caption_->setWordWrap(true);
-  time_table_ = makeTable(time_page, {tr("Part"), tr("Seconds per iteration"), tr("Share")},
-                          QStringLiteral("timeTable"));
-  time_plot_ = makePlot(time_page, QStringLiteral("timePlot"));
-  model_estimate_ = new QLabel(time_page);
-  model_estimate_->setObjectName(QStringLiteral("modelEstimate"));
-  model_estimate_->setWordWrap(true);
-  // The table and its bar side by side: the page fits under the trade-off plot at 1280x800.
-  auto* time_row = new QHBoxLayout;
-  time_row->addWidget(time_table_, 0, Qt::AlignTop);
-  time_row->addWidget(time_plot_, 1);
-  auto* time_layout = new QVBoxLayout(time_page);
-  time_layout->addWidget(time_caption_);
-  time_layout->addLayout(time_row);
-  time_layout->addWidget(model_estimate_);
-  time_layout->addStretch(1);
-  tabs_->addTab(time_page, tr("Time"));
-
-  // Cost.
-  auto* cost_page = new QWidget(this);
-  cost_table_ =
-      makeTable(cost_page, {tr("Part"), tr("USD per iteration"), tr("USD per hour"), tr("Share")},
-                QStringLiteral("costTable"));
-  egress_table_ = makeTable(cost_page,
-                            {tr("From zone"), tr("To zone"), tr("Relation"), tr("GB per iteration"),
-                             tr("USD per GB"), tr("USD per iteration"), tr("USD per hour")},
-                            QStringLiteral("egressTable"));
-  links_table_ = makeTable(cost_page,
-                           {tr("Use"), tr("From zone"), tr("To zone"), tr("GPU types"), tr("GPUs"),
-                            tr("GB/s"), tr("Latency"), tr("Source"), tr("Link")},
-                           QStringLiteral("linksTable"));
-  // The cost parts on the left, egress and links beside them: the page fits under the trade-off
-  // plot at 1280x800.
-  auto* transfers = new QVBoxLayout;
-  transfers->addWidget(new QLabel(tr("Egress by zone pair"), cost_page));
-  transfers->addWidget(egress_table_, 1);
-  transfers->addWidget(new QLabel(tr("Links (where each figure comes from)"), cost_page));
-  transfers->addWidget(links_table_, 1);
-  auto* cost_layout = new QHBoxLayout(cost_page);
-  cost_layout->addWidget(cost_table_, 0, Qt::AlignTop);
-  cost_layout->addLayout(transfers, 1);
-  tabs_->addTab(cost_page, tr("Cost"));
+  tabs_->addTab(buildTimePage(), tr("Time"));
+  tabs_->addTab(buildCostPage(), tr("Cost"));
 
   // Timeline.
   timeline_plot_ = makePlot(this, QStringLiteral("timelinePlot"));
@@ -325,6 +281,57 @@ PlanInspector::PlanInspector(QWidget* parent) : QWidget(parent) {
 }
 
 PlanInspector::~PlanInspector() = default;
+
+// The Time tab: where the iteration goes, as a table and a stacked bar side by side.
+QWidget* PlanInspector::buildTimePage() {
+  auto* time_page = new QWidget(this);
+  time_caption_ = new QLabel(time_page);
+  time_caption_->setObjectName(QStringLiteral("timeCaption"));
+  time_caption_->setWordWrap(true);
+  time_table_ = makeTable(time_page, {tr("Part"), tr("Seconds per iteration"), tr("Share")},
+                          QStringLiteral("timeTable"));
+  time_plot_ = makePlot(time_page, QStringLiteral("timePlot"));
+  model_estimate_ = new QLabel(time_page);
+  model_estimate_->setObjectName(QStringLiteral("modelEstimate"));
+  model_estimate_->setWordWrap(true);
+  // The table and its bar side by side: the page fits under the trade-off plot at 1280x800.
+  auto* time_row = new QHBoxLayout;
+  time_row->addWidget(time_table_, 0, Qt::AlignTop);
+  time_row->addWidget(time_plot_, 1);
+  auto* time_layout = new QVBoxLayout(time_page);
+  time_layout->addWidget(time_caption_);
+  time_layout->addLayout(time_row);
+  time_layout->addWidget(model_estimate_);
+  time_layout->addStretch(1);
+  return time_page;
+}
+
+// The Cost tab: compute and egress, with the egress by zone pair and the links beside them.
+QWidget* PlanInspector::buildCostPage() {
+  auto* cost_page = new QWidget(this);
+  cost_table_ =
+      makeTable(cost_page, {tr("Part"), tr("USD per iteration"), tr("USD per hour"), tr("Share")},
+                QStringLiteral("costTable"));
+  egress_table_ = makeTable(cost_page,
+                            {tr("From zone"), tr("To zone"), tr("Relation"), tr("GB per iteration"),
+                             tr("USD per GB"), tr("USD per iteration"), tr("USD per hour")},
+                            QStringLiteral("egressTable"));
+  links_table_ = makeTable(cost_page,
+                           {tr("Use"), tr("From zone"), tr("To zone"), tr("GPU types"), tr("GPUs"),
+                            tr("GB/s"), tr("Latency"), tr("Source"), tr("Link")},
+                           QStringLiteral("linksTable"));
+  // The cost parts on the left, egress and links beside them: the page fits under the trade-off
+  // plot at 1280x800.
+  auto* transfers = new QVBoxLayout;
+  transfers->addWidget(new QLabel(tr("Egress by zone pair"), cost_page));
+  transfers->addWidget(egress_table_, 1);
+  transfers->addWidget(new QLabel(tr("Links (where each figure comes from)"), cost_page));
+  transfers->addWidget(links_table_, 1);
+  auto* cost_layout = new QHBoxLayout(cost_page);
+  cost_layout->addWidget(cost_table_, 0, Qt::AlignTop);
+  cost_layout->addLayout(transfers, 1);
+  return cost_page;
+}
 
 QSize PlanInspector::sizeHint() const {
   QSize s = QWidget::sizeHint();

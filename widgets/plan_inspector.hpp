@@ -66,6 +66,8 @@ class PlanInspector : public QWidget {
 
  private:
   void resetContents();  // every view but the timeline emptied, nothing replotted
+  QWidget* buildTimePage();
+  QWidget* buildCostPage();
   void clearTimeline();
   void ensureTimeline();  // draws the Gantt chart if the plan changed since it was drawn
   void buildStages(const sailor::Job& job, const sailor::Catalog& catalog);
