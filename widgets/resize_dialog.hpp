@@ -19,11 +19,6 @@ class QSpinBox;
 
 namespace sailor::studio {
 
-// The engine's (GPU type, zone) of a run with its GPUs and its scenario's pool there (pool 0:
-// the scenario is not known; the spin box then allows up to ResizeDialog::kMaxGpusPerSite), by
-// the name RunMonitor's resize API spells.
-using GpuSite = sailor::AvailabilitySite;
-
 class ResizeDialog : public QDialog {
   Q_OBJECT
 

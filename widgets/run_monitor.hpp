@@ -166,7 +166,7 @@ class RunMonitor : public QWidget {
   sailor::Plan currentPlan() const;
   // What Resize... offers: every (GPU type, zone) of currentPlan() and of the pools given to
   // setResizable, with currentPlan()'s GPUs there.
-  std::vector<GpuSite> resizeSites() const { return reconfigs_->resizeSites(); }
+  std::vector<AvailabilitySite> resizeSites() const { return reconfigs_->resizeSites(); }
   // Whether Resize... can be pressed now (see setResizable), and the dialog it opened while it is
   // open (null otherwise).
   bool resizeOffered() const { return reconfigs_->resizeOffered(); }
@@ -240,7 +240,7 @@ class RunMonitor : public QWidget {
   void reattachRequested(qint64 run_id);
   void stopRequested();
   // The Resize dialog was accepted: tell run `run_id` it has `sites`' counts now.
-  void resizeRequested(qint64 run_id, const std::vector<sailor::studio::GpuSite>& sites);
+  void resizeRequested(qint64 run_id, const std::vector<sailor::AvailabilitySite>& sites);
   void reopenRequested(qint64 run_id);
   void refreshRunsRequested();
   // The user changed the launch target (or chose a cluster description file with the dialog).

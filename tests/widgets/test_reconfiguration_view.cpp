@@ -13,7 +13,7 @@
 #include "run/reconfiguration_view.hpp"
 #include "run_views_tests.hpp"
 
-using sailor::studio::GpuSite;
+using sailor::AvailabilitySite;
 using sailor::studio::ReconfigurationView;
 
 namespace {
@@ -100,7 +100,7 @@ class TestReconfigurationView : public QObject {
     v.setRun(3, true, true, plan(2, 2));
     QVERIFY(resize->isEnabled());
     QVERIFY(v.resizeOffered());
-    const std::vector<GpuSite> sites = v.resizeSites();
+    const std::vector<AvailabilitySite> sites = v.resizeSites();
     QCOMPARE(sites.size(), std::size_t{2});
     QCOMPARE(sites[0].count, 4);
 
@@ -110,7 +110,7 @@ class TestReconfigurationView : public QObject {
     v.resizeDialog()->accept();
     QCOMPARE(requested.count(), 1);
     QCOMPARE(requested.at(0).at(0).toLongLong(), qint64{3});
-    QCOMPARE(requested.at(0).at(1).value<std::vector<GpuSite>>()[0].count, 2);
+    QCOMPARE(requested.at(0).at(1).value<std::vector<AvailabilitySite>>()[0].count, 2);
     QTRY_VERIFY(v.resizeDialog() == nullptr);
 
     // No longer resizable: the open dialog closes without asking.

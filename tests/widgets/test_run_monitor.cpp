@@ -32,7 +32,7 @@
 #include "sailor/run_events.hpp"
 
 using nlohmann::json;
-using sailor::studio::GpuSite;
+using sailor::AvailabilitySite;
 using sailor::studio::ResizeDialog;
 using sailor::studio::RunMonitor;
 using State = RunMonitor::WorkerState;
@@ -798,10 +798,10 @@ class TestRunMonitor : public QObject {
     QVERIFY(resize->isEnabled());
 
     // The 4-GPU plan of run_started.
-    std::vector<GpuSite> sites = m.resizeSites();
+    std::vector<AvailabilitySite> sites = m.resizeSites();
     QCOMPARE(sites.size(), std::size_t{2});
-    QCOMPARE(sites[0], (GpuSite{"A100-40", "zone-a", 4, 8}));
-    QCOMPARE(sites[1], (GpuSite{"V100-16", "zone-b", 0, 2}));
+    QCOMPARE(sites[0], (AvailabilitySite{"A100-40", "zone-a", 4, 8}));
+    QCOMPARE(sites[1], (AvailabilitySite{"V100-16", "zone-b", 0, 2}));
 
     // After the worker was lost: 3 GPUs. The dialog shows them and returns what is chosen.
     m.applyEvent(events[i++]);
@@ -823,10 +823,10 @@ class TestRunMonitor : public QObject {
     dialog->accept();
     QCOMPARE(requested.count(), 1);
     QCOMPARE(requested.at(0).at(0).toLongLong(), qint64{3});
-    const auto chosen = requested.at(0).at(1).value<std::vector<GpuSite>>();
+    const auto chosen = requested.at(0).at(1).value<std::vector<AvailabilitySite>>();
     QCOMPARE(chosen.size(), std::size_t{2});
-    QCOMPARE(chosen[0], (GpuSite{"A100-40", "zone-a", 2, 8}));
-    QCOMPARE(chosen[1], (GpuSite{"V100-16", "zone-b", 1, 2}));
+    QCOMPARE(chosen[0], (AvailabilitySite{"A100-40", "zone-a", 2, 8}));
+    QCOMPARE(chosen[1], (AvailabilitySite{"V100-16", "zone-b", 1, 2}));
     QTRY_VERIFY(m.resizeDialog() == nullptr);  // closed and deleted
 
     // Cancel asks nothing.
@@ -865,9 +865,9 @@ class TestRunMonitor : public QObject {
     p.stages.push_back({4, 7, {{"A100-40", 1, "zone-a"}}});
     const auto sites = ResizeDialog::sitesOf(p, {{"zone-c", "A100-40", 4, 1.0, false, {}, {}}});
     QCOMPARE(sites.size(), std::size_t{3});
-    QCOMPARE(sites[0], (GpuSite{"A100-40", "zone-a", 3, 0}));
-    QCOMPARE(sites[1], (GpuSite{"A100-40", "zone-b", 2, 0}));
-    QCOMPARE(sites[2], (GpuSite{"A100-40", "zone-c", 0, 4}));
+    QCOMPARE(sites[0], (AvailabilitySite{"A100-40", "zone-a", 3, 0}));
+    QCOMPARE(sites[1], (AvailabilitySite{"A100-40", "zone-b", 2, 0}));
+    QCOMPARE(sites[2], (AvailabilitySite{"A100-40", "zone-c", 0, 4}));
     // No pool known: the spin boxes go up to the dialog's bound.
     ResizeDialog d(7, sites);
     QCOMPARE(d.spinBox("A100-40", "zone-a")->maximum(), ResizeDialog::kMaxGpusPerSite);

@@ -193,7 +193,7 @@ void ReconfigurationView::setResizable(bool resizable, const std::vector<sailor:
   updateResize();
 }
 
-std::vector<GpuSite> ReconfigurationView::resizeSites() const {
+std::vector<AvailabilitySite> ReconfigurationView::resizeSites() const {
   return ResizeDialog::sitesOf(plan_, resize_pools_);
 }
 

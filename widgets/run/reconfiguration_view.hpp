@@ -69,7 +69,7 @@ class ReconfigurationView : public QWidget {
   QString pausedText() const;
   // What Resize... offers: every (GPU type, zone) of the run's plan and of the pools given to
   // setResizable, with the plan's GPUs there.
-  std::vector<GpuSite> resizeSites() const;
+  std::vector<AvailabilitySite> resizeSites() const;
   bool resizeOffered() const { return resizable_ && live_; }
   ResizeDialog* resizeDialog() const { return resize_dialog_; }
 
@@ -94,7 +94,7 @@ class ReconfigurationView : public QWidget {
   void markerRequested(double x, const QString& label, const QColor& colour, Qt::PenStyle style,
                        const QString& object_name);
   // The Resize dialog was accepted: tell run `run_id` it has `sites`' counts now.
-  void resizeRequested(qint64 run_id, const std::vector<sailor::studio::GpuSite>& sites);
+  void resizeRequested(qint64 run_id, const std::vector<sailor::AvailabilitySite>& sites);
 
  private:
   void openResizeDialog();
