@@ -18,8 +18,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include "sailor/error.hpp"
-#include "sailor/run_spec.hpp"
+#include "sailor/core/error.hpp"
+#include "sailor/runs/run_spec.hpp"
 
 namespace sailor::studio {
 

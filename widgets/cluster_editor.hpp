@@ -20,10 +20,10 @@
 #include <QString>
 #include <nlohmann/json.hpp>
 
-#include "sailor/catalog.hpp"
-#include "sailor/cluster.hpp"
-#include "sailor/plan.hpp"
-#include "sailor/scenario.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/planning/plan.hpp"
+#include "sailor/scenario/cluster.hpp"
+#include "sailor/scenario/scenario.hpp"
 
 class QLabel;
 class QLineEdit;

@@ -10,7 +10,7 @@
 #include <QLineEdit>
 #include <QVBoxLayout>
 
-#include "sailor/error.hpp"
+#include "sailor/core/error.hpp"
 
 namespace sailor::studio {
 

@@ -12,9 +12,9 @@
 #include <QString>
 #include <QWidget>
 
-#include "sailor/catalog.hpp"
-#include "sailor/job.hpp"
-#include "sailor/planner.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/model/job.hpp"
+#include "sailor/planning/planner.hpp"
 
 class QCheckBox;
 class QComboBox;

@@ -24,8 +24,8 @@
 #include <qcustomplot.h>
 
 #include "display_number.hpp"
-#include "sailor/plan_links.hpp"
-#include "sailor/utilization.hpp"
+#include "sailor/planning/utilization.hpp"
+#include "sailor/scenario/plan_links.hpp"
 #include "stage_palette.hpp"
 
 namespace sailor::studio {
@@ -415,8 +415,8 @@ void PlanInspector::setPlan(const sailor::PlannedPlan& plan,
           .arg(duration(pred.iteration_s), displayNumber(pred.iterations_per_s),
                displayNumber(pred.tokens_per_s), usd(pred.usd_per_iteration),
                usd(pred.usd_per_hour), shape, gib(pred.peakMemoryBytes()), gib(peak_capacity));
-  // Model FLOPs utilisation at the simulated iteration time (sailor/utilization.hpp); none when
-  // a GPU lacks a rate in the job's precision or the catalogue lacks the model.
+  // Model FLOPs utilisation at the simulated iteration time (sailor/planning/utilization.hpp); none
+  // when a GPU lacks a rate in the job's precision or the catalogue lacks the model.
   std::optional<sailor::Utilization> mfu;
   try {
     mfu = sailor::modelFlopsUtilization(plan_->plan, job, catalog, pred.iteration_s);

@@ -12,10 +12,10 @@
 #include <QString>
 #include <QWidget>
 
-#include "sailor/catalog.hpp"
-#include "sailor/job.hpp"
-#include "sailor/planner.hpp"
-#include "sailor/scenario.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/model/job.hpp"
+#include "sailor/planning/planner.hpp"
+#include "sailor/scenario/scenario.hpp"
 
 class QCustomPlot;
 class QLabel;

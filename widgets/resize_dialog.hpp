@@ -11,9 +11,9 @@
 #include <QMetaType>
 #include <QString>
 
-#include "sailor/availability.hpp"
-#include "sailor/plan.hpp"
-#include "sailor/scenario.hpp"
+#include "sailor/planning/plan.hpp"
+#include "sailor/scenario/availability.hpp"
+#include "sailor/scenario/scenario.hpp"
 
 class QSpinBox;
 

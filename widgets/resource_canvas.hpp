@@ -31,7 +31,7 @@
 #include <QString>
 #include <QStringList>
 
-#include "sailor/plan.hpp"
+#include "sailor/planning/plan.hpp"
 #include "scenario_document.hpp"
 
 class QAction;

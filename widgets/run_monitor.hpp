@@ -12,10 +12,10 @@
 // error banner and the log, and turns each event into its views' updates and its log lines.
 //
 // A view only: fed through its public slots with the engine's decoded events
-// (sailor/run_events.hpp) and stored records (sailor/run_store.hpp). It never starts a process
-// nor opens the store: the studio wires RunClient's signals and RunHistory's results to it, and
-// its startRequested / stopRequested / reopenRequested / refreshRunsRequested /
-// resizeRequested signals back.
+// (sailor/runs/run_events.hpp) and stored records (sailor/runs/run_store.hpp). It never starts a
+// process nor opens the store: the studio wires RunClient's signals and RunHistory's results to it,
+// and its startRequested / stopRequested / reopenRequested / refreshRunsRequested / resizeRequested
+// signals back.
 //
 // One run at a time: a run_started event (or showRun) clears what was shown before, except the
 // predicted iteration time (set per plan by the studio) and the past-runs list.
@@ -35,10 +35,10 @@
 #include "run/live_plots.hpp"
 #include "run/past_runs_view.hpp"
 #include "run/reconfiguration_view.hpp"
-#include "sailor/run_events.hpp"
-#include "sailor/run_prediction.hpp"
-#include "sailor/run_store.hpp"
-#include "sailor/scenario.hpp"
+#include "sailor/runs/run_events.hpp"
+#include "sailor/runs/run_prediction.hpp"
+#include "sailor/runs/run_store.hpp"
+#include "sailor/scenario/scenario.hpp"
 
 class QCustomPlot;
 class QCPBars;

@@ -11,9 +11,9 @@
 #include <QUndoCommand>
 #include <QUndoStack>
 
-#include "sailor/error.hpp"
-#include "sailor/json_util.hpp"
-#include "sailor/scenario_edit.hpp"
+#include "sailor/core/error.hpp"
+#include "sailor/core/json_util.hpp"
+#include "sailor/scenario/scenario_edit.hpp"
 
 namespace sailor::studio {
 

@@ -13,7 +13,8 @@
 //   the egress prices of its pairs. Removing a region does the same for all of its zones. The
 //   last zone of a region and the last region are refused (a scenario needs one of each).
 //   Renaming a zone renames every reference to it. These rules are the engine's
-//   (sailor/scenario_edit.hpp), so that they hold without Qt; the document words the refusals.
+//   (sailor/scenario/scenario_edit.hpp), so that they hold without Qt; the document words the
+//   refusals.
 // - Egress prices per zone pair are set for both directions at once (transfers go both ways);
 //   removing the last link between two zones also removes that pair's egress prices.
 // - Keys of a loaded file that Scenario does not model ("job", "objective") are kept and written
@@ -32,8 +33,8 @@
 #include <QStringList>
 #include <nlohmann/json.hpp>
 
-#include "sailor/catalog.hpp"
-#include "sailor/scenario.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/scenario/scenario.hpp"
 
 class QUndoStack;
 

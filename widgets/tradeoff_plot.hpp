@@ -1,8 +1,8 @@
 // The trade-off plot: every plan of a planner result (its top plans and its Pareto set) as a
 // point of throughput (Y) against cost (X), in units the user picks, with the Pareto frontier of
 // what is displayed, the best plans highlighted, the knee of the planner's frontier marked (the
-// cheapest plans within 1 % and 5 % of the best throughput, sailor/knee.hpp) with the best plan's
-// last step said above the plot, the planner's constraints as lines, hover tooltips and
+// cheapest plans within 1 % and 5 % of the best throughput, sailor/planning/knee.hpp) with the best
+// plan's last step said above the plot, the planner's constraints as lines, hover tooltips and
 // click-to-select. A view only: it never runs the planner.
 #pragma once
 
@@ -14,8 +14,8 @@
 #include <QPointF>
 #include <QWidget>
 
-#include "sailor/job.hpp"
-#include "sailor/planner.hpp"
+#include "sailor/model/job.hpp"
+#include "sailor/planning/planner.hpp"
 
 class QComboBox;
 class QCustomPlot;

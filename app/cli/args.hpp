@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "sailor/catalog.hpp"
-#include "sailor/error.hpp"
-#include "sailor/job.hpp"
-#include "sailor/json_util.hpp"
-#include "sailor/plan.hpp"
-#include "sailor/scenario.hpp"
+#include "sailor/core/error.hpp"
+#include "sailor/core/json_util.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/model/job.hpp"
+#include "sailor/planning/plan.hpp"
+#include "sailor/scenario/scenario.hpp"
 
 #include <CLI/CLI.hpp>
 

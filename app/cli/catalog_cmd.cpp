@@ -7,8 +7,8 @@
 #include "commands.hpp"
 #include "format.hpp"
 #include "help.hpp"
-#include "sailor/catalog.hpp"
-#include "sailor/error.hpp"
+#include "sailor/core/error.hpp"
+#include "sailor/model/catalog.hpp"
 
 #include <CLI/CLI.hpp>
 

@@ -10,11 +10,11 @@
 #include <filesystem>
 #include <iostream>
 
-#include "sailor/calibrate.hpp"
-#include "sailor/catalog.hpp"
-#include "sailor/error.hpp"
-#include "sailor/json_util.hpp"
-#include "sailor/run_prediction.hpp"
+#include "sailor/core/error.hpp"
+#include "sailor/core/json_util.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/runs/run_prediction.hpp"
+#include "sailor/simulation/calibrate.hpp"
 
 namespace sailor::cli {
 

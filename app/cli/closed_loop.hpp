@@ -1,8 +1,8 @@
 // The command line's side of the closed loop (docs/closed-loop.md "Prediction against measurement",
 // "Recalibrating a profile from runs"): a recorded run read back for its comparison, the
 // prediction section of `sailor runs show`, `sailor validate --run ID` and `sailor calibrate`.
-// The comparison and the fit are the engine's (sailor/run_prediction.hpp, sailor/calibrate.hpp);
-// this file reads the store, the options' files, and prints.
+// The comparison and the fit are the engine's (sailor/runs/run_prediction.hpp,
+// sailor/simulation/calibrate.hpp); this file reads the store, the options' files, and prints.
 #pragma once
 
 #include <cstdint>
@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "sailor/run_events.hpp"
-#include "sailor/run_store.hpp"
+#include "sailor/runs/run_events.hpp"
+#include "sailor/runs/run_store.hpp"
 
 namespace sailor::cli {
 

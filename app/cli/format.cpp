@@ -39,7 +39,7 @@ std::string signedPercent(double fraction) {
 std::string usd(double v, int decimals) {
   return fmt::format("${:.{}f}", v, decimals);
 }
-// "MFU 41.2 % (model 408 TFLOP/s per GPU)" (sailor/utilization.hpp).
+// "MFU 41.2 % (model 408 TFLOP/s per GPU)" (sailor/planning/utilization.hpp).
 std::string mfuText(double mfu, double model_tflops_per_gpu) {
   return fmt::format("MFU {:.1f} % (model {:.0f} TFLOP/s per GPU)", 100 * mfu,
                      model_tflops_per_gpu);
@@ -426,8 +426,8 @@ std::string planBrief(const Plan& plan) {
          std::to_string(plan.microbatch_size);
 }
 
-// The knee block (sailor/knee.hpp): the cheapest frontier plans near the top plan's throughput
-// and what the top plan's last step costs.
+// The knee block (sailor/planning/knee.hpp): the cheapest frontier plans near the top plan's
+// throughput and what the top plan's last step costs.
 std::string formatKnee(const PlanResult& r) {
   const Knee& k = *r.knee;
   const PlannedPlan& top = r.pareto[static_cast<size_t>(k.top_index)];

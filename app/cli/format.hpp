@@ -4,14 +4,14 @@
 #include <optional>
 #include <string>
 
-#include "sailor/catalog.hpp"
-#include "sailor/plan_links.hpp"
-#include "sailor/planner.hpp"
-#include "sailor/reference.hpp"
-#include "sailor/run_events.hpp"
-#include "sailor/run_store.hpp"
-#include "sailor/simulator.hpp"
-#include "sailor/utilization.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/model/reference.hpp"
+#include "sailor/planning/planner.hpp"
+#include "sailor/planning/utilization.hpp"
+#include "sailor/runs/run_events.hpp"
+#include "sailor/runs/run_store.hpp"
+#include "sailor/scenario/plan_links.hpp"
+#include "sailor/simulation/simulator.hpp"
 
 namespace sailor::cli {
 
@@ -25,8 +25,8 @@ std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& s
 // latency and where each figure comes from.
 std::string formatLinks(const std::vector<LinkUse>& links);
 std::string formatValidation(const ValidationReport& report);
-// The best plans, then the knee of the frontier when the result has one (sailor/knee.hpp), then
-// (frontier_table) the frontier itself.
+// The best plans, then the knee of the frontier when the result has one (sailor/planning/knee.hpp),
+// then (frontier_table) the frontier itself.
 std::string formatPlanResult(const PlanResult& result, const Job& job, int top_k,
                              bool frontier_table = true);
 

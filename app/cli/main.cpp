@@ -18,9 +18,9 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "help.hpp"
-#include "sailor/error.hpp"
-#include "sailor/progress.hpp"
-#include "sailor/utf8.hpp"
+#include "sailor/core/error.hpp"
+#include "sailor/core/progress.hpp"
+#include "sailor/core/utf8.hpp"
 
 using namespace sailor;
 

@@ -1,7 +1,7 @@
 // `sailor prices import --skypilot DIR --out FILE [--date DATE] [--json]`: SkyPilot's GPU price
 // catalogues (DIR/<cloud>/vms.csv, as ~/.sky/catalogs/v7 holds them) read into a price sheet of
-// offers (sailor/skypilot_catalog.hpp, docs/prices.md). Every catalogue row that gives no offer
-// is listed with its line and the reason; on any error nothing is written.
+// offers (sailor/model/skypilot_catalog.hpp, docs/prices.md). Every catalogue row that gives no
+// offer is listed with its line and the reason; on any error nothing is written.
 #include <iostream>
 #include <map>
 #include <optional>
@@ -11,8 +11,8 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "help.hpp"
-#include "sailor/error.hpp"
-#include "sailor/skypilot_catalog.hpp"
+#include "sailor/core/error.hpp"
+#include "sailor/model/skypilot_catalog.hpp"
 
 #include <CLI/CLI.hpp>
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <thread>
 
-#include "sailor/progress.hpp"
+#include "sailor/core/progress.hpp"
 
 namespace sailor::cli {
 

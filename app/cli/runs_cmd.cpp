@@ -17,10 +17,10 @@
 #include "commands.hpp"
 #include "format.hpp"
 #include "help.hpp"
-#include "sailor/error.hpp"
-#include "sailor/run_events.hpp"
-#include "sailor/run_store.hpp"
-#include "sailor/utf8.hpp"
+#include "sailor/core/error.hpp"
+#include "sailor/core/utf8.hpp"
+#include "sailor/runs/run_events.hpp"
+#include "sailor/runs/run_store.hpp"
 
 #include <CLI/CLI.hpp>
 

@@ -13,14 +13,14 @@
 #include "commands.hpp"
 #include "format.hpp"
 #include "help.hpp"
-#include "sailor/catalog.hpp"
-#include "sailor/error.hpp"
-#include "sailor/json_util.hpp"
-#include "sailor/published_runs.hpp"
-#include "sailor/reference.hpp"
-#include "sailor/run_store.hpp"
-#include "sailor/simulator.hpp"
-#include "sailor/utf8.hpp"
+#include "sailor/core/error.hpp"
+#include "sailor/core/json_util.hpp"
+#include "sailor/core/utf8.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/model/reference.hpp"
+#include "sailor/runs/run_store.hpp"
+#include "sailor/simulation/published_runs.hpp"
+#include "sailor/simulation/simulator.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -87,7 +87,7 @@ std::string firstSkipped(const std::vector<Skipped>& skipped, Why why_of) {
   return why;
 }
 
-// `sailor validate PUBLISHED.json [--strict] [--json]` (sailor/published_runs.hpp).
+// `sailor validate PUBLISHED.json [--strict] [--json]` (sailor/simulation/published_runs.hpp).
 int cmdValidatePublished(const ValidateArgs& a, const std::string& path, const json& doc,
                          const Catalog& cat) {
   const std::pair<const char*, bool> not_for_published[] = {

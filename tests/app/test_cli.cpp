@@ -27,8 +27,8 @@
 #include <sqlite3.h>
 
 #include "cli_support.hpp"
-#include "sailor/run_events.hpp"
-#include "sailor/run_store.hpp"
+#include "sailor/runs/run_events.hpp"
+#include "sailor/runs/run_store.hpp"
 
 namespace {
 

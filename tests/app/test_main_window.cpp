@@ -38,14 +38,14 @@
 
 #include "cluster_editor.hpp"
 #include "job_panel.hpp"
-#include "main_window.hpp"
 #include "plan_inspector.hpp"
 #include "resize_dialog.hpp"
 #include "run_monitor.hpp"
-#include "sailor/cluster.hpp"
-#include "sailor/json_util.hpp"
-#include "sailor/run_store.hpp"
+#include "sailor/core/json_util.hpp"
+#include "sailor/runs/run_store.hpp"
+#include "sailor/scenario/cluster.hpp"
 #include "scenario_document.hpp"
+#include "studio/main_window.hpp"
 #include "test_time.hpp"
 #include "tradeoff_plot.hpp"
 

@@ -1,5 +1,5 @@
-// The studio's background planning service (app/planning_service.hpp) on the default scenario
-// and job: results equal to a direct planSearch, cancellation, supersession, errors, the
+// The studio's background planning service (app/studio/planning_service.hpp) on the default
+// scenario and job: results equal to a direct planSearch, cancellation, supersession, errors, the
 // one-terminal-signal-per-request contract, and that the owning thread's event loop keeps
 // running during a search. The long searches (longSearch()) are cancelled by the tests.
 #include <algorithm>
@@ -17,13 +17,13 @@
 #include <QVariant>
 #include <nlohmann/json.hpp>
 
-#include "planning_service.hpp"
-#include "sailor/catalog.hpp"
-#include "sailor/job.hpp"
-#include "sailor/json_util.hpp"
-#include "sailor/planner.hpp"
-#include "sailor/profile.hpp"
-#include "sailor/scenario.hpp"
+#include "sailor/core/json_util.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/model/job.hpp"
+#include "sailor/model/profile.hpp"
+#include "sailor/planning/planner.hpp"
+#include "sailor/scenario/scenario.hpp"
+#include "studio/planning_service.hpp"
 #include "test_time.hpp"
 
 using sailor::studio::PlanningService;

@@ -1,10 +1,10 @@
-// The studio's run client (app/run_client.hpp) driving the real `sailor run` (SAILOR_BIN, with
-// sailor-run and sailor-worker beside it) on tests/data/runtime/pp2.json (two processes, one per
-// stage), scaled down (--hidden 64 --seq-len 16) and recorded into a temporary run store:
-// typed events in order and finished(0); stop() mid-run ends with 130 and leaves no worker
-// process behind; bad input and a missing binary fail clearly; the run history reads the runs
-// back from the store. One test feeds the client a fake `sailor` (a shell script replaying
-// recorded event lines) to pin line buffering and undecodable lines.
+// The studio's run client (app/studio/run_client.hpp) driving the real `sailor run` (SAILOR_BIN,
+// with sailor-run and sailor-worker beside it) on tests/data/runtime/pp2.json (two processes, one
+// per stage), scaled down (--hidden 64 --seq-len 16) and recorded into a temporary run store: typed
+// events in order and finished(0); stop() mid-run ends with 130 and leaves no worker process
+// behind; bad input and a missing binary fail clearly; the run history reads the runs back from the
+// store. One test feeds the client a fake `sailor` (a shell script replaying recorded event lines)
+// to pin line buffering and undecodable lines.
 #include <signal.h>  // NOLINT(modernize-deprecated-headers): kill() is POSIX, not <csignal>
 #include <sys/types.h>
 
@@ -23,9 +23,9 @@
 #include <QTest>
 #include <nlohmann/json.hpp>
 
-#include "run_client.hpp"
-#include "run_history.hpp"
-#include "sailor/run_events.hpp"
+#include "sailor/runs/run_events.hpp"
+#include "studio/run_client.hpp"
+#include "studio/run_history.hpp"
 
 using nlohmann::json;
 using sailor::studio::RunClient;

@@ -1,5 +1,5 @@
-// The studio's run session (app/run_session.hpp) through its signals, on a fake `sailor` (a shell
-// script: `run` prints a recorded run_started line and finishes when the test lets it, `runs
+// The studio's run session (app/studio/run_session.hpp) through its signals, on a fake `sailor` (a
+// shell script: `run` prints a recorded run_started line and finishes when the test lets it, `runs
 // resize` answers with one line, on stderr with exit 2 for 9 GPUs, `runs attach` ends at once):
 // the command line is made from the typed options; a local elastic run (--elastic or --trace) is
 // resizable from its run_started to its end, a run without elastic or on a cluster is not, nor
@@ -14,9 +14,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "run_session.hpp"
-#include "sailor/availability.hpp"
-#include "sailor/run_store.hpp"
+#include "sailor/runs/run_store.hpp"
+#include "sailor/scenario/availability.hpp"
+#include "studio/run_session.hpp"
 
 using sailor::studio::RunClient;
 using sailor::studio::RunClientOptions;

@@ -38,10 +38,10 @@
 #include <qcustomplot.h>
 
 #include "job_panel.hpp"
-#include "main_window.hpp"
-#include "planning_service.hpp"
 #include "run_monitor.hpp"
-#include "sailor/run_store.hpp"
+#include "sailor/runs/run_store.hpp"
+#include "studio/main_window.hpp"
+#include "studio/planning_service.hpp"
 #include "test_time.hpp"
 
 using namespace sailor::studio;

@@ -14,7 +14,7 @@
 #include <QTranslator>
 #include <QXmlStreamReader>
 
-#include "main_window.hpp"
+#include "studio/main_window.hpp"
 
 using namespace sailor::studio;
 

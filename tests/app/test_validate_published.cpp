@@ -1,7 +1,7 @@
-// `sailor validate` on a file of published training runs (sailor/published_runs.hpp), driven as
-// a user would: the built binary on files written to a temporary directory. Exit status (0; 2
-// for a malformed row, one line naming the run and the field), the --json shape, and the shared
-// calibration file when ../shared is there. No accuracy is asserted.
+// `sailor validate` on a file of published training runs (sailor/simulation/published_runs.hpp),
+// driven as a user would: the built binary on files written to a temporary directory. Exit status
+// (0; 2 for a malformed row, one line naming the run and the field), the --json shape, and the
+// shared calibration file when ../shared is there. No accuracy is asserted.
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -8,10 +8,10 @@
 #include <map>
 #include <vector>
 
-#include "sailor/catalog.hpp"
-#include "sailor/error.hpp"
-#include "sailor/json_util.hpp"
-#include "sailor/profile.hpp"
+#include "sailor/core/error.hpp"
+#include "sailor/core/json_util.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/model/profile.hpp"
 
 using namespace sailor;
 

@@ -1,12 +1,12 @@
 // The runtime's model trained the plain way: a baseline for the runtime's single-process
-// throughput (tests/bench/runtime_bench.py). The same GPT-style decoder as runner/src/model.cpp
-// (token and position embeddings, pre-norm blocks with LayerNorm, QKV / out / fc1 / fc2 linears
-// with bias, manual causal attention, exact GELU, final LayerNorm, head tied to the token
-// embedding, cross-entropy) written with torch::nn modules, trained with torch::optim::AdamW
-// (weight decay 0.01, the runtime's warm-up + cosine learning-rate schedule), gradient
-// accumulation over m microbatches of b sequences with loss / m, global-norm clipping to 1.0,
-// on the runtime's synthetic data (sailor::TokenSource, samples indexed as one pipeline), in
-// float32 on one intra-op and one inter-op thread. Initial weights follow the runtime's scheme
+// throughput (tests/bench/runtime_bench.py). The same GPT-style decoder as
+// runner/src/training/model.cpp (token and position embeddings, pre-norm blocks with LayerNorm, QKV
+// / out / fc1 / fc2 linears with bias, manual causal attention, exact GELU, final LayerNorm, head
+// tied to the token embedding, cross-entropy) written with torch::nn modules, trained with
+// torch::optim::AdamW (weight decay 0.01, the runtime's warm-up + cosine learning-rate schedule),
+// gradient accumulation over m microbatches of b sequences with loss / m, global-norm clipping
+// to 1.0, on the runtime's synthetic data (sailor::TokenSource, samples indexed as one pipeline),
+// in float32 on one intra-op and one inter-op thread. Initial weights follow the runtime's scheme
 // but not its values: this is a throughput baseline, not an exactness check.
 //
 // Usage: plain_loop [--layers 24] [--hidden 256] [--heads 16] [--ffn 1024] [--vocab 256]
@@ -27,7 +27,7 @@
 
 #include <torch/torch.h>
 
-#include "sailor/token_data.hpp"
+#include "sailor/runs/token_data.hpp"
 
 namespace {
 

@@ -1,6 +1,6 @@
 """The runtime's model trained by PyTorch from Python: the second baseline of runtime_bench.py.
 
-The same structure as tests/bench/plain_loop.cpp (and the model of runner/src/model.cpp): token
+The same structure as tests/bench/plain_loop.cpp (and the model of runner/src/training/model.cpp): token
 and position embeddings, pre-norm blocks (LayerNorm, QKV / out / fc1 / fc2 linears with bias,
 manual causal attention, exact GELU), final LayerNorm, head tied to the token embedding,
 cross-entropy; AdamW (weight decay 0.01, the runtime's warm-up + cosine schedule), gradient

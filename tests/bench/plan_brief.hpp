@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "sailor/plan.hpp"
+#include "sailor/planning/plan.hpp"
 
 namespace sailor::bench {
 

@@ -41,15 +41,15 @@
 #include <vector>
 
 #include "plan_brief.hpp"
-#include "planner_internal.hpp"
-#include "sailor/catalog.hpp"
-#include "sailor/error.hpp"
-#include "sailor/json_util.hpp"
-#include "sailor/planner.hpp"
-#include "sailor/prices.hpp"
-#include "sailor/reference.hpp"
-#include "sailor/simulator.hpp"
-#include "sailor/trace_scenario.hpp"
+#include "planning/planner_internal.hpp"
+#include "sailor/core/error.hpp"
+#include "sailor/core/json_util.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/model/prices.hpp"
+#include "sailor/model/reference.hpp"
+#include "sailor/planning/planner.hpp"
+#include "sailor/scenario/trace_scenario.hpp"
+#include "sailor/simulation/simulator.hpp"
 
 using namespace sailor;
 using nlohmann::json;

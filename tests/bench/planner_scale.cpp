@@ -70,14 +70,14 @@
 #include <vector>
 
 #include "plan_brief.hpp"
-#include "sailor/catalog.hpp"
-#include "sailor/error.hpp"
-#include "sailor/job.hpp"
-#include "sailor/json_util.hpp"
-#include "sailor/planner.hpp"
-#include "sailor/prices.hpp"
-#include "sailor/profile.hpp"
-#include "sailor/scenario.hpp"
+#include "sailor/core/error.hpp"
+#include "sailor/core/json_util.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/model/job.hpp"
+#include "sailor/model/prices.hpp"
+#include "sailor/model/profile.hpp"
+#include "sailor/planning/planner.hpp"
+#include "sailor/scenario/scenario.hpp"
 
 using namespace sailor;
 using nlohmann::json;

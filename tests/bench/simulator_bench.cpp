@@ -10,13 +10,13 @@
 #include <filesystem>
 #include <string>
 
-#include "sailor/catalog.hpp"
-#include "sailor/job.hpp"
-#include "sailor/plan.hpp"
-#include "sailor/profile.hpp"
-#include "sailor/reference.hpp"
-#include "sailor/scenario.hpp"
-#include "sailor/simulator.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/model/job.hpp"
+#include "sailor/model/profile.hpp"
+#include "sailor/model/reference.hpp"
+#include "sailor/planning/plan.hpp"
+#include "sailor/scenario/scenario.hpp"
+#include "sailor/simulation/simulator.hpp"
 
 using namespace sailor;
 using nlohmann::json;

@@ -21,7 +21,7 @@
 // end of the pause: MainWindow::planRequested) to the end of the trade-off plot's replot that
 // shows the new result (QCustomPlot::afterReplot with the new result's points), and the same
 // from the edit itself (the pause included: the search starts at the edit, NOTE [Searching
-// during the re-plan pause] in app/planning_service.hpp); the search's own
+// during the re-plan pause] in app/studio/planning_service.hpp); the search's own
 // time (PlanResult::search_seconds); and the GUI thread's delivery time, from the start of the
 // finished event (an event filter on the PlanningService sees it before it is dispatched) to the
 // end of the last piece of delivery work (MainWindow::resultDelivered).
@@ -54,13 +54,13 @@
 #include <qcustomplot.h>
 
 #include "job_panel.hpp"
-#include "main_window.hpp"
-#include "planning_service.hpp"
 #include "property_panel.hpp"
 #include "resource_canvas.hpp"
-#include "sailor/prices.hpp"
-#include "sailor/reference.hpp"
+#include "sailor/model/prices.hpp"
+#include "sailor/model/reference.hpp"
 #include "scenario_document.hpp"
+#include "studio/main_window.hpp"
+#include "studio/planning_service.hpp"
 #include "tradeoff_plot.hpp"
 
 using namespace sailor;

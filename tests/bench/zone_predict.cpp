@@ -11,13 +11,13 @@
 #include <iostream>
 #include <string>
 
-#include "sailor/catalog.hpp"
-#include "sailor/job.hpp"
-#include "sailor/json_util.hpp"
-#include "sailor/plan.hpp"
-#include "sailor/run_spec.hpp"
-#include "sailor/scenario.hpp"
-#include "sailor/simulator.hpp"
+#include "sailor/core/json_util.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/model/job.hpp"
+#include "sailor/planning/plan.hpp"
+#include "sailor/runs/run_spec.hpp"
+#include "sailor/scenario/scenario.hpp"
+#include "sailor/simulation/simulator.hpp"
 
 using namespace sailor;
 using nlohmann::json;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "sailor/run_events.hpp"
+#include "sailor/runs/run_events.hpp"
 
 namespace sailor::testing {
 

@@ -10,8 +10,8 @@
 #include <QProcess>
 #include <QString>
 
-#include "sailor/run_events.hpp"
-#include "sailor/run_store.hpp"
+#include "sailor/runs/run_events.hpp"
+#include "sailor/runs/run_store.hpp"
 #include "test_time.hpp"
 
 namespace sailor::test {

@@ -17,18 +17,18 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "planner_internal.hpp"
-#include "sailor/availability.hpp"
-#include "sailor/catalog.hpp"
-#include "sailor/job.hpp"
-#include "sailor/json_util.hpp"
-#include "sailor/plan.hpp"
-#include "sailor/planner.hpp"
-#include "sailor/profile.hpp"
-#include "sailor/reference.hpp"
-#include "sailor/scenario.hpp"
-#include "sailor/simulator.hpp"
-#include "sailor/utf8.hpp"
+#include "planning/planner_internal.hpp"
+#include "sailor/core/json_util.hpp"
+#include "sailor/core/utf8.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/model/job.hpp"
+#include "sailor/model/profile.hpp"
+#include "sailor/model/reference.hpp"
+#include "sailor/planning/plan.hpp"
+#include "sailor/planning/planner.hpp"
+#include "sailor/scenario/availability.hpp"
+#include "sailor/scenario/scenario.hpp"
+#include "sailor/simulation/simulator.hpp"
 #include "test_support.hpp"
 
 using namespace sailor;
@@ -685,8 +685,8 @@ class TestBounds : public QObject {
 
   // A catalogue extension's figures (sailor plan|simulate --catalog): rates, bandwidths, memory
   // and node sizes of a GPU type, and a model's dimensions, within the bounds of
-  // sailor/catalog.hpp. A bus bandwidth of 5e-324 GB/s made "Iteration time inf s" with exit 0;
-  // a model 2^31 wide made the simulator run for minutes on figures of 1e18 bytes.
+  // sailor/model/catalog.hpp. A bus bandwidth of 5e-324 GB/s made "Iteration time inf s" with exit
+  // 0; a model 2^31 wide made the simulator run for minutes on figures of 1e18 bytes.
   void catalogueFiguresAreBounded_data() {
     QTest::addColumn<QByteArray>("extension");
     QTest::addColumn<QString>("field");  // after "ext.json."

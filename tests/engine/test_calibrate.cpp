@@ -6,9 +6,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "sailor/calibrate.hpp"
-#include "sailor/json_util.hpp"
-#include "sailor/run_prediction.hpp"
+#include "sailor/core/json_util.hpp"
+#include "sailor/runs/run_prediction.hpp"
+#include "sailor/simulation/calibrate.hpp"
 #include "test_support.hpp"
 
 using nlohmann::json;

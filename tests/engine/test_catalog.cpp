@@ -1,5 +1,5 @@
 // The shipped GPU and model catalogues (resources/catalog/*.json) and what the engine derives
-// from a model's architecture (deriveLayers, totalParameters in engine/src/catalog.cpp).
+// from a model's architecture (deriveLayers, totalParameters in engine/src/model/catalog.cpp).
 // Not here: scenario/job/plan JSON (test_model_json.cpp), the simulator (test_simulator.cpp).
 #include <cmath>
 #include <filesystem>
@@ -7,8 +7,8 @@
 #include <QObject>
 #include <QTest>
 
-#include "sailor/catalog.hpp"
-#include "sailor/json_util.hpp"
+#include "sailor/core/json_util.hpp"
+#include "sailor/model/catalog.hpp"
 #include "test_support.hpp"
 
 using namespace sailor;

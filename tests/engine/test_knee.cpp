@@ -1,20 +1,20 @@
-// The knee of the planner's frontier (engine/include/sailor/knee.hpp; docs/planner.md, "The
-// knee"): the rule on synthetic frontiers (one plan, ties at the threshold, the cost objective,
-// a best plan off the frontier, a free plan, no frontier) and on the two-zone scenario of the
-// SAILOR paper (2 zones x (128 A100-40 + 128 V100-16), OPT-350M, at most 1.2 USD/iteration),
+// The knee of the planner's frontier (engine/include/sailor/planning/knee.hpp; docs/planner.md,
+// "The knee"): the rule on synthetic frontiers (one plan, ties at the threshold, the cost
+// objective, a best plan off the frontier, a free plan, no frontier) and on the two-zone scenario
+// of the SAILOR paper (2 zones x (128 A100-40 + 128 V100-16), OPT-350M, at most 1.2 USD/iteration),
 // built from the shipped default scenario and price sheet so that it always runs; with SAILOR's
 // reference data beside the project, also on its profiles and network fits.
 #include <limits>
 
 #include <QTest>
 
-#include "sailor/catalog.hpp"
-#include "sailor/json_util.hpp"
-#include "sailor/knee.hpp"
-#include "sailor/planner.hpp"
-#include "sailor/prices.hpp"
-#include "sailor/reference.hpp"
-#include "sailor/trace_scenario.hpp"
+#include "sailor/core/json_util.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/model/prices.hpp"
+#include "sailor/model/reference.hpp"
+#include "sailor/planning/knee.hpp"
+#include "sailor/planning/planner.hpp"
+#include "sailor/scenario/trace_scenario.hpp"
 #include "test_support.hpp"
 
 using namespace sailor;

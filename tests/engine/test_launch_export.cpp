@@ -9,11 +9,11 @@
 
 #include <QTest>
 
-#include "sailor/catalog.hpp"
-#include "sailor/cluster.hpp"
-#include "sailor/json_util.hpp"
-#include "sailor/launch_export.hpp"
-#include "sailor/run_spec.hpp"
+#include "sailor/core/json_util.hpp"
+#include "sailor/formats/launch_export.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/runs/run_spec.hpp"
+#include "sailor/scenario/cluster.hpp"
 #include "test_support.hpp"
 
 using namespace sailor;

@@ -10,11 +10,11 @@
 
 #include <QTest>
 
-#include "sailor/catalog.hpp"
-#include "sailor/job.hpp"
-#include "sailor/planner.hpp"
-#include "sailor/profile.hpp"
-#include "sailor/scenario.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/model/job.hpp"
+#include "sailor/model/profile.hpp"
+#include "sailor/planning/planner.hpp"
+#include "sailor/scenario/scenario.hpp"
 #include "test_support.hpp"
 
 using namespace sailor;

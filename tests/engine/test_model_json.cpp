@@ -21,15 +21,15 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "sailor/catalog.hpp"
-#include "sailor/job.hpp"
-#include "sailor/json_util.hpp"
-#include "sailor/plan.hpp"
-#include "sailor/profile.hpp"
-#include "sailor/reference.hpp"
-#include "sailor/scenario.hpp"
-#include "sailor/simulator.hpp"
-#include "sailor/token_data.hpp"
+#include "sailor/core/json_util.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/model/job.hpp"
+#include "sailor/model/profile.hpp"
+#include "sailor/model/reference.hpp"
+#include "sailor/planning/plan.hpp"
+#include "sailor/runs/token_data.hpp"
+#include "sailor/scenario/scenario.hpp"
+#include "sailor/simulation/simulator.hpp"
 #include "test_support.hpp"
 
 using namespace sailor;

@@ -1,8 +1,8 @@
-// Placement scored zone by zone (engine/src/planner_placement.cpp; docs/planner.md, H6) against
-// brute force. On small instances (one region of 2-3 zones whose links differ, equal or nearly
-// equal prices, a 2-block model) the planner chooses a plan; an enumerator written here, knowing
-// nothing of the Placer, lists every placement of that plan's replicas on zones (every zone of
-// the replica's region holding its GPU type, for every replica, within the pools' counts) and
+// Placement scored zone by zone (engine/src/planning/planner_placement.cpp; docs/planner.md, H6)
+// against brute force. On small instances (one region of 2-3 zones whose links differ, equal or
+// nearly equal prices, a 2-block model) the planner chooses a plan; an enumerator written here,
+// knowing nothing of the Placer, lists every placement of that plan's replicas on zones (every zone
+// of the replica's region holding its GPU type, for every replica, within the pools' counts) and
 // figures each with planningModel() and the simulator. The chosen placement must be the
 // enumerated optimum by the planning model (1e-9 relative) when the planner ranks by the model,
 // and no enumerated placement may beat it by the simulator when the planner ranks by the
@@ -20,14 +20,14 @@
 #include <QObject>
 #include <QTest>
 
-#include "planner_internal.hpp"
-#include "sailor/catalog.hpp"
-#include "sailor/job.hpp"
-#include "sailor/plan.hpp"
-#include "sailor/planner.hpp"
-#include "sailor/profile.hpp"
-#include "sailor/scenario.hpp"
-#include "sailor/simulator.hpp"
+#include "planning/planner_internal.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/model/job.hpp"
+#include "sailor/model/profile.hpp"
+#include "sailor/planning/plan.hpp"
+#include "sailor/planning/planner.hpp"
+#include "sailor/scenario/scenario.hpp"
+#include "sailor/simulation/simulator.hpp"
 #include "test_support.hpp"
 
 using namespace sailor;

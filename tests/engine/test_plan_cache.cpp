@@ -1,14 +1,14 @@
-// PlanCache (engine/include/sailor/plan_cache.hpp): results of finished searches by their inputs.
-// Inputs that differ in anything the planner reads (a pool's count, a link, the job, any
+// PlanCache (engine/include/sailor/planning/plan_cache.hpp): results of finished searches by their
+// inputs. Inputs that differ in anything the planner reads (a pool's count, a link, the job, any
 // PlannerOptions field, the profile set) miss; equal inputs hit; incomplete results are not kept;
 // the least recently used go first. And the premise the cache rests on: a search of the same
 // inputs gives the same result whatever its thread count (the shipped default scenario).
 #include <QTest>
 
-#include "sailor/catalog.hpp"
-#include "sailor/json_util.hpp"
-#include "sailor/plan_cache.hpp"
-#include "sailor/planner.hpp"
+#include "sailor/core/json_util.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/planning/plan_cache.hpp"
+#include "sailor/planning/planner.hpp"
 #include "test_support.hpp"
 
 using namespace sailor;

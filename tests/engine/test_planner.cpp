@@ -1,4 +1,4 @@
-// The planner (engine/src/planner.cpp) against brute force. On small instances (a 2-block
+// The planner (engine/src/planning/planner.cpp) against brute force. On small instances (a 2-block
 // model, 2-3 GPU types, 2-3 zones in 1-2 regions, 3-10 GPUs) an enumerator written here,
 // independent of the search, lists every plan of the planner's plan space with all heuristics
 // off and evaluates each with planningModel(), the closed form the search optimises. The search
@@ -31,14 +31,14 @@
 #include <QObject>
 #include <QTest>
 
-#include "sailor/catalog.hpp"
-#include "sailor/job.hpp"
-#include "sailor/json_util.hpp"
-#include "sailor/plan.hpp"
-#include "sailor/planner.hpp"
-#include "sailor/profile.hpp"
-#include "sailor/progress.hpp"
-#include "sailor/scenario.hpp"
+#include "sailor/core/json_util.hpp"
+#include "sailor/core/progress.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/model/job.hpp"
+#include "sailor/model/profile.hpp"
+#include "sailor/planning/plan.hpp"
+#include "sailor/planning/planner.hpp"
+#include "sailor/scenario/scenario.hpp"
 #include "test_support.hpp"
 
 using namespace sailor;

@@ -1,9 +1,9 @@
-// The planner's pieces (engine/src/planner_internal.hpp) one by one, on a small instance: the
-// constraints, the summary recurrence and dominance, canonical keys, the known-plan bound, sites
-// and kinds (memory fit tables, boundary classes), placing in zones, the stage-option table, the
-// lower bounds, the partial-plan dynamic programme, seeds and the degree lists. Figures the search
-// computes are checked against planningModel() (the closed form, evaluated on the placed plan),
-// independent of them. test_planner checks the whole search against brute force.
+// The planner's pieces (engine/src/planning/planner_internal.hpp) one by one, on a small instance:
+// the constraints, the summary recurrence and dominance, canonical keys, the known-plan bound,
+// sites and kinds (memory fit tables, boundary classes), placing in zones, the stage-option table,
+// the lower bounds, the partial-plan dynamic programme, seeds and the degree lists. Figures the
+// search computes are checked against planningModel() (the closed form, evaluated on the placed
+// plan), independent of them. test_planner checks the whole search against brute force.
 #include <cmath>
 #include <limits>
 #include <map>
@@ -14,13 +14,13 @@
 #include <QObject>
 #include <QTest>
 
-#include "planner_internal.hpp"
-#include "sailor/catalog.hpp"
-#include "sailor/job.hpp"
-#include "sailor/plan.hpp"
-#include "sailor/planner.hpp"
-#include "sailor/profile.hpp"
-#include "sailor/scenario.hpp"
+#include "planning/planner_internal.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/model/job.hpp"
+#include "sailor/model/profile.hpp"
+#include "sailor/planning/plan.hpp"
+#include "sailor/planning/planner.hpp"
+#include "sailor/scenario/scenario.hpp"
 #include "test_support.hpp"
 
 using namespace sailor;

@@ -1,5 +1,5 @@
-// Published large-scale training runs as simulator inputs (sailor/published_runs.hpp): small
-// inline rows mapped to plan, links, schedule and assumptions; each malformed input an
+// Published large-scale training runs as simulator inputs (sailor/simulation/published_runs.hpp):
+// small inline rows mapped to plan, links, schedule and assumptions; each malformed input an
 // InputError naming the run and the field; and the shared calibration file read whole, every row
 // predicted or skipped with a reason. Accuracy is tracked in docs/simulator.md, not asserted.
 #include <cmath>
@@ -9,9 +9,9 @@
 #include <QObject>
 #include <QTest>
 
-#include "sailor/catalog.hpp"
-#include "sailor/json_util.hpp"
-#include "sailor/published_runs.hpp"
+#include "sailor/core/json_util.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/simulation/published_runs.hpp"
 #include "test_support.hpp"
 
 using namespace sailor;

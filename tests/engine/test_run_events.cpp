@@ -1,4 +1,4 @@
-// The runtime's event protocol (sailor/run_events.hpp): the encoder the controller writes with
+// The runtime's event protocol (sailor/runs/run_events.hpp): the encoder the controller writes with
 // and the decoder, on events of every kind built here (encode -> decode gives the same values)
 // and on real event lines: two runs of tests/data/runtime/pp2.json recorded from `sailor run`'s
 // stdout (not written by hand; decode -> encode gives the same JSON):
@@ -22,8 +22,8 @@
 #include <nlohmann/json.hpp>
 
 #include "recorded_events.hpp"
-#include "sailor/run_events.hpp"
-#include "sailor/run_store.hpp"
+#include "sailor/runs/run_events.hpp"
+#include "sailor/runs/run_store.hpp"
 #include "test_support.hpp"
 
 using nlohmann::json;

@@ -9,10 +9,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "sailor/catalog.hpp"
-#include "sailor/plan.hpp"
-#include "sailor/run_spec.hpp"
-#include "sailor/token_data.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/planning/plan.hpp"
+#include "sailor/runs/run_spec.hpp"
+#include "sailor/runs/token_data.hpp"
 #include "test_support.hpp"
 
 using namespace sailor;

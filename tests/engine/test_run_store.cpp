@@ -1,4 +1,4 @@
-// The run store (engine/include/sailor/run_store.hpp) on real SQLite files in a temporary
+// The run store (engine/include/sailor/runs/run_store.hpp) on real SQLite files in a temporary
 // directory: a run, its iterations and events round trip (JSON equal); the file is in WAL mode at
 // schema version 1; a newer schema is refused; unknown run ids throw; a failed write leaves
 // nothing half-written; a second connection reads what the first writes while both are open;
@@ -25,8 +25,8 @@
 #include <QTest>
 #include <sqlite3.h>
 
-#include "sailor/error.hpp"
-#include "sailor/run_store.hpp"
+#include "sailor/core/error.hpp"
+#include "sailor/runs/run_store.hpp"
 
 using namespace sailor;
 using nlohmann::json;

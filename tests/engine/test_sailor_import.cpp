@@ -11,11 +11,11 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "sailor/catalog.hpp"
-#include "sailor/json_util.hpp"
-#include "sailor/profile.hpp"
-#include "sailor/reference.hpp"
-#include "sailor/simulator.hpp"
+#include "sailor/core/json_util.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/model/profile.hpp"
+#include "sailor/model/reference.hpp"
+#include "sailor/simulation/simulator.hpp"
 #include "test_support.hpp"
 
 using namespace sailor;
@@ -147,9 +147,9 @@ class TestSailorImport : public QObject {
     QVERIFY2(reported, "the import says what it added");
   }
 
-  // SAILOR's files are read with simdjson (engine/src/fast_json.hpp): a malformed file, a value of
-  // the wrong shape and a missing field are refused with json_util's messages, naming the file
-  // or field, the value and what was expected.
+  // SAILOR's files are read with simdjson (engine/src/core/fast_json.hpp): a malformed file, a
+  // value of the wrong shape and a missing field are refused with json_util's messages, naming the
+  // file or field, the value and what was expected.
   void badProfileFilesRefused() {
     // A layer's timings not [fwd_s, bwd_s, update_s].
     json prof = tinyProfiles();

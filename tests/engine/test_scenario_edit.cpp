@@ -4,9 +4,9 @@
 // names the field, the value and what was expected, and the scenario given never changes.
 #include <QTest>
 
-#include "sailor/catalog.hpp"
-#include "sailor/scenario.hpp"
-#include "sailor/scenario_edit.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/scenario/scenario.hpp"
+#include "sailor/scenario/scenario_edit.hpp"
 #include "test_support.hpp"
 
 using namespace sailor;

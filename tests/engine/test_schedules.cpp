@@ -1,19 +1,19 @@
 // The schedules large runs use, as the simulator models them (docs/simulator.md, "Schedules";
-// engine/src/simulator_schedules.cpp), worked by hand: the sharded model state (Megatron-LM's
-// table), the interleaved 1F1B order and its bubble ((P - 1) / v of a microbatch's F + B), what
-// an overlapped bucketed collective leaves exposed, and whole simulations of the two-node
-// Llama-3-8B case (16 H100-80, tp 8 x 2 replicas) under each option against the default.
+// engine/src/simulation/simulator_schedules.cpp), worked by hand: the sharded model state
+// (Megatron-LM's table), the interleaved 1F1B order and its bubble ((P - 1) / v of a microbatch's F
+// + B), what an overlapped bucketed collective leaves exposed, and whole simulations of the
+// two-node Llama-3-8B case (16 H100-80, tp 8 x 2 replicas) under each option against the default.
 #include <memory>
 
 #include <QTest>
 
-#include "sailor/catalog.hpp"
-#include "sailor/job.hpp"
-#include "sailor/plan.hpp"
-#include "sailor/profile.hpp"
-#include "sailor/scenario.hpp"
-#include "sailor/simulator.hpp"
-#include "simulator_internal.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/model/job.hpp"
+#include "sailor/model/profile.hpp"
+#include "sailor/planning/plan.hpp"
+#include "sailor/scenario/scenario.hpp"
+#include "sailor/simulation/simulator.hpp"
+#include "simulation/simulator_internal.hpp"
 #include "test_support.hpp"
 
 using namespace sailor;

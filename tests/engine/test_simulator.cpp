@@ -12,12 +12,12 @@
 #include <QObject>
 #include <QTest>
 
-#include "sailor/catalog.hpp"
-#include "sailor/json_util.hpp"
-#include "sailor/profile.hpp"
-#include "sailor/reference.hpp"
-#include "sailor/scenario.hpp"
-#include "sailor/simulator.hpp"
+#include "sailor/core/json_util.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/model/profile.hpp"
+#include "sailor/model/reference.hpp"
+#include "sailor/scenario/scenario.hpp"
+#include "sailor/simulation/simulator.hpp"
 #include "test_support.hpp"
 
 using namespace sailor;

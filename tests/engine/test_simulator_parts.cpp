@@ -15,11 +15,11 @@
 #include <QObject>
 #include <QTest>
 
-#include "sailor/catalog.hpp"
-#include "sailor/profile.hpp"
-#include "sailor/scenario.hpp"
-#include "sailor/simulator.hpp"
-#include "simulator_internal.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/model/profile.hpp"
+#include "sailor/scenario/scenario.hpp"
+#include "sailor/simulation/simulator.hpp"
+#include "simulation/simulator_internal.hpp"
 #include "test_support.hpp"
 
 using namespace sailor;
@@ -189,8 +189,8 @@ class TestSimulatorParts : public QObject {
     QCOMPARE(stageMicrobatches(plan, tinyJob(cat_, 7)), (std::vector<int>{2, 4}));
   }
 
-  // NOTE [Communicator buffers]: the groups the runtime creates (runner/src/comm.cpp allGroups,
-  // P2p) that each GPU belongs to.
+  // NOTE [Communicator buffers]: the groups the runtime creates (runner/src/training/comm.cpp
+  // allGroups, P2p) that each GPU belongs to.
   void gpuGroupsOfAPlan() {
     Plan plan;
     plan.microbatch_size = 1;

@@ -1,6 +1,6 @@
-// SkyPilot's GPU price catalogues read into price offers (sailor/skypilot_catalog.hpp,
-// sailor/csv.hpp, sailor/prices.hpp; docs/prices.md): the strict CSV reader, case by case;
-// small catalogues written here (GCP's host + accelerator rule, the n1 host rule, skips,
+// SkyPilot's GPU price catalogues read into price offers (sailor/model/skypilot_catalog.hpp,
+// sailor/core/csv.hpp, sailor/model/prices.hpp; docs/prices.md): the strict CSV reader, case by
+// case; small catalogues written here (GCP's host + accelerator rule, the n1 host rule, skips,
 // duplicates); malformed catalogues refused naming file, line and column with the output sheet
 // left as it was; the sheet written and read back; the shipped sheet without offers. With the
 // reference extracts beside the project (../shared/reference/skypilot/catalogs/v7), also their
@@ -13,10 +13,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "sailor/catalog.hpp"
-#include "sailor/csv.hpp"
-#include "sailor/prices.hpp"
-#include "sailor/skypilot_catalog.hpp"
+#include "sailor/core/csv.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/model/prices.hpp"
+#include "sailor/model/skypilot_catalog.hpp"
 #include "test_support.hpp"
 
 using namespace sailor;

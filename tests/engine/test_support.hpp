@@ -17,9 +17,9 @@
 #include <QTest>
 #include <nlohmann/json.hpp>
 
-#include "sailor/catalog.hpp"
-#include "sailor/error.hpp"
-#include "sailor/profile.hpp"
+#include "sailor/core/error.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/model/profile.hpp"
 
 namespace sailor::test {
 

@@ -11,9 +11,9 @@
 
 #include <QTest>
 
-#include "sailor/catalog.hpp"
-#include "sailor/json_util.hpp"
-#include "sailor/planner.hpp"
+#include "sailor/core/json_util.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/planning/planner.hpp"
 #include "test_support.hpp"
 
 using namespace sailor;

@@ -1,15 +1,15 @@
 // Scenarios from GPU counts per (type, zone), priced from the shipped price sheet
-// (engine/include/sailor/trace_scenario.hpp): what `sailor plan --trace` and the planner bench
-// plan on. Prices are the sheet's figures; a GPU type the sheet does not price in a region is
+// (engine/include/sailor/scenario/trace_scenario.hpp): what `sailor plan --trace` and the planner
+// bench plan on. Prices are the sheet's figures; a GPU type the sheet does not price in a region is
 // bad input naming both.
 #include <QTest>
 
-#include "sailor/catalog.hpp"
-#include "sailor/json_util.hpp"
-#include "sailor/prices.hpp"
-#include "sailor/reference.hpp"
-#include "sailor/scenario.hpp"
-#include "sailor/trace_scenario.hpp"
+#include "sailor/core/json_util.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/model/prices.hpp"
+#include "sailor/model/reference.hpp"
+#include "sailor/scenario/scenario.hpp"
+#include "sailor/scenario/trace_scenario.hpp"
 #include "test_support.hpp"
 
 using namespace sailor;

@@ -1,5 +1,5 @@
-// A fixed-size job over an availability trace (engine/include/sailor/trace_whatif.hpp), on the
-// built-in scenario with hand-set predictions, so that every figure is checked against the cost
+// A fixed-size job over an availability trace (engine/include/sailor/planning/trace_whatif.hpp), on
+// the built-in scenario with hand-set predictions, so that every figure is checked against the cost
 // model's own arithmetic (NOTE [Reconfiguration cost model]):
 //   - rowTimes: trace labels as seconds from the first row; a label that is not a time, or one
 //     earlier than the row before, is bad input naming it;
@@ -13,11 +13,11 @@
 //   - neverFinishes: a last row without a plan leaves the job unfinished, with what was done.
 #include <QtTest>
 
-#include "sailor/catalog.hpp"
-#include "sailor/error.hpp"
-#include "sailor/json_util.hpp"
-#include "sailor/scenario.hpp"
-#include "sailor/trace_whatif.hpp"
+#include "sailor/core/error.hpp"
+#include "sailor/core/json_util.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/planning/trace_whatif.hpp"
+#include "sailor/scenario/scenario.hpp"
 
 using namespace sailor;
 

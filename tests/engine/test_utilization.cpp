@@ -1,13 +1,13 @@
-// Model FLOPs utilisation (sailor/utilization.hpp), worked by hand: the model FLOPs of
+// Model FLOPs utilisation (sailor/planning/utilization.hpp), worked by hand: the model FLOPs of
 // Llama-3-8B and GPT-3-175B from their catalogue dimensions, and the MFU of a plan of 64 GPUs.
 #include <QTest>
 
-#include "sailor/catalog.hpp"
-#include "sailor/job.hpp"
-#include "sailor/planner.hpp"
-#include "sailor/profile.hpp"
-#include "sailor/scenario.hpp"
-#include "sailor/utilization.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/model/job.hpp"
+#include "sailor/model/profile.hpp"
+#include "sailor/planning/planner.hpp"
+#include "sailor/planning/utilization.hpp"
+#include "sailor/scenario/scenario.hpp"
 #include "test_support.hpp"
 
 using namespace sailor;

@@ -9,8 +9,8 @@
 #include <QObject>
 #include <QTest>
 
-#include "sailor/catalog.hpp"
-#include "sailor/reference.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/model/reference.hpp"
 #include "test_support.hpp"
 
 using namespace sailor;

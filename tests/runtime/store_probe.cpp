@@ -30,7 +30,7 @@
 #include <thread>
 #include <vector>
 
-#include "rendezvous_store.hpp"
+#include "rendezvous/rendezvous_store.hpp"
 
 using namespace sailor::runner::store;
 using Clock = std::chrono::steady_clock;

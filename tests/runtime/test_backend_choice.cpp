@@ -1,9 +1,10 @@
-// The controller's backend rule (runner/src/backend_choice.cpp): NCCL needs one GPU per rank.
-// Tested without libtorch or a GPU; the GPU case itself was checked on a device (docs/backends.md).
+// The controller's backend rule (runner/src/launch/backend_choice.cpp): NCCL needs one GPU per
+// rank. Tested without libtorch or a GPU; the GPU case itself was checked on a device
+// (docs/backends.md).
 #include <QtTest>
 
-#include "backend_choice.hpp"
-#include "sailor/error.hpp"
+#include "launch/backend_choice.hpp"
+#include "sailor/core/error.hpp"
 
 using sailor::InputError;
 using sailor::runner::BackendChoice;

@@ -1,5 +1,5 @@
-// Communication timing (runner/src/comm.hpp's CommClock): the time a worker waits for a transfer
-// is booked as communication, and the compute before it is not.
+// Communication timing (runner/src/training/comm.hpp's CommClock): the time a worker waits for a
+// transfer is booked as communication, and the compute before it is not.
 //  - CPU, everywhere: a real Gloo all-reduce and a point-to-point receive between this process
 //    (rank 0) and a peer process (rank 1, this binary started with --comm-peer) that is
 //    deliberately late: the host clock books the wait (about the peer's delay minus the compute
@@ -30,7 +30,7 @@
 #include <ATen/cuda/Sleep.h>
 #endif
 
-#include "comm.hpp"
+#include "training/comm.hpp"
 
 using sailor::runner::commClock;
 using sailor::runner::CommTimes;

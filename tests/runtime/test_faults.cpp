@@ -37,8 +37,8 @@
 
 #include "proc_children.hpp"
 #include "run_outcome.hpp"
-#include "sailor/run_events.hpp"
-#include "sailor/run_store.hpp"
+#include "sailor/runs/run_events.hpp"
+#include "sailor/runs/run_store.hpp"
 #include "small_run.hpp"
 #include "test_time.hpp"
 

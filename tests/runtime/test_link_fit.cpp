@@ -1,10 +1,10 @@
 // The profiler's fit of point-to-point times to the engine's link model (seconds = latency +
-// bytes / bandwidth, runner/src/profiler.hpp fitLatencyBandwidth): exact figures come back
-// exactly, and noisy ones still give a positive bandwidth (a bandwidth of 0, which the
+// bytes / bandwidth, runner/src/profiling/profiler.hpp fitLatencyBandwidth): exact figures come
+// back exactly, and noisy ones still give a positive bandwidth (a bandwidth of 0, which the
 // catalogue refuses, once failed `sailor profile --quick` on a loaded machine).
 #include <QTest>
 
-#include "profiler.hpp"
+#include "profiling/profiler.hpp"
 
 using sailor::runner::fitLatencyBandwidth;
 

@@ -1,4 +1,5 @@
-// The rendezvous store of cluster runs (runner/src/rendezvous_store.hpp, auth_store.hpp):
+// The rendezvous store of cluster runs (runner/src/rendezvous/rendezvous_store.hpp,
+// auth_store.hpp):
 //   - operations: c10d's Store calls through AuthStore give TCPStore's answers (set, get, add,
 //     check, delete, key count, compare-and-set), a GET held until another client sets the key,
 //     a WAIT on a missing key timing out with the key named;
@@ -39,8 +40,8 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #endif
 
-#include "auth_store.hpp"
-#include "rendezvous_store.hpp"
+#include "rendezvous/auth_store.hpp"
+#include "rendezvous/rendezvous_store.hpp"
 
 using namespace sailor::runner;
 using namespace std::chrono_literals;

@@ -33,8 +33,8 @@
 #include <sqlite3.h>
 
 #include "proc_children.hpp"
-#include "sailor/run_events.hpp"
-#include "sailor/run_store.hpp"
+#include "sailor/runs/run_events.hpp"
+#include "sailor/runs/run_store.hpp"
 #include "test_time.hpp"
 
 namespace {
@@ -374,8 +374,8 @@ class TestRuntime : public QObject {
   }
 
   // Job "precision": "bf16": bfloat16 compute over float32 master weights (NOTE [Mixed
-  // precision] in runner/src/model.cpp). The losses are not float32's (rounding to 8 bits of
-  // mantissa shows in the 4th digit: measured 5.8e-4 apart over 20 iterations) yet follow them
+  // precision] in runner/src/training/model.cpp). The losses are not float32's (rounding to 8 bits
+  // of mantissa shows in the 4th digit: measured 5.8e-4 apart over 20 iterations) yet follow them
   // within 1%; a pipeline with tensor parallelism (bf16 messages, bf16 all-reduces summed in
   // float32 over Gloo) follows the one-process bf16 run within 1% (measured 5.6e-4). fp16 is
   // trained in float32 with a warning.

@@ -13,11 +13,11 @@
 #include <QTest>
 
 #include "cluster_editor.hpp"
-#include "sailor/catalog.hpp"
-#include "sailor/cluster.hpp"
-#include "sailor/error.hpp"
-#include "sailor/json_util.hpp"
-#include "sailor/scenario.hpp"
+#include "sailor/core/error.hpp"
+#include "sailor/core/json_util.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/scenario/cluster.hpp"
+#include "sailor/scenario/scenario.hpp"
 
 using sailor::studio::ClusterEditor;
 using sailor::studio::ClusterPoolSeed;

@@ -7,7 +7,7 @@
 #include <QTest>
 
 #include "job_panel.hpp"
-#include "sailor/catalog.hpp"
+#include "sailor/model/catalog.hpp"
 
 using sailor::studio::JobPanel;
 

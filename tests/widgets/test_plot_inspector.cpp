@@ -28,14 +28,14 @@
 #include <qcustomplot.h>
 
 #include "plan_inspector.hpp"
-#include "sailor/catalog.hpp"
-#include "sailor/job.hpp"
-#include "sailor/json_util.hpp"
-#include "sailor/knee.hpp"
-#include "sailor/planner.hpp"
-#include "sailor/profile.hpp"
-#include "sailor/scenario.hpp"
-#include "sailor/simulator.hpp"
+#include "sailor/core/json_util.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/model/job.hpp"
+#include "sailor/model/profile.hpp"
+#include "sailor/planning/knee.hpp"
+#include "sailor/planning/planner.hpp"
+#include "sailor/scenario/scenario.hpp"
+#include "sailor/simulation/simulator.hpp"
 #include "stage_palette.hpp"
 #include "tradeoff_plot.hpp"
 
@@ -336,8 +336,8 @@ void TestPlotInspector::noPlanShowsTheReason() {
   QVERIFY(itemsOf<QCPItemText>(plot.plot()).isEmpty());
 }
 
-// The knee of the result's frontier (sailor/knee.hpp): its plans other than the best one are
-// triangles labelled with their tolerances, and the summary above the plot names them and the
+// The knee of the result's frontier (sailor/planning/knee.hpp): its plans other than the best one
+// are triangles labelled with their tolerances, and the summary above the plot names them and the
 // best plan's last step. A frontier shaped like the two-zone scenario's: the best plan buys
 // little throughput for much more money.
 void TestPlotInspector::kneePlansAreMarked() {

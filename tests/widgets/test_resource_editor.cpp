@@ -31,9 +31,9 @@
 
 #include "property_panel.hpp"
 #include "resource_canvas.hpp"
-#include "sailor/catalog.hpp"
-#include "sailor/plan.hpp"
-#include "sailor/scenario.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/planning/plan.hpp"
+#include "sailor/scenario/scenario.hpp"
 #include "scenario_document.hpp"
 
 using sailor::Pool;
@@ -292,7 +292,8 @@ void TestResourceEditor::invalidEditsAreRejectedAndChangeNothing_data() {
       << QStringLiteral("needs at least one zone");
   QTest::newRow("pool index out of range")
       << Edit([](ScenarioDocument& d) { return d.removePool(99); }) << QStringLiteral("No pool 99");
-  // Refusals of the engine's zone rules (sailor/scenario_edit.hpp), worded by the document.
+  // Refusals of the engine's zone rules (sailor/scenario/scenario_edit.hpp), worded by the
+  // document.
   QTest::newRow("rename an unknown zone") << Edit([](ScenarioDocument& d) {
     return d.renameZone(QStringLiteral("mars-1a"), QStringLiteral("mars-1b"));
   }) << QStringLiteral("No zone \"mars-1a\"");

@@ -29,7 +29,7 @@
 #include "recorded_events.hpp"
 #include "resize_dialog.hpp"
 #include "run_monitor.hpp"
-#include "sailor/run_events.hpp"
+#include "sailor/runs/run_events.hpp"
 
 using nlohmann::json;
 using sailor::AvailabilitySite;

@@ -17,7 +17,7 @@
 #include <QString>
 #include <QWidget>
 
-#include "sailor/run_events.hpp"
+#include "sailor/runs/run_events.hpp"
 
 class QCustomPlot;
 class QCPAbstractItem;

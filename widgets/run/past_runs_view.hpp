@@ -11,7 +11,7 @@
 #include <QString>
 #include <QWidget>
 
-#include "sailor/run_store.hpp"
+#include "sailor/runs/run_store.hpp"
 
 class QPushButton;
 class QTreeWidget;

@@ -18,8 +18,8 @@
 #include <QString>
 #include <QWidget>
 
-#include "sailor/run_events.hpp"
-#include "sailor/run_prediction.hpp"
+#include "sailor/runs/run_events.hpp"
+#include "sailor/runs/run_prediction.hpp"
 
 class QCustomPlot;
 class QCPItemStraightLine;

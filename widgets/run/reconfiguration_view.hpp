@@ -17,8 +17,8 @@
 #include <QWidget>
 
 #include "resize_dialog.hpp"
-#include "sailor/run_events.hpp"
-#include "sailor/scenario.hpp"
+#include "sailor/runs/run_events.hpp"
+#include "sailor/scenario/scenario.hpp"
 
 class QLabel;
 class QPushButton;

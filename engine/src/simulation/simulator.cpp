@@ -1,0 +1,262 @@
+// The simulator: sailor::simulate predicts a plan's peak memory per GPU, iteration time with a
+// breakdown, throughput and cost on a scenario and a job. Models: docs/simulator.md.
+//
+// Map (simulate runs the steps in this order; each is declared in simulator_internal.hpp):
+//   1. gatherReplicas          per replica, its profile figures summed over its stage's layers
+//   2. placeOnNodes            which node of its (zone, GPU type) holds each replica
+//   3. replicaMemory           peak memory per GPU (gradientBucketBytes, replicaMemoryBytes)
+//      stageCompute            per stage, the straggler's forward and backward
+//                              (simulator_memory.cpp)
+//   4. Links                   links between replicas' nodes, resolved once per site pair
+//   5. boundaryTransfers       activations and gradients between stages (boundaryTransferSeconds)
+//                              (simulator_comm.cpp)
+//   6. dataParallelPipelines   which pipelines to simulate; runPipeline runs each one's schedule
+//      (deepSpeedOps, runDeepSpeedSchedule, runAsync1F1B), stageDone (simulator_pipeline.cpp);
+//      the interleaved schedule and fully sharded stages (simulator_schedules.cpp)
+//   7. tiedEmbeddingSync, stageSyncAndStep   gradient all-reduces (ringAllReduceSeconds), step
+//      (simulator_comm.cpp); 6-7 on ranks sharing a node's compute: runSharedCompute
+//      (simulator_shared.cpp)
+//   8. criticalPipeline, busiestStage, breakdownOf, sortTimeline   the breakdown and timeline
+//   9. computeUsd, priceEgress (EgressLedger)   cost per iteration
+//  10. requireFiniteFigures (in simulator.hpp)   every figure finite, else an InputError naming it
+// Then: timelineTrace (the timeline as Chrome trace events) and Prediction::toJson; 8-10 and
+// these in simulator_report.cpp.
+#include "sailor/simulation/simulator.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "sailor/core/error.hpp"
+#include "simulator_internal.hpp"
+
+namespace sailor {
+
+double Prediction::peakMemoryBytes() const {
+  double m = 0;
+  for (const auto& b : memory) m = std::max(m, b.total_bytes);
+  return m;
+}
+
+namespace sim {
+namespace {
+
+// Steps 6-7's result: each simulated pipeline's run and when each stage ends its step.
+struct Scheduled {
+  std::vector<PipelineRun> runs;
+  std::vector<double> stage_end;
+};
+
+// Steps 6-7 where no ranks share compute: each pipeline on its own (runPipeline), then each
+// stage's all-reduce and step once the last of its pipelines is done (a stage starts its own
+// when the last of its pipelines has finished its last backward; the tied-embedding one first).
+// Sets every stage's dp_sync_s and optimizer_s.
+Scheduled scheduleSeparately(const StageReplicas& data,
+                             const std::vector<std::vector<PairSeconds>>& pairs,
+                             const std::vector<int>& m_stage, int M, Links& links,
+                             EgressLedger& egress, const SimulatorOptions& options,
+                             const Schedule& sch, const Job& job, std::vector<StageTimes>& stages) {
+  const size_t P = data.size();
+  Scheduled out;
+  for (const auto& p : dataParallelPipelines(data, stages, pairs, m_stage)) {
+    if (sch.virtual_stages > 1) {
+      PipelineRun r{std::vector<double>(P, 0.0),
+                    std::vector<double>(P, 0.0),
+                    std::vector<double>(P, 0.0),
+                    std::vector<double>(P, 0.0),
+                    {}};
+      runInterleaved(p, M, sch.virtual_stages, r, options.timeline ? &r.ops : nullptr);
+      out.runs.push_back(std::move(r));
+    } else {
+      out.runs.push_back(runPipeline(p, M, options.schedule, options.timeline));
+    }
+  }
+  std::vector<double> stage_done = stageDone(out.runs, P);
+  const double tied_sync = tiedEmbeddingSync(data, links, egress, options);
+  if (tied_sync > 0) {
+    const double start = std::max(stage_done.front(), stage_done.back());
+    stage_done.front() = stage_done.back() = start + tied_sync;
+  }
+  out.stage_end.resize(P);
+  for (size_t s = 0; s < P; ++s) {
+    StageTimes& st = stages[s];
+    const double v = sch.virtual_stages;
+    const SyncAndStep ss = stageSyncAndStepScheduled(
+        data[s], links, egress, options, sch, job, m_stage[s], st.backward_s / v, st.forward_s / v);
+    st.dp_sync_s = ((s == 0 || s == P - 1) ? tied_sync : 0.0) + ss.sync_s;
+    st.optimizer_s = ss.optimizer_s;
+    out.stage_end[s] = stage_done[s] + ss.sync_s + ss.optimizer_s;
+  }
+  return out;
+}
+
+// Steps 6-7 where ranks of a node share its compute (NOTE [Ranks sharing a device]): every
+// pipeline (with one data-parallel degree; else the bounding pipeline of straggler figures) and
+// every step in one simulation.
+Scheduled scheduleShared(const StageReplicas& data,
+                         const std::vector<std::vector<PairSeconds>>& pairs,
+                         const std::vector<int>& m_stage, int M, Links& links, EgressLedger& egress,
+                         const SimulatorOptions& options, std::vector<StageTimes>& stages) {
+  const size_t P = data.size();
+  const size_t D = data.front().size();
+  const bool same_degree =
+      std::all_of(data.begin(), data.end(), [&](const auto& reps) { return reps.size() == D; });
+  SharedComputeInput in;
+  if (same_degree) {
+    for (size_t j = 0; j < D; ++j) {
+      std::vector<StageTimes> p(P);
+      std::vector<const ReplicaData*> reps(P);
+      std::vector<double> step(P);
+      for (size_t s = 0; s < P; ++s) {
+        const ReplicaData& d = data[s][j];
+        p[s].forward_s = d.forward_s;
+        p[s].backward_s = d.backward_s;
+        p[s].microbatches = m_stage[s];
+        if (s + 1 < P) {
+          p[s].send_forward_s = pairs[s][j].forward_s;
+          p[s + 1].send_backward_s = pairs[s][j].backward_s;
+        }
+        reps[s] = &d;
+        step[s] = stepSeconds(d.optimizer_s_per_param, d.params, static_cast<int>(data[s].size()),
+                              *d.gpu);
+      }
+      in.pipelines.push_back(std::move(p));
+      in.replicas.push_back(std::move(reps));
+      in.step_s.push_back(std::move(step));
+    }
+  } else {
+    in.pipelines = {stages};
+    in.replicas.resize(1);
+    in.step_s.resize(1);
+    for (size_t s = 0; s < P; ++s) {
+      in.replicas[0].push_back(&data[s][static_cast<size_t>(stages[s].straggler_replica)]);
+      double step = 0;
+      for (const ReplicaData& d : data[s])
+        step = std::max(step, stepSeconds(d.optimizer_s_per_param, d.params,
+                                          static_cast<int>(data[s].size()), *d.gpu));
+      in.step_s[0].push_back(step);
+    }
+  }
+  in.tied_sync_s = tiedEmbeddingSync(data, links, egress, options);
+  for (size_t s = 0; s < P; ++s)
+    in.sync_s.push_back(stageSyncAndStep(data[s], links, egress, options).sync_s);
+  SharedComputeRun r = runSharedCompute(in, M, options.schedule, options.timeline);
+  for (size_t s = 0; s < P; ++s) {
+    stages[s].dp_sync_s = ((s == 0 || s == P - 1) ? in.tied_sync_s : 0.0) + in.sync_s[s];
+    stages[s].optimizer_s = r.optimizer_s[s];
+  }
+  return {std::move(r.runs), std::move(r.stage_end)};
+}
+
+}  // namespace
+}  // namespace sim
+
+Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job_in,
+                    const Catalog& catalog, const ProfileSet& profiles,
+                    const SimulatorOptions& options, const LinkIndex* links_index) {
+  using namespace sim;
+  plan.validate(job_in, catalog, scenario);   // at least one stage, each with a replica
+  const Job job = plan.effectiveJob(job_in);  // the plan's recomputation
+  const size_t P = plan.stages.size();
+  const int b = plan.microbatch_size;
+  Prediction pred;
+
+  // 1-2. Replicas, their figures and their nodes.
+  GatheredReplicas gathered = gatherReplicas(plan, scenario, job, catalog, profiles);
+  StageReplicas& data = gathered.stages;
+  for (const auto& [k, v] : gathered.sources) pred.sources.emplace_back(k, v);
+  placeOnNodes(data);
+  const std::vector<int> m_stage = stageMicrobatches(plan, job);
+  const int M = *std::max_element(m_stage.begin(), m_stage.end());
+
+  // 3. Memory per GPU (one figure per replica: reserved, a 512-replica plan grew it 10 times).
+  const bool tied = catalog.model(job.model, "job.model").tied_embeddings;
+  size_t replicas = 0;
+  for (const auto& st : data) replicas += st.size();
+  pred.memory.reserve(replicas);
+  for (size_t s = 0; s < P; ++s) {
+    const StageGroupShape shape = stageGroupShape(plan, tied, static_cast<int>(s));
+    for (size_t k = 0; k < data[s].size(); ++k) {
+      MemoryBreakdown mb = replicaMemory(
+          data[s][k], static_cast<int>(s), static_cast<int>(k), static_cast<int>(P), m_stage[s], b,
+          job, gpuGroups(shape, plan.stages[s].replicas[k].tp, static_cast<int>(k)), plan.schedule,
+          static_cast<int>(data[s].size()));
+      if (!mb.fits()) {
+        pred.fits = false;
+        pred.out_of_memory.push_back(outOfMemoryMessage(mb));
+      }
+      pred.memory.push_back(std::move(mb));
+    }
+  }
+
+  // 4-5. Links, stage compute (fully sharded: with the gathers it leaves exposed) and boundary
+  // transfers.
+  Links links(scenario, catalog, gathered.site_replica, links_index);
+  if (plan.schedule.sharding == DpSharding::Full) {
+    std::vector<int> layers;
+    for (const Stage& st : plan.stages) layers.push_back(st.layerCount());
+    shardedStageTimes(data, links, job, options, layers);
+  }
+  pred.stages = stageCompute(data, m_stage);
+  EgressLedger egress;
+  const auto pairs = boundaryTransfers(data, m_stage, b, job.activationBytesPerElement(), links,
+                                       egress, pred.stages);
+
+  // 6-7. Each data-parallel pipeline's schedule, the gradient all-reduces and the steps.
+  const bool shared = std::any_of(data.begin(), data.end(), [](const auto& reps) {
+    return std::any_of(reps.begin(), reps.end(),
+                       [](const ReplicaData& d) { return d.gpu->sharesCompute(); });
+  });
+  Schedule timed = plan.schedule;  // the options that change the schedule's timing
+  timed.recompute.reset();
+  timed.sequence_parallel = false;
+  timed.fused_attention = false;
+  timed.tp_comm_overlap = false;
+  if (shared && !timed.isDefault())
+    throw InputError("schedule", plan.schedule.describe(job),
+                     "DeepSpeed's schedule on GPU types whose ranks share a node's compute "
+                     "(shared_compute_slowdown)");
+  Scheduled sched =
+      shared ? scheduleShared(data, pairs, m_stage, M, links, egress, options, pred.stages)
+             : scheduleSeparately(data, pairs, m_stage, M, links, egress, options, plan.schedule,
+                                  job, pred.stages);
+  std::vector<PipelineRun>& runs = sched.runs;
+  const std::vector<double>& stage_end = sched.stage_end;
+  double iteration = 0;
+  size_t critical = 0;
+  for (size_t s = 0; s < P; ++s)
+    if (stage_end[s] > iteration) {
+      iteration = stage_end[s];
+      critical = s;
+    }
+
+  // 8. The critical pipeline's timeline and its busiest stage's breakdown.
+  PipelineRun& run = runs[criticalPipeline(runs, critical)];
+  const size_t busiest = busiestStage(run, pred.stages, stage_end, critical);
+  if (options.timeline) {
+    pred.timeline = std::move(run.ops);
+    for (size_t s = 0; s < P; ++s) {
+      const StageTimes& st = pred.stages[s];
+      const int si = static_cast<int>(s);
+      if (st.dp_sync_s > 0)
+        pred.timeline.push_back({si, -1, 'A', stage_end[s] - st.dp_sync_s - st.optimizer_s,
+                                 stage_end[s] - st.optimizer_s});
+      pred.timeline.push_back({si, -1, 'O', stage_end[s] - st.optimizer_s, stage_end[s]});
+    }
+    sortTimeline(pred.timeline, P);
+  }
+  pred.iteration_s = iteration;
+  pred.breakdown = breakdownOf(run, pred.stages, busiest, iteration);
+  pred.iterations_per_s = iteration > 0 ? 1.0 / iteration : 0;
+  pred.tokens_per_s = pred.iterations_per_s * job.global_batch_size * job.sequence_length;
+
+  // 9. Cost per iteration.
+  pred.compute_usd = computeUsd(data, iteration);
+  pred.egress = egress.release();
+  pred.egress_usd = priceEgress(pred.egress, scenario);
+  pred.usd_per_iteration = pred.compute_usd + pred.egress_usd;
+  pred.usd_per_hour = iteration > 0 ? pred.usd_per_iteration * 3600.0 / iteration : 0;
+  requireFiniteFigures(pred);
+  return pred;
+}
+
+}  // namespace sailor

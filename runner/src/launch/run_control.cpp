@@ -1,0 +1,147 @@
+// `sailor runs attach` and `sailor runs resize`, run by sailor-run. Declared in run_control.hpp.
+#include "run_control.hpp"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "controller.hpp"
+#include "run_args.hpp"
+#include "sailor/core/error.hpp"
+#include "sailor/model/catalog.hpp"
+#include "sailor/runs/run_store.hpp"
+#include "sailor/scenario/scenario.hpp"
+
+namespace sailor::runner {
+
+using nlohmann::json;
+
+// `sailor runs attach ID [--store FILE]` (sailor hands it over as `attach ID ...`).
+int attachMain(int argc, char** argv, int first) {
+  std::string store_path, id_text;
+  for (int i = first; i < argc; ++i) {
+    const std::string k = argv[i];
+    if (k == "--store" && i + 1 < argc) store_path = argv[++i];
+    else if (id_text.empty() && !k.empty() && k[0] != '-') id_text = k;
+    else throw InputError("runs attach", "\"" + shownUtf8(k) + "\"", "ID [--store FILE]");
+  }
+  if (id_text.empty()) throw InputError("runs attach", "nothing", "a run id");
+  const int id = intArg("runs attach", id_text);
+  if (store_path.empty()) store_path = RunStore::defaultPath();
+  const int code = attachController(store_path, id, [](const json& e) {
+    const std::string line = e.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+    std::fwrite(line.data(), 1, line.size(), stdout);
+    std::fflush(stdout);
+  });
+  std::fflush(nullptr);
+  std::_Exit(code);
+}
+
+// `sailor runs resize ID --gpus TYPE@ZONE=N [--gpus ...] [--store FILE]` (sailor hands it over
+// as `resize ID ...`): tells the running elastic run ID how many GPUs of each named (type, zone)
+// it has now; its controller re-plans and reconfigures (docs/elasticity.md). Checked
+// here against the run's record and scenario; the controller answers on its control socket.
+int resizeMain(int argc, char** argv, int first) {
+  std::string store_path, id_text;
+  json gpus = json::object();
+  for (int i = first; i < argc; ++i) {
+    const std::string k = argv[i];
+    if (k == "--store" && i + 1 < argc) {
+      store_path = argv[++i];
+    } else if (k == "--gpus" && i + 1 < argc) {
+      const std::string v = argv[++i];
+      const std::size_t at = v.find('@'), eq = v.rfind('=');
+      if (at == std::string::npos || eq == std::string::npos || eq < at)
+        throw InputError("--gpus", "\"" + shownUtf8(v) + "\"",
+                         "TYPE@ZONE=N, e.g. A100-40@us-central1-a=3");
+      const int n = intArg("--gpus " + shownUtf8(v.substr(0, eq)), v.substr(eq + 1));
+      if (n < 0 || n > kMaxGpuCount)
+        throw InputError("--gpus " + shownUtf8(v.substr(0, eq)), std::to_string(n),
+                         "a GPU count from 0 to " + std::to_string(kMaxGpuCount));
+      gpus[v.substr(0, eq)] = n;
+    } else if (id_text.empty() && !k.empty() && k[0] != '-') {
+      id_text = k;
+    } else {
+      throw InputError("runs resize", "\"" + shownUtf8(k) + "\"",
+                       "ID --gpus TYPE@ZONE=N [--gpus ...] [--store FILE]");
+    }
+  }
+  if (id_text.empty()) throw InputError("runs resize", "nothing", "a run id");
+  if (gpus.empty()) throw InputError("--gpus", "nothing", "at least one TYPE@ZONE=N");
+  const int id = intArg("runs resize", id_text);
+  if (store_path.empty()) store_path = RunStore::defaultPath();
+  const RunStore store(store_path, StoreAccess::ReadOnly);
+  const std::optional<RunRecord> rec = store.run(id);
+  const std::string what = "run " + std::to_string(id);
+  if (!rec)
+    throw InputError("runs resize", what, "a run id of `sailor runs list` in " + store_path);
+  if (rec->status != RunStatus::Running)
+    throw InputError("runs resize", what + ", which is " + runStatusName(rec->status),
+                     "a running run");
+  const Catalog catalog = Catalog::load(resourceDir());
+  const Scenario scenario = Scenario::fromJson(rec->scenario, catalog);
+  for (const auto& [site, n] : gpus.items()) {
+    const std::size_t at = site.find('@');
+    if (!scenario.findPool(site.substr(at + 1), site.substr(0, at)))
+      throw InputError("--gpus " + shownUtf8(site),
+                       site.substr(0, at) + " in " + site.substr(at + 1),
+                       "a GPU type and zone with a pool in the run's scenario");
+  }
+  // The control socket is in the run's private directory, beside its rendezvous file.
+  std::string socket_path;
+  for (const EventRecord& e : store.events(id))
+    if (e.kind == "workers_started") {
+      const std::string rv = e.payload.value("store", "");
+      if (rv.rfind("file:", 0) == 0)
+        socket_path = rv.substr(5, rv.rfind('/') - 5) + "/control.sock";
+    }
+  if (socket_path.empty() || ::access(socket_path.c_str(), F_OK) != 0)
+    throw InputError("runs resize", what + ", which was not started with --elastic or --trace",
+                     "a local run started with --elastic or --trace");
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, socket_path.c_str(),
+              std::min(socket_path.size() + 1, sizeof addr.sun_path - 1));
+  if (fd < 0 || ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0)
+    throw InputError("runs resize",
+                     what + ": its controller does not answer (" + std::strerror(errno) + ")",
+                     "a running controller");
+  const std::string req = json{{"type", "resize"}, {"gpus", gpus}}.dump() + "\n";
+  (void)!::write(fd, req.data(), req.size());
+  std::string reply;
+  pollfd pfd{fd, POLLIN, 0};
+  while (reply.find('\n') == std::string::npos && ::poll(&pfd, 1, 15000) > 0) {
+    char buf[4096];
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n <= 0) break;
+    reply.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  json answer;
+  try {
+    answer = json::parse(reply.substr(0, reply.find('\n')));
+  } catch (const std::exception&) {
+    throw InputError("runs resize", what + ": no answer from its controller", "an answer");
+  }
+  if (!answer.value("ok", false))
+    throw InputError("runs resize", what + ": " + answer.value("message", std::string("refused")),
+                     "a resize the run can take");
+  std::cout << "sailor runs resize: " << what << ": " << answer.value("message", std::string())
+            << "\n";
+  return 0;
+}
+
+}  // namespace sailor::runner

@@ -1,0 +1,88 @@
+// One pipeline stage of the GPT-style decoder, sharded over its tensor-parallel group:
+// token + learned position embeddings, pre-norm blocks (causal self-attention, GELU MLP), final
+// norm, LM head (tied to the token embedding or not) and cross-entropy loss. Attention heads and
+// the MLP's inner width are split Megatron-style (QKV and fc1 column-parallel, output projection
+// and fc2 row-parallel); embeddings, norms and the head are replicated inside the group.
+//
+// Every parameter is first built in full from a seed derived from (run seed, layer, name), then
+// this rank keeps its shard. So a parameter's values do not depend on how the model is split,
+// and a run on many processes starts from exactly the weights of a single-process run.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "sailor/runs/run_spec.hpp"
+
+namespace sailor::runner {
+
+struct Param {
+  std::string name;     // e.g. "layer3.attn.qkv.weight"
+  torch::Tensor value;  // this rank's shard, a leaf that requires grad
+  std::vector<std::int64_t> full_shape;
+  int shard_dim = -1;        // -1: replicated inside the tensor-parallel group
+  torch::Tensor full_index;  // int64 positions of the shard along shard_dim in the full tensor
+  bool tied_copy = false;    // the last stage's copy of a tied embedding (counted once in norms)
+};
+
+class StageModel {
+ public:
+  StageModel(const RunSpec& spec, const RankPlacement& placement, torch::Dtype dtype);
+
+  // First stage: `input` is int64 tokens [b, s]; other stages: hidden states [b, s, h]. Returns
+  // hidden states, or on the last stage the mean cross-entropy loss over `labels` [b, s].
+  torch::Tensor forward(const torch::Tensor& input, const torch::Tensor& labels);
+
+  std::vector<Param>& params() { return params_; }
+  // Block `index` of this stage (0-based) on hidden states [b, s, h].
+  torch::Tensor blockAt(const torch::Tensor& x, std::size_t index) const {
+    return block(x, blocks_.at(index));
+  }
+  // Moves the non-parameter tensors (the causal mask) to the device the parameters train on.
+  void moveBuffersTo(const torch::Device& device) { causal_mask_ = causal_mask_.to(device); }
+  // Dtype of the hidden states between blocks and stages: bfloat16 under bf16 mixed precision
+  // (NOTE [Mixed precision] in model.cpp), else the parameters' dtype.
+  torch::Dtype activationDtype() const { return compute_; }
+  bool isLast() const { return last_ == spec_.model.layers + 1; }
+
+ private:
+  struct Block {
+    Param* ln1_w = nullptr;
+    Param* ln1_b = nullptr;
+    Param* qkv_w = nullptr;
+    Param* qkv_b = nullptr;
+    Param* out_w = nullptr;
+    Param* out_b = nullptr;
+    Param* ln2_w = nullptr;
+    Param* ln2_b = nullptr;
+    Param* fc1_w = nullptr;
+    Param* fc1_b = nullptr;
+    Param* fc2_w = nullptr;
+    Param* fc2_b = nullptr;
+  };
+  Param* add(const std::string& name, const std::vector<std::int64_t>& shape, int shard_dim,
+             const std::vector<std::int64_t>& index, double init_std, double init_value);
+  torch::Tensor weight(const Param* p) const;  // the parameter in the compute dtype
+  torch::Tensor norm(const torch::Tensor& x, Param* w, Param* b) const;
+  torch::Tensor block(const torch::Tensor& x, const Block& blk) const;
+
+  const RunSpec& spec_;
+  RankPlacement me_;
+  torch::Dtype dtype_;    // parameters, gradients, optimizer state
+  torch::Dtype compute_;  // matrix products and activations
+  int first_ = 0;
+  int last_ = 0;
+  std::vector<Param> params_;  // reserved up front: Block holds pointers into it
+  Param* tok_ = nullptr;
+  Param* pos_ = nullptr;
+  std::vector<Block> blocks_;
+  Param* lnf_w_ = nullptr;
+  Param* lnf_b_ = nullptr;
+  Param* head_ = nullptr;
+  torch::Tensor causal_mask_;
+};
+
+}  // namespace sailor::runner
