@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Fails when a C++ file that a change touches breaks the naming scheme of the root .clang-tidy
 # (readability-identifier-naming: types CamelCase, functions camelBack, variables lower_case,
-# private members lower_case_, constants kCamelCase; README, Code style) or, in engine/ and
-# runner/, has a function longer than their .clang-tidy allows (readability-function-size).
+# private members lower_case_, constants kCamelCase; README, Code style) or, in engine/,
+# runner/, widgets/ or app/ (their sub-folders too), has a function longer than their
+# .clang-tidy allows (readability-function-size).
 # Run by CTest as style.clang_tidy:
 #   check_tidy.sh CLANG_TIDY SOURCE_DIR BUILD_DIR
 # Which files: those changed between SAILOR_TIDY_BASE (default HEAD~1, the last commit) and the
@@ -87,7 +88,7 @@ mapfile -t findings < <(grep -E 'warning: .*\[readability-(identifier-naming|fun
 if [[ ${#findings[@]} -gt 0 ]]; then
   printf '%s\n' "${findings[@]}"
   echo "check_tidy.sh: ${#findings[@]} findings: names that differ from the scheme of" \
-       ".clang-tidy, or functions too long for engine/ or runner/ (README, Code style)" >&2
+       ".clang-tidy, or functions too long for engine/, runner/, widgets/ or app/ (README, Code style)" >&2
   exit 1
 fi
 echo "check_tidy.sh: ${#files[@]} translation units follow the naming scheme and length limit"
