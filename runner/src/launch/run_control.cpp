@@ -14,6 +14,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -24,20 +25,50 @@
 #include "sailor/runs/run_store.hpp"
 #include "sailor/scenario/scenario.hpp"
 
+#include <CLI/CLI.hpp>
+
 namespace sailor::runner {
 
 using nlohmann::json;
 
+namespace {
+
+// Reads `ID [options]` of `command` (runs attach, runs resize) from argv[first..argc) into the
+// options declared on `app` with CLI11 and returns ID. Bad input: the first argument that is
+// neither a declared option nor the one ID, then a valued option that ends the command line,
+// then no ID.
+std::string parseRunIdCommand(CLI::App& app, const std::string& command, const std::string& usage,
+                              int argc, char** argv, int first) {
+  app.set_help_flag();
+  app.allow_extras();             // arguments that are no option come back in remaining(), in order
+  std::vector<std::string> args;  // CLI11 takes them last first
+  for (int i = argc - 1; i >= first; --i) args.emplace_back(argv[i]);
+  bool ends_without_value = false;
+  try {
+    app.parse(args);
+  } catch (const CLI::ArgumentMismatch&) {
+    ends_without_value = true;  // a valued option with nothing after it
+  }
+  std::string id_text;
+  for (const std::string& k : app.remaining()) {
+    if (!id_text.empty() || k.empty() || k[0] == '-')
+      throw InputError(command, "\"" + shownUtf8(k) + "\"", usage);
+    id_text = k;
+  }
+  if (ends_without_value) throw InputError(argv[argc - 1], "nothing", "a value");
+  if (id_text.empty()) throw InputError(command, "nothing", "a run id");
+  return id_text;
+}
+
+}  // namespace
+
 // `sailor runs attach ID [--store FILE]` (sailor hands it over as `attach ID ...`).
 int attachMain(int argc, char** argv, int first) {
-  std::string store_path, id_text;
-  for (int i = first; i < argc; ++i) {
-    const std::string k = argv[i];
-    if (k == "--store" && i + 1 < argc) store_path = argv[++i];
-    else if (id_text.empty() && !k.empty() && k[0] != '-') id_text = k;
-    else throw InputError("runs attach", "\"" + shownUtf8(k) + "\"", "ID [--store FILE]");
-  }
-  if (id_text.empty()) throw InputError("runs attach", "nothing", "a run id");
+  CLI::App app;
+  std::string store_path;
+  app.add_option("--store", store_path)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  const std::string id_text =
+      parseRunIdCommand(app, "runs attach", "ID [--store FILE]", argc, argv, first);
   const int id = intArg("runs attach", id_text);
   if (store_path.empty()) store_path = RunStore::defaultPath();
   const int code = attachController(store_path, id, [](const json& e) {
@@ -54,31 +85,25 @@ int attachMain(int argc, char** argv, int first) {
 // it has now; its controller re-plans and reconfigures (docs/elasticity.md). Checked
 // here against the run's record and scenario; the controller answers on its control socket.
 int resizeMain(int argc, char** argv, int first) {
-  std::string store_path, id_text;
+  CLI::App app;
+  std::string store_path;
+  std::vector<std::string> sites;
+  app.add_option("--store", store_path)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.add_option("--gpus", sites)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  const std::string id_text = parseRunIdCommand(
+      app, "runs resize", "ID --gpus TYPE@ZONE=N [--gpus ...] [--store FILE]", argc, argv, first);
   json gpus = json::object();
-  for (int i = first; i < argc; ++i) {
-    const std::string k = argv[i];
-    if (k == "--store" && i + 1 < argc) {
-      store_path = argv[++i];
-    } else if (k == "--gpus" && i + 1 < argc) {
-      const std::string v = argv[++i];
-      const std::size_t at = v.find('@'), eq = v.rfind('=');
-      if (at == std::string::npos || eq == std::string::npos || eq < at)
-        throw InputError("--gpus", "\"" + shownUtf8(v) + "\"",
-                         "TYPE@ZONE=N, e.g. A100-40@us-central1-a=3");
-      const int n = intArg("--gpus " + shownUtf8(v.substr(0, eq)), v.substr(eq + 1));
-      if (n < 0 || n > kMaxGpuCount)
-        throw InputError("--gpus " + shownUtf8(v.substr(0, eq)), std::to_string(n),
-                         "a GPU count from 0 to " + std::to_string(kMaxGpuCount));
-      gpus[v.substr(0, eq)] = n;
-    } else if (id_text.empty() && !k.empty() && k[0] != '-') {
-      id_text = k;
-    } else {
-      throw InputError("runs resize", "\"" + shownUtf8(k) + "\"",
-                       "ID --gpus TYPE@ZONE=N [--gpus ...] [--store FILE]");
-    }
+  for (const std::string& v : sites) {
+    const std::size_t at = v.find('@'), eq = v.rfind('=');
+    if (at == std::string::npos || eq == std::string::npos || eq < at)
+      throw InputError("--gpus", "\"" + shownUtf8(v) + "\"",
+                       "TYPE@ZONE=N, e.g. A100-40@us-central1-a=3");
+    const int n = intArg("--gpus " + shownUtf8(v.substr(0, eq)), v.substr(eq + 1));
+    if (n < 0 || n > kMaxGpuCount)
+      throw InputError("--gpus " + shownUtf8(v.substr(0, eq)), std::to_string(n),
+                       "a GPU count from 0 to " + std::to_string(kMaxGpuCount));
+    gpus[v.substr(0, eq)] = n;
   }
-  if (id_text.empty()) throw InputError("runs resize", "nothing", "a run id");
   if (gpus.empty()) throw InputError("--gpus", "nothing", "at least one TYPE@ZONE=N");
   const int id = intArg("runs resize", id_text);
   if (store_path.empty()) store_path = RunStore::defaultPath();

@@ -27,7 +27,6 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
-#include <map>
 #include <numeric>
 #include <optional>
 #include <sstream>
@@ -357,31 +356,50 @@ void keepFreedMemory() {
 #endif
 }
 
+// A measuring process: `--child layers|links` and the options its parent gives it (the spawnSelf
+// calls below), read with CLI11; every option of the mode is required.
 int childMain(int argc, char** argv) {
   keepFreedMemory();
   torch::set_num_threads(1);
   const std::string mode = argv[2];
-  std::map<std::string, std::string> a;
-  for (int i = 3; i + 1 < argc; i += 2) a[argv[i]] = argv[i + 1];
+  CLI::App app;
+  app.set_help_flag();
+  std::string store, partial, microbatch_sizes, sizes_text;
+  int repeats = 1;
+  app.add_option("--store", store)->required();
+  app.add_option("--partial", partial)->required();
+  app.add_option("--repeats", repeats)->required();
+  MeasureTask t;
+  int rank = 0;
   if (mode == "layers") {
-    MeasureTask t;
-    t.spec = RunSpec::fromJson(readJson(a.at("--spec")));
-    t.tp_rank = std::stoi(a.at("--tp-rank"));
-    t.microbatches = intList("--microbatch-sizes", a.at("--microbatch-sizes"), 1 << 20);
-    t.repeats = std::stoi(a.at("--repeats"));
-    t.store_path = a.at("--store");
-    t.partial_dir = a.at("--partial");
-    t.device = a.at("--device");
-    measureLayers(t);
+    std::string spec;
+    app.add_option("--spec", spec)->required()->each([&](const std::string& v) {
+      t.spec = RunSpec::fromJson(readJson(v));
+    });
+    app.add_option("--tp-rank", t.tp_rank)->required();
+    app.add_option("--microbatch-sizes", microbatch_sizes)->required();
+    app.add_option("--device", t.device)->required();
   } else if (mode == "links") {
-    std::vector<double> sizes;
-    std::stringstream ss(a.at("--sizes"));
-    std::string item;
-    while (std::getline(ss, item, ',')) sizes.push_back(std::stod(item));
-    measureLinks(std::stoi(a.at("--rank")), a.at("--store"), a.at("--partial"), sizes,
-                 std::stoi(a.at("--repeats")));
+    app.add_option("--rank", rank)->required();
+    app.add_option("--sizes", sizes_text)->required();
   } else {
     throw std::runtime_error("unknown child mode " + mode);
+  }
+  const ArgumentProblem problem = parseInOrder(app, argc, argv, 3);
+  if (problem.kind != ArgumentProblem::Kind::None)
+    throw std::runtime_error("argument \"" + problem.argument + "\" of mode " + mode);
+  if (mode == "layers") {
+    t.microbatches = intList("--microbatch-sizes", microbatch_sizes, 1 << 20);
+    t.repeats = repeats;
+    t.store_path = store;
+    t.partial_dir = partial;
+    measureLayers(t);
+  } else {
+    std::vector<double> sizes;
+    std::stringstream ss(sizes_text);
+    std::string item;
+    while (std::getline(ss, item, ',')) sizes.push_back(std::stod(item));
+    measureLinks(rank, store, partial, sizes, repeats);
   }
   return 0;
 }
