@@ -19,6 +19,8 @@
 #include "help.hpp"
 #include "sailor/core/error.hpp"
 #include "sailor/core/utf8.hpp"
+#include "sailor/model/job.hpp"
+#include "sailor/planning/plan.hpp"
 #include "sailor/runs/run_events.hpp"
 #include "sailor/runs/run_store.hpp"
 
@@ -109,6 +111,21 @@ std::string lastJobState(const RunStore& store, std::int64_t id) {
   return state;
 }
 
+// The schedule the run trains with, as its plan says ("DeepSpeed schedule" without one).
+std::string scheduleText(const RunRecord& run) {
+  try {
+    const Schedule s = run.plan.contains("schedule")
+                           ? Schedule::fromJson(run.plan["schedule"], "plan.schedule")
+                           : Schedule{};
+    Job job;
+    if (run.job.contains("recompute") && run.job["recompute"].is_string())
+      job.recompute = parseRecompute(run.job["recompute"].get<std::string>(), "job.recompute");
+    return s.describe(job);
+  } catch (const InputError& e) {
+    return std::string("cannot be read: ") + e.what();
+  }
+}
+
 // `sailor runs show ID` as text: the run's fields, its iterations, its changes of world, its
 // prediction against what it measured, and how many events it recorded.
 void printRunText(const RunStore& store, const std::string& path, const RunRecord& run,
@@ -119,6 +136,7 @@ void printRunText(const RunStore& store, const std::string& path, const RunRecor
             << "  finished     " << (run.finished_at.empty() ? "-" : run.finished_at) << "\n"
             << "  world size   " << run.world_size << "\n"
             << "  backend      " << run.backend << "\n"
+            << "  schedule     " << scheduleText(run) << "\n"
             << "  iterations   " << run.iterations_done << " of " << run.iterations_planned << "\n";
   if (!run.error.empty()) std::cout << "  error        " << run.error << "\n";
   if (!run.job_id.empty())

@@ -1,6 +1,7 @@
 // `sailor simulate` (a plan's prediction) and `sailor export` (a plan's launch on a cluster):
 // the two commands that start from a scenario, a job and a plan file.
 #include <cstdint>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -35,7 +36,7 @@ struct SimulateArgs {
   const CLI::Option* json = nullptr;
   const CLI::Option* no_analytic = nullptr;
   const CLI::Option* non_blocking_p2p = nullptr;
-  std::optional<std::string> scenario, job, plan, sailor_profiles, timeline;
+  std::optional<std::string> scenario, job, plan, sailor_profiles, timeline, gradient_bucket;
   std::vector<std::string> profiles, catalogs;
 };
 
@@ -49,6 +50,7 @@ void declare(CLI::App& app, SimulateArgs& a) {
   repeatable(app.add_option("--profiles", a.profiles));
   app.add_option("--sailor-profiles", a.sailor_profiles);
   app.add_option("--timeline", a.timeline);
+  app.add_option("--gradient-bucket", a.gradient_bucket);
   repeatable(app.add_option("--catalog", a.catalogs));
 }
 
@@ -88,6 +90,9 @@ int cmdSimulate(int argc, char** argv) {
   const ProfileSet profiles = simulateProfiles(a, cat);
   SimulatorOptions opt;
   if (a.non_blocking_p2p->count() > 0) opt.schedule = PipelineSchedule::Async1F1B;
+  if (a.gradient_bucket)
+    opt.gradient_bucket_params =
+        positiveNumber("--gradient-bucket", *a.gradient_bucket, "a positive number of parameters");
   Prediction p = simulate(plan, scenario, job, cat, profiles, opt);
   const std::vector<LinkUse> links =
       linksOfPlan(plan, scenario, cat, cat.model(job.model, "job.model").tied_embeddings);
@@ -122,8 +127,10 @@ namespace {
 
 // The options of `sailor export`.
 struct ExportArgs {
+  const CLI::Option* real_size = nullptr;
+  const CLI::Option* scale = nullptr;
   std::optional<std::string> plan, scenario, job, format, cluster, output, iterations, hidden,
-      seq_len, seed, backend;
+      seq_len, seed, backend, data, vocab, global_batch, lr, dtype;
 };
 
 void declare(CLI::App& app, ExportArgs& a) {
@@ -138,18 +145,51 @@ void declare(CLI::App& app, ExportArgs& a) {
   app.add_option("--seq-len", a.seq_len);
   app.add_option("--seed", a.seed);
   app.add_option("--backend", a.backend);
+  a.real_size = app.add_flag("--real-size");
+  a.scale = app.add_flag("--scale");
+  app.add_option("--data", a.data);
+  app.add_option("--vocab", a.vocab);
+  app.add_option("--global-batch", a.global_batch);
+  app.add_option("--lr", a.lr);
+  app.add_option("--dtype", a.dtype);
 }
 
-// The run options an export writes into each worker's command (as `sailor run` takes them).
-RunOptions exportRunOptions(const ExportArgs& a) {
+// The run options an export writes into each worker's spec, as `sailor run` takes them; the
+// model at its real size unless --scale or --hidden asks for a smoke test. A token file is a
+// path on the cluster's nodes (not read here), of the model's vocabulary unless --vocab says.
+RunOptions exportRunOptions(const ExportArgs& a, const ModelSpec& model) {
   RunOptions ro;
   ro.backend = a.backend.value_or("nccl");
   if (ro.backend != "nccl" && ro.backend != "gloo")
     throw InputError("--backend", "\"" + ro.backend + "\"", "nccl or gloo");
+  const bool scale = a.scale->count() > 0;
+  if (scale && a.real_size->count() > 0)
+    throw InputError("--real-size", "given with --scale", "one of them");
+  ro.real_size = a.real_size->count() > 0 || (!scale && !a.hidden);
   if (a.iterations) ro.iterations = positiveInt("--iterations", *a.iterations, 1);
   if (a.hidden) ro.hidden_size = positiveInt("--hidden", *a.hidden, 1);
   if (a.seq_len) ro.sequence_length = positiveInt("--seq-len", *a.seq_len, 1);
   if (a.seed) ro.seed = static_cast<std::uint64_t>(positiveInt("--seed", *a.seed, 0));
+  if (a.global_batch) ro.global_batch_size = positiveInt("--global-batch", *a.global_batch, 1);
+  if (a.lr) {
+    ro.learning_rate = positiveNumber("--lr", *a.lr, "a positive learning rate");
+    ro.min_learning_rate = ro.learning_rate / 10;
+  }
+  if (a.dtype) ro.dtype = *a.dtype;
+  if (a.data && *a.data != "synthetic") {
+    if (!isPrintableText(*a.data) || !std::filesystem::path(*a.data).is_absolute())
+      throw InputError("--data", "\"" + printableLine(*a.data) + "\"",
+                       "synthetic, or the absolute path of the token file on the cluster's nodes");
+    ro.data = *a.data;
+    ro.data_format = a.vocab || ro.real_size ? "tokens" : "text";
+  }
+  if (a.vocab) {
+    if (ro.data_format == "synthetic")
+      throw InputError("--vocab", *a.vocab, "a token file given with --data FILE");
+    ro.vocab_size = positiveInt("--vocab", *a.vocab, 2);
+  } else if (ro.data_format == "tokens") {
+    ro.vocab_size = model.vocab_size;
+  }
   return ro;
 }
 
@@ -172,16 +212,24 @@ int cmdExport(int argc, char** argv) {
   const auto format = exportFormatFromName(format_name);
   if (!format)
     throw InputError("--format", "\"" + format_name + "\"", "kubernetes, torchrun or slurm");
-  const RunOptions ro = exportRunOptions(a);
-
   Catalog cat = Catalog::load(resourceDir());
   PlanExportRequest request;
   request.format = *format;
   request.cluster_file = a.cluster.value_or(resourceDir() + "/clusters/default.json");
   request.plan_name = required(a.plan, "--plan");
-  request.options = ro;
   auto [scenario, job, plan] = loadPlanFiles(a.scenario, a.job, a.plan, cat);
+  const ModelSpec& model = cat.model(job.model, "job.model");
+  request.options = exportRunOptions(a, model);
   const std::vector<ExportFile> files = exportPlanLaunch(scenario, job, plan, cat, request);
+  // What the files train, on stderr where it is not the job on its data.
+  const RunSpec spec = exportRunSpec(job, plan, cat, request);
+  if (isSmokeTest(spec, model))
+    std::cerr << "sailor export: a smoke test, not the job: " << model.name << " scaled to hidden "
+              << spec.model.hidden_size << " (the job's " << model.hidden_size
+              << "); without --scale and --hidden the workers train it\n";
+  if (spec.data_format == "synthetic")
+    std::cerr << "sailor export: the workers train on synthetic tokens; --data FILE gives them "
+                 "the job's token file\n";
   if (a.output) {
     for (const std::string& path : writeExportFiles(files, *a.output, "--output"))
       std::cout << path << "\n";

@@ -764,9 +764,10 @@ void MainWindow::exportLaunch(const LaunchTarget& target) {
                              ? sailor::resourceDir() + "/clusters/default.json"
                              : QFile::encodeName(target.cluster_file).toStdString();
   request.plan_name = "plan";
-  // The workers' spec as `sailor export` writes it by default: a GPU cluster (NCCL), the job's
-  // global batch, the iterations asked for in the tab.
+  // The workers' spec as `sailor export` writes it by default: the job's model at its real size
+  // on a GPU cluster (NCCL), the job's global batch, the iterations asked for in the tab.
   request.options.backend = "nccl";
+  request.options.real_size = true;
   request.options.iterations = monitor_->iterationsRequested();
   try {
     const std::vector<sailor::ExportFile> files = sailor::exportPlanLaunch(

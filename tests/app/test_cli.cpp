@@ -393,6 +393,63 @@ class TestCli : public QObject {
     QVERIFY(!QFileInfo::exists(dir.path() + "/none"));
   }
 
+  // An export trains the job: Llama-3-70B at its real size on the job's token file with the
+  // plan's schedule, in every format, each file saying so at its head; --scale is a smoke test,
+  // said in the files and on stderr; a relative --data or --real-size with --scale is bad input.
+  void exportTrainsTheJobOrSaysItIsASmokeTest() {
+    QTemporaryDir dir;
+    const QString plan = writeFile(dir, "plan70.json", R"({"microbatch_size": 1, "stages": [
+      {"first_layer": 0, "last_layer": 40, "replicas": [
+        {"gpu_type": "A100-40", "tp": 8, "zone": "us-central1-a"},
+        {"gpu_type": "A100-40", "tp": 8, "zone": "us-central1-a"}]},
+      {"first_layer": 41, "last_layer": 81, "replicas": [
+        {"gpu_type": "A100-40", "tp": 8, "zone": "us-west1-b"},
+        {"gpu_type": "A100-40", "tp": 8, "zone": "us-west1-b"}]}],
+      "schedule": {"overlap_grad_reduce": true}})");
+    const QString job =
+        writeFile(dir, "job70.json",
+                  R"({"model": "Llama-3-70B", "global_batch_size": 16, "sequence_length": 8192})");
+    const QStringList base{
+        "export", "--plan", plan, "--scenario", resources() + "/scenarios/default.json",
+        "--job",  job};
+    for (const QString format : {"slurm", "torchrun", "kubernetes"}) {
+      const QStringList args = QStringList(base) << "--format" << format << "--data"
+                                                 << "/data/llama3.bin";
+      const Result r = runSailor(args);
+      QVERIFY2(r.exit_code == 0, qPrintable(describe(args, r)));
+      QVERIFY2(r.err.isEmpty(), qPrintable(describe(args, r)));
+      QVERIFY2(r.out.contains("# Trains Llama-3-70B at its real size: 80 blocks, hidden 8192"),
+               qPrintable(describe(args, r)));
+      QVERIFY(r.out.contains("# schedule: overlapped gradient reduction."));
+      for (const char* needle : {R"("hidden_size": 8192)", R"("vocab_size": 128256)",
+                                 R"("data": "/data/llama3.bin")", R"("data_format": "tokens")",
+                                 R"("overlap_grad_reduce": true)", R"("sequence_length": 8192)"})
+        QVERIFY2(r.out.contains(needle), qPrintable(format + ": no " + needle));
+      const QStringList smoke = QStringList(base) << "--format" << format << "--scale";
+      const Result s = runSailor(smoke);
+      QVERIFY2(s.exit_code == 0, qPrintable(describe(smoke, s)));
+      QVERIFY2(s.out.contains("# SMOKE TEST, not the job: Llama-3-70B scaled to hidden 1024"),
+               qPrintable(describe(smoke, s)));
+      QVERIFY(s.out.contains("# data: synthetic tokens"));
+      QVERIFY2(s.err.contains("sailor export: a smoke test, not the job") &&
+                   s.err.contains("synthetic tokens"),
+               qPrintable(describe(smoke, s)));
+    }
+    const struct {
+      QStringList extra;
+      QString needle;
+    } rows[] = {{{"--data", "train.bin"}, "--data: got \"train.bin\""},
+                {{"--real-size", "--scale"}, "--real-size: got given with --scale"},
+                {{"--vocab", "300"}, "--vocab: got 300"}};
+    for (const auto& row : rows) {
+      const QStringList args = QStringList(base) << "--format"
+                                                 << "slurm" << row.extra;
+      const Result r = runSailor(args);
+      QVERIFY2(r.exit_code == 2 && r.err.contains(row.needle), qPrintable(describe(args, r)));
+      QVERIFY(r.out.isEmpty());
+    }
+  }
+
   void simulateDefault() {
     const QStringList args{"simulate", "--scenario", scenario_, "--job", job_, "--plan", plan_};
     const Result r = runSailor(args);

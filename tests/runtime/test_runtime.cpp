@@ -63,11 +63,13 @@ struct Run {
   }
 };
 
-// `sailor run` of a plan in tests/data/runtime with job.json (or `job`, a path).
+// `sailor run` of a plan in tests/data/runtime (or at an absolute path) with job.json (or `job`,
+// a path).
 QStringList runArgs(const QString& plan, const QString& store, const QStringList& extra,
                     const QString& job = kData + "/job.json") {
-  QStringList args{"run",      "--plan", kData + "/" + plan, "--scenario", kScenario, "--job", job,
-                   "--hidden", "64",     "--seq-len",        "16",         "--store", store};
+  const QString plan_path = QDir::isAbsolutePath(plan) ? plan : kData + "/" + plan;
+  QStringList args{"run",      "--plan", plan_path,   "--scenario", kScenario, "--job", job,
+                   "--hidden", "64",     "--seq-len", "16",         "--store", store};
   // The sanitizer build runs workers several times slower: the heartbeat limit (5 s by default)
   // scales with the tests' time factor unless the test sets its own.
   if (!extra.contains("--heartbeat-timeout") && sailor::test::scaledMs(5000) > 5000)
@@ -181,6 +183,19 @@ class TestRuntime : public QObject {
   QTemporaryDir dir_;
   QString store() const { return dir_.filePath("runs.sqlite"); }
 
+  // tests/data/runtime/`plan` with `schedule` as its schedule, written next to the store.
+  QString planWith(const QString& plan, const QJsonObject& schedule) const {
+    QFile in(kData + "/" + plan);
+    if (!in.open(QIODevice::ReadOnly)) return {};
+    QJsonObject p = QJsonDocument::fromJson(in.readAll()).object();
+    p["schedule"] = schedule;
+    const QString path = dir_.filePath("schedule-" + plan);
+    QFile out(path);
+    if (!out.open(QIODevice::WriteOnly)) return {};
+    out.write(QJsonDocument(p).toJson());
+    return path;
+  }
+
   // tests/data/runtime/job.json with `field` set to `value`, written next to the store.
   QString jobWith(const QString& field, const QString& value) const {
     QFile in(kData + "/job.json");
@@ -224,6 +239,39 @@ class TestRuntime : public QObject {
             qPrintable(dtype), diff);
       QVERIFY2(diff <= tolerance,
                qPrintable(QString("%1: %2 > %3").arg(plan).arg(diff).arg(tolerance)));
+    }
+  }
+
+  // The plan's schedule.overlap_grad_reduce: each bucket's all-reduce starts during the last
+  // microbatch's backward as soon as its gradients are final. The sums are the same sums, in
+  // buckets of the same order: the losses equal one process's (float64, 1e-9) on a pipeline
+  // with tp and two replicas, a stage mixing tp 1 and tp 2 (padded buckets) and three replicas
+  // sharing a global batch unevenly; run_started carries the schedule and `sailor runs show`
+  // names it.
+  void overlappedReductionMatchesSingleProcess() {
+    const QStringList extra{"--iterations", "20", "--dtype", "float64"};
+    const Run single = sailorRun(runArgs("single.json", store(), extra));
+    QVERIFY2(single.exit_code == 0, qPrintable(single.err));
+    for (const QString plan : {"pp2-tp2-dp2.json", "hetero.json", "pp2-dp3-uneven.json"}) {
+      const QString overlapped = planWith(plan, {{"overlap_grad_reduce", true}});
+      QVERIFY(!overlapped.isEmpty());
+      const Run run = sailorRun(runArgs(overlapped, store(), extra));
+      QVERIFY2(run.exit_code == 0, qPrintable(plan + ": " + run.err));
+      const QJsonObject schedule =
+          run.first("run_started")["plan"].toObject()["schedule"].toObject();
+      QVERIFY(schedule["overlap_grad_reduce"].toBool());
+      QCOMPARE(run.losses().size(), 20);
+      const double diff = maxRelativeDifference(single.losses(), run.losses());
+      qInfo("%s with overlap: max relative loss difference %.3g", qPrintable(plan), diff);
+      QVERIFY2(diff <= 1e-9, qPrintable(QString("%1: %2").arg(plan).arg(diff)));
+      // `sailor runs show` names the schedule the run trained with.
+      QProcess show;
+      show.start(SAILOR_BIN,
+                 {"runs", "show", QString::number(run.first("run_started")["run_id"].toInt()),
+                  "--store", store()});
+      QVERIFY(show.waitForFinished(30000));
+      const QString text = QString::fromUtf8(show.readAllStandardOutput());
+      QVERIFY2(text.contains("  schedule     overlapped gradient reduction\n"), qPrintable(text));
     }
   }
 

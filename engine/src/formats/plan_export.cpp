@@ -2,6 +2,7 @@
 // Export target.
 #include "sailor/formats/plan_export.hpp"
 
+#include <cstdio>
 #include <filesystem>
 #include <system_error>
 
@@ -11,20 +12,63 @@
 
 namespace sailor {
 
-std::vector<ExportFile> exportPlanLaunch(const Scenario& scenario, const Job& job, const Plan& plan,
-                                         const Catalog& catalog, const PlanExportRequest& request) {
+bool isSmokeTest(const RunSpec& spec, const ModelSpec& catalogue) {
+  return spec.model.hidden_size != catalogue.hidden_size ||
+         spec.model.ffn_hidden_size != catalogue.ffn_hidden_size ||
+         spec.model.vocab_size != catalogue.vocab_size;
+}
+
+std::vector<std::string> trainingSummary(const RunSpec& spec, const ModelSpec& catalogue) {
+  const RuntimeModel& m = spec.model;
+  const auto n = [](auto x) { return std::to_string(x); };
+  std::vector<std::string> lines;
+  if (isSmokeTest(spec, catalogue)) {
+    lines.push_back("SMOKE TEST, not the job: " + m.name + " scaled to hidden " + n(m.hidden_size) +
+                    ", MLP " + n(m.ffn_hidden_size) + ", vocabulary " + n(m.vocab_size) +
+                    ", sequence " + n(m.sequence_length) + ";");
+    lines.push_back("the job's model has hidden " + n(catalogue.hidden_size) + ", MLP " +
+                    n(catalogue.ffn_hidden_size) + ", vocabulary " + n(catalogue.vocab_size) +
+                    " (export without --scale or --hidden to train it);");
+  } else {
+    lines.push_back("Trains " + m.name + " at its real size: " + n(m.layers) + " blocks, hidden " +
+                    n(m.hidden_size) + ", MLP " + n(m.ffn_hidden_size) + ", " + n(m.heads) +
+                    " heads,");
+    lines.push_back("vocabulary " + n(m.vocab_size) + ", sequence " + n(m.sequence_length) + ";");
+  }
+  if (spec.data_format == "synthetic")
+    lines.push_back("data: synthetic tokens (give the job's token file with --data FILE);");
+  else if (spec.data_format == "tokens") lines.push_back("data: tokens of " + spec.data + ";");
+  else lines.push_back("data: the bytes of " + spec.data + ";");
+  char lr[32];
+  std::snprintf(lr, sizeof lr, "%g", spec.learning_rate);
+  lines.push_back("global batch " + n(spec.global_batch_size) + " in microbatches of " +
+                  n(spec.plan.microbatch_size) + ", " + n(spec.iterations) + " iterations, " +
+                  precisionName(spec.precision) + ", " + optimizerName(spec.optimizer) + " at lr " +
+                  lr + ", seed " + n(spec.seed) + ";");
+  Job job;
+  job.recompute = spec.recompute;
+  lines.push_back("schedule: " + spec.plan.schedule.describe(job) + ".");
+  return lines;
+}
+
+RunSpec exportRunSpec(const Job& job, const Plan& plan, const Catalog& catalog,
+                      const PlanExportRequest& request) {
   RunOptions options = request.options;
   // SGD steps by the gradient itself and needs a larger rate, as `sailor run` sets it.
   if (job.optimizer == Optimizer::Sgd && options.learning_rate == RunOptions{}.learning_rate) {
     options.learning_rate = 0.05;
     options.min_learning_rate = options.learning_rate / 10;
   }
-  RunSpec spec;
   try {
-    spec = RunSpec::build(plan, job, catalog.model(job.model, "model"), options);
+    return RunSpec::build(plan, job, catalog.model(job.model, "model"), options);
   } catch (const InputError& e) {
     throw withContext(e, request.plan_name);
   }
+}
+
+std::vector<ExportFile> exportPlanLaunch(const Scenario& scenario, const Job& job, const Plan& plan,
+                                         const Catalog& catalog, const PlanExportRequest& request) {
+  const RunSpec spec = exportRunSpec(job, plan, catalog, request);
   const std::string& cp = request.cluster_file;
   Cluster cluster;
   {
@@ -42,11 +86,21 @@ std::vector<ExportFile> exportPlanLaunch(const Scenario& scenario, const Job& jo
   } catch (const InputError& e) {
     throw withContext(e, request.plan_name);
   }
+  std::vector<ExportFile> files;
   try {
-    return exportLaunch(request.format, cluster, layout, spec.toJson());
+    files = exportLaunch(request.format, cluster, layout, spec.toJson());
   } catch (const InputError& e) {
     throw withContext(e, cp);
   }
+  // Each file says what it trains, after its interpreter line.
+  std::string about;
+  for (const std::string& line : trainingSummary(spec, catalog.model(job.model, "model")))
+    about += "# " + line + "\n";
+  for (ExportFile& f : files) {
+    const std::size_t at = f.text.rfind("#!", 0) == 0 ? f.text.find('\n') + 1 : 0;
+    f.text.insert(at, about);
+  }
+  return files;
 }
 
 std::vector<std::string> writeExportFiles(const std::vector<ExportFile>& files,

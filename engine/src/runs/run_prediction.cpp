@@ -21,6 +21,7 @@
 #include "sailor/core/json_util.hpp"
 #include "sailor/model/job.hpp"
 #include "sailor/model/profile.hpp"
+#include "sailor/runs/run_spec.hpp"
 #include "sailor/scenario/scenario.hpp"
 #include "sailor/simulation/simulator.hpp"
 
@@ -205,6 +206,7 @@ Prediction simulateOnProfile(const LocalProfile& p, const json& profile_catalog,
   profiles.add(NativeProfile::fromJson(p.profile, cat, p.dir + "/profile.json"));
   SimulatorOptions opt;
   opt.timeline = false;
+  opt.gradient_bucket_params = static_cast<double>(RunSpec{}.bucket_elements);  // the runtime's
   if (links_out) *links_out = links;
   return simulate(local, scenario, job, cat, profiles, opt);
 }

@@ -294,14 +294,14 @@ RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
   r.model = runtimeModel(spec, job, options);
   checkPlan(plan, spec, r.model.heads);
 
-  // The bundled runtime runs DeepSpeed's schedule: the gradient sum after the pipeline drains,
-  // the whole optimizer state on every replica, plain 1F1B, no or full recomputation. A plan
-  // asking for more is refused rather than run otherwise than planned.
+  // The bundled runtime sums the gradients over the replicas after the pipeline drains or, with
+  // overlap_grad_reduce, during the last microbatch's backward; every replica keeps the whole
+  // optimizer state; plain 1F1B; no or full recomputation. A plan asking for more is refused
+  // rather than run otherwise than planned.
   const Schedule& sch = plan.schedule;
   auto refuse = [](const std::string& field, const std::string& got, const std::string& want) {
-    throw InputError(field, got, want + " (the bundled runtime runs DeepSpeed's schedule)");
+    throw InputError(field, got, want + " (what the bundled runtime runs)");
   };
-  if (sch.overlap_grad_reduce) refuse("schedule.overlap_grad_reduce", "true", "false");
   if (sch.sharding != DpSharding::None)
     refuse("schedule.sharding", std::string("\"") + dpShardingName(sch.sharding) + "\"",
            "\"none\"");

@@ -91,11 +91,13 @@ Scheduled scheduleSeparately(const StageReplicas& data,
 
 // Steps 6-7 where ranks of a node share its compute (NOTE [Ranks sharing a device]): every
 // pipeline (with one data-parallel degree; else the bounding pipeline of straggler figures) and
-// every step in one simulation.
+// every step in one simulation; with `overlap` a stage waits after its last backward only for
+// the part of its all-reduce that backward did not hide.
 Scheduled scheduleShared(const StageReplicas& data,
                          const std::vector<std::vector<PairSeconds>>& pairs,
                          const std::vector<int>& m_stage, int M, Links& links, EgressLedger& egress,
-                         const SimulatorOptions& options, std::vector<StageTimes>& stages) {
+                         const SimulatorOptions& options, bool overlap,
+                         std::vector<StageTimes>& stages) {
   const size_t P = data.size();
   const size_t D = data.front().size();
   const bool same_degree =
@@ -137,8 +139,19 @@ Scheduled scheduleShared(const StageReplicas& data,
     }
   }
   in.tied_sync_s = tiedEmbeddingSync(data, links, egress, options);
-  for (size_t s = 0; s < P; ++s)
-    in.sync_s.push_back(stageSyncAndStep(data[s], links, egress, options).sync_s);
+  for (size_t s = 0; s < P; ++s) {
+    double sync = stageSyncAndStep(data[s], links, egress, options).sync_s;
+    if (overlap) {  // what the last microbatch's backward does not hide
+      double params = 0, backward = 0;
+      for (const ReplicaData& d : data[s]) {
+        params = std::max(params, d.params);
+        backward = std::max(backward, d.backward_s);
+      }
+      sync = overlappedReductionSeconds(sync, params, backward, options,
+                                        static_cast<int>(data[s].size()));
+    }
+    in.sync_s.push_back(sync);
+  }
   SharedComputeRun r = runSharedCompute(in, M, options.schedule, options.timeline);
   for (size_t s = 0; s < P; ++s) {
     stages[s].dp_sync_s = ((s == 0 || s == P - 1) ? in.tied_sync_s : 0.0) + in.sync_s[s];
@@ -173,13 +186,17 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job_i
   size_t replicas = 0;
   for (const auto& st : data) replicas += st.size();
   pred.memory.reserve(replicas);
+  // sailor run's runtime (gradient_bucket_params set) copies the gradients into flat buckets
+  // with or without overlap, where Megatron-LM reduces its contiguous buffer in place.
+  Schedule memory_schedule = plan.schedule;
+  if (options.gradient_bucket_params > 0) memory_schedule.overlap_grad_reduce = false;
   for (size_t s = 0; s < P; ++s) {
     const StageGroupShape shape = stageGroupShape(plan, tied, static_cast<int>(s));
     for (size_t k = 0; k < data[s].size(); ++k) {
       MemoryBreakdown mb = replicaMemory(
           data[s][k], static_cast<int>(s), static_cast<int>(k), static_cast<int>(P), m_stage[s], b,
-          job, gpuGroups(shape, plan.stages[s].replicas[k].tp, static_cast<int>(k)), plan.schedule,
-          static_cast<int>(data[s].size()));
+          job, gpuGroups(shape, plan.stages[s].replicas[k].tp, static_cast<int>(k)),
+          memory_schedule, static_cast<int>(data[s].size()));
       if (!mb.fits()) {
         pred.fits = false;
         pred.out_of_memory.push_back(outOfMemoryMessage(mb));
@@ -211,14 +228,16 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job_i
   timed.sequence_parallel = false;
   timed.fused_attention = false;
   timed.tp_comm_overlap = false;
-  if (shared && !timed.isDefault())
+  Schedule beyond_overlap = timed;
+  beyond_overlap.overlap_grad_reduce = false;
+  if (shared && !beyond_overlap.isDefault())
     throw InputError("schedule", plan.schedule.describe(job),
-                     "DeepSpeed's schedule on GPU types whose ranks share a node's compute "
-                     "(shared_compute_slowdown)");
-  Scheduled sched =
-      shared ? scheduleShared(data, pairs, m_stage, M, links, egress, options, pred.stages)
-             : scheduleSeparately(data, pairs, m_stage, M, links, egress, options, plan.schedule,
-                                  job, pred.stages);
+                     "DeepSpeed's schedule, with or without overlapped gradient reduction, on GPU "
+                     "types whose ranks share a node's compute (shared_compute_slowdown)");
+  Scheduled sched = shared ? scheduleShared(data, pairs, m_stage, M, links, egress, options,
+                                            plan.schedule.overlap_grad_reduce, pred.stages)
+                           : scheduleSeparately(data, pairs, m_stage, M, links, egress, options,
+                                                plan.schedule, job, pred.stages);
   std::vector<PipelineRun>& runs = sched.runs;
   const std::vector<double>& stage_end = sched.stage_end;
   double iteration = 0;

@@ -73,12 +73,12 @@ double ringAllReduceSeconds(const ResolvedLink& link, double shard_bytes, int D,
 // A data-parallel step sums the gradients in flat buckets: DeepSpeed's engine flattens each
 // bucket (allreduce_bucket: flatten, all-reduce, copy the sums back into the gradients), DDP
 // copies them into its bucket views, and sailor run's trainer does as DeepSpeed
-// (Trainer::sumOverReplicas). Each copy reads and writes every fp32 gradient: 4 x 4 bytes per
-// parameter of memory traffic at the device's bandwidth. On a GPU it is a small term (OPT-350M
-// on an A100, 1.3 GB of gradients: 3.4 ms); on a CPU, whose copies run at a few tens of GB/s,
-// it is a few percent of the iteration (the scaled OPT-350M on the development VM at 29 GB/s:
-// 12 ms of a 0.58 s two-replica iteration, 2026-12-06). Without data parallelism nothing is summed
-// and nothing copied.
+// (ReplicaGradientSum, runner/src/training/grad_sync.hpp). Each copy reads and writes every fp32
+// gradient: 4 x 4 bytes per parameter of memory traffic at the device's bandwidth. On a GPU it is a
+// small term (OPT-350M on an A100, 1.3 GB of gradients: 3.4 ms); on a CPU, whose copies run at a
+// few tens of GB/s, it is a few percent of the iteration (the scaled OPT-350M on the development VM
+// at 29 GB/s: 12 ms of a 0.58 s two-replica iteration, 2026-12-06). Without data parallelism
+// nothing is summed and nothing copied.
 double stepSeconds(double optimizer_s_per_param, double params, int D, const GpuType& gpu) {
   const double step = optimizer_s_per_param * params;
   if (D < 2) return step;

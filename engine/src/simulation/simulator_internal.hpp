@@ -237,6 +237,13 @@ SyncAndStep stageSyncAndStep(const std::vector<ReplicaData>& replicas, Links& li
 double modelStateBytes(double params, const Job& job, DpSharding sharding, int D);
 // Megatron-LM's data-parallel bucket: max(4e7, 1e6 x D) parameters.
 double megatronBucketParams(int D);
+// The bucket of an overlapped gradient reduction: options.gradient_bucket_params, else Megatron's.
+double gradientBucketParams(const SimulatorOptions& options, int D);
+// What an all-reduce of `total_s` over `params` parameters, overlapped with the last
+// microbatch's backward of `last_backward_s` in buckets (gradientBucketParams), leaves after it
+// (NOTE [Overlapped collectives]).
+double overlappedReductionSeconds(double total_s, double params, double last_backward_s,
+                                  const SimulatorOptions& options, int D);
 // One operation of device d in the interleaved 1F1B schedule (NOTE [Interleaved 1F1B]).
 struct InterleavedOp {
   bool forward = true;

@@ -161,6 +161,18 @@ double megatronBucketParams(int D) {
   return std::max(4e7, 1e6 * D);
 }
 
+double gradientBucketParams(const SimulatorOptions& options, int D) {
+  return options.gradient_bucket_params > 0 ? options.gradient_bucket_params
+                                            : megatronBucketParams(D);
+}
+
+double overlappedReductionSeconds(double total_s, double params, double last_backward_s,
+                                  const SimulatorOptions& options, int D) {
+  if (!(params > 0)) return 0;
+  return exposedAfter(last_backward_s, params, gradientBucketParams(options, D),
+                      [&](double p) { return total_s * p / params; });
+}
+
 namespace {
 
 // The slowest ring of a stage's replicas: seconds of a reduce-scatter (or all-gather) of
@@ -257,7 +269,7 @@ SyncAndStep stageSyncAndStepScheduled(const std::vector<ReplicaData>& replicas, 
   }
   double params = 0;
   for (const ReplicaData& x : replicas) params = std::max(params, x.params);
-  const double bucket = megatronBucketParams(D);
+  const double bucket = gradientBucketParams(options, D);
   const auto per = [params](double seconds) {
     return [seconds, params](double p) { return params > 0 ? seconds * p / params : 0.0; };
   };

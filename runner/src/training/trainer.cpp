@@ -5,14 +5,14 @@
 //   - step: one iteration = the 1F1B schedule (runSchedule, over forwardMicrobatch,
 //     backwardMicrobatch and the post* transfer helpers), syncGradients, clipGradients, the
 //     optimizer's step; communication is timed by commClock() (comm.hpp);
-//   - syncGradients: the data-parallel sum (sumOverReplicas: buckets, flattened or
-//     zero-padded) and the tied-embedding reduction; clipGradients: the global norm.
+//   - syncGradients: the data-parallel sum (ReplicaGradientSum, grad_sync.hpp: buckets,
+//     flattened or zero-padded, started during the last backward with overlap) and the
+//     tied-embedding reduction; clipGradients: the global norm.
 #include "trainer.hpp"
 
 #include <chrono>
 #include <cmath>
 #include <deque>
-#include <numeric>
 
 namespace sailor::runner {
 
@@ -38,10 +38,6 @@ std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const RunSpec& spec,
       values, torch::optim::AdamWOptions(spec.learning_rate).weight_decay(spec.weight_decay));
 }
 
-std::int64_t elements(const std::vector<std::int64_t>& shape) {
-  return std::accumulate(shape.begin(), shape.end(), std::int64_t{1}, std::multiplies<>());
-}
-
 }  // namespace
 
 // One iteration's pipeline state: the transfers in flight and the microbatches whose backward
@@ -50,6 +46,8 @@ struct Trainer::Pass {
   int iteration = 0;
   IterationReport* report = nullptr;
   P2p p2p;
+  int microbatches = 0;  // this pipeline's, of which `backwards` have gone backward
+  int backwards = 0;
   std::deque<std::pair<torch::Tensor, torch::Tensor>> in_flight;  // (input, output) per microbatch
 };
 
@@ -71,6 +69,11 @@ Trainer::Trainer(const RunSpec& spec, int rank, Groups groups, torch::Dtype dtyp
     values.push_back(p.value);
   }
   optimizer_ = makeOptimizer(spec, values);
+  if (groups_.dp)
+    replica_sum_ = std::make_unique<ReplicaGradientSum>(
+        model_->params(), ReplicaGradientSum::Options{groups_.dp, groups_.dp_padded, me_.tp_rank,
+                                                      spec.bucket_elements, device_,
+                                                      spec.plan.schedule.overlap_grad_reduce});
   const int stages = static_cast<int>(spec.plan.stages.size());
   if (me_.stage > 0) prev_ranks_ = spec.replicaRanks(me_.stage - 1, me_.replica);
   if (me_.stage + 1 < stages) next_ranks_ = spec.replicaRanks(me_.stage + 1, me_.replica);
@@ -103,7 +106,7 @@ IterationReport Trainer::step(int iteration, bool want_pause) {
   for (auto& group : optimizer_->param_groups()) group.options().set_lr(report.learning_rate);
   for (Param& p : model_->params()) p.value.mutable_grad() = torch::Tensor();
 
-  Pass pass{iteration, &report, P2p(groups_.world), {}};
+  Pass pass{iteration, &report, P2p(groups_.world), spec_.pipelineMicrobatches(me_.replica), 0, {}};
   runSchedule(pass);
   syncGradients();
   report.pause = want_pause;
@@ -172,11 +175,12 @@ torch::Tensor Trainer::forwardMicrobatch(Pass& pass, int mb, torch::Tensor input
 
 // Backward of the oldest microbatch in flight; returns its input's gradient (undefined on the
 // first stage). The last stage backpropagates loss / M, M = G / b the iteration's microbatches
-// over all pipelines: summed over the replicas (sumOverReplicas), the gradients are those of the
+// over all pipelines: summed over the replicas (ReplicaGradientSum), the gradients are those of the
 // mean loss over the global batch however unevenly the pipelines share it.
 torch::Tensor Trainer::backwardMicrobatch(Pass& pass, const torch::Tensor& grad_out) {
   auto [input, out] = pass.in_flight.front();
   pass.in_flight.pop_front();
+  if (++pass.backwards == pass.microbatches && replica_sum_) replica_sum_->armForLastBackward();
   if (me_.stage + 1 == static_cast<int>(spec_.plan.stages.size()))
     (out / static_cast<double>(spec_.totalMicrobatches())).backward();
   else out.backward(grad_out);
@@ -245,70 +249,13 @@ void Trainer::runSchedule(Pass& pass) {
 // rank of the stage writes its shards into a zero-filled buffer laid out as the full tensors (a
 // replicated tensor is written by tp rank 0 only), the whole stage sums the buffers, and each
 // rank reads its shards back: each element is then the sum of exactly one copy per replica.
+// With overlap the buckets started during the last microbatch's backward (grad_sync.hpp).
 // Tied embeddings: the first and last stage then add their (replica-summed) gradients.
 void Trainer::syncGradients() {
   for (Param& p : model_->params())
     if (!p.value.grad().defined()) p.value.mutable_grad() = torch::zeros_like(p.value);
-  if (groups_.dp) sumOverReplicas();
+  if (replica_sum_) replica_sum_->finish();
   if (groups_.embedding) reduceTiedEmbedding();
-}
-
-void Trainer::sumOverReplicas() {
-  std::vector<Param>& params = model_->params();
-  const bool padded = groups_.dp_padded;
-  // Buckets of at most bucket_elements (a larger parameter alone), in parameter order.
-  std::vector<std::vector<Param*>> buckets(1);
-  std::int64_t filled = 0;
-  for (Param& p : params) {
-    const std::int64_t n = padded ? elements(p.full_shape) : p.value.numel();
-    if (filled > 0 && filled + n > spec_.bucket_elements) {
-      buckets.emplace_back();
-      filled = 0;
-    }
-    buckets.back().push_back(&p);
-    filled += n;
-  }
-  // Each bucket flattened: the gradients themselves, or zero-padded full tensors.
-  std::vector<std::vector<at::Tensor>> flats;
-  for (const auto& bucket : buckets) {
-    std::vector<torch::Tensor> pieces;
-    for (Param* p : bucket) {
-      if (!padded) {
-        pieces.push_back(p->value.grad().reshape({-1}));
-        continue;
-      }
-      torch::Tensor full = torch::zeros(p->full_shape, p->value.options());
-      if (p->shard_dim >= 0)
-        full.index_copy_(p->shard_dim, p->full_index.to(device_), p->value.grad());
-      else if (me_.tp_rank == 0) full.copy_(p->value.grad());
-      pieces.push_back(full.reshape({-1}));
-    }
-    flats.push_back({torch::cat(pieces)});
-  }
-  // All buckets in flight together.
-  std::vector<c10::intrusive_ptr<c10d::Work>> works;
-  commClock().begin();
-  for (auto& flat : flats) works.push_back(groups_.dp->allreduce(flat));
-  for (auto& w : works) w->wait();
-  commClock().end(&CommTimes::dp);
-  // Sums read back into the gradients (this rank's shards of the padded tensors).
-  for (std::size_t i = 0; i < buckets.size(); ++i) {
-    const torch::Tensor& flat = flats[i][0];
-    std::int64_t offset = 0;
-    for (Param* p : buckets[i]) {
-      torch::Tensor grad = p->value.mutable_grad();
-      if (!padded) {
-        grad.copy_(flat.slice(0, offset, offset + grad.numel()).view_as(grad));
-        offset += grad.numel();
-        continue;
-      }
-      const std::int64_t n = elements(p->full_shape);
-      torch::Tensor full = flat.slice(0, offset, offset + n).view(p->full_shape);
-      offset += n;
-      grad.copy_(p->shard_dim >= 0 ? full.index_select(p->shard_dim, p->full_index.to(device_))
-                                   : full);
-    }
-  }
 }
 
 void Trainer::reduceTiedEmbedding() {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "comm.hpp"
+#include "grad_sync.hpp"
 #include "model.hpp"
 #include "sailor/runs/run_spec.hpp"
 #include "sailor/runs/token_data.hpp"
@@ -60,7 +61,6 @@ class Trainer {
   void postSendBackward(Pass& pass, const torch::Tensor& grad, int mb);
   // After the schedule: gradient synchronization and clipping.
   void syncGradients();
-  void sumOverReplicas();
   void reduceTiedEmbedding();
   double clipGradients(bool& pause);
 
@@ -72,7 +72,8 @@ class Trainer {
   TokenSource data_;
   std::unique_ptr<StageModel> model_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
-  std::vector<int> prev_ranks_;  // previous stage, same pipeline, by tp rank
+  std::unique_ptr<ReplicaGradientSum> replica_sum_;  // null when the stage has one replica
+  std::vector<int> prev_ranks_;                      // previous stage, same pipeline, by tp rank
   std::vector<int> next_ranks_;
 };
 

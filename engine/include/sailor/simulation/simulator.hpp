@@ -33,6 +33,12 @@ struct SimulatorOptions {
   // Record the per-op timeline (Prediction::timeline, the studio's Gantt). Off where only the
   // figures matter (the planner ranking hundreds of plans): a third of a 512-GPU simulation.
   bool timeline = true;
+  // Parameters per bucket of an overlapped gradient reduction (the plan's
+  // schedule.overlap_grad_reduce). 0: Megatron-LM's implementation, buckets of max(4e7, 1e6 x D)
+  // reduced in place in the contiguous gradient buffer. Set: sailor run's runtime, whose
+  // gradients are copied into flat buckets of this many elements (RunSpec::bucket_elements; its
+  // predictions set it) with or without overlap, and whose memory holds them.
+  double gradient_bucket_params = 0;
   bool operator==(const SimulatorOptions&) const = default;
 };
 
