@@ -14,10 +14,17 @@ options), so that both loops train on exactly the runtime's samples:
   build/tests/bench/plain_loop --iterations 30 --print-samples > samples.txt
   /usr/bin/python3 plain_loop.py --samples samples.txt --iterations 30 [--layers 24 ...]
 
+With --world N (and --rank R, --port P, one process per rank on this machine) the loop is
+PyTorch DDP over Gloo: rank d trains microbatches u D + d of each iteration (the runtime's
+sample order for D pipelines), the gradients of all but the last microbatch accumulated under
+no_sync(), the last backward's buckets all-reduced as they fill (DDP's overlap, its default
+25 MB buckets); rank 0 prints.
+
 Prints one JSON line per iteration: {"iteration": i, "loss": x, "seconds": s}.
 """
 
 import argparse
+import contextlib
 import json
 import math
 import sys
@@ -98,9 +105,9 @@ def learning_rate_at(c, iteration):
     return min_lr + 0.5 * (c.lr - min_lr) * (1.0 + math.cos(math.pi * progress))
 
 
-def tokens(c, samples, iteration, microbatch):
-    """Inputs and labels of one microbatch, indexed as Trainer::tokens for one pipeline."""
-    base = iteration * c.global_batch + microbatch * c.microbatch
+def tokens(c, samples, iteration, microbatch, pipeline=0, pipelines=1):
+    """Inputs and labels of one microbatch, indexed as Trainer::tokens."""
+    base = iteration * c.global_batch + (microbatch * pipelines + pipeline) * c.microbatch
     rows = samples[base:base + c.microbatch]
     inputs = torch.tensor([s[:c.seq_len] for s in rows], dtype=torch.int64)
     labels = torch.tensor([s[1:] for s in rows], dtype=torch.int64)
@@ -126,6 +133,9 @@ def main():
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--samples", required=True,
                    help="token samples, one per line (plain_loop --print-samples)")
+    p.add_argument("--world", type=int, default=1, help="DDP processes (Gloo)")
+    p.add_argument("--rank", type=int, default=0)
+    p.add_argument("--port", type=int, default=29511)
     c = p.parse_args()
     if c.hidden % c.heads or c.global_batch % c.microbatch:
         sys.exit("plain_loop.py: inconsistent configuration (hidden % heads, global-batch % microbatch)")
@@ -134,23 +144,37 @@ def main():
     torch.manual_seed(c.seed)
     samples = read_samples(c)
     model = Gpt(c)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=c.lr, weight_decay=0.01)
+    D = c.world
     m = c.global_batch // c.microbatch
+    if D > 1:
+        import torch.distributed as dist
+        dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{c.port}", rank=c.rank,
+                                world_size=D)
+        model = torch.nn.parallel.DistributedDataParallel(model)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=c.lr, weight_decay=0.01)
+    mine = range(m // D + (1 if c.rank < m % D else 0))  # this pipeline's microbatches
     for it in range(c.iterations):
         t0 = time.perf_counter()
         for group in optimizer.param_groups:
             group["lr"] = learning_rate_at(c, it)
         optimizer.zero_grad()
         loss_sum = 0.0
-        for u in range(m):
-            inputs, labels = tokens(c, samples, it, u)
-            loss = model(inputs, labels)
-            loss_sum += loss.item()
-            (loss / m).backward()
+        for k, u in enumerate(mine):
+            inputs, labels = tokens(c, samples, it, u, c.rank, D)
+            accumulate = D > 1 and k + 1 < len(mine)
+            with model.no_sync() if accumulate else contextlib.nullcontext():
+                loss = model(inputs, labels)
+                loss_sum += loss.item()
+                # DDP averages over the D ranks: loss x D / m sums the global batch's mean.
+                (loss * D / m).backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
         seconds = time.perf_counter() - t0
-        print(json.dumps({"iteration": it, "loss": loss_sum / m, "seconds": seconds}), flush=True)
+        if c.rank == 0:
+            print(json.dumps({"iteration": it, "loss": loss_sum / len(mine), "seconds": seconds}),
+                  flush=True)
+    if D > 1:
+        dist.destroy_process_group()
 
 
 if __name__ == "__main__":

@@ -89,6 +89,26 @@ Scheduled scheduleSeparately(const StageReplicas& data,
   return out;
 }
 
+// NOTE [Overlap on a shared device]
+// Where ranks share a device's compute (CPU profiles: one process per core), a collective is
+// work on the same cores: Gloo sums and copies the buckets through loopback TCP on its own
+// threads. Overlapped with the backward it can only run on cores no rank computes on; where
+// every core of the node holds a rank (dp2 on two cores), it takes its time from the backward
+// and the iteration pays it whole, as if it ran after (docs/benchmarks.md, "Overlapped gradient
+// reduction": the runtime and PyTorch DDP alike). With a core left over the buckets hide behind the
+// backward as on a GPU (NOTE [Overlapped collectives]). Whether every replica of `stage` shares its
+// node with fewer ranks than the node has cores (gpus_per_node).
+bool coresLeftForCollectives(const StageReplicas& data, const std::vector<ReplicaData>& stage) {
+  for (const ReplicaData& d : stage) {
+    int ranks = 0;
+    for (const auto& reps : data)
+      for (const ReplicaData& o : reps)
+        if (o.site == d.site && o.node == d.node) ranks += o.replica->tp;
+    if (ranks >= d.gpus_per_node) return false;
+  }
+  return true;
+}
+
 // Steps 6-7 where ranks of a node share its compute (NOTE [Ranks sharing a device]): every
 // pipeline (with one data-parallel degree; else the bounding pipeline of straggler figures) and
 // every step in one simulation; with `overlap` a stage waits after its last backward only for
@@ -141,7 +161,7 @@ Scheduled scheduleShared(const StageReplicas& data,
   in.tied_sync_s = tiedEmbeddingSync(data, links, egress, options);
   for (size_t s = 0; s < P; ++s) {
     double sync = stageSyncAndStep(data[s], links, egress, options).sync_s;
-    if (overlap) {  // what the last microbatch's backward does not hide
+    if (overlap && coresLeftForCollectives(data, data[s])) {
       double params = 0, backward = 0;
       for (const ReplicaData& d : data[s]) {
         params = std::max(params, d.params);

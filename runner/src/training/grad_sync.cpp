@@ -67,7 +67,19 @@ void ReplicaGradientSum::armForLastBackward() {
 void ReplicaGradientSum::onGradient(std::size_t index, const torch::Tensor& incoming) {
   if (!armed_ || filled_[index]) return;
   const torch::Tensor& so_far = params_[index].value.grad();
-  fill(index, so_far.defined() ? so_far + incoming : incoming);
+  if (!so_far.defined()) {
+    fill(index, incoming);
+  } else if (!options_.padded) {  // the sum written straight into the bucket
+    const auto [bucket, slot] = place_[index];
+    Bucket& b = buckets_[bucket];
+    torch::Tensor region = b.flat.slice(0, b.offsets[slot], b.offsets[slot] + so_far.numel());
+    torch::Tensor shaped = region.view(so_far.sizes());
+    torch::add_out(shaped, so_far, incoming);
+    filled_[index] = true;
+    ++b.filled;
+  } else {
+    fill(index, so_far + incoming);
+  }
   startCompleteBuckets();
   if (next_ > 0) started_during_backward_ = static_cast<int>(next_);
 }
