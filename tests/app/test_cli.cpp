@@ -450,6 +450,39 @@ class TestCli : public QObject {
     }
   }
 
+  // `sailor run --launcher slurm --dry-run`: the batch script says what it trains; the default
+  // scaled model of a CPU cluster is a smoke test, said in the script and on stderr.
+  void slurmRunScriptSaysWhatItTrains() {
+    QTemporaryDir dir;
+    const QString data = resources() + "/../tests/data/runtime";
+    const QStringList base{"run",
+                           "--plan",
+                           data + "/single.json",
+                           "--scenario",
+                           resources() + "/scenarios/default.json",
+                           "--job",
+                           data + "/job.json",
+                           "--launcher",
+                           "slurm",
+                           "--dry-run",
+                           "--store",
+                           dir.filePath("runs.sqlite")};
+    const Result smoke = runSailor(base);
+    QVERIFY2(smoke.exit_code == 0, qPrintable(describe(base, smoke)));
+    QVERIFY2(smoke.out.startsWith("#!/bin/bash\n# SMOKE TEST, not the job: OPT-350M scaled to "
+                                  "hidden 256"),
+             qPrintable(describe(base, smoke)));
+    QVERIFY2(smoke.err.contains("sailor run: a smoke test, not the job"),
+             qPrintable(describe(base, smoke)));
+    const QStringList real = QStringList(base) << "--real-size";
+    const Result job = runSailor(real);
+    QVERIFY2(job.exit_code == 0, qPrintable(describe(real, job)));
+    QVERIFY2(job.out.startsWith("#!/bin/bash\n# Trains OPT-350M at its real size: 24 blocks, "
+                                "hidden 1024"),
+             qPrintable(describe(real, job)));
+    QVERIFY2(!job.err.contains("smoke test"), qPrintable(describe(real, job)));
+  }
+
   void simulateDefault() {
     const QStringList args{"simulate", "--scenario", scenario_, "--job", job_, "--plan", plan_};
     const Result r = runSailor(args);

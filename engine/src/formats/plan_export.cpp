@@ -28,7 +28,7 @@ std::vector<std::string> trainingSummary(const RunSpec& spec, const ModelSpec& c
                     ", sequence " + n(m.sequence_length) + ";");
     lines.push_back("the job's model has hidden " + n(catalogue.hidden_size) + ", MLP " +
                     n(catalogue.ffn_hidden_size) + ", vocabulary " + n(catalogue.vocab_size) +
-                    " (export without --scale or --hidden to train it);");
+                    " (--real-size trains it);");
   } else {
     lines.push_back("Trains " + m.name + " at its real size: " + n(m.layers) + " blocks, hidden " +
                     n(m.hidden_size) + ", MLP " + n(m.ffn_hidden_size) + ", " + n(m.heads) +
@@ -66,6 +66,14 @@ RunSpec exportRunSpec(const Job& job, const Plan& plan, const Catalog& catalog,
   }
 }
 
+std::string withTrainingSummary(std::string text, const RunSpec& spec, const ModelSpec& catalogue) {
+  std::string about;
+  for (const std::string& line : trainingSummary(spec, catalogue)) about += "# " + line + "\n";
+  const std::size_t at = text.rfind("#!", 0) == 0 ? text.find('\n') + 1 : 0;
+  text.insert(at, about);
+  return text;
+}
+
 std::vector<ExportFile> exportPlanLaunch(const Scenario& scenario, const Job& job, const Plan& plan,
                                          const Catalog& catalog, const PlanExportRequest& request) {
   const RunSpec spec = exportRunSpec(job, plan, catalog, request);
@@ -93,13 +101,8 @@ std::vector<ExportFile> exportPlanLaunch(const Scenario& scenario, const Job& jo
     throw withContext(e, cp);
   }
   // Each file says what it trains, after its interpreter line.
-  std::string about;
-  for (const std::string& line : trainingSummary(spec, catalog.model(job.model, "model")))
-    about += "# " + line + "\n";
-  for (ExportFile& f : files) {
-    const std::size_t at = f.text.rfind("#!", 0) == 0 ? f.text.find('\n') + 1 : 0;
-    f.text.insert(at, about);
-  }
+  const ModelSpec& model = catalog.model(job.model, "model");
+  for (ExportFile& f : files) f.text = withTrainingSummary(std::move(f.text), spec, model);
   return files;
 }
 

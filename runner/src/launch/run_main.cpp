@@ -28,6 +28,7 @@
 #include "sailor/core/error.hpp"
 #include "sailor/core/json_util.hpp"
 #include "sailor/formats/launch_export.hpp"
+#include "sailor/formats/plan_export.hpp"
 #include "sailor/model/catalog.hpp"
 #include "sailor/model/profile.hpp"
 #include "sailor/planning/plan.hpp"
@@ -461,6 +462,16 @@ std::string prepareSlurmRun(const RunArgs& a, const Catalog& catalog, const Scen
   worker_spec.backend = spec.backend == "nccl" ? "nccl" : "gloo";
   co.backend = worker_spec.backend;
   co.warnings.clear();
+  const ModelSpec& model = catalog.model(spec.model.name, "job.model");
+  // A smoke test is the run's warning event, and said on stderr once the job is accepted.
+  if (isSmokeTest(worker_spec, model))
+    co.warnings.push_back("a smoke test, not the job: the workers train " + model.name +
+                          " scaled to hidden " + std::to_string(spec.model.hidden_size) +
+                          " (the job's " + std::to_string(model.hidden_size) +
+                          "); --real-size trains the job's model");
+  const auto say_warnings = [&] {
+    for (const std::string& w : co.warnings) std::cerr << "sailor run: " << w << "\n";
+  };
   const std::string store_dir = std::filesystem::absolute(co.store_path).parent_path().string();
   const char* runs_env = std::getenv("SAILOR_CLUSTER_RUNS");
   const std::string parent = runs_env && *runs_env ? runs_env : store_dir + "/cluster-runs";
@@ -470,7 +481,9 @@ std::string prepareSlurmRun(const RunArgs& a, const Catalog& catalog, const Scen
   ro.gpus = worker_spec.backend == "nccl";
   if (a.dry_run) {
     ro.run_dir = parent + "/run-XXXXXX";
-    return slurmRunScript(cluster, layout, worker_spec.toJson(), ro);
+    say_warnings();
+    return withTrainingSummary(slurmRunScript(cluster, layout, worker_spec.toJson(), ro),
+                               worker_spec, model);
   }
   // Made here when missing, and removed again when the job is refused (nothing half-written).
   const bool parent_made = !std::filesystem::exists(parent);
@@ -484,7 +497,8 @@ std::string prepareSlurmRun(const RunArgs& a, const Catalog& catalog, const Scen
   if (!mkdtemp(dir.data()))
     throw std::runtime_error("mkdtemp " + dir + ": " + std::strerror(errno));
   ro.run_dir = dir;
-  const std::string script = slurmRunScript(cluster, layout, worker_spec.toJson(), ro);
+  const std::string script = withTrainingSummary(
+      slurmRunScript(cluster, layout, worker_spec.toJson(), ro), worker_spec, model);
   try {
     writeFile(dir + "/spec.json", worker_spec.toJson().dump(2), 0600);
     writeFile(dir + "/token", randomToken(), 0600);
@@ -513,6 +527,7 @@ std::string prepareSlurmRun(const RunArgs& a, const Catalog& catalog, const Scen
   }
   co.launcher = "slurm";
   co.run_dir = dir;
+  say_warnings();
   return script;
 }
 

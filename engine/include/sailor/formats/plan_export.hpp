@@ -23,6 +23,8 @@ namespace sailor {
 // A model scaled below the catalogue's (`catalogue`: the job's model) starts with "SMOKE TEST,
 // not the job:" and names the job's sizes; synthetic data say how to give the job's tokens.
 std::vector<std::string> trainingSummary(const RunSpec& spec, const ModelSpec& catalogue);
+// `text` (a launch file) with the trainingSummary as "# " lines after its interpreter line.
+std::string withTrainingSummary(std::string text, const RunSpec& spec, const ModelSpec& catalogue);
 // Whether `spec` trains `catalogue` scaled down (hidden, MLP width or vocabulary other than the
 // catalogue's): a rehearsal of the job, not the job.
 bool isSmokeTest(const RunSpec& spec, const ModelSpec& catalogue);
