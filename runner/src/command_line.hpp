@@ -19,6 +19,21 @@ struct ArgumentProblem {
   std::string argument;  // Unknown: that argument; MissingValue: the option given no value
 };
 
+// Reads every argument of argv[first..argc) into `app`'s options with CLI11 (an app with
+// allow_extras() keeps those that are no option, in order, in remaining()). Returns whether a
+// valued option ended the command line without its value (CLI11's ArgumentMismatch: it takes
+// any next argument as the value, so nothing else stops it).
+inline bool parseAllEndsWithoutValue(CLI::App& app, int argc, char** argv, int first) {
+  std::vector<std::string> args;  // CLI11 takes them last first
+  for (int i = argc - 1; i >= first; --i) args.emplace_back(argv[i]);
+  try {
+    app.parse(args);
+  } catch (const CLI::ArgumentMismatch&) {
+    return true;
+  }
+  return false;
+}
+
 // Reads argv[first..argc) into `app`'s options (its help flag removed before they are
 // declared: set_help_flag()). The arguments up to the first one that is no option of `app` (a
 // valued option's value skipped, whatever it looks like) go through CLI11 in order, an

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "command_line.hpp"
 #include "sailor/core/error.hpp"
 #include "sailor/runs/run_store.hpp"
 
@@ -250,15 +251,7 @@ RunArgs parseRunArgs(int argc, char** argv, int first) {
       app.add_option("--trace-time-scale", out.trace_time_scale),
       app.add_option("--profile", out.profile)};
 
-  std::vector<std::string> args;  // CLI11 takes them last first
-  for (int i = argc - 1; i >= first; --i) args.emplace_back(argv[i]);
-  bool ends_without_value = false;
-  try {
-    app.parse(args);
-  } catch (const CLI::ArgumentMismatch&) {
-    // Only a valued option with nothing after it stops CLI11 (it takes any next argument).
-    ends_without_value = true;
-  }
+  const bool ends_without_value = parseAllEndsWithoutValue(app, argc, argv, first);
   const auto position = [&](const std::string& s) {
     for (int i = first; i < argc; ++i)
       if (s == argv[i]) return i;

@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "command_line.hpp"
 #include "controller.hpp"
 #include "run_args.hpp"
 #include "sailor/core/error.hpp"
@@ -40,15 +41,8 @@ namespace {
 std::string parseRunIdCommand(CLI::App& app, const std::string& command, const std::string& usage,
                               int argc, char** argv, int first) {
   app.set_help_flag();
-  app.allow_extras();             // arguments that are no option come back in remaining(), in order
-  std::vector<std::string> args;  // CLI11 takes them last first
-  for (int i = argc - 1; i >= first; --i) args.emplace_back(argv[i]);
-  bool ends_without_value = false;
-  try {
-    app.parse(args);
-  } catch (const CLI::ArgumentMismatch&) {
-    ends_without_value = true;  // a valued option with nothing after it
-  }
+  app.allow_extras();  // arguments that are no option come back in remaining(), in order
+  const bool ends_without_value = parseAllEndsWithoutValue(app, argc, argv, first);
   std::string id_text;
   for (const std::string& k : app.remaining()) {
     if (!id_text.empty() || k.empty() || k[0] == '-')
