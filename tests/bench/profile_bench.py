@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Prediction against measurement on the local CPU.
 
-Profiles this machine with `sailor profile` (or reuses --profile-dir), then for five plans of
+Profiles this machine with `sailor profile` (or reuses --profile-dir), then for six plans of
 OPT-350M as `sailor run` builds it on CPU (24 blocks, hidden 256, 16 heads, vocabulary 256,
 sequence 64, global batch 8, float32, AdamW):
 
   single   one process, microbatch 2
   pp2      two-stage pipeline (layers 0-12 | 13-25), microbatch 2
   dp2      two data-parallel replicas of the whole model, microbatch 2
+  dp2-overlap  the same with "schedule": {"overlap_grad_reduce": true} (predicted with the
+           runtime's gradient bucket, sailor simulate --gradient-bucket 1048576)
   tp2      one replica at tp 2, microbatch 2
   mixed    two-stage pipeline split unevenly (0-8 | 9-25), microbatch 1 (8 microbatches)
 
@@ -40,6 +42,7 @@ from bench_priority import take_priority
 
 ROOT = Path(__file__).resolve().parents[2]
 GLOBAL_BATCH = 8
+RUNTIME_BUCKET_ELEMENTS = 1 << 20  # RunSpec::bucket_elements: the runtime's gradient bucket
 SEQ_LEN = 64
 
 
@@ -55,6 +58,8 @@ PLANS = {
     "single": {"microbatch_size": 2, "stages": [stage(0, 25, [rep()])]},
     "pp2": {"microbatch_size": 2, "stages": [stage(0, 12, [rep()]), stage(13, 25, [rep()])]},
     "dp2": {"microbatch_size": 2, "stages": [stage(0, 25, [rep(), rep()])]},
+    "dp2-overlap": {"microbatch_size": 2, "stages": [stage(0, 25, [rep(), rep()])],
+                    "schedule": {"overlap_grad_reduce": True}},
     "tp2": {"microbatch_size": 2, "stages": [stage(0, 25, [rep(2)])]},
     "mixed": {"microbatch_size": 1, "stages": [stage(0, 8, [rep()]), stage(9, 25, [rep()])]},
 }
@@ -98,7 +103,8 @@ def load_average():
 def simulate(build, prof, plan_path, job_path, catalog=None):
     cmd = [str(build / "bin/sailor"), "simulate", "--catalog", str(catalog or prof / "catalog.json"),
            "--profiles", str(prof / "profile.json"), "--scenario", str(prof / "scenario.json"),
-           "--job", str(job_path), "--plan", str(plan_path), "--no-analytic", "--json"]
+           "--job", str(job_path), "--plan", str(plan_path), "--no-analytic", "--json",
+           "--gradient-bucket", str(RUNTIME_BUCKET_ELEMENTS)]
     out = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if out.returncode not in (0, 3):
         sys.exit(f"profile_bench: {' '.join(cmd)} failed: {out.stderr}")

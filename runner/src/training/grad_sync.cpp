@@ -130,6 +130,12 @@ void ReplicaGradientSum::finish() {
       grad.copy_(p.shard_dim >= 0 ? full.index_select(p.shard_dim, p.full_index.to(options_.device))
                                   : full);
     }
+  // The buffers are freed until the next iteration's sum: the forward and backward do not hold
+  // them.
+  for (Bucket& b : buckets_) {
+    b.flat = torch::Tensor();
+    b.work.reset();
+  }
 }
 
 }  // namespace sailor::runner
