@@ -66,38 +66,34 @@ void ReplicaGradientSum::armForLastBackward() {
 // microbatches' sum so far plus `incoming`, the very sum the engine then stores.
 void ReplicaGradientSum::onGradient(std::size_t index, const torch::Tensor& incoming) {
   if (!armed_ || filled_[index]) return;
-  const torch::Tensor& so_far = params_[index].value.grad();
-  if (!so_far.defined()) {
-    fill(index, incoming);
-  } else if (!options_.padded) {  // the sum written straight into the bucket
-    const auto [bucket, slot] = place_[index];
-    Bucket& b = buckets_[bucket];
-    torch::Tensor region = b.flat.slice(0, b.offsets[slot], b.offsets[slot] + so_far.numel());
-    torch::Tensor shaped = region.view(so_far.sizes());
-    torch::add_out(shaped, so_far, incoming);
-    filled_[index] = true;
-    ++b.filled;
-  } else {
-    fill(index, so_far + incoming);
-  }
+  fill(index, params_[index].value.grad(), incoming);
   startCompleteBuckets();
   if (next_ > 0) started_during_backward_ = static_cast<int>(next_);
 }
 
-void ReplicaGradientSum::fill(std::size_t index, const torch::Tensor& gradient) {
-  const Param& p = params_[index];
+torch::Tensor ReplicaGradientSum::regionOf(std::size_t index) const {
   const auto [bucket, slot] = place_[index];
-  Bucket& b = buckets_[bucket];
-  torch::Tensor region = b.flat.slice(0, b.offsets[slot], b.offsets[slot] + elementsOf(p));
-  if (!options_.padded) {
-    region.copy_(gradient.reshape({-1}));
-  } else if (p.shard_dim >= 0) {
-    region.view(p.full_shape).index_copy_(p.shard_dim, p.full_index.to(options_.device), gradient);
-  } else if (options_.tp_rank == 0) {
-    region.copy_(gradient.reshape({-1}));
+  const Bucket& b = buckets_[bucket];
+  return b.flat.slice(0, b.offsets[slot], b.offsets[slot] + elementsOf(params_[index]));
+}
+
+void ReplicaGradientSum::fill(std::size_t index, const torch::Tensor& so_far,
+                              const torch::Tensor& incoming) {
+  const Param& p = params_[index];
+  torch::Tensor region = regionOf(index);
+  if (!options_.padded) {  // the sum written straight into the bucket
+    torch::Tensor shaped = region.view(incoming.sizes());
+    if (so_far.defined()) torch::add_out(shaped, so_far, incoming);
+    else shaped.copy_(incoming);
+  } else {
+    const torch::Tensor gradient = so_far.defined() ? so_far + incoming : incoming;
+    if (p.shard_dim >= 0)
+      region.view(p.full_shape)
+          .index_copy_(p.shard_dim, p.full_index.to(options_.device), gradient);
+    else if (options_.tp_rank == 0) region.copy_(gradient.reshape({-1}));
   }
   filled_[index] = true;
-  ++b.filled;
+  ++buckets_[place_[index].first].filled;
 }
 
 void ReplicaGradientSum::startCompleteBuckets() {
@@ -112,7 +108,7 @@ void ReplicaGradientSum::finish() {
   if (!armed_) prepareBuffers();
   armed_ = false;
   for (std::size_t k = 0; k < params_.size(); ++k)
-    if (!filled_[k]) fill(k, params_[k].value.grad());
+    if (!filled_[k]) fill(k, torch::Tensor(), params_[k].value.grad());
   startCompleteBuckets();
   commClock().begin();
   for (Bucket& b : buckets_) b.work->wait();
@@ -121,7 +117,7 @@ void ReplicaGradientSum::finish() {
     for (std::size_t slot = 0; slot < b.params.size(); ++slot) {
       Param& p = params_[b.params[slot]];
       torch::Tensor grad = p.value.mutable_grad();
-      torch::Tensor region = b.flat.slice(0, b.offsets[slot], b.offsets[slot] + elementsOf(p));
+      const torch::Tensor region = regionOf(b.params[slot]);
       if (!options_.padded) {
         grad.copy_(region.view_as(grad));
         continue;

@@ -62,7 +62,11 @@ class ReplicaGradientSum {
 
   std::int64_t elementsOf(const Param& p) const;
   void onGradient(std::size_t index, const torch::Tensor& incoming);
-  void fill(std::size_t index, const torch::Tensor& gradient);
+  // This iteration's place of parameter `index` in its bucket.
+  torch::Tensor regionOf(std::size_t index) const;
+  // Writes parameter `index`'s gradient, so_far + incoming (so_far undefined: incoming alone),
+  // into its bucket: straight, or as this rank's shards of the zero-padded full tensor.
+  void fill(std::size_t index, const torch::Tensor& so_far, const torch::Tensor& incoming);
   void prepareBuffers();
   void startCompleteBuckets();
 
