@@ -53,6 +53,12 @@ std::vector<std::string> parseCommand(CLI::App& app, int argc, char** argv, int 
   return app.remaining();
 }
 
+void parseOptionsOnly(CLI::App& app, int argc, char** argv, int first, const std::string& command) {
+  const std::vector<std::string> positional = parseCommand(app, argc, argv, first);
+  if (!positional.empty())
+    throw InputError(command, "\"" + positional[0] + "\"", "options only (see --help)");
+}
+
 bool wantsHelp(int argc, char** argv, int first) {
   for (int i = first; i < argc; ++i)
     if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) return true;

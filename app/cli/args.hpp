@@ -41,6 +41,10 @@ CLI::Option* repeatable(CLI::Option* option);
 // returned as positional.
 std::vector<std::string> parseCommand(CLI::App& app, int argc, char** argv, int first);
 
+// parseCommand for a command that takes options only: its first positional argument is bad
+// input named `command` ("plan: got \"x\", expected options only (see --help)").
+void parseOptionsOnly(CLI::App& app, int argc, char** argv, int first, const std::string& command);
+
 // Whether argv[first..argc) holds --help or -h anywhere (also as another option's value).
 bool wantsHelp(int argc, char** argv, int first);
 

@@ -402,9 +402,7 @@ int cmdPlan(int argc, char** argv) {
   setUpCommand(app);
   PlanArgs a;
   declare(app, a);
-  const std::vector<std::string> positional = parseCommand(app, argc, argv, 2);
-  if (!positional.empty())
-    throw InputError("plan", "\"" + positional[0] + "\"", "options only (see --help)");
+  parseOptionsOnly(app, argc, argv, 2, "plan");
   const PlanInputs in = planInputsFromArgs(a);
   const PlannerOptions opt = plannerOptionsFromArgs(a);
   const auto progress = progressMode(a, argc, argv);

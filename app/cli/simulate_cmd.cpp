@@ -81,9 +81,7 @@ int cmdSimulate(int argc, char** argv) {
   setUpCommand(app);
   SimulateArgs a;
   declare(app, a);
-  const std::vector<std::string> positional = parseCommand(app, argc, argv, 2);
-  if (!positional.empty())
-    throw InputError("simulate", "\"" + positional[0] + "\"", "options only (see --help)");
+  parseOptionsOnly(app, argc, argv, 2, "simulate");
   Catalog cat = Catalog::load(resourceDir());
   for (const auto& f : a.catalogs) cat.extendFromFile(f);
   auto [scenario, job, plan] = loadPlanFiles(a.scenario, a.job, a.plan, cat);
@@ -205,9 +203,7 @@ int cmdExport(int argc, char** argv) {
   setUpCommand(app);
   ExportArgs a;
   declare(app, a);
-  const std::vector<std::string> positional = parseCommand(app, argc, argv, 2);
-  if (!positional.empty())
-    throw InputError("export", "\"" + positional[0] + "\"", "options only (see --help)");
+  parseOptionsOnly(app, argc, argv, 2, "export");
   const std::string& format_name = required(a.format, "--format");
   const auto format = exportFormatFromName(format_name);
   if (!format)

@@ -202,9 +202,7 @@ int cmdCalibrate(int argc, char** argv) {
   app.add_option("--profile", profile);
   app.add_option("--out", out);
   app.add_option("--store", store);
-  const std::vector<std::string> positional = parseCommand(app, argc, argv, 2);
-  if (!positional.empty())
-    throw InputError("calibrate", "\"" + positional[0] + "\"", "options only (see --help)");
+  parseOptionsOnly(app, argc, argv, 2, "calibrate");
   std::vector<std::int64_t> ids;
   for (const std::string& v : runs) ids.push_back(runIdArg("--run", v));
   if (ids.empty()) throw InputError("--run", "nothing", "at least one run id");
