@@ -2609,6 +2609,14 @@ Egress $%5/GB (%6)</source>
         <source>Prediction %1: %2 s per iteration</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>overlapped gradient reduction</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>distributed optimizer</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::ScenarioDocument</name>

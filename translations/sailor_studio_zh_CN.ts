@@ -2598,6 +2598,14 @@ Egress $%5/GB (%6)</source>
         <source>Prediction %1: %2 s per iteration</source>
         <translation>预测 %1：每次迭代 %2 秒</translation>
     </message>
+    <message>
+        <source>overlapped gradient reduction</source>
+        <translation>梯度归约与反向传播重叠</translation>
+    </message>
+    <message>
+        <source>distributed optimizer</source>
+        <translation>分布式优化器</translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::ScenarioDocument</name>

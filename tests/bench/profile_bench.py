@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Prediction against measurement on the local CPU.
 
-Profiles this machine with `sailor profile` (or reuses --profile-dir), then for six plans of
+Profiles this machine with `sailor profile` (or reuses --profile-dir), then for seven plans of
 OPT-350M as `sailor run` builds it on CPU (24 blocks, hidden 256, 16 heads, vocabulary 256,
 sequence 64, global batch 8, float32, AdamW):
 
@@ -10,6 +10,7 @@ sequence 64, global batch 8, float32, AdamW):
   dp2      two data-parallel replicas of the whole model, microbatch 2
   dp2-overlap  the same with "schedule": {"overlap_grad_reduce": true} (predicted with the
            runtime's gradient bucket, sailor simulate --gradient-bucket 1048576)
+  dp2-sharded  dp2 with "schedule": {"sharding": "optimizer"} (the distributed optimizer)
   tp2      one replica at tp 2, microbatch 2
   mixed    two-stage pipeline split unevenly (0-8 | 9-25), microbatch 1 (8 microbatches)
 
@@ -60,6 +61,8 @@ PLANS = {
     "dp2": {"microbatch_size": 2, "stages": [stage(0, 25, [rep(), rep()])]},
     "dp2-overlap": {"microbatch_size": 2, "stages": [stage(0, 25, [rep(), rep()])],
                     "schedule": {"overlap_grad_reduce": True}},
+    "dp2-sharded": {"microbatch_size": 2, "stages": [stage(0, 25, [rep(), rep()])],
+                    "schedule": {"sharding": "optimizer"}},
     "tp2": {"microbatch_size": 2, "stages": [stage(0, 25, [rep(2)])]},
     "mixed": {"microbatch_size": 1, "stages": [stage(0, 8, [rep()]), stage(9, 25, [rep()])]},
 }

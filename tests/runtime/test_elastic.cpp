@@ -10,6 +10,8 @@
 //  - SIGKILL of the only holder of a stage: the state comes from the last checkpoint, and the
 //    iterations lost stay within the documented bound (at most 2N - 1 with checkpoints every
 //    N: the newest complete checkpoint, when the next one is still being written);
+//  - the distributed optimizer: re-shared in place over another replica count (pp2-dp2 -> dp3),
+//    and restarted from a checkpoint when a lost worker took its share of the state along;
 //  - a trace row without GPUs: the run pauses (a paused event), the workers hold their state,
 //    and it goes on when GPUs return;
 //  - bad input: unknown GPU types or zones, malformed rows, a first row smaller than the plan,
@@ -229,6 +231,61 @@ class TestElastic : public QObject {
     checkLikeReference(o.runId(), reference.runId(), 24);
     sailor::RunStore db(store().toStdString(), sailor::StoreAccess::ReadOnly);
     QCOMPARE(db.run(o.runId())->iterations_done, 24);
+  }
+
+  // The distributed optimizer (schedule.sharding "optimizer"): each replica holds its share of
+  // its stage's optimizer state. 4 -> 3 GPUs at global batch 12 re-plans pp2-dp2 (two replicas
+  // a stage) to dp3 (three), which keeps the schedule: the shares are gathered when the world
+  // pauses, moved, and shared anew over three replicas; the losses equal an uninterrupted run
+  // without the option.
+  void distributedOptimizerResharesInPlace() {
+    constexpr int kIterations = 24;
+    const QStringList common{"--global-batch", "12"};
+    const Outcome reference = run(args("pp2-dp2.json", kIterations, common));
+    QCOMPARE(reference.exit_code, 0);
+    const QString trace =
+        write("four-three.json", R"([{"Time": 0, "GPUs": 4}, {"Time": 1, "GPUs": 3}])");
+    const Outcome o =
+        run(args("pp2-dp2-distributed-optimizer.json", kIterations,
+                 common + QStringList{"--trace", trace, "--trace-time-scale", "0.05"}));
+    QVERIFY2(o.exit_code == 0, qPrintable(o.why()));
+    const auto r = o.all<sailor::ReconfiguredEvent>();
+    QCOMPARE(r.size(), 1);
+    QCOMPARE(QString::fromStdString(r[0]->state_source), QString("peers"));
+    QCOMPARE(r[0]->iterations_lost, 0);
+    QCOMPARE(r[0]->old_plan.stages.at(0).replicas.size(), std::size_t{2});
+    QCOMPARE(r[0]->new_plan.stages.size(), std::size_t{1});
+    QCOMPARE(r[0]->new_plan.stages.at(0).replicas.size(), std::size_t{3});
+    QVERIFY(r[0]->new_plan.schedule.sharding == sailor::DpSharding::Optimizer);
+    checkLikeReference(o.runId(), reference.runId(), kIterations);
+  }
+
+  // A worker of a two-replica run under the distributed optimizer SIGKILLed: it took its share
+  // of the optimizer state along, so the new world (one GPU, where the option has nothing to
+  // share over) starts from the last checkpoint, whose state was gathered from both shares, and
+  // trains on as an uninterrupted run does.
+  void distributedOptimizerWorkerLostRestartsFromCheckpoint() {
+    const Outcome reference = run(args("pp2.json", 24));
+    QCOMPARE(reference.exit_code, 0);
+    QProcess p;
+    start(p, args("dp2-distributed-optimizer.json", 24, {"--elastic", "--checkpoint-every", "4"}));
+    bool checkpoint = false;
+    Outcome o = followRun(p, [&](const sailor::RunEvent& e) {
+      checkpoint = checkpoint || e.as<sailor::CheckpointEvent>() != nullptr;
+      const auto* it = e.as<sailor::IterationEvent>();
+      return checkpoint && it && it->iteration >= 9;
+    });
+    QCOMPARE(o.worker_pids.size(), 2);
+    ::kill(static_cast<pid_t>(o.worker_pids[1]), SIGKILL);
+    const Outcome rest = followRun(p);
+    QVERIFY2(rest.exit_code == 0, qPrintable(rest.why()));
+    const auto r = rest.all<sailor::ReconfiguredEvent>();
+    QCOMPARE(r.size(), 1);
+    QCOMPARE(QString::fromStdString(r[0]->state_source), QString("checkpoint"));
+    QCOMPARE(r[0]->new_world_size, 1);
+    QCOMPARE(r[0]->from_iteration % 4, 0);
+    QVERIFY(r[0]->new_plan.schedule.sharding == sailor::DpSharding::None);
+    checkLikeReference(o.runId(), reference.runId(), 24);
   }
 
   // No GPUs for a while: the run pauses with a paused event and goes on when they return.

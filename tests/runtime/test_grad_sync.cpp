@@ -6,7 +6,9 @@
 //  - without overlap no bucket starts before finish(); with overlap the two buckets before the
 //    one holding w0 start from the hooks during the last backward, and the one holding w0 (no
 //    gradient in that backward) starts in finish();
-//  - either way every gradient is the sum over both replicas of both microbatches' gradients.
+//  - either way every gradient is the sum over both replicas of both microbatches' gradients;
+//  - reduce-scattered (the distributed optimizer), each replica holds the sum of its half of
+//    every bucket, and gathering the halves gives every replica the same sums.
 #include <thread>
 #include <vector>
 
@@ -40,7 +42,8 @@ torch::Tensor coefficient(int k, int r, int u, std::int64_t n) {
 
 const std::vector<std::int64_t> kSizes{16, 64, 32, 32, 200};  // w0 .. w4
 
-ReplicaResult runReplica(const c10::intrusive_ptr<c10d::Store>& store, int rank, bool overlap) {
+ReplicaResult runReplica(const c10::intrusive_ptr<c10d::Store>& store, int rank, bool overlap,
+                         bool scatter) {
   ReplicaResult out;
   try {
 #ifdef SAILOR_WITH_GLOO
@@ -58,7 +61,9 @@ ReplicaResult runReplica(const c10::intrusive_ptr<c10d::Store>& store, int rank,
       p.full_shape = {kSizes[k]};
       params.push_back(std::move(p));
     }
-    ReplicaGradientSum sum(params, {group, false, 0, 128, torch::kCPU, overlap});
+    ReplicaGradientSum::Options sum_options{group, false, 0, 128, torch::kCPU, overlap};
+    sum_options.scatter = scatter;
+    ReplicaGradientSum sum(params, sum_options);
     for (int u = 0; u < 2; ++u) {
       if (u == 1) sum.armForLastBackward();
       torch::Tensor loss = torch::zeros({}, torch::kFloat64);
@@ -71,7 +76,19 @@ ReplicaResult runReplica(const c10::intrusive_ptr<c10d::Store>& store, int rank,
     sum.finish();
     out.started_during_backward = sum.startedDuringBackward();
     out.buckets = sum.bucketCount();
-    for (Param& p : params) out.grads.push_back(p.value.grad().clone());
+    if (!scatter) {
+      for (Param& p : params) out.grads.push_back(p.value.grad().clone());
+    } else {
+      std::vector<torch::Tensor> shares;
+      for (std::size_t b = 0; b < sum.bucketCount(); ++b) {
+        if (sum.shareGradient(b).numel() != sum.shareElements(b))
+          throw std::runtime_error("share of bucket " + std::to_string(b) + " has " +
+                                   std::to_string(sum.shareGradient(b).numel()) + " elements");
+        shares.push_back(sum.shareGradient(b));
+      }
+      out.grads.resize(params.size());
+      sum.gather(shares, [&](std::size_t k, const torch::Tensor& t) { out.grads[k] = t.clone(); });
+    }
   } catch (const std::exception& e) {
     out.error = e.what();
   }
@@ -86,18 +103,22 @@ class TestGradSync : public QObject {
  private Q_SLOTS:
   void replicasSumWithAndWithoutOverlap_data() {
     QTest::addColumn<bool>("overlap");
-    QTest::newRow("after the backward") << false;
-    QTest::newRow("overlapped") << true;
+    QTest::addColumn<bool>("scatter");
+    QTest::newRow("after the backward") << false << false;
+    QTest::newRow("overlapped") << true << false;
+    QTest::newRow("reduce-scattered after the backward") << false << true;
+    QTest::newRow("reduce-scattered, overlapped") << true << true;
   }
   void replicasSumWithAndWithoutOverlap() {
 #ifndef SAILOR_WITH_GLOO
     QSKIP("libtorch without Gloo");
 #endif
     QFETCH(bool, overlap);
+    QFETCH(bool, scatter);
     auto store = c10::make_intrusive<c10d::HashStore>();
     ReplicaResult results[2];
-    std::thread other([&] { results[1] = runReplica(store, 1, overlap); });
-    results[0] = runReplica(store, 0, overlap);
+    std::thread other([&] { results[1] = runReplica(store, 1, overlap, scatter); });
+    results[0] = runReplica(store, 0, overlap, scatter);
     other.join();
     for (const ReplicaResult& r : results) {
       QVERIFY2(r.error.empty(), r.error.c_str());

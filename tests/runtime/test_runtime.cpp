@@ -216,7 +216,7 @@ class TestRuntime : public QObject {
     QTest::addColumn<QStringList>("plans");
     QTest::newRow("float64") << "float64" << 1e-9
                              << QStringList{"pp2-tp2-dp2.json", "hetero.json",
-                                            "pp2-dp3-uneven.json"};
+                                            "pp2-dp3-uneven.json", "pp3-dp2.json"};
     QTest::newRow("float32") << "float32" << 1e-3 << QStringList{"hetero.json"};
   }
   void parallelPlansMatchSingleProcess() {
@@ -242,27 +242,47 @@ class TestRuntime : public QObject {
     }
   }
 
-  // The plan's schedule.overlap_grad_reduce: each bucket's all-reduce starts during the last
-  // microbatch's backward as soon as its gradients are final. The sums are the same sums, in
-  // buckets of the same order: the losses equal one process's (float64, 1e-9) on a pipeline
-  // with tp and two replicas, a stage mixing tp 1 and tp 2 (padded buckets) and three replicas
-  // sharing a global batch unevenly; run_started carries the schedule and `sailor runs show`
-  // names it.
-  void overlappedReductionMatchesSingleProcess() {
+  // The plan's schedule options, against one process (float64, 1e-9):
+  //  - overlap_grad_reduce: each bucket's reduction starts during the last microbatch's backward
+  //    as soon as its gradients are final; the same sums in buckets of the same order;
+  //  - sharding "optimizer" (the distributed optimizer): the buckets reduce-scattered, each
+  //    replica updating its share with the state it alone keeps, the shares all-gathered;
+  //    elementwise optimizers give the same updates;
+  // on a pipeline with tp and two replicas, a stage mixing tp 1 and tp 2 (padded buckets), three
+  // replicas sharing a global batch unevenly (overlap) and three stages; run_started carries the
+  // schedule and `sailor runs show` names it.
+  void scheduleOptionsMatchSingleProcess_data() {
+    QTest::addColumn<QJsonObject>("schedule");
+    QTest::addColumn<QStringList>("plans");
+    QTest::addColumn<QString>("named");
+    const QStringList plans{"pp2-tp2-dp2.json", "hetero.json", "pp3-dp2.json"};
+    QTest::newRow("overlap") << QJsonObject{{"overlap_grad_reduce", true}}
+                             << plans + QStringList{"pp2-dp3-uneven.json"}
+                             << "overlapped gradient reduction";
+    QTest::newRow("distributed optimizer")
+        << QJsonObject{{"sharding", "optimizer"}} << plans << "distributed optimizer";
+    QTest::newRow("both") << QJsonObject{{"overlap_grad_reduce", true}, {"sharding", "optimizer"}}
+                          << plans << "overlapped gradient reduction, distributed optimizer";
+  }
+  void scheduleOptionsMatchSingleProcess() {
+    QFETCH(QJsonObject, schedule);
+    QFETCH(QStringList, plans);
+    QFETCH(QString, named);
     const QStringList extra{"--iterations", "20", "--dtype", "float64"};
     const Run single = sailorRun(runArgs("single.json", store(), extra));
     QVERIFY2(single.exit_code == 0, qPrintable(single.err));
-    for (const QString plan : {"pp2-tp2-dp2.json", "hetero.json", "pp2-dp3-uneven.json"}) {
-      const QString overlapped = planWith(plan, {{"overlap_grad_reduce", true}});
-      QVERIFY(!overlapped.isEmpty());
-      const Run run = sailorRun(runArgs(overlapped, store(), extra));
+    for (const QString& plan : plans) {
+      const QString scheduled = planWith(plan, schedule);
+      QVERIFY(!scheduled.isEmpty());
+      const Run run = sailorRun(runArgs(scheduled, store(), extra));
       QVERIFY2(run.exit_code == 0, qPrintable(plan + ": " + run.err));
-      const QJsonObject schedule =
+      const QJsonObject started =
           run.first("run_started")["plan"].toObject()["schedule"].toObject();
-      QVERIFY(schedule["overlap_grad_reduce"].toBool());
+      for (const QString& key : schedule.keys()) QCOMPARE(started[key], schedule[key]);
       QCOMPARE(run.losses().size(), 20);
       const double diff = maxRelativeDifference(single.losses(), run.losses());
-      qInfo("%s with overlap: max relative loss difference %.3g", qPrintable(plan), diff);
+      qInfo("%s %s: max relative loss difference %.3g", qPrintable(plan),
+            qPrintable(QJsonDocument(schedule).toJson(QJsonDocument::Compact)), diff);
       QVERIFY2(diff <= 1e-9, qPrintable(QString("%1: %2").arg(plan).arg(diff)));
       // `sailor runs show` names the schedule the run trained with.
       QProcess show;
@@ -271,7 +291,7 @@ class TestRuntime : public QObject {
                   "--store", store()});
       QVERIFY(show.waitForFinished(30000));
       const QString text = QString::fromUtf8(show.readAllStandardOutput());
-      QVERIFY2(text.contains("  schedule     overlapped gradient reduction\n"), qPrintable(text));
+      QVERIFY2(text.contains("  schedule     " + named + "\n"), qPrintable(text));
     }
   }
 
@@ -688,6 +708,14 @@ class TestRuntime : public QObject {
     QTest::newRow("stages differ in replicas")
         << R"({"microbatch_size":2,"stages":[{"first_layer":0,"last_layer":12,"replicas":[{"gpu_type":"A100-40","tp":1,"zone":"us-central1-a"},{"gpu_type":"A100-40","tp":1,"zone":"us-central1-a"}]},{"first_layer":13,"last_layer":25,"replicas":[{"gpu_type":"A100-40","tp":1,"zone":"us-central1-a"}]}]})"
         << QStringList{} << "stages[1].replicas";
+    QTest::newRow("distributed optimizer with one replica")
+        << R"({"microbatch_size":2,"schedule":{"sharding":"optimizer"},"stages":[{"first_layer":0,"last_layer":12,"replicas":[{"gpu_type":"A100-40","tp":1,"zone":"us-central1-a"}]},{"first_layer":13,"last_layer":25,"replicas":[{"gpu_type":"A100-40","tp":1,"zone":"us-central1-a"}]}]})"
+        << QStringList{}
+        << "schedule.sharding: got \"optimizer\", expected \"none\" for a plan whose stages have "
+           "one replica (stage 0 has 1)";
+    QTest::newRow("fully sharded data parallelism")
+        << R"({"microbatch_size":2,"schedule":{"sharding":"full"},"stages":[{"first_layer":0,"last_layer":25,"replicas":[{"gpu_type":"A100-40","tp":1,"zone":"us-central1-a"},{"gpu_type":"A100-40","tp":1,"zone":"us-central1-a"}]}]})"
+        << QStringList{} << "schedule.sharding: got \"full\"";
     QTest::newRow("more processes than allowed")
         << QString() << QStringList{"--max-local-processes", "4"} << "at most 4 local processes";
     QTest::newRow("unreadable plan file") << QString("MISSING") << QStringList{} << "missing.json";

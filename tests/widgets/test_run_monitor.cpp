@@ -641,7 +641,8 @@ class TestRunMonitor : public QObject {
   }
 
   // The log's first line says how the workers train: the recorded run's defaults, then a run of
-  // a bf16, SGD, recomputing job.
+  // a bf16, SGD, recomputing job, then one whose plan overlaps the gradient reduction and shares
+  // the optimizer state over its replicas.
   void trainingSettingsInTheLog() {
     RunMonitor m;
     m.applyEvent(ok_[0]);
@@ -655,6 +656,13 @@ class TestRunMonitor : public QObject {
     log = m.logView()->toPlainText();
     QVERIFY2(log.contains(QLatin1String(
                  "float32, bf16 compute, SGD with momentum, activations recomputed;")),
+             qPrintable(log));
+    j = json::parse(ok_lines_[0]);
+    j["plan"]["schedule"] = {{"overlap_grad_reduce", true}, {"sharding", "optimizer"}};
+    m.applyEvent(sailor::parseRunEvent(j.dump()));
+    log = m.logView()->toPlainText();
+    QVERIFY2(log.contains(QLatin1String(
+                 "float32, AdamW, overlapped gradient reduction, distributed optimizer;")),
              qPrintable(log));
   }
 

@@ -296,15 +296,19 @@ RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
 
   // The bundled runtime sums the gradients over the replicas after the pipeline drains or, with
   // overlap_grad_reduce, during the last microbatch's backward; every replica keeps the whole
-  // optimizer state; plain 1F1B; no or full recomputation. A plan asking for more is refused
-  // rather than run otherwise than planned.
+  // optimizer state or, with the distributed optimizer, its share of it; plain 1F1B; no or full
+  // recomputation. A plan asking for more is refused rather than run otherwise than planned.
   const Schedule& sch = plan.schedule;
   auto refuse = [](const std::string& field, const std::string& got, const std::string& want) {
     throw InputError(field, got, want + " (what the bundled runtime runs)");
   };
-  if (sch.sharding != DpSharding::None)
-    refuse("schedule.sharding", std::string("\"") + dpShardingName(sch.sharding) + "\"",
-           "\"none\"");
+  if (sch.sharding == DpSharding::Full)
+    refuse("schedule.sharding", "\"full\"", "\"none\" or \"optimizer\"");
+  if (sch.sharding == DpSharding::Optimizer && plan.stages[0].replicas.size() < 2)
+    throw InputError("schedule.sharding", "\"optimizer\"",
+                     "\"none\" for a plan whose stages have one replica (stage 0 has " +
+                         std::to_string(plan.stages[0].replicas.size()) +
+                         "): the distributed optimizer shares its state over a stage's replicas");
   if (sch.virtual_stages != 1)
     refuse("schedule.virtual_stages", std::to_string(sch.virtual_stages), "1");
   const Recompute rc = plan.effectiveJob(job).recompute;
@@ -371,8 +375,14 @@ double rankMemoryBytes(const RunSpec& spec, int rank) {
   }
   const int stages = static_cast<int>(spec.plan.stages.size());
   const int in_flight = std::min(stages - place.stage, spec.pipelineMicrobatches(place.replica));
-  const double bytes = replicaMemoryBytes(params, activations, largest, spec.plan.microbatch_size,
-                                          in_flight, job, GpuType{});
+  // The distributed optimizer's share of the state, and the bucket copies the runtime's
+  // reduction makes under any schedule (replicaMemoryBytes counts none for a sharded one).
+  Schedule sharded;
+  sharded.sharding = spec.plan.schedule.sharding;
+  const double bytes =
+      replicaMemoryBytes(params, activations, largest, spec.plan.microbatch_size, in_flight, job,
+                         GpuType{}, sharded, static_cast<int>(stage.replicas.size())) +
+      (sharded.sharding == DpSharding::None ? 0.0 : gradientBucketBytes(params, job));
   return spec.dtype == "float64" ? 2 * bytes : bytes;
 }
 

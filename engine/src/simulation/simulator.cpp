@@ -109,14 +109,24 @@ bool coresLeftForCollectives(const StageReplicas& data, const std::vector<Replic
   return true;
 }
 
+// A replica's optimizer step as the runtime takes it (stepSeconds: the step and the bucket
+// copies); under the distributed optimizer the step covers its 1/D share only.
+double replicaStepSeconds(const ReplicaData& d, int D, const Schedule& schedule) {
+  const double full = stepSeconds(d.optimizer_s_per_param, d.params, D, *d.gpu);
+  if (schedule.sharding != DpSharding::Optimizer || D < 2) return full;
+  return full - d.optimizer_s_per_param * d.params * (1.0 - 1.0 / D);
+}
+
 // Steps 6-7 where ranks of a node share its compute (NOTE [Ranks sharing a device]): every
 // pipeline (with one data-parallel degree; else the bounding pipeline of straggler figures) and
-// every step in one simulation; with `overlap` a stage waits after its last backward only for
-// the part of its all-reduce that backward did not hide.
+// every step in one simulation; with the schedule's overlap a stage waits after its last
+// backward only for the part of its reduction that backward did not hide; under the distributed
+// optimizer the reduction is a reduce-scatter, the step covers the replica's share, and the
+// all-gather follows it.
 Scheduled scheduleShared(const StageReplicas& data,
                          const std::vector<std::vector<PairSeconds>>& pairs,
                          const std::vector<int>& m_stage, int M, Links& links, EgressLedger& egress,
-                         const SimulatorOptions& options, bool overlap,
+                         const SimulatorOptions& options, const Schedule& schedule, const Job& job,
                          std::vector<StageTimes>& stages) {
   const size_t P = data.size();
   const size_t D = data.front().size();
@@ -138,8 +148,7 @@ Scheduled scheduleShared(const StageReplicas& data,
           p[s + 1].send_backward_s = pairs[s][j].backward_s;
         }
         reps[s] = &d;
-        step[s] = stepSeconds(d.optimizer_s_per_param, d.params, static_cast<int>(data[s].size()),
-                              *d.gpu);
+        step[s] = replicaStepSeconds(d, static_cast<int>(data[s].size()), schedule);
       }
       in.pipelines.push_back(std::move(p));
       in.replicas.push_back(std::move(reps));
@@ -153,24 +162,29 @@ Scheduled scheduleShared(const StageReplicas& data,
       in.replicas[0].push_back(&data[s][static_cast<size_t>(stages[s].straggler_replica)]);
       double step = 0;
       for (const ReplicaData& d : data[s])
-        step = std::max(step, stepSeconds(d.optimizer_s_per_param, d.params,
-                                          static_cast<int>(data[s].size()), *d.gpu));
+        step = std::max(step, replicaStepSeconds(d, static_cast<int>(data[s].size()), schedule));
       in.step_s[0].push_back(step);
     }
   }
   in.tied_sync_s = tiedEmbeddingSync(data, links, egress, options);
   for (size_t s = 0; s < P; ++s) {
-    double sync = stageSyncAndStep(data[s], links, egress, options).sync_s;
-    if (overlap && coresLeftForCollectives(data, data[s])) {
+    // The all-reduce of 4-byte gradients; under the distributed optimizer its two halves, the
+    // reduce-scatter of the gradients and, after the step, the all-gather of the parameters in
+    // the compute type (NOTE [Sharded model state]).
+    const double allreduce = stageSyncAndStep(data[s], links, egress, options).sync_s;
+    const bool sharded = schedule.sharding == DpSharding::Optimizer && data[s].size() >= 2;
+    double reduce = sharded ? allreduce / 2 : allreduce;
+    const double gather = sharded ? allreduce / 2 * job.activationBytesPerElement() / 4.0 : 0.0;
+    if (schedule.overlap_grad_reduce && coresLeftForCollectives(data, data[s])) {
       double params = 0, backward = 0;
       for (const ReplicaData& d : data[s]) {
         params = std::max(params, d.params);
         backward = std::max(backward, d.backward_s);
       }
-      sync = overlappedReductionSeconds(sync, params, backward, options,
-                                        static_cast<int>(data[s].size()));
+      reduce = overlappedReductionSeconds(reduce, params, backward, options,
+                                          static_cast<int>(data[s].size()));
     }
-    in.sync_s.push_back(sync);
+    in.sync_s.push_back(reduce + gather);
   }
   SharedComputeRun r = runSharedCompute(in, M, options.schedule, options.timeline);
   for (size_t s = 0; s < P; ++s) {
@@ -207,16 +221,19 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job_i
   for (const auto& st : data) replicas += st.size();
   pred.memory.reserve(replicas);
   // sailor run's runtime (gradient_bucket_params set) copies the gradients into flat buckets
-  // with or without overlap, where Megatron-LM reduces its contiguous buffer in place.
-  Schedule memory_schedule = plan.schedule;
-  if (options.gradient_bucket_params > 0) memory_schedule.overlap_grad_reduce = false;
+  // under every schedule, where Megatron-LM reduces its contiguous buffer in place. Reduce-
+  // scattered it releases each gradient as it copies it, but a worker keeps freed memory for
+  // reuse (keepFreedMemory) and the gradients' small blocks are not handed out again as
+  // bucket-sized ones: a worker's peak resident memory holds both (sharding_bench.py).
+  const std::optional<bool> bucket_copy =
+      options.gradient_bucket_params > 0 ? std::optional<bool>(true) : std::nullopt;
   for (size_t s = 0; s < P; ++s) {
     const StageGroupShape shape = stageGroupShape(plan, tied, static_cast<int>(s));
     for (size_t k = 0; k < data[s].size(); ++k) {
       MemoryBreakdown mb = replicaMemory(
           data[s][k], static_cast<int>(s), static_cast<int>(k), static_cast<int>(P), m_stage[s], b,
-          job, gpuGroups(shape, plan.stages[s].replicas[k].tp, static_cast<int>(k)),
-          memory_schedule, static_cast<int>(data[s].size()));
+          job, gpuGroups(shape, plan.stages[s].replicas[k].tp, static_cast<int>(k)), plan.schedule,
+          static_cast<int>(data[s].size()), bucket_copy);
       if (!mb.fits()) {
         pred.fits = false;
         pred.out_of_memory.push_back(outOfMemoryMessage(mb));
@@ -248,14 +265,16 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job_i
   timed.sequence_parallel = false;
   timed.fused_attention = false;
   timed.tp_comm_overlap = false;
-  Schedule beyond_overlap = timed;
-  beyond_overlap.overlap_grad_reduce = false;
-  if (shared && !beyond_overlap.isDefault())
+  Schedule beyond_runtime = timed;  // what sailor run's runtime runs is modelled on shared compute
+  beyond_runtime.overlap_grad_reduce = false;
+  if (beyond_runtime.sharding == DpSharding::Optimizer) beyond_runtime.sharding = DpSharding::None;
+  if (shared && !beyond_runtime.isDefault())
     throw InputError("schedule", plan.schedule.describe(job),
-                     "DeepSpeed's schedule, with or without overlapped gradient reduction, on GPU "
-                     "types whose ranks share a node's compute (shared_compute_slowdown)");
+                     "DeepSpeed's schedule, with or without overlapped gradient reduction and the "
+                     "distributed optimizer, on GPU types whose ranks share a node's compute "
+                     "(shared_compute_slowdown)");
   Scheduled sched = shared ? scheduleShared(data, pairs, m_stage, M, links, egress, options,
-                                            plan.schedule.overlap_grad_reduce, pred.stages)
+                                            plan.schedule, job, pred.stages)
                            : scheduleSeparately(data, pairs, m_stage, M, links, egress, options,
                                                 plan.schedule, job, pred.stages);
   std::vector<PipelineRun>& runs = sched.runs;

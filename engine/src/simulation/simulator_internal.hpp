@@ -96,10 +96,13 @@ double communicatorBytes(const GpuType& gpu, const GpuGroups& groups);
 // process groups (gpuGroups), whose communicators hold `communicatorBytes`.
 // Under a schedule: the model state sharded over the stage's `dp` replicas, and with v virtual
 // stages the chunks in flight of the interleaved warm-up (NOTE [Interleaved 1F1B]).
+// `bucket_copy`: whether the gradient reduction copies the gradients into a bucket; unset, as
+// the schedule's framework does (DeepSpeed's engine does, Megatron-LM's contiguous buffer does
+// not); sailor run's runtime always does (ReplicaGradientSum).
 MemoryBreakdown replicaMemory(const ReplicaData& d, int stage, int replica, int stages,
                               int microbatches, int microbatch_size, const Job& job,
                               const GpuGroups& groups = {}, const Schedule& schedule = {},
-                              int dp = 1);
+                              int dp = 1, std::optional<bool> bucket_copy = {});
 // "stage 1 replica 0 (G1, tp 2, r1-a) needs 1.50 GiB of 1.00 GiB: over by 0.50 GiB".
 std::string outOfMemoryMessage(const MemoryBreakdown& m);
 

@@ -265,7 +265,8 @@ double communicatorBytes(const GpuType& gpu, const GpuGroups& groups) {
 
 MemoryBreakdown replicaMemory(const ReplicaData& d, int stage, int replica, int stages,
                               int microbatches, int microbatch_size, const Job& job,
-                              const GpuGroups& groups, const Schedule& schedule, int dp) {
+                              const GpuGroups& groups, const Schedule& schedule, int dp,
+                              std::optional<bool> bucket_copy) {
   const int b = microbatch_size;
   MemoryBreakdown mb;
   mb.gpu_type = d.replica->gpu_type;
@@ -299,7 +300,8 @@ MemoryBreakdown replicaMemory(const ReplicaData& d, int stage, int replica, int 
   // Megatron-LM's data parallelism (overlapped or sharded) reduces in the contiguous fp32
   // gradient buffer the model state counts; DeepSpeed's engine copies into a bucket.
   const bool megatron = schedule.overlap_grad_reduce || schedule.sharding != DpSharding::None;
-  mb.gradient_bucket_bytes = megatron ? 0.0 : gradientBucketBytes(d.params, job);
+  mb.gradient_bucket_bytes =
+      bucket_copy.value_or(!megatron) ? gradientBucketBytes(d.params, job) : 0.0;
   mb.runtime_overhead_bytes = static_cast<double>(d.gpu->runtime_overhead_bytes);
   mb.communicator_bytes = communicatorBytes(*d.gpu, groups);
   mb.communicators = static_cast<int>(groups.collective_sizes.size()) + groups.p2p_peers;

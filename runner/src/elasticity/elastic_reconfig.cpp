@@ -418,6 +418,16 @@ std::optional<Ending> ElasticReconfig::startMove() {
   const std::vector<SupervisedWorker*> taker = assignRanks(old, next, survivors, taken);
   int missing_stage = 0;
   int S = stateIteration(old, survivors, missing_stage);
+  // Under the distributed optimizer a worker holds only its share of its stage's optimizer state:
+  // a lost one took its share along, so no survivor holds that stage whole.
+  bool share_lost = false;
+  if (old.plan.schedule.sharding == DpSharding::Optimizer)
+    for (const SupervisedWorker* w : activeWorkers())
+      if (w->lost && !share_lost) {
+        share_lost = true;
+        missing_stage = w->place.stage;
+        S = -1;
+      }
   const bool covered = S >= 0;
   std::string checkpoint_step;
   if (!covered) {
@@ -431,6 +441,9 @@ std::optional<Ending> ElasticReconfig::startMove() {
     if (!last)
       return failure(r.detail + ": no surviving worker holds all of stage " +
                      std::to_string(missing_stage) +
+                     (share_lost ? " (the distributed optimizer shared its state with the lost "
+                                   "worker)"
+                                 : "") +
                      (checkpoint_dir_.empty()
                           ? " and the run keeps no checkpoints (sailor run --checkpoint-every N)"
                           : " and no checkpoint of the running plan is complete"));

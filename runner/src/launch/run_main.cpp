@@ -276,7 +276,8 @@ void elasticOptions(const RunArgs& a, const Catalog& catalog, const Scenario& sc
   Job planned = job;
   planned.global_batch_size = spec.global_batch_size;
   const int max_gpus = co.max_local_processes;
-  co.replan = [catalog, scenario, planned, profiles, ro, max_gpus](
+  const Schedule schedule = spec.plan.schedule;
+  co.replan = [catalog, scenario, planned, profiles, ro, max_gpus, schedule](
                   const Availability& available, std::string& why) -> std::optional<RunSpec> {
     PlannerOptions po;
     po.threads = 1;
@@ -297,8 +298,13 @@ void elasticOptions(const RunArgs& a, const Catalog& catalog, const Scenario& sc
       }
       RunOptions next = ro;
       next.global_batch_size = planned.global_batch_size;
-      return RunSpec::build(r.best.front().plan, planned, catalog.model(planned.model, "model"),
-                            next);
+      // The new world keeps the running plan's schedule: overlap and the distributed optimizer
+      // (which one replica has nothing to share over).
+      Plan next_plan = r.best.front().plan;
+      next_plan.schedule.overlap_grad_reduce = schedule.overlap_grad_reduce;
+      next_plan.schedule.sharding =
+          next_plan.stages[0].replicas.size() < 2 ? DpSharding::None : schedule.sharding;
+      return RunSpec::build(next_plan, planned, catalog.model(planned.model, "model"), next);
     } catch (const InputError& e) {
       why = std::string("no plan fits: ") + e.what();
       return std::nullopt;

@@ -420,10 +420,15 @@ Groups createGroups(const RunSpec& spec, int rank, const c10::intrusive_ptr<c10d
       g.dp_padded = gs.name.ends_with("/padded");
     } else if (gs.name == "embedding") {
       g.embedding = pg;
-      // One contributor per stage: its lowest rank.
+      // One contributor per stage, its lowest rank: the gradients are summed over the replicas
+      // already. Under the distributed optimizer the sum over the replicas comes after (a
+      // reduce-scatter, which leaves no rank the whole tensor): tp rank 0 of every replica.
       const std::vector<int> first = spec.stageRanks(0);
       const std::vector<int> last = spec.stageRanks(static_cast<int>(spec.plan.stages.size()) - 1);
-      g.embedding_contributor = rank == first.front() || rank == last.front();
+      g.embedding_contributor =
+          spec.plan.schedule.sharding == DpSharding::Optimizer && spec.data_parallel > 1
+              ? spec.ranks.at(static_cast<std::size_t>(rank)).tp_rank == 0
+              : rank == first.front() || rank == last.front();
     }
   }
   return g;

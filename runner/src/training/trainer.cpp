@@ -68,12 +68,26 @@ Trainer::Trainer(const RunSpec& spec, int rank, Groups groups, torch::Dtype dtyp
     p.value = p.value.detach().to(device_).set_requires_grad(true);
     values.push_back(p.value);
   }
-  optimizer_ = makeOptimizer(spec, values);
-  if (groups_.dp)
-    replica_sum_ = std::make_unique<ReplicaGradientSum>(
-        model_->params(), ReplicaGradientSum::Options{groups_.dp, groups_.dp_padded, me_.tp_rank,
-                                                      spec.bucket_elements, device_,
-                                                      spec.plan.schedule.overlap_grad_reduce});
+  // The distributed optimizer needs replicas to share the state over (RunSpec::build refuses it
+  // with one; with one the whole state is this rank's anyway).
+  const bool shard = spec.plan.schedule.sharding == DpSharding::Optimizer && groups_.dp;
+  if (groups_.dp) {
+    ReplicaGradientSum::Options o{groups_.dp,  groups_.dp_padded,
+                                  me_.tp_rank, spec.bucket_elements,
+                                  device_,     spec.plan.schedule.overlap_grad_reduce};
+    o.scatter = shard;
+    o.backend = groups_.backend;
+    o.replica = me_.replica;
+    if (shard && groups_.embedding)  // summed over every replica in the embedding group first
+      for (std::size_t k = 0; k < model_->params().size(); ++k)
+        if (model_->params()[k].name == "embedding.token") o.presummed = static_cast<int>(k);
+    replica_sum_ = std::make_unique<ReplicaGradientSum>(model_->params(), std::move(o));
+  }
+  if (shard)
+    dist_ = std::make_unique<DistributedOptimizer>(
+        model_->params(), *replica_sum_,
+        [&spec](const std::vector<torch::Tensor>& v) { return makeOptimizer(spec, v); });
+  else optimizer_ = makeOptimizer(spec, values);
   const int stages = static_cast<int>(spec.plan.stages.size());
   if (me_.stage > 0) prev_ranks_ = spec.replicaRanks(me_.stage - 1, me_.replica);
   if (me_.stage + 1 < stages) next_ranks_ = spec.replicaRanks(me_.stage + 1, me_.replica);
@@ -103,7 +117,8 @@ IterationReport Trainer::step(int iteration, bool want_pause) {
   IterationReport report;
   report.iteration = iteration;
   report.learning_rate = spec_.learningRateAt(iteration);
-  for (auto& group : optimizer_->param_groups()) group.options().set_lr(report.learning_rate);
+  torch::optim::Optimizer& optimizer = dist_ ? dist_->optimizer() : *optimizer_;
+  for (auto& group : optimizer.param_groups()) group.options().set_lr(report.learning_rate);
   for (Param& p : model_->params()) p.value.mutable_grad() = torch::Tensor();
 
   Pass pass{iteration, &report, P2p(groups_.world), spec_.pipelineMicrobatches(me_.replica), 0, {}};
@@ -111,7 +126,8 @@ IterationReport Trainer::step(int iteration, bool want_pause) {
   syncGradients();
   report.pause = want_pause;
   report.grad_norm = clipGradients(report.pause);
-  optimizer_->step();
+  if (dist_) dist_->step();
+  else optimizer_->step();
   if (device_.is_cuda())  // kernels run asynchronously: the iteration ends when they finish
     torch::cuda::synchronize(device_.index());
   report.comm = commClock().collect();
@@ -250,12 +266,15 @@ void Trainer::runSchedule(Pass& pass) {
 // replicated tensor is written by tp rank 0 only), the whole stage sums the buffers, and each
 // rank reads its shards back: each element is then the sum of exactly one copy per replica.
 // With overlap the buckets started during the last microbatch's backward (grad_sync.hpp).
-// Tied embeddings: the first and last stage then add their (replica-summed) gradients.
+// Tied embeddings: the first and last stage then add their (replica-summed) gradients. Under the
+// distributed optimizer the buckets are reduce-scattered instead, so the tied embedding is summed
+// first, over every replica's first and last stage, and only sliced (Options::presummed).
 void Trainer::syncGradients() {
   for (Param& p : model_->params())
     if (!p.value.grad().defined()) p.value.mutable_grad() = torch::zeros_like(p.value);
+  if (dist_ && groups_.embedding) reduceTiedEmbedding();
   if (replica_sum_) replica_sum_->finish();
-  if (groups_.embedding) reduceTiedEmbedding();
+  if (!dist_ && groups_.embedding) reduceTiedEmbedding();
 }
 
 void Trainer::reduceTiedEmbedding() {
@@ -270,14 +289,19 @@ void Trainer::reduceTiedEmbedding() {
 
 // Global gradient norm over the whole model, each element counted once: shards by their owner,
 // replicated tensors by tp rank 0, the tied copy not at all; summed over the world, whose D
-// pipelines each hold the full model with the same (replica-summed) gradients: hence / D.
+// pipelines each hold the full model with the same (replica-summed) gradients: hence / D. Under
+// the distributed optimizer each replica holds its share of the sums: counted as they are.
 // The same all-reduce carries the ranks' pause requests (second element: how many asked).
 double Trainer::clipGradients(bool& pause) {
   torch::Tensor sq =
       torch::zeros({1}, torch::TensorOptions().dtype(torch::kFloat64).device(device_));
-  for (Param& p : model_->params()) {
-    if (p.tied_copy || (p.shard_dim < 0 && me_.tp_rank != 0)) continue;
-    sq += p.value.grad().pow(2).sum().to(torch::kFloat64);  // per tensor in its dtype
+  if (dist_) {
+    sq += dist_->squaredGradientNorm();
+  } else {
+    for (Param& p : model_->params()) {
+      if (p.tied_copy || (p.shard_dim < 0 && me_.tp_rank != 0)) continue;
+      sq += p.value.grad().pow(2).sum().to(torch::kFloat64);  // per tensor in its dtype
+    }
   }
   if (spec_.worldSize() > 1) {
     torch::Tensor both = torch::cat({sq, torch::full({1}, pause ? 1.0 : 0.0, sq.options())});
@@ -286,10 +310,12 @@ double Trainer::clipGradients(bool& pause) {
     sq = t[0].slice(0, 0, 1);
     pause = t[0][1].item<double>() > 0;
   }
-  const double norm = std::sqrt(sq.item<double>() / spec_.data_parallel);
+  const double norm = std::sqrt(sq.item<double>() / (dist_ ? 1 : spec_.data_parallel));
   if (spec_.grad_clip > 0 && norm > spec_.grad_clip) {
     const double scale = spec_.grad_clip / (norm + 1e-6);
-    for (Param& p : model_->params()) p.value.mutable_grad().mul_(scale);
+    if (dist_) dist_->scaleGradients(scale);
+    else
+      for (Param& p : model_->params()) p.value.mutable_grad().mul_(scale);
   }
   return norm;
 }

@@ -1,6 +1,7 @@
 // One worker's training loop: the 1F1B pipeline schedule over this rank's stage, gradient
 // synchronization among the stage's replicas, the tied-embedding reduction, global-norm
-// clipping, AdamW or SGD with momentum under the run's learning-rate schedule.
+// clipping, AdamW or SGD with momentum under the run's learning-rate schedule, over the whole
+// stage or, with the distributed optimizer, over this replica's share (distributed_optimizer.hpp).
 #pragma once
 
 #include <functional>
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "comm.hpp"
+#include "distributed_optimizer.hpp"
 #include "grad_sync.hpp"
 #include "model.hpp"
 #include "sailor/runs/run_spec.hpp"
@@ -41,7 +43,12 @@ class Trainer {
   // counts, how each tensor is sharded) copied into CPU tensors, which training may then change.
   // restore: the state of the shards of replica 0 of this rank's stage (by tp rank), resharded
   // when this rank's tp degree differs from replica 0's.
+  // Under the distributed optimizer the state is spread over the stage's replicas: every rank of
+  // the world first calls gatherOptimizerState (a collective; `keep`: this rank will take a
+  // snapshot, which then consumes the gathered state).
   c10::Dict<std::string, at::Tensor> snapshot(int iteration) const;
+  bool shardsOptimizer() const { return dist_ != nullptr; }
+  void gatherOptimizerState(bool keep);
   void restore(const std::vector<c10::Dict<std::string, at::Tensor>>& replica0_shards);
   // The same from several replicas' shards (each by tp rank), each parameter from the first set
   // that holds it: the state of another plan's stages (a reconfiguration, elastic.hpp).
@@ -62,6 +69,8 @@ class Trainer {
   // After the schedule: gradient synchronization and clipping.
   void syncGradients();
   void reduceTiedEmbedding();
+  // Parameter p's state in the (unsharded) optimizer.
+  DistributedOptimizer::State stateOf(const Param& p) const;
   double clipGradients(bool& pause);
 
   const RunSpec& spec_;
@@ -71,7 +80,9 @@ class Trainer {
   torch::Device device_;
   TokenSource data_;
   std::unique_ptr<StageModel> model_;
-  std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  std::unique_ptr<torch::optim::Optimizer> optimizer_;  // null under the distributed optimizer
+  std::unique_ptr<DistributedOptimizer> dist_;          // the plan's schedule.sharding "optimizer"
+  mutable std::vector<DistributedOptimizer::State> gathered_;  // gatherOptimizerState(true)
   std::unique_ptr<ReplicaGradientSum> replica_sum_;  // null when the stage has one replica
   std::vector<int> prev_ranks_;                      // previous stage, same pipeline, by tp rank
   std::vector<int> next_ranks_;

@@ -9,23 +9,14 @@
 //   index/<name>             int64 positions of the shard along shard_dim (sharded ones only)
 //   adam.step/<name>, adam.exp_avg/<name>, adam.exp_avg_sq/<name>   AdamW's state
 //   sgd.momentum/<name>      SGD's momentum buffer
-// Optimizer state is elementwise, so it shards exactly as its parameter does.
-#include <type_traits>
-
+// Optimizer state is elementwise, so it shards exactly as its parameter does. Under the
+// distributed optimizer the state is gathered from the replicas' shares first, so a shard has the
+// same form whatever the sharding, and restoring it on any number of replicas re-shares it.
 #include "trainer.hpp"
 
 namespace sailor::runner {
 
 namespace {
-
-// The key of a parameter's state in torch's optimizers: the TensorImpl's address as text in
-// libtorch 1.x, the address itself in 2.x.
-template <typename Map>
-typename Map::key_type stateKey(const Map&, const torch::Tensor& p) {
-  if constexpr (std::is_same_v<typename Map::key_type, std::string>)
-    return c10::guts::to_string(p.unsafeGetTensorImpl());
-  else return p.unsafeGetTensorImpl();
-}
 
 torch::Tensor cpuCopy(const torch::Tensor& t) {
   const torch::Tensor d = t.detach();
@@ -46,30 +37,54 @@ torch::Tensor need(const c10::Dict<std::string, at::Tensor>& shard, const std::s
 
 }  // namespace
 
+void Trainer::gatherOptimizerState(bool keep) {
+  if (!dist_) return;
+  std::vector<DistributedOptimizer::State> all = dist_->gatherState();
+  gathered_ = keep ? std::move(all) : std::vector<DistributedOptimizer::State>();
+}
+
 c10::Dict<std::string, at::Tensor> Trainer::snapshot(int iteration) const {
+  if (dist_ && gathered_.size() != model_->params().size())
+    throw std::logic_error("snapshot under the distributed optimizer before gatherOptimizerState");
   c10::Dict<std::string, at::Tensor> out;
   out.insert("meta/iteration", scalar(iteration));
   out.insert("meta/stage", scalar(me_.stage));
   out.insert("meta/tp_rank", scalar(me_.tp_rank));
   out.insert("meta/tp", scalar(me_.tp));
-  auto& state = optimizer_->state();
-  for (const Param& p : model_->params()) {
+  const bool adam = spec_.optimizer != Optimizer::Sgd;
+  for (std::size_t k = 0; k < model_->params().size(); ++k) {
+    const Param& p = model_->params()[k];
     out.insert("param/" + p.name, cpuCopy(p.value));
     out.insert("shard_dim/" + p.name, scalar(p.shard_dim));
     if (p.shard_dim >= 0) out.insert("index/" + p.name, p.full_index.to(torch::kCPU).clone());
-    const auto it = state.find(stateKey(state, p.value));
-    if (it == state.end()) continue;  // no step taken yet
-    if (const auto* adam = dynamic_cast<const torch::optim::AdamWParamState*>(it->second.get())) {
-      out.insert("adam.step/" + p.name, scalar(adam->step()));
-      out.insert("adam.exp_avg/" + p.name, cpuCopy(adam->exp_avg()));
-      out.insert("adam.exp_avg_sq/" + p.name, cpuCopy(adam->exp_avg_sq()));
-    } else if (const auto* sgd =
-                   dynamic_cast<const torch::optim::SGDParamState*>(it->second.get())) {
-      if (sgd->momentum_buffer().defined())
-        out.insert("sgd.momentum/" + p.name, cpuCopy(sgd->momentum_buffer()));
+    DistributedOptimizer::State s = dist_ ? gathered_[k] : stateOf(p);
+    if (!s.defined) continue;  // no step taken yet
+    if (adam) {
+      out.insert("adam.step/" + p.name, scalar(s.step));
+      out.insert("adam.exp_avg/" + p.name, cpuCopy(s.first));
+      out.insert("adam.exp_avg_sq/" + p.name, cpuCopy(s.second));
+    } else if (s.first.defined()) {
+      out.insert("sgd.momentum/" + p.name, cpuCopy(s.first));
     }
   }
+  gathered_.clear();
   return out;
+}
+
+DistributedOptimizer::State Trainer::stateOf(const Param& p) const {
+  DistributedOptimizer::State s;
+  auto& state = optimizer_->state();
+  const auto it = state.find(optimizerStateKey(state, p.value));
+  if (it == state.end()) return s;
+  s.defined = true;
+  if (const auto* adam = dynamic_cast<const torch::optim::AdamWParamState*>(it->second.get())) {
+    s.step = adam->step();
+    s.first = adam->exp_avg();
+    s.second = adam->exp_avg_sq();
+  } else if (const auto* sgd = dynamic_cast<const torch::optim::SGDParamState*>(it->second.get())) {
+    s.first = sgd->momentum_buffer();
+  }
+  return s;
 }
 
 void Trainer::restore(const std::vector<c10::Dict<std::string, at::Tensor>>& shards) {
@@ -108,7 +123,7 @@ void Trainer::restoreFrom(
   };
   torch::NoGradGuard no_grad;
   const bool adam = spec_.optimizer != Optimizer::Sgd;
-  auto& state = optimizer_->state();
+  std::vector<DistributedOptimizer::State> states;  // by parameter
   for (Param& p : model_->params()) {
     const torch::Tensor value = mine(p, "param");
     if (value.sizes() != p.value.sizes())
@@ -118,16 +133,36 @@ void Trainer::restoreFrom(
       return t.to(p.value.device(), p.value.scalar_type()).clone();
     };
     const auto& first = set_of(p.name)[0];
+    DistributedOptimizer::State& s = states.emplace_back();
     if (adam && first.contains("adam.step/" + p.name)) {
-      auto s = std::make_unique<torch::optim::AdamWParamState>();
-      s->step(need(first, "adam.step/" + p.name).item<std::int64_t>());
-      s->exp_avg(on_device(mine(p, "adam.exp_avg")));
-      s->exp_avg_sq(on_device(mine(p, "adam.exp_avg_sq")));
-      state[stateKey(state, p.value)] = std::move(s);
+      s.defined = true;
+      s.step = need(first, "adam.step/" + p.name).item<std::int64_t>();
+      s.first = on_device(mine(p, "adam.exp_avg"));
+      s.second = on_device(mine(p, "adam.exp_avg_sq"));
     } else if (!adam && first.contains("sgd.momentum/" + p.name)) {
-      auto s = std::make_unique<torch::optim::SGDParamState>();
-      s->momentum_buffer(on_device(mine(p, "sgd.momentum")));
-      state[stateKey(state, p.value)] = std::move(s);
+      s.defined = true;
+      s.first = on_device(mine(p, "sgd.momentum"));
+    }
+  }
+  if (dist_) {
+    dist_->load(states);
+    return;
+  }
+  auto& state = optimizer_->state();
+  for (std::size_t k = 0; k < states.size(); ++k) {
+    const DistributedOptimizer::State& s = states[k];
+    if (!s.defined) continue;
+    const torch::Tensor& key = model_->params()[k].value;
+    if (adam) {
+      auto a = std::make_unique<torch::optim::AdamWParamState>();
+      a->step(s.step);
+      a->exp_avg(s.first);
+      a->exp_avg_sq(s.second);
+      state[optimizerStateKey(state, key)] = std::move(a);
+    } else {
+      auto m = std::make_unique<torch::optim::SGDParamState>();
+      m->momentum_buffer(s.first);
+      state[optimizerStateKey(state, key)] = std::move(m);
     }
   }
 }

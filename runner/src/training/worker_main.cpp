@@ -289,7 +289,12 @@ Stop train(Trainer& trainer, const RunSpec& spec, int rank, const Args& args,
     }
     state_iteration = it;
     report(iterationMessage(r, device));
-    if (writer && (it + 1) % args.checkpoint_every == 0) writer->submit(it, trainer.snapshot(it));
+    const bool checkpoint = args.checkpoint_every > 0 && (it + 1) % args.checkpoint_every == 0;
+    // The distributed optimizer's state, shared over the replicas, is gathered by every rank
+    // where a snapshot may follow: a checkpoint (replica 0 writes) or a pause (the holders the
+    // controller names hand their state over).
+    if (checkpoint || r.pause) trainer.gatherOptimizerState(r.pause || (checkpoint && writer));
+    if (writer && checkpoint) writer->submit(it, trainer.snapshot(it));
     if (writer) writer->check();
     if (r.pause) {
       report(json{{"type", "paused"}, {"state_iteration", it}});

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""The distributed optimizer on this machine: memory and time, measured against predicted.
+
+Trains the model of runtime_bench.py (OPT-350M as `sailor run` scales it: 24 blocks, hidden 256,
+16 heads, vocabulary 256, sequence 64; global batch 8 in microbatches of 2, float32, AdamW, one
+intra-op thread per process) as four data-parallel replicas, two ways:
+
+  dp4          `sailor run`, every replica keeping the whole AdamW state (the plan's default)
+  dp4-sharded  `sailor run` with "schedule": {"sharding": "optimizer"}: the gradients
+               reduce-scattered, each replica updating its quarter with the state it alone
+               keeps, the parameters all-gathered
+
+in rounds (the order alternates), the first W iterations of each run dropped, medians. The runs
+take --profile DIR (this machine's profile: taken first with `sailor profile --model OPT-350M
+--microbatch-sizes 2 --tp 1`, or --profile-dir) and record their prediction from it
+(run_started's prediction: iteration seconds and the peak memory of a worker). Measured memory
+is a worker's peak resident set (the iteration events' peak_memory_bytes, the largest over
+ranks and iterations). The bench compares the measured fall in a worker's peak (dp4's less
+dp4-sharded's) with the predicted fall, and each configuration's time and memory with its
+prediction. Prints a Markdown table and one JSON summary line (last line of stdout).
+
+Usage: tests/bench/sharding_bench.py [--build build] [--profile-dir DIR] [--iterations N]
+                                     [--warmup W] [--rounds R] [--no-priority]
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench_priority import take_priority
+from runtime_bench import MODEL, ROOT, env_one_thread
+
+CONFIGS = ["dp4", "dp4-sharded"]
+REPLICA = {"gpu_type": "A100-40", "tp": 1, "zone": "us-central1-a"}
+MIB = 2**20
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def plan(sharded):
+    p = {"microbatch_size": MODEL["microbatch"],
+         "stages": [{"first_layer": 0, "last_layer": 25, "replicas": [REPLICA] * 4}]}
+    if sharded:
+        p["schedule"] = {"sharding": "optimizer"}
+    return p
+
+
+def run_runtime(build, plan_path, prof, iterations, tmp):
+    cmd = [str(build / "bin" / "sailor"), "run", "--plan", str(plan_path),
+           "--scenario", "resources/scenarios/default.json", "--job", "tests/data/runtime/job.json",
+           "--seq-len", str(MODEL["seq_len"]), "--iterations", str(iterations),
+           "--profile", str(prof), "--store", str(Path(tmp) / "runs.sqlite")]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env_one_thread(), cwd=ROOT)
+    if r.returncode != 0:
+        sys.exit(f"sharding_bench: {' '.join(cmd)} failed ({r.returncode}): {r.stderr[-2000:]}")
+    events = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+    started = next(e for e in events if e.get("event") == "run_started")
+    if "prediction" not in started:
+        sys.exit(f"sharding_bench: no prediction recorded: {started.get('prediction_note')}")
+    its = [e for e in events if e.get("event") == "iteration"]
+    return {"seconds": [e["iteration_seconds"] for e in its],
+            "loss": [e["loss"] for e in its],
+            "peak_bytes": max(r["peak_memory_bytes"] for e in its for r in e["ranks"]),
+            "predicted_seconds": started["prediction"]["iteration_seconds"],
+            "predicted_bytes": started["prediction"]["peak_memory_bytes"]}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--profile-dir")
+    ap.add_argument("--iterations", type=int, default=10)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--no-priority", action="store_true")
+    a = ap.parse_args()
+    priority = take_priority("sharding_bench", not a.no_priority)
+    build = (ROOT / a.build).resolve()
+    tmp = Path(tempfile.mkdtemp(prefix="sharding-bench-"))
+    prof = Path(a.profile_dir) if a.profile_dir else tmp / "profile"
+    if not (prof / "profile.json").exists():
+        cmd = [str(build / "bin" / "sailor"), "profile", "--model", "OPT-350M", "--out", str(prof),
+               "--microbatch-sizes", str(MODEL["microbatch"]), "--tp", "1"]
+        log("profiling: " + " ".join(cmd))
+        subprocess.run(cmd, check=True, env=env_one_thread())
+    plans = {}
+    for name in CONFIGS:
+        plans[name] = tmp / f"{name}.json"
+        plans[name].write_text(json.dumps(plan(name == "dp4-sharded")))
+    load_before = os.getloadavg()[0]
+    seconds = {c: [] for c in CONFIGS}
+    peaks = {c: [] for c in CONFIGS}
+    losses = {c: None for c in CONFIGS}
+    predicted = {}
+    for rnd in range(a.rounds):
+        order = CONFIGS if rnd % 2 == 0 else CONFIGS[::-1]
+        for c in order:
+            res = run_runtime(build, plans[c], prof, a.iterations, tmp)
+            these = res["seconds"][a.warmup:]
+            if len(these) != a.iterations - a.warmup:
+                sys.exit(f"sharding_bench: {c} reported {len(res['seconds'])} iterations")
+            seconds[c] += these
+            peaks[c].append(res["peak_bytes"])
+            losses[c] = res["loss"]
+            predicted[c] = (res["predicted_seconds"], res["predicted_bytes"])
+            log(f"round {rnd + 1}/{a.rounds} {c:12s} median {statistics.median(these):.3f} s/it, "
+                f"peak {res['peak_bytes'] / MIB:.0f} MiB (predicted "
+                f"{res['predicted_bytes'] / MIB:.0f}), loss {res['loss'][0]:.4f} -> "
+                f"{res['loss'][-1]:.4f}")
+    med = {c: statistics.median(seconds[c]) for c in CONFIGS}
+    peak = {c: statistics.median(peaks[c]) for c in CONFIGS}
+    measured_fall = peak["dp4"] - peak["dp4-sharded"]
+    predicted_fall = predicted["dp4"][1] - predicted["dp4-sharded"][1]
+    same_losses = max(abs(x - y) / abs(y) for x, y in zip(losses["dp4-sharded"], losses["dp4"]))
+    summary = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cores": os.cpu_count(),
+        "priority": priority, "load_average_1min": [round(load_before, 2),
+                                                    round(os.getloadavg()[0], 2)],
+        "median_seconds": med, "peak_bytes": peak, "round_peaks": peaks,
+        "predicted_seconds": {c: p[0] for c, p in predicted.items()},
+        "predicted_bytes": {c: p[1] for c, p in predicted.items()},
+        "measured_fall_bytes": measured_fall, "predicted_fall_bytes": predicted_fall,
+        "fall_error": predicted_fall / measured_fall - 1 if measured_fall > 0 else None,
+        "max_relative_loss_difference": same_losses,
+    }
+    print("| configuration | s/iteration | predicted s | error | worker peak MiB | predicted MiB "
+          "| error |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for c in CONFIGS:
+        ps, pb = predicted[c]
+        print(f"| {c} | {med[c]:.3f} | {ps:.3f} | {100 * (ps / med[c] - 1):+.1f}% | "
+              f"{peak[c] / MIB:.0f} | {pb / MIB:.0f} | {100 * (pb / peak[c] - 1):+.1f}% |")
+    print(f"\nworker peak falls by {measured_fall / MIB:.0f} MiB measured, "
+          f"{predicted_fall / MIB:.0f} MiB predicted"
+          + (f" ({100 * summary['fall_error']:+.1f}%)" if summary["fall_error"] is not None
+             else "")
+          + f"; losses differ by at most {same_losses:.2g} (relative)")
+    print(json.dumps(summary))
+
+
+if __name__ == "__main__":
+    main()
