@@ -46,6 +46,11 @@ std::string mfuText(double mfu, double model_tflops_per_gpu) {
 }
 }  // namespace
 
+// "12.3 min" under 10 hours, else "12.3 h".
+std::string minutes(double s) {
+  return s < 36000 ? fmt::format("{:.1f} min", s / 60) : fmt::format("{:.1f} h", s / 3600);
+}
+
 std::string seconds(double s) {
   if (s >= 1.0) return fmt::format("{:.3f} s", s);
   if (s >= 1e-3) return fmt::format("{:.2f} ms", s * 1e3);
@@ -499,6 +504,44 @@ std::string formatPlanResult(const PlanResult& r, const Job& job, int top_k, boo
          << p.plan.microbatch_size << ", " << gpuTypes(p.plan) << "\n";
   }
   return os.str();
+}
+
+}  // namespace sailor::cli
+
+namespace sailor::cli {
+
+std::string formatCampaigns(const std::vector<Campaign>& campaigns, const Job& job) {
+  if (campaigns.empty()) return {};
+  const Campaign& first = campaigns.front();
+  std::string s = fmt::format(
+      "== the whole run: {:.4g} tokens, {:.0f} iterations of {} x {} tokens; failures and "
+      "checkpoints priced in (docs/planner.md, \"Days and dollars\")",
+      first.tokens, first.iterations, job.global_batch_size, job.sequence_length);
+  if (job.deadline_days) s += fmt::format("; deadline {:g} days", *job.deadline_days);
+  if (job.budget_usd) s += fmt::format("; budget {}", usd(*job.budget_usd, 0));
+  s += ":\n";
+  s += fmt::format("  {:>4} {:>9} {:>8} {:>15} {:>15} {:>12} {:>10} {:>11} {:>12} {:>9}\n", "plan",
+                   "days", "goodput", "total USD", "GPUs USD", "egress USD", "storage",
+                   "tokens/USD", "checkpoint", "failures");
+  for (std::size_t i = 0; i < campaigns.size(); ++i) {
+    const Campaign& c = campaigns[i];
+    if (!c.finishes()) {
+      s += fmt::format("  {:>4} never: the GPUs fail every {} and a checkpoint takes {}\n", i + 1,
+                       seconds(c.mtbf_s), seconds(c.checkpoint_write_s));
+      continue;
+    }
+    s += fmt::format(
+        "  {:>4} {:>9.2f} {:>8} {:>15} {:>15} {:>12} {:>10} {:>11.0f} {:>12} {:>9.1f}\n", i + 1,
+        c.days(), percent(c.goodput), usd(c.total_usd, 0), usd(c.gpu_usd, 0), usd(c.egress_usd, 0),
+        usd(c.storage_usd, 0), c.tokens_per_usd, "every " + minutes(c.checkpoint_interval_s),
+        c.expected_failures);
+  }
+  s += fmt::format(
+      "  (plan 1's GPUs fail together every {:.2f} h; a checkpoint of {} takes {}, a restart {};\n"
+      "   the checkpoint interval is Daly's, in work between checkpoints)\n",
+      first.mtbf_s / 3600, gib(first.checkpoint_bytes), seconds(first.checkpoint_write_s),
+      seconds(first.restart_s));
+  return s;
 }
 
 }  // namespace sailor::cli

@@ -6,6 +6,7 @@
 
 #include "sailor/model/catalog.hpp"
 #include "sailor/model/reference.hpp"
+#include "sailor/planning/campaign.hpp"
 #include "sailor/planning/planner.hpp"
 #include "sailor/planning/utilization.hpp"
 #include "sailor/runs/run_events.hpp"
@@ -30,8 +31,14 @@ std::string formatValidation(const ValidationReport& report);
 std::string formatPlanResult(const PlanResult& result, const Job& job, int top_k,
                              bool frontier_table = true);
 
+// The whole run of each best plan (rankByCampaign): days, goodput, total USD and its parts,
+// tokens per USD, the checkpoint interval and the expected failures.
+std::string formatCampaigns(const std::vector<Campaign>& campaigns, const Job& job);
+
 // "1.23 s", "45.6 ms", "789 us"
 std::string seconds(double s);
+// "12.3 min", or "12.3 h" from 10 hours on
+std::string minutes(double s);
 // "12.34 GiB"
 std::string gib(double bytes);
 

@@ -22,6 +22,7 @@
 #include "sailor/model/catalog.hpp"
 #include "sailor/model/prices.hpp"
 #include "sailor/model/reference.hpp"
+#include "sailor/planning/campaign.hpp"
 #include "sailor/planning/planner.hpp"
 #include "sailor/planning/trace_whatif.hpp"
 #include "sailor/scenario/cluster.hpp"
@@ -51,6 +52,8 @@ struct PlanArgs {
   std::vector<std::string> no_heuristics;
   std::optional<std::string> max_partial_plans, time_limit, memory_reserve, memory_reserve_mode,
       schedule;
+  std::optional<std::string> training_tokens, training_iterations, deadline_days, budget_usd,
+      checkpoint_gb_per_s, restart_s;
 };
 
 void declare(CLI::App& app, PlanArgs& a) {
@@ -88,6 +91,64 @@ void declare(CLI::App& app, PlanArgs& a) {
   app.add_option("--memory-reserve", a.memory_reserve);
   app.add_option("--memory-reserve-mode", a.memory_reserve_mode);
   app.add_option("--schedule", a.schedule);
+  app.add_option("--training-tokens", a.training_tokens);
+  app.add_option("--training-iterations", a.training_iterations);
+  app.add_option("--deadline-days", a.deadline_days);
+  app.add_option("--budget-usd", a.budget_usd);
+  app.add_option("--checkpoint-gb-per-s", a.checkpoint_gb_per_s);
+  app.add_option("--restart-s", a.restart_s);
+}
+
+// The whole run's options over the job's fields: each a number above 0 and at most its bound.
+void applyBudgetArgs(const PlanArgs& a, Job& job) {
+  auto number = [](const std::string& opt, const std::string& v, double max,
+                   const std::string& unit) {
+    const std::string expected = "a number above 0 and at most " + toText(max) + " (" + unit + ")";
+    const double x = positiveNumber(opt, v, expected);
+    if (x > max) throw InputError(opt, "\"" + v + "\"", expected);
+    return x;
+  };
+  if (a.training_tokens && a.training_iterations)
+    throw InputError("--training-iterations", *a.training_iterations,
+                     "absent when --training-tokens is given (one budget or the other)");
+  if (a.training_tokens) {
+    job.training_tokens =
+        number("--training-tokens", *a.training_tokens, kMaxTrainingTokens, "tokens");
+    job.training_iterations.reset();
+  }
+  if (a.training_iterations) {
+    job.training_iterations = number("--training-iterations", *a.training_iterations,
+                                     kMaxTrainingIterations, "iterations");
+    job.training_tokens.reset();
+  }
+  if (a.deadline_days)
+    job.deadline_days =
+        number("--deadline-days", *a.deadline_days, kMaxDeadlineDays, "days of wall clock");
+  if (a.budget_usd) job.budget_usd = number("--budget-usd", *a.budget_usd, kMaxBudgetUsd, "USD");
+  if ((job.deadline_days || job.budget_usd) && !job.trainingIterations())
+    throw InputError(job.deadline_days ? "--deadline-days" : "--budget-usd",
+                     toText(job.deadline_days ? *job.deadline_days : *job.budget_usd),
+                     "a training budget beside it (--training-tokens or --training-iterations)");
+}
+
+FailureModel failureModelFromArgs(const PlanArgs& a) {
+  FailureModel f;
+  if (a.checkpoint_gb_per_s)
+    f.checkpoint_gb_per_s = positiveNumber("--checkpoint-gb-per-s", *a.checkpoint_gb_per_s,
+                                           "a bandwidth per GPU in GB/s from 1e-06 to 1e+06");
+  if (a.restart_s) {
+    try {
+      size_t used = 0;
+      f.restart_s = std::stod(*a.restart_s, &used);
+      if (used != a.restart_s->size()) f.restart_s = -1;
+    } catch (const std::logic_error&) {  // std::stod's invalid_argument and out_of_range
+      f.restart_s = -1;
+    }
+    if (!(f.restart_s >= 0 && f.restart_s <= 1e7))
+      throw InputError("--restart-s", "\"" + *a.restart_s + "\"", "seconds from 0 to 1e+07");
+  }
+  f.check();
+  return f;
 }
 
 Job jobFromArgs(const PlanArgs& a, const Catalog& cat) {
@@ -205,6 +266,7 @@ PlanInputs planInputsFromArgs(const PlanArgs& a) {
   PlanInputs in{Catalog::load(resourceDir()), {}, {}, {}, {}, {}};
   for (const auto& f : a.catalogs) in.cat.extendFromFile(f);
   in.job = jobFromArgs(a, in.cat);
+  applyBudgetArgs(a, in.job);
   for (const auto& f : a.profiles) in.profiles.add(NativeProfile::load(f, in.cat));
   if (a.reference) {
     in.ref = SailorReference::load(*a.reference, in.cat);
@@ -410,17 +472,38 @@ int cmdPlan(int argc, char** argv) {
   if (a.trace_iterations)
     throw InputError("--trace-iterations", *a.trace_iterations,
                      "--trace FILE beside it (a job over an availability trace)");
-  PlanResult r = searchPlans(in.scenario, in, opt, progress);
+  const bool whole_run = in.job.trainingIterations().has_value();
+  const FailureModel failures = failureModelFromArgs(a);
+  PlannerOptions search = opt;
+  if (whole_run) search.pareto = true;  // the frontier's plans are the trade-offs to rank
+  PlanResult r = searchPlans(in.scenario, in, search, progress);
+  std::vector<Campaign> campaigns;
+  if (whole_run && !r.best.empty())
+    campaigns = rankByCampaign(r, in.job, in.cat, failures, opt.objective, opt.top_k);
+  if (!opt.pareto) {  // searched for the budget's ranking alone: not shown
+    r.pareto.clear();
+    r.knee.reset();
+  }
   const bool as_json = a.json->count() > 0;
+  auto result_json = [&] {
+    json j = r.toJson();
+    for (std::size_t i = 0; i < campaigns.size(); ++i)
+      j["plans"][i]["campaign"] = campaigns[i].toJson();
+    return j;
+  };
   if (r.best.empty()) {
-    if (as_json) std::cout << r.toJson().dump(2) << "\n";
+    if (as_json) std::cout << result_json().dump(2) << "\n";
     std::cerr << "sailor plan: no plan: " << printableLine(r.no_plan_reason) << "\n";
     return kExitNoPlan;
   }
   if (a.output)
     json_util::writeFileAtomically(*a.output, r.best.front().plan.toJson().dump(2) + "\n");
-  if (as_json) std::cout << r.toJson().dump(2) << "\n";
-  else std::cout << formatPlanResult(r, in.job, opt.top_k, a.pareto->count() > 0);
+  if (as_json) {
+    std::cout << result_json().dump(2) << "\n";
+  } else {
+    std::cout << formatPlanResult(r, in.job, opt.top_k, a.pareto->count() > 0);
+    if (!campaigns.empty()) std::cout << formatCampaigns(campaigns, in.job);
+  }
   return 0;
 }
 

@@ -1277,6 +1277,85 @@ class TestCli : public QObject {
     QVERIFY(!QFile::exists(out2));
   }
 
+  // The whole run: `sailor plan --training-tokens` prints each best plan's days, goodput, total
+  // USD and its parts, and --json carries them (the parts adding up to the total); a deadline or
+  // budget no plan meets is exit 3 naming the one that binds and how close the nearest plan
+  // gets; bad budgets are exit 2 naming the option.
+  void planShowsTheWholeRun() {
+    const Result text = runSailor({"plan", "--training-tokens", "2e10", "--top", "2"});
+    QVERIFY2(text.exit_code == 0, qPrintable(text.err));
+    QVERIFY2(text.out.contains("== the whole run: 2e+10 tokens, 9537 iterations of 1024 x 2048"),
+             qPrintable(text.out));
+    QVERIFY(text.out.contains("goodput") && text.out.contains("fail together every"));
+    const Result js = runSailor({"plan", "--training-tokens", "2e10", "--top", "2", "--json"});
+    QVERIFY2(js.exit_code == 0, qPrintable(js.err));
+    const nlohmann::json plans = nlohmann::json::parse(js.out.toStdString())["plans"];
+    QCOMPARE(plans.size(), std::size_t{2});
+    double previous_days = 0;
+    for (const nlohmann::json& p : plans) {
+      const nlohmann::json& c = p.at("campaign");
+      QCOMPARE(c.at("iterations").get<double>(), 9537.0);
+      const double days = c.at("days").get<double>();
+      QVERIFY(days >= previous_days);  // ranked by days under the throughput objective
+      previous_days = days;
+      QVERIFY(c.at("goodput").get<double>() > 0 && c.at("goodput").get<double>() <= 1);
+      const nlohmann::json& usd = c.at("usd");
+      const double parts = usd.at("gpus").get<double>() + usd.at("egress").get<double>() +
+                           usd.at("checkpoint_storage").get<double>();
+      QVERIFY(std::abs(parts - usd.at("total").get<double>()) <= 1e-9 * parts);
+      // Days are the wall time: the iterations at the plan's iteration time, and what failures
+      // and checkpoints add.
+      const double iteration_s = p.at("prediction").at("iteration_s").get<double>();
+      QVERIFY(days * 86400 >= 9537 * iteration_s);
+    }
+    const Result late = runSailor({"plan", "--training-tokens", "2e10", "--deadline-days", "0.01"});
+    QCOMPARE(late.exit_code, 3);
+    QVERIFY2(late.err.contains("no plan finishes within the deadline of 0.01 days: the fastest "
+                               "takes "),
+             qPrintable(late.err));
+    const Result poor = runSailor({"plan", "--training-tokens", "2e10", "--budget-usd", "5"});
+    QCOMPARE(poor.exit_code, 3);
+    QVERIFY2(poor.err.contains("no plan stays within the budget of 5 USD: the cheapest costs "),
+             qPrintable(poor.err));
+    // A generous deadline and budget keep the plans.
+    const Result fine = runSailor(
+        {"plan", "--training-tokens", "2e10", "--deadline-days", "30", "--budget-usd", "1e6"});
+    QCOMPARE(fine.exit_code, 0);
+  }
+
+  void planBudgetBadInput_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("budget 0") << QStringList{"--training-tokens", "1e9", "--budget-usd", "0"}
+                              << "--budget-usd: got \"0\", expected a number above 0";
+    QTest::newRow("budget 1e309") << QStringList{"--training-tokens", "1e9", "--budget-usd",
+                                                 "1e309"}
+                                  << "--budget-usd";
+    QTest::newRow("negative deadline")
+        << QStringList{"--training-tokens", "1e9", "--deadline-days", "-3"} << "--deadline-days";
+    QTest::newRow("deadline without a budget of tokens")
+        << QStringList{"--deadline-days", "3"}
+        << "a training budget beside it (--training-tokens or --training-iterations)";
+    QTest::newRow("tokens and iterations")
+        << QStringList{"--training-tokens", "1e9", "--training-iterations", "5"}
+        << "--training-iterations";
+    QTest::newRow("negative restart")
+        << QStringList{"--training-tokens", "1e9", "--restart-s", "-1"}
+        << "--restart-s: got \"-1\", expected seconds from 0 to 1e+07";
+    QTest::newRow("zero checkpoint bandwidth")
+        << QStringList{"--training-tokens", "1e9", "--checkpoint-gb-per-s", "0"}
+        << "--checkpoint-gb-per-s";
+  }
+  void planBudgetBadInput() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, expected);
+    const Result r = runSailor(QStringList{"plan"} + args);
+    QVERIFY2(r.exit_code == 2, qPrintable(r.err));
+    QVERIFY2(r.err.contains(expected), qPrintable(r.err));
+    QCOMPARE(r.err.count('\n'), 1);
+    QVERIFY(r.out.isEmpty());
+  }
+
   void badInputs_data() {
     QTest::addColumn<QString>("which");  // scenario, job or plan: the file replaced by `text`
     QTest::addColumn<QByteArray>("text");

@@ -190,6 +190,8 @@ GpuType gpuFromJson(const json& j, const std::string& path) {
       boundedIntOr(j, "nccl_connection_bytes", path, 1,
                    static_cast<std::int64_t>(kMaxNcclConnectionBytes), "bytes", 0);
   g.networks = networksFromJson(j, g, path);
+  if (j.contains("gpu_hours_between_failures"))
+    g.gpu_hours_between_failures = ju::getPositive(j, "gpu_hours_between_failures", path);
   g.sources = stringList(j, "sources", path);
   if (g.sources.empty()) throw InputError(path + ".sources", "nothing", "at least one source");
   return g;

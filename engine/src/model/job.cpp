@@ -9,6 +9,7 @@
 #include "sailor/model/job.hpp"
 
 #include <cctype>
+#include <cmath>
 
 #include "sailor/core/error.hpp"
 #include "sailor/core/json_util.hpp"
@@ -17,6 +18,22 @@ namespace sailor {
 
 using nlohmann::json;
 namespace ju = json_util;
+
+namespace {
+
+// An optional budget field: absent or null, else a number above 0 and at most `max`.
+std::optional<double> budgetField(const json& j, const std::string& key, double max,
+                                  const std::string& unit) {
+  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
+  const json& v = j.at(key);
+  const double x = v.is_number() ? v.get<double>() : 0.0;
+  if (!v.is_number() || !std::isfinite(x) || x <= 0 || x > max)
+    throw InputError(key, ju::describe(v),
+                     "a number above 0 and at most " + toText(max) + " (" + unit + ")");
+  return x;
+}
+
+}  // namespace
 
 const char* precisionName(Precision p) {
   switch (p) {
@@ -82,7 +99,9 @@ double Job::stateBytesPerParameter() const {
 
 Job Job::fromJson(const json& j, const Catalog& catalog) {
   ju::rejectUnknownKeys(
-      j, {"model", "global_batch_size", "sequence_length", "precision", "optimizer", "recompute"},
+      j,
+      {"model", "global_batch_size", "sequence_length", "precision", "optimizer", "recompute",
+       "training_tokens", "training_iterations", "deadline_days", "budget_usd"},
       "");
   Job job;
   const ModelSpec& m = catalog.model(ju::getString(j, "model", ""), "model");
@@ -103,7 +122,22 @@ Job Job::fromJson(const json& j, const Catalog& catalog) {
   job.precision = parsePrecision(ju::getStringOr(j, "precision", "", "fp32"), "precision");
   job.optimizer = parseOptimizer(ju::getStringOr(j, "optimizer", "", "adam"), "optimizer");
   job.recompute = parseRecompute(ju::getStringOr(j, "recompute", "", "none"), "recompute");
+  job.training_tokens = budgetField(j, "training_tokens", kMaxTrainingTokens, "tokens");
+  job.training_iterations =
+      budgetField(j, "training_iterations", kMaxTrainingIterations, "iterations");
+  if (job.training_tokens && job.training_iterations)
+    throw InputError("training_iterations", ju::describe(j.at("training_iterations")),
+                     "absent when training_tokens is given (one budget or the other)");
+  job.deadline_days = budgetField(j, "deadline_days", kMaxDeadlineDays, "days of wall clock");
+  job.budget_usd = budgetField(j, "budget_usd", kMaxBudgetUsd, "USD");
   return job;
+}
+
+std::optional<double> Job::trainingIterations() const {
+  if (training_iterations) return std::ceil(*training_iterations);
+  if (!training_tokens) return std::nullopt;
+  const double per_iteration = static_cast<double>(global_batch_size) * sequence_length;
+  return std::ceil(*training_tokens / per_iteration);
 }
 
 json Job::toJson() const {
@@ -114,6 +148,10 @@ json Job::toJson() const {
          {"optimizer", optimizerName(optimizer)}};
   if (recompute != Recompute::None)
     j["recompute"] = recomputeName(recompute);  // "none" is the default
+  if (training_tokens) j["training_tokens"] = *training_tokens;
+  if (training_iterations) j["training_iterations"] = *training_iterations;
+  if (deadline_days) j["deadline_days"] = *deadline_days;
+  if (budget_usd) j["budget_usd"] = *budget_usd;
   return j;
 }
 

@@ -89,6 +89,9 @@ struct GpuType {
   // Instance families and their node networks, exactly one the default; empty (a catalogue
   // extension's type): nodeNetworks() derives one from inter_node_bandwidth_gb_per_s.
   std::vector<NodeNetwork> networks;
+  // GPU-hours of one GPU between unexpected interruptions of a job (a GPU, its host, its network
+  // or its software failing); 0: kDefaultGpuHoursBetweenFailures (training_run.hpp).
+  double gpu_hours_between_failures = 0;
   std::vector<std::string> sources;
   // The families' networks, the default first; never empty.
   std::vector<NodeNetwork> nodeNetworks() const;

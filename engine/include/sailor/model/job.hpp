@@ -1,6 +1,7 @@
 // Job: what to train. Validated on construction against the model catalogue.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -35,6 +36,12 @@ bool supportsPrecision(const GpuType& gpu, Precision p);
 // 4,096 tokens); the simulator's schedule grows with the microbatches, and 2^31 - 1 sequences
 // would take an hour to simulate.
 inline constexpr int kMaxGlobalBatchSize = 1'000'000;
+// Bounds of the run's budget: 1e18 tokens (Llama 3 trained 15.6e12), 1e15 iterations, a century
+// of days, 1e15 USD.
+inline constexpr double kMaxTrainingTokens = 1e18;
+inline constexpr double kMaxTrainingIterations = 1e15;
+inline constexpr double kMaxDeadlineDays = 36500;
+inline constexpr double kMaxBudgetUsd = 1e15;
 
 struct Job {
   std::string model;          // catalogue name (aliases are resolved to the name)
@@ -48,6 +55,16 @@ struct Job {
   bool sequence_parallel = false;
   bool fused_attention = false;  // likewise (Schedule::fused_attention)
   bool tp_comm_overlap = false;  // likewise (Schedule::tp_comm_overlap)
+  // The whole run (docs/planner.md, "Days and dollars"), each optional: what it trains, tokens
+  // (kMaxTrainingTokens) or iterations, not both; and within what, a deadline in days of wall
+  // clock and a budget in USD, which the planner treats as constraints.
+  std::optional<double> training_tokens;
+  std::optional<double> training_iterations;
+  std::optional<double> deadline_days;
+  std::optional<double> budget_usd;
+  // The iterations the budget asks for: iterations, or tokens over tokens per iteration rounded
+  // up; nullopt without a budget.
+  std::optional<double> trainingIterations() const;
 
   int activationBytesPerElement() const { return precision == Precision::Fp32 ? 4 : 2; }
   // Bytes of model state per parameter on the GPU that holds it: weights, gradients,
