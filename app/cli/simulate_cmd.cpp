@@ -18,6 +18,7 @@
 #include "sailor/formats/launch_export.hpp"
 #include "sailor/formats/plan_export.hpp"
 #include "sailor/model/catalog.hpp"
+#include "sailor/planning/campaign.hpp"
 #include "sailor/planning/utilization.hpp"
 #include "sailor/runs/run_spec.hpp"
 #include "sailor/scenario/plan_links.hpp"
@@ -96,6 +97,10 @@ int cmdSimulate(int argc, char** argv) {
       linksOfPlan(plan, scenario, cat, cat.model(job.model, "job.model").tied_embeddings);
   const std::optional<Utilization> mfu = modelFlopsUtilization(plan, job, cat, p.iteration_s);
   if (a.timeline) json_util::writeFileAtomically(*a.timeline, timelineTrace(p, plan).dump() + "\n");
+  // A job file with a training budget: the whole run on this plan (docs/planner.md, "Days and
+  // dollars"), with the default failure model.
+  std::optional<Campaign> campaign;
+  if (job.trainingIterations() && p.fits) campaign = planCampaign(plan, p, job, cat, {});
   if (a.json->count() > 0) {
     json out = p.toJson();
     out["mfu"] = mfu ? json(mfu->mfu) : json();
@@ -105,10 +110,12 @@ int cmdSimulate(int argc, char** argv) {
     out["scenario"] = scenario.name;
     out["links"] = json::array();
     for (const LinkUse& l : links) out["links"].push_back(l.toJson());
+    if (campaign) out["campaign"] = campaign->toJson();
     std::cout << out.dump(2) << "\n";
   } else {
     std::cout << formatPrediction(plan, job, scenario, p, mfu);
     std::cout << formatLinks(links);
+    if (campaign) std::cout << formatCampaigns({*campaign}, job);
   }
   if (p.fits) return 0;
   // Exit 3 says why on one line; the table above (or "fits" in the JSON) has every GPU.

@@ -1323,6 +1323,32 @@ class TestCli : public QObject {
     QCOMPARE(fine.exit_code, 0);
   }
 
+  // `sailor simulate` with a job file that carries a budget adds the plan's whole run.
+  void simulateShowsTheWholeRun() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString job =
+        writeFile(dir, "job.json",
+                  R"({"model": "OPT-350M", "global_batch_size": 1024, "sequence_length": 2048,
+            "training_tokens": 2e10})");
+    const QStringList args{"simulate", "--scenario", scenario_, "--job", job, "--plan", plan_};
+    const Result text = runSailor(args);
+    QVERIFY2(text.exit_code == 0, qPrintable(describe(args, text)));
+    QVERIFY2(text.out.contains("== the whole run: 2e+10 tokens, 9537 iterations"),
+             qPrintable(text.out));
+    const Result js = runSailor(QStringList(args) << "--json");
+    QVERIFY2(js.exit_code == 0, qPrintable(js.err));
+    const nlohmann::json out = nlohmann::json::parse(js.out.toStdString());
+    const double iteration_s = out.at("iteration_s").get<double>();
+    const nlohmann::json& c = out.at("campaign");
+    QCOMPARE(c.at("compute_s").get<double>(), 9537 * iteration_s);
+    QVERIFY(c.at("wall_s").get<double>() > c.at("compute_s").get<double>());
+    // Without a budget: no campaign.
+    const Result plain =
+        runSailor({"simulate", "--scenario", scenario_, "--job", job_, "--plan", plan_, "--json"});
+    QVERIFY(!nlohmann::json::parse(plain.out.toStdString()).contains("campaign"));
+  }
+
   void planBudgetBadInput_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("expected");

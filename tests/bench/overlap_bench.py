@@ -54,7 +54,9 @@ def plan(overlap):
     return p
 
 
-def run_runtime(build, plan_path, prof, iterations, tmp):
+def predicted_run(bench, build, plan_path, prof, iterations, tmp):
+    """`sailor run` of the bench's model with --profile: (run_started, iteration events); exits
+    when the run fails or records no prediction."""
     cmd = [str(build / "bin" / "sailor"), "run", "--plan", str(plan_path),
            "--scenario", "resources/scenarios/default.json", "--job", "tests/data/runtime/job.json",
            "--seq-len", str(MODEL["seq_len"]), "--iterations", str(iterations),
@@ -62,16 +64,44 @@ def run_runtime(build, plan_path, prof, iterations, tmp):
     r = subprocess.run(cmd, capture_output=True, text=True, env=env_one_thread(), cwd=ROOT)
     events = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
     if r.returncode != 0:
-        sys.exit(f"overlap_bench: {' '.join(cmd)} failed ({r.returncode}): {r.stderr[-2000:]}")
+        sys.exit(f"{bench}: {' '.join(cmd)} failed ({r.returncode}): {r.stderr[-2000:]}")
     started = next(e for e in events if e.get("event") == "run_started")
     if "prediction" not in started:
-        sys.exit(f"overlap_bench: no prediction recorded: {started.get('prediction_note')}")
-    its = [e for e in events if e.get("event") == "iteration"]
+        sys.exit(f"{bench}: no prediction recorded: {started.get('prediction_note')}")
+    return started, [e for e in events if e.get("event") == "iteration"]
+
+
+def run_runtime(build, plan_path, prof, iterations, tmp):
+    started, its = predicted_run("overlap_bench", build, plan_path, prof, iterations, tmp)
     return {"seconds": [e["iteration_seconds"] for e in its],
             "loss": [e["loss"] for e in its],
             "dp_seconds": [max(r["dp_seconds"] for r in e["ranks"]) for e in its],
             "predicted": started["prediction"]["iteration_seconds"],
             "predicted_dp": started["prediction"]["breakdown"]["dp_sync_seconds"]}
+
+
+def bench_args(doc, iterations, warmup, rounds):
+    """The runtime benches' options: --build, --profile-dir, --iterations, --warmup, --rounds,
+    --no-priority."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--profile-dir")
+    ap.add_argument("--iterations", type=int, default=iterations)
+    ap.add_argument("--warmup", type=int, default=warmup)
+    ap.add_argument("--rounds", type=int, default=rounds)
+    ap.add_argument("--no-priority", action="store_true")
+    return ap.parse_args()
+
+
+def local_profile(build, tmp, profile_dir):
+    """This machine's profile for the bench's model: --profile-dir, else taken into tmp."""
+    prof = Path(profile_dir) if profile_dir else tmp / "profile"
+    if not (prof / "profile.json").exists():
+        cmd = [str(build / "bin" / "sailor"), "profile", "--model", "OPT-350M", "--out", str(prof),
+               "--microbatch-sizes", str(MODEL["microbatch"]), "--tp", "1"]
+        log("profiling: " + " ".join(cmd))
+        subprocess.run(cmd, check=True, env=env_one_thread())
+    return prof
 
 
 def free_port():
@@ -96,24 +126,12 @@ def run_ddp(samples_file, iterations):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--build", default="build")
-    ap.add_argument("--profile-dir")
-    ap.add_argument("--iterations", type=int, default=20)
-    ap.add_argument("--warmup", type=int, default=4)
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--no-priority", action="store_true")
-    a = ap.parse_args()
+    a = bench_args(__doc__, 20, 4, 3)
     priority = take_priority("overlap_bench", not a.no_priority)
     build = (ROOT / a.build).resolve()
     torch_version = ensure_python_torch()
     tmp = Path(tempfile.mkdtemp(prefix="overlap-bench-"))
-    prof = Path(a.profile_dir) if a.profile_dir else tmp / "profile"
-    if not (prof / "profile.json").exists():
-        cmd = [str(build / "bin" / "sailor"), "profile", "--model", "OPT-350M", "--out", str(prof),
-               "--microbatch-sizes", str(MODEL["microbatch"]), "--tp", "1"]
-        log("profiling: " + " ".join(cmd))
-        subprocess.run(cmd, check=True, env=env_one_thread())
+    prof = local_profile(build, tmp, a.profile_dir)
     plans = {}
     for name, overlap in (("dp2", False), ("dp2-overlap", True)):
         plans[name] = tmp / f"{name}.json"

@@ -23,18 +23,17 @@ Usage: tests/bench/sharding_bench.py [--build build] [--profile-dir DIR] [--iter
                                      [--warmup W] [--rounds R] [--no-priority]
 """
 
-import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 from bench_priority import take_priority
-from runtime_bench import MODEL, ROOT, env_one_thread
+from overlap_bench import bench_args, local_profile, predicted_run
+from runtime_bench import MODEL, ROOT
 
 CONFIGS = ["dp4", "dp4-sharded"]
 REPLICA = {"gpu_type": "A100-40", "tp": 1, "zone": "us-central1-a"}
@@ -54,18 +53,7 @@ def plan(sharded):
 
 
 def run_runtime(build, plan_path, prof, iterations, tmp):
-    cmd = [str(build / "bin" / "sailor"), "run", "--plan", str(plan_path),
-           "--scenario", "resources/scenarios/default.json", "--job", "tests/data/runtime/job.json",
-           "--seq-len", str(MODEL["seq_len"]), "--iterations", str(iterations),
-           "--profile", str(prof), "--store", str(Path(tmp) / "runs.sqlite")]
-    r = subprocess.run(cmd, capture_output=True, text=True, env=env_one_thread(), cwd=ROOT)
-    if r.returncode != 0:
-        sys.exit(f"sharding_bench: {' '.join(cmd)} failed ({r.returncode}): {r.stderr[-2000:]}")
-    events = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
-    started = next(e for e in events if e.get("event") == "run_started")
-    if "prediction" not in started:
-        sys.exit(f"sharding_bench: no prediction recorded: {started.get('prediction_note')}")
-    its = [e for e in events if e.get("event") == "iteration"]
+    started, its = predicted_run("sharding_bench", build, plan_path, prof, iterations, tmp)
     return {"seconds": [e["iteration_seconds"] for e in its],
             "loss": [e["loss"] for e in its],
             "peak_bytes": max(r["peak_memory_bytes"] for e in its for r in e["ranks"]),
@@ -74,23 +62,11 @@ def run_runtime(build, plan_path, prof, iterations, tmp):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--build", default="build")
-    ap.add_argument("--profile-dir")
-    ap.add_argument("--iterations", type=int, default=10)
-    ap.add_argument("--warmup", type=int, default=3)
-    ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--no-priority", action="store_true")
-    a = ap.parse_args()
+    a = bench_args(__doc__, 10, 3, 2)
     priority = take_priority("sharding_bench", not a.no_priority)
     build = (ROOT / a.build).resolve()
     tmp = Path(tempfile.mkdtemp(prefix="sharding-bench-"))
-    prof = Path(a.profile_dir) if a.profile_dir else tmp / "profile"
-    if not (prof / "profile.json").exists():
-        cmd = [str(build / "bin" / "sailor"), "profile", "--model", "OPT-350M", "--out", str(prof),
-               "--microbatch-sizes", str(MODEL["microbatch"]), "--tp", "1"]
-        log("profiling: " + " ".join(cmd))
-        subprocess.run(cmd, check=True, env=env_one_thread())
+    prof = local_profile(build, tmp, a.profile_dir)
     plans = {}
     for name in CONFIGS:
         plans[name] = tmp / f"{name}.json"

@@ -19,6 +19,7 @@
 #include <signal.h>
 
 #include <cmath>
+#include <utility>
 
 #include <QFile>
 #include <QProcess>
@@ -93,6 +94,20 @@ class TestElastic : public QObject {
     for (const sailor::EventRecord& e : db.events(id))
       if (e.kind == kind) out.push_back(sailor::runEventFromJson(e.payload));
     return out;
+  }
+  // `plan` for 24 iterations, elastic, checkpointing every 4: once a checkpoint is complete and
+  // iteration 9 reported, its second worker is SIGKILLed. The outcome until then and after.
+  std::pair<Outcome, Outcome> killSecondWorkerAfterACheckpoint(const QString& plan) const {
+    QProcess p;
+    start(p, args(plan, 24, {"--elastic", "--checkpoint-every", "4"}));
+    bool checkpoint = false;
+    Outcome o = followRun(p, [&](const sailor::RunEvent& e) {
+      checkpoint = checkpoint || e.as<sailor::CheckpointEvent>() != nullptr;
+      const auto* it = e.as<sailor::IterationEvent>();
+      return checkpoint && it && it->iteration >= 9;
+    });
+    if (o.worker_pids.size() >= 2) ::kill(static_cast<pid_t>(o.worker_pids[1]), SIGKILL);
+    return {std::move(o), followRun(p)};
   }
   // Runs `a` until `stop_after` iterations were stored after `reconfigurations` reconfigured
   // events, then interrupts it (SIGINT: exit 130, the run recorded stopped).
@@ -203,23 +218,23 @@ class TestElastic : public QObject {
     checkLikeReference(o.runId(), reference.runId(), 24);
   }
 
-  // The only worker of stage 1 SIGKILLed: no survivor holds the stage, so the new world starts
-  // from the last checkpoint (every 4 iterations); the iterations after it are trained again,
-  // stored once, and at most 2 * 4 - 1 are lost.
-  void onlyHolderKilledStateFromCheckpoint() {
+  // The only worker of stage 1 SIGKILLed (pp2): no survivor holds the stage; or a worker of a
+  // two-replica run under the distributed optimizer: it took its share of the optimizer state
+  // along. Either way the new world (one GPU, where the distributed optimizer has nothing to share
+  // over) starts from the last checkpoint (every 4 iterations; the sharded one's state gathered
+  // from both shares); the iterations after it are trained again, stored once, at most 2 * 4 - 1
+  // lost, and the losses are an uninterrupted run's.
+  void lostStateComesFromTheCheckpoint_data() {
+    QTest::addColumn<QString>("plan");
+    QTest::newRow("only holder of a stage") << "pp2.json";
+    QTest::newRow("a share of the distributed optimizer") << "dp2-distributed-optimizer.json";
+  }
+  void lostStateComesFromTheCheckpoint() {
+    QFETCH(QString, plan);
     const Outcome reference = run(args("pp2.json", 24));
     QCOMPARE(reference.exit_code, 0);
-    QProcess p;
-    start(p, args("pp2.json", 24, {"--elastic", "--checkpoint-every", "4"}));
-    bool checkpoint = false;
-    Outcome o = followRun(p, [&](const sailor::RunEvent& e) {
-      checkpoint = checkpoint || e.as<sailor::CheckpointEvent>() != nullptr;
-      const auto* it = e.as<sailor::IterationEvent>();
-      return checkpoint && it && it->iteration >= 9;
-    });
+    const auto [o, rest] = killSecondWorkerAfterACheckpoint(plan);
     QCOMPARE(o.worker_pids.size(), 2);
-    ::kill(static_cast<pid_t>(o.worker_pids[1]), SIGKILL);
-    const Outcome rest = followRun(p);
     QVERIFY2(rest.exit_code == 0, qPrintable(rest.why()));
     const auto r = rest.all<sailor::ReconfiguredEvent>();
     QCOMPARE(r.size(), 1);
@@ -228,6 +243,7 @@ class TestElastic : public QObject {
     QVERIFY2(r[0]->iterations_lost >= 0 && r[0]->iterations_lost <= 2 * 4 - 1,
              qPrintable(QString("%1 iterations lost").arg(r[0]->iterations_lost)));
     QCOMPARE(r[0]->from_iteration % 4, 0);  // the iteration after a checkpoint's
+    QVERIFY(r[0]->new_plan.schedule.sharding == sailor::DpSharding::None);
     checkLikeReference(o.runId(), reference.runId(), 24);
     sailor::RunStore db(store().toStdString(), sailor::StoreAccess::ReadOnly);
     QCOMPARE(db.run(o.runId())->iterations_done, 24);
@@ -258,34 +274,6 @@ class TestElastic : public QObject {
     QCOMPARE(r[0]->new_plan.stages.at(0).replicas.size(), std::size_t{3});
     QVERIFY(r[0]->new_plan.schedule.sharding == sailor::DpSharding::Optimizer);
     checkLikeReference(o.runId(), reference.runId(), kIterations);
-  }
-
-  // A worker of a two-replica run under the distributed optimizer SIGKILLed: it took its share
-  // of the optimizer state along, so the new world (one GPU, where the option has nothing to
-  // share over) starts from the last checkpoint, whose state was gathered from both shares, and
-  // trains on as an uninterrupted run does.
-  void distributedOptimizerWorkerLostRestartsFromCheckpoint() {
-    const Outcome reference = run(args("pp2.json", 24));
-    QCOMPARE(reference.exit_code, 0);
-    QProcess p;
-    start(p, args("dp2-distributed-optimizer.json", 24, {"--elastic", "--checkpoint-every", "4"}));
-    bool checkpoint = false;
-    Outcome o = followRun(p, [&](const sailor::RunEvent& e) {
-      checkpoint = checkpoint || e.as<sailor::CheckpointEvent>() != nullptr;
-      const auto* it = e.as<sailor::IterationEvent>();
-      return checkpoint && it && it->iteration >= 9;
-    });
-    QCOMPARE(o.worker_pids.size(), 2);
-    ::kill(static_cast<pid_t>(o.worker_pids[1]), SIGKILL);
-    const Outcome rest = followRun(p);
-    QVERIFY2(rest.exit_code == 0, qPrintable(rest.why()));
-    const auto r = rest.all<sailor::ReconfiguredEvent>();
-    QCOMPARE(r.size(), 1);
-    QCOMPARE(QString::fromStdString(r[0]->state_source), QString("checkpoint"));
-    QCOMPARE(r[0]->new_world_size, 1);
-    QCOMPARE(r[0]->from_iteration % 4, 0);
-    QVERIFY(r[0]->new_plan.schedule.sharding == sailor::DpSharding::None);
-    checkLikeReference(o.runId(), reference.runId(), 24);
   }
 
   // No GPUs for a while: the run pauses with a paused event and goes on when they return.
