@@ -541,6 +541,13 @@ std::string formatCampaigns(const std::vector<Campaign>& campaigns, const Job& j
       "   the checkpoint interval is Daly's, in work between checkpoints)\n",
       first.mtbf_s / 3600, gib(first.checkpoint_bytes), seconds(first.checkpoint_write_s),
       seconds(first.restart_s));
+  for (std::size_t i = 0; i < campaigns.size(); ++i)
+    if (campaigns[i].spot_gpus > 0 && campaigns[i].finishes())
+      s += fmt::format(
+          "  plan {}: {:.0f} spot GPUs, {:.1f} preemptions expected, {:.1f} of them handled in "
+          "place ({} standing still), the rest restarting from a checkpoint\n",
+          i + 1, campaigns[i].spot_gpus, campaigns[i].expected_preemptions,
+          campaigns[i].preemptions_in_place, seconds(campaigns[i].preemption_pause_s));
   return s;
 }
 

@@ -53,7 +53,7 @@ struct PlanArgs {
   std::optional<std::string> max_partial_plans, time_limit, memory_reserve, memory_reserve_mode,
       schedule;
   std::optional<std::string> training_tokens, training_iterations, deadline_days, budget_usd,
-      checkpoint_gb_per_s, restart_s;
+      checkpoint_gb_per_s, restart_s, reconfigure_s;
 };
 
 void declare(CLI::App& app, PlanArgs& a) {
@@ -97,6 +97,7 @@ void declare(CLI::App& app, PlanArgs& a) {
   app.add_option("--budget-usd", a.budget_usd);
   app.add_option("--checkpoint-gb-per-s", a.checkpoint_gb_per_s);
   app.add_option("--restart-s", a.restart_s);
+  app.add_option("--reconfigure-s", a.reconfigure_s);
 }
 
 // The whole run's options over the job's fields: each a number above 0 and at most its bound.
@@ -136,17 +137,20 @@ FailureModel failureModelFromArgs(const PlanArgs& a) {
   if (a.checkpoint_gb_per_s)
     f.checkpoint_gb_per_s = positiveNumber("--checkpoint-gb-per-s", *a.checkpoint_gb_per_s,
                                            "a bandwidth per GPU in GB/s from 1e-06 to 1e+06");
-  if (a.restart_s) {
+  // Seconds from 0 to 1e7: a restart, an in-place reconfiguration.
+  auto seconds_arg = [](const std::string& opt, const std::string& v) {
+    double x = -1;
     try {
       size_t used = 0;
-      f.restart_s = std::stod(*a.restart_s, &used);
-      if (used != a.restart_s->size()) f.restart_s = -1;
+      x = std::stod(v, &used);
+      if (used != v.size()) x = -1;
     } catch (const std::logic_error&) {  // std::stod's invalid_argument and out_of_range
-      f.restart_s = -1;
     }
-    if (!(f.restart_s >= 0 && f.restart_s <= 1e7))
-      throw InputError("--restart-s", "\"" + *a.restart_s + "\"", "seconds from 0 to 1e+07");
-  }
+    if (!(x >= 0 && x <= 1e7)) throw InputError(opt, "\"" + v + "\"", "seconds from 0 to 1e+07");
+    return x;
+  };
+  if (a.restart_s) f.restart_s = seconds_arg("--restart-s", *a.restart_s);
+  if (a.reconfigure_s) f.reconfigure_s = seconds_arg("--reconfigure-s", *a.reconfigure_s);
   f.check();
   return f;
 }
@@ -479,7 +483,7 @@ int cmdPlan(int argc, char** argv) {
   PlanResult r = searchPlans(in.scenario, in, search, progress);
   std::vector<Campaign> campaigns;
   if (whole_run && !r.best.empty())
-    campaigns = rankByCampaign(r, in.job, in.cat, failures, opt.objective, opt.top_k);
+    campaigns = rankByCampaign(r, in.job, in.cat, in.scenario, failures, opt.objective, opt.top_k);
   if (!opt.pareto) {  // searched for the budget's ranking alone: not shown
     r.pareto.clear();
     r.knee.reset();

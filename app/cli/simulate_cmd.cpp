@@ -100,7 +100,7 @@ int cmdSimulate(int argc, char** argv) {
   // A job file with a training budget: the whole run on this plan (docs/planner.md, "Days and
   // dollars"), with the default failure model.
   std::optional<Campaign> campaign;
-  if (job.trainingIterations() && p.fits) campaign = planCampaign(plan, p, job, cat, {});
+  if (job.trainingIterations() && p.fits) campaign = planCampaign(plan, p, job, cat, scenario, {});
   if (a.json->count() > 0) {
     json out = p.toJson();
     out["mfu"] = mfu ? json(mfu->mfu) : json();

@@ -90,8 +90,8 @@ class TestRunSession : public QObject {
     QVERIFY(QFile::setPermissions(fake_, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
     plan_.microbatch_size = 1;
     plan_.stages.push_back({0, 3, {{"A100-40", 2, "us-central1-a"}}});
-    scenario_.pools = {{"us-central1-a", "A100-40", 8, 1.0, false, {}, {}},
-                       {"us-west1-b", "V100-16", 2, 0.5, false, {}, {}}};
+    scenario_.pools = {{"us-central1-a", "A100-40", 8, 1.0, false, {}, {}, {}},
+                       {"us-west1-b", "V100-16", 2, 0.5, false, {}, {}, {}}};
   }
 
   void init() { QFile::remove(dir_.filePath(QStringLiteral("go"))); }

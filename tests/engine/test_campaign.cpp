@@ -1,12 +1,14 @@
 // A job's whole run on a plan (sailor/planning/campaign.hpp), worked by hand: Daly's checkpoint
 // interval and expected wall time against figures computed apart from the code, the parts of a
 // campaign on a 16-GPU plan, failures that a plan of 32,768 GPUs meets and one of 512 barely
-// does, the deadline and the budget as constraints, and the job's budget fields.
+// does, spot preemptions handled in place or like failures, the deadline and the budget as
+// constraints, and the job's and the scenario's new fields.
 #include <QTest>
 
 #include "sailor/model/catalog.hpp"
 #include "sailor/model/job.hpp"
 #include "sailor/planning/campaign.hpp"
+#include "sailor/scenario/scenario.hpp"
 #include "test_support.hpp"
 
 using namespace sailor;
@@ -79,7 +81,7 @@ class TestCampaign : public QObject {
     const Job job = llama("Llama-3-8B", 1e9);
     const Plan plan = h100Plan(2, 2, 4, cat_.model("Llama-3-8B", "m").layers);
     FailureModel f;
-    const Campaign c = planCampaign(plan, perIteration(10, 0.5, 0.01), job, cat_, f);
+    const Campaign c = planCampaign(plan, perIteration(10, 0.5, 0.01), job, cat_, Scenario{}, f);
     QCOMPARE(c.iterations, std::ceil(1e9 / (1024.0 * 4096)));  // 239 iterations
     QCOMPARE(c.iterations, 239.0);
     QCOMPARE(c.tokens, 239.0 * 1024 * 4096);
@@ -106,7 +108,7 @@ class TestCampaign : public QObject {
     // The distributed optimizer: every GPU writes its share.
     Plan sharded = plan;
     sharded.schedule.sharding = DpSharding::Optimizer;
-    const Campaign s = planCampaign(sharded, perIteration(10, 0.5, 0.01), job, cat_, f);
+    const Campaign s = planCampaign(sharded, perIteration(10, 0.5, 0.01), job, cat_, Scenario{}, f);
     QVERIFY_CLOSE(s.checkpoint_write_s, c.checkpoint_write_s / 2, 1e-12);
   }
 
@@ -118,10 +120,10 @@ class TestCampaign : public QObject {
     const int layers = cat_.model("Llama-3-70B", "m").layers;
     FailureModel f;
     f.checkpoint_gb_per_s = 2;
-    const Campaign big =
-        planCampaign(h100Plan(4, 1024, 8, layers), perIteration(4.0, 0, 0), job, cat_, f);
-    const Campaign small =
-        planCampaign(h100Plan(4, 16, 8, layers), perIteration(4.0 * 64, 0, 0), job, cat_, f);
+    const Campaign big = planCampaign(h100Plan(4, 1024, 8, layers), perIteration(4.0, 0, 0), job,
+                                      cat_, Scenario{}, f);
+    const Campaign small = planCampaign(h100Plan(4, 16, 8, layers), perIteration(4.0 * 64, 0, 0),
+                                        job, cat_, Scenario{}, f);
     QCOMPARE(big.gpus, 32768.0);
     QCOMPARE(small.gpus, 512.0);
     QVERIFY_CLOSE(big.mtbf_s / 3600, 16384.0 * 54 * 24 / 419 / 32768, 1e-12);  // 1.55 h
@@ -131,16 +133,70 @@ class TestCampaign : public QObject {
     // Failures faster than a checkpoint: the run never finishes, and says so.
     FailureModel slow;
     slow.checkpoint_gb_per_s = 1e-6;
-    const Campaign never =
-        planCampaign(h100Plan(4, 1024, 8, layers), perIteration(4.0, 1, 0), job, cat_, slow);
+    const Campaign never = planCampaign(h100Plan(4, 1024, 8, layers), perIteration(4.0, 1, 0), job,
+                                        cat_, Scenario{}, slow);
     QVERIFY(!never.finishes());
     QVERIFY(never.toJson()["days"].is_null());
+  }
+
+  // A spot pool of the plan's 16 GPUs at 0.01 preemptions a GPU-hour: 0.16 an hour. With two
+  // replicas a stage (the state not sharded) each is handled in place, losing no work: the wall
+  // time becomes T_w / (1 - 0.16 / 3600 x 1.46 s); with the optimizer state sharded over the
+  // replicas each loses a share, so the rate joins the failures'.
+  void spotPreemptions() {
+    const Job job = llama("Llama-3-8B", 1e9);
+    const Plan plan = h100Plan(2, 2, 4, cat_.model("Llama-3-8B", "m").layers);
+    Scenario spot;
+    Pool pool;
+    pool.zone = "z";
+    pool.gpu_type = "H100-80";
+    pool.count = 16;
+    pool.spot = true;
+    pool.preemptions_per_gpu_hour = 0.01;
+    spot.pools.push_back(pool);
+    const FailureModel f;
+    const Prediction pred = perIteration(10, 0.5, 0.01);
+    const Campaign base = planCampaign(plan, pred, job, cat_, Scenario{}, f);
+    const Campaign c = planCampaign(plan, pred, job, cat_, spot, f);
+    QCOMPARE(c.spot_gpus, 16.0);
+    QCOMPARE(c.mtbf_s, base.mtbf_s);
+    QVERIFY_CLOSE(c.wall_s, base.wall_s / (1 - 0.16 / 3600 * 1.46), 1e-12);
+    QVERIFY_CLOSE(c.preemptions_in_place, c.wall_s * 0.16 / 3600, 1e-12);
+    QVERIFY_CLOSE(c.expected_preemptions, c.preemptions_in_place, 1e-12);
+    QVERIFY_CLOSE(c.preemption_pause_s, c.wall_s - base.wall_s, 1e-12);
+    Plan sharded = plan;
+    sharded.schedule.sharding = DpSharding::Optimizer;
+    const Campaign s = planCampaign(sharded, pred, job, cat_, spot, f);
+    QCOMPARE(s.preemptions_in_place, 0.0);
+    QVERIFY_CLOSE(s.mtbf_s, 3600 / (16 / (16384.0 * 54 * 24 / 419) + 0.16), 1e-12);
+    QVERIFY_CLOSE(s.expected_preemptions, s.wall_s * 0.16 / 3600, 1e-12);
+    QVERIFY(s.goodput < planCampaign(sharded, pred, job, cat_, Scenario{}, f).goodput);
+  }
+
+  // The scenario's field: on a spot pool only, 0 to 1 a GPU-hour.
+  void preemptionRateInTheScenario() {
+    json j = sailor::test::threeOffersScenario();
+    j["pools"][2]["preemptions_per_gpu_hour"] = 0.02;
+    const Scenario sc = Scenario::fromJson(j, cat_);
+    QCOMPARE(*sc.findPool("asia-southeast1-b", "H100-80")->preemptions_per_gpu_hour, 0.02);
+    QCOMPARE(Scenario::fromJson(sc.toJson(), cat_).pools[2].preemptions_per_gpu_hour.value(), 0.02);
+    j["pools"][0]["preemptions_per_gpu_hour"] = 0.02;
+    try {
+      (void)Scenario::fromJson(j, cat_);
+      QFAIL("accepted on an on-demand pool");
+    } catch (const InputError& e) {
+      QCOMPARE(QString::fromStdString(e.field()), QString("pools[0].preemptions_per_gpu_hour"));
+    }
+    j["pools"][0].erase("preemptions_per_gpu_hour");
+    j["pools"][2]["preemptions_per_gpu_hour"] = -1;
+    QVERIFY_EXCEPTION_THROWN((void)Scenario::fromJson(j, cat_), InputError);
   }
 
   void deadlineAndBudget() {
     Job job = llama("Llama-3-8B", 1e9);
     const Plan plan = h100Plan(2, 2, 4, cat_.model("Llama-3-8B", "m").layers);
-    const Campaign c = planCampaign(plan, perIteration(10, 0.5, 0.01), job, cat_, FailureModel{});
+    const Campaign c =
+        planCampaign(plan, perIteration(10, 0.5, 0.01), job, cat_, Scenario{}, FailureModel{});
     QVERIFY(!campaignBreaks(c, job));
     job.deadline_days = c.days() / 2;
     job.budget_usd = c.total_usd * 2;

@@ -94,7 +94,7 @@ class TestReconfigurationView : public QObject {
     ReconfigurationView v;
     QSignalSpy requested(&v, &ReconfigurationView::resizeRequested);
     QPushButton* resize = v.resizeButton();
-    const std::vector<sailor::Pool> pools{{"zone-b", "V100-16", 2, 0.5, false, {}, {}}};
+    const std::vector<sailor::Pool> pools{{"zone-b", "V100-16", 2, 0.5, false, {}, {}, {}}};
     v.setResizable(true, pools);
     QVERIFY(!resize->isEnabled());  // no live run
     v.setRun(3, true, true, plan(2, 2));

@@ -793,8 +793,8 @@ class TestRunMonitor : public QObject {
       m.applyEvent(events[i]);
     // run_started cleared what the studio said: a run is resizable once the studio says so.
     QVERIFY(!resize->isEnabled());
-    const std::vector<sailor::Pool> pools{{"zone-a", "A100-40", 8, 1.0, false, {}, {}},
-                                          {"zone-b", "V100-16", 2, 0.5, false, {}, {}}};
+    const std::vector<sailor::Pool> pools{{"zone-a", "A100-40", 8, 1.0, false, {}, {}, {}},
+                                          {"zone-b", "V100-16", 2, 0.5, false, {}, {}, {}}};
     m.setResizable(false, pools, QStringLiteral("not elastic"));
     QVERIFY(!resize->isEnabled());
     QCOMPARE(resize->toolTip(), QStringLiteral("not elastic"));
@@ -871,7 +871,7 @@ class TestRunMonitor : public QObject {
     sailor::Plan p;
     p.stages.push_back({0, 3, {{"A100-40", 2, "zone-a"}, {"A100-40", 2, "zone-b"}}});
     p.stages.push_back({4, 7, {{"A100-40", 1, "zone-a"}}});
-    const auto sites = ResizeDialog::sitesOf(p, {{"zone-c", "A100-40", 4, 1.0, false, {}, {}}});
+    const auto sites = ResizeDialog::sitesOf(p, {{"zone-c", "A100-40", 4, 1.0, false, {}, {}, {}}});
     QCOMPARE(sites.size(), std::size_t{3});
     QCOMPARE(sites[0], (AvailabilitySite{"A100-40", "zone-a", 3, 0}));
     QCOMPARE(sites[1], (AvailabilitySite{"A100-40", "zone-b", 2, 0}));

@@ -32,6 +32,7 @@ void FailureModel::check() const {
   if (!(checkpoint_gb_per_s > 0))
     throw InputError("--checkpoint-gb-per-s", toText(checkpoint_gb_per_s), "above 0");
   checkRange("--restart-s", restart_s, 0, 1e7, "seconds from 0 to 1e+07");
+  checkRange("--reconfigure-s", reconfigure_s, 0, 1e7, "seconds from 0 to 1e+07");
   checkRange("--storage-usd-per-gb-month", storage_usd_per_gb_month, 0, 1e3,
              "USD per GB-month from 0 to 1000");
   checkRange("--checkpoints-kept", checkpoints_kept, 1, 1e6, "an integer from 1 to 1000000");
@@ -50,7 +51,8 @@ double dalyWallSeconds(double work, double tau, double delta, double restart, do
 }
 
 Campaign planCampaign(const Plan& plan, const Prediction& prediction, const Job& job,
-                      const Catalog& catalog, const FailureModel& failures) {
+                      const Catalog& catalog, const Scenario& scenario,
+                      const FailureModel& failures) {
   const std::optional<double> iterations = job.trainingIterations();
   if (!iterations)
     throw InputError("training_tokens", "nothing", "a training budget (tokens or iterations)");
@@ -59,8 +61,9 @@ Campaign planCampaign(const Plan& plan, const Prediction& prediction, const Job&
   c.tokens = c.iterations * job.global_batch_size * job.sequence_length;
   c.compute_s = c.iterations * prediction.iteration_s;
   // Failure rates add over the plan's GPUs; writers: one replica of each stage, or every GPU
-  // when the replicas share the state.
-  double per_hour = 0, writers = 0;
+  // when the replicas share the state. Spot preemptions: in place where another replica of the
+  // stage holds the same state, else like a failure.
+  double per_hour = 0, writers = 0, fatal_per_hour = 0, in_place_per_hour = 0;
   const bool sharded = plan.schedule.sharding != DpSharding::None;
   for (const Stage& st : plan.stages)
     for (std::size_t k = 0; k < st.replicas.size(); ++k) {
@@ -71,8 +74,14 @@ Campaign planCampaign(const Plan& plan, const Prediction& prediction, const Job&
       per_hour += r.tp / m;
       c.gpus += r.tp;
       if (k == 0 || sharded) writers += r.tp;
+      const Pool* pool = scenario.findPool(r.zone, r.gpu_type);
+      if (pool && pool->spot && pool->preemptions_per_gpu_hour) {
+        c.spot_gpus += r.tp;
+        const bool survives = st.replicas.size() >= 2 && !sharded;
+        (survives ? in_place_per_hour : fatal_per_hour) += r.tp * *pool->preemptions_per_gpu_hour;
+      }
     }
-  c.mtbf_s = 3600 / per_hour;
+  c.mtbf_s = 3600 / (per_hour + fatal_per_hour);
   const double params = totalParameters(catalog.model(job.model, "model"));
   c.checkpoint_bytes = params * (job.stateBytesPerParameter() - 4.0);  // not the gradients
   c.checkpoint_write_s = c.checkpoint_bytes / (writers * failures.checkpoint_gb_per_s * 1e9);
@@ -80,16 +89,25 @@ Campaign planCampaign(const Plan& plan, const Prediction& prediction, const Job&
   c.checkpoint_interval_s = dalyInterval(c.checkpoint_write_s, c.mtbf_s);
   c.wall_s = dalyWallSeconds(c.compute_s, c.checkpoint_interval_s, c.checkpoint_write_s,
                              c.restart_s, c.mtbf_s);
+  const double daly_s = c.wall_s;
+  const double in_place_per_s = in_place_per_hour / 3600;
+  c.wall_s = in_place_per_s * failures.reconfigure_s < 1
+                 ? daly_s / (1 - in_place_per_s * failures.reconfigure_s)
+                 : std::numeric_limits<double>::infinity();
   if (!std::isfinite(c.wall_s)) c.wall_s = std::numeric_limits<double>::infinity();
+  c.preemption_pause_s = c.wall_s - daly_s;
   c.checkpointing_s = c.checkpoint_interval_s > 0
                           ? c.compute_s / c.checkpoint_interval_s * c.checkpoint_write_s
                           : 0.0;
-  c.expected_failures = c.wall_s / c.mtbf_s;
+  c.expected_failures = c.wall_s * per_hour / 3600;
+  c.preemptions_in_place = c.wall_s * in_place_per_s;
+  c.expected_preemptions = c.preemptions_in_place + c.wall_s * fatal_per_hour / 3600;
   c.goodput = c.compute_s / c.wall_s;
   // Iterations run: the budget's and those redone after failures (wall time less the work, the
   // checkpoint writes and the restarts).
-  const double redone_s =
-      std::max(0.0, c.wall_s - c.compute_s - c.checkpointing_s - c.expected_failures * c.restart_s);
+  const double stops = c.expected_failures + c.expected_preemptions - c.preemptions_in_place;
+  const double redone_s = std::max(
+      0.0, c.wall_s - c.preemption_pause_s - c.compute_s - c.checkpointing_s - stops * c.restart_s);
   const double iterations_run =
       c.iterations + (prediction.iteration_s > 0 ? redone_s / prediction.iteration_s : 0.0);
   c.gpu_usd =
@@ -112,6 +130,10 @@ nlohmann::json Campaign::toJson() const {
           {"gpus", gpus},
           {"mtbf_s", mtbf_s},
           {"expected_failures", finiteOrNull(expected_failures)},
+          {"spot_gpus", spot_gpus},
+          {"expected_preemptions", finiteOrNull(expected_preemptions)},
+          {"preemptions_in_place", finiteOrNull(preemptions_in_place)},
+          {"preemption_pause_s", finiteOrNull(preemption_pause_s)},
           {"checkpoint_bytes", checkpoint_bytes},
           {"checkpoint_write_s", checkpoint_write_s},
           {"checkpoint_interval_s", checkpoint_interval_s},
@@ -139,12 +161,13 @@ std::optional<std::string> campaignBreaks(const Campaign& c, const Job& job) {
 }
 
 std::vector<Campaign> rankByCampaign(PlanResult& result, const Job& job, const Catalog& catalog,
-                                     const FailureModel& failures, Objective objective, int top_k) {
+                                     const Scenario& scenario, const FailureModel& failures,
+                                     Objective objective, int top_k) {
   std::vector<std::pair<PlannedPlan, Campaign>> all;
   auto add = [&](const PlannedPlan& p) {
     for (const auto& [q, c] : all)
       if (q.plan == p.plan) return;
-    all.emplace_back(p, planCampaign(p.plan, p.prediction, job, catalog, failures));
+    all.emplace_back(p, planCampaign(p.plan, p.prediction, job, catalog, scenario, failures));
   };
   for (const PlannedPlan& p : result.best) add(p);
   for (const PlannedPlan& p : result.pareto) add(p);

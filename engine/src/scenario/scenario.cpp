@@ -592,15 +592,23 @@ std::vector<Pool> poolsFromJson(const json& pools) {
   for (size_t i = 0; i < pools.size(); ++i) {
     const std::string path = "pools[" + std::to_string(i) + "]";
     const json& p = pools[i];
-    ju::rejectUnknownKeys(
-        p, {"zone", "gpu_type", "count", "usd_per_gpu_hour", "spot", "gpus_per_node", "instance"},
-        path);
+    ju::rejectUnknownKeys(p,
+                          {"zone", "gpu_type", "count", "usd_per_gpu_hour", "spot",
+                           "preemptions_per_gpu_hour", "gpus_per_node", "instance"},
+                          path);
     Pool pool;
     pool.zone = ju::getString(p, "zone", path);
     pool.gpu_type = ju::getString(p, "gpu_type", path);
     pool.count = ju::getInt32(p, "count", path, 0);
     pool.usd_per_gpu_hour = ju::getNonNegative(p, "usd_per_gpu_hour", path);
     pool.spot = ju::getBoolOr(p, "spot", path, false);
+    if (p.contains("preemptions_per_gpu_hour")) {
+      pool.preemptions_per_gpu_hour = ju::getInRange(p, "preemptions_per_gpu_hour", path, 1.0,
+                                                     "preemptions per GPU-hour from 0 to 1");
+      if (!pool.spot)
+        throw InputError(path + ".preemptions_per_gpu_hour", toText(*pool.preemptions_per_gpu_hour),
+                         "absent on a pool that is not spot (\"spot\": true)");
+    }
     if (p.contains("gpus_per_node")) pool.gpus_per_node = ju::getInt32(p, "gpus_per_node", path, 1);
     if (p.contains("instance")) pool.instance = ju::getString(p, "instance", path);
     out.push_back(std::move(pool));
@@ -738,6 +746,7 @@ json Scenario::toJson() const {
             {"count", p.count},
             {"usd_per_gpu_hour", p.usd_per_gpu_hour},
             {"spot", p.spot}};
+    if (p.preemptions_per_gpu_hour) pj["preemptions_per_gpu_hour"] = *p.preemptions_per_gpu_hour;
     if (p.gpus_per_node) pj["gpus_per_node"] = *p.gpus_per_node;
     if (p.instance) pj["instance"] = *p.instance;
     j["pools"].push_back(pj);

@@ -20,6 +20,12 @@
 // minimal near Daly's interval tau = sqrt(2 delta M) [1 + sqrt(delta / 2M) / 3 + delta / 18M]
 // - delta for delta < 2M (else tau = M); Young's first-order rule is its sqrt(2 delta M). The
 // expected failures are T_w / M; goodput is T_s / T_w.
+// Spot preemptions: a spot pool's GPUs are taken away at its preemptions_per_gpu_hour. As the
+// runtime handles them: where the preempted GPU's stage has another replica holding the same
+// state (two or more replicas, the optimizer state not sharded over them) the run reconfigures in
+// place, standing still `reconfigure_s` and losing no work: at a rate lambda the wall time
+// becomes T_w / (1 - lambda reconfigure_s). Elsewhere a preemption loses the stage's state like a
+// failure and joins M's rate. The GPUs are taken to come back at once (as a resize back).
 #pragma once
 
 #include <optional>
@@ -49,6 +55,9 @@ inline constexpr double kDefaultGpuHoursBetweenFailures = 16384.0 * 54 * 24 / 41
 struct FailureModel {
   double checkpoint_gb_per_s = 0.225;  // per writing GPU, 1e9 B/s
   double restart_s = 4.46;
+  // An in-place reconfiguration standing still: 1.46 s when two of four GPUs left a run
+  // ("Reconfiguration in place against a restart", hidden 256, 2026-12-04).
+  double reconfigure_s = 1.46;
   double storage_usd_per_gb_month = 0.020;
   int checkpoints_kept = 2;
   // InputError naming "--checkpoint-gb-per-s" etc. for a value out of range.
@@ -70,6 +79,12 @@ struct Campaign {
   double wall_s = 0;
   double checkpointing_s = 0;
   double expected_failures = 0;
+  // Spot pools with a preemption rate: their GPUs, the expected preemptions (of which handled in
+  // place) and the time standing still for the in-place ones.
+  double spot_gpus = 0;
+  double expected_preemptions = 0;
+  double preemptions_in_place = 0;
+  double preemption_pause_s = 0;
   double goodput = 0;  // compute_s / wall_s
   // Dollars: the GPUs for the whole wall time, egress for every iteration run (redone ones too),
   // checkpoint storage for the run's duration.
@@ -81,9 +96,11 @@ struct Campaign {
 };
 
 // The campaign of `job`'s budget (Job::trainingIterations; InputError "training_tokens" when the
-// job has none) on `plan`, predicted per iteration as `prediction`.
+// job has none) on `plan` in `scenario` (its spot pools), predicted per iteration as
+// `prediction`.
 Campaign planCampaign(const Plan& plan, const Prediction& prediction, const Job& job,
-                      const Catalog& catalog, const FailureModel& failures);
+                      const Catalog& catalog, const Scenario& scenario,
+                      const FailureModel& failures);
 
 // Daly's optimum interval for checkpoints that take `delta` s under failures every `mtbf` s.
 double dalyInterval(double delta, double mtbf);
@@ -100,6 +117,7 @@ std::optional<std::string> campaignBreaks(const Campaign& c, const Job& job);
 // meets them: `best` is empty and no_plan_reason names what binds and how close the nearest
 // plan gets ("no plan finishes within the deadline of 30 days: the fastest takes 41.2").
 std::vector<Campaign> rankByCampaign(PlanResult& result, const Job& job, const Catalog& catalog,
-                                     const FailureModel& failures, Objective objective, int top_k);
+                                     const Scenario& scenario, const FailureModel& failures,
+                                     Objective objective, int top_k);
 
 }  // namespace sailor

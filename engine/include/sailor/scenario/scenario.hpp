@@ -44,6 +44,9 @@ struct Pool {
   int count = 0;  // GPUs available
   double usd_per_gpu_hour = 0;
   bool spot = false;
+  // A spot pool's preemptions, per GPU-hour of its GPUs (docs/planner.md, "Days and dollars");
+  // absent: not priced in.
+  std::optional<double> preemptions_per_gpu_hour;
   std::optional<int> gpus_per_node;  // default: the instance family's, else the GPU type's
   // Instance family of the GPU type's catalogue networks ("a3-megagpu-8g"): its node network
   // sets the same-zone link between this pool's nodes. Absent: the type's default family.
