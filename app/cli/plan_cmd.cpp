@@ -472,6 +472,24 @@ int cmdPlan(int argc, char** argv) {
   const PlanInputs in = planInputsFromArgs(a);
   const PlannerOptions opt = plannerOptionsFromArgs(a);
   const auto progress = progressMode(a, argc, argv);
+  // The whole run's options need one scenario and a training budget: never silently unused.
+  const std::vector<std::pair<const char*, const std::optional<std::string>*>> whole_run_options{
+      {"--training-tokens", &a.training_tokens},
+      {"--training-iterations", &a.training_iterations},
+      {"--deadline-days", &a.deadline_days},
+      {"--budget-usd", &a.budget_usd},
+      {"--checkpoint-gb-per-s", &a.checkpoint_gb_per_s},
+      {"--restart-s", &a.restart_s},
+      {"--reconfigure-s", &a.reconfigure_s}};
+  for (const auto& [name, value] : whole_run_options) {
+    if (!*value) continue;
+    if (a.trace)
+      throw InputError(name, **value,
+                       "absent with --trace (the whole run is priced on one scenario)");
+    if (!in.job.trainingIterations())
+      throw InputError(name, **value,
+                       "a training budget beside it (--training-tokens or --training-iterations)");
+  }
   if (a.trace) return planTrace(a, *a.trace, in, opt, progress);
   if (a.trace_iterations)
     throw InputError("--trace-iterations", *a.trace_iterations,

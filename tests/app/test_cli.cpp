@@ -1368,6 +1368,12 @@ class TestCli : public QObject {
     QTest::newRow("negative restart")
         << QStringList{"--training-tokens", "1e9", "--restart-s", "-1"}
         << "--restart-s: got \"-1\", expected seconds from 0 to 1e+07";
+    QTest::newRow("restart time without a budget")
+        << QStringList{"--restart-s", "60"}
+        << "--restart-s: got 60, expected a training budget beside it";
+    QTest::newRow("a budget with --trace")
+        << QStringList{"--training-tokens", "1e9", "--trace", "trace.csv"}
+        << "--training-tokens: got 1e9, expected absent with --trace";
     QTest::newRow("zero checkpoint bandwidth")
         << QStringList{"--training-tokens", "1e9", "--checkpoint-gb-per-s", "0"}
         << "--checkpoint-gb-per-s";
