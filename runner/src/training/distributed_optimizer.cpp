@@ -31,8 +31,37 @@ DistributedOptimizer::DistributedOptimizer(std::vector<Param>& params, ReplicaGr
   optimizer_ = make(all);
 }
 
-bool DistributedOptimizer::adam() const {
-  return dynamic_cast<const torch::optim::AdamW*>(optimizer_.get()) != nullptr;
+OptimizerState readOptimizerState(torch::optim::Optimizer& optimizer, const torch::Tensor& tensor) {
+  OptimizerState s;
+  auto& state = optimizer.state();
+  const auto it = state.find(optimizerStateKey(state, tensor));
+  if (it == state.end()) return s;
+  s.defined = true;
+  if (const auto* adam = dynamic_cast<const torch::optim::AdamWParamState*>(it->second.get())) {
+    s.step = adam->step();
+    s.first = adam->exp_avg();
+    s.second = adam->exp_avg_sq();
+  } else if (const auto* sgd = dynamic_cast<const torch::optim::SGDParamState*>(it->second.get())) {
+    s.first = sgd->momentum_buffer();
+  }
+  return s;
+}
+
+void writeOptimizerState(torch::optim::Optimizer& optimizer, const torch::Tensor& tensor,
+                         const OptimizerState& s) {
+  if (!s.defined) return;
+  auto& state = optimizer.state();
+  if (dynamic_cast<const torch::optim::AdamW*>(&optimizer)) {
+    auto a = std::make_unique<torch::optim::AdamWParamState>();
+    a->step(s.step);
+    a->exp_avg(s.first);
+    a->exp_avg_sq(s.second);
+    state[optimizerStateKey(state, tensor)] = std::move(a);
+  } else {
+    auto m = std::make_unique<torch::optim::SGDParamState>();
+    m->momentum_buffer(s.first);
+    state[optimizerStateKey(state, tensor)] = std::move(m);
+  }
 }
 
 torch::Tensor DistributedOptimizer::squaredGradientNorm() const {
@@ -86,30 +115,20 @@ void DistributedOptimizer::step() {
 
 std::vector<DistributedOptimizer::State> DistributedOptimizer::gatherState() {
   std::vector<State> out(params_.size());
-  auto& state = optimizer_->state();
-  const auto* first = state.empty() ? nullptr : state.begin()->second.get();
-  if (first == nullptr) return out;  // no step taken yet
-  const bool is_adam = adam();
-  std::int64_t step = 0;
-  if (is_adam) step = dynamic_cast<const torch::optim::AdamWParamState&>(*first).step();
-  // Moment `which` (0: exp_avg or the momentum, 1: exp_avg_sq) of one master tensor.
-  auto moment = [&](int which) {
-    return [&, which](const torch::Tensor& m) -> torch::Tensor {
-      const auto& s = *state.at(optimizerStateKey(state, m));
-      if (is_adam) {
-        const auto& a = dynamic_cast<const torch::optim::AdamWParamState&>(s);
-        return which == 0 ? a.exp_avg() : a.exp_avg_sq();
-      }
-      return dynamic_cast<const torch::optim::SGDParamState&>(s).momentum_buffer();
-    };
-  };
-  for (int which = 0; which < (is_adam ? 2 : 1); ++which) {
+  if (optimizer_->state().empty()) return out;  // no step taken yet
+  const State first = readOptimizerState(*optimizer_, masters_.front().front());
+  const bool two = first.second.defined();  // AdamW's two moments, SGD's one momentum
+  for (int which = 0; which < (two ? 2 : 1); ++which) {
     std::vector<torch::Tensor> shares;
-    for (std::size_t b = 0; b < masters_.size(); ++b) shares.push_back(shareOf(b, moment(which)));
+    for (std::size_t b = 0; b < masters_.size(); ++b)
+      shares.push_back(shareOf(b, [&](const torch::Tensor& m) {
+        const State s = readOptimizerState(*optimizer_, m);
+        return which == 0 ? s.first : s.second;
+      }));
     sum_.gather(shares, [&](std::size_t k, const torch::Tensor& t) {
       State& s = out[k];
       s.defined = true;
-      s.step = step;
+      s.step = first.step;
       (which == 0 ? s.first : s.second) = t.clone();
     });
   }
@@ -124,12 +143,11 @@ void DistributedOptimizer::reloadPaddedWeights() {
 
 void DistributedOptimizer::load(const std::vector<State>& by_param) {
   if (padded_) reloadPaddedWeights();
-  auto& state = optimizer_->state();
-  state.clear();
+  optimizer_->state().clear();
   if (by_param.empty() || !by_param.front().defined) return;
-  const bool is_adam = adam();
+  const bool two = by_param.front().second.defined();
   std::vector<std::vector<torch::Tensor>> moments;  // [which][bucket]
-  for (int which = 0; which < (is_adam ? 2 : 1); ++which)
+  for (int which = 0; which < (two ? 2 : 1); ++which)
     moments.push_back(sum_.shares([&](std::size_t k) {
       const State& s = by_param.at(k);
       if (!s.defined)
@@ -137,25 +155,19 @@ void DistributedOptimizer::load(const std::vector<State>& by_param) {
       return which == 0 ? s.first : s.second;
     }));
   // A master tensor's part of a share.
-  auto part = [&](int which, std::size_t b, std::size_t i) {
-    const torch::Tensor& share = moments[static_cast<std::size_t>(which)][b];
+  auto part = [&](std::size_t which, std::size_t b, std::size_t i) {
+    const torch::Tensor& share = moments[which][b];
     if (padded_) return share.clone();
     return share.narrow(0, pieces_[b][i].share_offset, pieces_[b][i].elements).clone();
   };
   for (std::size_t b = 0; b < masters_.size(); ++b)
     for (std::size_t i = 0; i < masters_[b].size(); ++i) {
-      const torch::Tensor& m = masters_[b][i];
-      if (is_adam) {
-        auto s = std::make_unique<torch::optim::AdamWParamState>();
-        s->step(by_param.front().step);
-        s->exp_avg(part(0, b, i));
-        s->exp_avg_sq(part(1, b, i));
-        state[optimizerStateKey(state, m)] = std::move(s);
-      } else {
-        auto s = std::make_unique<torch::optim::SGDParamState>();
-        s->momentum_buffer(part(0, b, i));
-        state[optimizerStateKey(state, m)] = std::move(s);
-      }
+      State s;
+      s.defined = true;
+      s.step = by_param.front().step;
+      s.first = part(0, b, i);
+      if (two) s.second = part(1, b, i);
+      writeOptimizerState(*optimizer_, masters_[b][i], s);
     }
 }
 

@@ -37,6 +37,19 @@ typename Map::key_type optimizerStateKey(const Map&, const torch::Tensor& p) {
   else return p.unsafeGetTensorImpl();
 }
 
+// One tensor's optimizer state: AdamW's step count and moments, or SGD's momentum in `first`.
+// Undefined before the tensor's first step.
+struct OptimizerState {
+  bool defined = false;
+  std::int64_t step = 0;
+  torch::Tensor first, second;
+};
+// The state torch's AdamW or SGD keeps for `tensor`, and the inverse (an undefined state writes
+// nothing).
+OptimizerState readOptimizerState(torch::optim::Optimizer& optimizer, const torch::Tensor& tensor);
+void writeOptimizerState(torch::optim::Optimizer& optimizer, const torch::Tensor& tensor,
+                         const OptimizerState& state);
+
 using MakeOptimizer =
     std::function<std::unique_ptr<torch::optim::Optimizer>(const std::vector<torch::Tensor>&)>;
 
@@ -57,13 +70,8 @@ class DistributedOptimizer {
   // into the parameters. Collective over the group.
   void step();
 
-  // One parameter's optimizer state (this rank's tp shard, shaped like its value): AdamW's
-  // step count and moments, or SGD's momentum in `first`. Undefined before the first step.
-  struct State {
-    bool defined = false;
-    std::int64_t step = 0;
-    torch::Tensor first, second;
-  };
+  // One parameter's optimizer state (this rank's tp shard, shaped like its value).
+  using State = OptimizerState;
   // Every parameter's whole state, gathered from the members' shares (a checkpoint, a
   // reconfiguration). Collective over the group.
   std::vector<State> gatherState();
@@ -72,7 +80,6 @@ class DistributedOptimizer {
   void load(const std::vector<State>& by_param);
 
  private:
-  bool adam() const;
   // This member's share of bucket `bucket` of a quantity held per piece (`of` a master tensor).
   torch::Tensor shareOf(std::size_t bucket,
                         const std::function<torch::Tensor(const torch::Tensor&)>& of) const;

@@ -69,8 +69,6 @@ class Trainer {
   // After the schedule: gradient synchronization and clipping.
   void syncGradients();
   void reduceTiedEmbedding();
-  // Parameter p's state in the (unsharded) optimizer.
-  DistributedOptimizer::State stateOf(const Param& p) const;
   double clipGradients(bool& pause);
 
   const RunSpec& spec_;

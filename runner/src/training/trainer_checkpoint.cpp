@@ -57,7 +57,8 @@ c10::Dict<std::string, at::Tensor> Trainer::snapshot(int iteration) const {
     out.insert("param/" + p.name, cpuCopy(p.value));
     out.insert("shard_dim/" + p.name, scalar(p.shard_dim));
     if (p.shard_dim >= 0) out.insert("index/" + p.name, p.full_index.to(torch::kCPU).clone());
-    DistributedOptimizer::State s = dist_ ? gathered_[k] : stateOf(p);
+    const DistributedOptimizer::State s =
+        dist_ ? gathered_[k] : readOptimizerState(*optimizer_, p.value);
     if (!s.defined) continue;  // no step taken yet
     if (adam) {
       out.insert("adam.step/" + p.name, scalar(s.step));
@@ -69,22 +70,6 @@ c10::Dict<std::string, at::Tensor> Trainer::snapshot(int iteration) const {
   }
   gathered_.clear();
   return out;
-}
-
-DistributedOptimizer::State Trainer::stateOf(const Param& p) const {
-  DistributedOptimizer::State s;
-  auto& state = optimizer_->state();
-  const auto it = state.find(optimizerStateKey(state, p.value));
-  if (it == state.end()) return s;
-  s.defined = true;
-  if (const auto* adam = dynamic_cast<const torch::optim::AdamWParamState*>(it->second.get())) {
-    s.step = adam->step();
-    s.first = adam->exp_avg();
-    s.second = adam->exp_avg_sq();
-  } else if (const auto* sgd = dynamic_cast<const torch::optim::SGDParamState*>(it->second.get())) {
-    s.first = sgd->momentum_buffer();
-  }
-  return s;
 }
 
 void Trainer::restore(const std::vector<c10::Dict<std::string, at::Tensor>>& shards) {
@@ -144,27 +129,10 @@ void Trainer::restoreFrom(
       s.first = on_device(mine(p, "sgd.momentum"));
     }
   }
-  if (dist_) {
-    dist_->load(states);
-    return;
-  }
-  auto& state = optimizer_->state();
-  for (std::size_t k = 0; k < states.size(); ++k) {
-    const DistributedOptimizer::State& s = states[k];
-    if (!s.defined) continue;
-    const torch::Tensor& key = model_->params()[k].value;
-    if (adam) {
-      auto a = std::make_unique<torch::optim::AdamWParamState>();
-      a->step(s.step);
-      a->exp_avg(s.first);
-      a->exp_avg_sq(s.second);
-      state[optimizerStateKey(state, key)] = std::move(a);
-    } else {
-      auto m = std::make_unique<torch::optim::SGDParamState>();
-      m->momentum_buffer(s.first);
-      state[optimizerStateKey(state, key)] = std::move(m);
-    }
-  }
+  if (dist_) dist_->load(states);
+  else
+    for (std::size_t k = 0; k < states.size(); ++k)
+      writeOptimizerState(*optimizer_, model_->params()[k].value, states[k]);
 }
 
 }  // namespace sailor::runner
