@@ -29,13 +29,11 @@ void checkRange(const std::string& field, double value, double lo, double hi,
 void FailureModel::check() const {
   checkRange("--checkpoint-gb-per-s", checkpoint_gb_per_s, 1e-6, 1e6,
              "a bandwidth per GPU in GB/s from 1e-06 to 1e+06");
-  if (!(checkpoint_gb_per_s > 0))
-    throw InputError("--checkpoint-gb-per-s", toText(checkpoint_gb_per_s), "above 0");
   checkRange("--restart-s", restart_s, 0, 1e7, "seconds from 0 to 1e+07");
   checkRange("--reconfigure-s", reconfigure_s, 0, 1e7, "seconds from 0 to 1e+07");
-  checkRange("--storage-usd-per-gb-month", storage_usd_per_gb_month, 0, 1e3,
+  checkRange("storage_usd_per_gb_month", storage_usd_per_gb_month, 0, 1e3,
              "USD per GB-month from 0 to 1000");
-  checkRange("--checkpoints-kept", checkpoints_kept, 1, 1e6, "an integer from 1 to 1000000");
+  checkRange("checkpoints_kept", checkpoints_kept, 1, 1e6, "an integer from 1 to 1000000");
 }
 
 double dalyInterval(double delta, double mtbf) {

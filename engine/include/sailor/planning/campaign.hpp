@@ -60,7 +60,8 @@ struct FailureModel {
   double reconfigure_s = 1.46;
   double storage_usd_per_gb_month = 0.020;
   int checkpoints_kept = 2;
-  // InputError naming "--checkpoint-gb-per-s" etc. for a value out of range.
+  // InputError for a value out of range, naming its `sailor plan` option ("--restart-s") or,
+  // for the fields without one, the field.
   void check() const;
 };
 
