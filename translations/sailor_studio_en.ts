@@ -1614,6 +1614,10 @@
         <source> (same node)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Reduction overlapped with the backward</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::PlanningService</name>
@@ -2615,6 +2619,10 @@ Egress $%5/GB (%6)</source>
     </message>
     <message>
         <source>distributed optimizer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 model chunks per GPU (interleaved 1F1B)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

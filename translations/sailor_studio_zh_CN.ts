@@ -1612,6 +1612,10 @@
         <source> (same node)</source>
         <translation>（同一节点）</translation>
     </message>
+    <message>
+        <source>Reduction overlapped with the backward</source>
+        <translation>与反向传播重叠的归约</translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::PlanningService</name>
@@ -2605,6 +2609,10 @@ Egress $%5/GB (%6)</source>
     <message>
         <source>distributed optimizer</source>
         <translation>分布式优化器</translation>
+    </message>
+    <message>
+        <source>%1 model chunks per GPU (interleaved 1F1B)</source>
+        <translation>每个 GPU %1 个模型块（交错 1F1B）</translation>
     </message>
 </context>
 <context>

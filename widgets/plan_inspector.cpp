@@ -116,6 +116,7 @@ QColor kindColor(char kind) {
     case 'B': return QColor(0xF28E2B);
     case 'S': return QColor(0x9D9D9D);
     case 'A': return QColor(0x59A14F);
+    case 'R': return QColor(0x8CD17D);
     case 'O': return QColor(0xB07AA1);
     default: return QColor(0x333333);
   }
@@ -127,16 +128,17 @@ QString kindName(char kind) {
     case 'B': return PlanInspector::tr("Backward");
     case 'S': return PlanInspector::tr("Send/receive");
     case 'A': return PlanInspector::tr("All-reduce");
+    case 'R': return PlanInspector::tr("Reduction overlapped with the backward");
     case 'O': return PlanInspector::tr("Optimizer");
     default: return QString(QLatin1Char(kind));
   }
 }
 
 // Timeline row geometry (stage s is the row around y = s, the axis reversed so stage 0 is on
-// top): compute (F, B, O) in the upper band, communication (S, A) in a thinner lower band so
-// that transfers overlapping compute stay visible.
+// top): compute (F, B, O) in the upper band, communication (S, A, R) in a thinner lower band so
+// that transfers and reductions overlapping compute stay visible.
 std::pair<double, double> rowBand(char kind) {
-  if (kind == 'S' || kind == 'A') return {0.14, 0.38};
+  if (kind == 'S' || kind == 'A' || kind == 'R') return {0.14, 0.38};
   return {-0.38, 0.10};
 }
 
@@ -792,7 +794,10 @@ void PlanInspector::buildTimeline() {
 
   // Legend entries: empty bars in each kind's colour (the rectangles are items, which a legend
   // does not list).
-  for (char kind : {'F', 'B', 'S', 'A', 'O'}) {
+  const bool overlapped = std::any_of(pred.timeline.begin(), pred.timeline.end(),
+                                      [](const sailor::TimelineOp& op) { return op.kind == 'R'; });
+  for (char kind : {'F', 'B', 'S', 'A', 'R', 'O'}) {
+    if (kind == 'R' && !overlapped) continue;
     auto* entry = new QCPBars(plot->xAxis, plot->yAxis);
     entry->setName(kindName(kind));
     entry->setBrush(kindColor(kind));

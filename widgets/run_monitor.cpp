@@ -312,7 +312,7 @@ void RunMonitor::onRunStarted(std::int64_t run_id, const sailor::RunStartedEvent
   past_->setShownRun(run_id);
   updateButtons();
   // The training settings the workers apply: master dtype, compute precision, optimizer,
-  // recomputation, the plan's data-parallel schedule options.
+  // recomputation, the plan's data-parallel and pipeline schedule options.
   QStringList training{QString::fromStdString(event.dtype)};
   if (event.precision == sailor::Precision::Bf16) training << tr("bf16 compute");
   training << (event.optimizer == sailor::Optimizer::Sgd ? tr("SGD with momentum") : tr("AdamW"));
@@ -320,6 +320,9 @@ void RunMonitor::onRunStarted(std::int64_t run_id, const sailor::RunStartedEvent
   if (event.plan.schedule.overlap_grad_reduce) training << tr("overlapped gradient reduction");
   if (event.plan.schedule.sharding == sailor::DpSharding::Optimizer)
     training << tr("distributed optimizer");
+  if (event.plan.schedule.virtual_stages > 1)
+    training
+        << tr("%1 model chunks per GPU (interleaved 1F1B)").arg(event.plan.schedule.virtual_stages);
   appendLog({}, tr("Run %1 (%2): %3 processes, %4 iterations, %5 data, %6; model %7 scaled to "
                    "hidden %8, sequence %9")
                     .arg(run_id)

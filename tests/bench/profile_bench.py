@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Prediction against measurement on the local CPU.
 
-Profiles this machine with `sailor profile` (or reuses --profile-dir), then for seven plans of
+Profiles this machine with `sailor profile` (or reuses --profile-dir), then for eight plans of
 OPT-350M as `sailor run` builds it on CPU (24 blocks, hidden 256, 16 heads, vocabulary 256,
 sequence 64, global batch 8, float32, AdamW):
 
   single   one process, microbatch 2
   pp2      two-stage pipeline (layers 0-12 | 13-25), microbatch 2
+  pp2-interleaved  the same with "schedule": {"virtual_stages": 2} (interleaved 1F1B: stage 0
+           computes blocks 1-6 and 13-18, stage 1 blocks 7-12 and 19-24)
   dp2      two data-parallel replicas of the whole model, microbatch 2
   dp2-overlap  the same with "schedule": {"overlap_grad_reduce": true} (predicted with the
            runtime's gradient bucket, sailor simulate --gradient-bucket 1048576)
@@ -58,6 +60,9 @@ def rep(tp=1):
 PLANS = {
     "single": {"microbatch_size": 2, "stages": [stage(0, 25, [rep()])]},
     "pp2": {"microbatch_size": 2, "stages": [stage(0, 12, [rep()]), stage(13, 25, [rep()])]},
+    "pp2-interleaved": {"microbatch_size": 2,
+                        "stages": [stage(0, 12, [rep()]), stage(13, 25, [rep()])],
+                        "schedule": {"virtual_stages": 2}},
     "dp2": {"microbatch_size": 2, "stages": [stage(0, 25, [rep(), rep()])]},
     "dp2-overlap": {"microbatch_size": 2, "stages": [stage(0, 25, [rep(), rep()])],
                     "schedule": {"overlap_grad_reduce": True}},

@@ -231,6 +231,119 @@ class TestSchedules : public QObject {
                           (QStringList{"schedule.virtual_stages", "a chunk holds at least one"}));
   }
 
+  // NOTE [Model chunks]: the virtual stages take the blocks in order, each stage keeping its own
+  // block count. 24 blocks (plan layers 0-25) in 12 + 12, v = 2: stage 0 holds the embedding and
+  // blocks 1-6, then 13-18; stage 1 blocks 7-12, then 19-24 and the head. In 8 + 9 + 7 over three
+  // stages the chunks differ by one block (the first the larger): 4 + 4, 5 + 4, 4 + 3.
+  void modelChunks() {
+    using Ranges = std::vector<std::pair<int, int>>;
+    Plan two;
+    two.stages = {Stage{0, 12, {}}, Stage{13, 25, {}}};
+    QCOMPARE(two.chunkLayers(1), (Ranges{{13, 25}}));  // one chunk without interleaving
+    two.schedule.virtual_stages = 2;
+    QCOMPARE(two.chunkLayers(0), (Ranges{{0, 6}, {13, 18}}));
+    QCOMPARE(two.chunkLayers(1), (Ranges{{7, 12}, {19, 25}}));
+    Plan three;
+    three.stages = {Stage{0, 8, {}}, Stage{9, 17, {}}, Stage{18, 25, {}}};
+    three.schedule.virtual_stages = 2;
+    QCOMPARE(three.chunkLayers(0), (Ranges{{0, 4}, {14, 17}}));
+    QCOMPARE(three.chunkLayers(1), (Ranges{{5, 9}, {18, 21}}));
+    QCOMPARE(three.chunkLayers(2), (Ranges{{10, 13}, {22, 25}}));
+    three.schedule.virtual_stages = 8;
+    SAILOR_VERIFY_MESSAGE(test::inputErrorOf([&] { three.checkInterleaving(); }),
+                          (QStringList{"schedule.virtual_stages", "got 8",
+                                       "at most the 7 transformer blocks of stages[2]"}));
+  }
+
+  // Megatron-LM's rule: every pipeline's microbatches in whole groups of P (its order deadlocks
+  // for some other counts: P = 4, M = 5, v = 3 is one). Two stages of two replicas at b = 1:
+  // G = 12 gives 6 a pipeline, G = 6 gives 3 and G = 7 gives 4 and 3.
+  void interleavingNeedsWholeGroups() {
+    Plan p = plan(2, {});
+    p.schedule.virtual_stages = 2;
+    QVERIFY(p.interleavingFits(12));
+    QVERIFY(!p.interleavingFits(6));
+    QVERIFY(!p.interleavingFits(7));
+    SAILOR_VERIFY_MESSAGE(
+        test::inputErrorOf([&] { p.checkGlobalBatch(6); }),
+        (QStringList{"schedule.virtual_stages", "got 2", "global batch of 6 microbatches",
+                     "whole groups of the 2 stages"}));
+    p.checkGlobalBatch(12);
+    // The order the simulator times and the runtime runs completes in every such case.
+    for (int P = 2; P <= 5; ++P)
+      for (int v = 2; v <= 4; ++v)
+        for (int M = P; M <= 4 * P; M += P) {
+          int total = 0;
+          for (int d = 0; d < P; ++d) total += static_cast<int>(interleavedOps(P, d, M, v).size());
+          QCOMPARE(total, 2 * P * M * v);
+          std::vector<StageTimes> st = equalStages(P);
+          PipelineRun r{std::vector<double>(P, 0.0),
+                        std::vector<double>(P, 0.0),
+                        std::vector<double>(P, 0.0),
+                        std::vector<double>(P, 0.0),
+                        {}};
+          runInterleaved(st, M, v, r, nullptr);
+          QVERIFY(lastDone(r) > 0);
+        }
+  }
+
+  // The interleaved order where ranks share a node's compute (the runtime's own prediction on
+  // CPU, NOTE [Ranks sharing a device]): two stages of F 1, B 2 a microbatch, v = 2 (chunks F 0.5,
+  // B 1), M = 2 (all forwards first), free transfers, two ranks computing at once each at half
+  // speed. Device 0: F(c0, 0) 0-0.5 alone; then with device 1 F(c0, 1) / F(c0, 0) 0.5-1.5,
+  // F(c1, 0) / F(c0, 1) 1.5-2.5, F(c1, 1) / F(c1, 0) 2.5-3.5; device 1 alone F(c1, 1) 3.5-4 and
+  // B(c1, 0) 4-5; together B 5-7, 7-9, 9-11; device 0's last B(c0, 1) alone 11-12.
+  void interleavedOnSharedCompute() {
+    GpuType g;
+    g.name = "shared";
+    g.shared_compute_slowdown = {1, 2};
+    Replica rep{"shared", 1, "z"};
+    ReplicaData d;
+    d.replica = &rep;
+    d.gpu = &g;
+    d.site = 0;
+    SharedComputeInput in;
+    in.pipelines = {equalStages(2)};
+    in.replicas = {{&d, &d}};
+    in.step_s = {{0.0, 0.0}};
+    in.sync_s = {0.0, 0.0};
+    in.virtual_stages = 2;
+    const SharedComputeRun r = runSharedCompute(in, 2, PipelineSchedule::Async1F1B, true);
+    QCOMPARE(r.stage_end.size(), size_t{2});
+    SAILOR_COMPARE_REL(r.stage_end[0], 12.0, 1e-12);
+    SAILOR_COMPARE_REL(r.stage_end[1], 11.0, 1e-12);
+  }
+
+  // The timeline of an overlapped reduction ('R') starts with the stage's last backward, beside
+  // it; without overlap the all-reduce ('A') starts after it.
+  void overlappedReductionInTheTimeline() {
+    const Scenario sc = twoNodes();
+    const Job job = llama8b();
+    SimulatorOptions opt;
+    opt.timeline = true;
+    for (const bool overlap : {false, true}) {
+      Schedule sch;
+      sch.overlap_grad_reduce = overlap;
+      const Prediction p = simulate(plan(1, sch), sc, job, cat_, profiles_, opt);
+      double last_b_start = -1, last_b_end = -1;
+      const TimelineOp* reduction = nullptr;
+      for (const TimelineOp& op : p.timeline) {
+        if (op.kind == 'B' && op.start_s > last_b_start) {
+          last_b_start = op.start_s;
+          last_b_end = op.end_s;
+        }
+        if (op.kind == (overlap ? 'R' : 'A')) reduction = &op;
+      }
+      QVERIFY2(reduction, overlap ? "no overlapped reduction" : "no all-reduce");
+      if (overlap) {
+        SAILOR_COMPARE_REL(reduction->start_s, last_b_start, 1e-12);
+        QVERIFY(reduction->end_s > last_b_end);
+      } else {
+        QVERIFY(reduction->start_s >= last_b_end - 1e-12);
+      }
+    }
+  }
+
   // The plan format: the schedule round-trips; unknown keys and values are refused by name.
   void planFormat() {
     Plan p = plan(2, {});

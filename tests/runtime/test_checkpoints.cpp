@@ -261,6 +261,26 @@ class TestCheckpoints : public QObject {
       QVERIFY(QFile::exists(checkpoints(o.runId()) + "/" + s + "/manifest.json"));
   }
 
+  // Under the interleaved schedule a stage's shard holds its model chunks' layers
+  // (Plan::chunkLayers): pp2 of 12 + 12 blocks at v = 2 puts blocks 1-6 and 13-18 on stage 0,
+  // 7-12 and 19-24 (and the head) on stage 1. The shards name their tensors (torch's pickle keeps
+  // the keys as text).
+  void interleavedShardsHoldTheirChunks() {
+    const Outcome o = run(args("pp2-interleaved.json", 2, {"--checkpoint-every", "2"}));
+    QVERIFY2(o.exit_code == 0, qPrintable(o.err));
+    const QString step = checkpoints(o.runId()) + "/step-1/";
+    auto bytes = [&](const QString& file) {
+      QFile f(step + file);
+      return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    };
+    const QByteArray s0 = bytes("stage-0-tp-0.pt"), s1 = bytes("stage-1-tp-0.pt");
+    QVERIFY(!s0.isEmpty() && !s1.isEmpty());
+    for (const char* name : {"layer1.", "layer6.", "layer13.", "layer18.", "embedding.token"})
+      QVERIFY2(s0.contains(name) && !s1.contains(QByteArray(name) + "attn"), name);
+    for (const char* name : {"layer7.", "layer12.", "layer19.", "layer24.", "final_norm"})
+      QVERIFY2(s1.contains(name) && !s0.contains(name), name);
+  }
+
   // Refused before anything changes: one line on stderr naming the option, exit 2.
   void badInput() {
     const Outcome finished = run(args("single.json", 2, {"--checkpoint-every", "1"}));

@@ -29,6 +29,7 @@
 
 #include "proc_children.hpp"
 #include "run_outcome.hpp"
+#include "sailor/core/error.hpp"
 #include "sailor/runs/run_events.hpp"
 #include "sailor/runs/run_store.hpp"
 #include "small_run.hpp"
@@ -218,7 +219,8 @@ class TestElastic : public QObject {
     checkLikeReference(o.runId(), reference.runId(), 24);
   }
 
-  // The only worker of stage 1 SIGKILLed (pp2): no survivor holds the stage; or a worker of a
+  // The only worker of stage 1 SIGKILLed (pp2, plain or interleaved: under interleaving stage 1
+  // holds blocks 7-12 and 19-24, Plan::chunkLayers): no survivor holds the stage; or a worker of a
   // two-replica run under the distributed optimizer: it took its share of the optimizer state
   // along. Either way the new world (one GPU, where the distributed optimizer has nothing to share
   // over) starts from the last checkpoint (every 4 iterations; the sharded one's state gathered
@@ -228,6 +230,7 @@ class TestElastic : public QObject {
     QTest::addColumn<QString>("plan");
     QTest::newRow("only holder of a stage") << "pp2.json";
     QTest::newRow("a share of the distributed optimizer") << "dp2-distributed-optimizer.json";
+    QTest::newRow("interleaved chunks of both stages") << "pp2-interleaved.json";
   }
   void lostStateComesFromTheCheckpoint() {
     QFETCH(QString, plan);
@@ -273,6 +276,40 @@ class TestElastic : public QObject {
     QCOMPARE(r[0]->new_plan.stages.size(), std::size_t{1});
     QCOMPARE(r[0]->new_plan.stages.at(0).replicas.size(), std::size_t{3});
     QVERIFY(r[0]->new_plan.schedule.sharding == sailor::DpSharding::Optimizer);
+    checkLikeReference(o.runId(), reference.runId(), kIterations);
+  }
+
+  // The interleaved schedule (two chunks a rank: stage 0 holds blocks 1-6 and 13-18) reconfigured
+  // in place by a 4 -> 3 GPU trace: the survivors' chunks are moved to the new plan's stages and
+  // the losses equal an uninterrupted run of the plain schedule.
+  void interleavedRunReconfiguresInPlace() {
+    constexpr int kIterations = 16;
+    const Outcome reference = run(args("pp2-dp2.json", kIterations));
+    QCOMPARE(reference.exit_code, 0);
+    const QString trace =
+        write("four-three-interleaved.json", R"([{"Time": 0, "GPUs": 4}, {"Time": 1, "GPUs": 3}])");
+    const Outcome o = run(args("pp2-dp2-interleaved.json", kIterations,
+                               {"--trace", trace, "--trace-time-scale", "0.05"}));
+    QVERIFY2(o.exit_code == 0, qPrintable(o.why()));
+    const auto r = o.all<sailor::ReconfiguredEvent>();
+    QCOMPARE(r.size(), 1);
+    QCOMPARE(r[0]->old_plan.schedule.virtual_stages, 2);
+    QCOMPARE(QString::fromStdString(r[0]->state_source), QString("peers"));
+    QCOMPARE(r[0]->iterations_lost, 0);
+    QVERIFY(r[0]->new_world_size >= 1 && r[0]->new_world_size <= 3);
+    // The new plan keeps the interleaving where its stages and batch can take it.
+    const sailor::Plan& next = r[0]->new_plan;
+    qInfo("new plan: %zu stages of %zu replicas, %d virtual stages", next.stages.size(),
+          next.stages[0].replicas.size(), next.schedule.virtual_stages);
+    sailor::Plan probe = next;
+    probe.schedule.virtual_stages = 2;
+    bool takes = probe.interleavingFits(8);
+    try {
+      probe.checkInterleaving();
+    } catch (const sailor::InputError&) {
+      takes = false;
+    }
+    QCOMPARE(next.schedule.virtual_stages, next.stages.size() > 1 && takes ? 2 : 1);
     checkLikeReference(o.runId(), reference.runId(), kIterations);
   }
 

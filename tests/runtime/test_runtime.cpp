@@ -295,6 +295,52 @@ class TestRuntime : public QObject {
     }
   }
 
+  // The interleaved 1F1B schedule (v = 2 model chunks per rank, Plan::chunkLayers) alone and with
+  // overlap and the distributed optimizer, on two stages with tensor parallelism, a stage of
+  // mixed tp degrees and three stages of uneven chunks (8, 9 and 7 blocks): the same losses as
+  // one process in float64. A global batch of 24 gives every pipeline whole groups of P
+  // microbatches (Plan::interleavingFits), the reference the same batch.
+  void interleavedScheduleMatchesSingleProcess_data() {
+    QTest::addColumn<QJsonObject>("schedule");
+    QTest::addColumn<QString>("named");
+    QTest::newRow("interleaved") << QJsonObject{{"virtual_stages", 2}}
+                                 << "2 virtual stages (interleaved 1F1B)";
+    QTest::newRow("interleaved, overlap, distributed optimizer")
+        << QJsonObject{{"virtual_stages", 2},
+                       {"overlap_grad_reduce", true},
+                       {"sharding", "optimizer"}}
+        << "overlapped gradient reduction, distributed optimizer, 2 virtual stages (interleaved "
+           "1F1B)";
+  }
+  void interleavedScheduleMatchesSingleProcess() {
+    QFETCH(QJsonObject, schedule);
+    QFETCH(QString, named);
+    const QStringList extra{"--iterations", "20", "--dtype", "float64", "--global-batch", "24"};
+    const Run single = sailorRun(runArgs("single.json", store(), extra));
+    QVERIFY2(single.exit_code == 0, qPrintable(single.err));
+    for (const QString plan : {"pp2-tp2-dp2.json", "hetero.json", "pp3-dp2.json"}) {
+      const QString scheduled = planWith(plan, schedule);
+      QVERIFY(!scheduled.isEmpty());
+      const Run run = sailorRun(runArgs(scheduled, store(), extra));
+      QVERIFY2(run.exit_code == 0, qPrintable(plan + ": " + run.err));
+      const QJsonObject started =
+          run.first("run_started")["plan"].toObject()["schedule"].toObject();
+      for (const QString& key : schedule.keys()) QCOMPARE(started[key], schedule[key]);
+      QCOMPARE(run.losses().size(), 20);
+      const double diff = maxRelativeDifference(single.losses(), run.losses());
+      qInfo("%s %s: max relative loss difference %.3g", qPrintable(plan),
+            qPrintable(QJsonDocument(schedule).toJson(QJsonDocument::Compact)), diff);
+      QVERIFY2(diff <= 1e-9, qPrintable(QString("%1: %2").arg(plan).arg(diff)));
+      QProcess show;
+      show.start(SAILOR_BIN,
+                 {"runs", "show", QString::number(run.first("run_started")["run_id"].toInt()),
+                  "--store", store()});
+      QVERIFY(show.waitForFinished(30000));
+      const QString text = QString::fromUtf8(show.readAllStandardOutput());
+      QVERIFY2(text.contains("  schedule     " + named + "\n"), qPrintable(text));
+    }
+  }
+
   // Job "recompute": "full". Recomputation repeats the same arithmetic, so the losses equal a run
   // that keeps every activation (float64, 1e-12; measured: identical), on one process and on a
   // pipeline with tensor parallelism (whose recomputed blocks repeat their all-reduces). What
@@ -713,6 +759,15 @@ class TestRuntime : public QObject {
         << QStringList{}
         << "schedule.sharding: got \"optimizer\", expected \"none\" for a plan whose stages have "
            "one replica (stage 0 has 1)";
+    QTest::newRow("interleaving with too few blocks in a stage")
+        << R"({"microbatch_size":2,"schedule":{"virtual_stages":13},"stages":[{"first_layer":0,"last_layer":12,"replicas":[{"gpu_type":"A100-40","tp":1,"zone":"us-central1-a"}]},{"first_layer":13,"last_layer":25,"replicas":[{"gpu_type":"A100-40","tp":1,"zone":"us-central1-a"}]}]})"
+        << QStringList{}
+        << "schedule.virtual_stages: got 13, expected at most the 12 transformer blocks of "
+           "stages[0]";
+    QTest::newRow("interleaving with microbatches not in groups of the stages")
+        << R"({"microbatch_size":2,"schedule":{"virtual_stages":2},"stages":[{"first_layer":0,"last_layer":8,"replicas":[{"gpu_type":"A100-40","tp":1,"zone":"us-central1-a"}]},{"first_layer":9,"last_layer":17,"replicas":[{"gpu_type":"A100-40","tp":1,"zone":"us-central1-a"}]},{"first_layer":18,"last_layer":25,"replicas":[{"gpu_type":"A100-40","tp":1,"zone":"us-central1-a"}]}]})"
+        << QStringList{}
+        << "schedule.virtual_stages: got 2, expected 1 for a global batch of 4 microbatches";
     QTest::newRow("fully sharded data parallelism")
         << R"({"microbatch_size":2,"schedule":{"sharding":"full"},"stages":[{"first_layer":0,"last_layer":25,"replicas":[{"gpu_type":"A100-40","tp":1,"zone":"us-central1-a"},{"gpu_type":"A100-40","tp":1,"zone":"us-central1-a"}]}]})"
         << QStringList{} << "schedule.sharding: got \"full\"";

@@ -641,8 +641,8 @@ class TestRunMonitor : public QObject {
   }
 
   // The log's first line says how the workers train: the recorded run's defaults, then a run of
-  // a bf16, SGD, recomputing job, then one whose plan overlaps the gradient reduction and shares
-  // the optimizer state over its replicas.
+  // a bf16, SGD, recomputing job, then one whose plan overlaps the gradient reduction, shares
+  // the optimizer state over its replicas and interleaves two model chunks per GPU.
   void trainingSettingsInTheLog() {
     RunMonitor m;
     m.applyEvent(ok_[0]);
@@ -658,12 +658,14 @@ class TestRunMonitor : public QObject {
                  "float32, bf16 compute, SGD with momentum, activations recomputed;")),
              qPrintable(log));
     j = json::parse(ok_lines_[0]);
-    j["plan"]["schedule"] = {{"overlap_grad_reduce", true}, {"sharding", "optimizer"}};
+    j["plan"]["schedule"] = {
+        {"overlap_grad_reduce", true}, {"sharding", "optimizer"}, {"virtual_stages", 2}};
     m.applyEvent(sailor::parseRunEvent(j.dump()));
     log = m.logView()->toPlainText();
-    QVERIFY2(log.contains(QLatin1String(
-                 "float32, AdamW, overlapped gradient reduction, distributed optimizer;")),
-             qPrintable(log));
+    QVERIFY2(
+        log.contains(QLatin1String("float32, AdamW, overlapped gradient reduction, distributed "
+                                   "optimizer, 2 model chunks per GPU (interleaved 1F1B);")),
+        qPrintable(log));
   }
 
   void failureWithoutEventsShowsTheMessage() {

@@ -3,7 +3,9 @@
 //
 // Map:
 //   Plan::gpuCount, microbatches   GPUs used; microbatches per replica of a stage
-//   batchFits, checkGlobalBatch    whole microbatches, at least one on every replica
+//   batchFits, checkGlobalBatch    whole microbatches, at least one on every replica (and in
+//                                  groups of P under interleaving: interleavingFits)
+//   chunkLayers, checkInterleaving the model chunks of the interleaved schedule
 //   Plan::fromJson, toJson         the file format (shape only)
 //   Stage::replicaSummary          "2x A100-40 tp 2 in us-central1-a" style text
 //   Plan::validate                 against a job, the catalogue and a scenario's pools
@@ -58,6 +60,68 @@ void Plan::checkGlobalBatch(int global_batch_size) const {
                          " sequences per microbatch (a microbatch for every replica" +
                          (uniform ? ")" : " of stages[" + std::to_string(i) + "])"));
   }
+  if (schedule.virtual_stages > 1 && !interleavingFits(global_batch_size)) {
+    const int M = global_batch_size / microbatch_size, P = static_cast<int>(stages.size());
+    throw InputError("schedule.virtual_stages", std::to_string(schedule.virtual_stages),
+                     "1 for a global batch of " + std::to_string(M) +
+                         " microbatches: the interleaved schedule runs every pipeline's "
+                         "microbatches in whole groups of the " +
+                         std::to_string(P) + " stages (M / D a multiple of " + std::to_string(P) +
+                         " for the " + std::to_string(stages.front().replicas.size()) +
+                         " replicas of stages[0])");
+  }
+}
+
+bool Plan::interleavingFits(int global_batch_size) const {
+  if (stages.empty() || microbatch_size < 1 || global_batch_size % microbatch_size != 0)
+    return false;
+  const std::int64_t M = global_batch_size / microbatch_size, P = std::ssize(stages);
+  return std::all_of(stages.begin(), stages.end(), [&](const Stage& s) {
+    const auto D = std::ssize(s.replicas);
+    return D > 0 && M % D == 0 && (M / D) % P == 0;
+  });
+}
+
+int Plan::blockCount(std::size_t stage) const {
+  const int L = stages.back().last_layer - 1;  // blocks 1..L, head L + 1
+  const Stage& s = stages.at(stage);
+  return std::max(0, std::min(s.last_layer, L) - std::max(s.first_layer, 1) + 1);
+}
+
+std::vector<std::pair<int, int>> Plan::chunkLayers(std::size_t stage) const {
+  const Stage& own = stages.at(stage);
+  const int v = schedule.virtual_stages;
+  if (v <= 1) return {{own.first_layer, own.last_layer}};
+  const std::size_t P = stages.size();
+  const int head = stages.back().last_layer;
+  std::vector<std::pair<int, int>> out;
+  int next = 1;  // the next block to place, in virtual-stage order
+  for (int c = 0; c < v; ++c)
+    for (std::size_t d = 0; d < P; ++d) {
+      const int n = blockCount(d);
+      const int size = n / v + (c < n % v ? 1 : 0);
+      if (d == stage) {
+        const int first = c == 0 && d == 0 ? 0 : next;
+        const int last = c == v - 1 && d + 1 == P ? head : next + size - 1;
+        out.emplace_back(first, last);
+      }
+      next += size;
+    }
+  return out;
+}
+
+void Plan::checkInterleaving() const {
+  if (schedule.virtual_stages <= 1) return;
+  const std::string v = std::to_string(schedule.virtual_stages);
+  if (stages.size() < 2)
+    throw InputError("schedule.virtual_stages", v,
+                     "1 for a plan of one stage (interleaving needs a pipeline)");
+  for (size_t i = 0; i < stages.size(); ++i)
+    if (blockCount(i) < schedule.virtual_stages)
+      throw InputError("schedule.virtual_stages", v,
+                       "at most the " + std::to_string(blockCount(i)) +
+                           " transformer blocks of stages[" + std::to_string(i) +
+                           "] (a chunk holds at least one block)");
 }
 
 const char* dpShardingName(DpSharding s) {
@@ -247,21 +311,11 @@ void Plan::validate(const Job& job, const Catalog& catalog, const Scenario& scen
       k = end;
     }
   }
-  if (schedule.virtual_stages > 1) {
-    if (stages.size() < 2)
-      throw InputError("schedule.virtual_stages", std::to_string(schedule.virtual_stages),
-                       "1 for a plan of one stage (interleaving needs a pipeline)");
-    for (size_t i = 0; i < stages.size(); ++i)
-      if (stages[i].layerCount() < schedule.virtual_stages)
-        throw InputError("schedule.virtual_stages", std::to_string(schedule.virtual_stages),
-                         "at most the " + std::to_string(stages[i].layerCount()) +
-                             " layers of stages[" + std::to_string(i) +
-                             "] (a chunk holds at least one layer)");
-  }
   if (expected_first != L)
     throw InputError("stages[" + std::to_string(stages.size() - 1) + "].last_layer",
                      std::to_string(expected_first - 1),
                      std::to_string(L - 1) + " (the last stage must end with the head layer)");
+  checkInterleaving();
   for (const auto& [key, n] : used) {
     const Pool* pool = scenario.findPool(key.first, key.second);
     if (!pool)

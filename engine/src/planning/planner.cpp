@@ -409,28 +409,22 @@ class Finisher {
   // NOTE [Interleaving chosen per plan]: Megatron-LM's interleaved 1F1B splits each stage's
   // transformer blocks into v equal chunks (--num-layers-per-virtual-pipeline-stage: every
   // stage's blocks a multiple of v) and needs the microbatches in whole groups of the pipeline
-  // depth (M a multiple of P). A larger v shrinks the bubble by 1/v and adds v times the
-  // boundary transfers and, in the warm-up, activations in flight; which wins depends on the
-  // plan's links and memory, so the simulator decides: v = 2, 3, ... in turn while the plan
-  // still fits, meets the constraints and gets better by the objective.
+  // depth (every pipeline's M / D a multiple of P: Plan::interleavingFits). A larger v shrinks the
+  // bubble by 1/v and adds v times the boundary transfers and, in the warm-up, activations in
+  // flight; which wins depends on the plan's links and memory, so the simulator decides: v = 2, 3,
+  // ... in turn while the plan still fits, meets the constraints and gets better by the objective.
   void chooseInterleaving(PlannedPlan& pp, const SimulatorOptions& so) const {
     const Plan& plan = pp.plan;
     const int P = static_cast<int>(plan.stages.size());
     if (P < 2 || !meetsSimulated(pp.prediction)) return;
-    int M = 0;
-    for (const Stage& s : plan.stages)
-      M = std::max(M, plan.microbatches(ctx_.job.global_batch_size, s));
-    if (M % P != 0) return;
-    const int blocks = ctx_.model.layers;
-    const auto blocks_of = [blocks](const Stage& s) {
-      return std::max(0, std::min(s.last_layer, blocks) - std::max(s.first_layer, 1) + 1);
-    };
-    int most = blocks;
-    for (const Stage& s : plan.stages) most = std::min(most, blocks_of(s));
+    if (!plan.interleavingFits(ctx_.job.global_batch_size)) return;
+    int most = ctx_.model.layers;
+    for (std::size_t s = 0; s < plan.stages.size(); ++s) most = std::min(most, plan.blockCount(s));
     for (int v = 2; v <= std::min(most, kMaxSearchedVirtualStages); ++v) {
-      if (!std::all_of(plan.stages.begin(), plan.stages.end(),
-                       [&](const Stage& s) { return blocks_of(s) % v == 0; }))
-        continue;
+      bool even = true;
+      for (std::size_t s = 0; s < plan.stages.size(); ++s)
+        even = even && plan.blockCount(s) % v == 0;
+      if (!even) continue;
       Plan q = pp.plan;
       q.schedule.virtual_stages = v;
       Prediction pr = simulate(q, ctx_.sc, ctx_.job, ctx_.cat, ctx_.profiles, so, &ctx_.link_index);

@@ -296,8 +296,9 @@ RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
 
   // The bundled runtime sums the gradients over the replicas after the pipeline drains or, with
   // overlap_grad_reduce, during the last microbatch's backward; every replica keeps the whole
-  // optimizer state or, with the distributed optimizer, its share of it; plain 1F1B; no or full
-  // recomputation. A plan asking for more is refused rather than run otherwise than planned.
+  // optimizer state or, with the distributed optimizer, its share of it; 1F1B, plain or
+  // interleaved; no or full recomputation. A plan asking for more is refused rather than run
+  // otherwise than planned.
   const Schedule& sch = plan.schedule;
   auto refuse = [](const std::string& field, const std::string& got, const std::string& want) {
     throw InputError(field, got, want + " (what the bundled runtime runs)");
@@ -309,8 +310,7 @@ RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
                      "\"none\" for a plan whose stages have one replica (stage 0 has " +
                          std::to_string(plan.stages[0].replicas.size()) +
                          "): the distributed optimizer shares its state over a stage's replicas");
-  if (sch.virtual_stages != 1)
-    refuse("schedule.virtual_stages", std::to_string(sch.virtual_stages), "1");
+  plan.checkInterleaving();
   const Recompute rc = plan.effectiveJob(job).recompute;
   if (rc == Recompute::Selective)
     refuse(sch.recompute ? "schedule.recompute" : "recompute", "\"selective\"",
@@ -361,20 +361,27 @@ double rankMemoryBytes(const RunSpec& spec, int rank) {
       deriveLayers(model, m.sequence_length, place.tp, job.activationBytesPerElement());
   const Stage& stage = spec.plan.stages.at(static_cast<std::size_t>(place.stage));
   double params = 0, activations = 0, largest = 0;
-  for (int l = stage.first_layer; l <= stage.last_layer; ++l) {
-    const LayerInfo& layer = layers.at(static_cast<std::size_t>(l));
-    params += layer.params;
-    largest = std::max(largest, layer.activation_bytes);
-    // NOTE [Activation recomputation] in profile.cpp: a block then keeps only its input.
-    const bool block = layer.kind == LayerKind::Block;
-    activations += block && job.recompute == Recompute::Full
-                       ? std::min(layer.activation_bytes,
-                                  layers.at(static_cast<std::size_t>(l) - 1).output_elements *
-                                      job.activationBytesPerElement())
-                       : layer.activation_bytes;
-  }
+  for (const auto& [first, last] : spec.plan.chunkLayers(static_cast<std::size_t>(place.stage)))
+    for (int l = first; l <= last; ++l) {
+      const LayerInfo& layer = layers.at(static_cast<std::size_t>(l));
+      params += layer.params;
+      largest = std::max(largest, layer.activation_bytes);
+      // NOTE [Activation recomputation] in profile.cpp: a block then keeps only its input.
+      const bool block = layer.kind == LayerKind::Block;
+      activations += block && job.recompute == Recompute::Full
+                         ? std::min(layer.activation_bytes,
+                                    layers.at(static_cast<std::size_t>(l) - 1).output_elements *
+                                        job.activationBytesPerElement())
+                         : layer.activation_bytes;
+    }
   const int stages = static_cast<int>(spec.plan.stages.size());
-  const int in_flight = std::min(stages - place.stage, spec.pipelineMicrobatches(place.replica));
+  const int mbs = spec.pipelineMicrobatches(place.replica), v = spec.plan.schedule.virtual_stages;
+  int in_flight = std::min(stages - place.stage, mbs);
+  if (v > 1) {  // the simulator's count: the warm-up's chunks and the one computing, 1/v each
+    activations *= std::min(mbs * v, interleavedWarmup(stages, place.stage, mbs, v) + 1) /
+                   static_cast<double>(v);
+    in_flight = 1;
+  }
   // The distributed optimizer's share of the state, and the bucket copies the runtime's
   // reduction makes under any schedule (replicaMemoryBytes counts none for a sharded one).
   Schedule sharded;

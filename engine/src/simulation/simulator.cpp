@@ -133,6 +133,7 @@ Scheduled scheduleShared(const StageReplicas& data,
   const bool same_degree =
       std::all_of(data.begin(), data.end(), [&](const auto& reps) { return reps.size() == D; });
   SharedComputeInput in;
+  in.virtual_stages = schedule.virtual_stages;
   if (same_degree) {
     for (size_t j = 0; j < D; ++j) {
       std::vector<StageTimes> p(P);
@@ -268,11 +269,12 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job_i
   Schedule beyond_runtime = timed;  // what sailor run's runtime runs is modelled on shared compute
   beyond_runtime.overlap_grad_reduce = false;
   if (beyond_runtime.sharding == DpSharding::Optimizer) beyond_runtime.sharding = DpSharding::None;
+  beyond_runtime.virtual_stages = 1;
   if (shared && !beyond_runtime.isDefault())
     throw InputError("schedule", plan.schedule.describe(job),
-                     "DeepSpeed's schedule, with or without overlapped gradient reduction and the "
-                     "distributed optimizer, on GPU types whose ranks share a node's compute "
-                     "(shared_compute_slowdown)");
+                     "DeepSpeed's schedule, with or without overlapped gradient reduction, the "
+                     "distributed optimizer and the interleaved schedule, on GPU types whose ranks "
+                     "share a node's compute (shared_compute_slowdown)");
   Scheduled sched = shared ? scheduleShared(data, pairs, m_stage, M, links, egress, options,
                                             plan.schedule, job, pred.stages)
                            : scheduleSeparately(data, pairs, m_stage, M, links, egress, options,
@@ -292,12 +294,23 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job_i
   const size_t busiest = busiestStage(run, pred.stages, stage_end, critical);
   if (options.timeline) {
     pred.timeline = std::move(run.ops);
+    // With overlap the reduction runs from the start of the stage's last backward (its first
+    // bucket is final early in it) to the end of the wait after it: 'R', beside the backward.
+    std::vector<double> last_backward_start(P, -1);
+    for (const TimelineOp& op : pred.timeline)
+      if (op.kind == 'B')
+        last_backward_start[static_cast<size_t>(op.stage)] =
+            std::max(last_backward_start[static_cast<size_t>(op.stage)], op.start_s);
     for (size_t s = 0; s < P; ++s) {
       const StageTimes& st = pred.stages[s];
       const int si = static_cast<int>(s);
-      if (st.dp_sync_s > 0)
-        pred.timeline.push_back({si, -1, 'A', stage_end[s] - st.dp_sync_s - st.optimizer_s,
-                                 stage_end[s] - st.optimizer_s});
+      const double sync_end = stage_end[s] - st.optimizer_s;
+      if (plan.schedule.overlap_grad_reduce && plan.stages[s].replicas.size() > 1 &&
+          last_backward_start[s] >= 0)
+        pred.timeline.push_back(
+            {si, -1, 'R', std::min(last_backward_start[s], sync_end - st.dp_sync_s), sync_end});
+      else if (st.dp_sync_s > 0)
+        pred.timeline.push_back({si, -1, 'A', sync_end - st.dp_sync_s, sync_end});
       pred.timeline.push_back({si, -1, 'O', stage_end[s] - st.optimizer_s, stage_end[s]});
     }
     sortTimeline(pred.timeline, P);

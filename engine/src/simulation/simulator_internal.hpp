@@ -205,6 +205,7 @@ struct SharedComputeInput {
   std::vector<std::vector<double>> step_s;                // [pipeline][stage]: optimizer step alone
   std::vector<double> sync_s;                             // [stage]: its data-parallel all-reduce
   double tied_sync_s = 0;  // first and last stage, before their all-reduce (tiedEmbeddingSync)
+  int virtual_stages = 1;  // > 1: the interleaved 1F1B schedule (interleavedOps)
 };
 struct SharedComputeRun {
   std::vector<PipelineRun> runs;    // one per pipeline (busy: compute as slowed by sharing)
@@ -247,15 +248,6 @@ double gradientBucketParams(const SimulatorOptions& options, int D);
 // (NOTE [Overlapped collectives]).
 double overlappedReductionSeconds(double total_s, double params, double last_backward_s,
                                   const SimulatorOptions& options, int D);
-// One operation of device d in the interleaved 1F1B schedule (NOTE [Interleaved 1F1B]).
-struct InterleavedOp {
-  bool forward = true;
-  int chunk = 0;  // model chunk on the device, 0..v-1
-  int microbatch = 0;
-};
-// Warm-up forwards of device d of P with M microbatches and v chunks, and its whole order.
-int interleavedWarmup(int P, int d, int M, int v);
-std::vector<InterleavedOp> interleavedOps(int P, int d, int M, int v);
 // One pipeline's interleaved schedule into r (vectors sized P, zero); transfers non-blocking.
 void runInterleaved(const std::vector<StageTimes>& stages, int M, int v, PipelineRun& r,
                     std::vector<TimelineOp>* timeline);

@@ -201,6 +201,8 @@ json timelineTrace(const Prediction& prediction, const Plan& plan) {
       case 'B': return {"backward", "B", false, true};
       case 'S': return {"transfer", "send/recv", true, true};
       case 'A': return {"all-reduce", "gradient all-reduce", true, false};
+      case 'R':
+        return {"all-reduce", "gradient reduction overlapped with the backward", true, false};
       case 'O': return {"optimizer", "optimizer step", false, false};
       default: return {"other", "?", false, false};
     }

@@ -12,33 +12,9 @@
 
 #include "simulator_internal.hpp"
 
-namespace sailor::sim {
+namespace sailor {
 
-// NOTE [Sharded model state]
-// Bytes per parameter (Megatron-LM docs/source/api-guide/dist_optimizer.md, the ZeRO paper,
-// Rajbhandari et al. SC'20, Section 5): the weights in the compute type, the gradients in fp32
-// (Megatron accumulates mixed-precision gradients in fp32, job.cpp), and the optimizer's fp32
-// state (master weights and two Adam moments: 12 bytes; SGD with momentum: 8; an fp32 job has
-// no separate master copy). The distributed optimizer (ZeRO-1) keeps 1/D of the optimizer state
-// per replica: bf16 + Adam 6 + 12/D, Megatron's table. Fully sharded data parallelism keeps
-// 1/D of everything. With no sharding: Job::stateBytesPerParameter.
-double modelStateBytes(double params, const Job& job, DpSharding sharding, int D) {
-  if (sharding == DpSharding::None || D < 2) return params * job.stateBytesPerParameter();
-  const double weights = job.activationBytesPerElement();
-  const double grads = 4.0;
-  const double optimizer = job.stateBytesPerParameter() - weights - grads;
-  if (sharding == DpSharding::Optimizer) return params * (weights + grads + optimizer / D);
-  return params * (weights + grads + optimizer) / D;
-}
-
-// NOTE [Interleaved 1F1B]
-// Megatron-LM's forward_backward_pipelining_with_interleaving: device d of P holds model chunks
-// c = 0..v-1, chunk c being virtual stage c P + d. Microbatches go in groups of P: the forward
-// order runs each group through chunk 0, then chunk 1, ..., the backward order through the
-// chunks in reverse. Device d runs (P - d - 1) x 2 + (v - 1) x P warm-up forwards (all of them
-// when M = P), then one forward and one backward in turn, then the remaining backwards.
-// Transfers are non-blocking (Megatron's batched isend/irecv): each delays only the operation
-// that needs its data. Each chunk computes 1/v of its device's stage.
+// NOTE [Interleaved 1F1B], below.
 int interleavedWarmup(int P, int d, int M, int v) {
   const int total = M * v;
   if (M == P) return total;
@@ -68,6 +44,36 @@ std::vector<InterleavedOp> interleavedOps(int P, int d, int M, int v) {
     ops.push_back({false, bwd[static_cast<size_t>(i)].first, bwd[static_cast<size_t>(i)].second});
   return ops;
 }
+
+}  // namespace sailor
+
+namespace sailor::sim {
+
+// NOTE [Sharded model state]
+// Bytes per parameter (Megatron-LM docs/source/api-guide/dist_optimizer.md, the ZeRO paper,
+// Rajbhandari et al. SC'20, Section 5): the weights in the compute type, the gradients in fp32
+// (Megatron accumulates mixed-precision gradients in fp32, job.cpp), and the optimizer's fp32
+// state (master weights and two Adam moments: 12 bytes; SGD with momentum: 8; an fp32 job has
+// no separate master copy). The distributed optimizer (ZeRO-1) keeps 1/D of the optimizer state
+// per replica: bf16 + Adam 6 + 12/D, Megatron's table. Fully sharded data parallelism keeps
+// 1/D of everything. With no sharding: Job::stateBytesPerParameter.
+double modelStateBytes(double params, const Job& job, DpSharding sharding, int D) {
+  if (sharding == DpSharding::None || D < 2) return params * job.stateBytesPerParameter();
+  const double weights = job.activationBytesPerElement();
+  const double grads = 4.0;
+  const double optimizer = job.stateBytesPerParameter() - weights - grads;
+  if (sharding == DpSharding::Optimizer) return params * (weights + grads + optimizer / D);
+  return params * (weights + grads + optimizer) / D;
+}
+
+// NOTE [Interleaved 1F1B]
+// Megatron-LM's forward_backward_pipelining_with_interleaving: device d of P holds model chunks
+// c = 0..v-1, chunk c being virtual stage c P + d. Microbatches go in groups of P: the forward
+// order runs each group through chunk 0, then chunk 1, ..., the backward order through the
+// chunks in reverse. Device d runs (P - d - 1) x 2 + (v - 1) x P warm-up forwards (all of them
+// when M = P), then one forward and one backward in turn, then the remaining backwards.
+// Transfers are non-blocking (Megatron's batched isend/irecv): each delays only the operation
+// that needs its data. Each chunk computes 1/v of its device's stage.
 
 void runInterleaved(const std::vector<StageTimes>& stages, int M, int v, PipelineRun& r,
                     std::vector<TimelineOp>* timeline) {

@@ -40,9 +40,14 @@ class SharedCompute {
     const size_t n = J_ * P_;
     ops_.resize(n), end_.resize(n), next_.assign(n, 0), running_.assign(n, false);
     start_.assign(n, 0), left_.assign(n, 0), wake_.assign(n, -1);
-    for (size_t j = 0; j < J_; ++j)
-      for (size_t s = 0; s < P_; ++s)
-        schedule == PipelineSchedule::DeepSpeed ? deepSpeedAgent(j, s, M) : asyncAgent(j, s, M);
+    for (size_t j = 0; j < J_; ++j) {
+      for (size_t s = 0; s < P_; ++s) {
+        if (in.virtual_stages > 1) interleavedAgent(j, s, M);
+        else if (schedule == PipelineSchedule::DeepSpeed) deepSpeedAgent(j, s, M);
+        else asyncAgent(j, s, M);
+      }
+      if (in.virtual_stages > 1) interleavedDependencies(j);
+    }
     for (size_t a = 0; a < n; ++a) scheduled_.push_back(ops_[a].size());  // M >= 1: never 0
     for (size_t j = 0; j < J_; ++j)
       for (size_t s = 0; s < P_; ++s) stepOp(j, s);
@@ -74,6 +79,7 @@ class SharedCompute {
     PipeOp::Kind pipe;  // Forward or Backward (Compute), the transfer's side (Transfer)
     int microbatch;
     double seconds;   // profiled compute (Compute, Step) or duration (Transfer)
+    int chunk = 0;    // the model chunk of an interleaved schedule's Compute
     size_t peer = 0;  // Transfer: the other end, whose current op must be the matching one
     std::vector<std::pair<size_t, size_t>> deps;  // (agent, op) that must have ended
     double delay_s = 0;  // after the last of them (a transfer beside compute, an all-reduce)
@@ -81,7 +87,7 @@ class SharedCompute {
 
   static Op makeOp(Op::Kind kind, PipeOp::Kind pipe, int microbatch, double seconds,
                    size_t peer = 0) {
-    Op op{kind, pipe, microbatch, seconds, peer, {}, 0};
+    Op op{kind, pipe, microbatch, seconds, 0, peer, {}, 0};
     return op;
   }
   size_t agent(size_t j, size_t s) const { return j * P_ + s; }
@@ -140,6 +146,51 @@ class SharedCompute {
       if (op.pipe == PipeOp::Backward) {
         op.deps.push_back({hi, index_of(hi, PipeOp::Backward, op.microbatch)});
         op.delay_s = in_.pipelines[j][s].send_backward_s;
+      }
+  }
+
+  // The interleaved 1F1B order (interleavedOps; NOTE [Interleaved 1F1B]), as the runtime runs
+  // it: each chunk computes 1/v of the stage; the dependencies, once every stage's order is
+  // known (interleavedDependencies).
+  void interleavedAgent(size_t j, size_t s, int M) {
+    const int v = in_.virtual_stages;
+    const StageTimes& st = in_.pipelines[j][s];
+    for (const InterleavedOp& o : interleavedOps(static_cast<int>(P_), static_cast<int>(s), M, v)) {
+      Op op = makeOp(Op::Compute, o.forward ? PipeOp::Forward : PipeOp::Backward, o.microbatch,
+                     (o.forward ? st.forward_s : st.backward_s) / v);
+      op.chunk = o.chunk;
+      ops_[agent(j, s)].push_back(std::move(op));
+    }
+  }
+  // Virtual stage g = c P + s: a forward waits for virtual stage g - 1's forward of the same
+  // microbatch and its transfer, a backward for g + 1's backward (runInterleaved's rule: the wrap
+  // from the last stage to the first takes the slowest stage boundary's figure). Transfers are
+  // non-blocking: they delay only the operation that needs their data.
+  void interleavedDependencies(size_t j) {
+    const int P = static_cast<int>(P_), V = P * in_.virtual_stages;
+    const std::vector<StageTimes>& pipe = in_.pipelines[j];
+    double wrap_f = 0, wrap_b = 0;
+    for (size_t s = 0; s + 1 < P_; ++s) {
+      wrap_f = std::max(wrap_f, pipe[s].send_forward_s);
+      wrap_b = std::max(wrap_b, pipe[s + 1].send_backward_s);
+    }
+    auto index_of = [&](size_t a, PipeOp::Kind kind, int chunk, int mb) {
+      for (size_t k = 0; k < ops_[a].size(); ++k)
+        if (ops_[a][k].pipe == kind && ops_[a][k].chunk == chunk && ops_[a][k].microbatch == mb)
+          return k;
+      return ops_[a].size();
+    };
+    for (size_t s = 0; s < P_; ++s)
+      for (Op& op : ops_[agent(j, s)]) {
+        const int g = op.chunk * P + static_cast<int>(s);
+        const bool forward = op.pipe == PipeOp::Forward;
+        const int other = forward ? g - 1 : g + 1;
+        if (other < 0 || other >= V) continue;
+        const auto os = static_cast<size_t>(other % P);
+        op.deps.push_back(
+            {agent(j, os), index_of(agent(j, os), op.pipe, other / P, op.microbatch)});
+        if (forward) op.delay_s = os + 1 < P_ ? pipe[os].send_forward_s : wrap_f;
+        else op.delay_s = s + 1 < P_ ? pipe[s + 1].send_backward_s : wrap_b;
       }
   }
 

@@ -127,9 +127,9 @@ std::vector<std::vector<int>> chooseSources(const RunSpec& old_spec, const Membe
 // tied to the token embedding.
 std::set<int> neededLayers(const RunSpec& spec, int rank) {
   const RankPlacement& p = spec.ranks.at(static_cast<std::size_t>(rank));
-  const auto& stage = spec.plan.stages.at(static_cast<std::size_t>(p.stage));
   std::set<int> out;
-  for (int l = stage.first_layer; l <= stage.last_layer; ++l) out.insert(l);
+  for (const auto& [first, last] : spec.plan.chunkLayers(static_cast<std::size_t>(p.stage)))
+    for (int l = first; l <= last; ++l) out.insert(l);
   if (spec.model.tied_embeddings && p.stage + 1 == static_cast<int>(spec.plan.stages.size()))
     out.insert(0);
   return out;
@@ -218,12 +218,10 @@ ReceivedState exchangeState(const RunSpec& old_spec, const RunSpec& new_spec,
     const std::set<int> need = neededLayers(new_spec, new_rank);
     std::vector<int> out;
     for (std::size_t s = 0; s < old_spec.plan.stages.size(); ++s) {
-      const auto& st = old_spec.plan.stages[s];
-      for (int l = st.first_layer; l <= st.last_layer; ++l)
-        if (need.count(l)) {
-          out.push_back(static_cast<int>(s));
-          break;
-        }
+      bool holds = false;
+      for (const auto& [first, last] : old_spec.plan.chunkLayers(s))
+        for (int l = first; l <= last && !holds; ++l) holds = need.count(l) > 0;
+      if (holds) out.push_back(static_cast<int>(s));
     }
     return out;
   };

@@ -57,14 +57,15 @@ std::vector<SupervisedWorker*> assignRanks(const RunSpec& old, const RunSpec& ne
   std::vector<SupervisedWorker*> taker(next.ranks.size(), nullptr);
   for (std::size_t k = 0; k < next.ranks.size(); ++k) {
     const RankPlacement& np = next.ranks[k];
-    const Stage& ns = next.plan.stages[static_cast<std::size_t>(np.stage)];
+    const auto ns = next.plan.chunkLayers(static_cast<std::size_t>(np.stage));
     int best = -1, best_overlap = -1;
     for (std::size_t i = 0; i < survivors.size(); ++i) {
       const SupervisedWorker* w = survivors[i];
       if (taken[i] || w->place.gpu_type != np.gpu_type || w->place.zone != np.zone) continue;
-      const Stage& os = old.plan.stages[static_cast<std::size_t>(w->place.stage)];
-      const int overlap = std::max(
-          0, std::min(os.last_layer, ns.last_layer) - std::max(os.first_layer, ns.first_layer) + 1);
+      int overlap = 0;  // layers in common, over the chunks of both
+      for (const auto& [of, ol] : old.plan.chunkLayers(static_cast<std::size_t>(w->place.stage)))
+        for (const auto& [nf, nl] : ns)
+          overlap += std::max(0, std::min(ol, nl) - std::max(of, nf) + 1);
       if (overlap > best_overlap) {
         best = static_cast<int>(i);
         best_overlap = overlap;

@@ -298,12 +298,21 @@ void elasticOptions(const RunArgs& a, const Catalog& catalog, const Scenario& sc
       }
       RunOptions next = ro;
       next.global_batch_size = planned.global_batch_size;
-      // The new world keeps the running plan's schedule: overlap and the distributed optimizer
-      // (which one replica has nothing to share over).
+      // The new world keeps the running plan's schedule: overlap, the distributed optimizer
+      // (which one replica has nothing to share over) and the interleaving (where the new
+      // plan's stages and batch can take it: Plan::checkInterleaving, interleavingFits).
       Plan next_plan = r.best.front().plan;
       next_plan.schedule.overlap_grad_reduce = schedule.overlap_grad_reduce;
       next_plan.schedule.sharding =
           next_plan.stages[0].replicas.size() < 2 ? DpSharding::None : schedule.sharding;
+      next_plan.schedule.virtual_stages = schedule.virtual_stages;
+      try {
+        next_plan.checkInterleaving();
+        if (!next_plan.interleavingFits(planned.global_batch_size))
+          next_plan.schedule.virtual_stages = 1;
+      } catch (const InputError&) {
+        next_plan.schedule.virtual_stages = 1;
+      }
       return RunSpec::build(next_plan, planned, catalog.model(planned.model, "model"), next);
     } catch (const InputError& e) {
       why = std::string("no plan fits: ") + e.what();
@@ -559,12 +568,17 @@ int main(int argc, char** argv) {
         *args.scenario, [&](const json& j) { return Scenario::fromJson(j, catalog); });
     const Job job = load<Job>(*args.job, [&](const json& j) { return Job::fromJson(j, catalog); });
     const Plan plan = load<Plan>(plan_path, [](const json& j) { return Plan::fromJson(j); });
+    const RunOptions ro = runOptionsFromArgs(args, job, workersOnGpus(args, plan));
+    // The plan against the batch the run trains (--global-batch, else the job's): a bad
+    // --global-batch is the option's error, not the plan file's.
+    Job run_job = job;
+    run_job.global_batch_size = ro.global_batch_size.value_or(job.global_batch_size);
     try {
-      plan.validate(job, catalog, scenario);
+      plan.validate(run_job, catalog, scenario);
     } catch (const InputError& e) {
+      if (ro.global_batch_size && e.field() == "global_batch_size") throw;
       throw withContext(e, plan_path);
     }
-    const RunOptions ro = runOptionsFromArgs(args, job, workersOnGpus(args, plan));
     const RunSpec spec = RunSpec::build(plan, job, catalog.model(job.model, "model"), ro);
     // Read the data now, so that a missing or short file, or an id beyond the vocabulary, is bad
     // input before any process starts.

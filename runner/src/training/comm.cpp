@@ -506,4 +506,38 @@ void P2p::wait() {
   commClock().end(&CommTimes::p2p);
 }
 
+void AsyncP2p::send(const torch::Tensor& t, int dst, int tag) {
+  std::vector<at::Tensor> v{t.contiguous()};
+  keep_.push_back(v[0]);
+  sends_.push_back(world_->send(v, dst, tag));
+}
+
+std::size_t AsyncP2p::recv(const torch::Tensor& t, int src, int tag) {
+  std::vector<at::Tensor> v{t};
+  recvs_.push_back(world_->recv(v, src, tag));
+  return recvs_.size() - 1;
+}
+
+void AsyncP2p::wait(std::size_t ticket) {
+  auto& work = recvs_.at(ticket);
+  if (!work) return;
+  commClock().begin();
+  work->wait();
+  commClock().end(&CommTimes::p2p);
+  work.reset();
+}
+
+void AsyncP2p::finish() {
+  if (!sends_.empty()) {
+    commClock().begin();
+    for (auto& w : sends_) w->wait();
+    commClock().end(&CommTimes::p2p);
+  }
+  for (auto& w : recvs_)
+    if (w) w->wait();
+  sends_.clear();
+  keep_.clear();
+  recvs_.clear();
+}
+
 }  // namespace sailor::runner

@@ -147,4 +147,26 @@ class P2p {
   std::vector<torch::Tensor> keep_;  // buffers that must outlive their transfer
 };
 
+// Point-to-point transfers posted ahead of their need (the interleaved schedule, whose chunks
+// send to both neighbours): a send is posted as its data is computed and goes on in the
+// background (Gloo's threads, NCCL's stream); a receive is posted before the operation that
+// comes ahead of its use and waited for where its data is needed; finish() waits for the sends.
+// Between two ranks the transfers of each direction are posted in the same order on both sides
+// (NCCL matches them by order, not by tag). The time blocked in waits is booked as p2p.
+class AsyncP2p {
+ public:
+  explicit AsyncP2p(GroupPtr world) : world_(std::move(world)) {}
+  void send(const torch::Tensor& t, int dst, int tag);
+  // Posts a receive into `t`; wait(ticket) blocks until it has arrived.
+  std::size_t recv(const torch::Tensor& t, int src, int tag);
+  void wait(std::size_t ticket);
+  void finish();
+
+ private:
+  GroupPtr world_;
+  std::vector<c10::intrusive_ptr<c10d::Work>> sends_;
+  std::vector<torch::Tensor> keep_;  // the sends' buffers, until finish()
+  std::vector<c10::intrusive_ptr<c10d::Work>> recvs_;
+};
+
 }  // namespace sailor::runner

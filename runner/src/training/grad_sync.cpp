@@ -18,7 +18,8 @@ ReplicaGradientSum::ReplicaGradientSum(std::vector<Param>& params, Options optio
     : params_(params),
       options_(std::move(options)),
       place_(params.size()),
-      filled_(params.size(), false) {
+      filled_(params.size(), false),
+      armed_params_(params.size(), false) {
   if (options_.scatter) {
     members_ = options_.dp->getSize();
     member_ = options_.dp->getRank();
@@ -80,11 +81,12 @@ void ReplicaGradientSum::prepareBuffers() {
   next_ = 0;
 }
 
-void ReplicaGradientSum::armForLastBackward() {
-  started_during_backward_ = 0;
+void ReplicaGradientSum::armForLastBackward(std::size_t first, std::size_t end) {
+  if (!armed_) started_during_backward_ = 0;
   if (!options_.overlap) return;
-  prepareBuffers();
+  if (!armed_) prepareBuffers();
   armed_ = true;
+  for (std::size_t k = first; k < std::min(end, params_.size()); ++k) armed_params_[k] = true;
 }
 
 // A hook runs before the autograd engine adds `incoming` to the parameter's gradient, once per
@@ -92,7 +94,8 @@ void ReplicaGradientSum::armForLastBackward() {
 // microbatches' sum so far plus `incoming`, the very sum the engine then stores. The presummed
 // parameter waits for finish(): its sum over the replicas comes after the schedule.
 void ReplicaGradientSum::onGradient(std::size_t index, const torch::Tensor& incoming) {
-  if (!armed_ || filled_[index] || static_cast<int>(index) == options_.presummed) return;
+  if (!armed_params_[index] || filled_[index] || static_cast<int>(index) == options_.presummed)
+    return;
   fill(index, params_[index].value.grad(), incoming);
   startCompleteBuckets();
   if (next_ > 0) started_during_backward_ = static_cast<int>(next_);
@@ -170,6 +173,7 @@ void ReplicaGradientSum::complete(Bucket& b) {
 void ReplicaGradientSum::finish() {
   if (!armed_) prepareBuffers();
   armed_ = false;
+  std::fill(armed_params_.begin(), armed_params_.end(), false);
   for (std::size_t k = 0; k < params_.size(); ++k) {
     if (!filled_[k]) fill(k, torch::Tensor(), params_[k].value.grad());
     // Reduce-scattered, the buckets then hold the only copy needed: the memory the gradients

@@ -20,6 +20,7 @@
 // received shares in member order.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -56,10 +57,11 @@ class ReplicaGradientSum {
   // model's, whose tensors stay the same for the life of the trainer).
   ReplicaGradientSum(std::vector<Param>& params, Options options);
 
-  // Just before the iteration's last backward: with overlap, the hooks now copy each final
-  // gradient into its bucket and start the buckets that are complete. Does nothing without
-  // overlap.
-  void armForLastBackward();
+  // Just before the iteration's last backward through parameters [first, end): with overlap,
+  // their hooks now copy each final gradient into its bucket and start the buckets that are
+  // complete. Does nothing without overlap. The interleaved schedule arms each model chunk's
+  // parameters before that chunk's last backward (StageModel::chunkParams).
+  void armForLastBackward(std::size_t first = 0, std::size_t end = SIZE_MAX);
   // After the schedule (every gradient defined): starts the buckets not started yet and waits
   // for every bucket. All-reduce: writes the sums back into the gradients. Reduce-scatter: the
   // sums of this member's shares are shareGradient(b), and the parameters' gradients are released
@@ -141,9 +143,10 @@ class ReplicaGradientSum {
   std::vector<Bucket> buckets_;
   std::vector<std::pair<std::size_t, std::size_t>> place_;  // (bucket, slot) by parameter index
   std::vector<bool> filled_;                                // by parameter index, this iteration
+  std::vector<bool> armed_params_;                          // by parameter index, this iteration
   std::vector<Ranges> norm_ranges_;
   std::size_t next_ = 0;  // the next bucket to start
-  bool armed_ = false;
+  bool armed_ = false;    // some parameters are armed this iteration
   int started_during_backward_ = 0;
 };
 

@@ -102,10 +102,13 @@ StageModel::StageModel(const RunSpec& spec, const RankPlacement& placement, torc
       dtype_(dtype),
       compute_(spec.precision == Precision::Bf16 ? torch::kBFloat16 : dtype) {
   const RuntimeModel& m = spec.model;
-  const Stage& stage = spec.plan.stages.at(placement.stage);
-  first_ = stage.first_layer;
-  last_ = stage.last_layer;
-  params_.reserve(16 * static_cast<std::size_t>(last_ - first_ + 1) + 8);
+  std::size_t blocks = 0;
+  for (const auto& [first, last] :
+       spec.plan.chunkLayers(static_cast<std::size_t>(placement.stage))) {
+    chunks_.push_back({first, last, {}, {}});
+    blocks += static_cast<std::size_t>(last - first + 1);
+  }
+  params_.reserve(16 * blocks + 8);
   const std::int64_t h = m.hidden_size, V = m.vocab_size, S = m.sequence_length,
                      F = m.ffn_hidden_size;
   const int tp = placement.tp, k = placement.tp_rank;
@@ -126,10 +129,6 @@ StageModel::StageModel(const RunSpec& spec, const RankPlacement& placement, torc
     w = add(prefix + ".weight", {h}, -1, {}, 0, 1.0);
     b = rms ? nullptr : add(prefix + ".bias", {h}, -1, {}, 0, 0.0);
   };
-  if (first_ == 0) {
-    tok_ = add("embedding.token", {V, h}, -1, {}, std0, 0);
-    pos_ = add("embedding.position", {S, h}, -1, {}, std0, 0);
-  }
   // Column-parallel QKV: rows of q, k and v for this rank's heads.
   std::vector<std::int64_t> qkv_index;
   for (int part = 0; part < 3; ++part) {
@@ -138,31 +137,42 @@ StageModel::StageModel(const RunSpec& spec, const RankPlacement& placement, torc
   }
   const auto head_cols = range(k * local_heads * hd, (k + 1) * local_heads * hd);
   const auto ffn_rows = range(k * lf, (k + 1) * lf);
-  for (int layer = std::max(first_, 1); layer <= std::min(last_, m.layers); ++layer) {
-    const std::string p = "layer" + std::to_string(layer);
-    Block b;
-    add_norm(p + ".ln1", b.ln1_w, b.ln1_b);
-    b.qkv_w = add(p + ".attn.qkv.weight", {3 * h, h}, 0, qkv_index, std0, 0);
-    if (m.bias) b.qkv_b = add(p + ".attn.qkv.bias", {3 * h}, 0, qkv_index, 0, 0.0);
-    b.out_w = add(p + ".attn.out.weight", {h, h}, 1, head_cols, std0, 0);
-    if (m.bias) b.out_b = add(p + ".attn.out.bias", {h}, -1, {}, 0, 0.0);
-    add_norm(p + ".ln2", b.ln2_w, b.ln2_b);
-    b.fc1_w = add(p + ".mlp.fc1.weight", {F, h}, 0, ffn_rows, std0, 0);
-    if (m.bias) b.fc1_b = add(p + ".mlp.fc1.bias", {F}, 0, ffn_rows, 0, 0.0);
-    b.fc2_w = add(p + ".mlp.fc2.weight", {h, F}, 1, ffn_rows, std0, 0);
-    if (m.bias) b.fc2_b = add(p + ".mlp.fc2.bias", {h}, -1, {}, 0, 0.0);
-    blocks_.push_back(b);
-  }
-  if (isLast()) {
-    add_norm("final_norm", lnf_w_, lnf_b_);
-    if (m.tied_embeddings && tok_) {
-      head_ = tok_;  // same stage: one tensor
-    } else if (m.tied_embeddings) {
-      head_ = add("embedding.token", {V, h}, -1, {}, std0, 0);  // same seed, same values
-      head_->tied_copy = true;
-    } else {
-      head_ = add("head.weight", {V, h}, -1, {}, std0, 0);
+  for (std::size_t ci = 0; ci < chunks_.size(); ++ci) {
+    Chunk& c = chunks_[ci];
+    c.params.first = params_.size();
+    c.blocks.first = blocks_.size();
+    if (c.first == 0) {
+      tok_ = add("embedding.token", {V, h}, -1, {}, std0, 0);
+      pos_ = add("embedding.position", {S, h}, -1, {}, std0, 0);
     }
+    for (int layer = std::max(c.first, 1); layer <= std::min(c.last, m.layers); ++layer) {
+      const std::string p = "layer" + std::to_string(layer);
+      Block b;
+      add_norm(p + ".ln1", b.ln1_w, b.ln1_b);
+      b.qkv_w = add(p + ".attn.qkv.weight", {3 * h, h}, 0, qkv_index, std0, 0);
+      if (m.bias) b.qkv_b = add(p + ".attn.qkv.bias", {3 * h}, 0, qkv_index, 0, 0.0);
+      b.out_w = add(p + ".attn.out.weight", {h, h}, 1, head_cols, std0, 0);
+      if (m.bias) b.out_b = add(p + ".attn.out.bias", {h}, -1, {}, 0, 0.0);
+      add_norm(p + ".ln2", b.ln2_w, b.ln2_b);
+      b.fc1_w = add(p + ".mlp.fc1.weight", {F, h}, 0, ffn_rows, std0, 0);
+      if (m.bias) b.fc1_b = add(p + ".mlp.fc1.bias", {F}, 0, ffn_rows, 0, 0.0);
+      b.fc2_w = add(p + ".mlp.fc2.weight", {h, F}, 1, ffn_rows, std0, 0);
+      if (m.bias) b.fc2_b = add(p + ".mlp.fc2.bias", {h}, -1, {}, 0, 0.0);
+      blocks_.push_back(b);
+    }
+    c.blocks.second = blocks_.size();
+    if (c.last == m.layers + 1) {
+      add_norm("final_norm", lnf_w_, lnf_b_);
+      if (m.tied_embeddings && tok_) {
+        head_ = tok_;  // same stage: one tensor
+      } else if (m.tied_embeddings) {
+        head_ = add("embedding.token", {V, h}, -1, {}, std0, 0);  // same seed, same values
+        head_->tied_copy = true;
+      } else {
+        head_ = add("head.weight", {V, h}, -1, {}, std0, 0);
+      }
+    }
+    c.params.second = params_.size();
   }
   causal_mask_ = torch::full({S, S}, -std::numeric_limits<double>::infinity(),
                              torch::TensorOptions().dtype(dtype_))
@@ -215,18 +225,20 @@ torch::Tensor StageModel::block(const torch::Tensor& x, const Block& b) const {
   return hidden + m;
 }
 
-torch::Tensor StageModel::forward(const torch::Tensor& input, const torch::Tensor& labels) {
+torch::Tensor StageModel::forward(const torch::Tensor& input, const torch::Tensor& labels,
+                                  int chunk) {
+  const Chunk& c = chunks_.at(static_cast<std::size_t>(chunk));
   torch::Tensor x = input;
-  if (tok_) {
+  if (readsTokens(chunk)) {
     const std::int64_t S = input.size(1);
     x = (torch::embedding(tok_->value, input) + pos_->value.slice(0, 0, S)).to(compute_);
   }
-  for (std::size_t i = 0; i < blocks_.size(); ++i)
+  for (std::size_t i = c.blocks.first; i < c.blocks.second; ++i)
     x = spec_.recompute == Recompute::Full && x.requires_grad()
             ? RecomputedBlock::apply(x, reinterpret_cast<std::int64_t>(this),
                                      static_cast<std::int64_t>(i))
             : block(x, blocks_[i]);
-  if (!isLast()) return x;
+  if (!computesLoss(chunk)) return x;
   x = norm(x, lnf_w_, lnf_b_);
   torch::Tensor logits = torch::linear(x, weight(head_)).to(dtype_);
   return torch::cross_entropy_loss(logits.reshape({-1, logits.size(-1)}), labels.reshape({-1}));

@@ -4,6 +4,9 @@
 // the MLP's inner width are split Megatron-style (QKV and fc1 column-parallel, output projection
 // and fc2 row-parallel); embeddings, norms and the head are replicated inside the group.
 //
+// Under the interleaved schedule a rank holds its stage's v model chunks (Plan::chunkLayers),
+// each computed on its own: forward(chunk, ...).
+//
 // Every parameter is first built in full from a seed derived from (run seed, layer, name), then
 // this rank keeps its shard. So a parameter's values do not depend on how the model is split,
 // and a run on many processes starts from exactly the weights of a single-process run.
@@ -32,11 +35,20 @@ class StageModel {
  public:
   StageModel(const RunSpec& spec, const RankPlacement& placement, torch::Dtype dtype);
 
-  // First stage: `input` is int64 tokens [b, s]; other stages: hidden states [b, s, h]. Returns
-  // hidden states, or on the last stage the mean cross-entropy loss over `labels` [b, s].
-  torch::Tensor forward(const torch::Tensor& input, const torch::Tensor& labels);
+  // Model chunk `chunk` (0 without interleaving). The chunk holding the embedding
+  // (readsTokens): `input` is int64 tokens [b, s]; others: hidden states [b, s, h]. Returns
+  // hidden states, or from the chunk holding the head the mean cross-entropy loss over `labels`
+  // [b, s].
+  torch::Tensor forward(const torch::Tensor& input, const torch::Tensor& labels, int chunk = 0);
 
   std::vector<Param>& params() { return params_; }
+  int chunkCount() const { return static_cast<int>(chunks_.size()); }
+  // Parameters [first, end) of params() that belong to chunk `chunk` (contiguous, chunk by chunk).
+  std::pair<std::size_t, std::size_t> chunkParams(int chunk) const {
+    return chunks_.at(static_cast<std::size_t>(chunk)).params;
+  }
+  bool readsTokens(int chunk) const { return chunk == 0 && tok_ != nullptr; }
+  bool computesLoss(int chunk) const { return isLast() && chunk + 1 == chunkCount(); }
   // Block `index` of this stage (0-based) on hidden states [b, s, h].
   torch::Tensor blockAt(const torch::Tensor& x, std::size_t index) const {
     return block(x, blocks_.at(index));
@@ -46,7 +58,8 @@ class StageModel {
   // Dtype of the hidden states between blocks and stages: bfloat16 under bf16 mixed precision
   // (NOTE [Mixed precision] in model.cpp), else the parameters' dtype.
   torch::Dtype activationDtype() const { return compute_; }
-  bool isLast() const { return last_ == spec_.model.layers + 1; }
+  // This rank holds the head (its last chunk does).
+  bool isLast() const { return chunks_.back().last == spec_.model.layers + 1; }
 
  private:
   struct Block {
@@ -73,8 +86,12 @@ class StageModel {
   RankPlacement me_;
   torch::Dtype dtype_;    // parameters, gradients, optimizer state
   torch::Dtype compute_;  // matrix products and activations
-  int first_ = 0;
-  int last_ = 0;
+  struct Chunk {
+    int first = 0, last = 0;                     // plan layers, inclusive
+    std::pair<std::size_t, std::size_t> blocks;  // [begin, end) in blocks_
+    std::pair<std::size_t, std::size_t> params;  // [begin, end) in params_
+  };
+  std::vector<Chunk> chunks_;
   std::vector<Param> params_;  // reserved up front: Block holds pointers into it
   Param* tok_ = nullptr;
   Param* pos_ = nullptr;

@@ -3,7 +3,8 @@
 //     neighbouring stages' ranks;
 //   - tokens: the samples of one microbatch;
 //   - step: one iteration = the 1F1B schedule (runSchedule, over forwardMicrobatch,
-//     backwardMicrobatch and the post* transfer helpers), syncGradients, clipGradients, the
+//     backwardMicrobatch and the post* transfer helpers; runInterleavedSchedule over the model's
+//     chunks, NOTE [Interleaved schedule in the runtime]), syncGradients, clipGradients, the
 //     optimizer's step; communication is timed by commClock() (comm.hpp);
 //   - syncGradients: the data-parallel sum (ReplicaGradientSum, grad_sync.hpp: buckets,
 //     flattened or zero-padded, started during the last backward with overlap) and the
@@ -14,14 +15,19 @@
 #include <cmath>
 #include <deque>
 
+#include "sailor/simulation/simulator.hpp"
+
 namespace sailor::runner {
 
 namespace {
 
 constexpr int kTagActivation = 0;
 constexpr int kTagGradient = 1;
-int tagOf(int microbatch, int kind) {
-  return 2 * microbatch + kind;
+// A boundary tensor's tag: its microbatch, the receiving model chunk (of `chunks` on the
+// receiver) and its kind, so that a pair of ranks exchanging both ways (the interleaved schedule's
+// wrap from the last stage to the first) never matches one transfer with another.
+int tagOf(int microbatch, int chunk, int chunks, int kind) {
+  return 2 * (microbatch * chunks + chunk) + kind;
 }
 
 std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const RunSpec& spec,
@@ -40,15 +46,16 @@ std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const RunSpec& spec,
 
 }  // namespace
 
-// One iteration's pipeline state: the transfers in flight and the microbatches whose backward
-// is still to come.
+// One iteration's pipeline state: the transfers in flight and, per model chunk, the
+// microbatches whose backward is still to come.
 struct Trainer::Pass {
   int iteration = 0;
   IterationReport* report = nullptr;
   P2p p2p;
-  int microbatches = 0;  // this pipeline's, of which `backwards` have gone backward
-  int backwards = 0;
-  std::deque<std::pair<torch::Tensor, torch::Tensor>> in_flight;  // (input, output) per microbatch
+  int microbatches = 0;  // this pipeline's, of which backwards[c] have gone backward in chunk c
+  std::vector<int> backwards;
+  // (input, output) per microbatch, per chunk
+  std::vector<std::deque<std::pair<torch::Tensor, torch::Tensor>>> in_flight;
 };
 
 Trainer::Trainer(const RunSpec& spec, int rank, Groups groups, torch::Dtype dtype,
@@ -91,6 +98,12 @@ Trainer::Trainer(const RunSpec& spec, int rank, Groups groups, torch::Dtype dtyp
   const int stages = static_cast<int>(spec.plan.stages.size());
   if (me_.stage > 0) prev_ranks_ = spec.replicaRanks(me_.stage - 1, me_.replica);
   if (me_.stage + 1 < stages) next_ranks_ = spec.replicaRanks(me_.stage + 1, me_.replica);
+  // Interleaved, the last stage's chunks feed the first stage's next chunks (and gradients flow
+  // back the same way).
+  if (model_->chunkCount() > 1) {
+    if (me_.stage == 0) wrap_prev_ranks_ = spec.replicaRanks(stages - 1, me_.replica);
+    if (me_.stage + 1 == stages) wrap_next_ranks_ = spec.replicaRanks(0, me_.replica);
+  }
 }
 
 // Inputs (offset 0) or labels (offset 1) of one microbatch of one pipeline. Global sample order:
@@ -121,8 +134,15 @@ IterationReport Trainer::step(int iteration, bool want_pause) {
   for (auto& group : optimizer.param_groups()) group.options().set_lr(report.learning_rate);
   for (Param& p : model_->params()) p.value.mutable_grad() = torch::Tensor();
 
-  Pass pass{iteration, &report, P2p(groups_.world), spec_.pipelineMicrobatches(me_.replica), 0, {}};
-  runSchedule(pass);
+  const auto chunks = static_cast<std::size_t>(model_->chunkCount());
+  Pass pass{iteration,
+            &report,
+            P2p(groups_.world),
+            spec_.pipelineMicrobatches(me_.replica),
+            std::vector<int>(chunks, 0),
+            std::vector<std::deque<std::pair<torch::Tensor, torch::Tensor>>>(chunks)};
+  if (chunks > 1) runInterleavedSchedule(pass);
+  else runSchedule(pass);
   syncGradients();
   report.pause = want_pause;
   report.grad_norm = clipGradients(report.pause);
@@ -138,69 +158,83 @@ IterationReport Trainer::step(int iteration, bool want_pause) {
 // Posting helpers; the matching wait() happens where the schedule needs the data. Receiver tp
 // rank k takes a boundary tensor from sender tp rank k mod t_sender (docs/training.md,
 // "Parallelism").
-torch::Tensor Trainer::postRecvForward(Pass& pass, int mb) {
+torch::Tensor Trainer::boundaryTensor() const {
   const std::int64_t b = spec_.plan.microbatch_size, S = spec_.model.sequence_length,
                      h = spec_.model.hidden_size;
-  const auto options = torch::TensorOptions().dtype(model_->activationDtype()).device(device_);
-  torch::Tensor t = torch::empty({b, S, h}, options);
-  const int src = prev_ranks_[me_.tp_rank % prev_ranks_.size()];
-  pass.p2p.recv(t, src, tagOf(mb, kTagActivation));
+  return torch::empty({b, S, h},
+                      torch::TensorOptions().dtype(model_->activationDtype()).device(device_));
+}
+
+int Trainer::sourceIn(const std::vector<int>& neighbour) const {
+  return neighbour[static_cast<std::size_t>(me_.tp_rank) % neighbour.size()];
+}
+
+std::vector<int> Trainer::destinationsIn(const std::vector<int>& neighbour) const {
+  std::vector<int> out;
+  for (std::size_t k = 0; k < neighbour.size(); ++k)
+    if (static_cast<int>(k) % me_.tp == me_.tp_rank) out.push_back(neighbour[k]);
+  return out;
+}
+
+torch::Tensor Trainer::postRecvForward(Pass& pass, int mb) {
+  torch::Tensor t = boundaryTensor();
+  pass.p2p.recv(t, sourceIn(prev_ranks_), tagOf(mb, 0, 1, kTagActivation));
   return t;
 }
 
 void Trainer::postSendForward(Pass& pass, const torch::Tensor& out, int mb) {
-  for (std::size_t k = 0; k < next_ranks_.size(); ++k)
-    if (static_cast<int>(k) % me_.tp == me_.tp_rank)
-      pass.p2p.send(out.detach(), next_ranks_[k], tagOf(mb, kTagActivation));
+  for (const int dst : destinationsIn(next_ranks_))
+    pass.p2p.send(out.detach(), dst, tagOf(mb, 0, 1, kTagActivation));
 }
 
 torch::Tensor Trainer::postRecvBackward(Pass& pass, int mb) {
-  const std::int64_t b = spec_.plan.microbatch_size, S = spec_.model.sequence_length,
-                     h = spec_.model.hidden_size;
-  const auto options = torch::TensorOptions().dtype(model_->activationDtype()).device(device_);
-  torch::Tensor t = torch::empty({b, S, h}, options);
-  const int src = next_ranks_[me_.tp_rank % next_ranks_.size()];
-  pass.p2p.recv(t, src, tagOf(mb, kTagGradient));
+  torch::Tensor t = boundaryTensor();
+  pass.p2p.recv(t, sourceIn(next_ranks_), tagOf(mb, 0, 1, kTagGradient));
   return t;
 }
 
 void Trainer::postSendBackward(Pass& pass, const torch::Tensor& grad, int mb) {
-  for (std::size_t j = 0; j < prev_ranks_.size(); ++j)
-    if (static_cast<int>(j) % me_.tp == me_.tp_rank)
-      pass.p2p.send(grad, prev_ranks_[j], tagOf(mb, kTagGradient));
+  for (const int dst : destinationsIn(prev_ranks_))
+    pass.p2p.send(grad, dst, tagOf(mb, 0, 1, kTagGradient));
 }
 
-// Forward of microbatch `mb`: `input` is the received activation (ignored on the first stage,
-// which reads tokens). The last stage's tp rank 0 adds the loss to the report.
-torch::Tensor Trainer::forwardMicrobatch(Pass& pass, int mb, torch::Tensor input) {
-  const bool first = me_.stage == 0;
-  const bool last = me_.stage + 1 == static_cast<int>(spec_.plan.stages.size());
+// Forward of microbatch `mb` through model chunk `chunk`: `input` is the received activation
+// (ignored by the chunk holding the embedding, which reads tokens). The chunk computing the loss
+// adds it to the report on tp rank 0.
+torch::Tensor Trainer::forwardMicrobatch(Pass& pass, int mb, torch::Tensor input, int chunk) {
+  const bool first = model_->readsTokens(chunk);
+  const bool last = model_->computesLoss(chunk);
   const int d = me_.replica;
   torch::Tensor labels;
   if (first) input = tokens(pass.iteration, d, mb, 0);
   else input.set_requires_grad(true);
   if (last) labels = tokens(pass.iteration, d, mb, 1);
-  torch::Tensor out = model_->forward(input, labels);
+  torch::Tensor out = model_->forward(input, labels, chunk);
   if (last && me_.tp_rank == 0) {
     pass.report->loss_sum += out.item<double>();
     pass.report->loss_count += 1;
   }
-  pass.in_flight.emplace_back(input, out);
+  pass.in_flight[static_cast<std::size_t>(chunk)].emplace_back(input, out);
   return out;
 }
 
-// Backward of the oldest microbatch in flight; returns its input's gradient (undefined on the
-// first stage). The last stage backpropagates loss / M, M = G / b the iteration's microbatches
-// over all pipelines: summed over the replicas (ReplicaGradientSum), the gradients are those of the
-// mean loss over the global batch however unevenly the pipelines share it.
-torch::Tensor Trainer::backwardMicrobatch(Pass& pass, const torch::Tensor& grad_out) {
-  auto [input, out] = pass.in_flight.front();
-  pass.in_flight.pop_front();
-  if (++pass.backwards == pass.microbatches && replica_sum_) replica_sum_->armForLastBackward();
-  if (me_.stage + 1 == static_cast<int>(spec_.plan.stages.size()))
+// Backward of chunk `chunk`'s oldest microbatch in flight; returns its input's gradient
+// (undefined for the chunk holding the embedding). The chunk computing the loss backpropagates
+// loss / M, M = G / b the iteration's microbatches over all pipelines: summed over the replicas
+// (ReplicaGradientSum), the gradients are those of the mean loss over the global batch however
+// unevenly the pipelines share it. A chunk's last backward arms its parameters' reduction.
+torch::Tensor Trainer::backwardMicrobatch(Pass& pass, const torch::Tensor& grad_out, int chunk) {
+  const auto c = static_cast<std::size_t>(chunk);
+  auto [input, out] = pass.in_flight[c].front();
+  pass.in_flight[c].pop_front();
+  if (++pass.backwards[c] == pass.microbatches && replica_sum_) {
+    const auto [first, end] = model_->chunkParams(chunk);
+    replica_sum_->armForLastBackward(first, end);
+  }
+  if (model_->computesLoss(chunk))
     (out / static_cast<double>(spec_.totalMicrobatches())).backward();
   else out.backward(grad_out);
-  return me_.stage == 0 ? torch::Tensor() : input.grad();
+  return model_->readsTokens(chunk) ? torch::Tensor() : input.grad();
 }
 
 // Megatron's non-interleaved 1F1B: warm-up forwards, steady one-forward-one-backward, cool-down,
@@ -256,6 +290,67 @@ void Trainer::runSchedule(Pass& pass) {
       p2p.wait();
     }
   }
+}
+
+// NOTE [Interleaved schedule in the runtime]
+// The order of operations is the simulator's (interleavedOps: Megatron-LM's interleaved 1F1B),
+// over this rank's v model chunks (Plan::chunkLayers). Chunk c of stage s is virtual stage
+// c P + s: its forward input comes from stage s - 1's chunk c, or on stage 0 from the last stage's
+// chunk c - 1, and its output goes the mirror way; gradients flow back. Sends are posted as their
+// data is computed and never waited for before the end of the schedule, and each operation's
+// receive is posted one operation ahead and waited for just before it computes: a rank then
+// blocks only on data the schedule's order guarantees will come, so the schedule cannot deadlock
+// whatever the message sizes, and the transfers overlap the compute of the operation before.
+void Trainer::runInterleavedSchedule(Pass& pass) {
+  const int P = static_cast<int>(spec_.plan.stages.size()), s = me_.stage;
+  const int v = model_->chunkCount();
+  const std::vector<InterleavedOp> ops = interleavedOps(P, s, pass.microbatches, v);
+  AsyncP2p p2p(groups_.world);
+  // The neighbours of chunk c: where its forward input comes from (chunk `from_chunk` of
+  // `from`) and where its output goes.
+  const auto from = [&](int c) {
+    return s > 0 ? std::pair{&prev_ranks_, c} : std::pair{&wrap_prev_ranks_, c - 1};
+  };
+  const auto to = [&](int c) {
+    return s + 1 < P ? std::pair{&next_ranks_, c} : std::pair{&wrap_next_ranks_, c + 1};
+  };
+  struct Incoming {
+    torch::Tensor tensor;
+    std::size_t ticket = 0;
+  };
+  // Posts op's incoming tensor, if it has one: the activation of a forward, the gradient of a
+  // backward, tagged with this rank's chunk.
+  const auto post = [&](const InterleavedOp& op) {
+    Incoming in;
+    if (op.forward ? model_->readsTokens(op.chunk) : model_->computesLoss(op.chunk)) return in;
+    const std::vector<int>& ranks = *(op.forward ? from(op.chunk) : to(op.chunk)).first;
+    in.tensor = boundaryTensor();
+    in.ticket =
+        p2p.recv(in.tensor, sourceIn(ranks),
+                 tagOf(op.microbatch, op.chunk, v, op.forward ? kTagActivation : kTagGradient));
+    return in;
+  };
+  Incoming next = ops.empty() ? Incoming{} : post(ops.front());
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const InterleavedOp& op = ops[i];
+    Incoming in = std::move(next);
+    if (i + 1 < ops.size()) next = post(ops[i + 1]);
+    if (in.tensor.defined()) p2p.wait(in.ticket);
+    if (op.forward) {
+      torch::Tensor out = forwardMicrobatch(pass, op.microbatch, in.tensor, op.chunk);
+      if (model_->computesLoss(op.chunk)) continue;
+      const auto [ranks, chunk] = to(op.chunk);
+      for (const int dst : destinationsIn(*ranks))
+        p2p.send(out.detach(), dst, tagOf(op.microbatch, chunk, v, kTagActivation));
+    } else {
+      torch::Tensor grad = backwardMicrobatch(pass, in.tensor, op.chunk);
+      if (model_->readsTokens(op.chunk)) continue;
+      const auto [ranks, chunk] = from(op.chunk);
+      for (const int dst : destinationsIn(*ranks))
+        p2p.send(grad, dst, tagOf(op.microbatch, chunk, v, kTagGradient));
+    }
+  }
+  p2p.finish();
 }
 
 // Sums gradients over the stage's replicas (each microbatch's loss is already scaled by 1 / M,

@@ -1,7 +1,8 @@
-// One worker's training loop: the 1F1B pipeline schedule over this rank's stage, gradient
-// synchronization among the stage's replicas, the tied-embedding reduction, global-norm
-// clipping, AdamW or SGD with momentum under the run's learning-rate schedule, over the whole
-// stage or, with the distributed optimizer, over this replica's share (distributed_optimizer.hpp).
+// One worker's training loop: the 1F1B pipeline schedule, plain or interleaved, over this rank's
+// stage, gradient synchronization among the stage's replicas, the tied-embedding reduction,
+// global-norm clipping, AdamW or SGD with momentum under the run's learning-rate schedule, over the
+// whole stage or, with the distributed optimizer, over this replica's share
+// (distributed_optimizer.hpp).
 #pragma once
 
 #include <functional>
@@ -58,10 +59,16 @@ class Trainer {
   struct Pass;  // one iteration's pipeline state (trainer.cpp)
 
   torch::Tensor tokens(int iteration, int pipeline, int microbatch, int offset) const;
-  // The 1F1B schedule and its pieces.
+  // The 1F1B schedule, plain or interleaved over the model's chunks, and its pieces.
   void runSchedule(Pass& pass);
-  torch::Tensor forwardMicrobatch(Pass& pass, int mb, torch::Tensor input);
-  torch::Tensor backwardMicrobatch(Pass& pass, const torch::Tensor& grad_out);
+  void runInterleavedSchedule(Pass& pass);
+  torch::Tensor forwardMicrobatch(Pass& pass, int mb, torch::Tensor input, int chunk = 0);
+  torch::Tensor backwardMicrobatch(Pass& pass, const torch::Tensor& grad_out, int chunk = 0);
+  torch::Tensor boundaryTensor() const;  // an empty [b, s, h] activation or gradient
+  // In a neighbouring replica's ranks (by tp rank): the one this rank receives from, and those
+  // it sends to.
+  int sourceIn(const std::vector<int>& neighbour) const;
+  std::vector<int> destinationsIn(const std::vector<int>& neighbour) const;
   torch::Tensor postRecvForward(Pass& pass, int mb);
   void postSendForward(Pass& pass, const torch::Tensor& out, int mb);
   torch::Tensor postRecvBackward(Pass& pass, int mb);
@@ -84,6 +91,8 @@ class Trainer {
   std::unique_ptr<ReplicaGradientSum> replica_sum_;  // null when the stage has one replica
   std::vector<int> prev_ranks_;                      // previous stage, same pipeline, by tp rank
   std::vector<int> next_ranks_;
+  std::vector<int> wrap_prev_ranks_;  // interleaved: stage 0's view of the last stage
+  std::vector<int> wrap_next_ranks_;  // interleaved: the last stage's view of stage 0
 };
 
 }  // namespace sailor::runner

@@ -105,7 +105,27 @@ struct Plan {
   // runtime (RunSpec::build): G a positive multiple of the microbatch size (whole microbatches)
   // and M = G / b at least every stage's replicas (none stays idle): batchFits. Throws
   // InputError naming global_batch_size.
+  // Under the interleaved schedule also every pipeline's microbatches in whole groups of the
+  // P stages (Megatron-LM's rule: the schedule deadlocks for some other counts), which needs the
+  // replicas to take M / D each; InputError naming schedule.virtual_stages.
   void checkGlobalBatch(int global_batch_size) const;
+  // Whether the interleaved schedule can run G: the microbatch rule of checkGlobalBatch.
+  bool interleavingFits(int global_batch_size) const;
+
+  // NOTE [Model chunks]: the plan layers each of stage s's v = schedule.virtual_stages model
+  // chunks holds, as inclusive (first, last) ranges; one range, the stage's own, without
+  // interleaving. Device s's chunk c is virtual stage c P + s, and the virtual stages take the
+  // model's transformer blocks in order, as Megatron-LM's interleaved schedule places them: a
+  // stage keeps as many blocks as its range holds, split into v chunks whose sizes differ by at
+  // most one (the first chunks the larger), the embedding goes with the first chunk of stage 0
+  // and the head with the last chunk of the last stage. Needs the stages' ranges to cover the
+  // model (validate) and every stage at least v blocks (checkInterleaving).
+  std::vector<std::pair<int, int>> chunkLayers(std::size_t stage) const;
+  // Transformer blocks of stage s (its range without the embedding and head layers).
+  int blockCount(std::size_t stage) const;
+  // The interleaving against the plan's shape: a pipeline of at least two stages, at least v
+  // blocks in every stage. InputError naming schedule.virtual_stages and the stage.
+  void checkInterleaving() const;
 
   // Structural checks only (shape, ranges); validate() checks against model and scenario.
   static Plan fromJson(const nlohmann::json& j);

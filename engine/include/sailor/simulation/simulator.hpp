@@ -104,7 +104,9 @@ struct EgressItem {
 struct TimelineOp {
   int stage = 0;
   int microbatch = 0;
-  char kind = 'F';  // 'F' forward, 'B' backward, 'S' send/recv, 'A' all-reduce, 'O' optimizer
+  // 'F' forward, 'B' backward, 'S' send/recv, 'A' all-reduce after the backward, 'R' the
+  // reduction overlapped with the last backward (from its start), 'O' optimizer
+  char kind = 'F';
   double start_s = 0;
   double end_s = 0;
 };
@@ -144,6 +146,18 @@ double gradientBucketBytes(double params, const Job& job);
 // for Megatron-LM's data parallelism, overlapped or sharded): the simulator's terms for a plan of
 // that schedule with one virtual stage (replicaMemory in
 // engine/src/simulation/simulator_internal.hpp).
+// The interleaved 1F1B schedule of a P-stage pipeline with v model chunks per device and M
+// microbatches (NOTE [Interleaved 1F1B] in simulator_schedules.cpp), which the simulator times
+// and the bundled runtime runs: device d's warm-up forwards, and its whole order of operations.
+// The order completes for M a multiple of P (Plan::interleavingFits) and for M < P.
+int interleavedWarmup(int P, int d, int M, int v);
+struct InterleavedOp {
+  bool forward = true;
+  int chunk = 0;  // model chunk on the device, 0..v-1
+  int microbatch = 0;
+};
+std::vector<InterleavedOp> interleavedOps(int P, int d, int M, int v);
+
 double replicaMemoryBytes(double params, double activation_bytes_per_seq,
                           double max_layer_activation_per_seq, int microbatch_size, int in_flight,
                           const Job& job, const GpuType& gpu, const Schedule& schedule = {},
