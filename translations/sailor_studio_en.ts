@@ -512,6 +512,42 @@
         <source>Drop: the search keeps the reserve free and leaves out plans within it; Flag: it searches the whole memory and marks plans within the reserve</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Training budget</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tokens to train</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The whole run&apos;s tokens (e.g. 2e12): every plan then shows its days and total USD with failures and checkpoints priced in, and the plot can show days against total USD</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Deadline (days)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Plans whose whole run takes longer are left out</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Budget (USD)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Plans whose whole run costs more are left out</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Needs the tokens to train: a deadline or budget applies to a whole run</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::LaunchPanel</name>
@@ -3080,6 +3116,38 @@ Egress $%5/GB (%6)</source>
     </message>
     <message>
         <source>The fastest frontier plan</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>days to train (whole run)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>total USD (whole run)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Whole run: %1 days, $%2 in total, %3% of the time training</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cost of the whole run (USD, failures included)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Days to train (failures included; fewer above)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>deadline %1 days</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>budget $%1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Set the tokens to train in the job panel to see each plan&apos;s whole run: days and total USD, failures included.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -511,6 +511,42 @@
         <source>Drop: the search keeps the reserve free and leaves out plans within it; Flag: it searches the whole memory and marks plans within the reserve</source>
         <translation>舍弃：搜索时保留预留空间，并排除落入其中的方案；标记：在全部内存上搜索，并标记落入预留的方案</translation>
     </message>
+    <message>
+        <source>Training budget</source>
+        <translation>训练预算</translation>
+    </message>
+    <message>
+        <source>Tokens to train</source>
+        <translation>训练 token 数</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>The whole run&apos;s tokens (e.g. 2e12): every plan then shows its days and total USD with failures and checkpoints priced in, and the plot can show days against total USD</source>
+        <translation>整个训练的 token 数（例如 2e12）：每个方案随后显示其天数和总美元（已计入故障与检查点），图中可显示天数对总美元</translation>
+    </message>
+    <message>
+        <source>Deadline (days)</source>
+        <translation>截止期限（天）</translation>
+    </message>
+    <message>
+        <source>Plans whose whole run takes longer are left out</source>
+        <translation>整个训练耗时更长的方案将被排除</translation>
+    </message>
+    <message>
+        <source>Budget (USD)</source>
+        <translation>预算（美元）</translation>
+    </message>
+    <message>
+        <source>Plans whose whole run costs more are left out</source>
+        <translation>整个训练花费更多的方案将被排除</translation>
+    </message>
+    <message>
+        <source>Needs the tokens to train: a deadline or budget applies to a whole run</source>
+        <translation>需要先填写训练 token 数：截止期限或预算针对整个训练</translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::LaunchPanel</name>
@@ -3069,6 +3105,38 @@ Egress $%5/GB (%6)</source>
     <message>
         <source>The fastest frontier plan</source>
         <translation>最快的前沿方案</translation>
+    </message>
+    <message>
+        <source>days to train (whole run)</source>
+        <translation>训练天数（整个训练）</translation>
+    </message>
+    <message>
+        <source>total USD (whole run)</source>
+        <translation>总美元（整个训练）</translation>
+    </message>
+    <message>
+        <source>Whole run: %1 days, $%2 in total, %3% of the time training</source>
+        <translation>整个训练：%1 天，共 $%2，%3% 的时间在训练</translation>
+    </message>
+    <message>
+        <source>Cost of the whole run (USD, failures included)</source>
+        <translation>整个训练的成本（美元，含故障）</translation>
+    </message>
+    <message>
+        <source>Days to train (failures included; fewer above)</source>
+        <translation>训练天数（含故障；越少越靠上）</translation>
+    </message>
+    <message>
+        <source>deadline %1 days</source>
+        <translation>截止期限 %1 天</translation>
+    </message>
+    <message>
+        <source>budget $%1</source>
+        <translation>预算 $%1</translation>
+    </message>
+    <message>
+        <source>Set the tokens to train in the job panel to see each plan&apos;s whole run: days and total USD, failures included.</source>
+        <translation>在作业面板中填写训练 token 数，即可查看每个方案的整个训练：天数和总美元（含故障）。</translation>
     </message>
 </context>
 </TS>

@@ -128,6 +128,19 @@ JobPanel::JobPanel(const sailor::Catalog& catalog, QWidget* parent)
   job_form->addRow(tr("Recomputation"), recompute_);
   outer->addWidget(job_group);
 
+  // How much to train: the whole run in days and dollars (docs/planner.md, "Days and dollars").
+  auto* budget_group = new QGroupBox(tr("Training budget"), this);
+  auto* budget_form = new QFormLayout(budget_group);
+  addField(budget_form, QStringLiteral("training_tokens"), tr("Tokens to train"), tr("none"),
+           tr("The whole run's tokens (e.g. 2e12): every plan then shows its days and total "
+              "USD with failures and checkpoints priced in, and the plot can show days against "
+              "total USD"));
+  addField(budget_form, QStringLiteral("deadline_days"), tr("Deadline (days)"), tr("none"),
+           tr("Plans whose whole run takes longer are left out"));
+  addField(budget_form, QStringLiteral("budget_usd"), tr("Budget (USD)"), tr("none"),
+           tr("Plans whose whole run costs more are left out"));
+  outer->addWidget(budget_group);
+
   // What to plan for.
   auto* goal_group = new QGroupBox(tr("Objective and constraints"), this);
   auto* goal_form = new QFormLayout(goal_group);
@@ -259,6 +272,17 @@ void JobPanel::setJob(const sailor::Job& job) {
   precision_->setCurrentIndex(precision_->findData(static_cast<int>(job.precision)));
   optimizer_->setCurrentIndex(optimizer_->findData(static_cast<int>(job.optimizer)));
   recompute_->setCurrentIndex(recompute_->findData(static_cast<int>(job.recompute)));
+  auto put = [this](const char* name, const std::optional<double>& v) {
+    field(QString::fromLatin1(name))->setText(v ? number(*v) : QString());
+  };
+  // A budget in iterations shows as its tokens (the panel takes tokens).
+  put("training_tokens",
+      job.training_iterations
+          ? std::optional<double>(*job.training_iterations * job.global_batch_size *
+                                  static_cast<double>(job.sequence_length))
+          : job.training_tokens);
+  put("deadline_days", job.deadline_days);
+  put("budget_usd", job.budget_usd);
   updating_ = false;
   onModelChosen();
 }
@@ -411,12 +435,36 @@ bool JobPanel::checkJob(const std::string& model_name, const sailor::Catalog& lo
       ok = false;
     }
   }
+  // The training budget: optional positive numbers, their ranges the engine's; a deadline or a
+  // budget needs the tokens it applies to.
+  static const char* const kBudgetFields[] = {"training_tokens", "deadline_days", "budget_usd"};
+  for (const char* name : kBudgetFields) {
+    const QString f = QString::fromLatin1(name);
+    setError(f, {});
+    bool valid = true;
+    QString why;
+    if (auto v = parseLimit(fieldText(name), &valid, &why)) j[name] = *v;
+    if (!valid) {
+      setError(f, why);
+      ok = false;
+    }
+  }
+  for (const char* name : {"deadline_days", "budget_usd"})
+    if (j.contains(name) && !j.contains("training_tokens") &&
+        fieldError(QStringLiteral("training_tokens")).isEmpty()) {
+      setError(QString::fromLatin1(name),
+               tr("Needs the tokens to train: a deadline or budget applies to a whole run"));
+      ok = false;
+    }
   if (ok && model_ok) {
     try {
       job = sailor::Job::fromJson(j, local);
     } catch (const InputError& e) {
       const QString f = QString::fromStdString(e.field());
-      setError(f == QLatin1String("sequence_length") ? f : QStringLiteral("global_batch"),
+      const bool own = f == QLatin1String("sequence_length") ||
+                       f == QLatin1String("training_tokens") ||
+                       f == QLatin1String("deadline_days") || f == QLatin1String("budget_usd");
+      setError(own ? f : QStringLiteral("global_batch"),
                tr("Got %1, expected %2")
                    .arg(QString::fromStdString(e.value()), QString::fromStdString(e.expected())));
       ok = false;

@@ -1,5 +1,6 @@
 // The job and objective panel: what to train (a catalogue model or a custom architecture,
-// global batch, sequence length, precision, optimizer) and what to plan for (objective,
+// global batch, sequence length, precision, optimizer), how much (a training budget in tokens,
+// a deadline in days, a budget in USD) and what to plan for (objective,
 // constraints, Pareto frontier, how many plans, a time limit, the memory reserve). Every field is
 // checked as it is edited; a rejected value keeps the user's text, shows why right under the field,
 // and the panel's values stay the last valid ones, so a typo never reaches the planner.
@@ -49,7 +50,8 @@ class JobPanel : public QWidget {
   void showPlanProblem(const QString& reason);
   QString planProblem() const;
   // The error shown under a field (empty when none), by the field's object name: "model",
-  // "global_batch", "sequence_length", "custom.layers", ..., "max_usd_per_iteration",
+  // "global_batch", "sequence_length", "custom.layers", ..., "training_tokens", "deadline_days",
+  // "budget_usd", "max_usd_per_iteration",
   // "max_usd_per_hour", "min_iterations_per_s", "max_gpus", "top_k", "time_limit_s",
   // "memory_reserve" (percent of each GPU's memory).
   QString fieldError(const QString& field) const;

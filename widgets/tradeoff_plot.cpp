@@ -48,10 +48,12 @@ TradeoffPlot::TradeoffPlot(QWidget* parent) : QWidget(parent) {
   throughput_combo_ = new QComboBox(this);
   throughput_combo_->addItem(tr("iterations/s"));
   throughput_combo_->addItem(tr("tokens/s"));
+  throughput_combo_->addItem(tr("days to train (whole run)"));
   cost_combo_ = new QComboBox(this);
   cost_combo_->addItem(tr("USD per iteration"));
   cost_combo_->addItem(tr("USD per hour"));
   cost_combo_->addItem(tr("USD per million tokens"));
+  cost_combo_->addItem(tr("total USD (whole run)"));
   throughput_combo_->setObjectName(QStringLiteral("throughputUnit"));
   cost_combo_->setObjectName(QStringLiteral("costUnit"));
 
@@ -136,10 +138,13 @@ TradeoffPlot::TradeoffPlot(QWidget* parent) : QWidget(parent) {
   layout->addWidget(plot_, 1);
 
   connect(throughput_combo_, &QComboBox::currentIndexChanged, this, [this](int i) {
-    setThroughputUnit(i == 1 ? ThroughputUnit::TokensPerS : ThroughputUnit::IterationsPerS);
+    setThroughputUnit(i == 2   ? ThroughputUnit::DaysToTrain
+                      : i == 1 ? ThroughputUnit::TokensPerS
+                               : ThroughputUnit::IterationsPerS);
   });
   connect(cost_combo_, &QComboBox::currentIndexChanged, this, [this](int i) {
-    setCostUnit(i == 1   ? CostUnit::UsdPerHour
+    setCostUnit(i == 3   ? CostUnit::TotalUsd
+                : i == 1 ? CostUnit::UsdPerHour
                 : i == 2 ? CostUnit::UsdPerMillionTokens
                          : CostUnit::UsdPerIteration);
   });
@@ -195,7 +200,9 @@ void TradeoffPlot::clear() {
 }
 
 void TradeoffPlot::setThroughputUnit(ThroughputUnit unit) {
-  const int index = unit == ThroughputUnit::TokensPerS ? 1 : 0;
+  const int index = unit == ThroughputUnit::DaysToTrain  ? 2
+                    : unit == ThroughputUnit::TokensPerS ? 1
+                                                         : 0;
   if (throughput_combo_->currentIndex() != index)
     throughput_combo_->setCurrentIndex(index);  // re-enters through the combo's signal
   if (unit == throughput_unit_) return;
@@ -206,6 +213,7 @@ void TradeoffPlot::setThroughputUnit(ThroughputUnit unit) {
 void TradeoffPlot::setCostUnit(CostUnit unit) {
   const int index = unit == CostUnit::UsdPerHour            ? 1
                     : unit == CostUnit::UsdPerMillionTokens ? 2
+                    : unit == CostUnit::TotalUsd            ? 3
                                                             : 0;
   if (cost_combo_->currentIndex() != index) cost_combo_->setCurrentIndex(index);
   if (unit == cost_unit_) return;
@@ -224,13 +232,33 @@ double TradeoffPlot::costOf(const sailor::PlannedPlan& p) const {
     case CostUnit::UsdPerMillionTokens:
       return tokensPerIteration() > 0 ? p.prediction.usd_per_iteration / tokensPerIteration() * 1e6
                                       : 0;
+    case CostUnit::TotalUsd: return p.campaign ? p.campaign->total_usd : 0;
   }
   return 0;
 }
 
 double TradeoffPlot::throughputOf(const sailor::PlannedPlan& p) const {
-  return throughput_unit_ == ThroughputUnit::TokensPerS ? p.prediction.tokens_per_s
-                                                        : p.prediction.iterations_per_s;
+  switch (throughput_unit_) {
+    case ThroughputUnit::TokensPerS: return p.prediction.tokens_per_s;
+    case ThroughputUnit::DaysToTrain: return p.campaign ? p.campaign->days() : 0;
+    case ThroughputUnit::IterationsPerS: break;
+  }
+  return p.prediction.iterations_per_s;
+}
+
+bool TradeoffPlot::wholeRunUnits() const {
+  return throughput_unit_ == ThroughputUnit::DaysToTrain || cost_unit_ == CostUnit::TotalUsd;
+}
+
+// Every plotted plan with a run that finishes (a run that never does has no point to draw).
+bool TradeoffPlot::hasCampaigns() const {
+  return std::all_of(points_.begin(), points_.end(), [](const sailor::PlannedPlan* p) {
+    return p->campaign && p->campaign->finishes();
+  });
+}
+
+double TradeoffPlot::merit(double y) const {
+  return throughput_unit_ == ThroughputUnit::DaysToTrain ? -y : y;
 }
 
 QPointF TradeoffPlot::pointValue(int index) const {
@@ -247,7 +275,7 @@ QPoint TradeoffPlot::pointPixel(int index) const {
 int TradeoffPlot::nearestPoint(const QPointF& pixel) const {
   int best = -1;
   double best_d2 = kPickRadiusPx * kPickRadiusPx;
-  for (int i = 0; i < static_cast<int>(points_.size()); ++i) {
+  for (int i = 0; i < shownCount(); ++i) {
     const QPointF v = pointValue(i);
     const double dx = plot_->xAxis->coordToPixel(v.x()) - pixel.x();
     const double dy = plot_->yAxis->coordToPixel(v.y()) - pixel.y();
@@ -296,11 +324,15 @@ QString TradeoffPlot::tooltipText(int index) const {
                .arg(displayNumber(pred.iterations_per_s), displayNumber(pred.tokens_per_s));
   lines << tr("Cost: $%1 per iteration, $%2 per hour")
                .arg(displayNumber(pred.usd_per_iteration), displayNumber(pred.usd_per_hour));
+  if (pp.campaign && pp.campaign->finishes())
+    lines << tr("Whole run: %1 days, $%2 in total, %3% of the time training")
+                 .arg(displayNumber(pp.campaign->days()), displayNumber(pp.campaign->total_usd))
+                 .arg(100 * pp.campaign->goodput, 0, 'f', 1);
   return lines.join(QLatin1Char('\n'));
 }
 
 void TradeoffPlot::rebuildFrontier() {
-  const int n = static_cast<int>(points_.size());
+  const int n = shownCount();
   // The frontier of what is displayed: cost per iteration and per million tokens differ by a
   // constant factor (tokens per iteration), as do iterations/s and tokens/s, so they share one
   // frontier; cost per hour is cost per iteration x iterations per hour and does not: a plan
@@ -310,19 +342,19 @@ void TradeoffPlot::rebuildFrontier() {
   for (int i = 0; i < n; ++i) order[static_cast<std::size_t>(i)] = i;
   std::sort(order.begin(), order.end(), [this](int a, int b) {
     const QPointF pa = pointValue(a), pb = pointValue(b);
-    return pa.x() != pb.x() ? pa.x() < pb.x() : pa.y() > pb.y();
+    return pa.x() != pb.x() ? pa.x() < pb.x() : merit(pa.y()) > merit(pb.y());
   });
   frontier_.clear();
-  double best_throughput = -std::numeric_limits<double>::infinity();
+  double best_merit = -std::numeric_limits<double>::infinity();
   for (int i : order)
-    if (pointValue(i).y() > best_throughput) {
-      best_throughput = pointValue(i).y();
+    if (merit(pointValue(i).y()) > best_merit) {
+      best_merit = merit(pointValue(i).y());
       frontier_.push_back(i);
     }
 }
 
 void TradeoffPlot::rebuildGraphs() {
-  const int n = static_cast<int>(points_.size());
+  const int n = shownCount();
   QVector<double> ax, ay, fx, fy, tx, ty, bx, by;
   for (int i = 0; i < n; ++i) {
     const QPointF v = pointValue(i);
@@ -357,7 +389,7 @@ void TradeoffPlot::rebuildGraphs() {
 }
 
 void TradeoffPlot::updateLegendAndAxes() {
-  const int n = static_cast<int>(points_.size());
+  const int n = shownCount();
   const bool cost_objective = constraints_ && constraints_->objective == sailor::Objective::Cost;
   best_graph_->setName(cost_objective ? tr("Best plan (minimum cost per iteration)")
                                       : tr("Best plan (maximum throughput)"));
@@ -376,10 +408,21 @@ void TradeoffPlot::updateLegendAndAxes() {
     case CostUnit::UsdPerMillionTokens:
       plot_->xAxis->setLabel(tr("Cost (USD per million tokens)"));
       break;
+    case CostUnit::TotalUsd:
+      plot_->xAxis->setLabel(tr("Cost of the whole run (USD, failures included)"));
+      break;
   }
-  plot_->yAxis->setLabel(throughput_unit_ == ThroughputUnit::TokensPerS
-                             ? tr("Throughput (tokens/s)")
-                             : tr("Throughput (iterations/s)"));
+  switch (throughput_unit_) {
+    case ThroughputUnit::TokensPerS: plot_->yAxis->setLabel(tr("Throughput (tokens/s)")); break;
+    case ThroughputUnit::IterationsPerS:
+      plot_->yAxis->setLabel(tr("Throughput (iterations/s)"));
+      break;
+    case ThroughputUnit::DaysToTrain:
+      plot_->yAxis->setLabel(tr("Days to train (failures included; fewer above)"));
+      break;
+  }
+  // Fewer days is better: that axis runs downwards, so that better plans stay up and left.
+  plot_->yAxis->setRangeReversed(throughput_unit_ == ThroughputUnit::DaysToTrain);
 }
 
 void TradeoffPlot::updateConstraintsLabel() {
@@ -395,6 +438,11 @@ void TradeoffPlot::updateConstraintsLabel() {
     if (constraints_->min_iterations_per_s)
       constraint_texts
           << tr("min %1 iterations/s").arg(displayNumber(*constraints_->min_iterations_per_s));
+  }
+  if (job_.trainingIterations()) {
+    if (job_.deadline_days)
+      constraint_texts << tr("deadline %1 days").arg(displayNumber(*job_.deadline_days));
+    if (job_.budget_usd) constraint_texts << tr("budget $%1").arg(displayNumber(*job_.budget_usd));
   }
   constraints_label_->setText(
       constraint_texts.isEmpty()
@@ -417,12 +465,21 @@ std::vector<TradeoffPlot::ConstraintLine> TradeoffPlot::constraintLines() const 
     if (constraints_->max_usd_per_hour && cost_unit_ == CostUnit::UsdPerHour)
       lines.push_back({true, *constraints_->max_usd_per_hour,
                        tr("max $%1 per hour").arg(displayNumber(*constraints_->max_usd_per_hour))});
-    if (constraints_->min_iterations_per_s) {
+    if (constraints_->min_iterations_per_s && throughput_unit_ != ThroughputUnit::DaysToTrain) {
       const double its = *constraints_->min_iterations_per_s;
       lines.push_back(
           {false, throughput_unit_ == ThroughputUnit::TokensPerS ? its * tokensPerIteration() : its,
            tr("min %1 iterations/s").arg(displayNumber(its))});
     }
+  }
+  // The whole run's deadline and budget, in its own units.
+  if (!points_.empty() && job_.trainingIterations()) {
+    if (job_.deadline_days && throughput_unit_ == ThroughputUnit::DaysToTrain)
+      lines.push_back({false, *job_.deadline_days,
+                       tr("deadline %1 days").arg(displayNumber(*job_.deadline_days))});
+    if (job_.budget_usd && cost_unit_ == CostUnit::TotalUsd)
+      lines.push_back(
+          {true, *job_.budget_usd, tr("budget $%1").arg(displayNumber(*job_.budget_usd))});
   }
   return lines;
 }
@@ -455,7 +512,11 @@ void TradeoffPlot::drawConstraintLines(const std::vector<ConstraintLine>& lines)
 }
 
 void TradeoffPlot::showNoPlanMessage() {
-  if (!result_)
+  if (result_ && !points_.empty() && wholeRunUnits() && !hasCampaigns())
+    message_ =
+        tr("Set the tokens to train in the job panel to see each plan's whole run: days "
+           "and total USD, failures included.");
+  else if (!result_)
     message_ = tr("No planner result yet: plan to see the trade-off between throughput and cost.");
   else if (!result_->no_plan_reason.empty())
     message_ = tr("No plan: %1").arg(QString::fromStdString(result_->no_plan_reason));
@@ -476,8 +537,10 @@ void TradeoffPlot::showNoPlanMessage() {
 
 void TradeoffPlot::rebuild() {
   plot_->clearItems();
-  const int n = static_cast<int>(points_.size());
-
+  // A whole run's units need every plan's run: without them no point is drawn, and the plot
+  // says how to get them.
+  shown_ = !wholeRunUnits() || hasCampaigns();
+  const int n = shownCount();
   rebuildFrontier();
   rebuildGraphs();
   rebuildKnee();
@@ -545,7 +608,7 @@ QString TradeoffPlot::kneeRole(int index) const {
 void TradeoffPlot::rebuildKnee() {
   knee_points_.clear();
   QVector<double> kx, ky;
-  if (result_ && result_->knee)
+  if (result_ && result_->knee && shown_)
     for (const auto& p : result_->knee->picks) {
       if (p.frontier_index == result_->knee->top_index) continue;
       const int i = pointOfPlan(result_->pareto[static_cast<size_t>(p.frontier_index)].plan);
@@ -612,7 +675,7 @@ QString TradeoffPlot::kneeSummary() const {
 }
 
 void TradeoffPlot::updateSelectionGraph() {
-  if (selected_ >= 0 && selected_ < static_cast<int>(points_.size())) {
+  if (selected_ >= 0 && selected_ < shownCount()) {
     const QPointF v = pointValue(selected_);
     selected_graph_->setData(QVector<double>{v.x()}, QVector<double>{v.y()});
   } else {

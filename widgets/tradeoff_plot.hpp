@@ -3,7 +3,9 @@
 // what is displayed, the best plans highlighted, the knee of the planner's frontier marked (the
 // cheapest plans within 1 % and 5 % of the best throughput, sailor/planning/knee.hpp) with the best
 // plan's last step said above the plot, the planner's constraints as lines, hover tooltips and
-// click-to-select. A view only: it never runs the planner.
+// click-to-select. When the job has a training budget, its whole run can be plotted instead:
+// days to train (Y, fewer above) against total USD (X), with the job's deadline and budget as
+// lines (PlannedPlan::campaign). A view only: it never runs the planner.
 #pragma once
 
 #include <memory>
@@ -30,8 +32,10 @@ class TradeoffPlot : public QWidget {
   Q_OBJECT
 
  public:
-  enum class ThroughputUnit { IterationsPerS, TokensPerS };
-  enum class CostUnit { UsdPerIteration, UsdPerHour, UsdPerMillionTokens };
+  // DaysToTrain and TotalUsd: the whole run's (PlannedPlan::campaign); fewer days is better, so
+  // that axis runs downwards.
+  enum class ThroughputUnit { IterationsPerS, TokensPerS, DaysToTrain };
+  enum class CostUnit { UsdPerIteration, UsdPerHour, UsdPerMillionTokens, TotalUsd };
 
   explicit TradeoffPlot(QWidget* parent = nullptr);
   ~TradeoffPlot() override;
@@ -87,6 +91,14 @@ class TradeoffPlot : public QWidget {
   double costOf(const sailor::PlannedPlan& p) const;
   double throughputOf(const sailor::PlannedPlan& p) const;
   double tokensPerIteration() const;
+  // Whether the displayed units are a whole run's, and whether every plan has one to show.
+  bool wholeRunUnits() const;
+  bool hasCampaigns() const;
+  // Y compared so that larger is better (days negated).
+  double merit(double y) const;
+  // The points drawn: all of points(), or none when the units are a whole run's and some plan
+  // has none (the plot then says how to get them).
+  int shownCount() const { return shown_ ? static_cast<int>(points_.size()) : 0; }
   int nearestPoint(const QPointF& pixel) const;  // -1 when none within kPickRadiusPx
   QString tooltipText(int index) const;
   int pointOfPlan(const sailor::Plan& plan) const;  // -1 when not plotted
@@ -131,6 +143,7 @@ class TradeoffPlot : public QWidget {
   std::vector<int> frontier_;
   std::vector<int> knee_points_;
   int selected_ = -1;
+  bool shown_ = true;
   QString message_;
   QPoint press_pos_;
   ThroughputUnit throughput_unit_ = ThroughputUnit::IterationsPerS;

@@ -17,6 +17,8 @@
 #include <QMetaObject>
 #include <QMetaType>
 
+#include "sailor/planning/campaign.hpp"
+
 namespace sailor::studio {
 
 namespace {
@@ -176,8 +178,17 @@ void PlanningService::submit(const std::shared_ptr<Search>& search, PlanRequest 
           if (!search->prefetched) ++reused_;
         } else {
           ++searches_;
-          result = std::make_shared<const PlanResult>(planSearch(
-              *req.scenario, *req.job, *req.catalog, *profiles, req.options, sink, token.get()));
+          // A job with a training budget: the plans found (the top plans, and the frontier with
+          // the Pareto option: the studio does not force the frontier's longer search on each
+          // edit, as `sailor plan --training-tokens` does) are ranked by their whole run
+          // (rankByCampaign) and each carries its days and total USD.
+          const bool whole_run = req.job->trainingIterations().has_value();
+          PlanResult found = planSearch(*req.scenario, *req.job, *req.catalog, *profiles,
+                                        req.options, sink, token.get());
+          if (whole_run && !found.best.empty())
+            (void)rankByCampaign(found, *req.job, *req.catalog, *req.scenario, FailureModel{},
+                                 req.options.objective, req.options.top_k);
+          result = std::make_shared<const PlanResult>(std::move(found));
           cache_.store(std::move(key), result);
         }
         post([this, search, result] { deliverFinished(search, result); });

@@ -59,6 +59,7 @@ class TestPlanningService : public QObject {
   void aRequestTakesOverThePrefetchOfItsInputs();
   void aRequestOfOtherInputsCancelsThePrefetch();
   void aFinishedPrefetchAnswersFromTheCache();
+  void aTrainingBudgetRanksTheWholeRun();
 
  private:
   PlanRequest request(const sailor::PlannerOptions& options) const {
@@ -257,6 +258,38 @@ void TestPlanningService::unreachableThroughputFinishesWithoutPlans() {
   QCOMPARE(QString::fromStdString(result->no_plan_reason),
            QString("plans fit in memory, but none meets the constraints (throughput >= 1e+09 "
                    "it/s)"));
+}
+
+// A job with a training budget: every plan carries its whole run (days, total USD), the best
+// ordered by days under the throughput objective; a deadline no plan meets leaves none and says
+// how close the fastest gets.
+void TestPlanningService::aTrainingBudgetRanksTheWholeRun() {
+  PlanningService service;
+  QSignalSpy finished(&service, &PlanningService::finished);
+  auto job = std::make_shared<sailor::Job>(*job_);
+  job->training_tokens = 1e10;
+  PlanRequest r = request(sailor::PlannerOptions{});
+  r.job = job;
+  service.request(r);
+  QVERIFY(finished.wait(scaledMs(120000)));
+  auto result = finished.at(0).at(1).value<ResultPtr>();
+  QVERIFY(result && result->best.size() >= 2);
+  for (std::size_t i = 0; i < result->best.size(); ++i) {
+    const auto& c = result->best[i].campaign;
+    QVERIFY(c && c->finishes() && c->total_usd > 0);
+    QVERIFY(c->compute_s > 0 && c->wall_s >= c->compute_s);
+    if (i > 0) QVERIFY(result->best[i - 1].campaign->days() <= c->days());
+  }
+  const double fastest = result->best.front().campaign->days();
+  job = std::make_shared<sailor::Job>(*job);
+  job->deadline_days = fastest / 2;
+  r.job = job;
+  service.request(r);
+  QVERIFY(finished.wait(scaledMs(120000)));
+  result = finished.at(1).at(1).value<ResultPtr>();
+  QVERIFY(result && result->best.empty());
+  QVERIFY2(result->no_plan_reason.find("no plan finishes within the deadline") == 0,
+           result->no_plan_reason.c_str());
 }
 
 void TestPlanningService::requestWithoutInputsFails() {

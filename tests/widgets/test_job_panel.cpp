@@ -39,6 +39,49 @@ class TestJobPanel : public QObject {
   }
 
   // The recomputation box is part of the job: choosing Full changes the job and says so.
+  // The training budget: tokens, a deadline and a budget reach job() (and back through
+  // setJob); a deadline or budget without tokens, a zero, a negative, an overflowing or an
+  // out-of-range value is refused under its field and the last valid job stays.
+  void trainingBudgetFields() {
+    JobPanel panel(catalog_);
+    QVERIFY(!panel.job().trainingIterations().has_value());
+    QSignalSpy changed(&panel, &JobPanel::changed);
+    type(panel.field("deadline_days"), "30");
+    QVERIFY2(panel.fieldError("deadline_days").contains("Needs the tokens to train"),
+             qPrintable(panel.fieldError("deadline_days")));
+    QCOMPARE(changed.count(), qsizetype(0));
+    type(panel.field("training_tokens"), "2e12");
+    QVERIFY(panel.isValid());
+    QCOMPARE(changed.count(), qsizetype(1));
+    QCOMPARE(*panel.job().training_tokens, 2e12);
+    QCOMPARE(*panel.job().deadline_days, 30.0);
+    type(panel.field("budget_usd"), "2000000");
+    QCOMPARE(*panel.job().budget_usd, 2e6);
+    for (const char* bad : {"0", "-5", "1e309", "lots"}) {
+      type(panel.field("budget_usd"), bad);
+      QVERIFY2(!panel.fieldError("budget_usd").isEmpty(), bad);
+      QVERIFY2(panel.fieldError("budget_usd").contains(QString::fromLatin1(bad)), bad);
+      QCOMPARE(*panel.job().budget_usd, 2e6);  // the last valid one
+    }
+    type(panel.field("budget_usd"), "");
+    type(panel.field("training_tokens"), "1e30");  // beyond the engine's range
+    QVERIFY2(panel.fieldError("training_tokens").contains("1e+30"),
+             qPrintable(panel.fieldError("training_tokens")));
+    QCOMPARE(*panel.job().training_tokens, 2e12);
+    type(panel.field("training_tokens"), "2e12");
+    QVERIFY(panel.isValid());
+    QVERIFY(!panel.job().budget_usd.has_value());
+    // setJob shows a job's budget, and one in iterations as its tokens.
+    sailor::Job job = panel.job();
+    job.training_tokens.reset();
+    job.training_iterations = 1000;
+    JobPanel other(catalog_);
+    other.setJob(job);
+    QCOMPARE(other.field("training_tokens")->text(),
+             QString::number(1000.0 * job.global_batch_size * job.sequence_length, 'g', 6));
+    QCOMPARE(other.field("deadline_days")->text(), QString("30"));
+  }
+
   void recomputationChoiceChangesTheJob() {
     JobPanel panel(catalog_);
     QVERIFY(panel.job().recompute == sailor::Recompute::None);

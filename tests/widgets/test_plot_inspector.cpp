@@ -6,6 +6,7 @@
 // chart's rectangles and the exported plan's round trip.
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -84,6 +85,7 @@ class TestPlotInspector : public QObject {
   void unitSwitchChangesThePlottedValues();
   void frontierIsTheFrontierOfTheDisplayedUnits();
   void constraintLinesFollowTheUnits();
+  void wholeRunDaysAgainstTotalUsd();
   void noPlanShowsTheReason();
   void kneePlansAreMarked();
   void clickingAPointSelectsItAndFeedsTheInspector();
@@ -314,6 +316,68 @@ void TestPlotInspector::constraintLinesFollowTheUnits() {
   // Without constraints: no lines.
   plot.setConstraints(sailor::PlannerOptions{});
   QVERIFY(itemsOf<QCPItemStraightLine>(plot.plot()).isEmpty());
+}
+
+// A job with a training budget: its plans' whole runs as days (Y, fewer above: the axis runs
+// downwards) against total USD (X), the frontier the cheapest for each number of days, the
+// deadline and the budget as lines. Without the runs the plot says how to get them.
+void TestPlotInspector::wholeRunDaysAgainstTotalUsd() {
+  auto result = std::make_shared<sailor::PlanResult>(*synthetic_);
+  // Plan A: 40 days for $1.0 M; B: 60 days for $0.8 M; C: 20 days for $1.5 M. None dominated.
+  const std::map<int, std::pair<double, double>> runs{
+      {0, {40, 1.0e6}}, {1, {60, 0.8e6}}, {2, {20, 1.5e6}}};
+  TradeoffPlot plain;
+  plain.setResult(synthetic_, job_);
+  auto with = [&](sailor::PlannedPlan& p) {
+    for (int i = 0; i < static_cast<int>(plain.points().size()); ++i)
+      if (plain.points()[static_cast<std::size_t>(i)]->plan == p.plan) {
+        sailor::Campaign c;
+        c.wall_s = runs.at(i).first * 86400;
+        c.total_usd = runs.at(i).second;
+        c.goodput = 0.95;
+        p.campaign = c;
+      }
+  };
+  for (auto& p : result->best) with(p);
+  for (auto& p : result->pareto) with(p);
+  sailor::Job job = job_;
+  job.training_tokens = 2e12;
+  job.deadline_days = 50;
+  job.budget_usd = 1.2e6;
+
+  TradeoffPlot plot;
+  plot.setResult(result, job);
+  plot.setThroughputUnit(TradeoffPlot::ThroughputUnit::DaysToTrain);
+  plot.setCostUnit(TradeoffPlot::CostUnit::TotalUsd);
+  QVERIFY(plot.message().isEmpty());
+  for (const auto& [i, run] : runs) {
+    QVERIFY(near(plot.pointValue(i).y(), run.first));
+    QVERIFY(near(plot.pointValue(i).x(), run.second));
+  }
+  QVERIFY(plot.plot()->yAxis->rangeReversed());
+  QCOMPARE(plot.frontier(), (std::vector<int>{1, 0, 2}));  // by increasing total USD
+  std::vector<double> vertical, horizontal;
+  for (auto* line : itemsOf<QCPItemStraightLine>(plot.plot())) {
+    const QPointF a = line->point1->coords(), b = line->point2->coords();
+    if (a.x() == b.x()) vertical.push_back(a.x());
+    else horizontal.push_back(a.y());
+  }
+  QCOMPARE(vertical, (std::vector<double>{1.2e6}));
+  QCOMPARE(horizontal, (std::vector<double>{50}));
+  // Per iteration again: the whole run's lines go, the axis runs upwards.
+  plot.setThroughputUnit(TradeoffPlot::ThroughputUnit::IterationsPerS);
+  plot.setCostUnit(TradeoffPlot::CostUnit::UsdPerIteration);
+  QVERIFY(!plot.plot()->yAxis->rangeReversed());
+  QVERIFY(itemsOf<QCPItemStraightLine>(plot.plot()).isEmpty());
+
+  // Plans without a whole run (no training budget): no point, and how to get them.
+  TradeoffPlot bare;
+  bare.setResult(synthetic_, job_);
+  bare.setThroughputUnit(TradeoffPlot::ThroughputUnit::DaysToTrain);
+  QVERIFY2(bare.message().contains("tokens to train"), qPrintable(bare.message()));
+  QVERIFY(bare.frontier().empty());
+  bare.setThroughputUnit(TradeoffPlot::ThroughputUnit::TokensPerS);
+  QVERIFY(bare.message().isEmpty());
 }
 
 void TestPlotInspector::noPlanShowsTheReason() {

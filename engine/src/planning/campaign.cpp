@@ -176,6 +176,10 @@ std::vector<Campaign> rankByCampaign(PlanResult& result, const Job& job, const C
   });
   std::vector<PlannedPlan> best;
   std::vector<Campaign> campaigns;
+  for (auto& [p, c] : all) p.campaign = c;
+  for (PlannedPlan& p : result.pareto)
+    for (const auto& [q, c] : all)
+      if (q.plan == p.plan) p.campaign = c;
   for (const auto& [p, c] : all)
     if (!campaignBreaks(c, job) && static_cast<int>(best.size()) < top_k) {
       best.push_back(p);

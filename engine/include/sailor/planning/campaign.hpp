@@ -36,6 +36,7 @@
 
 #include "sailor/model/catalog.hpp"
 #include "sailor/model/job.hpp"
+#include "sailor/planning/campaign_figures.hpp"
 #include "sailor/planning/plan.hpp"
 #include "sailor/planning/planner.hpp"
 #include "sailor/scenario/scenario.hpp"
@@ -65,37 +66,6 @@ struct FailureModel {
   void check() const;
 };
 
-struct Campaign {
-  double iterations = 0;  // the budget's, whole iterations
-  double tokens = 0;      // iterations x global batch x sequence length
-  double compute_s = 0;   // failure-free: iterations x the plan's iteration time
-  double gpus = 0;
-  double mtbf_s = 0;                 // the plan's GPUs together (M)
-  double checkpoint_bytes = 0;       // one checkpoint, all shards
-  double checkpoint_write_s = 0;     // delta
-  double checkpoint_interval_s = 0;  // Daly's tau, seconds of work between checkpoints
-  double restart_s = 0;              // R
-  // Expected wall time and its parts: compute, checkpoint writes, work redone and restarts after
-  // failures (the rest). +inf: failures come faster than the run can checkpoint.
-  double wall_s = 0;
-  double checkpointing_s = 0;
-  double expected_failures = 0;
-  // Spot pools with a preemption rate: their GPUs, the expected preemptions (of which handled in
-  // place) and the time standing still for the in-place ones.
-  double spot_gpus = 0;
-  double expected_preemptions = 0;
-  double preemptions_in_place = 0;
-  double preemption_pause_s = 0;
-  double goodput = 0;  // compute_s / wall_s
-  // Dollars: the GPUs for the whole wall time, egress for every iteration run (redone ones too),
-  // checkpoint storage for the run's duration.
-  double gpu_usd = 0, egress_usd = 0, storage_usd = 0, total_usd = 0;
-  double tokens_per_usd = 0;
-  bool finishes() const { return std::isfinite(wall_s); }
-  double days() const { return wall_s / 86400; }
-  nlohmann::json toJson() const;  // non-finite figures as null
-};
-
 // The campaign of `job`'s budget (Job::trainingIterations; InputError "training_tokens" when the
 // job has none) on `plan` in `scenario` (its spot pools), predicted per iteration as
 // `prediction`.
@@ -114,7 +84,8 @@ std::optional<std::string> campaignBreaks(const Campaign& c, const Job& job);
 
 // The job's budget over a search's plans (`best` and the frontier): each one's campaign; the
 // plans that meet the job's deadline and budget become `best`, at most `top_k`, by days (the
-// throughput objective) or total USD (cost). Returns their campaigns, in `best`'s order. None
+// throughput objective) or total USD (cost), every plan of `best` and `pareto` with its campaign
+// (PlannedPlan::campaign). Returns the campaigns of `best`, in its order. None
 // meets them: `best` is empty and no_plan_reason names what binds and how close the nearest
 // plan gets ("no plan finishes within the deadline of 30 days: the fastest takes 41.2").
 std::vector<Campaign> rankByCampaign(PlanResult& result, const Job& job, const Catalog& catalog,

@@ -16,6 +16,7 @@
 #include "sailor/model/catalog.hpp"
 #include "sailor/model/job.hpp"
 #include "sailor/model/profile.hpp"
+#include "sailor/planning/campaign_figures.hpp"
 #include "sailor/planning/knee.hpp"
 #include "sailor/planning/plan.hpp"
 #include "sailor/scenario/scenario.hpp"
@@ -164,6 +165,9 @@ struct PlannedPlan {
   // when it has none (a GPU without a rate in the job's precision).
   double mfu = 0;
   double model_tflops_per_gpu = 0;  // model FLOPs per second per GPU, 1e12 FLOP/s
+  // The job's whole run on this plan, days and total USD (rankByCampaign, when the job has a
+  // training budget).
+  std::optional<Campaign> campaign;
 };
 
 // The least headroom over the prediction's GPUs: capacity less peak use, bytes (negative when
