@@ -3135,10 +3135,6 @@ Egress $%5/GB (%6)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Days to train (failures included; fewer above)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>deadline %1 days</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3148,6 +3144,10 @@ Egress $%5/GB (%6)</source>
     </message>
     <message>
         <source>Set the tokens to train in the job panel to see each plan&apos;s whole run: days and total USD, failures included.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Days to train (fewer above)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -3123,10 +3123,6 @@ Egress $%5/GB (%6)</source>
         <translation>整个训练的成本（美元，含故障）</translation>
     </message>
     <message>
-        <source>Days to train (failures included; fewer above)</source>
-        <translation>训练天数（含故障；越少越靠上）</translation>
-    </message>
-    <message>
         <source>deadline %1 days</source>
         <translation>截止期限 %1 天</translation>
     </message>
@@ -3137,6 +3133,10 @@ Egress $%5/GB (%6)</source>
     <message>
         <source>Set the tokens to train in the job panel to see each plan&apos;s whole run: days and total USD, failures included.</source>
         <translation>在作业面板中填写训练 token 数，即可查看每个方案的整个训练：天数和总美元（含故障）。</translation>
+    </message>
+    <message>
+        <source>Days to train (fewer above)</source>
+        <translation>训练天数（越少越靠上）</translation>
     </message>
 </context>
 </TS>

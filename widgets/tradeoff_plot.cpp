@@ -76,6 +76,8 @@ TradeoffPlot::TradeoffPlot(QWidget* parent) : QWidget(parent) {
   plot_ = new QCustomPlot(this);
   plot_->setObjectName(QStringLiteral("tradeoffPlot"));
   plot_->setMinimumSize(320, 240);
+  linear_ticker_ = plot_->yAxis->ticker();
+  log_ticker_ = QSharedPointer<QCPAxisTicker>(new QCPAxisTickerLog);
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   plot_->setToolTip(QString());  // tooltips are per point (onMouseMove)
 
@@ -418,11 +420,15 @@ void TradeoffPlot::updateLegendAndAxes() {
       plot_->yAxis->setLabel(tr("Throughput (iterations/s)"));
       break;
     case ThroughputUnit::DaysToTrain:
-      plot_->yAxis->setLabel(tr("Days to train (failures included; fewer above)"));
+      plot_->yAxis->setLabel(tr("Days to train (fewer above)"));
       break;
   }
-  // Fewer days is better: that axis runs downwards, so that better plans stay up and left.
-  plot_->yAxis->setRangeReversed(throughput_unit_ == ThroughputUnit::DaysToTrain);
+  // Fewer days is better: that axis runs downwards, so that better plans stay up and left; and
+  // logarithmic, as a frontier's runs span from hours to months.
+  const bool days = throughput_unit_ == ThroughputUnit::DaysToTrain;
+  plot_->yAxis->setRangeReversed(days);
+  plot_->yAxis->setScaleType(days ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+  plot_->yAxis->setTicker(days ? log_ticker_ : linear_ticker_);
 }
 
 void TradeoffPlot::updateConstraintsLabel() {
@@ -579,7 +585,9 @@ void TradeoffPlot::rebuild() {
     const double xpad = std::max(xmax - xmin, std::abs(xmax) * 0.1) * 0.08;
     const double ypad = std::max(ymax - ymin, std::abs(ymax) * 0.1) * 0.08;
     plot_->xAxis->setRange(std::max(0.0, xmin - xpad), xmax + xpad);
-    plot_->yAxis->setRange(std::max(0.0, ymin - ypad), ymax + ypad * 2.5);  // room for labels
+    if (throughput_unit_ == ThroughputUnit::DaysToTrain)  // logarithmic, fewest days on top
+      plot_->yAxis->setRange(ymin / 2.5, ymax * 1.3);
+    else plot_->yAxis->setRange(std::max(0.0, ymin - ypad), ymax + ypad * 2.5);  // room for labels
   } else {
     showNoPlanMessage();
   }

@@ -14,6 +14,7 @@
 
 #include <QPoint>
 #include <QPointF>
+#include <QSharedPointer>
 #include <QWidget>
 
 #include "sailor/model/job.hpp"
@@ -21,6 +22,7 @@
 
 class QComboBox;
 class QCustomPlot;
+class QCPAxisTicker;
 class QCPGraph;
 class QKeyEvent;
 class QLabel;
@@ -134,6 +136,8 @@ class TradeoffPlot : public QWidget {
   QCPGraph* best_graph_ = nullptr;
   QCPGraph* knee_graph_ = nullptr;
   QCPGraph* selected_graph_ = nullptr;
+  QSharedPointer<QCPAxisTicker> linear_ticker_;  // the Y axis's, per iteration
+  QSharedPointer<QCPAxisTicker> log_ticker_;     // days, logarithmic
 
   std::shared_ptr<const sailor::PlanResult> result_;
   sailor::Job job_;

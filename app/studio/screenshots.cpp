@@ -1,9 +1,13 @@
 #include "screenshots.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include <QApplication>
 #include <QCheckBox>
@@ -78,7 +82,7 @@ class Screenshots {
     monitor_ = w_.runMonitor();
     if (!scratch_.isValid())
       return failed(QStringLiteral("no temporary directory: %1").arg(scratch_.errorString()));
-    return resourcesAndPlans() && localRun() && slurmRun() && exportLaunch();
+    return resourcesAndPlans() && wholeRun() && localRun() && slurmRun() && exportLaunch();
   }
 
  private:
@@ -124,6 +128,7 @@ class Screenshots {
   }
 
   bool resourcesAndPlans();
+  bool wholeRun();
   bool localRun();
   bool slurmRun();
   bool exportLaunch();
@@ -162,6 +167,51 @@ bool Screenshots::resourcesAndPlans() {
   }
   views->setCurrentIndex(0);
   return true;
+}
+
+// The job's whole run: 30 billion tokens, a deadline and a budget a little beyond the fastest
+// and the cheapest plans' runs, the plot in days against total USD; then back as it was.
+bool Screenshots::wholeRun() {
+  JobPanel* panel = w_.jobPanel();
+  auto type = [&](const char* field, const QString& text) {
+    QLineEdit* edit = panel->field(QString::fromLatin1(field));
+    edit->setText(text);
+    emit edit->editingFinished();
+  };
+  auto replan = [&](const char* field, const QString& text) {
+    const auto before = w_.result();
+    type(field, text);
+    return settle(w_, before) && w_.result() && !w_.result()->best.empty();
+  };
+  if (!replan("training_tokens", QStringLiteral("3e10")))
+    return failed(QStringLiteral("no plan for a budget of 3e10 tokens: %1").arg(w_.planStatus()));
+  // A deadline half again the fastest run, a budget a tenth above the cheapest run within it:
+  // both lines near the points, and plans that meet them.
+  std::vector<std::pair<double, double>> runs;  // (days, USD)
+  for (const auto* plans : {&w_.result()->best, &w_.result()->pareto})
+    for (const auto& p : *plans)
+      if (p.campaign && p.campaign->finishes())
+        runs.emplace_back(p.campaign->days(), p.campaign->total_usd);
+  if (runs.empty()) return failed(QStringLiteral("no plan's whole run finishes"));
+  double fastest = std::numeric_limits<double>::infinity();
+  for (const auto& r : runs) fastest = std::min(fastest, r.first);
+  const double deadline = std::ceil(fastest * 1.5 * 10) / 10;
+  double cheapest = std::numeric_limits<double>::infinity();
+  for (const auto& r : runs)
+    if (r.first <= deadline) cheapest = std::min(cheapest, r.second);
+  if (!replan("deadline_days", QString::number(deadline)) ||
+      !replan("budget_usd", QString::number(std::ceil(cheapest * 1.1 / 100) * 100)))
+    return failed(
+        QStringLiteral("no plan within the deadline and budget: %1").arg(w_.planStatus()));
+  if (!showTab(w_.tradeoffPlot(), "plans-whole-run.png")) return false;
+  w_.tradeoffPlot()->setThroughputUnit(TradeoffPlot::ThroughputUnit::DaysToTrain);
+  w_.tradeoffPlot()->setCostUnit(TradeoffPlot::CostUnit::TotalUsd);
+  if (!shot("plans-whole-run.png")) return false;
+  w_.tradeoffPlot()->setThroughputUnit(TradeoffPlot::ThroughputUnit::IterationsPerS);
+  w_.tradeoffPlot()->setCostUnit(TradeoffPlot::CostUnit::UsdPerIteration);
+  type("deadline_days", QString());
+  type("budget_usd", QString());
+  return replan("training_tokens", QString());
 }
 
 // A plan that fits this machine (one process per GPU, at most 8), trained for real. Without the

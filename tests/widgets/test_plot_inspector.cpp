@@ -355,6 +355,8 @@ void TestPlotInspector::wholeRunDaysAgainstTotalUsd() {
     QVERIFY(near(plot.pointValue(i).x(), run.second));
   }
   QVERIFY(plot.plot()->yAxis->rangeReversed());
+  QCOMPARE(plot.plot()->yAxis->scaleType(), QCPAxis::stLogarithmic);
+  QVERIFY(plot.plot()->yAxis->range().contains(20) && plot.plot()->yAxis->range().contains(60));
   QCOMPARE(plot.frontier(), (std::vector<int>{1, 0, 2}));  // by increasing total USD
   std::vector<double> vertical, horizontal;
   for (auto* line : itemsOf<QCPItemStraightLine>(plot.plot())) {
@@ -368,6 +370,7 @@ void TestPlotInspector::wholeRunDaysAgainstTotalUsd() {
   plot.setThroughputUnit(TradeoffPlot::ThroughputUnit::IterationsPerS);
   plot.setCostUnit(TradeoffPlot::CostUnit::UsdPerIteration);
   QVERIFY(!plot.plot()->yAxis->rangeReversed());
+  QCOMPARE(plot.plot()->yAxis->scaleType(), QCPAxis::stLinear);
   QVERIFY(itemsOf<QCPItemStraightLine>(plot.plot()).isEmpty());
 
   // Plans without a whole run (no training budget): no point, and how to get them.
