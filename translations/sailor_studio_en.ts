@@ -23,6 +23,10 @@
         <source>Take a screenshot of each main view into DIR, then quit.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Job file to open beside the scenario (default: the built-in one).</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::ClusterEditor</name>
@@ -1138,6 +1142,34 @@
     </message>
     <message>
         <source>A resize is still under way; try again when it has answered.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not open %1: %2. The default job is shown instead.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not open %1: %2. The job you were editing is unchanged.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open &amp;job…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save jo&amp;b…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open job</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Job JSON (*.json)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save job</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

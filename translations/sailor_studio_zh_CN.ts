@@ -23,6 +23,10 @@
         <source>Take a screenshot of each main view into DIR, then quit.</source>
         <translation>将每个主视图截图保存到 DIR，然后退出。</translation>
     </message>
+    <message>
+        <source>Job file to open beside the scenario (default: the built-in one).</source>
+        <translation>与场景一同打开的作业文件（默认：内置作业）。</translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::ClusterEditor</name>
@@ -1137,6 +1141,34 @@
     <message>
         <source>A resize is still under way; try again when it has answered.</source>
         <translation>上一次调整规模仍在进行中；请在其答复后再试。</translation>
+    </message>
+    <message>
+        <source>Could not open %1: %2. The default job is shown instead.</source>
+        <translation>无法打开 %1：%2。改为显示默认作业。</translation>
+    </message>
+    <message>
+        <source>Could not open %1: %2. The job you were editing is unchanged.</source>
+        <translation>无法打开 %1：%2。正在编辑的作业未改变。</translation>
+    </message>
+    <message>
+        <source>Open &amp;job…</source>
+        <translation>打开作业(&amp;J)…</translation>
+    </message>
+    <message>
+        <source>Save jo&amp;b…</source>
+        <translation>保存作业(&amp;B)…</translation>
+    </message>
+    <message>
+        <source>Open job</source>
+        <translation>打开作业</translation>
+    </message>
+    <message>
+        <source>Job JSON (*.json)</source>
+        <translation>作业 JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Save job</source>
+        <translation>保存作业</translation>
     </message>
 </context>
 <context>

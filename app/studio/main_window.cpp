@@ -307,12 +307,62 @@ void MainWindow::loadDefaultJob() {
   planner_defaults.top_k = 3;
   planner_defaults.pareto = true;
   job_panel_->setOptions(planner_defaults);
+  // A job file named on the command line (--job) that cannot be opened: the default job
+  // instead, and the banner says why.
+  if (!options_.job_file.isEmpty()) {
+    sailor::Job job;
+    const QString error = loadJob(options_.job_file, job);
+    if (error.isEmpty()) {
+      job_panel_->setJob(job);
+      return;
+    }
+    const QString why = tr("Could not open %1: %2. The default job is shown instead.")
+                            .arg(QFileInfo(options_.job_file).fileName(), error);
+    startup_error_ =
+        startup_error_.isEmpty() ? error : startup_error_ + QStringLiteral("; ") + error;
+    showBanner(bannerText().isEmpty() ? why : bannerText() + QLatin1Char(' ') + why);
+  }
   try {
     job_panel_->setJob(sailor::Job::fromJson(
         sailor::json_util::readFile(sailor::resourceDir() + "/jobs/default.json"), catalog_));
   } catch (const std::exception& e) {
     showBanner(tr("The default job could not be read: %1").arg(QString::fromUtf8(e.what())));
   }
+}
+
+QString MainWindow::loadJob(const QString& path, sailor::Job& job) const {
+  try {
+    job = sailor::Job::fromJson(sailor::json_util::readFile(QFile::encodeName(path).toStdString()),
+                                catalog_);
+    return {};
+  } catch (const std::exception& e) {
+    return QString::fromUtf8(e.what());
+  }
+}
+
+bool MainWindow::openJob(const QString& path) {
+  sailor::Job job;
+  const QString error = loadJob(path, job);
+  if (!error.isEmpty()) {
+    showBanner(tr("Could not open %1: %2. The job you were editing is unchanged.")
+                   .arg(QFileInfo(path).fileName(), error));
+    return false;
+  }
+  job_panel_->setJob(job);
+  showBanner({});
+  return true;
+}
+
+bool MainWindow::saveJob(const QString& path) {
+  try {
+    sailor::json_util::writeFileAtomically(QFile::encodeName(path).toStdString(),
+                                           job_panel_->job().toJson().dump(2) + "\n");
+  } catch (const std::exception& e) {
+    showBanner(tr("Could not save %1: %2").arg(path, QString::fromUtf8(e.what())));
+    return false;
+  }
+  statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
+  return true;
 }
 
 void MainWindow::openRunStore() {
@@ -342,6 +392,8 @@ void MainWindow::buildActions() {
   save_->setShortcut(QKeySequence::Save);
   save_as_ = new QAction(tr("Save scenario &as…"), this);
   save_as_->setShortcut(QKeySequence::SaveAs);
+  open_job_ = new QAction(tr("Open &job…"), this);
+  save_job_ = new QAction(tr("Save jo&b…"), this);
   export_plan_ = new QAction(tr("&Export selected plan…"), this);
   export_plan_->setEnabled(false);
   quit_ = new QAction(tr("&Quit"), this);
@@ -382,6 +434,16 @@ void MainWindow::buildActions() {
         this, tr("Save scenario as"), document_->filePath(), tr("Scenario JSON (*.json)"));
     if (!path.isEmpty()) saveScenario(path);
   });
+  connect(open_job_, &QAction::triggered, this, [this] {
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open job"), QString(), tr("Job JSON (*.json)"));
+    if (!path.isEmpty()) openJob(path);
+  });
+  connect(save_job_, &QAction::triggered, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save job"), QStringLiteral("job.json"), tr("Job JSON (*.json)"));
+    if (!path.isEmpty()) saveJob(path);
+  });
   connect(export_plan_, &QAction::triggered, inspector_, &PlanInspector::exportPlanWithDialog);
   connect(quit_, &QAction::triggered, this, &QWidget::close);
   connect(plan_, &QAction::triggered, this, &MainWindow::planNow);
@@ -391,6 +453,8 @@ void MainWindow::buildActions() {
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   file->addActions({new_, open_, save_, save_as_});
+  file->addSeparator();
+  file->addActions({open_job_, save_job_});
   file->addSeparator();
   file->addAction(export_plan_);
   file->addSeparator();

@@ -48,6 +48,7 @@ struct MainWindowOptions {
   // The scenario file as the file system spells it (bytes, from the command line: a name that
   // is not UTF-8 has no QString); when set, it is opened instead of scenario_file.
   QByteArray scenario_file_native;
+  QString job_file;           // empty: the built-in default job (resources/jobs/default.json)
   QString run_store;          // empty: the runtime's default store
   int replan_delay_ms = 400;  // pause after the last edit before re-planning
   bool plan_on_start = true;
@@ -95,8 +96,8 @@ class MainWindow : public QMainWindow {
   std::shared_ptr<const sailor::PlanResult> result() const { return result_; }
   QString planStatus() const;
   QString bannerText() const;  // the Resources tab's message (e.g. a file that failed to open)
-  // Why options.scenario_file was not opened (one line: file, field, value, expected), the
-  // default scenario being shown instead; empty when it was opened or none was given.
+  // Why options.scenario_file (or options.job_file) was not opened (one line: file, field,
+  // value, expected), the default being shown instead; empty when it was opened or none given.
   QString startupError() const { return startup_error_; }
 
  public slots:
@@ -104,6 +105,10 @@ class MainWindow : public QMainWindow {
   void cancelPlanning();
   bool openScenario(const QString& path);  // false: the banner says why; nothing else changes
   bool saveScenario(const QString& path);
+  // The job panel's job from a job file (docs/formats.md) or into one (written atomically);
+  // false: the banner says why and nothing changes.
+  bool openJob(const QString& path);
+  bool saveJob(const QString& path);
   void selectPlan(int index);  // index into tradeoffPlot()->points()
   void refreshPastRuns();
 
@@ -141,6 +146,8 @@ class MainWindow : public QMainWindow {
   void showBanner(const QString& text);
   // Into the document, `path` as the file system spells it; empty, or why not (one line).
   QString loadScenario(const QByteArray& path);
+  // The job of a job file, or why not (one line).
+  QString loadJob(const QString& path, sailor::Job& job) const;
   bool maybeSave();  // asks about unsaved edits; false: the user cancelled
   void onPlanFinished(quint64 id, std::shared_ptr<const sailor::PlanResult> result);
   void onPlanFailed(quint64 id, const QString& message);
@@ -204,6 +211,8 @@ class MainWindow : public QMainWindow {
   QAction* open_ = nullptr;
   QAction* save_ = nullptr;
   QAction* save_as_ = nullptr;
+  QAction* open_job_ = nullptr;
+  QAction* save_job_ = nullptr;
   QAction* export_plan_ = nullptr;
   QAction* quit_ = nullptr;
   QAction* undo_ = nullptr;

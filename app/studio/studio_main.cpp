@@ -37,11 +37,16 @@ int main(int argc, char** argv) {
       QStringLiteral("store"),
       QApplication::translate("main", "Run store (SQLite) to record runs in and list."),
       QStringLiteral("file"));
+  const QCommandLineOption job(
+      QStringLiteral("job"),
+      QApplication::translate("main",
+                              "Job file to open beside the scenario (default: the built-in one)."),
+      QStringLiteral("file"));
   const QCommandLineOption shots(
       QStringLiteral("screenshots"),
       QApplication::translate("main", "Take a screenshot of each main view into DIR, then quit."),
       QStringLiteral("dir"));
-  parser.addOptions({lang, store, shots});
+  parser.addOptions({lang, store, job, shots});
   parser.process(app);
 
   QString code = parser.value(lang);
@@ -72,9 +77,11 @@ int main(int argc, char** argv) {
     // names another file when the bytes are not UTF-8.
     options.scenario_file_native = sailor::studio::scenarioArgument(
         options.scenario_file, argc, argv,
-        {QStringLiteral("--lang"), QStringLiteral("--store"), QStringLiteral("--screenshots")});
+        {QStringLiteral("--lang"), QStringLiteral("--store"), QStringLiteral("--job"),
+         QStringLiteral("--screenshots")});
   }
   options.run_store = parser.value(store);
+  options.job_file = parser.value(job);
   std::unique_ptr<sailor::studio::MainWindow> window;
   try {
     window = std::make_unique<sailor::studio::MainWindow>(options);
@@ -86,7 +93,7 @@ int main(int argc, char** argv) {
   }
   // The window's banner says it too; stderr for whoever started the studio from a shell.
   if (!window->startupError().isEmpty())
-    std::fprintf(stderr, "sailor-studio: %s; the default scenario is shown instead\n",
+    std::fprintf(stderr, "sailor-studio: %s; the default is shown instead\n",
                  qPrintable(window->startupError()));
   window->show();
   if (parser.isSet(shots)) return sailor::studio::takeScreenshots(*window, parser.value(shots));

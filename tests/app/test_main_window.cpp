@@ -409,6 +409,55 @@ class TestMainWindow : public QObject {
     QVERIFY(w.document()->undoStack()->canUndo());
   }
 
+  // The job beside the scenario: `--job FILE` opens it into the job panel (a training budget
+  // included); File > Save job writes the panel's job, which opens back equal; a broken or
+  // missing job file shows the default job and the banner says why; opening a broken one later
+  // leaves the job being edited unchanged.
+  void theJobOpensAndSavesBesideTheScenario() {
+    const QString job_path = tmp_.filePath("session-job.json");
+    {
+      QFile f(job_path);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(R"({"model": "GPT-Neo-2.7B", "global_batch_size": 256, "sequence_length": 1024,
+                  "precision": "bf16", "training_tokens": 3e11, "deadline_days": 40})");
+    }
+    MainWindowOptions o = options();
+    o.plan_on_start = false;
+    o.job_file = job_path;
+    MainWindow w(o);
+    QVERIFY2(w.startupError().isEmpty(), qPrintable(w.startupError()));
+    const sailor::Job opened = w.jobPanel()->job();
+    QCOMPARE(QString::fromStdString(opened.model), QString("GPT-Neo-2.7B"));
+    QCOMPARE(opened.global_batch_size, 256);
+    QCOMPARE(*opened.training_tokens, 3e11);
+    QCOMPARE(*opened.deadline_days, 40.0);
+    const QString saved = tmp_.filePath("saved-job.json");
+    QVERIFY(w.saveJob(saved));
+    MainWindowOptions again = o;
+    again.job_file = saved;
+    MainWindow reopened(again);
+    QVERIFY(reopened.jobPanel()->job().toJson() == opened.toJson());
+
+    const QString broken = tmp_.filePath("broken-job.json");
+    {
+      QFile f(broken);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(R"({"model": "GPT-Neo-2.7B", "global_batch_size": -4})");
+    }
+    QVERIFY(!w.openJob(broken));
+    QVERIFY2(w.bannerText().contains("broken-job.json") && w.bannerText().contains("-4"),
+             qPrintable(w.bannerText()));
+    QVERIFY(w.jobPanel()->job().toJson() == opened.toJson());
+    MainWindowOptions bad = o;
+    bad.job_file = tmp_.filePath("no-such-job.json");
+    MainWindow fallback(bad);
+    QVERIFY2(fallback.startupError().contains("no-such-job.json"),
+             qPrintable(fallback.startupError()));
+    QVERIFY2(fallback.bannerText().contains("default job is shown instead"),
+             qPrintable(fallback.bannerText()));
+    QVERIFY(!fallback.jobPanel()->job().trainingIterations().has_value());
+  }
+
   // `sailor-studio broken.json`: the default scenario instead, and the banner says why with the
   // engine's one-line error (file, field, value, expected) and that the default is shown.
   void aBrokenFileOnTheCommandLineIsExplained() {
