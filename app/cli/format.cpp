@@ -388,7 +388,8 @@ std::string describeStages(const Plan& plan) {
   return os.str();
 }
 
-void printOne(std::ostringstream& os, const PlannedPlan& p, const Job& job) {
+void printOne(std::ostringstream& os, const PlannedPlan& p, const Job& job,
+              const Scenario* scenario) {
   const Prediction& pr = p.prediction;
   double headroom = 1e300;
   std::string tight;
@@ -409,6 +410,9 @@ void printOne(std::ostringstream& os, const PlannedPlan& p, const Job& job) {
   if (p.mfu > 0) os << "    " << mfuText(p.mfu, p.model_tflops_per_gpu) << "\n";
   os << "    cost " << usd(pr.usd_per_iteration, 4) << " per iteration (egress "
      << usd(pr.egress_usd, 4) << "), " << usd(pr.usd_per_hour, 2) << " per hour\n";
+  if (const int spot = scenario ? p.plan.gpusInSpotPools(*scenario) : 0; spot > 0)
+    os << "    spot: " << spot << " of " << p.plan.gpuCount() << " GPUs ("
+       << percent(static_cast<double>(spot) / p.plan.gpuCount()) << ")\n";
   os << "    memory: peak " << gib(pr.peakMemoryBytes()) << ", least headroom " << gib(headroom)
      << " (" << tight << ")" << (p.within_memory_reserve ? ", within the memory reserve" : "")
      << "\n";
@@ -473,7 +477,8 @@ std::string formatKnee(const PlanResult& r) {
 }
 }  // namespace
 
-std::string formatPlanResult(const PlanResult& r, const Job& job, int top_k, bool frontier_table) {
+std::string formatPlanResult(const PlanResult& r, const Job& job, int top_k, bool frontier_table,
+                             const Scenario* scenario) {
   std::ostringstream os;
   if (r.best.empty()) {
     os << "  no plan: " << r.no_plan_reason << "\n";
@@ -491,7 +496,7 @@ std::string formatPlanResult(const PlanResult& r, const Job& job, int top_k, boo
   }
   for (size_t i = 0; i < r.best.size() && static_cast<int>(i) < top_k; ++i) {
     os << "\n#" << i + 1 << "\n";
-    printOne(os, r.best[i], job);
+    printOne(os, r.best[i], job, scenario);
   }
   if (r.knee) os << formatKnee(r);
   if (!r.pareto.empty() && frontier_table) {

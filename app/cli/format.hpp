@@ -27,9 +27,10 @@ std::string formatPrediction(const Plan& plan, const Job& job, const Scenario& s
 std::string formatLinks(const std::vector<LinkUse>& links);
 std::string formatValidation(const ValidationReport& report);
 // The best plans, then the knee of the frontier when the result has one (sailor/planning/knee.hpp),
-// then (frontier_table) the frontier itself.
+// then (frontier_table) the frontier itself. With the scenario planned, a plan on spot pools says
+// how many of its GPUs are spot.
 std::string formatPlanResult(const PlanResult& result, const Job& job, int top_k,
-                             bool frontier_table = true);
+                             bool frontier_table = true, const Scenario* scenario = nullptr);
 
 // The whole run of each best plan (rankByCampaign): days, goodput, total USD and its parts,
 // tokens per USD, the checkpoint interval and the expected failures.

@@ -435,7 +435,7 @@ int planTrace(const PlanArgs& a, const std::string& trace, const PlanInputs& in,
       for (size_t c = 0; c < row.sites.size(); ++c)
         std::cout << " " << row.sites[c].first << "@" << row.sites[c].second << "="
                   << row.counts[c];
-      std::cout << "\n" << formatPlanResult(r, in.job, 1, a.pareto->count() > 0) << "\n";
+      std::cout << "\n" << formatPlanResult(r, in.job, 1, a.pareto->count() > 0, &sc) << "\n";
     }
   }
   std::vector<StrategyOutcome> strategies;
@@ -523,7 +523,7 @@ int cmdPlan(int argc, char** argv) {
   if (as_json) {
     std::cout << result_json().dump(2) << "\n";
   } else {
-    std::cout << formatPlanResult(r, in.job, opt.top_k, a.pareto->count() > 0);
+    std::cout << formatPlanResult(r, in.job, opt.top_k, a.pareto->count() > 0, &in.scenario);
     if (!campaigns.empty()) std::cout << formatCampaigns(campaigns, in.job);
   }
   return 0;

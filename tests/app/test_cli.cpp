@@ -1277,6 +1277,43 @@ class TestCli : public QObject {
     QVERIFY(!QFile::exists(out2));
   }
 
+  // A plan on spot pools says how many of its GPUs are spot: the default scenario's spot pools
+  // are A100-40 in us-central1-c and V100-16 in us-west1-b; each best plan's count from its
+  // replicas (`--json`) is the one its text gives, and a plan without spot GPUs has no line.
+  void planTextCountsSpotGpus() {
+    const Result text = runSailor({"plan", "--top", "3"});
+    const Result js = runSailor({"plan", "--top", "3", "--json"});
+    QVERIFY2(text.exit_code == 0 && js.exit_code == 0, qPrintable(text.err + js.err));
+    const nlohmann::json plans = nlohmann::json::parse(js.out.toStdString())["plans"];
+    const QStringList blocks = text.out.split(QRegularExpression("\\n#\\d+\\n"));
+    QCOMPARE(blocks.size(), static_cast<qsizetype>(plans.size()) + 1);
+    int with_spot = 0;
+    for (std::size_t i = 0; i < plans.size(); ++i) {
+      int spot = 0, gpus = 0;
+      for (const auto& st : plans[i]["stages"])
+        for (const auto& r : st["replicas"]) {
+          const std::string zone = r["zone"], type = r["gpu_type"];
+          const int tp = r["tp"];
+          gpus += tp;
+          if ((zone == "us-central1-c" && type == "A100-40") ||
+              (zone == "us-west1-b" && type == "V100-16"))
+            spot += tp;
+        }
+      const QString& block = blocks[static_cast<qsizetype>(i) + 1];
+      if (spot == 0) {
+        QVERIFY2(!block.contains("spot:"), qPrintable(block));
+        continue;
+      }
+      ++with_spot;
+      const QString line = QString("    spot: %1 of %2 GPUs (%3%)\n")
+                               .arg(spot)
+                               .arg(gpus)
+                               .arg(100.0 * spot / gpus, 0, 'f', 1);
+      QVERIFY2(block.contains(line), qPrintable(line + "\n" + block));
+    }
+    QVERIFY2(with_spot > 0, "no best plan on the default scenario uses a spot pool");
+  }
+
   // The whole run: `sailor plan --training-tokens` prints each best plan's days, goodput, total
   // USD and its parts, and --json carries them (the parts adding up to the total); a deadline or
   // budget no plan meets is exit 3 naming the one that binds and how close the nearest plan

@@ -37,6 +37,14 @@ int Plan::microbatches(int global_batch_size, const Stage& s) const {
   return static_cast<int>((global_batch_size + per - 1) / per);
 }
 
+int Plan::gpusInSpotPools(const Scenario& scenario) const {
+  int n = 0;
+  for (const Stage& st : stages)
+    for (const Replica& r : st.replicas)
+      if (const Pool* pool = scenario.findPool(r.zone, r.gpu_type); pool && pool->spot) n += r.tp;
+  return n;
+}
+
 bool batchFits(int global_batch_size, int microbatch_size, int replicas) {
   if (global_batch_size < 1 || microbatch_size < 1 || global_batch_size % microbatch_size != 0)
     return false;

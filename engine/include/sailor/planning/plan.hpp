@@ -95,6 +95,8 @@ struct Plan {
   Job effectiveJob(const Job& job) const;
 
   int gpuCount() const;
+  // Its GPUs that come from spot pools of `scenario` (Pool::spot).
+  int gpusInSpotPools(const Scenario& scenario) const;
   bool operator==(const Plan&) const = default;
   // Microbatches the busiest replica of a stage processes: ceil(G / (b * D_s)), which sets the
   // iteration time when G / b is not a multiple of D_s (the others take one fewer). Stages may
