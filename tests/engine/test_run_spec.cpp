@@ -431,6 +431,26 @@ class TestRunSpec : public QObject {
     // (2 x 16 x 1e10 floats per block, 12 blocks kept) are terabytes.
     QVERIFY2(bytes(64, 0) > 1e8 && bytes(64, 0) < 1e9, qPrintable(QString::number(bytes(64, 0))));
     QVERIFY2(bytes(100'000, 0) > 1e13, qPrintable(QString::number(bytes(100'000, 0))));
+
+    // Sharded over four replicas: the distributed optimizer keeps a quarter of the AdamW state
+    // (less 3/4 of 8 bytes a parameter, plus the runtime's bucket copy of the gradients), fully
+    // sharded a quarter of everything (weights, gradients and the state: 16 bytes a parameter)
+    // and no bucket copy, plus the gathered parameters of two blocks.
+    const json four{{"microbatch_size", 2},
+                    {"stages",
+                     {{{"first_layer", 0},
+                       {"last_layer", 25},
+                       {"replicas",
+                        {replica("A100-40", 1), replica("A100-40", 1), replica("A100-40", 1),
+                         replica("A100-40", 1)}}}}}};
+    auto sharded = [&](const std::string& sharding) {
+      json plan = four;
+      plan["schedule"] = {{"sharding", sharding}};
+      return rankMemoryBytes(RunSpec::build(planOf(plan), jobOf(8, 64), opt(), RunOptions{}), 0);
+    };
+    const double none = sharded("none"), optimizer = sharded("optimizer"), full = sharded("full");
+    QVERIFY2(optimizer < none && full < optimizer,
+             qPrintable(QString("%1 %2 %3").arg(none).arg(optimizer).arg(full)));
   }
 
   void syntheticDataIsDeterministicAndLearnable() {

@@ -230,6 +230,7 @@ class TestElastic : public QObject {
     QTest::addColumn<QString>("plan");
     QTest::newRow("only holder of a stage") << "pp2.json";
     QTest::newRow("a share of the distributed optimizer") << "dp2-distributed-optimizer.json";
+    QTest::newRow("a share of fully sharded data parallelism") << "dp2-fully-sharded.json";
     QTest::newRow("interleaved chunks of both stages") << "pp2-interleaved.json";
   }
   void lostStateComesFromTheCheckpoint() {
@@ -253,20 +254,30 @@ class TestElastic : public QObject {
   }
 
   // The distributed optimizer (schedule.sharding "optimizer"): each replica holds its share of
-  // its stage's optimizer state. 4 -> 3 GPUs at global batch 12 re-plans pp2-dp2 (two replicas
-  // a stage) to dp3 (three), which keeps the schedule: the shares are gathered when the world
-  // pauses, moved, and shared anew over three replicas; the losses equal an uninterrupted run
-  // without the option.
-  void distributedOptimizerResharesInPlace() {
+  // its stage's optimizer state; fully sharded ("full"), of its parameters too. 4 -> 3 GPUs at
+  // global batch 12 re-plans pp2-dp2 (two replicas a stage) to dp3 (three), which keeps the
+  // schedule (12 sequences split evenly over three pipelines): the shares are gathered when the
+  // world pauses, moved, and shared anew over three replicas; the losses equal an uninterrupted
+  // run without the option.
+  void shardedStateReshardsInPlace_data() {
+    QTest::addColumn<QString>("plan");
+    QTest::addColumn<int>("sharding");
+    QTest::newRow("distributed optimizer")
+        << "pp2-dp2-distributed-optimizer.json" << static_cast<int>(sailor::DpSharding::Optimizer);
+    QTest::newRow("fully sharded")
+        << "pp2-dp2-fully-sharded.json" << static_cast<int>(sailor::DpSharding::Full);
+  }
+  void shardedStateReshardsInPlace() {
+    QFETCH(QString, plan);
+    QFETCH(int, sharding);
     constexpr int kIterations = 24;
     const QStringList common{"--global-batch", "12"};
     const Outcome reference = run(args("pp2-dp2.json", kIterations, common));
     QCOMPARE(reference.exit_code, 0);
     const QString trace =
         write("four-three.json", R"([{"Time": 0, "GPUs": 4}, {"Time": 1, "GPUs": 3}])");
-    const Outcome o =
-        run(args("pp2-dp2-distributed-optimizer.json", kIterations,
-                 common + QStringList{"--trace", trace, "--trace-time-scale", "0.05"}));
+    const Outcome o = run(args(
+        plan, kIterations, common + QStringList{"--trace", trace, "--trace-time-scale", "0.05"}));
     QVERIFY2(o.exit_code == 0, qPrintable(o.why()));
     const auto r = o.all<sailor::ReconfiguredEvent>();
     QCOMPARE(r.size(), 1);
@@ -275,7 +286,7 @@ class TestElastic : public QObject {
     QCOMPARE(r[0]->old_plan.stages.at(0).replicas.size(), std::size_t{2});
     QCOMPARE(r[0]->new_plan.stages.size(), std::size_t{1});
     QCOMPARE(r[0]->new_plan.stages.at(0).replicas.size(), std::size_t{3});
-    QVERIFY(r[0]->new_plan.schedule.sharding == sailor::DpSharding::Optimizer);
+    QCOMPARE(static_cast<int>(r[0]->new_plan.schedule.sharding), sharding);
     checkLikeReference(o.runId(), reference.runId(), kIterations);
   }
 

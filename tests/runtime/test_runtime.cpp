@@ -280,6 +280,17 @@ class TestRuntime : public QObject {
         << "overlapped gradient reduction, distributed optimizer, 2 virtual stages (interleaved "
            "1F1B)"
         << QString("24");
+    // Fully sharded data parallelism (parameters gathered unit by unit, gradients
+    // reduce-scattered after every backward), alone, with the plan's overlap flag and
+    // interleaved; the job's batch of 8 gives every pipeline as many microbatches.
+    QTest::newRow("fully sharded") << QJsonObject{{"sharding", "full"}} << plans
+                                   << "fully sharded data parallelism" << QString();
+    QTest::newRow("fully sharded, overlap")
+        << QJsonObject{{"overlap_grad_reduce", true}, {"sharding", "full"}} << plans
+        << "overlapped gradient reduction, fully sharded data parallelism" << QString();
+    QTest::newRow("fully sharded, interleaved")
+        << QJsonObject{{"virtual_stages", 2}, {"sharding", "full"}} << plans
+        << "fully sharded data parallelism, 2 virtual stages (interleaved 1F1B)" << QString("24");
   }
   void scheduleOptionsMatchSingleProcess() {
     QFETCH(QJsonObject, schedule);
@@ -335,6 +346,19 @@ class TestRuntime : public QObject {
       QCOMPARE(recomputed.losses().size(), 4);
       const double diff = maxRelativeDifference(kept.losses(), recomputed.losses());
       QVERIFY2(diff <= 1e-12, qPrintable(QString("%1: %2").arg(plan).arg(diff)));
+    }
+    // Fully sharded, a recomputed block's parameters are gathered again for its recomputation
+    // (the hook before the block's backward): the same losses to rounding.
+    {
+      const QString sharded = planWith("pp2-tp2-dp2.json", QJsonObject{{"sharding", "full"}});
+      QVERIFY(!sharded.isEmpty());
+      const Run kept = sailorRun(runArgs("pp2-tp2-dp2.json", store(), exact));
+      const Run both = sailorRun(runArgs(sharded, store(), exact, recompute));
+      QVERIFY2(both.exit_code == 0, qPrintable(both.err));
+      QCOMPARE(both.losses().size(), 4);
+      const double diff = maxRelativeDifference(kept.losses(), both.losses());
+      qInfo("fully sharded and recomputed: max relative loss difference %.3g", diff);
+      QVERIFY2(diff <= 1e-9, qPrintable(QString::number(diff)));
     }
     const QStringList long_sequences{"--iterations", "1", "--seq-len", "256"};
     const double kept =
@@ -741,9 +765,16 @@ class TestRuntime : public QObject {
         << R"({"microbatch_size":2,"schedule":{"virtual_stages":2},"stages":[{"first_layer":0,"last_layer":8,"replicas":[{"gpu_type":"A100-40","tp":1,"zone":"us-central1-a"}]},{"first_layer":9,"last_layer":17,"replicas":[{"gpu_type":"A100-40","tp":1,"zone":"us-central1-a"}]},{"first_layer":18,"last_layer":25,"replicas":[{"gpu_type":"A100-40","tp":1,"zone":"us-central1-a"}]}]})"
         << QStringList{}
         << "schedule.virtual_stages: got 2, expected 1 for a global batch of 4 microbatches";
-    QTest::newRow("fully sharded data parallelism")
+    QTest::newRow("fully sharded with one replica")
+        << R"({"microbatch_size":2,"schedule":{"sharding":"full"},"stages":[{"first_layer":0,"last_layer":25,"replicas":[{"gpu_type":"A100-40","tp":1,"zone":"us-central1-a"}]}]})"
+        << QStringList{}
+        << "schedule.sharding: got \"full\", expected \"none\" for a plan whose stages have one "
+           "replica (stage 0 has 1)";
+    QTest::newRow("fully sharded pipelines of unequal microbatches")
         << R"({"microbatch_size":2,"schedule":{"sharding":"full"},"stages":[{"first_layer":0,"last_layer":25,"replicas":[{"gpu_type":"A100-40","tp":1,"zone":"us-central1-a"},{"gpu_type":"A100-40","tp":1,"zone":"us-central1-a"}]}]})"
-        << QStringList{} << "schedule.sharding: got \"full\"";
+        << QStringList{"--global-batch", "6"}
+        << "schedule.sharding: got \"full\", expected a global batch that gives every pipeline "
+           "the same number of microbatches (pipeline 0 runs 2, pipeline 1 runs 1)";
     QTest::newRow("more processes than allowed")
         << QString() << QStringList{"--max-local-processes", "4"} << "at most 4 local processes";
     QTest::newRow("unreadable plan file") << QString("MISSING") << QStringList{} << "missing.json";

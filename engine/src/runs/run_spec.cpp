@@ -296,20 +296,18 @@ RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
 
   // The bundled runtime sums the gradients over the replicas after the pipeline drains or, with
   // overlap_grad_reduce, during the last microbatch's backward; every replica keeps the whole
-  // optimizer state or, with the distributed optimizer, its share of it; 1F1B, plain or
-  // interleaved; no or full recomputation. A plan asking for more is refused rather than run
-  // otherwise than planned.
+  // optimizer state, its share of it (the distributed optimizer) or its share of everything (fully
+  // sharded); 1F1B, plain or interleaved; no or full recomputation. A plan asking for more is
+  // refused rather than run otherwise than planned.
   const Schedule& sch = plan.schedule;
   auto refuse = [](const std::string& field, const std::string& got, const std::string& want) {
     throw InputError(field, got, want + " (what the bundled runtime runs)");
   };
-  if (sch.sharding == DpSharding::Full)
-    refuse("schedule.sharding", "\"full\"", "\"none\" or \"optimizer\"");
-  if (sch.sharding == DpSharding::Optimizer && plan.stages[0].replicas.size() < 2)
-    throw InputError("schedule.sharding", "\"optimizer\"",
+  if (sch.sharding != DpSharding::None && plan.stages[0].replicas.size() < 2)
+    throw InputError("schedule.sharding", std::string("\"") + dpShardingName(sch.sharding) + "\"",
                      "\"none\" for a plan whose stages have one replica (stage 0 has " +
                          std::to_string(plan.stages[0].replicas.size()) +
-                         "): the distributed optimizer shares its state over a stage's replicas");
+                         "): sharding spreads the state over a stage's replicas");
   plan.checkInterleaving();
   const Recompute rc = plan.effectiveJob(job).recompute;
   if (rc == Recompute::Selective)
@@ -325,6 +323,18 @@ RunSpec RunSpec::build(const Plan& plan, const Job& job, const ModelSpec& spec,
                          " (sequences per iteration, as the job's global_batch_size)");
   plan.checkGlobalBatch(r.global_batch_size);
   r.microbatches = r.pipelineMicrobatches(0);
+  // Fully sharded, the replicas of a stage gather and reduce each layer together for every
+  // microbatch: every pipeline runs the same number.
+  if (sch.sharding == DpSharding::Full)
+    for (int d = 1; d < r.data_parallel; ++d)
+      if (r.pipelineMicrobatches(d) != r.microbatches)
+        throw InputError("schedule.sharding", "\"full\"",
+                         "a global batch that gives every pipeline the same number of "
+                         "microbatches (pipeline 0 runs " +
+                             std::to_string(r.microbatches) + ", pipeline " + std::to_string(d) +
+                             " runs " + std::to_string(r.pipelineMicrobatches(d)) +
+                             "): fully sharded replicas gather and reduce every layer together "
+                             "for each microbatch");
   checkTensorSizes(r.model, plan.microbatch_size, options);
 
   checkOptions(options);
@@ -382,14 +392,15 @@ double rankMemoryBytes(const RunSpec& spec, int rank) {
                    static_cast<double>(v);
     in_flight = 1;
   }
-  // The distributed optimizer's share of the state, and the bucket copies the runtime's
-  // reduction makes under any schedule (replicaMemoryBytes counts none for a sharded one).
+  // The share of the state sharding leaves, and the bucket copies the runtime's reduction makes
+  // (replicaMemoryBytes counts none for a sharded schedule; fully sharded, the runtime's buffers
+  // are a unit's at a time, which the gathered units' transient covers).
   Schedule sharded;
   sharded.sharding = spec.plan.schedule.sharding;
   const double bytes =
       replicaMemoryBytes(params, activations, largest, spec.plan.microbatch_size, in_flight, job,
                          GpuType{}, sharded, static_cast<int>(stage.replicas.size())) +
-      (sharded.sharding == DpSharding::None ? 0.0 : gradientBucketBytes(params, job));
+      (sharded.sharding == DpSharding::Optimizer ? gradientBucketBytes(params, job) : 0.0);
   return spec.dtype == "float64" ? 2 * bytes : bytes;
 }
 

@@ -419,10 +419,10 @@ std::optional<Ending> ElasticReconfig::startMove() {
   const std::vector<SupervisedWorker*> taker = assignRanks(old, next, survivors, taken);
   int missing_stage = 0;
   int S = stateIteration(old, survivors, missing_stage);
-  // Under the distributed optimizer a worker holds only its share of its stage's optimizer state:
-  // a lost one took its share along, so no survivor holds that stage whole.
+  // Under the distributed optimizer (or fully sharded) a worker holds only its share of its
+  // stage's state: a lost one took its share along, so no survivor holds that stage whole.
   bool share_lost = false;
-  if (old.plan.schedule.sharding == DpSharding::Optimizer)
+  if (old.plan.schedule.sharding != DpSharding::None)
     for (const SupervisedWorker* w : activeWorkers())
       if (w->lost && !share_lost) {
         share_lost = true;

@@ -298,13 +298,17 @@ void elasticOptions(const RunArgs& a, const Catalog& catalog, const Scenario& sc
       }
       RunOptions next = ro;
       next.global_batch_size = planned.global_batch_size;
-      // The new world keeps the running plan's schedule: overlap, the distributed optimizer
-      // (which one replica has nothing to share over) and the interleaving (where the new
+      // The new world keeps the running plan's schedule: overlap, the sharding (which one
+      // replica has nothing to share over; fully sharded pipelines must run as many microbatches
+      // each, else the optimizer state alone stays sharded) and the interleaving (where the new
       // plan's stages and batch can take it: Plan::checkInterleaving, interleavingFits).
       Plan next_plan = r.best.front().plan;
       next_plan.schedule.overlap_grad_reduce = schedule.overlap_grad_reduce;
-      next_plan.schedule.sharding =
-          next_plan.stages[0].replicas.size() < 2 ? DpSharding::None : schedule.sharding;
+      const auto replicas = static_cast<int>(next_plan.stages[0].replicas.size());
+      next_plan.schedule.sharding = replicas < 2 ? DpSharding::None : schedule.sharding;
+      if (next_plan.schedule.sharding == DpSharding::Full &&
+          (planned.global_batch_size / next_plan.microbatch_size) % replicas != 0)
+        next_plan.schedule.sharding = DpSharding::Optimizer;
       next_plan.schedule.virtual_stages = schedule.virtual_stages;
       try {
         next_plan.checkInterleaving();

@@ -421,12 +421,13 @@ Groups createGroups(const RunSpec& spec, int rank, const c10::intrusive_ptr<c10d
     } else if (gs.name == "embedding") {
       g.embedding = pg;
       // One contributor per stage, its lowest rank: the gradients are summed over the replicas
-      // already. Under the distributed optimizer the sum over the replicas comes after (a
-      // reduce-scatter, which leaves no rank the whole tensor): tp rank 0 of every replica.
+      // already. Sharded (the distributed optimizer, fully sharded) the sum over the replicas
+      // comes after (a reduce-scatter, which leaves no rank the whole tensor): tp rank 0 of every
+      // replica.
       const std::vector<int> first = spec.stageRanks(0);
       const std::vector<int> last = spec.stageRanks(static_cast<int>(spec.plan.stages.size()) - 1);
       g.embedding_contributor =
-          spec.plan.schedule.sharding == DpSharding::Optimizer && spec.data_parallel > 1
+          spec.plan.schedule.sharding != DpSharding::None && spec.data_parallel > 1
               ? spec.ranks.at(static_cast<std::size_t>(rank)).tp_rank == 0
               : rank == first.front() || rank == last.front();
     }

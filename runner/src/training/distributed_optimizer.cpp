@@ -4,10 +4,10 @@
 namespace sailor::runner {
 
 DistributedOptimizer::DistributedOptimizer(std::vector<Param>& params, ReplicaGradientSum& sum,
-                                           const MakeOptimizer& make)
-    : params_(params), sum_(sum), padded_(sum.padded()) {
+                                           const MakeOptimizer& make, bool fully_sharded)
+    : params_(params), sum_(sum), separate_(sum.padded() || fully_sharded) {
   std::vector<torch::Tensor> all;
-  if (padded_) {
+  if (separate_) {
     std::vector<torch::Tensor> shares =
         sum_.shares([&](std::size_t k) { return params_[k].value; });
     for (torch::Tensor& share : shares) {
@@ -81,7 +81,7 @@ void DistributedOptimizer::scaleGradients(double factor) {
 
 torch::Tensor DistributedOptimizer::shareOf(
     std::size_t bucket, const std::function<torch::Tensor(const torch::Tensor&)>& of) const {
-  if (padded_) return of(masters_[bucket][0]);
+  if (separate_) return of(masters_[bucket][0]);
   torch::Tensor share = torch::zeros({sum_.shareElements(bucket)},
                                      params_.front().value.options().requires_grad(false));
   for (std::size_t i = 0; i < pieces_[bucket].size(); ++i) {
@@ -94,7 +94,7 @@ torch::Tensor DistributedOptimizer::shareOf(
 void DistributedOptimizer::step() {
   for (std::size_t b = 0; b < masters_.size(); ++b) {
     torch::Tensor& g = sum_.shareGradient(b);
-    if (padded_) {
+    if (separate_) {
       masters_[b][0].mutable_grad() = g;
       continue;
     }
@@ -105,7 +105,9 @@ void DistributedOptimizer::step() {
   optimizer_->step();
   std::vector<torch::Tensor> shares;
   for (std::size_t b = 0; b < masters_.size(); ++b)
-    shares.push_back(shareOf(b, [](const torch::Tensor& m) { return m; }));
+    shares.push_back(sum_.reducedPerBackward(sum_.bucketParams(b).front())
+                         ? torch::Tensor()  // a unit's: gathered where it is used
+                         : shareOf(b, [](const torch::Tensor& m) { return m; }));
   torch::NoGradGuard no_grad;
   sum_.gather(shares,
               [&](std::size_t k, const torch::Tensor& value) { params_[k].value.copy_(value); });
@@ -135,14 +137,14 @@ std::vector<DistributedOptimizer::State> DistributedOptimizer::gatherState() {
   return out;
 }
 
-void DistributedOptimizer::reloadPaddedWeights() {
+void DistributedOptimizer::reloadSeparateWeights() {
   std::vector<torch::Tensor> shares = sum_.shares([&](std::size_t k) { return params_[k].value; });
   torch::NoGradGuard no_grad;
   for (std::size_t b = 0; b < masters_.size(); ++b) masters_[b][0].copy_(shares[b]);
 }
 
 void DistributedOptimizer::load(const std::vector<State>& by_param) {
-  if (padded_) reloadPaddedWeights();
+  if (separate_) reloadSeparateWeights();
   optimizer_->state().clear();
   if (by_param.empty() || !by_param.front().defined) return;
   const bool two = by_param.front().second.defined();
@@ -157,7 +159,7 @@ void DistributedOptimizer::load(const std::vector<State>& by_param) {
   // A master tensor's part of a share.
   auto part = [&](std::size_t which, std::size_t b, std::size_t i) {
     const torch::Tensor& share = moments[which][b];
-    if (padded_) return share.clone();
+    if (separate_) return share.clone();
     return share.narrow(0, pieces_[b][i].share_offset, pieces_[b][i].elements).clone();
   };
   for (std::size_t b = 0; b < masters_.size(); ++b)

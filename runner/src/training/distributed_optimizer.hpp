@@ -11,6 +11,11 @@
 // tensors that this rank holds only shards of: the member keeps its share's weights apart
 // (assembled over the group at the start and after a restore) and updates those.
 //
+// Fully sharded (the plan's schedule.sharding "full", fully_sharded.hpp) the parameters hold no
+// values between uses, so the member keeps its share's weights apart as with padding, and
+// step() gathers only the buckets that stay whole (the presummed tied embedding): the units'
+// weights are gathered where they are used.
+//
 // AdamW and SGD are elementwise, so updating shares gives what updating the whole tensors gives:
 // the loss oracle holds to rounding.
 #pragma once
@@ -59,7 +64,7 @@ class DistributedOptimizer {
   // optimizer over the tensors it is given. With padding the constructor is a collective of the
   // stage.
   DistributedOptimizer(std::vector<Param>& params, ReplicaGradientSum& sum,
-                       const MakeOptimizer& make);
+                       const MakeOptimizer& make, bool fully_sharded = false);
 
   torch::optim::Optimizer& optimizer() { return *optimizer_; }
   // The squared norm of this member's share of the summed gradients, each element counted as
@@ -67,8 +72,11 @@ class DistributedOptimizer {
   torch::Tensor squaredGradientNorm() const;
   void scaleGradients(double factor);
   // Updates this member's shares (after ReplicaGradientSum::finish) and gathers every member's
-  // into the parameters. Collective over the group.
+  // into the parameters (fully sharded: of the buckets that are not a unit's). Collective over
+  // the group.
   void step();
+  // Fully sharded: this member's share of bucket `bucket`'s weights.
+  const torch::Tensor& shareWeights(std::size_t bucket) const { return masters_.at(bucket).at(0); }
 
   // One parameter's optimizer state (this rank's tp shard, shaped like its value).
   using State = OptimizerState;
@@ -83,13 +91,13 @@ class DistributedOptimizer {
   // This member's share of bucket `bucket` of a quantity held per piece (`of` a master tensor).
   torch::Tensor shareOf(std::size_t bucket,
                         const std::function<torch::Tensor(const torch::Tensor&)>& of) const;
-  void reloadPaddedWeights();
+  void reloadSeparateWeights();
 
   std::vector<Param>& params_;
   ReplicaGradientSum& sum_;
-  bool padded_;  // shares are separate tensors, not pieces of the parameters
+  bool separate_;  // shares are separate tensors, not pieces of the parameters
   // Per bucket, the tensors the optimizer updates: pieces of parameters (ReplicaGradientSum::
-  // piecesOf) or, with padding, one tensor holding the share.
+  // piecesOf) or, with padding or fully sharded, one tensor holding the share.
   std::vector<std::vector<torch::Tensor>> masters_;
   std::vector<std::vector<ReplicaGradientSum::Piece>> pieces_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;

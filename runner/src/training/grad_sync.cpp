@@ -43,11 +43,27 @@ void ReplicaGradientSum::layOutBuckets() {
     b.elements += elementsOf(params_[k]);
   };
   const auto presummed = static_cast<std::size_t>(options_.presummed);
-  for (std::size_t k = params_.size(); k-- > 0;) {
-    if (options_.presummed >= 0 && k == presummed) continue;
-    const std::int64_t n = elementsOf(params_[k]);
-    add(k, buckets_.empty() || (buckets_.back().elements > 0 &&
-                                buckets_.back().elements + n > options_.bucket_elements));
+  if (!options_.units.empty()) {  // fully sharded: one bucket per unit, the last unit first
+    unit_buckets_.assign(options_.units.size(), 0);
+    for (std::size_t u = options_.units.size(); u-- > 0;) {
+      const auto [first, end] = options_.units[u];
+      bool opened = false;
+      for (std::size_t k = end; k-- > first;) {
+        if (options_.presummed >= 0 && k == presummed) continue;
+        add(k, !opened);
+        opened = true;
+      }
+      if (!opened) throw std::logic_error("a fully sharded unit without parameters of its own");
+      buckets_.back().per_backward = true;
+      unit_buckets_[u] = buckets_.size() - 1;
+    }
+  } else {
+    for (std::size_t k = params_.size(); k-- > 0;) {
+      if (options_.presummed >= 0 && k == presummed) continue;
+      const std::int64_t n = elementsOf(params_[k]);
+      add(k, buckets_.empty() || (buckets_.back().elements > 0 &&
+                                  buckets_.back().elements + n > options_.bucket_elements));
+    }
   }
   if (options_.presummed >= 0) {
     add(presummed, true);
@@ -175,6 +191,7 @@ void ReplicaGradientSum::finish() {
   armed_ = false;
   std::fill(armed_params_.begin(), armed_params_.end(), false);
   for (std::size_t k = 0; k < params_.size(); ++k) {
+    if (reducedPerBackward(k)) continue;  // FullySharded's
     if (!filled_[k]) fill(k, torch::Tensor(), params_[k].value.grad());
     // Reduce-scattered, the buckets then hold the only copy needed: the memory the gradients
     // took serves the reduction's buffers.
@@ -186,12 +203,20 @@ void ReplicaGradientSum::finish() {
   // up to a copy of the stage's gradients.
   constexpr std::size_t kInFlight = 2;
   const bool bounded = options_.scatter && options_.backend != "nccl";
+  // Fully sharded units' buckets are FullySharded's: skipped.
+  const auto skip = [this](std::size_t& i) {
+    while (i < buckets_.size() && buckets_[i].per_backward) ++i;
+  };
   std::size_t settled = 0;
+  skip(next_);
   while (next_ < buckets_.size()) {
+    skip(settled);
     if (bounded && next_ - settled >= kInFlight) settle(buckets_[settled++]);
     startReduction(buckets_[next_++]);
+    skip(next_);
   }
-  for (; settled < buckets_.size(); ++settled) settle(buckets_[settled]);
+  for (skip(settled); settled < buckets_.size(); ++settled, skip(settled))
+    settle(buckets_[settled]);
 }
 
 // Waits for bucket `b`'s reduction (booked as dp), completes it and frees its buffers until the
@@ -241,6 +266,7 @@ std::vector<ReplicaGradientSum::Piece> ReplicaGradientSum::piecesOf(std::size_t 
 
 std::vector<torch::Tensor> ReplicaGradientSum::shares(
     const std::function<torch::Tensor(std::size_t)>& of) {
+  torch::NoGradGuard no_grad;  // values, never part of a graph
   std::vector<torch::Tensor> out;
   for (Bucket& b : buckets_) {
     torch::Tensor flat = newFlat(b, true);
@@ -270,6 +296,7 @@ void ReplicaGradientSum::gather(
   std::vector<torch::Tensor> flats(buckets_.size());
   std::vector<c10::intrusive_ptr<c10d::Work>> works(buckets_.size());
   auto settle = [&](std::size_t i) {
+    if (!works[i]) return;
     commClock().begin();
     works[i]->wait();
     commClock().end(&CommTimes::dp);
@@ -279,18 +306,52 @@ void ReplicaGradientSum::gather(
   };
   std::size_t settled = 0;
   for (std::size_t i = 0; i < buckets_.size(); ++i) {
-    if (i - settled >= kInFlight) settle(settled++);
-    flats[i] = newFlat(buckets_[i], false);
-    torch::Tensor share = shares.at(i).contiguous();
-    if (options_.backend == "nccl") {
-      works[i] = options_.dp->_allgather_base(flats[i], share);
-    } else {
-      std::vector<std::vector<at::Tensor>> outputs{flats[i].chunk(members_)};
-      std::vector<at::Tensor> inputs{share};
-      works[i] = options_.dp->allgather(outputs, inputs);
-    }
+    if (!shares.at(i).defined()) continue;
+    while (i - settled >= kInFlight) settle(settled++);
+    Collective c = startAllGather(i, shares[i]);
+    flats[i] = c.result;
+    works[i] = c.work;
   }
   for (; settled < buckets_.size(); ++settled) settle(settled);
+}
+
+ReplicaGradientSum::Collective ReplicaGradientSum::startReduceScatter(std::size_t bucket,
+                                                                      torch::Tensor flat) {
+  Bucket scratch;  // bucket `bucket`'s layout, `flat` its buffer
+  scratch.flat = std::move(flat);
+  scratch.share = buckets_[bucket].share;
+  startReduction(scratch);
+  return {scratch.share_grad, scratch.flat, scratch.received, scratch.work};
+}
+
+ReplicaGradientSum::Collective ReplicaGradientSum::startAllGather(std::size_t bucket,
+                                                                  const torch::Tensor& share) {
+  Collective c;
+  c.result = newFlat(buckets_[bucket], false);
+  c.input = share.contiguous();
+  if (options_.backend == "nccl") {
+    c.work = options_.dp->_allgather_base(c.result, c.input);
+  } else {
+    std::vector<std::vector<at::Tensor>> outputs{c.result.chunk(members_)};
+    std::vector<at::Tensor> inputs{c.input};
+    c.work = options_.dp->allgather(outputs, inputs);
+  }
+  return c;
+}
+
+torch::Tensor ReplicaGradientSum::wait(Collective& c) {
+  if (c.work) {
+    commClock().begin();
+    c.work->wait();
+    commClock().end(&CommTimes::dp);
+    c.work.reset();
+  }
+  if (c.received.defined()) {  // summed in member order, as finish() does
+    c.result = c.received.view({members_, -1}).sum(0);
+    c.received = torch::Tensor();
+  }
+  c.input = torch::Tensor();
+  return c.result;
 }
 
 }  // namespace sailor::runner

@@ -52,6 +52,11 @@ class ReplicaGradientSum {
     // it first), or -1; a tensor replicated in the tp group, whose whole sum every rank then
     // holds. It goes in a bucket of its own, last, that each rank only slices.
     int presummed = -1;
+    // Fully sharded (with `scatter`): the model's units as ranges [first, end) of parameters
+    // (StageModel::units). Each unit's parameters (less the presummed one) form one bucket, which
+    // FullySharded (fully_sharded.hpp) reduce-scatters after every backward through it and
+    // gathers before every forward and backward; finish() then handles only the presummed bucket.
+    std::vector<std::pair<std::size_t, std::size_t>> units;
   };
   // Registers a gradient hook on every parameter of `params` (kept by reference: the stage
   // model's, whose tensors stay the same for the life of the trainer).
@@ -97,9 +102,43 @@ class ReplicaGradientSum {
   // assembled over the group from replica 0's tensors (each element written by exactly one rank).
   std::vector<torch::Tensor> shares(const std::function<torch::Tensor(std::size_t)>& of);
   // The inverse: gathers every member's share of each bucket and hands each parameter its piece
-  // (this rank's tp shard, shaped like its value) to `sink`. Booked as dp.
+  // (this rank's tp shard, shaped like its value) to `sink`; a bucket whose share is undefined
+  // is skipped. Booked as dp.
   void gather(const std::vector<torch::Tensor>& shares,
               const std::function<void(std::size_t, const torch::Tensor&)>& sink);
+
+  // Fully sharded (Options::units): unit `unit`'s bucket, whether a parameter's gradient is
+  // reduced by its unit after every backward, and the steps of one bucket's collectives.
+  std::size_t bucketOfUnit(std::size_t unit) const { return unit_buckets_.at(unit); }
+  const std::vector<std::size_t>& bucketParams(std::size_t bucket) const {
+    return buckets_[bucket].params;
+  }
+  bool reducedPerBackward(std::size_t param) const {
+    return buckets_[place_[param].first].per_backward;
+  }
+  // A buffer laid out as bucket `bucket` (zero-filled with `zeros`, else only its padding), and
+  // one parameter's value written into it or read back from it.
+  torch::Tensor bucketBuffer(std::size_t bucket, bool zeros) const {
+    return newFlat(buckets_[bucket], zeros);
+  }
+  void writeParam(const torch::Tensor& flat, std::size_t index, const torch::Tensor& value) const {
+    writeInto(flat, index, value);
+  }
+  torch::Tensor readParam(const torch::Tensor& flat, std::size_t index) const {
+    return readFrom(flat, index);
+  }
+  // One bucket's collective in flight: a reduce-scatter of a buffer (its result this member's
+  // share of the sum) or an all-gather of the members' shares (its result the whole buffer).
+  struct Collective {
+    torch::Tensor result;    // NCCL's output, the all-gather's buffer
+    torch::Tensor input;     // kept alive while in flight
+    torch::Tensor received;  // Gloo's reduce-scatter: every member's copy of this share
+    c10::intrusive_ptr<c10d::Work> work;
+  };
+  Collective startReduceScatter(std::size_t bucket, torch::Tensor flat);
+  Collective startAllGather(std::size_t bucket, const torch::Tensor& share);
+  // Waits for it (booked as dp) and returns its result.
+  torch::Tensor wait(Collective& c);
 
  private:
   struct Bucket {
@@ -108,8 +147,9 @@ class ReplicaGradientSum {
     std::int64_t elements = 0;
     std::int64_t share = 0;  // with `scatter`: ceil(elements / members)
     bool presummed = false;
-    torch::Tensor flat;      // this iteration's buffer
-    torch::Tensor received;  // Gloo's reduce-scatter: every member's copy of this member's share
+    bool per_backward = false;  // a fully sharded unit's (Options::units)
+    torch::Tensor flat;         // this iteration's buffer
+    torch::Tensor received;     // Gloo's reduce-scatter: every member's copy of this member's share
     torch::Tensor share_grad;
     std::size_t filled = 0;
     c10::intrusive_ptr<c10d::Work> work;
@@ -145,8 +185,9 @@ class ReplicaGradientSum {
   std::vector<bool> filled_;                                // by parameter index, this iteration
   std::vector<bool> armed_params_;                          // by parameter index, this iteration
   std::vector<Ranges> norm_ranges_;
-  std::size_t next_ = 0;  // the next bucket to start
-  bool armed_ = false;    // some parameters are armed this iteration
+  std::vector<std::size_t> unit_buckets_;  // by unit (Options::units)
+  std::size_t next_ = 0;                   // the next bucket to start
+  bool armed_ = false;                     // some parameters are armed this iteration
   int started_during_backward_ = 0;
 };
 

@@ -141,12 +141,15 @@ StageModel::StageModel(const RunSpec& spec, const RankPlacement& placement, torc
     Chunk& c = chunks_[ci];
     c.params.first = params_.size();
     c.blocks.first = blocks_.size();
+    c.units.first = units_.size();
     if (c.first == 0) {
       tok_ = add("embedding.token", {V, h}, -1, {}, std0, 0);
       pos_ = add("embedding.position", {S, h}, -1, {}, std0, 0);
+      units_.emplace_back(params_.size() - 2, params_.size());
     }
     for (int layer = std::max(c.first, 1); layer <= std::min(c.last, m.layers); ++layer) {
       const std::string p = "layer" + std::to_string(layer);
+      const std::size_t unit_first = params_.size();
       Block b;
       add_norm(p + ".ln1", b.ln1_w, b.ln1_b);
       b.qkv_w = add(p + ".attn.qkv.weight", {3 * h, h}, 0, qkv_index, std0, 0);
@@ -159,9 +162,11 @@ StageModel::StageModel(const RunSpec& spec, const RankPlacement& placement, torc
       b.fc2_w = add(p + ".mlp.fc2.weight", {h, F}, 1, ffn_rows, std0, 0);
       if (m.bias) b.fc2_b = add(p + ".mlp.fc2.bias", {h}, -1, {}, 0, 0.0);
       blocks_.push_back(b);
+      units_.emplace_back(unit_first, params_.size());
     }
     c.blocks.second = blocks_.size();
     if (c.last == m.layers + 1) {
+      const std::size_t unit_first = params_.size();
       add_norm("final_norm", lnf_w_, lnf_b_);
       if (m.tied_embeddings && tok_) {
         head_ = tok_;  // same stage: one tensor
@@ -171,8 +176,10 @@ StageModel::StageModel(const RunSpec& spec, const RankPlacement& placement, torc
       } else {
         head_ = add("head.weight", {V, h}, -1, {}, std0, 0);
       }
+      units_.emplace_back(unit_first, params_.size());
     }
     c.params.second = params_.size();
+    c.units.second = units_.size();
   }
   causal_mask_ = torch::full({S, S}, -std::numeric_limits<double>::infinity(),
                              torch::TensorOptions().dtype(dtype_))
@@ -228,20 +235,37 @@ torch::Tensor StageModel::block(const torch::Tensor& x, const Block& b) const {
 torch::Tensor StageModel::forward(const torch::Tensor& input, const torch::Tensor& labels,
                                   int chunk) {
   const Chunk& c = chunks_.at(static_cast<std::size_t>(chunk));
+  std::size_t unit = c.units.first;
+  const auto before = [&] {
+    if (hooks_) hooks_->beforeForward(unit);
+  };
+  const auto after = [&](const torch::Tensor& out) {
+    if (hooks_) hooks_->afterForward(unit, out);
+    ++unit;
+  };
   torch::Tensor x = input;
   if (readsTokens(chunk)) {
     const std::int64_t S = input.size(1);
+    before();
     x = (torch::embedding(tok_->value, input) + pos_->value.slice(0, 0, S)).to(compute_);
+    after(x);
   }
-  for (std::size_t i = c.blocks.first; i < c.blocks.second; ++i)
+  for (std::size_t i = c.blocks.first; i < c.blocks.second; ++i) {
+    before();
     x = spec_.recompute == Recompute::Full && x.requires_grad()
             ? RecomputedBlock::apply(x, reinterpret_cast<std::int64_t>(this),
                                      static_cast<std::int64_t>(i))
             : block(x, blocks_[i]);
+    after(x);
+  }
   if (!computesLoss(chunk)) return x;
+  before();
   x = norm(x, lnf_w_, lnf_b_);
   torch::Tensor logits = torch::linear(x, weight(head_)).to(dtype_);
-  return torch::cross_entropy_loss(logits.reshape({-1, logits.size(-1)}), labels.reshape({-1}));
+  torch::Tensor loss =
+      torch::cross_entropy_loss(logits.reshape({-1, logits.size(-1)}), labels.reshape({-1}));
+  after(loss);
+  return loss;
 }
 
 }  // namespace sailor::runner

@@ -35,6 +35,26 @@ class StageModel {
  public:
   StageModel(const RunSpec& spec, const RankPlacement& placement, torch::Dtype dtype);
 
+  // Fully sharded data parallelism works unit by unit (fully_sharded.hpp): the embeddings, each
+  // block, the final norm with the head. A unit is a range [first, end) of params(); the units
+  // of a chunk are contiguous and in the order of the forward.
+  using Unit = std::pair<std::size_t, std::size_t>;
+  const std::vector<Unit>& units() const { return units_; }
+  std::pair<std::size_t, std::size_t> chunkUnits(int chunk) const {
+    return chunks_.at(static_cast<std::size_t>(chunk)).units;
+  }
+  // The head is the token embedding itself (tied, on this rank): two units read one tensor.
+  bool headIsEmbedding() const { return head_ != nullptr && head_ == tok_; }
+  // Told before each unit's forward and after it, with the unit's output (forward only; the
+  // recomputation inside a backward is not a forward).
+  class UnitHooks {
+   public:
+    virtual ~UnitHooks() = default;
+    virtual void beforeForward(std::size_t unit) = 0;
+    virtual void afterForward(std::size_t unit, const torch::Tensor& output) = 0;
+  };
+  void setUnitHooks(UnitHooks* hooks) { hooks_ = hooks; }
+
   // Model chunk `chunk` (0 without interleaving). The chunk holding the embedding
   // (readsTokens): `input` is int64 tokens [b, s]; others: hidden states [b, s, h]. Returns
   // hidden states, or from the chunk holding the head the mean cross-entropy loss over `labels`
@@ -90,8 +110,11 @@ class StageModel {
     int first = 0, last = 0;                     // plan layers, inclusive
     std::pair<std::size_t, std::size_t> blocks;  // [begin, end) in blocks_
     std::pair<std::size_t, std::size_t> params;  // [begin, end) in params_
+    std::pair<std::size_t, std::size_t> units;   // [begin, end) in units_
   };
   std::vector<Chunk> chunks_;
+  std::vector<Unit> units_;
+  UnitHooks* hooks_ = nullptr;
   std::vector<Param> params_;  // reserved up front: Block holds pointers into it
   Param* tok_ = nullptr;
   Param* pos_ = nullptr;

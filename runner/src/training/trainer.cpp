@@ -75,26 +75,36 @@ Trainer::Trainer(const RunSpec& spec, int rank, Groups groups, torch::Dtype dtyp
     p.value = p.value.detach().to(device_).set_requires_grad(true);
     values.push_back(p.value);
   }
-  // The distributed optimizer needs replicas to share the state over (RunSpec::build refuses it
-  // with one; with one the whole state is this rank's anyway).
-  const bool shard = spec.plan.schedule.sharding == DpSharding::Optimizer && groups_.dp;
+  // Sharding needs replicas to share the state over (RunSpec::build refuses it with one; with
+  // one the whole state is this rank's anyway).
+  const DpSharding sharding = spec.plan.schedule.sharding;
+  const bool shard = sharding != DpSharding::None && groups_.dp;
+  const bool full = sharding == DpSharding::Full && groups_.dp;
+  int presummed = -1;
   if (groups_.dp) {
+    // Fully sharded, every backward reduces its units' gradients: overlapped by construction.
     ReplicaGradientSum::Options o{groups_.dp,  groups_.dp_padded,
                                   me_.tp_rank, spec.bucket_elements,
-                                  device_,     spec.plan.schedule.overlap_grad_reduce};
+                                  device_,     spec.plan.schedule.overlap_grad_reduce && !full};
     o.scatter = shard;
     o.backend = groups_.backend;
     o.replica = me_.replica;
     if (shard && groups_.embedding)  // summed over every replica in the embedding group first
       for (std::size_t k = 0; k < model_->params().size(); ++k)
-        if (model_->params()[k].name == "embedding.token") o.presummed = static_cast<int>(k);
+        if (model_->params()[k].name == "embedding.token") presummed = static_cast<int>(k);
+    o.presummed = presummed;
+    if (full) o.units = model_->units();
     replica_sum_ = std::make_unique<ReplicaGradientSum>(model_->params(), std::move(o));
   }
   if (shard)
     dist_ = std::make_unique<DistributedOptimizer>(
         model_->params(), *replica_sum_,
-        [&spec](const std::vector<torch::Tensor>& v) { return makeOptimizer(spec, v); });
+        [&spec](const std::vector<torch::Tensor>& v) { return makeOptimizer(spec, v); }, full);
   else optimizer_ = makeOptimizer(spec, values);
+  if (full) {
+    fsdp_ = std::make_unique<FullySharded>(*model_, *replica_sum_, *dist_, presummed);
+    model_->setUnitHooks(fsdp_.get());
+  }
   const int stages = static_cast<int>(spec.plan.stages.size());
   if (me_.stage > 0) prev_ranks_ = spec.replicaRanks(me_.stage - 1, me_.replica);
   if (me_.stage + 1 < stages) next_ranks_ = spec.replicaRanks(me_.stage + 1, me_.replica);
@@ -141,8 +151,10 @@ IterationReport Trainer::step(int iteration, bool want_pause) {
             spec_.pipelineMicrobatches(me_.replica),
             std::vector<int>(chunks, 0),
             std::vector<std::deque<std::pair<torch::Tensor, torch::Tensor>>>(chunks)};
+  if (fsdp_) fsdp_->beginIteration();
   if (chunks > 1) runInterleavedSchedule(pass);
   else runSchedule(pass);
+  if (fsdp_) fsdp_->finishIteration();
   syncGradients();
   report.pause = want_pause;
   report.grad_norm = clipGradients(report.pause);
@@ -231,9 +243,11 @@ torch::Tensor Trainer::backwardMicrobatch(Pass& pass, const torch::Tensor& grad_
     const auto [first, end] = model_->chunkParams(chunk);
     replica_sum_->armForLastBackward(first, end);
   }
+  if (fsdp_) fsdp_->beginBackward(chunk);
   if (model_->computesLoss(chunk))
     (out / static_cast<double>(spec_.totalMicrobatches())).backward();
   else out.backward(grad_out);
+  if (fsdp_) fsdp_->endBackward();
   return model_->readsTokens(chunk) ? torch::Tensor() : input.grad();
 }
 
@@ -365,8 +379,11 @@ void Trainer::runInterleavedSchedule(Pass& pass) {
 // distributed optimizer the buckets are reduce-scattered instead, so the tied embedding is summed
 // first, over every replica's first and last stage, and only sliced (Options::presummed).
 void Trainer::syncGradients() {
-  for (Param& p : model_->params())
+  for (std::size_t k = 0; k < model_->params().size(); ++k) {
+    Param& p = model_->params()[k];
+    if (fsdp_ && replica_sum_->reducedPerBackward(k)) continue;  // reduced by its unit
     if (!p.value.grad().defined()) p.value.mutable_grad() = torch::zeros_like(p.value);
+  }
   if (dist_ && groups_.embedding) reduceTiedEmbedding();
   if (replica_sum_) replica_sum_->finish();
   if (!dist_ && groups_.embedding) reduceTiedEmbedding();

@@ -2,7 +2,8 @@
 // stage, gradient synchronization among the stage's replicas, the tied-embedding reduction,
 // global-norm clipping, AdamW or SGD with momentum under the run's learning-rate schedule, over the
 // whole stage or, with the distributed optimizer, over this replica's share
-// (distributed_optimizer.hpp).
+// (distributed_optimizer.hpp), which fully sharded data parallelism extends to the parameters and
+// gradients (fully_sharded.hpp).
 #pragma once
 
 #include <functional>
@@ -12,6 +13,7 @@
 
 #include "comm.hpp"
 #include "distributed_optimizer.hpp"
+#include "fully_sharded.hpp"
 #include "grad_sync.hpp"
 #include "model.hpp"
 #include "sailor/runs/run_spec.hpp"
@@ -46,7 +48,8 @@ class Trainer {
   // when this rank's tp degree differs from replica 0's.
   // Under the distributed optimizer the state is spread over the stage's replicas: every rank of
   // the world first calls gatherOptimizerState (a collective; `keep`: this rank will take a
-  // snapshot, which then consumes the gathered state).
+  // snapshot, which then consumes the gathered state). Fully sharded, it gathers the parameters
+  // too.
   c10::Dict<std::string, at::Tensor> snapshot(int iteration) const;
   bool shardsOptimizer() const { return dist_ != nullptr; }
   void gatherOptimizerState(bool keep);
@@ -89,6 +92,7 @@ class Trainer {
   std::unique_ptr<DistributedOptimizer> dist_;          // the plan's schedule.sharding "optimizer"
   mutable std::vector<DistributedOptimizer::State> gathered_;  // gatherOptimizerState(true)
   std::unique_ptr<ReplicaGradientSum> replica_sum_;  // null when the stage has one replica
+  std::unique_ptr<FullySharded> fsdp_;               // the plan's schedule.sharding "full"
   std::vector<int> prev_ranks_;                      // previous stage, same pipeline, by tp rank
   std::vector<int> next_ranks_;
   std::vector<int> wrap_prev_ranks_;  // interleaved: stage 0's view of the last stage

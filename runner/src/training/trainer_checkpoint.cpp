@@ -39,12 +39,14 @@ torch::Tensor need(const c10::Dict<std::string, at::Tensor>& shard, const std::s
 
 void Trainer::gatherOptimizerState(bool keep) {
   if (!dist_) return;
+  if (fsdp_) fsdp_->gatherAll();
   std::vector<DistributedOptimizer::State> all = dist_->gatherState();
   gathered_ = keep ? std::move(all) : std::vector<DistributedOptimizer::State>();
+  if (fsdp_ && !keep) fsdp_->releaseAll();
 }
 
 c10::Dict<std::string, at::Tensor> Trainer::snapshot(int iteration) const {
-  if (dist_ && gathered_.size() != model_->params().size())
+  if (dist_ && (gathered_.size() != model_->params().size() || (fsdp_ && !fsdp_->gathered())))
     throw std::logic_error("snapshot under the distributed optimizer before gatherOptimizerState");
   c10::Dict<std::string, at::Tensor> out;
   out.insert("meta/iteration", scalar(iteration));
@@ -69,6 +71,7 @@ c10::Dict<std::string, at::Tensor> Trainer::snapshot(int iteration) const {
     }
   }
   gathered_.clear();
+  if (fsdp_) fsdp_->releaseAll();
   return out;
 }
 
@@ -107,6 +110,7 @@ void Trainer::restoreFrom(
     return p.shard_dim < 0 ? full : full.index_select(dim, p.full_index.to(torch::kCPU));
   };
   torch::NoGradGuard no_grad;
+  if (fsdp_) fsdp_->allocateAll();  // written below, then shared out by dist_->load
   const bool adam = spec_.optimizer != Optimizer::Sgd;
   std::vector<DistributedOptimizer::State> states;  // by parameter
   for (Param& p : model_->params()) {
@@ -130,7 +134,8 @@ void Trainer::restoreFrom(
     }
   }
   if (dist_) dist_->load(states);
-  else
+  if (fsdp_) fsdp_->releaseAll();
+  if (!dist_)
     for (std::size_t k = 0; k < states.size(); ++k)
       writeOptimizerState(*optimizer_, model_->params()[k].value, states[k]);
 }
