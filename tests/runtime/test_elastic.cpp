@@ -290,6 +290,43 @@ class TestElastic : public QObject {
     checkLikeReference(o.runId(), reference.runId(), kIterations);
   }
 
+  // Sharded state growing 2 -> 4 replicas in place: on GPUs one per node (no tensor parallelism)
+  // with a fast zone network (one-gpu-nodes.json) the re-planner takes the four GPUs as dp4
+  // (global batch 16, four microbatches a pipeline); the two replicas' shares are gathered,
+  // moved and shared anew over four; the losses equal an uninterrupted run.
+  void shardedStateGrowsInPlace_data() {
+    QTest::addColumn<QString>("plan");
+    QTest::addColumn<int>("sharding");
+    QTest::newRow("distributed optimizer")
+        << "dp2-distributed-optimizer.json" << static_cast<int>(sailor::DpSharding::Optimizer);
+    QTest::newRow("fully sharded")
+        << "dp2-fully-sharded.json" << static_cast<int>(sailor::DpSharding::Full);
+  }
+  void shardedStateGrowsInPlace() {
+    QFETCH(QString, plan);
+    QFETCH(int, sharding);
+    constexpr int kIterations = 16;
+    const QStringList common{"--global-batch", "16"};
+    const Outcome reference = run(args("pp2.json", kIterations, common));
+    QCOMPARE(reference.exit_code, 0);
+    const QString trace =
+        write("two-four.json", R"([{"Time": 0, "GPUs": 2}, {"Time": 1, "GPUs": 4}])");
+    QStringList a = args(plan, kIterations,
+                         common + QStringList{"--trace", trace, "--trace-time-scale", "0.05"});
+    a[a.indexOf("--scenario") + 1] = QStringLiteral(SAILOR_TEST_DATA) + "/one-gpu-nodes.json";
+    const Outcome o = run(a);
+    QVERIFY2(o.exit_code == 0, qPrintable(o.why()));
+    const auto r = o.all<sailor::ReconfiguredEvent>();
+    QCOMPARE(r.size(), 1);
+    QCOMPARE(QString::fromStdString(r[0]->state_source), QString("peers"));
+    QCOMPARE(r[0]->iterations_lost, 0);
+    QCOMPARE(r[0]->old_plan.stages.at(0).replicas.size(), std::size_t{2});
+    QCOMPARE(r[0]->new_plan.stages.size(), std::size_t{1});
+    QCOMPARE(r[0]->new_plan.stages.at(0).replicas.size(), std::size_t{4});
+    QCOMPARE(static_cast<int>(r[0]->new_plan.schedule.sharding), sharding);
+    checkLikeReference(o.runId(), reference.runId(), kIterations);
+  }
+
   // The interleaved schedule (two chunks a rank: stage 0 holds blocks 1-6 and 13-18) reconfigured
   // in place by a 4 -> 3 GPU trace: the survivors' chunks are moved to the new plan's stages and
   // the losses equal an uninterrupted run of the plain schedule.

@@ -61,7 +61,10 @@ ReplicaResult runReplica(const c10::intrusive_ptr<c10d::Store>& store, int rank,
       p.full_shape = {kSizes[k]};
       params.push_back(std::move(p));
     }
-    ReplicaGradientSum::Options sum_options{group, false, 0, 128, torch::kCPU, overlap};
+    ReplicaGradientSum::Options sum_options;
+    sum_options.dp = group;
+    sum_options.bucket_elements = 128;
+    sum_options.overlap = overlap;
     sum_options.scatter = scatter;
     ReplicaGradientSum sum(params, sum_options);
     for (int u = 0; u < 2; ++u) {

@@ -20,7 +20,7 @@ constexpr std::size_t kReductionsInFlight = 2;
 
 // Runs after the autograd engine has added a backward's gradient into the parameter's .grad.
 struct FullySharded::PostAccumulate : torch::autograd::FunctionPostHook {
-  PostAccumulate(FullySharded* owner, std::size_t param) : owner(owner), param(param) {}
+  PostAccumulate(FullySharded* of, std::size_t index) : owner(of), param(index) {}
   torch::autograd::variable_list operator()(
       const torch::autograd::variable_list& outputs,
       const torch::autograd::variable_list& /*inputs*/) override {

@@ -83,9 +83,13 @@ Trainer::Trainer(const RunSpec& spec, int rank, Groups groups, torch::Dtype dtyp
   int presummed = -1;
   if (groups_.dp) {
     // Fully sharded, every backward reduces its units' gradients: overlapped by construction.
-    ReplicaGradientSum::Options o{groups_.dp,  groups_.dp_padded,
-                                  me_.tp_rank, spec.bucket_elements,
-                                  device_,     spec.plan.schedule.overlap_grad_reduce && !full};
+    ReplicaGradientSum::Options o;
+    o.dp = groups_.dp;
+    o.padded = groups_.dp_padded;
+    o.tp_rank = me_.tp_rank;
+    o.bucket_elements = spec.bucket_elements;
+    o.device = device_;
+    o.overlap = spec.plan.schedule.overlap_grad_reduce && !full;
     o.scatter = shard;
     o.backend = groups_.backend;
     o.replica = me_.replica;
