@@ -308,6 +308,11 @@ void JobPanel::setOptions(const sailor::PlannerOptions& options) {
   revalidate();
 }
 
+void JobPanel::setCustomModel(const sailor::ModelSpec& model) {
+  custom_ = model;
+  if (model_->currentData().toString() == QLatin1String(kCustom)) onModelChosen();
+}
+
 void JobPanel::onModelChosen() {
   const bool custom = model_->currentData().toString() == QLatin1String(kCustom);
   if (custom && !custom_) {

@@ -34,6 +34,9 @@ class JobPanel : public QWidget {
   explicit JobPanel(const sailor::Catalog& catalog, QWidget* parent = nullptr);
 
   void setJob(const sailor::Job& job);
+  // The custom architecture ("Custom" in the model list) becomes `model` (a job naming it then
+  // shows it): a saved session's model.
+  void setCustomModel(const sailor::ModelSpec& model);
   void setOptions(const sailor::PlannerOptions& options);
 
   // The last valid job: a catalogue model's name, or the custom model's name when "Custom" is

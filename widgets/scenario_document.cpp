@@ -225,11 +225,19 @@ EditResult ScenarioDocument::replaceFromFile(const QByteArray& native_path,
   }
   if (auto r = check(loaded); !r.ok())
     return fail(r.field, QFileInfo(path).fileName() + QStringLiteral(": ") + r.message);
+  Session session;
+  try {
+    session = Session::fromScenarioJson(j, catalog_);
+  } catch (const InputError& e) {
+    return fail(q(e.field()),
+                tr("%1: %2: got %3, expected %4")
+                    .arg(QFileInfo(path).fileName(), q(e.field()), q(e.value()), q(e.expected())));
+  }
 
   nlohmann::json extras = nlohmann::json::object();
-  for (const char* key : {"job", "objective"})
-    if (j.contains(key)) extras[key] = j.at(key);
+  if (j.contains("objective")) extras["objective"] = j.at("objective");
   extras_ = std::move(extras);
+  session_ = std::move(session);
   scenario_ = std::make_shared<const Scenario>(std::move(loaded));
   undo_->clear();
   undo_->setClean();
@@ -261,6 +269,7 @@ EditResult ScenarioDocument::newFromDefault() {
 EditResult ScenarioDocument::save(const QString& path) {
   nlohmann::json j = scenario_->toJson();
   for (const auto& [key, value] : extras_.items()) j[key] = value;
+  session_.writeInto(j);
   const QByteArray bytes = QByteArray::fromStdString(j.dump(2) + "\n");
   // The file filePath() shows is the one that was read, whatever its name's bytes.
   const QByteArray native =

@@ -17,8 +17,10 @@
 //   refusals.
 // - Egress prices per zone pair are set for both directions at once (transfers go both ways);
 //   removing the last link between two zones also removes that pair's egress prices.
-// - Keys of a loaded file that Scenario does not model ("job", "objective") are kept and written
-//   back by save().
+// - A scenario file may carry a planning session (sailor/scenario/session.hpp: the job, its
+//   model, the planner's settings): read with the file (a broken one refuses the file, naming the
+//   field), held as session(), written back by save(). Other keys Scenario does not model
+//   ("objective") are kept and written back too.
 #pragma once
 
 #include <memory>
@@ -35,6 +37,7 @@
 
 #include "sailor/model/catalog.hpp"
 #include "sailor/scenario/scenario.hpp"
+#include "sailor/scenario/session.hpp"
 
 class QUndoStack;
 
@@ -100,6 +103,10 @@ class ScenarioDocument : public QObject {
   EditResult save(const QString& path);
   // Loads resources/scenarios/default.json (sailor::resourceDir()); untitled (no file path).
   EditResult newFromDefault();
+  // The session the file carried (empty parts where it had none), and what save() writes with
+  // the scenario. Setting it is not an edit (no undo, not modified).
+  const Session& session() const { return session_; }
+  void setSession(Session session) { session_ = std::move(session); }
 
   // ---- Edits: each is one undoable command, validated before it is pushed. ----
   EditResult setName(const QString& name);
@@ -184,6 +191,7 @@ class ScenarioDocument : public QObject {
   const Catalog& catalog_;
   std::shared_ptr<const Scenario> scenario_;
   nlohmann::json extras_ = nlohmann::json::object();  // file keys Scenario does not model
+  Session session_;
   QUndoStack* undo_ = nullptr;
   QByteArray file_path_;  // as the file system spells it (QFile::encodeName); empty: none
 };

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <tuple>
@@ -428,6 +429,16 @@ std::string gpuTypes(const Plan& plan) {
   return t;
 }
 
+// "us-central1-a, us-west1-b": the plan's zones, in name order.
+std::string zonesOf(const Plan& plan) {
+  std::set<std::string> zones;
+  for (const auto& st : plan.stages)
+    for (const auto& rep : st.replicas) zones.insert(rep.zone);
+  std::string z;
+  for (const auto& k : zones) z += (z.empty() ? "" : ", ") + k;
+  return z;
+}
+
 // "256 GPUs (128 A100-40 + 128 V100-16), 2 stage(s), microbatch 4"
 std::string planBrief(const Plan& plan) {
   return std::to_string(plan.gpuCount()) + " GPUs (" + gpuTypes(plan) + "), " +
@@ -501,12 +512,20 @@ std::string formatPlanResult(const PlanResult& r, const Job& job, int top_k, boo
   if (r.knee) os << formatKnee(r);
   if (!r.pareto.empty() && frontier_table) {
     os << "\nPareto frontier (cost per iteration against throughput)\n";
-    os << "  " << pad("USD/iter", 11) << pad("it/s", 9) << pad("GPUs", 6) << "plan\n";
-    for (const auto& p : r.pareto)
+    os << "  " << pad("USD/iter", 11) << pad("it/s", 9) << pad("tokens/s", 11) << pad("USD/h", 10)
+       << pad("GPUs", 6) << (scenario ? pad("spot", 7) : "") << "plan\n";
+    for (const auto& p : r.pareto) {
       os << "  " << pad(fmt::format("{:.4f}", p.prediction.usd_per_iteration), 11)
          << pad(fmt::format("{:.4f}", p.prediction.iterations_per_s), 9)
-         << pad(std::to_string(p.plan.gpuCount()), 6) << p.plan.stages.size() << " stage(s), mbs "
-         << p.plan.microbatch_size << ", " << gpuTypes(p.plan) << "\n";
+         << pad(fmt::format("{:.0f}", p.prediction.tokens_per_s), 11)
+         << pad(fmt::format("{:.2f}", p.prediction.usd_per_hour), 10)
+         << pad(std::to_string(p.plan.gpuCount()), 6);
+      if (scenario)
+        os << pad(
+            percent(static_cast<double>(p.plan.gpusInSpotPools(*scenario)) / p.plan.gpuCount()), 7);
+      os << p.plan.stages.size() << " stage(s), mbs " << p.plan.microbatch_size << ", "
+         << gpuTypes(p.plan) << " in " << zonesOf(p.plan) << "\n";
+    }
   }
   return os.str();
 }

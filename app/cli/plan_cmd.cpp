@@ -26,6 +26,7 @@
 #include "sailor/planning/planner.hpp"
 #include "sailor/planning/trace_whatif.hpp"
 #include "sailor/scenario/cluster.hpp"
+#include "sailor/scenario/session.hpp"
 #include "sailor/scenario/trace_scenario.hpp"
 
 #include <CLI/CLI.hpp>
@@ -269,8 +270,6 @@ struct PlanInputs {
 PlanInputs planInputsFromArgs(const PlanArgs& a) {
   PlanInputs in{Catalog::load(resourceDir()), {}, {}, {}, {}, {}};
   for (const auto& f : a.catalogs) in.cat.extendFromFile(f);
-  in.job = jobFromArgs(a, in.cat);
-  applyBudgetArgs(a, in.job);
   for (const auto& f : a.profiles) in.profiles.add(NativeProfile::load(f, in.cat));
   if (a.reference) {
     in.ref = SailorReference::load(*a.reference, in.cat);
@@ -278,9 +277,16 @@ PlanInputs planInputsFromArgs(const PlanArgs& a) {
   }
   in.profiles.add(std::make_shared<AnalyticProfile>(in.cat));
   in.prices = PriceSheet::load(resourceDir() + "/prices/default.json");
+  // A scenario file may carry its session (sailor/scenario/session.hpp): its job stands in for
+  // the built-in one when neither --job nor --model is given.
+  Session session;
   if (a.scenario) {
-    in.scenario = loadWithContext<Scenario>(
-        *a.scenario, [&](const json& j) { return Scenario::fromJson(j, in.cat); });
+    in.scenario = loadWithContext<Scenario>(*a.scenario, [&](const json& j) {
+      Scenario s = Scenario::fromJson(j, in.cat);
+      session = Session::fromScenarioJson(j, in.cat);
+      return s;
+    });
+    if (session.job_model) in.cat.addModel(*session.job_model);
   } else if (in.ref) {
     in.scenario = in.ref->scenario(
         pricedPools(siteCounts(in.ref->quotas), in.priceSource(), &*in.ref), in.cat);
@@ -289,6 +295,8 @@ PlanInputs planInputsFromArgs(const PlanArgs& a) {
     in.scenario = loadWithContext<Scenario>(
         def, [&](const json& j) { return Scenario::fromJson(j, in.cat); });
   }
+  in.job = !a.job && !a.model && session.job ? *session.job : jobFromArgs(a, in.cat);
+  applyBudgetArgs(a, in.job);
   return in;
 }
 

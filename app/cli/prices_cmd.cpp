@@ -2,6 +2,8 @@
 // catalogues (DIR/<cloud>/vms.csv, as ~/.sky/catalogs/v7 holds them) read into a price sheet of
 // offers (sailor/model/skypilot_catalog.hpp, docs/prices.md). Every catalogue row that gives no
 // offer is listed with its line and the reason; on any error nothing is written.
+// `sailor prices scenario --sheet FILE --pool CLOUD:PLACE:GPU:COUNT[:spot]... --out FILE`: a
+// scenario of pools priced from the sheet's offers (sailor/scenario/offer_pools.hpp).
 #include <iostream>
 #include <map>
 #include <optional>
@@ -12,7 +14,9 @@
 #include "commands.hpp"
 #include "help.hpp"
 #include "sailor/core/error.hpp"
+#include "sailor/core/json_util.hpp"
 #include "sailor/model/skypilot_catalog.hpp"
+#include "sailor/scenario/offer_pools.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -48,6 +52,68 @@ void printImport(const SkyPilotImport& im, const std::string& out) {
     std::cout << "  " << s.file << ":" << s.line << ": " << s.reason << "\n";
 }
 
+std::string offerSource(const PriceOffer& o) {
+  std::string lines;
+  for (const int l : o.source.lines) lines += (lines.empty() ? ":" : ",") + std::to_string(l);
+  return o.source.file + lines;
+}
+
+// `sailor prices scenario`: the pools asked for, each from the cheapest matching offer.
+int scenarioFromOffers(const std::optional<std::string>& sheet_path,
+                       const std::vector<std::string>& pools,
+                       const std::optional<std::string>& base_path,
+                       const std::optional<std::string>& name,
+                       const std::optional<std::string>& preemptions, const std::string& out) {
+  const Catalog catalog = Catalog::load(resourceDir());
+  const PriceSheet sheet = PriceSheet::load(required(sheet_path, "--sheet"));
+  if (sheet.offers().empty())
+    throw InputError("--sheet", "\"" + *sheet_path + "\"",
+                     "a price sheet with offers (`sailor prices import` writes one)");
+  if (pools.empty()) throw InputError("--pool", "nothing", "at least one CLOUD:PLACE:GPU:COUNT");
+  Scenario s;
+  if (base_path) {
+    s = loadWithContext<Scenario>(
+        *base_path, [&](const nlohmann::json& j) { return Scenario::fromJson(j, catalog); });
+  } else {
+    s.default_links = Scenario::builtinDefaultLinks();
+    s.default_egress_usd_per_gb = Scenario::builtinDefaultEgress();
+    s.description = "Pools priced from " + sheet.catalogSource() + ", dated " +
+                    sheet.catalogDate() + " (sailor prices scenario).";
+  }
+  if (name) s.name = *name;
+  else if (!base_path) s.name = "offers";
+  // The spot pools' preemption rate (scenario field preemptions_per_gpu_hour, docs/planner.md).
+  std::optional<double> rate;
+  if (preemptions) {
+    rate = positiveNumber("--preemptions-per-gpu-hour", *preemptions);
+    if (*rate > 1)
+      throw InputError("--preemptions-per-gpu-hour", *preemptions,
+                       "a rate above 0 and at most 1 preemption per GPU-hour");
+  }
+  std::vector<std::string> lines;
+  bool spot_without_rate = false;
+  for (const std::string& text : pools) {
+    const OfferChoice c = OfferChoice::parse(text, "--pool");
+    const PriceOffer& o = chooseOffer(sheet, c, "--pool");
+    s = addOfferPool(s, o, c.count, c.spot, catalog, "--pool");
+    Pool& p = s.pools.back();
+    if (p.spot) p.preemptions_per_gpu_hour = rate;
+    spot_without_rate = spot_without_rate || (p.spot && !rate);
+    lines.push_back("  " + p.zone + ": " + std::to_string(p.count) + " " + p.gpu_type + " " +
+                    (p.spot ? "spot" : "on-demand") + " at " + toText(p.usd_per_gpu_hour) +
+                    " USD/GPU-hour (" + o.instance_type + ", " + offerSource(o) + ")");
+  }
+  s.validate(catalog);
+  json_util::writeFileAtomically(out, s.toJson().dump(2) + "\n");
+  std::cout << "Wrote " << out << ": " << pools.size() << " pools priced from "
+            << sheet.catalogSource() << " (dated " << sheet.catalogDate() << ")\n";
+  for (const auto& l : lines) std::cout << l << "\n";
+  if (spot_without_rate)
+    std::cout << "Note: spot pools without --preemptions-per-gpu-hour: the whole run does not "
+                 "price their preemptions in.\n";
+  return 0;
+}
+
 }  // namespace
 
 int cmdPrices(int argc, char** argv) {
@@ -57,15 +123,38 @@ int cmdPrices(int argc, char** argv) {
   }
   CLI::App app;
   setUpCommand(app);
-  std::optional<std::string> skypilot, out, date;
+  std::optional<std::string> skypilot, out, date, sheet_path, base, name, preemptions;
+  std::vector<std::string> pools;
   app.add_option("--skypilot", skypilot);
   app.add_option("--out", out);
   app.add_option("--date", date);
+  app.add_option("--sheet", sheet_path);
+  app.add_option("--pool", pools);
+  app.add_option("--base", base);
+  app.add_option("--name", name);
+  app.add_option("--preemptions-per-gpu-hour", preemptions);
   const CLI::Option* as_json = app.add_flag("--json");
   const std::vector<std::string> positional = parseCommand(app, argc, argv, 2);
-  if (positional.size() != 1 || positional[0] != "import")
+  const std::string what = positional.size() == 1 ? positional[0] : std::string();
+  if (what != "import" && what != "scenario")
     throw InputError("prices", positional.empty() ? "nothing" : "\"" + positional[0] + "\"",
-                     "\"import\"");
+                     "\"import\" or \"scenario\"");
+  // Each subcommand's own options: another's is refused, never silently unused.
+  const auto refuse = [&](bool given, const char* option) {
+    if (given)
+      throw InputError(option, "given", std::string("absent with `sailor prices ") + what + "`");
+  };
+  if (what == "scenario") {
+    refuse(skypilot.has_value(), "--skypilot");
+    refuse(date.has_value(), "--date");
+    refuse(as_json->count() > 0, "--json");
+    return scenarioFromOffers(sheet_path, pools, base, name, preemptions, required(out, "--out"));
+  }
+  refuse(sheet_path.has_value(), "--sheet");
+  refuse(!pools.empty(), "--pool");
+  refuse(base.has_value(), "--base");
+  refuse(name.has_value(), "--name");
+  refuse(preemptions.has_value(), "--preemptions-per-gpu-hour");
   const std::string& dir = required(skypilot, "--skypilot");
   const std::string& sheet = required(out, "--out");
   const SkyPilotImport im = importSkyPilotPriceSheet(dir, sheet, date);

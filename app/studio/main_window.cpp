@@ -307,6 +307,12 @@ void MainWindow::loadDefaultJob() {
   planner_defaults.top_k = 3;
   planner_defaults.pareto = true;
   job_panel_->setOptions(planner_defaults);
+  // A scenario file that carries its session: its job and settings, unless --job names a job.
+  if (options_.job_file.isEmpty() && document_->session().job) {
+    applySession();
+    return;
+  }
+  if (document_->session().planner) applySession();
   // A job file named on the command line (--job) that cannot be opened: the default job
   // instead, and the banner says why.
   if (!options_.job_file.isEmpty()) {
@@ -933,11 +939,39 @@ bool MainWindow::openScenario(const QString& path) {
                    .arg(QFileInfo(path).fileName(), error));
     return false;
   }
+  applySession();
   showBanner({});
   return true;
 }
 
+void MainWindow::applySession() {
+  const sailor::Session& s = document_->session();
+  if (s.job_model) job_panel_->setCustomModel(*s.job_model);
+  if (s.job) job_panel_->setJob(*s.job);
+  if (s.planner) {
+    sailor::PlannerOptions o = job_panel_->options();  // the settings a session does not keep
+    o.objective = s.planner->objective;
+    o.pareto = s.planner->pareto;
+    o.schedules = s.planner->schedules;
+    o.max_usd_per_iteration = s.planner->max_usd_per_iteration;
+    o.max_usd_per_hour = s.planner->max_usd_per_hour;
+    o.min_iterations_per_s = s.planner->min_iterations_per_s;
+    o.max_gpus = s.planner->max_gpus;
+    job_panel_->setOptions(o);
+  }
+}
+
+sailor::Session MainWindow::currentSession() const {
+  sailor::Session s;
+  s.job = job_panel_->job();
+  const auto custom = job_panel_->customModel();
+  if (custom && custom->name == s.job->model) s.job_model = *custom;
+  s.planner = job_panel_->options();
+  return s;
+}
+
 bool MainWindow::saveScenario(const QString& path) {
+  document_->setSession(currentSession());
   const EditResult r = document_->save(path);
   if (!r.ok()) {
     showBanner(tr("Could not save %1: %2").arg(path, r.message));

@@ -23,6 +23,7 @@
 #include "sailor/model/catalog.hpp"
 #include "sailor/planning/planner.hpp"
 #include "sailor/scenario/availability.hpp"
+#include "sailor/scenario/session.hpp"
 
 class QAction;
 class QLabel;
@@ -137,7 +138,11 @@ class MainWindow : public QMainWindow {
   void connectRun();           // the run monitor and run session; the remembered launch target
   void loadStartupScenario();  // the scenario named on the command line, else the default one
   void loadDefaultJob();       // the default job and the studio's planner options
-  void openRunStore();         // the run history, or the monitor says why not
+  // The scenario file's session (ScenarioDocument::session) into the job panel: its model, job
+  // and planner settings, each where the file has one. And the inverse, what a save writes.
+  void applySession();
+  sailor::Session currentSession() const;
+  void openRunStore();  // the run history, or the monitor says why not
   void buildActions();
   void buildMenus();
   void buildToolBar();

@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
+#include <set>
 #include <vector>
 
 #include <QDir>
@@ -1312,6 +1314,129 @@ class TestCli : public QObject {
       QVERIFY2(block.contains(line), qPrintable(line + "\n" + block));
     }
     QVERIFY2(with_spot > 0, "no best plan on the default scenario uses a spot pool");
+  }
+
+  // A multi-cloud scenario from SkyPilot's catalogue extracts (../shared; skipped without it):
+  // `sailor prices import`, `sailor prices scenario` of GCP on-demand, AWS spot and Lambda H100
+  // pools (each from the cheapest offer of its place), then a job's whole run on it; a pool no
+  // offer gives is exit 2 naming --pool, and nothing is written.
+  void multiCloudScenarioFromTheCatalogues() {
+    const QString catalogs = QString(SAILOR_TEST_SHARED_DIR) + "/reference/skypilot/catalogs/v7";
+    if (!QFileInfo::exists(catalogs + "/gcp/vms.csv"))
+      QSKIP(qPrintable("no " + catalogs + ": ../shared is not beside this checkout"));
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString sheet = dir.filePath("prices.json"), scenario = dir.filePath("multi.json");
+    Result r = runSailor(
+        {"prices", "import", "--skypilot", catalogs, "--out", sheet, "--date", "2026-12-06"});
+    QVERIFY2(r.exit_code == 0, qPrintable(r.err));
+    const QStringList pools{"--pool", "gcp:us-central1-a:H100-80:16",
+                            "--pool", "aws:use1-az1:H100-80:16:spot",
+                            "--pool", "lambda:us-east-1:H100-80:16"};
+    r = runSailor(QStringList{"prices", "scenario", "--sheet", sheet, "--out", scenario,
+                              "--preemptions-per-gpu-hour", "0.001"} +
+                  pools);
+    QVERIFY2(r.exit_code == 0, qPrintable(r.err));
+    // aws/vms.csv line 812: p5.48xlarge in use1-az1, 30.6846 spot for 8 H100.
+    QVERIFY2(r.out.contains("use1-az1: 16 H100-80 spot at 3.83557 USD/GPU-hour (p5.48xlarge, "
+                            "aws/vms.csv:812)"),
+             qPrintable(r.out));
+    QFile f(scenario);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const nlohmann::json sc = nlohmann::json::parse(f.readAll().toStdString());
+    QCOMPARE(sc.at("pools").size(), std::size_t{3});
+    QVERIFY(std::fabs(sc["pools"][1]["usd_per_gpu_hour"].get<double>() - 30.6846 / 8) < 1e-12);
+    QCOMPARE(sc["pools"][1]["preemptions_per_gpu_hour"].get<double>(), 0.001);
+    QVERIFY(!sc["pools"][0].contains("preemptions_per_gpu_hour"));
+    QCOMPARE(QString::fromStdString(sc["pools"][2]["zone"]), QString("lambda-us-east-1"));
+
+    r = runSailor({"plan", "--scenario", scenario, "--model", "GPT-Neo-2.7B", "--global-batch",
+                   "256", "--training-tokens", "1e10", "--top", "1", "--json"});
+    QVERIFY2(r.exit_code == 0, qPrintable(r.err));
+    const nlohmann::json plan = nlohmann::json::parse(r.out.toStdString())["plans"][0];
+    QVERIFY2(plan.contains("campaign") && plan["campaign"]["days"].get<double>() > 0,
+             qPrintable(r.out.left(400)));
+
+    const QString none = dir.filePath("none.json");
+    r = runSailor({"prices", "scenario", "--sheet", sheet, "--pool", "gcp:us-central1-z:H100-80:8",
+                   "--out", none});
+    QCOMPARE(r.exit_code, 2);
+    QVERIFY2(r.err.contains("--pool: got \"gcp:us-central1-z:H100-80\", expected a place where "
+                            "gcp offers H100-80: "),
+             qPrintable(r.err));
+    QVERIFY(!QFileInfo::exists(none));
+    r = runSailor(
+        QStringList{"prices", "scenario", "--sheet", sheet, "--out", none, "--skypilot", catalogs} +
+        pools);
+    QCOMPARE(r.exit_code, 2);
+    QVERIFY2(r.err.contains("--skypilot"), qPrintable(r.err));
+    QVERIFY(!QFileInfo::exists(none));
+  }
+
+  // A scenario file that carries its session's job: `sailor plan --scenario` plans for it when
+  // neither --job nor --model is given, --job still wins, and a session job that does not read
+  // is exit 2 naming its field.
+  void planTakesTheScenarioFilesJob() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QFile in(scenario_);
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    nlohmann::json s = nlohmann::json::parse(in.readAll().toStdString());
+    s["job"] = {{"model", "GPT-Neo-2.7B"}, {"global_batch_size", 256}};
+    const QString with_job = writeFile(dir, "with-job.json", QByteArray::fromStdString(s.dump()));
+    const Result own = runSailor({"plan", "--scenario", with_job, "--top", "1"});
+    QVERIFY2(own.exit_code == 0, qPrintable(own.err));
+    QVERIFY2(own.out.startsWith("Best plans for GPT-Neo-2.7B (global batch 256"),
+             qPrintable(own.out.left(200)));
+    const Result given = runSailor({"plan", "--scenario", with_job, "--job", job_, "--top", "1"});
+    QVERIFY2(given.exit_code == 0, qPrintable(given.err));
+    QVERIFY2(!given.out.startsWith("Best plans for GPT-Neo-2.7B"), qPrintable(given.out.left(200)));
+    s["job"]["global_batch_size"] = -4;
+    const QString broken = writeFile(dir, "broken.json", QByteArray::fromStdString(s.dump()));
+    const Result bad = runSailor({"plan", "--scenario", broken, "--top", "1"});
+    QCOMPARE(bad.exit_code, 2);
+    QVERIFY2(bad.err.contains("job.global_batch_size") && bad.err.contains("-4"),
+             qPrintable(bad.err));
+  }
+
+  // The frontier's table names for each plan its tokens/s, USD per hour, the share of its GPUs
+  // in spot pools and its zones, row for row as --json's "pareto" plans.
+  void frontierTableShowsZonesAndSpotShare() {
+    const Result text = runSailor({"plan", "--pareto", "--top", "1"});
+    const Result js = runSailor({"plan", "--pareto", "--top", "1", "--json"});
+    QVERIFY2(text.exit_code == 0 && js.exit_code == 0, qPrintable(text.err + js.err));
+    const nlohmann::json pareto = nlohmann::json::parse(js.out.toStdString())["pareto"];
+    QVERIFY(pareto.size() >= 2);
+    const qsizetype table = text.out.indexOf("Pareto frontier (cost per iteration");
+    QVERIFY2(table >= 0, qPrintable(text.out));
+    QStringList rows = text.out.mid(table).split('\n', Qt::SkipEmptyParts);
+    QVERIFY2(rows[1].contains("tokens/s") && rows[1].contains("USD/h") && rows[1].contains("spot"),
+             qPrintable(rows[1]));
+    rows = rows.mid(2);
+    QCOMPARE(rows.size(), static_cast<qsizetype>(pareto.size()));
+    bool any_spot = false;
+    for (std::size_t i = 0; i < pareto.size(); ++i) {
+      std::set<std::string> zones;
+      int spot = 0, gpus = 0;
+      for (const auto& st : pareto[i]["stages"])
+        for (const auto& r : st["replicas"]) {
+          const std::string zone = r["zone"], type = r["gpu_type"];
+          const int tp = r["tp"];
+          zones.insert(zone);
+          gpus += tp;
+          if ((zone == "us-central1-c" && type == "A100-40") ||
+              (zone == "us-west1-b" && type == "V100-16"))
+            spot += tp;
+        }
+      QString names;
+      for (const auto& z : zones)
+        names += (names.isEmpty() ? "" : ", ") + QString::fromStdString(z);
+      const QString& row = rows[static_cast<qsizetype>(i)];
+      QVERIFY2(row.endsWith(" in " + names), qPrintable(row + " / " + names));
+      QVERIFY2(row.contains(QString(" %1% ").arg(100.0 * spot / gpus, 0, 'f', 1)), qPrintable(row));
+      any_spot = any_spot || spot > 0;
+    }
+    QVERIFY2(any_spot, "no frontier plan on the default scenario uses a spot pool");
   }
 
   // The whole run: `sailor plan --training-tokens` prints each best plan's days, goodput, total

@@ -458,6 +458,58 @@ class TestMainWindow : public QObject {
     QVERIFY(!fallback.jobPanel()->job().trainingIterations().has_value());
   }
 
+  // The planning session is saved whole with the scenario: the job (a custom architecture's too)
+  // and the planner's settings go into the scenario file and come back when it is opened; a
+  // session that does not read is refused naming its field, the studio unchanged.
+  void theSessionIsSavedWithTheScenario() {
+    MainWindowOptions o = options();
+    o.plan_on_start = false;
+    MainWindow w(o);
+    sailor::ModelSpec mine =
+        sailor::Catalog::load(sailor::resourceDir()).model("GPT-Neo-2.7B", "m");
+    mine.name = "my-model";
+    mine.aliases.clear();
+    mine.layers = 20;
+    w.jobPanel()->setCustomModel(mine);
+    sailor::Job job = w.jobPanel()->job();
+    job.model = "my-model";
+    job.global_batch_size = 512;
+    job.training_tokens = 2e11;
+    w.jobPanel()->setJob(job);
+    QCOMPARE(QString::fromStdString(w.jobPanel()->job().model), QString("my-model"));
+    sailor::PlannerOptions planner = w.jobPanel()->options();
+    planner.objective = sailor::Objective::Cost;
+    planner.max_gpus = 64;
+    w.jobPanel()->setOptions(planner);
+    const QString path = tmp_.filePath("session-scenario.json");
+    QVERIFY(w.saveScenario(path));
+    const nlohmann::json saved = sailor::json_util::readFile(path.toStdString());
+    QCOMPARE(QString::fromStdString(saved.at("job").at("model")), QString("my-model"));
+    QCOMPARE(saved.at("job_model").at("layers").get<int>(), 20);
+    QCOMPARE(QString::fromStdString(saved.at("planner").at("objective")), QString("cost"));
+
+    MainWindowOptions again = o;
+    again.scenario_file = path;
+    MainWindow reopened(again);
+    QVERIFY2(reopened.startupError().isEmpty(), qPrintable(reopened.startupError()));
+    const sailor::Job back = reopened.jobPanel()->job();
+    QCOMPARE(QString::fromStdString(back.model), QString("my-model"));
+    QCOMPARE(back.global_batch_size, 512);
+    QCOMPARE(*back.training_tokens, 2e11);
+    QCOMPARE(reopened.jobPanel()->customModel()->layers, 20);
+    QVERIFY(reopened.jobPanel()->options().objective == sailor::Objective::Cost);
+    QCOMPARE(*reopened.jobPanel()->options().max_gpus, 64);
+
+    nlohmann::json broken = saved;
+    broken["job"]["global_batch_size"] = -4;
+    const QString bad = tmp_.filePath("broken-session.json");
+    sailor::json_util::writeFileAtomically(bad.toStdString(), broken.dump());
+    QVERIFY(!reopened.openScenario(bad));
+    QVERIFY2(reopened.bannerText().contains("job.global_batch_size"),
+             qPrintable(reopened.bannerText()));
+    QCOMPARE(reopened.jobPanel()->job().global_batch_size, 512);
+  }
+
   // `sailor-studio broken.json`: the default scenario instead, and the banner says why with the
   // engine's one-line error (file, field, value, expected) and that the default is shown.
   void aBrokenFileOnTheCommandLineIsExplained() {

@@ -140,8 +140,9 @@ class TestCampaign : public QObject {
   }
 
   // A spot pool of the plan's 16 GPUs at 0.01 preemptions a GPU-hour: 0.16 an hour. With two
-  // replicas a stage (the state not sharded) each is handled in place, losing no work: the wall
-  // time becomes T_w / (1 - 0.16 / 3600 x 1.46 s); with the optimizer state sharded over the
+  // replicas a stage (the state not sharded) each is handled in place, losing no work but
+  // standing still twice (the GPUs leave, then return): the wall time becomes
+  // T_w / (1 - 0.16 / 3600 x 2 x 1.46 s); with the optimizer state sharded over the
   // replicas each loses a share, so the rate joins the failures'.
   void spotPreemptions() {
     const Job job = llama("Llama-3-8B", 1e9);
@@ -160,7 +161,7 @@ class TestCampaign : public QObject {
     const Campaign c = planCampaign(plan, pred, job, cat_, spot, f);
     QCOMPARE(c.spot_gpus, 16.0);
     QCOMPARE(c.mtbf_s, base.mtbf_s);
-    QVERIFY_CLOSE(c.wall_s, base.wall_s / (1 - 0.16 / 3600 * 1.46), 1e-12);
+    QVERIFY_CLOSE(c.wall_s, base.wall_s / (1 - 0.16 / 3600 * 2 * 1.46), 1e-12);
     QVERIFY_CLOSE(c.preemptions_in_place, c.wall_s * 0.16 / 3600, 1e-12);
     QVERIFY_CLOSE(c.expected_preemptions, c.preemptions_in_place, 1e-12);
     QVERIFY_CLOSE(c.preemption_pause_s, c.wall_s - base.wall_s, 1e-12);

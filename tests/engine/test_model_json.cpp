@@ -29,6 +29,7 @@
 #include "sailor/planning/plan.hpp"
 #include "sailor/runs/token_data.hpp"
 #include "sailor/scenario/scenario.hpp"
+#include "sailor/scenario/session.hpp"
 #include "sailor/simulation/simulator.hpp"
 #include "test_support.hpp"
 
@@ -324,6 +325,66 @@ class TestModelJson : public QObject {
         parse(R"({"model": "OPT-350", "global_batch_size": 64, "recompute": "full"})"), cat_);
     QVERIFY(r.recompute == Recompute::Full);
     QVERIFY(r.toJson().at("recompute") == "full");
+  }
+
+  // A scenario file's session (sailor/scenario/session.hpp): the job, its own model and the
+  // planner's settings read back as written; the scenario itself is unaffected; bad keys are
+  // refused naming the field under its key.
+  void sessionInTheScenarioFile() {
+    json j = default_scenario_.toJson();
+    Session s;
+    ModelSpec mine = cat_.model("GPT-Neo-2.7B", "m");
+    mine.name = "my-model";
+    mine.aliases.clear();
+    mine.layers = 20;
+    s.job_model = mine;
+    s.job = Job::fromJson(
+        parse(R"({"model": "GPT-Neo-2.7B", "global_batch_size": 256, "training_tokens": 3e11})"),
+        cat_);
+    s.job->model = "my-model";
+    PlannerOptions o;
+    o.objective = Objective::Cost;
+    o.pareto = true;
+    o.schedules = ScheduleSearch::Megatron;
+    o.max_usd_per_hour = 500;
+    o.max_gpus = 64;
+    s.planner = o;
+    s.writeInto(j);
+    const json reread = json::parse(j.dump());
+    QVERIFY(Scenario::fromJson(reread, cat_).toJson() == default_scenario_.toJson());
+    const Session back = Session::fromScenarioJson(reread, cat_);
+    QVERIFY(back.job && back.job->toJson() == s.job->toJson());
+    QVERIFY(back.job_model && back.job_model->toJson() == mine.toJson());
+    QVERIFY(back.planner && back.planner->objective == Objective::Cost && back.planner->pareto &&
+            back.planner->schedules == ScheduleSearch::Megatron);
+    QCOMPARE(*back.planner->max_usd_per_hour, 500.0);
+    QCOMPARE(*back.planner->max_gpus, 64);
+    QVERIFY(!back.planner->max_usd_per_iteration && !back.planner->min_iterations_per_s);
+    QVERIFY(!Session::fromScenarioJson(default_scenario_.toJson(), cat_).job);
+    Session none;  // absent parts remove their keys
+    none.writeInto(j);
+    QVERIFY(!j.contains("job") && !j.contains("job_model") && !j.contains("planner"));
+
+    const auto refused = [&](const char* key, const json& value) {
+      json bad = default_scenario_.toJson();
+      bad[key] = value;
+      return inputErrorOf([&] { (void)Session::fromScenarioJson(bad, cat_); });
+    };
+    QString msg = refused("job", parse(R"({"model": "GPT-Neo-2.7B", "global_batch_size": -4})"));
+    QVERIFY2(msg.startsWith("job.global_batch_size: got -4"), qPrintable(msg));
+    msg = refused("planner", parse(R"({"objective": "speed"})"));
+    QVERIFY2(msg.contains("planner.objective: got \"speed\", expected \"throughput\" or \"cost\""),
+             qPrintable(msg));
+    msg = refused("planner", parse(R"({"max_gpus": 0})"));
+    QVERIFY2(msg.contains("max_gpus") && msg.contains("got 0"), qPrintable(msg));
+    msg = refused("planner", parse(R"({"max_usd_per_hour": -1})"));
+    QVERIFY2(msg.contains("max_usd_per_hour"), qPrintable(msg));
+    msg = refused("planner", parse(R"({"top": 3})"));
+    QVERIFY2(msg.contains("top"), qPrintable(msg));
+    json catalogue_name = mine.toJson();
+    catalogue_name["name"] = "GPT-Neo-2.7B";
+    msg = refused("job_model", catalogue_name);
+    QVERIFY2(msg.startsWith("job_model.name: got \"GPT-Neo-2.7B\""), qPrintable(msg));
   }
 
   void planRoundTrip_data() {

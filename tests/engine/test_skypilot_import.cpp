@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <QTemporaryDir>
@@ -17,6 +18,8 @@
 #include "sailor/model/catalog.hpp"
 #include "sailor/model/prices.hpp"
 #include "sailor/model/skypilot_catalog.hpp"
+#include "sailor/scenario/offer_pools.hpp"
+#include "sailor/scenario/scenario.hpp"
 #include "test_support.hpp"
 
 using namespace sailor;
@@ -406,6 +409,90 @@ class TestSkyPilotImport : public QObject {
   }
 
   // The reference extracts: counts per cloud, prices of rows picked by hand, skips with reasons.
+  // Pools from offers (sailor/scenario/offer_pools.hpp): the cheapest offer of a cloud, place and
+  // GPU type at its on-demand or spot price, its region and zone added (Lambda's named apart
+  // from AWS's region of the same name), the node from the instance; bad choices refused naming
+  // the option and what exists.
+  void poolsFromOffers() {
+    const Catalog cat = Catalog::load(test::resources());
+    auto offer = [](std::string cloud, std::string region, std::string zone, std::string type,
+                    std::string gpu, int per_instance, double usd, std::optional<double> spot) {
+      PriceOffer o;
+      o.cloud = std::move(cloud);
+      o.region = std::move(region);
+      o.zone = std::move(zone);
+      o.instance_type = std::move(type);
+      o.gpu_type = std::move(gpu);
+      o.gpus_per_instance = per_instance;
+      o.usd_per_gpu_hour = usd;
+      o.spot_usd_per_gpu_hour = spot;
+      o.source = {"x/vms.csv", {7}};
+      return o;
+    };
+    PriceSheet sheet;
+    sheet.setOffers(
+        {offer("gcp", "us-central1", "us-central1-a", "a3-highgpu-8g", "H100-80", 8, 11.0, 3.5),
+         offer("gcp", "us-central1", "us-central1-a", "a3-megagpu-8g", "H100-80", 8, 11.5, 3.0),
+         offer("aws", "us-east-1", "use1-az1", "p5.48xlarge", "H100-80", 8, 12.29, 3.84),
+         offer("lambda", "us-east-1", "", "gpu_8x_h100_sxm5", "H100-80", 8, 2.99, std::nullopt),
+         offer("aws", "eu-west-1", "euw1-az1", "p5.48xlarge", "H100-80", 8, 13.0, 4.0)},
+        "test offers", "2026-12-06");
+    Scenario s;
+    s.default_links = Scenario::builtinDefaultLinks();
+    s.default_egress_usd_per_gb = Scenario::builtinDefaultEgress();
+    s.name = "offers";
+    for (const char* text : {"gcp:us-central1-a:H100-80:512", "aws:use1-az1:H100-80:256:spot",
+                             "lambda:us-east-1:H100-80:64", "aws:euw1-az1:H100-80:16"}) {
+      const OfferChoice c = OfferChoice::parse(text, "--pool");
+      s = addOfferPool(s, chooseOffer(sheet, c, "--pool"), c.count, c.spot, cat, "--pool");
+    }
+    QCOMPARE(s.pools.size(), size_t{4});
+    // The cheaper on-demand offer of the zone: a3-highgpu-8g at 11.0.
+    QCOMPARE(s.pools[0].usd_per_gpu_hour, 11.0);
+    QCOMPARE(s.pools[0].count, 512);
+    QVERIFY(!s.pools[0].spot);
+    QCOMPARE(s.pools[1].usd_per_gpu_hour, 3.84);
+    QVERIFY(s.pools[1].spot);
+    QCOMPARE(s.pools[2].zone, std::string("lambda-us-east-1"));
+    std::map<std::string, std::string> continent;
+    for (const auto& r : s.regions) continent[r.name] = r.continent;
+    QCOMPARE(continent["us-central1"], std::string("north-america"));
+    QCOMPARE(continent["us-east-1"], std::string("north-america"));
+    QCOMPARE(continent["lambda-us-east-1"], std::string("north-america"));
+    QCOMPARE(continent["eu-west-1"], std::string("europe"));
+    QCOMPARE(continentOfCloudRegion("ap-southeast-2"), std::string("oceania"));
+    QCOMPARE(continentOfCloudRegion("asia-east1"), std::string("asia"));
+    // The spot pool of the cheaper spot offer when asked for spot.
+    const OfferChoice spot = OfferChoice::parse("gcp:us-central1-a:H100-80:8:spot", "--pool");
+    QCOMPARE(chooseOffer(sheet, spot, "--pool").instance_type, std::string("a3-megagpu-8g"));
+    // The scenario reads back as written.
+    QCOMPARE(Scenario::fromJson(s.toJson(), cat).toJson().dump(), s.toJson().dump());
+
+    const auto refused = [&](const std::string& text) {
+      return test::inputErrorOf([&] {
+        const OfferChoice c = OfferChoice::parse(text, "--pool");
+        (void)addOfferPool(s, chooseOffer(sheet, c, "--pool"), c.count, c.spot, cat, "--pool");
+      });
+    };
+    QString msg = refused("gcp:us-central1-b:H100-80:8");
+    QVERIFY2(
+        msg.contains("--pool: got \"gcp:us-central1-b:H100-80\"") && msg.contains("us-central1-a"),
+        qPrintable(msg));
+    msg = refused("lambda:us-east-1:H100-80:8:spot");
+    QVERIFY2(msg.contains("spot price"), qPrintable(msg));
+    msg = refused("gcp:us-central1-a:H100-80:8");  // the zone has an H100-80 pool already
+    QVERIFY2(msg.contains("one pool per zone and GPU type"), qPrintable(msg));
+    for (const char* bad : {"gcp:us-central1-a:H100-80", "gcp:us-central1-a:H100-80:0",
+                            "gcp:us-central1-a:H100-80:-3", "gcp::H100-80:8",
+                            "gcp:us-central1-a:H100-80:8:cheap", "gcp:us-central1-a:H100-80:1e3"}) {
+      msg = refused(bad);
+      QVERIFY2(msg.startsWith("--pool: got \"") && msg.contains("CLOUD:PLACE:GPU:COUNT"),
+               qPrintable(msg));
+    }
+    msg = refused("azure:eastus:H100-80:8");
+    QVERIFY2(msg.contains("a cloud and GPU type the price sheet offers"), qPrintable(msg));
+  }
+
   void importsTheReferenceExtracts() {
     const std::string dir = referenceDir();
     if (!fs::exists(dir + "/gcp/vms.csv"))

@@ -89,8 +89,9 @@ Campaign planCampaign(const Plan& plan, const Prediction& prediction, const Job&
                              c.restart_s, c.mtbf_s);
   const double daly_s = c.wall_s;
   const double in_place_per_s = in_place_per_hour / 3600;
-  c.wall_s = in_place_per_s * failures.reconfigure_s < 1
-                 ? daly_s / (1 - in_place_per_s * failures.reconfigure_s)
+  const double pause_per_preemption = 2 * failures.reconfigure_s;  // the GPUs leave, then return
+  c.wall_s = in_place_per_s * pause_per_preemption < 1
+                 ? daly_s / (1 - in_place_per_s * pause_per_preemption)
                  : std::numeric_limits<double>::infinity();
   if (!std::isfinite(c.wall_s)) c.wall_s = std::numeric_limits<double>::infinity();
   c.preemption_pause_s = c.wall_s - daly_s;

@@ -709,7 +709,7 @@ Scenario Scenario::fromJson(const json& j, const Catalog& catalog) {
   Scenario s;
   ju::rejectUnknownKeys(j,
                         {"name", "description", "regions", "pools", "network", "egress_usd_per_gb",
-                         "job", "objective"},
+                         "job", "job_model", "planner", "objective"},
                         "");
   s.name = ju::getStringOr(j, "name", "", "unnamed");
   s.description = ju::getStringOr(j, "description", "", "");

@@ -22,10 +22,11 @@
 // expected failures are T_w / M; goodput is T_s / T_w.
 // Spot preemptions: a spot pool's GPUs are taken away at its preemptions_per_gpu_hour. As the
 // runtime handles them: where the preempted GPU's stage has another replica holding the same
-// state (two or more replicas, the optimizer state not sharded over them) the run reconfigures in
-// place, standing still `reconfigure_s` and losing no work: at a rate lambda the wall time
-// becomes T_w / (1 - lambda reconfigure_s). Elsewhere a preemption loses the stage's state like a
-// failure and joins M's rate. The GPUs are taken to come back at once (as a resize back).
+// state (two or more replicas, the state not sharded over them) the run reconfigures in place,
+// losing no work, and again when the GPUs come back (taken to be at once, a resize back): it
+// stands still `reconfigure_s` twice, so at a rate lambda the wall time becomes
+// T_w / (1 - 2 lambda reconfigure_s). Elsewhere a preemption loses the stage's state like a
+// failure and joins M's rate.
 #pragma once
 
 #include <optional>
@@ -57,7 +58,8 @@ struct FailureModel {
   double checkpoint_gb_per_s = 0.225;  // per writing GPU, 1e9 B/s
   double restart_s = 4.46;
   // An in-place reconfiguration standing still: 1.46 s when two of four GPUs left a run
-  // ("Reconfiguration in place against a restart", hidden 256, 2026-12-04).
+  // ("Reconfiguration in place against a restart", hidden 256, 2026-12-04; 1.67 s when they
+  // joined).
   double reconfigure_s = 1.46;
   double storage_usd_per_gb_month = 0.020;
   int checkpoints_kept = 2;
