@@ -110,10 +110,10 @@ bool coresLeftForCollectives(const StageReplicas& data, const std::vector<Replic
 }
 
 // A replica's optimizer step as the runtime takes it (stepSeconds: the step and the bucket
-// copies); under the distributed optimizer the step covers its 1/D share only.
+// copies); sharded the step covers its 1/D share only.
 double replicaStepSeconds(const ReplicaData& d, int D, const Schedule& schedule) {
   const double full = stepSeconds(d.optimizer_s_per_param, d.params, D, *d.gpu);
-  if (schedule.sharding != DpSharding::Optimizer || D < 2) return full;
+  if (schedule.sharding == DpSharding::None || D < 2) return full;
   return full - d.optimizer_s_per_param * d.params * (1.0 - 1.0 / D);
 }
 
@@ -172,6 +172,11 @@ Scheduled scheduleShared(const StageReplicas& data,
     // The all-reduce of 4-byte gradients; under the distributed optimizer its two halves, the
     // reduce-scatter of the gradients and, after the step, the all-gather of the parameters in
     // the compute type (NOTE [Sharded model state]).
+    // Fully sharded, the collectives ran inside the microbatches (shardedStageTimes).
+    if (schedule.sharding == DpSharding::Full && data[s].size() >= 2) {
+      in.sync_s.push_back(0);
+      continue;
+    }
     const double allreduce = stageSyncAndStep(data[s], links, egress, options).sync_s;
     const bool sharded = schedule.sharding == DpSharding::Optimizer && data[s].size() >= 2;
     double reduce = sharded ? allreduce / 2 : allreduce;
@@ -246,10 +251,18 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job_i
   // 4-5. Links, stage compute (fully sharded: with the gathers it leaves exposed) and boundary
   // transfers.
   Links links(scenario, catalog, gathered.site_replica, links_index);
+  const bool shared = std::any_of(data.begin(), data.end(), [](const auto& reps) {
+    return std::any_of(reps.begin(), reps.end(),
+                       [](const ReplicaData& d) { return d.gpu->sharesCompute(); });
+  });
   if (plan.schedule.sharding == DpSharding::Full) {
     std::vector<int> layers;
-    for (const Stage& st : plan.stages) layers.push_back(st.layerCount());
-    shardedStageTimes(data, links, job, options, layers);
+    std::vector<bool> unhidden;
+    for (size_t s = 0; s < P; ++s) {
+      layers.push_back(plan.stages[s].layerCount());
+      unhidden.push_back(shared && !coresLeftForCollectives(data, data[s]));
+    }
+    shardedStageTimes(data, links, job, options, layers, unhidden);
   }
   pred.stages = stageCompute(data, m_stage);
   EgressLedger egress;
@@ -257,10 +270,6 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job_i
                                        egress, pred.stages);
 
   // 6-7. Each data-parallel pipeline's schedule, the gradient all-reduces and the steps.
-  const bool shared = std::any_of(data.begin(), data.end(), [](const auto& reps) {
-    return std::any_of(reps.begin(), reps.end(),
-                       [](const ReplicaData& d) { return d.gpu->sharesCompute(); });
-  });
   Schedule timed = plan.schedule;  // the options that change the schedule's timing
   timed.recompute.reset();
   timed.sequence_parallel = false;
@@ -268,13 +277,13 @@ Prediction simulate(const Plan& plan, const Scenario& scenario, const Job& job_i
   timed.tp_comm_overlap = false;
   Schedule beyond_runtime = timed;  // what sailor run's runtime runs is modelled on shared compute
   beyond_runtime.overlap_grad_reduce = false;
-  if (beyond_runtime.sharding == DpSharding::Optimizer) beyond_runtime.sharding = DpSharding::None;
+  beyond_runtime.sharding = DpSharding::None;
   beyond_runtime.virtual_stages = 1;
   if (shared && !beyond_runtime.isDefault())
     throw InputError("schedule", plan.schedule.describe(job),
-                     "DeepSpeed's schedule, with or without overlapped gradient reduction, the "
-                     "distributed optimizer and the interleaved schedule, on GPU types whose ranks "
-                     "share a node's compute (shared_compute_slowdown)");
+                     "DeepSpeed's schedule, with or without overlapped gradient reduction, "
+                     "sharding and the interleaved schedule, on GPU types whose ranks share a "
+                     "node's compute (shared_compute_slowdown)");
   Scheduled sched = shared ? scheduleShared(data, pairs, m_stage, M, links, egress, options,
                                             plan.schedule, job, pred.stages)
                            : scheduleSeparately(data, pairs, m_stage, M, links, egress, options,

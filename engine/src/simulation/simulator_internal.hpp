@@ -257,9 +257,11 @@ double exposedAfter(double compute_s, double total_bytes, double bucket_bytes,
                     const std::function<double(double)>& seconds);
 // Fully sharded stages: each replica's per-microbatch forward and backward with the exposed part
 // of their parameter gathers and gradient reduce-scatters (NOTE [Fully sharded stages]);
-// layers[s]: stage s's layer count.
+// layers[s]: stage s's layer count; unhidden[s]: stage s's collectives hide behind no compute
+// (ranks sharing a node's compute with no core left for them), so they add up whole.
 void shardedStageTimes(StageReplicas& stages, Links& links, const Job& job,
-                       const SimulatorOptions& options, const std::vector<int>& layers);
+                       const SimulatorOptions& options, const std::vector<int>& layers,
+                       const std::vector<bool>& unhidden);
 // A stage's data-parallel sum and optimizer step under a schedule: stageSyncAndStep for the
 // default; with sharding a reduce-scatter and all-gather and a step over the shard; with
 // overlap, what is left after the last microbatch's backward (`last_backward_s`) and before the

@@ -300,8 +300,11 @@ MemoryBreakdown replicaMemory(const ReplicaData& d, int stage, int replica, int 
   // Megatron-LM's data parallelism (overlapped or sharded) reduces in the contiguous fp32
   // gradient buffer the model state counts; DeepSpeed's engine copies into a bucket.
   const bool megatron = schedule.overlap_grad_reduce || schedule.sharding != DpSharding::None;
+  // Fully sharded, the runtime's buffers are a unit's at a time (the transient above).
   mb.gradient_bucket_bytes =
-      bucket_copy.value_or(!megatron) ? gradientBucketBytes(d.params, job) : 0.0;
+      bucket_copy.value_or(!megatron) && !(schedule.sharding == DpSharding::Full && dp >= 2)
+          ? gradientBucketBytes(d.params, job)
+          : 0.0;
   mb.runtime_overhead_bytes = static_cast<double>(d.gpu->runtime_overhead_bytes);
   mb.communicator_bytes = communicatorBytes(*d.gpu, groups);
   mb.communicators = static_cast<int>(groups.collective_sizes.size()) + groups.p2p_peers;

@@ -220,7 +220,8 @@ void bookRing(const std::vector<ReplicaData>& replicas, double bytes_per_param, 
 // backward B plus what the all-gathers and reduce-scatters leave exposed. Parameters travel in
 // the compute type, gradients in fp32.
 void shardedStageTimes(StageReplicas& stages, Links& links, const Job& job,
-                       const SimulatorOptions& options, const std::vector<int>& layers) {
+                       const SimulatorOptions& options, const std::vector<int>& layers,
+                       const std::vector<bool>& unhidden) {
   const double w = job.activationBytesPerElement();
   for (size_t s = 0; s < stages.size(); ++s) {
     auto& reps = stages[s];
@@ -234,6 +235,11 @@ void shardedStageTimes(StageReplicas& stages, Links& links, const Job& job,
         return [seconds, params](double bytes) { return seconds * bytes / params; };
       };
       const double f = d.forward_s, b = d.backward_s;
+      if (unhidden[s]) {
+        d.forward_s = f + gather;
+        d.backward_s = b + gather + scatter;
+        continue;
+      }
       d.forward_s = f + exposedAfter(f, params, params / n, per(gather));
       d.backward_s = b + exposedAfter(b, params, params / n, per(gather + scatter));
     }
