@@ -1016,6 +1016,30 @@ class TestSimulator : public QObject {
     SAILOR_COMPARE_REL(simulate(g1, w.sc, job, w.cat, w.profiles).iteration_s, 27.0, 1e-12);
   }
 
+  // Fully sharded on ranks sharing a node's compute (the runtime's local prediction): four GS
+  // replicas fill their 4-GPU node, so no core is left for the collectives and each
+  // microbatch's gathers and reduce-scatters add up whole (no end-of-iteration reduction); the
+  // step covers the share. Against the distributed optimizer: slower (the gathers repeat every
+  // microbatch), less memory (the weights and gradients are shared too).
+  void fullyShardedOnSharedCompute() {
+    const SharingWorld w = sharingWorld();
+    const Job job = Job::fromJson(json{{"model", "Tiny"}, {"global_batch_size", 8}}, w.cat);
+    Plan plan = onePlan(
+        1,
+        {Stage{
+            0, 3, {rep("GS", "r1-a"), rep("GS", "r1-a"), rep("GS", "r1-a"), rep("GS", "r1-a")}}});
+    plan.schedule.sharding = DpSharding::Optimizer;
+    const Prediction optimizer = simulate(plan, w.sc, job, w.cat, w.profiles);
+    plan.schedule.sharding = DpSharding::Full;
+    const Prediction full = simulate(plan, w.sc, job, w.cat, w.profiles);
+    QVERIFY(full.fits && optimizer.fits);
+    QCOMPARE(full.stages[0].dp_sync_s, 0.0);
+    QVERIFY2(full.iteration_s > optimizer.iteration_s,
+             qPrintable(QString("%1 %2").arg(full.iteration_s).arg(optimizer.iteration_s)));
+    QVERIFY(full.stages[0].forward_s > optimizer.stages[0].forward_s);
+    QVERIFY(full.peakMemoryBytes() < optimizer.peakMemoryBytes());
+  }
+
   // SAILOR's published simulator (NOTE [SAILOR's published model] in reference.cpp), the
   // baseline `sailor validate --compare-sailor` prints, on the same tiny world.
   void sailorPublishedModel_data() {
