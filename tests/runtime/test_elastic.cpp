@@ -253,76 +253,63 @@ class TestElastic : public QObject {
     QCOMPARE(db.run(o.runId())->iterations_done, 24);
   }
 
-  // The distributed optimizer (schedule.sharding "optimizer"): each replica holds its share of
-  // its stage's optimizer state; fully sharded ("full"), of its parameters too. 4 -> 3 GPUs at
-  // global batch 12 re-plans pp2-dp2 (two replicas a stage) to dp3 (three), which keeps the
-  // schedule (12 sequences split evenly over three pipelines): the shares are gathered when the
-  // world pauses, moved, and shared anew over three replicas; the losses equal an uninterrupted
-  // run without the option.
+  // Sharded state re-shared in place. The distributed optimizer (schedule.sharding "optimizer")
+  // leaves each replica its share of its stage's optimizer state; fully sharded ("full"), of its
+  // parameters too. Shrinking: 4 -> 3 GPUs at global batch 12 re-plans pp2-dp2 (two replicas a
+  // stage) to dp3 (12 sequences split evenly over three pipelines, so the schedule stays).
+  // Growing: on GPUs one per node (no tensor parallelism) with a fast zone network
+  // (one-gpu-nodes.json), 2 -> 4 GPUs at global batch 16 re-plans dp2 to dp4. Either way the
+  // shares are gathered when the world pauses, moved and shared anew, and the losses equal an
+  // uninterrupted run.
   void shardedStateReshardsInPlace_data() {
     QTest::addColumn<QString>("plan");
     QTest::addColumn<int>("sharding");
-    QTest::newRow("distributed optimizer")
-        << "pp2-dp2-distributed-optimizer.json" << static_cast<int>(sailor::DpSharding::Optimizer);
-    QTest::newRow("fully sharded")
-        << "pp2-dp2-fully-sharded.json" << static_cast<int>(sailor::DpSharding::Full);
+    QTest::addColumn<QString>("global_batch");
+    QTest::addColumn<QString>("trace");
+    QTest::addColumn<QString>("scenario");  // empty: the default
+    QTest::addColumn<int>("replicas_before");
+    QTest::addColumn<int>("replicas_after");
+    const int optimizer = static_cast<int>(sailor::DpSharding::Optimizer);
+    const int full = static_cast<int>(sailor::DpSharding::Full);
+    const QString shrink = R"([{"Time": 0, "GPUs": 4}, {"Time": 1, "GPUs": 3}])";
+    const QString grow = R"([{"Time": 0, "GPUs": 2}, {"Time": 1, "GPUs": 4}])";
+    const QString one_gpu_nodes = QStringLiteral(SAILOR_TEST_DATA) + "/one-gpu-nodes.json";
+    QTest::newRow("distributed optimizer, 4 -> 3 GPUs")
+        << "pp2-dp2-distributed-optimizer.json" << optimizer << "12" << shrink << QString() << 2
+        << 3;
+    QTest::newRow("fully sharded, 4 -> 3 GPUs")
+        << "pp2-dp2-fully-sharded.json" << full << "12" << shrink << QString() << 2 << 3;
+    QTest::newRow("distributed optimizer, 2 -> 4 GPUs")
+        << "dp2-distributed-optimizer.json" << optimizer << "16" << grow << one_gpu_nodes << 2 << 4;
+    QTest::newRow("fully sharded, 2 -> 4 GPUs")
+        << "dp2-fully-sharded.json" << full << "16" << grow << one_gpu_nodes << 2 << 4;
   }
   void shardedStateReshardsInPlace() {
     QFETCH(QString, plan);
     QFETCH(int, sharding);
+    QFETCH(QString, global_batch);
+    QFETCH(QString, trace);
+    QFETCH(QString, scenario);
+    QFETCH(int, replicas_before);
+    QFETCH(int, replicas_after);
     constexpr int kIterations = 24;
-    const QStringList common{"--global-batch", "12"};
-    const Outcome reference = run(args("pp2-dp2.json", kIterations, common));
-    QCOMPARE(reference.exit_code, 0);
-    const QString trace =
-        write("four-three.json", R"([{"Time": 0, "GPUs": 4}, {"Time": 1, "GPUs": 3}])");
-    const Outcome o = run(args(
-        plan, kIterations, common + QStringList{"--trace", trace, "--trace-time-scale", "0.05"}));
-    QVERIFY2(o.exit_code == 0, qPrintable(o.why()));
-    const auto r = o.all<sailor::ReconfiguredEvent>();
-    QCOMPARE(r.size(), 1);
-    QCOMPARE(QString::fromStdString(r[0]->state_source), QString("peers"));
-    QCOMPARE(r[0]->iterations_lost, 0);
-    QCOMPARE(r[0]->old_plan.stages.at(0).replicas.size(), std::size_t{2});
-    QCOMPARE(r[0]->new_plan.stages.size(), std::size_t{1});
-    QCOMPARE(r[0]->new_plan.stages.at(0).replicas.size(), std::size_t{3});
-    QCOMPARE(static_cast<int>(r[0]->new_plan.schedule.sharding), sharding);
-    checkLikeReference(o.runId(), reference.runId(), kIterations);
-  }
-
-  // Sharded state growing 2 -> 4 replicas in place: on GPUs one per node (no tensor parallelism)
-  // with a fast zone network (one-gpu-nodes.json) the re-planner takes the four GPUs as dp4
-  // (global batch 16, four microbatches a pipeline); the two replicas' shares are gathered,
-  // moved and shared anew over four; the losses equal an uninterrupted run.
-  void shardedStateGrowsInPlace_data() {
-    QTest::addColumn<QString>("plan");
-    QTest::addColumn<int>("sharding");
-    QTest::newRow("distributed optimizer")
-        << "dp2-distributed-optimizer.json" << static_cast<int>(sailor::DpSharding::Optimizer);
-    QTest::newRow("fully sharded")
-        << "dp2-fully-sharded.json" << static_cast<int>(sailor::DpSharding::Full);
-  }
-  void shardedStateGrowsInPlace() {
-    QFETCH(QString, plan);
-    QFETCH(int, sharding);
-    constexpr int kIterations = 16;
-    const QStringList common{"--global-batch", "16"};
+    const QStringList common{"--global-batch", global_batch};
     const Outcome reference = run(args("pp2.json", kIterations, common));
     QCOMPARE(reference.exit_code, 0);
-    const QString trace =
-        write("two-four.json", R"([{"Time": 0, "GPUs": 2}, {"Time": 1, "GPUs": 4}])");
+    const QString path = write("reshard-trace.json", trace.toUtf8());
     QStringList a = args(plan, kIterations,
-                         common + QStringList{"--trace", trace, "--trace-time-scale", "0.05"});
-    a[a.indexOf("--scenario") + 1] = QStringLiteral(SAILOR_TEST_DATA) + "/one-gpu-nodes.json";
+                         common + QStringList{"--trace", path, "--trace-time-scale", "0.05"});
+    if (!scenario.isEmpty()) a[a.indexOf("--scenario") + 1] = scenario;
     const Outcome o = run(a);
     QVERIFY2(o.exit_code == 0, qPrintable(o.why()));
     const auto r = o.all<sailor::ReconfiguredEvent>();
     QCOMPARE(r.size(), 1);
     QCOMPARE(QString::fromStdString(r[0]->state_source), QString("peers"));
     QCOMPARE(r[0]->iterations_lost, 0);
-    QCOMPARE(r[0]->old_plan.stages.at(0).replicas.size(), std::size_t{2});
+    QCOMPARE(r[0]->old_plan.stages.at(0).replicas.size(),
+             static_cast<std::size_t>(replicas_before));
     QCOMPARE(r[0]->new_plan.stages.size(), std::size_t{1});
-    QCOMPARE(r[0]->new_plan.stages.at(0).replicas.size(), std::size_t{4});
+    QCOMPARE(r[0]->new_plan.stages.at(0).replicas.size(), static_cast<std::size_t>(replicas_after));
     QCOMPARE(static_cast<int>(r[0]->new_plan.schedule.sharding), sharding);
     checkLikeReference(o.runId(), reference.runId(), kIterations);
   }
