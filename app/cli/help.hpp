@@ -139,6 +139,8 @@ inline constexpr const char* kPlanHelp =
     "  --max-cost-per-iteration X  USD    --max-cost-per-hour X  USD\n"
     "  --min-throughput X          iterations per second\n"
     "  --max-gpus N\n"
+    "  --max-price-age-days N      flag pools whose price_date (a catalogue's, as\n"
+    "                              `sailor prices scenario` writes it) is older (default 90)\n"
     "  --memory-reserve F          share of each GPU's memory kept free against the allocator's\n"
     "                              fragmentation, 0 to 0.5 (default 0.05; docs/planner.md,\n"
     "                              \"Memory reserve\")\n"

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -35,6 +36,16 @@ namespace sailor::cli {
 
 namespace {
 
+// Today's date in UTC, YYYY-MM-DD.
+std::string todayUtc() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
 using nlohmann::json;
 
 // The options of `sailor plan`, declared in the order its unknown-option error lists them.
@@ -49,7 +60,7 @@ struct PlanArgs {
   std::optional<std::string> reference, trace, trace_iterations;
   std::optional<std::string> job, model, global_batch, seq_len, precision, optimizer, recompute;
   std::optional<std::string> objective, max_cost_per_iteration, max_cost_per_hour, min_throughput,
-      max_gpus, top, threads, output, microbatch_sizes, max_stages;
+      max_gpus, top, threads, output, microbatch_sizes, max_stages, max_price_age_days;
   std::vector<std::string> no_heuristics;
   std::optional<std::string> max_partial_plans, time_limit, memory_reserve, memory_reserve_mode,
       schedule;
@@ -81,6 +92,7 @@ void declare(CLI::App& app, PlanArgs& a) {
   app.add_option("--max-cost-per-hour", a.max_cost_per_hour);
   app.add_option("--min-throughput", a.min_throughput);
   app.add_option("--max-gpus", a.max_gpus);
+  app.add_option("--max-price-age-days", a.max_price_age_days);
   app.add_option("--top", a.top);
   app.add_option("--threads", a.threads);
   app.add_option("--output", a.output);
@@ -507,6 +519,11 @@ int cmdPlan(int argc, char** argv) {
   PlannerOptions search = opt;
   if (whole_run) search.pareto = true;  // the frontier's plans are the trade-offs to rank
   PlanResult r = searchPlans(in.scenario, in, search, progress);
+  // Prices from a dated catalogue (Pool::price_date) older than the limit are flagged.
+  const int max_age =
+      a.max_price_age_days ? positiveInt("--max-price-age-days", *a.max_price_age_days, 0) : 90;
+  for (const std::string& note : stalePriceNotes(in.scenario, todayUtc(), max_age))
+    r.notes.push_back("stale price: " + note);
   std::vector<Campaign> campaigns;
   if (whole_run && !r.best.empty())
     campaigns = rankByCampaign(r, in.job, in.cat, in.scenario, failures, opt.objective, opt.top_k);

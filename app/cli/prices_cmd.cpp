@@ -90,12 +90,15 @@ int scenarioFromOffers(const std::optional<std::string>& sheet_path,
       throw InputError("--preemptions-per-gpu-hour", *preemptions,
                        "a rate above 0 and at most 1 preemption per GPU-hour");
   }
+  // The pools' price date: the catalogue's (a sheet without a readable one dates none).
+  const std::string date = sheet.catalogDate().substr(0, 10);
+  const std::string price_date = isIsoDate(date) ? date : std::string();
   std::vector<std::string> lines;
   bool spot_without_rate = false;
   for (const std::string& text : pools) {
     const OfferChoice c = OfferChoice::parse(text, "--pool");
     const PriceOffer& o = chooseOffer(sheet, c, "--pool");
-    s = addOfferPool(s, o, c.count, c.spot, catalog, "--pool");
+    s = addOfferPool(s, o, c.count, c.spot, price_date, catalog, "--pool");
     Pool& p = s.pools.back();
     if (p.spot) p.preemptions_per_gpu_hour = rate;
     spot_without_rate = spot_without_rate || (p.spot && !rate);

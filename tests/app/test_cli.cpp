@@ -1349,6 +1349,7 @@ class TestCli : public QObject {
     QCOMPARE(sc["pools"][1]["preemptions_per_gpu_hour"].get<double>(), 0.001);
     QVERIFY(!sc["pools"][0].contains("preemptions_per_gpu_hour"));
     QCOMPARE(QString::fromStdString(sc["pools"][2]["zone"]), QString("lambda-us-east-1"));
+    QCOMPARE(QString::fromStdString(sc["pools"][0]["price_date"]), QString("2026-12-06"));
 
     r = runSailor({"plan", "--scenario", scenario, "--model", "GPT-Neo-2.7B", "--global-batch",
                    "256", "--training-tokens", "1e10", "--top", "1", "--json"});
@@ -1371,6 +1372,39 @@ class TestCli : public QObject {
     QCOMPARE(r.exit_code, 2);
     QVERIFY2(r.err.contains("--skypilot"), qPrintable(r.err));
     QVERIFY(!QFileInfo::exists(none));
+  }
+
+  // Prices from a dated catalogue older than --max-price-age-days (default 90) are flagged in
+  // `sailor plan`'s notes, text and JSON; a price_date that is not a date is exit 2 naming it.
+  void planFlagsStalePrices() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QFile in(scenario_);
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    nlohmann::json s = nlohmann::json::parse(in.readAll().toStdString());
+    s["pools"][0]["price_date"] = "2020-01-01";
+    const QString old = writeFile(dir, "old.json", QByteArray::fromStdString(s.dump()));
+    const Result text = runSailor({"plan", "--scenario", old, "--top", "1"});
+    QVERIFY2(text.exit_code == 0, qPrintable(text.err));
+    const QString zone = QString::fromStdString(s["pools"][0]["zone"]);
+    const QString type = QString::fromStdString(s["pools"][0]["gpu_type"]);
+    QVERIFY2(text.out.contains("  note: stale price: pool " + zone + " " + type +
+                               ": price dated 2020-01-01, "),
+             qPrintable(text.out.left(600)));
+    QVERIFY2(text.out.contains("days old (more than 90)"), qPrintable(text.out.left(600)));
+    const Result js = runSailor({"plan", "--scenario", old, "--top", "1", "--json"});
+    QVERIFY2(js.exit_code == 0, qPrintable(js.err));
+    QVERIFY2(js.out.contains("stale price: pool " + zone), qPrintable(js.out.left(600)));
+    const Result lenient =
+        runSailor({"plan", "--scenario", old, "--top", "1", "--max-price-age-days", "1000000"});
+    QVERIFY2(lenient.exit_code == 0 && !lenient.out.contains("stale price"),
+             qPrintable(lenient.out.left(600)));
+    s["pools"][0]["price_date"] = "2026-02-30";
+    const QString bad = writeFile(dir, "bad.json", QByteArray::fromStdString(s.dump()));
+    const Result refused = runSailor({"plan", "--scenario", bad, "--top", "1"});
+    QCOMPARE(refused.exit_code, 2);
+    QVERIFY2(refused.err.contains("pools[0].price_date: got \"2026-02-30\""),
+             qPrintable(refused.err));
   }
 
   // A scenario file that carries its session's job: `sailor plan --scenario` plans for it when

@@ -327,6 +327,37 @@ class TestModelJson : public QObject {
     QVERIFY(r.toJson().at("recompute") == "full");
   }
 
+  // A pool's price_date (a catalogue's) and the stale-price flags: calendar arithmetic checked
+  // against dates worked by hand (leap years of the Gregorian calendar), the date read back as
+  // written, and a date that is not one refused naming the pool.
+  void priceDatesAndStalePrices() {
+    QCOMPARE(daysBetween("2026-12-06", "2026-12-07"), 1L);
+    QCOMPARE(daysBetween("2024-02-28", "2024-03-01"), 2L);  // 2024 is a leap year
+    QCOMPARE(daysBetween("2023-02-28", "2023-03-01"), 1L);
+    QCOMPARE(daysBetween("1970-01-01", "2000-01-01"), 10957L);  // 30 x 365 + 7 leap days
+    QCOMPARE(daysBetween("2026-12-07", "2026-01-07"), -334L);
+    QVERIFY(isIsoDate("2000-02-29") && isIsoDate("2024-02-29"));
+    for (const char* bad : {"2100-02-29", "2026-02-30", "2026-13-01", "2026-1-01", "26-01-01",
+                            "2026-01-00", "2026-01-01T00:00:00Z", ""})
+      QVERIFY2(!isIsoDate(bad), bad);
+    json j = default_scenario_.toJson();
+    j["pools"][0]["price_date"] = "2026-01-05";
+    j["pools"][1]["price_date"] = "2026-12-01";
+    const Scenario s = Scenario::fromJson(j, cat_);
+    QCOMPARE(*s.pools[0].price_date, std::string("2026-01-05"));
+    QVERIFY(Scenario::fromJson(s.toJson(), cat_).pools[1].price_date == s.pools[1].price_date);
+    const std::vector<std::string> notes = stalePriceNotes(s, "2026-12-07", 90);
+    QCOMPARE(notes.size(), std::size_t{1});
+    QCOMPARE(QString::fromStdString(notes[0]),
+             QString("pool %1 %2: price dated 2026-01-05, 336 days old (more than 90)")
+                 .arg(QString::fromStdString(s.pools[0].zone),
+                      QString::fromStdString(s.pools[0].gpu_type)));
+    QVERIFY(stalePriceNotes(s, "2026-12-07", 336).empty());
+    j["pools"][0]["price_date"] = "2026-02-30";
+    const QString msg = inputErrorOf([&] { (void)Scenario::fromJson(j, cat_); });
+    QVERIFY2(msg.startsWith("pools[0].price_date: got \"2026-02-30\""), qPrintable(msg));
+  }
+
   // A scenario file's session (sailor/scenario/session.hpp): the job, its own model and the
   // planner's settings read back as written; the scenario itself is unaffected; bad keys are
   // refused naming the field under its key.

@@ -444,7 +444,8 @@ class TestSkyPilotImport : public QObject {
     for (const char* text : {"gcp:us-central1-a:H100-80:512", "aws:use1-az1:H100-80:256:spot",
                              "lambda:us-east-1:H100-80:64", "aws:euw1-az1:H100-80:16"}) {
       const OfferChoice c = OfferChoice::parse(text, "--pool");
-      s = addOfferPool(s, chooseOffer(sheet, c, "--pool"), c.count, c.spot, cat, "--pool");
+      s = addOfferPool(s, chooseOffer(sheet, c, "--pool"), c.count, c.spot, "2026-12-06", cat,
+                       "--pool");
     }
     QCOMPARE(s.pools.size(), size_t{4});
     // The cheaper on-demand offer of the zone: a3-highgpu-8g at 11.0.
@@ -471,7 +472,8 @@ class TestSkyPilotImport : public QObject {
     const auto refused = [&](const std::string& text) {
       return test::inputErrorOf([&] {
         const OfferChoice c = OfferChoice::parse(text, "--pool");
-        (void)addOfferPool(s, chooseOffer(sheet, c, "--pool"), c.count, c.spot, cat, "--pool");
+        (void)addOfferPool(s, chooseOffer(sheet, c, "--pool"), c.count, c.spot, "2026-12-06", cat,
+                           "--pool");
       });
     };
     QString msg = refused("gcp:us-central1-b:H100-80:8");

@@ -114,7 +114,8 @@ std::string continentOfCloudRegion(const std::string& region) {
 }
 
 Scenario addOfferPool(const Scenario& base, const PriceOffer& offer, int count, bool spot,
-                      const Catalog& catalog, const std::string& field) {
+                      const std::string& price_date, const Catalog& catalog,
+                      const std::string& field) {
   Scenario s = base;
   const std::string region = regionName(offer), zone = zoneName(offer);
   auto r = std::find_if(s.regions.begin(), s.regions.end(),
@@ -134,6 +135,7 @@ Scenario addOfferPool(const Scenario& base, const PriceOffer& offer, int count, 
   p.count = count;
   p.spot = spot;
   p.usd_per_gpu_hour = spot ? *offer.spot_usd_per_gpu_hour : offer.usd_per_gpu_hour;
+  if (!price_date.empty()) p.price_date = price_date;
   const GpuType& g = catalog.gpu(offer.gpu_type, field);
   if (g.findNetwork(offer.instance_type)) p.instance = offer.instance_type;
   else p.gpus_per_node = offer.gpus_per_instance;

@@ -594,7 +594,7 @@ std::vector<Pool> poolsFromJson(const json& pools) {
     const json& p = pools[i];
     ju::rejectUnknownKeys(p,
                           {"zone", "gpu_type", "count", "usd_per_gpu_hour", "spot",
-                           "preemptions_per_gpu_hour", "gpus_per_node", "instance"},
+                           "preemptions_per_gpu_hour", "gpus_per_node", "instance", "price_date"},
                           path);
     Pool pool;
     pool.zone = ju::getString(p, "zone", path);
@@ -611,6 +611,12 @@ std::vector<Pool> poolsFromJson(const json& pools) {
     }
     if (p.contains("gpus_per_node")) pool.gpus_per_node = ju::getInt32(p, "gpus_per_node", path, 1);
     if (p.contains("instance")) pool.instance = ju::getString(p, "instance", path);
+    if (p.contains("price_date")) {
+      pool.price_date = ju::getString(p, "price_date", path);
+      if (!isIsoDate(*pool.price_date))
+        throw InputError(path + ".price_date", "\"" + *pool.price_date + "\"",
+                         "a date YYYY-MM-DD (the price's catalogue date)");
+    }
     out.push_back(std::move(pool));
   }
   return out;
@@ -749,6 +755,7 @@ json Scenario::toJson() const {
     if (p.preemptions_per_gpu_hour) pj["preemptions_per_gpu_hour"] = *p.preemptions_per_gpu_hour;
     if (p.gpus_per_node) pj["gpus_per_node"] = *p.gpus_per_node;
     if (p.instance) pj["instance"] = *p.instance;
+    if (p.price_date) pj["price_date"] = *p.price_date;
     j["pools"].push_back(pj);
   }
   json defaults = json::object();
@@ -776,6 +783,59 @@ json Scenario::toJson() const {
     pairs.push_back({{"from_zone", k.first}, {"to_zone", k.second}, {"usd_per_gb", v}});
   j["egress_usd_per_gb"] = {{"defaults", egress_defaults}, {"pairs", pairs}};
   return j;
+}
+
+namespace {
+
+// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
+long daysFromCivil(long y, long m, long d) {
+  y -= m <= 2 ? 1 : 0;
+  const long era = (y >= 0 ? y : y - 399) / 400;
+  const long yoe = y - era * 400;
+  const long doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+bool parseIsoDate(const std::string& t, long& y, long& m, long& d) {
+  if (t.size() != 10 || t[4] != '-' || t[7] != '-') return false;
+  for (std::size_t i : {0, 1, 2, 3, 5, 6, 8, 9})
+    if (t[i] < '0' || t[i] > '9') return false;
+  y = std::stol(t.substr(0, 4));
+  m = std::stol(t.substr(5, 2));
+  d = std::stol(t.substr(8, 2));
+  if (m < 1 || m > 12 || d < 1) return false;
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  const int days[] = {31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  return d <= days[m - 1];
+}
+
+}  // namespace
+
+bool isIsoDate(const std::string& text) {
+  long y = 0, m = 0, d = 0;
+  return parseIsoDate(text, y, m, d);
+}
+
+long daysBetween(const std::string& from, const std::string& to) {
+  long y1 = 0, m1 = 0, d1 = 0, y2 = 0, m2 = 0, d2 = 0;
+  if (!parseIsoDate(from, y1, m1, d1)) throw InputError("date", from, "a date YYYY-MM-DD");
+  if (!parseIsoDate(to, y2, m2, d2)) throw InputError("date", to, "a date YYYY-MM-DD");
+  return daysFromCivil(y2, m2, d2) - daysFromCivil(y1, m1, d1);
+}
+
+std::vector<std::string> stalePriceNotes(const Scenario& scenario, const std::string& today,
+                                         int max_age_days) {
+  std::vector<std::string> notes;
+  for (const Pool& p : scenario.pools) {
+    if (!p.price_date) continue;
+    const long age = daysBetween(*p.price_date, today);
+    if (age > max_age_days)
+      notes.push_back("pool " + p.zone + " " + p.gpu_type + ": price dated " + *p.price_date +
+                      ", " + std::to_string(age) + " days old (more than " +
+                      std::to_string(max_age_days) + ")");
+  }
+  return notes;
 }
 
 }  // namespace sailor

@@ -42,10 +42,12 @@ const PriceOffer& chooseOffer(const PriceSheet& sheet, const OfferChoice& choice
 // southamerica: south-america; me, il: middle-east; af, africa: africa. Else the prefix itself.
 std::string continentOfCloudRegion(const std::string& region);
 
-// `base` with a pool of `count` GPUs of `offer` (its spot price with `spot`), its region and zone
-// added where missing. InputError naming `field` when the zone already has a pool of that GPU
-// type, or the result does not validate against the catalogue.
+// `base` with a pool of `count` GPUs of `offer` (its spot price with `spot`, dated
+// `price_date`, YYYY-MM-DD or empty), its region and zone added where missing. InputError naming
+// `field` when the zone already has a pool of that GPU type, or the result does not validate
+// against the catalogue.
 Scenario addOfferPool(const Scenario& base, const PriceOffer& offer, int count, bool spot,
-                      const Catalog& catalog, const std::string& field);
+                      const std::string& price_date, const Catalog& catalog,
+                      const std::string& field);
 
 }  // namespace sailor

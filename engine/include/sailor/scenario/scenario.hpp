@@ -51,7 +51,15 @@ struct Pool {
   // Instance family of the GPU type's catalogue networks ("a3-megagpu-8g"): its node network
   // sets the same-zone link between this pool's nodes. Absent: the type's default family.
   std::optional<std::string> instance;
+  // The price's date (YYYY-MM-DD) where it came from a dated catalogue (`sailor prices
+  // scenario`): `sailor plan` flags prices older than --max-price-age-days (stalePriceNotes).
+  std::optional<std::string> price_date;
 };
+
+// Days from date `from` to date `to` (YYYY-MM-DD, proleptic Gregorian calendar), and whether a
+// text is such a date (a real one: 2026-02-30 is not).
+bool isIsoDate(const std::string& text);
+long daysBetween(const std::string& from, const std::string& to);
 
 enum class Relation { SameZone, SameRegion, SameContinent, CrossContinent };
 const char* relationName(Relation r);
@@ -238,5 +246,10 @@ class LinkResolver {
   std::optional<LinkIndex> own_;  // when no index is given
   const LinkIndex* index_;
 };
+
+// The pools whose price_date is more than `max_age_days` before `today` (YYYY-MM-DD), one line
+// each: "pool use1-az1 H100-80: price dated 2026-01-05, 335 days old (more than 90)".
+std::vector<std::string> stalePriceNotes(const Scenario& scenario, const std::string& today,
+                                         int max_age_days);
 
 }  // namespace sailor
