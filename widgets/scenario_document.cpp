@@ -215,23 +215,21 @@ EditResult ScenarioDocument::replaceFromFile(const QByteArray& native_path,
   }
   if (!j.is_object())
     return fail(path, tr("%1: expected a JSON object with regions, pools and network").arg(path));
-  Scenario loaded;
-  try {
-    loaded = Scenario::fromJson(j, catalog_);
-  } catch (const InputError& e) {
+  // The file's scenario, then its session (the job, its model, the planner's settings).
+  const auto refused = [&](const InputError& e) {
     return fail(q(e.field()),
                 tr("%1: %2: got %3, expected %4")
                     .arg(QFileInfo(path).fileName(), q(e.field()), q(e.value()), q(e.expected())));
-  }
-  if (auto r = check(loaded); !r.ok())
-    return fail(r.field, QFileInfo(path).fileName() + QStringLiteral(": ") + r.message);
+  };
+  Scenario loaded;
   Session session;
   try {
+    loaded = Scenario::fromJson(j, catalog_);
+    if (auto r = check(loaded); !r.ok())
+      return fail(r.field, QFileInfo(path).fileName() + QStringLiteral(": ") + r.message);
     session = Session::fromScenarioJson(j, catalog_);
   } catch (const InputError& e) {
-    return fail(q(e.field()),
-                tr("%1: %2: got %3, expected %4")
-                    .arg(QFileInfo(path).fileName(), q(e.field()), q(e.value()), q(e.expected())));
+    return refused(e);
   }
 
   nlohmann::json extras = nlohmann::json::object();
