@@ -3,7 +3,6 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
-#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -28,6 +27,7 @@
 #include "sailor/planning/trace_whatif.hpp"
 #include "sailor/scenario/cluster.hpp"
 #include "sailor/scenario/session.hpp"
+#include "sailor/scenario/stale_prices.hpp"
 #include "sailor/scenario/trace_scenario.hpp"
 
 #include <CLI/CLI.hpp>
@@ -35,16 +35,6 @@
 namespace sailor::cli {
 
 namespace {
-
-// Today's date in UTC, YYYY-MM-DD.
-std::string todayUtc() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-  return buf;
-}
 
 using nlohmann::json;
 
@@ -520,8 +510,9 @@ int cmdPlan(int argc, char** argv) {
   if (whole_run) search.pareto = true;  // the frontier's plans are the trade-offs to rank
   PlanResult r = searchPlans(in.scenario, in, search, progress);
   // Prices from a dated catalogue (Pool::price_date) older than the limit are flagged.
-  const int max_age =
-      a.max_price_age_days ? positiveInt("--max-price-age-days", *a.max_price_age_days, 0) : 90;
+  const int max_age = a.max_price_age_days
+                          ? positiveInt("--max-price-age-days", *a.max_price_age_days, 0)
+                          : kDefaultMaxPriceAgeDays;
   for (const std::string& note : stalePriceNotes(in.scenario, todayUtc(), max_age))
     r.notes.push_back("stale price: " + note);
   std::vector<Campaign> campaigns;

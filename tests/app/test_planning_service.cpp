@@ -60,6 +60,7 @@ class TestPlanningService : public QObject {
   void aRequestOfOtherInputsCancelsThePrefetch();
   void aFinishedPrefetchAnswersFromTheCache();
   void aTrainingBudgetRanksTheWholeRun();
+  void stalePricesAreFlaggedWithThePlans();
 
  private:
   PlanRequest request(const sailor::PlannerOptions& options) const {
@@ -290,6 +291,30 @@ void TestPlanningService::aTrainingBudgetRanksTheWholeRun() {
   QVERIFY(result && result->best.empty());
   QVERIFY2(result->no_plan_reason.find("no plan finishes within the deadline") == 0,
            result->no_plan_reason.c_str());
+}
+
+// A pool priced from a catalogue of 2020 (Pool::price_date): the result's notes, which the
+// studio shows beside the plans, flag it; a pool without a date is not flagged.
+void TestPlanningService::stalePricesAreFlaggedWithThePlans() {
+  auto scenario = std::make_shared<sailor::Scenario>(*scenario_);
+  scenario->pools[0].price_date = "2020-01-01";
+  PlanningService service;
+  QSignalSpy finished(&service, &PlanningService::finished);
+  PlanRequest r = request(sailor::PlannerOptions{});
+  r.scenario = scenario;
+  service.request(r);
+  QVERIFY(finished.wait(scaledMs(120000)));
+  const auto result = finished.at(0).at(1).value<ResultPtr>();
+  QVERIFY(result && !result->best.empty());
+  const std::string expected = "stale price: pool " + scenario->pools[0].zone + " " +
+                               scenario->pools[0].gpu_type + ": price dated 2020-01-01, ";
+  int flagged = 0;
+  for (const std::string& note : result->notes)
+    if (note.starts_with("stale price:")) {
+      ++flagged;
+      QVERIFY2(note.starts_with(expected), note.c_str());
+    }
+  QCOMPARE(flagged, 1);
 }
 
 void TestPlanningService::requestWithoutInputsFails() {

@@ -1,0 +1,16 @@
+// When a price is stale: the age past which `sailor plan` and the studio flag a pool's price
+// (Pool::price_date, stalePriceNotes in scenario.hpp), and today's date to measure it against.
+#pragma once
+
+#include <string>
+
+namespace sailor {
+
+// A quarter: cloud list prices change a few times a year, so a catalogue older than that is
+// worth reading again (`sailor plan --max-price-age-days` sets another limit).
+inline constexpr int kDefaultMaxPriceAgeDays = 90;
+
+// Today's date in UTC, YYYY-MM-DD, from the system clock.
+std::string todayUtc();
+
+}  // namespace sailor
