@@ -513,8 +513,7 @@ int cmdPlan(int argc, char** argv) {
   const int max_age = a.max_price_age_days
                           ? positiveInt("--max-price-age-days", *a.max_price_age_days, 0)
                           : kDefaultMaxPriceAgeDays;
-  for (const std::string& note : stalePriceNotes(in.scenario, todayUtc(), max_age))
-    r.notes.push_back("stale price: " + note);
+  flagStalePrices(r, in.scenario, max_age);
   std::vector<Campaign> campaigns;
   if (whole_run && !r.best.empty())
     campaigns = rankByCampaign(r, in.job, in.cat, in.scenario, failures, opt.objective, opt.top_k);

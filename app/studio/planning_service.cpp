@@ -187,9 +187,7 @@ void PlanningService::submit(const std::shared_ptr<Search>& search, PlanRequest 
           PlanResult found = planSearch(*req.scenario, *req.job, *req.catalog, *profiles,
                                         req.options, sink, token.get());
           // Prices from a dated catalogue past the limit: flagged with the plans they priced.
-          for (const std::string& note :
-               stalePriceNotes(*req.scenario, todayUtc(), kDefaultMaxPriceAgeDays))
-            found.notes.push_back("stale price: " + note);
+          flagStalePrices(found, *req.scenario);
           if (whole_run && !found.best.empty())
             (void)rankByCampaign(found, *req.job, *req.catalog, *req.scenario, FailureModel{},
                                  req.options.objective, req.options.top_k);

@@ -133,11 +133,13 @@ void Trainer::restoreFrom(
       s.first = on_device(mine(p, "sgd.momentum"));
     }
   }
-  if (dist_) dist_->load(states);
-  if (fsdp_) fsdp_->releaseAll();
-  if (!dist_)
+  if (!dist_) {
     for (std::size_t k = 0; k < states.size(); ++k)
       writeOptimizerState(*optimizer_, model_->params()[k].value, states[k]);
+    return;
+  }
+  dist_->load(states);
+  if (fsdp_) fsdp_->releaseAll();
 }
 
 }  // namespace sailor::runner

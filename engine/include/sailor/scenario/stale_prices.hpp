@@ -4,6 +4,9 @@
 
 #include <string>
 
+#include "sailor/planning/planner.hpp"
+#include "sailor/scenario/scenario.hpp"
+
 namespace sailor {
 
 // A quarter: cloud list prices change a few times a year, so a catalogue older than that is
@@ -12,5 +15,11 @@ inline constexpr int kDefaultMaxPriceAgeDays = 90;
 
 // Today's date in UTC, YYYY-MM-DD, from the system clock.
 std::string todayUtc();
+
+// Adds to the result's notes a "stale price: ..." line for each pool of `scenario` whose price is
+// older than `max_age_days` today (stalePriceNotes): `sailor plan` and the studio show them with
+// the plans.
+void flagStalePrices(PlanResult& result, const Scenario& scenario,
+                     int max_age_days = kDefaultMaxPriceAgeDays);
 
 }  // namespace sailor
