@@ -110,4 +110,27 @@ PlanFiles loadPlanFiles(const std::optional<std::string>& scenario_path,
   return f;
 }
 
+FailureModel failureModelFrom(const FailureArgs& a) {
+  FailureModel f;
+  if (a.checkpoint_gb_per_s)
+    f.checkpoint_gb_per_s = positiveNumber("--checkpoint-gb-per-s", *a.checkpoint_gb_per_s,
+                                           "a bandwidth per GPU in GB/s from 1e-06 to 1e+06");
+  // Seconds from 0 to 1e7: a restart, an in-place reconfiguration.
+  auto seconds_arg = [](const std::string& opt, const std::string& v) {
+    double x = -1;
+    try {
+      size_t used = 0;
+      x = std::stod(v, &used);
+      if (used != v.size()) x = -1;
+    } catch (const std::logic_error&) {  // std::stod's invalid_argument and out_of_range
+    }
+    if (!(x >= 0 && x <= 1e7)) throw InputError(opt, "\"" + v + "\"", "seconds from 0 to 1e+07");
+    return x;
+  };
+  if (a.restart_s) f.restart_s = seconds_arg("--restart-s", *a.restart_s);
+  if (a.reconfigure_s) f.reconfigure_s = seconds_arg("--reconfigure-s", *a.reconfigure_s);
+  f.check();
+  return f;
+}
+
 }  // namespace sailor::cli

@@ -12,6 +12,7 @@
 #include "sailor/core/json_util.hpp"
 #include "sailor/model/catalog.hpp"
 #include "sailor/model/job.hpp"
+#include "sailor/planning/campaign.hpp"
 #include "sailor/planning/plan.hpp"
 #include "sailor/scenario/scenario.hpp"
 
@@ -52,6 +53,14 @@ bool wantsHelp(int argc, char** argv, int first);
 const std::string& required(const std::optional<std::string>& value, const std::string& option);
 
 // The value `v` of option `opt` as a finite number > 0 (`expected` names it in the error).
+// The whole run's failure model from its options (--checkpoint-gb-per-s, --restart-s,
+// --reconfigure-s; docs/planner.md "Days and dollars"): each given one checked, the rest the
+// defaults.
+struct FailureArgs {
+  std::optional<std::string> checkpoint_gb_per_s, restart_s, reconfigure_s;
+};
+FailureModel failureModelFrom(const FailureArgs& a);
+
 double positiveNumber(const std::string& opt, const std::string& v,
                       const std::string& expected = "a positive number");
 

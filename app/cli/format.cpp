@@ -414,6 +414,16 @@ void printOne(std::ostringstream& os, const PlannedPlan& p, const Job& job,
   if (const int spot = scenario ? p.plan.gpusInSpotPools(*scenario) : 0; spot > 0)
     os << "    spot: " << spot << " of " << p.plan.gpuCount() << " GPUs ("
        << percent(static_cast<double>(spot) / p.plan.gpuCount()) << ")\n";
+  if (scenario) {
+    int owned = 0;
+    for (const Stage& st : p.plan.stages)
+      for (const Replica& r : st.replicas)
+        if (const Pool* pool = scenario->findPool(r.zone, r.gpu_type); pool && pool->owned)
+          owned += r.tp;
+    if (owned > 0)
+      os << "    owned: " << owned << " of " << p.plan.gpuCount() << " GPUs ("
+         << percent(static_cast<double>(owned) / p.plan.gpuCount()) << ")\n";
+  }
   os << "    memory: peak " << gib(pr.peakMemoryBytes()) << ", least headroom " << gib(headroom)
      << " (" << tight << ")" << (p.within_memory_reserve ? ", within the memory reserve" : "")
      << "\n";

@@ -47,7 +47,7 @@ inline constexpr const char* kPricesHelp =
     "\n"
     "Usage: sailor prices scenario --sheet FILE --pool CLOUD:PLACE:GPU:COUNT[:spot] [--pool ...]\n"
     "                              --out FILE [--base SCENARIO] [--name NAME]\n"
-    "                              [--preemptions-per-gpu-hour X]\n"
+    "                              [--preemptions-per-gpu-hour X | --preemption-trace FILE]\n"
     "\n"
     "Writes a scenario of GPU pools priced from a price sheet's offers (as `prices import`\n"
     "writes it): each --pool takes the cheapest offer of that cloud, place (a zone, or a region\n"
@@ -55,7 +55,10 @@ inline constexpr const char* kPricesHelp =
     "and zone (docs/prices.md, \"Scenarios from offers\"). --base adds the pools to a scenario.\n"
     "An offer that does not exist is refused with the places that have one; nothing is written.\n"
     "--preemptions-per-gpu-hour sets the spot pools' preemption rate, which the whole run\n"
-    "(`sailor plan --training-tokens`) prices in.\n"
+    "(`sailor plan --training-tokens`) prices in; --preemption-trace reads each spot pool's\n"
+    "rate from an availability trace (SAILOR's CSV with a <gpu>_<zone> column per site, or a\n"
+    "JSON [{\"Time\", \"GPUs\"}] series): GPUs taken away over GPU-hours held, its source\n"
+    "written beside the rate.\n"
     "  e.g. --pool gcp:us-central1-a:H100-80:512 --pool aws:us-east-1a:H100-80:256:spot\n";
 
 inline constexpr const char* kSimulateHelp =
@@ -68,6 +71,9 @@ inline constexpr const char* kSimulateHelp =
     "  --job FILE              model, global batch size, sequence length, precision, optimizer;\n"
     "                          with training_tokens (or training_iterations) the whole run too:\n"
     "                          days, goodput, total USD (docs/planner.md, \"Days and dollars\")\n"
+    "  --checkpoint-gb-per-s X, --restart-s S, --reconfigure-s S\n"
+    "                          the whole run's checkpoint bandwidth per GPU, restart and in-place\n"
+    "                          reconfiguration times (as `sailor plan`; need the job's budget)\n"
     "  --plan FILE             microbatch size and stages (JSON, as 'sailor plan' prints)\n"
     "  --profiles FILE         a profile in this project's format (repeatable; earlier wins)\n"
     "  --catalog FILE          GPU types and models to add to the catalogue ({\"gpus\": [...],\n"

@@ -21,6 +21,7 @@
 #include "sailor/core/error.hpp"
 #include "sailor/core/progress.hpp"
 #include "sailor/core/utf8.hpp"
+#include "sailor/runs/run_store.hpp"
 
 using namespace sailor;
 
@@ -80,6 +81,9 @@ int main(int argc, char** argv) {
     return runCommand(cmd, argc, argv);
   } catch (const InputError& e) {
     std::cerr << "sailor " << printableLine(cmd) << ": error: " << e.what() << "\n";
+    return cli::kExitInput;
+  } catch (const StoreError& e) {  // a run store that cannot be opened: the user's file
+    std::cerr << "sailor " << printableLine(cmd) << ": error: " << printableLine(e.what()) << "\n";
     return cli::kExitInput;
   } catch (const Cancelled&) {
     std::cerr << "sailor " << printableLine(cmd) << ": cancelled\n";

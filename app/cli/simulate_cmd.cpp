@@ -39,6 +39,7 @@ struct SimulateArgs {
   const CLI::Option* non_blocking_p2p = nullptr;
   std::optional<std::string> scenario, job, plan, sailor_profiles, timeline, gradient_bucket;
   std::vector<std::string> profiles, catalogs;
+  FailureArgs failures;  // the whole run's, with a job that has a training budget
 };
 
 void declare(CLI::App& app, SimulateArgs& a) {
@@ -53,6 +54,9 @@ void declare(CLI::App& app, SimulateArgs& a) {
   app.add_option("--timeline", a.timeline);
   app.add_option("--gradient-bucket", a.gradient_bucket);
   repeatable(app.add_option("--catalog", a.catalogs));
+  app.add_option("--checkpoint-gb-per-s", a.failures.checkpoint_gb_per_s);
+  app.add_option("--restart-s", a.failures.restart_s);
+  app.add_option("--reconfigure-s", a.failures.reconfigure_s);
 }
 
 // The profiles simulate predicts with: --profiles, then --sailor-profiles, then the analytic
@@ -98,9 +102,19 @@ int cmdSimulate(int argc, char** argv) {
   const std::optional<Utilization> mfu = modelFlopsUtilization(plan, job, cat, p.iteration_s);
   if (a.timeline) json_util::writeFileAtomically(*a.timeline, timelineTrace(p, plan).dump() + "\n");
   // A job file with a training budget: the whole run on this plan (docs/planner.md, "Days and
-  // dollars"), with the default failure model.
+  // dollars"); its failure options need that budget, never silently unused.
+  const FailureModel failures = failureModelFrom(a.failures);
+  for (const auto& [name, value] :
+       {std::pair{"--checkpoint-gb-per-s", &a.failures.checkpoint_gb_per_s},
+        std::pair{"--restart-s", &a.failures.restart_s},
+        std::pair{"--reconfigure-s", &a.failures.reconfigure_s}})
+    if (*value && !job.trainingIterations())
+      throw InputError(name, **value,
+                       "absent without a training budget in the job file (training_tokens or "
+                       "training_iterations)");
   std::optional<Campaign> campaign;
-  if (job.trainingIterations() && p.fits) campaign = planCampaign(plan, p, job, cat, scenario, {});
+  if (job.trainingIterations() && p.fits)
+    campaign = planCampaign(plan, p, job, cat, scenario, failures);
   if (a.json->count() > 0) {
     json out = p.toJson();
     out["mfu"] = mfu ? json(mfu->mfu) : json();

@@ -270,6 +270,10 @@ class TestCli : public QObject {
     QTest::newRow("a value that looks like an option is the value")
         << QStringList({"plan", "--objective", "--json"}) << 2 << ""
         << "--objective: got \"--json\", expected";
+    QTest::newRow("validate's run store a directory")
+        << QStringList({"validate", "--run", "1", "--store", "/"}) << 2 << ""
+        << "sailor validate: error: /: cannot open the run store: it is a directory, not a SQLite "
+           "file\n";
     QTest::newRow("plan on the default scenario")
         << QStringList({"plan", "--top", "1", "--microbatch-sizes", "4,8"}) << 0
         << "Best plans for OPT-350M"
@@ -1279,6 +1283,38 @@ class TestCli : public QObject {
     QVERIFY(!QFile::exists(out2));
   }
 
+  // An owned pool priced by its amortisation (16,000 USD over 4 years, 0.1 USD/h running: 0.556
+  // USD per GPU-hour, a seventh of the rented A100-40's): the cheapest plan uses it and says how
+  // many of its GPUs are owned; a pool switched off is left out.
+  void planOnOwnedAndSwitchedOffPools() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QFile in(scenario_);
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    nlohmann::json s = nlohmann::json::parse(in.readAll().toStdString());
+    nlohmann::json& own = s["pools"][0];  // A100-40 in us-central1-a
+    own.erase("usd_per_gpu_hour");
+    own["owned"] = true;
+    own["amortisation"] = {
+        {"purchase_usd_per_gpu", 16000}, {"lifetime_years", 4}, {"running_usd_per_gpu_hour", 0.1}};
+    const QString path = writeFile(dir, "owned.json", QByteArray::fromStdString(s.dump()));
+    Result r = runSailor({"plan", "--scenario", path, "--objective", "cost", "--top", "1"});
+    QVERIFY2(r.exit_code == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains("    owned: ") && r.out.contains("us-central1-a"),
+             qPrintable(r.out.left(1200)));
+    s["pools"][0]["enabled"] = false;
+    const QString off = writeFile(dir, "off.json", QByteArray::fromStdString(s.dump()));
+    r = runSailor({"plan", "--scenario", off, "--objective", "cost", "--top", "1"});
+    QVERIFY2(r.exit_code == 0, qPrintable(r.err));
+    QVERIFY2(!r.out.contains("owned:"), qPrintable(r.out.left(1200)));
+    s["pools"][0]["spot"] = true;
+    const QString bad = writeFile(dir, "bad.json", QByteArray::fromStdString(s.dump()));
+    r = runSailor({"plan", "--scenario", bad, "--top", "1"});
+    QCOMPARE(r.exit_code, 2);
+    QVERIFY2(r.err.contains("pools[0].spot: got true, expected false for an owned pool"),
+             qPrintable(r.err));
+  }
+
   // A plan on spot pools says how many of its GPUs are spot: the default scenario's spot pools
   // are A100-40 in us-central1-c and V100-16 in us-west1-b; each best plan's count from its
   // replicas (`--json`) is the one its text gives, and a plan without spot GPUs has no line.
@@ -1371,6 +1407,33 @@ class TestCli : public QObject {
         pools);
     QCOMPARE(r.exit_code, 2);
     QVERIFY2(r.err.contains("--skypilot"), qPrintable(r.err));
+    QVERIFY(!QFileInfo::exists(none));
+
+    // The spot pool's rate from an availability trace: 16 GPUs for an hour, 12 for an hour: 4
+    // GPUs taken over 28 GPU-hours, the source written beside the rate.
+    const QString trace = writeFile(
+        dir, "spot.json",
+        R"([{"Time": 0, "GPUs": 16}, {"Time": 3600, "GPUs": 12}, {"Time": 7200, "GPUs": 16}])");
+    const QString traced = dir.filePath("traced.json");
+    r = runSailor(QStringList{"prices", "scenario", "--sheet", sheet, "--out", traced,
+                              "--preemption-trace", trace} +
+                  pools);
+    QVERIFY2(r.exit_code == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains("preemptions per GPU-hour, from the trace spot.json: 4 GPUs taken over "
+                            "28 GPU-hours of H100-80 in use1-az1"),
+             qPrintable(r.out));
+    QFile tf(traced);
+    QVERIFY(tf.open(QIODevice::ReadOnly));
+    const nlohmann::json ts = nlohmann::json::parse(tf.readAll().toStdString());
+    QCOMPARE(ts["pools"][1]["preemptions_per_gpu_hour"].get<double>(), 4.0 / 28);
+    QVERIFY(ts["pools"][1]["preemptions_source"].get<std::string>().starts_with("trace spot.json"));
+    QVERIFY(!ts["pools"][0].contains("preemptions_per_gpu_hour"));
+    r = runSailor(QStringList{"prices", "scenario", "--sheet", sheet, "--out", none,
+                              "--preemption-trace", trace, "--preemptions-per-gpu-hour", "0.1"} +
+                  pools);
+    QCOMPARE(r.exit_code, 2);
+    QVERIFY2(r.err.contains("--preemption-trace: got given with --preemptions-per-gpu-hour"),
+             qPrintable(r.err));
     QVERIFY(!QFileInfo::exists(none));
   }
 
@@ -1539,10 +1602,31 @@ class TestCli : public QObject {
     const nlohmann::json& c = out.at("campaign");
     QCOMPARE(c.at("compute_s").get<double>(), 9537 * iteration_s);
     QVERIFY(c.at("wall_s").get<double>() > c.at("compute_s").get<double>());
-    // Without a budget: no campaign.
+    // The failure model's options as `sailor plan`'s: a slower restart, the same work, a
+    // longer wall time; refused without a budget and out of range.
+    const Result slow = runSailor(QStringList(args) << "--json"
+                                                    << "--restart-s"
+                                                    << "600");
+    QVERIFY2(slow.exit_code == 0, qPrintable(slow.err));
+    const nlohmann::json sc = nlohmann::json::parse(slow.out.toStdString()).at("campaign");
+    QCOMPARE(sc.at("restart_s").get<double>(), 600.0);
+    QCOMPARE(sc.at("compute_s").get<double>(), c.at("compute_s").get<double>());
+    QVERIFY(sc.at("wall_s").get<double>() > c.at("wall_s").get<double>());
+    const Result bad = runSailor(QStringList(args) << "--reconfigure-s"
+                                                   << "-1");
+    QCOMPARE(bad.exit_code, 2);
+    QVERIFY2(bad.err.contains("--reconfigure-s: got \"-1\", expected seconds from 0 to 1e+07"),
+             qPrintable(bad.err));
+    // Without a budget: no campaign, and its options refused.
     const Result plain =
         runSailor({"simulate", "--scenario", scenario_, "--job", job_, "--plan", plan_, "--json"});
     QVERIFY(!nlohmann::json::parse(plain.out.toStdString()).contains("campaign"));
+    const Result unused = runSailor({"simulate", "--scenario", scenario_, "--job", job_, "--plan",
+                                     plan_, "--reconfigure-s", "2"});
+    QCOMPARE(unused.exit_code, 2);
+    QVERIFY2(
+        unused.err.contains("--reconfigure-s: got 2, expected absent without a training budget"),
+        qPrintable(unused.err));
   }
 
   void planBudgetBadInput_data() {

@@ -8,6 +8,7 @@
 #include "sailor/model/catalog.hpp"
 #include "sailor/model/job.hpp"
 #include "sailor/planning/campaign.hpp"
+#include "sailor/planning/comparison.hpp"
 #include "sailor/scenario/scenario.hpp"
 #include "test_support.hpp"
 
@@ -191,6 +192,61 @@ class TestCampaign : public QObject {
     j["pools"][0].erase("preemptions_per_gpu_hour");
     j["pools"][2]["preemptions_per_gpu_hour"] = -1;
     QVERIFY_EXCEPTION_THROWN((void)Scenario::fromJson(j, cat_), InputError);
+  }
+
+  // Scenarios compared (sailor/planning/comparison.hpp): a row from a search's best plan (its
+  // GPUs by type, zones, spot and owned shares, figures and whole run) and one without a plan,
+  // written as CSV: 21 columns a line, a name with a comma quoted, a missing run left empty.
+  void scenariosComparedAsCsv() {
+    const Job job = llama("Llama-3-8B", 1e9);
+    Plan plan = h100Plan(2, 2, 4, cat_.model("Llama-3-8B", "m").layers);
+    plan.stages[1].replicas[1].zone = "y";
+    Scenario sc;
+    for (const char* z : {"z", "y"}) {
+      Pool pool;
+      pool.zone = z;
+      pool.gpu_type = "H100-80";
+      pool.count = 16;
+      pool.spot = std::string(z) == "y";
+      pool.owned = std::string(z) == "z";
+      sc.pools.push_back(pool);
+    }
+    PlannedPlan best;
+    best.plan = plan;
+    best.prediction = perIteration(10, 0.5, 0.01);
+    best.prediction.tokens_per_s = 419430.4;
+    best.prediction.usd_per_hour = 180;
+    best.prediction.usd_per_iteration = 0.51;
+    best.mfu = 0.412;
+    best.campaign = planCampaign(plan, best.prediction, job, cat_, sc, FailureModel{});
+    PlanResult found;
+    found.best.push_back(best);
+    const ScenarioComparison a = compareScenario("ours, and spot", sc, found);
+    QCOMPARE(a.gpus, 16);
+    QCOMPARE(a.spot_gpus, 4);
+    QCOMPARE(a.owned_gpus, 12);
+    QCOMPARE(QString::fromStdString(a.gpu_types), QString("16 H100-80"));
+    QCOMPARE(QString::fromStdString(a.zones), QString("z, y"));
+    PlanResult none;
+    none.no_plan_reason = "no plan finishes within the deadline of 10 days";
+    const ScenarioComparison b = compareScenario("A100 \"spot\"", sc, none);
+    QVERIFY(!b.hasPlan());
+    best.campaign.reset();
+    found.best.front() = best;
+    const ScenarioComparison c = compareScenario("no budget", sc, found);
+    const QStringList lines = QString::fromStdString(comparisonCsv({a, b, c})).split("\r\n");
+    QCOMPARE(lines.size(), 5);  // header, three rows, the empty string after the last line end
+    QVERIFY(lines[0].startsWith("scenario,gpus,gpu_types,zones,spot_gpus,owned_gpus,iteration_s,"));
+    QCOMPARE(lines[0].count(',') + 1, 21);
+    QVERIFY2(lines[1].startsWith("\"ours, and spot\",16,16 H100-80,\"z, y\",4,12,10.0000,419430.4,"
+                                 "180.00,0.5100,41.2,"),
+             qPrintable(lines[1]));
+    const QString days = QString::number(a.campaign->days(), 'f', 3);
+    QVERIFY2(lines[1].contains("," + days + ","), qPrintable(lines[1]));
+    QVERIFY(lines[1].endsWith(","));  // no reason
+    QCOMPARE(lines[2], QString("\"A100 \"\"spot\"\"\"" + QString(20, ',') +
+                               "no plan finishes within the deadline of 10 days"));
+    QVERIFY2(lines[3].endsWith(QString(10, ',')), qPrintable(lines[3]));  // no run, no reason
   }
 
   void deadlineAndBudget() {

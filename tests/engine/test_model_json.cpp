@@ -28,6 +28,7 @@
 #include "sailor/model/reference.hpp"
 #include "sailor/planning/plan.hpp"
 #include "sailor/runs/token_data.hpp"
+#include "sailor/scenario/availability.hpp"
 #include "sailor/scenario/scenario.hpp"
 #include "sailor/scenario/session.hpp"
 #include "sailor/simulation/simulator.hpp"
@@ -356,6 +357,90 @@ class TestModelJson : public QObject {
     j["pools"][0]["price_date"] = "2026-02-30";
     const QString msg = inputErrorOf([&] { (void)Scenario::fromJson(j, cat_); });
     QVERIFY2(msg.startsWith("pools[0].price_date: got \"2026-02-30\""), qPrintable(msg));
+  }
+
+  // Owned pools: the amortised price worked by hand (30,000 USD over 4 years of 8,766 hours is
+  // 0.85558 USD per GPU-hour, plus 0.3 running), written back as read; owned pools are never
+  // spot, an amortisation needs an owned pool, a typed price must agree with the amortisation's.
+  // A pool switched off ("enabled": false) reads back as written.
+  void ownedAndSwitchedOffPools() {
+    json j = default_scenario_.toJson();
+    j["pools"][0].erase("usd_per_gpu_hour");
+    j["pools"][0]["spot"] = false;
+    j["pools"][0]["owned"] = true;
+    j["pools"][0]["amortisation"] = {
+        {"purchase_usd_per_gpu", 30000}, {"lifetime_years", 4}, {"running_usd_per_gpu_hour", 0.3}};
+    j["pools"][1]["enabled"] = false;
+    const Scenario s = Scenario::fromJson(j, cat_);
+    QVERIFY(s.pools[0].owned && s.pools[0].amortisation);
+    QVERIFY(std::abs(s.pools[0].usd_per_gpu_hour - (30000.0 / (4 * 8766) + 0.3)) < 1e-12);
+    QVERIFY(std::abs(s.pools[0].usd_per_gpu_hour - 1.155578) < 1e-6);
+    QVERIFY(!s.pools[1].enabled && s.pools[0].enabled);
+    const Scenario back = Scenario::fromJson(s.toJson(), cat_);
+    QCOMPARE(back.pools[0].usd_per_gpu_hour, s.pools[0].usd_per_gpu_hour);
+    QCOMPARE(back.pools[0].amortisation->lifetime_years, 4.0);
+    QVERIFY(!back.pools[1].enabled);
+    QVERIFY(!s.toJson()["pools"][2].contains("enabled"));  // the default is not written
+    const auto refused = [&](const std::function<void(json&)>& edit, const QString& start) {
+      json k = j;
+      edit(k);
+      const QString msg = inputErrorOf([&] { (void)Scenario::fromJson(k, cat_); });
+      QVERIFY2(msg.startsWith(start), qPrintable(msg));
+    };
+    refused([](json& k) { k["pools"][0]["spot"] = true; },
+            "pools[0].spot: got true, expected false for an owned pool");
+    refused(
+        [](json& k) { k["pools"][0]["owned"] = false; },
+        "pools[0].amortisation: got an amortisation, expected none on a pool that is not owned");
+    refused([](json& k) { k["pools"][0]["usd_per_gpu_hour"] = 2.0; },
+            "pools[0].usd_per_gpu_hour: got 2, expected 1.15558");
+    refused([](json& k) { k["pools"][0]["amortisation"]["lifetime_years"] = 0; },
+            "pools[0].amortisation.lifetime_years: got 0, expected years from 0.1 to 50");
+    refused([](json& k) { k["pools"][0]["amortisation"]["purchase_usd_per_gpu"] = -1; },
+            "pools[0].amortisation.purchase_usd_per_gpu: got -1");
+    refused([](json& k) { k["pools"][0]["amortisation"]["color"] = 1; },
+            "pools[0].amortisation.color");
+    refused([](json& k) { k["pools"][1]["enabled"] = "no"; }, "pools[1].enabled: got \"no\"");
+    refused([](json& k) { k["pools"][2]["preemptions_source"] = "a trace"; },
+            "pools[2].preemptions_source: got \"a trace\", expected absent without "
+            "preemptions_per_gpu_hour");
+  }
+
+  // A spot pool's preemption rate from an availability trace, worked by hand: A100-40 in
+  // us-central1-a holds 8 GPUs for 1,800 s, 6 for 3,600 s, 8 for 1,800 s (4 + 6 + 4 = 14
+  // GPU-hours) and loses 2, then 3: 5 GPUs over 14 GPU-hours. A JSON series gives its one site.
+  void preemptionRateFromATrace() {
+    QTemporaryDir dir;
+    const std::string csv = (dir.path() + "/t.csv").toStdString();
+    std::ofstream(csv) << ",Timestamp,A100-40_us-central1-a,V100-16_us-west1-b\n"
+                       << "0,1000,8,4\n1,2800,6,4\n2,6400,8,4\n3,8200,5,0\n";
+    const TracePreemptions t = preemptionsInTrace(csv, "A100-40", "us-central1-a", cat_);
+    QCOMPARE(t.preemptions, 5L);
+    QCOMPARE(t.gpu_hours, 14.0);
+    QCOMPARE(t.perGpuHour(), 5.0 / 14);
+    QCOMPARE(t.span_s, 7200.0);
+    QCOMPARE(QString::fromStdString(t.describe()),
+             QString("trace t.csv: 5 GPUs taken over 14 GPU-hours of A100-40 in us-central1-a"));
+    const TracePreemptions v = preemptionsInTrace(csv, "V100-16", "us-west1-b", cat_);
+    QCOMPARE(v.preemptions, 4L);
+    QCOMPARE(v.gpu_hours, 4 * 7200.0 / 3600);
+    const std::string js = (dir.path() + "/t.json").toStdString();
+    std::ofstream(js)
+        << R"([{"Time": 0, "GPUs": 4}, {"Time": 3600, "GPUs": 2}, {"Time": 7200, "GPUs": 4}])";
+    const TracePreemptions w = preemptionsInTrace(js, "H100-80", "asia-southeast1-b", cat_);
+    QCOMPARE(w.preemptions, 2L);
+    QCOMPARE(w.gpu_hours, 6.0);
+    QVERIFY(inputErrorOf([&] {
+              (void)preemptionsInTrace(csv, "H100-80", "us-central1-a", cat_);
+            }).contains("no column H100-80_us-central1-a"));
+    std::ofstream(js) << R"([{"Time": 0, "GPUs": 0}, {"Time": 60, "GPUs": 0}])";
+    QVERIFY(inputErrorOf([&] {
+              (void)preemptionsInTrace(js, "H100-80", "z", cat_);
+            }).contains("no GPU held for any time"));
+    std::ofstream(js) << R"([{"Time": 60, "GPUs": 4}, {"Time": 0, "GPUs": 2}])";
+    QVERIFY(inputErrorOf([&] {
+              (void)preemptionsInTrace(js, "H100-80", "z", cat_);
+            }).contains("rows in time order"));
   }
 
   // A scenario file's session (sailor/scenario/session.hpp): the job, its own model and the

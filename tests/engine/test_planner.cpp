@@ -1117,6 +1117,39 @@ class TestPlanner : public QObject {
     }
   }
 
+  // A pool switched off ("enabled": false) is left out of planning, whatever it offers: with
+  // every pool but one off, every plan lies in that one; with all off there is no GPU to plan on.
+  void switchedOffPoolsAreLeftOut() {
+    const Instance& a = instance("A");
+    json j = a.sc.toJson();
+    QVERIFY(j["pools"].size() >= 2);
+    const Scenario all = Scenario::fromJson(j, cat_);
+    for (std::size_t i = 1; i < j["pools"].size(); ++i) j["pools"][i]["enabled"] = false;
+    const Scenario one = Scenario::fromJson(j, cat_);
+    const auto with = [&a](Scenario sc) {
+      Instance x;
+      x.name = a.name;
+      x.sc = std::move(sc);
+      x.job = a.job;
+      x.schedules = a.schedules;
+      return x;
+    };
+    const PlanResult r = search(with(one), searchOptions());
+    QVERIFY2(!r.best.empty(), r.no_plan_reason.c_str());
+    const Pool& kept = one.pools[0];
+    for (const PlannedPlan& p : r.best)
+      for (const Stage& st : p.plan.stages)
+        for (const Replica& rep : st.replicas)
+          QVERIFY(rep.zone == kept.zone && rep.gpu_type == kept.gpu_type);
+    const PlanResult whole = search(with(all), searchOptions());
+    QVERIFY(!whole.best.empty());
+    j["pools"][0]["enabled"] = false;
+    const PlanResult none = search(with(Scenario::fromJson(j, cat_)), searchOptions());
+    QVERIFY(none.best.empty());
+    SAILOR_VERIFY_MESSAGE(QString::fromStdString(none.no_plan_reason),
+                          QStringList({"no GPUs to plan on", "switched off"}));
+  }
+
   // The fixture GPUs have no bf16 rate: a bf16 job has no GPU to run on, which is a reason, not
   // "no GPUs" or "does not fit".
   void noGpuWithTheJobsPrecision() {

@@ -923,7 +923,9 @@ PlanResult planSearch(const Scenario& scenario, const Job& job, const Catalog& c
                            " arithmetic (an fp16 job can use them)");
   }
   if (ctx.totalGpus() == 0) {
-    result.no_plan_reason = "the scenario has no GPUs (every pool's count is 0)";
+    result.no_plan_reason =
+        "the scenario has no GPUs to plan on (every pool's count is 0, or the pool is "
+        "switched off: \"enabled\": false)";
     return result;
   }
   std::vector<int> bs = options.microbatch_sizes;

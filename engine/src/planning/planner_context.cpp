@@ -38,7 +38,7 @@ SearchContext::SearchContext(const Scenario& sc_in, const Job& job_in, const Cat
 void SearchContext::buildSites() {
   std::map<std::pair<std::string, std::string>, Site> by;
   for (const auto& p : sc.pools) {
-    if (p.count <= 0) continue;
+    if (p.count <= 0 || !p.enabled) continue;  // a pool switched off stays out of planning
     if (!supportsPrecision(cat.gpu(p.gpu_type, "pools.gpu_type"), job.precision)) {
       unsupported_.insert(p.gpu_type);
       continue;

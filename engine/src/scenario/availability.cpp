@@ -68,8 +68,8 @@ void checkSites(const Availability& a, const Scenario& scenario, const std::stri
                        "a GPU type and zone with a pool in the run's scenario");
 }
 
-std::vector<AvailabilityStep> fromCsv(const std::string& path, const Scenario& scenario,
-                                      const Catalog& catalog) {
+// A trace's rows as read, times relative to the first row; no check against a scenario.
+std::vector<AvailabilityStep> fromCsv(const std::string& path, const Catalog& catalog) {
   const std::vector<TraceRow> rows = loadTrace(path, catalog);
   std::vector<AvailabilityStep> out;
   double first = 0;
@@ -84,26 +84,18 @@ std::vector<AvailabilityStep> fromCsv(const std::string& path, const Scenario& s
     AvailabilityStep step;
     step.at_s = t - first;
     for (std::size_t k = 0; k < row.sites.size(); ++k) step.gpus[row.sites[k]] += row.counts[k];
-    checkSites(step.gpus, scenario, where);
     out.push_back(std::move(step));
   }
   return out;
 }
 
-std::vector<AvailabilityStep> fromJson(const std::string& path, const Plan& plan,
-                                       const Scenario& scenario) {
+// A JSON trace's rows, each count given to `site`.
+std::vector<AvailabilityStep> fromJson(const std::string& path,
+                                       const std::pair<std::string, std::string>& site) {
   const json j = json_util::readFile(path);
   if (!j.is_array() || j.empty())
     throw InputError(path, json_util::describe(j),
                      "a JSON array of {\"Time\": seconds, \"GPUs\": count}");
-  const Availability used = planAvailability(plan);
-  if (used.size() != 1)
-    throw InputError(path,
-                     "a GPU-count trace for a plan over " + std::to_string(used.size()) +
-                         " (GPU type, zone) pairs",
-                     "a plan on one GPU type in one zone (or a CSV trace with a column per "
-                     "<gpu>_<zone>)");
-  const auto site = used.begin()->first;
   std::vector<AvailabilityStep> out;
   double first = 0;
   for (std::size_t i = 0; i < j.size(); ++i) {
@@ -119,10 +111,20 @@ std::vector<AvailabilityStep> fromJson(const std::string& path, const Plan& plan
     AvailabilityStep step;
     step.at_s = t - first;
     step.gpus[site] = static_cast<int>(n);
-    checkSites(step.gpus, scenario, where);
     out.push_back(std::move(step));
   }
   return out;
+}
+
+bool isJsonTrace(const std::string& path) {
+  return std::filesystem::path(path).extension() == ".json";
+}
+
+void checkTimeOrder(const std::vector<AvailabilityStep>& steps, const std::string& path) {
+  for (std::size_t i = 1; i < steps.size(); ++i)
+    if (steps[i].at_s < steps[i - 1].at_s)
+      throw InputError(path + ": row " + std::to_string(i), "a time before the previous row's",
+                       "rows in time order");
 }
 
 }  // namespace
@@ -132,18 +134,58 @@ std::vector<AvailabilityStep> loadAvailabilityTrace(const std::string& path, dou
                                                     const Catalog& catalog) {
   if (!(time_scale > 0) || !std::isfinite(time_scale))
     throw InputError("--trace-time-scale", std::to_string(time_scale), "a positive number");
-  const bool is_json = std::filesystem::path(path).extension() == ".json";
-  std::vector<AvailabilityStep> steps =
-      is_json ? fromJson(path, plan, scenario) : fromCsv(path, scenario, catalog);
-  for (std::size_t i = 1; i < steps.size(); ++i)
-    if (steps[i].at_s < steps[i - 1].at_s)
-      throw InputError(path + ": row " + std::to_string(i), "a time before the previous row's",
-                       "rows in time order");
+  std::vector<AvailabilityStep> steps;
+  if (isJsonTrace(path)) {
+    const Availability used = planAvailability(plan);
+    if (used.size() != 1)
+      throw InputError(path,
+                       "a GPU-count trace for a plan over " + std::to_string(used.size()) +
+                           " (GPU type, zone) pairs",
+                       "a plan on one GPU type in one zone (or a CSV trace with a column per "
+                       "<gpu>_<zone>)");
+    steps = fromJson(path, used.begin()->first);
+  } else {
+    steps = fromCsv(path, catalog);
+  }
+  for (std::size_t i = 0; i < steps.size(); ++i)
+    checkSites(
+        steps[i].gpus, scenario,
+        path + (isJsonTrace(path) ? "[" + std::to_string(i) + "]" : ": row " + std::to_string(i)));
+  checkTimeOrder(steps, path);
   for (std::size_t i = 0; i < steps.size(); ++i) {
     steps[i].at_s *= time_scale;
     steps[i].label = rowLabel(i, steps[i].at_s);
   }
   return steps;
+}
+
+std::string TracePreemptions::describe() const {
+  return "trace " + std::filesystem::path(file).filename().string() + ": " +
+         std::to_string(preemptions) + " GPUs taken over " + toText(gpu_hours) + " GPU-hours of " +
+         gpu_type + " in " + zone;
+}
+
+TracePreemptions preemptionsInTrace(const std::string& path, const std::string& gpu_type,
+                                    const std::string& zone, const Catalog& catalog) {
+  const std::pair<std::string, std::string> site{gpu_type, zone};
+  const std::vector<AvailabilityStep> steps =
+      isJsonTrace(path) ? fromJson(path, site) : fromCsv(path, catalog);
+  if (!steps.front().gpus.count(site))
+    throw InputError(path, "no column " + gpu_type + "_" + zone,
+                     "a column <gpu>_<zone> for the pool's " + gpu_type + " in " + zone);
+  checkTimeOrder(steps, path);
+  TracePreemptions t{path, gpu_type, zone};
+  for (std::size_t i = 1; i < steps.size(); ++i) {
+    const int before = steps[i - 1].gpus.at(site), now = steps[i].gpus.at(site);
+    t.preemptions += std::max(0, before - now);
+    t.gpu_hours += before * (steps[i].at_s - steps[i - 1].at_s) / 3600;
+  }
+  t.span_s = steps.back().at_s;
+  if (!(t.gpu_hours > 0))
+    throw InputError(path, "no GPU held for any time",
+                     "a trace whose " + gpu_type + " in " + zone +
+                         " hold GPUs between two rows (the rate is per GPU-hour held)");
+  return t;
 }
 
 Scenario scenarioWithAvailability(const Scenario& scenario, const Availability& available) {

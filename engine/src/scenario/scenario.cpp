@@ -475,6 +475,25 @@ static void checkInstance(const Pool& p, const GpuType& g, const std::string& pa
                          " node (or no gpus_per_node)");
 }
 
+// Owned pools: never spot; an amortisation only on an owned pool, and the price its figure.
+static void checkOwnership(const Pool& p, const std::string& path) {
+  if (p.owned && p.spot)
+    throw InputError(path + ".spot", "true", "false for an owned pool (\"owned\": true)");
+  if (!p.amortisation) return;
+  if (!p.owned)
+    throw InputError(path + ".amortisation", "an amortisation",
+                     "none on a pool that is not owned (\"owned\": true)");
+  const Amortisation& a = *p.amortisation;
+  if (!(a.lifetime_years >= 0.1 && a.lifetime_years <= 50))
+    throw InputError(path + ".amortisation.lifetime_years", toText(a.lifetime_years),
+                     "years from 0.1 to 50 (the purchase is written off over them)");
+  const double price = a.usdPerGpuHour();
+  if (std::abs(p.usd_per_gpu_hour - price) > 1e-9 * std::max(1.0, price))
+    throw InputError(path + ".usd_per_gpu_hour", toText(p.usd_per_gpu_hour),
+                     toText(price) + ", the amortisation's price (purchase over " +
+                         toText(a.lifetime_years) + " years plus running), or no usd_per_gpu_hour");
+}
+
 void Scenario::recordNetworks(const Catalog& catalog) const {
   auto by_gpu = std::make_shared<std::map<std::string, std::vector<NodeNetwork>, std::less<>>>();
   for (const GpuType& g : catalog.gpus()) by_gpu->emplace(g.name, g.nodeNetworks());
@@ -503,6 +522,7 @@ void Scenario::validate(const Catalog& catalog) const {
       throw InputError(path + ".zone", "\"" + p.zone + "\"", "a zone declared in regions");
     catalog.gpu(p.gpu_type, path + ".gpu_type");
     checkGpuCount(p.count, 0, path + ".count");
+    checkOwnership(p, path);
     if (!(p.usd_per_gpu_hour >= 0 && p.usd_per_gpu_hour <= kMaxUsdPerGpuHour))
       throw InputError(path + ".usd_per_gpu_hour", toText(p.usd_per_gpu_hour),
                        "a price in USD per GPU-hour from 0 to 1000");
@@ -586,6 +606,25 @@ std::vector<Region> regionsFromJson(const json& regions) {
   return out;
 }
 
+// A pool's "amortisation": {purchase_usd_per_gpu, lifetime_years, running_usd_per_gpu_hour}.
+Amortisation amortisationFromJson(const json& p, const std::string& pool_path) {
+  const std::string path = pool_path + ".amortisation";
+  const json& a = p.at("amortisation");
+  if (!a.is_object())
+    throw InputError(path, ju::describe(a),
+                     "an object {purchase_usd_per_gpu, lifetime_years, running_usd_per_gpu_hour}");
+  ju::rejectUnknownKeys(a, {"purchase_usd_per_gpu", "lifetime_years", "running_usd_per_gpu_hour"},
+                        path);
+  Amortisation m;
+  m.purchase_usd_per_gpu =
+      ju::getInRange(a, "purchase_usd_per_gpu", path, 1e7, "USD per GPU from 0 to 1e+07");
+  m.lifetime_years = ju::getNumber(a, "lifetime_years", path);  // range: validate
+  if (a.contains("running_usd_per_gpu_hour"))
+    m.running_usd_per_gpu_hour = ju::getInRange(
+        a, "running_usd_per_gpu_hour", path, kMaxUsdPerGpuHour, "USD per GPU-hour from 0 to 1000");
+  return m;
+}
+
 std::vector<Pool> poolsFromJson(const json& pools) {
   ju::requireArray(pools, "pools");
   std::vector<Pool> out;
@@ -594,20 +633,34 @@ std::vector<Pool> poolsFromJson(const json& pools) {
     const json& p = pools[i];
     ju::rejectUnknownKeys(p,
                           {"zone", "gpu_type", "count", "usd_per_gpu_hour", "spot",
-                           "preemptions_per_gpu_hour", "gpus_per_node", "instance", "price_date"},
+                           "preemptions_per_gpu_hour", "preemptions_source", "gpus_per_node",
+                           "instance", "price_date", "owned", "amortisation", "enabled"},
                           path);
     Pool pool;
     pool.zone = ju::getString(p, "zone", path);
     pool.gpu_type = ju::getString(p, "gpu_type", path);
     pool.count = ju::getInt32(p, "count", path, 0);
-    pool.usd_per_gpu_hour = ju::getNonNegative(p, "usd_per_gpu_hour", path);
     pool.spot = ju::getBoolOr(p, "spot", path, false);
+    pool.owned = ju::getBoolOr(p, "owned", path, false);
+    pool.enabled = ju::getBoolOr(p, "enabled", path, true);
+    if (p.contains("amortisation")) pool.amortisation = amortisationFromJson(p, path);
+    // An amortised pool's price is its amortisation's; written beside it, the two must agree
+    // (validate).
+    pool.usd_per_gpu_hour = pool.amortisation && !p.contains("usd_per_gpu_hour")
+                                ? pool.amortisation->usdPerGpuHour()
+                                : ju::getNonNegative(p, "usd_per_gpu_hour", path);
     if (p.contains("preemptions_per_gpu_hour")) {
       pool.preemptions_per_gpu_hour = ju::getInRange(p, "preemptions_per_gpu_hour", path, 1.0,
                                                      "preemptions per GPU-hour from 0 to 1");
       if (!pool.spot)
         throw InputError(path + ".preemptions_per_gpu_hour", toText(*pool.preemptions_per_gpu_hour),
                          "absent on a pool that is not spot (\"spot\": true)");
+    }
+    if (p.contains("preemptions_source")) {
+      pool.preemptions_source = ju::getString(p, "preemptions_source", path);
+      if (!pool.preemptions_per_gpu_hour)
+        throw InputError(path + ".preemptions_source", "\"" + *pool.preemptions_source + "\"",
+                         "absent without preemptions_per_gpu_hour (the rate it is the source of)");
     }
     if (p.contains("gpus_per_node")) pool.gpus_per_node = ju::getInt32(p, "gpus_per_node", path, 1);
     if (p.contains("instance")) pool.instance = ju::getString(p, "instance", path);
@@ -756,6 +809,13 @@ json Scenario::toJson() const {
     if (p.gpus_per_node) pj["gpus_per_node"] = *p.gpus_per_node;
     if (p.instance) pj["instance"] = *p.instance;
     if (p.price_date) pj["price_date"] = *p.price_date;
+    if (p.preemptions_source) pj["preemptions_source"] = *p.preemptions_source;
+    if (p.owned) pj["owned"] = true;
+    if (p.amortisation)
+      pj["amortisation"] = {{"purchase_usd_per_gpu", p.amortisation->purchase_usd_per_gpu},
+                            {"lifetime_years", p.amortisation->lifetime_years},
+                            {"running_usd_per_gpu_hour", p.amortisation->running_usd_per_gpu_hour}};
+    if (!p.enabled) pj["enabled"] = false;
     j["pools"].push_back(pj);
   }
   json defaults = json::object();

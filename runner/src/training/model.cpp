@@ -105,7 +105,7 @@ StageModel::StageModel(const RunSpec& spec, const RankPlacement& placement, torc
   std::size_t blocks = 0;
   for (const auto& [first, last] :
        spec.plan.chunkLayers(static_cast<std::size_t>(placement.stage))) {
-    chunks_.push_back({first, last, {}, {}});
+    chunks_.push_back({first, last, {}, {}, {}});
     blocks += static_cast<std::size_t>(last - first + 1);
   }
   params_.reserve(16 * blocks + 8);

@@ -60,6 +60,27 @@ std::vector<AvailabilityStep> loadAvailabilityTrace(const std::string& path, dou
                                                     const Plan& plan, const Scenario& scenario,
                                                     const Catalog& catalog);
 
+// A spot pool's preemption rate read from an availability trace (the pool's field
+// preemptions_per_gpu_hour and its source, docs/planner.md "Days and dollars"): every fall of
+// the site's GPU count is that many GPUs taken away; the GPU-hours are the count held over time
+// (each row's count until the next row). A CSV trace gives the column of (gpu_type, zone); a
+// JSON trace ({"Time", "GPUs"} rows) is one site's, taken as the pool's.
+struct TracePreemptions {
+  std::string file;
+  std::string gpu_type, zone;
+  long preemptions = 0;  // GPUs taken away
+  double gpu_hours = 0;  // GPUs held, over the trace's span
+  double span_s = 0;     // first row to last
+  double perGpuHour() const { return static_cast<double>(preemptions) / gpu_hours; }
+  // "trace t.csv: 6 GPUs taken over 120.5 GPU-hours of A100-40 in us-central1-a"
+  std::string describe() const;
+};
+
+// InputError naming the file (and row and column) for a trace that cannot be read, a CSV trace
+// without the site's column, times that go back, or a trace that holds no GPU for any time.
+TracePreemptions preemptionsInTrace(const std::string& path, const std::string& gpu_type,
+                                    const std::string& zone, const Catalog& catalog);
+
 // `scenario` with the GPUs of `available` and no others: the first pool of each (type, zone)
 // gets what is available of it, any later pool of the same (type, zone) none.
 Scenario scenarioWithAvailability(const Scenario& scenario, const Availability& available);

@@ -38,6 +38,18 @@ struct Region {
   std::vector<std::string> zones;
 };
 
+// An owned pool's price per GPU-hour: its purchase written off over its life, plus what running
+// it costs (power, cooling, hosting), per GPU-hour of the year (docs/formats.md, "Owned pools").
+struct Amortisation {
+  double purchase_usd_per_gpu = 0;               // a GPU's share of its server, as bought
+  double lifetime_years = 0;                     // years the purchase is written off over (> 0)
+  double running_usd_per_gpu_hour = 0;           // power, cooling, hosting per GPU-hour
+  static constexpr double kHoursPerYear = 8766;  // 365.25 days
+  double usdPerGpuHour() const {
+    return purchase_usd_per_gpu / (lifetime_years * kHoursPerYear) + running_usd_per_gpu_hour;
+  }
+};
+
 struct Pool {
   std::string zone;
   std::string gpu_type;
@@ -46,14 +58,23 @@ struct Pool {
   bool spot = false;
   // A spot pool's preemptions, per GPU-hour of its GPUs (docs/planner.md, "Days and dollars");
   // absent: not priced in.
-  std::optional<double> preemptions_per_gpu_hour;
-  std::optional<int> gpus_per_node;  // default: the instance family's, else the GPU type's
+  std::optional<double> preemptions_per_gpu_hour{};
+  // Where that rate comes from, as written by whoever set it ("trace t.csv: 6 GPUs taken over
+  // 120.5 GPU-hours of A100-40 in us-central1-a"); absent: typed in.
+  std::optional<std::string> preemptions_source{};
+  std::optional<int> gpus_per_node{};  // default: the instance family's, else the GPU type's
   // Instance family of the GPU type's catalogue networks ("a3-megagpu-8g"): its node network
   // sets the same-zone link between this pool's nodes. Absent: the type's default family.
-  std::optional<std::string> instance;
+  std::optional<std::string> instance{};
   // The price's date (YYYY-MM-DD) where it came from a dated catalogue (`sailor prices
   // scenario`): `sailor plan` flags prices older than --max-price-age-days (stalePriceNotes).
-  std::optional<std::string> price_date;
+  std::optional<std::string> price_date{};
+  // The team's own GPUs: never spot, priced at usd_per_gpu_hour (0, or its amortisation's).
+  bool owned = false;
+  std::optional<Amortisation> amortisation{};  // owned pools: sets usd_per_gpu_hour
+  // False: kept in the scenario but left out of planning (comparing offers without copying
+  // files; the studio's per-pool toggle).
+  bool enabled = true;
 };
 
 // Days from date `from` to date `to` (YYYY-MM-DD, proleptic Gregorian calendar), and whether a
