@@ -263,6 +263,227 @@
     </message>
 </context>
 <context>
+    <name>sailor::studio::ComparisonView</name>
+    <message>
+        <source>Scenario</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GPU types</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Zones</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Spot</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Iteration (s)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>USD/h</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>MFU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Days</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Total USD</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Goodput</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Failures</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Preemptions</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Hours lost</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No plan: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>never</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2 days, %3 USD (GPUs %4, egress %5, storage %6); checkpoint every %7 min</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>days to train (whole run)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>total USD (whole run)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>deadline %1 days</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>budget %1 USD</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add scenarios and compare them for the job in the job panel.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Set the tokens to train in the job panel to compare days and total USD.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No scenario has a plan whose run finishes.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: got the suffix &quot;%2&quot;, expected .png or .pdf</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: cannot write in %2 (%3)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: the plot could not be drawn into the file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: cannot replace the file</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>sailor::studio::ComparisonWindow</name>
+    <message>
+        <source>Compare scenarios</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add current scenario</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The scenario as edited now, with the pools switched on now</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add scenario file…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Plan every scenario for the job in the job panel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export CSV…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export plot…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Scenarios</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add scenario files</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Scenarios (*.json);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add two or more scenarios, then Compare.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fix the highlighted fields in the job panel first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1, %2 of %3 pools</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Compared %n scenario(s) for %1.</source>
+        <translation>
+            <numerusform>Compared %n scenario for %1.</numerusform>
+            <numerusform>Compared %n scenarios for %1.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Planning %1 (%2 of %3)…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export comparison as CSV</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CSV (*.csv)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Wrote %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export comparison plot</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>PNG image (*.png);;PDF document (*.pdf)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>sailor::studio::JobPanel</name>
     <message>
         <source>Expected a whole number ≥ %1, got &quot;%2&quot;</source>
@@ -1172,6 +1393,146 @@
         <source>Save job</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Open price &amp;catalogue…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A price sheet (sailor prices import) or a SkyPilot catalogue (its vms.csv) whose offers Add pool from catalogue lists</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add pool from &amp;catalogue…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add a pool from a cloud catalogue&apos;s offers: GPU type, cloud, region, zone, on-demand and spot price</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>C&amp;ompare scenarios…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Plan several scenarios for this job and compare them side by side</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open price catalogue</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Price sheets and SkyPilot catalogues (*.json vms.csv);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 has no catalogue offers (a price sheet from `sailor prices import`, or a SkyPilot catalogue)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot read the price catalogue %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>sailor::studio::OfferPicker</name>
+    <message>
+        <source>Add pool from catalogue</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The price sheet has no catalogue offers.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1, dated %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add pool</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GPUs:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All GPU types</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All clouds</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Region, zone or instance</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cloud</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Region</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Zone</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Instance</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GPU type</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GPUs per instance</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>On-demand $/GPU-h</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Spot $/GPU-h</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The GPUs of the new pool</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Spot price</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Price the pool at the offer&apos;s spot price (preemptible instances)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>—</source>
+        <comment>no zone, or no spot price</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No offer matches the filters.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose an offer.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 %2 in %3 at %4 $/GPU-hour spot (%5, %6)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 %2 in %3 at %4 $/GPU-hour (%5, %6)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::PastRunsView</name>
@@ -2049,6 +2410,86 @@
         <source>Between nodes</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Preemptible GPUs at the spot price</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Owned (our own GPUs)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The team&apos;s own GPUs beside rented ones: never preempted, priced at their amortised $/GPU-hour (0 for none)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Planning</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Use in planning</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unchecked: the pool stays in the scenario but plans leave it out (compare offers without copying files)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Preemptions / GPU-hour</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Enter preemptions per GPU-hour from 0 to 1, or nothing (got &quot;%1&quot;)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Spot pools: how often a GPU is taken away, which the whole run prices in; empty: not priced in</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not priced in</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rate from trace…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Read the rate from an availability trace (SAILOR&apos;s CSV or JSON): GPUs taken away over GPU-hours held</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Availability trace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Traces (*.csv *.json);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rate source</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Amortised</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 USD a GPU over %2 years + %3 USD/GPU-hour running = %4 USD/GPU-hour</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Select a spot pool first</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: got %2, expected %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Make the pool spot first: a preemption rate is a spot pool&apos;s</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::ReconfigurationView</name>
@@ -2373,6 +2814,14 @@ Egress $%5/GB (%6)</source>
     </message>
     <message>
         <source>No zone pair %1, %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>owned</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Switched off: kept in the scenario, left out of planning</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2946,6 +3395,10 @@ Egress $%5/GB (%6)</source>
             <numerusform>Remove %n item</numerusform>
             <numerusform>Remove %n items</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Add %1 %2 from %3 in %4</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>

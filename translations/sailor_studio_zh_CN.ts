@@ -262,6 +262,226 @@
     </message>
 </context>
 <context>
+    <name>sailor::studio::ComparisonView</name>
+    <message>
+        <source>Scenario</source>
+        <translation>场景</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU 数</translation>
+    </message>
+    <message>
+        <source>GPU types</source>
+        <translation>GPU 类型</translation>
+    </message>
+    <message>
+        <source>Zones</source>
+        <translation>可用区</translation>
+    </message>
+    <message>
+        <source>Spot</source>
+        <translation>竞价</translation>
+    </message>
+    <message>
+        <source>Iteration (s)</source>
+        <translation>迭代 (s)</translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation>token/s</translation>
+    </message>
+    <message>
+        <source>USD/h</source>
+        <translation>美元/小时</translation>
+    </message>
+    <message>
+        <source>MFU</source>
+        <translation>MFU</translation>
+    </message>
+    <message>
+        <source>Days</source>
+        <translation>天数</translation>
+    </message>
+    <message>
+        <source>Total USD</source>
+        <translation>总美元</translation>
+    </message>
+    <message>
+        <source>Goodput</source>
+        <translation>有效训练占比</translation>
+    </message>
+    <message>
+        <source>Failures</source>
+        <translation>故障</translation>
+    </message>
+    <message>
+        <source>Preemptions</source>
+        <translation>抢占</translation>
+    </message>
+    <message>
+        <source>Hours lost</source>
+        <translation>损失小时</translation>
+    </message>
+    <message>
+        <source>No plan: %1</source>
+        <translation>无可行方案：%1</translation>
+    </message>
+    <message>
+        <source>never</source>
+        <translation>无法完成</translation>
+    </message>
+    <message>
+        <source>%1: %2 days, %3 USD (GPUs %4, egress %5, storage %6); checkpoint every %7 min</source>
+        <translation>%1：%2 天，%3 美元（GPU %4，出口流量 %5，存储 %6）；每 %7 分钟一次检查点</translation>
+    </message>
+    <message>
+        <source>days to train (whole run)</source>
+        <translation>训练天数（整个训练）</translation>
+    </message>
+    <message>
+        <source>total USD (whole run)</source>
+        <translation>总美元（整个训练）</translation>
+    </message>
+    <message>
+        <source>deadline %1 days</source>
+        <translation>截止期限 %1 天</translation>
+    </message>
+    <message>
+        <source>budget %1 USD</source>
+        <translation>预算 %1 美元</translation>
+    </message>
+    <message>
+        <source>Add scenarios and compare them for the job in the job panel.</source>
+        <translation>添加场景，并针对作业面板中的作业进行比较。</translation>
+    </message>
+    <message>
+        <source>Set the tokens to train in the job panel to compare days and total USD.</source>
+        <translation>在作业面板中设置要训练的 token 数，即可比较天数与总美元。</translation>
+    </message>
+    <message>
+        <source>No scenario has a plan whose run finishes.</source>
+        <translation>没有场景的方案能完成训练。</translation>
+    </message>
+    <message>
+        <source>%1: got the suffix &quot;%2&quot;, expected .png or .pdf</source>
+        <translation>%1：后缀为“%2”，应为 .png 或 .pdf</translation>
+    </message>
+    <message>
+        <source>%1: cannot write in %2 (%3)</source>
+        <translation>%1：无法在 %2 中写入（%3）</translation>
+    </message>
+    <message>
+        <source>%1: the plot could not be drawn into the file</source>
+        <translation>%1：无法将图绘制到文件中</translation>
+    </message>
+    <message>
+        <source>%1: cannot replace the file</source>
+        <translation>%1：无法替换该文件</translation>
+    </message>
+</context>
+<context>
+    <name>sailor::studio::ComparisonWindow</name>
+    <message>
+        <source>Compare scenarios</source>
+        <translation>比较场景</translation>
+    </message>
+    <message>
+        <source>Add current scenario</source>
+        <translation>添加当前场景</translation>
+    </message>
+    <message>
+        <source>The scenario as edited now, with the pools switched on now</source>
+        <translation>当前编辑的场景，使用当前启用的资源池</translation>
+    </message>
+    <message>
+        <source>Add scenario file…</source>
+        <translation>添加场景文件…</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>比较</translation>
+    </message>
+    <message>
+        <source>Plan every scenario for the job in the job panel</source>
+        <translation>针对作业面板中的作业规划每个场景</translation>
+    </message>
+    <message>
+        <source>Export CSV…</source>
+        <translation>导出 CSV…</translation>
+    </message>
+    <message>
+        <source>Export plot…</source>
+        <translation>导出图…</translation>
+    </message>
+    <message>
+        <source>Scenarios</source>
+        <translation>场景</translation>
+    </message>
+    <message>
+        <source>Add scenario files</source>
+        <translation>添加场景文件</translation>
+    </message>
+    <message>
+        <source>Scenarios (*.json);;All files (*)</source>
+        <translation>场景 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Add two or more scenarios, then Compare.</source>
+        <translation>添加两个或更多场景，然后点击“比较”。</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>Fix the highlighted fields in the job panel first.</source>
+        <translation>请先修正作业面板中高亮的字段。</translation>
+    </message>
+    <message>
+        <source>%1, %2 of %3 pools</source>
+        <translation>%1，使用 %3 个资源池中的 %2 个</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message numerus="yes">
+        <source>Compared %n scenario(s) for %1.</source>
+        <translation>
+            <numerusform>已针对 %1 比较 %n 个场景。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Planning %1 (%2 of %3)…</source>
+        <translation>正在规划 %1（第 %2 个，共 %3 个）…</translation>
+    </message>
+    <message>
+        <source>Export comparison as CSV</source>
+        <translation>将比较导出为 CSV</translation>
+    </message>
+    <message>
+        <source>CSV (*.csv)</source>
+        <translation>CSV (*.csv)</translation>
+    </message>
+    <message>
+        <source>Wrote %1</source>
+        <translation>已写入 %1</translation>
+    </message>
+    <message>
+        <source>Export comparison plot</source>
+        <translation>导出比较图</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png);;PDF document (*.pdf)</source>
+        <translation>PNG 图像 (*.png);;PDF 文档 (*.pdf)</translation>
+    </message>
+</context>
+<context>
     <name>sailor::studio::JobPanel</name>
     <message>
         <source>Expected a whole number ≥ %1, got &quot;%2&quot;</source>
@@ -1170,6 +1390,146 @@
         <source>Save job</source>
         <translation>保存作业</translation>
     </message>
+    <message>
+        <source>Open price &amp;catalogue…</source>
+        <translation>打开价格目录(&amp;C)…</translation>
+    </message>
+    <message>
+        <source>A price sheet (sailor prices import) or a SkyPilot catalogue (its vms.csv) whose offers Add pool from catalogue lists</source>
+        <translation>价格表（sailor prices import）或 SkyPilot 目录（其 vms.csv），“从目录添加资源池”会列出其中的报价</translation>
+    </message>
+    <message>
+        <source>Add pool from &amp;catalogue…</source>
+        <translation>从目录添加资源池(&amp;C)…</translation>
+    </message>
+    <message>
+        <source>Add a pool from a cloud catalogue&apos;s offers: GPU type, cloud, region, zone, on-demand and spot price</source>
+        <translation>从云目录的报价添加资源池：GPU 类型、云、区域、可用区、按需价格和竞价价格</translation>
+    </message>
+    <message>
+        <source>C&amp;ompare scenarios…</source>
+        <translation>比较场景(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Plan several scenarios for this job and compare them side by side</source>
+        <translation>针对此作业规划多个场景并并排比较</translation>
+    </message>
+    <message>
+        <source>Open price catalogue</source>
+        <translation>打开价格目录</translation>
+    </message>
+    <message>
+        <source>Price sheets and SkyPilot catalogues (*.json vms.csv);;All files (*)</source>
+        <translation>价格表和 SkyPilot 目录 (*.json vms.csv);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>%1 has no catalogue offers (a price sheet from `sailor prices import`, or a SkyPilot catalogue)</source>
+        <translation>%1 中没有目录报价（应为 `sailor prices import` 生成的价格表或 SkyPilot 目录）</translation>
+    </message>
+    <message>
+        <source>Cannot read the price catalogue %1: %2</source>
+        <translation>无法读取价格目录 %1：%2</translation>
+    </message>
+</context>
+<context>
+    <name>sailor::studio::OfferPicker</name>
+    <message>
+        <source>Add pool from catalogue</source>
+        <translation>从目录添加资源池</translation>
+    </message>
+    <message>
+        <source>The price sheet has no catalogue offers.</source>
+        <translation>该价格表没有目录报价。</translation>
+    </message>
+    <message>
+        <source>%1, dated %2</source>
+        <translation>%1，日期 %2</translation>
+    </message>
+    <message>
+        <source>Add pool</source>
+        <translation>添加 GPU 池</translation>
+    </message>
+    <message>
+        <source>GPUs:</source>
+        <translation>GPU 数：</translation>
+    </message>
+    <message>
+        <source>All GPU types</source>
+        <translation>所有 GPU 类型</translation>
+    </message>
+    <message>
+        <source>All clouds</source>
+        <translation>所有云</translation>
+    </message>
+    <message>
+        <source>Region, zone or instance</source>
+        <translation>区域、可用区或实例</translation>
+    </message>
+    <message>
+        <source>Cloud</source>
+        <translation>云</translation>
+    </message>
+    <message>
+        <source>Region</source>
+        <translation>区域</translation>
+    </message>
+    <message>
+        <source>Zone</source>
+        <translation>可用区</translation>
+    </message>
+    <message>
+        <source>Instance</source>
+        <translation>实例</translation>
+    </message>
+    <message>
+        <source>GPU type</source>
+        <translation>GPU 类型</translation>
+    </message>
+    <message>
+        <source>GPUs per instance</source>
+        <translation>每实例 GPU 数</translation>
+    </message>
+    <message>
+        <source>On-demand $/GPU-h</source>
+        <translation>按需 $/GPU·小时</translation>
+    </message>
+    <message>
+        <source>Spot $/GPU-h</source>
+        <translation>竞价 $/GPU·小时</translation>
+    </message>
+    <message>
+        <source>The GPUs of the new pool</source>
+        <translation>新资源池的 GPU 数</translation>
+    </message>
+    <message>
+        <source>Spot price</source>
+        <translation>竞价价格</translation>
+    </message>
+    <message>
+        <source>Price the pool at the offer&apos;s spot price (preemptible instances)</source>
+        <translation>按报价的竞价价格计价（可抢占实例）</translation>
+    </message>
+    <message>
+        <source>—</source>
+        <comment>no zone, or no spot price</comment>
+        <translation>—</translation>
+    </message>
+    <message>
+        <source>No offer matches the filters.</source>
+        <translation>没有符合筛选条件的报价。</translation>
+    </message>
+    <message>
+        <source>Choose an offer.</source>
+        <translation>请选择一个报价。</translation>
+    </message>
+    <message>
+        <source>%1 %2 in %3 at %4 $/GPU-hour spot (%5, %6)</source>
+        <translation>%3 中的 %1 个 %2，竞价 %4 $/GPU·小时（%5，%6）</translation>
+    </message>
+    <message>
+        <source>%1 %2 in %3 at %4 $/GPU-hour (%5, %6)</source>
+        <translation>%3 中的 %1 个 %2，%4 $/GPU·小时（%5，%6）</translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::PastRunsView</name>
@@ -2045,6 +2405,86 @@
         <source>Between nodes</source>
         <translation>节点之间</translation>
     </message>
+    <message>
+        <source>Preemptible GPUs at the spot price</source>
+        <translation>按竞价价格计价的可抢占 GPU</translation>
+    </message>
+    <message>
+        <source>Owned (our own GPUs)</source>
+        <translation>自有（我们自己的 GPU）</translation>
+    </message>
+    <message>
+        <source>The team&apos;s own GPUs beside rented ones: never preempted, priced at their amortised $/GPU-hour (0 for none)</source>
+        <translation>团队自有的 GPU，与租用的并用：不会被抢占，按摊销后的 $/GPU·小时计价（无摊销则为 0）</translation>
+    </message>
+    <message>
+        <source>Planning</source>
+        <translation>规划</translation>
+    </message>
+    <message>
+        <source>Use in planning</source>
+        <translation>用于规划</translation>
+    </message>
+    <message>
+        <source>Unchecked: the pool stays in the scenario but plans leave it out (compare offers without copying files)</source>
+        <translation>不勾选：资源池保留在场景中，但规划时不使用（无需复制文件即可比较报价）</translation>
+    </message>
+    <message>
+        <source>Preemptions / GPU-hour</source>
+        <translation>抢占次数 / GPU·小时</translation>
+    </message>
+    <message>
+        <source>Enter preemptions per GPU-hour from 0 to 1, or nothing (got &quot;%1&quot;)</source>
+        <translation>请输入 0 到 1 之间的每 GPU·小时抢占次数，或留空（实际为“%1”）</translation>
+    </message>
+    <message>
+        <source>Spot pools: how often a GPU is taken away, which the whole run prices in; empty: not priced in</source>
+        <translation>竞价资源池：GPU 被收回的频率，整个训练会计入其影响；留空：不计入</translation>
+    </message>
+    <message>
+        <source>not priced in</source>
+        <translation>不计入</translation>
+    </message>
+    <message>
+        <source>Rate from trace…</source>
+        <translation>从轨迹读取频率…</translation>
+    </message>
+    <message>
+        <source>Read the rate from an availability trace (SAILOR&apos;s CSV or JSON): GPUs taken away over GPU-hours held</source>
+        <translation>从可用性轨迹（SAILOR 的 CSV 或 JSON）读取频率：被收回的 GPU 数除以持有的 GPU·小时</translation>
+    </message>
+    <message>
+        <source>Availability trace</source>
+        <translation>可用性轨迹</translation>
+    </message>
+    <message>
+        <source>Traces (*.csv *.json);;All files (*)</source>
+        <translation>轨迹 (*.csv *.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Rate source</source>
+        <translation>频率来源</translation>
+    </message>
+    <message>
+        <source>Amortised</source>
+        <translation>摊销</translation>
+    </message>
+    <message>
+        <source>%1 USD a GPU over %2 years + %3 USD/GPU-hour running = %4 USD/GPU-hour</source>
+        <translation>每个 GPU %1 美元，分 %2 年摊销 + 运行 %3 美元/GPU·小时 = %4 美元/GPU·小时</translation>
+    </message>
+    <message>
+        <source>Select a spot pool first</source>
+        <translation>请先选择一个竞价资源池</translation>
+    </message>
+    <message>
+        <source>%1: got %2, expected %3</source>
+        <translation>%1：实际为 %2，应为 %3</translation>
+    </message>
+    <message>
+        <source>Make the pool spot first: a preemption rate is a spot pool&apos;s</source>
+        <translation>请先将资源池设为竞价：抢占频率只适用于竞价资源池</translation>
+    </message>
 </context>
 <context>
     <name>sailor::studio::ReconfigurationView</name>
@@ -2371,6 +2811,14 @@ Egress $%5/GB (%6)</source>
     <message>
         <source>No zone pair %1, %2</source>
         <translation>不存在可用区对 %1、%2</translation>
+    </message>
+    <message>
+        <source>owned</source>
+        <translation>自有</translation>
+    </message>
+    <message>
+        <source>Switched off: kept in the scenario, left out of planning</source>
+        <translation>已停用：保留在场景中，规划时不使用</translation>
     </message>
 </context>
 <context>
@@ -2934,6 +3382,10 @@ Egress $%5/GB (%6)</source>
         <translation>
             <numerusform>删除 %n 项</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Add %1 %2 from %3 in %4</source>
+        <translation>从 %3 添加 %1 个 %2（%4）</translation>
     </message>
 </context>
 <context>

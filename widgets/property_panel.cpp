@@ -8,6 +8,7 @@
 #include <QComboBox>
 #include <QCompleter>
 #include <QEvent>
+#include <QFileDialog>
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -15,8 +16,12 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QVBoxLayout>
+
+#include "sailor/core/error.hpp"
+#include "sailor/scenario/availability.hpp"
 
 namespace sailor::studio {
 
@@ -310,6 +315,158 @@ QWidget* PropertyPanel::addLineField(QFormLayout* form, const QString& label, co
     if (Field* fld = findField(key)) commitField(*fld, edit->text());
   });
   return edit;
+}
+
+QCheckBox* PropertyPanel::addCheckField(QFormLayout* form, const QString& row_label,
+                                        const QString& text, const QString& key,
+                                        std::function<bool()> value,
+                                        std::function<EditResult(bool)> apply,
+                                        const QString& tooltip) {
+  auto* check = new QCheckBox(text);
+  check->setObjectName(key);
+  check->setToolTip(tooltip);
+  QLabel* error = makeErrorLabel(key);
+  auto* box = new QWidget;
+  auto* v = new QVBoxLayout(box);
+  v->setContentsMargins(0, 0, 0, 0);
+  v->setSpacing(2);
+  v->addWidget(check);
+  v->addWidget(error);
+  form->addRow(row_label, box);
+  fields_.emplace_back(
+      key, check, error,
+      [value = std::move(value)] { return value() ? QStringLiteral("1") : QStringLiteral("0"); },
+      [apply = std::move(apply)](const QString& t) { return apply(t == QStringLiteral("1")); });
+  setEditorText(fields_.back(), fields_.back().value());
+  connect(check, &QCheckBox::toggled, this, [this, key, check] {
+    if (Field* fld = findField(key))
+      commitField(*fld, check->isChecked() ? QStringLiteral("1") : QStringLiteral("0"));
+  });
+  return check;
+}
+
+// How a pool is paid for: spot (with its preemption rate, typed or from a trace), owned (the
+// team's own GPUs, its amortisation shown), and whether planning uses it at all.
+void PropertyPanel::buildPoolPricing(QFormLayout* form, int index) {
+  auto pool = [this, index] { return doc_->scenario().pools[static_cast<size_t>(index)]; };
+  addCheckField(
+      form, tr("Pricing"), tr("Spot (preemptible)"), QStringLiteral("pool.spot"),
+      [pool] { return pool().spot; },
+      [this, pool, index](bool on) {
+        Pool e = pool();
+        e.spot = on;
+        if (on) {  // an owned pool is never spot
+          e.owned = false;
+          e.amortisation.reset();
+        } else {  // a rate only on a spot pool
+          e.preemptions_per_gpu_hour.reset();
+          e.preemptions_source.reset();
+        }
+        return doc_->editPool(index, e);
+      },
+      tr("Preemptible GPUs at the spot price"));
+  addCheckField(
+      form, QString(), tr("Owned (our own GPUs)"), QStringLiteral("pool.owned"),
+      [pool] { return pool().owned; },
+      [this, pool, index](bool on) {
+        Pool e = pool();
+        e.owned = on;
+        if (on) {
+          e.spot = false;
+          e.preemptions_per_gpu_hour.reset();
+          e.preemptions_source.reset();
+        } else {
+          e.amortisation.reset();
+        }
+        return doc_->editPool(index, e);
+      },
+      tr("The team's own GPUs beside rented ones: never preempted, priced at their amortised "
+         "$/GPU-hour (0 for none)"));
+  addCheckField(
+      form, tr("Planning"), tr("Use in planning"), QStringLiteral("pool.enabled"),
+      [pool] { return pool().enabled; },
+      [this, pool, index](bool on) {
+        Pool e = pool();
+        e.enabled = on;
+        return doc_->editPool(index, e);
+      },
+      tr("Unchecked: the pool stays in the scenario but plans leave it out (compare offers "
+         "without copying files)"));
+  addLineField(
+      form, tr("Preemptions / GPU-hour"), QStringLiteral("pool.preemptions"),
+      [pool] {
+        const auto r = pool().preemptions_per_gpu_hour;
+        return r ? num(*r) : QString();
+      },
+      [this, pool, index](const QString& t) -> EditResult {
+        Pool e = pool();
+        if (t.trimmed().isEmpty()) {
+          e.preemptions_per_gpu_hour.reset();
+        } else {
+          const auto v = parseNumber(t);
+          if (!v)
+            return {
+                QStringLiteral("preemptions_per_gpu_hour"),
+                tr("Enter preemptions per GPU-hour from 0 to 1, or nothing (got \"%1\")").arg(t)};
+          e.preemptions_per_gpu_hour = *v;
+        }
+        e.preemptions_source.reset();  // typed in
+        return doc_->editPool(index, e);
+      },
+      tr("Spot pools: how often a GPU is taken away, which the whole run prices in; empty: not "
+         "priced in"));
+  fields_.back().placeholder = [this] { return tr("not priced in"); };
+  setEditorText(fields_.back(), fields_.back().value());
+  const Pool p = pool();
+  auto* from_trace = new QPushButton(tr("Rate from trace…"));
+  from_trace->setObjectName(QStringLiteral("pool.preemptionsFromTrace"));
+  from_trace->setToolTip(
+      tr("Read the rate from an availability trace (SAILOR's CSV or JSON): "
+         "GPUs taken away over GPU-hours held"));
+  from_trace->setEnabled(!read_only_);
+  connect(from_trace, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Availability trace"), QString(),
+                                                      tr("Traces (*.csv *.json);;All files (*)"));
+    if (!path.isEmpty()) setPreemptionsFromTrace(path);
+  });
+  form->addRow(QString(), from_trace);
+  if (p.preemptions_source) addInfo(form, tr("Rate source"), q(*p.preemptions_source));
+  if (const auto& a = p.amortisation)
+    addInfo(form, tr("Amortised"),
+            tr("%1 USD a GPU over %2 years + %3 USD/GPU-hour running = %4 USD/GPU-hour")
+                .arg(num(a->purchase_usd_per_gpu), num(a->lifetime_years),
+                     num(a->running_usd_per_gpu_hour), num(a->usdPerGpuHour())));
+}
+
+EditResult PropertyPanel::setPreemptionsFromTrace(const QString& path) {
+  const QString key = QStringLiteral("pool.preemptions");
+  Field* field = findField(key);
+  if (selection_.kind != Selection::Pool || !field)
+    return {QStringLiteral("pool"), tr("Select a spot pool first")};
+  Pool e = doc_->scenario().pools[static_cast<size_t>(selection_.index)];
+  EditResult r;
+  if (!e.spot) {
+    r = {QStringLiteral("spot"), tr("Make the pool spot first: a preemption rate is a spot "
+                                    "pool's")};
+    showFieldError(*field, r.message);
+    emit editRejected(key, r.message);
+    return r;
+  }
+  try {
+    const TracePreemptions t = preemptionsInTrace(QFile::encodeName(path).toStdString(), e.gpu_type,
+                                                  e.zone, doc_->catalog());
+    e.preemptions_per_gpu_hour = t.perGpuHour();
+    e.preemptions_source = t.describe();
+    r = doc_->editPool(selection_.index, e);
+  } catch (const InputError& err) {
+    r = {q(err.field()),
+         tr("%1: got %2, expected %3").arg(q(err.field()), q(err.value()), q(err.expected()))};
+  }
+  if (!r.ok()) {
+    if ((field = findField(key))) showFieldError(*field, r.message);
+    emit editRejected(key, r.message);
+  }
+  return r;
 }
 
 QLabel* PropertyPanel::addInfo(QFormLayout* form, const QString& label, const QString& text) {
@@ -627,32 +784,7 @@ void PropertyPanel::buildPool(QFormLayout* form) {
       },
       tr("Price per GPU per hour, US dollars"));
 
-  {
-    const QString key = QStringLiteral("pool.spot");
-    auto* check = new QCheckBox(tr("Spot (preemptible)"));
-    check->setObjectName(key);
-    QLabel* error = makeErrorLabel(key);
-    auto* box = new QWidget;
-    auto* v = new QVBoxLayout(box);
-    v->setContentsMargins(0, 0, 0, 0);
-    v->setSpacing(2);
-    v->addWidget(check);
-    v->addWidget(error);
-    form->addRow(tr("Pricing"), box);
-    fields_.emplace_back(
-        key, check, error,
-        [pool] { return pool().spot ? QStringLiteral("1") : QStringLiteral("0"); },
-        [this, pool, index](const QString& t) {
-          Pool e = pool();
-          e.spot = t == QStringLiteral("1");
-          return doc_->editPool(index, e);
-        });
-    setEditorText(fields_.back(), fields_.back().value());
-    connect(check, &QCheckBox::toggled, this, [this, key, check] {
-      if (Field* fld = findField(key))
-        commitField(*fld, check->isChecked() ? QStringLiteral("1") : QStringLiteral("0"));
-    });
-  }
+  buildPoolPricing(form, index);
 
   addLineField(
       form, tr("GPUs per node"), QStringLiteral("pool.gpus_per_node"),

@@ -37,6 +37,7 @@
 
 #include "scenario_document.hpp"
 
+class QCheckBox;
 class QFormLayout;
 class QLabel;
 class QScrollArea;
@@ -58,6 +59,11 @@ class PropertyPanel : public QWidget {
   // QPlainTextEdit), its error label, and the keys of the current form's fields.
   QWidget* field(const QString& key) const;
   QLabel* errorLabel(const QString& key) const;
+
+  // The selected pool's preemption rate read from an availability trace (sailor::
+  // preemptionsInTrace; the pool's "Rate from trace…" button asks for the file), its source
+  // written beside it: one undo step. On error the rate field shows why and nothing changes.
+  EditResult setPreemptionsFromTrace(const QString& path);
 
  public slots:
   // Shows the form for `selection` (None: the scenario's form).
@@ -104,6 +110,11 @@ class PropertyPanel : public QWidget {
                         std::function<EditResult(const QString&)> apply,
                         const QString& tooltip = QString());
   QLabel* addInfo(QFormLayout* form, const QString& label, const QString& text);
+  // A check box field ("1" checked, "0" not) in a row of its own.
+  QCheckBox* addCheckField(QFormLayout* form, const QString& row_label, const QString& text,
+                           const QString& key, std::function<bool()> value,
+                           std::function<EditResult(bool)> apply, const QString& tooltip);
+  void buildPoolPricing(QFormLayout* form, int index);
   void buildScenario(QFormLayout* form);
   void buildRegion(QFormLayout* form);
   void buildZone(QFormLayout* form);

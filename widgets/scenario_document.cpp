@@ -13,6 +13,7 @@
 
 #include "sailor/core/error.hpp"
 #include "sailor/core/json_util.hpp"
+#include "sailor/scenario/offer_pools.hpp"
 #include "sailor/scenario/scenario_edit.hpp"
 
 namespace sailor::studio {
@@ -181,7 +182,10 @@ std::optional<std::vector<size_t>> ScenarioDocument::poolFigureChanges(const Sce
   for (size_t i = 0; i < after.pools.size(); ++i) {
     const Pool& a = before.pools[i];
     const Pool& b = after.pools[i];
-    if (a.zone != b.zone || a.gpu_type != b.gpu_type) return std::nullopt;
+    // Switched off or owned: drawn differently, not only other figures.
+    if (a.zone != b.zone || a.gpu_type != b.gpu_type || a.enabled != b.enabled ||
+        a.owned != b.owned)
+      return std::nullopt;
     if (a.count != b.count || a.usd_per_gpu_hour != b.usd_per_gpu_hour || a.spot != b.spot ||
         a.gpus_per_node != b.gpus_per_node)
       changed.push_back(i);
@@ -418,6 +422,23 @@ EditResult ScenarioDocument::addPool(const Pool& pool) {
   Scenario e = *scenario_;
   e.pools.push_back(pool);
   return commit(std::move(e), tr("Add %1 pool in %2").arg(q(pool.gpu_type), q(pool.zone)));
+}
+
+EditResult ScenarioDocument::addOfferPool(const PriceOffer& offer, int count, bool spot,
+                                          const QString& price_date) {
+  Scenario e;
+  try {
+    e = sailor::addOfferPool(*scenario_, offer, count, spot, price_date.toStdString(), catalog_,
+                             "offer");
+  } catch (const InputError& err) {
+    return fail(
+        q(err.field()),
+        tr("%1: got %2, expected %3").arg(q(err.field()), q(err.value()), q(err.expected())));
+  }
+  return commit(std::move(e), tr("Add %1 %2 from %3 in %4")
+                                  .arg(count)
+                                  .arg(q(offer.gpu_type), q(offer.cloud),
+                                       q(offer.zone.empty() ? offer.region : offer.zone)));
 }
 
 EditResult ScenarioDocument::editPool(int index, const Pool& value) {

@@ -36,6 +36,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sailor/model/catalog.hpp"
+#include "sailor/model/prices.hpp"
 #include "sailor/scenario/scenario.hpp"
 #include "sailor/scenario/session.hpp"
 
@@ -123,6 +124,10 @@ class ScenarioDocument : public QObject {
   EditResult removeZone(const QString& zone);  // with its pools, links and egress prices
 
   EditResult addPool(const Pool& pool);
+  // A pool of `count` GPUs of a catalogue offer (its spot price with `spot`, dated `price_date`,
+  // YYYY-MM-DD or empty), its region and zone added where the scenario lacks them: one undo step
+  // (sailor::addOfferPool).
+  EditResult addOfferPool(const PriceOffer& offer, int count, bool spot, const QString& price_date);
   EditResult editPool(int pool, const Pool& value);
   EditResult removePool(int pool);
 

@@ -10,6 +10,7 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDir>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -31,7 +32,9 @@
 #include <QVBoxLayout>
 
 #include "cluster_editor.hpp"
+#include "comparison_window.hpp"
 #include "job_panel.hpp"
+#include "offer_picker.hpp"
 #include "plan_inspector.hpp"
 #include "property_panel.hpp"
 #include "resource_canvas.hpp"
@@ -40,6 +43,7 @@
 #include "sailor/core/error.hpp"
 #include "sailor/core/json_util.hpp"
 #include "sailor/formats/plan_export.hpp"
+#include "sailor/model/skypilot_catalog.hpp"
 #include "sailor/runs/run_store.hpp"
 #include "sailor/scenario/cluster.hpp"
 #include "scenario_document.hpp"
@@ -454,6 +458,94 @@ void MainWindow::buildActions() {
   connect(quit_, &QAction::triggered, this, &QWidget::close);
   connect(plan_, &QAction::triggered, this, &MainWindow::planNow);
   connect(cancel_, &QAction::triggered, this, &MainWindow::cancelPlanning);
+  buildCatalogueActions();
+}
+
+void MainWindow::buildCatalogueActions() {
+  open_prices_ = new QAction(tr("Open price &catalogue…"), this);
+  open_prices_->setStatusTip(
+      tr("A price sheet (sailor prices import) or a SkyPilot catalogue "
+         "(its vms.csv) whose offers Add pool from catalogue lists"));
+  add_offer_pool_ = new QAction(tr("Add pool from &catalogue…"), this);
+  add_offer_pool_->setStatusTip(
+      tr("Add a pool from a cloud catalogue's offers: GPU type, cloud, region, zone, on-demand "
+         "and spot price"));
+  compare_ = new QAction(tr("C&ompare scenarios…"), this);
+  compare_->setStatusTip(tr("Plan several scenarios for this job and compare them side by side"));
+  connect(open_prices_, &QAction::triggered, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open price catalogue"), skyPilotCatalogDir(),
+        tr("Price sheets and SkyPilot catalogues (*.json vms.csv);;All files (*)"));
+    if (!path.isEmpty()) openPriceCatalogue(path);
+  });
+  connect(add_offer_pool_, &QAction::triggered, this, &MainWindow::addPoolFromCatalogue);
+  connect(compare_, &QAction::triggered, this, &MainWindow::showComparison);
+}
+
+QString MainWindow::skyPilotCatalogDir() {
+  const QString dir = QDir::home().filePath(QStringLiteral(".sky/catalogs/v7"));
+  for (const char* cloud : {"gcp", "aws", "lambda"})
+    if (QFileInfo::exists(dir + QStringLiteral("/%1/vms.csv").arg(QLatin1String(cloud))))
+      return dir;
+  return {};
+}
+
+bool MainWindow::openPriceCatalogue(const QString& path) {
+  const QFileInfo info(path);
+  // A SkyPilot catalogue: its directory, or one of its <cloud>/vms.csv files.
+  const QString dir = info.isDir() ? info.absoluteFilePath()
+                      : info.fileName() == QStringLiteral("vms.csv")
+                          ? info.dir().absolutePath() + QStringLiteral("/..")
+                          : QString();
+  try {
+    sailor::PriceSheet sheet = dir.isEmpty()
+                                   ? sailor::PriceSheet::load(QFile::encodeName(path).toStdString())
+                                   : sailor::priceSheetFrom(sailor::importSkyPilotCatalogs(
+                                         QFile::encodeName(QDir::cleanPath(dir)).toStdString()));
+    if (sheet.offers().empty()) {
+      showBanner(tr("%1 has no catalogue offers (a price sheet from `sailor prices import`, or a "
+                    "SkyPilot catalogue)")
+                     .arg(path));
+      return false;
+    }
+    prices_ = std::move(sheet);
+  } catch (const std::exception& e) {
+    showBanner(tr("Cannot read the price catalogue %1: %2").arg(path, QString::fromUtf8(e.what())));
+    return false;
+  }
+  showBanner(QString());
+  return true;
+}
+
+void MainWindow::addPoolFromCatalogue() {
+  if (!prices_ && !skyPilotCatalogDir().isEmpty()) openPriceCatalogue(skyPilotCatalogDir());
+  if (!prices_) {
+    open_prices_->trigger();
+    if (!prices_) return;
+  }
+  OfferPicker picker(*prices_, this);
+  if (picker.exec() != QDialog::Accepted) return;
+  const std::optional<sailor::PriceOffer> offer = picker.selectedOffer();
+  if (!offer) return;
+  const QString date = QString::fromStdString(prices_->catalogDate()).left(10);
+  const EditResult r =
+      document_->addOfferPool(*offer, picker.count(), picker.spot(),
+                              sailor::isIsoDate(date.toStdString()) ? date : QString());
+  showBanner(r.ok() ? QString() : r.message);
+}
+
+ComparisonWindow* MainWindow::comparisonWindow() const {
+  return comparison_.data();
+}
+
+void MainWindow::showComparison() {
+  if (!comparison_) {
+    comparison_ = new ComparisonWindow([this] { return planRequest(false); }, this);
+    comparison_->addCurrentScenario();
+  }
+  comparison_->show();
+  comparison_->raise();
+  comparison_->activateWindow();
 }
 
 void MainWindow::buildMenus() {
@@ -486,9 +578,13 @@ void MainWindow::buildMenus() {
   edit->addActions({undo_, redo_});
   edit->addSeparator();
   edit->addActions(canvas_->editActions());
+  edit->addSeparator();
+  edit->addActions({add_offer_pool_, open_prices_});
 
   QMenu* plan = menuBar()->addMenu(tr("&Plan"));
   plan->addActions({plan_, cancel_, auto_replan_});
+  plan->addSeparator();
+  plan->addAction(compare_);
 }
 
 void MainWindow::buildToolBar() {

@@ -21,6 +21,7 @@
 #include "run_client.hpp"
 #include "run_session.hpp"
 #include "sailor/model/catalog.hpp"
+#include "sailor/model/prices.hpp"
 #include "sailor/planning/planner.hpp"
 #include "sailor/scenario/availability.hpp"
 #include "sailor/scenario/session.hpp"
@@ -34,6 +35,7 @@ class QToolButton;
 namespace sailor::studio {
 
 class ClusterEditor;
+class ComparisonWindow;
 class JobPanel;
 class PlanInspector;
 class PropertyPanel;
@@ -101,9 +103,26 @@ class MainWindow : public QMainWindow {
   // value, expected), the default being shown instead; empty when it was opened or none given.
   QString startupError() const { return startup_error_; }
 
+  // The price catalogue "Add pool from catalogue…" offers: a price sheet (`sailor prices
+  // import` writes one) or a SkyPilot catalogue directory (DIR/<cloud>/vms.csv, as
+  // ~/.sky/catalogs/v7 holds them), read whole. False: the banner says why, nothing changes.
+  bool openPriceCatalogue(const QString& path);
+  const std::optional<sailor::PriceSheet>& priceCatalogue() const { return prices_; }
+  // This user's SkyPilot catalogue directory ($HOME/.sky/catalogs/v7) when it holds a
+  // catalogue, else empty.
+  static QString skyPilotCatalogDir();
+  // The comparison window (null until Compare scenarios… first opens it).
+  ComparisonWindow* comparisonWindow() const;
+
  public slots:
   void planNow();
   void cancelPlanning();
+  // Edit > Add pool from catalogue…: the offer picker over the price catalogue (opened first:
+  // this session's, else ~/.sky/catalogs/v7, else one the user chooses); the offer chosen is
+  // added as a pool with its region and zone.
+  void addPoolFromCatalogue();
+  // Plan > Compare scenarios…: the comparison window, holding the current scenario when new.
+  void showComparison();
   bool openScenario(const QString& path);  // false: the banner says why; nothing else changes
   bool saveScenario(const QString& path);
   // The job panel's job from a job file (docs/formats.md) or into one (written atomically);
@@ -144,6 +163,7 @@ class MainWindow : public QMainWindow {
   sailor::Session currentSession() const;
   void openRunStore();  // the run history, or the monitor says why not
   void buildActions();
+  void buildCatalogueActions();  // the price catalogue, offers as pools, comparison
   void buildMenus();
   void buildToolBar();
   void updateTitle();
@@ -225,6 +245,11 @@ class MainWindow : public QMainWindow {
   QAction* plan_ = nullptr;
   QAction* cancel_ = nullptr;
   QAction* auto_replan_ = nullptr;
+  QAction* open_prices_ = nullptr;
+  QAction* add_offer_pool_ = nullptr;
+  QAction* compare_ = nullptr;
+  std::optional<sailor::PriceSheet> prices_;  // the catalogue "Add pool from catalogue…" offers
+  QPointer<ComparisonWindow> comparison_;
 
   QTimer replan_timer_;
   // What the last result was planned for (the inspector and runs use these).

@@ -24,8 +24,10 @@
 #include <nlohmann/json.hpp>
 #include <qcustomplot.h>
 
+#include "comparison_window.hpp"
 #include "job_panel.hpp"
 #include "main_window.hpp"
+#include "offer_picker.hpp"
 #include "plan_inspector.hpp"
 #include "resource_canvas.hpp"
 #include "run_monitor.hpp"
@@ -129,6 +131,7 @@ class Screenshots {
 
   bool resourcesAndPlans();
   bool wholeRun();
+  bool comparison();
   bool localRun();
   bool slurmRun();
   bool exportLaunch();
@@ -207,11 +210,54 @@ bool Screenshots::wholeRun() {
   w_.tradeoffPlot()->setThroughputUnit(TradeoffPlot::ThroughputUnit::DaysToTrain);
   w_.tradeoffPlot()->setCostUnit(TradeoffPlot::CostUnit::TotalUsd);
   if (!shot("plans-whole-run.png")) return false;
+  if (!comparison()) return false;
   w_.tradeoffPlot()->setThroughputUnit(TradeoffPlot::ThroughputUnit::IterationsPerS);
   w_.tradeoffPlot()->setCostUnit(TradeoffPlot::CostUnit::UsdPerIteration);
   type("deadline_days", QString());
   type("budget_usd", QString());
   return replan("training_tokens", QString());
+}
+
+// Scenarios compared for the job's whole run (compare.png): the scenario as it is, the same
+// with its spot pools switched off, and with its A100s alone; then the offer picker over a
+// SkyPilot catalogue (offer-picker.png) where $SAILOR_SKYPILOT_CATALOGS names one.
+bool Screenshots::comparison() {
+  w_.showComparison();
+  ComparisonWindow* c = w_.comparisonWindow();
+  if (!c) return failed(QStringLiteral("compare.png not taken: no comparison window"));
+  const auto variant = [&](const char* name, const std::function<bool(const Pool&)>& keep) {
+    auto s = std::make_shared<Scenario>(w_.document()->scenario());
+    for (Pool& p : s->pools) p.enabled = keep(p);
+    c->addScenario(QString::fromLatin1(name), s);
+  };
+  variant("on demand only", [](const Pool& p) { return !p.spot; });
+  variant("A100s only", [](const Pool& p) { return p.gpu_type.rfind("A100", 0) == 0; });
+  bool done = false;
+  QObject::connect(c, &ComparisonWindow::compared, c, [&done] { done = true; });
+  if (!c->compare() || !waitFor([&] { return done; }, 600))
+    return failed(QStringLiteral("compare.png not taken: %1").arg(c->statusText()));
+  c->resize(1280, 760);
+  QApplication::processEvents();
+  const QString path = QDir(dir_).filePath(QStringLiteral("compare.png"));
+  if (!c->grab().save(path)) return failed(QStringLiteral("cannot write %1").arg(path));
+  std::printf("%s\n", qPrintable(path));
+  c->close();
+  const QString catalogs = qEnvironmentVariable("SAILOR_SKYPILOT_CATALOGS");
+  if (catalogs.isEmpty() || !w_.openPriceCatalogue(catalogs)) {
+    std::fprintf(stderr,
+                 "sailor-studio: offer-picker.png not taken: no SkyPilot catalogue in "
+                 "$SAILOR_SKYPILOT_CATALOGS\n");
+    return true;
+  }
+  OfferPicker picker(*w_.priceCatalogue(), &w_);
+  picker.setFilters(QStringLiteral("H100-80"), QString(), QString());
+  picker.resize(1100, 560);
+  picker.show();
+  QApplication::processEvents();
+  const QString picked = QDir(dir_).filePath(QStringLiteral("offer-picker.png"));
+  if (!picker.grab().save(picked)) return failed(QStringLiteral("cannot write %1").arg(picked));
+  std::printf("%s\n", qPrintable(picked));
+  return true;
 }
 
 // A plan that fits this machine (one process per GPU, at most 8), trained for real. Without the

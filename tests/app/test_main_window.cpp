@@ -25,6 +25,7 @@
 #include <QPointer>
 #include <QProcess>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTabWidget>
@@ -37,6 +38,7 @@
 #include <sqlite3.h>
 
 #include "cluster_editor.hpp"
+#include "comparison_view.hpp"
 #include "job_panel.hpp"
 #include "plan_inspector.hpp"
 #include "resize_dialog.hpp"
@@ -45,6 +47,7 @@
 #include "sailor/runs/run_store.hpp"
 #include "sailor/scenario/cluster.hpp"
 #include "scenario_document.hpp"
+#include "studio/comparison_window.hpp"
 #include "studio/main_window.hpp"
 #include "test_time.hpp"
 #include "tradeoff_plot.hpp"
@@ -413,6 +416,110 @@ class TestMainWindow : public QObject {
   // included); File > Save job writes the panel's job, which opens back equal; a broken or
   // missing job file shows the default job and the banner says why; opening a broken one later
   // leaves the job being edited unchanged.
+  // Compare scenarios…: the scenario as edited (named with the pools it uses when some are
+  // switched off) and a scenario file planned for the job with a training budget, in turn, off
+  // the GUI thread; each row equals the comparison of that scenario's own search, and the window
+  // exports what it shows.
+  void scenariosAreComparedSideBySide() {
+    const QString job_path = tmp_.filePath("compare-job.json");
+    {
+      QFile f(job_path);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(R"({"model": "OPT-350M", "global_batch_size": 256, "training_tokens": 2e10,
+                  "budget_usd": 1e6})");
+    }
+    MainWindowOptions o = options();
+    o.plan_on_start = false;
+    o.job_file = job_path;
+    MainWindow w(o);
+    QVERIFY2(w.startupError().isEmpty(), qPrintable(w.startupError()));
+    QVERIFY(!w.comparisonWindow());
+    w.showComparison();
+    ComparisonWindow* c = w.comparisonWindow();
+    QVERIFY(c);
+    QCOMPARE(c->scenarioCount(), 1);
+    // The same scenario with only its first pool in use, as a file.
+    nlohmann::json j = w.document()->scenario().toJson();
+    for (std::size_t i = 1; i < j["pools"].size(); ++i) j["pools"][i]["enabled"] = false;
+    j["name"] = "first pool only";
+    const QString file = tmp_.filePath("first-pool.json");
+    {
+      QFile f(file);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(QByteArray::fromStdString(j.dump()));
+    }
+    QVERIFY(c->addScenarioFile(file));
+    QVERIFY(!c->addScenarioFile(tmp_.filePath("missing.json")));
+    QVERIFY(c->statusText().contains("missing.json"));
+    // Switched off in the document: the current scenario added again says so in its name.
+    sailor::Pool off = w.document()->scenario().pools.back();
+    off.enabled = false;
+    QVERIFY(w.document()
+                ->editPool(static_cast<int>(w.document()->scenario().pools.size()) - 1, off)
+                .ok());
+    QVERIFY(c->addCurrentScenario());
+    QCOMPARE(c->scenarioCount(), 3);
+    QVERIFY2(c->scenarioNames()[2].endsWith(", 9 of 10 pools"), qPrintable(c->scenarioNames()[2]));
+    QSignalSpy done(c, &ComparisonWindow::compared);
+    QVERIFY(c->compare());
+    QVERIFY(done.wait(scaledMs(300000)));
+    const auto& rows = c->view()->rows();
+    QCOMPARE(rows.size(), std::size_t{3});
+    for (const auto& r : rows) QVERIFY2(r.hasPlan() && r.campaign, r.no_plan_reason.c_str());
+    // The file's row is its own search's best plan: on the first pool only.
+    const sailor::Pool& first = w.document()->scenario().pools.front();
+    QCOMPARE(QString::fromStdString(rows[1].zones), QString::fromStdString(first.zone));
+    QVERIFY(QString::fromStdString(rows[1].gpu_types)
+                .endsWith(" " + QString::fromStdString(first.gpu_type)));
+    QVERIFY(rows[1].gpus <= first.count);
+    QCOMPARE(c->view()->table()->rowCount(), 3);
+    QCOMPARE(c->view()->plot()->graphCount(), 3);
+    QVERIFY2(c->statusText().contains("Compared 3 scenario"), qPrintable(c->statusText()));
+    const QString csv = tmp_.filePath("compare.csv");
+    QCOMPARE(c->view()->exportCsv(csv), QString());
+    QFile f(csv);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(f.readAll().count("\r\n"), 4);  // the header and three rows
+  }
+
+  // The price catalogue: a SkyPilot catalogue under ~/.sky/catalogs/v7 is found; a price sheet
+  // opens; a file that is neither is refused in the banner with the catalogue kept.
+  void thePriceCatalogueOpens() {
+    QTemporaryDir home;
+    QVERIFY(home.isValid());
+    const QByteArray old_home = qgetenv("HOME");
+    qputenv("HOME", QFile::encodeName(home.path()));
+    const auto restore = qScopeGuard([&] { qputenv("HOME", old_home); });
+    QCOMPARE(MainWindow::skyPilotCatalogDir(), QString());
+    QVERIFY(QDir(home.path()).mkpath(".sky/catalogs/v7/lambda"));
+    {
+      QFile f(home.filePath(".sky/catalogs/v7/lambda/vms.csv"));
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(
+          "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,"
+          "GpuInfo,SpotPrice\n"
+          "gpu_8x_h100_sxm5,H100,8.0,208.0,1800.0,23.92,europe-central-1,\"{'Gpus': [{'Name': "
+          "'H100', 'Manufacturer': 'NVIDIA', 'Count': 8.0, 'MemoryInfo': {'SizeInMiB': "
+          "81920}}], 'TotalGpuMemoryInMiB': 81920}\",\n");
+    }
+    QCOMPARE(MainWindow::skyPilotCatalogDir(), home.filePath(".sky/catalogs/v7"));
+    MainWindowOptions o = options();
+    o.plan_on_start = false;
+    MainWindow w(o);
+    QVERIFY2(w.openPriceCatalogue(MainWindow::skyPilotCatalogDir()), qPrintable(w.bannerText()));
+    QVERIFY(w.priceCatalogue() && w.priceCatalogue()->offers().size() == 1);
+    QCOMPARE(w.priceCatalogue()->offers()[0].usd_per_gpu_hour, 23.92 / 8);
+    const QString bad = tmp_.filePath("not-a-sheet.json");
+    {
+      QFile f(bad);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write("[1, 2]");
+    }
+    QVERIFY(!w.openPriceCatalogue(bad));
+    QVERIFY2(w.bannerText().contains("not-a-sheet.json"), qPrintable(w.bannerText()));
+    QVERIFY(w.priceCatalogue() && w.priceCatalogue()->offers().size() == 1);
+  }
+
   void theJobOpensAndSavesBesideTheScenario() {
     const QString job_path = tmp_.filePath("session-job.json");
     {

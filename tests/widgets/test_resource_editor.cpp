@@ -37,6 +37,7 @@
 #include "scenario_document.hpp"
 
 using sailor::Pool;
+using sailor::PriceOffer;
 using sailor::Relation;
 using sailor::studio::EditResult;
 using sailor::studio::PropertyPanel;
@@ -62,6 +63,14 @@ void writeFile(const QString& path, const QByteArray& bytes) {
   QFile f(path);
   QVERIFY(f.open(QIODevice::WriteOnly));
   f.write(bytes);
+}
+
+// The tooltip of the canvas item drawn for `s` (the top-most item with one at its centre).
+QString toolTipAt(ResourceCanvas& canvas, const Selection& s) {
+  const QRectF r = canvas.itemRect(s);
+  for (QGraphicsItem* it : canvas.scene()->items(r.center()))
+    if (!it->toolTip().isEmpty()) return it->toolTip();
+  return {};
 }
 
 // Clicks the canvas at a scene point.
@@ -137,6 +146,8 @@ class TestResourceEditor : public QObject {
   void panelRenamesZoneAndCanvasFollows();
   void panelEditsScenarioDefaults();
   void panelKeepsItsFormWhenOnlyPoolFiguresChange();
+  void panelPricingTogglesAndTraceRate();
+  void offerPoolAddsItsRegionAndZoneInOneStep();
 
  private:
   std::unique_ptr<sailor::Catalog> catalog_;
@@ -1223,6 +1234,90 @@ void TestResourceEditor::panelKeepsItsFormWhenOnlyPoolFiguresChange() {
   QVERIFY2(pools_line().contains(QStringLiteral("32× A100-40")), qPrintable(pools_line()));
   QVERIFY(doc_->editPool(0, p).ok());
   QVERIFY2(pools_line().contains(QStringLiteral("24× A100-40")), qPrintable(pools_line()));
+}
+
+// The pool's pricing: Use in planning switches a pool off (kept, drawn dashed, said in its
+// tip); Owned takes the pool off spot; Spot off drops a rate; a rate read from a trace comes
+// with its source; a trace without the pool's column is refused under the rate field.
+void TestResourceEditor::panelPricingTogglesAndTraceRate() {
+  PropertyPanel panel(doc_.get());
+  ResourceCanvas canvas(doc_.get());
+  panel.setSelection({Selection::Pool, 4, {}});  // A100-40 spot in us-central1-c
+  auto check = [&](const char* key) {
+    return qobject_cast<QCheckBox*>(panel.field(QString::fromLatin1(key)));
+  };
+  QVERIFY(check("pool.enabled") && check("pool.owned") && check("pool.spot"));
+  QVERIFY(check("pool.enabled")->isChecked());
+  check("pool.enabled")->setChecked(false);
+  QVERIFY(!doc_->scenario().pools[4].enabled);
+  QCOMPARE(doc_->scenario().pools.size(), std::size_t{10});
+  QVERIFY(toolTipAt(canvas, {Selection::Pool, 4, {}}).contains("left out of planning"));
+  QVERIFY(!toolTipAt(canvas, {Selection::Pool, 3, {}}).contains("left out of planning"));
+
+  QTemporaryDir dir;
+  const QString trace = dir.filePath("t.csv");
+  writeFile(trace, ",Timestamp,A100-40_us-central1-c\n0,0,16\n1,3600,12\n2,7200,16\n");
+  QVERIFY(panel.setPreemptionsFromTrace(trace).ok());
+  const Pool& p = doc_->scenario().pools[4];
+  QCOMPARE(*p.preemptions_per_gpu_hour, 4.0 / 28);
+  QCOMPARE(QString::fromStdString(*p.preemptions_source),
+           QString("trace t.csv: 4 GPUs taken over 28 GPU-hours of A100-40 in us-central1-c"));
+  const QString other = dir.filePath("o.csv");
+  writeFile(other, ",Timestamp,V100-16_us-west1-b\n0,0,16\n1,60,8\n");
+  const EditResult refused = panel.setPreemptionsFromTrace(other);
+  QVERIFY(refused.message.contains("no column A100-40_us-central1-c"));
+  QVERIFY(panel.errorLabel(QStringLiteral("pool.preemptions"))->text().contains("no column"));
+  QCOMPARE(*doc_->scenario().pools[4].preemptions_per_gpu_hour, 4.0 / 28);
+
+  // Owned: off spot, the rate and its source dropped, in one step that undo takes back.
+  const int steps = doc_->undoStack()->count();
+  panel.setSelection({Selection::Pool, 4, {}});
+  check("pool.owned")->setChecked(true);
+  QVERIFY(doc_->scenario().pools[4].owned && !doc_->scenario().pools[4].spot);
+  QVERIFY(!doc_->scenario().pools[4].preemptions_per_gpu_hour);
+  QVERIFY(!doc_->scenario().pools[4].preemptions_source);
+  QCOMPARE(doc_->undoStack()->count(), steps + 1);
+  QVERIFY(toolTipAt(canvas, {Selection::Pool, 4, {}}).contains("owned"));
+  doc_->undoStack()->undo();
+  QVERIFY(doc_->scenario().pools[4].spot && doc_->scenario().pools[4].preemptions_source);
+  panel.setSelection({Selection::Pool, 4, {}});
+  check("pool.spot")->setChecked(false);
+  QVERIFY(!doc_->scenario().pools[4].spot && !doc_->scenario().pools[4].preemptions_per_gpu_hour);
+  QVERIFY(panel.setPreemptionsFromTrace(trace).message.contains("Make the pool spot first"));
+  QVERIFY(!doc_->scenario().pools[4].preemptions_per_gpu_hour);
+}
+
+// A catalogue offer as a pool (ScenarioDocument::addOfferPool): its region, zone and pool at
+// the offer's spot price, dated, in one undo step; the same offer again is refused, unchanged.
+void TestResourceEditor::offerPoolAddsItsRegionAndZoneInOneStep() {
+  PriceOffer o;
+  o.cloud = "aws";
+  o.region = "us-east-1";
+  o.zone = "us-east-1a";
+  o.instance_type = "p5.48xlarge";
+  o.accelerator = "H100";
+  o.gpu_type = "H100-80";
+  o.gpus_per_instance = 8;
+  o.usd_per_gpu_hour = 6.88;
+  o.spot_usd_per_gpu_hour = 3.84;
+  const std::size_t pools = doc_->scenario().pools.size(),
+                    regions = doc_->scenario().regions.size();
+  const int steps = doc_->undoStack()->count();
+  QVERIFY(doc_->addOfferPool(o, 64, true, QStringLiteral("2026-11-30")).ok());
+  QCOMPARE(doc_->undoStack()->count(), steps + 1);
+  QCOMPARE(doc_->scenario().pools.size(), pools + 1);
+  QCOMPARE(doc_->scenario().regions.size(), regions + 1);
+  const Pool* p = doc_->scenario().findPool("us-east-1a", "H100-80");
+  QVERIFY(p && p->spot && p->count == 64 && p->usd_per_gpu_hour == 3.84);
+  QCOMPARE(*p->price_date, std::string("2026-11-30"));
+  QCOMPARE(doc_->scenario().regionOf("us-east-1a").continent, std::string("north-america"));
+  const EditResult again = doc_->addOfferPool(o, 8, false, QString());
+  QVERIFY(!again.ok());
+  QVERIFY2(again.message.contains("us-east-1a"), qPrintable(again.message));
+  QCOMPARE(doc_->undoStack()->count(), steps + 1);
+  doc_->undoStack()->undo();
+  QCOMPARE(doc_->scenario().regions.size(), regions);
+  QVERIFY(!doc_->scenario().findPool("us-east-1a", "H100-80"));
 }
 
 QTEST_MAIN(TestResourceEditor)

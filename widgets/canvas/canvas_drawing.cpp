@@ -215,38 +215,43 @@ void ResourceCanvas::drawZone(CanvasBuild& b, const Region& region, const std::s
   }
 }
 
-// A pool as a chip ("32× A100-40 · $3.67/h", a spot badge at the right) at `cr`.
+// A pool as a chip ("32× A100-40 · $3.67/h", a spot or owned badge at the right) at `cr`; a
+// pool switched off (left out of planning) greyed, its border dashed.
 void ResourceCanvas::drawPoolChip(CanvasBuild& b, CanvasItem* zone, int index, const QRectF& cr) {
   const Pool& p = b.sc.pools[static_cast<size_t>(index)];
   auto* chip = new CanvasItem(Selection::Pool, index, q(p.zone + "|" + p.gpu_type),
                               roundedRect(cr, 5), false);
   chip->setParentItem(zone);
-  chip->setBrush(kChipFill);
-  chip->setPen(QPen(kChipBorder, 1));
+  chip->setBrush(p.enabled ? kChipFill : QColor(Qt::white));
+  chip->setPen(QPen(p.enabled ? kChipBorder : kMuted, 1, p.enabled ? Qt::SolidLine : Qt::DashLine));
   fillPoolChip(b, chip, p, cr);
   label_rects_.push_back(cr);
   items_.push_back(chip);
 }
 
-// What a pool chip at `cr` says: its text, the spot badge and the tooltip (children of `chip`).
+// What a pool chip at `cr` says: its text, the spot or owned badge and the tooltip (children of
+// `chip`).
 void ResourceCanvas::fillPoolChip(const CanvasBuild& b, CanvasItem* chip, const Pool& p,
                                   const QRectF& cr) {
-  const double badge_w = p.spot ? b.badge_metrics.horizontalAdvance(tr("spot")) + 12 : 0;
+  const QString badge_text = p.spot ? tr("spot") : p.owned ? tr("owned") : QString();
+  const double badge_w =
+      badge_text.isEmpty() ? 0 : b.badge_metrics.horizontalAdvance(badge_text) + 12;
   const QString text = tr("%1× %2 · $%3/h")
                            .arg(p.count)
                            .arg(q(p.gpu_type))
                            .arg(QString::number(p.usd_per_gpu_hour, 'f', 2));
-  const double avail = cr.width() - 12 - (p.spot ? badge_w + 6 : 0);
-  addText(chip, b.chip_metrics.elidedText(text, Qt::ElideRight, avail), b.chip_font, kInk,
+  const double avail = cr.width() - 12 - (badge_w > 0 ? badge_w + 6 : 0);
+  addText(chip, b.chip_metrics.elidedText(text, Qt::ElideRight, avail), b.chip_font,
+          p.enabled ? kInk : kMuted,
           QPointF(cr.left() + 6, cr.top() + (kChipH - b.chip_metrics.height()) / 2));
-  if (p.spot) {
+  if (badge_w > 0) {
     const QRectF br(cr.right() - 4 - badge_w, cr.top() + 3, badge_w, kChipH - 6);
     auto* badge = new CanvasItem(Selection::None, -1, QString(), roundedRect(br, 4));
     badge->setParentItem(chip);
-    badge->setBrush(kSpotFill);
+    badge->setBrush(!p.enabled ? kMuted : p.spot ? kSpotFill : kOwnedFill);
     badge->setPen(Qt::NoPen);
     badge->setAcceptedMouseButtons(Qt::NoButton);
-    addText(badge, tr("spot"), b.badge_font, Qt::white,
+    addText(badge, badge_text, b.badge_font, Qt::white,
             QPointF(br.left() + 6, br.top() + (br.height() - b.badge_metrics.height()) / 2));
   }
   const GpuType* gpu = doc_->catalog().findGpu(p.gpu_type);
@@ -254,9 +259,15 @@ void ResourceCanvas::fillPoolChip(const CanvasBuild& b, CanvasItem* chip, const 
                        .arg(q(p.gpu_type), q(p.zone))
                        .arg(p.count)
                        .arg(fmt(p.usd_per_gpu_hour, 6))
-                       .arg(p.spot ? tr("spot") : tr("on demand"))
+                       .arg(p.spot    ? tr("spot")
+                            : p.owned ? tr("owned")
+                                      : tr("on demand"))
                        .arg(p.gpus_per_node ? *p.gpus_per_node : (gpu ? gpu->gpus_per_node : 1)) +
-                   (gpu ? QStringLiteral("\n") + q(gpu->full_name) : QString()));
+                   (gpu ? QStringLiteral("\n") + q(gpu->full_name) : QString()) +
+                   (p.enabled
+                        ? QString()
+                        : QStringLiteral("\n") +
+                              tr("Switched off: kept in the scenario, left out of planning")));
 }
 
 // An overlay chip at `cr` in its stage's colour (item data 0: that colour). The colour comes
