@@ -132,6 +132,30 @@ main() {
   runs
 }
 
+# The schedule options over NCCL (docs/training.md): the overlapped gradient reduction, the
+# distributed optimizer, fully sharded data parallelism and the interleaved 1F1B, two ranks
+# sharing the one GPU, each against the same plan over Gloo on the CPU (the losses must agree to
+# float32 rounding), with the iteration time each measures.
+schedules() {
+  local plans=$RUNS/plans name file
+  mkdir -p "$plans"
+  python3 -c 'import json, sys; p = json.load(open(sys.argv[1])); p["schedule"] = {"overlap_grad_reduce": True}; json.dump(p, open(sys.argv[2], "w"))' \
+    tests/data/runtime/dp2-distributed-optimizer.json "$plans/dp2-overlap.json"
+  for entry in "dp2-overlap:$plans/dp2-overlap.json" \
+               "dp2-distributed-optimizer:tests/data/runtime/dp2-distributed-optimizer.json" \
+               "dp2-fully-sharded:tests/data/runtime/dp2-fully-sharded.json" \
+               "pp2-interleaved:tests/data/runtime/pp2-interleaved.json"; do
+    name=${entry%%:*}
+    file=${entry#*:}
+    local args=(--plan "$file" --scenario resources/scenarios/default.json
+                --job tests/data/runtime/job.json --scale --iterations 10)
+    run "$name-nccl" 120 SAILOR_ALLOW_GPU_SHARING=1 NCCL_DEBUG=WARN -- "${args[@]}" \
+      --backend nccl --heartbeat-timeout 30
+    run "$name-gloo" 120 -- "${args[@]}" --backend gloo
+    compare "$name-nccl" "$name-gloo"
+  done
+}
+
 runs() {
   export SAILOR_RESOURCES=$PWD/resources
   # --scale: the GPU and CPU runs compared here train the same scaled model (a run whose
@@ -156,6 +180,7 @@ runs() {
     --backend nccl --heartbeat-timeout 30
   run pp2-auto 90 -- "${two[@]}" --iterations 3
   run auto 60 -- "${one[@]}" --iterations 3
+  schedules
   # (d) bf16 mixed precision with full recomputation: NCCL sums bf16 itself, Gloo float32 copies.
   local mixed=(--plan tests/data/runtime/single.json --scenario resources/scenarios/default.json
                --job tests/data/runtime/job-bf16-recompute.json --scale)

@@ -4,10 +4,14 @@ expectation (docs/planner.md, "Days and dollars"; engine/include/sailor/planning
 
 The model: a preemption of a spot pool's GPUs, where another replica of each stage holds the same
 state, is handled in place and stands still twice (the GPUs leave, then come back), each time for
-the run's reconfiguration figure (--reconfigure-s, default 1.46 s). The bench asks the engine for
-it: `sailor simulate --json` of the plan below on the default scenario with the plan's pools made
-spot at a small rate, for a job with a training budget; the campaign's preemption pause over its
-preemptions handled in place is the expected stand-still per preemption.
+the run's reconfiguration figure (--reconfigure-s). The model's input is measured first, as a
+user measures it on their cluster: a calibration replay of the same run with as many
+preemptions, apart from the replays compared, whose median stand-still per change is passed as
+--reconfigure-s. The bench then
+asks the engine for the expectation: `sailor simulate --json --reconfigure-s R` of the plan below
+on the default scenario with the plan's pools made spot at a small rate, for a job with a
+training budget; the campaign's preemption pause over its preemptions handled in place is the
+expected stand-still per preemption.
 
 The replay: `sailor run` of the 4-process pp2-dp2 plan (tests/data/runtime/pp2-dp2.json, hidden
 --hidden, sequence 16, global batch 8, float32) with a preemption trace: K times, two of the four
@@ -40,7 +44,7 @@ from reconfig_bench import DATA, ROOT, follow, stamp
 RATE = 1e-4  # preemptions per GPU-hour for the model: small, so that 2 lambda r << 1
 
 
-def model(build, d, spot):
+def model(build, d, spot, reconfigure_s):
     """The engine's campaign of the plan on the default scenario, its pools spot or not."""
     with open(os.path.join(ROOT, "resources/scenarios/default.json")) as f:
         scenario = json.load(f)
@@ -68,7 +72,8 @@ def model(build, d, spot):
             json.dump(body, f)
     out = subprocess.run([os.path.join(build, "bin", "sailor"), "simulate", "--scenario",
                           paths["scenario"], "--job", paths["job"], "--plan",
-                          os.path.join(DATA, "pp2-dp2.json"), "--json"],
+                          os.path.join(DATA, "pp2-dp2.json"), "--json",
+                          "--reconfigure-s", f"{reconfigure_s:.4f}"],
                          capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"sailor simulate: exit {out.returncode}\n{out.stderr}")
@@ -130,18 +135,23 @@ def main():
     args.build = os.path.abspath(args.build)
     k = args.preemptions
     with tempfile.TemporaryDirectory() as d:
-        spot = model(args.build, d, True)
-        on_demand = model(args.build, d, False)
-        per_preemption = spot["preemption_pause_s"] / spot["preemptions_in_place"]
         load_before = os.getloadavg()[0]
+        calibration = replay(args, d, k)
+        reconfigure_s = statistics.median(calibration["stood_still"])
+        spot = model(args.build, d, True, reconfigure_s)
+        on_demand = model(args.build, d, False, reconfigure_s)
+        per_preemption = spot["preemption_pause_s"] / spot["preemptions_in_place"]
         rounds = [replay(args, d, k) for _ in range(args.rounds)]
     measured = [r["stood_still"] for r in rounds]
     per_change = [statistics.median(r[i] for r in measured) for i in range(2 * k)]
     per_pre = [per_change[2 * i] + per_change[2 * i + 1] for i in range(k)]
     total = sum(per_pre)
-    print(f"Model (sailor simulate, pp2-dp2 on the default scenario's pools as spot at "
-          f"{RATE:g} preemptions a GPU-hour): {per_preemption:.3f} s standing still per "
-          f"preemption handled in place\n")
+    print("Calibration (a replay of the same run, apart): stood still "
+          + ", ".join(f"{x:.3f}" for x in calibration["stood_still"])
+          + f" s per change, median --reconfigure-s {reconfigure_s:.3f}")
+    print(f"Model (sailor simulate --reconfigure-s {reconfigure_s:.3f}, pp2-dp2 on the default "
+          f"scenario's pools as spot at {RATE:g} preemptions a GPU-hour): {per_preemption:.3f} s "
+          f"standing still per preemption handled in place\n")
     print("| preemption | leave | stood still s | return | stood still s | sum s | model s | error |")
     print("|---|---|---:|---|---:|---:|---:|---:|")
     for i in range(k):
@@ -160,6 +170,7 @@ def main():
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cores": os.cpu_count(),
         "load_average_1min": [round(load_before, 2), round(os.getloadavg()[0], 2)],
         "hidden": args.hidden, "preemptions": k, "period_s": args.period,
+        "calibration_stood_still": calibration["stood_still"], "reconfigure_s": reconfigure_s,
         "stood_still_per_change": per_change, "stood_still_per_preemption": per_pre,
         "model_per_preemption": per_preemption, "total_error": error,
         "spot_campaign": spot, "on_demand_campaign": on_demand}))
