@@ -130,6 +130,8 @@ void ComparisonView::drawPlot() {
   }
   double lo_x = 0, hi_x = 0, lo_y = 0, hi_y = 0;
   int drawn = 0;
+  // Scenarios whose runs land on one point (the same best plan) share one label.
+  std::vector<std::pair<QPointF, QCPItemText*>> labels;
   for (std::size_t i = 0; i < rows_.size(); ++i) {
     const ScenarioComparison& r = rows_[i];
     if (!r.campaign || !r.campaign->finishes()) continue;
@@ -141,11 +143,20 @@ void ComparisonView::drawPlot() {
     g->setScatterStyle(
         QCPScatterStyle(QCPScatterStyle::ssDisc, stagePalette(static_cast<int>(i)), 10));
     g->addData(x, y);
-    auto* label = new QCPItemText(plot_);
-    label->position->setCoords(x, y);
-    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-    label->setPadding(QMargins(6, 0, 0, 4));
-    label->setText(q(r.name));
+    const auto same = std::find_if(labels.begin(), labels.end(), [&](const auto& l) {
+      return std::abs(l.first.x() / x - 1) < 0.005 && std::abs(l.first.y() / y - 1) < 0.005;
+    });
+    if (same != labels.end()) {
+      same->second->setText(same->second->text() + QStringLiteral("\n") + q(r.name));
+    } else {
+      auto* label = new QCPItemText(plot_);
+      label->position->setCoords(x, y);
+      label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+      label->setTextAlignment(Qt::AlignLeft);
+      label->setPadding(QMargins(8, 4, 0, 0));
+      label->setText(q(r.name));
+      labels.emplace_back(QPointF(x, y), label);
+    }
     lo_x = drawn ? std::min(lo_x, x) : x;
     hi_x = drawn ? std::max(hi_x, x) : x;
     lo_y = drawn ? std::min(lo_y, y) : y;

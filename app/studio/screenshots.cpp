@@ -210,16 +210,17 @@ bool Screenshots::wholeRun() {
   w_.tradeoffPlot()->setThroughputUnit(TradeoffPlot::ThroughputUnit::DaysToTrain);
   w_.tradeoffPlot()->setCostUnit(TradeoffPlot::CostUnit::TotalUsd);
   if (!shot("plans-whole-run.png")) return false;
-  if (!comparison()) return false;
   w_.tradeoffPlot()->setThroughputUnit(TradeoffPlot::ThroughputUnit::IterationsPerS);
   w_.tradeoffPlot()->setCostUnit(TradeoffPlot::CostUnit::UsdPerIteration);
   type("deadline_days", QString());
   type("budget_usd", QString());
+  if (!comparison()) return false;
   return replan("training_tokens", QString());
 }
 
 // Scenarios compared for the job's whole run (compare.png): the scenario as it is, the same
-// with its spot pools switched off, and with its A100s alone; then the offer picker over a
+// with its spot pools switched off, with its V100s alone and with its H100s alone; then the
+// offer picker over a
 // SkyPilot catalogue (offer-picker.png) where $SAILOR_SKYPILOT_CATALOGS names one.
 bool Screenshots::comparison() {
   w_.showComparison();
@@ -231,7 +232,8 @@ bool Screenshots::comparison() {
     c->addScenario(QString::fromLatin1(name), s);
   };
   variant("on demand only", [](const Pool& p) { return !p.spot; });
-  variant("A100s only", [](const Pool& p) { return p.gpu_type.rfind("A100", 0) == 0; });
+  variant("V100s only", [](const Pool& p) { return p.gpu_type.rfind("V100", 0) == 0; });
+  variant("H100s only", [](const Pool& p) { return p.gpu_type.rfind("H100", 0) == 0; });
   bool done = false;
   QObject::connect(c, &ComparisonWindow::compared, c, [&done] { done = true; });
   if (!c->compare() || !waitFor([&] { return done; }, 600))

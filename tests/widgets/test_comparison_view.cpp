@@ -81,6 +81,12 @@ class TestComparisonView : public QObject {
     QCOMPARE(lines, 2);
     QCOMPARE(texts, 4);  // two names, the deadline's and the budget's
     QVERIFY(view.plotMessage().isEmpty());
+    // Two scenarios on one point (the same best plan): one label names both.
+    view.setRows({row("a", 10, 1e5), row("b", 10, 1e5), row("c", 20, 2e5)});
+    QStringList names;
+    for (int i = 0; i < view.plot()->itemCount(); ++i)
+      if (auto* text = qobject_cast<QCPItemText*>(view.plot()->item(i))) names << text->text();
+    QCOMPARE(names, QStringList({"a\nb", "c"}));
     // Without a training budget: no run to plot, and the plot says how to get one.
     ScenarioComparison bare = row("bare", 1, 1);
     bare.campaign.reset();
