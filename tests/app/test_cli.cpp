@@ -46,6 +46,13 @@ QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArra
   return path;
 }
 
+// A JSON file's contents (null when it cannot be read).
+nlohmann::json readJsonFile(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return nullptr;
+  return nlohmann::json::parse(f.readAll().toStdString(), nullptr, false);
+}
+
 // A child's exit and its peak resident memory (ru_maxrss from wait4).
 struct Measured {
   int exit_code = -1;  // -2: killed by a signal (the watchdog's, or a crash)
@@ -1377,9 +1384,7 @@ class TestCli : public QObject {
     QVERIFY2(r.out.contains("use1-az1: 16 H100-80 spot at 3.83557 USD/GPU-hour (p5.48xlarge, "
                             "aws/vms.csv:812)"),
              qPrintable(r.out));
-    QFile f(scenario);
-    QVERIFY(f.open(QIODevice::ReadOnly));
-    const nlohmann::json sc = nlohmann::json::parse(f.readAll().toStdString());
+    const nlohmann::json sc = readJsonFile(scenario);
     QCOMPARE(sc.at("pools").size(), std::size_t{3});
     QVERIFY(std::fabs(sc["pools"][1]["usd_per_gpu_hour"].get<double>() - 30.6846 / 8) < 1e-12);
     QCOMPARE(sc["pools"][1]["preemptions_per_gpu_hour"].get<double>(), 0.001);
@@ -1422,9 +1427,7 @@ class TestCli : public QObject {
     QVERIFY2(r.out.contains("preemptions per GPU-hour, from the trace spot.json: 4 GPUs taken over "
                             "28 GPU-hours of H100-80 in use1-az1"),
              qPrintable(r.out));
-    QFile tf(traced);
-    QVERIFY(tf.open(QIODevice::ReadOnly));
-    const nlohmann::json ts = nlohmann::json::parse(tf.readAll().toStdString());
+    const nlohmann::json ts = readJsonFile(traced);
     QCOMPARE(ts["pools"][1]["preemptions_per_gpu_hour"].get<double>(), 4.0 / 28);
     QVERIFY(ts["pools"][1]["preemptions_source"].get<std::string>().starts_with("trace spot.json"));
     QVERIFY(!ts["pools"][0].contains("preemptions_per_gpu_hour"));
