@@ -74,6 +74,17 @@ double shownLatency(const LinkModel& m) {
   return m.kind == LinkModel::Kind::LatencyBandwidth ? m.latency_s : 0.0;
 }
 
+// A field's editor with its error label under it, as one form row's widget.
+QWidget* withErrorLabel(QWidget* editor, QLabel* error) {
+  auto* box = new QWidget;
+  auto* v = new QVBoxLayout(box);
+  v->setContentsMargins(0, 0, 0, 0);
+  v->setSpacing(2);
+  v->addWidget(editor);
+  v->addWidget(error);
+  return box;
+}
+
 }  // namespace
 
 PropertyPanel::PropertyPanel(ScenarioDocument* document, QWidget* parent)
@@ -298,17 +309,11 @@ QWidget* PropertyPanel::addLineField(QFormLayout* form, const QString& label, co
                                      std::function<QString()> value,
                                      std::function<EditResult(const QString&)> apply,
                                      const QString& tooltip) {
-  auto* box = new QWidget;
-  auto* v = new QVBoxLayout(box);
-  v->setContentsMargins(0, 0, 0, 0);
-  v->setSpacing(2);
   auto* edit = new QLineEdit;
   edit->setObjectName(key);
   edit->setToolTip(tooltip);
   QLabel* error = makeErrorLabel(key);
-  v->addWidget(edit);
-  v->addWidget(error);
-  form->addRow(label, box);
+  form->addRow(label, withErrorLabel(edit, error));
   fields_.emplace_back(key, edit, error, std::move(value), std::move(apply));
   setEditorText(fields_.back(), fields_.back().value());
   connect(edit, &QLineEdit::editingFinished, this, [this, key, edit] {
@@ -326,13 +331,7 @@ QCheckBox* PropertyPanel::addCheckField(QFormLayout* form, const QString& row_la
   check->setObjectName(key);
   check->setToolTip(tooltip);
   QLabel* error = makeErrorLabel(key);
-  auto* box = new QWidget;
-  auto* v = new QVBoxLayout(box);
-  v->setContentsMargins(0, 0, 0, 0);
-  v->setSpacing(2);
-  v->addWidget(check);
-  v->addWidget(error);
-  form->addRow(row_label, box);
+  form->addRow(row_label, withErrorLabel(check, error));
   fields_.emplace_back(
       key, check, error,
       [value = std::move(value)] { return value() ? QStringLiteral("1") : QStringLiteral("0"); },
@@ -714,17 +713,11 @@ void PropertyPanel::buildPool(QFormLayout* form) {
   auto add_combo = [&](const QString& label, const QString& key, const QStringList& items,
                        std::function<QString()> value,
                        std::function<EditResult(const QString&)> apply) {
-    auto* box = new QWidget;
-    auto* v = new QVBoxLayout(box);
-    v->setContentsMargins(0, 0, 0, 0);
-    v->setSpacing(2);
     auto* combo = new QComboBox;
     combo->setObjectName(key);
     combo->addItems(items);
     QLabel* error = makeErrorLabel(key);
-    v->addWidget(combo);
-    v->addWidget(error);
-    form->addRow(label, box);
+    form->addRow(label, withErrorLabel(combo, error));
     fields_.emplace_back(key, combo, error, std::move(value), std::move(apply));
     setEditorText(fields_.back(), fields_.back().value());
     connect(combo, &QComboBox::activated, this, [this, key, combo] {
@@ -843,13 +836,7 @@ void PropertyPanel::buildPoolNetwork(QFormLayout* form, int index) {
                          Qt::ToolTipRole);
     }
     QLabel* error = makeErrorLabel(key);
-    auto* box = new QWidget;
-    auto* v = new QVBoxLayout(box);
-    v->setContentsMargins(0, 0, 0, 0);
-    v->setSpacing(2);
-    v->addWidget(combo);
-    v->addWidget(error);
-    form->addRow(tr("Instance"), box);
+    form->addRow(tr("Instance"), withErrorLabel(combo, error));
     fields_.emplace_back(
         key, combo, error,
         [pool, default_name] { return pool().instance ? q(*pool().instance) : default_name; },
