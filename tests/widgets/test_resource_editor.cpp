@@ -1268,6 +1268,13 @@ void TestResourceEditor::panelPricingTogglesAndTraceRate() {
   QVERIFY(refused.message.contains("no column A100-40_us-central1-c"));
   QVERIFY(panel.errorLabel(QStringLiteral("pool.preemptions"))->text().contains("no column"));
   QCOMPARE(*doc_->scenario().pools[4].preemptions_per_gpu_hour, 4.0 / 28);
+  // A typed rate beyond 1 a GPU-hour is refused by the scenario's own check, nothing changed.
+  auto* rate = qobject_cast<QLineEdit*>(panel.field(QStringLiteral("pool.preemptions")));
+  rate->setText(QStringLiteral("5"));
+  emit rate->editingFinished();
+  QVERIFY2(panel.errorLabel(QStringLiteral("pool.preemptions"))->text().contains("from 0 to 1"),
+           qPrintable(panel.errorLabel(QStringLiteral("pool.preemptions"))->text()));
+  QCOMPARE(*doc_->scenario().pools[4].preemptions_per_gpu_hour, 4.0 / 28);
 
   // Owned: off spot, the rate and its source dropped, in one step that undo takes back.
   const int steps = doc_->undoStack()->count();

@@ -475,6 +475,21 @@ static void checkInstance(const Pool& p, const GpuType& g, const std::string& pa
                          " node (or no gpus_per_node)");
 }
 
+// A preemption rate: 0 to 1 a GPU-hour, on a spot pool only; its source only beside it.
+static void checkPreemptions(const Pool& p, const std::string& path) {
+  if (const auto& r = p.preemptions_per_gpu_hour) {
+    if (!(*r >= 0 && *r <= 1))
+      throw InputError(path + ".preemptions_per_gpu_hour", toText(*r),
+                       "preemptions per GPU-hour from 0 to 1");
+    if (!p.spot)
+      throw InputError(path + ".preemptions_per_gpu_hour", toText(*r),
+                       "absent on a pool that is not spot (\"spot\": true)");
+  }
+  if (p.preemptions_source && !p.preemptions_per_gpu_hour)
+    throw InputError(path + ".preemptions_source", "\"" + *p.preemptions_source + "\"",
+                     "absent without preemptions_per_gpu_hour (the rate it is the source of)");
+}
+
 // Owned pools: never spot; an amortisation only on an owned pool, and the price its figure.
 static void checkOwnership(const Pool& p, const std::string& path) {
   if (p.owned && p.spot)
@@ -523,6 +538,7 @@ void Scenario::validate(const Catalog& catalog) const {
     catalog.gpu(p.gpu_type, path + ".gpu_type");
     checkGpuCount(p.count, 0, path + ".count");
     checkOwnership(p, path);
+    checkPreemptions(p, path);
     if (!(p.usd_per_gpu_hour >= 0 && p.usd_per_gpu_hour <= kMaxUsdPerGpuHour))
       throw InputError(path + ".usd_per_gpu_hour", toText(p.usd_per_gpu_hour),
                        "a price in USD per GPU-hour from 0 to 1000");
@@ -652,16 +668,10 @@ std::vector<Pool> poolsFromJson(const json& pools) {
     if (p.contains("preemptions_per_gpu_hour")) {
       pool.preemptions_per_gpu_hour = ju::getInRange(p, "preemptions_per_gpu_hour", path, 1.0,
                                                      "preemptions per GPU-hour from 0 to 1");
-      if (!pool.spot)
-        throw InputError(path + ".preemptions_per_gpu_hour", toText(*pool.preemptions_per_gpu_hour),
-                         "absent on a pool that is not spot (\"spot\": true)");
     }
-    if (p.contains("preemptions_source")) {
+    // Spot only, and a source only beside its rate: validate (edits in the studio too).
+    if (p.contains("preemptions_source"))
       pool.preemptions_source = ju::getString(p, "preemptions_source", path);
-      if (!pool.preemptions_per_gpu_hour)
-        throw InputError(path + ".preemptions_source", "\"" + *pool.preemptions_source + "\"",
-                         "absent without preemptions_per_gpu_hour (the rate it is the source of)");
-    }
     if (p.contains("gpus_per_node")) pool.gpus_per_node = ju::getInt32(p, "gpus_per_node", path, 1);
     if (p.contains("instance")) pool.instance = ju::getString(p, "instance", path);
     if (p.contains("price_date")) {
