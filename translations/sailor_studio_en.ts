@@ -813,10 +813,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Run with sailor run --elastic (this machine only): a lost worker, or a resize, makes the run re-plan on the GPUs left and go on in place</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>&amp;Iterations:</source>
         <translation type="unfinished"></translation>
     </message>
@@ -918,6 +914,10 @@
     </message>
     <message>
         <source>Cluster descriptions (*.json)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run with sailor run --elastic (on this machine or a Slurm cluster): a lost worker, a preemption notice, or a resize, makes the run re-plan on the GPUs left and go on in place</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1351,10 +1351,6 @@
     </message>
     <message>
         <source>%1 cannot be edited here: %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Runs on a cluster cannot be resized</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

@@ -811,10 +811,6 @@
         <translation>弹性(&amp;L)（丢失工作进程或 GPU 变化时重新规划）</translation>
     </message>
     <message>
-        <source>Run with sailor run --elastic (this machine only): a lost worker, or a resize, makes the run re-plan on the GPUs left and go on in place</source>
-        <translation>以 sailor run --elastic 运行（仅限本机）：丢失工作进程或调整规模时，运行会基于剩余的 GPU 重新规划并就地继续</translation>
-    </message>
-    <message>
         <source>&amp;Iterations:</source>
         <translation>迭代次数(&amp;I)：</translation>
     </message>
@@ -917,6 +913,10 @@
     <message>
         <source>Cluster descriptions (*.json)</source>
         <translation>集群描述 (*.json)</translation>
+    </message>
+    <message>
+        <source>Run with sailor run --elastic (on this machine or a Slurm cluster): a lost worker, a preemption notice, or a resize, makes the run re-plan on the GPUs left and go on in place</source>
+        <translation>以 sailor run --elastic 运行（本机或 Slurm 集群）：丢失工作进程、收到抢占通知或调整规模时，运行会基于剩余的 GPU 重新规划并就地继续</translation>
     </message>
 </context>
 <context>
@@ -1349,10 +1349,6 @@
     <message>
         <source>%1 cannot be edited here: %2</source>
         <translation>无法在此编辑 %1：%2</translation>
-    </message>
-    <message>
-        <source>Runs on a cluster cannot be resized</source>
-        <translation>集群上的运行无法调整规模</translation>
     </message>
     <message>
         <source>Start the run with Elastic checked to resize it</source>

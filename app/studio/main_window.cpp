@@ -836,9 +836,7 @@ void MainWindow::onRunStarted() {
   // The run is running from here on, however it was started (Start, or a test's RunClient).
   monitor_->setRunning(true);
   monitor_->setResizable(session_->isResizable(), session_->pools(),
-                         !session_->isLocal()
-                             ? tr("Runs on a cluster cannot be resized")
-                             : tr("Start the run with Elastic checked to resize it"));
+                         tr("Start the run with Elastic checked to resize it"));
 }
 
 void MainWindow::resizeRun(qint64 run_id, const std::vector<sailor::AvailabilitySite>& sites) {

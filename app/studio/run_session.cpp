@@ -49,7 +49,7 @@ std::optional<std::string> RunSession::reattachReason(const sailor::RunRecord& r
 void RunSession::onStarted(qint64 run_id, const sailor::RunStartedEvent& event) {
   if (!event.store.empty()) store_path_ = QString::fromStdString(event.store);
   else store_path_ = options().store_path;
-  setResizable(isElastic() && isLocal());
+  setResizable(isElastic());
   emit started(run_id);
 }
 

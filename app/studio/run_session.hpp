@@ -10,7 +10,7 @@
 // Contract: a run the client starts (through the session, or on the client directly) is the
 // session's run; started() follows its run_started event, and finished() its end, once each
 // (the client's finished). resizableChanged() says whether resize() may be asked now: true after
-// run_started of a local elastic run, false when it ends.
+// run_started of an elastic run (local or on Slurm), false when it ends.
 #pragma once
 
 #include <cstdint>
@@ -62,7 +62,7 @@ class RunSession : public QObject {
   bool isAttach() const { return client_->isAttach(); }
   bool isElastic() const { return !isAttach() && options().isElastic(); }
   bool isLocal() const { return !isAttach() && options().isLocal(); }
-  // Resize may be asked: a local elastic run going, past its run_started.
+  // Resize may be asked: an elastic run going (local or on Slurm), past its run_started.
   bool isResizable() const { return resizable_; }
   // The pools of the scenario the run going was started on (empty when not known).
   const std::vector<sailor::Pool>& pools() const { return pools_; }

@@ -179,7 +179,7 @@ class TestRunSession : public QObject {
     QCOMPARE(resized.count(), 2);
   }
 
-  void aRunThatIsNotLocalAndElasticIsNotResizable_data() {
+  void anElasticRunIsResizable_data() {
     QTest::addColumn<bool>("elastic");
     QTest::addColumn<QString>("trace");
     QTest::addColumn<bool>("slurm");
@@ -187,9 +187,10 @@ class TestRunSession : public QObject {
     QTest::newRow("local") << false << QString() << false << false;
     QTest::newRow("local elastic") << true << QString() << false << true;
     QTest::newRow("local trace") << false << QStringLiteral("trace.csv") << false << true;
-    QTest::newRow("slurm elastic") << true << QString() << true << false;
+    QTest::newRow("slurm elastic") << true << QString() << true << true;
+    QTest::newRow("slurm") << false << QString() << true << false;
   }
-  void aRunThatIsNotLocalAndElasticIsNotResizable() {
+  void anElasticRunIsResizable() {
     QFETCH(bool, elastic);
     QFETCH(QString, trace);
     QFETCH(bool, slurm);

@@ -14,7 +14,14 @@ leave also the phases of the reconfigured event (replan, teardown, launch, group
 transfer, total) and the state moved, with transfer seconds per GB of state.
 Last line of stdout: one JSON summary.
 
+With --slurm-cluster FILE (a cluster description; SLURM_CONF naming a running cluster, e.g. the
+tests' scripts/slurm-cluster) also, as Slurm runs (one batch job; commands through the run's
+token-checked store; joining workers as job steps of the job):
+  slurm leave  the pp2-dp2 run whose trace takes 2 GPUs away
+  slurm join   the same run given them back (a Slurm run grows within its job's allocation)
+
 Usage: tests/bench/reconfig_bench.py [--build build] [--rounds R] [--hidden 64,256]
+                                     [--slurm-cluster FILE]
 """
 
 import argparse
@@ -62,11 +69,12 @@ def follow(cmd, d, stop):
     return events
 
 
-def gap(events_before, events_after=None):
-    """Seconds training stood still around a change, and the median iteration."""
+def gap(events_before, events_after=None, nth=0):
+    """Seconds training stood still around a change (the nth reconfiguration), and the median
+    iteration."""
     if events_after is None:
         its = [e for e in events_before if e["event"] == "iteration"]
-        change = next(i for i, e in enumerate(events_before) if e["event"] == "reconfigured")
+        change = [i for i, e in enumerate(events_before) if e["event"] == "reconfigured"][nth]
         before = [e for e in events_before[:change] if e["event"] == "iteration"]
         after = [e for e in events_before[change:] if e["event"] == "iteration"]
     else:
@@ -77,7 +85,8 @@ def gap(events_before, events_after=None):
     return stamp(after[0]["time"]) - stamp(before[-1]["time"]) - step, step
 
 
-def elastic_case(args, plan, trace, hidden):
+def elastic_case(args, plan, trace, hidden, extra=(), nth=0):
+    """The nth reconfiguration of a run replaying `trace` (extra: more `sailor run` options)."""
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "trace.json")
         with open(path, "w") as f:
@@ -86,15 +95,15 @@ def elastic_case(args, plan, trace, hidden):
 
         def stop(events):
             e = events[-1]
-            if any(x["event"] == "reconfigured" for x in events) and e["event"] == "iteration":
+            if sum(x["event"] == "reconfigured" for x in events) > nth and e["event"] == "iteration":
                 seen["after"] += 1
             return seen["after"] >= 3
 
         events = follow(base_cmd(args, d, plan, hidden) +
                         ["--iterations", "100000", "--trace", path, "--trace-time-scale",
-                         str(args.trace_delay)], d, stop)
-    r = next(e for e in events if e["event"] == "reconfigured")
-    g, step = gap(events)
+                         str(args.trace_delay)] + list(extra), d, stop)
+    r = [e for e in events if e["event"] == "reconfigured"][nth]
+    g, step = gap(events, nth=nth)
     return {"gap": g, "iteration": step, "phases": r["phases"], "state_bytes": r["state_bytes"],
             "sizes": f"{r['old_world_size']}->{r['new_world_size']}"}
 
@@ -128,6 +137,9 @@ def main():
     p.add_argument("--hidden", default="64,256")
     p.add_argument("--trace-delay", type=float, default=8.0,
                    help="seconds after the workers are ready at which the trace changes")
+    p.add_argument("--slurm-cluster", metavar="FILE",
+                   help="also the Slurm cases on this cluster description (SLURM_CONF set: "
+                        "eval \"$(scripts/slurm-cluster env)\")")
     args = p.parse_args()
     cases = {
         "join": lambda h: elastic_case(args, "pp2.json",
@@ -136,6 +148,13 @@ def main():
                                         [{"Time": 0, "GPUs": 4}, {"Time": 1, "GPUs": 2}], h),
         "restart": lambda h: restart_case(args, h),
     }
+    if args.slurm_cluster:
+        # A Slurm run grows within its job's allocation: it leaves first, then grows back (the
+        # second change is the join measured); its workers are reached through the run's store.
+        slurm = ["--launcher", "slurm", "--cluster", args.slurm_cluster]
+        back = [{"Time": 0, "GPUs": 4}, {"Time": 1, "GPUs": 2}, {"Time": 2, "GPUs": 4}]
+        cases["slurm join"] = lambda h: elastic_case(args, "pp2-dp2.json", back, h, slurm, nth=1)
+        cases["slurm leave"] = lambda h: elastic_case(args, "pp2-dp2.json", back[:2], h, slurm)
     summary = {}
     for hidden in [int(x) for x in args.hidden.split(",")]:
         got = {name: [] for name in cases}
@@ -168,11 +187,14 @@ def main():
                                                              "transfer", "total"))
                       + f" | {entry['state_bytes'] / 1e6:.1f} | {per_gb:.2f} |")
             row[name] = entry
-        for name in ("join", "leave"):
-            row[name]["ratio_to_restart"] = row[name]["stood_still"] / row["restart"]["stood_still"]
-        print(f"\nStood still, against restart from a checkpoint: join "
-              f"{row['join']['ratio_to_restart']:.2f}x, leave {row['leave']['ratio_to_restart']:.2f}x "
-              f"(median iteration {row['restart']['iteration']:.3f} s)")
+        for name in row:
+            if name != "restart":
+                row[name]["ratio_to_restart"] = (row[name]["stood_still"] /
+                                                 row["restart"]["stood_still"])
+        print("\nStood still, against restart from a checkpoint: " +
+              ", ".join(f"{name} {row[name]['ratio_to_restart']:.2f}x" for name in row
+                        if name != "restart") +
+              f" (median iteration {row['restart']['iteration']:.3f} s)")
         summary[hidden] = row
     print(json.dumps(summary))
 

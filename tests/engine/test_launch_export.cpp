@@ -238,6 +238,36 @@ class TestLaunchExport : public QObject {
     QVERIFY(s.find("127.0.0.1") == std::string::npos);
   }
 
+  // An elastic run's script: the job survives a node's failure (--no-kill), a task's failure
+  // stops no other (srun --kill-on-bad-exit=0, every launch waited for on its own, then the
+  // job's other steps), and a
+  // preemption notice reaches the worker (--notice), not rank.sh (which ignores TERM and USR1).
+  // A run that is not elastic keeps the first failure ending the job.
+  void slurmRunScriptElastic() {
+    const Cluster c = Cluster::fromJson(clusterJson());
+    const LaunchLayout l = layoutOf(c, plan_);
+    SlurmRunOptions o;
+    o.run_dir = "/shared/runs/run-1";
+    o.worker = "/opt/sailor/bin/sailor-worker";
+    const std::string plain = slurmRunScript(c, l, specOf(plan_), o);
+    o.elastic = true;
+    const std::string s = slurmRunScript(c, l, specOf(plan_), o);
+    QCOMPARE(sbatchComponents(s)[0].at("no-kill"), std::string("no-kill"));
+    QVERIFY(sbatchComponents(plain)[0].count("no-kill") == 0);
+    QVERIFY(s.find("--kill-on-bad-exit=0") != std::string::npos);
+    QVERIFY(s.find("--kill-on-bad-exit=1") == std::string::npos);
+    QVERIFY(plain.find("--kill-on-bad-exit=1") != std::string::npos);
+    const std::string trap = "trap '' TERM USR1";
+    QVERIFY(s.find(trap) != std::string::npos && s.find(trap) < s.find("--generation 0 --notice"));
+    QVERIFY(plain.find(trap) == std::string::npos && plain.find("--notice") == std::string::npos);
+    QVERIFY(s.find("wait -n") == std::string::npos);
+    QVERIFY(s.find("  wait \"$pid\" || status=1\n") != std::string::npos);
+    // The job ends with its last step: workers that joined later run as steps of their own.
+    QVERIFY(s.find("while squeue -h -s -j \"$SLURM_JOB_ID\"") < s.find("exit \"$status\""));
+    QVERIFY(plain.find("squeue") == std::string::npos);
+    QVERIFY(plain.find("wait -n") != std::string::npos);
+  }
+
   void slurmNeedsAPartition() {
     json j = clusterJson();
     j["pools"][5]["slurm"].erase("partition");  // us-central1-c/L4

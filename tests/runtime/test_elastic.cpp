@@ -7,6 +7,8 @@
 //    and the run completes its planned iterations;
 //  - SIGKILL of a worker whose stage has another replica: the run goes on with none of its
 //    iterations lost (the state comes from the surviving replica);
+//  - a preemption notice (SIGTERM) to the only holder of a stage: it hands its state over before
+//    it leaves, within a shortened grace; no iteration lost;
 //  - SIGKILL of the only holder of a stage: the state comes from the last checkpoint, and the
 //    iterations lost stay within the documented bound (at most 2N - 1 with checkpoints every
 //    N: the newest complete checkpoint, when the next one is still being written);
@@ -15,12 +17,13 @@
 //  - a trace row without GPUs: the run pauses (a paused event), the workers hold their state,
 //    and it goes on when GPUs return;
 //  - bad input: unknown GPU types or zones, malformed rows, a first row smaller than the plan,
-//    options that need --trace, and a cluster launcher: one line, exit 2, nothing started.
+//    options that need --trace, and a Slurm run on GPUs: one line, exit 2, nothing started.
 #include <signal.h>
 
 #include <cmath>
 #include <utility>
 
+#include <QDeadlineTimer>
 #include <QFile>
 #include <QProcess>
 #include <QSet>
@@ -216,6 +219,49 @@ class TestElastic : public QObject {
     QCOMPARE(r[0]->iterations_lost, 0);
     QCOMPARE(r[0]->old_world_size, 4);
     QVERIFY(r[0]->new_world_size <= 3);
+    checkLikeReference(o.runId(), reference.runId(), 24);
+  }
+
+  // A preemption notice (SIGTERM to an elastic run's worker, as Slurm preempts) to the only
+  // worker of stage 1 of pp2, then SIGKILL after a grace of 10 s (Slurm's KillWait, shortened):
+  // the worker reports the notice, the run pauses at the end of the iteration, re-plans on one
+  // GPU and the noticed worker hands its stage over before it leaves (exit 0, before the kill).
+  // No checkpoint is needed: no iteration is lost, and the losses are an uninterrupted run's.
+  void preemptionNoticeHandsOver() {
+    const Outcome reference = run(args("pp2.json", 24));
+    QCOMPARE(reference.exit_code, 0);
+    QProcess p;
+    start(p, args("pp2.json", 24, {"--elastic"}));
+    Outcome o = followRun(p, [](const sailor::RunEvent& e) {
+      const auto* it = e.as<sailor::IterationEvent>();
+      return it && it->iteration >= 3;
+    });
+    QCOMPARE(o.worker_pids.size(), 2);
+    const auto pid = static_cast<pid_t>(o.worker_pids[1]);
+    ::kill(pid, SIGTERM);
+    bool reconfigured = false;
+    Outcome rest = followRun(p, [&](const sailor::RunEvent& e) {
+      reconfigured = reconfigured || e.as<sailor::ReconfiguredEvent>() != nullptr;
+      return reconfigured;
+    });
+    QVERIFY2(reconfigured, qPrintable(rest.why()));
+    // The noticed worker is gone before the grace ends (it left on its own: nothing to kill).
+    QDeadlineTimer grace(10000);
+    while (::kill(pid, 0) == 0 && !grace.hasExpired()) QTest::qWait(50);
+    const bool left_within_grace = ::kill(pid, 0) != 0;
+    if (!left_within_grace) ::kill(pid, SIGKILL);
+    const Outcome end = followRun(p);
+    rest.events += end.events;
+    rest.exit_code = end.exit_code;
+    QVERIFY(left_within_grace);
+    QVERIFY2(rest.exit_code == 0, qPrintable(rest.why()));
+    const auto r = rest.all<sailor::ReconfiguredEvent>();
+    QCOMPARE(r.size(), 1);
+    QCOMPARE(QString::fromStdString(r[0]->cause), QString("preemption"));
+    QVERIFY(QString::fromStdString(r[0]->detail).contains("rank 1: preemption notice (SIGTERM)"));
+    QCOMPARE(QString::fromStdString(r[0]->state_source), QString("peers"));
+    QCOMPARE(r[0]->iterations_lost, 0);
+    QCOMPARE(r[0]->new_world_size, 1);
     checkLikeReference(o.runId(), reference.runId(), 24);
   }
 
@@ -440,8 +486,8 @@ class TestElastic : public QObject {
         << QStringList{"--trace-time-scale", "2"} << "--trace-time-scale";
     QTest::newRow("time scale zero")
         << QStringList{"--trace", small, "--trace-time-scale", "0"} << "--trace-time-scale";
-    QTest::newRow("cluster launcher")
-        << QStringList{"--elastic", "--launcher", "slurm"} << "a local run";
+    QTest::newRow("Slurm run on GPUs")
+        << QStringList{"--elastic", "--launcher", "slurm", "--backend", "nccl"} << "a Gloo run";
   }
   void badInput() {
     QFETCH(QStringList, extra);

@@ -94,8 +94,8 @@ class TestLaunchPanel : public QObject {
     QCOMPARE(start_button->toolTip(), QStringLiteral("no plan selected"));
   }
 
-  // The user's change of target is announced, with that target's fields; Elastic is for this
-  // machine only.
+  // The user's change of target is announced, with that target's fields; Elastic is for runs
+  // (this machine or a Slurm cluster), not for exports.
   void targetChangeEmitsLaunchTargetChanged() {
     LaunchPanel p;
     QSignalSpy changed(&p, &LaunchPanel::launchTargetChanged);
@@ -108,8 +108,8 @@ class TestLaunchPanel : public QObject {
     QVERIFY(!child<QLineEdit>(p, "partition")->isHidden());
     QVERIFY(!child<QLineEdit>(p, "clusterFile")->isHidden());
     QVERIFY(child<QLineEdit>(p, "exportDir")->isHidden());
-    QVERIFY(!elastic->isEnabled());
-    QVERIFY(!p.elasticRequested());
+    QVERIFY(elastic->isEnabled());
+    QVERIFY(p.elasticRequested());
 
     auto* partition = child<QLineEdit>(p, "partition");
     partition->setText(QStringLiteral("  gpu  "));
@@ -120,6 +120,10 @@ class TestLaunchPanel : public QObject {
     QSignalSpy edit(&p, &LaunchPanel::editClusterRequested);
     QTest::mouseClick(child<QPushButton>(p, "editClusterFile"), Qt::LeftButton);
     QCOMPARE(edit.count(), 1);
+
+    child<QComboBox>(p, "launchTarget")->setCurrentIndex(static_cast<int>(LaunchKind::Export));
+    QVERIFY(!elastic->isEnabled());
+    QVERIFY(!p.elasticRequested());
   }
 
   // One line each: a message of several lines is joined; a failure is red; the job label hides

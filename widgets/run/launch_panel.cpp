@@ -59,8 +59,9 @@ QHBoxLayout* LaunchPanel::buildOptionsRow() {
   elastic_ = new QCheckBox(tr("E&lastic (re-plan when workers are lost or GPUs change)"), this);
   elastic_->setObjectName(QStringLiteral("elastic"));
   elastic_->setToolTip(
-      tr("Run with sailor run --elastic (this machine only): a lost worker, or a resize, makes "
-         "the run re-plan on the GPUs left and go on in place"));
+      tr("Run with sailor run --elastic (on this machine or a Slurm cluster): a lost worker, a "
+         "preemption notice, or a resize, makes the run re-plan on the GPUs left and go on in "
+         "place"));
   auto* iterations_label = new QLabel(tr("&Iterations:"), this);
   iterations_label->setBuddy(iterations_);
   auto* data_label = new QLabel(tr("&Data:"), this);
@@ -197,7 +198,7 @@ QString LaunchPanel::dataSource() const {
 }
 
 bool LaunchPanel::elasticRequested() const {
-  return elastic_->isChecked() && kind() == LaunchKind::Local;
+  return elastic_->isChecked() && kind() != LaunchKind::Export;
 }
 
 LaunchTarget LaunchPanel::launchTarget() const {
@@ -230,7 +231,7 @@ void LaunchPanel::updateButtons() {
                      : exporting ? tr("Write the selected plan's launch files into the directory")
                                  : tr("Run the selected plan with the bundled runtime"));
   stop_->setEnabled(running_);
-  elastic_->setEnabled(!running_ && kind() == LaunchKind::Local);
+  elastic_->setEnabled(!running_ && kind() != LaunchKind::Export);
   iterations_->setEnabled(!running_);
   data_->setEnabled(!running_);
   target_->setEnabled(!running_);

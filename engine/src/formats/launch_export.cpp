@@ -169,6 +169,20 @@ constexpr const char* kWaitAll =
     "done\n"
     "exit \"$status\"\n";
 
+// Waits for every background launch, whatever each ends with, then for the job's other steps
+// (an elastic run's workers that joined later run as steps of their own, which the job's end
+// would kill); fails when a launch failed.
+constexpr const char* kWaitEach =
+    "status=0\n"
+    "for pid in \"${pids[@]}\"; do\n"
+    "  wait \"$pid\" || status=1\n"
+    "done\n"
+    "while squeue -h -s -j \"$SLURM_JOB_ID\" -o %i 2>/dev/null |\n"
+    "    grep -qv -e '\\.batch$' -e '\\.extern$'; do\n"
+    "  sleep 1\n"
+    "done\n"
+    "exit \"$status\"\n";
+
 // s in single quotes for bash ('\'' for a quote inside).
 std::string shellQuote(const std::string& s) {
   std::string q = "'";
@@ -218,6 +232,7 @@ std::string slurmScript(const Cluster& cluster, const LaunchLayout& layout, cons
     requireSlurm(p);
     if (i > 0) s += "#SBATCH hetjob\n";
     if (i == 0) s += "#SBATCH --job-name=sailor-" + cluster.name + "\n";
+    if (i == 0 && run && run->elastic) s += "#SBATCH --no-kill\n";
     const std::string time_limit =
         run && !run->time_limit.empty() ? run->time_limit : cluster.slurm.time_limit;
     if (!time_limit.empty()) s += "#SBATCH --time=" + time_limit + "\n";
@@ -279,9 +294,13 @@ std::string slurmScript(const Cluster& cluster, const LaunchLayout& layout, cons
     s += "mkdir -p \"$SAILOR_RUN_DIR/events\"\n";
     s += "events=\"$SAILOR_RUN_DIR/events/rank-$rank\"\n";
     s += "set +e\n";
+    if (run->elastic)
+      s +=
+          "trap '' TERM USR1  # a preemption notice is the worker's (--notice), not this shell's\n";
     s += "\"$SAILOR_WORKER\" --spec \"$SAILOR_RUN_DIR/spec.json\" --rank \"$rank\" --store "
          "\"$SAILOR_STORE\" --store-address \"$SAILOR_RUN_DIR/rendezvous.address\" "
-         "--generation 0 >>\"$events.jsonl\" 2>>\"$events.err\"\n";
+         "--generation 0" +
+         std::string(run->elastic ? " --notice" : "") + " >>\"$events.jsonl\" 2>>\"$events.err\"\n";
     s += "code=$?\n";
     s += "echo \"$code\" > \"$events.exit.tmp\" && mv \"$events.exit.tmp\" \"$events.exit\"\n";
     s += "exit \"$code\"\n";
@@ -293,11 +312,12 @@ std::string slurmScript(const Cluster& cluster, const LaunchLayout& layout, cons
   for (std::size_t i = 0; i < layout.pools.size(); ++i) {
     const std::string k = std::to_string(i);
     s += std::string("srun") + (het ? " --het-group=" + k : "") +
-         " --distribution=block --gpu-bind=none --kill-on-bad-exit=1 bash "
-         "\"$SAILOR_RUN_DIR/rank.sh\" " +
-         k + " &\npids+=(\"$!\")\n";
+         " --distribution=block --gpu-bind=none --kill-on-bad-exit=" +
+         (run && run->elastic ? "0" : "1") + " bash \"$SAILOR_RUN_DIR/rank.sh\" " + k +
+         " &\npids+=(\"$!\")\n";
   }
-  s += kWaitAll;
+  // An elastic run's controller re-plans around a worker that ends: the others go on.
+  s += run && run->elastic ? kWaitEach : kWaitAll;
   return s;
 }
 
@@ -629,7 +649,11 @@ std::string toYaml(const ordered_json& value) {
 // a port the kernel picks, published in rendezvous.address in that directory; every connection
 // proves the run's token (the token file, 0600, named by SAILOR_RUN_TOKEN_FILE, never on a command
 // line) or is refused and logged. A CPU run (Gloo) asks for no GPUs and lets tasks share cores
-// (--overcommit).
+// (--overcommit). An elastic run's job outlives a failed node (--no-kill) and a failed task
+// (--kill-on-bad-exit=0, each launch waited for on its own): its controller re-plans around
+// them; it ends with its last job step (the workers that joined later run as steps of their own);
+// rank.sh ignores SIGTERM and SIGUSR1 so that a preemption notice reaches only the worker
+// (--notice), which hands its state over before it ends (docs/elasticity.md).
 std::string slurmRunScript(const Cluster& cluster, const LaunchLayout& layout, const json& spec,
                            const SlurmRunOptions& options) {
   return slurmScript(cluster, layout, spec, &options);

@@ -1,15 +1,18 @@
 // A worker's side of in-place reconfiguration (elastic.hpp). In this file: the control channel
-// (stdin reader), Membership's JSON, homeLayer, the choice of source replicas
+// (stdin or store reader), Membership's JSON, homeLayer, the choice of source replicas
 // (chooseSources), exchangeState and abortTransport.
 #include "elastic.hpp"
 
+#include <arpa/inet.h>
 #include <dirent.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -24,10 +27,51 @@ using nlohmann::json;
 
 ControlChannel::ControlChannel() : thread_([this] { loop(); }) {}
 
+ControlChannel::ControlChannel(c10::intrusive_ptr<c10d::Store> store, std::string prefix,
+                               std::string store_address)
+    : store_(std::move(store)),
+      prefix_(std::move(prefix)),
+      store_address_(std::move(store_address)),
+      thread_([this] { storeLoop(); }) {}
+
 ControlChannel::~ControlChannel() {
-  // The thread may be blocked reading stdin, which only the controller can end: it is left to
-  // end with the process.
-  thread_.detach();
+  stop_ = true;
+  // A stdin reader may be blocked in read(), which only the controller can end: it is left to
+  // end with the process. The store's reader wakes within its poll interval.
+  if (store_ && thread_.joinable()) thread_.join();
+  if (thread_.joinable()) thread_.detach();
+}
+
+// One command line: pause and abort act at once, the others wait for next().
+void ControlChannel::take(const std::string& line) {
+  json cmd;
+  try {
+    cmd = json_util::parseText(line, "control");
+  } catch (const std::exception&) {
+    return;  // the controller writes only objects; anything else is not a command
+  }
+  if (!cmd.is_object()) return;
+  const std::string type = cmd.value("type", "");
+  if (type == "pause") {
+    pause_ = true;
+  } else if (type == "stop") {
+    // The run is stopping (or failed): end now, as a SIGTERM would without --notice.
+    std::_Exit(128 + SIGTERM);
+  } else if (type == "abort") {
+    // A peer died: unblock this worker's collectives now (the main thread is likely waiting
+    // in one), so that it reports and waits for the new world. The store's connections stay.
+    (void)abortTransport({}, store_address_);
+  } else {
+    std::lock_guard<std::mutex> lock(mutex_);
+    queue_.push_back(std::move(cmd));
+    changed_.notify_all();
+  }
+}
+
+void ControlChannel::end() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ended_ = true;
+  changed_.notify_all();
 }
 
 void ControlChannel::loop() {
@@ -40,32 +84,31 @@ void ControlChannel::loop() {
     buf.append(chunk, static_cast<std::size_t>(n));
     std::size_t nl;
     while ((nl = buf.find('\n')) != std::string::npos) {
-      const std::string line = buf.substr(0, nl);
+      take(buf.substr(0, nl));
       buf.erase(0, nl + 1);
-      json cmd;
-      try {
-        cmd = json_util::parseText(line, "control");
-      } catch (const std::exception&) {
-        continue;  // the controller writes only objects; anything else is not a command
-      }
-      if (!cmd.is_object()) continue;
-      const std::string type = cmd.value("type", "");
-      if (type == "pause") {
-        pause_ = true;
-      } else if (type == "abort") {
-        // A peer died: unblock this worker's collectives now (the main thread is likely waiting
-        // in one), so that it reports and waits for the new world.
-        (void)abortTransport({});
-      } else {
-        std::lock_guard<std::mutex> lock(mutex_);
-        queue_.push_back(std::move(cmd));
-        changed_.notify_all();
-      }
     }
   }
-  std::lock_guard<std::mutex> lock(mutex_);
-  ended_ = true;
-  changed_.notify_all();
+  end();
+}
+
+// NOTE [Control through the store]: a check() every 20 ms (a request of a few bytes to rank 0's
+// store); the key's value once it exists. A store that stops answering ends the channel: the
+// worker then reports its error as any other.
+void ControlChannel::storeLoop() {
+  try {
+    for (std::int64_t n = 0; !stop_;) {
+      const std::string key = prefix_ + "/" + std::to_string(n);
+      if (!store_->check({key})) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        continue;
+      }
+      const std::vector<std::uint8_t> v = store_->get(key);
+      take(std::string(v.begin(), v.end()));
+      ++n;
+    }
+  } catch (const std::exception&) {
+  }
+  end();
 }
 
 json ControlChannel::next() {
@@ -301,7 +344,18 @@ ReceivedState exchangeState(const RunSpec& old_spec, const RunSpec& new_spec,
   return out;
 }
 
-int abortTransport(const std::vector<int>& keep) {
+namespace {
+// "HOST:PORT" of an IPv4 socket address; empty for any other family.
+std::string addressText(const sockaddr_storage& addr) {
+  if (addr.ss_family != AF_INET) return {};
+  const auto& in = reinterpret_cast<const sockaddr_in&>(addr);
+  char host[INET_ADDRSTRLEN] = {};
+  if (!inet_ntop(AF_INET, &in.sin_addr, host, sizeof host)) return {};
+  return std::string(host) + ":" + std::to_string(ntohs(in.sin_port));
+}
+}  // namespace
+
+int abortTransport(const std::vector<int>& keep, const std::string& store_address) {
   int count = 0;
   DIR* d = opendir("/proc/self/fd");
   if (!d) return 0;
@@ -324,6 +378,14 @@ int abortTransport(const std::vector<int>& keep) {
     socklen_t alen = sizeof addr;
     if (getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &alen) != 0) continue;
     if (addr.ss_family != AF_INET && addr.ss_family != AF_INET6) continue;
+    if (!store_address.empty()) {  // the store's own sockets and those to it stay
+      if (addressText(addr) == store_address) continue;
+      sockaddr_storage peer{};
+      socklen_t plen = sizeof peer;
+      if (getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &plen) == 0 &&
+          addressText(peer) == store_address)
+        continue;
+    }
     if (::shutdown(fd, SHUT_RDWR) == 0) ++count;
   }
   return count;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include <torch/csrc/distributed/c10d/Store.hpp>
 #include <torch/torch.h>
 
 #include "sailor/runs/run_spec.hpp"
@@ -23,28 +24,50 @@
 
 namespace sailor::runner {
 
-// Reads the controller's commands from stdin on a thread of its own: {"type":"pause"} sets a
-// flag the training loop reads between iterations; any other command waits in a queue for
-// next(). When stdin ends (a launch without a control pipe: Slurm) nothing more comes.
+// The controller's commands to this worker: JSON lines on stdin (a local run), or, for a worker
+// of a cluster run (no pipe from the controller), the values of the keys <prefix>/0, <prefix>/1,
+// ... in the run's token-checked store (NOTE [Control through the store]). Read on a thread of its
+// own: {"type":"pause"} sets a flag the training loop reads between iterations, {"type":"abort"}
+// unblocks this worker's collectives (abortTransport), {"type":"stop"} ends the process at once
+// (exit 143, a stopping run's); any other command waits in a queue for next(). When stdin ends
+// nothing more comes.
+//
+// NOTE [Control through the store]: the controller of a cluster run reaches a worker through the
+// store rank 0 hosts, over a connection of its own that proves the run's token like every other:
+// a command is stored under control/<worker>/<n>, n taken with add(control/<worker>/next, 1), so
+// that a re-attached controller goes on where the last one stopped; <worker> is the controller's
+// index of the worker (its rank for the run's first workers, --control-id for those that join).
+// The worker reads n = 0, 1, ... in order, each once, over a connection of its own.
 class ControlChannel {
  public:
-  ControlChannel();
+  ControlChannel();  // stdin
+  // The store's keys under `prefix`, read over `store` (a connection no one else uses).
+  ControlChannel(c10::intrusive_ptr<c10d::Store> store, std::string prefix,
+                 std::string store_address);
   ~ControlChannel();
   ControlChannel(const ControlChannel&) = delete;
   ControlChannel& operator=(const ControlChannel&) = delete;
 
   bool pauseRequested() const { return pause_.load(); }
   void clearPause() { pause_ = false; }
+  // The store's HOST:PORT for a cluster run's channel (abortTransport keeps its sockets).
+  const std::string& storeAddress() const { return store_address_; }
   // The next command that is not a pause; throws std::runtime_error when stdin has ended.
   nlohmann::json next();
 
  private:
   void loop();
+  void storeLoop();
+  void take(const std::string& line);
+  void end();
   std::atomic<bool> pause_{false};
+  std::atomic<bool> stop_{false};
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<nlohmann::json> queue_;
   bool ended_ = false;
+  c10::intrusive_ptr<c10d::Store> store_;
+  std::string prefix_, store_address_;
   std::thread thread_;
 };
 
@@ -86,10 +109,11 @@ ReceivedState exchangeState(const RunSpec& old_spec, const RunSpec& new_spec,
                             const Membership& membership, int me,
                             const c10::Dict<std::string, at::Tensor>& mine, const GroupPtr& group);
 
-// Shuts down (not closes) every TCP socket of this process except `keep` (the rendezvous
-// store's): every blocked send, receive and collective of the broken world's groups then
-// fails at once instead of waiting for the collective timeout, here and, through the closed
+// Shuts down (not closes) every TCP socket of this process except `keep` and, when
+// `store_address` (HOST:PORT) is given, the rendezvous store's: those to it and, in the process
+// that hosts it, its own. Every blocked send, receive and collective of the broken world's groups
+// then fails at once instead of waiting for the collective timeout, here and, through the closed
 // connections, at the peers; the groups can then be destroyed. Returns how many it shut down.
-int abortTransport(const std::vector<int>& keep);
+int abortTransport(const std::vector<int>& keep, const std::string& store_address = "");
 
 }  // namespace sailor::runner

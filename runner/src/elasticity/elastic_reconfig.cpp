@@ -13,6 +13,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -107,6 +108,7 @@ ElasticReconfig::ElasticReconfig(ReconfigHost& host, Launcher& launcher,
       checkpoint_dir_(std::move(setup.checkpoint_dir)),
       store_id_(std::move(setup.store_id)),
       run_id_(setup.run_id),
+      cluster_(setup.cluster),
       available_(options.trace.empty() ? planAvailability(host.worldSpec().plan)
                                        : options.trace.front().gpus),
       spec_files_{std::move(setup.spec_file)} {
@@ -141,7 +143,7 @@ void ElasticReconfig::enterNewWorld(const RunSpec& next,
     if (w.joined) w.active = true;  // the standby workers that took a place
   for (SupervisedWorker& w : workers())
     if (w.standby && !w.exited) {  // started for a plan that changed since: not needed
-      w.send(json{{"type", "leave"}});
+      send(w, json{{"type", "leave"}});
       w.standby = false;
     }
   if (commands.empty()) return;
@@ -164,6 +166,40 @@ std::vector<SupervisedWorker*> ElasticReconfig::activeWorkers() {
     return a->place.rank < b->place.rank;
   });
   return out;
+}
+
+void ElasticReconfig::send(SupervisedWorker& w, const json& command) {
+  if (w.io.in_fd >= 0) {
+    w.send(command);
+    return;
+  }
+  launcher_.sendControl(static_cast<std::size_t>(&w - workers().data()), command.dump());
+}
+
+std::string ElasticReconfig::storeArgument() const {
+  if (!cluster_) return rendezvous_;
+  const std::string file = rendezvous_.substr(rendezvous_.find(':') + 1);  // "tcp:<file>"
+  std::string address = json_util::readText(file);
+  while (!address.empty() && (address.back() == '\n' || address.back() == ' ')) address.pop_back();
+  return address;
+}
+
+std::string ElasticReconfig::beyondAllocation(const Availability& next) const {
+  if (!cluster_) return {};
+  for (const auto& [site, n] : next) {
+    if (n <= 0) continue;
+    int held = -1;
+    for (const SlurmComponent& c : options_.slurm_components)
+      if (c.gpu_type == site.first && c.zone == site.second) held = std::max(held, 0) + c.tasks;
+    const std::string name = site.first + "@" + site.second;
+    if (held < 0)
+      return "gpus." + name + ": the Slurm job has no component for " + name +
+             " (a Slurm run resizes within the pools it was submitted with)";
+    if (n > held)
+      return "gpus." + name + ": " + std::to_string(n) + ", beyond the " + std::to_string(held) +
+             " its Slurm job holds (a Slurm run grows back within its allocation)";
+  }
+  return {};
 }
 
 // `sailor runs resize` reaches the controller through a Unix socket in the run's private
@@ -233,6 +269,14 @@ std::optional<Ending> ElasticReconfig::serveControl() {
     }
     next[{site.substr(0, at), site.substr(at + 1)}] = n.get<int>();
   }
+  if (nonZero(next).empty()) {
+    answer(false, "expected at least one GPU: a run cannot train on none (Stop ends it)");
+    return std::nullopt;
+  }
+  if (const std::string why = beyondAllocation(next); !why.empty()) {
+    answer(false, why);
+    return std::nullopt;
+  }
   if (nonZero(next) == nonZero(available_)) {
     answer(true, "the run has " + describeAvailability(nonZero(available_)) + " already");
     return std::nullopt;
@@ -243,8 +287,67 @@ std::optional<Ending> ElasticReconfig::serveControl() {
   return trigger("resize", detail);
 }
 
+void ElasticReconfig::notice(SupervisedWorker& w, const std::string& signal) {
+  takeNotice(w, "preemption", "preemption notice (" + signal + ")");
+}
+
+void ElasticReconfig::takeNotice(SupervisedWorker& w, const std::string& cause,
+                                 const std::string& why) {
+  if (w.noticed || w.lost || !w.active) return;
+  w.noticed = true;
+  int& n = available_[{w.place.gpu_type, w.place.zone}];
+  n = std::max(0, n - 1);
+  notices_.emplace_back(cause, "rank " + std::to_string(w.place.rank) + ": " + why);
+}
+
+std::optional<Ending> ElasticReconfig::watchNodes() {
+  for (const auto& [node, state] : launcher_.nodeStates()) {
+    const bool down = state.rfind("down", 0) == 0 || (!state.empty() && state.back() == '*');
+    const bool leaving = !down && (state.rfind("drain", 0) == 0 || state.rfind("fail", 0) == 0);
+    if (down && phase_ != Phase::Moving) {
+      for (SupervisedWorker& w : workers())
+        if (w.active && !w.lost && w.node == node)
+          if (auto ending = workerLost(w, "node " + node + " is " + state + " (Slurm)"))
+            return ending;
+    } else if (leaving) {
+      for (SupervisedWorker& w : workers())
+        if (w.active && !w.lost && !w.noticed && w.node == node) {
+          takeNotice(w, "node", "node " + node + " " + state + " (Slurm)");
+          ++node_out_[node][{w.place.gpu_type, w.place.zone}];
+        }
+    } else if (!down && node_out_.count(node) &&
+               (phase_ == Phase::Training || phase_ == Phase::Waiting)) {
+      for (const auto& [site, n] : node_out_[node]) available_[site] += n;
+      node_out_.erase(node);
+      if (auto ending = trigger("node", "node " + node + " " + state + " again (Slurm): " +
+                                            describeAvailability(nonZero(available_))))
+        return ending;
+    }
+  }
+  return std::nullopt;
+}
+
+void ElasticReconfig::stopWorkers() noexcept {
+  for (SupervisedWorker& w : workers()) {
+    if (w.exited) continue;
+    try {
+      send(w, json{{"type", "stop"}});
+    } catch (const std::exception&) {  // the launcher stops it anyway
+    }
+  }
+}
+
 std::optional<Ending> ElasticReconfig::step() {
   if (auto ending = serveControl()) return ending;
+  if (cluster_)
+    if (auto ending = watchNodes()) return ending;
+  if (!notices_.empty() && (phase_ == Phase::Training || phase_ == Phase::Waiting)) {
+    std::string detail;
+    for (const auto& [cause, text] : notices_) detail += (detail.empty() ? "" : "; ") + text;
+    const std::string cause = notices_.front().first;
+    notices_.clear();
+    if (auto ending = trigger(cause, detail)) return ending;
+  }
   if (trace_start_ && next_trace_row_ < options_.trace.size() &&
       (phase_ == Phase::Training || phase_ == Phase::Waiting)) {
     const AvailabilityStep& row = options_.trace[next_trace_row_];
@@ -264,7 +367,7 @@ std::optional<Ending> ElasticReconfig::step() {
     });
     if (up) {
       phase_ = Phase::Draining;
-      for (SupervisedWorker* w : activeWorkers()) w->send(json{{"type", "pause"}});
+      for (SupervisedWorker* w : activeWorkers()) send(*w, json{{"type", "pause"}});
     }
   }
   if (phase_ == Phase::Draining) {
@@ -302,7 +405,11 @@ std::optional<Ending> ElasticReconfig::trigger(const std::string& cause,
     reconf_ = std::move(r);
     return startMove();
   }
-  if (r.spec && r.spec->plan == host_.worldSpec().plan) {
+  // A worker with a notice leaves even when the plan stays (another worker takes its place).
+  const bool noticed =
+      std::any_of(workers().begin(), workers().end(),
+                  [](const SupervisedWorker& w) { return w.active && !w.lost && w.noticed; });
+  if (r.spec && r.spec->plan == host_.worldSpec().plan && !noticed) {
     host_.event(RunWarningEvent{detail + ": the planner's best plan is the one running (no change)",
                                 std::nullopt});
     return std::nullopt;
@@ -314,7 +421,7 @@ std::optional<Ending> ElasticReconfig::trigger(const std::string& cause,
     return std::nullopt;
   }
   phase_ = Phase::Draining;
-  for (SupervisedWorker* w : activeWorkers()) w->send(json{{"type", "pause"}});
+  for (SupervisedWorker* w : activeWorkers()) send(*w, json{{"type", "pause"}});
   return std::nullopt;
 }
 
@@ -326,15 +433,19 @@ bool ElasticReconfig::startStandby(const RunSpec& next) {
   std::map<std::pair<std::string, std::string>, int> need;
   for (const RankPlacement& p : next.ranks) ++need[{p.gpu_type, p.zone}];
   for (const SupervisedWorker& w : workers())
-    if ((w.active && !w.lost) || (w.standby && !w.exited)) --need[{w.place.gpu_type, w.place.zone}];
+    if ((w.active && !w.lost && !w.noticed) || (w.standby && !w.exited))
+      --need[{w.place.gpu_type, w.place.zone}];
   std::vector<WorkerCommand> commands;
   for (const RankPlacement& p : next.ranks) {
     int& n = need[{p.gpu_type, p.zone}];
     if (n <= 0) continue;
     --n;
     WorkerCommand c{p,
-                    {options_.worker_path, "--join", "-", "--store", rendezvous_, "--timeout",
-                     std::to_string(options_.collective_timeout_s)}};
+                    {options_.worker_path, "--join", "-", "--store", storeArgument(), "--timeout",
+                     std::to_string(options_.collective_timeout_s), "--notice"}};
+    if (cluster_)  // its commands' keys in the store: its index among the launcher's workers
+      c.argv.insert(c.argv.end(),
+                    {"--control-id", std::to_string(workers().size() + commands.size())});
     if (!checkpoint_dir_.empty() && options_.checkpoint_every > 0)
       c.argv.insert(c.argv.end(), {"--checkpoint-dir", checkpoint_dir_, "--checkpoint-every",
                                    std::to_string(options_.checkpoint_every)});
@@ -357,6 +468,8 @@ bool ElasticReconfig::startStandby(const RunSpec& next) {
 std::optional<Ending> ElasticReconfig::workerLost(SupervisedWorker& w, const std::string& why) {
   w.lost = true;
   if (phase_ == Phase::Moving) return failure(why + " during a reconfiguration", &w);
+  if (cluster_ && &w == &workers().front())
+    return failure(why + ", and it hosted the run's store", &w);
   int& n = available_[{w.place.gpu_type, w.place.zone}];
   n = std::max(0, n - 1);
   if (std::none_of(workers().begin(), workers().end(),
@@ -371,7 +484,7 @@ std::optional<Ending> ElasticReconfig::workerLost(SupervisedWorker& w, const std
     phase_ = Phase::Draining;
     // Unblocks the others' collectives with the lost worker at once (elastic.hpp).
     for (SupervisedWorker* x : activeWorkers())
-      if (!x->lost) x->send(json{{"type", "abort"}});
+      if (!x->lost) send(*x, json{{"type", "abort"}});
     return std::nullopt;
   }
   reconf_->needs_replan = true;  // Draining or Waiting: what is left changed again
@@ -405,6 +518,43 @@ std::optional<Ending> ElasticReconfig::afterPause() {
   return startMove();
 }
 
+// Which new rank each survivor takes (`taker`, none: a new worker; `taken` marks the survivors
+// with one): the survivors without a preemption notice take places (those with one hand over and
+// leave); a Slurm run's store host keeps one of its GPU type and zone. Returns why no place fits
+// the store host, or empty.
+std::string ElasticReconfig::assignPlaces(const RunSpec& old, const RunSpec& next,
+                                          const std::vector<SupervisedWorker*>& survivors,
+                                          std::vector<SupervisedWorker*>& taker,
+                                          std::vector<bool>& taken) {
+  std::vector<SupervisedWorker*> stayers;
+  for (SupervisedWorker* w : survivors)
+    if (!w->noticed) stayers.push_back(w);
+  std::vector<bool> stayer_taken(stayers.size(), false);
+  taker = assignRanks(old, next, stayers, stayer_taken);
+  taken.assign(survivors.size(), false);
+  for (std::size_t i = 0; i < survivors.size(); ++i)
+    taken[i] = std::find(taker.begin(), taker.end(), survivors[i]) != taker.end();
+  if (!cluster_) return {};
+  // A Slurm run's store lives in its first worker: it keeps a place of its GPU type and zone
+  // (the one another survivor would have taken).
+  SupervisedWorker* host = &workers().front();
+  const auto at = std::find(survivors.begin(), survivors.end(), host);
+  if (at == survivors.end() || taken[static_cast<std::size_t>(at - survivors.begin())]) return {};
+  std::optional<std::size_t> slot;
+  for (std::size_t k = 0; k < next.ranks.size() && !slot; ++k)
+    if (next.ranks[k].gpu_type == host->place.gpu_type && next.ranks[k].zone == host->place.zone)
+      slot = k;
+  if (!slot)
+    return "the new plan has no " + host->place.gpu_type + " in " + host->place.zone +
+           " for the worker that hosts the run's store (a Slurm run keeps it)";
+  if (SupervisedWorker* displaced = taker[*slot])
+    taken[static_cast<std::size_t>(std::find(survivors.begin(), survivors.end(), displaced) -
+                                   survivors.begin())] = false;
+  taker[*slot] = host;
+  taken[static_cast<std::size_t>(at - survivors.begin())] = true;
+  return {};
+}
+
 std::optional<Ending> ElasticReconfig::startMove() {
   Reconfiguration& r = *reconf_;
   const RunSpec next = *r.spec;
@@ -415,8 +565,10 @@ std::optional<Ending> ElasticReconfig::startMove() {
     if (!w->lost) survivors.push_back(w);
   // Which new rank each survivor takes: one of the same GPU type and zone, with the most layers
   // in common with what it holds (the least state to move).
-  std::vector<bool> taken(survivors.size(), false);
-  const std::vector<SupervisedWorker*> taker = assignRanks(old, next, survivors, taken);
+  std::vector<bool> taken;
+  std::vector<SupervisedWorker*> taker;
+  if (const std::string why = assignPlaces(old, next, survivors, taker, taken); !why.empty())
+    return failure(r.detail + ": " + why);
   int missing_stage = 0;
   int S = stateIteration(old, survivors, missing_stage);
   // Under the distributed optimizer (or fully sharded) a worker holds only its share of its
@@ -502,7 +654,7 @@ std::optional<Ending> ElasticReconfig::startMove() {
       if (members[i].w == w) member = static_cast<int>(i);
     json c = member >= 0 ? command(member) : json{{"type", "leave"}, {"generation", G}};
     if (w == publisher) c["publish_network"] = true;
-    w->send(c);
+    send(*w, c);
   }
   // Workers that join: started with the move they join.
   std::vector<WorkerCommand> commands;
@@ -520,7 +672,7 @@ std::optional<Ending> ElasticReconfig::startMove() {
       standby->joined = true;
       standby->place = np;
       standby->reconfigured = json();
-      standby->send(command(k));
+      send(*standby, command(k));
       joiner_ranks.push_back(k);
       continue;
     }
@@ -529,9 +681,12 @@ std::optional<Ending> ElasticReconfig::startMove() {
     json_util::writeFileAtomically(join_file, command(k).dump());
     WorkerCommand c{next.ranks[static_cast<std::size_t>(k)],
                     {options_.worker_path, "--spec", spec_path, "--rank", std::to_string(k),
-                     "--store", rendezvous_, "--generation", std::to_string(G), "--timeout",
+                     "--store", storeArgument(), "--generation", std::to_string(G), "--timeout",
                      std::to_string(options_.collective_timeout_s), "--join", join_file,
-                     "--start-iteration", std::to_string(S + 1)}};
+                     "--start-iteration", std::to_string(S + 1), "--notice"}};
+    if (cluster_)
+      c.argv.insert(c.argv.end(),
+                    {"--control-id", std::to_string(workers().size() + commands.size())});
     if (!checkpoint_dir_.empty() && options_.checkpoint_every > 0)
       c.argv.insert(c.argv.end(), {"--checkpoint-dir", checkpoint_dir_, "--checkpoint-every",
                                    std::to_string(options_.checkpoint_every)});

@@ -1,11 +1,13 @@
-// Elastic reconfiguration of a local run in place (docs/elasticity.md): the part of the
-// controller that moves the running workers from one world (plan, ranks, process groups) to the
-// next without stopping the run. The worker's side of it is elastic.hpp.
+// Elastic reconfiguration of a run in place (a local run, or a Gloo run on Slurm)
+// (docs/elasticity.md): the part of the controller that moves the running workers from one world
+// (plan, ranks, process groups) to the next without stopping the run. The worker's side of it is
+// elastic.hpp.
 //
 //   Training -> a trigger (a row of the availability trace, a `sailor runs resize` request, a
-//   lost worker) -> Preparing: the workers the new plan needs beyond the survivors start while
-//   the run still trains -> Draining: every worker finishes the iteration it is in and holds
-//   still ("paused"), or reports the iteration its state is at when its world broke
+//   lost worker, a worker's preemption notice) -> Preparing: the workers the new plan needs beyond
+//   the survivors start while the run still trains -> Draining: every worker finishes the iteration
+//   it is in and holds still ("paused"), or reports the iteration its state is at when its world
+//   broke
 //   ("interrupted") -> Moving: each worker is told its place in the new world (or to leave), new
 //   workers start, state moves from the survivors that hold it (or from the last checkpoint of
 //   the running plan) -> Training, with a reconfigured event and the new world's
@@ -24,8 +26,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "launch/controller.hpp"
@@ -74,6 +78,11 @@ struct ReconfigSetup {
   std::string checkpoint_dir;  // the run's checkpoints; empty: the run keeps none
   std::string store_id;        // a checkpoint restored by a move is this store's (storeId())
   std::int64_t run_id = 0;     // and this run's
+  // A Slurm run: the workers' commands go through the run's store (Launcher::sendControl), the
+  // store is hosted by the first worker (which keeps a place in every world), workers that
+  // join start as job steps and meet at the address in `rendezvous` ("tcp:<file>"), and a
+  // resize stays within the job's components.
+  bool cluster = false;
 };
 
 class ElasticReconfig {
@@ -97,6 +106,12 @@ class ElasticReconfig {
   // the run re-plans on what is left. Ends the run when it was moving to a new world or when no
   // other worker is left.
   std::optional<Ending> workerLost(SupervisedWorker& w, const std::string& why);
+  // `w` reported a preemption notice (`signal`): its GPU goes, and the run re-plans on what is
+  // left at the next round it can (training or waiting), `w` handing its state over like a
+  // worker that leaves; within the notice's grace, no iteration is lost.
+  void notice(SupervisedWorker& w, const std::string& signal);
+  // The run is ending (stopped or failed): tells every worker still running to end at once.
+  void stopWorkers() noexcept;
 
  private:
   enum class Phase { Training, Preparing, Draining, Waiting, Moving };
@@ -118,12 +133,27 @@ class ElasticReconfig {
 
   std::vector<SupervisedWorker>& workers() { return host_.workers(); }
   std::vector<SupervisedWorker*> activeWorkers();
+  // One command to `w`: on its stdin, or through the launcher (a cluster run's store).
+  void send(SupervisedWorker& w, const nlohmann::json& command);
+  // What a joining worker's --store is: the local run's file, or the address rank 0 published.
+  std::string storeArgument() const;
+  // A resize's GPUs beyond what a Slurm run's job holds: the reason, or empty.
+  std::string beyondAllocation(const Availability& next) const;
   void openControlSocket();
   std::optional<Ending> serveControl();
   std::optional<Ending> trigger(const std::string& cause, const std::string& detail);
   bool startStandby(const RunSpec& next);
   std::optional<Ending> afterPause();
   std::optional<Ending> startMove();
+  std::string assignPlaces(const RunSpec& old, const RunSpec& next,
+                           const std::vector<SupervisedWorker*>& survivors,
+                           std::vector<SupervisedWorker*>& taker, std::vector<bool>& taken);
+  // A notice for `w` (cause "preemption" or "node"), acted on at the next round that can.
+  void takeNotice(SupervisedWorker& w, const std::string& cause, const std::string& why);
+  // A Slurm run's nodes (Launcher::nodeStates): the workers on a draining or failing node get a
+  // notice, those on a node that is down or does not respond are lost; a drained node that
+  // returns gives its GPUs back.
+  std::optional<Ending> watchNodes();
   void enterNewWorld(const RunSpec& next, const std::vector<SupervisedWorker*>& survivors,
                      const std::vector<SupervisedWorker*>& taker,
                      const std::vector<WorkerCommand>& commands);
@@ -134,14 +164,17 @@ class ElasticReconfig {
   const ControllerOptions& options_;
   std::string run_dir_, rendezvous_, checkpoint_dir_, store_id_;
   std::int64_t run_id_;
+  bool cluster_ = false;
   Phase phase_ = Phase::Training;
   Availability available_;  // the GPUs the job has now
   std::size_t next_trace_row_ = 1;
   std::optional<Clock::time_point> trace_start_;  // when every worker was first ready
   std::optional<Reconfiguration> reconf_;
   int generation_ = 0;
-  std::vector<std::string> spec_files_;  // by generation
-  int control_fd_ = -1;                  // `sailor runs resize`'s socket
+  std::vector<std::string> spec_files_;                       // by generation
+  int control_fd_ = -1;                                       // `sailor runs resize`'s socket
+  std::vector<std::pair<std::string, std::string>> notices_;  // (cause, detail) not acted on yet
+  std::map<std::string, Availability> node_out_;  // GPUs of drained nodes, until they return
 };
 
 }  // namespace sailor::runner

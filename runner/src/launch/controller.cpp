@@ -327,6 +327,11 @@ void Run::startRendezvous() {
   const std::string path = spec_dir_ + "/rendezvous";
   if (cluster()) {  // hosted by rank 0 on the first node (NOTE [Slurm run script])
     rendezvous_addr_ = clusterRendezvous(spec_dir_);
+    if (options_.replan)  // an elastic Slurm run: commands through the store (elastic.hpp)
+      reconfig_ = std::make_unique<ElasticReconfig>(
+          static_cast<ReconfigHost&>(*this), launcher_, options_,
+          ReconfigSetup{spec_dir_, rendezvous_addr_, spec_file_, checkpoint_dir_, store_.storeId(),
+                        run_id_, true});
     return;
   }
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -359,6 +364,7 @@ void Run::launchWorkers() {
                                    std::to_string(iterations_done_)});
     if (zone_network_)
       for (const std::string& a : zone_network_->workerArgs(c.place.zone)) c.argv.push_back(a);
+    if (options_.replan) c.argv.push_back("--notice");  // an elastic run takes notices
   }
   const std::vector<LaunchedWorker> launched = launcher_.launch(commands);
   workers_.resize(launched.size());
@@ -476,6 +482,9 @@ std::optional<Ending> Run::reapExited() {
       close(*fd);
       *fd = -1;
     }
+    // A Slurm worker that reported done and whose job step the job's end took (the batch script
+    // ends with the first workers) finished all the same.
+    if (cluster() && w.done && !w.exit_status.code) w.exit_status = WorkerExit{0, 0};
     if (!w.active && !w.lost && w.exit_status.clean()) continue;  // left a reconfigured world
     if (w.standby) {  // never had a place: nothing of the run is lost with it
       w.standby = false;
@@ -557,6 +566,8 @@ int Run::finish(const Ending& ending) noexcept {
   } else if (ending.status == RunStatus::Stopped) {
     finalEvent(RunWarningEvent{"interrupted: stopping the workers", std::nullopt});
   }
+  // Workers that take notices (--notice) end on a command, not on SIGTERM.
+  if (reconfig_ && ending.status != RunStatus::Finished) reconfig_->stopWorkers();
   launcher_.stopAll(kStopGrace);
   zone_network_.reset();  // emulated zones: namespaces, links and qdiscs, once no worker is in them
   takeJobNotes(true);
@@ -588,6 +599,7 @@ void Run::onLine(SupervisedWorker& w, const std::string& line) {
   const std::string type = msg.value("type", "");
   if (type == "ready") {
     w.ready = true;
+    w.node = msg.value("node", "");
     if (attached_) return;  // workers_ready was stored by the controller that started the run
     w.backend = msg.value("backend", "");
     w.device = msg.value("device", "");
@@ -611,6 +623,7 @@ void Run::onLine(SupervisedWorker& w, const std::string& line) {
   } else if (type == "reconfigured") {
     w.reconfigured = msg;
     w.ready = true;
+    w.node = msg.value("node", "");
   } else if (type == "left") {
     w.done = true;
   } else if (type == "error") {
@@ -625,6 +638,8 @@ void Run::onLine(SupervisedWorker& w, const std::string& line) {
     onCheckpointShard(msg);
   } else if (type == "done") {
     w.done = true;
+  } else if (type == "notice" && reconfig_) {  // a preemption notice (--notice, elastic runs)
+    reconfig_->notice(w, msg.value("signal", std::string("SIGTERM")));
   }
 }
 
@@ -746,6 +761,11 @@ void Run::recordMove(ReconfiguredEvent reconfigured, WorkersStartedEvent started
   } else {
     event(std::move(reconfigured));
   }
+  if (from > iterations_done_)  // never expected: said rather than skipped in silence
+    event(RunWarningEvent{"iterations " + std::to_string(iterations_done_) + " to " +
+                              std::to_string(from - 1) +
+                              " are not stored: no worker's report of them reached the controller",
+                          std::nullopt});
   iterations_done_ = from;
   event(std::move(started));
 }
@@ -792,7 +812,10 @@ int runController(const RunSpec& spec, const json& scenario, const json& job,
 
   // From here on the run has started: execute() ends it with a finished event whatever happens.
   const std::unique_ptr<Launcher> launcher =
-      local ? makeLocalLauncher() : makeSlurmLauncher(SlurmLaunch{options.run_dir, ""});
+      local ? makeLocalLauncher()
+            : makeSlurmLauncher(SlurmLaunch{options.run_dir, "", options.slurm_components,
+                                            options.slurm_worker_env,
+                                            static_cast<bool>(options.replan)});
   Run run(spec, options, emit, store, run_id, *launcher);
   if (local && options.checkpoint_every > 0) run.setCheckpointDir(store.checkpointDir(run_id));
   return run.execute();
@@ -944,7 +967,7 @@ int attachController(const std::string& store_path, std::int64_t run_id,
   sigaction(SIGTERM, &sa, nullptr);
   signal(SIGPIPE, SIG_IGN);
   const std::unique_ptr<Launcher> launcher =
-      makeSlurmLauncher(SlurmLaunch{rec->run_dir, rec->job_id});
+      makeSlurmLauncher(SlurmLaunch{rec->run_dir, rec->job_id, {}, {}, false});
   Run run(spec, options, emit, store, run_id, *launcher);
   return run.attach(rec->run_dir, rec->iterations_done);
 }

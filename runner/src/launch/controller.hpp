@@ -9,10 +9,12 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "launcher_slurm.hpp"
 #include "sailor/runs/run_events.hpp"
 #include "sailor/runs/run_spec.hpp"
 #include "sailor/scenario/availability.hpp"
@@ -39,15 +41,20 @@ struct ControllerOptions {
   // run (the events files are what `sailor runs attach` reads).
   std::string launcher = "local";
   std::string run_dir;
+  // A Slurm run's job, for the workers an elastic run starts later as job steps in it
+  // (launcher_slurm.hpp): each component's pool and tasks, and what the batch script gives every
+  // worker's environment (the token file, the cluster's interface).
+  std::vector<SlurmComponent> slurm_components;
+  std::vector<std::pair<std::string, std::string>> slurm_worker_env;
   // Checkpoints (docs/checkpoints.md): after iteration i with
   // (i + 1) % checkpoint_every == 0 (0: none), keeping the checkpoint_keep newest complete ones,
   // under RunStore::checkpointDir(<run id>) of the store_path's store.
   int checkpoint_every = 0;
   int checkpoint_keep = 2;
-  // Elasticity (docs/elasticity.md; local runs): with `replan` set, a worker that dies
-  // or stops reporting no longer ends the run: its GPU counts as gone, the planner re-plans on
-  // what is left and the run goes on in place. `trace`: availability replayed during the run,
-  // from the moment every worker is ready (its first row is the GPUs the run starts with).
+  // Elasticity (docs/elasticity.md; local runs and Gloo runs on Slurm): with `replan` set, a worker
+  // that dies or stops reporting no longer ends the run: its GPU counts as gone, the planner
+  // re-plans on what is left and the run goes on in place. `trace`: availability replayed during
+  // the run, from the moment every worker is ready (its first row is the GPUs the run starts with).
   Replanner replan;
   std::vector<AvailabilityStep> trace;
   // `--emulate-zones` (local runs, docs/emulated-zones.md): the zones and their links;

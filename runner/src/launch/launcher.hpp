@@ -13,8 +13,10 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -68,6 +70,15 @@ class Launcher {
   // then kills it, and waits for each to end. Idempotent; safe after a failed launch. noexcept:
   // it runs on the controller's failure path.
   virtual void stopAll(std::chrono::milliseconds grace) noexcept = 0;
+  // Sends worker `index` one command (a JSON object's text) where it has no control pipe
+  // (LaunchedWorker::in_fd -1): a cluster run's workers read theirs from the run's store. Throws
+  // std::runtime_error when it cannot be delivered, or where the launcher has no such channel
+  // (local processes: they have pipes).
+  virtual void sendControl(std::size_t index, const std::string& command) {
+    (void)command;
+    throw std::runtime_error("worker " + std::to_string(index) +
+                             " has no control channel but its stdin");
+  }
   // The scheduler's job id of the launch; empty for local processes.
   virtual std::string jobId() const { return {}; }
   // What happened to the job since the last call, none for local processes: changes of its
@@ -78,6 +89,10 @@ class Launcher {
     std::vector<std::string> warnings;
   };
   virtual JobNotes takeNotes() { return {}; }
+  // The state of each node the job runs on as the scheduler last said it ("mixed", "draining",
+  // "down*": sinfo's long form, `*` for a node that does not respond), for an elastic run; empty
+  // for local processes. Kept by the launcher's own thread: the call never waits on the scheduler.
+  virtual std::map<std::string, std::string> nodeStates() const { return {}; }
   // False while the scheduler has not started the workers (a pending job): heartbeats are not
   // expected yet.
   virtual bool workersRunning() const { return true; }

@@ -118,8 +118,11 @@ int resizeMain(int argc, char** argv, int first) {
                        site.substr(0, at) + " in " + site.substr(at + 1),
                        "a GPU type and zone with a pool in the run's scenario");
   }
-  // The control socket is in the run's private directory, beside its rendezvous file.
+  // The control socket is in the run's private directory, beside its rendezvous file; a Slurm
+  // run's in its run directory.
   std::string socket_path;
+  if (rec->launcher == "slurm" && !rec->run_dir.empty())
+    socket_path = rec->run_dir + "/control.sock";
   for (const EventRecord& e : store.events(id))
     if (e.kind == "workers_started") {
       const std::string rv = e.payload.value("store", "");
@@ -128,7 +131,7 @@ int resizeMain(int argc, char** argv, int first) {
     }
   if (socket_path.empty() || ::access(socket_path.c_str(), F_OK) != 0)
     throw InputError("runs resize", what + ", which was not started with --elastic or --trace",
-                     "a local run started with --elastic or --trace");
+                     "a run started with --elastic or --trace");
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;

@@ -251,10 +251,6 @@ void elasticOptions(const RunArgs& a, const Catalog& catalog, const Scenario& sc
       throw InputError("--trace-time-scale", *a.trace_time_scale, "given with --trace");
     return;
   }
-  if (a.launcher && *a.launcher != "local")
-    throw InputError(a.trace ? "--trace" : "--elastic",
-                     "given with --launcher " + shownUtf8(*a.launcher),
-                     "a local run (reconfiguring Slurm runs in place is not implemented)");
   if (a.trace) {
     const double scale =
         a.trace_time_scale ? rangeArg("--trace-time-scale", *a.trace_time_scale, kMinTraceTimeScale,
@@ -475,6 +471,26 @@ std::string prepareSlurmRun(const RunArgs& a, const Catalog& catalog, const Scen
     if (a.account) p.slurm.account = *a.account;
   }
   const LaunchLayout layout = layoutLaunch(plan, pools, cluster_file);
+  // What an elastic run's workers that join later need of the job (launcher_slurm.hpp): its
+  // components, and the environment the batch script gives its workers (networkExports).
+  co.slurm_components.clear();
+  for (const PoolLaunch& pl : layout.pools)
+    co.slurm_components.push_back(SlurmComponent{pl.pool.gpu_type, pl.pool.zone, pl.ranks()});
+  if (co.replan) {
+    for (const AvailabilityStep& row : co.trace)
+      for (const auto& [site, n] : row.gpus) {
+        int held = 0;
+        for (const SlurmComponent& c : co.slurm_components)
+          if (c.gpu_type == site.first && c.zone == site.second) held += c.tasks;
+        if (n > held)
+          throw InputError(
+              "--trace",
+              row.label + ": " + std::to_string(n) + " " + site.first + " in " + site.second,
+              "at most the " + std::to_string(held) +
+                  " the Slurm job is submitted with (a Slurm run grows back "
+                  "within its allocation)");
+      }
+  }
   RunSpec worker_spec = spec;
   // The workers run on the cluster's nodes: NCCL only when asked for (GPUs requested per task),
   // Gloo on CPUs otherwise (the controller's machine says nothing about the nodes' GPUs).
@@ -498,6 +514,7 @@ std::string prepareSlurmRun(const RunArgs& a, const Catalog& catalog, const Scen
   ro.worker = std::filesystem::absolute(co.worker_path).string();
   ro.time_limit = a.time.value_or("");
   ro.gpus = worker_spec.backend == "nccl";
+  ro.elastic = static_cast<bool>(co.replan);
   if (a.dry_run) {
     ro.run_dir = parent + "/run-XXXXXX";
     say_warnings();
@@ -546,6 +563,12 @@ std::string prepareSlurmRun(const RunArgs& a, const Catalog& catalog, const Scen
   }
   co.launcher = "slurm";
   co.run_dir = dir;
+  co.slurm_worker_env = {{"OMP_NUM_THREADS", "1"},
+                         {"SAILOR_CLUSTER_RUN", "1"},
+                         {"SAILOR_RUN_TOKEN_FILE", dir + "/token"}};
+  if (!cluster.network_interface.empty())
+    for (const char* var : {"NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME", "SAILOR_IFNAME"})
+      co.slurm_worker_env.emplace_back(var, cluster.network_interface);
   say_warnings();
   return script;
 }
@@ -566,6 +589,12 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (args.resume) return resumeMain(args);
+    // Workers that join a Slurm run start as job steps without GPUs of their own.
+    if (args.launcher.value_or("") == "slurm" && (args.elastic || args.trace) &&
+        args.backend.value_or("") == "nccl")
+      throw InputError(args.trace ? "--trace" : "--elastic",
+                       "given with --launcher slurm --backend nccl",
+                       "a Gloo run (reconfiguring a Slurm run on GPUs is not built)");
     const Catalog catalog = Catalog::load(resourceDir());
     const std::string& plan_path = *args.plan;
     const Scenario scenario = load<Scenario>(

@@ -56,6 +56,7 @@ struct SupervisedWorker {
   WorkerExit exit_status;
   std::string error;  // what the worker itself reported
   std::string backend, device;
+  std::string node;  // the node it runs on (its ready or reconfigured report)
   // Elasticity: a worker is active while it belongs to the current world (place.rank is then its
   // rank); one that left a reconfigured world, or was lost, stays here (its index is the
   // launcher's) so that its end is still reaped.
@@ -65,6 +66,7 @@ struct SupervisedWorker {
   bool leaving = false;                // told to hand its state over and leave
   bool standby = false;                // started ahead of a reconfiguration, waiting for its place
   bool joined = false;                 // joined the world of the reconfiguration under way
+  bool noticed = false;                // got a preemption notice: its GPU goes, its state moves
   std::optional<int> state_iteration;  // after a pause or interruption: its state's iteration
   nlohmann::json reconfigured;         // its report of joining the new world
   Clock::time_point launched_at = Clock::now(), first_heard;

@@ -16,6 +16,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <mutex>
@@ -83,6 +84,9 @@ struct Args {
   std::string resume_from;     // --resume-from STEP_DIR: a complete checkpoint to start from
   int start_iteration = 0;     // --start-iteration: the first iteration to train
   std::string join;            // --join FILE: a reconfiguration this new worker joins
+  bool notice = false;         // --notice: SIGTERM and SIGUSR1 are preemption notices
+  int control_id = -1;         // --control-id N: the controller's index of this worker (a
+                               //   cluster run's joiner; the first workers' is their rank)
   std::string zone_netns;      // --zone-netns NAME: an emulated zone's namespace to enter
   std::string zone_address;    // --zone-address IP: the address Gloo binds there
 };
@@ -121,6 +125,8 @@ Args parse(int argc, char** argv) {
   app.add_option("--resume-from", a.resume_from);
   number("--start-iteration", a.start_iteration);
   app.add_option("--join", a.join);
+  number("--control-id", a.control_id);
+  app.add_flag("--notice", a.notice);
   app.add_option("--zone-netns", a.zone_netns);
   app.add_option("--zone-address", a.zone_address);
   const ArgumentProblem problem = parseInOrder(app, argc, argv, 1);
@@ -135,6 +141,7 @@ Args parse(int argc, char** argv) {
         "usage: sailor-worker --spec FILE --rank R --store file:PATH|HOST:PORT "
         "[--store-address FILE] [--generation G] [--timeout SECONDS] [--checkpoint-dir DIR "
         "--checkpoint-every N] [--resume-from STEP_DIR --start-iteration I] [--join FILE] "
+        "[--control-id N] [--notice] "
         "[--zone-netns NAME --zone-address IP] (started by `sailor run`)");
   return a;
 }
@@ -173,11 +180,23 @@ Rendezvous connectStore(const Args& args) {
     return Rendezvous{nullptr, store, "file:" + args.store_file};
   }
   const char* ifname = std::getenv("SAILOR_IFNAME");
+  // Rank 0 of the run's first workers hosts the store; a worker that joins later never does.
   return connectRendezvous(args.store_host, args.port, args.store_address, ifname ? ifname : "",
-                           args.rank, std::chrono::seconds(args.timeout_s),
+                           args.join.empty() ? args.rank : -1, std::chrono::seconds(args.timeout_s),
                            [](const std::string& line) {
                              report(json{{"type", "warning"}, {"message", line}});
                            });
+}
+
+// A cluster run's control channel (NOTE [Control through the store], elastic.hpp): a connection
+// of its own to the run's store, reading control/<id>/0, 1, ...
+std::unique_ptr<ControlChannel> storeControl(const Args& args, const Rendezvous& r) {
+  const auto [host, port] = parseHostPort(r.address);
+  const char* token_file = std::getenv("SAILOR_RUN_TOKEN_FILE");
+  auto store = c10::make_intrusive<AuthStore>(host, port, store::readTokenFile(token_file),
+                                              std::chrono::seconds(args.timeout_s));
+  const int id = args.control_id >= 0 ? args.control_id : args.rank;
+  return std::make_unique<ControlChannel>(store, "control/" + std::to_string(id), r.address);
 }
 
 // A figure of a report: a number, or "nan", "inf", "-inf" (JSON has no such numbers; the
@@ -246,13 +265,55 @@ json joinCommand(const Args& args) {
   return readCommandLine();
 }
 
-// Reports a heartbeat every second while `running`.
+// A cluster run's worker (HOST:PORT) meets the store first: its commands come through it
+// (`control`), a standby worker's place (--join -) among them. Returns what joinCommand does.
+json meetClusterStore(const Args& args, Rendezvous& rendezvous,
+                      std::unique_ptr<ControlChannel>& control) {
+  rendezvous = connectStore(args);
+  control = storeControl(args, rendezvous);
+  if (args.join != "-") return joinCommand(args);
+  report(json{{"type", "standby"}});  // started, waiting for its place
+  return control->next();
+}
+
+// The node this worker runs on: Slurm's name for it (SLURMD_NODENAME), else the host's name.
+std::string nodeName() {
+  if (const char* n = std::getenv("SLURMD_NODENAME"); n && *n) return n;
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) return {};
+  return host;
+}
+
+// A preemption notice (--notice): the signal that brought it, 0 while none came.
+volatile std::sig_atomic_t g_notice = 0;
+void onNotice(int signo) {
+  g_notice = signo;
+}
+
+// --notice: SIGTERM (Slurm's preemption, a node's shutdown) and SIGUSR1 (`sbatch --signal`) no
+// longer end the worker: it reports the notice and trains on until the controller moves its state
+// to the others and tells it to leave, or stop (docs/elasticity.md, "Preemption notices").
+void takeNotices() {
+  struct sigaction sa {};
+  sa.sa_handler = onNotice;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGUSR1, &sa, nullptr);
+}
+
+// Reports a heartbeat every second while `running`, and a notice within 100 ms of its signal.
 std::thread startHeartbeat(std::atomic<bool>& running) {
   return std::thread([&running] {
+    bool noticed = false;
     while (running) {
       report(json{{"type", "heartbeat"}});
-      for (int i = 0; i < 10 && running; ++i)
+      for (int i = 0; i < 10 && running; ++i) {
+        if (g_notice != 0 && !noticed) {
+          noticed = true;
+          report(json{{"type", "notice"}, {"signal", g_notice == SIGUSR1 ? "SIGUSR1" : "SIGTERM"}});
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
     }
   });
 }
@@ -278,7 +339,7 @@ Stop train(Trainer& trainer, const RunSpec& spec, int rank, const Args& args,
     } catch (const std::exception& e) {
       // A peer died (or the controller aborted the world because one did): the optimizer step
       // comes after the last collective, so this worker's state is that of `it - 1`.
-      (void)abortTransport({});
+      (void)abortTransport({}, control.storeAddress());
       const auto* c10_error = dynamic_cast<const c10::Error*>(&e);
       report(json{{"type", "interrupted"},
                   {"iteration", it},
@@ -351,13 +412,17 @@ int main(int argc, char** argv) {
   keepFreedMemory();
   try {
     const Args args = parse(argc, argv);
+    if (args.notice) takeNotices();
     // Emulated zones (zone_network.hpp): this rank's zone namespace replaces the private network,
     // and Gloo binds the zone's address there.
     if (!args.zone_netns.empty()) {
       joinZoneNamespace(args.zone_netns);
       setGlooBindAddress(args.zone_address);
     }
-    json reconf = joinCommand(args);
+    const bool cluster = args.store_file.empty();
+    Rendezvous rendezvous;
+    std::unique_ptr<ControlChannel> control_channel;
+    json reconf = cluster ? meetClusterStore(args, rendezvous, control_channel) : joinCommand(args);
     if (!reconf.is_null() && reconf.value("type", "") != "reconfigure") {
       report(json{{"type", "done"}});  // not needed after all
       return 0;
@@ -371,7 +436,7 @@ int main(int argc, char** argv) {
       throw std::runtime_error("--rank " + std::to_string(rank) + " outside world size " +
                                std::to_string(spec->worldSize()));
     const std::string backend = chooseBackend(spec->backend);
-    Rendezvous rendezvous = connectStore(args);
+    if (!cluster) rendezvous = connectStore(args);
     const auto& store = rendezvous.store;
     // A local Gloo run's workers meet in a private network (comm.hpp). Changing the user
     // namespace needs a process of one thread: before the heartbeat thread and torch's pools.
@@ -383,7 +448,8 @@ int main(int argc, char** argv) {
       private_network = joinPrivateNetwork(store, reconf.is_null() ? rank : 1, generation);
     at::set_num_threads(1);
     at::set_num_interop_threads(1);
-    ControlChannel control;
+    if (!cluster) control_channel = std::make_unique<ControlChannel>();  // stdin
+    ControlChannel& control = *control_channel;
     heartbeat = startHeartbeat(running);
 
     const torch::Device device = deviceFor(backend, rank);
@@ -422,6 +488,7 @@ int main(int argc, char** argv) {
         report(json{{"type", "ready"},
                     {"rank", rank},
                     {"pid", getpid()},
+                    {"node", nodeName()},
                     {"backend", backend},
                     {"device", device.str()}});
         // Checkpoints (docs/checkpoints.md): replica 0 holds the state
@@ -433,6 +500,7 @@ int main(int argc, char** argv) {
                     {"generation", generation},
                     {"rank", rank},
                     {"pid", getpid()},
+                    {"node", nodeName()},
                     {"state_source", state_source},
                     {"state_bytes", received.bytes},
                     {"teardown_seconds", teardown_seconds},

@@ -76,6 +76,10 @@ struct SlurmRunOptions {
   std::string worker;      // absolute path of sailor-worker on the cluster's nodes
   std::string time_limit;  // overrides the cluster's when not empty
   bool gpus = true;        // false: CPU workers (Gloo): no GRES, tasks share cores
+  // An elastic run (sailor run --elastic): the controller takes a worker's end and a node's loss
+  // (no task's failure stops the others; --no-kill keeps the job when a node fails), and a
+  // preemption notice (SIGTERM, SIGUSR1) reaches the worker alone (--notice), not rank.sh.
+  bool elastic = false;
 };
 std::string slurmRunScript(const Cluster& cluster, const LaunchLayout& layout,
                            const nlohmann::json& spec, const SlurmRunOptions& options);
