@@ -34,10 +34,10 @@ namespace sailor::runner {
 //
 // NOTE [Control through the store]: the controller of a cluster run reaches a worker through the
 // store rank 0 hosts, over a connection of its own that proves the run's token like every other:
-// a command is stored under control/<worker>/<n>, n taken with add(control/<worker>/next, 1), so
-// that a re-attached controller goes on where the last one stopped; <worker> is the controller's
-// index of the worker (its rank for the run's first workers, --control-id for those that join).
-// The worker reads n = 0, 1, ... in order, each once, over a connection of its own.
+// a command is stored under control/<worker>/<n>, n taken with add(control/<worker>/next, 1) (the
+// store counts, not the controller); <worker> is the controller's index of the worker (its rank
+// for the run's first workers, --control-id for those that join). The worker reads n = 0, 1, ...
+// in order, each once, over a connection of its own.
 class ControlChannel {
  public:
   ControlChannel();  // stdin
