@@ -724,6 +724,12 @@ void Run::onIterationComplete(int iteration) {
     it.ranks.push_back(t);
   }
   it.loss = loss_count > 0 ? loss_sum / static_cast<double>(loss_count) : 0.0;
+  // Ranks lost after the iteration's last collective but before their report (a reconfiguration
+  // keeps the iteration: the survivors' state has its update): the loss is the others' share.
+  std::string unreported;
+  for (const SupervisedWorker& w : workers_)
+    if (w.active && reports.at(static_cast<std::size_t>(w.place.rank)).is_null())
+      unreported += (unreported.empty() ? "" : ", ") + std::to_string(w.place.rank);
   it.tokens_per_second =
       it.iteration_seconds > 0
           ? static_cast<double>(worker_spec_.tokensPerIteration()) / it.iteration_seconds
@@ -738,6 +744,11 @@ void Run::onIterationComplete(int iteration) {
   const json e = toJson(typed(it));
   storeWrite([&] { store_.addIteration(iterationRecord(run_id_, it), e); });
   emit_(e);
+  if (!unreported.empty())
+    event(RunWarningEvent{"iteration " + std::to_string(iteration) +
+                              ": its loss is that of the ranks that reported it (rank " +
+                              unreported + " lost before reporting its share)",
+                          std::nullopt});
   pending_.erase(iteration);
   iterations_done_ = iteration + 1;
   // NOTE [Diverged]: a loss that is not finite will not come back (the weights are NaN or
