@@ -188,9 +188,7 @@ std::string ElasticReconfig::beyondAllocation(const Availability& next) const {
   if (!cluster_) return {};
   for (const auto& [site, n] : next) {
     if (n <= 0) continue;
-    int held = -1;
-    for (const SlurmComponent& c : options_.slurm_components)
-      if (c.gpu_type == site.first && c.zone == site.second) held = std::max(held, 0) + c.tasks;
+    const int held = componentTasks(options_.slurm_components, site.first, site.second);
     const std::string name = site.first + "@" + site.second;
     if (held < 0)
       return "gpus." + name + ": the Slurm job has no component for " + name +

@@ -17,6 +17,15 @@ struct SlurmComponent {
   int tasks = 0;  // ranks (not idle slots) the job was submitted with
 };
 
+// The tasks the job's components hold of GPU type `gpu_type` in `zone`; -1 when none runs it.
+inline int componentTasks(const std::vector<SlurmComponent>& components,
+                          const std::string& gpu_type, const std::string& zone) {
+  int held = -1;
+  for (const SlurmComponent& c : components)
+    if (c.gpu_type == gpu_type && c.zone == zone) held = (held < 0 ? 0 : held) + c.tasks;
+  return held;
+}
+
 struct SlurmLaunch {
   std::string run_dir;  // holds sailor.sbatch, spec.json, token; workers write events/ there
   std::string job_id;   // empty: launch() submits run_dir/sailor.sbatch; else attach to it

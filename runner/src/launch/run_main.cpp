@@ -479,9 +479,7 @@ std::string prepareSlurmRun(const RunArgs& a, const Catalog& catalog, const Scen
   if (co.replan) {
     for (const AvailabilityStep& row : co.trace)
       for (const auto& [site, n] : row.gpus) {
-        int held = 0;
-        for (const SlurmComponent& c : co.slurm_components)
-          if (c.gpu_type == site.first && c.zone == site.second) held += c.tasks;
+        const int held = std::max(0, componentTasks(co.slurm_components, site.first, site.second));
         if (n > held)
           throw InputError(
               "--trace",
