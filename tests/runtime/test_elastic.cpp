@@ -5,6 +5,8 @@
 //  - a trace going 4 -> 3 -> 2 -> 4 GPUs (global batch 12: the planner's plans are pp2-dp2,
 //    dp3, pp2 and pp4): three reconfigurations with their phases, in the events and the store,
 //    and the run completes its planned iterations;
+//  - the new world's first iteration reported by every rank before the move ends: stored once,
+//    after the move;
 //  - SIGKILL of a worker whose stage has another replica: the run goes on with none of its
 //    iterations lost (the state comes from the surviving replica);
 //  - a preemption notice (SIGTERM) to the only holder of a stage: it hands its state over before
@@ -63,9 +65,10 @@ class TestElastic : public QObject {
     return sailor::test::smallRunArgs(plan, store()) +
            QStringList{"--dtype", "float64", "--iterations", QString::number(iterations)} + extra;
   }
-  void start(QProcess& p, const QStringList& a) const {
+  void start(QProcess& p, const QStringList& a, const QString& fault = {}) const {
     QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
     e.insert("TMPDIR", dir_.path());
+    if (!fault.isEmpty()) e.insert("SAILOR_TEST_FAULT", fault);
     p.setProcessEnvironment(e);
     p.start(SAILOR_BIN, a);
     QVERIFY(p.waitForStarted(10000));
@@ -192,6 +195,45 @@ class TestElastic : public QObject {
                             .arg(kIterations)));
 
     const Outcome reference = run(args("pp2-dp2.json", kIterations, common));
+    QCOMPARE(reference.exit_code, 0);
+    checkLikeReference(o.runId(), reference.runId(), kIterations);
+  }
+
+  // The new world's workers train as soon as each has its place: a controller that reads their
+  // files in one pass can see the first iteration of the new world from every rank before the
+  // last "reconfigured" (forced here: SAILOR_TEST_FAULT=late-reconfigured makes every worker
+  // report it after that iteration). The iteration is stored after the move, once, and the
+  // losses are an uninterrupted run's.
+  void newWorldsFirstIterationBeforeTheMoveEnds() {
+    constexpr int kIterations = 16;
+    const QString trace =
+        write("four-two.json", R"([{"Time": 0, "GPUs": 4}, {"Time": 1, "GPUs": 2}])");
+    QProcess p;
+    start(p, args("pp2-dp2.json", kIterations, {"--trace", trace, "--trace-time-scale", "0.05"}),
+          "late-reconfigured");
+    const Outcome o = followRun(p);
+    QVERIFY2(o.exit_code == 0, qPrintable(o.why()));
+    const auto r = o.all<sailor::ReconfiguredEvent>();
+    QCOMPARE(r.size(), 1);
+    const int from = r[0]->from_iteration;
+    QVERIFY2(from + 1 < kIterations, qPrintable(QString("moved at iteration %1").arg(from)));
+    // In the events, the move comes before the new world's iterations.
+    int order = 0, moved_at = -1, first_after = -1;
+    for (const sailor::RunEvent& e : o.events) {
+      if (e.as<sailor::ReconfiguredEvent>()) moved_at = order;
+      const auto* it = e.as<sailor::IterationEvent>();
+      if (it && it->iteration == from) first_after = order;
+      ++order;
+    }
+    QVERIFY(moved_at >= 0 && first_after > moved_at);
+    sailor::RunStore db(store().toStdString(), sailor::StoreAccess::ReadOnly);
+    QList<int> stored;
+    for (const sailor::IterationRecord& it : db.iterations(o.runId()))
+      stored.push_back(it.iteration);
+    QList<int> every;
+    for (int i = 0; i < kIterations; ++i) every.push_back(i);
+    QCOMPARE(stored, every);
+    const Outcome reference = run(args("pp2-dp2.json", kIterations));
     QCOMPARE(reference.exit_code, 0);
     checkLikeReference(o.runId(), reference.runId(), kIterations);
   }

@@ -137,6 +137,7 @@ class Run final : private ReconfigHost {
 
   void onLine(SupervisedWorker& w, const std::string& line);
   void onIterationComplete(int iteration);
+  bool allReported(int iteration) const;  // every rank's report of `iteration` is pending
   void onCheckpointShard(const json& msg);
   void storeWrite(const std::function<void()>& write);
   RunEvent typed(RunEventBody body) const { return RunEvent{run_id_, utcNow(), std::move(body)}; }
@@ -146,7 +147,10 @@ class Run final : private ReconfigHost {
   int iterationsDone() const override { return iterations_done_; }
   void event(RunEventBody body) override;
   void keepIterationsThrough(int last) override;
-  void enterWorld(const RunSpec& spec) override { worker_spec_ = spec; }
+  void enterWorld(const RunSpec& spec) override {
+    worker_spec_ = spec;
+    moving_ = true;
+  }
   void recordMove(ReconfiguredEvent reconfigured, WorkersStartedEvent started, int from) override;
   void finalEvent(RunEventBody body) noexcept;
   void takeJobNotes(bool at_finish);
@@ -168,6 +172,8 @@ class Run final : private ReconfigHost {
   std::vector<SupervisedWorker> workers_;
   std::map<int, std::vector<json>> pending_;  // iteration -> reports by rank (null: missing)
   int iterations_done_ = 0;
+  // Between enterWorld and recordMove: the new world's reports wait in pending_ (NOTE [Moving]).
+  bool moving_ = false;
   std::optional<Ending> diverged_;  // set by the first iteration whose loss is not finite
   bool store_full_ = false;         // SAILOR_TEST_FAULT=disk-full has tripped: writes fail
   std::map<int, int> warnings_stored_, warnings_seen_;  // worker warnings by rank (attach)
@@ -616,8 +622,7 @@ void Run::onLine(SupervisedWorker& w, const std::string& line) {
     auto& slot = pending_[it];
     if (slot.empty()) slot.assign(static_cast<std::size_t>(worker_spec_.worldSize()), json());
     slot[static_cast<std::size_t>(w.place.rank)] = msg;
-    if (std::all_of(slot.begin(), slot.end(), [](const json& j) { return !j.is_null(); }))
-      onIterationComplete(it);
+    if (!moving_ && allReported(it)) onIterationComplete(it);
   } else if (type == "paused" || type == "interrupted") {  // elasticity: holding still
     w.state_iteration = msg.value("state_iteration", -1);
   } else if (type == "reconfigured") {
@@ -779,6 +784,19 @@ void Run::recordMove(ReconfiguredEvent reconfigured, WorkersStartedEvent started
                           std::nullopt});
   iterations_done_ = from;
   event(std::move(started));
+  // NOTE [Moving]: the new world's workers train on as soon as each has its place, so its first
+  // iterations can be reported before the last worker's "reconfigured" ends the move. They are
+  // stored only now, after the move (and the rewind it may make): stored before, a move from a
+  // checkpoint would discard them, and the move would be recorded after them.
+  moving_ = false;
+  while (pending_.count(iterations_done_) && allReported(iterations_done_))
+    onIterationComplete(iterations_done_);
+}
+
+bool Run::allReported(int iteration) const {
+  const auto p = pending_.find(iteration);
+  return p != pending_.end() && std::all_of(p->second.begin(), p->second.end(),
+                                            [](const json& j) { return !j.is_null(); });
 }
 
 }  // namespace
