@@ -268,6 +268,22 @@ class TestLaunchExport : public QObject {
     QVERIFY(plain.find("wait -n") != std::string::npos);
   }
 
+  // Checkpoints of a Slurm run: every worker gets the run directory's checkpoints/ and the
+  // interval; a run without them gets neither.
+  void slurmRunScriptCheckpoints() {
+    const Cluster c = Cluster::fromJson(clusterJson());
+    const LaunchLayout l = layoutOf(c, plan_);
+    SlurmRunOptions o;
+    o.run_dir = "/shared/runs/run-1";
+    o.worker = "/opt/sailor/bin/sailor-worker";
+    const std::string plain = slurmRunScript(c, l, specOf(plan_), o);
+    QVERIFY(plain.find("--checkpoint") == std::string::npos);
+    o.checkpoint_every = 25;
+    const std::string s = slurmRunScript(c, l, specOf(plan_), o);
+    QVERIFY(s.find("--generation 0 --checkpoint-dir \"$SAILOR_RUN_DIR/checkpoints\" "
+                   "--checkpoint-every 25 >>\"$events.jsonl\"") != std::string::npos);
+  }
+
   void slurmNeedsAPartition() {
     json j = clusterJson();
     j["pools"][5]["slurm"].erase("partition");  // us-central1-c/L4

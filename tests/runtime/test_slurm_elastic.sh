@@ -11,7 +11,10 @@
 #     cluster description does not map; and a resize of the finished run is refused;
 #  4. a preemption notice: `scancel --signal=TERM` to a joining worker's job step; the worker
 #     reports it, the run re-plans without its GPU and the worker hands its state over and ends
-#     within a grace of 10 s (Slurm's KillWait, shortened), no iteration lost.
+#     within a grace of 10 s (Slurm's KillWait, shortened), no iteration lost;
+#  5. a run that shrank and grew back (two of its workers now job steps that joined) loses its
+#     controller (SIGKILL): `sailor runs attach` follows the workers of its last world to the
+#     end, every iteration stored once with the uninterrupted run's loss.
 # Usage: test_slurm_elastic.sh SLURM_CLUSTER_SCRIPT STATE_DIR SAILOR_BIN_DIR SOURCE_DIR STORE_PROBE
 # Exits 77 (skip) when not root or Slurm and munge are not installed.
 set -euo pipefail
@@ -33,9 +36,9 @@ slurm_work_on_cluster sailor-slurm-elastic
 store=$work/runs.sqlite
 data=$src/tests/data/runtime
 iterations=400
-common=(--plan "$data/pp2-dp2.json" --scenario "$src/resources/scenarios/default.json"
-  --job "$data/job.json" --hidden 64 --seq-len 16 --dtype float64 --store "$store"
-  --iterations "$iterations")
+base=(--plan "$data/pp2-dp2.json" --scenario "$src/resources/scenarios/default.json"
+  --job "$data/job.json" --hidden 64 --seq-len 16 --dtype float64 --store "$store")
+common=("${base[@]}" --iterations "$iterations")
 site=A100-40@us-central1-a
 
 # resize EXPECTED_EXIT NEEDLE ARGS...: `sailor runs resize RUN ARGS...` exits EXPECTED_EXIT and
@@ -120,4 +123,31 @@ echo "$iterations iterations, each loss equal to the uninterrupted run's (1e-9)"
 jq -c 'select(.event == "reconfigured") | {generation, phases}' "$work/slurm.jsonl"
 
 resize 2 "which is finished" --gpus "$site=2"
+
+echo "== 5. attach to a run that reconfigured, after its controller was killed"
+short=200
+# Its reference: as many iterations (the learning-rate schedule spans the run's iterations).
+"$bin/sailor" run "${base[@]}" --iterations "$short" --name reference-short >"$work/local-short.jsonl" 2>&1 &
+ref_pid=$!
+"$bin/sailor" run "${base[@]}" --iterations "$short" --launcher slurm --cluster "$data/slurm-localhost.json" --elastic --name reattached \
+  >"$work/killed.jsonl" 2>"$work/killed.err" &
+pid=$!
+wait_for "the fifth run's third iteration" 120 grep -q '"iteration":3,' "$work/killed.jsonl"
+run=$(q "SELECT id FROM runs WHERE name = 'reattached'")
+resize 0 "re-planning on 2 A100-40" --gpus "$site=2"
+wait_for "its shrink" 120 grep -q '"generation":1,' "$work/killed.jsonl"
+resize 0 "re-planning on 4 A100-40" --gpus "$site=4"
+wait_for "its growth" 120 grep -q '"generation":2,' "$work/killed.jsonl"
+from=$(grep '"event":"reconfigured"' "$work/killed.jsonl" | jq -r 'select(.generation == 2) | .from_iteration')
+wait_for "two iterations of the last world" 120 grep -q "\"iteration\":$((from + 2))," "$work/killed.jsonl"
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null || true
+stored=$(iterations "$run")
+((stored < short)) || fail "the run finished before its controller was killed"
+"$bin/sailor" runs attach "$run" --store "$store" >"$work/attach.jsonl" 2>"$work/attach.err" ||
+  fail "runs attach exited $?: $(tail -3 "$work/attach.err") $(tail -3 "$work/attach.jsonl")"
+[[ $(q "SELECT status FROM runs WHERE id = $run") == finished ]] || fail "run $run not finished after the attach"
+wait "$ref_pid" || fail "the second reference run failed: $(tail -3 "$work/local-short.jsonl")"
+same_losses "$(q "SELECT id FROM runs WHERE name = 'reference-short'")" "$run" "$short"
+echo "killed after $stored iterations in world 2; the attached controller stored the other $((short - stored)), each loss equal to the uninterrupted run's (1e-9)"
 echo "PASS"

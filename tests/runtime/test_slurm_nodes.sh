@@ -9,7 +9,11 @@
 #     processes along): the run re-plans on the other node, its state from the workers there;
 # in both, no iteration is lost and every loss equals an uninterrupted local run's (float64, 1e-9),
 # but, when the killed workers got through an iteration's last collective without reporting it,
-# that iteration's (the state's): its loss is the survivors' share, and a warning says so.
+# that iteration's (the state's): its loss is the survivors' share, and a warning says so;
+#  3. a node lost that held the only copy of two stages (pp4, checkpoints every 4 iterations in
+#     the run's directory): the run re-plans on the other node from the last complete checkpoint,
+#     loses the iterations since (at most 2 x 4 - 1), trains them again and stores each once, with
+#     the uninterrupted run's losses.
 # The node is returned to service after each case, for the tests after this one.
 # Usage: test_slurm_nodes.sh SLURM_CLUSTER_SCRIPT STATE_DIR SAILOR_BIN_DIR SOURCE_DIR
 # Exits 77 (skip) when not root or Slurm and munge are not installed.
@@ -37,9 +41,9 @@ trap 'rc=$?; restore; (exit "$rc"); slurm_cleanup' EXIT
 store=$work/runs.sqlite
 data=$src/tests/data/runtime
 iterations=300
-common=(--plan "$data/dp4.json" --scenario "$src/resources/scenarios/default.json"
-  --job "$data/job.json" --hidden 64 --seq-len 16 --dtype float64 --store "$store"
-  --iterations "$iterations")
+base=(--plan "$data/dp4.json" --scenario "$src/resources/scenarios/default.json"
+  --job "$data/job.json" --hidden 64 --seq-len 16 --dtype float64 --store "$store")
+common=("${base[@]}" --iterations "$iterations")
 slurm=(--launcher slurm --cluster "$data/slurm-localhost-two-nodes.json" --elastic)
 
 reconfigured() { grep '"event":"reconfigured"' "$1" | jq -c "select(.generation == $2)"; }
@@ -109,4 +113,39 @@ if [[ -n $partial ]]; then
 fi
 same_losses "$reference" "$run" "$iterations" "${partial:--1}"
 echo "$iterations iterations, each loss equal to the uninterrupted run's (1e-9)"
+restore
+
+echo "== 3. $node2 lost with the only copy of stages 2 and 3: the state from the last checkpoint"
+short=120
+pp4=(--plan "$data/pp4.json" --scenario "$src/resources/scenarios/default.json" --job "$data/job.json"
+  --hidden 64 --seq-len 16 --dtype float64 --store "$store" --iterations "$short")
+# Its reference: as many iterations (the learning-rate schedule spans the run's iterations).
+"$bin/sailor" run "${pp4[@]}" --name reference-short >"$work/local-short.jsonl" 2>&1 &
+ref_pid=$!
+"$bin/sailor" run "${pp4[@]}" "${slurm[@]}" --checkpoint-every 4 --name checkpointed \
+  >"$work/ckpt.jsonl" 2>"$work/ckpt.err" &
+pid=$!
+checkpointed() { jq -e -s "any(.[]; .event == \"checkpoint\" and .iteration $1)" "$work/ckpt.jsonl" >/dev/null; }
+wait_for "a checkpoint at iteration 7 or later" 180 checkpointed ">= 7"
+"$cluster" node-stop --node "$node2" --dir "$dir" >/dev/null
+victims=$(workers_on "$node2")
+[[ $(wc -w <<<"$victims") == 2 ]] || fail "expected 2 workers on $node2, found: ${victims:-none}"
+# shellcheck disable=SC2086  # one pid a word
+kill -KILL $victims
+wait_for "the loss's reconfigured event" 120 grep -q '"generation":1,' "$work/ckpt.jsonl"
+r=$(reconfigured "$work/ckpt.jsonl" 1)
+jq -e '.state_source == "checkpoint" and .new_world_size <= 2 and .iterations_lost >= 0 and .iterations_lost <= 7' <<<"$r" >/dev/null ||
+  fail "the loss: $r"
+from=$(jq -r .from_iteration <<<"$r")
+run=$(q "SELECT id FROM runs WHERE name = 'checkpointed'")
+checkpointed "== $((from - 1))" || fail "no checkpoint event of iteration $((from - 1)) before the loss"
+run_dir=$(q "SELECT run_dir FROM runs WHERE id = $run")
+jq -e -s --arg d "$run_dir/checkpoints/" 'map(select(.event == "checkpoint")) | length > 0 and all(.directory | startswith($d))' \
+  "$work/ckpt.jsonl" >/dev/null || fail "checkpoints not in the run's directory $run_dir"
+echo "lost: $(jq -r .detail <<<"$r"); from the checkpoint of iteration $((from - 1)), $(jq -r .iterations_lost <<<"$r") iterations lost"
+wait "$pid" || fail "the run that lost two stages exited $?: $(tail -3 "$work/ckpt.jsonl")"
+[[ $(q "SELECT status FROM runs WHERE id = $run") == finished ]] || fail "run $run not finished"
+wait "$ref_pid" || fail "the second reference run failed: $(tail -3 "$work/local-short.jsonl")"
+same_losses "$(q "SELECT id FROM runs WHERE name = 'reference-short'")" "$run" "$short"
+echo "$short iterations, each stored once, each loss equal to the uninterrupted run's (1e-9)"
 echo "PASS"

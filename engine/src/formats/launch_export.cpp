@@ -300,7 +300,12 @@ std::string slurmScript(const Cluster& cluster, const LaunchLayout& layout, cons
     s += "\"$SAILOR_WORKER\" --spec \"$SAILOR_RUN_DIR/spec.json\" --rank \"$rank\" --store "
          "\"$SAILOR_STORE\" --store-address \"$SAILOR_RUN_DIR/rendezvous.address\" "
          "--generation 0" +
-         std::string(run->elastic ? " --notice" : "") + " >>\"$events.jsonl\" 2>>\"$events.err\"\n";
+         std::string(run->elastic ? " --notice" : "") +
+         (run->checkpoint_every > 0
+              ? " --checkpoint-dir \"$SAILOR_RUN_DIR/checkpoints\" --checkpoint-every " +
+                    std::to_string(run->checkpoint_every)
+              : std::string()) +
+         " >>\"$events.jsonl\" 2>>\"$events.err\"\n";
     s += "code=$?\n";
     s += "echo \"$code\" > \"$events.exit.tmp\" && mv \"$events.exit.tmp\" \"$events.exit\"\n";
     s += "exit \"$code\"\n";

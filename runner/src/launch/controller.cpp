@@ -33,11 +33,15 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "elasticity/elastic_reconfig.hpp"
 #include "launcher.hpp"
@@ -60,6 +64,62 @@ namespace {
 // on the first node, whose address it publishes in the run directory.
 std::string clusterRendezvous(const std::string& run_dir) {
   return "tcp:" + run_dir + "/rendezvous.address";
+}
+
+// Where a cluster run's checkpoints go: its directory, which every node reads and writes.
+std::string clusterCheckpointDir(const std::string& run_dir) {
+  return run_dir + "/checkpoints";
+}
+
+// The world a cluster run's workers train in when a controller attaches: its generation (that of
+// the last reconfigured event stored; 0: the first world) and, for each of its ranks, the base of
+// the files of the worker that holds it (empty: events/rank-<r>, the first world's).
+struct AttachedWorld {
+  int generation = 0;
+  std::vector<std::string> events;
+};
+
+// Reads every worker's report file of the run directory: the worker whose last report of joining
+// a world ("ready" for the first, "reconfigured" for later ones) is of `generation`, and that has
+// not left it, holds the rank it reported. Throws InputError when a rank of `world_size` has no
+// such worker (the controller died in the middle of a reconfiguration).
+AttachedWorld attachedWorld(const std::string& run_dir, int generation, int world_size,
+                            const std::string& what) {
+  AttachedWorld world{generation, std::vector<std::string>(static_cast<std::size_t>(world_size))};
+  if (generation == 0) return world;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(run_dir + "/events", ec)) {
+    const std::string path = entry.path().string();
+    const std::string name = entry.path().filename().string();
+    if (entry.path().extension() != ".jsonl" ||
+        (name.rfind("rank-", 0) != 0 && name.rfind("worker-", 0) != 0))
+      continue;
+    std::ifstream in(path);
+    int gen = -1, rank = -1;
+    bool left = false;
+    for (std::string line; std::getline(in, line);) {
+      const json m = json::parse(line, nullptr, false);
+      if (!m.is_object()) continue;
+      const std::string type = m.value("type", "");
+      if (type == "ready" || type == "reconfigured") {
+        gen = type == "ready" ? 0 : m.value("generation", -1);
+        rank = m.value("rank", -1);
+        left = false;
+      } else if (type == "left") {
+        left = true;
+      }
+    }
+    if (gen == generation && !left && rank >= 0 && rank < world_size)
+      world.events[static_cast<std::size_t>(rank)] = path.substr(0, path.size() - 6);
+  }
+  for (std::size_t r = 0; r < world.events.size(); ++r)
+    if (world.events[r].empty())
+      throw InputError(what,
+                       "a run whose rank " + std::to_string(r) + " of world " +
+                           std::to_string(generation) + " has no worker in " + run_dir +
+                           "/events (its controller died during a reconfiguration)",
+                       "a run whose workers all report from its last world");
+  return world;
 }
 
 volatile sig_atomic_t g_interrupted = 0;
@@ -112,7 +172,7 @@ class Run final : private ReconfigHost {
   int execute() noexcept;
   // The same for `sailor runs attach`: the run's directory and its iterations so far; no
   // run_started or workers_started again, and iterations the store has are not stored twice.
-  int attach(const std::string& run_dir, int iterations_done) noexcept;
+  int attach(const std::string& run_dir, int iterations_done, AttachedWorld world) noexcept;
   // Checkpoints go to `dir` (docs/checkpoints.md); set before execute().
   void setCheckpointDir(std::string dir) { checkpoint_dir_ = std::move(dir); }
   // `sailor run --resume`: the workers restore `step_dir` and train from `start_iteration`;
@@ -177,7 +237,8 @@ class Run final : private ReconfigHost {
   std::optional<Ending> diverged_;  // set by the first iteration whose loss is not finite
   bool store_full_ = false;         // SAILOR_TEST_FAULT=disk-full has tripped: writes fail
   std::map<int, int> warnings_stored_, warnings_seen_;  // worker warnings by rank (attach)
-  bool attached_ = false;  // `sailor runs attach`: the run started under another
+  AttachedWorld attached_world_;  // attach's: the world the workers train in now
+  bool attached_ = false;         // `sailor runs attach`: the run started under another
   // Checkpoints: the run's directory (empty: none), and the shards reported so far by step.
   std::string checkpoint_dir_;
   struct StepShards {
@@ -225,8 +286,9 @@ void Run::finalEvent(RunEventBody body) noexcept {
   }
 }
 
-int Run::attach(const std::string& run_dir, int iterations_done) noexcept {
+int Run::attach(const std::string& run_dir, int iterations_done, AttachedWorld world) noexcept {
   attached_ = true;
+  attached_world_ = std::move(world);
   worker_spec_ = spec_;
   spec_dir_ = run_dir;
   spec_file_ = run_dir + "/spec.json";
@@ -361,6 +423,8 @@ void Run::launchWorkers() {
                         {options_.worker_path, "--spec", spec_file_, "--rank", std::to_string(r),
                          "--store", rendezvous_addr_, "--generation", std::to_string(generation),
                          "--timeout", std::to_string(options_.collective_timeout_s)}});
+  for (std::size_t r = 0; r < commands.size() && r < attached_world_.events.size(); ++r)
+    commands[r].events = attached_world_.events[r];
   for (WorkerCommand& c : commands) {
     if (!checkpoint_dir_.empty() && options_.checkpoint_every > 0)
       c.argv.insert(c.argv.end(), {"--checkpoint-dir", checkpoint_dir_, "--checkpoint-every",
@@ -619,6 +683,7 @@ void Run::onLine(SupervisedWorker& w, const std::string& line) {
   } else if (type == "iteration") {
     const int it = msg.value("iteration", -1);
     if (it < iterations_done_ || !w.active) return;  // in the store already (attach's files)
+    if (attached_ && w.generation != attached_world_.generation) return;  // an earlier world's
     auto& slot = pending_[it];
     if (slot.empty()) slot.assign(static_cast<std::size_t>(worker_spec_.worldSize()), json());
     slot[static_cast<std::size_t>(w.place.rank)] = msg;
@@ -626,6 +691,7 @@ void Run::onLine(SupervisedWorker& w, const std::string& line) {
   } else if (type == "paused" || type == "interrupted") {  // elasticity: holding still
     w.state_iteration = msg.value("state_iteration", -1);
   } else if (type == "reconfigured") {
+    w.generation = msg.value("generation", 0);
     w.reconfigured = msg;
     w.ready = true;
     w.node = msg.value("node", "");
@@ -640,6 +706,8 @@ void Run::onLine(SupervisedWorker& w, const std::string& line) {
     if (attached_ && seen++ < warnings_stored_[w.place.rank]) return;
     event(RunWarningEvent{msg.value("message", ""), w.place.rank});
   } else if (type == "checkpoint") {
+    // Attached: a shard of an earlier world's step belongs to that world's plan, not this one's.
+    if (attached_ && w.generation != attached_world_.generation) return;
     onCheckpointShard(msg);
   } else if (type == "done") {
     w.done = true;
@@ -657,6 +725,12 @@ void Run::onCheckpointShard(const json& msg) {
   if (checkpoint_dir_.empty()) return;
   const int it = msg.value("iteration", -1);
   if (it < 0) return;
+  const std::string dir = checkpoint_dir_ + "/" + stepDirName(it);
+  // An attached controller reads the workers' reports from the start: a step that is complete
+  // already, or removed since (retention), is not written again.
+  if (attached_ &&
+      (!std::filesystem::is_directory(dir) || std::filesystem::exists(dir + "/" + kManifestFile)))
+    return;
   StepShards& step = step_shards_[it];
   step.shards.push_back(ShardEntry{msg.value("file", ""), msg.value("bytes", std::int64_t{0}),
                                    msg.value("sha256", "")});
@@ -672,7 +746,6 @@ void Run::onCheckpointShard(const json& msg) {
   m.shards = step.shards;
   std::sort(m.shards.begin(), m.shards.end(),
             [](const ShardEntry& a, const ShardEntry& b) { return a.file < b.file; });
-  const std::string dir = checkpoint_dir_ + "/" + stepDirName(it);
   // The spec the shards were written under, beside them: an elastic run's plan changes, and a
   // resume restarts from the plan of the checkpoint it restores (resumeController).
   writeFileDurably(dir + "/" + kStepSpecFile, worker_spec_.toJson().dump(2));
@@ -846,7 +919,9 @@ int runController(const RunSpec& spec, const json& scenario, const json& job,
                                             options.slurm_worker_env,
                                             static_cast<bool>(options.replan)});
   Run run(spec, options, emit, store, run_id, *launcher);
-  if (local && options.checkpoint_every > 0) run.setCheckpointDir(store.checkpointDir(run_id));
+  if (options.checkpoint_every > 0)
+    run.setCheckpointDir(local ? store.checkpointDir(run_id)
+                               : clusterCheckpointDir(options.run_dir));
   return run.execute();
 }
 
@@ -871,7 +946,9 @@ int resumeController(const std::string& store_path, std::int64_t run_id, int ite
                      "a stopped or failed run");
   if (!rec->launcher.empty() && rec->launcher != "local")
     throw InputError("--resume", what + ", a " + rec->launcher + " run",
-                     "a local run (checkpoints are local-launcher only)");
+                     "a local run (a " + rec->launcher +
+                         " run restores its checkpoints in place, elastic; resuming it in a new "
+                         "job is not built)");
   const std::string dir = store.checkpointDir(run_id);
   const std::vector<Manifest> complete = completeCheckpoints(dir);
   if (complete.empty())
@@ -984,12 +1061,31 @@ int attachController(const std::string& store_path, std::int64_t run_id,
     throw InputError(
         what, "a run whose controller (pid " + std::to_string(rec->controller.pid) + ") is alive",
         "a run whose controller is gone");
-  const RunSpec spec = RunSpec::fromJson(json_util::readFile(rec->run_dir + "/spec.json"));
+  // An elastic run may have reconfigured: the last world's spec and workers.
+  int generation = 0;
+  for (const EventRecord& ev : store.events(run_id))
+    if (ev.kind == "reconfigured")
+      if (const RunEvent e = runEventFromJson(ev.payload);
+          const auto* r = e.as<ReconfiguredEvent>())
+        generation = r->generation;
+  const RunSpec spec = RunSpec::fromJson(json_util::readFile(
+      rec->run_dir +
+      (generation > 0 ? "/spec-" + std::to_string(generation) + ".json" : "/spec.json")));
+  AttachedWorld world = attachedWorld(rec->run_dir, generation, spec.worldSize(), what);
   store.adoptRun(run_id);
   static ControllerOptions options;  // outlives the Run below, which keeps a reference
   options.launcher = "slurm";
   options.run_dir = rec->run_dir;
   options.name = rec->name;
+  // The run's checkpoint settings (written when it started): the steps the workers complete
+  // from now on get their manifests, and old ones are removed as the run would.
+  const std::string checkpoints = clusterCheckpointDir(rec->run_dir);
+  try {
+    const json had = json_util::readFile(checkpoints + "/options.json");
+    options.checkpoint_every = had.value("checkpoint_every", 0);
+    options.checkpoint_keep = had.value("checkpoint_keep", 2);
+  } catch (const std::exception&) {  // none: the run keeps no checkpoints
+  }
   struct sigaction sa {};
   sa.sa_handler = onSignal;
   sigaction(SIGINT, &sa, nullptr);
@@ -998,7 +1094,8 @@ int attachController(const std::string& store_path, std::int64_t run_id,
   const std::unique_ptr<Launcher> launcher =
       makeSlurmLauncher(SlurmLaunch{rec->run_dir, rec->job_id, {}, {}, false});
   Run run(spec, options, emit, store, run_id, *launcher);
-  return run.attach(rec->run_dir, rec->iterations_done);
+  if (options.checkpoint_every > 0) run.setCheckpointDir(checkpoints);
+  return run.attach(rec->run_dir, rec->iterations_done, std::move(world));
 }
 
 }  // namespace sailor::runner

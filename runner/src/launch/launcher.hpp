@@ -28,6 +28,9 @@ namespace sailor::runner {
 struct WorkerCommand {
   RankPlacement place;
   std::vector<std::string> argv;  // argv[0]: the sailor-worker binary
+  // Attaching to a cluster run: the files of the worker that holds this place now
+  // (<run dir>/events/rank-<r> or worker-<k>, without the extension); empty: rank-<place.rank>.
+  std::string events = {};
 };
 
 struct LaunchedWorker {

@@ -99,7 +99,9 @@ class SlurmLauncher final : public Launcher {
     }
     std::vector<LaunchedWorker> out;
     for (const WorkerCommand& c : commands)
-      out.push_back(addRank(config_.run_dir + "/events/rank-" + std::to_string(c.place.rank)));
+      out.push_back(addRank(c.events.empty()
+                                ? config_.run_dir + "/events/rank-" + std::to_string(c.place.rank)
+                                : c.events));
     tailer_ = std::thread([this] { tail(); });
     return out;
   }

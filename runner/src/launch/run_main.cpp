@@ -513,6 +513,7 @@ std::string prepareSlurmRun(const RunArgs& a, const Catalog& catalog, const Scen
   ro.time_limit = a.time.value_or("");
   ro.gpus = worker_spec.backend == "nccl";
   ro.elastic = static_cast<bool>(co.replan);
+  ro.checkpoint_every = co.checkpoint_every;
   if (a.dry_run) {
     ro.run_dir = parent + "/run-XXXXXX";
     say_warnings();
@@ -621,11 +622,6 @@ int main(int argc, char** argv) {
     checkpointOptions(args, co);
     elasticOptions(args, catalog, scenario, job, plan, ro, spec, co);
     const std::string launcher = args.launcher.value_or("local");
-    // A cluster run's workers would write their shards on the nodes, and the controller may be
-    // gone (attach): checkpoints are local-launcher only for now.
-    if (launcher == "slurm" && co.checkpoint_every > 0)
-      throw InputError("--checkpoint-every", "given with --launcher slurm",
-                       "a local run (checkpoints of Slurm runs are not implemented yet)");
     if (launcher != "local" && launcher != "slurm")
       throw InputError("--launcher", "\"" + shownUtf8(launcher) + "\"", "local or slurm");
     if (launcher == "local" && args.dry_run)

@@ -69,6 +69,7 @@ struct SupervisedWorker {
   bool noticed = false;                // got a preemption notice: its GPU goes, its state moves
   std::optional<int> state_iteration;  // after a pause or interruption: its state's iteration
   nlohmann::json reconfigured;         // its report of joining the new world
+  int generation = 0;                  // the world it last reported joining (0: the first)
   Clock::time_point launched_at = Clock::now(), first_heard;
   // One command on the worker's stdin (elastic.hpp); nothing where it has none.
   void send(const nlohmann::json& command) {

@@ -80,6 +80,9 @@ struct SlurmRunOptions {
   // (no task's failure stops the others; --no-kill keeps the job when a node fails), and a
   // preemption notice (SIGTERM, SIGUSR1) reaches the worker alone (--notice), not rank.sh.
   bool elastic = false;
+  // > 0: the workers checkpoint every N iterations into <run_dir>/checkpoints (docs/checkpoints.md:
+  // replica 0's workers write their shards there, the controller the manifests).
+  int checkpoint_every = 0;
 };
 std::string slurmRunScript(const Cluster& cluster, const LaunchLayout& layout,
                            const nlohmann::json& spec, const SlurmRunOptions& options);
