@@ -73,6 +73,13 @@ class TestLaunchExport : public QObject {
   json specOf(const Plan& plan) const {
     return RunSpec::build(plan, job_, cat_.model(job_.model, "model"), RunOptions{}).toJson();
   }
+  // sailor run's options for its script: the run directory and worker of a shared filesystem.
+  static SlurmRunOptions runOptions(const std::string& run_dir = "/shared/runs/run-1") {
+    SlurmRunOptions o;
+    o.run_dir = run_dir;
+    o.worker = "/opt/sailor/bin/sailor-worker";
+    return o;
+  }
 
  private slots:
   void planIsValid() { plan_.validate(job_, cat_, scenario_); }
@@ -225,10 +232,7 @@ class TestLaunchExport : public QObject {
   void slurmRunScriptRendezvous() {
     const Cluster c = Cluster::fromJson(clusterJson());
     const LaunchLayout l = layoutOf(c, plan_);
-    SlurmRunOptions o;
-    o.run_dir = "/shared/runs/run-1";
-    o.worker = "/opt/sailor/bin/sailor-worker";
-    const std::string s = slurmRunScript(c, l, specOf(plan_), o);
+    const std::string s = slurmRunScript(c, l, specOf(plan_), runOptions());
     QVERIFY(s.find("export SAILOR_STORE=\"${rendezvous_host}:0\"") != std::string::npos);
     QVERIFY(s.find("--store \"$SAILOR_STORE\" --store-address "
                    "\"$SAILOR_RUN_DIR/rendezvous.address\"") != std::string::npos);
@@ -246,9 +250,7 @@ class TestLaunchExport : public QObject {
   void slurmRunScriptElastic() {
     const Cluster c = Cluster::fromJson(clusterJson());
     const LaunchLayout l = layoutOf(c, plan_);
-    SlurmRunOptions o;
-    o.run_dir = "/shared/runs/run-1";
-    o.worker = "/opt/sailor/bin/sailor-worker";
+    SlurmRunOptions o = runOptions();
     const std::string plain = slurmRunScript(c, l, specOf(plan_), o);
     o.elastic = true;
     const std::string s = slurmRunScript(c, l, specOf(plan_), o);
@@ -273,9 +275,7 @@ class TestLaunchExport : public QObject {
   void slurmRunScriptCheckpoints() {
     const Cluster c = Cluster::fromJson(clusterJson());
     const LaunchLayout l = layoutOf(c, plan_);
-    SlurmRunOptions o;
-    o.run_dir = "/shared/runs/run-1";
-    o.worker = "/opt/sailor/bin/sailor-worker";
+    SlurmRunOptions o = runOptions();
     const std::string plain = slurmRunScript(c, l, specOf(plan_), o);
     QVERIFY(plain.find("--checkpoint") == std::string::npos);
     o.checkpoint_every = 25;
@@ -323,9 +323,7 @@ class TestLaunchExport : public QObject {
                 {"gpus_per_node", 8},
                 {"slurm", {{"partition", "second"}}}}}}});
     const LaunchLayout l = layoutOf(c, p);
-    SlurmRunOptions o;
-    o.run_dir = "/shared/runs/run-abc";
-    o.worker = "/opt/sailor/bin/sailor-worker";
+    SlurmRunOptions o = runOptions("/shared/runs/run-abc");
     o.gpus = false;
     const json spec = specOf(p);
     const std::string s = slurmRunScript(c, l, spec, o);

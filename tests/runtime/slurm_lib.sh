@@ -9,7 +9,22 @@ skip() {
 }
 fail() {
   echo "FAIL: $*" >&2
+  diagnose >&2
   exit 1
+}
+# What a failure leaves in $work (removed on exit): each run's last warnings and its end, the
+# stderr of `sailor run`, and the last lines each worker wrote to stderr.
+diagnose() {
+  [[ -n ${work:-} && -d $work ]] || return 0
+  local f
+  for f in "$work"/*.jsonl; do
+    [[ -f $f ]] || continue
+    echo "--- $(basename "$f"): $(grep -E '"event":"(warning|finished)"' "$f" | tail -n 4 | cut -c1-600)"
+  done
+  for f in "$work"/*.err "$work"/cluster-runs/*/events/*.err; do
+    [[ -s $f ]] || continue
+    echo "--- ${f#"$work"/}: $(tail -n 3 "$f" | cut -c1-400)"
+  done
 }
 
 # Uses the cluster running in $dir (the CTest fixture's), else starts one and stops it on exit;

@@ -46,6 +46,17 @@ base=(--plan "$data/dp4.json" --scenario "$src/resources/scenarios/default.json"
 common=("${base[@]}" --iterations "$iterations")
 slurm=(--launcher slurm --cluster "$data/slurm-localhost-two-nodes.json" --elastic)
 
+# lose_node2 EVENTS: the second node lost under a run: its slurmd stopped and its two workers
+# killed (a node that dies takes its processes along); waits for the run's reconfigured event.
+lose_node2() {
+  "$cluster" node-stop --node "$node2" --dir "$dir" >/dev/null
+  local victims
+  victims=$(workers_on "$node2")
+  [[ $(wc -w <<<"$victims") == 2 ]] || fail "expected 2 workers on $node2, found: ${victims:-none}"
+  # shellcheck disable=SC2086  # one pid a word
+  kill -KILL $victims
+  wait_for "the loss's reconfigured event" 120 grep -q '"generation":1,' "$1"
+}
 reconfigured() { grep '"event":"reconfigured"' "$1" | jq -c "select(.generation == $2)"; }
 # Worker processes running as node $1 of the test cluster (SLURMD_NODENAME in their environment).
 workers_on() {
@@ -90,12 +101,7 @@ echo "== 2. $node2 lost: its slurmd stopped, its workers killed"
 "$bin/sailor" run "${common[@]}" "${slurm[@]}" --name lost >"$work/lost.jsonl" 2>"$work/lost.err" &
 pid=$!
 wait_for "the second run's third iteration" 120 grep -q '"iteration":3,' "$work/lost.jsonl"
-"$cluster" node-stop --node "$node2" --dir "$dir" >/dev/null
-victims=$(workers_on "$node2")
-[[ $(wc -w <<<"$victims") == 2 ]] || fail "expected 2 workers on $node2, found: ${victims:-none}"
-# shellcheck disable=SC2086  # one pid a word
-kill -KILL $victims
-wait_for "the loss's reconfigured event" 120 grep -q '"generation":1,' "$work/lost.jsonl"
+lose_node2 "$work/lost.jsonl"
 r=$(reconfigured "$work/lost.jsonl" 1)
 jq -e '.cause == "worker_lost" and .new_world_size <= 2 and .iterations_lost == 0 and .state_source == "peers"' <<<"$r" >/dev/null ||
   fail "the loss: $r"
@@ -127,12 +133,7 @@ ref_pid=$!
 pid=$!
 checkpointed() { jq -e -s "any(.[]; .event == \"checkpoint\" and .iteration $1)" "$work/ckpt.jsonl" >/dev/null; }
 wait_for "a checkpoint at iteration 7 or later" 180 checkpointed ">= 7"
-"$cluster" node-stop --node "$node2" --dir "$dir" >/dev/null
-victims=$(workers_on "$node2")
-[[ $(wc -w <<<"$victims") == 2 ]] || fail "expected 2 workers on $node2, found: ${victims:-none}"
-# shellcheck disable=SC2086  # one pid a word
-kill -KILL $victims
-wait_for "the loss's reconfigured event" 120 grep -q '"generation":1,' "$work/ckpt.jsonl"
+lose_node2 "$work/ckpt.jsonl"
 r=$(reconfigured "$work/ckpt.jsonl" 1)
 jq -e '.state_source == "checkpoint" and .new_world_size <= 2 and .iterations_lost >= 0 and .iterations_lost <= 7' <<<"$r" >/dev/null ||
   fail "the loss: $r"
