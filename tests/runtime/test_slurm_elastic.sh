@@ -36,8 +36,12 @@ slurm_work_on_cluster sailor-slurm-elastic
 store=$work/runs.sqlite
 data=$src/tests/data/runtime
 iterations=400
+# A worker silent for 20 s (not the default 5) counts as lost: this test's reconfigurations are
+# asked for, and a worker lost in the middle of one fails the run; on a loaded 2-core machine
+# (CI runs the GUI tests beside this one) a heartbeat may come late.
 base=(--plan "$data/pp2-dp2.json" --scenario "$src/resources/scenarios/default.json"
-  --job "$data/job.json" --hidden 64 --seq-len 16 --dtype float64 --store "$store")
+  --job "$data/job.json" --hidden 64 --seq-len 16 --dtype float64 --store "$store"
+  --heartbeat-timeout 20)
 common=("${base[@]}" --iterations "$iterations")
 site=A100-40@us-central1-a
 
