@@ -66,6 +66,17 @@ std::string clusterRendezvous(const std::string& run_dir) {
   return "tcp:" + run_dir + "/rendezvous.address";
 }
 
+// The checkpoint settings a run wrote beside its checkpoints when it started (Run::announce);
+// an empty object when there are none (the run keeps no checkpoints).
+json savedCheckpointOptions(const std::string& dir) {
+  try {
+    json had = json_util::readFile(dir + "/options.json");
+    if (had.is_object()) return had;
+  } catch (const std::exception&) {
+  }
+  return json::object();
+}
+
 // Where a cluster run's checkpoints go: its directory, which every node reads and writes.
 std::string clusterCheckpointDir(const std::string& run_dir) {
   return run_dir + "/checkpoints";
@@ -1003,13 +1014,9 @@ int resumeController(const std::string& store_path, std::int64_t run_id, int ite
   options.launcher = "local";
   // The checkpoint settings the run had, unless this resume gives its own.
   if (options.checkpoint_every < 0) {
-    options.checkpoint_every = 0;
-    try {
-      const json had = json_util::readFile(dir + "/options.json");
-      options.checkpoint_every = had.value("checkpoint_every", 0);
-      if (options.checkpoint_keep < 1) options.checkpoint_keep = had.value("checkpoint_keep", 2);
-    } catch (const std::exception&) {  // none written: no checkpoints after the resume
-    }
+    const json had = savedCheckpointOptions(dir);  // none written: no checkpoints after resume
+    options.checkpoint_every = had.value("checkpoint_every", 0);
+    if (options.checkpoint_keep < 1) options.checkpoint_keep = had.value("checkpoint_keep", 2);
   }
   if (options.checkpoint_keep < 1) options.checkpoint_keep = 2;
 
@@ -1080,12 +1087,9 @@ int attachController(const std::string& store_path, std::int64_t run_id,
   // The run's checkpoint settings (written when it started): the steps the workers complete
   // from now on get their manifests, and old ones are removed as the run would.
   const std::string checkpoints = clusterCheckpointDir(rec->run_dir);
-  try {
-    const json had = json_util::readFile(checkpoints + "/options.json");
-    options.checkpoint_every = had.value("checkpoint_every", 0);
-    options.checkpoint_keep = had.value("checkpoint_keep", 2);
-  } catch (const std::exception&) {  // none: the run keeps no checkpoints
-  }
+  const json had = savedCheckpointOptions(checkpoints);
+  options.checkpoint_every = had.value("checkpoint_every", 0);
+  options.checkpoint_keep = had.value("checkpoint_keep", 2);
   struct sigaction sa {};
   sa.sa_handler = onSignal;
   sigaction(SIGINT, &sa, nullptr);
